@@ -1,0 +1,89 @@
+// Minimal benchmark harness: warm up, time a few iterations, keep the median, and
+// collect rows for one printed table and one JSON file per run (bench/results/).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
+
+/** Median wall time in ms of `fn()` over `iterations` runs after `warmup` runs. */
+export function timeMedian(fn, { iterations = 5, warmup = 1 } = {}) {
+  for (let i = 0; i < warmup; i++) fn();
+  const times = [];
+  for (let i = 0; i < iterations; i++) {
+    globalThis.gc?.();
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+/** Async variant of `timeMedian`. */
+export async function timeMedianAsync(fn, { iterations = 5, warmup = 1 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn();
+  const times = [];
+  for (let i = 0; i < iterations; i++) {
+    globalThis.gc?.();
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+/**
+ * Collects comparison rows: `add({ suite, case, rows, candidateMs, baselineMs, candidate, baseline })`
+ * records a ratio baseline/candidate (> 1 means the candidate is faster), measured in the same run.
+ */
+export class Report {
+  constructor(name) {
+    this.name = name;
+    this.rows = [];
+  }
+
+  add(row) {
+    const ratio = row.baselineMs !== undefined ? row.baselineMs / row.candidateMs : undefined;
+    const full = { ...row, ratio, candidateRowsPerSec: row.rows ? (row.rows / row.candidateMs) * 1000 : undefined };
+    this.rows.push(full);
+    const fmt = (ms) => (ms === undefined ? "-" : ms.toFixed(1));
+    console.log(
+      [
+        row.suite.padEnd(22),
+        String(row.case).padEnd(28),
+        String(row.rows ?? "").padStart(9),
+        `${row.candidate ?? "candidate"} ${fmt(row.candidateMs)} ms`.padEnd(22),
+        row.baselineMs !== undefined ? `${row.baseline ?? "baseline"} ${fmt(row.baselineMs)} ms`.padEnd(22) : "".padEnd(22),
+        ratio !== undefined ? `x${ratio.toFixed(2)}` : "",
+        full.candidateRowsPerSec ? `${(full.candidateRowsPerSec / 1e6).toFixed(2)} M rows/s` : "",
+      ].join("  "),
+    );
+    return full;
+  }
+
+  /** Writes bench/results/<name>-<timestamp>.json and <name>-latest.json. */
+  save(extra = {}) {
+    mkdirSync(resultsDir, { recursive: true });
+    const doc = {
+      name: this.name,
+      date: new Date().toISOString(),
+      runtime: typeof Deno !== "undefined" ? "deno" : typeof Bun !== "undefined" ? "bun" : `node ${process.version}`,
+      ...extra,
+      rows: this.rows,
+    };
+    const stamp = doc.date.replace(/[:.]/g, "-");
+    const json = JSON.stringify(doc, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2);
+    writeFileSync(join(resultsDir, `${this.name}-${stamp}.json`), json);
+    writeFileSync(join(resultsDir, `${this.name}-latest.json`), json);
+    return doc;
+  }
+}
+
+export function header(title) {
+  console.log(`\n## ${title}`);
+  console.log(
+    ["suite".padEnd(22), "case".padEnd(28), "rows".padStart(9), "candidate".padEnd(22), "baseline".padEnd(22), "ratio", "throughput"].join("  "),
+  );
+}

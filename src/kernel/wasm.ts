@@ -1,0 +1,139 @@
+// Loader and memory plumbing for the kernel module built from wasm/ (Rust, plain C ABI).
+// The bytes are embedded (wasm-module.ts), so no runtime needs file-system or network
+// access; the module is instantiated once, lazily, on first use.
+import { PaimonError } from "../error.js";
+import { KERNEL_WASM_BASE64 } from "./wasm-module.js";
+
+/** The raw exports of the kernel module. Pointers and sizes are byte offsets into `memory`. */
+export interface KernelExports {
+  readonly memory: WebAssembly.Memory;
+  pr_alloc(size: number): number;
+  pr_free(ptr: number, size: number): void;
+  pr_sort_permutation(columns: number, columnCount: number, rows: number, sequence: number, out: number): void;
+  pr_merge_deduplicate(
+    columns: number,
+    columnCount: number,
+    bounds: number,
+    runCount: number,
+    sequence: number,
+    rowKinds: number,
+    dropDeletes: number,
+    outRun: number,
+    outRow: number,
+  ): number;
+  pr_fingerprint(columns: number, columnCount: number, rows: number, seed: bigint, out: number): void;
+  pr_bucket(columns: number, columnCount: number, rows: number, buckets: number, out: number): void;
+  [name: string]: unknown;
+}
+
+let kernel: KernelExports | undefined;
+
+/** The embedded module's bytes (for tools that want to compile it themselves). */
+export function kernelWasmBytes(): Uint8Array {
+  const text = atob(KERNEL_WASM_BASE64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+/** SHA-256 of the crate sources the module was built from (custom section). */
+export function kernelSourceHash(module: WebAssembly.Module): string {
+  const sections = WebAssembly.Module.customSections(module, "paimon_rt_source_hash");
+  if (sections.length !== 1) throw new PaimonError("CORRUPT_FILE", "kernel module has no source hash section");
+  return new TextDecoder().decode(sections[0]);
+}
+
+function instantiate(module: WebAssembly.Module): KernelExports {
+  const instance = new WebAssembly.Instance(module, {});
+  return instance.exports as unknown as KernelExports;
+}
+
+/**
+ * Instantiates the kernel module ahead of first use. Optional everywhere except
+ * where synchronous compilation is refused (a browser main thread, or an edge
+ * runtime that only accepts statically imported modules: pass that module here).
+ */
+export async function initKernels(source?: WebAssembly.Module | BufferSource): Promise<void> {
+  if (kernel) return;
+  const module =
+    source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source ?? kernelWasmBytes());
+  kernel ??= instantiate(module);
+}
+
+/** The kernel exports, instantiating the embedded module synchronously on first use. */
+export function kernelExports(): KernelExports {
+  kernel ??= instantiate(new WebAssembly.Module(kernelWasmBytes()));
+  return kernel;
+}
+
+/**
+ * A kernel call's buffers: reserve sizes first, then `open()` lays them out in one
+ * reusable scratch block of wasm memory. The block is kept between calls (grown
+ * when a call needs more) so hot loops do not allocate.
+ */
+export class KernelFrame {
+  private size = 0;
+  private base = 0;
+  readonly k: KernelExports;
+
+  constructor() {
+    this.k = kernelExports();
+  }
+
+  /** Reserves `bytes` (16-byte aligned) and returns their offset within the frame. */
+  reserve(bytes: number): number {
+    const offset = this.size;
+    this.size += (bytes + 15) & ~15;
+    return offset;
+  }
+
+  /** Allocates the frame; offsets become pointers via `ptr`. */
+  open(): this {
+    this.base = scratch(this.k, this.size);
+    return this;
+  }
+
+  ptr(offset: number): number {
+    return this.base + offset;
+  }
+
+  /** Copies `src` to the frame at `offset`. Views are made fresh: memory may have grown. */
+  write(offset: number, src: ArrayBufferView): void {
+    const bytes = new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
+    new Uint8Array(this.k.memory.buffer, this.base + offset, bytes.byteLength).set(bytes);
+  }
+
+  u8(offset: number, length: number): Uint8Array {
+    return new Uint8Array(this.k.memory.buffer, this.base + offset, length);
+  }
+
+  u32(offset: number, length: number): Uint32Array {
+    return new Uint32Array(this.k.memory.buffer, this.base + offset, length);
+  }
+
+  i32(offset: number, length: number): Int32Array {
+    return new Int32Array(this.k.memory.buffer, this.base + offset, length);
+  }
+
+  u64(offset: number, length: number): BigUint64Array {
+    return new BigUint64Array(this.k.memory.buffer, this.base + offset, length);
+  }
+}
+
+let scratchPtr = 0;
+let scratchSize = 0;
+
+function scratch(k: KernelExports, bytes: number): number {
+  if (bytes <= scratchSize) return scratchPtr;
+  if (scratchPtr !== 0) k.pr_free(scratchPtr, scratchSize);
+  const size = Math.max(bytes, Math.floor(scratchSize * 1.5), 1 << 16);
+  const ptr = k.pr_alloc(size);
+  if (ptr === 0) {
+    scratchPtr = 0;
+    scratchSize = 0;
+    throw new PaimonError("IO_ERROR", `kernel memory exhausted allocating ${size} bytes`);
+  }
+  scratchPtr = ptr;
+  scratchSize = size;
+  return ptr;
+}

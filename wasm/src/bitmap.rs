@@ -1,0 +1,1 @@
+//! Roaring bitmaps (placeholder module; filled in by the bitmap work).
