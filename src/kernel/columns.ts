@@ -22,7 +22,7 @@ type FixedValues = Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Ar
 
 /**
  * One key column over `length` rows, row 0 first. Fixed-width kinds use `values`;
- * `bytes` uses `offsets` (length + 1 entries, `offsets[0]` may be non-zero) into `data`.
+ * `bytes` uses `offsets` (length + 1 entries, indexes into `data`; `offsets[0]` may be non-zero).
  * `validity` is an Arrow validity bitmap (bit set = valid) starting at bit
  * `validityOffset`, or null/absent when there are no nulls.
  */
@@ -80,7 +80,7 @@ export function keyValue(col: KeyColumn, row: number): KeyValue {
       return (col.values as Uint8Array)[row] !== 0;
     case "bytes": {
       const offsets = col.offsets!;
-      return col.data!.subarray(offsets[row] - offsets[0], offsets[row + 1] - offsets[0]);
+      return col.data!.subarray(offsets[row], offsets[row + 1]);
     }
     case "decimal128": {
       const w = col.values as Uint32Array;
@@ -98,7 +98,12 @@ function validate(col: KeyColumn): void {
   requireArgument(col.length >= 0 && Number.isInteger(col.length), `key column length ${col.length} is invalid`);
   if (col.type === "bytes") {
     requireArgument(col.offsets && col.data, "bytes key column needs offsets and data");
-    requireArgument(col.offsets.length >= col.length + 1, "bytes key column has too few offsets");
+    const offsets = col.offsets;
+    requireArgument(offsets.length >= col.length + 1, "bytes key column has too few offsets");
+    requireArgument(offsets[0] >= 0 && offsets[col.length] <= col.data.length, "bytes key column offsets point outside its data");
+    for (let i = 0; i < col.length; i++) {
+      requireArgument(offsets[i] <= offsets[i + 1], `bytes key column offsets decrease at row ${i}`);
+    }
   } else {
     requireArgument(col.values, `${col.type} key column needs values`);
     requireArgument(TYPE_CODES[col.type] !== undefined, `unknown key column type ${String(col.type)}`);
@@ -185,6 +190,8 @@ export function keyColumnFromValues(type: KeyColumnType, input: ReadonlyArray<un
  */
 export function keyColumnFromArrow(column: Data | Vector): KeyColumn {
   const data: Data = "data" in column && Array.isArray((column as Vector).data) ? single(column as Vector) : (column as Data);
+  // Arrow JS slices value and offset buffers with the Data (row 0 is index 0); only
+  // the validity bitmap and boolean values keep the bit offset `data.offset`.
   const { type, offset, length } = data;
   const validity = data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? data.nullBitmap : null;
   const base = { length, validity, validityOffset: offset };
@@ -203,41 +210,41 @@ export function keyColumnFromArrow(column: Data | Vector): KeyColumn {
       const t = type as DataType<Type.Int> & { bitWidth: number; isSigned: boolean };
       requireArgument(t.isSigned, `unsigned Arrow integer key columns are not Paimon types`);
       const kind = ({ 8: "int8", 16: "int16", 32: "int32", 64: "int64" } as const)[t.bitWidth as 8 | 16 | 32 | 64];
-      return { ...base, type: kind, values: values.subarray(offset, offset + length) };
+      return { ...base, type: kind, values: values.subarray(0, length) };
     }
     case Type.Float: {
       const precision = (type as unknown as { precision: number }).precision;
       requireArgument(precision !== 0, "half-precision float key columns are not supported");
-      return { ...base, type: precision === 1 ? "float32" : "float64", values: values.subarray(offset, offset + length) };
+      return { ...base, type: precision === 1 ? "float32" : "float64", values: values.subarray(0, length) };
     }
     case Type.Utf8:
     case Type.Binary:
       return {
         ...base,
         type: "bytes",
-        offsets: (data.valueOffsets as Int32Array).subarray(offset, offset + length + 1),
+        offsets: (data.valueOffsets as Int32Array).subarray(0, length + 1),
         data: values as Uint8Array,
       };
     case Type.Date: {
       const unit = (type as unknown as { unit: DateUnit }).unit;
-      if (unit === DateUnit.DAY) return { ...base, type: "int32", values: values.subarray(offset, offset + length) };
-      return { ...base, type: "int64", values: int64View(values, offset, length) };
+      if (unit === DateUnit.DAY) return { ...base, type: "int32", values: values.subarray(0, length) };
+      return { ...base, type: "int64", values: int64View(values, length) };
     }
     case Type.Time: {
       const t = type as unknown as { unit: TimeUnit; bitWidth: number };
       requireArgument(t.unit === TimeUnit.MILLISECOND && t.bitWidth === 32, "TIME key columns must be time32[ms]");
-      return { ...base, type: "int32", values: values.subarray(offset, offset + length) };
+      return { ...base, type: "int32", values: values.subarray(0, length) };
     }
     case Type.Timestamp: {
       const unit = (type as unknown as { unit: TimeUnit }).unit;
       requireArgument(unit !== TimeUnit.SECOND, "timestamp[s] key columns are not supported; use milliseconds or finer");
       const kind = unit === TimeUnit.MILLISECOND ? "int64" : unit === TimeUnit.MICROSECOND ? "timestamp_micros" : "timestamp_nanos";
-      return { ...base, type: kind, values: int64View(values, offset, length) };
+      return { ...base, type: kind, values: int64View(values, length) };
     }
     case Type.Decimal: {
       const t = type as unknown as { precision: number; bitWidth: number };
       requireArgument(t.bitWidth === 128, "only 128-bit Arrow decimals are supported");
-      const words = (values as unknown as Uint32Array).subarray(offset * 4, (offset + length) * 4);
+      const words = (values as unknown as Uint32Array).subarray(0, length * 4);
       if (t.precision > 18) return { ...base, type: "decimal128", values: words };
       // Compact decimals fit in the low 64 bits (|unscaled| < 10^18).
       const compact = new BigInt64Array(length);
@@ -255,11 +262,11 @@ function single(vector: Vector): Data {
   return vector.data[0];
 }
 
-function int64View(values: FixedValues, offset: number, length: number): BigInt64Array {
+function int64View(values: FixedValues, length: number): BigInt64Array {
   const v = values as unknown as BigInt64Array | Int32Array;
-  if (v instanceof BigInt64Array) return v.subarray(offset, offset + length);
+  if (v instanceof BigInt64Array) return v.subarray(0, length);
   // Older Arrow builds expose 64-bit values as pairs of int32.
-  return new BigInt64Array(v.buffer, v.byteOffset + offset * 8, length);
+  return new BigInt64Array(v.buffer, v.byteOffset, length);
 }
 
 /** Words per column descriptor (matches `DESCRIPTOR_WORDS` in wasm/src/columns.rs). */
@@ -379,7 +386,7 @@ function writeValidity(out: Uint8Array, cols: readonly KeyColumn[]): void {
       out.set(col.validity.subarray(from >> 3, (from >> 3) + bytes), row >> 3);
       row += col.length;
       // Clear bits copied past this column's end; the next column starts there.
-      for (let b = row; b < (row + 7) & ~7; b++) out[b >> 3] &= ~(1 << (b & 7));
+      for (let b = row, end = (row + 7) & ~7; b < end; b++) out[b >> 3] &= ~(1 << (b & 7));
     } else {
       for (let i = 0; i < col.length; i++, row++) {
         const bit = from + i;

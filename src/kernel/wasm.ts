@@ -29,7 +29,7 @@ export interface KernelExports {
 let kernel: KernelExports | undefined;
 
 /** The embedded module's bytes (for tools that want to compile it themselves). */
-export function kernelWasmBytes(): Uint8Array {
+export function kernelWasmBytes(): Uint8Array<ArrayBuffer> {
   const text = atob(KERNEL_WASM_BASE64);
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);

@@ -132,6 +132,27 @@ fn prefix_word(b: &[u8]) -> u64 {
     u64::from_be_bytes(w)
 }
 
+/// Length of the prefix shared by every non-null value of a BYTES column.
+fn common_prefix(col: &Column, rows: usize) -> usize {
+    let first = match (0..rows).find(|&r| !col.is_null(r)) {
+        Some(r) => col.bytes(r),
+        None => return 0,
+    };
+    let mut len = first.len();
+    for r in 0..rows {
+        if len == 0 {
+            break;
+        }
+        if col.is_null(r) {
+            continue;
+        }
+        let b = col.bytes(r);
+        len = len.min(b.len());
+        len = first[..len].iter().zip(b).take_while(|(x, y)| x == y).count();
+    }
+    len
+}
+
 /// What a normalized word stands for, to settle ties the words cannot.
 #[derive(Clone, Copy)]
 enum WordKind {
@@ -214,7 +235,12 @@ impl<'a> NormalizedKeys<'a> {
                     wide!(|r: usize| (v[r] as u64) ^ (1 << 63))
                 }
                 Values::F64(v) => wide!(|r: usize| order_f64(v[r])),
-                Values::Bytes { .. } => wide!(|r: usize| prefix_word(col.bytes(r))),
+                Values::Bytes { .. } => {
+                    // Values sharing a prefix order by what follows it: skip it so the
+                    // word discriminates (keys like "user-000123" share a long prefix).
+                    let skip = common_prefix(col, rows);
+                    wide!(|r: usize| prefix_word(&col.bytes(r)[skip..]))
+                }
                 Values::Decimal128(v) => {
                     if nullable {
                         for r in 0..rows {
