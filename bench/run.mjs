@@ -1,6 +1,7 @@
 // `npm run bench`: builds nothing itself (the npm script compiles dist/ first), runs every
 // benchmark suite, prints one table per suite and writes bench/results/<suite>-*.json.
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { Report } from "./harness.mjs";
 import { runKernelBenchmarks } from "./kernels.mjs";
 
@@ -14,9 +15,22 @@ if (wanted("kernels")) {
   report.save();
 }
 
-if (wanted("bitmap") && existsSync(new URL("./bitmap.mjs", import.meta.url))) {
-  const { runBitmapBenchmarks } = await import("./bitmap.mjs");
-  const report = new Report("bitmap");
-  await runBitmapBenchmarks(report, { quick });
+if (wanted("format")) {
+  const { runFormatBenchmarks } = await import("./format.mjs");
+  const report = new Report("format");
+  await runFormatBenchmarks(report, { quick });
   report.save();
+}
+
+if (wanted("table")) {
+  const { runTableBenchmarks } = await import("./table.mjs");
+  const report = new Report("table");
+  await runTableBenchmarks(report, { quick });
+  report.save();
+}
+
+if (wanted("bitmap")) {
+  // A standalone script (it keeps a roaring-wasm instance for its baseline); run it as a child.
+  const args = ["--expose-gc", fileURLToPath(new URL("./bitmap.mjs", import.meta.url)), ...(quick ? ["--quick"] : [])];
+  execFileSync(process.execPath, args, { stdio: "inherit" });
 }

@@ -7,4 +7,24 @@
  */
 export { PaimonError } from "./error.js";
 export type { PaimonErrorCode } from "./error.js";
+export { Catalog } from "./catalog/catalog.js";
+export { Table } from "./table/table.js";
+export type { SchemaChange } from "./table/schema-manager.js";
+export type { SchemaInput, TableSchema } from "./spec/schema.js";
+export type { Snapshot, CommitKind } from "./spec/snapshot.js";
+export type { DataType, DataField } from "./spec/types.js";
+export { parseDataType, typeToString } from "./spec/types.js";
+export { TableWrite, RowKind } from "./write/table-write.js";
+export type { WriteTarget, TableWriteOptions } from "./write/table-write.js";
+export { TableCommit } from "./commit/table-commit.js";
+export { CommitMessage } from "./commit/commit-message.js";
+export type { ExpireOptions } from "./commit/expire.js";
+export { TableScan } from "./scan/table-scan.js";
+export type { ScanOptions } from "./scan/table-scan.js";
+export type { DataSplit, Split, Plan } from "./scan/split.js";
+export { TableRead } from "./read/table-read.js";
+export type { ReadOptions, BatchReader } from "./read/table-read.js";
+export { col, and, or, not } from "./predicate/predicate.js";
+export type { Predicate } from "./predicate/predicate.js";
+export * from "./fs/index.js";
 export * from "./kernel/index.js";

@@ -1,29 +1,64 @@
 #!/usr/bin/env node
-// The `paimon-rt` command line. Commands grow with the library; today:
-//   paimon-rt demo [--rows N] [--buckets N]   upsert stream through the wasm kernels
-//   paimon-rt version
+// The `paimon-rt` command line.
+import { PaimonError } from "../error.js";
 import { runKernelDemo } from "./demo.js";
+import type { OutputFormat } from "./format.js";
+import { inspectTable } from "./inspect.js";
+import { readTableCommand } from "./read.js";
 
 const USAGE = `usage: paimon-rt <command>
-  demo [--rows N] [--buckets N] [--batch N]   run the kernel demo (bucket, sort, merge an upsert stream)
-  version                                     print the version`;
+  inspect <table-path>                              schema, snapshots and files per partition-bucket
+  read <table-path> [--where EXPR] [--select a,b] [--limit N] [--format table|json|csv] [--snapshot N]
+                                                    rows of a table (EXPR: id >= 5 AND name = 'x' AND dt IN ('a','b'))
+  demo [--rows N] [--buckets N] [--batch N]         run the kernel demo (bucket, sort, merge an upsert stream)
+  version                                           print the version`;
 
-function flag(args: string[], name: string, fallback: number): number {
+function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const v = Number(args[i + 1]);
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} needs a positive integer, got ${args[i + 1]}`);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  if (v === undefined) throw new PaimonError("INVALID_ARGUMENT", `${name} needs a value`);
   return v;
+}
+
+function positiveInt(args: string[], name: string, fallback?: number): number | undefined {
+  const v = option(args, name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new PaimonError("INVALID_ARGUMENT", `${name} needs a positive integer, got ${v}`);
+  return n;
 }
 
 export async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
+    case "inspect": {
+      if (!rest[0]) throw new PaimonError("INVALID_ARGUMENT", "inspect needs a table path");
+      await inspectTable(rest[0], (line) => console.log(line));
+      return 0;
+    }
+    case "read": {
+      if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "read needs a table path");
+      const format = (option(rest, "--format") ?? "table") as OutputFormat;
+      if (!["table", "json", "csv"].includes(format)) throw new PaimonError("INVALID_ARGUMENT", `--format must be table, json or csv, got ${format}`);
+      await readTableCommand(
+        {
+          location: rest[0],
+          where: option(rest, "--where"),
+          select: option(rest, "--select")?.split(",").map((s) => s.trim()),
+          limit: positiveInt(rest, "--limit"),
+          snapshotId: positiveInt(rest, "--snapshot"),
+          format,
+        },
+        (text) => console.log(text),
+      );
+      return 0;
+    }
     case "demo":
       await runKernelDemo({
-        rows: flag(rest, "--rows", 2_000_000),
-        buckets: flag(rest, "--buckets", 4),
-        batchRows: flag(rest, "--batch", 65_536),
+        rows: positiveInt(rest, "--rows", 2_000_000)!,
+        buckets: positiveInt(rest, "--buckets", 4)!,
+        batchRows: positiveInt(rest, "--batch", 65_536)!,
         log: (line) => console.log(line),
       });
       return 0;
@@ -39,7 +74,7 @@ export async function main(args: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
+    console.error(err instanceof PaimonError ? `error (${err.code}): ${err.message}` : err instanceof Error ? err.message : err);
     process.exit(1);
   },
 );

@@ -102,7 +102,7 @@ function validate(col: KeyColumn): void {
     requireArgument(offsets.length >= col.length + 1, "bytes key column has too few offsets");
     requireArgument(offsets[0] >= 0 && offsets[col.length] <= col.data.length, "bytes key column offsets point outside its data");
     for (let i = 0; i < col.length; i++) {
-      requireArgument(offsets[i] <= offsets[i + 1], `bytes key column offsets decrease at row ${i}`);
+      if (offsets[i] > offsets[i + 1]) throw new PaimonError("INVALID_ARGUMENT", `bytes key column offsets decrease at row ${i}`);
     }
   } else {
     requireArgument(col.values, `${col.type} key column needs values`);

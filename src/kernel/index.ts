@@ -8,3 +8,18 @@ export { mergeDeduplicate } from "./merge.js";
 export type { MergeOptions, MergeResult, SortedRun } from "./merge.js";
 export { assignBuckets, fingerprintKeys } from "./hash.js";
 export * as reference from "./reference.js";
+export { OffsetSet64, RoaringBitmap32 } from "./bitmap.js";
+export type { RunOptimizeTieRule } from "./bitmap.js";
+export {
+  DELETION_VECTOR_INDEX_VERSION,
+  DELETION_VECTOR_MAGIC_32,
+  DELETION_VECTOR_MAGIC_64,
+  MAX_POSITION_32,
+  crc32,
+  deletionVectorLength,
+  deserializeDeletionVector,
+  readDeletionVector,
+  serializeDeletionVector32,
+  serializeDeletionVector64,
+} from "./deletion-vector.js";
+export type { DeletionVector, DeserializeDeletionVectorOptions } from "./deletion-vector.js";

@@ -60,8 +60,8 @@ export interface KeyTable {
   rows: unknown[][];
 }
 
-/** A table of 0..maxRows rows over 1..3 random key column kinds, some nullable. */
-export function keyTableArb(maxRows = 300, types: KeyColumnType[] = ALL_TYPES): fc.Arbitrary<KeyTable> {
+/** A table of minRows..maxRows rows over 1..3 random key column kinds, some nullable. */
+export function keyTableArb(maxRows = 300, types: KeyColumnType[] = ALL_TYPES, minRows = 0): fc.Arbitrary<KeyTable> {
   return fc
     .array(fc.tuple(fc.constantFrom(...types), fc.boolean()), { minLength: 1, maxLength: 3 })
     .chain((cols) =>
@@ -70,7 +70,7 @@ export function keyTableArb(maxRows = 300, types: KeyColumnType[] = ALL_TYPES): 
         nullable: fc.constant(cols.map((c) => c[1])),
         rows: fc.array(
           fc.tuple(...cols.map(([t, nullable]) => (nullable ? fc.option(valueArb(t), { freq: 4, nil: null }) : valueArb(t)))),
-          { maxLength: maxRows },
+          { minLength: minRows, maxLength: maxRows },
         ),
       }),
     );

@@ -267,6 +267,27 @@ impl<'a> NormalizedKeys<'a> {
         NormalizedKeys { width, words, kinds, columns, has_bytes }
     }
 
+    /// The key's only column when it is a BYTES column.
+    #[inline]
+    pub fn single_bytes_column(&self) -> Option<&Column<'a>> {
+        match self.columns {
+            [col] if matches!(col.values, Values::Bytes { .. }) => Some(col),
+            _ => None,
+        }
+    }
+
+    /// Whether equal first words mean equal first key columns (no tie-break needed there).
+    #[inline]
+    pub fn first_word_exact(&self) -> bool {
+        matches!(self.kinds.first(), Some(WordKind::Exact))
+    }
+
+    /// Whether some column is BYTES (words alone cannot settle every tie).
+    #[inline]
+    pub fn has_bytes(&self) -> bool {
+        self.has_bytes
+    }
+
     #[inline]
     pub fn first_word(&self, row: usize) -> u64 {
         self.words[row * self.width]

@@ -20,78 +20,122 @@ pub fn merge_deduplicate(
     out_run: &mut [u32],
     out_row: &mut [u32],
 ) -> usize {
-    let runs = bounds.len() - 1;
-    let mut cursor: Vec<usize> = bounds[..runs].iter().map(|&b| b as usize).collect();
-    let end: Vec<usize> = bounds[1..].iter().map(|&b| b as usize).collect();
-    let less = |cursor: &[usize], a: u32, b: u32| -> bool {
-        let (ra, rb) = (cursor[a as usize], cursor[b as usize]);
-        match keys.compare(ra, rb).then_with(|| sequence[ra].cmp(&sequence[rb])) {
-            Ordering::Equal => a < b,
-            o => o == Ordering::Less,
-        }
-    };
-    let mut heap: Vec<u32> = (0..runs as u32).filter(|&r| cursor[r as usize] < end[r as usize]).collect();
-    // Heapify.
-    for i in (0..heap.len() / 2).rev() {
-        sift_down(&mut heap, i, &cursor, &less);
+    let out = Output { row_kinds, bounds, drop_deletes, out_run, out_row, count: 0 };
+    let words = &keys.words[..];
+    if keys.width == 1 && !keys.has_bytes() {
+        // One exact word per key (any single non-null, non-string key).
+        merge_runs(bounds, |a, b| words[a].cmp(&words[b]), sequence, out)
+    } else if let (1, Some(col)) = (keys.width, keys.single_bytes_column()) {
+        // One non-null string key: the prefix word, then the bytes on ties.
+        merge_runs(bounds, |a, b| words[a].cmp(&words[b]).then_with(|| col.bytes(a).cmp(col.bytes(b))), sequence, out)
+    } else {
+        merge_runs(bounds, |a, b| keys.compare(a, b), sequence, out)
     }
-    let mut count = 0usize;
-    let mut emit = |run: u32, row: usize| {
-        if drop_deletes {
-            if let Some(kinds) = row_kinds {
+}
+
+struct Output<'a> {
+    row_kinds: Option<&'a [i8]>,
+    bounds: &'a [u32],
+    drop_deletes: bool,
+    out_run: &'a mut [u32],
+    out_row: &'a mut [u32],
+    count: usize,
+}
+
+impl<'a> Output<'a> {
+    #[inline]
+    fn emit(&mut self, run: usize, row: usize) {
+        if self.drop_deletes {
+            if let Some(kinds) = self.row_kinds {
                 let k = kinds[row];
                 if k == KIND_DELETE || k == KIND_UPDATE_BEFORE {
                     return;
                 }
             }
         }
-        out_run[count] = run;
-        out_row[count] = (row - bounds[run as usize] as usize) as u32;
-        count += 1;
+        self.out_run[self.count] = run as u32;
+        self.out_row[self.count] = (row - self.bounds[run] as usize) as u32;
+        self.count += 1;
+    }
+}
+
+/// The merge proper over a tournament (loser) tree: `ceil(log2 runs)` key
+/// comparisons per row, against about twice that for a binary heap.
+#[inline(always)]
+fn merge_runs<C: Fn(usize, usize) -> Ordering>(bounds: &[u32], compare_keys: C, sequence: &[i64], mut out: Output) -> usize {
+    let runs = bounds.len() - 1;
+    // Cursors and ends, plus one always-empty run that pads the tree.
+    let empty_run = runs;
+    let mut cursor: Vec<usize> = bounds[..runs].iter().map(|&b| b as usize).chain(Some(0)).collect();
+    let end: Vec<usize> = bounds[1..].iter().map(|&b| b as usize).chain(Some(0)).collect();
+    // Whether run `a`'s head comes before run `b`'s in (key, sequence, run) order;
+    // an exhausted run comes after everything.
+    let before = |cursor: &[usize], a: usize, b: usize| -> bool {
+        let (ra, rb) = (cursor[a], cursor[b]);
+        if ra == end[a] {
+            return false;
+        }
+        if rb == end[b] {
+            return true;
+        }
+        match compare_keys(ra, rb) {
+            Ordering::Equal => match sequence[ra].cmp(&sequence[rb]) {
+                Ordering::Equal => a < b,
+                o => o == Ordering::Less,
+            },
+            o => o == Ordering::Less,
+        }
     };
-    let mut last: Option<(u32, usize)> = None;
-    while let Some(&run) = heap.first() {
-        let row = cursor[run as usize];
+    // Loser tree over `size` leaves (runs padded to a power of two with empty ones).
+    let size = runs.next_power_of_two();
+    let leaf = |i: usize| if i < runs { i } else { empty_run };
+    let mut tree = vec![empty_run; size];
+    {
+        // Winners of each subtree, built bottom-up; internal nodes keep the losers.
+        let mut winners = vec![empty_run; 2 * size];
+        for i in 0..size {
+            winners[size + i] = leaf(i);
+        }
+        for node in (1..size).rev() {
+            let (l, r) = (winners[2 * node], winners[2 * node + 1]);
+            let (w, lose) = if before(&cursor, r, l) { (r, l) } else { (l, r) };
+            winners[node] = w;
+            tree[node] = lose;
+        }
+        tree[0] = winners[1];
+    }
+    if size == 1 {
+        tree[0] = leaf(0);
+    }
+    let mut last: Option<(usize, usize)> = None;
+    loop {
+        let run = tree[0];
+        let row = cursor[run];
+        if row == end[run] {
+            break; // the overall winner is exhausted: all are
+        }
         if let Some((last_run, last_row)) = last {
-            if keys.compare(last_row, row) != Ordering::Equal {
-                emit(last_run, last_row);
+            if compare_keys(last_row, row) != Ordering::Equal {
+                out.emit(last_run, last_row);
             }
         }
         last = Some((run, row));
-        cursor[run as usize] += 1;
-        if cursor[run as usize] == end[run as usize] {
-            let tail = heap.pop().unwrap();
-            if !heap.is_empty() {
-                heap[0] = tail;
+        cursor[run] += 1;
+        // Replay the matches on the path from this run's leaf to the root.
+        let mut winner = run;
+        let mut node = (run + size) / 2;
+        while node > 0 {
+            if before(&cursor, tree[node], winner) {
+                std::mem::swap(&mut tree[node], &mut winner);
             }
+            node /= 2;
         }
-        if !heap.is_empty() {
-            sift_down(&mut heap, 0, &cursor, &less);
-        }
+        tree[0] = winner;
     }
     if let Some((last_run, last_row)) = last {
-        emit(last_run, last_row);
+        out.emit(last_run, last_row);
     }
-    count
-}
-
-#[inline]
-fn sift_down<F: Fn(&[usize], u32, u32) -> bool>(heap: &mut [u32], mut i: usize, cursor: &[usize], less: &F) {
-    let n = heap.len();
-    loop {
-        let l = 2 * i + 1;
-        if l >= n {
-            return;
-        }
-        let r = l + 1;
-        let child = if r < n && less(cursor, heap[r], heap[l]) { r } else { l };
-        if less(cursor, heap[child], heap[i]) {
-            heap.swap(child, i);
-            i = child;
-        } else {
-            return;
-        }
-    }
+    out.count
 }
 
 /// `columns_ptr`: descriptors over all runs' rows concatenated; `bounds_ptr`:

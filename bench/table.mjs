@@ -1,0 +1,100 @@
+// Table benchmarks: append write (zstd, snappy) and full/projected read of a 4-column table
+// through paimon-rt, and the same workload through pypaimon in the same run.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as arrow from "apache-arrow";
+import { header, timeMedianAsync } from "./harness.mjs";
+
+const root = new URL("..", import.meta.url).pathname;
+const python = join(root, ".oracles", "venv", "bin", "python");
+
+/** The 4-column workload: id int64, name utf8 (~12 bytes), value float64 (10% null), ts timestamp[us]. */
+function workload(rows) {
+  const ids = new BigInt64Array(rows);
+  const offsets = new Int32Array(rows + 1);
+  const bytes = new Uint8Array(rows * 12);
+  const enc = new TextEncoder();
+  const values = new Float64Array(rows);
+  const valid = new Uint8Array((rows + 7) >> 3);
+  const ts = new BigInt64Array(rows);
+  let at = 0;
+  for (let i = 0; i < rows; i++) {
+    ids[i] = BigInt(i);
+    at += enc.encodeInto(`key-${(Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, "0")}`, bytes.subarray(at)).written;
+    offsets[i + 1] = at;
+    values[i] = i * 0.5;
+    if (i % 10 !== 0) valid[i >> 3] |= 1 << (i & 7);
+    ts[i] = 1_700_000_000_000_000n + BigInt(i);
+  }
+  const batch = new arrow.RecordBatch({
+    id: arrow.makeData({ type: new arrow.Int64(), length: rows, data: ids }),
+    name: arrow.makeData({ type: new arrow.Utf8(), length: rows, valueOffsets: offsets, data: bytes.subarray(0, at) }),
+    value: arrow.makeData({ type: new arrow.Float64(), length: rows, nullCount: Math.ceil(rows / 10), nullBitmap: valid, data: values }),
+    ts: arrow.makeData({ type: new arrow.TimestampMicrosecond(), length: rows, data: ts }),
+  });
+  const inputBytes = batch.data.children.reduce((n, c) => n + c.byteLength, 0);
+  return { batch, inputBytes };
+}
+
+export async function runTableBenchmarks(report, { quick = false } = {}) {
+  const lib = await import("../dist/index.js");
+  const rows = quick ? 100_000 : 1_000_000;
+  const { batch, inputBytes } = workload(rows);
+  const mb = inputBytes / 1024 / 1024;
+  header(`table: paimon-rt vs pypaimon, ${rows} rows x 4 columns (${mb.toFixed(1)} MB of Arrow data)`);
+  const havePython = existsSync(python);
+  for (const codec of ["zstd", "snappy"]) {
+    const dir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-"));
+    try {
+      const catalog = await lib.Catalog.open(dir);
+      await catalog.createDatabase("bench");
+      let n = 0;
+      let table;
+      const writeMs = await timeMedianAsync(
+        async () => {
+          table = await catalog.createTable(`bench.t${n++}`, {
+            fields: [
+              { name: "id", type: "BIGINT" },
+              { name: "name", type: "STRING" },
+              { name: "value", type: "DOUBLE" },
+              { name: "ts", type: "TIMESTAMP(6)" },
+            ],
+            options: { "file.compression": codec },
+          });
+          const w = await table.newWrite({ commitUser: "bench" });
+          await w.write(batch);
+          await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit());
+        },
+        { iterations: quick ? 1 : 3, warmup: 1 },
+      );
+      const plan = await table.newScan().plan();
+      const readMs = await timeMedianAsync(async () => {
+        const t = await table.newRead({ batchSize: 65536 }).toArrow(plan.splits);
+        if (t.numRows !== rows) throw new Error(`read ${t.numRows} rows`);
+      }, { iterations: quick ? 1 : 3 });
+      const projectedMs = await timeMedianAsync(async () => {
+        const t = await table.newRead({ batchSize: 65536, projection: ["id", "value"] }).toArrow(plan.splits);
+        if (t.numRows !== rows) throw new Error(`read ${t.numRows} rows`);
+      }, { iterations: quick ? 1 : 3 });
+      let py = null;
+      if (havePython) {
+        const pyDir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-py-"));
+        try {
+          py = JSON.parse(execFileSync(python, [join(root, "bench", "pypaimon_table_bench.py"), pyDir, String(rows), codec], { encoding: "utf8", env: { ...process.env, TZ: "UTC" } }).trim().split("\n").pop());
+        } finally {
+          rmSync(pyDir, { recursive: true, force: true });
+        }
+      }
+      const row = (suite, kase, ms, baselineMs) =>
+        report.add({ suite, case: kase, rows, candidate: "paimon-rt", candidateMs: ms, baseline: baselineMs === undefined ? undefined : "pypaimon", baselineMs, mbPerSec: mb / (ms / 1000) });
+      row("append write+commit", `${codec}, ${(mb / (writeMs / 1000)).toFixed(0)} MB/s`, writeMs, py?.writeMs);
+      row("read (full)", codec, readMs, py?.readMs);
+      row("read (projected 2/4)", codec, projectedMs, py?.projectedMs);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (!havePython) console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the comparison)");
+}

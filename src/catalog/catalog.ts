@@ -1,0 +1,122 @@
+// The file-system catalog: `<warehouse>/<db>.db/<table>`, as Java's FileSystemCatalog lays it out.
+import { PaimonError } from "../error.js";
+import { type FileIO, joinPath } from "../fs/file-io.js";
+import { resolveWarehouse } from "../fs/resolve.js";
+import type { SchemaInput } from "../spec/schema.js";
+import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
+import { Table } from "../table/table.js";
+import { parseIdentifier, validateName } from "./identifier.js";
+
+const DB_SUFFIX = ".db";
+
+/** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
+export class Catalog {
+  private constructor(
+    readonly fileIO: FileIO,
+    readonly warehouse: string,
+  ) {}
+
+  /**
+   * Opens a warehouse: a local path or `file://` URL, `memory://name` (in-process), or
+   * `http(s)://` (read-only). Pass `fileIO` to use another storage implementation.
+   */
+  static async open(warehouse: string | URL, options: { fileIO?: FileIO } = {}): Promise<Catalog> {
+    const { fileIO, root } = await resolveWarehouse(warehouse, options);
+    return new Catalog(fileIO, root);
+  }
+
+  private databasePath(name: string): string {
+    return joinPath(this.warehouse, name + DB_SUFFIX);
+  }
+
+  private tablePath(identifier: string): { path: string; database: string; table: string } {
+    const id = parseIdentifier(identifier);
+    return { path: joinPath(this.databasePath(id.database), id.table), ...id };
+  }
+
+  async createDatabase(name: string, options: { ignoreIfExists?: boolean } = {}): Promise<void> {
+    validateName(name, "database");
+    const path = this.databasePath(name);
+    if (await this.fileIO.exists(path)) {
+      if (options.ignoreIfExists) return;
+      throw new PaimonError("ALREADY_EXISTS", `database ${name} already exists (${path})`);
+    }
+    await this.fileIO.mkdirs(path);
+  }
+
+  async listDatabases(): Promise<string[]> {
+    const entries = await this.fileIO.listStatus(this.warehouse);
+    return entries.filter((e) => e.isDir && e.name.endsWith(DB_SUFFIX) && e.name.length > DB_SUFFIX.length).map((e) => e.name.slice(0, -DB_SUFFIX.length));
+  }
+
+  async databaseExists(name: string): Promise<boolean> {
+    validateName(name, "database");
+    return this.fileIO.exists(this.databasePath(name));
+  }
+
+  async dropDatabase(name: string, options: { ignoreIfNotExists?: boolean; cascade?: boolean } = {}): Promise<void> {
+    validateName(name, "database");
+    const path = this.databasePath(name);
+    if (!(await this.fileIO.exists(path))) {
+      if (options.ignoreIfNotExists) return;
+      throw new PaimonError("NOT_FOUND", `database ${name} does not exist`);
+    }
+    const tables = await this.listTables(name);
+    if (tables.length > 0 && !options.cascade) {
+      throw new PaimonError("INVALID_ARGUMENT", `database ${name} is not empty (tables: ${tables.join(", ")}); drop with cascade`);
+    }
+    await this.fileIO.deleteDirectory(path);
+  }
+
+  async createTable(identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
+    const { path, database } = this.tablePath(identifier);
+    if (!(await this.fileIO.exists(this.databasePath(database)))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
+    const manager = new SchemaManager(this.fileIO, path);
+    if (options.ignoreIfExists && (await manager.latest()) !== null) return this.getTable(identifier);
+    try {
+      await manager.createTable(schema, identifier);
+    } catch (e) {
+      if (options.ignoreIfExists && e instanceof PaimonError && e.code === "ALREADY_EXISTS") return this.getTable(identifier);
+      throw e;
+    }
+    return this.getTable(identifier);
+  }
+
+  async getTable(identifier: string): Promise<Table> {
+    const { path } = this.tablePath(identifier);
+    const schema = await new SchemaManager(this.fileIO, path).latest();
+    if (schema === null) throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
+    return new Table(this.fileIO, identifier, path, schema);
+  }
+
+  async tableExists(identifier: string): Promise<boolean> {
+    const { path } = this.tablePath(identifier);
+    return (await new SchemaManager(this.fileIO, path).listSchemaIds()).length > 0;
+  }
+
+  async listTables(database: string): Promise<string[]> {
+    validateName(database, "database");
+    const dbPath = this.databasePath(database);
+    if (!(await this.fileIO.exists(dbPath))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
+    const out: string[] = [];
+    for (const e of await this.fileIO.listStatus(dbPath)) {
+      if (e.isDir && (await new SchemaManager(this.fileIO, e.path).listSchemaIds()).length > 0) out.push(e.name);
+    }
+    return out;
+  }
+
+  async dropTable(identifier: string, options: { ignoreIfNotExists?: boolean } = {}): Promise<void> {
+    const { path } = this.tablePath(identifier);
+    if (!(await this.tableExists(identifier))) {
+      if (options.ignoreIfNotExists) return;
+      throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist`);
+    }
+    await this.fileIO.deleteDirectory(path);
+  }
+
+  async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {
+    const { path } = this.tablePath(identifier);
+    await new SchemaManager(this.fileIO, path).commitChanges(changes, identifier);
+    return this.getTable(identifier);
+  }
+}

@@ -1,0 +1,82 @@
+// Rendering Arrow batches of a table for the terminal: aligned text, JSON lines or CSV.
+import * as arrow from "apache-arrow";
+import { decimalToString } from "../spec/binary-row.js";
+import type { DataField } from "../spec/types.js";
+import { localDateTimeString } from "../table/paths.js";
+import { internalValue } from "../write/row-values.js";
+
+const EPOCH_DAY_MS = 86_400_000;
+
+function base64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+/** One cell as a JSON-compatible value (int64 beyond 2^53 as a string, temporal values as ISO text). */
+export function cellValue(data: arrow.Data, row: number, field: DataField): unknown {
+  const type = field.type;
+  switch (type.kind) {
+    case "ARRAY":
+    case "MAP":
+    case "MULTISET":
+    case "ROW":
+    case "VARIANT":
+      return JSON.parse(JSON.stringify(plain(new arrow.Vector([data]).get(row)), (_k, x) => (typeof x === "bigint" ? x.toString() : x)));
+  }
+  const v = internalValue(data, row, type);
+  if (v === null) return null;
+  switch (type.kind) {
+    case "BIGINT":
+      return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
+    case "DATE":
+      return new Date((v as number) * EPOCH_DAY_MS).toISOString().slice(0, 10);
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ": {
+      const ts = v as { millis: bigint; nanoOfMillisecond: number };
+      return localDateTimeString(ts.millis, ts.nanoOfMillisecond) + (type.kind === "TIMESTAMP_LTZ" ? "Z" : "");
+    }
+    case "DECIMAL":
+      return decimalToString(v as bigint, type.scale);
+    case "BINARY":
+    case "VARBINARY":
+      return base64(v as Uint8Array);
+    case "FLOAT":
+    case "DOUBLE":
+      return Number.isFinite(v as number) ? v : String(v);
+    default:
+      return v;
+  }
+}
+
+/** Arrow's row and vector objects as plain JSON-compatible values. */
+function plain(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "object" && "toJSON" in v && typeof (v as { toJSON: () => unknown }).toJSON === "function") return (v as { toJSON: () => unknown }).toJSON();
+  return v;
+}
+
+export type OutputFormat = "table" | "json" | "csv";
+
+function text(v: unknown): string {
+  if (v === null) return "null";
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+function csvField(v: unknown): string {
+  if (v === null) return "";
+  const s = text(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Renders rows (already converted with `cellValue`) in the requested format. */
+export function render(fields: readonly DataField[], rows: unknown[][], format: OutputFormat): string {
+  const names = fields.map((f) => f.name);
+  if (format === "json") return rows.map((r) => JSON.stringify(Object.fromEntries(names.map((n, i) => [n, r[i]])))).join("\n");
+  if (format === "csv") return [names.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n");
+  const cells = [names, ...rows.map((r) => r.map(text))];
+  const widths = names.map((_, i) => Math.min(60, Math.max(...cells.map((r) => r[i].length))));
+  const line = (r: string[]) => r.map((c, i) => (c.length > widths[i] ? c.slice(0, widths[i] - 1) + "…" : c.padEnd(widths[i]))).join(" | ");
+  return [line(names), widths.map((w) => "-".repeat(w)).join("-+-"), ...cells.slice(1).map(line)].join("\n");
+}

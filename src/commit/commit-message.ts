@@ -1,0 +1,64 @@
+// The public CommitMessage (API.md): one partition-bucket's file changes, serializable in
+// Java Paimon's binary layout so commits can be coordinated across processes and engines.
+import { fromBinaryRow } from "../spec/binary-row.js";
+import {
+  COMMIT_MESSAGE_VERSION,
+  type CommitMessageData,
+  deserializeCommitMessage,
+  deserializeCommitMessageList,
+  serializeCommitMessage,
+  serializeCommitMessageList,
+} from "../spec/commit-message.js";
+import type { DataField } from "../spec/types.js";
+
+export class CommitMessage {
+  /** The message as plain data (partition as a serialized BinaryRow). */
+  readonly data: CommitMessageData;
+  private decoded: Record<string, unknown> | null;
+
+  constructor(data: CommitMessageData, partition?: Record<string, unknown>) {
+    this.data = data;
+    this.decoded = partition ?? null;
+  }
+
+  /**
+   * Partition values by key name. Known for messages a writer produced; for deserialized
+   * messages call `withPartitionFields` (tables do this when committing) to decode them.
+   */
+  get partition(): Record<string, unknown> {
+    return this.decoded ?? {};
+  }
+
+  get bucket(): number {
+    return this.data.bucket;
+  }
+
+  /** Decodes the partition values with the table's partition fields. */
+  withPartitionFields(fields: readonly DataField[]): CommitMessage {
+    const values = fromBinaryRow(
+      this.data.partition.subarray(4),
+      fields.map((f) => f.type),
+    );
+    return new CommitMessage(this.data, Object.fromEntries(fields.map((f, i) => [f.name, values[i]])));
+  }
+
+  static currentVersion(): number {
+    return COMMIT_MESSAGE_VERSION;
+  }
+
+  static serialize(message: CommitMessage): Uint8Array {
+    return serializeCommitMessage(message.data);
+  }
+
+  static serializeList(messages: CommitMessage[]): Uint8Array {
+    return serializeCommitMessageList(messages.map((m) => m.data));
+  }
+
+  static deserialize(version: number, bytes: Uint8Array): CommitMessage {
+    return new CommitMessage(deserializeCommitMessage(version, bytes));
+  }
+
+  static deserializeList(version: number, bytes: Uint8Array): CommitMessage[] {
+    return deserializeCommitMessageList(version, bytes).map((d) => new CommitMessage(d));
+  }
+}

@@ -1,0 +1,85 @@
+// TableCommit (API.md): commits CommitMessages as snapshots, overwrites partitions and
+// expires old snapshots.
+import { PaimonError } from "../error.js";
+import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
+import type { Table } from "../table/table.js";
+import { CommitMessage } from "./commit-message.js";
+import { expireSnapshots, type ExpireOptions } from "./expire.js";
+import { FileStoreCommit } from "./file-store-commit.js";
+import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+
+function identifierOf(id: bigint | number | undefined): bigint {
+  if (id === undefined) return BATCH_COMMIT_IDENTIFIER;
+  if (typeof id === "number" && !Number.isSafeInteger(id)) throw new PaimonError("INVALID_ARGUMENT", `commit identifier ${id} is not an integer`);
+  return BigInt(id);
+}
+
+export class TableCommit {
+  private readonly commit_: FileStoreCommit;
+
+  constructor(
+    private readonly table: Table,
+    readonly commitUser: string,
+  ) {
+    if (typeof commitUser !== "string" || commitUser === "") throw new PaimonError("INVALID_ARGUMENT", "newCommit needs a non-empty commitUser");
+    this.commit_ = new FileStoreCommit(table.fileIO, table.location, table.schema, commitUser);
+  }
+
+  private check(messages: readonly CommitMessage[]): void {
+    if (!Array.isArray(messages)) throw new PaimonError("INVALID_ARGUMENT", "commit takes an array of CommitMessage");
+    const arity = this.table.partitionFields.length;
+    for (const m of messages) {
+      if (!(m instanceof CommitMessage)) throw new PaimonError("INVALID_ARGUMENT", "commit takes CommitMessage objects (from prepareCommit or CommitMessage.deserialize)");
+      const p = m.data.partition;
+      const rowArity = p.length >= 4 ? new DataView(p.buffer, p.byteOffset, 4).getInt32(0) : -1;
+      if (rowArity !== arity) throw new PaimonError("INVALID_ARGUMENT", `commit message of bucket ${m.bucket} has a partition of arity ${rowArity}; table ${this.table.identifier} has ${arity} partition keys`);
+    }
+  }
+
+  /**
+   * Commits the messages as one transaction of this commit user. Returns the new snapshot
+   * id, or null when there was nothing to commit. A (commitUser, identifier) that was
+   * committed before is not committed again: its snapshot id is returned.
+   */
+  async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
+    this.check(messages);
+    return this.commit_.commit(
+      messages.map((m) => m.data),
+      identifierOf(commitIdentifier),
+    );
+  }
+
+  /**
+   * Replaces data: the given partition (values of some or all partition keys), or, without
+   * one, the partitions the messages write to (`dynamic-partition-overwrite`, default) or the
+   * whole table.
+   */
+  async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
+    this.check(messages);
+    const fields = this.table.partitionFields;
+    let filter: ((p: Record<string, unknown>) => boolean) | null = null;
+    if (partition && Object.keys(partition).length > 0) {
+      const unknown = Object.keys(partition).filter((k) => !fields.some((f) => f.name === k));
+      if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} of table ${this.table.identifier}`);
+      // Compare in the internal representation: encode the spec like a row of those keys.
+      const spec = fields.filter((f) => f.name in partition);
+      const key = (values: Record<string, unknown>) => toBinaryRow(spec.map((f) => values[f.name]), spec.map((f) => f.type)).join(",");
+      const wanted = key(partition);
+      filter = (p) => key(p) === wanted;
+    } else if (fields.length > 0 && this.table.coreOptions.dynamicPartitionOverwrite) {
+      const touched = new Set(messages.map((m) => m.data.partition.join(",")));
+      const types = fields.map((f) => f.type);
+      filter = (p) => touched.has(serializeBinaryRow(toBinaryRow(fields.map((f) => p[f.name]), types), types.length).join(","));
+    }
+    return this.commit_.overwrite(
+      messages.map((m) => m.data),
+      filter,
+      identifierOf(commitIdentifier),
+    );
+  }
+
+  /** Expires old snapshots and the files only they reference; returns how many expired. */
+  async expireSnapshots(options: ExpireOptions = {}): Promise<number> {
+    return expireSnapshots(this.table.fileIO, this.table.location, this.table.coreOptions, this.table.partitionFields, options);
+  }
+}

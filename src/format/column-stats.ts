@@ -1,0 +1,365 @@
+// Per-column statistics (min, max, null count) computed over Arrow data in TypeScript while a
+// data file is written — the values Paimon stores in DataFileMeta `_VALUE_STATS` (format
+// reference §4.4). Typed-array loops only; no per-row objects.
+//
+// Semantics (Java `ParquetSimpleStatsExtractor` + `SimpleColStatsCollector`):
+// * Values are in the representation `spec/binary-row.ts` `toBinaryRow` accepts: TINYINT,
+//   SMALLINT, INT, DATE, TIME -> number; BIGINT -> bigint; FLOAT/DOUBLE -> number; BOOLEAN ->
+//   boolean; CHAR/VARCHAR -> string; DECIMAL -> bigint (unscaled); TIMESTAMP(_LTZ) ->
+//   { millis: bigint, nanoOfMillisecond }.
+// * BINARY/VARBINARY/BLOB and complex types (ARRAY, MAP, MULTISET, ROW): min/max null (Java's
+//   Parquet stats extractor reports none), null count of the top-level value.
+// * FLOAT/DOUBLE: a NaN anywhere makes min/max null (parquet-mr drops NaN stats); a zero min is
+//   reported as -0.0 and a zero max as +0.0 (Parquet spec rule), so bounds stay valid either way.
+// * Modes: "none" (all null), "counts" (null count only), "full", "truncate(n)" (default 16):
+//   strings truncated to n code points; max rounded up by incrementing the last code point that
+//   can be incremented; when none can, min and max are both null.
+
+import type * as arrow from "apache-arrow";
+import { PaimonError } from "../error.js";
+import type { DataType } from "../spec/types.js";
+
+export type StatsMode = { kind: "none" } | { kind: "counts" } | { kind: "full" } | { kind: "truncate"; length: number };
+
+export interface ColumnStats {
+  min: unknown;
+  max: unknown;
+  /** Null count; null = unknown. */
+  nullCount: number | null;
+}
+
+export const DEFAULT_STATS_MODE: StatsMode = { kind: "truncate", length: 16 };
+
+/** Parses Paimon's `metadata.stats-mode` value: none | counts | full | truncate(n). */
+export function parseStatsMode(mode: string | StatsMode | undefined): StatsMode {
+  if (mode === undefined) return DEFAULT_STATS_MODE;
+  if (typeof mode !== "string") return mode;
+  const s = mode.trim().toLowerCase();
+  if (s === "none") return { kind: "none" };
+  if (s === "counts") return { kind: "counts" };
+  if (s === "full") return { kind: "full" };
+  const m = /^truncate\((\d+)\)$/.exec(s);
+  if (m && Number(m[1]) > 0) return { kind: "truncate", length: Number(m[1]) };
+  throw new PaimonError("INVALID_ARGUMENT", `Invalid stats mode '${mode}' (expected none, counts, full or truncate(n))`);
+}
+
+const decoder = new TextDecoder();
+
+function isValid(bm: Uint8Array | null | undefined, offset: number, i: number): boolean {
+  if (!bm || bm.length === 0) return true;
+  const j = offset + i;
+  return (bm[j >> 3]! & (1 << (j & 7))) !== 0;
+}
+
+function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
+  const la = ae - as;
+  const lb = be - bs;
+  const n = la < lb ? la : lb;
+  for (let k = 0; k < n; k++) {
+    const d = a[as + k]! - b[bs + k]!;
+    if (d !== 0) return d;
+  }
+  return la - lb;
+}
+
+type Kind = "int" | "long" | "float" | "bool" | "string" | "decimal" | "timestamp" | "none";
+
+function kindOf(type: DataType): Kind {
+  switch (type.kind) {
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "DATE":
+    case "TIME":
+      return "int";
+    case "BIGINT":
+      return "long";
+    case "FLOAT":
+    case "DOUBLE":
+      return "float";
+    case "BOOLEAN":
+      return "bool";
+    case "CHAR":
+    case "VARCHAR":
+      return "string";
+    case "DECIMAL":
+      return "decimal";
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      return "timestamp";
+    default:
+      return "none";
+  }
+}
+
+/** Accumulates stats of one top-level column over several Arrow Data chunks. */
+export class ColumnStatsCollector {
+  readonly kind: Kind;
+  nullCount = 0;
+  private hasValue = false;
+  private minN = 0;
+  private maxN = 0;
+  private minB = 0n;
+  private maxB = 0n;
+  private minBytes: Uint8Array | null = null;
+  private maxBytes: Uint8Array | null = null;
+  private hasNaN = false;
+  private seenTrue = false;
+  private seenFalse = false;
+  /** Timestamp unit factor to nanoseconds of the data (set from the Arrow type). */
+  private tsUnitNanos = 1000n;
+
+  constructor(readonly type: DataType) {
+    this.kind = kindOf(type);
+  }
+
+  update(data: arrow.Data): void {
+    const n = data.length;
+    const nulls = data.nullCount;
+    this.nullCount += nulls;
+    if (nulls === n) return;
+    const bm = nulls > 0 ? data.nullBitmap : undefined;
+    const off = data.offset;
+    switch (this.kind) {
+      case "int":
+        return this.updateInt(data.values as unknown as Int32Array, n, bm, off);
+      case "long":
+        return this.updateLong(data.values as unknown as BigInt64Array, n, bm, off);
+      case "timestamp": {
+        const unit = (data.type as arrow.Timestamp).unit;
+        this.tsUnitNanos = unit === 0 ? 1000000000n : unit === 1 ? 1000000n : unit === 2 ? 1000n : 1n;
+        return this.updateLong(data.values as unknown as BigInt64Array, n, bm, off);
+      }
+      case "float":
+        return this.updateFloat(data.values as unknown as Float64Array, n, bm, off);
+      case "bool":
+        return this.updateBool(data, n, bm, off);
+      case "string":
+        return this.updateBytes(data.valueOffsets as Int32Array, data.values as Uint8Array, n, bm, off);
+      case "decimal":
+        return this.updateDecimal(data.values as unknown as Uint32Array, n, bm, off);
+      default:
+        return;
+    }
+  }
+
+  private updateInt(v: ArrayLike<number>, n: number, bm: Uint8Array | undefined, off: number): void {
+    let min = this.hasValue ? this.minN : Infinity;
+    let max = this.hasValue ? this.maxN : -Infinity;
+    if (!bm) {
+      for (let i = 0; i < n; i++) {
+        const x = v[i]!;
+        if (x < min) min = x;
+        if (x > max) max = x;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        if (!isValid(bm, off, i)) continue;
+        const x = v[i]!;
+        if (x < min) min = x;
+        if (x > max) max = x;
+      }
+    }
+    this.minN = min;
+    this.maxN = max;
+    this.hasValue = true;
+  }
+
+  private updateLong(v: BigInt64Array, n: number, bm: Uint8Array | undefined, off: number): void {
+    // Track the positions of the extremes with a cheap comparison on the high 32 bits first.
+    let minIdx = -1;
+    let maxIdx = -1;
+    let min = 0n;
+    let max = 0n;
+    for (let i = 0; i < n; i++) {
+      if (bm && !isValid(bm, off, i)) continue;
+      const x = v[i]!;
+      if (minIdx < 0) {
+        minIdx = maxIdx = i;
+        min = max = x;
+        continue;
+      }
+      if (x < min) {
+        min = x;
+        minIdx = i;
+      } else if (x > max) {
+        max = x;
+        maxIdx = i;
+      }
+    }
+    if (minIdx < 0) return;
+    if (!this.hasValue || min < this.minB) this.minB = min;
+    if (!this.hasValue || max > this.maxB) this.maxB = max;
+    this.hasValue = true;
+  }
+
+  private updateFloat(v: Float64Array | Float32Array, n: number, bm: Uint8Array | undefined, off: number): void {
+    let min = this.hasValue ? this.minN : Infinity;
+    let max = this.hasValue ? this.maxN : -Infinity;
+    let nan = false;
+    let any = this.hasValue;
+    for (let i = 0; i < n; i++) {
+      if (bm && !isValid(bm, off, i)) continue;
+      const x = v[i]!;
+      if (x !== x) {
+        nan = true;
+        continue;
+      }
+      any = true;
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    if (nan) this.hasNaN = true;
+    if (any) {
+      this.minN = min;
+      this.maxN = max;
+      this.hasValue = true;
+    }
+  }
+
+  private updateBool(data: arrow.Data, n: number, bm: Uint8Array | undefined, off: number): void {
+    const bits = data.values as Uint8Array;
+    for (let i = 0; i < n && !(this.seenTrue && this.seenFalse); i++) {
+      if (bm && !isValid(bm, off, i)) continue;
+      const j = off + i;
+      if (bits[j >> 3]! & (1 << (j & 7))) this.seenTrue = true;
+      else this.seenFalse = true;
+    }
+    this.hasValue = this.seenTrue || this.seenFalse;
+  }
+
+  private updateBytes(offsets: Int32Array, bytes: Uint8Array, n: number, bm: Uint8Array | undefined, off: number): void {
+    let minI = -1;
+    let maxI = -1;
+    for (let i = 0; i < n; i++) {
+      if (bm && !isValid(bm, off, i)) continue;
+      if (minI < 0) {
+        minI = maxI = i;
+        continue;
+      }
+      const s = offsets[i]!;
+      const e = offsets[i + 1]!;
+      if (compareBytes(bytes, s, e, bytes, offsets[minI]!, offsets[minI + 1]!) < 0) minI = i;
+      else if (compareBytes(bytes, s, e, bytes, offsets[maxI]!, offsets[maxI + 1]!) > 0) maxI = i;
+    }
+    if (minI < 0) return;
+    const ms = offsets[minI]!;
+    const me = offsets[minI + 1]!;
+    if (!this.minBytes || compareBytes(bytes, ms, me, this.minBytes, 0, this.minBytes.length) < 0) this.minBytes = bytes.slice(ms, me);
+    const xs = offsets[maxI]!;
+    const xe = offsets[maxI + 1]!;
+    if (!this.maxBytes || compareBytes(bytes, xs, xe, this.maxBytes, 0, this.maxBytes.length) > 0) this.maxBytes = bytes.slice(xs, xe);
+    this.hasValue = true;
+  }
+
+  private updateDecimal(words: Uint32Array, n: number, bm: Uint8Array | undefined, off: number): void {
+    const hi = new Int32Array(words.buffer, words.byteOffset, words.length);
+    const cmp = (a: number, b: number): number => {
+      const ha = hi[a * 4 + 3]!;
+      const hb = hi[b * 4 + 3]!;
+      if (ha !== hb) return ha < hb ? -1 : 1;
+      for (let k = 2; k >= 0; k--) {
+        const wa = words[a * 4 + k]!;
+        const wb = words[b * 4 + k]!;
+        if (wa !== wb) return wa < wb ? -1 : 1;
+      }
+      return 0;
+    };
+    let minI = -1;
+    let maxI = -1;
+    for (let i = 0; i < n; i++) {
+      if (bm && !isValid(bm, off, i)) continue;
+      if (minI < 0) {
+        minI = maxI = i;
+        continue;
+      }
+      if (cmp(i, minI) < 0) minI = i;
+      else if (cmp(i, maxI) > 0) maxI = i;
+    }
+    if (minI < 0) return;
+    const toBig = (i: number): bigint => {
+      let v = 0n;
+      for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(words[i * 4 + k]!);
+      return BigInt.asIntN(128, v);
+    };
+    const min = toBig(minI);
+    const max = toBig(maxI);
+    if (!this.hasValue || min < this.minB) this.minB = min;
+    if (!this.hasValue || max > this.maxB) this.maxB = max;
+    this.hasValue = true;
+  }
+
+  /** The column's statistics under `mode`. */
+  result(mode: StatsMode = DEFAULT_STATS_MODE): ColumnStats {
+    if (mode.kind === "none") return { min: null, max: null, nullCount: null };
+    const nullCount = this.nullCount;
+    if (mode.kind === "counts" || !this.hasValue) return { min: null, max: null, nullCount };
+    switch (this.kind) {
+      case "int":
+        return { min: this.minN, max: this.maxN, nullCount };
+      case "long":
+        return { min: this.minB, max: this.maxB, nullCount };
+      case "timestamp":
+        return { min: toTimestamp(this.minB, this.tsUnitNanos), max: toTimestamp(this.maxB, this.tsUnitNanos), nullCount };
+      case "float": {
+        if (this.hasNaN) return { min: null, max: null, nullCount };
+        const min = this.minN === 0 ? -0 : this.minN;
+        const max = this.maxN === 0 ? 0 : this.maxN;
+        return { min, max, nullCount };
+      }
+      case "bool":
+        return { min: !this.seenFalse, max: this.seenTrue, nullCount };
+      case "decimal":
+        return { min: this.minB, max: this.maxB, nullCount };
+      case "string": {
+        const min = decoder.decode(this.minBytes!);
+        const max = decoder.decode(this.maxBytes!);
+        if (mode.kind === "full") return { min, max, nullCount };
+        const tMax = truncateMax(max, mode.length);
+        if (tMax === null) return { min: null, max: null, nullCount };
+        return { min: truncateMin(min, mode.length), max: tMax, nullCount };
+      }
+      default:
+        return { min: null, max: null, nullCount };
+    }
+  }
+}
+
+function toTimestamp(v: bigint, unitNanos: bigint): { millis: bigint; nanoOfMillisecond: number } {
+  const nanos = v * unitNanos; // exact in bigint
+  let millis = nanos / 1000000n;
+  let rem = nanos % 1000000n;
+  if (rem < 0n) {
+    millis -= 1n;
+    rem += 1000000n;
+  }
+  return { millis, nanoOfMillisecond: Number(rem) };
+}
+
+function codePoints(s: string): number[] {
+  const out: number[] = [];
+  for (const ch of s) out.push(ch.codePointAt(0)!);
+  return out;
+}
+
+/** Java `BinaryString.substring(0, n)`: the first `n` code points. */
+export function truncateMin(s: string, n: number): string {
+  const cps = codePoints(s);
+  return cps.length <= n ? s : String.fromCodePoint(...cps.slice(0, n));
+}
+
+/**
+ * Iceberg/Paimon `truncateMax`: the first `n` code points with the last incrementable code point
+ * incremented (an upper bound of every string with that prefix); null when none can be.
+ * Increments that would land on a surrogate skip to U+E000 so the bound stays encodable.
+ */
+export function truncateMax(s: string, n: number): string | null {
+  const cps = codePoints(s);
+  if (cps.length <= n) return s;
+  for (let i = n - 1; i >= 0; i--) {
+    let next = cps[i]! + 1;
+    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000;
+    if (next <= 0x10ffff) return String.fromCodePoint(...cps.slice(0, i), next);
+  }
+  return null;
+}

@@ -1,0 +1,171 @@
+// Reads Parquet data files (ours, Java Paimon's parquet-mr files, pypaimon's pyarrow files) into
+// Arrow record batches, with projection, row-group selection, batch size and mapping of columns
+// by Parquet field id for files written under older schema versions.
+//
+// Flow: the footer is read and validated in TypeScript (hyparquet + typed thrift parse), the
+// byte ranges of only the requested columns of a row group are fetched from the source, an
+// in-memory Parquet file with just those column chunks is assembled (footer rewritten), and
+// parquet-wasm's synchronous reader decodes it. Any decoder failure — including a Rust panic,
+// after which the wasm instance is replaced — becomes a CORRUPT_FILE error naming the file.
+
+import * as arrow from "apache-arrow";
+import { PaimonError } from "../error.js";
+import type { DataField } from "../spec/types.js";
+import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-types.js";
+import { buildPrunedFile, readFooter, type ParquetFooter } from "./footer.js";
+import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
+import { isWasmTrap, withParquetWasm } from "./wasm.js";
+
+export interface ParquetReadOptions {
+  /**
+   * Read schema: the Paimon fields to return, in this order, as their Arrow types
+   * (spec/types.ts `toArrowType`). File columns are matched by field id (`mapBy: "id"`, the
+   * default; falls back to names when the file carries no field ids) or by name. Requested
+   * fields missing from the file come back as all-null columns.
+   */
+  fields?: readonly DataField[];
+  /** With `fields`: how to match file columns. Default "id". */
+  mapBy?: "id" | "name";
+  /** Without `fields`: top-level file column names to return (default all), as stored. */
+  columns?: readonly string[];
+  /** Row group indices to read (default all). */
+  rowGroups?: readonly number[];
+  /** Maximum rows per returned batch (default 64Ki). */
+  batchSize?: number;
+  /** File name for error messages (default: the source's name). */
+  fileName?: string;
+  /** A footer already read with `readParquetFooter` for this source (skips re-reading it). */
+  footer?: ParquetFooter;
+}
+
+const DEFAULT_BATCH_SIZE = 65536;
+
+interface Plan {
+  src: ByteSource;
+  footer: ParquetFooter;
+  /** Top-level file column indices to decode. */
+  fileColumns: number[];
+  /** Output schema. */
+  schema: arrow.Schema;
+  /** Per output field: index into the decoded table's columns, or -1 (missing -> nulls). */
+  sourceIndex: number[];
+  rowGroups: number[];
+  batchSize: number;
+}
+
+async function plan(source: ParquetSource, options: ParquetReadOptions): Promise<Plan> {
+  const src = toByteSource(source, options.fileName);
+  const footer = options.footer ?? (await readFooter(src));
+  const rowGroups = options.rowGroups ? [...options.rowGroups] : footer.rowGroups.map((_, i) => i);
+  for (const r of rowGroups) {
+    if (!Number.isInteger(r) || r < 0 || r >= footer.rowGroups.length)
+      throw new PaimonError("INVALID_ARGUMENT", `Row group ${r} does not exist in ${src.name} (${footer.rowGroups.length} row groups)`);
+  }
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!Number.isInteger(batchSize) || batchSize <= 0) throw new PaimonError("INVALID_ARGUMENT", `batchSize must be a positive integer, got ${batchSize}`);
+
+  let fileIdx: number[]; // per output field: file top-level column index or -1
+  let outFields: arrow.Field[] | undefined;
+  if (options.fields) {
+    const byId = (options.mapBy ?? "id") === "id" && footer.columns.some((c) => c.fieldId !== undefined);
+    fileIdx = options.fields.map((f) => {
+      const i = byId ? footer.columns.findIndex((c) => c.fieldId === f.id) : footer.columns.findIndex((c) => c.name === f.name);
+      return i;
+    });
+    outFields = options.fields.map((f) => readArrowField(f));
+  } else if (options.columns) {
+    fileIdx = options.columns.map((name) => {
+      const i = footer.columns.findIndex((c) => c.name === name);
+      if (i < 0) throw new PaimonError("INVALID_ARGUMENT", `Column '${name}' does not exist in ${src.name}`);
+      return i;
+    });
+  } else {
+    fileIdx = footer.columns.map((_, i) => i);
+  }
+  const fileColumns = [...new Set(fileIdx.filter((i) => i >= 0))].sort((a, b) => a - b);
+  const sourceIndex = fileIdx.map((i) => (i < 0 ? -1 : fileColumns.indexOf(i)));
+  // Without a read schema the output schema is the decoded one (known after the first decode).
+  const schema = new arrow.Schema(outFields ?? []);
+  return { src, footer, fileColumns, schema, sourceIndex, rowGroups, batchSize };
+}
+
+async function decode(p: Plan, rowGroup: number): Promise<arrow.Table | undefined> {
+  if (p.fileColumns.length === 0) return undefined;
+  const file = await buildPrunedFile(p.src, p.footer, p.fileColumns, [rowGroup]);
+  try {
+    const ipc = await withParquetWasm((pw) => {
+      const table = pw.readParquet(file, { batchSize: p.batchSize });
+      return table.intoIPCStream();
+    });
+    return arrow.tableFromIPC(ipc);
+  } catch (e) {
+    if (e instanceof PaimonError) throw e;
+    const detail = isWasmTrap(e) ? "the Parquet decoder aborted" : String((e as Error)?.message ?? e);
+    throw corrupt(p.src.name, `row group ${rowGroup}: ${detail}`, e);
+  }
+}
+
+function outputBatch(p: Plan, decoded: arrow.RecordBatch | undefined, length: number, schema: arrow.Schema, fromFile: boolean): arrow.RecordBatch {
+  const children = schema.fields.map((f, i) => {
+    const si = p.sourceIndex[i]!;
+    if (si < 0 || !decoded) return makeNullData(f.type, length);
+    const data = decoded.getChildAt(si)!.data[0]!;
+    if (fromFile) return data;
+    return convertData(data, f.type, `${f.name} of ${p.src.name}`);
+  });
+  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children }));
+}
+
+/** Streams the file's rows as Arrow record batches (one row group decoded at a time). */
+export async function* readParquetBatches(source: ParquetSource, options: ParquetReadOptions = {}): AsyncGenerator<arrow.RecordBatch> {
+  const p = await plan(source, options);
+  const fromFile = !options.fields;
+  for (const r of p.rowGroups) {
+    const rows = p.footer.rowGroups[r]!.numRows;
+    if (rows === 0) continue;
+    const table = await decode(p, r);
+    if (!table) {
+      // Nothing to decode (no requested column is in the file): null columns / row count only.
+      for (let at = 0; at < rows; at += p.batchSize) yield outputBatch(p, undefined, Math.min(p.batchSize, rows - at), p.schema, fromFile);
+      continue;
+    }
+    const schema = fromFile ? fileSchema(table.schema, p.sourceIndex) : p.schema;
+    if (table.numRows !== rows) throw corrupt(p.src.name, `row group ${r} decoded ${table.numRows} rows, footer says ${rows}`);
+    for (const batch of table.batches) {
+      if (batch.numRows > 0) yield outputBatch(p, batch, batch.numRows, schema, fromFile);
+    }
+  }
+}
+
+function fileSchema(decoded: arrow.Schema, sourceIndex: readonly number[]): arrow.Schema {
+  return new arrow.Schema(sourceIndex.map((si) => decoded.fields[si]!));
+}
+
+/** Reads the whole selection into one Arrow table. */
+export async function readParquet(source: ParquetSource, options: ParquetReadOptions = {}): Promise<arrow.Table> {
+  const batches: arrow.RecordBatch[] = [];
+  for await (const b of readParquetBatches(source, options)) batches.push(b);
+  if (batches.length > 0) return new arrow.Table(batches);
+  if (options.fields) return new arrow.Table(new arrow.Schema(options.fields.map((f) => readArrowField(f))), []);
+  return new arrow.Table(await emptySchema(source, options));
+}
+
+async function emptySchema(source: ParquetSource, options: ParquetReadOptions): Promise<arrow.Schema> {
+  // Decode the schema through a zero-row-group pruned file.
+  const p = await plan(source, options);
+  if (p.fileColumns.length === 0) return new arrow.Schema([]);
+  const file = await buildPrunedFile(p.src, p.footer, p.fileColumns, []);
+  try {
+    const ipc = await withParquetWasm((pw) => pw.readParquet(file).intoIPCStream());
+    return fileSchema(arrow.tableFromIPC(ipc).schema, p.sourceIndex);
+  } catch (e) {
+    throw corrupt(p.src.name, String((e as Error)?.message ?? e), e);
+  }
+}
+
+/** Field ids of the file's top-level columns (undefined where the file has none). */
+export function fileFieldIds(footer: ParquetFooter): Array<{ name: string; fieldId: number | undefined }> {
+  return footer.columns.map((c) => ({ name: c.name, fieldId: c.fieldId }));
+}
+
+export { fieldIdOf };

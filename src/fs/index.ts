@@ -1,0 +1,6 @@
+/** The FileIO layer: everything, including the local file system (imports `node:` modules). */
+export * from "./file-io.js";
+export * from "./memory-file-io.js";
+export * from "./http-file-io.js";
+export * from "./local-file-io.js";
+export * from "./resolve.js";

@@ -1,0 +1,173 @@
+// Conservative evaluation of predicates over column statistics ("may this file / manifest
+// match?"), and decoding of Paimon SimpleStats (DataFileMeta value/key stats, manifest
+// partition stats) into plain per-column stats.
+//
+// Soundness rules (never prune something that could match):
+// * unknown stats (missing column, null min/max while not all-null, undecodable rows, stats
+//   rows whose arity does not match the columns) → may match;
+// * min/max are true lower/upper bounds in the order of `compareValues`. Paimon's `truncate(n)`
+//   stats mode keeps that: the min is a prefix (≤ the real min), the max is rounded up (or both
+//   become null when no upper bound exists), so prefix/range tests stay conservative;
+// * FLOAT/DOUBLE: NaN is the greatest value of the total order, but writers (e.g. Parquet
+//   footers) may leave NaN out of min/max, so operators a NaN row can satisfy (gt, ge, ne,
+//   notIn, eq/in with a NaN literal) never prune on float columns, and NaN bounds are unknown.
+//
+// Java sources replicated: paimon-common `predicate/LeafPredicate.test(rowCount, min, max,
+// nullCounts)` and the stats tests of each leaf function (`Equal`, `NotEqual`, `LessThan`, …,
+// `In`, `NotIn`, `StartsWith`), `stats/SimpleStatsEvolution` (dense `_VALUE_STATS_COLS`).
+
+import { BinaryRow, fromBinaryRow } from "../spec/binary-row.js";
+import type { DataFileMeta, ManifestFileMeta, SimpleStats } from "../spec/manifest.js";
+import { isComplexType, type DataField, type DataType } from "../spec/types.js";
+import { bindPredicate, compareValues, isCanonicalValue, startsWithValue, type BoundLeafPredicate, type Predicate } from "./predicate.js";
+
+/** Statistics of one column; values are canonical for the column type (as `fromBinaryRow` returns them). */
+export interface ColumnStats {
+  /** Lower bound of the non-null values; null/undefined = unknown. */
+  min?: unknown;
+  /** Upper bound of the non-null values; null/undefined = unknown. */
+  max?: unknown;
+  /** Number of nulls; null/undefined = unknown. */
+  nullCount?: bigint | number | null;
+}
+
+/** Statistics of a set of rows (a file, a batch, a manifest's partitions). */
+export interface StatsSet {
+  /** Number of rows; null/undefined = unknown. */
+  rowCount?: bigint | number | null;
+  /** Per column name; a missing column has unknown stats. */
+  columns: Readonly<Record<string, ColumnStats | undefined>>;
+}
+
+const isFloat = (t: DataType): boolean => t.kind === "FLOAT" || t.kind === "DOUBLE";
+const isNaNValue = (v: unknown): boolean => typeof v === "number" && v !== v;
+
+function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowCount: bigint | null): boolean {
+  if (rowCount !== null && rowCount <= 0n) return false;
+  if (s === undefined || s === null) return true;
+  const nullCount = s.nullCount === null || s.nullCount === undefined ? null : BigInt(s.nullCount);
+  if (leaf.op === "isNull") return nullCount === null || nullCount > 0n;
+  if (leaf.op === "isNotNull") return nullCount === null || rowCount === null || nullCount < rowCount;
+  if (nullCount !== null && rowCount !== null && nullCount >= rowCount) return false; // all null
+  const t = leaf.type;
+  const min = s.min ?? null;
+  const max = s.max ?? null;
+  if (min === null || max === null || !isCanonicalValue(min, t) || !isCanonicalValue(max, t)) return true;
+  const float = isFloat(t);
+  if (float && (isNaNValue(min) || isNaNValue(max))) return true;
+  const cmp = (a: unknown, b: unknown): number => compareValues(t, a, b);
+  const inRange = (l: unknown): boolean => (float && isNaNValue(l)) || (cmp(l, min) >= 0 && cmp(l, max) <= 0);
+  const lit = leaf.literals[0];
+  switch (leaf.op) {
+    case "eq":
+      return inRange(lit);
+    case "ne":
+      return float || !(cmp(lit, min) === 0 && cmp(lit, max) === 0);
+    case "lt":
+      return cmp(min, lit) < 0;
+    case "le":
+      return cmp(min, lit) <= 0;
+    case "gt":
+      return float || cmp(max, lit) > 0;
+    case "ge":
+      return float || cmp(max, lit) >= 0;
+    case "in":
+      return leaf.literals.some((l) => l !== null && inRange(l));
+    case "notIn":
+      if (leaf.literals.some((l) => l === null)) return false;
+      return float || !leaf.literals.some((l) => cmp(l, min) === 0 && cmp(l, max) === 0);
+    case "startsWith":
+      return (startsWithValue(min, lit) || cmp(min, lit) <= 0) && (startsWithValue(max, lit) || cmp(max, lit) >= 0);
+    case "notStartsWith":
+      // values with a given prefix form an interval, so [min, max] inside it ⇒ all values have it
+      return !(startsWithValue(min, lit) && startsWithValue(max, lit));
+    default:
+      return true;
+  }
+}
+
+/**
+ * Conservative evaluation: false only if no row described by `stats` can satisfy `predicate`.
+ * The predicate is bound against `fields` (INVALID_ARGUMENT for unknown columns / bad literals).
+ */
+export function mayMatch(predicate: Predicate, stats: StatsSet, fields: readonly DataField[]): boolean {
+  const bound = bindPredicate(predicate, fields);
+  const rowCount = stats.rowCount === null || stats.rowCount === undefined ? null : BigInt(stats.rowCount);
+  const walk = (p: Predicate): boolean => {
+    if (p.kind === "leaf") return leafMayMatch(p as BoundLeafPredicate, stats.columns[p.field], rowCount);
+    return p.kind === "and" ? p.children.every(walk) : p.children.some(walk);
+  };
+  return walk(bound);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SimpleStats decoding
+// ---------------------------------------------------------------------------------------------
+
+function decodeRow(serialized: Uint8Array, types: DataType[]): unknown[] | null {
+  try {
+    const row = BinaryRow.fromSerialized(serialized);
+    if (row.arity !== types.length) return null;
+    return fromBinaryRow(row, types);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Per-column stats from a SimpleStats whose rows cover exactly `fields` (in order). Stats that
+ * cannot be decoded for these fields (wrong arity, bad bytes) are left unknown.
+ */
+export function statsFromSimpleStats(stats: SimpleStats, fields: readonly DataField[], rowCount?: bigint | number | null): StatsSet {
+  // complex columns carry no usable min/max (Java writes null); read their slots as opaque bytes
+  const types = fields.map((f): DataType => (isComplexType(f.type) || f.type.kind === "VARIANT" ? { kind: "VARBINARY", nullable: true, length: 2147483647 } : f.type));
+  const mins = decodeRow(stats.minValues, types);
+  const maxs = decodeRow(stats.maxValues, types);
+  const counts = stats.nullCounts;
+  const columns: Record<string, ColumnStats> = {};
+  fields.forEach((f, i) => {
+    const comparable = !isComplexType(f.type) && f.type.kind !== "VARIANT";
+    const nullCount = counts && i < counts.length ? counts[i] : null;
+    columns[f.name] = {
+      min: comparable && mins ? mins[i] : null,
+      max: comparable && maxs ? maxs[i] : null,
+      nullCount: counts && counts.length === fields.length ? nullCount : null,
+    };
+  });
+  return { rowCount: rowCount ?? null, columns };
+}
+
+/**
+ * The value stats of a data file, given the fields of the schema it was written with
+ * (`schema/schema-<file.schemaId>`): the covered columns are `_VALUE_STATS_COLS` (dense
+ * store) if set, else `_WRITE_COLS` if set, else all fields. For primary-key tables value
+ * stats describe rows before merging; only use them where Java does (e.g. with deletion
+ * vectors or for the key fields).
+ */
+export function valueStatsOf(file: DataFileMeta, schemaFields: readonly DataField[]): StatsSet {
+  const names = file.valueStatsCols ?? file.writeCols ?? null;
+  let covered: readonly DataField[];
+  if (names === null) covered = schemaFields;
+  else {
+    const byName = new Map(schemaFields.map((f) => [f.name, f]));
+    const found = names.map((n) => byName.get(n));
+    if (found.some((f) => f === undefined)) return { rowCount: file.rowCount, columns: {} };
+    covered = found as DataField[];
+  }
+  return statsFromSimpleStats(file.valueStats, covered, file.rowCount);
+}
+
+/** The key stats of a primary-key table's data file over its (trimmed) primary-key fields. */
+export function keyStatsOf(file: DataFileMeta, keyFields: readonly DataField[]): StatsSet {
+  return statsFromSimpleStats(file.keyStats, keyFields, file.rowCount);
+}
+
+/** The partition stats of a manifest file (row count unknown). */
+export function partitionStatsOf(meta: ManifestFileMeta, partitionFields: readonly DataField[]): StatsSet {
+  return statsFromSimpleStats(meta.partitionStats, partitionFields, null);
+}
+
+/** `mayMatch` over a data file's value stats. */
+export function fileMayMatch(predicate: Predicate, file: DataFileMeta, schemaFields: readonly DataField[]): boolean {
+  return mayMatch(predicate, valueStatsOf(file, schemaFields), schemaFields);
+}

@@ -1,0 +1,110 @@
+// Reading splits into Arrow record batches: projection, schema evolution by field id,
+// optional exact residual filtering, and `read.batch-size` chunking.
+import * as arrow from "apache-arrow";
+import { takeRows } from "../arrow/take.js";
+import { PaimonError } from "../error.js";
+import { readArrowField } from "../format/arrow-types.js";
+import { readParquetBatches } from "../format/parquet-reader.js";
+import { fileIOSource } from "../format/source.js";
+import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
+import { filterBatchIndices } from "../predicate/evaluate.js";
+import type { DataField } from "../spec/types.js";
+import type { Split } from "../scan/split.js";
+import type { Table } from "../table/table.js";
+
+/** Options of `Table.newRead` (API.md). */
+export interface ReadOptions {
+  /** Top-level column names to return, in this order (default all). */
+  projection?: string[];
+  filter?: Predicate;
+  /** Apply `filter` exactly to every row (otherwise it only prunes). */
+  predicateFilter?: boolean;
+  /** Maximum rows per batch (default `read.batch-size`). */
+  batchSize?: number;
+  withRowKind?: boolean;
+  /** Real-time context (accepted for API compatibility; union reads arrive with the real-time layer). */
+  realtime?: unknown;
+}
+
+/** An async stream of record batches that must be closed (API.md `BatchReader`). */
+export interface BatchReader extends AsyncIterable<arrow.RecordBatch> {
+  close(): Promise<void>;
+}
+
+export class TableRead {
+  private readonly fields: DataField[];
+  private readonly schema: arrow.Schema;
+  private readonly filter: Predicate | null;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly table: Table,
+    private readonly options: ReadOptions = {},
+  ) {
+    const all = table.schema.fields;
+    if (options.realtime !== undefined) throw new PaimonError("UNSUPPORTED", "real-time reads are not available yet");
+    if (options.withRowKind) throw new PaimonError("UNSUPPORTED", "withRowKind is not available yet");
+    this.fields = (options.projection ?? all.map((f) => f.name)).map((name) => {
+      if (name.includes(".")) throw new PaimonError("UNSUPPORTED", `nested projection ${name} is not available yet`);
+      const f = all.find((x) => x.name === name);
+      if (!f) throw new PaimonError("INVALID_ARGUMENT", `unknown column ${name} in projection of ${table.identifier} (columns: ${all.map((x) => x.name).join(", ")})`);
+      return f;
+    });
+    this.schema = new arrow.Schema(this.fields.map((f) => readArrowField(f)));
+    this.filter = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
+    this.batchSize = options.batchSize ?? table.coreOptions.readBatchSize;
+    if (!Number.isInteger(this.batchSize) || this.batchSize <= 0) throw new PaimonError("INVALID_ARGUMENT", `batchSize must be a positive integer, got ${this.batchSize}`);
+  }
+
+  /** The Arrow schema of every batch this read returns. */
+  get outputSchema(): arrow.Schema {
+    return this.schema;
+  }
+
+  async createReader(splits: readonly Split[]): Promise<BatchReader> {
+    const generator = this.batches(splits);
+    return {
+      [Symbol.asyncIterator]: () => generator,
+      close: async () => {
+        await generator.return(undefined);
+      },
+    };
+  }
+
+  /** Reads every split into one Arrow Table. */
+  async toArrow(splits: readonly Split[]): Promise<arrow.Table> {
+    const batches: arrow.RecordBatch[] = [];
+    for await (const b of this.batches(splits)) batches.push(b);
+    return new arrow.Table(this.schema, batches);
+  }
+
+  private async *batches(splits: readonly Split[]): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+    // Filter columns that are not projected are read too, then dropped.
+    const referenced = new Set(this.filter ? referencedFields(this.filter) : []);
+    const filterFields = this.table.schema.fields.filter((f) => referenced.has(f.name) && !this.fields.includes(f));
+    const readFields = [...this.fields, ...filterFields];
+    for (const split of splits) {
+      if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
+      for (const file of split.files) {
+        const path = file.externalPath ?? `${split.bucketPath}/${file.fileName}`;
+        const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
+        for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", batchSize: this.batchSize, fileName: path })) {
+          let batch = raw;
+          if (this.filter) {
+            const rows = filterBatchIndices(this.filter, batch);
+            if (rows.length === 0) continue;
+            if (rows.length < batch.numRows) batch = takeRows(batch, rows);
+          }
+          if (filterFields.length > 0) batch = project(batch, this.schema, this.fields.length);
+          if (batch.numRows > 0) yield batch;
+        }
+      }
+    }
+  }
+}
+
+/** The first `count` columns of a batch under `schema`. */
+function project(batch: arrow.RecordBatch, schema: arrow.Schema, count: number): arrow.RecordBatch {
+  const children = batch.data.children.slice(0, count);
+  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children }));
+}

@@ -1,0 +1,28 @@
+import type { DataFileMeta } from "../spec/manifest.js";
+
+/** Committed data files of one partition-bucket to read together (Java `DataSplit`). */
+export interface DataSplit {
+  readonly kind: "data";
+  readonly snapshotId: number;
+  /** Partition values by key name (internal values: DATE as epoch day, TIMESTAMP as {millis, nanoOfMillisecond}). */
+  readonly partition: Record<string, unknown>;
+  /** Serialized partition BinaryRow. */
+  readonly partitionRow: Uint8Array;
+  readonly bucket: number;
+  /** Directory holding the files (`<table>/<partition dirs>bucket-<b>`). */
+  readonly bucketPath: string;
+  readonly totalBuckets: number;
+  readonly files: readonly DataFileMeta[];
+  /** True when the files can be read without merging (append tables, or one run without deletes). */
+  readonly rawConvertible: boolean;
+}
+
+/** A unit of reading work produced by a scan. */
+export type Split = DataSplit;
+
+/** What `TableScan.plan()` returns. */
+export interface Plan {
+  /** The snapshot planned from; null for a table without snapshots. */
+  readonly snapshotId: number | null;
+  readonly splits: Split[];
+}

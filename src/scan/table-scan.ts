@@ -1,0 +1,108 @@
+// Planning a batch read: the live files of a snapshot, pruned by partition, bucket and
+// statistics, packed into splits.
+import { PaimonError } from "../error.js";
+import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
+import { evaluatePartitionRow } from "../predicate/evaluate.js";
+import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import type { ManifestEntry } from "../spec/manifest.js";
+import type { DataField } from "../spec/types.js";
+import type { Table } from "../table/table.js";
+import { partitionPath } from "../table/paths.js";
+import type { DataSplit, Plan } from "./split.js";
+
+/** Options of `Table.newScan` (API.md). */
+export interface ScanOptions {
+  filter?: Predicate;
+  partitions?: Array<Record<string, unknown>>;
+  buckets?: number[];
+  snapshotId?: number;
+  /** Real-time context (accepted for API compatibility; union reads arrive with the real-time layer). */
+  realtime?: unknown;
+}
+
+export class TableScan {
+  private readonly partitionFields: DataField[];
+
+  constructor(
+    private readonly table: Table,
+    private readonly options: ScanOptions = {},
+  ) {
+    const schema = table.schema;
+    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
+    if (options.filter) bindPredicate(options.filter, schema.fields); // validates columns and literals
+    if (options.realtime !== undefined) throw new PaimonError("UNSUPPORTED", "real-time scans are not available yet");
+  }
+
+  async plan(): Promise<Plan> {
+    const snapshots = this.table.snapshotManager;
+    const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
+    if (snapshot === null) return { snapshotId: null, splits: [] };
+    const types = this.partitionFields.map((f) => f.type);
+    const partitionFilter = this.options.filter ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;
+    const wanted = this.options.partitions?.map((p) => {
+      const unknown = Object.keys(p).filter((k) => !this.table.schema.partitionKeys.includes(k));
+      if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} in scan of ${this.table.identifier}`);
+      return serializeBinaryRow(toBinaryRow(this.partitionFields.map((f) => p[f.name] ?? null), types), types.length).join(",");
+    });
+    const buckets = this.options.buckets ? new Set(this.options.buckets) : null;
+    const keepEntry = (e: ManifestEntry): boolean => {
+      if (e.bucket === -2) return false; // postpone bucket: invisible to batch reads
+      if (buckets && !buckets.has(e.bucket)) return false;
+      if (wanted && !wanted.includes(e.partition.join(","))) return false;
+      if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partition, this.partitionFields)) return false;
+      return true;
+    };
+    const entries = await this.table.manifestStore.liveEntries(snapshot, undefined, keepEntry);
+    return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries) };
+  }
+
+  /** Groups files by partition-bucket and packs each group into splits by size (append tables). */
+  private packSplits(snapshotId: number, entries: readonly ManifestEntry[]): DataSplit[] {
+    const groups = new Map<string, ManifestEntry[]>();
+    for (const e of entries) {
+      const key = `${e.partition.join(",")}|${e.bucket}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = []));
+      g.push(e);
+    }
+    const opts = this.table.coreOptions;
+    const target = opts.splitTargetSize;
+    const openCost = opts.splitOpenFileCost;
+    const types = this.partitionFields.map((f) => f.type);
+    const splits: DataSplit[] = [];
+    for (const group of groups.values()) {
+      const first = group[0];
+      const values = fromBinaryRow(first.partition.subarray(4), types);
+      const partition = Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]]));
+      const bucketPath = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
+      const files = group.map((e) => e.file).sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
+      // Bin packing in sequence order (Java AppendOnlySplitGenerator / BinPacking.packForOrdered).
+      let bin: typeof files = [];
+      let weight = 0;
+      const flush = () => {
+        if (bin.length === 0) return;
+        splits.push({
+          kind: "data",
+          snapshotId,
+          partition,
+          partitionRow: first.partition,
+          bucket: first.bucket,
+          bucketPath,
+          totalBuckets: first.totalBuckets,
+          files: bin,
+          rawConvertible: true,
+        });
+        bin = [];
+        weight = 0;
+      };
+      for (const f of files) {
+        const w = Math.max(Number(f.fileSize), openCost);
+        if (bin.length > 0 && weight + w > target) flush();
+        bin.push(f);
+        weight += w;
+      }
+      flush();
+    }
+    return splits;
+  }
+}

@@ -1,0 +1,185 @@
+// Reading and writing a table's manifest lists, manifests and index manifests, and
+// resolving a snapshot's live file set (format reference §4.5–§4.7).
+import type { FileIO } from "../fs/file-io.js";
+import { randomId } from "../fs/file-io.js";
+import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import {
+  decodeIndexManifestEntries,
+  decodeManifestEntries,
+  decodeManifestFileMetas,
+  encodeIndexManifestEntries,
+  encodeManifestEntries,
+  encodeManifestFileMetas,
+  FILE_KIND_ADD,
+  FILE_KIND_DELETE,
+  type IndexManifestEntry,
+  type ManifestEntry,
+  type ManifestFileMeta,
+  type SimpleStats,
+} from "../spec/manifest.js";
+import type { Snapshot } from "../spec/snapshot.js";
+import type { DataField } from "../spec/types.js";
+import { TablePaths } from "./paths.js";
+import { compareValues } from "./values.js";
+
+function hex(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  return s;
+}
+
+/** Java's `FileEntry.Identifier`: what makes two manifest entries refer to the same file. */
+export function entryIdentifier(e: ManifestEntry): string {
+  return `${hex(e.partition)}|${e.bucket}|${e.file.level}|${e.file.fileName}|${e.file.extraFiles.join(",")}|${e.file.externalPath ?? ""}`;
+}
+
+/**
+ * Applies entries in order (`FileEntry.mergeEntries`): ADD inserts, DELETE removes a
+ * present file. Returns the live ADD entries and the DELETEs whose file was absent.
+ */
+export function mergeEntries(entries: Iterable<ManifestEntry>, into: Map<string, ManifestEntry> = new Map()): { live: Map<string, ManifestEntry>; unmatchedDeletes: ManifestEntry[] } {
+  const unmatchedDeletes: ManifestEntry[] = [];
+  for (const e of entries) {
+    const id = entryIdentifier(e);
+    if (e.kind === FILE_KIND_ADD) into.set(id, e);
+    else if (!into.delete(id)) unmatchedDeletes.push(e);
+  }
+  return { live: into, unmatchedDeletes };
+}
+
+/** Statistics over serialized partition rows (min, max, null count per partition field). */
+export function partitionStats(partitions: readonly Uint8Array[], fields: readonly DataField[]): SimpleStats {
+  const types = fields.map((f) => f.type);
+  const min: unknown[] = types.map(() => null);
+  const max: unknown[] = types.map(() => null);
+  const nulls = types.map(() => 0n);
+  for (const p of partitions) {
+    const values = fromBinaryRow(p.subarray(4), types);
+    values.forEach((v, i) => {
+      if (v === null) nulls[i]++;
+      else {
+        if (min[i] === null || compareValues(v, min[i]) < 0) min[i] = v;
+        if (max[i] === null || compareValues(v, max[i]) > 0) max[i] = v;
+      }
+    });
+  }
+  return {
+    minValues: serializeBinaryRow(toBinaryRow(min, types), types.length),
+    maxValues: serializeBinaryRow(toBinaryRow(max, types), types.length),
+    nullCounts: nulls,
+  };
+}
+
+/** Manifest files of one table, named `<prefix>-<uuid>-<n>` with one uuid per instance. */
+export class ManifestStore {
+  readonly paths: TablePaths;
+  private readonly uuid = randomId();
+  private counter = 0;
+
+  constructor(
+    readonly io: FileIO,
+    root: string,
+    readonly partitionFields: readonly DataField[],
+    readonly compression: string = "zstd",
+  ) {
+    this.paths = new TablePaths(root);
+  }
+
+  private nextName(prefix: string): string {
+    return `${prefix}-${this.uuid}-${this.counter++}`;
+  }
+
+  async readManifestList(name: string): Promise<ManifestFileMeta[]> {
+    const path = this.paths.manifest(name);
+    return decodeManifestFileMetas(await this.io.readFile(path), path);
+  }
+
+  async readManifest(name: string): Promise<ManifestEntry[]> {
+    const path = this.paths.manifest(name);
+    return decodeManifestEntries(await this.io.readFile(path), path);
+  }
+
+  async readIndexManifest(name: string): Promise<IndexManifestEntry[]> {
+    const path = this.paths.manifest(name);
+    return decodeIndexManifestEntries(await this.io.readFile(path), path);
+  }
+
+  /** Data manifests of a snapshot: base list then delta list (§4.5). */
+  async dataManifests(snapshot: Snapshot): Promise<ManifestFileMeta[]> {
+    return [...(await this.readManifestList(snapshot.baseManifestList)), ...(await this.readManifestList(snapshot.deltaManifestList))];
+  }
+
+  /**
+   * The live files of a snapshot, optionally reading only manifests that `keepManifest`
+   * accepts (partition pruning on manifest statistics) and entries `keepEntry` accepts.
+   */
+  async liveEntries(
+    snapshot: Snapshot,
+    keepManifest: (m: ManifestFileMeta) => boolean = () => true,
+    keepEntry: (e: ManifestEntry) => boolean = () => true,
+  ): Promise<ManifestEntry[]> {
+    const manifests = (await this.dataManifests(snapshot)).filter(keepManifest);
+    const contents = await Promise.all(manifests.map((m) => this.readManifest(m.fileName)));
+    const { live } = mergeEntries(contents.flatMap((entries) => entries.filter(keepEntry)));
+    return [...live.values()];
+  }
+
+  async indexEntries(snapshot: Snapshot | null): Promise<IndexManifestEntry[]> {
+    if (!snapshot?.indexManifest) return [];
+    return this.readIndexManifest(snapshot.indexManifest);
+  }
+
+  /** Writes entries as one manifest file and returns its ManifestFileMeta. */
+  async writeManifest(entries: readonly ManifestEntry[], schemaId: number): Promise<ManifestFileMeta> {
+    const fileName = this.nextName("manifest");
+    const bytes = await encodeManifestEntries(entries, { compression: this.compression });
+    await this.io.writeFile(this.paths.manifest(fileName), bytes);
+    let minBucket = Infinity;
+    let maxBucket = -Infinity;
+    let minLevel = Infinity;
+    let maxLevel = -Infinity;
+    for (const e of entries) {
+      minBucket = Math.min(minBucket, e.bucket);
+      maxBucket = Math.max(maxBucket, e.bucket);
+      minLevel = Math.min(minLevel, e.file.level);
+      maxLevel = Math.max(maxLevel, e.file.level);
+    }
+    const empty = entries.length === 0;
+    return {
+      fileName,
+      fileSize: BigInt(bytes.length),
+      numAddedFiles: BigInt(entries.filter((e) => e.kind === FILE_KIND_ADD).length),
+      numDeletedFiles: BigInt(entries.filter((e) => e.kind === FILE_KIND_DELETE).length),
+      partitionStats: partitionStats(
+        entries.map((e) => e.partition),
+        this.partitionFields,
+      ),
+      schemaId,
+      minBucket: empty ? null : minBucket,
+      maxBucket: empty ? null : maxBucket,
+      minLevel: empty ? null : minLevel,
+      maxLevel: empty ? null : maxLevel,
+      minRowId: null,
+      maxRowId: null,
+    };
+  }
+
+  /** Writes a manifest list; returns its file name and size. */
+  async writeManifestList(metas: readonly ManifestFileMeta[]): Promise<{ name: string; size: bigint }> {
+    const name = this.nextName("manifest-list");
+    const bytes = await encodeManifestFileMetas(metas, { compression: this.compression });
+    await this.io.writeFile(this.paths.manifest(name), bytes);
+    return { name, size: BigInt(bytes.length) };
+  }
+
+  async writeIndexManifest(entries: readonly IndexManifestEntry[]): Promise<string> {
+    const name = this.nextName("index-manifest");
+    await this.io.writeFile(this.paths.manifest(name), await encodeIndexManifestEntries(entries, { compression: this.compression }));
+    return name;
+  }
+
+  /** Removes files this store wrote for an attempt that was not published. */
+  async deleteQuietly(names: readonly string[]): Promise<void> {
+    await Promise.all(names.map((n) => this.io.delete(this.paths.manifest(n)).catch(() => false)));
+  }
+}

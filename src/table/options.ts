@@ -1,0 +1,217 @@
+// Table options (Paimon CoreOptions) that paimon-rt reads, with Java's defaults and
+// parsers for Paimon's memory-size and duration syntax ("128 mb", "5 min").
+import { PaimonError } from "../error.js";
+
+/** Option keys used by the library. Values are strings, as in schema files. */
+export const Options = {
+  BUCKET: "bucket",
+  BUCKET_KEY: "bucket-key",
+  FILE_FORMAT: "file.format",
+  FILE_COMPRESSION: "file.compression",
+  FILE_COMPRESSION_ZSTD_LEVEL: "file.compression.zstd-level",
+  TARGET_FILE_SIZE: "target-file-size",
+  MANIFEST_COMPRESSION: "manifest.compression",
+  MANIFEST_TARGET_FILE_SIZE: "manifest.target-file-size",
+  PARTITION_DEFAULT_NAME: "partition.default-name",
+  PARTITION_LEGACY_NAME: "partition.legacy-name",
+  DATA_FILE_PREFIX: "data-file.prefix",
+  COMMIT_MAX_RETRIES: "commit.max-retries",
+  COMMIT_MIN_RETRY_WAIT: "commit.min-retry-wait",
+  COMMIT_MAX_RETRY_WAIT: "commit.max-retry-wait",
+  SNAPSHOT_NUM_RETAINED_MIN: "snapshot.num-retained.min",
+  SNAPSHOT_NUM_RETAINED_MAX: "snapshot.num-retained.max",
+  SNAPSHOT_TIME_RETAINED: "snapshot.time-retained",
+  READ_BATCH_SIZE: "read.batch-size",
+  SPLIT_TARGET_SIZE: "source.split.target-size",
+  SPLIT_OPEN_FILE_COST: "source.split.open-file-cost",
+  DYNAMIC_PARTITION_OVERWRITE: "dynamic-partition-overwrite",
+  PARQUET_ROW_GROUP_SIZE: "parquet.block.size",
+  MERGE_ENGINE: "merge-engine",
+  DELETION_VECTORS_ENABLED: "deletion-vectors.enabled",
+} as const;
+
+/** Options that cannot change after table creation (Java `CoreOptions.getImmutableOptionKeys` and friends). */
+export const IMMUTABLE_OPTIONS = new Set([
+  "primary-key",
+  "partition",
+  "bucket-key",
+  "merge-engine",
+  "sequence.field",
+  "bucket-function.type",
+  "data-evolution.enabled",
+  "row-tracking.enabled",
+]);
+
+const SIZE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  byte: 1,
+  bytes: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  kibibytes: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  mebibytes: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  gibibytes: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+  tib: 1024 ** 4,
+};
+
+/** Parses Paimon's MemorySize syntax ("128 mb", "8mb", "1024"): bytes. */
+export function parseMemorySize(text: string, key = "memory size"): number {
+  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
+  const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
+  if (!m || unit === undefined) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: cannot parse memory size '${text}'`);
+  return Number(m[1]) * unit;
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  "": 1,
+  ms: 1,
+  milli: 1,
+  millis: 1,
+  millisecond: 1,
+  milliseconds: 1,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  m: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
+};
+
+/** Parses Paimon's duration syntax ("5 min", "10 s", "100ms", "1h"): milliseconds. */
+export function parseDuration(text: string, key = "duration"): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
+  const unit = m ? DURATION_UNITS[m[2].toLowerCase()] : undefined;
+  if (!m || unit === undefined) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: cannot parse duration '${text}'`);
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** Typed read access to a table's options with Java's defaults. */
+export class TableOptions {
+  constructor(readonly raw: Readonly<Record<string, string>>) {}
+
+  get(key: string): string | undefined {
+    return this.raw[key];
+  }
+
+  int(key: string, fallback: number): number {
+    const v = this.raw[key];
+    if (v === undefined) return fallback;
+    const n = Number(v.trim());
+    if (!Number.isInteger(n)) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: '${v}' is not an integer`);
+    return n;
+  }
+
+  bool(key: string, fallback: boolean): boolean {
+    const v = this.raw[key];
+    if (v === undefined) return fallback;
+    const s = v.trim().toLowerCase();
+    if (s !== "true" && s !== "false") throw new PaimonError("INVALID_ARGUMENT", `option ${key}: '${v}' is not a boolean`);
+    return s === "true";
+  }
+
+  memory(key: string, fallback: string): number {
+    return parseMemorySize(this.raw[key] ?? fallback, key);
+  }
+
+  duration(key: string, fallback: string): number {
+    return parseDuration(this.raw[key] ?? fallback, key);
+  }
+
+  /** `bucket`: -1 (unaware / dynamic) unless set. */
+  get bucket(): number {
+    return this.int(Options.BUCKET, -1);
+  }
+
+  get fileFormat(): string {
+    return (this.raw[Options.FILE_FORMAT] ?? "parquet").toLowerCase();
+  }
+
+  get fileCompression(): string {
+    return (this.raw[Options.FILE_COMPRESSION] ?? "zstd").toLowerCase();
+  }
+
+  /** Java: 128 MB for primary-key tables, 256 MB for append tables. */
+  targetFileSize(primaryKeyTable: boolean): number {
+    return this.memory(Options.TARGET_FILE_SIZE, primaryKeyTable ? "128 mb" : "256 mb");
+  }
+
+  get manifestCompression(): string {
+    return (this.raw[Options.MANIFEST_COMPRESSION] ?? "zstd").toLowerCase();
+  }
+
+  get manifestTargetFileSize(): number {
+    return this.memory(Options.MANIFEST_TARGET_FILE_SIZE, "8 mb");
+  }
+
+  get partitionDefaultName(): string {
+    return this.raw[Options.PARTITION_DEFAULT_NAME] ?? "__DEFAULT_PARTITION__";
+  }
+
+  get partitionLegacyName(): boolean {
+    return this.bool(Options.PARTITION_LEGACY_NAME, true);
+  }
+
+  get dataFilePrefix(): string {
+    return this.raw[Options.DATA_FILE_PREFIX] ?? "data-";
+  }
+
+  get commitMaxRetries(): number {
+    return this.int(Options.COMMIT_MAX_RETRIES, 10);
+  }
+
+  get commitMinRetryWait(): number {
+    return this.duration(Options.COMMIT_MIN_RETRY_WAIT, "10 ms");
+  }
+
+  get commitMaxRetryWait(): number {
+    return this.duration(Options.COMMIT_MAX_RETRY_WAIT, "10 s");
+  }
+
+  get readBatchSize(): number {
+    return this.int(Options.READ_BATCH_SIZE, 1024);
+  }
+
+  get splitTargetSize(): number {
+    return this.memory(Options.SPLIT_TARGET_SIZE, "128 mb");
+  }
+
+  get splitOpenFileCost(): number {
+    return this.memory(Options.SPLIT_OPEN_FILE_COST, "4 mb");
+  }
+
+  get dynamicPartitionOverwrite(): boolean {
+    return this.bool(Options.DYNAMIC_PARTITION_OVERWRITE, true);
+  }
+
+  get snapshotNumRetainedMin(): number {
+    return this.int(Options.SNAPSHOT_NUM_RETAINED_MIN, 10);
+  }
+
+  get snapshotNumRetainedMax(): number {
+    return this.int(Options.SNAPSHOT_NUM_RETAINED_MAX, 2147483647);
+  }
+
+  get snapshotTimeRetained(): number {
+    return this.duration(Options.SNAPSHOT_TIME_RETAINED, "1 h");
+  }
+}

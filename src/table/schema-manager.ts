@@ -1,0 +1,240 @@
+// Schema files (`schema/schema-<id>`): reading, creating and evolving them as Java's
+// SchemaManager does. New schema files are published atomically, never replaced.
+import { PaimonError } from "../error.js";
+import type { FileIO } from "../fs/file-io.js";
+import { readTextFileIfExists } from "../fs/file-io.js";
+import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
+import { type DataField, type DataType, highestFieldId, reassignFieldIds, toDataType, typeToString } from "../spec/types.js";
+import { IMMUTABLE_OPTIONS } from "./options.js";
+import { TablePaths } from "./paths.js";
+
+/** One change of `Catalog.alterTable` (API.md `SchemaChange`). */
+export type SchemaChange =
+  | { kind: "addColumn"; name: string; type: string | DataType; after?: string; description?: string }
+  | { kind: "renameColumn"; name: string; newName: string }
+  | { kind: "dropColumn"; name: string }
+  | { kind: "updateColumnType"; name: string; type: string | DataType }
+  | { kind: "setOption"; key: string; value: string }
+  | { kind: "removeOption"; key: string };
+
+const SCHEMA_PREFIX = "schema-";
+
+function invalid(message: string): PaimonError {
+  return new PaimonError("INVALID_ARGUMENT", message);
+}
+
+export class SchemaManager {
+  readonly paths: TablePaths;
+
+  constructor(
+    readonly io: FileIO,
+    root: string,
+  ) {
+    this.paths = new TablePaths(root);
+  }
+
+  async listSchemaIds(): Promise<number[]> {
+    const entries = await this.io.listStatus(this.paths.schemaDir);
+    return entries
+      .filter((e) => !e.isDir && e.name.startsWith(SCHEMA_PREFIX) && /^\d+$/.test(e.name.slice(SCHEMA_PREFIX.length)))
+      .map((e) => Number(e.name.slice(SCHEMA_PREFIX.length)))
+      .sort((a, b) => a - b);
+  }
+
+  /** The latest schema, or null when the directory holds no table. */
+  async latest(): Promise<TableSchema | null> {
+    const ids = await this.listSchemaIds();
+    return ids.length === 0 ? null : this.schema(ids[ids.length - 1]);
+  }
+
+  async schema(id: number): Promise<TableSchema> {
+    const path = this.paths.schema(id);
+    const text = await readTextFileIfExists(this.io, path);
+    if (text === null) throw new PaimonError("NOT_FOUND", `schema ${id} does not exist (${path})`);
+    return parseSchemaJson(text, path);
+  }
+
+  /** Writes schema-0 for a new table; ALREADY_EXISTS when the table has a schema already. */
+  async createTable(input: SchemaInput, where: string): Promise<TableSchema> {
+    const schema = createTableSchema(input);
+    validateTableSchema(schema);
+    if ((await this.listSchemaIds()).length > 0) throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
+    if (!(await this.io.writeFileAtomicNoReplace(this.paths.schema(0), schemaToJson(schema)))) {
+      throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
+    }
+    return schema;
+  }
+
+  /**
+   * Applies `changes` to the latest schema and publishes it as the next schema id;
+   * retried when another writer published a schema concurrently.
+   */
+  async commitChanges(changes: readonly SchemaChange[], where: string): Promise<TableSchema> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const current = await this.latest();
+      if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
+      const next = applySchemaChanges(current, changes);
+      validateTableSchema(next);
+      if (await this.io.writeFileAtomicNoReplace(this.paths.schema(next.id), schemaToJson(next))) return next;
+    }
+    throw new PaimonError("COMMIT_CONFLICT", `schema of ${where} keeps changing concurrently; alter it again`);
+  }
+}
+
+/** Checks the option combinations paimon-rt (and Java) accept for a table. */
+export function validateTableSchema(schema: TableSchema): void {
+  const o = schema.options;
+  const names = new Set(schema.fields.map((f) => f.name));
+  const bucketText = o["bucket"] ?? "-1";
+  const bucket = Number(bucketText);
+  if (!Number.isInteger(bucket) || (bucket < 1 && bucket !== -1 && bucket !== -2)) {
+    throw invalid(`option bucket must be a positive integer, -1 or -2, got '${bucketText}'`);
+  }
+  const bucketKey = o["bucket-key"];
+  if (bucketKey !== undefined && bucketKey !== "") {
+    const keys = bucketKey.split(",");
+    const unknown = keys.filter((k) => !names.has(k));
+    if (unknown.length) throw invalid(`bucket-key [${bucketKey}] names unknown columns: ${unknown.join(", ")}`);
+    const partition = keys.filter((k) => schema.partitionKeys.includes(k));
+    if (partition.length) throw invalid(`bucket-key [${bucketKey}] must not contain partition fields: ${partition.join(", ")}`);
+    if (schema.primaryKeys.length > 0) {
+      const outside = keys.filter((k) => !schema.primaryKeys.includes(k));
+      if (outside.length) throw invalid(`bucket-key [${bucketKey}] must be a subset of the primary key [${schema.primaryKeys.join(", ")}]`);
+    }
+  }
+  if (schema.primaryKeys.length === 0 && bucket > 0 && (bucketKey === undefined || bucketKey === "")) {
+    throw invalid(`a bucketed append table (bucket = ${bucket}) needs a 'bucket-key'`);
+  }
+  if (schema.primaryKeys.length > 0) {
+    const trimmed = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
+    if (trimmed.length === 0) throw invalid(`primary key [${schema.primaryKeys.join(", ")}] must not be only partition fields`);
+  }
+  for (const key of schema.partitionKeys) {
+    const f = schema.fields.find((x) => x.name === key)!;
+    if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {
+      throw invalid(`partition column ${key} cannot be of type ${typeToString(f.type)}`);
+    }
+  }
+}
+
+// Java's implicit widening casts accepted by `updateColumnType` (a safe subset).
+const INTEGER_RANK: Record<string, number> = { TINYINT: 1, SMALLINT: 2, INT: 3, BIGINT: 4 };
+
+function canWiden(from: DataType, to: DataType): boolean {
+  if (from.nullable && !to.nullable) return false;
+  const fk = from.kind;
+  const tk = to.kind;
+  if (fk in INTEGER_RANK && tk in INTEGER_RANK) return INTEGER_RANK[fk] <= INTEGER_RANK[tk];
+  if (fk in INTEGER_RANK && (tk === "FLOAT" || tk === "DOUBLE")) return tk === "DOUBLE" || INTEGER_RANK[fk] <= 2;
+  if (fk === "FLOAT" && tk === "DOUBLE") return true;
+  if (fk === tk && (fk === "FLOAT" || fk === "DOUBLE" || fk === "BOOLEAN" || fk === "DATE")) return true;
+  if ((fk === "CHAR" || fk === "VARCHAR") && tk === "VARCHAR") return (to as { length: number }).length >= (from as { length: number }).length;
+  if ((fk === "BINARY" || fk === "VARBINARY") && tk === "VARBINARY") return (to as { length: number }).length >= (from as { length: number }).length;
+  if (fk === "DECIMAL" && tk === "DECIMAL") {
+    const a = from as { precision: number; scale: number };
+    const b = to as { precision: number; scale: number };
+    return b.scale === a.scale && b.precision >= a.precision;
+  }
+  if ((fk === "TIMESTAMP" || fk === "TIMESTAMP_LTZ") && tk === fk) {
+    return (to as { precision: number }).precision >= (from as { precision: number }).precision;
+  }
+  return false;
+}
+
+function fieldIndex(fields: readonly DataField[], name: string, where: number): number {
+  const i = fields.findIndex((f) => f.name === name);
+  if (i < 0) throw invalid(`column ${name} does not exist in schema ${where}`);
+  return i;
+}
+
+/** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
+export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[]): TableSchema {
+  let fields = [...current.fields];
+  const options = { ...current.options };
+  let partitionKeys = [...current.partitionKeys];
+  let primaryKeys = [...current.primaryKeys];
+  let highest = current.highestFieldId;
+  const keyColumn = (name: string) => partitionKeys.includes(name) || primaryKeys.includes(name);
+  for (const change of changes) {
+    switch (change.kind) {
+      case "addColumn": {
+        if (fields.some((f) => f.name === change.name)) throw new PaimonError("ALREADY_EXISTS", `column ${change.name} already exists`);
+        let type: DataType;
+        try {
+          type = toDataType(change.type);
+        } catch (e) {
+          throw invalid(`invalid type for new column ${change.name}: ${(e as Error).message}`);
+        }
+        if (!type.nullable) throw invalid(`column ${change.name}: a new column must be nullable (existing rows have no value)`);
+        const counter = { value: highest };
+        const id = ++counter.value;
+        type = reassignFieldIds(type, counter);
+        highest = Math.max(counter.value, highest);
+        const field: DataField = change.description ? { id, name: change.name, type, description: change.description } : { id, name: change.name, type };
+        if (change.after !== undefined) fields.splice(fieldIndex(fields, change.after, current.id + 1) + 1, 0, field);
+        else fields.push(field);
+        break;
+      }
+      case "renameColumn": {
+        const i = fieldIndex(fields, change.name, current.id);
+        if (fields.some((f) => f.name === change.newName)) throw new PaimonError("ALREADY_EXISTS", `column ${change.newName} already exists`);
+        if (change.newName.trim() === "") throw invalid("a column name cannot be empty");
+        if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot rename partition or primary-key column ${change.name}`);
+        fields[i] = { ...fields[i], name: change.newName };
+        break;
+      }
+      case "dropColumn": {
+        const i = fieldIndex(fields, change.name, current.id);
+        if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot drop partition or primary-key column ${change.name}`);
+        if (fields.length === 1) throw invalid(`cannot drop ${change.name}, the table's only column`);
+        const bucketKey = options["bucket-key"]?.split(",") ?? [];
+        if (bucketKey.includes(change.name)) throw new PaimonError("UNSUPPORTED", `cannot drop bucket-key column ${change.name}`);
+        fields = fields.filter((_, j) => j !== i);
+        break;
+      }
+      case "updateColumnType": {
+        const i = fieldIndex(fields, change.name, current.id);
+        let type: DataType;
+        try {
+          type = toDataType(change.type);
+        } catch (e) {
+          throw invalid(`invalid type for column ${change.name}: ${(e as Error).message}`);
+        }
+        const old = fields[i].type;
+        if (!canWiden(old, type)) throw new PaimonError("UNSUPPORTED", `cannot change column ${change.name} from ${typeToString(old)} to ${typeToString(type)}`);
+        if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot change the type of partition or primary-key column ${change.name}`);
+        fields[i] = { ...fields[i], type };
+        break;
+      }
+      case "setOption":
+      case "removeOption": {
+        const key = change.key;
+        if (IMMUTABLE_OPTIONS.has(key)) throw new PaimonError("UNSUPPORTED", `option ${key} cannot be changed after table creation`);
+        if (key === "bucket") {
+          const from = Number(options["bucket"] ?? "-1");
+          const to = change.kind === "setOption" ? Number(change.value) : -1;
+          if ((from > 0) !== (to > 0)) throw new PaimonError("UNSUPPORTED", `cannot change bucket from ${from} to ${to}: only fixed bucket counts can be rescaled`);
+        }
+        if (change.kind === "setOption") options[key] = String(change.value);
+        else delete options[key];
+        break;
+      }
+      default:
+        throw invalid(`unknown schema change ${JSON.stringify(change)}`);
+    }
+  }
+  // Renames of key columns are refused above, so the key lists stay valid.
+  partitionKeys = partitionKeys.filter((k) => fields.some((f) => f.name === k));
+  primaryKeys = primaryKeys.filter((k) => fields.some((f) => f.name === k));
+  return {
+    ...current,
+    version: 3,
+    id: current.id + 1,
+    fields,
+    highestFieldId: Math.max(highest, highestFieldId(fields)),
+    partitionKeys,
+    primaryKeys,
+    options,
+    timeMillis: Date.now(),
+  };
+}

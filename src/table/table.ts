@@ -1,0 +1,107 @@
+// A Paimon table: its location, latest schema and options, and the entry points to
+// write, commit, scan and read it (API.md `Table`).
+import { PaimonError } from "../error.js";
+import type { FileIO } from "../fs/file-io.js";
+import { resolveWarehouse } from "../fs/resolve.js";
+import { TableCommit } from "../commit/table-commit.js";
+import { TableRead, type ReadOptions } from "../read/table-read.js";
+import { TableScan, type ScanOptions } from "../scan/table-scan.js";
+import type { TableSchema } from "../spec/schema.js";
+import type { Snapshot } from "../spec/snapshot.js";
+import type { DataField } from "../spec/types.js";
+import { TableWrite, type TableWriteOptions } from "../write/table-write.js";
+import { ManifestStore } from "./manifests.js";
+import { TableOptions } from "./options.js";
+import { TablePaths } from "./paths.js";
+import { SchemaManager } from "./schema-manager.js";
+import { SnapshotManager } from "./snapshot-manager.js";
+
+export class Table {
+  /**
+   * Opens the table stored at `location` (a table directory: local path, `file://`,
+   * `memory://` or `http(s)://`), without going through a catalog.
+   */
+  static async open(location: string | URL, options: { fileIO?: FileIO } = {}): Promise<Table> {
+    const { fileIO, root } = await resolveWarehouse(location, options);
+    const schema = await new SchemaManager(fileIO, root).latest();
+    if (schema === null) throw new PaimonError("NOT_FOUND", `no Paimon table at ${root} (no schema files)`);
+    const parts = root.split("/").filter((p) => p !== "");
+    const table = parts[parts.length - 1] ?? root;
+    const db = parts[parts.length - 2]?.replace(/\.db$/, "") ?? "default";
+    return new Table(fileIO, `${db}.${table}`, root, schema);
+  }
+
+  /** Options with Java's defaults and parsers. */
+  readonly coreOptions: TableOptions;
+  readonly paths: TablePaths;
+  readonly snapshotManager: SnapshotManager;
+  readonly schemaManager: SchemaManager;
+  readonly manifestStore: ManifestStore;
+  readonly partitionFields: DataField[];
+
+  constructor(
+    readonly fileIO: FileIO,
+    /** "database.table" */
+    readonly identifier: string,
+    /** The table directory. */
+    readonly location: string,
+    /** The latest schema when the table was loaded. */
+    readonly schema: TableSchema,
+  ) {
+    this.coreOptions = new TableOptions(schema.options);
+    this.paths = new TablePaths(location);
+    this.snapshotManager = new SnapshotManager(fileIO, location);
+    this.schemaManager = new SchemaManager(fileIO, location);
+    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
+    this.manifestStore = new ManifestStore(fileIO, location, this.partitionFields, this.coreOptions.manifestCompression);
+  }
+
+  /** Table options as stored in the schema. */
+  get options(): Record<string, string> {
+    return this.schema.options;
+  }
+
+  newWrite(options: TableWriteOptions): Promise<TableWrite> {
+    return Promise.resolve(new TableWrite(this, options));
+  }
+
+  newCommit(options: { commitUser: string }): TableCommit {
+    return new TableCommit(this, options.commitUser);
+  }
+
+  newScan(options?: ScanOptions): TableScan {
+    return new TableScan(this, options);
+  }
+
+  newRead(options?: ReadOptions): TableRead {
+    return new TableRead(this, options);
+  }
+
+  latestSnapshot(): Promise<Snapshot | null> {
+    return this.snapshotManager.latestSnapshot();
+  }
+
+  snapshot(id: number): Promise<Snapshot> {
+    return this.snapshotManager.snapshot(id);
+  }
+
+  listSnapshots(): Promise<Snapshot[]> {
+    return this.snapshotManager.listSnapshots();
+  }
+
+  /** The highest sequence number of the live files of one partition-bucket (-1 when none). */
+  async maxSequenceNumber(partitionRow: Uint8Array, bucket: number): Promise<bigint> {
+    const latest = await this.latestSnapshot();
+    if (latest === null) return -1n;
+    const key = partitionRow.join(",");
+    const entries = await this.manifestStore.liveEntries(latest, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key);
+    let max = -1n;
+    for (const e of entries) if (e.file.maxSequenceNumber > max) max = e.file.maxSequenceNumber;
+    return max;
+  }
+
+  /** Throws NOT_FOUND unless the table directory still holds a schema. */
+  async checkExists(): Promise<void> {
+    if ((await this.schemaManager.listSchemaIds()).length === 0) throw new PaimonError("NOT_FOUND", `table ${this.identifier} no longer exists (${this.location})`);
+  }
+}

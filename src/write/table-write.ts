@@ -1,0 +1,253 @@
+// TableWrite for append tables: validates and normalises incoming Arrow data, routes rows
+// to (partition, bucket) writers — the Java bucket function when the caller gives no
+// bucket — and turns what was written into CommitMessages.
+import * as arrow from "apache-arrow";
+import { decodeDictionary, takeRows } from "../arrow/take.js";
+import { CommitMessage } from "../commit/commit-message.js";
+import { PaimonError } from "../error.js";
+import { convertData, readArrowField } from "../format/arrow-types.js";
+import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
+import { assignBuckets } from "../kernel/hash.js";
+import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { makeCommitMessage } from "../spec/commit-message.js";
+import type { TableSchema } from "../spec/schema.js";
+import { bucketKeys } from "../spec/schema.js";
+import type { DataField } from "../spec/types.js";
+import type { Table } from "../table/table.js";
+import { partitionPath } from "../table/paths.js";
+import { AppendBucketWriter } from "./append-writer.js";
+import { internalValue } from "./row-values.js";
+
+export enum RowKind {
+  INSERT = 0,
+  UPDATE_BEFORE = 1,
+  UPDATE_AFTER = 2,
+  DELETE = 3,
+}
+
+/** Where a batch goes (API.md). */
+export interface WriteTarget {
+  /** Partition values of every row in the batch; computed from the rows when absent. */
+  partition?: Record<string, unknown>;
+  /** Bucket of every row (fixed-bucket tables); computed with the Java bucket function when absent. */
+  bucket?: number;
+  /** Row kinds; default all INSERT. */
+  rowKinds?: ArrayLike<RowKind>;
+}
+
+export interface TableWriteOptions {
+  commitUser: string;
+  streaming?: boolean;
+  tempDirectory?: string;
+}
+
+interface BucketState {
+  partition: Record<string, unknown>;
+  partitionRow: Uint8Array;
+  bucket: number;
+  writer: AppendBucketWriter;
+}
+
+function invalid(message: string): PaimonError {
+  return new PaimonError("INVALID_ARGUMENT", message);
+}
+
+export class TableWrite {
+  private readonly schema: TableSchema;
+  private readonly partitionFields: DataField[];
+  private readonly bucketKeyIndexes: number[];
+  private readonly numBuckets: number;
+  private readonly writers = new Map<string, BucketState>();
+  private readonly canonical: arrow.Field[];
+  private closed = false;
+
+  constructor(
+    private readonly table: Table,
+    readonly options: TableWriteOptions,
+  ) {
+    if (!options || typeof options.commitUser !== "string" || options.commitUser === "") throw invalid("newWrite needs a non-empty commitUser");
+    this.schema = table.schema;
+    if (this.schema.primaryKeys.length > 0) {
+      throw new PaimonError("UNSUPPORTED", `writing primary-key table ${table.identifier} is not supported yet (append tables only)`);
+    }
+    this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
+    this.numBuckets = table.coreOptions.bucket;
+    if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
+    this.bucketKeyIndexes = this.numBuckets > 0 ? bucketKeys(this.schema).map((k) => this.schema.fields.findIndex((f) => f.name === k)) : [];
+    this.canonical = this.schema.fields.map((f) => readArrowField(f));
+  }
+
+  /**
+   * Buffers `data` for the next `prepareCommit`. The batch must hold every table column
+   * (by name, in any order) with a compatible type; nothing is buffered if it is invalid.
+   */
+  async write(data: arrow.RecordBatch | arrow.Table, target: WriteTarget = {}): Promise<void> {
+    this.checkOpen();
+    const batches = data instanceof arrow.Table ? data.batches : [data];
+    if (target.rowKinds) {
+      for (let i = 0; i < target.rowKinds.length; i++) {
+        if (target.rowKinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `append table ${this.table.identifier} accepts INSERT rows only (row ${i} has kind ${target.rowKinds[i]})`);
+      }
+    }
+    // Validate and route everything first so a bad batch changes nothing.
+    const routed: Array<[BucketState, arrow.RecordBatch]> = [];
+    for (const batch of batches) {
+      if (!(batch instanceof arrow.RecordBatch)) throw invalid(`write takes an Arrow RecordBatch or Table`);
+      const normal = this.normalize(batch);
+      for (const [state, part] of await this.route(normal, target)) routed.push([state, part]);
+    }
+    for (const [state, part] of routed) await state.writer.write(part);
+  }
+
+  /** The batch with exactly the table's columns, in table order, in the canonical Arrow layout. */
+  private normalize(batch: arrow.RecordBatch): arrow.RecordBatch {
+    const names = batch.schema.fields.map((f) => f.name);
+    const extra = names.filter((n) => !this.schema.fields.some((f) => f.name === n));
+    if (extra.length > 0) throw invalid(`batch has columns that table ${this.table.identifier} does not: ${extra.join(", ")}`);
+    const children = this.schema.fields.map((field, i) => {
+      const idx = names.indexOf(field.name);
+      if (idx < 0) throw invalid(`batch lacks column ${field.name} of table ${this.table.identifier}`);
+      let converted: arrow.Data;
+      try {
+        const column = batch.data.children[idx];
+        converted = convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, this.canonical[i].type, field.name);
+      } catch (e) {
+        throw invalid(`column ${field.name} of table ${this.table.identifier}: ${(e as Error).message}`);
+      }
+      if (!field.type.nullable && converted.nullCount > 0) {
+        throw invalid(`column ${field.name} of table ${this.table.identifier} is NOT NULL but the batch has ${converted.nullCount} null value(s)`);
+      }
+      return converted;
+    });
+    const schema = new arrow.Schema(this.canonical);
+    return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children }));
+  }
+
+  private async route(batch: arrow.RecordBatch, target: WriteTarget): Promise<Array<[BucketState, arrow.RecordBatch]>> {
+    if (batch.numRows === 0) return [];
+    const out: Array<[BucketState, arrow.RecordBatch]> = [];
+    for (const [partitionValues, rows] of this.splitByPartition(batch, target)) {
+      const part = rows === null ? batch : takeRows(batch, rows);
+      for (const [bucket, bucketRows] of this.splitByBucket(part, target)) {
+        const state = await this.writerFor(partitionValues, bucket);
+        out.push([state, bucketRows === null ? part : takeRows(part, bucketRows)]);
+      }
+    }
+    return out;
+  }
+
+  /** Groups rows by partition: [internal values, row indices (null = all rows)]. */
+  private splitByPartition(batch: arrow.RecordBatch, target: WriteTarget): Array<[unknown[], Uint32Array | null]> {
+    const fields = this.partitionFields;
+    if (fields.length === 0) {
+      if (target.partition && Object.keys(target.partition).length > 0) throw invalid(`table ${this.table.identifier} is not partitioned, but the write names partition ${JSON.stringify(Object.keys(target.partition))}`);
+      return [[[], null]];
+    }
+    if (target.partition) {
+      const unknown = Object.keys(target.partition).filter((k) => !this.schema.partitionKeys.includes(k));
+      if (unknown.length > 0) throw invalid(`unknown partition column(s) ${unknown.join(", ")} for table ${this.table.identifier} (partition keys: ${this.schema.partitionKeys.join(", ")})`);
+      const missing = this.schema.partitionKeys.filter((k) => !(k in target.partition!));
+      if (missing.length > 0) throw invalid(`partition value(s) missing for ${missing.join(", ")} of table ${this.table.identifier}`);
+      const row = toBinaryRow(
+        fields.map((f) => target.partition![f.name]),
+        fields.map((f) => f.type),
+      );
+      return [[fromBinaryRow(row, fields.map((f) => f.type)), null]];
+    }
+    const columns = fields.map((f) => batch.data.children[this.schema.fields.indexOf(f)]);
+    const groups = new Map<string, { values: unknown[]; rows: number[] }>();
+    for (let r = 0; r < batch.numRows; r++) {
+      const values = fields.map((f, i) => internalValue(columns[i], r, f.type));
+      const key = JSON.stringify(values, (_k, v) => (typeof v === "bigint" ? `${v}n` : v instanceof Uint8Array ? Array.from(v) : v));
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { values, rows: [] }));
+      g.rows.push(r);
+    }
+    if (groups.size === 1) return [[[...groups.values()][0].values, null]];
+    return [...groups.values()].map((g) => [g.values, Uint32Array.from(g.rows)]);
+  }
+
+  /** Groups rows by bucket: [bucket, row indices (null = all rows)]. */
+  private splitByBucket(batch: arrow.RecordBatch, target: WriteTarget): Array<[number, Uint32Array | null]> {
+    if (this.numBuckets <= 0) {
+      if (target.bucket !== undefined && target.bucket !== 0) throw invalid(`table ${this.table.identifier} has no fixed buckets (bucket = ${this.numBuckets}); got bucket ${target.bucket}`);
+      return [[0, null]];
+    }
+    if (target.bucket !== undefined) {
+      if (!Number.isInteger(target.bucket) || target.bucket < 0 || target.bucket >= this.numBuckets) {
+        throw invalid(`bucket ${target.bucket} is out of range for table ${this.table.identifier} (bucket = ${this.numBuckets})`);
+      }
+      return [[target.bucket, null]];
+    }
+    const keys: KeyColumn[] = this.bucketKeyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]));
+    const buckets = assignBuckets(keys, this.numBuckets);
+    const counts = new Uint32Array(this.numBuckets);
+    for (const b of buckets) counts[b]++;
+    const used = [...counts.keys()].filter((b) => counts[b] > 0);
+    if (used.length === 1) return [[used[0], null]];
+    const rows = used.map((b) => new Uint32Array(counts[b]));
+    const fill = new Uint32Array(this.numBuckets);
+    const slot = new Int32Array(this.numBuckets).fill(-1);
+    used.forEach((b, i) => (slot[b] = i));
+    for (let r = 0; r < buckets.length; r++) rows[slot[buckets[r]]][fill[buckets[r]]++] = r;
+    return used.map((b, i) => [b, rows[i]]);
+  }
+
+  private async writerFor(values: unknown[], bucket: number): Promise<BucketState> {
+    const types = this.partitionFields.map((f) => f.type);
+    const partitionRow = serializeBinaryRow(toBinaryRow(values, types), types.length);
+    const key = `${partitionRow.join(",")}|${bucket}`;
+    let state = this.writers.get(key);
+    if (state) return state;
+    const opts = this.table.coreOptions;
+    const dir = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
+    // Bucketed writers continue the bucket's sequence numbers; unaware-bucket ones start at 0 (as Java).
+    const nextSequence = this.numBuckets > 0 ? (await this.table.maxSequenceNumber(partitionRow, bucket)) + 1n : 0n;
+    state = {
+      partition: Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]])),
+      partitionRow,
+      bucket,
+      writer: new AppendBucketWriter(
+        {
+          io: this.table.fileIO,
+          schema: this.schema,
+          bucketDir: dir,
+          fileCompression: opts.fileCompression,
+          targetFileSize: opts.targetFileSize(false),
+          dataFilePrefix: opts.dataFilePrefix,
+          statsMode: opts.get("metadata.stats-mode"),
+        },
+        nextSequence,
+      ),
+    };
+    this.writers.set(key, state);
+    return state;
+  }
+
+  /** Writes buffered data to files and returns one CommitMessage per partition-bucket written. */
+  async prepareCommit(_commitIdentifier?: bigint | number): Promise<CommitMessage[]> {
+    this.checkOpen();
+    const out: CommitMessage[] = [];
+    for (const state of this.writers.values()) {
+      const files = await state.writer.prepareCommit();
+      if (files.length === 0) continue;
+      const data = makeCommitMessage({
+        partition: state.partitionRow,
+        bucket: state.bucket,
+        totalBuckets: this.numBuckets > 0 ? this.numBuckets : null,
+        dataIncrement: { newFiles: files },
+      });
+      out.push(new CommitMessage(data, state.partition));
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.writers.clear();
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new PaimonError("INVALID_ARGUMENT", `this TableWrite of ${this.table.identifier} is closed`);
+  }
+}

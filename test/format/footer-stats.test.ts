@@ -1,0 +1,201 @@
+import { parquetMetadata } from "hyparquet";
+import { describe, expect, it } from "vitest";
+import {
+  ColumnStatsCollector,
+  arrayElementFieldId,
+  mapKeyFieldId,
+  mapValueFieldId,
+  parseStatsMode,
+  readParquetFooter,
+  readParquetStatistics,
+  statisticsForFields,
+  truncateMax,
+  truncateMin,
+  writeParquet,
+} from "../../src/format/index.js";
+import { DataTypes as T, notNull, type DataField } from "../../src/spec/types.js";
+import { batch, column } from "./helpers.js";
+
+const F = T.FIELD;
+
+describe("Parquet footer layout (what Java Paimon writes)", () => {
+  const fields: DataField[] = [
+    F(0, "id", notNull(T.BIGINT())),
+    F(1, "ti", T.TINYINT()),
+    F(2, "si", T.SMALLINT()),
+    F(3, "s", T.STRING()),
+    F(4, "bin", T.BYTES()),
+    F(5, "d9", T.DECIMAL(9, 2)),
+    F(6, "d18", T.DECIMAL(18, 2)),
+    F(7, "d38", T.DECIMAL(38, 2)),
+    F(8, "date", T.DATE()),
+    F(9, "time", T.TIME()),
+    F(10, "ts3", T.TIMESTAMP(3)),
+    F(11, "ts6", T.TIMESTAMP(6)),
+    F(12, "ltz3", T.TIMESTAMP_LTZ(3)),
+    F(13, "ltz6", T.TIMESTAMP_LTZ(6)),
+    F(14, "arr", T.ARRAY(T.INT())),
+    F(15, "m", T.MAP(T.STRING(), T.DOUBLE())),
+    F(16, "r", T.ROW([F(20, "x", T.INT()), F(21, "y", T.ARRAY(T.STRING()))])),
+  ];
+  const rows = Object.fromEntries(fields.map((f) => [f.name, [null]])) as Record<string, unknown[]>;
+  rows.id = [1n];
+
+  it("has field ids on every field, Paimon's physical/logical types and zstd", async () => {
+    const r = await writeParquet(fields, batch(fields, rows));
+    const md = parquetMetadata(r.bytes);
+    const byName = new Map(md.schema.map((e) => [e.name, e]));
+    const el = (n: string) => byName.get(n)!;
+    for (const f of fields) expect(el(f.name).field_id, f.name).toBe(f.id);
+    expect(el("id").repetition_type).toBe("REQUIRED");
+    expect(el("s").repetition_type).toBe("OPTIONAL");
+    expect(el("ti")).toMatchObject({ type: "INT32", logical_type: { type: "INTEGER", bitWidth: 8, isSigned: true } });
+    expect(el("si")).toMatchObject({ type: "INT32", logical_type: { type: "INTEGER", bitWidth: 16, isSigned: true } });
+    expect(el("s")).toMatchObject({ type: "BYTE_ARRAY", logical_type: { type: "STRING" } });
+    expect(el("bin").type).toBe("BYTE_ARRAY");
+    expect(el("bin").logical_type).toBeUndefined();
+    expect(el("d9")).toMatchObject({ type: "INT32", precision: 9, scale: 2 });
+    expect(el("d18")).toMatchObject({ type: "INT64", precision: 18, scale: 2 });
+    expect(el("d38")).toMatchObject({ type: "FIXED_LEN_BYTE_ARRAY", type_length: 16, precision: 38 });
+    expect(el("date")).toMatchObject({ type: "INT32", converted_type: "DATE" });
+    expect(el("time")).toMatchObject({ type: "INT32", logical_type: { type: "TIME", isAdjustedToUTC: true, unit: "MILLIS" } });
+    expect(el("ts3")).toMatchObject({ type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MILLIS" } });
+    expect(el("ts6")).toMatchObject({ type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" } });
+    expect(el("ltz3")).toMatchObject({ logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" } });
+    expect(el("ltz6")).toMatchObject({ logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" } });
+    // Nested: 3-level LIST with element id, MAP key_value with key/value ids, ROW children ids.
+    const names = md.schema.map((e) => e.name);
+    const arrIdx = names.indexOf("arr");
+    expect(md.schema[arrIdx]!.logical_type).toMatchObject({ type: "LIST" });
+    expect(md.schema[arrIdx + 1]).toMatchObject({ name: "list", repetition_type: "REPEATED" });
+    expect(md.schema[arrIdx + 2]).toMatchObject({ name: "element", field_id: arrayElementFieldId(14, 1) });
+    const mIdx = names.indexOf("m");
+    expect(md.schema[mIdx]!.logical_type).toMatchObject({ type: "MAP" });
+    expect(md.schema[mIdx + 1]).toMatchObject({ name: "key_value", repetition_type: "REPEATED" });
+    expect(md.schema[mIdx + 2]).toMatchObject({ name: "key", repetition_type: "REQUIRED", field_id: mapKeyFieldId(15, 1) });
+    expect(md.schema[mIdx + 3]).toMatchObject({ name: "value", repetition_type: "OPTIONAL", field_id: mapValueFieldId(15, 1) });
+    expect(el("x").field_id).toBe(20);
+    expect(el("y").field_id).toBe(21);
+    expect(arrayElementFieldId(14, 1)).toBe(536870911 + 14 * 1024 + 1);
+    for (const rg of md.row_groups) for (const c of rg.columns) expect(c.meta_data!.codec).toBe("ZSTD");
+  });
+
+  it("honours the compression option", async () => {
+    const r = await writeParquet(fields.slice(0, 4), batch(fields.slice(0, 4), rows), { compression: "snappy" });
+    for (const c of parquetMetadata(r.bytes).row_groups[0]!.columns) expect(c.meta_data!.codec).toBe("SNAPPY");
+    const n = await writeParquet(fields.slice(0, 4), batch(fields.slice(0, 4), rows), { compression: "none" });
+    for (const c of parquetMetadata(n.bytes).row_groups[0]!.columns) expect(c.meta_data!.codec).toBe("UNCOMPRESSED");
+  });
+});
+
+describe("write statistics", () => {
+  it("exact min/max/nullCount per column (Paimon representations)", async () => {
+    const fields: DataField[] = [
+      F(0, "b", T.BOOLEAN()),
+      F(1, "i", T.INT()),
+      F(2, "bi", T.BIGINT()),
+      F(3, "f", T.FLOAT()),
+      F(4, "d", T.DOUBLE()),
+      F(5, "s", T.STRING()),
+      F(6, "dec", T.DECIMAL(20, 2)),
+      F(7, "dec9", T.DECIMAL(9, 3)),
+      F(8, "ts3", T.TIMESTAMP(3)),
+      F(9, "ts6", T.TIMESTAMP_LTZ(6)),
+      F(10, "ts9", T.TIMESTAMP(9)),
+      F(11, "date", T.DATE()),
+      F(12, "bin", T.BYTES()),
+      F(13, "arr", T.ARRAY(T.INT())),
+      F(14, "allnull", T.INT()),
+      F(15, "nan", T.DOUBLE()),
+      F(16, "zero", T.DOUBLE()),
+    ];
+    const rows: Record<string, unknown[]> = {
+      b: [true, null, true],
+      i: [5, -7, null],
+      bi: [-(2n ** 63n), null, 2n ** 63n - 1n],
+      f: [1.25, -2.5, null],
+      d: [Infinity, -1e300, null],
+      s: ["b", "a\u{1F600}", null],
+      dec: [-(10n ** 19n), 12345n, null],
+      dec9: [null, 7n, -3n],
+      ts3: [-1n, 1700000000123n, null],
+      ts6: [-1n, 1700000000123456n, null],
+      ts9: [-1n, 1700000000123456789n, null],
+      date: [-25567, 0, null],
+      bin: [new Uint8Array([1]), null, new Uint8Array([0])],
+      arr: [[1], null, []],
+      allnull: [null, null, null],
+      nan: [1, Number.NaN, 2],
+      zero: [0, 1, -0],
+    };
+    const r = await writeParquet(fields, batch(fields, rows));
+    const s = Object.fromEntries(r.stats.map((x) => [x.name, { min: x.min, max: x.max, nullCount: x.nullCount }]));
+    expect(s.b).toEqual({ min: true, max: true, nullCount: 1 });
+    expect(s.i).toEqual({ min: -7, max: 5, nullCount: 1 });
+    expect(s.bi).toEqual({ min: -(2n ** 63n), max: 2n ** 63n - 1n, nullCount: 1 });
+    expect(s.f).toEqual({ min: -2.5, max: 1.25, nullCount: 1 });
+    expect(s.d).toEqual({ min: -1e300, max: Infinity, nullCount: 1 });
+    expect(s.s).toEqual({ min: "a\u{1F600}", max: "b", nullCount: 1 });
+    expect(s.dec).toEqual({ min: -(10n ** 19n), max: 12345n, nullCount: 1 });
+    expect(s.dec9).toEqual({ min: -3n, max: 7n, nullCount: 1 });
+    expect(s.ts3).toEqual({ min: { millis: -1n, nanoOfMillisecond: 0 }, max: { millis: 1700000000123n, nanoOfMillisecond: 0 }, nullCount: 1 });
+    expect(s.ts6).toEqual({ min: { millis: -1n, nanoOfMillisecond: 999000 }, max: { millis: 1700000000123n, nanoOfMillisecond: 456000 }, nullCount: 1 });
+    expect(s.ts9).toEqual({ min: { millis: -1n, nanoOfMillisecond: 999999 }, max: { millis: 1700000000123n, nanoOfMillisecond: 456789 }, nullCount: 1 });
+    expect(s.date).toEqual({ min: -25567, max: 0, nullCount: 1 });
+    expect(s.bin).toEqual({ min: null, max: null, nullCount: 1 });
+    expect(s.arr).toEqual({ min: null, max: null, nullCount: 1 });
+    expect(s.allnull).toEqual({ min: null, max: null, nullCount: 3 });
+    expect(s.nan).toEqual({ min: null, max: null, nullCount: 0 });
+    expect(Object.is(s.zero!.min, -0) && Object.is(s.zero!.max, 1)).toBe(true);
+    expect(r.stats.map((x) => x.fieldId)).toEqual(fields.map((f) => f.id));
+
+    // Footer statistics agree with the computed ones for primitive columns.
+    const footer = await readParquetFooter(r.bytes);
+    const fst = await readParquetStatistics(r.bytes);
+    const aligned = statisticsForFields(footer, fst, fields);
+    for (const name of ["i", "bi", "f", "d", "s", "dec", "dec9", "ts3", "ts6", "ts9", "date"]) {
+      const idx = fields.findIndex((f) => f.name === name);
+      expect(aligned[idx], name).toEqual(s[name]);
+    }
+    expect(aligned[fields.findIndex((f) => f.name === "allnull")]).toEqual({ min: null, max: null, nullCount: 3 });
+    expect(fst.numRows).toBe(3);
+  });
+
+  it("truncate(16) string semantics", async () => {
+    const fields = [F(0, "s", T.STRING())];
+    const long1 = "abcdefghijklmnopqrstuvwxyz";
+    const r = await writeParquet(fields, batch(fields, { s: [long1, "aaa", "zzzzzzzzzzzzzzzzzzzz"] }));
+    expect(r.stats[0]).toMatchObject({ min: "aaa", max: "zzzzzzzzzzzzzzz{" });
+    const full = await writeParquet(fields, batch(fields, { s: [long1, "b"] }), { statsMode: "full" });
+    expect(full.stats[0]).toMatchObject({ min: long1, max: "b" });
+    const counts = await writeParquet(fields, batch(fields, { s: [long1, null] }), { statsMode: "counts" });
+    expect(counts.stats[0]).toMatchObject({ min: null, max: null, nullCount: 1 });
+    const none = await writeParquet(fields, batch(fields, { s: [long1, null] }), { fieldStatsModes: { s: "none" } });
+    expect(none.stats[0]).toMatchObject({ min: null, max: null, nullCount: null });
+    const t5 = await writeParquet(fields, batch(fields, { s: [long1, "abc"] }), { statsMode: "truncate(5)" });
+    expect(t5.stats[0]).toMatchObject({ min: "abc", max: "abcdf" });
+
+    expect(truncateMin("日本語テキストです", 3)).toBe("日本語");
+    expect(truncateMax("𝄞𝄞𝄞𝄞", 2)).toBe("𝄞\u{1D11F}");
+    expect(truncateMax("ab", 2)).toBe("ab");
+    // Cannot increment U+10FFFF: falls back to an earlier code point, or null.
+    expect(truncateMax("a\u{10FFFF}\u{10FFFF}x", 3)).toBe("b");
+    expect(truncateMax("\u{10FFFF}\u{10FFFF}x", 2)).toBeNull();
+    expect(truncateMax("a\uD7FFx", 2)).toBe("a\uE000");
+    const nobound = await writeParquet(fields, batch(fields, { s: ["\u{10FFFF}".repeat(17), "a"] }));
+    expect(nobound.stats[0]).toMatchObject({ min: null, max: null, nullCount: 0 });
+    expect(() => parseStatsMode("truncate(0)")).toThrow();
+  });
+
+  it("collector merges chunks and handles sliced data", () => {
+    const c = new ColumnStatsCollector(T.BIGINT());
+    const d = column(T.BIGINT(), [5n, null, -3n, 99n, 7n]);
+    c.update(d.slice(2, 2)); // -3, 99
+    c.update(d.slice(0, 2)); // 5, null
+    expect(c.result({ kind: "full" })).toEqual({ min: -3n, max: 99n, nullCount: 1 });
+    const s = new ColumnStatsCollector(T.STRING());
+    const sd = column(T.STRING(), ["m", null, "a", "z"]);
+    s.update(sd.slice(1, 2));
+    expect(s.result()).toEqual({ min: "a", max: "a", nullCount: 1 });
+  });
+});

@@ -1,0 +1,187 @@
+// Test helpers: exact Arrow columns from JS values (makeData over typed arrays) and JS values
+// back from Arrow columns, for the Paimon types of spec/types.ts.
+import * as arrow from "apache-arrow";
+import { type DataField, type DataType, toArrowType } from "../../src/spec/types.js";
+
+const enc = new TextEncoder();
+
+function validity(values: readonly unknown[]): { bitmap: Uint8Array; nullCount: number } {
+  const bitmap = new Uint8Array((values.length + 7) >> 3);
+  let nullCount = 0;
+  values.forEach((v, i) => {
+    if (v === null || v === undefined) nullCount++;
+    else bitmap[i >> 3]! |= 1 << (i & 7);
+  });
+  return { bitmap, nullCount };
+}
+
+/** Arrow data of `type` (spec/types.ts mapping) holding `values` exactly. */
+export function column(type: DataType, values: readonly unknown[]): arrow.Data {
+  const t = toArrowType(type);
+  const { bitmap, nullCount } = validity(values);
+  const n = values.length;
+  const nb = nullCount > 0 ? bitmap : undefined;
+  switch (type.kind) {
+    case "BOOLEAN": {
+      const bits = new Uint8Array((n + 7) >> 3);
+      values.forEach((v, i) => v && (bits[i >> 3]! |= 1 << (i & 7)));
+      return arrow.makeData({ type: t as arrow.Bool, length: n, nullCount, nullBitmap: nb, data: bits });
+    }
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "DATE":
+    case "TIME": {
+      const A = type.kind === "TINYINT" ? Int8Array : type.kind === "SMALLINT" ? Int16Array : Int32Array;
+      return arrow.makeData({ type: t as arrow.Int32, length: n, nullCount, nullBitmap: nb, data: A.from(values.map((v) => (v as number) ?? 0)) as Int32Array });
+    }
+    case "BIGINT":
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      return arrow.makeData({ type: t as arrow.Int64, length: n, nullCount, nullBitmap: nb, data: BigInt64Array.from(values, (v) => (v as bigint) ?? 0n) });
+    case "FLOAT":
+      return arrow.makeData({ type: t as arrow.Float32, length: n, nullCount, nullBitmap: nb, data: Float32Array.from(values, (v) => (v as number) ?? 0) });
+    case "DOUBLE":
+      return arrow.makeData({ type: t as arrow.Float64, length: n, nullCount, nullBitmap: nb, data: Float64Array.from(values, (v) => (v as number) ?? 0) });
+    case "DECIMAL": {
+      const words = new Uint32Array(n * 4);
+      values.forEach((v, i) => {
+        let x = BigInt.asUintN(128, (v as bigint) ?? 0n);
+        for (let k = 0; k < 4; k++) {
+          words[i * 4 + k] = Number(x & 0xffffffffn);
+          x >>= 32n;
+        }
+      });
+      return arrow.makeData({ type: t as arrow.Decimal, length: n, nullCount, nullBitmap: nb, data: words });
+    }
+    case "CHAR":
+    case "VARCHAR":
+    case "BINARY":
+    case "VARBINARY": {
+      const parts = values.map((v) => (v === null || v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : (v as Uint8Array)));
+      const offsets = new Int32Array(n + 1);
+      parts.forEach((p, i) => (offsets[i + 1] = offsets[i]! + p.length));
+      const data = new Uint8Array(offsets[n]!);
+      parts.forEach((p, i) => data.set(p, offsets[i]!));
+      return arrow.makeData({ type: t as arrow.Utf8, length: n, nullCount, nullBitmap: nb, valueOffsets: offsets, data });
+    }
+    case "ARRAY": {
+      const offsets = new Int32Array(n + 1);
+      const flat: unknown[] = [];
+      values.forEach((v, i) => {
+        if (Array.isArray(v)) flat.push(...v);
+        offsets[i + 1] = flat.length;
+      });
+      return arrow.makeData({ type: t as arrow.List, length: n, nullCount, nullBitmap: nb, valueOffsets: offsets, child: column(type.element, flat) });
+    }
+    case "MAP": {
+      const offsets = new Int32Array(n + 1);
+      const keys: unknown[] = [];
+      const vals: unknown[] = [];
+      values.forEach((v, i) => {
+        if (v instanceof Map) for (const [k, x] of v) (keys.push(k), vals.push(x));
+        offsets[i + 1] = keys.length;
+      });
+      const entriesType = (t as arrow.Map_).children[0]!.type as arrow.Struct;
+      const entries = arrow.makeData({ type: entriesType, length: keys.length, nullCount: 0, children: [column(type.key, keys), column(type.value, vals)] });
+      return arrow.makeData({ type: t as arrow.Map_, length: n, nullCount, nullBitmap: nb, valueOffsets: offsets, child: entries });
+    }
+    case "ROW": {
+      const children = type.fields.map((f) => column(f.type, values.map((v) => (v == null ? null : (v as Record<string, unknown>)[f.name]))));
+      return arrow.makeData({ type: t as arrow.Struct, length: n, nullCount, nullBitmap: nb, children });
+    }
+    default:
+      throw new Error(`unsupported ${type.kind}`);
+  }
+}
+
+/** A record batch with one column per field (values by field name). */
+export function batch(fields: readonly DataField[], rows: Record<string, readonly unknown[]>): arrow.RecordBatch {
+  const schema = new arrow.Schema(fields.map((f) => new arrow.Field(f.name, toArrowType(f.type), f.type.nullable)));
+  const children = fields.map((f) => column(f.type, rows[f.name]!));
+  const length = children[0]?.length ?? 0;
+  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children }));
+}
+
+function isValid(d: arrow.Data, i: number): boolean {
+  if (d.nullCount === 0 || !d.nullBitmap || d.nullBitmap.length === 0) return true;
+  const j = d.offset + i;
+  return (d.nullBitmap[j >> 3]! & (1 << (j & 7))) !== 0;
+}
+
+const dec = new TextDecoder();
+
+/** JS values of `d` in the representation `column` takes. */
+export function values(d: arrow.Data, type: DataType): unknown[] {
+  const out: unknown[] = [];
+  const cache = new Map<number, unknown[]>();
+  const child = (k: number, t: DataType, data: arrow.Data): unknown[] => {
+    let v = cache.get(k);
+    if (!v) cache.set(k, (v = values(data, t)));
+    return v;
+  };
+  for (let i = 0; i < d.length; i++) out.push(isValid(d, i) ? valueAt(d, i, type, child) : null);
+  return out;
+}
+
+type ChildValues = (k: number, t: DataType, data: arrow.Data) => unknown[];
+
+function valueAt(d: arrow.Data, i: number, type: DataType, child: ChildValues): unknown {
+  switch (type.kind) {
+    case "BOOLEAN": {
+      const j = d.offset + i;
+      return ((d.values as Uint8Array)[j >> 3]! & (1 << (j & 7))) !== 0;
+    }
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "DATE":
+    case "TIME":
+    case "FLOAT":
+    case "DOUBLE":
+      return (d.values as unknown as ArrayLike<number>)[i];
+    case "BIGINT":
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      return (d.values as unknown as BigInt64Array)[i];
+    case "DECIMAL": {
+      const w = d.values as unknown as Uint32Array;
+      let x = 0n;
+      for (let k = 3; k >= 0; k--) x = (x << 32n) | BigInt(w[i * 4 + k]!);
+      return BigInt.asIntN(128, x);
+    }
+    case "CHAR":
+    case "VARCHAR":
+    case "BINARY":
+    case "VARBINARY": {
+      const o = d.valueOffsets as Int32Array;
+      const b = (d.values as Uint8Array).subarray(o[i]!, o[i + 1]!);
+      return type.kind === "CHAR" || type.kind === "VARCHAR" ? dec.decode(b) : b.slice();
+    }
+    case "ARRAY": {
+      const o = d.valueOffsets as Int32Array;
+      return child(0, type.element, d.children[0]!).slice(o[i]!, o[i + 1]!);
+    }
+    case "MAP": {
+      const o = d.valueOffsets as Int32Array;
+      const e = d.children[0]!;
+      const ks = child(0, type.key, e.children[0]!).slice(o[i]!, o[i + 1]!);
+      const vs = child(1, type.value, e.children[1]!).slice(o[i]!, o[i + 1]!);
+      return new Map(ks.map((k, j) => [k, vs[j]]));
+    }
+    case "ROW": {
+      const r: Record<string, unknown> = {};
+      type.fields.forEach((f, k) => (r[f.name] = child(k, f.type, d.children[k]!)[i]));
+      return r;
+    }
+    default:
+      throw new Error(`unsupported ${type.kind}`);
+  }
+}
+
+/** All values of column `name` of a table (over all batches). */
+export function tableColumn(table: arrow.Table, name: string, type: DataType): unknown[] {
+  const v = table.getChild(name);
+  if (!v) throw new Error(`no column ${name}`);
+  return v.data.flatMap((d) => values(d, type));
+}

@@ -1,0 +1,234 @@
+/**
+ * Runs the interop oracles (pypaimon and Java Paimon) from TypeScript tests.
+ * Both are installed by scripts/setup-oracles.sh into .oracles/; tests skip when they are missing.
+ * Value encoding of rows: see README.md next to this file.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import * as fsp from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ORACLE_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = path.resolve(ORACLE_DIR, "../../..");
+export const VENV_PYTHON = path.join(REPO_ROOT, ".oracles", "venv", "bin", "python");
+export const PYPAIMON_ORACLE = path.join(ORACLE_DIR, "pypaimon_oracle.py");
+export const JAVA_ORACLE = path.join(ORACLE_DIR, "java-oracle.sh");
+export const JAVA_JAR = path.join(REPO_ROOT, ".oracles", "java", "target", "paimon-java-oracle-0.0.1.jar");
+/** Specs of sample tables pypaimon can write (file name = `<db>.<table>.json`). */
+export const SPECS_DIR = path.join(ORACLE_DIR, "specs");
+/** Specs only Java can write (row kinds, compaction, deletion vectors). */
+export const JAVA_SPECS_DIR = path.join(ORACLE_DIR, "specs-java");
+
+/** Why pypaimon cannot be used here, or null when it can. */
+export function pypaimonUnavailable(): string | null {
+  if (!existsSync(VENV_PYTHON)) return `no pypaimon venv at ${VENV_PYTHON} (run scripts/setup-oracles.sh)`;
+  return null;
+}
+
+/** Why the Java oracle cannot be used here, or null when it can. */
+export function javaOracleUnavailable(): string | null {
+  if (!existsSync(JAVA_JAR)) return `no Java oracle at ${JAVA_JAR} (run scripts/setup-oracles.sh)`;
+  return null;
+}
+
+function run(cmd: string, args: string[], what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      cmd,
+      args,
+      { env: { ...process.env, TZ: "UTC", PYTHONUTF8: "1" }, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${what} ${args.join(" ")} failed: ${err.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
+  });
+}
+
+/** Runs pypaimon_oracle.py; resolves to its stdout. */
+export function runPypaimon(args: string[]): Promise<string> {
+  return run(VENV_PYTHON, [PYPAIMON_ORACLE, ...args], "pypaimon_oracle");
+}
+
+/** Runs the Java oracle; resolves to its stdout. */
+export function runJavaOracle(args: string[]): Promise<string> {
+  return run(JAVA_ORACLE, args, "java-oracle");
+}
+
+export type OracleRow = Record<string, unknown>;
+
+/** Parses JSON-lines output. */
+export function parseJsonLines(out: string): OracleRow[] {
+  return out
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as OracleRow);
+}
+
+/** A table spec (see README.md): schema plus commits of rows. */
+export interface OracleSpec {
+  fields?: Array<{ name: string; type: string | object; description?: string }>;
+  partitionKeys?: string[];
+  primaryKeys?: string[];
+  options?: Record<string, string | number | boolean>;
+  comment?: string;
+  ignoreIfExists?: boolean;
+  commits?: Array<OracleRow[] | { rows?: OracleRow[]; overwrite?: boolean | Record<string, unknown>; compact?: boolean }>;
+}
+
+async function withSpecFile<T>(spec: OracleSpec, fn: (file: string) => Promise<T>): Promise<T> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-spec-"));
+  try {
+    const file = path.join(dir, "spec.json");
+    await fsp.writeFile(file, JSON.stringify(spec));
+    return await fn(file);
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Creates (if the spec has fields) and writes a table with the chosen oracle; returns the snapshot ids. */
+export async function writeTable(
+  oracle: "pypaimon" | "java",
+  warehouse: string,
+  identifier: string,
+  spec: OracleSpec,
+): Promise<number[]> {
+  const out = await withSpecFile(spec, (file) =>
+    (oracle === "pypaimon" ? runPypaimon : runJavaOracle)(["write", warehouse, identifier, file]),
+  );
+  return (JSON.parse(out.trim().split("\n").pop()!) as { snapshots: number[] }).snapshots;
+}
+
+/** Reads all rows of a table with the chosen oracle. */
+export async function readTable(
+  oracle: "pypaimon" | "java",
+  warehouse: string,
+  identifier: string,
+  options: { snapshot?: number; sort?: boolean } = {},
+): Promise<OracleRow[]> {
+  const args = ["read", warehouse, identifier];
+  if (options.snapshot !== undefined) args.push("--snapshot", String(options.snapshot));
+  if (options.sort) args.push("--sort");
+  return parseJsonLines(await (oracle === "pypaimon" ? runPypaimon : runJavaOracle)(args));
+}
+
+/**
+ * Creates the sample tables from SPECS_DIR with pypaimon (and, with `java: true`, those from
+ * JAVA_SPECS_DIR with Java Paimon) in `warehouse`. Returns the identifiers created.
+ */
+export async function createSampleTables(warehouse: string, options: { java?: boolean } = {}): Promise<string[]> {
+  const names: string[] = [];
+  await runPypaimon(["samples", warehouse, SPECS_DIR]);
+  for (const f of (await fsp.readdir(SPECS_DIR)).sort()) if (f.endsWith(".json")) names.push(f.slice(0, -5));
+  if (options.java) {
+    for (const f of (await fsp.readdir(JAVA_SPECS_DIR)).sort()) {
+      if (!f.endsWith(".json")) continue;
+      const ident = f.slice(0, -5);
+      await runJavaOracle(["write", warehouse, ident, path.join(JAVA_SPECS_DIR, f)]);
+      names.push(ident);
+    }
+  }
+  return names;
+}
+
+/** Sorts rows by their JSON with sorted keys (the oracles' --sort order, for comparisons). */
+export function sortRows(rows: OracleRow[]): OracleRow[] {
+  const key = (r: unknown): string => JSON.stringify(r, (_k, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+  return [...rows].sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+}
+
+/** Result of one command of `runBatch`: its stdout, or why it failed. */
+export type BatchResult = { ok: true; out: string } | { ok: false; error: string };
+
+/**
+ * Runs many oracle commands (argument lists as for the CLI: ["read", wh, "db.t", "--sort"],
+ * ["write", wh, "db.t", specFile], …) in ONE Python / JVM process, in order, saving the start-up
+ * cost (seconds) per command. A failing command does not stop the others. Falls back to one
+ * process per command when the oracle predates the `batch` command (stale Java build).
+ */
+export async function runBatch(oracle: "pypaimon" | "java", commands: string[][]): Promise<BatchResult[]> {
+  if (commands.length === 0) return [];
+  const exec = oracle === "pypaimon" ? runPypaimon : runJavaOracle;
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-batch-"));
+  try {
+    const file = path.join(dir, "commands.json");
+    await fsp.writeFile(file, JSON.stringify(commands));
+    let out: string;
+    try {
+      out = await exec(["batch", file]);
+    } catch (e) {
+      if (!/unknown command batch|usage|Usage/.test((e as Error).message)) throw e;
+      const results: BatchResult[] = [];
+      for (const c of commands) {
+        try {
+          results.push({ ok: true, out: await exec(c) });
+        } catch (err) {
+          results.push({ ok: false, error: (err as Error).message });
+        }
+      }
+      return results;
+    }
+    const results = parseJsonLines(out) as unknown as BatchResult[];
+    if (results.length !== commands.length) throw new Error(`${oracle} batch: ${results.length} results for ${commands.length} commands`);
+    return results;
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** stdout of a batch result, or an error naming the command. */
+export function batchOutput(result: BatchResult): string {
+  if (!result.ok) throw new Error(result.error);
+  return result.out;
+}
+
+/**
+ * Writes several tables with one oracle process (see `writeTable`); returns the snapshot ids of
+ * each table's commits, or throws the first failure.
+ */
+export async function writeTables(
+  oracle: "pypaimon" | "java",
+  warehouse: string,
+  tables: Array<{ identifier: string; spec: OracleSpec }>,
+): Promise<number[][]> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-specs-"));
+  try {
+    const commands: string[][] = [];
+    for (const [i, t] of tables.entries()) {
+      const file = path.join(dir, `spec-${i}.json`);
+      await fsp.writeFile(file, JSON.stringify(t.spec));
+      commands.push(["write", warehouse, t.identifier, file]);
+    }
+    const results = await runBatch(oracle, commands);
+    return results.map((r) => (JSON.parse(batchOutput(r).trim().split("\n").pop()!) as { snapshots: number[] }).snapshots);
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A read request for `readTables`. */
+export interface ReadRequest {
+  warehouse: string;
+  identifier: string;
+  snapshot?: number;
+  sort?: boolean;
+}
+
+/** Reads several tables (or snapshots) with one oracle process; rows per request, in order. */
+export async function readTables(oracle: "pypaimon" | "java", requests: ReadRequest[]): Promise<Array<OracleRow[] | Error>> {
+  const commands = requests.map((r) => {
+    const args = ["read", r.warehouse, r.identifier];
+    if (r.snapshot !== undefined) args.push("--snapshot", String(r.snapshot));
+    if (r.sort) args.push("--sort");
+    return args;
+  });
+  const results = await runBatch(oracle, commands);
+  return results.map((r) => (r.ok ? parseJsonLines(r.out) : new Error(r.error)));
+}

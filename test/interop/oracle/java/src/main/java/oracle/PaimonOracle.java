@@ -1,0 +1,559 @@
+package oracle;
+
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.Decimal;
+import org.apache.paimon.data.GenericArray;
+import org.apache.paimon.data.GenericMap;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalArray;
+import org.apache.paimon.data.InternalMap;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.ArrayType;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.DataType;
+import org.apache.paimon.types.DataTypeJsonParser;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.DecimalType;
+import org.apache.paimon.types.MapType;
+import org.apache.paimon.types.MultisetType;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.types.RowType;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Java Paimon as a test oracle for paimon-rt. Same CLI, spec format and value encoding as
+ * pypaimon_oracle.py (see README.md next to it), plus what only Java can do: row kinds
+ * ({@code "_kind": "-D"} etc. in a row), compaction ({@code "compact": true} in a commit) and
+ * therefore deletion-vector tables.
+ *
+ * <pre>
+ *   write   &lt;warehouse&gt; &lt;db.table&gt; &lt;spec.json&gt;
+ *   read    &lt;warehouse&gt; &lt;db.table&gt; [--snapshot N] [--sort] [--with-kind]
+ *   batch   &lt;commands.json&gt;   (a JSON array of argument lists; one result line per command)
+ *   version
+ * </pre>
+ */
+public final class PaimonOracle {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final BigInteger NANOS_PER_MILLI = BigInteger.valueOf(1_000_000L);
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");
+        try {
+            run(args, out);
+        } catch (Throwable t) {
+            t.printStackTrace(System.err);
+            System.err.println("java_oracle: " + t);
+            out.flush();
+            System.exit(1);
+        }
+        out.flush();
+        System.exit(0);
+    }
+
+    static void run(String[] a, PrintStream out) throws Exception {
+        if (a.length == 0) throw new IllegalArgumentException("usage: write|read|version ...");
+        switch (a[0]) {
+            case "version":
+                out.println("{\"paimon\":\"" + Catalog.class.getPackage().getImplementationVersion()
+                        + "\",\"java\":\"" + System.getProperty("java.version") + "\"}");
+                return;
+            case "write":
+                if (a.length != 4) throw new IllegalArgumentException("write <warehouse> <db.table> <spec.json>");
+                write(a[1], a[2], JSON.readTree(Files.readAllBytes(Path.of(a[3]))), out);
+                return;
+            case "batch":
+                if (a.length != 2) throw new IllegalArgumentException("batch <commands.json>");
+                batch(JSON.readTree(Files.readAllBytes(Path.of(a[1]))), out);
+                return;
+            case "read": {
+                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--sort] [--with-kind]");
+                Long snapshot = null;
+                boolean sort = false, withKind = false;
+                for (int i = 3; i < a.length; i++) {
+                    switch (a[i]) {
+                        case "--snapshot": snapshot = Long.parseLong(a[++i]); break;
+                        case "--sort": sort = true; break;
+                        case "--with-kind": withKind = true; break;
+                        default: throw new IllegalArgumentException("unknown read option " + a[i]);
+                    }
+                }
+                read(a[1], a[2], snapshot, sort, withKind, out);
+                return;
+            }
+            default:
+                throw new IllegalArgumentException("unknown command " + a[0]);
+        }
+    }
+
+    /**
+     * Runs every command of a JSON array of argument lists in this JVM, in order, and prints one
+     * line per command: {"ok":true,"out":"<its stdout>"} or {"ok":false,"error":"<message>"}.
+     * Saves the JVM start-up (seconds) per command.
+     */
+    static void batch(JsonNode commands, PrintStream out) {
+        for (JsonNode cmd : commands) {
+            List<String> args = strings(cmd);
+            java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+            StringBuilder sb = new StringBuilder();
+            try {
+                if (!args.isEmpty() && args.get(0).equals("batch")) throw new IllegalArgumentException("nested batch");
+                PrintStream ps = new PrintStream(buf, false, "UTF-8");
+                run(args.toArray(new String[0]), ps);
+                ps.flush();
+                sb.append("{\"ok\":true,\"out\":");
+                str(sb, buf.toString(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (Throwable t) {
+                t.printStackTrace(System.err);
+                sb.setLength(0);
+                sb.append("{\"ok\":false,\"error\":");
+                str(sb, String.join(" ", args) + ": " + t);
+            }
+            out.println(sb.append('}'));
+            out.flush();
+        }
+    }
+
+    static Catalog catalog(String warehouse) {
+        Options o = new Options();
+        o.set("warehouse", warehouse);
+        o.set("cache-enabled", "false");
+        return CatalogFactory.createCatalog(CatalogContext.create(o));
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // write
+
+    static void write(String warehouse, String ident, JsonNode spec, PrintStream out) throws Exception {
+        Identifier id = Identifier.fromString(ident);
+        Path tmp = Files.createTempDirectory("paimon-oracle-io");
+        List<Long> snapshots = new ArrayList<>();
+        try (Catalog catalog = catalog(warehouse)) {
+            catalog.createDatabase(id.getDatabaseName(), true);
+            if (spec.has("fields")) {
+                catalog.createTable(id, schema(spec), spec.path("ignoreIfExists").asBoolean(false));
+            }
+            Table table = catalog.getTable(id);
+            int n = 0;
+            for (JsonNode commit : spec.path("commits")) {
+                JsonNode rows = commit.isArray() ? commit : commit.path("rows");
+                BatchWriteBuilder wb = table.newBatchWriteBuilder();
+                JsonNode ow = commit.path("overwrite");
+                if (ow.isObject()) {
+                    Map<String, String> part = new LinkedHashMap<>();
+                    ow.fields().forEachRemaining(e -> part.put(e.getKey(), e.getValue().asText()));
+                    wb = wb.withOverwrite(part);
+                } else if (ow.asBoolean(false)) {
+                    wb = wb.withOverwrite();
+                }
+                RowType rt = table.rowType();
+                try (IOManager io = IOManager.create(tmp.toString());
+                     BatchTableWrite w = wb.newWrite().withIOManager(io);
+                     BatchTableCommit c = wb.newCommit()) {
+                    for (JsonNode row : rows) w.write(toRow(row, rt));
+                    if (commit.path("compact").asBoolean(false)) {
+                        Set<String> seen = new HashSet<>();
+                        for (Split s : table.newReadBuilder().newScan().plan().splits()) {
+                            DataSplit ds = (DataSplit) s;
+                            if (seen.add(ds.partition().toString() + "/" + ds.bucket())) {
+                                w.compact(ds.partition(), ds.bucket(), true);
+                            }
+                        }
+                    }
+                    c.commit(w.prepareCommit());
+                } catch (Exception e) {
+                    throw new RuntimeException("commit #" + n + " of " + ident + ": " + e, e);
+                }
+                table = catalog.getTable(id);
+                snapshots.add(table.latestSnapshot().map(Snapshot::id).orElse(null));
+                n++;
+            }
+        } finally {
+            deleteRecursively(tmp.toFile());
+        }
+        StringBuilder sb = new StringBuilder("{\"table\":");
+        str(sb, ident);
+        sb.append(",\"snapshots\":[");
+        for (int i = 0; i < snapshots.size(); i++) {
+            if (i > 0) sb.append(',');
+            sb.append(snapshots.get(i));
+        }
+        out.println(sb.append("]}"));
+    }
+
+    static Schema schema(JsonNode spec) {
+        Schema.Builder b = Schema.newBuilder();
+        for (JsonNode f : spec.path("fields")) {
+            JsonNode t = f.path("type");
+            DataType type = t.isTextual() ? new TypeParser(t.asText()).parseAll() : DataTypeJsonParser.parseDataType(t);
+            String desc = f.hasNonNull("description") ? f.get("description").asText() : null;
+            b.column(f.path("name").asText(), type, desc);
+        }
+        List<String> pk = strings(spec.path("primaryKeys"));
+        List<String> part = strings(spec.path("partitionKeys"));
+        if (!part.isEmpty()) b.partitionKeys(part);
+        if (!pk.isEmpty()) b.primaryKey(pk);
+        spec.path("options").fields().forEachRemaining(e -> b.option(e.getKey(), e.getValue().asText()));
+        if (spec.hasNonNull("comment")) b.comment(spec.get("comment").asText());
+        return b.build();
+    }
+
+    static List<String> strings(JsonNode arr) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : arr) out.add(n.asText());
+        return out;
+    }
+
+    static InternalRow toRow(JsonNode row, RowType rt) {
+        GenericRow r = new GenericRow(rt.getFieldCount());
+        Iterator<String> names = row.fieldNames();
+        Set<String> known = new HashSet<>(rt.getFieldNames());
+        while (names.hasNext()) {
+            String n = names.next();
+            if (!n.equals("_kind") && !known.contains(n)) throw new IllegalArgumentException("unknown column " + n + " in " + row);
+        }
+        for (int i = 0; i < rt.getFieldCount(); i++) {
+            DataField f = rt.getFields().get(i);
+            r.setField(i, toInternal(row.get(f.name()), f.type()));
+        }
+        if (row.hasNonNull("_kind")) r.setRowKind(RowKind.fromShortString(row.get("_kind").asText()));
+        return r;
+    }
+
+    static Object toInternal(JsonNode v, DataType t) {
+        if (v == null || v.isNull()) return null;
+        switch (t.getTypeRoot()) {
+            case BOOLEAN: return v.asBoolean();
+            case TINYINT: return (byte) v.asInt();
+            case SMALLINT: return (short) v.asInt();
+            case INTEGER: return v.isTextual() ? Integer.parseInt(v.asText()) : v.intValue();
+            case BIGINT: return Long.parseLong(v.asText());
+            case FLOAT: return v.isTextual() ? Float.parseFloat(v.asText()) : (float) v.doubleValue();
+            case DOUBLE: return v.isTextual() ? Double.parseDouble(v.asText()) : v.doubleValue();
+            case DECIMAL: {
+                DecimalType d = (DecimalType) t;
+                return Decimal.fromBigDecimal(new BigDecimal(v.asText()), d.getPrecision(), d.getScale());
+            }
+            case CHAR: case VARCHAR: return BinaryString.fromString(v.asText());
+            case BINARY: case VARBINARY: return Base64.getDecoder().decode(v.asText());
+            case DATE: return v.isTextual() ? (int) LocalDate.parse(v.asText()).toEpochDay() : v.intValue();
+            case TIME_WITHOUT_TIME_ZONE: return v.intValue();
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+                BigInteger[] qr = divFloor(new BigInteger(v.asText()), NANOS_PER_MILLI);
+                return Timestamp.fromEpochMillis(qr[0].longValueExact(), qr[1].intValue());
+            }
+            case ARRAY: {
+                DataType et = ((ArrayType) t).getElementType();
+                Object[] arr = new Object[v.size()];
+                for (int i = 0; i < v.size(); i++) arr[i] = toInternal(v.get(i), et);
+                return new GenericArray(arr);
+            }
+            case MULTISET: case MAP: {
+                DataType kt = t instanceof MapType ? ((MapType) t).getKeyType() : ((MultisetType) t).getElementType();
+                DataType vt = t instanceof MapType ? ((MapType) t).getValueType() : DataTypes.INT().notNull();
+                Map<Object, Object> m = new LinkedHashMap<>();
+                for (JsonNode pair : v) m.put(toInternal(pair.get(0), kt), toInternal(pair.get(1), vt));
+                return new GenericMap(m);
+            }
+            case ROW: {
+                RowType rt = (RowType) t;
+                GenericRow r = new GenericRow(rt.getFieldCount());
+                for (int i = 0; i < rt.getFieldCount(); i++) {
+                    r.setField(i, toInternal(v.get(rt.getFields().get(i).name()), rt.getTypeAt(i)));
+                }
+                return r;
+            }
+            default: throw new IllegalArgumentException("unsupported type " + t);
+        }
+    }
+
+    static BigInteger[] divFloor(BigInteger a, BigInteger b) {
+        BigInteger[] qr = a.divideAndRemainder(b);
+        if (qr[1].signum() < 0) {
+            qr[0] = qr[0].subtract(BigInteger.ONE);
+            qr[1] = qr[1].add(b);
+        }
+        return qr;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // read
+
+    static void read(String warehouse, String ident, Long snapshot, boolean sort, boolean withKind, PrintStream out) throws Exception {
+        List<String> lines = new ArrayList<>();
+        try (Catalog catalog = catalog(warehouse)) {
+            Table table = catalog.getTable(Identifier.fromString(ident));
+            if (snapshot != null) table = table.copy(Collections.singletonMap("scan.snapshot-id", snapshot.toString()));
+            RowType rt = table.rowType();
+            ReadBuilder rb = table.newReadBuilder();
+            List<Split> splits = rb.newScan().plan().splits();
+            RecordReader<InternalRow> reader = rb.newRead().createReader(splits);
+            StringBuilder sb = new StringBuilder();
+            reader.forEachRemaining(row -> {   // rows may be reused: serialize at once
+                sb.setLength(0);
+                sb.append('{');
+                if (withKind) sb.append("\"_kind\":\"").append(row.getRowKind().shortString()).append("\",");
+                for (int i = 0; i < rt.getFieldCount(); i++) {
+                    if (i > 0) sb.append(',');
+                    str(sb, rt.getFieldNames().get(i));
+                    sb.append(':');
+                    DataType t = rt.getTypeAt(i);
+                    val(sb, InternalRow.createFieldGetter(t, i).getFieldOrNull(row), t);
+                }
+                lines.add(sb.append('}').toString());
+            });
+        }
+        if (sort) {
+            Map<String, List<String>> byKey = new TreeMap<>();
+            for (String l : lines) byKey.computeIfAbsent(sortKey(l), k -> new ArrayList<>()).add(l);
+            lines.clear();
+            byKey.values().forEach(lines::addAll);
+        }
+        for (String l : lines) out.println(l);
+    }
+
+    /** The row's JSON with keys sorted (same order as the Python oracle's --sort, up to escaping). */
+    static String sortKey(String line) throws RuntimeException {
+        try {
+            Object tree = JSON.readValue(line, Object.class);
+            return JSON.writer().with(org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+                    .writeValueAsString(tree);
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    static void val(StringBuilder sb, Object v, DataType t) {
+        if (v == null) {
+            sb.append("null");
+            return;
+        }
+        switch (t.getTypeRoot()) {
+            case CHAR: case VARCHAR: str(sb, v.toString()); break;
+            case BOOLEAN: case TINYINT: case SMALLINT: case INTEGER: sb.append(v); break;
+            case BIGINT: str(sb, v.toString()); break;
+            case FLOAT: case DOUBLE: {
+                double d = ((Number) v).doubleValue();
+                if (Double.isNaN(d)) str(sb, "NaN");
+                else if (Double.isInfinite(d)) str(sb, d > 0 ? "Infinity" : "-Infinity");
+                else sb.append(Double.toString(d)); // FLOAT widened to double, like Python's float(np.float32)
+                break;
+            }
+            case DECIMAL: str(sb, ((Decimal) v).toBigDecimal().toPlainString()); break;
+            case BINARY: case VARBINARY: str(sb, Base64.getEncoder().encodeToString((byte[]) v)); break;
+            case DATE: str(sb, LocalDate.ofEpochDay((Integer) v).toString()); break;
+            case TIME_WITHOUT_TIME_ZONE: sb.append((Integer) v); break;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+                Timestamp ts = (Timestamp) v;
+                BigInteger nanos = BigInteger.valueOf(ts.getMillisecond()).multiply(NANOS_PER_MILLI)
+                        .add(BigInteger.valueOf(ts.getNanoOfMillisecond()));
+                str(sb, nanos.toString());
+                break;
+            }
+            case ARRAY: {
+                InternalArray arr = (InternalArray) v;
+                DataType et = ((ArrayType) t).getElementType();
+                InternalArray.ElementGetter g = InternalArray.createElementGetter(et);
+                sb.append('[');
+                for (int i = 0; i < arr.size(); i++) {
+                    if (i > 0) sb.append(',');
+                    val(sb, g.getElementOrNull(arr, i), et);
+                }
+                sb.append(']');
+                break;
+            }
+            case MULTISET: case MAP: {
+                InternalMap m = (InternalMap) v;
+                DataType kt = t instanceof MapType ? ((MapType) t).getKeyType() : ((MultisetType) t).getElementType();
+                DataType vt = t instanceof MapType ? ((MapType) t).getValueType() : DataTypes.INT().notNull();
+                InternalArray.ElementGetter kg = InternalArray.createElementGetter(kt);
+                InternalArray.ElementGetter vg = InternalArray.createElementGetter(vt);
+                sb.append('[');
+                for (int i = 0; i < m.size(); i++) {
+                    if (i > 0) sb.append(',');
+                    sb.append('[');
+                    val(sb, kg.getElementOrNull(m.keyArray(), i), kt);
+                    sb.append(',');
+                    val(sb, vg.getElementOrNull(m.valueArray(), i), vt);
+                    sb.append(']');
+                }
+                sb.append(']');
+                break;
+            }
+            case ROW: {
+                RowType r = (RowType) t;
+                InternalRow in = (InternalRow) v;
+                sb.append('{');
+                for (int i = 0; i < r.getFieldCount(); i++) {
+                    if (i > 0) sb.append(',');
+                    str(sb, r.getFieldNames().get(i));
+                    sb.append(':');
+                    val(sb, InternalRow.createFieldGetter(r.getTypeAt(i), i).getFieldOrNull(in), r.getTypeAt(i));
+                }
+                sb.append('}');
+                break;
+            }
+            default: throw new IllegalArgumentException("cannot encode type " + t);
+        }
+    }
+
+    static void str(StringBuilder sb, String s) {
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') sb.append('\\').append(c);
+            else if (c < 0x20) sb.append(String.format("\\u%04x", (int) c));
+            else sb.append(c);
+        }
+        sb.append('"');
+    }
+
+    static void deleteRecursively(File f) {
+        File[] kids = f.listFiles();
+        if (kids != null) for (File k : kids) deleteRecursively(k);
+        f.delete();
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Paimon type strings: "BIGINT NOT NULL", "DECIMAL(10, 2)", "ARRAY<INT>", "MAP<STRING, BIGINT>",
+    // "ROW<a INT, b STRING>", "TIMESTAMP(6) WITH LOCAL TIME ZONE", "TIMESTAMP_LTZ(6)".
+
+    static final class TypeParser {
+        private final String s;
+        private int i;
+
+        TypeParser(String s) { this.s = s; }
+
+        DataType parseAll() {
+            DataType t = parse();
+            ws();
+            if (i != s.length()) throw new IllegalArgumentException("trailing text at " + i + " in type '" + s + "'");
+            return t;
+        }
+
+        private void ws() { while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++; }
+
+        private boolean peek(String lit) {
+            ws();
+            return s.regionMatches(true, i, lit, 0, lit.length());
+        }
+
+        private void expect(String lit) {
+            if (!peek(lit)) throw new IllegalArgumentException("expected '" + lit + "' at " + i + " in type '" + s + "'");
+            i += lit.length();
+        }
+
+        private String word() {
+            ws();
+            int j = i;
+            while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) j++;
+            String w = s.substring(i, j);
+            i = j;
+            return w;
+        }
+
+        private DataType nullable(DataType t) {
+            if (peek("NOT NULL")) {
+                expect("NOT NULL");
+                return t.copy(false);
+            }
+            if (peek("NULL")) expect("NULL");
+            return t;
+        }
+
+        DataType parse() {
+            int save = i;
+            String w = word().toUpperCase();
+            if ((w.equals("ARRAY") || w.equals("MULTISET")) && peek("<")) {
+                expect("<");
+                DataType e = parse();
+                expect(">");
+                return nullable(w.equals("ARRAY") ? DataTypes.ARRAY(e) : DataTypes.MULTISET(e));
+            }
+            if (w.equals("MAP") && peek("<")) {
+                expect("<");
+                DataType k = parse();
+                expect(",");
+                DataType v = parse();
+                expect(">");
+                return nullable(DataTypes.MAP(k, v));
+            }
+            if (w.equals("ROW") && peek("<")) {
+                expect("<");
+                List<DataField> fields = new ArrayList<>();
+                while (true) {
+                    ws();
+                    String name;
+                    if (s.charAt(i) == '`') {
+                        int j = s.indexOf('`', i + 1);
+                        name = s.substring(i + 1, j);
+                        i = j + 1;
+                    } else {
+                        name = word();
+                    }
+                    DataType ft = parse();
+                    fields.add(DataTypes.FIELD(fields.size(), name, ft));
+                    if (peek(",")) {
+                        expect(",");
+                        continue;
+                    }
+                    break;
+                }
+                expect(">");
+                return nullable(DataTypes.ROW(fields.toArray(new DataField[0])));
+            }
+            i = save;
+            int depth = 0, j = i;
+            while (j < s.length()) {
+                char c = s.charAt(j);
+                if (c == '(') depth++;
+                else if (c == ')') depth--;
+                else if (depth == 0 && (c == ',' || c == '>')) break;
+                j++;
+            }
+            String atom = s.substring(i, j).trim().replaceAll("\\s+", " ").toUpperCase();
+            i = j;
+            atom = atom.replaceAll("^TIMESTAMP_LTZ(\\(\\d+\\))?", "TIMESTAMP$1 WITH LOCAL TIME ZONE")
+                    .replace("WITH LOCAL TIME ZONE WITH LOCAL TIME ZONE", "WITH LOCAL TIME ZONE");
+            return DataTypeJsonParser.parseAtomicTypeSQLString(atom);
+        }
+    }
+}

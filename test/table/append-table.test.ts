@@ -1,0 +1,214 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as arrow from "apache-arrow";
+import { afterAll, describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import { PaimonError } from "../../src/error.js";
+import { col } from "../../src/predicate/predicate.js";
+import type { Table } from "../../src/table/table.js";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function warehouse(): string {
+  const d = mkdtempSync(join(tmpdir(), "paimon-rt-table-"));
+  dirs.push(d);
+  return d;
+}
+
+function batch(ids: number[], names: Array<string | null>, dts: string[]): arrow.RecordBatch {
+  return new arrow.RecordBatch({
+    id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids.map(BigInt)) }),
+    name: arrow.vectorFromArray(names, new arrow.Utf8()).data[0],
+    dt: arrow.vectorFromArray(dts, new arrow.Utf8()).data[0],
+  });
+}
+
+async function rows(table: Table, options: Parameters<Table["newScan"]>[0] = {}, read: Parameters<Table["newRead"]>[0] = {}) {
+  const plan = await table.newScan(options).plan();
+  const t = await table.newRead(read).toArrow(plan.splits);
+  return t.toArray().map((r) => r.toJSON()).sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+async function writeAndCommit(table: Table, user: string, batches: arrow.RecordBatch[], id?: number) {
+  const write = await table.newWrite({ commitUser: user });
+  for (const b of batches) await write.write(b);
+  const messages = await write.prepareCommit(id);
+  await write.close();
+  return table.newCommit({ commitUser: user }).commit(messages, id);
+}
+
+describe("append tables", () => {
+  for (const [name, location] of [
+    ["local", () => warehouse()],
+    ["memory", () => `memory://append-${Math.random().toString(36).slice(2)}`],
+  ] as const) {
+    it(`writes, commits, scans and reads a partitioned bucketed table (${name})`, async () => {
+      const catalog = await Catalog.open(location());
+      await catalog.createDatabase("db");
+      const table = await catalog.createTable("db.events", {
+        fields: [
+          { name: "id", type: "BIGINT NOT NULL" },
+          { name: "name", type: "STRING" },
+          { name: "dt", type: "STRING" },
+        ],
+        partitionKeys: ["dt"],
+        options: { bucket: 4, "bucket-key": "id" },
+      });
+      expect(await catalog.listTables("db")).toEqual(["events"]);
+      const s1 = await writeAndCommit(table, "u1", [batch([1, 2, 3, 4, 5], ["a", "b", null, "d", "e"], ["2024-01-01", "2024-01-01", "2024-01-02", "2024-01-02", "2024-01-01"])], 1);
+      expect(s1).toBe(1);
+      const s2 = await writeAndCommit(table, "u1", [batch([6, 7], ["f", "g"], ["2024-01-03", "2024-01-01"])], 2);
+      expect(s2).toBe(2);
+      const all = await rows(table);
+      expect(all.map((r) => [Number(r.id), r.name, r.dt])).toEqual([
+        [1, "a", "2024-01-01"],
+        [2, "b", "2024-01-01"],
+        [3, null, "2024-01-02"],
+        [4, "d", "2024-01-02"],
+        [5, "e", "2024-01-01"],
+        [6, "f", "2024-01-03"],
+        [7, "g", "2024-01-01"],
+      ]);
+      // Time travel, partition filters and projection.
+      expect((await rows(table, { snapshotId: 1 })).length).toBe(5);
+      expect((await rows(table, { partitions: [{ dt: "2024-01-02" }] })).map((r) => Number(r.id))).toEqual([3, 4]);
+      expect((await rows(table, { filter: col("dt").eq("2024-01-03") })).map((r) => Number(r.id))).toEqual([6]);
+      expect(await rows(table, {}, { projection: ["name"], filter: col("id").ge(6), predicateFilter: true })).toEqual([{ name: "f" }, { name: "g" }]);
+      // Bucket directories follow the Java bucket function over the bucket key.
+      const plan = await table.newScan().plan();
+      for (const split of plan.splits) {
+        expect(split.bucketPath).toMatch(/dt=2024-01-0\d\/bucket-[0-3]$/);
+      }
+      const snapshot = await table.latestSnapshot();
+      expect(snapshot?.totalRecordCount).toBe(7n);
+      expect(snapshot?.commitKind).toBe("APPEND");
+    });
+  }
+
+  it("does not commit the same (commitUser, identifier) twice", async () => {
+    const catalog = await Catalog.open(warehouse());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }] });
+    const write = await table.newWrite({ commitUser: "u" });
+    await write.write(batch([1], ["a"], ["x"]));
+    const messages = await write.prepareCommit(7);
+    const commit = table.newCommit({ commitUser: "u" });
+    expect(await commit.commit(messages, 7)).toBe(1);
+    expect(await commit.commit(messages, 7)).toBe(1);
+    expect((await table.listSnapshots()).length).toBe(1);
+    expect((await rows(table)).length).toBe(1);
+  });
+
+  it("retries when another writer took the snapshot id", async () => {
+    const catalog = await Catalog.open(warehouse());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }] });
+    const writers = await Promise.all(["a", "b", "c", "d"].map(async (user, i) => {
+      const w = await table.newWrite({ commitUser: user });
+      await w.write(batch([i * 10, i * 10 + 1], ["x", "y"], ["p", "p"]));
+      return { user, messages: await w.prepareCommit() };
+    }));
+    const ids = await Promise.all(writers.map((w) => table.newCommit({ commitUser: w.user }).commit(w.messages)));
+    expect([...ids].sort()).toEqual([1, 2, 3, 4]);
+    expect((await rows(table)).length).toBe(8);
+  });
+
+  it("overwrites a partition, dynamically or the whole table", async () => {
+    const catalog = await Catalog.open(warehouse());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", {
+      fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }],
+      partitionKeys: ["dt"],
+    });
+    await writeAndCommit(table, "u", [batch([1, 2, 3], ["a", "b", "c"], ["x", "y", "y"])]);
+    const w = await table.newWrite({ commitUser: "o" });
+    await w.write(batch([9], ["z"], ["y"]));
+    const id = await table.newCommit({ commitUser: "o" }).overwrite(await w.prepareCommit());
+    expect((await table.snapshot(id!)).commitKind).toBe("OVERWRITE");
+    expect((await rows(table)).map((r) => Number(r.id))).toEqual([1, 9]);
+    // Static overwrite of partition x with nothing empties it.
+    await table.newCommit({ commitUser: "o2" }).overwrite([], { dt: "x" });
+    expect((await rows(table)).map((r) => Number(r.id))).toEqual([9]);
+  });
+
+  it("reads files written under older schemas after add, rename and drop", async () => {
+    const catalog = await Catalog.open(warehouse());
+    await catalog.createDatabase("db");
+    let table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "INT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }] });
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(new arrow.RecordBatch({ id: arrow.vectorFromArray([1, 2], new arrow.Int32()).data[0], name: arrow.vectorFromArray(["a", "b"]).data[0], dt: arrow.vectorFromArray(["p", "q"]).data[0] }));
+    await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    table = await catalog.alterTable("db.t", [
+      { kind: "addColumn", name: "score", type: "DOUBLE" },
+      { kind: "renameColumn", name: "name", newName: "label" },
+      { kind: "dropColumn", name: "dt" },
+      { kind: "updateColumnType", name: "id", type: "BIGINT" },
+    ]);
+    expect(table.schema.id).toBe(1);
+    const w2 = await table.newWrite({ commitUser: "u" });
+    await w2.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([3n]) }), label: arrow.vectorFromArray(["c"]).data[0], score: arrow.vectorFromArray([0.5]).data[0] }));
+    await table.newCommit({ commitUser: "u" }).commit(await w2.prepareCommit());
+    expect(await rows(table)).toEqual([
+      { id: 1n, label: "a", score: null },
+      { id: 2n, label: "b", score: null },
+      { id: 3n, label: "c", score: 0.5 },
+    ]);
+  });
+
+  it("expires snapshots and their files", async () => {
+    const catalog = await Catalog.open(warehouse());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }], partitionKeys: ["dt"] });
+    for (let i = 0; i < 4; i++) await writeAndCommit(table, `u${i}`, [batch([i], ["n"], ["x"])]);
+    const w = await table.newWrite({ commitUser: "o" });
+    await w.write(batch([99], ["z"], ["x"]));
+    await table.newCommit({ commitUser: "o" }).overwrite(await w.prepareCommit());
+    const expired = await table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1 });
+    expect(expired).toBe(4);
+    expect((await table.listSnapshots()).map((s) => s.id)).toEqual([5]);
+    expect((await rows(table)).map((r) => Number(r.id))).toEqual([99]);
+    const files = await table.fileIO.listStatus(table.paths.bucketDir("dt=x/", 0));
+    expect(files.filter((f) => f.name.endsWith(".parquet")).length).toBe(1);
+  });
+
+  it("rejects bad input with INVALID_ARGUMENT and changes nothing", async () => {
+    const catalog = await Catalog.open(warehouse());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }], partitionKeys: ["dt"] });
+    const w = await table.newWrite({ commitUser: "u" });
+    const codeOf = async (f: () => Promise<unknown>) => {
+      try {
+        await f();
+      } catch (e) {
+        return e instanceof PaimonError ? e.code : String(e);
+      }
+      return "no error";
+    };
+    expect(await codeOf(() => w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([1n]) }) })))).toBe("INVALID_ARGUMENT");
+    expect(await codeOf(() => w.write(new arrow.RecordBatch({ id: arrow.vectorFromArray([1n, null], new arrow.Int64()).data[0], name: arrow.vectorFromArray(["a", "b"]).data[0], dt: arrow.vectorFromArray(["x", "x"]).data[0] })))).toBe("INVALID_ARGUMENT");
+    expect(await codeOf(() => w.write(batch([1], ["a"], ["x"]), { partition: { nope: 1 } }))).toBe("INVALID_ARGUMENT");
+    expect(await codeOf(() => w.write(new arrow.RecordBatch({ id: arrow.vectorFromArray(["1"]).data[0], name: arrow.vectorFromArray(["a"]).data[0], dt: arrow.vectorFromArray(["x"]).data[0] })))).toBe("INVALID_ARGUMENT");
+    expect(await codeOf(() => catalog.createTable("db.bad", { fields: [{ name: "id", type: "BIGINTT" }] }))).toBe("INVALID_ARGUMENT");
+    expect(await codeOf(() => catalog.getTable("db.missing"))).toBe("NOT_FOUND");
+    expect(await codeOf(() => Catalog.open(warehouse()).then((c) => c.getTable("nodb.t")))).toBe("NOT_FOUND");
+    expect(await w.prepareCommit()).toEqual([]);
+    expect(await table.latestSnapshot()).toBeNull();
+  });
+
+  it("keeps partition values with path characters inside the table directory", async () => {
+    const wh = warehouse();
+    const catalog = await Catalog.open(wh);
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }], partitionKeys: ["dt"] });
+    const values = ["a/b", "../..", "x=y", "50%", "sp ace", "日本", ""];
+    await writeAndCommit(table, "u", [batch(values.map((_, i) => i), values.map(() => "v"), values)]);
+    const plan = await table.newScan().plan();
+    for (const s of plan.splits) expect(s.bucketPath.startsWith(table.location + "/dt=")).toBe(true);
+    expect(plan.splits.map((s) => s.bucketPath.slice(table.location.length + 1)).sort()).toEqual(
+      ["dt=..%2F..", "dt=50%25", "dt=__DEFAULT_PARTITION__", "dt=a%2Fb", "dt=sp ace", "dt=x%3Dy", "dt=日本"].map((d) => `${d}/bucket-0`).sort(),
+    );
+    expect((await rows(table)).map((r) => r.dt)).toEqual(values.map((v) => (v === "" ? "" : v)));
+  });
+});
