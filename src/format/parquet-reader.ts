@@ -26,6 +26,13 @@ export interface ParquetReadOptions {
   fields?: readonly DataField[];
   /** With `fields`: how to match file columns. Default "id". */
   mapBy?: "id" | "name";
+  /**
+   * With `fields`: the Paimon fields of the schema the file was written with (its `_SCHEMA_ID`).
+   * When columns are matched by name (the file carries no field ids, as pypaimon writes them),
+   * a requested field is looked up under its name in that schema, found by field id — as Java
+   * does — so renamed columns are found and a dropped-then-re-added name is not mistaken.
+   */
+  fileFields?: readonly DataField[];
   /** Without `fields`: top-level file column names to return (default all), as stored. */
   columns?: readonly string[];
   /** Row group indices to read (default all). */
@@ -69,8 +76,9 @@ async function plan(source: ParquetSource, options: ParquetReadOptions): Promise
   if (options.fields) {
     const byId = (options.mapBy ?? "id") === "id" && footer.columns.some((c) => c.fieldId !== undefined);
     fileIdx = options.fields.map((f) => {
-      const i = byId ? footer.columns.findIndex((c) => c.fieldId === f.id) : footer.columns.findIndex((c) => c.name === f.name);
-      return i;
+      if (byId) return footer.columns.findIndex((c) => c.fieldId === f.id);
+      const name = options.fileFields ? options.fileFields.find((ff) => ff.id === f.id)?.name : f.name;
+      return name === undefined ? -1 : footer.columns.findIndex((c) => c.name === name);
     });
     outFields = options.fields.map((f) => readArrowField(f));
   } else if (options.columns) {

@@ -53,7 +53,8 @@ export const TYPE_CODES: Record<KeyColumnType, number> = {
   decimal128: 11,
 };
 
-const WIDTH: Record<Exclude<KeyColumnType, "bytes">, number> = {
+/** Bytes per value of each fixed-width kind. */
+export const VALUE_WIDTH: Record<Exclude<KeyColumnType, "bytes">, number> = {
   bool: 1,
   int8: 1,
   int16: 2,
@@ -108,7 +109,7 @@ function validate(col: KeyColumn): void {
     requireArgument(col.values, `${col.type} key column needs values`);
     requireArgument(TYPE_CODES[col.type] !== undefined, `unknown key column type ${String(col.type)}`);
     requireArgument(
-      col.values.byteLength >= col.length * WIDTH[col.type],
+      col.values.byteLength >= col.length * VALUE_WIDTH[col.type],
       `${col.type} key column has fewer values than its ${col.length} rows`,
     );
   }
@@ -312,7 +313,7 @@ export class ColumnsLayout {
         rows,
         bytes: 0,
         nulls,
-        values: frame.reserve(rows * WIDTH[first.type]),
+        values: frame.reserve(rows * VALUE_WIDTH[first.type]),
         offsets: 0,
         data: 0,
         validity: nulls ? frame.reserve((rows + 7) >> 3) : 0,
@@ -346,7 +347,7 @@ export class ColumnsLayout {
           dataAt += len;
         }
       } else {
-        const width = WIDTH[type];
+        const width = VALUE_WIDTH[type];
         for (const part of this.parts) {
           const col = part[c];
           const v = col.values!;

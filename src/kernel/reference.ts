@@ -3,7 +3,7 @@
 // against them. They favour obviousness over speed, but avoid needless waste.
 import { BinaryRowWriter } from "../spec/binary-row.js";
 import { bucketOfHash, hashBytesByWords } from "../spec/murmur.js";
-import { isNull, type KeyColumn, keyValue } from "./columns.js";
+import { isNull, type KeyColumn, keyValue, VALUE_WIDTH } from "./columns.js";
 import type { MergeOptions, MergeResult, SortedRun } from "./merge.js";
 import { validateRuns } from "./merge.js";
 
@@ -222,19 +222,6 @@ export function xxh64(input: Uint8Array, seed: bigint = 0n): bigint {
   return h ^ (h >> 32n);
 }
 
-const FIXED_WIDTH: Partial<Record<KeyColumn["type"], number>> = {
-  bool: 1,
-  int8: 1,
-  int16: 2,
-  int32: 4,
-  int64: 8,
-  float32: 4,
-  float64: 8,
-  timestamp_micros: 8,
-  timestamp_nanos: 8,
-  decimal128: 16,
-};
-
 /** Reference for `fingerprintKeys`. */
 export function fingerprintKeysReference(keys: readonly KeyColumn[], seed: bigint = 0n): BigUint64Array {
   const rows = keys[0]?.length ?? 0;
@@ -262,7 +249,7 @@ export function fingerprintKeysReference(keys: readonly KeyColumn[], seed: bigin
         buf.set(v, n + 4);
         n += 4 + v.length;
       } else {
-        const w = FIXED_WIDTH[col.type]!;
+        const w = VALUE_WIDTH[col.type];
         reserve(w);
         const v = col.values!;
         const bytes = new Uint8Array(v.buffer, v.byteOffset + r * w, w);

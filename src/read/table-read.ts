@@ -83,12 +83,20 @@ export class TableRead {
     const referenced = new Set(this.filter ? referencedFields(this.filter) : []);
     const filterFields = this.table.schema.fields.filter((f) => referenced.has(f.name) && !this.fields.includes(f));
     const readFields = [...this.fields, ...filterFields];
+    // Fields of the schema each file was written with (for files without Parquet field ids).
+    const fileSchemas = new Map<number, Promise<readonly DataField[]>>([[this.table.schema.id, Promise.resolve(this.table.schema.fields)]]);
+    const fileFieldsOf = (schemaId: number): Promise<readonly DataField[]> => {
+      let f = fileSchemas.get(schemaId);
+      if (!f) fileSchemas.set(schemaId, (f = this.table.schemaManager.schema(schemaId).then((s) => s.fields)));
+      return f;
+    };
     for (const split of splits) {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
       for (const file of split.files) {
         const path = file.externalPath ?? `${split.bucketPath}/${file.fileName}`;
         const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
-        for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", batchSize: this.batchSize, fileName: path })) {
+        const fileFields = await fileFieldsOf(Number(file.schemaId));
+        for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path })) {
           let batch = raw;
           if (this.filter) {
             const rows = filterBatchIndices(this.filter, batch);

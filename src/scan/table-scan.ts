@@ -4,7 +4,8 @@ import { PaimonError } from "../error.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
-import type { ManifestEntry } from "../spec/manifest.js";
+import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
+import { fileMayMatch, mayMatch, partitionStatsOf } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
 import type { Table } from "../table/table.js";
 import { partitionPath } from "../table/paths.js";
@@ -52,7 +53,13 @@ export class TableScan {
       if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partition, this.partitionFields)) return false;
       return true;
     };
-    const entries = await this.table.manifestStore.liveEntries(snapshot, undefined, keepEntry);
+    // Statistics pruning: manifests by partition stats, files by value stats (files written
+    // under another schema are kept: their stats columns are that schema's).
+    const schema = this.table.schema;
+    const keepManifest = (m: ManifestFileMeta): boolean => !partitionFilter || mayMatch(partitionFilter, partitionStatsOf(m, this.partitionFields), this.partitionFields);
+    const valueFilter = this.options.filter && schema.primaryKeys.length === 0 ? this.options.filter : null;
+    const keepFile = (e: ManifestEntry): boolean => keepEntry(e) && (!valueFilter || e.file.schemaId !== schema.id || fileMayMatch(valueFilter, e.file, schema.fields));
+    const entries = await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries) };
   }
 

@@ -87,6 +87,23 @@ describe("append tables", () => {
     });
   }
 
+  it("prunes files and manifests with statistics, never wrongly", async () => {
+    const catalog = await Catalog.open(warehouse());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }], partitionKeys: ["dt"] });
+    await writeAndCommit(table, "u", [batch([1, 2, 3], ["a", "b", "c"], ["x", "x", "x"])]);
+    await writeAndCommit(table, "u", [batch([10, 11, 12], ["k", "l", null], ["x", "x", "x"])]);
+    await writeAndCommit(table, "u", [batch([20], ["z"], ["y"])]);
+    const files = async (filter?: Parameters<typeof col>[0] extends string ? ReturnType<ReturnType<typeof col>["eq"]> : never) =>
+      (await table.newScan({ filter }).plan()).splits.flatMap((s) => s.files.map((f) => f.rowCount));
+    expect((await files()).length).toBe(3);
+    expect(await files(col("id").ge(10))).toEqual([3n, 1n]);
+    expect(await files(col("id").gt(100))).toEqual([]);
+    expect(await files(col("name").isNull())).toEqual([3n]);
+    expect(await files(col("dt").eq("y"))).toEqual([1n]);
+    expect((await rows(table, { filter: col("id").ge(11) }, { filter: col("id").ge(11), predicateFilter: true })).map((r) => Number(r.id))).toEqual([11, 12, 20]);
+  });
+
   it("does not commit the same (commitUser, identifier) twice", async () => {
     const catalog = await Catalog.open(warehouse());
     await catalog.createDatabase("db");
