@@ -29,6 +29,20 @@ if (wanted("table")) {
   report.save();
 }
 
+if (wanted("realtime")) {
+  const { runRealtimeBenchmarks } = await import("./realtime.mjs");
+  const report = new Report("realtime");
+  await runRealtimeBenchmarks(report, { quick });
+  report.save();
+}
+
+if (wanted("pk")) {
+  const { runPkBenchmarks } = await import("./pk.mjs");
+  const report = new Report("pk");
+  await runPkBenchmarks(report, { quick });
+  report.save();
+}
+
 if (wanted("bitmap")) {
   // A standalone script (it keeps a roaring-wasm instance for its baseline); run it as a child.
   const args = ["--expose-gc", fileURLToPath(new URL("./bitmap.mjs", import.meta.url)), ...(quick ? ["--quick"] : [])];

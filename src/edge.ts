@@ -16,6 +16,7 @@ export { parseDataType, typeToString } from "./spec/types.js";
 export { TableScan } from "./scan/table-scan.js";
 export type { ScanOptions } from "./scan/table-scan.js";
 export type { DataSplit, Split, Plan } from "./scan/split.js";
+export type { DeletionFile } from "./read/kv-file-reader.js";
 export { TableRead } from "./read/table-read.js";
 export type { ReadOptions, BatchReader } from "./read/table-read.js";
 export { col, and, or, not } from "./predicate/predicate.js";

@@ -2,6 +2,7 @@
 // The `paimon-rt` command line.
 import { PaimonError } from "../error.js";
 import { runKernelDemo } from "./demo.js";
+import { runRealtimeDemo } from "./realtime-demo.js";
 import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
@@ -10,7 +11,9 @@ const USAGE = `usage: paimon-rt <command>
   inspect <table-path>                              schema, snapshots and files per partition-bucket
   read <table-path> [--where EXPR] [--select a,b] [--limit N] [--format table|json|csv] [--snapshot N]
                                                     rows of a table (EXPR: id >= 5 AND name = 'x' AND dt IN ('a','b'))
-  demo [--rows N] [--buckets N] [--batch N]         run the kernel demo (bucket, sort, merge an upsert stream)
+  demo [--warehouse DIR] [--seconds N]              real-time ingest into a local warehouse (default ./paimon-rt-warehouse):
+                                                    rows queryable before commit, checkpoints, a final exactly-once check
+  kernel-demo [--rows N] [--buckets N] [--batch N]  bucket, sort and merge an upsert stream with the wasm kernels
   version                                           print the version`;
 
 function option(args: string[], name: string): string | undefined {
@@ -54,7 +57,15 @@ export async function main(args: string[]): Promise<number> {
       );
       return 0;
     }
-    case "demo":
+    case "demo": {
+      const result = await runRealtimeDemo({
+        warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",
+        seconds: positiveInt(rest, "--seconds", 12)!,
+        log: (line) => console.log(line),
+      });
+      return result.exitCode;
+    }
+    case "kernel-demo":
       await runKernelDemo({
         rows: positiveInt(rest, "--rows", 2_000_000)!,
         buckets: positiveInt(rest, "--buckets", 4)!,

@@ -20,11 +20,15 @@ import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
+import { checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 
 export interface CommitOptions {
   watermark?: bigint | null;
-  /** Snapshot properties to set; the latest snapshot's properties are carried forward. */
-  properties?: Record<string, string>;
+  /**
+   * Snapshot properties to set; the latest snapshot's properties are carried forward. A function
+   * is called on every attempt with the snapshot the attempt builds on (real-time progress hook).
+   */
+  properties?: Record<string, string> | ((latest: Snapshot | null) => Promise<Record<string, string>>);
   /** Create a snapshot even when there are no file changes (progress-only commits). */
   force?: boolean;
   /** Check appended files against the latest state (recovery paths), as Java's filterAndCommit. */
@@ -154,6 +158,7 @@ export class FileStoreCommit {
         const entries = [...prepared.entries];
         if (prepared.overwrite && latest) entries.unshift(...(await this.overwriteDeletes(latest, prepared.overwrite)));
         if (prepared.conflictCheck && latest) await this.checkConflicts(latest, entries);
+        if (prepared.conflictCheck && latest && prepared.indexChanges.length > 0) await checkIndexConflicts(this.manifests, latest, prepared.indexChanges);
         const snapshot = await this.writeSnapshot(latest, entries, prepared, identifier, options, written);
         if (await this.snapshots.tryPublish(snapshot)) return snapshot.id;
         lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
@@ -190,6 +195,7 @@ export class FileStoreCommit {
       }
       if (e.kind === FILE_KIND_ADD) live.set(id, e);
     }
+    checkLsmConflicts(this.schema, live.values(), latest); // primary-key tables only
   }
 
   private async writeSnapshot(
@@ -226,7 +232,8 @@ export class FileStoreCommit {
         : latest?.watermark !== null && latest?.watermark !== undefined && latest.watermark > options.watermark
           ? latest.watermark
           : options.watermark;
-    const properties = { ...(latest?.properties ?? {}), ...(options.properties ?? {}) };
+    const extra = typeof options.properties === "function" ? await options.properties(latest) : options.properties;
+    const properties = { ...(latest?.properties ?? {}), ...(extra ?? {}) };
     return makeSnapshot({
       uuid: randomId(),
       id: latest ? latest.id + 1 : 1,

@@ -7,6 +7,8 @@ import { CommitMessage } from "./commit-message.js";
 import { expireSnapshots, type ExpireOptions } from "./expire.js";
 import { FileStoreCommit } from "./file-store-commit.js";
 import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { commitWithProgress } from "../realtime/commit.js";
+import type { RealtimeCommitProgress } from "../realtime/types.js";
 
 function identifierOf(id: bigint | number | undefined): bigint {
   if (id === undefined) return BATCH_COMMIT_IDENTIFIER;
@@ -47,6 +49,14 @@ export class TableCommit {
       messages.map((m) => m.data),
       identifierOf(commitIdentifier),
     );
+  }
+
+  /**
+   * Real-time commit (src/realtime/commit.ts): publishes prepared files and their offset ranges
+   * atomically; returns the snapshot id (also for an idempotent retry of covered ranges).
+   */
+  async commitWithProgress(progress: RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
+    return commitWithProgress(this.table, this.commitUser, progress, commitIdentifier, watermark);
   }
 
   /**

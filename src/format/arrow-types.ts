@@ -177,9 +177,15 @@ export function makeNullData(type: arrow.DataType, length: number): arrow.Data {
     case T.Bool:
       return arrow.makeData({ type: type as arrow.Bool, length, nullCount: length, nullBitmap, data: new Uint8Array((length + 7) >> 3) });
     default: {
-      // Fixed-width: values buffer of the right element type, all zero.
+      // Fixed-width: values buffer of the right element type, all zero. Decimal128 takes four
+      // Uint32 words per value and FixedSizeBinary `byteWidth` bytes (their types have no `stride`).
       const ArrayType = (type as unknown as { ArrayType: { new (n: number): ArrayLike<unknown> } }).ArrayType;
-      const stride = (type as unknown as { stride?: number }).stride ?? 1;
+      const stride =
+        type.typeId === T.Decimal
+          ? (type as arrow.Decimal).bitWidth / 32
+          : type.typeId === T.FixedSizeBinary
+            ? (type as arrow.FixedSizeBinary).byteWidth
+            : ((type as unknown as { stride?: number }).stride ?? 1);
       const values = new ArrayType(length * stride);
       return arrow.makeData({ type: type as arrow.Int, length, nullCount: length, nullBitmap, data: values as Int32Array });
     }
@@ -238,9 +244,10 @@ function convertOffsets32(data: arrow.Data): Int32Array {
  * Converts `data` to Arrow type `to`: relabels identical layouts (names, metadata, time zone,
  * decimal precision), widens integers/floats, converts timestamp units, Large* <-> 32-bit
  * offsets, fixed-size binary -> binary, and recursively lists, maps and structs (struct children
- * matched by `PARQUET:field_id`, else by name; missing children become nulls).
+ * matched by `PARQUET:field_id`, else by name — or only by name with `matchBy: "name"`, for
+ * user input whose field ids mean nothing; missing children become nulls).
  */
-export function convertData(data: arrow.Data, to: arrow.DataType, what: string): arrow.Data {
+export function convertData(data: arrow.Data, to: arrow.DataType, what: string, matchBy: "id" | "name" = "id"): arrow.Data {
   const from = data.type;
   const T = arrow.Type;
   if (from.typeId === T.Dictionary) {
@@ -331,7 +338,7 @@ export function convertData(data: arrow.Data, to: arrow.DataType, what: string):
     }
     case T.List: {
       if (from.typeId !== T.List) throw unsupported(what, from, to);
-      const child = convertData(data.children[0]!, (to as arrow.List).children[0]!.type, `${what}.element`);
+      const child = convertData(data.children[0]!, (to as arrow.List).children[0]!.type, `${what}.element`, matchBy);
       return arrow.makeData({ type: to as arrow.List, length: data.length, nullCount: data.nullCount, nullBitmap: bitmapOf(data), valueOffsets: data.valueOffsets as Int32Array, child });
     }
     case T.Map: {
@@ -339,8 +346,8 @@ export function convertData(data: arrow.Data, to: arrow.DataType, what: string):
       const fromEntries = data.children[0]!;
       const toEntriesType = (to as arrow.Map_).children[0]!.type as arrow.Struct;
       const [k, v] = toEntriesType.children;
-      const key = convertData(fromEntries.children[0]!, k!.type, `${what}.key`);
-      const value = convertData(fromEntries.children[1]!, v!.type, `${what}.value`);
+      const key = convertData(fromEntries.children[0]!, k!.type, `${what}.key`, matchBy);
+      const value = convertData(fromEntries.children[1]!, v!.type, `${what}.value`, matchBy);
       const entries = arrow.makeData({ type: toEntriesType, length: fromEntries.length, nullCount: 0, children: [key, value] });
       return arrow.makeData({ type: to as arrow.Map_, length: data.length, nullCount: data.nullCount, nullBitmap: bitmapOf(data), valueOffsets: data.valueOffsets as Int32Array, child: entries });
     }
@@ -348,9 +355,9 @@ export function convertData(data: arrow.Data, to: arrow.DataType, what: string):
       if (from.typeId !== T.Struct) throw unsupported(what, from, to);
       const fromFields = (from as arrow.Struct).children;
       const children = (to as arrow.Struct).children.map((tf) => {
-        const idx = matchField(fromFields, tf);
+        const idx = matchBy === "name" ? fromFields.findIndex((c) => c.name === tf.name) : matchField(fromFields, tf);
         if (idx < 0) return makeNullData(tf.type, data.length);
-        return convertData(data.children[idx]!, tf.type, `${what}.${tf.name}`);
+        return convertData(data.children[idx]!, tf.type, `${what}.${tf.name}`, matchBy);
       });
       return arrow.makeData({ type: to as arrow.Struct, length: data.length, nullCount: data.nullCount, nullBitmap: bitmapOf(data), children });
     }

@@ -59,7 +59,22 @@ export function toByteSource(source: ParquetSource, name?: string): ByteSource {
 /** A random-access source over a file of a `FileIO` (size looked up when not given). */
 export async function fileIOSource(io: FileIO, path: string, size?: number): Promise<RandomAccessSource> {
   const fileSize = size ?? (await io.fileSize(path));
-  return { size: fileSize, name: path, read: (offset, length) => io.readRange(path, offset, length) };
+  return {
+    size: fileSize,
+    name: path,
+    read: async (offset, length) => {
+      try {
+        return await io.readRange(path, offset, length);
+      } catch (e) {
+        // A file shorter than its recorded size was truncated: that is corruption, not an I/O hiccup.
+        if (size !== undefined && e instanceof PaimonError && e.code === "IO_ERROR") {
+          const actual = await io.fileSize(path).catch(() => -1);
+          if (actual >= 0 && actual !== size) throw corrupt(path, `the file has ${actual} bytes but its metadata records ${size}`, e);
+        }
+        throw e;
+      }
+    },
+  };
 }
 
 export function corrupt(name: string, detail: string, cause?: unknown): PaimonError {

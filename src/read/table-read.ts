@@ -11,6 +11,9 @@ import { filterBatchIndices } from "../predicate/evaluate.js";
 import type { DataField } from "../spec/types.js";
 import type { Split } from "../scan/split.js";
 import type { Table } from "../table/table.js";
+import type { RealtimeContext } from "../realtime/context.js";
+import { checkRealtimeRead, createRealtimeReader, isRealtimeRead } from "../realtime/read.js";
+import { readPrimaryKeySplits, ROW_KIND_FIELD_NAME } from "./merge-read.js";
 
 /** Options of `Table.newRead` (API.md). */
 export interface ReadOptions {
@@ -22,8 +25,8 @@ export interface ReadOptions {
   /** Maximum rows per batch (default `read.batch-size`). */
   batchSize?: number;
   withRowKind?: boolean;
-  /** Real-time context (accepted for API compatibility; union reads arrive with the real-time layer). */
-  realtime?: unknown;
+  /** Real-time context: read the memory tails of real-time splits too (src/realtime/read.ts). */
+  realtime?: RealtimeContext;
 }
 
 /** An async stream of record batches that must be closed (API.md `BatchReader`). */
@@ -42,15 +45,15 @@ export class TableRead {
     private readonly options: ReadOptions = {},
   ) {
     const all = table.schema.fields;
-    if (options.realtime !== undefined) throw new PaimonError("UNSUPPORTED", "real-time reads are not available yet");
-    if (options.withRowKind) throw new PaimonError("UNSUPPORTED", "withRowKind is not available yet");
+    if (options.realtime !== undefined) checkRealtimeRead(table, options); // real-time hook
+    if (options.withRowKind && table.schema.primaryKeys.length === 0) throw new PaimonError("UNSUPPORTED", "withRowKind is available for primary-key tables only");
     this.fields = (options.projection ?? all.map((f) => f.name)).map((name) => {
       if (name.includes(".")) throw new PaimonError("UNSUPPORTED", `nested projection ${name} is not available yet`);
       const f = all.find((x) => x.name === name);
       if (!f) throw new PaimonError("INVALID_ARGUMENT", `unknown column ${name} in projection of ${table.identifier} (columns: ${all.map((x) => x.name).join(", ")})`);
       return f;
     });
-    this.schema = new arrow.Schema(this.fields.map((f) => readArrowField(f)));
+    this.schema = new arrow.Schema([...(options.withRowKind ? [new arrow.Field(ROW_KIND_FIELD_NAME, new arrow.Int8(), false)] : []), ...this.fields.map((f) => readArrowField(f))]);
     this.filter = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
     this.batchSize = options.batchSize ?? table.coreOptions.readBatchSize;
     if (!Number.isInteger(this.batchSize) || this.batchSize <= 0) throw new PaimonError("INVALID_ARGUMENT", `batchSize must be a positive integer, got ${this.batchSize}`);
@@ -62,6 +65,7 @@ export class TableRead {
   }
 
   async createReader(splits: readonly Split[]): Promise<BatchReader> {
+    if (isRealtimeRead(this.options, splits)) return createRealtimeReader(this.table, this.options, this.schema, this.batchSize, splits, (s) => this.batches(s)); // real-time hook
     const generator = this.batches(splits);
     return {
       [Symbol.asyncIterator]: () => generator,
@@ -74,11 +78,16 @@ export class TableRead {
   /** Reads every split into one Arrow Table. */
   async toArrow(splits: readonly Split[]): Promise<arrow.Table> {
     const batches: arrow.RecordBatch[] = [];
-    for await (const b of this.batches(splits)) batches.push(b);
+    for await (const b of isRealtimeRead(this.options, splits) ? await this.createReader(splits) : this.batches(splits)) batches.push(b); // real-time hook
     return new arrow.Table(this.schema, batches);
   }
 
   private async *batches(splits: readonly Split[]): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+    if (this.table.schema.primaryKeys.length > 0) {
+      // Primary-key tables: merge-on-read / deletion vectors (read/merge-read.ts).
+      yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false });
+      return;
+    }
     // Filter columns that are not projected are read too, then dropped.
     const referenced = new Set(this.filter ? referencedFields(this.filter) : []);
     const filterFields = this.table.schema.fields.filter((f) => referenced.has(f.name) && !this.fields.includes(f));

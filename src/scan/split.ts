@@ -1,4 +1,5 @@
 import type { DataFileMeta } from "../spec/manifest.js";
+import type { DeletionFile } from "../read/kv-file-reader.js";
 
 /** Committed data files of one partition-bucket to read together (Java `DataSplit`). */
 export interface DataSplit {
@@ -15,6 +16,8 @@ export interface DataSplit {
   readonly files: readonly DataFileMeta[];
   /** True when the files can be read without merging (append tables, or one run without deletes). */
   readonly rawConvertible: boolean;
+  /** Deletion-vector tables: where each file's deletion vector is (aligned with `files`; null = none). */
+  readonly deletionFiles?: ReadonlyArray<DeletionFile | null>;
 }
 
 /** A unit of reading work produced by a scan. */

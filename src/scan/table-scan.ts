@@ -10,6 +10,9 @@ import type { DataField } from "../spec/types.js";
 import type { Table } from "../table/table.js";
 import { partitionPath } from "../table/paths.js";
 import type { DataSplit, Plan } from "./split.js";
+import type { RealtimeContext } from "../realtime/context.js";
+import { checkRealtimeScan, planRealtimeScan } from "../realtime/scan.js";
+import { planPrimaryKeySplits } from "./merge-tree-splits.js";
 
 /** Options of `Table.newScan` (API.md). */
 export interface ScanOptions {
@@ -17,8 +20,8 @@ export interface ScanOptions {
   partitions?: Array<Record<string, unknown>>;
   buckets?: number[];
   snapshotId?: number;
-  /** Real-time context (accepted for API compatibility; union reads arrive with the real-time layer). */
-  realtime?: unknown;
+  /** Real-time context: plan a union of committed files and the context's memory (src/realtime/scan.ts). */
+  realtime?: RealtimeContext;
 }
 
 export class TableScan {
@@ -31,10 +34,11 @@ export class TableScan {
     const schema = table.schema;
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     if (options.filter) bindPredicate(options.filter, schema.fields); // validates columns and literals
-    if (options.realtime !== undefined) throw new PaimonError("UNSUPPORTED", "real-time scans are not available yet");
+    if (options.realtime !== undefined) checkRealtimeScan(table, options); // real-time hook
   }
 
   async plan(): Promise<Plan> {
+    if (this.options.realtime !== undefined) return planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
@@ -60,6 +64,7 @@ export class TableScan {
     const valueFilter = this.options.filter && schema.primaryKeys.length === 0 ? this.options.filter : null;
     const keepFile = (e: ManifestEntry): boolean => keepEntry(e) && (!valueFilter || e.file.schemaId !== schema.id || fileMayMatch(valueFilter, e.file, schema.fields));
     const entries = await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
+    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.options.filter) };
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries) };
   }
 

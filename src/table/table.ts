@@ -10,6 +10,7 @@ import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { TableWrite, type TableWriteOptions } from "../write/table-write.js";
+import { newRealtimeWrite } from "../realtime/writer.js";
 import { ManifestStore } from "./manifests.js";
 import { TableOptions } from "./options.js";
 import { TablePaths } from "./paths.js";
@@ -62,6 +63,7 @@ export class Table {
   }
 
   newWrite(options: TableWriteOptions): Promise<TableWrite> {
+    if (options?.realtime !== undefined) return newRealtimeWrite(this, options); // real-time hook (src/realtime)
     return Promise.resolve(new TableWrite(this, options));
   }
 

@@ -7,6 +7,7 @@ import { ParquetFileWriter } from "../format/parquet-writer.js";
 import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta, type SimpleStats } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
+import type { DataField } from "../spec/types.js";
 import type { ParquetColumnStats } from "../format/parquet-writer.js";
 
 export interface AppendWriterConfig {
@@ -22,9 +23,9 @@ export interface AppendWriterConfig {
 /** Types whose min/max Paimon keeps in SimpleStats (nested types keep only null counts). */
 const STATS_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"]);
 
-/** SimpleStats of a file's columns from the Parquet writer's statistics. */
-export function simpleStats(schema: TableSchema, stats: readonly ParquetColumnStats[]): SimpleStats {
-  const types = schema.fields.map((f) => f.type);
+/** SimpleStats over `fields` from the Parquet writer's statistics of those columns. */
+export function simpleStats(fields: readonly DataField[], stats: readonly ParquetColumnStats[]): SimpleStats {
+  const types = fields.map((f) => f.type);
   const keep = (i: number) => STATS_KINDS.has(types[i].kind);
   const mins = stats.map((s, i) => (keep(i) ? (s.min ?? null) : null));
   const maxs = stats.map((s, i) => (keep(i) ? (s.max ?? null) : null));
@@ -36,7 +37,7 @@ export function simpleStats(schema: TableSchema, stats: readonly ParquetColumnSt
 }
 
 /** Java writes `_CREATION_TIME` as the local wall clock encoded like a UTC timestamp. */
-function localNowMillis(): number {
+export function localNowMillis(): number {
   const now = new Date();
   return now.getTime() - now.getTimezoneOffset() * 60_000;
 }
@@ -83,7 +84,7 @@ export class AppendBucketWriter {
         rowCount: rows,
         minKey: undefined,
         keyStats: emptyStats(),
-        valueStats: simpleStats(this.config.schema, result.stats),
+        valueStats: simpleStats(this.config.schema.fields, result.stats),
         minSequenceNumber: minSeq,
         maxSequenceNumber: minSeq + rows - 1n,
         schemaId: this.config.schema.id,

@@ -17,6 +17,12 @@ import type { Table } from "../table/table.js";
 import { partitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "./row-values.js";
+import type { RealtimeContext } from "../realtime/context.js";
+import type { RealtimeCommitProgress } from "../realtime/types.js";
+import { checkPrimaryKeyWritable, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { MergeTreeBucketWriter } from "./merge-tree-writer.js";
+import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
+import { compactAppendBuckets } from "./append-compact.js";
 
 export enum RowKind {
   INSERT = 0,
@@ -39,13 +45,15 @@ export interface TableWriteOptions {
   commitUser: string;
   streaming?: boolean;
   tempDirectory?: string;
+  /** Real-time context: `Table.newWrite` then returns the real-time writer (src/realtime/writer.ts). */
+  realtime?: RealtimeContext;
 }
 
 interface BucketState {
   partition: Record<string, unknown>;
   partitionRow: Uint8Array;
   bucket: number;
-  writer: AppendBucketWriter;
+  writer: AppendBucketWriter | MergeTreeBucketWriter;
 }
 
 function invalid(message: string): PaimonError {
@@ -60,6 +68,10 @@ export class TableWrite {
   private readonly writers = new Map<string, BucketState>();
   private readonly canonical: arrow.Field[];
   private closed = false;
+  /** Primary-key tables: their write config (null for append tables). */
+  private readonly pk: PrimaryKeyConfig | null;
+  /** Append tables: compaction results waiting for the next prepareCommit. */
+  private readonly pendingCompactions: CommitMessage[] = [];
 
   constructor(
     private readonly table: Table,
@@ -67,9 +79,7 @@ export class TableWrite {
   ) {
     if (!options || typeof options.commitUser !== "string" || options.commitUser === "") throw invalid("newWrite needs a non-empty commitUser");
     this.schema = table.schema;
-    if (this.schema.primaryKeys.length > 0) {
-      throw new PaimonError("UNSUPPORTED", `writing primary-key table ${table.identifier} is not supported yet (append tables only)`);
-    }
+    this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
     this.numBuckets = table.coreOptions.bucket;
     if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
@@ -84,16 +94,20 @@ export class TableWrite {
   async write(data: arrow.RecordBatch | arrow.Table, target: WriteTarget = {}): Promise<void> {
     this.checkOpen();
     const batches = data instanceof arrow.Table ? data.batches : [data];
-    if (target.rowKinds) {
+    if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
+    else if (target.rowKinds) {
       for (let i = 0; i < target.rowKinds.length; i++) {
         if (target.rowKinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `append table ${this.table.identifier} accepts INSERT rows only (row ${i} has kind ${target.rowKinds[i]})`);
       }
     }
     // Validate and route everything first so a bad batch changes nothing.
     const routed: Array<[BucketState, arrow.RecordBatch]> = [];
+    let rowOffset = 0;
     for (const batch of batches) {
       if (!(batch instanceof arrow.RecordBatch)) throw invalid(`write takes an Arrow RecordBatch or Table`);
-      const normal = this.normalize(batch);
+      let normal = this.normalize(batch);
+      if (this.pk) normal = attachRowKinds(normal, target.rowKinds, rowOffset); // kinds travel with their rows
+      rowOffset += batch.numRows;
       for (const [state, part] of await this.route(normal, target)) routed.push([state, part]);
     }
     for (const [state, part] of routed) await state.writer.write(part);
@@ -110,7 +124,8 @@ export class TableWrite {
       let converted: arrow.Data;
       try {
         const column = batch.data.children[idx];
-        converted = convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, this.canonical[i].type, field.name);
+        // Nested struct children are matched by name: field ids in caller-built batches need not be the table's.
+        converted = convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, this.canonical[i].type, field.name, "name");
       } catch (e) {
         throw invalid(`column ${field.name} of table ${this.table.identifier}: ${(e as Error).message}`);
       }
@@ -207,7 +222,7 @@ export class TableWrite {
       partition: Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]])),
       partitionRow,
       bucket,
-      writer: new AppendBucketWriter(
+      writer: this.pk ? await MergeTreeBucketWriter.create({ table: this.table, partitionRow, bucket, bucketDir: dir, config: this.pk, writeOnly: opts.bool("write-only", false) }) : new AppendBucketWriter(
         {
           io: this.table.fileIO,
           schema: this.schema,
@@ -229,6 +244,12 @@ export class TableWrite {
     this.checkOpen();
     const out: CommitMessage[] = [];
     for (const state of this.writers.values()) {
+      if (state.writer instanceof MergeTreeBucketWriter) {
+        const inc = await state.writer.prepareIncrement();
+        const empty = inc.dataIncrement.newFiles!.length + inc.compactIncrement.compactBefore!.length + inc.compactIncrement.compactAfter!.length + inc.compactIncrement.newIndexFiles!.length + inc.compactIncrement.deletedIndexFiles!.length === 0;
+        if (!empty) out.push(new CommitMessage(makeCommitMessage({ partition: state.partitionRow, bucket: state.bucket, totalBuckets: this.numBuckets, ...inc }), state.partition));
+        continue;
+      }
       const files = await state.writer.prepareCommit();
       if (files.length === 0) continue;
       const data = makeCommitMessage({
@@ -239,11 +260,45 @@ export class TableWrite {
       });
       out.push(new CommitMessage(data, state.partition));
     }
+    out.push(...this.pendingCompactions.splice(0)); // append-table compactions (compact())
     return out;
+  }
+
+  /**
+   * Compacts primary-key buckets (all, or those of `partition` / `bucket`): `full` (default true)
+   * rewrites each into one sorted run at the max level, otherwise universal compaction runs when
+   * its triggers are met. The result is committed by the next prepareCommit (COMPACT snapshot).
+   */
+  async compact(options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean } = {}): Promise<void> {
+    this.checkOpen();
+    if (!this.pk) {
+      this.pendingCompactions.push(...(await compactAppendBuckets(this.table, options)));
+      return;
+    }
+    const pending = [...this.writers.values()];
+    for (const t of await compactTargets(this.table, options, pending)) {
+      const state = await this.writerFor(t.values, t.bucket);
+      await (state.writer as MergeTreeBucketWriter).compact(options.full ?? true);
+    }
+  }
+
+  // Real-time hooks: implemented by the real-time writer (src/realtime/writer.ts), which
+  // `Table.newWrite({ realtime })` returns; an ordinary writer has no real-time context.
+  async seal(): Promise<void> {
+    throw new PaimonError("REALTIME_NOT_ENABLED", `seal on ${this.table.identifier} requires a real-time writer (newWrite with a realtime context on a realtime.enabled=true table)`);
+  }
+
+  async prepareCommitWithProgress(_commitIdentifier: bigint | number): Promise<RealtimeCommitProgress[]> {
+    throw new PaimonError("REALTIME_NOT_ENABLED", `prepareCommitWithProgress on ${this.table.identifier} is only supported by a real-time writer (newWrite with a realtime context)`);
+  }
+
+  async refreshCommittedSnapshot(_snapshotId: number): Promise<void> {
+    throw new PaimonError("REALTIME_NOT_ENABLED", `refreshCommittedSnapshot on ${this.table.identifier} requires a real-time writer (newWrite with a realtime context)`);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const state of this.writers.values()) if (state.writer instanceof MergeTreeBucketWriter) state.writer.close();
     this.writers.clear();
   }
 

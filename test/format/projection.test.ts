@@ -84,6 +84,17 @@ describe("projection and field-id mapping", () => {
     expect(only.batches.every((b) => b.numRows <= 4096)).toBe(true);
   });
 
+  it("maps by the names of the file's own schema when matching by name (files without field ids)", async () => {
+    // pypaimon writes no Parquet field ids; Java then finds columns under their names in the
+    // schema the file was written with (its _SCHEMA_ID), by field id.
+    const file = await writeParquet(fields, data);
+    const v2 = [F(0, "id", notNull(T.BIGINT())), F(1, "title", T.STRING()), F(5, "payload", T.INT())]; // payload dropped and re-added
+    const t = await readParquet(file.bytes, { fields: v2, mapBy: "name", fileFields: fields });
+    expect(tableColumn(t, "title", T.STRING())[7]).toBe("n7");
+    expect(tableColumn(t, "payload", T.INT()).every((v) => v === null)).toBe(true);
+    expect(tableColumn(t, "id", T.BIGINT())[3]).toBe(3n);
+  });
+
   it("widens types on read (INT -> BIGINT, FLOAT -> DOUBLE, TIMESTAMP(3) -> TIMESTAMP(6))", async () => {
     const old = [F(0, "a", T.INT()), F(1, "f", T.FLOAT()), F(2, "ts", T.TIMESTAMP(3))];
     const file = await writeParquet(old, batch(old, { a: [1, null, -5], f: [1.5, null, 2], ts: [1700000000123n, null, -1n] }));

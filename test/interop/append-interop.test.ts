@@ -62,6 +62,10 @@ interface Shape {
   timeTravel?: number[];
   /** Bucketed: compare the bucket every row lands in across writers. */
   checkBuckets?: boolean;
+  /** Partition directories (escaped as Java does) that must hold the table's data files. */
+  partitionDirs?: string[];
+  /** Documented incompatibilities of the oracles (their tests are expected to fail: `it.fails`). */
+  knownGaps?: { javaReadsForeign?: string; pypaimonBuckets?: string };
 }
 
 const LONG_STRING = "long ✓ ".repeat(12_000) + "end";
@@ -93,10 +97,9 @@ const ATOMIC_FIELDS: FieldLike[] = [
   { name: "ts0", type: "TIMESTAMP(0)" },
   { name: "ts3", type: "TIMESTAMP(3)" },
   { name: "ts6", type: "TIMESTAMP(6)" },
-  { name: "ts9", type: "TIMESTAMP(9)" },
   { name: "ltz3", type: "TIMESTAMP_LTZ(3)" },
   { name: "ltz6", type: "TIMESTAMP_LTZ(6)" },
-  { name: "ltz9", type: "TIMESTAMP_LTZ(9)" },
+  // TIMESTAMP(7..9): see the ts_nanos shape
 ];
 
 const ATOMIC_ROWS: OracleRow[][] = [
@@ -106,16 +109,16 @@ const ATOMIC_ROWS: OracleRow[][] = [
       dec9: "9999999.99", dec18: "99999999999999.9999", dec20: "99999999999999999999", dec38: "9999999999999999999999999999.9999999999",
       ch: "abcde", vc: "varchar max 20 chars", s: LONG_STRING, bin: "AAEC/w==", vbin: "AAECAwQFBgcICQ==", bytes: Buffer.from(LONG_STRING).toString("base64"),
       d: "9999-12-31", t0: 86399000, t3: 86399999,
-      ts0: "253402300799000000000", ts3: "253402300799999000000", ts6: "253402300799999999000", ts9: I64_MAX,
-      ltz3: "253402300799999000000", ltz6: "253402300799999999000", ltz9: I64_MAX,
+      ts0: "253402300799000000000", ts3: "253402300799999000000", ts6: "253402300799999999000",
+      ltz3: "253402300799999000000", ltz6: "253402300799999999000",
     },
     {
       id: 2, b: false, i8: -128, i16: -32768, i32: -2147483648, i64: I64_MIN, f32: -3.4028234663852886e38, f64: -1.7976931348623157e308,
       dec9: "-9999999.99", dec18: "-99999999999999.9999", dec20: "-99999999999999999999", dec38: "-9999999999999999999999999999.9999999999",
       ch: "", vc: "", s: "", bin: "AAAAAA==", vbin: "", bytes: "",
       d: "0001-01-01", t0: 0, t3: 0,
-      ts0: "-62135596800000000000", ts3: "-62135596800000000000", ts6: "-62135596800000000000", ts9: "-9223372036854775807",
-      ltz3: "-62135596800000000000", ltz6: "-62135596800000000000", ltz9: "-9223372036854775807",
+      ts0: "-62135596800000000000", ts3: "-62135596800000000000", ts6: "-62135596800000000000",
+      ltz3: "-62135596800000000000", ltz6: "-62135596800000000000",
     },
     { id: 3 }, // all nulls
   ],
@@ -125,16 +128,16 @@ const ATOMIC_ROWS: OracleRow[][] = [
       dec9: "-0.01", dec18: "0.0001", dec20: "-1", dec38: "-0.0000000001",
       ch: "日本語", vc: "e\u0301 café ñ", s: "héllo 𝄞 世界 🎉", bin: "/////w==", vbin: "gA==", bytes: "AA==",
       d: "1969-12-31", t0: 1000, t3: 1,
-      ts0: "-1000000000", ts3: "-1000000", ts6: "-1000", ts9: "-1",
-      ltz3: "-1000000", ltz6: "-1000", ltz9: "-123456789",
+      ts0: "-1000000000", ts3: "-1000000", ts6: "-1000",
+      ltz3: "-1000000", ltz6: "-1000",
     },
     {
       id: 5, f32: "Infinity", f64: "-Infinity", s: "tab\tnew\nline\u0001ctl \"q\" \\ back", ch: "ab",
-      ts3: "1704067200123000000", ts6: "1704067200123456000", ts9: "1704067200123456789", ltz9: "1704067200123456789",
+      ts3: "1704067200123000000", ts6: "1704067200123456000", ltz6: "1704067200123456000",
       d: "2024-02-29", t3: 45296789,
     },
     { id: 6, f32: "-0.0", f64: "-0.0", i64: "-1", dec38: "0.0000000000", s: " leading and trailing spaces ", d: "1970-01-01" },
-    { id: 7, f32: "-Infinity", f64: "Infinity", dec18: "0.0000", ts9: "0", ltz6: "0" },
+    { id: 7, f32: "-Infinity", f64: "Infinity", dec18: "0.0000", ts6: "0", ltz6: "0" },
   ],
   [{ id: 8, f32: 1.100000023841858, f64: 1e-5, s: "third commit", i64: "9007199254740993", dec20: "9007199254740993", bin: null, vbin: "AQ==" }],
 ];
@@ -202,7 +205,6 @@ const SHAPES: Shape[] = [
           { dt: "2024-01-02", id: "12", v: "d", amount: "999999999.999" },
           { dt: "a/b", id: "13", v: "slash 2" },
           { dt: "100%", id: "14", v: "percent 2" },
-          { dt: null, id: "15", v: "null partition 2" },
         ],
       },
       {
@@ -219,6 +221,17 @@ const SHAPES: Shape[] = [
     ],
     timeTravel: [2, 3, 4],
     checkBuckets: true,
+    partitionDirs: [
+      "dt=%23%7B%5B%2A%5D%7D%5E%27%22%5C",
+      "dt=100%25",
+      "dt=2024-01-01",
+      "dt=2024-01-02",
+      "dt=__DEFAULT_PARTITION__", // null and "" (Java maps empty / blank values to the default name)
+      "dt=a%2Fb",
+      "dt=héllo wörld 世界",
+      "dt=tab%09here",
+      "dt=x%3Dy%3Az%3F",
+    ],
   },
   {
     name: "part_date_int",
@@ -241,10 +254,12 @@ const SHAPES: Shape[] = [
           { d: "2024-03-01", h: null, id: "6", v: "null hour" },
         ],
       },
-      { rows: [{ d: "2024-02-29", h: 0, id: "7", v: "leap again" }, { d: "1969-12-31", h: -5, id: "8" }] },
+      { rows: [{ d: "2024-02-29", h: 0, id: "7", v: "leap again" }, { d: "1969-12-31", h: -5, id: "8" }, { d: null, h: 1, id: "10", v: "null date again" }] },
       { rows: [{ d: "1969-12-31", h: -5, id: "9", v: "overwritten" }], overwrite: true },
     ],
     timeTravel: [2],
+    // DATE partition values are epoch days (partition.legacy-name = true)
+    partitionDirs: ["d=-1/h=-5", "d=0/h=0", "d=19782/h=0", "d=19782/h=23", "d=19783/h=__DEFAULT_PARTITION__", "d=__DEFAULT_PARTITION__/h=1"],
   },
   {
     name: "bucket_keys",
@@ -256,13 +271,13 @@ const SHAPES: Shape[] = [
       { name: "k_bigdec", type: "DECIMAL(30, 4)" },
       { name: "k_d", type: "DATE" },
       { name: "k_ts3", type: "TIMESTAMP(3)" },
-      { name: "k_ts9", type: "TIMESTAMP(9)" },
+      { name: "k_ts6", type: "TIMESTAMP(6)" },
       { name: "k_b", type: "BOOLEAN" },
       { name: "k_i64", type: "BIGINT" },
       { name: "k_f64", type: "DOUBLE" },
       { name: "k_bin", type: "BYTES" },
     ],
-    options: { bucket: "7", "bucket-key": "k_i,k_s,k_dec,k_bigdec,k_d,k_ts3,k_ts9,k_b,k_i64,k_f64,k_bin" },
+    options: { bucket: "7", "bucket-key": "k_i,k_s,k_dec,k_bigdec,k_d,k_ts3,k_ts6,k_b,k_i64,k_f64,k_bin" },
     steps: [
       {
         rows: Array.from({ length: 40 }, (_, i) => ({
@@ -273,7 +288,7 @@ const SHAPES: Shape[] = [
           k_bigdec: `${i % 2 ? "-" : ""}${"9".repeat(i % 20)}${i}.${String(i).padStart(4, "0")}`,
           k_d: i % 7 === 0 ? null : i * 1000 - 20000,
           k_ts3: String(BigInt(i) * 86_400_123_000_000n - 1_000_000_000_000_000n),
-          k_ts9: i % 5 === 0 ? null : String(BigInt(i) * 1_000_000_007n - 3_000_000_000_000n),
+          k_ts6: String(BigInt(i) * 1_000_007_000n - 3_000_000_000_000_000n), // null non-compact keys: see noncompact_keys
           k_b: i % 3 === 0 ? null : i % 2 === 0,
           k_i64: String(BigInt(i) * 1_000_000_000_003n * (i % 2 ? -1n : 1n)),
           k_f64: i % 4 === 0 ? i / 3 : i % 4 === 1 ? -i * 1e300 : i % 4 === 2 ? "-0.0" : null,
@@ -282,6 +297,46 @@ const SHAPES: Shape[] = [
       },
     ],
     checkBuckets: true,
+  },
+  {
+    // TIMESTAMP(7..9) (Java writes INT96; paimon-rt and pypaimon write INT64 TIMESTAMP(NANOS)), and
+    // bucket keys of non-compact types (TIMESTAMP(p > 3), DECIMAL(p > 18)) with nanos and nulls
+    name: "noncompact_keys",
+    fields: [
+      { name: "id", type: "INT NOT NULL" },
+      { name: "ts9", type: "TIMESTAMP(9)" },
+      { name: "ts7", type: "TIMESTAMP(7)" },
+      { name: "ltz9", type: "TIMESTAMP_LTZ(9)" },
+      { name: "ts6", type: "TIMESTAMP(6)" },
+      { name: "dec30", type: "DECIMAL(30, 4)" },
+    ],
+    options: { bucket: "5", "bucket-key": "ts9,ts6,dec30" },
+    steps: [
+      {
+        rows: [
+          { id: 1, ts9: "1704067200123456789", ts7: "1704067200123456700", ltz9: "1704067200123456789" },
+          { id: 2, ts9: "-1", ts7: "-100", ltz9: "-123456789" },
+          { id: 3, ts9: "0", ts7: "0", ltz9: "0" },
+          { id: 4, ts9: "-6795364578871345152", ts7: "-6795364578871345100", ltz9: "9000000000000000001" },
+          { id: 5 },
+          ...Array.from({ length: 16 }, (_, i) => ({
+            id: 10 + i,
+            ts9: String(BigInt(i) * 1_000_000_007n - 3_000_000_000_000n),
+            ts7: String(BigInt(i) * 86_400_000_000_100n),
+            ts6: i % 3 === 0 ? null : String(BigInt(i) * 86_400_123_456_000n),
+            dec30: i % 4 === 0 ? null : `${i % 2 ? "-" : ""}${"7".repeat(i)}.${i}`,
+          })),
+        ],
+      },
+      { rows: [{ id: 6, ts9: I64_MAX, ltz9: "-9223372036854775807" }] },
+    ],
+    checkBuckets: true,
+    knownGaps: {
+      javaReadsForeign:
+        "Java Paimon 1.4.2 reads TIMESTAMP(7..9) only as INT96 (what Java writes); the INT64 TIMESTAMP(NANOS) columns paimon-rt and pypaimon write fail with a ClassCastException (dictionary pages) or come back as millis",
+      pypaimonBuckets:
+        "pypaimon 2.1.0 puts rows in other buckets than Java (and paimon-rt) when a bucket key is a TIMESTAMP(9) with sub-microsecond nanos (hashed truncated to micros) or a NULL of a non-compact type (TIMESTAMP(p > 3), DECIMAL(p > 18))",
+    },
   },
   {
     name: "bucket_str",
@@ -362,7 +417,7 @@ function alterFields(fields: FieldLike[], changes: SchemaChange[]): FieldLike[] 
 }
 
 /** Existing canonical rows after `changes` (added columns null, renamed keys, INT -> BIGINT as string). */
-function alterRows(rows: OracleRow[], fields: FieldLike[], changes: SchemaChange[]): OracleRow[] {
+function alterRows(rows: OracleRow[], changes: SchemaChange[]): OracleRow[] {
   return rows.map((r) => {
     let row: OracleRow = { ...r };
     for (const c of changes) {
@@ -374,7 +429,6 @@ function alterRows(rows: OracleRow[], fields: FieldLike[], changes: SchemaChange
         if (row[c.name] !== null) row[c.name] = String(row[c.name]);
       }
     }
-    void fields;
     return row;
   });
 }
@@ -397,7 +451,7 @@ function model(shape: Shape): ShapeModel {
   const snapshots: OracleRow[][] = [];
   for (const step of shape.steps) {
     if ("alter" in step) {
-      rows = alterRows(rows, fields, step.alter);
+      rows = alterRows(rows, step.alter);
       fields = alterFields(fields, step.alter);
       continue;
     }
@@ -640,7 +694,9 @@ describe.skipIf(noPython !== null)("append tables: paimon-rt <-> pypaimon <-> Ja
         }
       });
 
-      it.skipIf(noJava !== null)("paimon-rt writes -> Java Paimon reads exactly those rows (also by time travel)", () => {
+      const javaGap = shape.knownGaps?.javaReadsForeign;
+      const javaIt = noJava !== null ? it.skip : javaGap ? it.fails : it;
+      javaIt(`paimon-rt writes -> Java Paimon reads exactly those rows (also by time travel)${javaGap ? ` [KNOWN GAP: ${javaGap}]` : ""}`, () => {
         need("rt", shape);
         expectRows(oracleReads.get(`java|rt|${shape.name}|latest`), m.latest, "Java reading paimon-rt's table");
         for (const snap of shape.timeTravel ?? []) {
@@ -655,7 +711,7 @@ describe.skipIf(noPython !== null)("append tables: paimon-rt <-> pypaimon <-> Ja
           expectRows(oracleReads.get(`${oracle}|${oracle}|${shape.name}|latest`), m.latest, `${oracle} reading its own table`);
           expectRows(await readWithRt(wh[oracle], shape), m.latest, `paimon-rt reading ${oracle}'s table`);
           const other = oracle === "pypaimon" ? "java" : "pypaimon";
-          if (oracleReads.has(`${other}|${oracle}|${shape.name}|latest`)) {
+          if (oracleReads.has(`${other}|${oracle}|${shape.name}|latest`) && !(other === "java" && javaGap)) {
             expectRows(oracleReads.get(`${other}|${oracle}|${shape.name}|latest`), m.latest, `${other} reading ${oracle}'s table`);
           }
         });
@@ -676,17 +732,26 @@ describe.skipIf(noPython !== null)("append tables: paimon-rt <-> pypaimon <-> Ja
         it("data files sit in the partition directories Java computes (escaping included)", async () => {
           for (const w of writers) need(w, shape);
           const dirs = await Promise.all(writers.map((w) => dataFileDirs(wh[w], shape)));
+          for (const bucketDir of dirs[0]) expect(bucketDir).toMatch(/(^|\/)bucket-\d+$/);
+          if (shape.partitionDirs) {
+            const partitionsOf = (d: string[]) => [...new Set(d.map((x) => x.replace(/\/?bucket-\d+$/, "")))].sort();
+            expect(partitionsOf(dirs[0]), "partition directories of paimon-rt's table").toEqual([...shape.partitionDirs].sort());
+          }
           writers.forEach((w, i) => expect(dirs[i], `data directories of ${w}'s table`).toEqual(dirs[writers.indexOf(noJava ? "pypaimon" : "java")]));
         });
       }
       if (shape.checkBuckets) {
-        it("every row lands in the same bucket whichever implementation wrote it", async () => {
-          for (const w of writers) need(w, shape);
-          const maps = await Promise.all(writers.map((w) => bucketsWithRt(wh[w], shape)));
-          const rtMap = Object.fromEntries(maps[0]);
-          expect(new Set(Object.values(rtMap)).size, "rows spread over several buckets").toBeGreaterThan(1);
-          for (let i = 1; i < writers.length; i++) expect(Object.fromEntries(maps[i]), `buckets of ${writers[i]}'s rows vs paimon-rt's`).toEqual(rtMap);
-        });
+        const pyGap = shape.knownGaps?.pypaimonBuckets;
+        for (const other of writers.filter((w) => w !== "rt")) {
+          const gap = other === "pypaimon" ? pyGap : undefined;
+          (gap ? it.fails : it)(`every row lands in the same bucket whether paimon-rt or ${other} wrote it${gap ? ` [KNOWN GAP: ${gap}]` : ""}`, async () => {
+            need("rt", shape);
+            need(other, shape);
+            const [rtMap, otherMap] = await Promise.all([bucketsWithRt(wh.rt, shape), bucketsWithRt(wh[other], shape)]);
+            expect(new Set(rtMap.values()).size, "rows spread over several buckets").toBeGreaterThan(1);
+            expect(Object.fromEntries(otherMap), `buckets of ${other}'s rows vs paimon-rt's`).toEqual(Object.fromEntries(rtMap));
+          });
+        }
       }
     });
   }
@@ -698,7 +763,8 @@ describe.skipIf(noPython !== null)("append tables: paimon-rt <-> pypaimon <-> Ja
     // paimon-rt reads an older snapshot of each writer's table with the current schema
     for (const w of writers) {
       const snap1 = await readWithRt(wh[w], shape, 1);
-      const expected = alterRows(alterRows(m.snapshots[0], shape.fields, (shape.steps[2] as { alter: SchemaChange[] }).alter), [], (shape.steps[4] as { alter: SchemaChange[] }).alter);
+      const alters = shape.steps.flatMap((s) => ("alter" in s ? [s.alter] : []));
+      const expected = alters.reduce((rows, changes) => alterRows(rows, changes), m.snapshots[0]);
       expectRows(snap1, expected, `paimon-rt reading ${w}'s snapshot 1 with the latest schema`);
     }
     const table = await (await Catalog.open(wh.rt)).getTable(ident(shape));

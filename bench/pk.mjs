@@ -1,0 +1,163 @@
+// Primary-key table benchmarks: write throughput (sort + dedup + flush + commit) and
+// merge-on-read throughput over 1, 4 and 16 overlapping sorted runs, with int64 and string
+// keys. The same merge-on-read tables are read by pypaimon in the same run when available.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as arrow from "apache-arrow";
+import { header, timeMedianAsync } from "./harness.mjs";
+
+const root = new URL("..", import.meta.url).pathname;
+const python = join(root, ".oracles", "venv", "bin", "python");
+
+const PY_READ = `
+import json, sys, time
+from pypaimon import CatalogFactory
+wh, ident, iters = sys.argv[1], sys.argv[2], int(sys.argv[3])
+table = CatalogFactory.create({"warehouse": wh}).get_table(ident)
+times = []
+rows = 0
+for _ in range(iters + 1):
+    t0 = time.perf_counter()
+    rb = table.new_read_builder()
+    t = rb.new_read().to_arrow(rb.new_scan().plan().splits())
+    times.append((time.perf_counter() - t0) * 1000)
+    rows = t.num_rows
+times = sorted(times[1:])
+print(json.dumps({"ms": times[len(times) // 2], "rows": rows}))
+`;
+
+/** Deterministic pseudo-random keys in [0, space). */
+function keys(n, space, seed) {
+  let a = seed >>> 0;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * space);
+  }
+  return out;
+}
+
+const enc = new TextEncoder();
+
+/** A batch of `ks` keys: k (int64 or string), v string (~10 bytes), d double. */
+function batch(ks, keyType, tag) {
+  const n = ks.length;
+  const vOff = new Int32Array(n + 1);
+  const vBytes = new Uint8Array(n * 16);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    at += enc.encodeInto(`${tag}-${ks[i]}`, vBytes.subarray(at)).written;
+    vOff[i + 1] = at;
+  }
+  const d = Float64Array.from(ks, (k) => k * 0.5);
+  let k;
+  if (keyType === "int64") k = arrow.makeData({ type: new arrow.Int64(), length: n, data: BigInt64Array.from(ks, (x) => BigInt(x)) });
+  else {
+    const off = new Int32Array(n + 1);
+    const bytes = new Uint8Array(n * 24);
+    let p = 0;
+    for (let i = 0; i < n; i++) {
+      p += enc.encodeInto(`key-${String(ks[i]).padStart(10, "0")}`, bytes.subarray(p)).written;
+      off[i + 1] = p;
+    }
+    k = arrow.makeData({ type: new arrow.Utf8(), length: n, valueOffsets: off, data: bytes.subarray(0, p) });
+  }
+  return new arrow.RecordBatch({
+    k,
+    v: arrow.makeData({ type: new arrow.Utf8(), length: n, valueOffsets: vOff, data: vBytes.subarray(0, at) }),
+    d: arrow.makeData({ type: new arrow.Float64(), length: n, data: d }),
+  });
+}
+
+async function createTable(lib, catalog, name, keyType, options = {}) {
+  return catalog.createTable(`bench.${name}`, {
+    fields: [
+      { name: "k", type: keyType === "int64" ? "BIGINT NOT NULL" : "STRING NOT NULL" },
+      { name: "v", type: "STRING" },
+      { name: "d", type: "DOUBLE" },
+    ],
+    primaryKeys: ["k"],
+    // no compaction: keep every commit as its own sorted run
+    options: { bucket: 1, "num-sorted-run.compaction-trigger": 1000, "num-sorted-run.stop-trigger": 2000, ...options },
+  });
+}
+
+export async function runPkBenchmarks(report, { quick = false } = {}) {
+  const lib = await import("../dist/index.js");
+  const rows = quick ? 100_000 : 1_000_000;
+  const iterations = quick ? 1 : 3;
+  const dir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-pk-"));
+  const havePython = existsSync(python);
+  try {
+    const catalog = await lib.Catalog.open(dir);
+    await catalog.createDatabase("bench");
+    header(`pk: primary-key tables, ${rows} rows (k, v STRING, d DOUBLE), 1 bucket`);
+    // 1. write: random keys (about 37% duplicates), one commit
+    for (const keyType of ["int64", "string"]) {
+      const b = batch(keys(rows, rows, 7), keyType, "w");
+      let n = 0;
+      const ms = await timeMedianAsync(async () => {
+        const table = await createTable(lib, catalog, `w_${keyType}_${n++}`, keyType);
+        const w = await table.newWrite({ commitUser: "bench" });
+        await w.write(b);
+        await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit());
+        await w.close();
+      }, { iterations, warmup: 1 });
+      report.add({ suite: "pk write+commit", case: `${keyType} key, sort+dedup+flush`, rows, candidate: "paimon-rt", candidateMs: ms });
+    }
+    // 2. merge-on-read: the same number of input rows spread over 1, 4, 16 overlapping runs
+    for (const keyType of ["int64", "string"]) {
+      for (const runs of [1, 4, 16]) {
+        const name = `mor_${keyType}_${runs}`;
+        const table = await createTable(lib, catalog, name, keyType);
+        for (let r = 0; r < runs; r++) {
+          const w = await table.newWrite({ commitUser: "bench" });
+          await w.write(batch(keys(Math.floor(rows / runs), rows, 100 + r), keyType, `r${r}`));
+          await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit());
+          await w.close();
+        }
+        const plan = await table.newScan().plan();
+        const files = plan.splits.reduce((s, x) => s + x.files.length, 0);
+        let out = 0;
+        const ms = await timeMedianAsync(async () => {
+          const t = await table.newRead({ batchSize: 65536 }).toArrow((await table.newScan().plan()).splits);
+          out = t.numRows;
+        }, { iterations, warmup: 1 });
+        let py;
+        if (havePython) {
+          try {
+            py = JSON.parse(execFileSync(python, ["-c", PY_READ, dir, `bench.${name}`, String(iterations)], { encoding: "utf8", env: { ...process.env, TZ: "UTC" } }).trim().split("\n").pop());
+            if (py.rows !== out) throw new Error(`pypaimon read ${py.rows} rows, paimon-rt ${out}`);
+          } catch (e) {
+            console.log(`(pypaimon read of ${name} failed: ${e.message})`);
+            py = undefined;
+          }
+        }
+        report.add({
+          suite: "pk merge-on-read",
+          case: `${keyType}, ${runs} run(s) (${files} files) -> ${out}`,
+          rows,
+          candidate: "paimon-rt",
+          candidateMs: ms,
+          baseline: py ? "pypaimon" : undefined,
+          baselineMs: py?.ms,
+        });
+      }
+    }
+    if (!havePython) console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the comparison)");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Standalone: node --expose-gc bench/pk.mjs [--quick]
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { Report } = await import("./harness.mjs");
+  const report = new Report("pk");
+  await runPkBenchmarks(report, { quick: process.argv.includes("--quick") });
+  report.save();
+}

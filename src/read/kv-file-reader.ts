@@ -1,0 +1,122 @@
+// Reading primary-key data files: table columns mapped by field id (schema evolution), plus
+// `_SEQUENCE_NUMBER` and `_VALUE_KIND`, with the file's deletion vector applied (§8).
+import * as arrow from "apache-arrow";
+import { takeRows } from "../arrow/take.js";
+import { PaimonError } from "../error.js";
+import type { FileIO } from "../fs/file-io.js";
+import { readParquetBatches } from "../format/parquet-reader.js";
+import { fileIOSource } from "../format/source.js";
+import { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { readDeletionVector } from "../kernel/deletion-vector.js";
+import type { DataFileMeta } from "../spec/manifest.js";
+import type { DataField } from "../spec/types.js";
+import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
+import type { Table } from "../table/table.js";
+
+/** Where a data file's deletion vector lives (Java `DeletionFile`). */
+export interface DeletionFile {
+  /** Path of the DV index file. */
+  readonly path: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly cardinality: bigint | null;
+}
+
+/** A batch of a PK data file: the requested columns plus sequence numbers and row kinds. */
+export interface KvBatch {
+  readonly batch: arrow.RecordBatch;
+  readonly sequence: BigInt64Array;
+  readonly kinds: Int8Array;
+}
+
+/** Fields of the schema each data file was written with (cached per schema id). */
+export class FileSchemas {
+  private readonly cache = new Map<number, Promise<readonly DataField[]>>();
+
+  constructor(private readonly table: Table) {
+    this.cache.set(table.schema.id, Promise.resolve(table.schema.fields));
+  }
+
+  fieldsOf(schemaId: number | bigint): Promise<readonly DataField[]> {
+    const id = Number(schemaId);
+    let f = this.cache.get(id);
+    if (!f) this.cache.set(id, (f = this.table.schemaManager.schema(id).then((s) => s.fields)));
+    return f;
+  }
+}
+
+/** Caches DV index files (read once per reader) and decodes deletion vectors. */
+export class DeletionVectorLoader {
+  private readonly files = new Map<string, Promise<Uint8Array>>();
+
+  constructor(private readonly io: FileIO) {}
+
+  /** The deleted positions of a file (the caller owns and must dispose the bitmap). */
+  async load(df: DeletionFile): Promise<RoaringBitmap32> {
+    let bytes = this.files.get(df.path);
+    if (!bytes) this.files.set(df.path, (bytes = this.io.readFile(df.path)));
+    const dv = readDeletionVector(await bytes, df.offset, df.length, { verifyCrc: false });
+    if (dv.format === "bitmap32") return dv.bitmap;
+    // 64-bit vectors: positions of one file fit in 32 bits in practice.
+    const out = new RoaringBitmap32();
+    for (const p of dv.bitmap.toBigUint64Array()) {
+      if (p > 0x7fffffffn) throw new PaimonError("UNSUPPORTED", `deletion vector in ${df.path} has position ${p} beyond 2^31`);
+      out.add(Number(p));
+    }
+    dv.bitmap.dispose();
+    return out;
+  }
+}
+
+/** Reads a PK data file in batches; rows deleted by `deleted` (positions in the file) are skipped. */
+export async function* readKvFile(
+  io: FileIO,
+  path: string,
+  file: DataFileMeta,
+  fields: readonly DataField[],
+  options: { batchSize: number; deleted?: RoaringBitmap32 | null; fileFields?: readonly DataField[]; withoutSystemColumns?: boolean },
+): AsyncGenerator<KvBatch> {
+  // Without system columns (raw reads of files known to hold no retract rows): sequence
+  // numbers come back as zeros and every row kind as INSERT.
+  const system = !options.withoutSystemColumns;
+  const readFields = system ? [...fields, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD] : [...fields];
+  // For files without Parquet field ids: the fields of the schema the file was written with.
+  const fileFields = options.fileFields ? [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...options.fileFields] : undefined;
+  const source = await fileIOSource(io, path, Number(file.fileSize));
+  let position = 0;
+  const deleted = options.deleted && !options.deleted.isEmpty ? options.deleted : null;
+  for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path })) {
+    const n = raw.numRows;
+    let batch = raw;
+    if (deleted) {
+      const positions = new Uint32Array(n);
+      for (let i = 0; i < n; i++) positions[i] = position + i;
+      const hit = deleted.hasMany(positions);
+      let keep = 0;
+      for (let i = 0; i < n; i++) if (!hit[i]) keep++;
+      if (keep < n) {
+        const rows = new Uint32Array(keep);
+        for (let i = 0, j = 0; i < n; i++) if (!hit[i]) rows[j++] = i;
+        batch = takeRows(raw, rows);
+      }
+    }
+    position += n;
+    if (batch.numRows === 0) continue;
+    const cols = batch.data.children;
+    if (!system) {
+      yield { batch, sequence: new BigInt64Array(batch.numRows), kinds: new Int8Array(batch.numRows) };
+      continue;
+    }
+    const seqData = cols[fields.length];
+    const kindData = cols[fields.length + 1];
+    if (seqData.nullCount > 0) throw new PaimonError("CORRUPT_FILE", `${path}: _SEQUENCE_NUMBER has nulls (not a primary-key data file?)`);
+    const sequence = (seqData.values as BigInt64Array).subarray(0, batch.numRows);
+    const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : (kindData.values as Int8Array).subarray(0, batch.numRows);
+    const outSchema = new arrow.Schema(batch.schema.fields.slice(0, fields.length));
+    const data = arrow.makeData({ type: new arrow.Struct(outSchema.fields), length: batch.numRows, nullCount: 0, children: cols.slice(0, fields.length) });
+    yield { batch: new arrow.RecordBatch(outSchema, data), sequence, kinds };
+  }
+  if (BigInt(position) !== file.rowCount) {
+    throw new PaimonError("CORRUPT_FILE", `${path}: read ${position} rows, the manifest says ${file.rowCount}`);
+  }
+}

@@ -1,0 +1,197 @@
+// Merge-on-read of primary-key splits (format reference §7.5–7.6): each section of overlapping
+// files is read run by run and merged with the wasm k-way merge (highest sequence number wins,
+// retract rows dropped; first-row keeps the lowest); sections of one file without retract rows
+// and deletion-vector splits are read raw. Deletion vectors are applied per file. Value
+// predicates are evaluated on merged rows only; the output has the table's logical columns
+// (optionally with a leading `_VALUE_KIND`).
+import * as arrow from "apache-arrow";
+import { gatherBatches } from "../arrow/gather.js";
+import { takeRows } from "../arrow/take.js";
+import { PaimonError } from "../error.js";
+import { keyColumnFromArrow } from "../kernel/columns.js";
+import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
+import type { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { filterBatchIndices } from "../predicate/evaluate.js";
+import type { Predicate } from "../predicate/predicate.js";
+import type { DataFileMeta } from "../spec/manifest.js";
+import type { DataField } from "../spec/types.js";
+import type { DataSplit } from "../scan/split.js";
+import { checkMergeable, intervalPartition } from "../scan/merge-tree-splits.js";
+import type { Table } from "../table/table.js";
+import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
+import { foldPartialUpdate } from "./partial-update.js";
+import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
+
+/** Rows read per batch when a whole section is merged in memory. */
+const MERGE_READ_BATCH = 1 << 20;
+
+export const ROW_KIND_FIELD_NAME = "_VALUE_KIND";
+
+export interface PrimaryKeyReadOptions {
+  /** Output (projected) fields. */
+  fields: readonly DataField[];
+  /** Output schema: the projected fields, with a leading int8 `_VALUE_KIND` when `withRowKind`. */
+  schema: arrow.Schema;
+  /** Bound predicate applied exactly to merged rows (null = none). */
+  filter: Predicate | null;
+  batchSize: number;
+  withRowKind: boolean;
+}
+
+/** Merges sorted chunks (each sorted by key with unique keys, oldest first): winners in key order. */
+export function mergeKvBatches(
+  chunks: readonly KvBatch[],
+  keyColumns: readonly number[],
+  options: { dropDeletes: boolean; firstRow?: boolean },
+): { part: Uint32Array; row: Uint32Array } {
+  if (chunks.length === 0) return { part: new Uint32Array(0), row: new Uint32Array(0) };
+  const runs: SortedRun[] = chunks.map((c) => ({
+    keys: keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k])),
+    sequence: options.firstRow ? c.sequence.map((s) => -s) : c.sequence,
+    rowKinds: c.kinds,
+  }));
+  const r = mergeDeduplicate(runs, { dropDeletes: options.dropDeletes });
+  return { part: r.run, row: r.row };
+}
+
+export class PrimaryKeySplitReader {
+  private readonly keyFields: DataField[];
+  private readonly readFields: DataField[];
+  private readonly keyColumns: number[];
+  private readonly outColumns: number[];
+  private readonly firstRow: boolean;
+  private readonly partialUpdate: boolean;
+  private readonly dvs: DeletionVectorLoader;
+  private readonly schemas: FileSchemas;
+
+  constructor(
+    private readonly table: Table,
+    private readonly options: PrimaryKeyReadOptions,
+  ) {
+    const schema = table.schema;
+    this.keyFields = keyFieldsOf(schema);
+    const filterNames = new Set<string>();
+    if (options.filter) collectFields(options.filter, filterNames);
+    const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
+    // Read in table order; output picks the projected ones.
+    this.readFields = schema.fields.filter((f) => wanted.has(f));
+    this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
+    this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
+    this.firstRow = primaryKeyConfig(table.coreOptions).mergeEngine === "first-row";
+    this.partialUpdate = primaryKeyConfig(table.coreOptions).mergeEngine === "partial-update";
+    this.dvs = new DeletionVectorLoader(table.fileIO);
+    this.schemas = new FileSchemas(table);
+  }
+
+  async *read(split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
+    const dvOf = new Map<string, DeletionFile | null>();
+    const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
+    split.files.forEach((f, i) => dvOf.set(f.fileName, deletionFiles?.[i] ?? null));
+    if (split.rawConvertible) {
+      for (const f of split.files) yield* this.readRaw(split, f, dvOf.get(f.fileName) ?? null);
+      return;
+    }
+    const sections = intervalPartition(split.files, new KeyDecoder(this.keyFields));
+    for (const runs of sections) {
+      if (runs.length === 1 && runs[0].length === 1 && runs[0][0].deleteRowCount === 0n) {
+        yield* this.readRaw(split, runs[0][0], dvOf.get(runs[0][0].fileName) ?? null);
+        continue;
+      }
+      checkMergeable(this.table);
+      // Oldest data first: ties (never expected) go to the later run.
+      const files = runs.flat().sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
+      const chunks: KvBatch[] = [];
+      for (const f of files) {
+        for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH)) chunks.push(c);
+      }
+      if (this.partialUpdate) {
+        const folded = foldPartialUpdate(chunks, this.keyColumns, this.table.identifier);
+        for (let at = 0; folded && at < folded.batch.numRows; at += this.options.batchSize) {
+          const end = Math.min(folded.batch.numRows, at + this.options.batchSize);
+          const rows = Uint32Array.from({ length: end - at }, (_, i) => at + i);
+          const out = this.finish(takeRows(folded.batch, rows), this.options.withRowKind ? new Int8Array(rows.length) : null);
+          if (out) yield out;
+        }
+        continue;
+      }
+      const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
+      const total = merged.part.length;
+      const step = this.options.batchSize;
+      const sources = chunks.map((c) => c.batch);
+      const readSchema = chunks.length > 0 ? chunks[0].batch.schema : null;
+      for (let at = 0; at < total; at += step) {
+        const part = merged.part.subarray(at, Math.min(total, at + step));
+        const row = merged.row.subarray(at, Math.min(total, at + step));
+        const batch = gatherBatches(sources, part, row, readSchema!, this.readFields.map((_, i) => i));
+        let kinds: Int8Array | null = null;
+        if (this.options.withRowKind) {
+          kinds = new Int8Array(part.length);
+          for (let i = 0; i < part.length; i++) kinds[i] = chunks[part[i]].kinds[row[i]];
+        }
+        const out = this.finish(batch, kinds);
+        if (out) yield out;
+      }
+    }
+  }
+
+  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, withoutSystemColumns = false): AsyncGenerator<KvBatch> {
+    const path = f.externalPath ?? `${split.bucketPath}/${f.fileName}`;
+    let deleted: RoaringBitmap32 | null = null;
+    if (df) deleted = await this.dvs.load(df);
+    try {
+      const fileFields = await this.schemas.fieldsOf(f.schemaId);
+      yield* readKvFile(this.table.fileIO, path, f, this.readFields, { batchSize, deleted, fileFields, withoutSystemColumns });
+    } finally {
+      deleted?.dispose();
+    }
+  }
+
+  private async *readRaw(split: DataSplit, f: DataFileMeta, df: DeletionFile | null): AsyncGenerator<arrow.RecordBatch> {
+    // A file known to hold no retract rows needs no system columns unless row kinds are wanted.
+    const noSystem = f.deleteRowCount === 0n && !this.options.withRowKind;
+    for await (const c of this.readFile(split, f, df, this.options.batchSize, noSystem)) {
+      let batch = c.batch;
+      let kinds: Int8Array = c.kinds;
+      // A raw file holds no retract rows, unless its delete count was unknown: drop them anyway.
+      let retract = 0;
+      for (let i = 0; i < kinds.length; i++) if (kinds[i] === 1 || kinds[i] === 3) retract++;
+      if (retract > 0) {
+        const rows = new Uint32Array(kinds.length - retract);
+        for (let i = 0, j = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) rows[j++] = i;
+        batch = takeRows(batch, rows);
+        kinds = Int8Array.from(rows, (r) => c.kinds[r]);
+      }
+      const out = this.finish(batch, this.options.withRowKind ? kinds : null);
+      if (out) yield out;
+    }
+  }
+
+  /** Applies the residual filter, projects, and prepends the row kind. */
+  private finish(batch: arrow.RecordBatch, kinds: Int8Array | null): arrow.RecordBatch | null {
+    if (batch.numRows === 0) return null;
+    if (this.options.filter) {
+      const rows = filterBatchIndices(this.options.filter, batch);
+      if (rows.length === 0) return null;
+      if (rows.length < batch.numRows) {
+        batch = takeRows(batch, rows);
+        if (kinds) kinds = Int8Array.from(rows, (r) => kinds![r]);
+      }
+    }
+    const children = this.outColumns.map((c) => batch.data.children[c]);
+    if (kinds) children.unshift(arrow.makeData({ type: new arrow.Int8(), length: batch.numRows, data: kinds }));
+    const schema = this.options.schema;
+    if (children.length !== schema.fields.length) throw new PaimonError("INVALID_ARGUMENT", `internal: ${children.length} columns for a ${schema.fields.length}-column schema`);
+    return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children }));
+  }
+}
+
+function collectFields(p: Predicate, into: Set<string>): void {
+  if (p.kind === "leaf") into.add(p.field);
+  else for (const c of p.children) collectFields(c, into);
+}
+
+/** Reads PK splits (dispatch target of `TableRead`). */
+export async function* readPrimaryKeySplits(table: Table, splits: readonly DataSplit[], options: PrimaryKeyReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  const reader = new PrimaryKeySplitReader(table, options);
+  for (const split of splits) yield* reader.read(split);
+}

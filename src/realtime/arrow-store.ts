@@ -1,0 +1,292 @@
+// The default real-time store: Arrow batches kept as given, in write order, in a building
+// segment and immutable sealed segments; immutable read views; optional spill of sealed
+// segments to Arrow IPC (zstd) files; optional per-batch statistics for pruning.
+import type * as arrow from "apache-arrow";
+import { PaimonError } from "../error.js";
+import { mayMatch, type StatsSet } from "../predicate/stats.js";
+import type { DataField } from "../spec/types.js";
+import { computeBatchStats, statsBytes } from "./batch-stats.js";
+import { deleteSpillFile, readSpillFile, writeSpillFile } from "./spill.js";
+import type {
+  RealtimeQueryContext,
+  RealtimeReadView,
+  RealtimeSegmentHandle,
+  RealtimeStore,
+  RealtimeStoreCreateRequest,
+  RealtimeStoreDataUsage,
+  RealtimeStoreFactory,
+  RealtimeWriteBatch,
+} from "./store.js";
+import type { OffsetRange } from "./types.js";
+
+/** Bytes of every buffer of an Arrow Data tree. */
+export function dataBytes(data: arrow.Data): number {
+  let n = 0;
+  if (data.values) n += (data.values as ArrayBufferView).byteLength;
+  if (data.valueOffsets) n += (data.valueOffsets as ArrayBufferView).byteLength;
+  if (data.nullBitmap) n += data.nullBitmap.byteLength;
+  if (data.typeIds) n += data.typeIds.byteLength;
+  for (const c of data.children) n += dataBytes(c);
+  if (data.dictionary) for (const d of data.dictionary.data) n += dataBytes(d);
+  return n;
+}
+
+interface BatchMeta {
+  /** First offset / exclusive end of the batch's offsets. */
+  first: bigint;
+  end: bigint;
+  rows: number;
+  stats: StatsSet | null;
+}
+
+interface StoredBatch extends BatchMeta {
+  batch: arrow.RecordBatch;
+  bytes: number;
+}
+
+/** A spill file shared by the store and by views that captured it; deleted at refcount 0. */
+class SpillFile {
+  private refs = 1;
+  constructor(
+    readonly path: string,
+    readonly sizeBytes: number,
+  ) {}
+
+  retain(): void {
+    this.refs++;
+  }
+
+  async release(): Promise<void> {
+    if (--this.refs === 0) await deleteSpillFile(this.path);
+  }
+}
+
+type Representation =
+  | { kind: "memory"; batches: StoredBatch[] }
+  | { kind: "spill"; file: SpillFile; metas: BatchMeta[] };
+
+class Segment implements RealtimeSegmentHandle {
+  readonly batches: StoredBatch[] = [];
+  rep: Representation;
+  rowCount = 0;
+  /** Arrow bytes while in memory. */
+  dataBytes = 0;
+  statBytes = 0;
+  frozen = false;
+
+  constructor(readonly id: number) {
+    this.rep = { kind: "memory", batches: this.batches };
+  }
+
+  get offsetRange(): OffsetRange {
+    const b = this.rep.kind === "memory" ? this.rep.batches : this.rep.metas;
+    return { begin: b[0].first, end: b[b.length - 1].end };
+  }
+
+  get memoryBytes(): number {
+    return (this.rep.kind === "memory" ? this.dataBytes : 0) + this.statBytes;
+  }
+}
+
+/** What a view captured of one segment: its representation at the time, and how many batches. */
+interface ViewPart {
+  rep: Representation;
+  count: number;
+}
+
+class ArrowReadView implements RealtimeReadView {
+  private released = false;
+  constructor(
+    readonly store: ArrowRealtimeStore,
+    readonly parts: ViewPart[],
+    readonly offsetRange: OffsetRange | null,
+  ) {}
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    for (const p of this.parts) if (p.rep.kind === "spill") await p.rep.file.release();
+  }
+
+  get isReleased(): boolean {
+    return this.released;
+  }
+}
+
+export class ArrowRealtimeStore implements RealtimeStore {
+  private building: Segment;
+  private readonly sealed: Segment[] = [];
+  private nextSegmentId = 0;
+  private committedEnd = -1n;
+  private lastEnd: bigint | null = null;
+  private closed = false;
+  private readonly statsFields: readonly DataField[] | null;
+
+  constructor(readonly request: RealtimeStoreCreateRequest) {
+    if (request.mode !== "APPEND_ONLY") throw new PaimonError("UNSUPPORTED", `invalid real-time store mode ${request.mode} for the default Arrow store`);
+    if (request.spillEnabled && !request.tempDirectory) throw new PaimonError("INVALID_ARGUMENT", "realtime.spill-enabled requires a non-empty temporary directory");
+    this.building = new Segment(this.nextSegmentId++);
+    this.statsFields = request.statisticsMode === "full" ? request.writeFields : null;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new PaimonError("INVALID_ARGUMENT", `real-time store of ${this.request.description} is closed`);
+  }
+
+  write(input: RealtimeWriteBatch): void {
+    this.checkOpen();
+    const { batch, offsetRange } = input;
+    if (batch.numRows === 0) return;
+    if (offsetRange.begin >= offsetRange.end) throw new PaimonError("OFFSET_INVALID", `real-time offset range is invalid for ${this.request.description}`);
+    if (this.lastEnd !== null && offsetRange.begin < this.lastEnd) throw new PaimonError("OFFSET_INVALID", `offset ranges must be ordered and non-overlapping in ${this.request.description}`);
+    const stats = this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
+    const bytes = dataBytes(batch.data);
+    const seg = this.building;
+    seg.batches.push({ batch, first: offsetRange.begin, end: offsetRange.end, rows: batch.numRows, stats, bytes });
+    seg.rowCount += batch.numRows;
+    seg.dataBytes += bytes;
+    if (stats) seg.statBytes += statsBytes(stats);
+    this.lastEnd = offsetRange.end;
+  }
+
+  freeze(): RealtimeSegmentHandle | null {
+    this.checkOpen();
+    if (this.building.batches.length === 0) return null;
+    const seg = this.building;
+    seg.frozen = true;
+    this.sealed.push(seg);
+    this.building = new Segment(this.nextSegmentId++);
+    return seg;
+  }
+
+  private segmentOf(handle: RealtimeSegmentHandle): Segment {
+    const seg = handle as Segment;
+    if (!(seg instanceof Segment) || !this.sealed.includes(seg)) throw new PaimonError("INVALID_ARGUMENT", `unknown or reclaimed real-time segment of ${this.request.description}`);
+    return seg;
+  }
+
+  async spill(handle: RealtimeSegmentHandle): Promise<void> {
+    const seg = this.segmentOf(handle);
+    if (seg.rep.kind === "spill") return;
+    const memory = seg.rep.batches;
+    const info = await writeSpillFile(
+      this.request.tempDirectory,
+      memory.map((b) => b.batch),
+      this.request.spillCompression,
+      this.request.spillZstdLevel,
+    );
+    if (!this.sealed.includes(seg) || this.closed) {
+      // Reclaimed while spilling: nothing needs the file.
+      await deleteSpillFile(info.path);
+      return;
+    }
+    // Publish: new views read the file; old views keep the memory representation.
+    seg.rep = { kind: "spill", file: new SpillFile(info.path, info.sizeBytes), metas: memory.map(({ first, end, rows, stats }) => ({ first, end, rows, stats })) };
+  }
+
+  async *createCommitReader(handle: RealtimeSegmentHandle): AsyncGenerator<arrow.RecordBatch> {
+    const seg = this.segmentOf(handle);
+    const rep = seg.rep;
+    if (rep.kind === "memory") {
+      for (const b of rep.batches) yield b.batch;
+      return;
+    }
+    rep.file.retain();
+    try {
+      for (const b of await readSpillFile(rep.file.path)) yield b;
+    } finally {
+      await rep.file.release();
+    }
+  }
+
+  acquireReadView(): RealtimeReadView {
+    this.checkOpen();
+    const parts: ViewPart[] = [];
+    for (const seg of [...this.sealed, this.building]) {
+      const rep = seg.rep;
+      const count = rep.kind === "memory" ? rep.batches.length : rep.metas.length;
+      if (count === 0) continue;
+      if (rep.kind === "spill") rep.file.retain();
+      parts.push({ rep, count });
+    }
+    let range: OffsetRange | null = null;
+    if (parts.length > 0) {
+      const first = parts[0];
+      const last = parts[parts.length - 1];
+      const firstMeta = first.rep.kind === "memory" ? first.rep.batches[0] : first.rep.metas[0];
+      const lastMeta = last.rep.kind === "memory" ? last.rep.batches[last.count - 1] : last.rep.metas[last.count - 1];
+      range = { begin: firstMeta.first, end: lastMeta.end };
+    }
+    return new ArrowReadView(this, parts, range);
+  }
+
+  async *createQueryReader(view: RealtimeReadView, context: RealtimeQueryContext): AsyncGenerator<arrow.RecordBatch> {
+    if (!(view instanceof ArrowReadView) || view.store !== this) throw new PaimonError("INVALID_ARGUMENT", `read view does not belong to the store of ${this.request.description}`);
+    if (view.isReleased) throw new PaimonError("INVALID_ARGUMENT", `read view of ${this.request.description} was released`);
+    const predicate = this.statsFields ? context.predicate : null;
+    const size = Math.max(1, context.readBatchSize);
+    const keep = (m: BatchMeta): boolean => m.end > context.offsetBegin && (predicate === null || m.stats === null || mayMatch(predicate, m.stats, this.statsFields!));
+    for (const part of view.parts) {
+      const rep = part.rep;
+      let batches: Array<{ meta: BatchMeta; batch: () => arrow.RecordBatch }>;
+      if (rep.kind === "memory") {
+        batches = [];
+        for (let i = 0; i < part.count; i++) {
+          const b = rep.batches[i];
+          if (keep(b)) batches.push({ meta: b, batch: () => b.batch });
+        }
+      } else {
+        const wanted = rep.metas.slice(0, part.count).map((m, i) => [m, i] as const).filter(([m]) => keep(m));
+        if (wanted.length === 0) continue;
+        const loaded = await readSpillFile(rep.file.path);
+        batches = wanted.map(([meta, i]) => ({ meta, batch: () => loaded[i] }));
+      }
+      for (const { batch } of batches) {
+        const b = batch();
+        if (b.numRows <= size) yield b;
+        else for (let s = 0; s < b.numRows; s += size) yield b.slice(s, Math.min(b.numRows, s + size));
+      }
+    }
+  }
+
+  async advanceCommittedOffset(end: bigint): Promise<void> {
+    if (end <= this.committedEnd) return;
+    this.committedEnd = end;
+    while (this.sealed.length > 0) {
+      const seg = this.sealed[0];
+      if (seg.offsetRange.end > end) break;
+      this.sealed.shift();
+      if (seg.rep.kind === "spill") await seg.rep.file.release();
+    }
+  }
+
+  getDataUsage(): RealtimeStoreDataUsage {
+    let sealedBytes = 0;
+    let sealedRows = 0;
+    for (const s of this.sealed) {
+      sealedBytes += s.memoryBytes;
+      sealedRows += s.rowCount;
+    }
+    return {
+      buildingMemoryBytes: this.building.memoryBytes,
+      sealedMemoryBytes: sealedBytes,
+      buildingRowCount: this.building.rowCount,
+      sealedRowCount: sealedRows,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const segs = this.sealed.splice(0, this.sealed.length);
+    for (const s of segs) if (s.rep.kind === "spill") await s.rep.file.release();
+    this.building = new Segment(this.nextSegmentId++);
+  }
+}
+
+/** The default factory: ArrowRealtimeStore for APPEND_ONLY tables. */
+export class ArrowRealtimeStoreFactory implements RealtimeStoreFactory {
+  create(request: RealtimeStoreCreateRequest): RealtimeStore {
+    return new ArrowRealtimeStore(request);
+  }
+}

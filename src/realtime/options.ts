@@ -1,0 +1,85 @@
+// Real-time table options (seed "Configuration") with their defaults and validation.
+import { PaimonError } from "../error.js";
+import type { Table } from "../table/table.js";
+
+export const RealtimeOptionKeys = {
+  ENABLED: "realtime.enabled",
+  SPILL_ENABLED: "realtime.spill-enabled",
+  READ_VIEW_TTL: "realtime.read-view-ttl",
+  STATS_MODE: "realtime.store.stats-mode",
+  DEDUPLICATE_KEY_FIELDS: "realtime.deduplicate-key-fields",
+  SPILL_COMPRESSION: "spill-compression",
+  SPILL_COMPRESSION_ZSTD_LEVEL: "spill-compression.zstd-level",
+  READ_BATCH_SIZE: "read.batch-size",
+} as const;
+
+export type RealtimeStatsMode = "none" | "full";
+export type RealtimeStoreMode = "APPEND_ONLY" | "PRIMARY_KEY" | "DEDUPLICATE";
+
+export interface RealtimeOptions {
+  enabled: boolean;
+  spillEnabled: boolean;
+  readViewTtlMs: number;
+  statsMode: RealtimeStatsMode;
+  /** "zstd" or "none". */
+  spillCompression: "zstd" | "none";
+  spillZstdLevel: number;
+  readBatchSize: number;
+}
+
+/** Parses and validates the real-time options of a table (INVALID_ARGUMENT on bad values). */
+export function realtimeOptions(table: Table): RealtimeOptions {
+  const o = table.coreOptions;
+  const ttl = o.duration(RealtimeOptionKeys.READ_VIEW_TTL, "5 min");
+  if (!(ttl > 0)) throw new PaimonError("INVALID_ARGUMENT", `option ${RealtimeOptionKeys.READ_VIEW_TTL} of ${table.identifier} must be positive, got '${o.get(RealtimeOptionKeys.READ_VIEW_TTL)}'`);
+  const stats = (o.get(RealtimeOptionKeys.STATS_MODE) ?? "none").trim().toLowerCase();
+  if (stats !== "none" && stats !== "full") throw new PaimonError("INVALID_ARGUMENT", `option ${RealtimeOptionKeys.STATS_MODE} of ${table.identifier} must be none or full, got '${stats}'`);
+  const compression = (o.get(RealtimeOptionKeys.SPILL_COMPRESSION) ?? "zstd").trim().toLowerCase();
+  let spillCompression: "zstd" | "none";
+  if (compression === "zstd") spillCompression = "zstd";
+  else if (compression === "none" || compression === "uncompressed") spillCompression = "none";
+  else throw new PaimonError("UNSUPPORTED", `option ${RealtimeOptionKeys.SPILL_COMPRESSION} of ${table.identifier}: '${compression}' is not supported (zstd, none)`);
+  const level = o.int(RealtimeOptionKeys.SPILL_COMPRESSION_ZSTD_LEVEL, 1);
+  if (level < 1 || level > 22) throw new PaimonError("INVALID_ARGUMENT", `option ${RealtimeOptionKeys.SPILL_COMPRESSION_ZSTD_LEVEL} of ${table.identifier} must be in 1..22, got ${level}`);
+  const batchSize = o.readBatchSize;
+  if (!Number.isInteger(batchSize) || batchSize <= 0) throw new PaimonError("INVALID_ARGUMENT", `option read.batch-size of ${table.identifier} must be positive, got ${batchSize}`);
+  return {
+    enabled: o.bool(RealtimeOptionKeys.ENABLED, false),
+    spillEnabled: o.bool(RealtimeOptionKeys.SPILL_ENABLED, false),
+    readViewTtlMs: ttl,
+    statsMode: stats,
+    spillCompression,
+    spillZstdLevel: level,
+    readBatchSize: batchSize,
+  };
+}
+
+/** REALTIME_NOT_ENABLED unless `realtime.enabled=true`. */
+export function requireRealtimeEnabled(table: Table, what: string): RealtimeOptions {
+  const opts = realtimeOptions(table);
+  if (!opts.enabled) throw new PaimonError("REALTIME_NOT_ENABLED", `${what} on table ${table.identifier} requires realtime.enabled=true`);
+  return opts;
+}
+
+/**
+ * The real-time mode a table selects (seed "Modes and Capabilities"). Only APPEND_ONLY is
+ * implemented; the others are recognised so they can plug in later.
+ */
+export function realtimeModeOf(table: Table): RealtimeStoreMode {
+  const schema = table.schema;
+  if (schema.primaryKeys.length > 0) return "PRIMARY_KEY";
+  if ((table.coreOptions.get(RealtimeOptionKeys.DEDUPLICATE_KEY_FIELDS) ?? "").trim() !== "") return "DEDUPLICATE";
+  return "APPEND_ONLY";
+}
+
+/** Checks everything a real-time write/scan/read needs from the table; returns its mode and options. */
+export function validateRealtimeTable(table: Table, what: string): { mode: RealtimeStoreMode; options: RealtimeOptions } {
+  const options = requireRealtimeEnabled(table, what);
+  const mode = realtimeModeOf(table);
+  if (mode !== "APPEND_ONLY") throw new PaimonError("UNSUPPORTED", `${what}: real-time ${mode === "PRIMARY_KEY" ? "primary-key" : "append deduplicate"} mode is not supported yet (table ${table.identifier}); append tables only`);
+  const bucket = table.coreOptions.bucket;
+  if (!(bucket > 0)) throw new PaimonError("UNSUPPORTED", `${what}: real-time mode requires fixed bucket mode (bucket > 0); table ${table.identifier} has bucket = ${bucket}`);
+  if (table.coreOptions.bool("deletion-vectors.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time append mode does not support deletion vectors (table ${table.identifier})`);
+  if (table.coreOptions.bool("data-evolution.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time mode does not support data-evolution.enabled (table ${table.identifier})`);
+  return { mode, options };
+}

@@ -1,0 +1,144 @@
+// Real-time union reads (append mode): each split's committed files through the ordinary
+// reader, then its memory tail: the pinned view's batches windowed to
+// [committed_end, memory_end), pruned by batch statistics, exactly filtered when
+// predicateFilter is set, projected (the hidden offset column removed), in read.batch-size chunks.
+import * as arrow from "apache-arrow";
+import { takeRows } from "../arrow/take.js";
+import { PaimonError } from "../error.js";
+import { filterBatchIndices } from "../predicate/evaluate.js";
+import { and, bindPredicate, type Predicate } from "../predicate/predicate.js";
+import type { DataSplit, Split } from "../scan/split.js";
+import type { Table } from "../table/table.js";
+import type { PinnedView, Ticket } from "./context.js";
+import { validateRealtimeTable } from "./options.js";
+import { asRealtimeContext, isRealtimeSplit, type RealtimeSplit } from "./scan.js";
+
+export interface RealtimeReadOptions {
+  realtime?: unknown;
+  projection?: string[];
+  filter?: Predicate;
+  predicateFilter?: boolean;
+}
+
+interface ReaderLike extends AsyncIterable<arrow.RecordBatch> {
+  close(): Promise<void>;
+}
+
+/** Validation done when a real-time read is created. */
+export function checkRealtimeRead(table: Table, options: RealtimeReadOptions): void {
+  const ctx = asRealtimeContext(options.realtime, "newRead");
+  validateRealtimeTable(table, "real-time read");
+  ctx.checkValid();
+  ctx.bind(table);
+}
+
+/** True when `createReader` must take the real-time path. */
+export function isRealtimeRead(options: RealtimeReadOptions, splits: readonly Split[]): boolean {
+  return options.realtime !== undefined && splits.some(isRealtimeSplit);
+}
+
+/** First index whose offset is >= `target` (offsets strictly increasing). */
+function lowerBound(values: BigInt64Array, target: bigint): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Creates a union reader. Tickets are resolved and checked first; only when all are valid are
+ * they consumed (the reader then pins their views until it is closed or exhausted).
+ */
+export async function createRealtimeReader(
+  table: Table,
+  options: RealtimeReadOptions,
+  outputSchema: arrow.Schema,
+  batchSize: number,
+  splits: readonly Split[],
+  diskBatches: (splits: readonly DataSplit[]) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+): Promise<ReaderLike> {
+  const ctx = asRealtimeContext(options.realtime, "createReader");
+  ctx.checkValid();
+  ctx.bind(table);
+  validateRealtimeTable(table, "real-time read");
+  const tickets = new Map<RealtimeSplit, Ticket>();
+  const seen = new Set<string>();
+  for (const split of splits) {
+    if (!isRealtimeSplit(split)) continue;
+    const info = split.realtime;
+    if (info.version !== 1) throw new PaimonError("INVALID_ARGUMENT", `unsupported real-time split version ${info.version}`);
+    if (seen.has(info.ticket)) throw new PaimonError("TICKET_EXPIRED", `real-time read-view ticket ${info.ticket} is used twice in one createReader call`);
+    seen.add(info.ticket);
+    const t = await ctx.lookupTicket(info.ticket);
+    if (t.entry.bucket !== split.bucket || t.entry.partitionRow.join(",") !== split.partitionRow.join(",")) {
+      throw new PaimonError("INVALID_ARGUMENT", `real-time read-view ticket ${info.ticket} belongs to another partition-bucket (${t.entry.description})`);
+    }
+    if (t.committedEnd !== info.committedEndOffset || t.memoryEnd !== info.memoryEndOffset) {
+      throw new PaimonError("INVALID_ARGUMENT", `real-time read-view ticket ${info.ticket} does not match the split offset range [${info.committedEndOffset}, ${info.memoryEndOffset})`);
+    }
+    tickets.set(split, t);
+  }
+  // Every ticket is valid: consume them (from here the reader owns the views).
+  const pinned = new Map<RealtimeSplit, PinnedView>();
+  const consumed = ctx.consumeTickets([...tickets.values()]);
+  [...tickets.keys()].forEach((s, i) => pinned.set(s, consumed[i]));
+  let released = false;
+  const releaseAll = async () => {
+    if (released) return;
+    released = true;
+    for (const p of pinned.values()) await p.release();
+  };
+
+  const fields = table.schema.fields;
+  const projection = options.projection ?? fields.map((f) => f.name);
+  const columnIndexes = projection.map((name) => fields.findIndex((f) => f.name === name) + 1); // +1: offset column first
+  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
+  const structType = new arrow.Struct(outputSchema.fields);
+
+  async function* memory(split: RealtimeSplit, view: PinnedView, ticket: Ticket): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+    const committed = ticket.committedEnd;
+    const end = ticket.memoryEnd;
+    const preds = [options.filter, ticket.scanFilter].filter((p): p is Predicate => !!p);
+    const prune = preds.length === 0 ? null : preds.length === 1 ? preds[0] : and(...preds);
+    const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committed, predicate: prune, readBatchSize: batchSize });
+    for await (const raw of reader) {
+      const offsets = raw.data.children[0].values as unknown as BigInt64Array;
+      const n = raw.numRows;
+      const lo = committed < 0n || offsets[0] >= committed ? 0 : lowerBound(offsets, committed);
+      const hi = offsets[n - 1] < end ? n : lowerBound(offsets, end);
+      if (lo >= hi) continue;
+      let b = lo === 0 && hi === n ? raw : raw.slice(lo, hi);
+      if (residual) {
+        const rows = filterBatchIndices(residual, b);
+        if (rows.length === 0) continue;
+        if (rows.length < b.numRows) b = takeRows(b, rows);
+      }
+      const children = columnIndexes.map((i) => b.data.children[i]);
+      yield new arrow.RecordBatch(outputSchema, arrow.makeData({ type: structType, length: b.numRows, nullCount: 0, children }));
+    }
+    void split;
+  }
+
+  const generator = (async function* () {
+    try {
+      for (const split of splits) {
+        if (split.files.length > 0) yield* diskBatches([split]);
+        const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
+        if (view) yield* memory(split as RealtimeSplit, view, tickets.get(split as RealtimeSplit)!);
+      }
+    } finally {
+      await releaseAll();
+    }
+  })();
+  return {
+    [Symbol.asyncIterator]: () => generator,
+    close: async () => {
+      await generator.return(undefined);
+      await releaseAll();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+// Real-time scan planning (seed "Read Views and Consistency"): pin immutable memory views
+// first, then plan the committed snapshot; per partition-bucket the memory window is
+// [committed_end, memory_end). Disk splits stay independently schedulable; the memory view
+// rides on the partition-bucket's tail split behind an opaque read-view ticket.
+import { PaimonError } from "../error.js";
+import { evaluatePartitionRow } from "../predicate/evaluate.js";
+import { splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
+import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import type { DataSplit, Plan } from "../scan/split.js";
+import { partitionPath } from "../table/paths.js";
+import type { Table } from "../table/table.js";
+import { RealtimeContext, type StoreEntry } from "./context.js";
+import { tableOffsetsOf } from "./offsets.js";
+import { validateRealtimeTable } from "./options.js";
+import type { RealtimeReadView } from "./store.js";
+
+export const REALTIME_SPLIT_VERSION = 1;
+
+/** What a real-time split adds to a DataSplit: the memory window and its read-view ticket. */
+export interface RealtimeSplitInfo {
+  readonly version: number;
+  /** Opaque; resolve it with the same context in the same process. */
+  readonly ticket: string;
+  /** Exclusive committed end offset of the planned snapshot (-1 when it has none). */
+  readonly committedEndOffset: bigint;
+  /** Exclusive end offset of the pinned memory view. */
+  readonly memoryEndOffset: bigint;
+  /** The planned snapshot (null when the table had none). */
+  readonly snapshotId: number | null;
+}
+
+/**
+ * A DataSplit (its `files` are committed data, read like any other split) that also carries the
+ * partition-bucket's memory tail. A reader without a real-time context reads only the files.
+ */
+export interface RealtimeSplit extends DataSplit {
+  readonly realtime: RealtimeSplitInfo;
+}
+
+export function isRealtimeSplit(split: unknown): split is RealtimeSplit {
+  return typeof split === "object" && split !== null && typeof (split as RealtimeSplit).realtime === "object" && (split as RealtimeSplit).realtime !== null;
+}
+
+export function asRealtimeContext(value: unknown, what: string): RealtimeContext {
+  if (!(value instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", `${what}: realtime must be a RealtimeContext (RealtimeContext.create())`);
+  return value;
+}
+
+export interface RealtimeScanOptions {
+  realtime?: unknown;
+  filter?: Predicate;
+  partitions?: Array<Record<string, unknown>>;
+  buckets?: number[];
+  snapshotId?: number;
+}
+
+/** Validation done when a real-time scan is created. */
+export function checkRealtimeScan(table: Table, options: RealtimeScanOptions): void {
+  const ctx = asRealtimeContext(options.realtime, "newScan");
+  validateRealtimeTable(table, "real-time scan");
+  ctx.checkValid();
+  ctx.bind(table);
+}
+
+/** Plans a union scan; `planDisk(snapshotId)` plans committed files as an ordinary scan would. */
+export async function planRealtimeScan(table: Table, options: RealtimeScanOptions, planDisk: () => Promise<Plan>): Promise<Plan> {
+  const ctx = asRealtimeContext(options.realtime, "newScan");
+  const { options: rt } = validateRealtimeTable(table, "real-time scan");
+  ctx.checkValid();
+  ctx.bind(table);
+  const partitionFields = table.partitionFields;
+  const types = partitionFields.map((f) => f.type);
+  const partitionFilter = options.filter ? splitPredicateByFields(options.filter, partitionFields.map((f) => f.name)).picked : null;
+  const wanted = options.partitions?.map((p) => serializeBinaryRow(toBinaryRow(partitionFields.map((f) => p[f.name] ?? null), types), types.length).join(","));
+  const buckets = options.buckets ? new Set(options.buckets) : null;
+  const relevant = (e: StoreEntry): boolean => {
+    if (buckets && !buckets.has(e.bucket)) return false;
+    if (wanted && !wanted.includes(e.partitionRow.join(","))) return false;
+    if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partitionRow, partitionFields)) return false;
+    return true;
+  };
+
+  // 1. Pin immutable memory views first.
+  const views: Array<{ entry: StoreEntry; view: RealtimeReadView }> = [];
+  const releaseAll = async () => {
+    for (const v of views.splice(0, views.length)) await v.view.release();
+  };
+  try {
+    for (const entry of ctx.allEntries()) {
+      if (!relevant(entry)) continue;
+      const view = await entry.store.acquireReadView();
+      if (view.offsetRange === null) await view.release();
+      else views.push({ entry, view });
+    }
+    // 2. Then plan the committed snapshot.
+    const plan = await planDisk();
+    const snapshot = plan.snapshotId === null ? null : await table.snapshot(plan.snapshotId);
+    const offsets = await tableOffsetsOf(table, snapshot);
+    // An explicit (or rolled-back) snapshot must not be behind what the context has reclaimed.
+    for (const { entry } of views) {
+      const end = offsets.get(entry.key)?.offset ?? null;
+      if (entry.baseEnd !== null && (end === null || end < entry.baseEnd)) {
+        throw new PaimonError(
+          "INVALID_ARGUMENT",
+          `snapshot ${plan.snapshotId ?? "(none)"} of ${table.identifier} is behind the real-time context's committed offset ${entry.baseEnd} for ${entry.description} (snapshot has ${end ?? "none"}); plan the latest snapshot, or read history without the real-time context`,
+        );
+      }
+    }
+    const splits = [...plan.splits];
+    const opts = table.coreOptions;
+    for (const { entry, view } of views) {
+      const committed = offsets.get(entry.key)?.offset ?? -1n;
+      const memoryEnd = view.offsetRange!.end;
+      if (memoryEnd <= committed) {
+        await view.release();
+        continue;
+      }
+      const ticket = ctx.issueTicket(entry, view, committed, memoryEnd, rt.readViewTtlMs, options.filter ?? null);
+      const info: RealtimeSplitInfo = { version: REALTIME_SPLIT_VERSION, ticket: ticket.id, committedEndOffset: committed, memoryEndOffset: memoryEnd, snapshotId: plan.snapshotId };
+      const rowKey = entry.partitionRow.join(",");
+      let tail = -1;
+      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && splits[i].partitionRow.join(",") === rowKey) tail = i;
+      if (tail >= 0) {
+        splits[tail] = { ...splits[tail], realtime: info } as RealtimeSplit;
+      } else {
+        const split: RealtimeSplit = {
+          kind: "data",
+          snapshotId: plan.snapshotId ?? -1,
+          partition: entry.partitionValues,
+          partitionRow: entry.partitionRow,
+          bucket: entry.bucket,
+          bucketPath: table.paths.bucketDir(partitionPath(partitionFields, entry.internalValues, opts.partitionDefaultName, opts.partitionLegacyName), entry.bucket),
+          totalBuckets: opts.bucket,
+          files: [],
+          rawConvertible: true,
+          realtime: info,
+        };
+        splits.push(split);
+      }
+    }
+    views.length = 0; // tickets own them now
+    return { snapshotId: plan.snapshotId, splits };
+  } catch (e) {
+    await releaseAll();
+    throw e;
+  }
+}

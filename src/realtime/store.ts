@@ -1,0 +1,99 @@
+// The pluggable real-time store SPI (seed "Extension Points"): one store per partition-bucket,
+// created by a RealtimeStoreFactory and owned by the RealtimeContext. Paimon (the framework)
+// validates offsets, serialises seal/prepare, windows query results by committed offsets,
+// writes table files and commits; a store buffers batches, hands out immutable read views,
+// and may spill sealed segments.
+import type * as arrow from "apache-arrow";
+import type { Predicate } from "../predicate/predicate.js";
+import type { DataField } from "../spec/types.js";
+import type { RealtimeStatsMode, RealtimeStoreMode } from "./options.js";
+import type { OffsetRange } from "./types.js";
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A validated input batch in the store-write layout `[_REALTIME_OFFSET, table fields…]`. */
+export interface RealtimeWriteBatch {
+  readonly batch: arrow.RecordBatch;
+  /** Envelope of the batch's offsets: [first, last + 1). Offsets are strictly increasing; gaps allowed. */
+  readonly offsetRange: OffsetRange;
+}
+
+/** A frozen (sealed) segment: immutable from now on. */
+export interface RealtimeSegmentHandle {
+  readonly offsetRange: OffsetRange;
+  readonly rowCount: number;
+}
+
+/** An immutable view of a store's data at one moment; pins what it references until released. */
+export interface RealtimeReadView {
+  /** Envelope of the offsets visible through the view; null when empty. */
+  readonly offsetRange: OffsetRange | null;
+  /** Releases the resources the view pins (idempotent). */
+  release(): MaybePromise<void>;
+}
+
+export interface RealtimeQueryContext {
+  /** Offsets below this are already on disk for the reading snapshot: whole batches below may be skipped. */
+  readonly offsetBegin: bigint;
+  /** Conservative pruning hint (a store may ignore it; the framework filters exactly when asked). */
+  readonly predicate: Predicate | null;
+  /** Maximum rows per returned batch. */
+  readonly readBatchSize: number;
+}
+
+export interface RealtimeStoreDataUsage {
+  buildingMemoryBytes: number;
+  sealedMemoryBytes: number;
+  buildingRowCount: number;
+  sealedRowCount: number;
+}
+
+export interface RealtimeStoreCreateRequest {
+  /** Arrow schema of stored batches: `[_REALTIME_OFFSET, table fields…]` (APPEND_ONLY). */
+  readonly writeSchema: arrow.Schema;
+  /** Paimon fields of `writeSchema` (offset field first). */
+  readonly writeFields: readonly DataField[];
+  /** The table options. */
+  readonly options: Readonly<Record<string, string>>;
+  readonly mode: RealtimeStoreMode;
+  readonly statisticsMode: RealtimeStatsMode;
+  readonly spillEnabled: boolean;
+  /** Local directory for spill files; "" when none. */
+  readonly tempDirectory: string;
+  readonly spillCompression: "zstd" | "none";
+  readonly spillZstdLevel: number;
+  /** For messages. */
+  readonly description: string;
+}
+
+/**
+ * One partition-bucket's uncommitted data. Contracts:
+ * - `write` receives batches in increasing, non-overlapping offset order;
+ * - `freeze` atomically turns the building data into an immutable sealed segment (null when
+ *   there is nothing to seal) and opens a new building segment; writes may continue at once;
+ * - `spill` (optional) moves a frozen segment to temporary storage; on failure the segment
+ *   stays queryable in memory and the error is rethrown;
+ * - `createCommitReader` returns a frozen segment's batches in write order (store-write layout);
+ * - `acquireReadView` returns an immutable view; later writes, seals, spills and
+ *   `advanceCommittedOffset` must not change what the view returns;
+ * - `createQueryReader` returns a view's batches in write order (store-write layout, at most
+ *   `readBatchSize` rows each), possibly skipping batches entirely below `offsetBegin` or
+ *   pruned by statistics;
+ * - `advanceCommittedOffset` is monotonic and idempotent; it may reclaim sealed segments whose
+ *   whole envelope is below the committed end.
+ */
+export interface RealtimeStore {
+  write(batch: RealtimeWriteBatch): MaybePromise<void>;
+  freeze(): MaybePromise<RealtimeSegmentHandle | null>;
+  spill?(segment: RealtimeSegmentHandle): Promise<void>;
+  createCommitReader(segment: RealtimeSegmentHandle): AsyncIterable<arrow.RecordBatch>;
+  acquireReadView(): MaybePromise<RealtimeReadView>;
+  createQueryReader(view: RealtimeReadView, context: RealtimeQueryContext): AsyncIterable<arrow.RecordBatch>;
+  advanceCommittedOffset(committedEndOffset: bigint): MaybePromise<void>;
+  getDataUsage(): RealtimeStoreDataUsage;
+  close(): MaybePromise<void>;
+}
+
+export interface RealtimeStoreFactory {
+  create(request: RealtimeStoreCreateRequest): MaybePromise<RealtimeStore>;
+}

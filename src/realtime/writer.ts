@@ -1,0 +1,368 @@
+// The real-time writer (seed "API Lifecycle"): validates `[_REALTIME_OFFSET, table fields…]`
+// batches with typed-array loops, publishes them to the context's per-partition-bucket stores
+// (visible to the next plan at once), seals (optionally spilling), prepares sealed segments
+// through the ordinary append writer with their offset ranges, refreshes committed progress,
+// and refuses to close with unprepared data. Mode-specific parts (APPEND_ONLY here) are the
+// input layout and how prepared segments become files.
+import * as arrow from "apache-arrow";
+import { decodeDictionary } from "../arrow/take.js";
+import { CommitMessage } from "../commit/commit-message.js";
+import { PaimonError } from "../error.js";
+import { convertData, readArrowField } from "../format/arrow-types.js";
+import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { makeCommitMessage } from "../spec/commit-message.js";
+import type { DataField } from "../spec/types.js";
+import { partitionPath } from "../table/paths.js";
+import type { Table } from "../table/table.js";
+import { AppendBucketWriter } from "../write/append-writer.js";
+import { RowKind, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
+import { RealtimeContext, type EntryIdentity, type StoreEntry } from "./context.js";
+import { partitionStrings } from "./offsets.js";
+import { validateRealtimeTable, type RealtimeOptions } from "./options.js";
+import type { RealtimeStoreCreateRequest } from "./store.js";
+import { INT64_MAX, partitionBucketKey, REALTIME_OFFSET_FIELD, type OffsetRange, type RealtimeCommitProgress } from "./types.js";
+
+/** Field id of the hidden offset column (Paimon special field `INT32_MAX - 10002`). */
+export const REALTIME_OFFSET_FIELD_ID = 2147483647 - 10002;
+
+export const REALTIME_OFFSET_DATA_FIELD: DataField = {
+  id: REALTIME_OFFSET_FIELD_ID,
+  name: REALTIME_OFFSET_FIELD,
+  type: { kind: "BIGINT", nullable: false },
+} as DataField;
+
+function offsetError(message: string): PaimonError {
+  return new PaimonError("OFFSET_INVALID", message);
+}
+
+/**
+ * Validates the offset column of one batch against the next allowed offset: non-null, non-negative,
+ * strictly increasing, not INT64_MAX. Returns the batch's envelope [first, last + 1).
+ */
+export function validateOffsets(column: arrow.Data, next: bigint, where: string): OffsetRange {
+  const n = column.length;
+  if (column.nullCount > 0) throw offsetError(`real-time write offset column contains null (${where})`);
+  const values = column.values as unknown as BigInt64Array;
+  const first = values[0];
+  if (first < 0n) throw offsetError(`real-time write offset ${first} is negative (${where})`);
+  if (first < next) throw offsetError(`real-time write offset moved backwards or was duplicated: ${first} < next allowed ${next} (${where})`);
+  const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
+  let ph = words[1];
+  let pl = words[0] >>> 0;
+  for (let i = 1; i < n; i++) {
+    const h = words[2 * i + 1];
+    const l = words[2 * i] >>> 0;
+    if (h < ph || (h === ph && l <= pl)) throw offsetError(`real-time write offsets must be strictly increasing: row ${i} has ${values[i]} after ${values[i - 1]} (${where})`);
+    ph = h;
+    pl = l;
+  }
+  const last = values[n - 1];
+  if (last === INT64_MAX) throw offsetError(`real-time offset range exceeds INT64_MAX (${where})`);
+  return { begin: first, end: last + 1n };
+}
+
+/** Creates the real-time writer for `Table.newWrite({ realtime })`. */
+export async function newRealtimeWrite(table: Table, options: TableWriteOptions): Promise<TableWrite> {
+  const ctx = options.realtime;
+  if (!(ctx instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", "newWrite: realtime must be a RealtimeContext (RealtimeContext.create())");
+  const { options: rt } = validateRealtimeTable(table, "real-time write");
+  if (rt.spillEnabled && (typeof options.tempDirectory !== "string" || options.tempDirectory.trim() === "")) {
+    throw new PaimonError("INVALID_ARGUMENT", `realtime.spill-enabled requires a non-empty temporary directory (newWrite tempDirectory) for ${table.identifier}`);
+  }
+  ctx.checkValid();
+  ctx.bind(table);
+  return new RealtimeAppendTableWrite(table, options, ctx, rt);
+}
+
+const partitionKeyJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x instanceof Date ? `D${x.toISOString()}` : x instanceof Uint8Array ? Array.from(x) : x));
+
+export class RealtimeAppendTableWrite extends TableWrite {
+  readonly context: RealtimeContext;
+  private readonly rt: RealtimeOptions;
+  private readonly rtTable: Table;
+  private readonly rtPartitionFields: DataField[];
+  private readonly buckets: number;
+  /** Canonical Arrow fields of the table columns. */
+  private readonly tableFields: arrow.Field[];
+  private readonly tableSchema: arrow.Schema;
+  private readonly writeSchema: arrow.Schema;
+  private readonly writeFields: DataField[];
+  private readonly touched = new Set<StoreEntry>();
+  private readonly fileWriters = new Map<string, AppendBucketWriter>();
+  private readonly identities = new Map<string, EntryIdentity>();
+  private readonly schemaChecks = new WeakMap<arrow.Schema, boolean>();
+  private rtClosed = false;
+
+  constructor(table: Table, options: TableWriteOptions, ctx: RealtimeContext, rt: RealtimeOptions) {
+    super(table, options);
+    this.rtTable = table;
+    this.context = ctx;
+    this.rt = rt;
+    this.rtPartitionFields = table.partitionFields;
+    this.buckets = table.coreOptions.bucket;
+    this.tableFields = table.schema.fields.map((f) => readArrowField(f));
+    this.tableSchema = new arrow.Schema(this.tableFields);
+    this.writeSchema = new arrow.Schema([readArrowField(REALTIME_OFFSET_DATA_FIELD), ...this.tableFields]);
+    this.writeFields = [REALTIME_OFFSET_DATA_FIELD, ...table.schema.fields];
+  }
+
+  private checkUsable(): void {
+    if (this.rtClosed) throw new PaimonError("INVALID_ARGUMENT", `this real-time TableWrite of ${this.rtTable.identifier} is closed`);
+    this.context.checkValid();
+  }
+
+  private identity(target: WriteTarget): EntryIdentity {
+    const bucket = target.bucket;
+    if (bucket === undefined || bucket === null) throw new PaimonError("INVALID_ARGUMENT", `real-time writes to ${this.rtTable.identifier} need target.bucket (fixed bucket mode, bucket = ${this.buckets})`);
+    if (!Number.isInteger(bucket) || bucket < 0 || bucket >= this.buckets) throw new PaimonError("INVALID_ARGUMENT", `bucket ${bucket} is out of range for table ${this.rtTable.identifier} (bucket = ${this.buckets})`);
+    const cacheKey = `${bucket}|${partitionKeyJson(target.partition ?? {})}`;
+    const cached = this.identities.get(cacheKey);
+    if (cached) return cached;
+    const keys = this.rtTable.schema.partitionKeys;
+    const given = target.partition ?? {};
+    const unknown = Object.keys(given).filter((k) => !keys.includes(k));
+    if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} for table ${this.rtTable.identifier} (partition keys: ${keys.join(", ") || "none"})`);
+    const missing = keys.filter((k) => !(k in given));
+    if (missing.length > 0) throw new PaimonError("INVALID_ARGUMENT", `real-time writes to ${this.rtTable.identifier} need target.partition with ${missing.join(", ")}`);
+    const types = this.rtPartitionFields.map((f) => f.type);
+    let row: Uint8Array;
+    try {
+      row = toBinaryRow(this.rtPartitionFields.map((f) => given[f.name]), types);
+    } catch (e) {
+      throw new PaimonError("INVALID_ARGUMENT", `partition ${partitionKeyJson(given)} of ${this.rtTable.identifier}: ${(e as Error).message}`);
+    }
+    const internal = fromBinaryRow(row, types);
+    const partition = partitionStrings(this.rtTable, this.rtPartitionFields, internal);
+    const id: EntryIdentity = {
+      key: partitionBucketKey(keys, partition, bucket),
+      partition,
+      partitionValues: Object.fromEntries(this.rtPartitionFields.map((f, i) => [f.name, internal[i]])),
+      internalValues: internal,
+      partitionRow: serializeBinaryRow(row, types.length),
+      bucket,
+    };
+    if (this.identities.size > 4096) this.identities.clear();
+    this.identities.set(cacheKey, id);
+    return id;
+  }
+
+  /** The batch in the store-write layout with canonical column types (as given when it already is). */
+  private rtNormalize(batch: arrow.RecordBatch): arrow.RecordBatch {
+    const fields = batch.schema.fields;
+    const table = this.rtTable;
+    if (fields.length === 0 || fields[0].name !== REALTIME_OFFSET_FIELD) {
+      throw offsetError(`real-time write batch must contain int64 ${REALTIME_OFFSET_FIELD} as its first column (table ${table.identifier}; got ${fields.map((f) => f.name).join(", ")})`);
+    }
+    const ot = fields[0].type as arrow.Int;
+    if (ot.typeId !== arrow.Type.Int || ot.bitWidth !== 64 || !ot.isSigned) throw offsetError(`real-time write batch must contain int64 ${REALTIME_OFFSET_FIELD}, got ${String(ot)} (table ${table.identifier})`);
+    const expected = this.rtTable.schema.fields;
+    let canonical = this.schemaChecks.get(batch.schema);
+    if (canonical === undefined) {
+      if (fields.length !== expected.length + 1 || expected.some((f, i) => fields[i + 1].name !== f.name)) {
+        throw new PaimonError(
+          "INVALID_ARGUMENT",
+          `real-time write batch for ${table.identifier} must be laid out [${REALTIME_OFFSET_FIELD}, ${expected.map((f) => f.name).join(", ")}], got [${fields.map((f) => f.name).join(", ")}]`,
+        );
+      }
+      canonical = expected.every((_, i) => arrow.util.compareTypes(fields[i + 1].type, this.tableFields[i].type));
+      this.schemaChecks.set(batch.schema, canonical);
+    }
+    const children = batch.data.children;
+    let out = batch;
+    if (!canonical) {
+      const converted = expected.map((f, i) => {
+        const column = children[i + 1];
+        try {
+          return convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, this.tableFields[i].type, f.name, "name");
+        } catch (e) {
+          throw new PaimonError("INVALID_ARGUMENT", `column ${f.name} of table ${table.identifier}: ${(e as Error).message}`);
+        }
+      });
+      out = new arrow.RecordBatch(this.writeSchema, arrow.makeData({ type: new arrow.Struct(this.writeSchema.fields), length: batch.numRows, nullCount: 0, children: [children[0], ...converted] }));
+    }
+    for (let i = 0; i < expected.length; i++) {
+      if (!expected[i].type.nullable && out.data.children[i + 1].nullCount > 0) {
+        throw new PaimonError("INVALID_ARGUMENT", `column ${expected[i].name} of table ${table.identifier} is NOT NULL but the batch has ${out.data.children[i + 1].nullCount} null value(s)`);
+      }
+    }
+    return out;
+  }
+
+  private storeRequest(description: string): RealtimeStoreCreateRequest {
+    return {
+      writeSchema: this.writeSchema,
+      writeFields: this.writeFields,
+      options: this.rtTable.options,
+      mode: "APPEND_ONLY",
+      statisticsMode: this.rt.statsMode,
+      spillEnabled: this.rt.spillEnabled,
+      tempDirectory: this.options.tempDirectory ?? "",
+      spillCompression: this.rt.spillCompression,
+      spillZstdLevel: this.rt.spillZstdLevel,
+      description,
+    };
+  }
+
+  /**
+   * Publishes rows to the partition-bucket's building segment: visible to the next plan at once.
+   * Bad input (offsets, layout, row kinds, target) changes nothing.
+   */
+  override async write(data: arrow.RecordBatch | arrow.Table, target: WriteTarget = {}): Promise<void> {
+    this.checkUsable();
+    const table = this.rtTable;
+    if (target.rowKinds) {
+      for (let i = 0; i < target.rowKinds.length; i++) {
+        if (target.rowKinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `real-time append table ${table.identifier} accepts INSERT rows only (row ${i} has kind ${target.rowKinds[i]})`);
+      }
+    }
+    const input = data instanceof arrow.Table ? data.batches : [data];
+    const normalized: arrow.RecordBatch[] = [];
+    for (const b of input) {
+      if (!(b instanceof arrow.RecordBatch)) throw new PaimonError("INVALID_ARGUMENT", "write takes an Arrow RecordBatch or Table");
+      if (b.numRows > 0) normalized.push(this.rtNormalize(b));
+    }
+    const id = this.identity(target);
+    if (normalized.length === 0) return;
+    const entry = this.context.entry(id.key) ?? (await this.context.getOrCreateEntry(table, id, (d) => this.storeRequest(d)));
+    this.checkUsable();
+    // Validate every batch's offsets before changing anything.
+    let next = entry.nextOffset;
+    const ranges: OffsetRange[] = [];
+    for (const b of normalized) {
+      const r = validateOffsets(b.data.children[0], next, entry.description);
+      ranges.push(r);
+      next = r.end;
+    }
+    entry.nextOffset = next;
+    this.touched.add(entry);
+    try {
+      for (let i = 0; i < normalized.length; i++) {
+        const p = entry.store.write({ batch: normalized[i], offsetRange: ranges[i] });
+        if (p !== undefined) await p;
+      }
+    } catch (e) {
+      throw this.context.invalidate(`write to ${entry.description} failed: ${(e as Error).message}`, e);
+    }
+  }
+
+  /** Freezes the building data of this writer's partition-buckets; spills when realtime.spill-enabled. */
+  override async seal(): Promise<void> {
+    this.checkUsable();
+    await this.context.lifecycle.run(async () => {
+      this.checkUsable();
+      for (const entry of this.touched) {
+        let handle;
+        try {
+          handle = await entry.store.freeze();
+        } catch (e) {
+          throw this.context.invalidate(`seal of ${entry.description} failed: ${(e as Error).message}`, e);
+        }
+        if (!handle) continue;
+        entry.unprepared.push(handle);
+        if (this.rt.spillEnabled && entry.store.spill) {
+          try {
+            await entry.store.spill(handle);
+          } catch (e) {
+            throw this.context.invalidate(`spill of ${entry.description} failed (the segment stays in memory): ${(e as Error).message}`, e);
+          }
+        }
+      }
+    });
+  }
+
+  override async prepareCommit(_commitIdentifier?: bigint | number): Promise<CommitMessage[]> {
+    throw new PaimonError("INVALID_ARGUMENT", `real-time writer of ${this.rtTable.identifier} must use prepareCommitWithProgress to preserve offset ranges`);
+  }
+
+  private fileWriter(entry: StoreEntry, nextSequence: bigint): AppendBucketWriter {
+    let w = this.fileWriters.get(entry.key);
+    if (!w) {
+      const opts = this.rtTable.coreOptions;
+      const dir = this.rtTable.paths.bucketDir(partitionPath(this.rtPartitionFields, entry.internalValues, opts.partitionDefaultName, opts.partitionLegacyName), entry.bucket);
+      w = new AppendBucketWriter(
+        {
+          io: this.rtTable.fileIO,
+          schema: this.rtTable.schema,
+          bucketDir: dir,
+          fileCompression: opts.fileCompression,
+          targetFileSize: opts.targetFileSize(false),
+          dataFilePrefix: opts.dataFilePrefix,
+          statsMode: opts.get("metadata.stats-mode"),
+        },
+        nextSequence,
+      );
+      this.fileWriters.set(entry.key, w);
+    }
+    return w;
+  }
+
+  /**
+   * Freezes the building data (no spill) and writes every sealed segment through the ordinary
+   * append writer: one progress entry per partition-bucket with new data. Publishes nothing.
+   */
+  override async prepareCommitWithProgress(commitIdentifier: bigint | number): Promise<RealtimeCommitProgress[]> {
+    this.checkUsable();
+    if (typeof commitIdentifier !== "bigint" && !Number.isSafeInteger(commitIdentifier)) throw new PaimonError("INVALID_ARGUMENT", `commit identifier ${String(commitIdentifier)} is not an integer`);
+    return this.context.lifecycle.run(async () => {
+      this.checkUsable();
+      const out: RealtimeCommitProgress[] = [];
+      const done: Array<[StoreEntry, bigint]> = [];
+      for (const entry of this.touched) {
+        try {
+          const handle = await entry.store.freeze();
+          if (handle) entry.unprepared.push(handle);
+          if (entry.unprepared.length === 0) continue;
+          const writer = this.fileWriters.get(entry.key) ?? this.fileWriter(entry, (await this.rtTable.maxSequenceNumber(entry.partitionRow, entry.bucket)) + 1n);
+          for (const seg of entry.unprepared) {
+            for await (const b of entry.store.createCommitReader(seg)) {
+              if (b.numRows === 0) continue;
+              await writer.write(new arrow.RecordBatch(this.tableSchema, arrow.makeData({ type: new arrow.Struct(this.tableFields), length: b.numRows, nullCount: 0, children: b.data.children.slice(1) })));
+            }
+          }
+          const files = await writer.prepareCommit();
+          const segs = entry.unprepared;
+          const begin = entry.preparedEnd !== null && entry.preparedEnd < segs[0].offsetRange.begin ? entry.preparedEnd : segs[0].offsetRange.begin;
+          const end = segs[segs.length - 1].offsetRange.end;
+          const message = new CommitMessage(
+            makeCommitMessage({ partition: entry.partitionRow, bucket: entry.bucket, totalBuckets: this.buckets, dataIncrement: { newFiles: files } }),
+            entry.partitionValues,
+          );
+          out.push({ commitMessage: message, partition: { ...entry.partition }, bucket: entry.bucket, offsetRange: { begin, end } });
+          done.push([entry, end]);
+        } catch (e) {
+          throw this.context.invalidate(`prepare of ${entry.description} failed: ${(e as Error).message}`, e);
+        }
+      }
+      for (const [entry, end] of done) {
+        entry.preparedEnd = end;
+        entry.unprepared = [];
+      }
+      return out;
+    });
+  }
+
+  override async compact(_options?: { partition?: Record<string, unknown>; bucket?: number; full?: boolean }): Promise<void> {
+    throw new PaimonError("UNSUPPORTED", `real-time append write of ${this.rtTable.identifier} does not support explicit compaction; use a separate ordinary writer`);
+  }
+
+  /** Loads a committed snapshot's progress and reclaims fully covered sealed segments. */
+  override async refreshCommittedSnapshot(snapshotId: number): Promise<void> {
+    this.checkUsable();
+    await this.context.lifecycle.run(() => this.context.refresh(this.rtTable, snapshotId));
+  }
+
+  /** Closes the writer; with data not covered by a successful prepare it fails and invalidates the context. */
+  override async close(): Promise<void> {
+    if (this.rtClosed) return;
+    await this.context.lifecycle.run(async () => {
+      if (this.rtClosed) return;
+      this.rtClosed = true;
+      await super.close();
+      if (this.context.invalidatedReason !== null) return;
+      const pending = [...this.touched].filter((e) => e.unprepared.length > 0 || e.store.getDataUsage().buildingRowCount > 0);
+      if (pending.length > 0) {
+        throw this.context.invalidate(`writer closed with data not covered by a successful prepareCommitWithProgress (${pending.map((e) => e.description).join("; ")})`);
+      }
+    });
+  }
+}

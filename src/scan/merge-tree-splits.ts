@@ -1,0 +1,150 @@
+// Split planning for primary-key tables (Java `MergeTreeSplitGenerator`, `IntervalPartition`):
+// the files of a bucket are grouped into sections of overlapping key ranges, sections are never
+// split across splits (a key's versions must be merged together) and are packed by size;
+// deletion-vector tables skip level 0 and read files raw with their deletion vectors.
+import { PaimonError } from "../error.js";
+import { type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
+import { keyStatsOf, mayMatch } from "../predicate/stats.js";
+import { fromBinaryRow } from "../spec/binary-row.js";
+import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
+import type { Snapshot } from "../spec/snapshot.js";
+import type { Table } from "../table/table.js";
+import { partitionPath } from "../table/paths.js";
+import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
+import type { DeletionFile } from "../read/kv-file-reader.js";
+import type { DataSplit } from "./split.js";
+import { checkPartialUpdateOptions } from "../read/partial-update.js";
+
+export const DELETION_VECTORS_INDEX = "DELETION_VECTORS";
+
+/**
+ * Java `IntervalPartition`: files sorted by (minKey, maxKey) are cut into sections whose key
+ * ranges do not overlap each other; each section is divided into sorted runs (files of a run do
+ * not overlap), greedily appending a file to the run that ends first.
+ */
+export function intervalPartition(files: readonly DataFileMeta[], keys: KeyDecoder): DataFileMeta[][][] {
+  const sorted = [...files].sort((a, b) => keys.compare(a.minKey, b.minKey) || keys.compare(a.maxKey, b.maxKey));
+  const sections: DataFileMeta[][] = [];
+  let current: DataFileMeta[] = [];
+  let bound: Uint8Array | null = null;
+  for (const f of sorted) {
+    if (bound !== null && keys.compare(f.minKey, bound) > 0) {
+      sections.push(current);
+      current = [];
+      bound = null;
+    }
+    current.push(f);
+    if (bound === null || keys.compare(f.maxKey, bound) > 0) bound = f.maxKey;
+  }
+  if (current.length > 0) sections.push(current);
+  return sections.map((section) => {
+    const runs: DataFileMeta[][] = [];
+    for (const f of section) {
+      // the run whose last file ends first (Java keeps them in a priority queue)
+      let best = -1;
+      for (let i = 0; i < runs.length; i++) {
+        const last = runs[i][runs[i].length - 1];
+        if (best < 0 || keys.compare(last.maxKey, runs[best][runs[best].length - 1].maxKey) < 0) best = i;
+      }
+      if (best >= 0 && keys.compare(runs[best][runs[best].length - 1].maxKey, f.minKey) < 0) runs[best].push(f);
+      else runs.push([f]);
+    }
+    return runs;
+  });
+}
+
+/** Deletion files of the data files of one partition-bucket, by data file name. */
+export function deletionFilesOf(table: Table, entries: readonly IndexManifestEntry[]): Map<string, Map<string, DeletionFile>> {
+  const out = new Map<string, Map<string, DeletionFile>>();
+  for (const e of entries) {
+    if (e.kind !== 0 || e.indexFile.indexType !== DELETION_VECTORS_INDEX || !e.indexFile.dvRanges) continue;
+    const key = `${e.partition.join(",")}|${e.bucket}`;
+    let m = out.get(key);
+    if (!m) out.set(key, (m = new Map()));
+    const path = e.indexFile.externalPath ?? table.paths.index(e.indexFile.fileName);
+    for (const r of e.indexFile.dvRanges) m.set(r.dataFileName, { path, offset: r.offset, length: r.length, cardinality: r.cardinality });
+  }
+  return out;
+}
+
+/** Splits of a primary-key table's live files (`entries`, already pruned by partition and bucket). */
+export async function planPrimaryKeySplits(table: Table, snapshot: Snapshot, entries: readonly ManifestEntry[], filter: Predicate | undefined): Promise<DataSplit[]> {
+  const config = primaryKeyConfig(table.coreOptions);
+  const keyFields = keyFieldsOf(table.schema);
+  const keys = new KeyDecoder(keyFields);
+  const keyFilter = filter ? splitPredicateByFields(filter, keyFields.map((f) => f.name)).picked : null;
+  const dv = config.deletionVectors;
+  const skipLevel0 = (dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row";
+  const deletionFiles = dv ? deletionFilesOf(table, await table.manifestStore.indexEntries(snapshot)) : new Map<string, Map<string, DeletionFile>>();
+  const groups = new Map<string, ManifestEntry[]>();
+  for (const e of entries) {
+    if (skipLevel0 && e.file.level === 0) continue;
+    // Only key predicates may prune before merging: value stats describe unmerged rows.
+    if (keyFilter && !mayMatch(keyFilter, keyStatsOf(e.file, keyFields), keyFields)) continue;
+    const key = `${e.partition.join(",")}|${e.bucket}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(e);
+  }
+  const opts = table.coreOptions;
+  const target = opts.splitTargetSize;
+  const openCost = opts.splitOpenFileCost;
+  const partitionFields = table.partitionFields;
+  const types = partitionFields.map((f) => f.type);
+  const splits: DataSplit[] = [];
+  for (const [groupKey, group] of groups) {
+    const first = group[0];
+    const values = fromBinaryRow(first.partition.subarray(4), types);
+    const partition = Object.fromEntries(partitionFields.map((f, i) => [f.name, values[i]]));
+    const bucketPath = table.paths.bucketDir(partitionPath(partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
+    const dvs = deletionFiles.get(groupKey);
+    const files = group.map((e) => e.file);
+    const make = (bin: DataFileMeta[], raw: boolean): DataSplit => ({
+      kind: "data",
+      snapshotId: snapshot.id,
+      partition,
+      partitionRow: first.partition,
+      bucket: first.bucket,
+      bucketPath,
+      totalBuckets: first.totalBuckets,
+      files: bin,
+      rawConvertible: raw,
+      ...(dv ? { deletionFiles: bin.map((f) => dvs?.get(f.fileName) ?? null) } : {}),
+    });
+    const allAboveZero = files.every((f) => f.level > 0);
+    const noDeletes = (f: DataFileMeta) => f.deleteRowCount === null || f.deleteRowCount === 0n;
+    // Raw reading: DV tables / first-row (levels >= 1 hold one live row per key), or a single level.
+    const raw =
+      files.every(noDeletes) &&
+      ((allAboveZero && (dv || config.mergeEngine === "first-row")) || (allAboveZero && new Set(files.map((f) => f.level)).size === 1));
+    const units: DataFileMeta[][] = raw ? [...files].sort((a, b) => keys.compare(a.minKey, b.minKey)).map((f) => [f]) : intervalPartition(files, keys).map((runs) => runs.flat());
+    let bin: DataFileMeta[] = [];
+    let weight = 0;
+    const flush = () => {
+      if (bin.length === 0) return;
+      splits.push(make(bin, raw || (bin.length === 1 && bin[0].deleteRowCount === 0n)));
+      bin = [];
+      weight = 0;
+    };
+    for (const unit of units) {
+      const w = unit.reduce((n, f) => n + Math.max(Number(f.fileSize), openCost), 0);
+      if (bin.length > 0 && weight + w > target) flush();
+      bin.push(...unit);
+      weight += w;
+    }
+    flush();
+  }
+  return splits;
+}
+
+/** UNSUPPORTED unless this table's merge engine can be merged by paimon-rt. */
+export function checkMergeable(table: Table): void {
+  const config = primaryKeyConfig(table.coreOptions);
+  if (config.mergeEngine === "aggregation") {
+    throw new PaimonError("UNSUPPORTED", `reading ${table.identifier}: merging with merge-engine=aggregation is not supported (deduplicate, first-row and partial-update are)`);
+  }
+  if (config.mergeEngine === "partial-update") checkPartialUpdateOptions(table.identifier, table.coreOptions);
+  if (config.sequenceFields.length > 0) {
+    throw new PaimonError("UNSUPPORTED", `reading ${table.identifier}: merging with sequence.field=${config.sequenceFields.join(",")} is not supported`);
+  }
+}

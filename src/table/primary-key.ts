@@ -1,0 +1,143 @@
+// Primary-key tables (format reference §7): the physical layout of their data files
+// (`_KEY_<k>`, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, value columns), the options that shape
+// writing and merging, and Java's key order over serialized min/max keys.
+import { PaimonError } from "../error.js";
+import { BinaryRow, fromBinaryRow } from "../spec/binary-row.js";
+import type { TableSchema } from "../spec/schema.js";
+import { trimmedPrimaryKeys } from "../spec/schema.js";
+import { type DataField, type DataType, SYSTEM_FIELD_ID_START } from "../spec/types.js";
+import type { TableOptions } from "./options.js";
+import { compareValues } from "./values.js";
+import { checkPartialUpdateOptions } from "../read/partial-update.js";
+
+/** `_KEY_<k>` field ids are `KEY_FIELD_ID_START + id(k)` (Java `SpecialFields`). */
+export const KEY_FIELD_ID_START = SYSTEM_FIELD_ID_START;
+export const KEY_FIELD_PREFIX = "_KEY_";
+export const SEQUENCE_NUMBER_FIELD_ID = 2147483646;
+export const VALUE_KIND_FIELD_ID = 2147483645;
+export const SEQUENCE_NUMBER_FIELD: DataField = { id: SEQUENCE_NUMBER_FIELD_ID, name: "_SEQUENCE_NUMBER", type: { kind: "BIGINT", nullable: false } };
+export const VALUE_KIND_FIELD: DataField = { id: VALUE_KIND_FIELD_ID, name: "_VALUE_KIND", type: { kind: "TINYINT", nullable: false } };
+
+export type MergeEngine = "deduplicate" | "partial-update" | "aggregation" | "first-row";
+
+/** The trimmed primary-key fields (primary keys minus partition keys), in key order. */
+export function keyFieldsOf(schema: TableSchema): DataField[] {
+  return trimmedPrimaryKeys(schema).map((k) => schema.fields.find((f) => f.name === k)!);
+}
+
+/** The file schema of a PK data file (`KeyValue.createKeyValueFields`); thin mode omits `_KEY_*`. */
+export function keyValueFileFields(schema: TableSchema, thinMode = false): DataField[] {
+  const keys = thinMode
+    ? []
+    : keyFieldsOf(schema).map((f): DataField => ({ id: KEY_FIELD_ID_START + f.id, name: KEY_FIELD_PREFIX + f.name, type: f.type }));
+  return [...keys, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...schema.fields];
+}
+
+/** What a PK table's options say about writing and merging. */
+export interface PrimaryKeyConfig {
+  mergeEngine: MergeEngine;
+  deletionVectors: boolean;
+  /** `deletion-vectors.merge-on-read`: batch reads keep level 0 and merge. */
+  dvMergeOnRead: boolean;
+  bitmap64: boolean;
+  ignoreDelete: boolean;
+  sequenceFields: string[];
+  changelogProducer: string;
+  numSortedRunCompactionTrigger: number;
+  numSortedRunStopTrigger: number;
+  numLevels: number;
+  maxLevel: number;
+  writeBufferSize: number;
+  thinMode: boolean;
+  sizeRatio: number;
+  maxSizeAmplificationPercent: number;
+}
+
+export function primaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
+  const mergeEngine = (options.get("merge-engine") ?? "deduplicate").trim().toLowerCase() as MergeEngine;
+  if (!["deduplicate", "partial-update", "aggregation", "first-row"].includes(mergeEngine)) {
+    throw new PaimonError("INVALID_ARGUMENT", `unknown merge-engine '${options.get("merge-engine")}' (deduplicate, partial-update, aggregation, first-row)`);
+  }
+  const trigger = options.int("num-sorted-run.compaction-trigger", 5);
+  const numLevels = options.int("num-levels", trigger + 1);
+  const ignoreDelete = options.bool("ignore-delete", false) || options.bool(`${mergeEngine}.ignore-delete`, false);
+  const seq = options.get("sequence.field");
+  return {
+    mergeEngine,
+    deletionVectors: options.bool("deletion-vectors.enabled", false),
+    dvMergeOnRead: options.bool("deletion-vectors.merge-on-read", false),
+    bitmap64: options.bool("deletion-vectors.bitmap64", false),
+    ignoreDelete,
+    sequenceFields: seq ? seq.split(",").map((s) => s.trim()).filter((s) => s !== "") : [],
+    changelogProducer: (options.get("changelog-producer") ?? "none").trim().toLowerCase(),
+    numSortedRunCompactionTrigger: trigger,
+    numSortedRunStopTrigger: options.int("num-sorted-run.stop-trigger", trigger + 3),
+    numLevels,
+    maxLevel: numLevels - 1,
+    writeBufferSize: options.memory("write-buffer-size", "256 mb"),
+    thinMode: options.bool("data-file.thin-mode", false),
+    sizeRatio: options.int("compaction.size-ratio", 1),
+    maxSizeAmplificationPercent: options.int("compaction.max-size-amplification-percent", 200),
+  };
+}
+
+/** Throws a precise UNSUPPORTED error unless paimon-rt can write this PK table. */
+export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema, options: TableOptions): PrimaryKeyConfig {
+  keyFieldsOf(schema); // INVALID_ARGUMENT when the key is only partition fields
+  const config = primaryKeyConfig(options);
+  const unsupported = (what: string) => new PaimonError("UNSUPPORTED", `writing primary-key table ${identifier}: ${what} is not supported`);
+  const bucket = options.bucket;
+  if (bucket === -1) throw unsupported("dynamic bucket mode (bucket = -1); set a fixed 'bucket' >= 1");
+  if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
+  if (bucket <= 0) throw unsupported(`bucket = ${bucket}`);
+  if (config.mergeEngine === "partial-update") {
+    checkPartialUpdateOptions(identifier, options);
+    if (config.deletionVectors) throw unsupported("merge-engine=partial-update with deletion vectors");
+  }
+  if (config.mergeEngine === "aggregation") throw unsupported("merge-engine=aggregation (deduplicate, first-row and partial-update are implemented)");
+  if (config.sequenceFields.length > 0) throw unsupported(`sequence.field=${config.sequenceFields.join(",")}`);
+  if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
+  if (options.fileFormat !== "parquet") throw unsupported(`file.format=${options.fileFormat} (parquet only)`);
+  if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);
+  return config;
+}
+
+/** Java's key order: field by field, nulls first, ascending (`compareValues` on internal values). */
+export function compareKeyValues(a: readonly unknown[], b: readonly unknown[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === null || y === null) {
+      if (x === y) continue;
+      return x === null ? -1 : 1;
+    }
+    let c: number;
+    if (typeof x === "number" && typeof y === "number" && (x !== x || y !== y)) c = x !== x ? (y !== y ? 0 : 1) : -1; // NaN last, as Double.compare
+    else c = compareValues(x, y);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** Decodes serialized key rows (minKey/maxKey) with a cache keyed by the bytes object. */
+export class KeyDecoder {
+  private readonly cache = new WeakMap<Uint8Array, unknown[]>();
+  private readonly types: DataType[];
+
+  constructor(keyFields: readonly DataField[]) {
+    this.types = keyFields.map((f) => f.type);
+  }
+
+  decode(serialized: Uint8Array): unknown[] {
+    let v = this.cache.get(serialized);
+    if (!v) {
+      v = fromBinaryRow(BinaryRow.fromSerialized(serialized), this.types);
+      this.cache.set(serialized, v);
+    }
+    return v;
+  }
+
+  compare(a: Uint8Array, b: Uint8Array): number {
+    return compareKeyValues(this.decode(a), this.decode(b));
+  }
+}

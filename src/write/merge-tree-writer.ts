@@ -1,0 +1,585 @@
+// The writer of one partition-bucket of a primary-key table (Java `MergeTreeWriter` +
+// `MergeTreeCompactManager`, format reference §7.3–7.4, §8.5):
+//  * rows get sequence numbers continuing the bucket's latest snapshot, are buffered, and on
+//    flush are sorted by (key, sequence) with the wasm sort kernel and deduplicated with the
+//    merge kernel into level-0 files with unique sorted keys;
+//  * the writer keeps the bucket's LSM levels; compaction (full, or universal compaction when
+//    `num-sorted-run.compaction-trigger` is reached) merges sorted runs into a higher level;
+//  * deletion-vector tables compact level 0 on every commit (Java's lookup compaction): keys of
+//    the output are looked up in the higher levels and older rows are marked in the bucket's
+//    deletion-vector index file, which is rewritten as a whole.
+import * as arrow from "apache-arrow";
+import { gatherBatches, gatherData, gatherInt64, gatherInt8 } from "../arrow/gather.js";
+import { takeRows } from "../arrow/take.js";
+import { PaimonError } from "../error.js";
+import { randomId } from "../fs/file-io.js";
+import { OffsetSet64, RoaringBitmap32 } from "../kernel/bitmap.js";
+import { type KeyColumn, keyColumnFromArrow, keyValue } from "../kernel/columns.js";
+import { deletionVectorLength, serializeDeletionVector32, serializeDeletionVector64 } from "../kernel/deletion-vector.js";
+import { sortPermutation } from "../kernel/sort.js";
+import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
+import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
+import { mergeKvBatches } from "../read/merge-read.js";
+import { foldPartialUpdate } from "../read/partial-update.js";
+import { DELETION_VECTORS_INDEX } from "../scan/merge-tree-splits.js";
+import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
+import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
+import type { DataField } from "../spec/types.js";
+import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import type { Table } from "../table/table.js";
+import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
+
+/** Rows per gathered chunk when writing merged output. */
+const WRITE_CHUNK_ROWS = 64 * 1024;
+/** Rows per batch when reading files for compaction. */
+const COMPACT_READ_BATCH = 1 << 20;
+
+export interface MergeTreeWriterOptions {
+  table: Table;
+  partitionRow: Uint8Array;
+  bucket: number;
+  bucketDir: string;
+  config: PrimaryKeyConfig;
+  /** `write-only`: never compact (a dedicated job does). */
+  writeOnly?: boolean;
+}
+
+/** A sorted run of the LSM tree (Java `LevelSortedRun`). */
+export interface LevelSortedRun {
+  level: number;
+  files: DataFileMeta[];
+  size: number;
+}
+
+/** A compaction: the runs' files and the level to write to (Java `CompactUnit`). */
+export interface CompactUnit {
+  outputLevel: number;
+  files: DataFileMeta[];
+}
+
+/** What one `prepareIncrement` hands to the commit. */
+export interface BucketIncrement {
+  dataIncrement: Partial<DataIncrement>;
+  compactIncrement: Partial<CompactIncrement>;
+}
+
+/** Java `UniversalCompaction.createUnit`. */
+function createUnit(runs: readonly LevelSortedRun[], maxLevel: number, runCount: number): CompactUnit {
+  let outputLevel: number;
+  if (runCount === runs.length) outputLevel = maxLevel;
+  else outputLevel = Math.max(0, runs[runCount].level - 1);
+  if (outputLevel === 0) {
+    // never output to level 0: extend to the next non-level-0 run
+    for (let i = runCount; i < runs.length; i++) {
+      const next = runs[i];
+      runCount++;
+      if (next.level !== 0) {
+        outputLevel = next.level;
+        break;
+      }
+    }
+  }
+  if (runCount === runs.length) outputLevel = maxLevel;
+  return { outputLevel, files: runs.slice(0, runCount).flatMap((r) => r.files) };
+}
+
+/** Java `UniversalCompaction.pick` (size amplification, size ratio, run count). */
+export function pickUniversal(runs: readonly LevelSortedRun[], config: Pick<PrimaryKeyConfig, "maxLevel" | "numSortedRunCompactionTrigger" | "maxSizeAmplificationPercent" | "sizeRatio">): CompactUnit | null {
+  const { maxLevel, numSortedRunCompactionTrigger: trigger } = config;
+  if (runs.length >= trigger && runs.length > 1) {
+    // 1. size amplification
+    let candidate = 0;
+    for (let i = 0; i < runs.length - 1; i++) candidate += runs[i].size;
+    const earliest = runs[runs.length - 1].size;
+    if (candidate * 100 > config.maxSizeAmplificationPercent * earliest) return createUnit(runs, maxLevel, runs.length);
+  }
+  const bySizeRatio = (candidateCount: number, force: boolean): CompactUnit | null => {
+    let size = 0;
+    for (let i = 0; i < candidateCount; i++) size += runs[i].size;
+    for (let i = candidateCount; i < runs.length; i++) {
+      const next = runs[i];
+      if ((size * (100 + config.sizeRatio)) / 100 < next.size) break;
+      size += next.size;
+      candidateCount++;
+    }
+    return force || candidateCount > 1 ? createUnit(runs, maxLevel, candidateCount) : null;
+  };
+  // 2. size ratio
+  if (runs.length >= trigger) {
+    const unit = bySizeRatio(1, false);
+    if (unit) return unit;
+  }
+  // 3. run count
+  if (runs.length > trigger) return bySizeRatio(runs.length - trigger + 1, true);
+  return null;
+}
+
+function compareSeq(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A string identity of a key row (for lookups). */
+function keyString(cols: readonly KeyColumn[], row: number): string {
+  let s = "";
+  for (const c of cols) {
+    const v = keyValue(c, row);
+    if (v === null) s += "\u0001N";
+    else if (v instanceof Uint8Array) {
+      s += "\u0001B";
+      for (let i = 0; i < v.length; i++) s += String.fromCharCode(v[i]);
+    } else s += `\u0001${typeof v === "number" && Object.is(v, -0) ? "-0" : String(v)}`;
+  }
+  return s;
+}
+
+export class MergeTreeBucketWriter {
+  private readonly keyFields: DataField[];
+  private readonly keyColumns: number[];
+  private readonly fileConfig: KvFileWriterConfig;
+  private readonly keys: KeyDecoder;
+  private readonly indexUuid = randomId();
+  private indexCounter = 0;
+  private buffer: KvChunk[] = [];
+  private bufferedBytes = 0;
+  /** Every live file of the bucket as this writer sees it (committed + pending). */
+  private files: DataFileMeta[];
+  private newFiles: DataFileMeta[] = [];
+  private compactBefore = new Map<string, DataFileMeta>();
+  private compactAfter: DataFileMeta[] = [];
+  /** Deletion vectors of live files (DV tables), and the committed index file holding them. */
+  private readonly dvs = new Map<string, RoaringBitmap32>();
+  private dvIndex: IndexFileMeta | null;
+  private dvDirty = false;
+  private readonly schemas: FileSchemas;
+
+  private constructor(
+    private readonly options: MergeTreeWriterOptions,
+    restored: DataFileMeta[],
+    dvIndex: IndexFileMeta | null,
+    private nextSequence: bigint,
+  ) {
+    const table = options.table;
+    const opts = table.coreOptions;
+    this.keyFields = keyFieldsOf(table.schema);
+    this.keyColumns = this.keyFields.map((k) => table.schema.fields.indexOf(k));
+    this.keys = new KeyDecoder(this.keyFields);
+    this.files = restored;
+    this.schemas = new FileSchemas(table);
+    this.dvIndex = dvIndex;
+    this.fileConfig = {
+      io: table.fileIO,
+      schema: table.schema,
+      bucketDir: options.bucketDir,
+      fileCompression: opts.fileCompression,
+      targetFileSize: opts.targetFileSize(true),
+      dataFilePrefix: opts.dataFilePrefix,
+      statsMode: opts.get("metadata.stats-mode"),
+      thinMode: options.config.thinMode,
+    };
+  }
+
+  /** A writer restored from the table's latest snapshot: live files, next sequence number, deletion vectors. */
+  static async create(options: MergeTreeWriterOptions): Promise<MergeTreeBucketWriter> {
+    const { table, partitionRow, bucket } = options;
+    const latest = await table.latestSnapshot();
+    const key = partitionRow.join(",");
+    const files: DataFileMeta[] = [];
+    let dvIndex: IndexFileMeta | null = null;
+    if (latest) {
+      const entries = await table.manifestStore.liveEntries(latest, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key);
+      for (const e of entries) files.push(e.file);
+      if (options.config.deletionVectors) {
+        const index = await table.manifestStore.indexEntries(latest);
+        const mine = index.filter((e) => e.bucket === bucket && e.partition.join(",") === key && e.indexFile.indexType === DELETION_VECTORS_INDEX);
+        if (mine.length > 1) throw new PaimonError("CORRUPT_FILE", `bucket ${bucket} of ${table.identifier} has ${mine.length} deletion-vector index files (expected one)`);
+        dvIndex = mine[0]?.indexFile ?? null;
+      }
+    }
+    let max = -1n;
+    for (const f of files) if (f.maxSequenceNumber > max) max = f.maxSequenceNumber;
+    const writer = new MergeTreeBucketWriter(options, files, dvIndex, max + 1n);
+    if (dvIndex?.dvRanges) {
+      const loader = new DeletionVectorLoader(table.fileIO);
+      const path = dvIndex.externalPath ?? table.paths.index(dvIndex.fileName);
+      for (const r of dvIndex.dvRanges) {
+        writer.dvs.set(r.dataFileName, await loader.load({ path, offset: r.offset, length: r.length, cardinality: r.cardinality }));
+      }
+    }
+    return writer;
+  }
+
+  get bufferedRows(): number {
+    return this.buffer.reduce((n, c) => n + c.batch.numRows, 0);
+  }
+
+  /** The live files this writer knows (committed and pending). */
+  get liveFiles(): readonly DataFileMeta[] {
+    return this.files;
+  }
+
+  /**
+   * Buffers a batch: table columns in table order (canonical layout), optionally followed by an
+   * int8 row-kind column.
+   */
+  async write(batch: arrow.RecordBatch): Promise<void> {
+    const width = this.options.table.schema.fields.length;
+    let kinds: Int8Array;
+    let data = batch;
+    if (batch.numCols > width) {
+      const kindData = batch.data.children[width];
+      kinds = (kindData.values as Int8Array).subarray(0, batch.numRows);
+      const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
+      data = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children: batch.data.children.slice(0, width) }));
+    } else kinds = new Int8Array(batch.numRows);
+    if (this.options.config.ignoreDelete) {
+      let keep = 0;
+      for (let i = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) keep++;
+      if (keep < kinds.length) {
+        const rows = new Uint32Array(keep);
+        for (let i = 0, j = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) rows[j++] = i;
+        data = takeRows(data, rows);
+        kinds = Int8Array.from(rows, (r) => kinds[r]);
+      }
+    }
+    const engine = this.options.config.mergeEngine;
+    if (engine === "first-row" || engine === "partial-update") {
+      for (let i = 0; i < kinds.length; i++) {
+        if (kinds[i] === 1 || kinds[i] === 3) {
+          throw new PaimonError("INVALID_ARGUMENT", `merge-engine=${engine} of ${this.options.table.identifier} cannot accept DELETE/UPDATE_BEFORE rows (row ${i}); set ${engine}.ignore-delete=true to drop them`);
+        }
+      }
+    }
+    const n = data.numRows;
+    if (n === 0) return;
+    const sequence = sequenceRange(this.nextSequence, n);
+    this.nextSequence += BigInt(n);
+    this.buffer.push({ batch: data, sequence, kinds: Int8Array.from(kinds) });
+    this.bufferedBytes += data.data.children.reduce((s, c) => s + c.byteLength, 0) + n * 9;
+    if (this.bufferedBytes >= this.options.config.writeBufferSize) {
+      await this.flush();
+      // Java stalls writes at `num-sorted-run.stop-trigger` until compaction catches up.
+      if (!this.options.writeOnly && this.sortedRuns().length > this.options.config.numSortedRunStopTrigger) await this.compact(false);
+    }
+  }
+
+  /** Sorts, deduplicates and writes the buffer as level-0 files. */
+  async flush(): Promise<void> {
+    if (this.buffer.length === 0) return;
+    const chunks = this.buffer;
+    this.buffer = [];
+    this.bufferedBytes = 0;
+    // Sort only the keys (+ sequence, kinds) of each chunk, merge those, then gather the
+    // winners' full rows straight from the unsorted chunks.
+    if (this.options.config.mergeEngine === "partial-update") {
+      const files = await this.writeFolded(chunks, 0, 0);
+      this.files.push(...files);
+      this.newFiles.push(...files);
+      return;
+    }
+    const perms: Uint32Array[] = [];
+    // first-row keeps the lowest sequence number: order and merge by the negated sequence
+    const firstRow = this.options.config.mergeEngine === "first-row";
+    const runs: SortedRun[] = chunks.map((c) => {
+      const keys = this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k]));
+      const order = firstRow ? c.sequence.map((x) => -x) : c.sequence;
+      const perm = sortPermutation(keys, order);
+      perms.push(perm);
+      const zeros = new Uint32Array(perm.length);
+      return {
+        keys: this.keyColumns.map((k) => keyColumnFromArrow(gatherData([c.batch.data.children[k]], zeros, perm))),
+        sequence: gatherInt64([order], zeros, perm),
+        rowKinds: gatherInt8([c.kinds], zeros, perm),
+      };
+    });
+    const merged = mergeDeduplicate(runs, { dropDeletes: false });
+    const row = new Uint32Array(merged.row.length);
+    for (let i = 0; i < row.length; i++) row[i] = perms[merged.run[i]][merged.row[i]];
+    const files = await this.writeMerged(chunks, { part: merged.run, row }, 0, 0, false);
+    this.files.push(...files);
+    this.newFiles.push(...files);
+  }
+
+  /** Writes the merge winners (`merged`: rows of `chunks` in key order) at `level`; returns the new files. */
+  private async writeMerged(
+    chunks: KvBatch[],
+    merged: { part: Uint32Array; row: Uint32Array },
+    level: number,
+    source: 0 | 1,
+    dropDeletes: boolean,
+    lookup?: Set<string>,
+    exclude?: Set<string>,
+  ): Promise<DataFileMeta[]> {
+    const writer = new KvFileWriter(this.fileConfig, level, source);
+    const sources = chunks.map((c) => c.batch);
+    const schema = new arrow.Schema(this.options.table.schema.fields.map((_, i) => sources[0].schema.fields[i]));
+    const columns = schema.fields.map((_, i) => i);
+    const total = merged.part.length;
+    const seqs = chunks.map((c) => c.sequence);
+    const kindArrays = chunks.map((c) => c.kinds);
+    for (let at = 0; at < total; at += WRITE_CHUNK_ROWS) {
+      let part = merged.part.subarray(at, Math.min(total, at + WRITE_CHUNK_ROWS));
+      let row = merged.row.subarray(at, Math.min(total, at + WRITE_CHUNK_ROWS));
+      if (lookup || exclude) {
+        const keyData = this.keyColumns.map((k) => gatherBatches(sources, part, row, new arrow.Schema([sources[0].schema.fields[k]]), [k]).data.children[0]);
+        const cols = keyData.map((d) => keyColumnFromArrow(d));
+        // remember every winner's key (deleted ones too: they shadow older rows)
+        if (lookup) for (let i = 0; i < part.length; i++) lookup.add(keyString(cols, i));
+        if (exclude) {
+          // first-row: keys already present in higher levels keep their first row there
+          const keep: number[] = [];
+          for (let i = 0; i < part.length; i++) if (!exclude.has(keyString(cols, i))) keep.push(i);
+          if (keep.length < part.length) {
+            part = Uint32Array.from(keep, (i) => part[i]);
+            row = Uint32Array.from(keep, (i) => row[i]);
+          }
+        }
+      }
+      if (dropDeletes) {
+        let keep = 0;
+        for (let i = 0; i < part.length; i++) {
+          const k = chunks[part[i]].kinds[row[i]];
+          if (k !== 1 && k !== 3) keep++;
+        }
+        if (keep < part.length) {
+          const p2 = new Uint32Array(keep);
+          const r2 = new Uint32Array(keep);
+          for (let i = 0, j = 0; i < part.length; i++) {
+            const k = chunks[part[i]].kinds[row[i]];
+            if (k !== 1 && k !== 3) {
+              p2[j] = part[i];
+              r2[j++] = row[i];
+            }
+          }
+          part = p2;
+          row = r2;
+        }
+      }
+      if (part.length === 0) continue;
+      const batch = gatherBatches(sources, part, row, schema, columns);
+      const sequence = gatherInt64(seqs, part, row);
+      const kinds = gatherInt8(kindArrays, part, row);
+      await writer.write({ batch, sequence, kinds });
+    }
+    return writer.finish();
+  }
+
+  /** Sorted runs: level-0 files newest first, then one run per non-empty level (Java `Levels.levelSortedRuns`). */
+  sortedRuns(): LevelSortedRun[] {
+    const runs: LevelSortedRun[] = [];
+    const level0 = this.files.filter((f) => f.level === 0).sort((a, b) => compareSeq(b.maxSequenceNumber, a.maxSequenceNumber) || compareSeq(b.minSequenceNumber, a.minSequenceNumber));
+    for (const f of level0) runs.push({ level: 0, files: [f], size: Number(f.fileSize) });
+    for (let level = 1; level <= this.options.config.maxLevel; level++) {
+      const files = this.files.filter((f) => f.level === level).sort((a, b) => this.keys.compare(a.minKey, b.minKey));
+      if (files.length > 0) runs.push({ level, files, size: files.reduce((n, f) => n + Number(f.fileSize), 0) });
+    }
+    // files above max level (another writer's larger num-levels): treat as their own runs
+    for (const f of this.files.filter((x) => x.level > this.options.config.maxLevel)) runs.push({ level: f.level, files: [f], size: Number(f.fileSize) });
+    return runs;
+  }
+
+  /**
+   * Compacts the bucket: `full` rewrites everything into one sorted run at the max level;
+   * otherwise universal compaction runs if its triggers are met (deletion-vector tables also
+   * always compact level 0). Buffered rows are flushed first.
+   */
+  async compact(full: boolean): Promise<void> {
+    await this.flush();
+    const runs = this.sortedRuns();
+    if (runs.length === 0) return;
+    const maxLevel = this.options.config.maxLevel;
+    let unit: CompactUnit | null;
+    if (full) {
+      const hasDvs = this.files.some((f) => (this.dvs.get(f.fileName)?.size ?? 0) > 0);
+      if (runs.length === 1 && runs[0].level === maxLevel && !hasDvs && runs[0].files.every((f) => f.deleteRowCount === 0n)) return;
+      unit = { outputLevel: maxLevel, files: runs.flatMap((r) => r.files) };
+    } else {
+      unit = pickUniversal(runs, this.options.config);
+      // DV and first-row tables hide level 0 from batch reads: always compact it (Java's lookup)
+      if (!unit && (this.options.config.deletionVectors || this.options.config.mergeEngine === "first-row")) {
+        const level0 = runs.filter((r) => r.level === 0).length;
+        if (level0 > 0) unit = createUnit(runs, maxLevel, level0);
+      }
+    }
+    if (unit && unit.files.length > 0) await this.rewrite(unit);
+  }
+
+  private async rewrite(unit: CompactUnit): Promise<void> {
+    const table = this.options.table;
+    const dv = this.options.config.deletionVectors;
+    const nonEmptyHighest = this.files.reduce((m, f) => Math.max(m, f.level), -1);
+    const dropDeletes = unit.outputLevel !== 0 && (unit.outputLevel >= nonEmptyHighest || dv);
+    const inputs = [...unit.files].sort((a, b) => compareSeq(a.minSequenceNumber, b.minSequenceNumber));
+    const chunks: KvBatch[] = [];
+    for (const f of inputs) {
+      const deleted = this.dvs.get(f.fileName) ?? null;
+      const fileFields = await this.schemas.fieldsOf(f.schemaId);
+      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) chunks.push(c);
+    }
+    const inputNames = new Set(inputs.map((f) => f.fileName));
+    const rest = this.files.filter((f) => !inputNames.has(f.fileName));
+    const firstRow = this.options.config.mergeEngine === "first-row";
+    const lookup = dv && !firstRow && rest.length > 0 ? new Set<string>() : undefined;
+    const exclude = firstRow && rest.length > 0 ? await this.keysOf(rest) : undefined;
+    let outputs: DataFileMeta[] = [];
+    if (this.options.config.mergeEngine === "partial-update") outputs = await this.writeFolded(chunks, unit.outputLevel, 1);
+    else if (chunks.length > 0) {
+      const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
+      outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, lookup, exclude);
+    }
+    if (lookup && lookup.size > 0) await this.markShadowed(rest, lookup);
+    // bookkeeping: levels, DVs, pending increments (a pending output compacted again is simply dropped)
+    this.files = [...rest, ...outputs];
+    for (const f of inputs) {
+      const bm = this.dvs.get(f.fileName);
+      if (bm) {
+        this.dvs.delete(f.fileName);
+        bm.dispose();
+        this.dvDirty = true;
+      }
+      const pending = this.compactAfter.findIndex((x) => x.fileName === f.fileName);
+      if (pending >= 0) {
+        this.compactAfter.splice(pending, 1);
+        await table.fileIO.delete(this.pathOf(f)).catch(() => false);
+      } else this.compactBefore.set(f.fileName, f);
+    }
+    this.compactAfter.push(...outputs);
+  }
+
+  /** partial-update: folds the chunks per key and writes the result at `level`. */
+  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1): Promise<DataFileMeta[]> {
+    const folded = foldPartialUpdate(chunks, this.keyColumns, this.options.table.identifier);
+    const writer = new KvFileWriter(this.fileConfig, level, source);
+    const n = folded?.batch.numRows ?? 0;
+    for (let at = 0; folded && at < n; at += WRITE_CHUNK_ROWS) {
+      const end = Math.min(n, at + WRITE_CHUNK_ROWS);
+      const rows = Uint32Array.from({ length: end - at }, (_, i) => at + i);
+      await writer.write({ batch: at === 0 && end === n ? folded.batch : takeRows(folded.batch, rows), sequence: folded.sequence.slice(at, end), kinds: folded.kinds.slice(at, end) });
+    }
+    return writer.finish();
+  }
+
+  /** Keys of the live rows of `files` (first-row lookup). */
+  private async keysOf(files: readonly DataFileMeta[]): Promise<Set<string>> {
+    const table = this.options.table;
+    const out = new Set<string>();
+    for (const f of files) {
+      const fileFields = await this.schemas.fieldsOf(f.schemaId);
+      const deleted = this.dvs.get(f.fileName) ?? null;
+      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
+        const cols = this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i]));
+        for (let i = 0; i < c.batch.numRows; i++) out.add(keyString(cols, i));
+      }
+    }
+    return out;
+  }
+
+  /** Lookup: marks rows of `targets` whose key is in `keys` as deleted (deletion vectors). */
+  private async markShadowed(targets: readonly DataFileMeta[], keys: Set<string>): Promise<void> {
+    const table = this.options.table;
+    for (const f of targets) {
+      let position = 0;
+      let marks: number[] = [];
+      // positions count every row of the file, so read it without its deletion vector
+      const fileFields = await this.schemas.fieldsOf(f.schemaId);
+      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted: null, fileFields })) {
+        const cols = this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i]));
+        for (let i = 0; i < c.batch.numRows; i++) if (keys.has(keyString(cols, i))) marks.push(position + i);
+        position += c.batch.numRows;
+      }
+      if (marks.length === 0) continue;
+      let bm = this.dvs.get(f.fileName);
+      if (!bm) this.dvs.set(f.fileName, (bm = new RoaringBitmap32()));
+      bm.addMany(Uint32Array.from(marks));
+      marks = [];
+      this.dvDirty = true;
+    }
+  }
+
+  private pathOf(f: DataFileMeta): string {
+    return f.externalPath ?? `${this.options.bucketDir}/${f.fileName}`;
+  }
+
+  /** Rewrites the bucket's deletion-vector index file (one file per bucket, §8.5). */
+  private async writeDvIndex(): Promise<{ newIndexFiles: IndexFileMeta[]; deletedIndexFiles: IndexFileMeta[] }> {
+    const table = this.options.table;
+    const live = new Set(this.files.map((f) => f.fileName));
+    const parts: Uint8Array[] = [Uint8Array.of(1)];
+    let size = 1;
+    const ranges = [];
+    for (const [name, bm] of [...this.dvs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!live.has(name) || bm.isEmpty) continue;
+      let bytes: Uint8Array;
+      if (this.options.config.bitmap64) {
+        const set = new OffsetSet64(bm.toArray());
+        bytes = serializeDeletionVector64(set);
+        set.dispose();
+      } else bytes = serializeDeletionVector32(bm);
+      ranges.push({ dataFileName: name, offset: size, length: deletionVectorLength(bytes), cardinality: BigInt(bm.size) });
+      parts.push(bytes);
+      size += bytes.length;
+    }
+    const deletedIndexFiles = this.dvIndex ? [this.dvIndex] : [];
+    this.dvIndex = null;
+    if (ranges.length === 0) return { newIndexFiles: [], deletedIndexFiles };
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    const fileName = `index-${this.indexUuid}-${this.indexCounter++}`;
+    await table.fileIO.writeFile(table.paths.index(fileName), out);
+    const meta: IndexFileMeta = {
+      indexType: DELETION_VECTORS_INDEX,
+      fileName,
+      fileSize: BigInt(size),
+      rowCount: BigInt(ranges.length),
+      dvRanges: ranges,
+      externalPath: null,
+      globalIndex: null,
+    };
+    this.dvIndex = meta;
+    return { newIndexFiles: [meta], deletedIndexFiles };
+  }
+
+  /** Flushes, compacts as the table requires, and hands over everything since the last call. */
+  async prepareIncrement(): Promise<BucketIncrement> {
+    await this.flush();
+    if (!this.options.writeOnly) await this.compact(false);
+    let index = { newIndexFiles: [] as IndexFileMeta[], deletedIndexFiles: [] as IndexFileMeta[] };
+    if (this.dvDirty) index = await this.writeDvIndex();
+    this.dvDirty = false;
+    const out: BucketIncrement = {
+      dataIncrement: { newFiles: this.newFiles },
+      compactIncrement: { compactBefore: [...this.compactBefore.values()], compactAfter: this.compactAfter, ...index },
+    };
+    this.newFiles = [];
+    this.compactBefore = new Map();
+    this.compactAfter = [];
+    return out;
+  }
+
+  /** Frees the deletion-vector bitmaps. */
+  close(): void {
+    for (const bm of this.dvs.values()) bm.dispose();
+    this.dvs.clear();
+    this.buffer = [];
+  }
+}
+
+/** `start, start + 1, …` (n values), written as int32 words while they stay below 2^53. */
+function sequenceRange(start: bigint, n: number): BigInt64Array {
+  const out = new BigInt64Array(n);
+  if (start < 0n || start + BigInt(n) >= 1n << 53n) {
+    for (let i = 0; i < n; i++) out[i] = start + BigInt(i);
+    return out;
+  }
+  const words = new Uint32Array(out.buffer);
+  const base = Number(start);
+  for (let i = 0; i < n; i++) {
+    const v = base + i;
+    words[i * 2] = v % 4294967296;
+    words[i * 2 + 1] = Math.floor(v / 4294967296);
+  }
+  return out;
+}

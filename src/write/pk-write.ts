@@ -1,0 +1,70 @@
+// Helpers of TableWrite for primary-key tables: row kinds travel with the rows as a trailing
+// int8 column through routing, and compaction targets are resolved from the latest snapshot.
+import * as arrow from "apache-arrow";
+import { PaimonError } from "../error.js";
+import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import type { Table } from "../table/table.js";
+
+export const ROW_KIND_COLUMN = "_VALUE_KIND";
+
+/** Checks row kinds (0..3) against the number of rows in the write. */
+export function checkRowKinds(identifier: string, kinds: ArrayLike<number> | undefined, rows: number): void {
+  if (!kinds) return;
+  if (kinds.length !== rows) throw new PaimonError("INVALID_ARGUMENT", `rowKinds has ${kinds.length} entries for ${rows} rows written to ${identifier}`);
+  for (let i = 0; i < kinds.length; i++) {
+    const k = kinds[i];
+    if (k !== 0 && k !== 1 && k !== 2 && k !== 3) throw new PaimonError("INVALID_ARGUMENT", `row ${i} written to ${identifier} has invalid row kind ${String(k)} (0 +I, 1 -U, 2 +U, 3 -D)`);
+  }
+}
+
+/** `batch` plus a trailing int8 row-kind column (rows `offset..` of `kinds`; all INSERT without kinds). */
+export function attachRowKinds(batch: arrow.RecordBatch, kinds: ArrayLike<number> | undefined, offset: number): arrow.RecordBatch {
+  const n = batch.numRows;
+  const values = new Int8Array(n);
+  if (kinds) for (let i = 0; i < n; i++) values[i] = kinds[offset + i];
+  const fields = [...batch.schema.fields, new arrow.Field(ROW_KIND_COLUMN, new arrow.Int8(), false)];
+  const children = [...batch.data.children, arrow.makeData({ type: new arrow.Int8(), length: n, data: values })];
+  const schema = new arrow.Schema(fields);
+  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children }));
+}
+
+/**
+ * The partition-buckets `compact` works on: those of the latest snapshot (and `pending`, the
+ * writer's own) matching the optional partition (some or all keys) and bucket.
+ */
+export async function compactTargets(
+  table: Table,
+  options: { partition?: Record<string, unknown>; bucket?: number },
+  pending: Iterable<{ partitionRow: Uint8Array; bucket: number }>,
+): Promise<Array<{ values: unknown[]; bucket: number }>> {
+  const fields = table.partitionFields;
+  const types = fields.map((f) => f.type);
+  let match: (row: Uint8Array) => boolean = () => true;
+  if (options.partition && Object.keys(options.partition).length > 0) {
+    const spec = options.partition;
+    const unknown = Object.keys(spec).filter((k) => !fields.some((f) => f.name === k));
+    if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} of table ${table.identifier}`);
+    const named = fields.filter((f) => f.name in spec);
+    const key = (values: unknown[]) => serializeBinaryRow(toBinaryRow(values, named.map((f) => f.type)), named.length).join(",");
+    const wanted = key(named.map((f) => spec[f.name]));
+    match = (row) => {
+      const values = fromBinaryRow(row.subarray(4), types);
+      return key(named.map((f) => values[fields.indexOf(f)])) === wanted;
+    };
+  }
+  const out = new Map<string, { values: unknown[]; bucket: number }>();
+  const add = (row: Uint8Array, bucket: number) => {
+    if (options.bucket !== undefined && bucket !== options.bucket) return;
+    if (!match(row)) return;
+    const k = `${row.join(",")}|${bucket}`;
+    if (!out.has(k)) out.set(k, { values: fromBinaryRow(row.subarray(4), types), bucket });
+  };
+  const latest = await table.latestSnapshot();
+  if (latest) for (const e of await table.manifestStore.liveEntries(latest)) add(e.partition, e.bucket);
+  for (const p of pending) add(p.partitionRow, p.bucket);
+  if (out.size === 0 && options.partition && options.bucket !== undefined && fields.every((f) => f.name in options.partition!)) {
+    // nothing committed there yet: still valid (flushes pending rows, if any)
+    out.set("x", { values: fromBinaryRow(toBinaryRow(fields.map((f) => options.partition![f.name]), types), types), bucket: options.bucket });
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,225 @@
+// Primary-key data files: Java's physical layout and exact DataFileMeta, sequence numbers,
+// levels, read options (projection, filters, withRowKind, time travel), unsupported modes.
+import * as arrow from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { PaimonError } from "../../src/error.js";
+import { readParquetFooter } from "../../src/format/parquet-stats.js";
+import { readParquet } from "../../src/format/parquet-reader.js";
+import { col } from "../../src/predicate/predicate.js";
+import { BinaryRow, fromBinaryRow } from "../../src/spec/binary-row.js";
+import type { DataFileMeta } from "../../src/spec/manifest.js";
+import type { Table } from "../../src/table/table.js";
+import { checkLsmConflicts } from "../../src/commit/pk-conflicts.js";
+import { RowKind } from "../../src/write/table-write.js";
+import { pickUniversal } from "../../src/write/merge-tree-writer.js";
+import { createPkTable, readRows, type Row, sortRows, toBatch, writeCommit } from "./helpers.js";
+
+const r = (id: number, name: string, v: string | null, n: number | null = null, dt = "a"): Row => ({ dt, id: BigInt(id), name, v, n });
+
+async function liveFiles(table: Table): Promise<Array<{ bucket: number; partition: Uint8Array; file: DataFileMeta }>> {
+  const snap = (await table.latestSnapshot())!;
+  return (await table.manifestStore.liveEntries(snap)).map((e) => ({ bucket: e.bucket, partition: e.partition, file: e.file }));
+}
+
+const KEY_TYPES = [
+  { kind: "BIGINT", nullable: false },
+  { kind: "VARCHAR", nullable: false, length: 2147483647 },
+] as never;
+
+describe("primary-key data files", () => {
+  it("have Java's physical layout and exact metadata", async () => {
+    const table = await createPkTable({ bucket: 1 });
+    const rows = [r(5, "b", "x", 1), r(2, "zz", null, 2), r(5, "b", "y", 3), r(9, "a", "q"), r(-1, "", "w", 4), r(2, "zz", null)];
+    await writeCommit(table, "u", [{ rows, kinds: [RowKind.INSERT, RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.INSERT, RowKind.DELETE, RowKind.DELETE] }]);
+    const [{ file }] = await liveFiles(table);
+    // 4 unique keys; (2, zz) and (-1, "") are deletes; the last version of each key is kept
+    expect(file.rowCount).toBe(4n);
+    expect(file.deleteRowCount).toBe(2n);
+    expect(file.level).toBe(0);
+    expect(file.fileSource).toBe(0);
+    expect(file.minSequenceNumber).toBe(2n); // row 2 (5,b) seq 2, row 3 (9,a) seq 3, row 4 (-1,"") seq 4, row 5 (2,zz) seq 5
+    expect(file.maxSequenceNumber).toBe(5n);
+    expect(fromBinaryRow(BinaryRow.fromSerialized(file.minKey), KEY_TYPES)).toEqual([-1n, ""]);
+    expect(fromBinaryRow(BinaryRow.fromSerialized(file.maxKey), KEY_TYPES)).toEqual([9n, "a"]);
+    expect(fromBinaryRow(BinaryRow.fromSerialized(file.keyStats.minValues), KEY_TYPES)).toEqual([-1n, ""]);
+    expect(fromBinaryRow(BinaryRow.fromSerialized(file.keyStats.maxValues), KEY_TYPES)).toEqual([9n, "zz"]);
+    expect(file.keyStats.nullCounts).toEqual([0n, 0n]);
+    expect(file.valueStatsCols).toBeNull();
+    expect(file.valueStats.nullCounts).toEqual([0n, 0n, 0n, 1n, 2n]);
+    // the Parquet file: _KEY_ columns, system columns, value columns, Java's field ids
+    const plan = await table.newScan().plan();
+    const path = `${plan.splits[0].bucketPath}/${file.fileName}`;
+    const bytes = await table.fileIO.readFile(path);
+    const footer = await readParquetFooter(bytes);
+    const fields = table.schema.fields;
+    expect(footer.columns.map((c) => [c.name, c.fieldId])).toEqual([
+      ["_KEY_id", 1073741823 + fields[1].id],
+      ["_KEY_name", 1073741823 + fields[2].id],
+      ["_SEQUENCE_NUMBER", 2147483646],
+      ["_VALUE_KIND", 2147483645],
+      ...fields.map((f) => [f.name, f.id]),
+    ]);
+    const data = await readParquet(bytes);
+    const got = data.toArray().map((x) => x.toJSON());
+    expect(got.map((x) => [x._KEY_id, x._KEY_name, x._SEQUENCE_NUMBER, x._VALUE_KIND, x.v])).toEqual([
+      [-1n, "", 4n, 3, "w"],
+      [2n, "zz", 5n, 3, null],
+      [5n, "b", 2n, 2, "y"],
+      [9n, "a", 3n, 0, "q"],
+    ]);
+  });
+
+  it("continue sequence numbers per bucket across writers and commits", async () => {
+    const table = await createPkTable({ bucket: 1 });
+    await writeCommit(table, "u", [{ rows: [r(1, "a", "1"), r(2, "a", "2")] }]);
+    await writeCommit(table, "u2", [{ rows: [r(1, "a", "3")] }]);
+    const files = (await liveFiles(table)).map((x) => x.file).sort((a, b) => Number(a.minSequenceNumber - b.minSequenceNumber));
+    expect(files.map((f) => [f.minSequenceNumber, f.maxSequenceNumber])).toEqual([
+      [0n, 1n],
+      [2n, 2n],
+    ]);
+    expect(await readRows(table)).toEqual([r(1, "a", "3"), r(2, "a", "2")]);
+  });
+
+  it("full compaction writes one sorted run at the max level and drops deletes", async () => {
+    const table = await createPkTable({ bucket: 1, "target-file-size": "1 kb" });
+    const many = Array.from({ length: 300 }, (_, i) => r(i, "k", `v${i}`, i));
+    await writeCommit(table, "u", [{ rows: many }]);
+    await writeCommit(table, "u", [{ rows: [r(3, "k", null), r(4, "k", "x")], kinds: [RowKind.DELETE, RowKind.UPDATE_AFTER] }], { compact: true });
+    const files = (await liveFiles(table)).map((x) => x.file);
+    expect(files.length).toBeGreaterThan(1); // rolled at target-file-size
+    expect(new Set(files.map((f) => f.level))).toEqual(new Set([5]));
+    expect(files.every((f) => f.fileSource === 1 && f.deleteRowCount === 0n)).toBe(true);
+    expect(files.reduce((n, f) => n + f.rowCount, 0n)).toBe(299n);
+    const snaps = await table.listSnapshots();
+    // many small level-0 files trigger universal compaction already in the first commit
+    expect(snaps.map((s) => s.commitKind)).toEqual(["APPEND", "COMPACT", "APPEND", "COMPACT"]);
+    const rows = await readRows(table);
+    expect(rows.length).toBe(299);
+    expect(rows.find((x) => x.id === 4n)?.v).toBe("x");
+    // one split per bucket section, read raw (a single level without deletes)
+    const plan = await table.newScan().plan();
+    expect(plan.splits.every((s) => s.rawConvertible)).toBe(true);
+    // time travel to before the compaction still merges
+    expect((await readRows(table, { snapshotId: 3 })).length).toBe(299);
+    expect((await readRows(table, { snapshotId: 2 })).length).toBe(300);
+  });
+
+  it("reads with projection without keys, key and value filters, and row kinds", async () => {
+    const table = await createPkTable({ bucket: 2 });
+    await writeCommit(table, "u", [{ rows: [r(1, "a", "one", 10), r(2, "a", "two", 20), r(3, "b", "three", 30, "b")] }]);
+    await writeCommit(table, "u", [{ rows: [r(2, "a", "TWO", 21), r(1, "a", null)], kinds: [RowKind.UPDATE_AFTER, RowKind.DELETE] }]);
+    const scan = await table.newScan({ filter: col("id").ge(2n) }).plan();
+    const t = await table.newRead({ projection: ["v"], filter: col("n").gt(25), predicateFilter: true }).toArrow(scan.splits);
+    expect(t.schema.fields.map((f) => f.name)).toEqual(["v"]);
+    expect(t.toArray().map((x) => x.v).sort()).toEqual(["three"]);
+    // a value filter must not prune older versions away (n = 21 now, 20 before)
+    const all = await table.newScan({ filter: col("n").eq(20) }).plan();
+    const t2 = await table.newRead({ filter: col("n").eq(20), predicateFilter: true }).toArrow(all.splits);
+    expect(t2.numRows).toBe(0);
+    const withKind = await table.newRead({ withRowKind: true }).toArrow((await table.newScan().plan()).splits);
+    expect(withKind.schema.fields[0].name).toBe("_VALUE_KIND");
+    expect(withKind.schema.fields[0].type).toBeInstanceOf(arrow.Int8);
+    const kinds = withKind.toArray().map((x) => [x.id, x._VALUE_KIND]).sort((a, b) => Number(a[0]) - Number(b[0]));
+    expect(kinds).toEqual([
+      [2n, RowKind.UPDATE_AFTER],
+      [3n, RowKind.INSERT],
+    ]);
+  });
+
+  it("reject unsupported modes with precise errors", async () => {
+    for (const [options, pattern] of [
+      [{ "merge-engine": "partial-update", "fields.n.sequence-group": "v" }, /sequence-group/],
+      [{ "merge-engine": "partial-update", "deletion-vectors.enabled": "true" }, /partial-update with deletion vectors/],
+      [{ "merge-engine": "aggregation" }, /aggregation/],
+      [{ bucket: -1 }, /dynamic bucket/],
+      [{ "sequence.field": "n" }, /sequence.field/],
+      [{ "changelog-producer": "input" }, /changelog-producer=input/],
+    ] as const) {
+      const table = await createPkTable(options as Record<string, string | number>);
+      const err = await (async () => table.newWrite({ commitUser: "u" }))().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PaimonError);
+      expect((err as PaimonError).code).toBe("UNSUPPORTED");
+      expect((err as PaimonError).message).toMatch(pattern);
+    }
+    const table = await createPkTable();
+    const write = await table.newWrite({ commitUser: "u" });
+    await expect(write.write(toBatch([r(1, "a", "x")]), { rowKinds: [0, 0] })).rejects.toThrow(/rowKinds has 2 entries/);
+    await expect(write.write(toBatch([r(1, "a", "x")]), { rowKinds: [7 as RowKind] })).rejects.toThrow(/invalid row kind/);
+  });
+
+  it("ignore-delete drops retract rows at write", async () => {
+    const table = await createPkTable({ bucket: 1, "ignore-delete": "true" });
+    await writeCommit(table, "u", [{ rows: [r(1, "a", "x")] }]);
+    await writeCommit(table, "u", [{ rows: [r(1, "a", "x"), r(2, "a", "y")], kinds: [RowKind.DELETE, RowKind.INSERT] }]);
+    expect(await readRows(table)).toEqual([r(1, "a", "x"), r(2, "a", "y")]);
+  });
+
+  it("universal compaction picks runs like Java", () => {
+    const cfg = { maxLevel: 5, numSortedRunCompactionTrigger: 3, maxSizeAmplificationPercent: 200, sizeRatio: 1 };
+    const run = (level: number, size: number) => ({ level, files: [{ fileName: `${level}-${size}` } as DataFileMeta], size });
+    expect(pickUniversal([run(0, 1), run(0, 1)], cfg)).toBeNull();
+    // size amplification: everything to the max level
+    expect(pickUniversal([run(0, 10), run(0, 10), run(5, 5)], cfg)?.outputLevel).toBe(5);
+    // size ratio: the two small level-0 runs go to the (empty) level below the next run
+    const unit = pickUniversal([run(0, 1), run(0, 1), run(3, 100), run(5, 1000)], cfg);
+    expect(unit?.outputLevel).toBe(2);
+    expect(unit?.files.length).toBe(2);
+    // never to level 0: a stop inside level 0 extends to the next leveled run
+    const ext = pickUniversal([run(0, 1), run(0, 1), run(0, 100), run(5, 1000)], cfg);
+    expect(ext?.outputLevel).toBe(5);
+    expect(ext?.files.length).toBe(4);
+  });
+
+  it("LSM conflict check rejects overlapping files of one level", async () => {
+    const table = await createPkTable({ bucket: 1 });
+    await writeCommit(table, "u", [{ rows: [r(1, "a", "x"), r(5, "a", "y")] }], { compact: true });
+    const [e] = await table.manifestStore.liveEntries((await table.latestSnapshot())!);
+    const other = { ...e, file: { ...e.file, fileName: "other.parquet" } };
+    expect(() => checkLsmConflicts(table.schema, [e, other], { id: 9 } as never)).toThrow(/LSM conflicts/);
+    expect(() => checkLsmConflicts(table.schema, [e, { ...other, file: { ...other.file, level: 4 } }], { id: 9 } as never)).not.toThrow();
+  });
+});
+
+describe("primary-key commit messages", () => {
+  it("DV compaction messages round-trip through Java's binary layout and commit from another process's view", async () => {
+    const { CommitMessage } = await import("../../src/commit/commit-message.js");
+    const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true" });
+    await writeCommit(table, "u", [{ rows: [r(1, "a", "x"), r(2, "a", "y"), r(3, "a", "z")] }]);
+    const write = await table.newWrite({ commitUser: "u2" });
+    await write.write(toBatch([r(2, "a", "y2"), r(3, "a", null)]), { rowKinds: [RowKind.UPDATE_AFTER, RowKind.DELETE] });
+    const messages = await write.prepareCommit(5);
+    await write.close();
+    const m = messages[0].data;
+    expect(m.dataIncrement.newFiles.length).toBe(1);
+    expect(m.compactIncrement.compactBefore.length).toBe(1);
+    expect(m.compactIncrement.newIndexFiles[0].indexType).toBe("DELETION_VECTORS");
+    const bytes = CommitMessage.serializeList(messages);
+    const back = CommitMessage.deserializeList(CommitMessage.currentVersion(), bytes);
+    expect(back[0].data).toEqual(m);
+    await table.newCommit({ commitUser: "u2" }).commit(back, 5);
+    expect(await readRows(table)).toEqual([r(1, "a", "x"), r(2, "a", "y2")]);
+  });
+});
+
+describe("primary-key write stalls", () => {
+  it("compacts during a long write once num-sorted-run.stop-trigger is exceeded", async () => {
+    const table = await createPkTable({ bucket: 1, "write-buffer-size": "1 b", "num-sorted-run.compaction-trigger": 2, "num-sorted-run.stop-trigger": 3 });
+    const write = await table.newWrite({ commitUser: "u" });
+    const expected = new Map<bigint, Row>();
+    for (let i = 0; i < 12; i++) {
+      const rows = [r(i, "a", `v${i}`), r(i % 3, "a", `w${i}`)];
+      for (const x of rows) expected.set(x.id, x);
+      await write.write(toBatch(rows));
+    }
+    const messages = await write.prepareCommit();
+    await write.close();
+    const m = messages[0].data;
+    expect(m.dataIncrement.newFiles.length).toBe(12); // one level-0 file per flush
+    expect(m.compactIncrement.compactBefore.length).toBeGreaterThanOrEqual(10);
+    await table.newCommit({ commitUser: "u" }).commit(messages);
+    const files = (await liveFiles(table)).map((x) => x.file);
+    expect(files.length).toBeLessThanOrEqual(4);
+    expect(await readRows(table)).toEqual(sortRows([...expected.values()]));
+  });
+});

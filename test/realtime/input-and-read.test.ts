@@ -1,0 +1,261 @@
+import * as arrow from "apache-arrow";
+import { afterAll, describe, expect, it } from "vitest";
+import { and, col, isRealtimeSplit, RealtimeContext, RowKind } from "../../src/index.js";
+import { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
+import type { RealtimeSplit } from "../../src/realtime/scan.js";
+import { cleanupDirs, expectCode, makeTable, range, readIds, readRows, rtBatch } from "./helpers.js";
+
+afterAll(cleanupDirs);
+
+function offsetsBatch(offsets: BigInt64Array, nulls = false): arrow.RecordBatch {
+  const b = rtBatch(Array.from(offsets, (o) => (o < 0n ? 0 : Number(o % 1000000n))));
+  const n = offsets.length;
+  const children = [...b.data.children];
+  children[0] = arrow.makeData({ type: new arrow.Int64(), length: n, data: offsets, nullCount: nulls ? 1 : 0, nullBitmap: nulls ? Uint8Array.from([0b11111110]) : undefined });
+  return new arrow.RecordBatch(b.schema, arrow.makeData({ type: new arrow.Struct(b.schema.fields), length: n, nullCount: 0, children }));
+}
+
+describe("real-time input validation changes nothing", () => {
+  it("rejects bad offsets, layouts, row kinds and targets", async () => {
+    const table = await makeTable();
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1, 2]), { bucket: 0 });
+    const before = ctx.getMetrics();
+    const INT64_MAX = 9223372036854775807n;
+    await expectCode(w.write(rtBatch([2, 3]), { bucket: 0 }), "OFFSET_INVALID"); // duplicate
+    await expectCode(w.write(rtBatch([1]), { bucket: 0 }), "OFFSET_INVALID"); // backwards
+    await expectCode(w.write(rtBatch([5, 4]), { bucket: 0 }), "OFFSET_INVALID"); // not increasing in batch
+    await expectCode(w.write(rtBatch([6, 6]), { bucket: 0 }), "OFFSET_INVALID");
+    await expectCode(w.write(offsetsBatch(BigInt64Array.from([10n, INT64_MAX])), { bucket: 0 }), "OFFSET_INVALID");
+    await expectCode(w.write(offsetsBatch(BigInt64Array.from([10n, 11n]), true), { bucket: 0 }), "OFFSET_INVALID"); // null
+    await expectCode(w.write(offsetsBatch(BigInt64Array.from([-5n])), { bucket: 1 }), "OFFSET_INVALID"); // negative
+    // across batches of one Table: the second is bad -> nothing of the first is kept
+    await expectCode(w.write(new arrow.Table([rtBatch([10, 11]), rtBatch([11, 12])]), { bucket: 0 }), "OFFSET_INVALID");
+    // a high int64 (> 2^32) sequence is fine
+    const big = 1n << 40n;
+    const noOffset = new arrow.RecordBatch({ id: rtBatch([1]).data.children[1], name: rtBatch([1]).data.children[2], v: rtBatch([1]).data.children[3], dt: rtBatch([1]).data.children[4] });
+    await expectCode(w.write(noOffset, { bucket: 0 }), "OFFSET_INVALID"); // missing column
+    const b = rtBatch([20]);
+    const int32Offset = new arrow.RecordBatch({ _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.from([20]) }), id: b.data.children[1], name: b.data.children[2], v: b.data.children[3], dt: b.data.children[4] });
+    await expectCode(w.write(int32Offset, { bucket: 0 }), "OFFSET_INVALID");
+    const wrongOrder = new arrow.RecordBatch({ _REALTIME_OFFSET: b.data.children[0], name: b.data.children[2], id: b.data.children[1], v: b.data.children[3], dt: b.data.children[4] });
+    await expectCode(w.write(wrongOrder, { bucket: 0 }), "INVALID_ARGUMENT");
+    const missing = new arrow.RecordBatch({ _REALTIME_OFFSET: b.data.children[0], id: b.data.children[1], name: b.data.children[2], v: b.data.children[3] });
+    await expectCode(w.write(missing, { bucket: 0 }), "INVALID_ARGUMENT");
+    const nullId = new arrow.RecordBatch({ _REALTIME_OFFSET: b.data.children[0], id: arrow.vectorFromArray([null], new arrow.Int64()).data[0], name: b.data.children[2], v: b.data.children[3], dt: b.data.children[4] });
+    await expectCode(w.write(nullId, { bucket: 0 }), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20]), { bucket: 0, rowKinds: [RowKind.DELETE] }), "UNSUPPORTED");
+    await expectCode(w.write(rtBatch([20]), {}), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20]), { bucket: 2 }), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20]), { bucket: 0, partition: { dt: "x" } }), "INVALID_ARGUMENT");
+    expect(ctx.getMetrics()).toEqual(before);
+    expect(await readIds(table, { ctx })).toEqual([0, 1, 2]);
+    // still healthy: valid writes continue, with gaps, int64 beyond 2^32, converted types
+    await w.write(rtBatch([3, 7]), { bucket: 0, rowKinds: [RowKind.INSERT, RowKind.INSERT] });
+    await w.write(offsetsBatch(BigInt64Array.from([big, big + 1n])), { bucket: 0 });
+    const int32Id = new arrow.RecordBatch({ _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([big + 5n]) }), id: arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.from([42]) }), name: b.data.children[2], v: b.data.children[3], dt: b.data.children[4] });
+    await w.write(int32Id, { bucket: 0 });
+    expect(ctx.getMetrics().realtimeBuildingRowCount).toBe(8);
+    const p = await w.prepareCommitWithProgress(1);
+    expect(p[0].offsetRange).toEqual({ begin: 0n, end: big + 6n });
+    await table.newCommit({ commitUser: "u" }).commitWithProgress(p, 1);
+    await w.close();
+    expect((await readIds(table)).length).toBe(8);
+  });
+
+  it("requires fixed buckets, an append table, a context object and a temp directory for spill", async () => {
+    const ctx = await RealtimeContext.create();
+    const dynamic = await makeTable({ bucket: -1, "bucket-key": "" } as never).catch(() => null);
+    if (dynamic) await expectCode(dynamic.newWrite({ commitUser: "u", realtime: ctx }), "UNSUPPORTED");
+    const spill = await makeTable({ "realtime.spill-enabled": true });
+    await expectCode(spill.newWrite({ commitUser: "u", realtime: ctx }), "INVALID_ARGUMENT");
+    const t = await makeTable({ "realtime.read-view-ttl": "0 s" });
+    await expectCode(t.newWrite({ commitUser: "u", realtime: ctx }), "INVALID_ARGUMENT");
+    const ok = await makeTable();
+    await expectCode(ok.newWrite({ commitUser: "u", realtime: {} as never }), "INVALID_ARGUMENT");
+    await expectCode(RealtimeContext.create(null as never), "INVALID_ARGUMENT");
+    const w = await ok.newWrite({ commitUser: "u", realtime: ctx });
+    await expectCode(w.prepareCommit(1), "INVALID_ARGUMENT");
+    await expectCode(w.compact(), "UNSUPPORTED");
+    // one context serves one table
+    const other = await makeTable();
+    await expectCode(other.newWrite({ commitUser: "u", realtime: ctx }), "INVALID_ARGUMENT");
+    await w.close();
+  });
+});
+
+describe("real-time scan and read", () => {
+  it("keeps disk splits independent and rides the memory view on the tail split", async () => {
+    const table = await makeTable({ "source.split.target-size": "1 b", "source.split.open-file-cost": "1 b" });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    const commit = table.newCommit({ commitUser: "u" });
+    for (let i = 0; i < 3; i++) {
+      await w.write(rtBatch(range(i * 10, i * 10 + 10)), { bucket: 0 });
+      const s = await commit.commitWithProgress(await w.prepareCommitWithProgress(i + 1), i + 1);
+      await w.refreshCommittedSnapshot(s);
+    }
+    await w.write(rtBatch(range(30, 35)), { bucket: 0 });
+    await w.write(rtBatch(range(100, 103)), { bucket: 1 });
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    const b0 = plan.splits.filter((s) => s.bucket === 0);
+    expect(b0.length).toBe(3);
+    expect(b0.map((s) => isRealtimeSplit(s))).toEqual([false, false, true]);
+    const tail = b0[2] as RealtimeSplit;
+    expect(tail.files.length).toBe(1);
+    expect(tail.realtime.committedEndOffset).toBe(30n);
+    expect(tail.realtime.memoryEndOffset).toBe(35n);
+    const b1 = plan.splits.filter((s) => s.bucket === 1) as RealtimeSplit[];
+    expect(b1.length).toBe(1);
+    expect(b1[0].files.length).toBe(0);
+    expect(b1[0].realtime.committedEndOffset).toBe(-1n);
+    // splits are independently schedulable: read each separately
+    const read = table.newRead({ realtime: ctx });
+    const ids: number[] = [];
+    for (const s of [...plan.splits].reverse()) {
+      const t = await read.toArrow([s]);
+      ids.push(...Array.from(t.getChild("id")!.toArray() as BigInt64Array, Number));
+    }
+    expect(ids.sort((a, b) => a - b)).toEqual([...range(0, 35), 100, 101, 102]);
+    // a reader without the context sees committed data only, even from a real-time plan
+    const plan2 = await table.newScan({ realtime: ctx }).plan();
+    const committedOnly = await table.newRead().toArrow(plan2.splits);
+    expect(committedOnly.numRows).toBe(30);
+    await w.prepareCommitWithProgress(9).then((p) => commit.commitWithProgress(p, 9));
+    await w.close();
+  });
+
+  it("tickets: consumed by createReader, kept on failure, expire after the TTL; readers pin views", async () => {
+    const table = await makeTable({ "realtime.read-view-ttl": "150 ms" });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch(range(0, 5)), { bucket: 0 });
+    await w.write(rtBatch(range(5, 8)), { bucket: 1 });
+    const read = table.newRead({ realtime: ctx });
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    expect(ctx.liveTicketCount).toBe(2);
+    const reader = await read.createReader(plan.splits);
+    expect(ctx.liveTicketCount).toBe(0);
+    await expectCode(read.createReader(plan.splits), "TICKET_EXPIRED"); // reused
+    // the reader pins its view across commit, refresh and reclamation
+    const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.refreshCommittedSnapshot(s);
+    expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
+    const got: number[] = [];
+    for await (const b of reader) got.push(...Array.from(b.getChild("id")!.toArray() as BigInt64Array, Number));
+    await reader.close();
+    expect(got.sort((a, b) => a - b)).toEqual(range(0, 8));
+    // failure keeps the other tickets
+    await w.write(rtBatch(range(8, 10)), { bucket: 0 });
+    const p1 = await table.newScan({ realtime: ctx }).plan();
+    const bogus = { ...(p1.splits.find(isRealtimeSplit) as RealtimeSplit), realtime: { ...(p1.splits.find(isRealtimeSplit) as RealtimeSplit).realtime, ticket: "rt-unknown" } };
+    await expectCode(read.createReader([...p1.splits, bogus]), "TICKET_EXPIRED");
+    expect(ctx.liveTicketCount).toBe(1);
+    const mismatch = { ...(p1.splits.find(isRealtimeSplit) as RealtimeSplit), bucket: 1 };
+    await expectCode(read.createReader([mismatch]), "INVALID_ARGUMENT");
+    expect((await read.toArrow(p1.splits)).numRows).toBe(10);
+    // expiry
+    await w.write(rtBatch([10]), { bucket: 0 });
+    const p2 = await table.newScan({ realtime: ctx }).plan();
+    await new Promise((r) => setTimeout(r, 250));
+    await expectCode(read.createReader(p2.splits), "TICKET_EXPIRED");
+    expect(ctx.liveTicketCount).toBe(0);
+    await w.prepareCommitWithProgress(2).then((p) => table.newCommit({ commitUser: "u" }).commitWithProgress(p, 2));
+    await w.close();
+  });
+
+  it("accepts an explicit snapshot only if it is not behind the context's reclaimed progress", async () => {
+    const table = await makeTable();
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    const commit = table.newCommit({ commitUser: "u" });
+    await w.write(rtBatch(range(0, 3)), { bucket: 0 });
+    const s1 = await commit.commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.write(rtBatch(range(3, 6)), { bucket: 0 });
+    const s2 = await commit.commitWithProgress(await w.prepareCommitWithProgress(2), 2);
+    await w.write(rtBatch(range(6, 8)), { bucket: 0 });
+    // not refreshed yet: memory still holds [0, 8), so snapshot 1 is fine
+    expect(await readIds(table, { ctx, snapshotId: s1 })).toEqual(range(0, 8));
+    await w.refreshCommittedSnapshot(s2);
+    await expectCode(readIds(table, { ctx, snapshotId: s1 }), "INVALID_ARGUMENT");
+    expect(await readIds(table, { ctx, snapshotId: s2 })).toEqual(range(0, 8));
+    expect(ctx.liveTicketCount).toBe(0);
+    // a disk-only historical read without the context
+    expect(await readIds(table, { snapshotId: s1 })).toEqual(range(0, 3));
+    await w.prepareCommitWithProgress(3).then((p) => commit.commitWithProgress(p, 3));
+    await w.close();
+  });
+
+  it("projects, filters exactly across disk and memory, prunes with full stats and chunks by batch size", async () => {
+    const table = await makeTable({ "realtime.store.stats-mode": "full", "read.batch-size": 4 }, { partitioned: true });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch(range(0, 10), { dt: "a" }), { partition: { dt: "a" }, bucket: 0 });
+    const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.refreshCommittedSnapshot(s);
+    await w.write(rtBatch(range(10, 20), { dt: "a" }), { partition: { dt: "a" }, bucket: 0 });
+    await w.write(rtBatch(range(20, 30), { dt: "a" }), { partition: { dt: "a" }, bucket: 0 });
+    await w.write(rtBatch(range(0, 10), { dt: "b", ids: range(1000, 1010) }), { partition: { dt: "b" }, bucket: 1 });
+    const rows = await readRows(table, { ctx, projection: ["name", "id"], filter: and(col("id").ge(5), col("id").lt(25)), predicateFilter: true });
+    expect(rows.map((r) => Object.keys(r))).toContainEqual(["name", "id"]);
+    expect(rows.map((r) => r.id).sort((a, b) => (a as number) - (b as number))).toEqual(range(5, 25));
+    expect(rows.find((r) => r.id === 12)).toEqual({ name: "n12", id: 12 });
+    // partition filters and bucket filters apply to memory too
+    expect(await readIds(table, { ctx, filter: col("dt").eq("b") })).toEqual(range(1000, 1010));
+    expect(await readIds(table, { ctx, partitions: [{ dt: "a" }] })).toEqual(range(0, 30));
+    expect(await readIds(table, { ctx, buckets: [1] })).toEqual(range(1000, 1010));
+    // batch size
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    const reader = await table.newRead({ realtime: ctx }).createReader(plan.splits);
+    const sizes: number[] = [];
+    for await (const b of reader) sizes.push(b.numRows);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
+    // statistics pruning (store level): only the batch holding ids 20..29 may match id >= 25
+    const entry = (ctx as unknown as { allEntries(): Array<{ bucket: number; store: ArrowRealtimeStore }> }).allEntries().find((e) => e.bucket === 0)!;
+    const view = entry.store.acquireReadView();
+    const pruned: number[] = [];
+    for await (const b of entry.store.createQueryReader(view, { offsetBegin: 0n, predicate: col("id").ge(25), readBatchSize: 100 })) pruned.push(b.numRows);
+    await view.release();
+    expect(pruned).toEqual([10]);
+    await w.prepareCommitWithProgress(2).then((p) => table.newCommit({ commitUser: "u" }).commitWithProgress(p, 2));
+    await w.close();
+  });
+
+  it("supports a custom RealtimeStoreFactory through the SPI", async () => {
+    const calls: string[] = [];
+    const factory = {
+      create(request: ConstructorParameters<typeof ArrowRealtimeStore>[0]) {
+        calls.push(`create ${request.mode} ${request.writeSchema.fields.map((f) => f.name).join(",")}`);
+        const inner = new ArrowRealtimeStore(request);
+        return {
+          write: async (b: Parameters<ArrowRealtimeStore["write"]>[0]) => {
+            calls.push(`write ${b.offsetRange.begin}-${b.offsetRange.end}`);
+            await new Promise((r) => setTimeout(r, 1));
+            inner.write(b);
+          },
+          freeze: () => inner.freeze(),
+          createCommitReader: (s: never) => inner.createCommitReader(s),
+          acquireReadView: () => inner.acquireReadView(),
+          createQueryReader: (v: never, c: never) => inner.createQueryReader(v, c),
+          advanceCommittedOffset: (e: bigint) => {
+            calls.push(`advance ${e}`);
+            return inner.advanceCommittedOffset(e);
+          },
+          getDataUsage: () => inner.getDataUsage(),
+          close: () => inner.close(),
+        };
+      },
+    };
+    const table = await makeTable();
+    const ctx = await RealtimeContext.create(factory as never);
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await Promise.all([w.write(rtBatch([0, 1]), { bucket: 0 }), w.write(rtBatch([2]), { bucket: 0 })]);
+    expect(await readIds(table, { ctx })).toEqual([0, 1, 2]);
+    const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.refreshCommittedSnapshot(s);
+    await w.close();
+    expect(calls).toEqual(["create APPEND_ONLY _REALTIME_OFFSET,id,name,v,dt", "write 0-2", "write 2-3", "advance 3"]);
+  });
+});

@@ -1,0 +1,86 @@
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { col, RealtimeContext } from "../../src/index.js";
+import { cleanupDirs, expectCode, makeTable, range, readIds, rtBatch, tempDir } from "./helpers.js";
+
+afterAll(cleanupDirs);
+
+const spillFiles = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("paimon-rt-spill-"));
+
+describe("spill of sealed segments", () => {
+  it("spills on seal to zstd Arrow IPC, serves reads and prepare from the file, deletes it when released", async () => {
+    const table = await makeTable({ "realtime.spill-enabled": true, "realtime.store.stats-mode": "full" });
+    const tmp = tempDir("paimon-rt-spill-");
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
+    await w.write(rtBatch(range(0, 1000)), { bucket: 0 });
+    // a view taken before the spill keeps the memory representation
+    const oldPlan = await table.newScan({ realtime: ctx }).plan();
+    const memBefore = ctx.getMetrics();
+    await w.seal();
+    expect(spillFiles(tmp)).toHaveLength(1);
+    const m = ctx.getMetrics();
+    expect(m.realtimeSealedRowCount).toBe(1000);
+    expect(m.realtimeBuildingRowCount).toBe(0);
+    expect(m.realtimeSealedMemoryBytes).toBeLessThan(memBefore.realtimeBuildingMemoryBytes / 10); // only statistics stay resident
+    await w.write(rtBatch(range(1000, 1010)), { bucket: 0 });
+    expect(await readIds(table, { ctx })).toEqual(range(0, 1010));
+    expect(await readIds(table, { ctx, filter: col("id").ge(1005), predicateFilter: true })).toEqual(range(1005, 1010));
+    expect((await table.newRead({ realtime: ctx }).toArrow(oldPlan.splits)).numRows).toBe(1000);
+    // a reader holding the spilled view keeps the file alive across refresh
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    const reader = await table.newRead({ realtime: ctx }).createReader(plan.splits);
+    const p = await w.prepareCommitWithProgress(1); // reads the spilled segment
+    expect(p[0].offsetRange).toEqual({ begin: 0n, end: 1010n });
+    const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(p, 1);
+    await w.refreshCommittedSnapshot(s);
+    expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
+    expect(spillFiles(tmp)).toHaveLength(1);
+    let n = 0;
+    for await (const b of reader) n += b.numRows;
+    expect(n).toBe(1010);
+    await reader.close();
+    expect(spillFiles(tmp)).toHaveLength(0);
+    expect(await readIds(table)).toEqual(range(0, 1010));
+    await w.close();
+  });
+
+  it("a failed spill keeps the segment in memory and invalidates the context", async () => {
+    const table = await makeTable({ "realtime.spill-enabled": true });
+    const dir = tempDir();
+    const notADir = join(dir, "file");
+    writeFileSync(notADir, "x");
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: notADir });
+    await w.write(rtBatch(range(0, 10)), { bucket: 0 });
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    await expectCode(w.seal(), "CONTEXT_INVALIDATED");
+    const m = ctx.getMetrics();
+    expect(m.realtimeSealedRowCount).toBe(10);
+    expect(m.realtimeSealedMemoryBytes).toBeGreaterThan(0);
+    await expectCode(w.write(rtBatch([10]), { bucket: 0 }), "CONTEXT_INVALIDATED");
+    await expectCode(() => table.newScan({ realtime: ctx }).plan(), "CONTEXT_INVALIDATED");
+    await expectCode(() => table.newRead({ realtime: ctx }).createReader(plan.splits), "CONTEXT_INVALIDATED");
+    expect(readdirSync(dir)).toEqual(["file"]);
+  });
+
+  it("spill-compression none and repeated seals", async () => {
+    const table = await makeTable({ "realtime.spill-enabled": true, "spill-compression": "none" });
+    const tmp = tempDir();
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
+    for (let i = 0; i < 3; i++) {
+      await w.write(rtBatch(range(i * 5, i * 5 + 5)), { bucket: 1 });
+      await w.seal();
+    }
+    await w.seal(); // nothing to seal
+    expect(spillFiles(tmp)).toHaveLength(3);
+    expect(await readIds(table, { ctx })).toEqual(range(0, 15));
+    const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.refreshCommittedSnapshot(s);
+    expect(spillFiles(tmp)).toHaveLength(0);
+    await w.close();
+    await ctx.close();
+  });
+});
