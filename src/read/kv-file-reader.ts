@@ -45,6 +45,16 @@ export class FileSchemas {
   }
 }
 
+/** Indices (within a batch) of the rows at file positions `from..from+rows` not in `deleted`. */
+export function keptPositions(deleted: RoaringBitmap32, from: number, rows: number): Uint32Array {
+  const positions = new Uint32Array(rows);
+  for (let i = 0; i < rows; i++) positions[i] = from + i;
+  const hit = deleted.hasMany(positions);
+  let kept = 0;
+  for (let i = 0; i < rows; i++) if (!hit[i]) positions[kept++] = i;
+  return positions.subarray(0, kept);
+}
+
 /** Caches DV index files (read once per reader) and decodes deletion vectors. */
 export class DeletionVectorLoader {
   private readonly files = new Map<string, Promise<Uint8Array>>();
@@ -89,16 +99,8 @@ export async function* readKvFile(
     const n = raw.numRows;
     let batch = raw;
     if (deleted) {
-      const positions = new Uint32Array(n);
-      for (let i = 0; i < n; i++) positions[i] = position + i;
-      const hit = deleted.hasMany(positions);
-      let keep = 0;
-      for (let i = 0; i < n; i++) if (!hit[i]) keep++;
-      if (keep < n) {
-        const rows = new Uint32Array(keep);
-        for (let i = 0, j = 0; i < n; i++) if (!hit[i]) rows[j++] = i;
-        batch = takeRows(raw, rows);
-      }
+      const kept = keptPositions(deleted, position, n);
+      if (kept.length < n) batch = takeRows(raw, kept);
     }
     position += n;
     if (batch.numRows === 0) continue;

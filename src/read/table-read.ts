@@ -2,6 +2,7 @@
 // optional exact residual filtering, and `read.batch-size` chunking.
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
+import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
@@ -99,21 +100,35 @@ export class TableRead {
       if (!f) fileSchemas.set(schemaId, (f = this.table.schemaManager.schema(schemaId).then((s) => s.fields)));
       return f;
     };
+    const deletionVectors = new DeletionVectorLoader(this.table.fileIO);
     for (const split of splits) {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
-      for (const file of split.files) {
+      for (const [index, file] of split.files.entries()) {
         const path = file.externalPath ?? `${split.bucketPath}/${file.fileName}`;
         const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const fileFields = await fileFieldsOf(Number(file.schemaId));
-        for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path })) {
-          let batch = raw;
-          if (this.filter) {
-            const rows = filterBatchIndices(this.filter, batch);
-            if (rows.length === 0) continue;
-            if (rows.length < batch.numRows) batch = takeRows(batch, rows);
+        const deletionFile = split.deletionFiles?.[index] ?? null;
+        const deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
+        let position = 0;
+        try {
+          for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path })) {
+            let batch = raw;
+            if (deleted) {
+              const kept = keptPositions(deleted, position, batch.numRows);
+              position += raw.numRows;
+              if (kept.length === 0) continue;
+              if (kept.length < batch.numRows) batch = takeRows(batch, kept);
+            }
+            if (this.filter) {
+              const rows = filterBatchIndices(this.filter, batch);
+              if (rows.length === 0) continue;
+              if (rows.length < batch.numRows) batch = takeRows(batch, rows);
+            }
+            if (filterFields.length > 0) batch = project(batch, this.schema, this.fields.length);
+            if (batch.numRows > 0) yield batch;
           }
-          if (filterFields.length > 0) batch = project(batch, this.schema, this.fields.length);
-          if (batch.numRows > 0) yield batch;
+        } finally {
+          deleted?.dispose();
         }
       }
     }

@@ -12,7 +12,8 @@ import { partitionPath } from "../table/paths.js";
 import type { DataSplit, Plan } from "./split.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import { checkRealtimeScan, planRealtimeScan } from "../realtime/scan.js";
-import { planPrimaryKeySplits } from "./merge-tree-splits.js";
+import { deletionFilesOf, planPrimaryKeySplits } from "./merge-tree-splits.js";
+import type { DeletionFile } from "../read/kv-file-reader.js";
 
 /** Options of `Table.newScan` (API.md). */
 export interface ScanOptions {
@@ -65,11 +66,13 @@ export class TableScan {
     const keepFile = (e: ManifestEntry): boolean => keepEntry(e) && (!valueFilter || e.file.schemaId !== schema.id || fileMayMatch(valueFilter, e.file, schema.fields));
     const entries = await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
     if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.options.filter) };
-    return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries) };
+    // Append tables with deletion vectors (written by Java's DELETE on append tables).
+    const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
+    return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
   }
 
   /** Groups files by partition-bucket and packs each group into splits by size (append tables). */
-  private packSplits(snapshotId: number, entries: readonly ManifestEntry[]): DataSplit[] {
+  private packSplits(snapshotId: number, entries: readonly ManifestEntry[], deletionFiles: Map<string, Map<string, DeletionFile>> | null): DataSplit[] {
     const groups = new Map<string, ManifestEntry[]>();
     for (const e of entries) {
       const key = `${e.partition.join(",")}|${e.bucket}`;
@@ -87,6 +90,7 @@ export class TableScan {
       const values = fromBinaryRow(first.partition.subarray(4), types);
       const partition = Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]]));
       const bucketPath = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
+      const dvs = deletionFiles?.get(`${first.partition.join(",")}|${first.bucket}`);
       const files = group.map((e) => e.file).sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
       // Bin packing in sequence order (Java AppendOnlySplitGenerator / BinPacking.packForOrdered).
       let bin: typeof files = [];
@@ -103,6 +107,7 @@ export class TableScan {
           totalBuckets: first.totalBuckets,
           files: bin,
           rawConvertible: true,
+          ...(dvs ? { deletionFiles: bin.map((f) => dvs.get(f.fileName) ?? null) } : {}),
         });
         bin = [];
         weight = 0;
