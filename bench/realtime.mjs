@@ -1,6 +1,7 @@
 // Real-time layer benchmarks: write into the store, write-to-visible latency with a memory
 // tail, union read of the memory tail, prepare + commit throughput.
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
@@ -143,6 +144,44 @@ export async function runRealtimeBenchmarks(report, { quick = false } = {}) {
     }
     times.sort((a, b) => a - b);
     report.add({ suite: "realtime", case: "prepare + commit + refresh", rows: rows4, candidate: "paimon-rt", candidateMs: times[Math.floor(times.length / 2)] });
+
+    // 5. the same stream against pypaimon: each batch must become visible to a new scan+read.
+    //    paimon-rt: write into the real-time store; pypaimon: write + commit (its only way).
+    const python = join(new URL("..", import.meta.url).pathname, ".oracles", "venv", "bin", "python");
+    if (existsSync(python)) {
+      const streamBatches = quick ? 10 : 40;
+      const table5 = await newTable(scratch);
+      const ctx5 = await RealtimeContext.create();
+      const w5 = await table5.newWrite({ commitUser: "b", realtime: ctx5 });
+      const lat = [];
+      const t0 = performance.now();
+      for (let k = 0; k < streamBatches; k++) {
+        const t1 = performance.now();
+        await w5.write(makeBatch(k * ROWS_PER_BATCH, ROWS_PER_BATCH), { bucket: 0 });
+        const { n } = await visibleRows(table5, ctx5);
+        if (n !== (k + 1) * ROWS_PER_BATCH) throw new Error(`visible ${n} rows after batch ${k}`);
+        lat.push(performance.now() - t1);
+      }
+      const totalMs = performance.now() - t0;
+      await w5.prepareCommitWithProgress(1).then((p) => table5.newCommit({ commitUser: "b" }).commitWithProgress(p, 1));
+      await w5.close();
+      await ctx5.close();
+      lat.sort((a, b) => a - b);
+      const pyDir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-py-"));
+      let py;
+      try {
+        const out = execFileSync(python, [join(new URL(".", import.meta.url).pathname, "pypaimon_stream_bench.py"), pyDir, String(streamBatches), String(ROWS_PER_BATCH)], { encoding: "utf8" });
+        py = JSON.parse(out.trim().split("\n").pop());
+      } finally {
+        rmSync(pyDir, { recursive: true, force: true });
+      }
+      const rows5 = streamBatches * ROWS_PER_BATCH;
+      report.add({ suite: "same stream vs pypaimon", case: "freshness p50 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.floor(lat.length / 2)], baseline: "pypaimon commit", baselineMs: py.p50Ms });
+      report.add({ suite: "same stream vs pypaimon", case: "freshness p99 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))], baseline: "pypaimon commit", baselineMs: py.p99Ms });
+      report.add({ suite: "same stream vs pypaimon", case: `ingest ${streamBatches} batches, visible each`, rows: rows5, candidate: "paimon-rt", candidateMs: totalMs, baseline: "pypaimon commit", baselineMs: py.totalMs });
+    } else {
+      console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the same-stream comparison)");
+    }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -15,10 +15,11 @@ import type { Table } from "../table/table.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import { checkRealtimeRead, createRealtimeReader, isRealtimeRead } from "../realtime/read.js";
 import { readPrimaryKeySplits, ROW_KIND_FIELD_NAME } from "./merge-read.js";
+import { applyProjection, planProjection, type ProjectionPlan } from "./projection.js";
 
 /** Options of `Table.newRead` (API.md). */
 export interface ReadOptions {
-  /** Top-level column names to return, in this order (default all). */
+  /** Columns to return, in this order (default all): top-level names or dotted paths into ROW columns ("addr.city"). */
   projection?: string[];
   filter?: Predicate;
   /** Apply `filter` exactly to every row (otherwise it only prunes). */
@@ -36,8 +37,13 @@ export interface BatchReader extends AsyncIterable<arrow.RecordBatch> {
 }
 
 export class TableRead {
+  private readonly projection: ProjectionPlan;
+  /** Top-level columns read (nested projections are cut from them). */
   private readonly fields: DataField[];
+  /** Schema of the batches read, before nested projection. */
   private readonly schema: arrow.Schema;
+  /** Schema of the batches returned. */
+  private readonly output: arrow.Schema;
   private readonly filter: Predicate | null;
   private readonly batchSize: number;
 
@@ -48,13 +54,11 @@ export class TableRead {
     const all = table.schema.fields;
     if (options.realtime !== undefined) checkRealtimeRead(table, options); // real-time hook
     if (options.withRowKind && table.schema.primaryKeys.length === 0) throw new PaimonError("UNSUPPORTED", "withRowKind is available for primary-key tables only");
-    this.fields = (options.projection ?? all.map((f) => f.name)).map((name) => {
-      if (name.includes(".")) throw new PaimonError("UNSUPPORTED", `nested projection ${name} is not available yet`);
-      const f = all.find((x) => x.name === name);
-      if (!f) throw new PaimonError("INVALID_ARGUMENT", `unknown column ${name} in projection of ${table.identifier} (columns: ${all.map((x) => x.name).join(", ")})`);
-      return f;
-    });
-    this.schema = new arrow.Schema([...(options.withRowKind ? [new arrow.Field(ROW_KIND_FIELD_NAME, new arrow.Int8(), false)] : []), ...this.fields.map((f) => readArrowField(f))]);
+    this.projection = planProjection(all, options.projection, table.identifier);
+    this.fields = this.projection.topLevel;
+    const rowKind = options.withRowKind ? [new arrow.Field(ROW_KIND_FIELD_NAME, new arrow.Int8(), false)] : [];
+    this.schema = new arrow.Schema([...rowKind, ...this.fields.map((f) => readArrowField(f))]);
+    this.output = this.projection.nested ? new arrow.Schema([...rowKind, ...this.projection.nested.map((c) => c.field)]) : this.schema;
     this.filter = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
     this.batchSize = options.batchSize ?? table.coreOptions.readBatchSize;
     if (!Number.isInteger(this.batchSize) || this.batchSize <= 0) throw new PaimonError("INVALID_ARGUMENT", `batchSize must be a positive integer, got ${this.batchSize}`);
@@ -62,11 +66,26 @@ export class TableRead {
 
   /** The Arrow schema of every batch this read returns. */
   get outputSchema(): arrow.Schema {
-    return this.schema;
+    return this.output;
   }
 
   async createReader(splits: readonly Split[]): Promise<BatchReader> {
-    if (isRealtimeRead(this.options, splits)) return createRealtimeReader(this.table, this.options, this.schema, this.batchSize, splits, (s) => this.batches(s)); // real-time hook
+    const inner = await this.innerReader(splits);
+    if (!this.projection.nested) return inner;
+    const skip = this.options.withRowKind ? 1 : 0;
+    const iterator = inner[Symbol.asyncIterator]();
+    const projected = (async function* (plan: ProjectionPlan, schema: arrow.Schema) {
+      for (let r = await iterator.next(); !r.done; r = await iterator.next()) yield applyProjection(r.value, plan, schema, skip);
+    })(this.projection, this.output);
+    return { [Symbol.asyncIterator]: () => projected, close: () => inner.close() };
+  }
+
+  private async innerReader(splits: readonly Split[]): Promise<BatchReader> {
+    if (isRealtimeRead(this.options, splits)) {
+      // real-time hook: the memory reader reads the top-level columns of the projection
+      const options = { ...this.options, projection: this.fields.map((f) => f.name) };
+      return createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s) => this.batches(s));
+    }
     const generator = this.batches(splits);
     return {
       [Symbol.asyncIterator]: () => generator,
@@ -79,8 +98,13 @@ export class TableRead {
   /** Reads every split into one Arrow Table. */
   async toArrow(splits: readonly Split[]): Promise<arrow.Table> {
     const batches: arrow.RecordBatch[] = [];
-    for await (const b of isRealtimeRead(this.options, splits) ? await this.createReader(splits) : this.batches(splits)) batches.push(b); // real-time hook
-    return new arrow.Table(this.schema, batches);
+    const reader = await this.createReader(splits);
+    try {
+      for await (const b of reader) batches.push(b);
+    } finally {
+      await reader.close();
+    }
+    return new arrow.Table(this.output, batches);
   }
 
   private async *batches(splits: readonly Split[]): AsyncGenerator<arrow.RecordBatch, void, undefined> {
