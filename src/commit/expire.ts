@@ -1,14 +1,14 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
 // single warehouse needs): drop old snapshots and every file only they reference.
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
-import type { Snapshot } from "../spec/snapshot.js";
+import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
 import { partitionPath } from "../table/paths.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import type { FileIO } from "../fs/file-io.js";
+import { type FileIO, joinPath } from "../fs/file-io.js";
 
 export interface ExpireOptions {
   /** Keep at most this many snapshots (default `snapshot.num-retained.max`). */
@@ -79,6 +79,9 @@ export async function expireSnapshots(
       into.add(s.indexManifest);
       for (const e of await manifests.readIndexManifest(s.indexManifest).catch(() => [])) into.add(`index:${e.indexFile.fileName}`);
     }
+    const offsets = s.properties?.[REALTIME_OFFSETS_PROPERTY];
+    // The value is a full path (as paimon-cpp writes it); accept a bare file name too.
+    if (offsets) into.add(`path:${offsets.includes("/") ? offsets : joinPath(root, "metadata", offsets)}`);
   };
   for (const s of retained) await referenced(s, keep);
   const drop = new Set<string>();
@@ -90,7 +93,7 @@ export async function expireSnapshots(
   await Promise.all(dataToDelete.map((p) => io.delete(p).catch(() => false)));
   for (const name of drop) {
     if (keep.has(name)) continue;
-    const path = name.startsWith("index:") ? manifests.paths.index(name.slice(6)) : manifests.paths.manifest(name);
+    const path = name.startsWith("index:") ? manifests.paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name);
     await io.delete(path).catch(() => false);
   }
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);

@@ -7,7 +7,7 @@ import { PaimonError } from "../error.js";
 export const REALTIME_OFFSET_FIELD = "_REALTIME_OFFSET";
 
 /** Snapshot property naming the offsets metadata file (`metadata/<uuid>.offsets`). */
-export const REALTIME_OFFSETS_PROPERTY = "realtime.offsets";
+export { REALTIME_OFFSETS_PROPERTY } from "../spec/snapshot.js";
 
 export const INT64_MAX = 9223372036854775807n;
 

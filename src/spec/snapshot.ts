@@ -13,6 +13,9 @@ export const COMMIT_KINDS: readonly CommitKind[] = ["APPEND", "COMPACT", "OVERWR
 /** Long.MAX_VALUE: the commit identifier of batch writes. */
 export const BATCH_COMMIT_IDENTIFIER = 9223372036854775807n;
 
+/** Snapshot property holding the full path of the real-time offsets file (`metadata/<uuid>.offsets`). */
+export const REALTIME_OFFSETS_PROPERTY = "realtime.offsets";
+
 export interface Snapshot {
   version: number;
   /** Random UUID (Paimon 2.0+), null when absent. */
