@@ -4,7 +4,7 @@
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
-import { ARROW_FIELD_ID_KEY, type DataField, type DataType, toArrowType } from "../spec/types.js";
+import { ARROW_FIELD_ID_KEY, atomicArrowType, type DataField, type DataType, toArrowType } from "../spec/types.js";
 
 /** Java `SpecialFields.STRUCTURED_TYPE_FIELD_ID_BASE` (Integer.MAX_VALUE / 4). */
 export const STRUCTURED_TYPE_FIELD_ID_BASE = 536870911;
@@ -31,34 +31,9 @@ function idMeta(id: number, extra?: Record<string, string>): Map<string, string>
  * writes for `type` (format reference §14). `fieldId`/`depth` number nested element ids.
  */
 export function parquetArrowType(type: DataType, fieldId: number, depth: number): arrow.DataType {
+  const atomic = atomicArrowType(type);
+  if (atomic) return atomic;
   switch (type.kind) {
-    case "BOOLEAN":
-      return new arrow.Bool();
-    case "TINYINT":
-      return new arrow.Int8();
-    case "SMALLINT":
-      return new arrow.Int16();
-    case "INT":
-      return new arrow.Int32();
-    case "BIGINT":
-      return new arrow.Int64();
-    case "FLOAT":
-      return new arrow.Float32();
-    case "DOUBLE":
-      return new arrow.Float64();
-    case "CHAR":
-    case "VARCHAR":
-      return new arrow.Utf8();
-    case "BINARY":
-    case "VARBINARY":
-    case "BLOB":
-      return new arrow.Binary();
-    case "DECIMAL":
-      return new arrow.Decimal(type.scale, type.precision, 128);
-    case "DATE":
-      return new arrow.DateDay();
-    case "TIME":
-      return new arrow.TimeMillisecond();
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ": {
       // INT64 MILLIS (p <= 3) / MICROS (p <= 6); Java writes INT96 for p > 6, which parquet-rs
@@ -93,6 +68,8 @@ export function parquetArrowType(type: DataType, fieldId: number, depth: number)
       return new arrow.Struct(type.fields.map((f) => parquetArrowField(f, depth + 1)));
     case "VARIANT":
       throw new PaimonError("UNSUPPORTED", "Writing VARIANT columns to Parquet is not supported");
+    default:
+      throw new PaimonError("UNSUPPORTED", `no Parquet layout for ${type.kind}`);
   }
 }
 

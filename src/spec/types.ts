@@ -771,7 +771,8 @@ export const ARROW_FIELD_ID_KEY = "PARQUET:field_id";
  * unit s (p=0) / ms (1..3) / us (4..6) / ns (7..9), TIMESTAMP_LTZ the same with time zone "UTC",
  * ARRAY/MULTISET... see `toArrowField`.
  */
-export function toArrowType(type: DataType): arrow.DataType {
+/** The Arrow type of an atomic, non-temporal-instant type (shared by the in-memory and Parquet layouts); null otherwise. */
+export function atomicArrowType(type: DataType): arrow.DataType | null {
   switch (type.kind) {
     case "BOOLEAN":
       return new arrow.Bool();
@@ -800,6 +801,15 @@ export function toArrowType(type: DataType): arrow.DataType {
       return new arrow.DateDay();
     case "TIME":
       return new arrow.TimeMillisecond();
+    default:
+      return null;
+  }
+}
+
+export function toArrowType(type: DataType): arrow.DataType {
+  const atomic = atomicArrowType(type);
+  if (atomic) return atomic;
+  switch (type.kind) {
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ": {
       const tz = type.kind === "TIMESTAMP_LTZ" ? "UTC" : null;
@@ -823,6 +833,8 @@ export function toArrowType(type: DataType): arrow.DataType {
       return arrowMap(new arrow.Field("key", toArrowType(type.key), false), new arrow.Field("value", toArrowType(type.value), type.value.nullable));
     case "ROW":
       return new arrow.Struct(type.fields.map((f) => toArrowField(f)));
+    default:
+      throw new PaimonError("UNSUPPORTED", `no Arrow type for ${type.kind}`);
   }
 }
 
