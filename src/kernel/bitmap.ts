@@ -67,22 +67,71 @@ function isArrayLike<T>(v: ArrayLike<T> | Iterable<T>): v is ArrayLike<T> {
 
 let adopting = 0;
 
+/** How one kind of kernel bitmap is created and freed. */
+interface HandleKind {
+  readonly name: string;
+  create(): number;
+  free(handle: number): void;
+  readonly registry: FinalizationRegistry<number>;
+}
+
+const KIND32: HandleKind = {
+  name: "RoaringBitmap32",
+  create: () => kernelExports().pr_bitmap32_new(),
+  free: (h) => kernelExports().pr_bitmap32_free(h),
+  registry: registry32,
+};
+
+const KIND64: HandleKind = {
+  name: "OffsetSet64",
+  create: () => kernelExports().pr_bitmap64_new(),
+  free: (h) => kernelExports().pr_bitmap64_free(h),
+  registry: registry64,
+};
+
 /**
- * A set of 32-bit unsigned integers (deletion-vector row positions) as a Roaring bitmap
- * in wasm memory. The API follows roaring-wasm's `RoaringBitmap32` where it overlaps.
+ * The lifecycle of a bitmap living in wasm memory: a handle taken over from a kernel call
+ * (see `adopt`) or freshly created, freed by `dispose()` or, as a fallback, by GC.
  */
-export class RoaringBitmap32 implements Iterable<number> {
+abstract class KernelBitmap {
   private handle: number;
 
-  constructor(values?: Uint32Array | ArrayLike<number> | Iterable<number>) {
-    const k = kernelExports();
+  protected constructor(private readonly kind: HandleKind) {
     if (adopting !== 0) {
       this.handle = adopting;
       adopting = 0;
     } else {
-      this.handle = k.pr_bitmap32_new();
+      this.handle = kind.create();
     }
-    registry32.register(this, this.handle, this);
+    kind.registry.register(this, this.handle, this);
+  }
+
+  /** @internal The kernel handle (throws once disposed). */
+  kernelHandle(): number {
+    if (this.handle === 0) throw disposedError(this.kind.name);
+    return this.handle;
+  }
+
+  get isDisposed(): boolean {
+    return this.handle === 0;
+  }
+
+  /** Frees the wasm memory; further use throws INVALID_ARGUMENT. Idempotent. */
+  dispose(): void {
+    if (this.handle === 0) return;
+    this.kind.registry.unregister(this);
+    this.kind.free(this.handle);
+    this.handle = 0;
+  }
+}
+
+/**
+ * A set of 32-bit unsigned integers (deletion-vector row positions) as a Roaring bitmap
+ * in wasm memory. The API follows roaring-wasm's `RoaringBitmap32` where it overlaps.
+ */
+export class RoaringBitmap32 extends KernelBitmap implements Iterable<number> {
+  constructor(values?: Uint32Array | ArrayLike<number> | Iterable<number>) {
+    super(KIND32);
     if (values !== undefined) {
       try {
         this.addMany(values);
@@ -96,24 +145,6 @@ export class RoaringBitmap32 implements Iterable<number> {
   private static adopt(handle: number): RoaringBitmap32 {
     adopting = handle;
     return new RoaringBitmap32();
-  }
-
-  /** @internal The kernel handle (throws once disposed). */
-  kernelHandle(): number {
-    if (this.handle === 0) throw disposedError("RoaringBitmap32");
-    return this.handle;
-  }
-
-  get isDisposed(): boolean {
-    return this.handle === 0;
-  }
-
-  /** Frees the wasm memory; further use throws INVALID_ARGUMENT. Idempotent. */
-  dispose(): void {
-    if (this.handle === 0) return;
-    registry32.unregister(this);
-    kernelExports().pr_bitmap32_free(this.handle);
-    this.handle = 0;
   }
 
   clone(): RoaringBitmap32 {
@@ -333,18 +364,9 @@ export class RoaringBitmap32 implements Iterable<number> {
  * map from the high 32 bits to a 32-bit Roaring bitmap, like Java `Roaring64NavigableMap`.
  * Values go in as bigint (or safe non-negative numbers) and come out as bigint.
  */
-export class OffsetSet64 implements Iterable<bigint> {
-  private handle: number;
-
+export class OffsetSet64 extends KernelBitmap implements Iterable<bigint> {
   constructor(values?: BigUint64Array | BigInt64Array | ArrayLike<bigint | number> | Iterable<bigint | number>) {
-    const k = kernelExports();
-    if (adopting !== 0) {
-      this.handle = adopting;
-      adopting = 0;
-    } else {
-      this.handle = k.pr_bitmap64_new();
-    }
-    registry64.register(this, this.handle, this);
+    super(KIND64);
     if (values !== undefined) {
       try {
         this.addMany(values);
@@ -358,23 +380,6 @@ export class OffsetSet64 implements Iterable<bigint> {
   private static adopt(handle: number): OffsetSet64 {
     adopting = handle;
     return new OffsetSet64();
-  }
-
-  /** @internal The kernel handle (throws once disposed). */
-  kernelHandle(): number {
-    if (this.handle === 0) throw disposedError("OffsetSet64");
-    return this.handle;
-  }
-
-  get isDisposed(): boolean {
-    return this.handle === 0;
-  }
-
-  dispose(): void {
-    if (this.handle === 0) return;
-    registry64.unregister(this);
-    kernelExports().pr_bitmap64_free(this.handle);
-    this.handle = 0;
   }
 
   clone(): OffsetSet64 {
