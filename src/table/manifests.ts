@@ -70,6 +70,9 @@ export function partitionStats(partitions: readonly Uint8Array[], fields: readon
   };
 }
 
+/** Decoded manifest files a store keeps (least recently used dropped first). */
+const MANIFEST_CACHE_FILES = 256;
+
 /** Manifest files of one table, named `<prefix>-<uuid>-<n>` with one uuid per instance. */
 export class ManifestStore {
   readonly paths: TablePaths;
@@ -89,19 +92,35 @@ export class ManifestStore {
     return `${prefix}-${this.uuid}-${this.counter++}`;
   }
 
-  async readManifestList(name: string): Promise<ManifestFileMeta[]> {
-    const path = this.paths.manifest(name);
-    return decodeManifestFileMetas(await this.io.readFile(path), path);
+  // Manifest files never change once written, so decoded contents are kept by name: a
+  // commit's overwrite and conflict check, each new bucket writer's sequence restore and
+  // repeated scans then decode each file once per store.
+  private readonly decoded = new Map<string, Promise<readonly unknown[]>>();
+
+  private read<T>(name: string, decode: (bytes: Uint8Array, path: string) => Promise<T[]>): Promise<T[]> {
+    let hit = this.decoded.get(name) as Promise<readonly T[]> | undefined;
+    if (hit) {
+      this.decoded.delete(name); // re-insert: most recently used last
+    } else {
+      const path = this.paths.manifest(name);
+      hit = this.io.readFile(path).then((bytes) => decode(bytes, path));
+      hit.catch(() => this.decoded.delete(name)); // failures are not remembered
+      if (this.decoded.size >= MANIFEST_CACHE_FILES) this.decoded.delete(this.decoded.keys().next().value!);
+    }
+    this.decoded.set(name, hit);
+    return hit.then((items) => items.slice());
   }
 
-  async readManifest(name: string): Promise<ManifestEntry[]> {
-    const path = this.paths.manifest(name);
-    return decodeManifestEntries(await this.io.readFile(path), path);
+  readManifestList(name: string): Promise<ManifestFileMeta[]> {
+    return this.read(name, decodeManifestFileMetas);
   }
 
-  async readIndexManifest(name: string): Promise<IndexManifestEntry[]> {
-    const path = this.paths.manifest(name);
-    return decodeIndexManifestEntries(await this.io.readFile(path), path);
+  readManifest(name: string): Promise<ManifestEntry[]> {
+    return this.read(name, decodeManifestEntries);
+  }
+
+  readIndexManifest(name: string): Promise<IndexManifestEntry[]> {
+    return this.read(name, decodeIndexManifestEntries);
   }
 
   /** Data manifests of a snapshot: base list then delta list (§4.5). */
