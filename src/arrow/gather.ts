@@ -2,6 +2,7 @@
 // source `part[i]`. Used by primary-key merging, where the winners of a k-way merge come
 // from many sorted runs (batches) and must be assembled in key order.
 import * as arrow from "apache-arrow";
+import { recordBatch } from "./record-batch.js";
 
 function validBit(data: arrow.Data, row: number): boolean {
   if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return true;
@@ -68,32 +69,38 @@ export function gatherInt8(sources: readonly Int8Array[], part: Uint32Array, row
   return out;
 }
 
+/** Types whose rows are `stride` fixed-size elements of `values` (sliced data: from its first row). */
+export function isFixedWidth(type: arrow.DataType): boolean {
+  switch (type.typeId) {
+    case arrow.Type.Int:
+    case arrow.Type.Float:
+    case arrow.Type.Date:
+    case arrow.Type.Time:
+    case arrow.Type.Timestamp:
+    case arrow.Type.Decimal:
+    case arrow.Type.FixedSizeBinary:
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** Rows of several same-typed columns: output row i = `sources[part[i]]` row `row[i]`. */
 export function gatherData(sources: readonly arrow.Data[], part: Uint32Array, row: Uint32Array): arrow.Data {
   const n = part.length;
   const type = sources[0].type as arrow.DataType;
   const T = arrow.Type;
+  if (isFixedWidth(type)) {
+    const { bitmap, nulls } = gatherBitmap(sources, part, row);
+    const first = sources[0];
+    const values0 = first.values as unknown as ArrayBufferView & { constructor: new (n: number) => ArrayBufferView; BYTES_PER_ELEMENT: number };
+    // bytes per row from the type's layout (values may be empty or longer than the data)
+    const rowBytes = values0.BYTES_PER_ELEMENT * first.stride;
+    const out = new values0.constructor(n * first.stride);
+    copyRows(sources.map((d) => d.values as unknown as ArrayBufferView), part, row, rowBytes, out);
+    return arrow.makeData({ type, length: n, nullCount: nulls, nullBitmap: bitmap, data: out } as never);
+  }
   switch (type.typeId) {
-    case T.Int:
-    case T.Float:
-    case T.Date:
-    case T.Time:
-    case T.Timestamp:
-    case T.Decimal:
-    case T.FixedSizeBinary: {
-      const { bitmap, nulls } = gatherBitmap(sources, part, row);
-      const first = sources[0];
-      const values0 = first.values as unknown as ArrayBufferView & { constructor: new (n: number) => ArrayBufferView; length: number };
-      // bytes per row, from any non-empty source (all share a layout)
-      const probe = sources.find((d) => d.length > 0) ?? first;
-      const pv = probe.values as unknown as ArrayBufferView;
-      const rowBytes =
-        type.typeId === T.FixedSizeBinary ? (type as arrow.FixedSizeBinary).byteWidth : type.typeId === T.Decimal ? 16 : Math.max(1, Math.round(pv.byteLength / Math.max(1, probe.length)));
-      const elementBytes = values0.byteLength / Math.max(1, values0.length);
-      const out = new values0.constructor((n * rowBytes) / elementBytes);
-      copyRows(sources.map((d) => d.values as unknown as ArrayBufferView), part, row, rowBytes, out);
-      return arrow.makeData({ type, length: n, nullCount: nulls, nullBitmap: bitmap, data: out } as never);
-    }
     case T.Bool: {
       const { bitmap, nulls } = gatherBitmap(sources, part, row);
       const out = new Uint8Array((n + 7) >> 3);
@@ -131,13 +138,48 @@ export function gatherData(sources: readonly arrow.Data[], part: Uint32Array, ro
     }
     case T.Null:
       return arrow.makeData({ type: type as arrow.Null, length: n });
-    default: {
-      // Nested types: rebuild through a builder.
-      const vectors = sources.map((d) => new arrow.Vector([d]));
-      const builder = arrow.makeBuilder({ type, nullValues: [null, undefined] });
-      for (let i = 0; i < n; i++) builder.append(vectors[part[i]].get(row[i]));
-      return builder.finish().flush();
+    case T.Struct: {
+      // Children of (sliced) struct data are sliced along: child row = row.
+      const { bitmap, nulls } = gatherBitmap(sources, part, row);
+      const children = type.children.map((_, c) =>
+        gatherData(
+          sources.map((d) => d.children[c]),
+          part,
+          row,
+        ),
+      );
+      return arrow.makeData({ type: type as arrow.Struct, length: n, nullCount: nulls, nullBitmap: bitmap, children });
     }
+    case T.List:
+    case T.Map: {
+      // Offsets of (sliced) list data start at its first row; the child is not sliced.
+      const { bitmap, nulls } = gatherBitmap(sources, part, row);
+      const offs = sources.map((d) => d.valueOffsets as Int32Array);
+      const outOffsets = new Int32Array(n + 1);
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        const o = offs[part[i]];
+        total += o[row[i] + 1] - o[row[i]];
+        outOffsets[i + 1] = total;
+      }
+      const childPart = new Uint32Array(total);
+      const childRow = new Uint32Array(total);
+      for (let i = 0, at = 0; i < n; i++) {
+        const o = offs[part[i]];
+        for (let k = o[row[i]]; k < o[row[i] + 1]; k++, at++) {
+          childPart[at] = part[i];
+          childRow[at] = k;
+        }
+      }
+      const child = gatherData(
+        sources.map((d) => d.children[0]),
+        childPart,
+        childRow,
+      );
+      return arrow.makeData({ type: type as arrow.List, length: n, nullCount: nulls, nullBitmap: bitmap, valueOffsets: outOffsets, child } as never);
+    }
+    default:
+      throw new Error(`gatherData: unsupported Arrow type ${String(type)}`);
   }
 }
 
@@ -156,5 +198,5 @@ export function gatherBatches(
       row,
     ),
   );
-  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: part.length, nullCount: 0, children }));
+  return recordBatch(schema, children, part.length);
 }

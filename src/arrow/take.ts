@@ -2,6 +2,7 @@
 // index — the single-source case of `gatherData`.
 import * as arrow from "apache-arrow";
 import { gatherData } from "./gather.js";
+import { recordBatch } from "./record-batch.js";
 
 /** Rows `indices` of one column (a single Data chunk), in that order. */
 export function takeData<T extends arrow.DataType>(data: arrow.Data<T>, indices: Uint32Array): arrow.Data<T> {
@@ -11,8 +12,7 @@ export function takeData<T extends arrow.DataType>(data: arrow.Data<T>, indices:
 /** Rows `indices` of a batch, in that order. */
 export function takeRows(batch: arrow.RecordBatch, indices: Uint32Array): arrow.RecordBatch {
   const children = batch.schema.fields.map((_, i) => takeData(batch.data.children[i], indices));
-  const struct = arrow.makeData({ type: new arrow.Struct(batch.schema.fields), length: indices.length, nullCount: 0, children });
-  return new arrow.RecordBatch(batch.schema, struct);
+  return recordBatch(batch.schema, children, indices.length);
 }
 
 /** Indices of the set entries of a selection mask. */

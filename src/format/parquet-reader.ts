@@ -15,6 +15,7 @@ import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-ty
 import { buildPrunedFile, readFooter, type ParquetFooter } from "./footer.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isWasmTrap, withParquetWasm } from "./wasm.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 export interface ParquetReadOptions {
   /**
@@ -121,7 +122,7 @@ function outputBatch(p: Plan, decoded: arrow.RecordBatch | undefined, length: nu
     if (fromFile) return data;
     return convertData(data, f.type, `${f.name} of ${p.src.name}`);
   });
-  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children }));
+  return recordBatch(schema, children, length);
 }
 
 /** Streams the file's rows as Arrow record batches (one row group decoded at a time). */

@@ -8,6 +8,7 @@ import type { DataField, RowType } from "../spec/types.js";
 import { convertData, parquetArrowSchema } from "./arrow-types.js";
 import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode } from "./column-stats.js";
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** Compression names as Paimon's `file.compression` spells them (plus parquet aliases). */
 export type ParquetCompression = "zstd" | "snappy" | "lz4" | "lz4_raw" | "gzip" | "brotli" | "none" | "uncompressed";
@@ -132,8 +133,7 @@ export class ParquetFileWriter {
         this.bytes += converted.byteLength;
         return converted;
       });
-      const struct = arrow.makeData({ type: new arrow.Struct(this.schema.fields), length: batch.numRows, nullCount: 0, children });
-      this.batches.push(new arrow.RecordBatch(this.schema, struct));
+      this.batches.push(recordBatch(this.schema, children, batch.numRows));
       this.rows += batch.numRows;
     }
   }

@@ -39,6 +39,8 @@ export interface FileIO {
   exists(path: string): Promise<boolean>;
   /** The whole content of a file. `NOT_FOUND` when missing. */
   readFile(path: string): Promise<Uint8Array>;
+  /** Optional: `readFile`, but null when missing (probes of hint files need no exception). */
+  readFileIfExists?(path: string): Promise<Uint8Array | null>;
   /**
    * Exactly `length` bytes starting at `offset`. `NOT_FOUND` when missing; `IO_ERROR` when the file
    * is shorter than `offset + length`.
@@ -164,6 +166,10 @@ export async function readTextFile(io: FileIO, path: string): Promise<string> {
 
 /** Reads a file as UTF-8 text, or returns null when it does not exist. */
 export async function readTextFileIfExists(io: FileIO, path: string): Promise<string | null> {
+  if (io.readFileIfExists) {
+    const bytes = await io.readFileIfExists(path);
+    return bytes === null ? null : decoder.decode(bytes);
+  }
   try {
     return await readTextFile(io, path);
   } catch (e) {

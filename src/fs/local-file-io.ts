@@ -90,6 +90,17 @@ export class LocalFileIO implements FileIO {
     }
   }
 
+  async readFileIfExists(path: string): Promise<Uint8Array | null> {
+    try {
+      const buf = await fsp.readFile(toLocalPath(path));
+      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw mapLocalError(e, "read", path);
+    }
+  }
+
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
     checkRange(path, offset, length);
     let fh: fsp.FileHandle;

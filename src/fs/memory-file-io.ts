@@ -181,6 +181,11 @@ export class MemoryFileIO implements FileIO {
     return this.fileAt(path, "read").data.slice();
   }
 
+  async readFileIfExists(path: string): Promise<Uint8Array | null> {
+    const node = this.lookup(path);
+    return node === undefined ? null : this.fileAt(path, "read").data.slice();
+  }
+
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
     checkRange(path, offset, length);
     const f = this.fileAt(path, "read");

@@ -12,6 +12,7 @@ import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
 import type { Table } from "../table/table.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** Where a data file's deletion vector lives (Java `DeletionFile`). */
 export interface DeletionFile {
@@ -115,8 +116,7 @@ export async function* readKvFile(
     const sequence = (seqData.values as BigInt64Array).subarray(0, batch.numRows);
     const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : (kindData.values as Int8Array).subarray(0, batch.numRows);
     const outSchema = new arrow.Schema(batch.schema.fields.slice(0, fields.length));
-    const data = arrow.makeData({ type: new arrow.Struct(outSchema.fields), length: batch.numRows, nullCount: 0, children: cols.slice(0, fields.length) });
-    yield { batch: new arrow.RecordBatch(outSchema, data), sequence, kinds };
+    yield { batch: recordBatch(outSchema, cols.slice(0, fields.length), batch.numRows), sequence, kinds };
   }
   if (BigInt(position) !== file.rowCount) {
     throw new PaimonError("CORRUPT_FILE", `${path}: read ${position} rows, the manifest says ${file.rowCount}`);

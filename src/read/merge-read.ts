@@ -21,6 +21,7 @@ import type { Table } from "../table/table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import { foldPartialUpdate } from "./partial-update.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** Rows read per batch when a whole section is merged in memory. */
 const MERGE_READ_BATCH = 1 << 20;
@@ -181,7 +182,7 @@ export class PrimaryKeySplitReader {
     if (kinds) children.unshift(arrow.makeData({ type: new arrow.Int8(), length: batch.numRows, data: kinds }));
     const schema = this.options.schema;
     if (children.length !== schema.fields.length) throw new PaimonError("INVALID_ARGUMENT", `internal: ${children.length} columns for a ${schema.fields.length}-column schema`);
-    return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children }));
+    return recordBatch(schema, children, batch.numRows);
   }
 }
 

@@ -10,6 +10,7 @@ import { type KeyColumn, keyColumnFromArrow, keyValue } from "../kernel/columns.
 import { sortPermutation } from "../kernel/sort.js";
 import type { TableOptions } from "../table/options.js";
 import type { KvBatch } from "./kv-file-reader.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** UNSUPPORTED for partial-update options paimon-rt does not implement. */
 export function checkPartialUpdateOptions(identifier: string, options: TableOptions): void {
@@ -103,6 +104,6 @@ export function foldPartialUpdate(chunks: readonly KvBatch[], keyColumns: readon
   const outSeq = new BigInt64Array(groups);
   for (let g = 0; g < groups; g++) outSeq[g] = sequence[order[starts[g + 1] - 1]];
   const schema = sources[0].schema;
-  const batch = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: groups, nullCount: 0, children }));
+  const batch = recordBatch(schema, children, groups);
   return { batch, sequence: outSeq, kinds: new Int8Array(groups) };
 }

@@ -4,6 +4,7 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import type { DataField } from "../spec/types.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 interface NestedColumn {
   /** Output field (named by the requested path). */
@@ -85,5 +86,5 @@ export function applyProjection(batch: arrow.RecordBatch, plan: ProjectionPlan, 
   if (!plan.nested) return batch;
   const lead = batch.data.children.slice(0, skip);
   const children = plan.nested.map((c) => c.path.reduce((d, i) => structChild(d, i), batch.data.children[skip + c.top]));
-  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children: [...lead, ...children] }));
+  return recordBatch(schema, [...lead, ...children], batch.numRows);
 }

@@ -16,6 +16,8 @@ import type { RealtimeContext } from "../realtime/context.js";
 import { checkRealtimeRead, createRealtimeReader, isRealtimeRead } from "../realtime/read.js";
 import { readPrimaryKeySplits, ROW_KIND_FIELD_NAME } from "./merge-read.js";
 import { applyProjection, planProjection, type ProjectionPlan } from "./projection.js";
+import { recordBatch } from "../arrow/record-batch.js";
+import type { BatchReader } from "./batch-reader.js";
 
 /** Options of `Table.newRead` (API.md). */
 export interface ReadOptions {
@@ -31,10 +33,7 @@ export interface ReadOptions {
   realtime?: RealtimeContext;
 }
 
-/** An async stream of record batches that must be closed (API.md `BatchReader`). */
-export interface BatchReader extends AsyncIterable<arrow.RecordBatch> {
-  close(): Promise<void>;
-}
+export type { BatchReader };
 
 export class TableRead {
   private readonly projection: ProjectionPlan;
@@ -162,5 +161,5 @@ export class TableRead {
 /** The first `count` columns of a batch under `schema`. */
 function project(batch: arrow.RecordBatch, schema: arrow.Schema, count: number): arrow.RecordBatch {
   const children = batch.data.children.slice(0, count);
-  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children }));
+  return recordBatch(schema, children, batch.numRows);
 }

@@ -2,6 +2,7 @@
 // segment and immutable sealed segments; immutable read views; optional spill of sealed
 // segments to Arrow IPC (zstd) files; optional per-batch statistics for pruning.
 import type * as arrow from "apache-arrow";
+import { concatBatches } from "../arrow/concat.js";
 import { PaimonError } from "../error.js";
 import { mayMatch, type StatsSet } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
@@ -30,6 +31,10 @@ export function dataBytes(data: arrow.Data): number {
   if (data.dictionary) for (const d of data.dictionary.data) n += dataBytes(d);
   return n;
 }
+
+/** Batches below this many rows count as small; a run of COALESCE_RUN of them is merged into one. */
+const SMALL_BATCH_ROWS = 1024;
+const COALESCE_RUN = 32;
 
 interface BatchMeta {
   /** First offset / exclusive end of the batch's offsets. */
@@ -66,7 +71,10 @@ type Representation =
   | { kind: "spill"; file: SpillFile; metas: BatchMeta[] };
 
 class Segment implements RealtimeSegmentHandle {
-  readonly batches: StoredBatch[] = [];
+  /** The building data; replaced (never changed in place) when small batches are coalesced. */
+  batches: StoredBatch[] = [];
+  /** Length of the trailing run of small batches in `batches`. */
+  smallRun = 0;
   rep: Representation;
   rowCount = 0;
   /** Arrow bytes while in memory. */
@@ -147,6 +155,31 @@ export class ArrowRealtimeStore implements RealtimeStore {
     seg.dataBytes += bytes;
     if (stats) seg.statBytes += statsBytes(stats);
     this.lastEnd = offsetRange.end;
+    seg.smallRun = batch.numRows < SMALL_BATCH_ROWS ? seg.smallRun + 1 : 0;
+    if (seg.smallRun >= COALESCE_RUN) this.coalesceSmallRun(seg);
+  }
+
+  /**
+   * Copies the trailing run of small batches into one batch, so that a stream of tiny writes
+   * does not leave queries walking thousands of batches. Copy-on-write: views captured the old
+   * array and keep reading it.
+   */
+  private coalesceSmallRun(seg: Segment): void {
+    const start = seg.batches.length - seg.smallRun;
+    const run = seg.batches.slice(start);
+    const batch = concatBatches(run.map((b) => b.batch));
+    const rows = batch.numRows;
+    const stats = this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
+    const bytes = dataBytes(batch.data);
+    for (const b of run) {
+      seg.dataBytes -= b.bytes;
+      if (b.stats) seg.statBytes -= statsBytes(b.stats);
+    }
+    seg.dataBytes += bytes;
+    if (stats) seg.statBytes += statsBytes(stats);
+    seg.batches = [...seg.batches.slice(0, start), { batch, first: run[0].first, end: run[run.length - 1].end, rows, stats, bytes }];
+    seg.rep = { kind: "memory", batches: seg.batches };
+    seg.smallRun = rows < SMALL_BATCH_ROWS ? 1 : 0;
   }
 
   freeze(): RealtimeSegmentHandle | null {
@@ -220,31 +253,35 @@ export class ArrowRealtimeStore implements RealtimeStore {
     return new ArrowReadView(this, parts, range);
   }
 
-  async *createQueryReader(view: RealtimeReadView, context: RealtimeQueryContext): AsyncGenerator<arrow.RecordBatch> {
+  createQueryReader(view: RealtimeReadView, context: RealtimeQueryContext): arrow.RecordBatch[] | AsyncGenerator<arrow.RecordBatch> {
     if (!(view instanceof ArrowReadView) || view.store !== this) throw new PaimonError("INVALID_ARGUMENT", `read view does not belong to the store of ${this.request.description}`);
     if (view.isReleased) throw new PaimonError("INVALID_ARGUMENT", `read view of ${this.request.description} was released`);
     const predicate = this.statsFields ? context.predicate : null;
-    const size = Math.max(1, context.readBatchSize);
     const keep = (m: BatchMeta): boolean => m.end > context.offsetBegin && (predicate === null || m.stats === null || mayMatch(predicate, m.stats, this.statsFields!));
-    for (const part of view.parts) {
-      const rep = part.rep;
-      let batches: Array<{ meta: BatchMeta; batch: () => arrow.RecordBatch }>;
-      if (rep.kind === "memory") {
-        batches = [];
-        for (let i = 0; i < part.count; i++) {
-          const b = rep.batches[i];
-          if (keep(b)) batches.push({ meta: b, batch: () => b.batch });
-        }
-      } else {
-        const wanted = rep.metas.slice(0, part.count).map((m, i) => [m, i] as const).filter(([m]) => keep(m));
-        if (wanted.length === 0) continue;
-        const loaded = await readSpillFile(rep.file.path);
-        batches = wanted.map(([meta, i]) => ({ meta, batch: () => loaded[i] }));
+    if (view.parts.every((p) => p.rep.kind === "memory")) {
+      const out: arrow.RecordBatch[] = [];
+      for (const part of view.parts) {
+        const batches = (part.rep as { batches: StoredBatch[] }).batches;
+        for (let i = 0; i < part.count; i++) if (keep(batches[i])) out.push(batches[i].batch);
       }
-      for (const { batch } of batches) {
-        const b = batch();
-        if (b.numRows <= size) yield b;
-        else for (let s = 0; s < b.numRows; s += size) yield b.slice(s, Math.min(b.numRows, s + size));
+      return out;
+    }
+    return this.readParts(view.parts, keep);
+  }
+
+  /** Batches of view parts, loading each spill file once and only when one of its batches is kept. */
+  private async *readParts(parts: readonly ViewPart[], keep: (m: BatchMeta) => boolean): AsyncGenerator<arrow.RecordBatch> {
+    for (const part of parts) {
+      const rep = part.rep;
+      if (rep.kind === "memory") {
+        for (let i = 0; i < part.count; i++) if (keep(rep.batches[i])) yield rep.batches[i].batch;
+        continue;
+      }
+      let loaded: arrow.RecordBatch[] | null = null;
+      for (let i = 0; i < part.count; i++) {
+        if (!keep(rep.metas[i])) continue;
+        loaded ??= await readSpillFile(rep.file.path);
+        yield loaded[i];
       }
     }
   }

@@ -4,6 +4,7 @@
 // predicateFilter is set, projected (the hidden offset column removed), in read.batch-size chunks.
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
+import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { and, bindPredicate, type Predicate } from "../predicate/predicate.js";
@@ -12,6 +13,7 @@ import type { Table } from "../table/table.js";
 import type { PinnedView, Ticket } from "./context.js";
 import { validateRealtimeTable } from "./options.js";
 import { asRealtimeContext, isRealtimeSplit, type RealtimeSplit } from "./scan.js";
+import { selectColumns, sliceBatch } from "../arrow/record-batch.js";
 
 export interface RealtimeReadOptions {
   realtime?: unknown;
@@ -20,9 +22,7 @@ export interface RealtimeReadOptions {
   predicateFilter?: boolean;
 }
 
-interface ReaderLike extends AsyncIterable<arrow.RecordBatch> {
-  close(): Promise<void>;
-}
+const NONE: readonly arrow.RecordBatch[] = [];
 
 /** Validation done when a real-time read is created. */
 export function checkRealtimeRead(table: Table, options: RealtimeReadOptions): void {
@@ -49,6 +49,30 @@ function lowerBound(values: BigInt64Array, target: bigint): number {
   return lo;
 }
 
+/** `batch` projected to `columnIndexes`, in chunks of at most `batchSize` rows. */
+function chunk(batch: arrow.RecordBatch, schema: arrow.Schema, columnIndexes: readonly number[], batchSize: number): arrow.RecordBatch[] {
+  const rows = batch.numRows;
+  if (rows <= batchSize) return [selectColumns(batch, schema, columnIndexes)];
+  const out: arrow.RecordBatch[] = [];
+  for (let s = 0; s < rows; s += batchSize) out.push(selectColumns(sliceBatch(batch, s, Math.min(rows, s + batchSize)), schema, columnIndexes));
+  return out;
+}
+
+/**
+ * Output chunks of whole stored batches, kept per batch for the last projection and batch size
+ * they were read with: stored batches are immutable, so continuous queries over the same tail
+ * return the same chunk objects instead of rebuilding them every time.
+ */
+const chunkCache = new WeakMap<arrow.RecordBatch, { key: string; chunks: arrow.RecordBatch[] }>();
+
+function outputChunks(batch: arrow.RecordBatch, schema: arrow.Schema, columnIndexes: readonly number[], batchSize: number, key: string): arrow.RecordBatch[] {
+  const cached = chunkCache.get(batch);
+  if (cached !== undefined && cached.key === key) return cached.chunks;
+  const chunks = chunk(batch, schema, columnIndexes, batchSize);
+  chunkCache.set(batch, { key, chunks });
+  return chunks;
+}
+
 /**
  * Creates a union reader. Tickets are resolved and checked first; only when all are valid are
  * they consumed (the reader then pins their views until it is closed or exhausted).
@@ -60,7 +84,7 @@ export async function createRealtimeReader(
   batchSize: number,
   splits: readonly Split[],
   diskBatches: (splits: readonly DataSplit[]) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
-): Promise<ReaderLike> {
+): Promise<BatchReader> {
   const ctx = asRealtimeContext(options.realtime, "createReader");
   ctx.checkValid();
   ctx.bind(table);
@@ -97,48 +121,48 @@ export async function createRealtimeReader(
   const projection = options.projection ?? fields.map((f) => f.name);
   const columnIndexes = projection.map((name) => fields.findIndex((f) => f.name === name) + 1); // +1: offset column first
   const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
-  const structType = new arrow.Struct(outputSchema.fields);
+  const chunkKey = `${batchSize}:${columnIndexes.join(",")}`;
 
-  async function* memory(split: RealtimeSplit, view: PinnedView, ticket: Ticket): AsyncGenerator<arrow.RecordBatch, void, undefined> {
-    const committed = ticket.committedEnd;
-    const end = ticket.memoryEnd;
-    const preds = [options.filter, ticket.scanFilter].filter((p): p is Predicate => !!p);
-    const prune = preds.length === 0 ? null : preds.length === 1 ? preds[0] : and(...preds);
-    const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committed, predicate: prune, readBatchSize: batchSize });
-    for await (const raw of reader) {
-      const offsets = raw.data.children[0].values as unknown as BigInt64Array;
-      const n = raw.numRows;
-      const lo = committed < 0n || offsets[0] >= committed ? 0 : lowerBound(offsets, committed);
-      const hi = offsets[n - 1] < end ? n : lowerBound(offsets, end);
-      if (lo >= hi) continue;
-      let b = lo === 0 && hi === n ? raw : raw.slice(lo, hi);
-      if (residual) {
-        const rows = filterBatchIndices(residual, b);
-        if (rows.length === 0) continue;
-        if (rows.length < b.numRows) b = takeRows(b, rows);
-      }
-      const children = columnIndexes.map((i) => b.data.children[i]);
-      yield new arrow.RecordBatch(outputSchema, arrow.makeData({ type: structType, length: b.numRows, nullCount: 0, children }));
+  /** One stored batch's rows in [committed, end), filtered, projected, in batchSize chunks. */
+  const outputOf = (raw: arrow.RecordBatch, committed: bigint, end: bigint): readonly arrow.RecordBatch[] => {
+    const offsets = raw.data.children[0].values as unknown as BigInt64Array;
+    const n = raw.numRows;
+    if (n === 0) return NONE;
+    const lo = committed < 0n || offsets[0] >= committed ? 0 : lowerBound(offsets, committed);
+    const hi = offsets[n - 1] < end ? n : lowerBound(offsets, end);
+    if (lo >= hi) return NONE;
+    let b = sliceBatch(raw, lo, hi);
+    if (residual) {
+      const rows = filterBatchIndices(residual, b);
+      if (rows.length === 0) return NONE;
+      if (rows.length < b.numRows) b = takeRows(b, rows);
     }
-    void split;
+    return b === raw ? outputChunks(raw, outputSchema, columnIndexes, batchSize, chunkKey) : chunk(b, outputSchema, columnIndexes, batchSize);
+  };
+
+  /** Groups of output batches: per disk batch, per stored batch of an async store, per memory view of a synchronous one. */
+  async function* groups(): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
+    for (const split of splits) {
+      if (split.files.length > 0) for await (const b of diskBatches([split])) yield [b];
+      const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
+      if (!view) continue;
+      const ticket = tickets.get(split as RealtimeSplit)!;
+      const { committedEnd, memoryEnd } = ticket;
+      const preds = [options.filter, ticket.scanFilter].filter((p): p is Predicate => !!p);
+      const prune = preds.length === 0 ? null : preds.length === 1 ? preds[0] : and(...preds);
+      const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
+      if (Symbol.iterator in reader) {
+        const out: arrow.RecordBatch[] = [];
+        for (const raw of reader) for (const b of outputOf(raw, committedEnd, memoryEnd)) out.push(b);
+        if (out.length > 0) yield out;
+      } else {
+        for await (const raw of reader) {
+          const out = outputOf(raw, committedEnd, memoryEnd);
+          if (out.length > 0) yield out;
+        }
+      }
+    }
   }
 
-  const generator = (async function* () {
-    try {
-      for (const split of splits) {
-        if (split.files.length > 0) yield* diskBatches([split]);
-        const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
-        if (view) yield* memory(split as RealtimeSplit, view, tickets.get(split as RealtimeSplit)!);
-      }
-    } finally {
-      await releaseAll();
-    }
-  })();
-  return {
-    [Symbol.asyncIterator]: () => generator,
-    close: async () => {
-      await generator.return(undefined);
-      await releaseAll();
-    },
-  };
+  return groupedBatchReader(groups(), releaseAll);
 }

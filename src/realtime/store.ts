@@ -37,7 +37,7 @@ export interface RealtimeQueryContext {
   readonly offsetBegin: bigint;
   /** Conservative pruning hint (a store may ignore it; the framework filters exactly when asked). */
   readonly predicate: Predicate | null;
-  /** Maximum rows per returned batch. */
+  /** `read.batch-size`: a sizing hint (the framework re-chunks what the store returns to it). */
   readonly readBatchSize: number;
 }
 
@@ -76,9 +76,10 @@ export interface RealtimeStoreCreateRequest {
  * - `createCommitReader` returns a frozen segment's batches in write order (store-write layout);
  * - `acquireReadView` returns an immutable view; later writes, seals, spills and
  *   `advanceCommittedOffset` must not change what the view returns;
- * - `createQueryReader` returns a view's batches in write order (store-write layout, at most
- *   `readBatchSize` rows each), possibly skipping batches entirely below `offsetBegin` or
- *   pruned by statistics;
+ * - `createQueryReader` returns a view's batches in write order (store-write layout, any size;
+ *   the framework windows and chunks them to `readBatchSize`), possibly skipping batches
+ *   entirely below `offsetBegin` or pruned by statistics; returning the same immutable batch
+ *   objects every time is expected (no copies);
  * - `advanceCommittedOffset` is monotonic and idempotent; it may reclaim sealed segments whose
  *   whole envelope is below the committed end.
  */
@@ -88,7 +89,8 @@ export interface RealtimeStore {
   spill?(segment: RealtimeSegmentHandle): Promise<void>;
   createCommitReader(segment: RealtimeSegmentHandle): AsyncIterable<arrow.RecordBatch>;
   acquireReadView(): MaybePromise<RealtimeReadView>;
-  createQueryReader(view: RealtimeReadView, context: RealtimeQueryContext): AsyncIterable<arrow.RecordBatch>;
+  /** A synchronous iterable (e.g. an array) when the batches are in memory: reads then cost no promise per batch. */
+  createQueryReader(view: RealtimeReadView, context: RealtimeQueryContext): Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch>;
   advanceCommittedOffset(committedEndOffset: bigint): MaybePromise<void>;
   getDataUsage(): RealtimeStoreDataUsage;
   close(): MaybePromise<void>;

@@ -21,6 +21,7 @@ import { partitionStrings } from "./offsets.js";
 import { validateRealtimeTable, type RealtimeOptions } from "./options.js";
 import type { RealtimeStoreCreateRequest } from "./store.js";
 import { INT64_MAX, partitionBucketKey, REALTIME_OFFSET_FIELD, type OffsetRange, type RealtimeCommitProgress } from "./types.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** Field id of the hidden offset column (Paimon special field `INT32_MAX - 10002`). */
 export const REALTIME_OFFSET_FIELD_ID = 2147483647 - 10002;
@@ -146,7 +147,7 @@ export class RealtimeAppendTableWrite extends TableWrite {
     return id;
   }
 
-  /** The batch in the store-write layout with canonical column types (as given when it already is). */
+  /** The batch in the store-write layout, under the writer schema, with canonical column types. */
   private rtNormalize(batch: arrow.RecordBatch): arrow.RecordBatch {
     const fields = batch.schema.fields;
     const table = this.rtTable;
@@ -168,7 +169,9 @@ export class RealtimeAppendTableWrite extends TableWrite {
       this.schemaChecks.set(batch.schema, canonical);
     }
     const children = batch.data.children;
-    let out = batch;
+    // Re-wrapped under the writer's schema even when canonical: the store keeps the batch for
+    // its lifetime, and the caller's Schema/Field objects need not live that long.
+    let out = recordBatch(this.writeSchema, children, batch.numRows);
     if (!canonical) {
       const converted = expected.map((f, i) => {
         const column = children[i + 1];
@@ -178,7 +181,7 @@ export class RealtimeAppendTableWrite extends TableWrite {
           throw new PaimonError("INVALID_ARGUMENT", `column ${f.name} of table ${table.identifier}: ${(e as Error).message}`);
         }
       });
-      out = new arrow.RecordBatch(this.writeSchema, arrow.makeData({ type: new arrow.Struct(this.writeSchema.fields), length: batch.numRows, nullCount: 0, children: [children[0], ...converted] }));
+      out = recordBatch(this.writeSchema, [children[0], ...converted], batch.numRows);
     }
     for (let i = 0; i < expected.length; i++) {
       if (!expected[i].type.nullable && out.data.children[i + 1].nullCount > 0) {
@@ -316,7 +319,7 @@ export class RealtimeAppendTableWrite extends TableWrite {
           for (const seg of entry.unprepared) {
             for await (const b of entry.store.createCommitReader(seg)) {
               if (b.numRows === 0) continue;
-              await writer.write(new arrow.RecordBatch(this.tableSchema, arrow.makeData({ type: new arrow.Struct(this.tableFields), length: b.numRows, nullCount: 0, children: b.data.children.slice(1) })));
+              await writer.write(recordBatch(this.tableSchema, b.data.children.slice(1), b.numRows));
             }
           }
           const files = await writer.prepareCommit();

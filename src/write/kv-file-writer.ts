@@ -15,6 +15,7 @@ import type { DataField } from "../spec/types.js";
 import { KEY_FIELD_PREFIX, keyFieldsOf, keyValueFileFields } from "../table/primary-key.js";
 import { internalValue } from "./row-values.js";
 import { localNowMillis, simpleStats } from "./append-writer.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** Rows in key order: table columns (canonical Arrow layout, table field order) plus sequence numbers and row kinds. */
 export interface KvChunk {
@@ -122,7 +123,7 @@ export class KvFileWriter {
       return cols[c];
     });
     const schema = new arrow.Schema(this.fileFields.map((f, i) => new arrow.Field(f.name, children[i].type, true)));
-    this.current.write(new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: n, nullCount: 0, children })));
+    this.current.write(recordBatch(schema, children, n));
     if (this.current.bufferedBytes >= this.config.targetFileSize) await this.roll();
   }
 

@@ -28,6 +28,7 @@ import type { DataField } from "../spec/types.js";
 import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
 import type { Table } from "../table/table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** Rows per gathered chunk when writing merged output. */
 const WRITE_CHUNK_ROWS = 64 * 1024;
@@ -229,7 +230,7 @@ export class MergeTreeBucketWriter {
       const kindData = batch.data.children[width];
       kinds = (kindData.values as Int8Array).subarray(0, batch.numRows);
       const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
-      data = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children: batch.data.children.slice(0, width) }));
+      data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
     } else kinds = new Int8Array(batch.numRows);
     if (this.options.config.ignoreDelete) {
       let keep = 0;

@@ -4,6 +4,7 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { Table } from "../table/table.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 export const ROW_KIND_COLUMN = "_VALUE_KIND";
 
@@ -25,7 +26,7 @@ export function attachRowKinds(batch: arrow.RecordBatch, kinds: ArrayLike<number
   const fields = [...batch.schema.fields, new arrow.Field(ROW_KIND_COLUMN, new arrow.Int8(), false)];
   const children = [...batch.data.children, arrow.makeData({ type: new arrow.Int8(), length: n, data: values })];
   const schema = new arrow.Schema(fields);
-  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children }));
+  return recordBatch(schema, children, n);
 }
 
 /**

@@ -23,6 +23,7 @@ import { checkPrimaryKeyWritable, type PrimaryKeyConfig } from "../table/primary
 import { MergeTreeBucketWriter } from "./merge-tree-writer.js";
 import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
 import { compactAppendBuckets } from "./append-compact.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 export enum RowKind {
   INSERT = 0,
@@ -135,7 +136,7 @@ export class TableWrite {
       return converted;
     });
     const schema = new arrow.Schema(this.canonical);
-    return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children }));
+    return recordBatch(schema, children, batch.numRows);
   }
 
   private async route(batch: arrow.RecordBatch, target: WriteTarget): Promise<Array<[BucketState, arrow.RecordBatch]>> {

@@ -4,7 +4,7 @@
 import { describe, expect, it, beforeEach, afterEach } from "vitest";
 import fc from "fast-check";
 import { PaimonError } from "../../src/error.js";
-import { type FileIO, joinPath, readTextFile } from "../../src/fs/file-io.js";
+import { type FileIO, joinPath, readTextFile, readTextFileIfExists } from "../../src/fs/file-io.js";
 
 export interface Fixture {
   io: FileIO;
@@ -91,6 +91,17 @@ export function fileIOContract(name: string, make: () => Promise<Fixture>): void
       await io.writeFile(p("t.json"), '{"k":"ä€𝄞"}');
       expect(await readTextFile(io, p("t.json"))).toBe('{"k":"ä€𝄞"}');
       expect(await io.readFile(p("t.json"))).toEqual(enc.encode('{"k":"ä€𝄞"}'));
+    });
+
+    it("readFileIfExists: the bytes, null when missing (also under a file), IO_ERROR for a directory", async () => {
+      if (!io.readFileIfExists) return;
+      await io.writeFile(p("d", "f"), "abc");
+      expect(await io.readFileIfExists(p("d", "f"))).toEqual(enc.encode("abc"));
+      expect(await io.readFileIfExists(p("d", "nope"))).toBeNull();
+      expect(await io.readFileIfExists(p("d", "f", "g"))).toBeNull();
+      expect(await readTextFileIfExists(io, p("d", "f"))).toBe("abc");
+      expect(await readTextFileIfExists(io, p("nope"))).toBeNull();
+      await expect(io.readFileIfExists(p("d"))).rejects.toMatchObject({ code: "IO_ERROR" });
     });
 
     it("writeFile overwrites and an empty file is fine", async () => {

@@ -238,7 +238,10 @@ describe("real-time scan and read", () => {
           freeze: () => inner.freeze(),
           createCommitReader: (s: never) => inner.createCommitReader(s),
           acquireReadView: () => inner.acquireReadView(),
-          createQueryReader: (v: never, c: never) => inner.createQueryReader(v, c),
+          // an asynchronous reader (the Arrow store's own is synchronous in memory)
+          createQueryReader: async function* (v: never, c: never) {
+            yield* inner.createQueryReader(v, c);
+          },
           advanceCommittedOffset: (e: bigint) => {
             calls.push(`advance ${e}`);
             return inner.advanceCommittedOffset(e);
@@ -257,5 +260,60 @@ describe("real-time scan and read", () => {
     await w.refreshCommittedSnapshot(s);
     await w.close();
     expect(calls).toEqual(["create APPEND_ONLY _REALTIME_OFFSET,id,name,v,dt", "write 0-2", "write 2-3", "advance 3"]);
+  });
+
+  it("coalesces runs of tiny writes; views, reads, stats pruning, prepare and metrics stay exact", async () => {
+    const table = await makeTable({ "realtime.store.stats-mode": "full", "read.batch-size": 7 });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    const entry = (ctx as unknown as { allEntries(): Array<{ bucket: number; store: ArrowRealtimeStore }> }).allEntries;
+    // 31 writes of 3 rows: no coalescing yet; pin a view over them
+    for (let k = 0; k < 31; k++) await w.write(rtBatch([3 * k, 3 * k + 1, 3 * k + 2]), { bucket: 0 });
+    const before = await table.newScan({ realtime: ctx }).plan();
+    const store = entry.call(ctx).find((e) => e.bucket === 0)!.store;
+    const storedBatches = () => {
+      const v = store.acquireReadView();
+      const n = (store.createQueryReader(v, { offsetBegin: 0n, predicate: null, readBatchSize: 1 }) as arrow.RecordBatch[]).length;
+      void v.release();
+      return n;
+    };
+    expect(storedBatches()).toBe(31);
+    // every 32nd small batch merges the run (the merged batch, still small, heads the next run)
+    for (let k = 31; k < 100; k++) await w.write(rtBatch([3 * k, 3 * k + 1, 3 * k + 2], { names: [`a${k}`, null, `c${k}`] }), { bucket: 0 });
+    expect(storedBatches()).toBe(1 + 6); // [0,282) merged three times + 6 single writes
+    const all = await readRows(table, { ctx });
+    expect(all.map((r) => r.id)).toEqual(range(0, 300));
+    expect(all.filter((r) => r.name === null).map((r) => r.id)).toEqual(range(31, 100).map((k) => 3 * k + 1));
+    expect(all[93 + 1]).toEqual({ id: 94, name: null, v: 47, dt: "d1" });
+    // the view pinned before coalescing reads exactly its 93 rows, in chunks of at most 7
+    const reader = await table.newRead({ realtime: ctx }).createReader(before.splits);
+    const sizes: number[] = [];
+    const ids: number[] = [];
+    for await (const b of reader) {
+      sizes.push(b.numRows);
+      for (const id of b.data.children[0].values as BigInt64Array) ids.push(Number(id));
+    }
+    expect(ids).toEqual(range(0, 93));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(7);
+    // coalesced batches carry their own statistics: id >= 290 keeps only the newest batch
+    const v = store.acquireReadView();
+    const kept = store.createQueryReader(v, { offsetBegin: 0n, predicate: col("id").ge(290), readBatchSize: 1 }) as arrow.RecordBatch[];
+    await v.release();
+    expect(kept.map((b) => Number((b.data.children[0].values as BigInt64Array)[0]))).toEqual([288, 291, 294, 297]);
+    // metrics count the coalesced batches' bytes, exactly
+    const m = ctx.getMetrics();
+    expect(m.realtimeBuildingRowCount).toBe(300);
+    const view = store.acquireReadView();
+    const stored = store.createQueryReader(view, { offsetBegin: 0n, predicate: null, readBatchSize: 1 }) as arrow.RecordBatch[];
+    await view.release();
+    const arrowBytes = stored.reduce((n, b) => n + b.data.children.reduce((k, c) => k + c.byteLength, 0), 0);
+    expect(m.realtimeBuildingMemoryBytes).toBeGreaterThan(arrowBytes); // + statistics
+    expect(m.realtimeBuildingMemoryBytes - arrowBytes).toBeLessThan(4096);
+    // prepare + commit write every row once
+    const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.refreshCommittedSnapshot(s);
+    expect(await readIds(table)).toEqual(range(0, 300));
+    expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
+    await w.close();
   });
 });
