@@ -166,28 +166,38 @@ export class ColumnStatsCollector {
   }
 
   private updateLong(v: BigInt64Array, n: number, bm: Uint8Array | undefined, off: number): void {
-    // Track the positions of the extremes with a cheap comparison on the high 32 bits first.
+    // Compare (high int32, low uint32) word pairs: reading BigInt64Array elements would
+    // allocate a BigInt per row. Little-endian: the low word comes first.
+    const words = new Int32Array(v.buffer, v.byteOffset, n * 2);
     let minIdx = -1;
     let maxIdx = -1;
-    let min = 0n;
-    let max = 0n;
+    let minHi = 0;
+    let minLo = 0;
+    let maxHi = 0;
+    let maxLo = 0;
     for (let i = 0; i < n; i++) {
       if (bm && !isValid(bm, off, i)) continue;
-      const x = v[i]!;
+      const hi = words[2 * i + 1]!;
+      const lo = words[2 * i]! >>> 0;
       if (minIdx < 0) {
         minIdx = maxIdx = i;
-        min = max = x;
+        minHi = maxHi = hi;
+        minLo = maxLo = lo;
         continue;
       }
-      if (x < min) {
-        min = x;
+      if (hi < minHi || (hi === minHi && lo < minLo)) {
         minIdx = i;
-      } else if (x > max) {
-        max = x;
+        minHi = hi;
+        minLo = lo;
+      } else if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
         maxIdx = i;
+        maxHi = hi;
+        maxLo = lo;
       }
     }
     if (minIdx < 0) return;
+    const min = v[minIdx]!;
+    const max = v[maxIdx]!;
     if (!this.hasValue || min < this.minB) this.minB = min;
     if (!this.hasValue || max > this.maxB) this.maxB = max;
     this.hasValue = true;
@@ -231,16 +241,28 @@ export class ColumnStatsCollector {
   private updateBytes(offsets: Int32Array, bytes: Uint8Array, n: number, bm: Uint8Array | undefined, off: number): void {
     let minI = -1;
     let maxI = -1;
+    // First bytes of the current extremes (-1: empty): a value whose first byte lies strictly
+    // between them is neither, without a full comparison.
+    let minFirst = -1;
+    let maxFirst = -1;
     for (let i = 0; i < n; i++) {
       if (bm && !isValid(bm, off, i)) continue;
-      if (minI < 0) {
-        minI = maxI = i;
-        continue;
-      }
       const s = offsets[i]!;
       const e = offsets[i + 1]!;
-      if (compareBytes(bytes, s, e, bytes, offsets[minI]!, offsets[minI + 1]!) < 0) minI = i;
-      else if (compareBytes(bytes, s, e, bytes, offsets[maxI]!, offsets[maxI + 1]!) > 0) maxI = i;
+      const first = s < e ? bytes[s]! : -1;
+      if (minI < 0) {
+        minI = maxI = i;
+        minFirst = maxFirst = first;
+        continue;
+      }
+      if (first > minFirst && first < maxFirst) continue;
+      if (compareBytes(bytes, s, e, bytes, offsets[minI]!, offsets[minI + 1]!) < 0) {
+        minI = i;
+        minFirst = first;
+      } else if (compareBytes(bytes, s, e, bytes, offsets[maxI]!, offsets[maxI + 1]!) > 0) {
+        maxI = i;
+        maxFirst = first;
+      }
     }
     if (minI < 0) return;
     const ms = offsets[minI]!;
