@@ -109,10 +109,15 @@ export async function readTable(
   identifier: string,
   options: { snapshot?: number; sort?: boolean } = {},
 ): Promise<OracleRow[]> {
-  const args = ["read", warehouse, identifier];
-  if (options.snapshot !== undefined) args.push("--snapshot", String(options.snapshot));
-  if (options.sort) args.push("--sort");
-  return parseJsonLines(await (oracle === "pypaimon" ? runPypaimon : runJavaOracle)(args));
+  return parseJsonLines(await (oracle === "pypaimon" ? runPypaimon : runJavaOracle)(readArgs({ warehouse, identifier, ...options })));
+}
+
+function readArgs(r: ReadRequest): string[] {
+  const args = ["read", r.warehouse, r.identifier];
+  if (r.snapshot !== undefined) args.push("--snapshot", String(r.snapshot));
+  if (r.sort) args.push("--sort");
+  for (const [column, value] of r.filterEq ?? []) args.push("--filter-eq", column, JSON.stringify(value));
+  return args;
 }
 
 /**
@@ -219,16 +224,13 @@ export interface ReadRequest {
   identifier: string;
   snapshot?: number;
   sort?: boolean;
+  /** Java only: `column = value` filters pushed to the scan and reader (value in the spec's JSON encoding); Java skips files by statistics and file indexes but may return other rows of the files it reads. */
+  filterEq?: Array<[string, unknown]>;
 }
 
 /** Reads several tables (or snapshots) with one oracle process; rows per request, in order. */
 export async function readTables(oracle: "pypaimon" | "java", requests: ReadRequest[]): Promise<Array<OracleRow[] | Error>> {
-  const commands = requests.map((r) => {
-    const args = ["read", r.warehouse, r.identifier];
-    if (r.snapshot !== undefined) args.push("--snapshot", String(r.snapshot));
-    if (r.sort) args.push("--sort");
-    return args;
-  });
+  const commands = requests.map(readArgs);
   const results = await runBatch(oracle, commands);
   return results.map((r) => (r.ok ? parseJsonLines(r.out) : new Error(r.error)));
 }
