@@ -10,6 +10,12 @@ const SNAPSHOT_PREFIX = "snapshot-";
 
 export class SnapshotManager {
   readonly paths: TablePaths;
+  /**
+   * The snapshot `latestSnapshot()` returned last. Snapshot files never change and the latest
+   * one is never expired, so while the hint still names it (and no next one exists) it is
+   * reused: finding the latest snapshot then costs two small reads, as in Java.
+   */
+  private lastLatest: Snapshot | null = null;
 
   constructor(
     readonly io: FileIO,
@@ -39,7 +45,12 @@ export class SnapshotManager {
   /** The latest snapshot id, or null for a table without snapshots. */
   async latestSnapshotId(): Promise<number | null> {
     const hint = await this.readHint("LATEST");
-    if (hint !== null && hint > 0 && (await this.io.exists(this.paths.snapshot(hint))) && !(await this.io.exists(this.paths.snapshot(hint + 1)))) {
+    if (
+      hint !== null &&
+      hint > 0 &&
+      !(await this.io.exists(this.paths.snapshot(hint + 1))) &&
+      (this.lastLatest?.id === hint || (await this.io.exists(this.paths.snapshot(hint))))
+    ) {
       return hint;
     }
     const ids = await this.listSnapshotIds();
@@ -74,8 +85,12 @@ export class SnapshotManager {
     for (let attempt = 0; attempt < 5; attempt++) {
       const id = await this.latestSnapshotId();
       if (id === null) return null;
+      if (this.lastLatest?.id === id) return this.lastLatest;
       const snapshot = await this.tryGetSnapshot(id);
-      if (snapshot !== null) return snapshot;
+      if (snapshot !== null) {
+        this.lastLatest = snapshot;
+        return snapshot;
+      }
     }
     throw new PaimonError("IO_ERROR", `latest snapshot of ${this.paths.root} keeps disappearing`);
   }
