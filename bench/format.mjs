@@ -119,6 +119,33 @@ export async function runFormatBenchmarks(report, { quick = false } = {}) {
     report.add({ suite: "format", case: "column stats (4 cols)", rows, candidate: "ColumnStatsCollector", candidateMs });
   }
 
+  // Data-file indexes (file-index.*): building a bloom filter (default 1M items) or a bitmap over
+  // one column, against writing that column as Parquet (what the index adds to a data file write).
+  {
+    const fi = await import("../dist/fileindex/index.js");
+    const single = (i) => {
+      const field = fields[i];
+      const batch = new arrow.RecordBatch(new arrow.Schema([table.schema.fields[i]]), arrow.makeData({ type: new arrow.Struct([table.schema.fields[i]]), length: rows, nullCount: 0, children: [table.batches[0].data.children[i]] }));
+      return { field, batch };
+    };
+    for (const [label, i, type] of [
+      ["bloom filter, id (BIGINT)", 0, "bloom-filter"],
+      ["bloom filter, key (STRING)", 1, "bloom-filter"],
+      ["bitmap, ts (TIMESTAMP)", 3, "bitmap"],
+    ]) {
+      const { field, batch } = single(i);
+      const spec = fi.fileIndexSpecOf({ [`file-index.${type}.columns`]: field.name }, [field]);
+      if (type === "bitmap" && rows > 100_000) continue; // every value distinct: a bitmap index is the wrong tool here
+      const candidateMs = await timeMedianAsync(async () => {
+        const b = new fi.FileIndexBuilder(spec, [field]);
+        b.update(batch);
+        b.finish();
+      }, { iterations });
+      const baselineMs = await timeMedianAsync(async () => lib.writeParquet([field], batch, { compression: "zstd" }), { iterations });
+      report.add({ suite: "format", case: `file index: ${label}`, rows, candidate: "FileIndexBuilder", candidateMs, baseline: "Parquet write of the column", baselineMs });
+    }
+  }
+
   const bytes = files.zstd;
   const projected = [fields[0], fields[2]];
   {

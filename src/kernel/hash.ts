@@ -1,4 +1,5 @@
-// Vectorised key fingerprints (XXH64) and Paimon fixed-bucket assignment, in the kernel.
+// Vectorised key fingerprints (XXH64), Paimon fixed-bucket assignment and the per-value
+// hashes of Paimon's bloom-filter file index (`FastHash`), in the kernel.
 import { requireArgument } from "../error.js";
 import { ColumnsLayout, type KeyColumn, validateKeyColumns } from "./columns.js";
 import { KernelFrame } from "./wasm.js";
@@ -39,4 +40,54 @@ export function assignBuckets(keys: readonly KeyColumn[], buckets: number): Int3
   const columns = layout.write();
   frame.k.pr_bucket(columns, layout.columnCount, rows, buckets, frame.ptr(outAt));
   return frame.i32(outAt, rows).slice();
+}
+
+/**
+ * XXH64 (with `seed`) of every variable-length value of an Arrow-style column: value `i`
+ * is `bytes[offsets[i] .. offsets[i + 1]]` (int32 offsets, need not start at 0). Java
+ * Paimon's `FastHash` hashes strings (UTF-8) and binary values this way (seed 0).
+ */
+export function xxh64Values(offsets: Int32Array, bytes: Uint8Array, seed: bigint = 0n): BigUint64Array {
+  const rows = Math.max(0, offsets.length - 1);
+  if (rows === 0) return new BigUint64Array(0);
+  const first = offsets[0]!;
+  const last = offsets[rows]!;
+  requireArgument(first >= 0 && last >= first && last <= bytes.length, "xxh64Values: offsets exceed the byte buffer");
+  const frame = new KernelFrame();
+  const offsetsAt = frame.reserve((rows + 1) * 4);
+  const bytesAt = frame.reserve(last - first);
+  const outAt = frame.reserve(rows * 8);
+  frame.open();
+  frame.write(offsetsAt, offsets);
+  frame.write(bytesAt, bytes.subarray(first, last));
+  frame.k.pr_xxh64_bytes(frame.ptr(offsetsAt), frame.ptr(bytesAt), rows, BigInt.asUintN(64, seed), frame.ptr(outAt));
+  return frame.u64(outAt, rows).slice();
+}
+
+/**
+ * Thomas Wang's 64-bit integer hash (Java Paimon `FastHash.getLongHash`) of
+ * `floor(values[i] * mul / div)`: `mul`/`div` convert timestamp units (e.g. seconds to
+ * millis, nanos to micros) before hashing. 8/16/32-bit inputs are sign-extended to 64
+ * bits, as Java widens `byte`/`short`/`int` to `long`. Signed 64-bit results.
+ */
+export function wangHash64Values(values: BigInt64Array | Int32Array | Int16Array | Int8Array, mul = 1n, div = 1n): BigInt64Array {
+  requireArgument(div > 0n, "wangHash64Values: div must be positive");
+  const rows = values.length;
+  if (rows === 0) return new BigInt64Array(0);
+  const frame = new KernelFrame();
+  const valuesAt = frame.reserve(rows * 8);
+  const outAt = frame.reserve(rows * 8);
+  frame.open();
+  if (values instanceof BigInt64Array) frame.write(valuesAt, values);
+  else {
+    const words = frame.i32(valuesAt, rows * 2);
+    for (let i = 0; i < rows; i++) {
+      const v = values[i]!;
+      words[2 * i] = v;
+      words[2 * i + 1] = v >> 31;
+    }
+  }
+  frame.k.pr_wang_hash64(frame.ptr(valuesAt), rows, BigInt.asIntN(64, mul), BigInt.asIntN(64, div), frame.ptr(outAt));
+  const out = frame.u64(outAt, rows).slice();
+  return new BigInt64Array(out.buffer, out.byteOffset, rows);
 }

@@ -6,7 +6,7 @@ export type { KeyColumn, KeyColumnType, KeyValue } from "./columns.js";
 export { sortPermutation } from "./sort.js";
 export { mergeDeduplicate } from "./merge.js";
 export type { MergeOptions, MergeResult, SortedRun } from "./merge.js";
-export { assignBuckets, fingerprintKeys } from "./hash.js";
+export { assignBuckets, fingerprintKeys, wangHash64Values, xxh64Values } from "./hash.js";
 export * as reference from "./reference.js";
 export { OffsetSet64, RoaringBitmap32 } from "./bitmap.js";
 export type { RunOptimizeTieRule } from "./bitmap.js";

@@ -23,6 +23,8 @@ export interface KernelExports {
   ): number;
   pr_fingerprint(columns: number, columnCount: number, rows: number, seed: bigint, out: number): void;
   pr_bucket(columns: number, columnCount: number, rows: number, buckets: number, out: number): void;
+  pr_xxh64_bytes(offsets: number, bytes: number, rows: number, seed: bigint, out: number): void;
+  pr_wang_hash64(values: number, rows: number, mul: bigint, div: bigint, out: number): void;
   // Roaring bitmaps (wasm/src/bitmap.rs). Handles are non-zero; deserialize returns 0 on malformed input.
   pr_bitmap32_new(): number;
   pr_bitmap32_free(handle: number): void;

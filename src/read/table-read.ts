@@ -3,6 +3,7 @@
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
+import { fileIndexMayMatchFile, indexColumnsMatch } from "./file-index-filter.js";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
@@ -124,12 +125,16 @@ export class TableRead {
       return f;
     };
     const deletionVectors = new DeletionVectorLoader(this.table.fileIO);
+    // Files whose index rules the filter out are skipped (the index names columns as the file's
+    // schema did: used when the filter's columns are unchanged since).
+    const indexFilter = this.options.filter && this.table.coreOptions.fileIndexReadEnabled ? this.options.filter : null;
     for (const split of splits) {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
       for (const [index, file] of split.files.entries()) {
         const path = file.externalPath ?? `${split.bucketPath}/${file.fileName}`;
-        const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const fileFields = await fileFieldsOf(Number(file.schemaId));
+        if (indexFilter && indexColumnsMatch(indexFilter, this.table.schema.fields, fileFields) && !(await fileIndexMayMatchFile(this.table.fileIO, path, file, indexFilter, fileFields))) continue;
+        const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const deletionFile = split.deletionFiles?.[index] ?? null;
         const deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
         let position = 0;

@@ -14,6 +14,7 @@ import type { RealtimeContext } from "../realtime/context.js";
 import { checkRealtimeScan, planRealtimeScan } from "../realtime/scan.js";
 import { deletionFilesOf, planPrimaryKeySplits } from "./merge-tree-splits.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
+import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
 
 /** Options of `Table.newScan` (API.md). */
 export interface ScanOptions {
@@ -58,12 +59,15 @@ export class TableScan {
       if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partition, this.partitionFields)) return false;
       return true;
     };
-    // Statistics pruning: manifests by partition stats, files by value stats (files written
-    // under another schema are kept: their stats columns are that schema's).
+    // Statistics pruning: manifests by partition stats, files by value stats and embedded file
+    // indexes (files written under another schema are kept: their stats columns are that schema's).
     const schema = this.table.schema;
     const keepManifest = (m: ManifestFileMeta): boolean => !partitionFilter || mayMatch(partitionFilter, partitionStatsOf(m, this.partitionFields), this.partitionFields);
     const valueFilter = this.options.filter && schema.primaryKeys.length === 0 ? this.options.filter : null;
-    const keepFile = (e: ManifestEntry): boolean => keepEntry(e) && (!valueFilter || e.file.schemaId !== schema.id || fileMayMatch(valueFilter, e.file, schema.fields));
+    const useIndex = this.table.coreOptions.fileIndexReadEnabled;
+    const keepFile = (e: ManifestEntry): boolean =>
+      keepEntry(e) &&
+      (!valueFilter || e.file.schemaId !== schema.id || (fileMayMatch(valueFilter, e.file, schema.fields) && (!useIndex || embeddedIndexMayMatch(e.file, valueFilter, schema.fields))));
     const entries = await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
     if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.options.filter) };
     // Append tables with deletion vectors (written by Java's DELETE on append tables).

@@ -22,6 +22,7 @@ export const Options = {
   SNAPSHOT_NUM_RETAINED_MAX: "snapshot.num-retained.max",
   SNAPSHOT_TIME_RETAINED: "snapshot.time-retained",
   READ_BATCH_SIZE: "read.batch-size",
+  FILE_INDEX_READ_ENABLED: "file-index.read.enabled",
   SPLIT_TARGET_SIZE: "source.split.target-size",
   SPLIT_OPEN_FILE_COST: "source.split.open-file-cost",
   DYNAMIC_PARTITION_OVERWRITE: "dynamic-partition-overwrite",
@@ -189,6 +190,11 @@ export class TableOptions {
 
   get readBatchSize(): number {
     return this.int(Options.READ_BATCH_SIZE, 1024);
+  }
+
+  /** Whether reads skip data files by their file indexes (`file-index.*`). */
+  get fileIndexReadEnabled(): boolean {
+    return this.bool(Options.FILE_INDEX_READ_ENABLED, true);
   }
 
   get splitTargetSize(): number {

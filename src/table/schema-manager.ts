@@ -7,6 +7,7 @@ import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, typ
 import { type DataField, type DataType, highestFieldId, reassignFieldIds, toDataType, typeToString } from "../spec/types.js";
 import { IMMUTABLE_OPTIONS } from "./options.js";
 import { TablePaths } from "./paths.js";
+import { fileIndexSpecOf } from "../fileindex/index.js";
 
 /** One change of `Catalog.alterTable` (API.md `SchemaChange`). */
 export type SchemaChange =
@@ -109,6 +110,7 @@ export function validateTableSchema(schema: TableSchema): void {
     const trimmed = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
     if (trimmed.length === 0) throw invalid(`primary key [${schema.primaryKeys.join(", ")}] must not be only partition fields`);
   }
+  fileIndexSpecOf(o, schema.fields); // file-index.* options name existing columns of indexable types
   for (const key of schema.partitionKeys) {
     const f = schema.fields.find((x) => x.name === key)!;
     if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {

@@ -4,6 +4,7 @@ import type * as arrow from "apache-arrow";
 import { randomId } from "../fs/file-io.js";
 import type { FileIO } from "../fs/file-io.js";
 import { ParquetFileWriter } from "../format/parquet-writer.js";
+import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
 import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta, type SimpleStats } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -46,6 +47,7 @@ export class AppendBucketWriter {
   private readonly uuid = randomId();
   private fileCounter = 0;
   private current: ParquetFileWriter | null = null;
+  private index: DataFileIndexWriter | null = null;
   private readonly finished: DataFileMeta[] = [];
 
   /** `nextSequence`: the sequence number of the next row (restored max + 1 for bucketed tables). */
@@ -61,19 +63,27 @@ export class AppendBucketWriter {
   /** Buffers a batch (columns in the table's canonical Arrow layout). */
   async write(batch: arrow.RecordBatch): Promise<void> {
     if (batch.numRows === 0) return;
-    this.current ??= new ParquetFileWriter(this.config.schema.fields, { compression: this.config.fileCompression, statsMode: this.config.statsMode });
+    if (!this.current) {
+      this.current = new ParquetFileWriter(this.config.schema.fields, { compression: this.config.fileCompression, statsMode: this.config.statsMode });
+      this.index = DataFileIndexWriter.forSchema(this.config.schema);
+    }
     this.current.write(batch);
+    this.index?.update(batch);
     if (this.current.bufferedBytes >= this.config.targetFileSize) await this.roll();
   }
 
   /** Finishes the open file, if any. */
   private async roll(): Promise<void> {
     const writer = this.current;
+    const index = this.index;
     this.current = null;
+    this.index = null;
     if (!writer || writer.rowCount === 0) return;
     const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.fileCounter++}.parquet`;
+    const path = `${this.config.bucketDir}/${fileName}`;
     const result = await writer.finish();
-    await this.config.io.writeFile(`${this.config.bucketDir}/${fileName}`, result.bytes);
+    await this.config.io.writeFile(path, result.bytes);
+    const { embeddedIndex, extraFiles } = index ? await index.finish(this.config.io, path, fileName) : NO_FILE_INDEX;
     const rows = BigInt(result.rowCount);
     const minSeq = this.nextSequence;
     this.nextSequence += rows;
@@ -92,6 +102,8 @@ export class AppendBucketWriter {
         creationTime: localNowMillis(),
         deleteRowCount: 0n,
         fileSource: 0,
+        embeddedIndex,
+        extraFiles,
       }),
     );
   }

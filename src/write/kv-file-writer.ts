@@ -16,6 +16,7 @@ import { KEY_FIELD_PREFIX, keyFieldsOf, keyValueFileFields } from "../table/prim
 import { internalValue } from "./row-values.js";
 import { localNowMillis, simpleStats } from "./append-writer.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
 
 /** Rows in key order: table columns (canonical Arrow layout, table field order) plus sequence numbers and row kinds. */
 export interface KvChunk {
@@ -51,6 +52,7 @@ export class KvFileWriter {
   private readonly keyFields: DataField[];
   private readonly keyIndexes: number[];
   private current: ParquetFileWriter | null = null;
+  private index: DataFileIndexWriter | null = null;
   private state: { rows: number; deletes: bigint; minSeq: bigint; maxSeq: bigint; minKey: Uint8Array | null; lastChunk: KvChunk | null } | null = null;
   readonly finished: DataFileMeta[] = [];
 
@@ -97,6 +99,7 @@ export class KvFileWriter {
       const fieldStatsModes: Record<string, string> = {};
       for (const k of this.keyFields) fieldStatsModes[KEY_FIELD_PREFIX + k.name] = "full";
       this.current = new ParquetFileWriter(this.fileFields, { compression: this.config.fileCompression, statsMode: this.config.statsMode, fieldStatsModes });
+      this.index = DataFileIndexWriter.forSchema(this.config.schema); // over the value (= table) columns, like Java
       this.state = { rows: 0, deletes: 0n, minSeq: chunk.sequence[0], maxSeq: chunk.sequence[0], minKey: null, lastChunk: null };
     }
     const st = this.state!;
@@ -124,6 +127,7 @@ export class KvFileWriter {
     });
     const schema = new arrow.Schema(this.fileFields.map((f, i) => new arrow.Field(f.name, children[i].type, true)));
     this.current.write(recordBatch(schema, children, n));
+    this.index?.update(chunk.batch);
     if (this.current.bufferedBytes >= this.config.targetFileSize) await this.roll();
   }
 
@@ -131,12 +135,16 @@ export class KvFileWriter {
   async roll(): Promise<void> {
     const writer = this.current;
     const st = this.state;
+    const index = this.index;
     this.current = null;
     this.state = null;
+    this.index = null;
     if (!writer || !st || st.rows === 0) return;
     const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.counter++}.parquet`;
+    const path = `${this.config.bucketDir}/${fileName}`;
     const result = await writer.finish();
-    await this.config.io.writeFile(`${this.config.bucketDir}/${fileName}`, result.bytes);
+    await this.config.io.writeFile(path, result.bytes);
+    const { embeddedIndex, extraFiles } = index ? await index.finish(this.config.io, path, fileName) : NO_FILE_INDEX;
     const last = st.lastChunk!;
     const maxKey = this.keyRow(last, last.batch.numRows - 1);
     const stats = result.stats;
@@ -160,6 +168,8 @@ export class KvFileWriter {
         creationTime: localNowMillis(),
         deleteRowCount: st.deletes,
         fileSource: this.fileSource,
+        embeddedIndex,
+        extraFiles,
       }),
     );
   }

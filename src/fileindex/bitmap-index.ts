@@ -1,0 +1,437 @@
+// The bitmap file index (Java `BitmapFileIndex`, `BitmapFileIndexMeta` (V1) and
+// `BitmapFileIndexMetaV2`; format reference §9.3, spec `fileindex.mdx`). A dictionary from
+// each distinct non-null value to the RoaringBitmap of its row positions, plus a null bitmap.
+// A value (or null) found in exactly one row stores `offset = -1 - row` instead of a bitmap.
+//
+//   V1: u8 version=1 | i32 rowCount | i32 valueCount | bool hasNull | [i32 nullOffset]
+//       | per value (Java HashMap order): value, i32 offset | bitmaps
+//   V2: u8 version=2 | i32 rowCount | i32 valueCount | bool hasNull | [i32 nullOffset, i32 nullLength]
+//       | i32 blockCount | per block: first value, i32 blockOffset | i32 bitmapsOffset
+//       | blocks (sorted by value, ≤ index-block-size bytes each): i32 n, n × (value, i32 offset, i32 length)
+//       | bitmaps
+//
+// Bitmaps are RoaringBitmap portable serializations after `runOptimize()`, written null
+// bitmap first, then in the iteration order of Java's `HashMap<value, bitmap>`, which the
+// writer replays (java-order.ts) so that its bytes equal Java's.
+import { PaimonError } from "../error.js";
+import { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { isNull } from "../kernel/columns.js";
+import type { Timestamp } from "../spec/binary-row.js";
+import { compareUtf8 } from "../predicate/predicate.js";
+import type { DataType } from "../spec/types.js";
+import { ByteReader, ByteWriter } from "./bytes.js";
+import { doubleToLongBits, floatToIntBits, timestampLiteralKeys, type IndexedChunk } from "./columns.js";
+import { binaryStringHash, javaBooleanHash, javaLongHash, JavaHashMapReplay } from "./java-order.js";
+import { signedZeros } from "./bloom-filter.js";
+
+export const BITMAP = "bitmap";
+export const BITMAP_VERSION_1 = 1;
+export const BITMAP_VERSION_2 = 2;
+/** What Java 1.4.2 writes unless `file-index.bitmap.<col>.version` says otherwise. */
+export const BITMAP_DEFAULT_VERSION = BITMAP_VERSION_2;
+export const BITMAP_DEFAULT_INDEX_BLOCK_SIZE = 16 * 1024;
+
+/** A dictionary key: the Java boxed value as a JS primitive (FLOAT/DOUBLE as their bit patterns). */
+export type BitmapKey = string | number | bigint | boolean;
+
+/** The Java value class a type's keys belong to (`BitmapFileIndexMeta.DataTypeVisitorAdapter`). */
+type KeyFamily = "string" | "byte" | "short" | "int" | "long" | "float" | "double" | "boolean";
+
+const FAMILY: Partial<Record<DataType["kind"], KeyFamily>> = {
+  CHAR: "string",
+  VARCHAR: "string",
+  BOOLEAN: "boolean",
+  TINYINT: "byte",
+  SMALLINT: "short",
+  INT: "int",
+  DATE: "int",
+  TIME: "int",
+  BIGINT: "long",
+  TIMESTAMP: "long",
+  TIMESTAMP_LTZ: "long",
+  FLOAT: "float",
+  DOUBLE: "double",
+};
+
+/** Column types Java's bitmap index supports. */
+export const BITMAP_TYPES: ReadonlySet<DataType["kind"]> = new Set(Object.keys(FAMILY) as DataType["kind"][]);
+
+const UTF8 = new TextEncoder();
+const UTF8_DECODER = new TextDecoder();
+
+/** Per key family: Java's hashCode, comparator, serialized size and value encoding. */
+interface KeyCodec {
+  hash(key: BitmapKey): number;
+  compare(a: BitmapKey, b: BitmapKey): number;
+  size(key: BitmapKey): number;
+  write(out: ByteWriter, key: BitmapKey): void;
+  read(r: ByteReader): BitmapKey;
+}
+
+const numberOrder = (a: BitmapKey, b: BitmapKey): number => (a as number) - (b as number);
+const bigintOrder = (a: BitmapKey, b: BitmapKey): number => (a === b ? 0 : (a as bigint) < (b as bigint) ? -1 : 1);
+/** Java `Float.compare` / `Double.compare` as an order on the canonical bit patterns (-0.0 < 0.0, NaN last). */
+const sortableFloatBits = (bits: number): number => bits ^ ((bits >> 31) & 0x7fffffff);
+const sortableDoubleBits = (bits: bigint): bigint => (bits < 0n ? bits ^ 0x7fffffffffffffffn : bits);
+
+const CODECS: Record<KeyFamily, KeyCodec> = {
+  string: {
+    hash: (k) => binaryStringHash(UTF8.encode(k as string)),
+    compare: (a, b) => compareUtf8(a as string, b as string),
+    size: (k) => 4 + UTF8.encode(k as string).length,
+    write: (out, k) => {
+      const bytes = UTF8.encode(k as string);
+      out.i32(bytes.length).bytes(bytes);
+    },
+    read: (r) => {
+      const n = r.i32();
+      if (n < 0) throw r.corrupt(`negative string length ${n}`);
+      return UTF8_DECODER.decode(r.bytesOf(n));
+    },
+  },
+  byte: { hash: (k) => k as number, compare: numberOrder, size: () => 1, write: (out, k) => out.u8(k as number), read: (r) => r.i8() },
+  short: { hash: (k) => k as number, compare: numberOrder, size: () => 2, write: (out, k) => out.i16(k as number), read: (r) => r.i16() },
+  int: { hash: (k) => k as number, compare: numberOrder, size: () => 4, write: (out, k) => out.i32(k as number), read: (r) => r.i32() },
+  long: { hash: (k) => javaLongHash(k as bigint), compare: bigintOrder, size: () => 8, write: (out, k) => out.i64(k as bigint), read: (r) => r.i64() },
+  float: {
+    hash: (k) => k as number,
+    compare: (a, b) => sortableFloatBits(a as number) - sortableFloatBits(b as number),
+    size: () => 4,
+    write: (out, k) => out.i32(k as number),
+    read: (r) => canonicalFloatBits(r.i32()),
+  },
+  double: {
+    hash: (k) => javaLongHash(k as bigint),
+    compare: (a, b) => bigintOrder(sortableDoubleBits(a as bigint), sortableDoubleBits(b as bigint)),
+    size: () => 8,
+    write: (out, k) => out.i64(k as bigint),
+    read: (r) => canonicalDoubleBits(r.i64()),
+  },
+  boolean: {
+    hash: (k) => javaBooleanHash(k as boolean),
+    compare: (a, b) => Number(a) - Number(b),
+    size: () => 1,
+    write: (out, k) => out.u8(k ? 1 : 0),
+    read: (r) => r.u8() !== 0,
+  },
+};
+
+function canonicalFloatBits(bits: number): number {
+  return (bits & 0x7f800000) === 0x7f800000 && (bits & 0x7fffff) !== 0 ? 0x7fc00000 : bits;
+}
+
+function canonicalDoubleBits(bits: bigint): bigint {
+  const exponent = (bits >> 52n) & 0x7ffn;
+  return exponent === 0x7ffn && (bits & 0xfffffffffffffn) !== 0n ? 0x7ff8000000000000n : bits;
+}
+
+function codecOf(type: DataType): KeyCodec {
+  const family = FAMILY[type.kind];
+  if (family === undefined) throw new PaimonError("UNSUPPORTED", `bitmap index does not support ${type.kind}`);
+  return CODECS[family];
+}
+
+/** The dictionary keys a canonical predicate literal of `type` matches (both zeros for ±0.0). */
+export function literalKeys(type: DataType, value: unknown): BitmapKey[] {
+  switch (type.kind) {
+    case "FLOAT":
+      return signedZeros(value as number).map(floatToIntBits);
+    case "DOUBLE":
+      return signedZeros(value as number).map(doubleToLongBits);
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      return timestampLiteralKeys(value as Timestamp, type);
+    default:
+      return [value as BitmapKey];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+// ---------------------------------------------------------------------------------------------
+
+/** Row positions per dictionary id as linked chains over rows (no per-value arrays). */
+class RowChains {
+  first: Int32Array<ArrayBuffer> = new Int32Array(64);
+  last: Int32Array<ArrayBuffer> = new Int32Array(64);
+  count: Int32Array<ArrayBuffer> = new Int32Array(64);
+  next: Int32Array<ArrayBuffer> = new Int32Array(1024);
+
+  add(id: number, row: number): void {
+    if (row >= this.next.length) this.next = grow(this.next, row + 1);
+    this.next[row] = -1;
+    if (id >= this.first.length) {
+      this.first = grow(this.first, id + 1);
+      this.last = grow(this.last, id + 1);
+      this.count = grow(this.count, id + 1);
+    }
+    if (this.count[id] === 0) this.first[id] = row;
+    else this.next[this.last[id]!] = row;
+    this.last[id] = row;
+    this.count[id]!++;
+  }
+
+  rows(id: number): Uint32Array {
+    const out = new Uint32Array(this.count[id]!);
+    for (let i = 0, r = this.first[id]!; i < out.length; i++, r = this.next[r]!) out[i] = r;
+    return out;
+  }
+}
+
+function grow(a: Int32Array, min: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(Math.max(min, a.length * 2));
+  out.set(a);
+  return out;
+}
+
+/** Java `RoaringBitmap32.serialize()`: run-optimized (Java's tie rule), portable layout. */
+function serializeRows(rows: Uint32Array): Uint8Array {
+  const bitmap = new RoaringBitmap32(rows);
+  try {
+    bitmap.runOptimize("java");
+    return bitmap.serializePortable();
+  } finally {
+    bitmap.dispose();
+  }
+}
+
+/** Builds one column's bitmap index, byte-identical to Java's `BitmapFileIndex.Writer`. */
+export class BitmapIndexWriter {
+  private readonly codec: KeyCodec;
+  private readonly dictionary: JavaHashMapReplay<BitmapKey>;
+  private readonly chains = new RowChains();
+  private readonly nullRows: number[] = [];
+  private rowCount = 0;
+
+  constructor(
+    private readonly type: DataType,
+    private readonly version: number,
+    private readonly indexBlockSize: number,
+  ) {
+    this.codec = codecOf(type);
+    if (version !== BITMAP_VERSION_1 && version !== BITMAP_VERSION_2) throw new PaimonError("UNSUPPORTED", `bitmap index version ${version}`);
+    this.dictionary = new JavaHashMapReplay<BitmapKey>("computeIfAbsent", this.codec.hash);
+  }
+
+  /** Adds the rows of one chunk (row positions continue across calls). */
+  update(chunk: IndexedChunk): void {
+    const { column, mul, div } = chunk;
+    const keyAt = rowKeyReader(chunk, this.type);
+    const scaled = mul !== 1n || div !== 1n;
+    for (let i = 0; i < column.length; i++) {
+      const row = this.rowCount++;
+      if (isNull(column, i)) {
+        this.nullRows.push(row);
+        continue;
+      }
+      let key = keyAt(i);
+      if (scaled) key = floorDiv((key as bigint) * mul, div);
+      this.chains.add(this.dictionary.insert(key), row);
+    }
+  }
+
+  serialize(): Uint8Array {
+    const { codec, chains } = this;
+    const out = new ByteWriter().u8(this.version);
+    const nullCount = this.nullRows.length;
+    const nullBytes = serializeRows(Uint32Array.from(this.nullRows));
+    const keys = [...this.dictionary.keysInInsertionOrder()];
+    // Java: offsets / bitmaps in HashMap order; a single-row value stores -1 - row
+    const entries: Array<{ key: BitmapKey; offset: number; length: number }> = [];
+    const bitmaps: Uint8Array[] = [];
+    let offset = nullCount > 1 ? nullBytes.length : 0;
+    for (const id of this.dictionary.iterationOrder()) {
+      const key = keys[id]!;
+      if (chains.count[id] === 1) {
+        entries.push({ key, offset: -1 - chains.first[id]!, length: -1 });
+        continue;
+      }
+      const bytes = serializeRows(chains.rows(id));
+      bitmaps.push(bytes);
+      entries.push({ key, offset, length: bytes.length });
+      offset += bytes.length;
+    }
+    out.i32(this.rowCount).i32(keys.length).u8(nullCount > 0 ? 1 : 0);
+    if (nullCount > 0) out.i32(nullCount === 1 ? -1 - this.nullRows[0]! : 0);
+    if (this.version === BITMAP_VERSION_1) {
+      for (const e of entries) {
+        codec.write(out, e.key);
+        out.i32(e.offset);
+      }
+    } else {
+      if (nullCount > 0) out.i32(nullBytes.length);
+      this.writeIndexBlocks(out, entries);
+    }
+    if (nullCount > 1) out.bytes(nullBytes);
+    for (const b of bitmaps) out.bytes(b);
+    return out.toBytes();
+  }
+
+  /** V2 dictionary: entries sorted by value, cut into blocks of at most `indexBlockSize` bytes. */
+  private writeIndexBlocks(out: ByteWriter, entries: Array<{ key: BitmapKey; offset: number; length: number }>): void {
+    const { codec } = this;
+    const sorted = entries.slice().sort((a, b) => codec.compare(a.key, b.key));
+    const blocks: Array<{ offset: number; size: number; entries: typeof entries }> = [];
+    for (const e of sorted) {
+      const entryBytes = 8 + codec.size(e.key);
+      let block = blocks[blocks.length - 1];
+      if (block === undefined || block.size + entryBytes > this.indexBlockSize) {
+        // Java fails the same way ("index fail") when one entry does not fit an empty block
+        if (4 + entryBytes > this.indexBlockSize) throw new PaimonError("INVALID_ARGUMENT", "bitmap index-block-size is smaller than one entry");
+        block = { offset: block === undefined ? 0 : block.offset + block.size, size: 4, entries: [] };
+        blocks.push(block);
+      }
+      block.size += entryBytes;
+      block.entries.push(e);
+    }
+    out.i32(blocks.length);
+    let bitmapsOffset = 0;
+    for (const block of blocks) {
+      codec.write(out, block.entries[0]!.key);
+      out.i32(block.offset);
+      bitmapsOffset += block.size;
+    }
+    out.i32(bitmapsOffset);
+    for (const block of blocks) {
+      out.i32(block.entries.length);
+      for (const e of block.entries) {
+        codec.write(out, e.key);
+        out.i32(e.offset).i32(e.length);
+      }
+    }
+  }
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/** Reads row `i` of a chunk as a dictionary key (before timestamp scaling). */
+function rowKeyReader(chunk: IndexedChunk, type: DataType): (i: number) => BitmapKey {
+  const { column } = chunk;
+  switch (column.type) {
+    case "bool": {
+      const v = column.values as Uint8Array;
+      return (i) => v[i] !== 0;
+    }
+    case "int8":
+    case "int16":
+    case "int32": {
+      const v = column.values as Int8Array | Int16Array | Int32Array;
+      return (i) => v[i]!;
+    }
+    case "int64":
+    case "timestamp_micros":
+    case "timestamp_nanos": {
+      const v = column.values as BigInt64Array;
+      return (i) => v[i]!;
+    }
+    case "float32": {
+      const v = column.values as Float32Array;
+      return (i) => floatToIntBits(v[i]!);
+    }
+    case "float64": {
+      const v = column.values as Float64Array;
+      return (i) => doubleToLongBits(v[i]!);
+    }
+    case "bytes": {
+      const offsets = column.offsets!;
+      const data = column.data!;
+      return (i) => UTF8_DECODER.decode(data.subarray(offsets[i]!, offsets[i + 1]!));
+    }
+    default:
+      throw new PaimonError("UNSUPPORTED", `bitmap index does not support ${type.kind}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+// ---------------------------------------------------------------------------------------------
+
+/** A parsed bitmap index (V1 or V2): the dictionary and where each bitmap lies. */
+export class BitmapIndexReader {
+  readonly version: number;
+  readonly rowCount: number;
+  readonly hasNull: boolean;
+  /** Value → offset (relative to the bitmaps) or `-1 - row` for a single-row value. */
+  private readonly offsets = new Map<BitmapKey, number>();
+  private readonly nullOffset: number;
+  private readonly bodyStart: number;
+
+  constructor(
+    private readonly payload: Uint8Array,
+    type: DataType,
+  ) {
+    const codec = codecOf(type);
+    const r = new ByteReader(payload, "bitmap file index");
+    this.version = r.u8();
+    if (this.version !== BITMAP_VERSION_1 && this.version !== BITMAP_VERSION_2) throw r.corrupt(`unsupported version ${this.version}`);
+    this.rowCount = r.i32();
+    const valueCount = r.i32();
+    if (this.rowCount < 0 || valueCount < 0 || valueCount > this.rowCount) throw r.corrupt(`invalid counts (${this.rowCount} rows, ${valueCount} values)`);
+    this.hasNull = r.u8() !== 0;
+    this.nullOffset = this.hasNull ? r.i32() : 0;
+    if (this.version === BITMAP_VERSION_1) {
+      for (let i = 0; i < valueCount; i++) this.offsets.set(codec.read(r), r.i32());
+      this.bodyStart = r.pos;
+    } else {
+      if (this.hasNull) r.i32(); // null bitmap length
+      const blockCount = r.i32();
+      if (blockCount < 0) throw r.corrupt(`negative block count ${blockCount}`);
+      const blockOffsets: number[] = [];
+      for (let i = 0; i < blockCount; i++) {
+        codec.read(r);
+        blockOffsets.push(r.i32());
+      }
+      const bitmapsOffset = r.i32();
+      const blocksStart = r.pos;
+      this.bodyStart = blocksStart + bitmapsOffset;
+      for (const blockOffset of blockOffsets) {
+        const block = new ByteReader(payload, "bitmap file index block", blocksStart + blockOffset);
+        const n = block.i32();
+        if (n < 0) throw block.corrupt(`negative entry count ${n}`);
+        for (let i = 0; i < n; i++) {
+          const key = codec.read(block);
+          this.offsets.set(key, block.i32());
+          block.i32(); // length
+        }
+      }
+      if (this.offsets.size !== valueCount) throw r.corrupt(`${this.offsets.size} dictionary entries, header says ${valueCount}`);
+    }
+    if (this.bodyStart > payload.length) throw r.corrupt("bitmaps start past the end");
+  }
+
+  /** Number of distinct non-null values. */
+  get valueCount(): number {
+    return this.offsets.size;
+  }
+
+  has(key: BitmapKey): boolean {
+    return this.offsets.has(key);
+  }
+
+  /** Every dictionary value. */
+  keys(): IterableIterator<BitmapKey> {
+    return this.offsets.keys();
+  }
+
+  /** Row positions holding `key` (null: the null rows). */
+  rows(key: BitmapKey | null): Uint32Array {
+    if (key === null) return this.hasNull ? this.bitmapAt(this.nullOffset) : new Uint32Array(0);
+    const offset = this.offsets.get(key);
+    return offset === undefined ? new Uint32Array(0) : this.bitmapAt(offset);
+  }
+
+  private bitmapAt(offset: number): Uint32Array {
+    if (offset < 0) return Uint32Array.of(-1 - offset);
+    const start = this.bodyStart + offset;
+    if (start >= this.payload.length) throw new PaimonError("CORRUPT_FILE", "bitmap file index: bitmap offset past the end");
+    const { bitmap } = RoaringBitmap32.deserializePrefix(this.payload.subarray(start));
+    try {
+      return bitmap.toArray();
+    } finally {
+      bitmap.dispose();
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// Skipping data files by their file indexes (`file-index.*`), as Java does: the scan tests the
+// index embedded in a file's manifest entry; the reader also opens a standalone `<file>.index`
+// before reading the file. Only a definite "no row can match" skips a file.
+import { fileIndexMayMatch } from "../fileindex/index.js";
+import type { FileIO } from "../fs/file-io.js";
+import { referencedFields, type Predicate } from "../predicate/predicate.js";
+import type { DataFileMeta } from "../spec/manifest.js";
+import { typesEqual, type DataField } from "../spec/types.js";
+import { INDEX_FILE_SUFFIX } from "../write/data-file-index.js";
+
+/** False when the index embedded in the file's manifest entry rules out `filter`. */
+export function embeddedIndexMayMatch(file: DataFileMeta, filter: Predicate, fields: readonly DataField[]): boolean {
+  return file.embeddedIndex === null || fileIndexMayMatch(file.embeddedIndex, filter, fields);
+}
+
+/** False when the file's index, embedded or in `<dataFilePath>.index`, rules out `filter`. */
+export async function fileIndexMayMatchFile(io: FileIO, dataFilePath: string, file: DataFileMeta, filter: Predicate, fields: readonly DataField[]): Promise<boolean> {
+  if (file.embeddedIndex !== null) return fileIndexMayMatch(file.embeddedIndex, filter, fields);
+  const name = file.extraFiles.find((f) => f.endsWith(INDEX_FILE_SUFFIX));
+  if (name === undefined) return true;
+  const dir = dataFilePath.slice(0, dataFilePath.lastIndexOf("/") + 1);
+  return fileIndexMayMatch(await io.readFile(`${dir}${name}`), filter, fields);
+}
+
+/**
+ * Whether a file written with `fileFields` can be tested with `filter` over `fields`: every
+ * column the filter names has the same id, name and type in both (the index names columns as
+ * the file's schema did), so option-only schema changes keep indexes usable.
+ */
+export function indexColumnsMatch(filter: Predicate, fields: readonly DataField[], fileFields: readonly DataField[]): boolean {
+  if (fields === fileFields) return true;
+  return referencedFields(filter).every((name) => {
+    const current = fields.find((f) => f.name === name);
+    const old = current && fileFields.find((f) => f.id === current.id);
+    return old !== undefined && old.name === name && typesEqual(old.type, current!.type);
+  });
+}
