@@ -14,9 +14,11 @@ export interface ReadCommand {
 }
 
 export async function readTableCommand(cmd: ReadCommand, out: (text: string) => void): Promise<number> {
-  const table = await Table.open(cmd.location);
+  const latest = await Table.open(cmd.location);
+  // --snapshot reads with that snapshot's schema, as Java and pypaimon time travel
+  const table = cmd.snapshotId === undefined ? latest : await latest.atSnapshot(cmd.snapshotId);
   const filter = cmd.where ? parseWhere(cmd.where) : undefined;
-  const plan = await table.newScan({ filter, snapshotId: cmd.snapshotId }).plan();
+  const plan = await table.newScan({ filter }).plan();
   const read = table.newRead({ projection: cmd.select, filter, predicateFilter: true });
   const fields = (cmd.select ?? table.schema.fields.map((f) => f.name)).map((n) => {
     const f = table.schema.fields.find((x) => x.name === n);

@@ -46,8 +46,10 @@ export class Table {
     readonly identifier: string,
     /** The table directory. */
     readonly location: string,
-    /** The latest schema when the table was loaded. */
+    /** The latest schema when the table was loaded (a time-travel view: its snapshot's schema). */
     readonly schema: TableSchema,
+    /** Set on a time-travel view (`atSnapshot`): the snapshot scans default to; the view is read-only. */
+    readonly pinnedSnapshotId: number | null = null,
   ) {
     this.coreOptions = new TableOptions(schema.options);
     this.paths = new TablePaths(location);
@@ -63,16 +65,45 @@ export class Table {
   }
 
   newWrite(options: TableWriteOptions): Promise<TableWrite> {
+    try {
+      this.checkWritable();
+    } catch (e) {
+      return Promise.reject(e);
+    }
     if (options?.realtime !== undefined) return newRealtimeWrite(this, options); // real-time hook (src/realtime)
     return Promise.resolve(new TableWrite(this, options));
   }
 
   newCommit(options: { commitUser: string }): TableCommit {
+    this.checkWritable();
     return new TableCommit(this, options.commitUser);
   }
 
+  /** Plans a scan (of the view's snapshot on a time-travel view). */
   newScan(options?: ScanOptions): TableScan {
-    return new TableScan(this, options);
+    if (this.pinnedSnapshotId === null) return new TableScan(this, options);
+    if (options?.snapshotId !== undefined && options.snapshotId !== this.pinnedSnapshotId) {
+      throw new PaimonError("INVALID_ARGUMENT", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view of that snapshot; use atSnapshot(${options.snapshotId}) for snapshot ${options.snapshotId}`);
+    }
+    return new TableScan(this, { ...options, snapshotId: this.pinnedSnapshotId });
+  }
+
+  /**
+   * The table as of snapshot `id`, the way Java Paimon and pypaimon time travel: with that
+   * snapshot's schema (columns added later are absent, dropped ones present, renamed ones under
+   * their old names, widened ones in their old type), scanning that snapshot by default.
+   * Read-only: writes and commits go through the table itself.
+   */
+  async atSnapshot(id: number): Promise<Table> {
+    const snapshot = await this.snapshot(id);
+    const schema = snapshot.schemaId === this.schema.id ? this.schema : await this.schemaManager.schema(snapshot.schemaId);
+    return new Table(this.fileIO, this.identifier, this.location, schema, id);
+  }
+
+  private checkWritable(): void {
+    if (this.pinnedSnapshotId !== null) {
+      throw new PaimonError("UNSUPPORTED", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a read-only time-travel view; write through the table itself`);
+    }
   }
 
   newRead(options?: ReadOptions): TableRead {

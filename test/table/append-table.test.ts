@@ -172,6 +172,27 @@ describe("append tables", () => {
       { id: 2n, label: "b", score: null },
       { id: 3n, label: "c", score: 0.5 },
     ]);
+    // time travel reads snapshot 1 with its own schema (old names and types, dropped column back)
+    const v1 = await table.atSnapshot(1);
+    expect(v1.schema.id).toBe(0);
+    expect(v1.pinnedSnapshotId).toBe(1);
+    expect(await rows(v1)).toEqual([
+      { id: 1, name: "a", dt: "p" },
+      { id: 2, name: "b", dt: "q" },
+    ]);
+    expect(v1.newRead().outputSchema.fields.map((f) => `${f.name}:${f.type}`)).toEqual(["id:Int32", "name:Utf8", "dt:Utf8"]);
+    // scanning snapshot 1 through the latest table reads it with the latest schema
+    expect(await rows(table, { snapshotId: 1 })).toEqual([
+      { id: 1n, label: "a", score: null },
+      { id: 2n, label: "b", score: null },
+    ]);
+    // the view is read-only and scans its own snapshot; unknown snapshots are NOT_FOUND
+    await expect(v1.newWrite({ commitUser: "u" })).rejects.toMatchObject({ code: "UNSUPPORTED" });
+    expect(() => v1.newCommit({ commitUser: "u" })).toThrow(PaimonError);
+    expect(() => v1.newScan({ snapshotId: 2 })).toThrow(/atSnapshot\(2\)/);
+    expect(await rows(v1, { snapshotId: 1 })).toHaveLength(2);
+    await expect(table.atSnapshot(7)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await table.atSnapshot(2)).schema).toBe(table.schema);
   });
 
   it("expires snapshots and their files", async () => {
