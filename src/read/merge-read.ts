@@ -19,7 +19,7 @@ import type { DataSplit } from "../scan/split.js";
 import { checkMergeable, intervalPartition } from "../scan/merge-tree-splits.js";
 import type { Table } from "../table/table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
-import { foldPartialUpdate } from "./partial-update.js";
+import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
@@ -61,7 +61,8 @@ export class PrimaryKeySplitReader {
   private readonly keyColumns: number[];
   private readonly outColumns: number[];
   private readonly firstRow: boolean;
-  private readonly partialUpdate: boolean;
+  /** partial-update / aggregation: the field fold (null for deduplicate and first-row) */
+  private readonly fold: MergeFold | null;
   private readonly dvs: DeletionVectorLoader;
   private readonly schemas: FileSchemas;
 
@@ -79,7 +80,8 @@ export class PrimaryKeySplitReader {
     this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
     this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
     this.firstRow = primaryKeyConfig(table.coreOptions).mergeEngine === "first-row";
-    this.partialUpdate = primaryKeyConfig(table.coreOptions).mergeEngine === "partial-update";
+    const engine = primaryKeyConfig(table.coreOptions).mergeEngine;
+    this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
     this.dvs = new DeletionVectorLoader(table.fileIO);
     this.schemas = new FileSchemas(table);
   }
@@ -105,12 +107,15 @@ export class PrimaryKeySplitReader {
       for (const f of files) {
         for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH)) chunks.push(c);
       }
-      if (this.partialUpdate) {
-        const folded = foldPartialUpdate(chunks, this.keyColumns, this.table.identifier);
-        for (let at = 0; folded && at < folded.batch.numRows; at += this.options.batchSize) {
-          const end = Math.min(folded.batch.numRows, at + this.options.batchSize);
-          const rows = Uint32Array.from({ length: end - at }, (_, i) => at + i);
-          const out = this.finish(takeRows(folded.batch, rows), this.options.withRowKind ? new Int8Array(rows.length) : null);
+      if (this.fold) {
+        const folded = foldRecords(chunks, this.keyColumns, this.fold);
+        if (!folded) continue;
+        // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
+        const live: number[] = [];
+        for (let i = 0; i < folded.kinds.length; i++) if (folded.kinds[i] !== 1 && folded.kinds[i] !== 3) live.push(i);
+        for (let at = 0; at < live.length; at += this.options.batchSize) {
+          const rows = Uint32Array.from(live.slice(at, at + this.options.batchSize));
+          const out = this.finish(takeRows(folded.batch, rows), this.options.withRowKind ? Int8Array.from(rows, (r) => folded.kinds[r]) : null);
           if (out) yield out;
         }
         continue;

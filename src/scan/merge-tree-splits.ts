@@ -13,7 +13,7 @@ import { partitionPath } from "../table/paths.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import type { DataSplit } from "./split.js";
-import { checkPartialUpdateOptions } from "../read/partial-update.js";
+import { checkMergeFunctionOptions } from "../read/merge-functions.js";
 
 export const DELETION_VECTORS_INDEX = "DELETION_VECTORS";
 
@@ -140,10 +140,9 @@ export async function planPrimaryKeySplits(table: Table, snapshot: Snapshot, ent
 /** UNSUPPORTED unless this table's merge engine can be merged by paimon-rt. */
 export function checkMergeable(table: Table): void {
   const config = primaryKeyConfig(table.coreOptions);
-  if (config.mergeEngine === "aggregation") {
-    throw new PaimonError("UNSUPPORTED", `reading ${table.identifier}: merging with merge-engine=aggregation is not supported (deduplicate, first-row and partial-update are)`);
+  if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
+    checkMergeFunctionOptions(table.identifier, config.mergeEngine, table.schema.fields, table.schema.primaryKeys, table.coreOptions);
   }
-  if (config.mergeEngine === "partial-update") checkPartialUpdateOptions(table.identifier, table.coreOptions);
   if (config.sequenceFields.length > 0) {
     throw new PaimonError("UNSUPPORTED", `reading ${table.identifier}: merging with sequence.field=${config.sequenceFields.join(",")} is not supported`);
   }

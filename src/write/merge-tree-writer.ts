@@ -20,7 +20,7 @@ import { sortPermutation } from "../kernel/sort.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
 import { mergeKvBatches } from "../read/merge-read.js";
-import { foldPartialUpdate } from "../read/partial-update.js";
+import { foldRecords, type MergeFold, mergeFold } from "../read/merge-functions.js";
 import { DELETION_VECTORS_INDEX } from "../scan/merge-tree-splits.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
@@ -271,8 +271,8 @@ export class MergeTreeBucketWriter {
     this.bufferedBytes = 0;
     // Sort only the keys (+ sequence, kinds) of each chunk, merge those, then gather the
     // winners' full rows straight from the unsorted chunks.
-    if (this.options.config.mergeEngine === "partial-update") {
-      const files = await this.writeFolded(chunks, 0, 0);
+    if (this.fold) {
+      const files = await this.writeFolded(chunks, 0, 0, false);
       this.files.push(...files);
       this.newFiles.push(...files);
       return;
@@ -422,7 +422,7 @@ export class MergeTreeBucketWriter {
     const lookup = dv && !firstRow && rest.length > 0 ? new Set<string>() : undefined;
     const exclude = firstRow && rest.length > 0 ? await this.keysOf(rest) : undefined;
     let outputs: DataFileMeta[] = [];
-    if (this.options.config.mergeEngine === "partial-update") outputs = await this.writeFolded(chunks, unit.outputLevel, 1);
+    if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
     else if (chunks.length > 0) {
       const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
       outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, lookup, exclude);
@@ -446,15 +446,38 @@ export class MergeTreeBucketWriter {
     this.compactAfter.push(...outputs);
   }
 
-  /** partial-update: folds the chunks per key and writes the result at `level`. */
-  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1): Promise<DataFileMeta[]> {
-    const folded = foldPartialUpdate(chunks, this.keyColumns, this.options.table.identifier);
+  /** partial-update / aggregation: the field fold of the table's columns. */
+  private get fold(): MergeFold | null {
+    const engine = this.options.config.mergeEngine;
+    if (engine !== "partial-update" && engine !== "aggregation") return null;
+    const table = this.options.table;
+    this.foldCache ??= mergeFold(table.identifier, engine, table.schema.fields, table.schema.primaryKeys, table.coreOptions);
+    return this.foldCache;
+  }
+
+  private foldCache: MergeFold | undefined;
+
+  /** partial-update / aggregation: folds the chunks per key and writes the result at `level` (without retract results when `dropDeletes`). */
+  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean): Promise<DataFileMeta[]> {
+    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!) : null;
     const writer = new KvFileWriter(this.fileConfig, level, source);
-    const n = folded?.batch.numRows ?? 0;
-    for (let at = 0; folded && at < n; at += WRITE_CHUNK_ROWS) {
+    if (!folded) return writer.finish();
+    let rows: Uint32Array | null = null;
+    if (dropDeletes) {
+      const live: number[] = [];
+      for (let i = 0; i < folded.kinds.length; i++) if (folded.kinds[i] !== 1 && folded.kinds[i] !== 3) live.push(i);
+      if (live.length < folded.kinds.length) rows = Uint32Array.from(live);
+    }
+    const n = rows ? rows.length : folded.batch.numRows;
+    for (let at = 0; at < n; at += WRITE_CHUNK_ROWS) {
       const end = Math.min(n, at + WRITE_CHUNK_ROWS);
-      const rows = Uint32Array.from({ length: end - at }, (_, i) => at + i);
-      await writer.write({ batch: at === 0 && end === n ? folded.batch : takeRows(folded.batch, rows), sequence: folded.sequence.slice(at, end), kinds: folded.kinds.slice(at, end) });
+      const take = rows ? rows.subarray(at, end) : Uint32Array.from({ length: end - at }, (_, i) => at + i);
+      const whole = !rows && at === 0 && end === n;
+      await writer.write({
+        batch: whole ? folded.batch : takeRows(folded.batch, take),
+        sequence: whole ? folded.sequence : BigInt64Array.from(take, (r) => folded.sequence[r]),
+        kinds: whole ? folded.kinds : Int8Array.from(take, (r) => folded.kinds[r]),
+      });
     }
     return writer.finish();
   }

@@ -85,3 +85,15 @@ export async function writeCommit(table: Table, user: string, parts: Array<{ row
     await write.close();
   }
 }
+
+/** Deterministic pseudo-random generator (mulberry32): seeded test data for the interop suites. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -13,22 +13,13 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
 import { javaOracleUnavailable, type OracleRow, pypaimonUnavailable, readTables, sortRows, writeTables } from "../interop/oracle/harness.js";
+import { rng } from "./helpers.js";
 
 const noPython = pypaimonUnavailable();
 const noJava = javaOracleUnavailable();
 const SLOW = 300_000;
 const DB = "pk2";
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TYPED: FieldLike[] = [
   { name: "k_int", type: "INT NOT NULL" },

@@ -19,6 +19,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, pypaimonUnavailable, readTables, sortRows, writeTables } from "../interop/oracle/harness.js";
+import { rng } from "./helpers.js";
 
 const noPython = pypaimonUnavailable();
 const noJava = javaOracleUnavailable();
@@ -46,17 +47,6 @@ interface Step {
   compact?: "full" | "minor";
 }
 
-/** Deterministic pseudo-random generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Commits of upserts / deletes over a small key space; compaction every few commits. */
 function scenario(seed: number, commits: number, perCommit: number, compactEvery = 3): Step[] {
