@@ -13,6 +13,7 @@ import type { DataField } from "../spec/types.js";
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
 import type { Table } from "../table/table.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import type { FooterCache } from "../format/footer-cache.js";
 
 /** Where a data file's deletion vector lives (Java `DeletionFile`). */
 export interface DeletionFile {
@@ -85,7 +86,7 @@ export async function* readKvFile(
   path: string,
   file: DataFileMeta,
   fields: readonly DataField[],
-  options: { batchSize: number; deleted?: RoaringBitmap32 | null; fileFields?: readonly DataField[]; withoutSystemColumns?: boolean },
+  options: { batchSize: number; deleted?: RoaringBitmap32 | null; fileFields?: readonly DataField[]; withoutSystemColumns?: boolean; footers?: FooterCache },
 ): AsyncGenerator<KvBatch> {
   // Without system columns (raw reads of files known to hold no retract rows): sequence
   // numbers come back as zeros and every row kind as INSERT.
@@ -96,7 +97,8 @@ export async function* readKvFile(
   const source = await fileIOSource(io, path, Number(file.fileSize));
   let position = 0;
   const deleted = options.deleted && !options.deleted.isEmpty ? options.deleted : null;
-  for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path })) {
+  const footer = options.footers ? await options.footers.get(source, path) : undefined;
+  for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer })) {
     const n = raw.numRows;
     let batch = raw;
     if (deleted) {

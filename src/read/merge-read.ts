@@ -146,7 +146,7 @@ export class PrimaryKeySplitReader {
     if (df) deleted = await this.dvs.load(df);
     try {
       const fileFields = await this.schemas.fieldsOf(f.schemaId);
-      yield* readKvFile(this.table.fileIO, path, f, this.readFields, { batchSize, deleted, fileFields, withoutSystemColumns });
+      yield* readKvFile(this.table.fileIO, path, f, this.readFields, { batchSize, deleted, fileFields, withoutSystemColumns, footers: this.table.footers });
     } finally {
       deleted?.dispose();
     }

@@ -139,7 +139,8 @@ export class TableRead {
         const deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
         let position = 0;
         try {
-          for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path })) {
+          const footer = await this.table.footers.get(source, path);
+          for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer })) {
             let batch = raw;
             if (deleted) {
               const kept = keptPositions(deleted, position, batch.numRows);

@@ -69,6 +69,7 @@ export class SnapshotManager {
 
   /** Snapshot `id`; `NOT_FOUND` when it does not exist (never written, or expired). */
   async snapshot(id: number): Promise<Snapshot> {
+    if (this.lastLatest?.id === id) return this.lastLatest; // immutable, and the latest is never expired
     const path = this.paths.snapshot(id);
     const text = await readTextFileIfExists(this.io, path);
     if (text === null) throw new PaimonError("NOT_FOUND", `snapshot ${id} does not exist (${path})`);

@@ -16,6 +16,7 @@ import { TableOptions } from "./options.js";
 import { TablePaths } from "./paths.js";
 import { SchemaManager } from "./schema-manager.js";
 import { SnapshotManager } from "./snapshot-manager.js";
+import { FooterCache } from "../format/footer-cache.js";
 
 export class Table {
   /**
@@ -58,6 +59,9 @@ export class Table {
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifestStore = new ManifestStore(fileIO, location, this.partitionFields, this.coreOptions.manifestCompression);
   }
+
+  /** Decoded footers of this table's data files (immutable once written), shared by its reads. */
+  readonly footers = new FooterCache();
 
   /** Table options as stored in the schema. */
   get options(): Record<string, string> {
