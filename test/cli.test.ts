@@ -24,6 +24,7 @@ async function sampleTable(): Promise<string> {
       { name: "score", type: "DECIMAL(5, 2)" },
     ],
     partitionKeys: ["born"],
+    options: { "file-index.bloom-filter.columns": "name", "file-index.bloom-filter.name.items": 10 },
   });
   const w = await table.newWrite({ commitUser: "cli" });
   const score = new Uint32Array(12);
@@ -66,6 +67,7 @@ describe("paimon-rt read / inspect", () => {
     expect(lines).toContain("partition keys: born");
     expect(lines.some((l) => /^ {5}1 {2}APPEND/.test(l))).toBe(true);
     expect(lines.filter((l) => /^ {2}born=\d+\/bucket-0: 1 file\(s\)/.test(l)).length).toBe(2);
+    expect(lines.filter((l) => /^ {4}data-.*\.parquet .* index embedded \(\d+ bytes\)$/.test(l)).length).toBe(2);
   });
 
   it("parses filters and rejects malformed ones", () => {

@@ -2,7 +2,8 @@
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { typeToString } from "../spec/types.js";
 import { Table } from "../table/table.js";
-import { partitionPath } from "../table/paths.js";
+import { indexFileOf, partitionPath } from "../table/paths.js";
+import type { DataFileMeta } from "../spec/manifest.js";
 
 export async function inspectTable(location: string, log: (line: string) => void): Promise<void> {
   const table = await Table.open(location);
@@ -36,6 +37,13 @@ export async function inspectTable(location: string, log: (line: string) => void
     const rows = group.reduce((n, e) => n + e.file.rowCount, 0n);
     const bytes = group.reduce((n, e) => n + e.file.fileSize, 0n);
     log(`  ${key}: ${group.length} file(s), ${rows} rows, ${bytes} bytes`);
-    for (const e of group) log(`    ${e.file.fileName}  level ${e.file.level}  rows ${e.file.rowCount}  bytes ${e.file.fileSize}  seq ${e.file.minSequenceNumber}..${e.file.maxSequenceNumber}`);
+    for (const e of group) log(`    ${e.file.fileName}  level ${e.file.level}  rows ${e.file.rowCount}  bytes ${e.file.fileSize}  seq ${e.file.minSequenceNumber}..${e.file.maxSequenceNumber}${fileIndexNote(e.file)}`);
   }
+}
+
+/** Where a data file's file index lives, if it has one. */
+function fileIndexNote(file: DataFileMeta): string {
+  if (file.embeddedIndex) return `  index embedded (${file.embeddedIndex.length} bytes)`;
+  const extra = indexFileOf(file.extraFiles);
+  return extra ? `  index ${extra}` : "";
 }

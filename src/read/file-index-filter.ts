@@ -6,7 +6,7 @@ import type { FileIO } from "../fs/file-io.js";
 import { referencedFields, type Predicate } from "../predicate/predicate.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import { typesEqual, type DataField } from "../spec/types.js";
-import { INDEX_FILE_SUFFIX } from "../write/data-file-index.js";
+import { indexFileOf } from "../table/paths.js";
 
 /** False when the index embedded in the file's manifest entry rules out `filter`. */
 export function embeddedIndexMayMatch(file: DataFileMeta, filter: Predicate, fields: readonly DataField[]): boolean {
@@ -16,7 +16,7 @@ export function embeddedIndexMayMatch(file: DataFileMeta, filter: Predicate, fie
 /** False when the file's index, embedded or in `<dataFilePath>.index`, rules out `filter`. */
 export async function fileIndexMayMatchFile(io: FileIO, dataFilePath: string, file: DataFileMeta, filter: Predicate, fields: readonly DataField[]): Promise<boolean> {
   if (file.embeddedIndex !== null) return fileIndexMayMatch(file.embeddedIndex, filter, fields);
-  const name = file.extraFiles.find((f) => f.endsWith(INDEX_FILE_SUFFIX));
+  const name = indexFileOf(file.extraFiles);
   if (name === undefined) return true;
   const dir = dataFilePath.slice(0, dataFilePath.lastIndexOf("/") + 1);
   return fileIndexMayMatch(await io.readFile(`${dir}${name}`), filter, fields);

@@ -5,6 +5,14 @@ import { decimalToString } from "../spec/binary-row.js";
 import type { DataField, DataType } from "../spec/types.js";
 
 /** File locations inside one table directory. */
+/** Suffix of a data file's standalone file index (Java `DataFilePathFactory.INDEX_PATH_SUFFIX`). */
+export const INDEX_FILE_SUFFIX = ".index";
+
+/** The standalone file-index file among a data file's extra files (same directory), if any. */
+export function indexFileOf(extraFiles: readonly string[]): string | undefined {
+  return extraFiles.find((f) => f.endsWith(INDEX_FILE_SUFFIX));
+}
+
 export class TablePaths {
   constructor(readonly root: string) {}
 

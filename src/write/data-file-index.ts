@@ -6,9 +6,7 @@ import type * as arrow from "apache-arrow";
 import { FileIndexBuilder, fileIndexSpecOf, type FileIndexSpec } from "../fileindex/index.js";
 import type { FileIO } from "../fs/file-io.js";
 import type { TableSchema } from "../spec/schema.js";
-
-/** Suffix of a data file's standalone index file (Java `DataFilePathFactory.INDEX_PATH_SUFFIX`). */
-export const INDEX_FILE_SUFFIX = ".index";
+import { INDEX_FILE_SUFFIX } from "../table/paths.js";
 
 const specs = new WeakMap<TableSchema, FileIndexSpec | null>();
 
