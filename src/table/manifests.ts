@@ -21,6 +21,7 @@ import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { TablePaths } from "./paths.js";
 import { compareValues } from "./values.js";
+import { LoadCache } from "../fs/load-cache.js";
 
 function hex(bytes: Uint8Array): string {
   let s = "";
@@ -95,20 +96,12 @@ export class ManifestStore {
   // Manifest files never change once written, so decoded contents are kept by name: a
   // commit's overwrite and conflict check, each new bucket writer's sequence restore and
   // repeated scans then decode each file once per store.
-  private readonly decoded = new Map<string, Promise<readonly unknown[]>>();
+  private readonly decoded = new LoadCache<readonly unknown[]>(MANIFEST_CACHE_FILES);
 
   private read<T>(name: string, decode: (bytes: Uint8Array, path: string) => Promise<T[]>): Promise<T[]> {
-    let hit = this.decoded.get(name) as Promise<readonly T[]> | undefined;
-    if (hit) {
-      this.decoded.delete(name); // re-insert: most recently used last
-    } else {
-      const path = this.paths.manifest(name);
-      hit = this.io.readFile(path).then((bytes) => decode(bytes, path));
-      hit.catch(() => this.decoded.delete(name)); // failures are not remembered
-      if (this.decoded.size >= MANIFEST_CACHE_FILES) this.decoded.delete(this.decoded.keys().next().value!);
-    }
-    this.decoded.set(name, hit);
-    return hit.then((items) => items.slice());
+    const path = this.paths.manifest(name);
+    const items = this.decoded.get(name, () => this.io.readFile(path).then((bytes) => decode(bytes, path))) as Promise<readonly T[]>;
+    return items.then((all) => all.slice());
   }
 
   readManifestList(name: string): Promise<ManifestFileMeta[]> {
