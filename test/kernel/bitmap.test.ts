@@ -230,6 +230,26 @@ describe("RoaringBitmap32 (kernel crate)", () => {
     );
   });
 
+  it("in-place or turns two bitmap containers that fill a key into a full run, like CRoaring", () => {
+    // found by the property below (seed -2022437678): key 2 is a bitmap container on both sides
+    const build = <T extends { addMany(v: Uint32Array): unknown; addRange(a: number, b: number): unknown }>(b: T, start: number, len: number): T => {
+      b.addMany(Uint32Array.from([131072]));
+      b.addRange(start, start + len);
+      return b;
+    };
+    const a = build(new RoaringBitmap32(), 43961, 92640);
+    const ra = build(new RW(), 43961, 92640);
+    const b = build(new RoaringBitmap32(), 136601, 60007);
+    const rb = build(new RW(), 136601, 60007);
+    const staticOr = RoaringBitmap32.or(a, b);
+    expect(hex(staticOr.serializePortable())).toBe(hex(RW.or(ra, rb).serialize("portable")));
+    a.orInPlace(b);
+    ra.orInPlace(rb);
+    expect(hex(a.serializePortable())).toBe(hex(ra.serialize("portable")));
+    expect(a.size).toBe(staticOr.size);
+    for (const x of [a, b, staticOr]) x.dispose();
+  });
+
   it("or / andNot / and match the model and roaring-wasm (static and in place)", () => {
     fc.assert(
       fc.property(opsArb, opsArb, (opsA, opsB) => {

@@ -1223,7 +1223,11 @@ impl Bitmap32 {
             }
             if j < other.keys.len() && other.keys[j] == k {
                 out_k.push(k);
-                out_c.push(container_or(c, &other.conts[j]));
+                // CRoaring's in-place union (OR_BITSET_CONVERSION_TO_FULL) turns a bitmap ∪
+                // bitmap that fills the container into a full run; the static union does not.
+                let bitmaps = matches!(c, Container::Bitmap(..)) && matches!(other.conts[j], Container::Bitmap(..));
+                let merged = container_or(c, &other.conts[j]);
+                out_c.push(if bitmaps && merged.is_full() { full_run() } else { merged });
                 j += 1;
             } else {
                 out_k.push(k);
