@@ -13,7 +13,7 @@ interface PackResult {
   files: { path: string }[];
 }
 
-it("npm pack of a fresh clone builds dist/ and ships it with the wasm module", () => {
+it("npm pack of a fresh clone builds dist/ and ships it with the wasm module and a working bin", () => {
   const clone = mkdtempSync(join(tmpdir(), "paimon-rt-pack-"));
   try {
     // What a clone has that packing and building need; no dist/.
@@ -45,6 +45,15 @@ it("npm pack of a fresh clone builds dist/ and ships it with the wasm module", (
     const pkg = JSON.parse(readFileSync(join(clone, "package.json"), "utf8"));
     expect(files).toContain(pkg.main.replace(/^\.\//, ""));
     expect(files).toContain(pkg.bin["paimon-rt"].replace(/^\.\//, ""));
+
+    // The bin runs when installed as npm does it (a symlink in node_modules/.bin).
+    const bin = join(clone, "paimon-rt-bin");
+    symlinkSync(join(clone, pkg.bin["paimon-rt"]), bin);
+    const help = spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8" });
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^usage: paimon-rt <command>/);
+    const unknown = spawnSync(process.execPath, [bin, "bogus"], { encoding: "utf8" });
+    expect({ status: unknown.status, stdout: unknown.stdout }).toEqual({ status: 2, stdout: "" });
   } finally {
     rmSync(clone, { recursive: true, force: true });
   }
