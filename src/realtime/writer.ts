@@ -5,6 +5,7 @@
 // and refuses to close with unprepared data. Mode-specific parts (APPEND_ONLY here) are the
 // input layout and how prepared segments become files.
 import * as arrow from "apache-arrow";
+import { inputBatches } from "../arrow/input.js";
 import { decodeDictionary } from "../arrow/take.js";
 import { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError } from "../error.js";
@@ -218,10 +219,9 @@ export class RealtimeAppendTableWrite extends TableWrite {
         if (target.rowKinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `real-time append table ${table.identifier} accepts INSERT rows only (row ${i} has kind ${target.rowKinds[i]})`);
       }
     }
-    const input = data instanceof arrow.Table ? data.batches : [data];
+    const input = inputBatches(data, "write");
     const normalized: arrow.RecordBatch[] = [];
     for (const b of input) {
-      if (!(b instanceof arrow.RecordBatch)) throw new PaimonError("INVALID_ARGUMENT", "write takes an Arrow RecordBatch or Table");
       if (b.numRows > 0) normalized.push(this.rtNormalize(b));
     }
     const id = this.identity(target);

@@ -23,6 +23,7 @@ import { checkPrimaryKeyWritable, type PrimaryKeyConfig } from "../table/primary
 import { MergeTreeBucketWriter } from "./merge-tree-writer.js";
 import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
 import { compactAppendBuckets } from "./append-compact.js";
+import { inputBatches } from "../arrow/input.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 export enum RowKind {
@@ -94,7 +95,7 @@ export class TableWrite {
    */
   async write(data: arrow.RecordBatch | arrow.Table, target: WriteTarget = {}): Promise<void> {
     this.checkOpen();
-    const batches = data instanceof arrow.Table ? data.batches : [data];
+    const batches = inputBatches(data, "write");
     if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
     else if (target.rowKinds) {
       for (let i = 0; i < target.rowKinds.length; i++) {
@@ -105,7 +106,6 @@ export class TableWrite {
     const routed: Array<[BucketState, arrow.RecordBatch]> = [];
     let rowOffset = 0;
     for (const batch of batches) {
-      if (!(batch instanceof arrow.RecordBatch)) throw invalid(`write takes an Arrow RecordBatch or Table`);
       let normal = this.normalize(batch);
       if (this.pk) normal = attachRowKinds(normal, target.rowKinds, rowOffset); // kinds travel with their rows
       rowOffset += batch.numRows;
