@@ -6,11 +6,15 @@ import { runRealtimeDemo } from "./realtime-demo.js";
 import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
+import { removeOrphansCommand } from "./remove-orphans.js";
 
 const USAGE = `usage: paimon-rt <command>
   inspect <table-path>                              schema, snapshots and files per partition-bucket
   read <table-path> [--where EXPR] [--select a,b] [--limit N] [--format table|json|csv] [--snapshot N]
                                                     rows of a table (EXPR: id >= 5 AND name = 'x' AND dt IN ('a','b'))
+  remove-orphans <table-path> [--older-than 1d|2h|30m|0] [--dry-run]
+                                                    delete files no snapshot references (killed writers, failed
+                                                    commits) older than --older-than (default 1d); --dry-run lists them
   demo [--warehouse DIR] [--seconds N]              real-time ingest into a local warehouse (default ./paimon-rt-warehouse):
                                                     rows queryable before commit, checkpoints, a final exactly-once check
   kernel-demo [--rows N] [--buckets N] [--batch N]  bucket, sort and merge an upsert stream with the wasm kernels
@@ -55,6 +59,13 @@ export async function main(args: string[]): Promise<number> {
         },
         (text) => console.log(text),
       );
+      return 0;
+    }
+    case "remove-orphans": {
+      if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "remove-orphans needs a table path");
+      const unknown = rest.slice(1).filter((a, i, all) => a.startsWith("--") && a !== "--dry-run" && a !== "--older-than" && all[i - 1] !== "--older-than");
+      if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `remove-orphans: unknown option ${unknown.join(", ")}`);
+      await removeOrphansCommand({ location: rest[0], olderThan: option(rest, "--older-than"), dryRun: rest.includes("--dry-run") }, (line) => console.log(line));
       return 0;
     }
     case "demo": {
