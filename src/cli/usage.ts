@@ -32,6 +32,18 @@ export const COMMANDS: CommandUsage[] = [
     ],
   },
   {
+    name: "remove-orphans",
+    args: "<table-path> [options]",
+    summary: [
+      "delete files no snapshot, tag or running commit can reference (left by",
+      "killed writers and failed commits), as Java's remove_orphan_files",
+    ],
+    options: [
+      ["--older-than AGE", "only files older than AGE: 1d (default), 2h, 30m, 0"],
+      ["--dry-run", "list the files, delete nothing"],
+    ],
+  },
+  {
     name: "demo",
     args: "[options]",
     summary: [

@@ -3,10 +3,9 @@
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
 import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
-import { fromBinaryRow } from "../spec/binary-row.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
-import { partitionPath } from "../table/paths.js";
+import { DataFilePaths } from "../table/data-file-paths.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { type FileIO, joinPath } from "../fs/file-io.js";
 
@@ -53,16 +52,14 @@ export async function expireSnapshots(
 
   // Data files deleted by the deltas up to the first retained snapshot are referenced by no retained one.
   const dataToDelete: string[] = [];
-  const types = partitionFields.map((f) => f.type);
+  const dataPaths = new DataFilePaths(manifests.paths, partitionFields, tableOptions);
   for (const id of [...expired.slice(1), firstRetained.id]) {
     const s = id === firstRetained.id ? firstRetained : await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
     for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
       for (const e of await manifests.readManifest(meta.fileName)) {
         if (e.kind !== FILE_KIND_DELETE) continue;
-        const part = partitionPath(partitionFields, fromBinaryRow(e.partition.subarray(4), types), tableOptions.partitionDefaultName, tableOptions.partitionLegacyName);
-        dataToDelete.push(manifests.paths.dataFile(part, e.bucket, e.file.fileName, e.file.externalPath));
-        for (const extra of e.file.extraFiles) dataToDelete.push(manifests.paths.dataFile(part, e.bucket, extra));
+        dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
       }
     }
   }

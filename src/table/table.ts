@@ -1,5 +1,6 @@
 // A Paimon table: its location, latest schema and options, and the entry points to
 // write, commit, scan and read it (API.md `Table`).
+import { removeOrphanFiles, type RemoveOrphanFilesOptions, type RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { resolveWarehouse } from "../fs/resolve.js";
@@ -81,6 +82,22 @@ export class Table {
   newCommit(options: { commitUser: string }): TableCommit {
     this.checkWritable();
     return new TableCommit(this, options.commitUser);
+  }
+
+  /**
+   * Java's `remove_orphan_files`: deletes the files under the table directory that no snapshot,
+   * tag or changelog references (data, manifest and index files, `*.offsets` files, temporary
+   * leftovers of interrupted writes) and that were last modified more than `olderThanMs` ago
+   * (default one day, so the files of commits in progress are kept). `dryRun` only lists them.
+   * Returns the files (relative to the table directory) and their total size.
+   */
+  removeOrphanFiles(options: RemoveOrphanFilesOptions = {}): Promise<RemoveOrphanFilesResult> {
+    try {
+      this.checkWritable();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return removeOrphanFiles(this.fileIO, this.location, this.partitionFields, this.coreOptions, options);
   }
 
   /** Plans a scan (of the view's snapshot on a time-travel view). */
