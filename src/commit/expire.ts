@@ -6,7 +6,8 @@ import type { DataField } from "../spec/types.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
-import { partitionPath } from "../table/paths.js";
+import { partitionPath, TablePaths } from "../table/paths.js";
+import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { type FileIO, joinPath } from "../fs/file-io.js";
 
@@ -19,6 +20,12 @@ export interface ExpireOptions {
   olderThanMs?: number;
 }
 
+/** A missing metadata file (already deleted by an earlier, interrupted expiry) references nothing; anything else fails expiry. */
+function missingAsEmpty(error: unknown): never[] {
+  if (error instanceof PaimonError && error.code === "NOT_FOUND") return [];
+  throw error;
+}
+
 /** Expires snapshots per `options`; returns how many snapshot files were removed. */
 export async function expireSnapshots(
   io: FileIO,
@@ -29,7 +36,8 @@ export async function expireSnapshots(
   now = Date.now(),
 ): Promise<number> {
   const snapshots = new SnapshotManager(io, root);
-  const manifests = new ManifestStore(io, root, partitionFields, tableOptions.manifestCompression);
+  const paths = new TablePaths(root, tableOptions.externalPaths);
+  const manifests = new ManifestStore(io, paths, partitionFields, tableOptions.manifestCompression);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
   const retainMin = Math.max(1, options.retainMin ?? tableOptions.snapshotNumRetainedMin);
@@ -61,8 +69,9 @@ export async function expireSnapshots(
       for (const e of await manifests.readManifest(meta.fileName)) {
         if (e.kind !== FILE_KIND_DELETE) continue;
         const part = partitionPath(partitionFields, fromBinaryRow(e.partition.subarray(4), types), tableOptions.partitionDefaultName, tableOptions.partitionLegacyName);
-        dataToDelete.push(manifests.paths.dataFile(part, e.bucket, e.file.fileName, e.file.externalPath));
-        for (const extra of e.file.extraFiles) dataToDelete.push(manifests.paths.dataFile(part, e.bucket, extra));
+        const bucketDir = paths.bucketDir(part, e.bucket);
+        dataToDelete.push(paths.dataFile(bucketDir, e.file));
+        for (const extra of e.file.extraFiles) dataToDelete.push(paths.extraFile(bucketDir, e.file, extra));
       }
     }
   }
@@ -73,11 +82,11 @@ export async function expireSnapshots(
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
       if (!list) continue;
       into.add(list);
-      for (const m of await manifests.readManifestList(list).catch(() => [])) into.add(m.fileName);
+      for (const m of await manifests.readManifestList(list).catch(missingAsEmpty)) into.add(m.fileName);
     }
     if (s.indexManifest) {
       into.add(s.indexManifest);
-      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(() => [])) into.add(`index:${e.indexFile.fileName}`);
+      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(missingAsEmpty)) into.add(`index:${e.indexFile.fileName}`);
     }
     const offsets = s.properties?.[REALTIME_OFFSETS_PROPERTY];
     // The value is a full path (as paimon-cpp writes it); accept a bare file name too.
@@ -90,12 +99,14 @@ export async function expireSnapshots(
     if (s !== null) await referenced(s, drop);
   }
 
+  const metadataToDelete = [...drop]
+    .filter((name) => !keep.has(name))
+    .map((name) => (name.startsWith("index:") ? paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : paths.manifest(name)));
+  // Every deletion is checked before the first one: metadata naming a path outside the table
+  // (corrupt or hostile) stops expiry with nothing deleted.
+  for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot expired from ${root}`);
   await Promise.all(dataToDelete.map((p) => io.delete(p).catch(() => false)));
-  for (const name of drop) {
-    if (keep.has(name)) continue;
-    const path = name.startsWith("index:") ? manifests.paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name);
-    await io.delete(path).catch(() => false);
-  }
+  for (const path of metadataToDelete) await io.delete(path).catch(() => false);
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
   return expired.length;
