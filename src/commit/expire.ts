@@ -6,6 +6,8 @@ import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
 import { DataFilePaths } from "../table/data-file-paths.js";
+import { TablePaths } from "../table/paths.js";
+import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { type FileIO, joinPath } from "../fs/file-io.js";
 
@@ -18,6 +20,12 @@ export interface ExpireOptions {
   olderThanMs?: number;
 }
 
+/** A missing metadata file (already deleted by an earlier, interrupted expiry) references nothing; anything else fails expiry. */
+function missingAsEmpty(error: unknown): never[] {
+  if (error instanceof PaimonError && error.code === "NOT_FOUND") return [];
+  throw error;
+}
+
 /** Expires snapshots per `options`; returns how many snapshot files were removed. */
 export async function expireSnapshots(
   io: FileIO,
@@ -28,7 +36,8 @@ export async function expireSnapshots(
   now = Date.now(),
 ): Promise<number> {
   const snapshots = new SnapshotManager(io, root);
-  const manifests = new ManifestStore(io, root, partitionFields, tableOptions.manifestCompression);
+  const paths = new TablePaths(root, tableOptions.externalPaths);
+  const manifests = new ManifestStore(io, paths, partitionFields, tableOptions.manifestCompression);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
   const retainMin = Math.max(1, options.retainMin ?? tableOptions.snapshotNumRetainedMin);
@@ -52,7 +61,7 @@ export async function expireSnapshots(
 
   // Data files deleted by the deltas up to the first retained snapshot are referenced by no retained one.
   const dataToDelete: string[] = [];
-  const dataPaths = new DataFilePaths(manifests.paths, partitionFields, tableOptions);
+  const dataPaths = new DataFilePaths(paths, partitionFields, tableOptions);
   for (const id of [...expired.slice(1), firstRetained.id]) {
     const s = id === firstRetained.id ? firstRetained : await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
@@ -70,11 +79,11 @@ export async function expireSnapshots(
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
       if (!list) continue;
       into.add(list);
-      for (const m of await manifests.readManifestList(list).catch(() => [])) into.add(m.fileName);
+      for (const m of await manifests.readManifestList(list).catch(missingAsEmpty)) into.add(m.fileName);
     }
     if (s.indexManifest) {
       into.add(s.indexManifest);
-      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(() => [])) into.add(`index:${e.indexFile.fileName}`);
+      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(missingAsEmpty)) into.add(`index:${e.indexFile.fileName}`);
     }
     const offsets = s.properties?.[REALTIME_OFFSETS_PROPERTY];
     // The value is a full path (as paimon-cpp writes it); accept a bare file name too.
@@ -87,12 +96,14 @@ export async function expireSnapshots(
     if (s !== null) await referenced(s, drop);
   }
 
+  const metadataToDelete = [...drop]
+    .filter((name) => !keep.has(name))
+    .map((name) => (name.startsWith("index:") ? paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : paths.manifest(name)));
+  // Every deletion is checked before the first one: metadata naming a path outside the table
+  // (corrupt or hostile) stops expiry with nothing deleted.
+  for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot expired from ${root}`);
   await Promise.all(dataToDelete.map((p) => io.delete(p).catch(() => false)));
-  for (const name of drop) {
-    if (keep.has(name)) continue;
-    const path = name.startsWith("index:") ? manifests.paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name);
-    await io.delete(path).catch(() => false);
-  }
+  for (const path of metadataToDelete) await io.delete(path).catch(() => false);
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
   return expired.length;

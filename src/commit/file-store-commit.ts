@@ -18,6 +18,7 @@ import { BATCH_COMMIT_IDENTIFIER, type CommitKind, makeSnapshot, type Snapshot }
 import type { DataField } from "../spec/types.js";
 import { entryIdentifier, ManifestStore, mergeEntries } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
+import { TablePaths } from "../table/paths.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
@@ -72,7 +73,7 @@ export class FileStoreCommit {
     this.snapshots = new SnapshotManager(io, root);
     this.schemas = new SchemaManager(io, root);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.manifests = new ManifestStore(io, root, this.partitionFields, this.options.manifestCompression);
+    this.manifests = new ManifestStore(io, new TablePaths(root, this.options.externalPaths), this.partitionFields, this.options.manifestCompression);
   }
 
   /** Partition values (by key name) of a serialized partition row. */

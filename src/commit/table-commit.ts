@@ -3,7 +3,7 @@
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { Table } from "../table/table.js";
-import { CommitMessage } from "./commit-message.js";
+import { CommitMessage, validateMessageFiles } from "./commit-message.js";
 import type { CommitMessageData } from "../spec/commit-message.js";
 import { expireSnapshots, type ExpireOptions } from "./expire.js";
 import { FileStoreCommit } from "./file-store-commit.js";
@@ -37,6 +37,7 @@ export class TableCommit {
       const p = m.data.partition;
       const rowArity = p.length >= 4 ? new DataView(p.buffer, p.byteOffset, 4).getInt32(0) : -1;
       if (rowArity !== arity) throw new PaimonError("INVALID_ARGUMENT", `commit message of bucket ${m.bucket} has a partition of arity ${rowArity}; table ${this.table.identifier} has ${arity} partition keys`);
+      validateMessageFiles(m.data, this.table.paths);
     }
   }
 

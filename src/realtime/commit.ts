@@ -1,7 +1,7 @@
 // CommitWithProgress: validates prepared offset ranges against the committed prefix and
 // atomically publishes data files plus a new offsets file (snapshot property realtime.offsets).
 // A retry of ranges already covered by the same (commitUser, identifier) returns its snapshot.
-import { CommitMessage } from "../commit/commit-message.js";
+import { CommitMessage, validateMessageFiles } from "../commit/commit-message.js";
 import type { FileStoreCommit } from "../commit/file-store-commit.js";
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER, type Snapshot } from "../spec/snapshot.js";
@@ -63,6 +63,7 @@ function groupProgress(table: Table, progress: readonly RealtimeCommitProgress[]
     let list = byKey.get(key);
     if (!list) byKey.set(key, (list = []));
     list.push({ begin, end, partition, bucket });
+    validateMessageFiles(m, table.paths);
     messages.push(p.commitMessage);
   }
   const groups: Group[] = [];

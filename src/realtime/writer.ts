@@ -13,7 +13,7 @@ import { convertData, readArrowField } from "../format/arrow-types.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
-import { partitionPath } from "../table/paths.js";
+import { partitionPath, writablePartitionPath } from "../table/paths.js";
 import type { Table } from "../table/table.js";
 import { AppendBucketWriter } from "../write/append-writer.js";
 import { RowKind, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
@@ -134,6 +134,8 @@ export class RealtimeAppendTableWrite extends TableWrite {
       throw new PaimonError("INVALID_ARGUMENT", `partition ${partitionKeyJson(given)} of ${this.rtTable.identifier}: ${(e as Error).message}`);
     }
     const internal = fromBinaryRow(row, types);
+    const opts = this.rtTable.coreOptions;
+    writablePartitionPath(this.rtPartitionFields, internal, opts.partitionDefaultName, opts.partitionLegacyName); // refuses directory names no file system takes
     const partition = partitionStrings(this.rtTable, this.rtPartitionFields, internal);
     const id: EntryIdentity = {
       key: partitionBucketKey(keys, partition, bucket),

@@ -26,8 +26,7 @@ export class DataFilePaths {
 
   /** The data file (its external path when it has one) followed by its extra files. */
   files(partition: Uint8Array, bucket: number, file: DataFileMeta): string[] {
-    const values = fromBinaryRow(partition.subarray(4), this.types);
-    const part = partitionPath(this.partitionFields, values, this.options.partitionDefaultName, this.options.partitionLegacyName);
-    return [this.paths.dataFile(part, bucket, file.fileName, file.externalPath), ...file.extraFiles.map((extra) => this.paths.dataFile(part, bucket, extra))];
+    const dir = this.bucketDir(partition, bucket);
+    return [this.paths.dataFile(dir, file), ...file.extraFiles.map((extra) => this.paths.extraFile(dir, file, extra))];
   }
 }

@@ -54,11 +54,11 @@ export class Table {
     readonly pinnedSnapshotId: number | null = null,
   ) {
     this.coreOptions = new TableOptions(schema.options);
-    this.paths = new TablePaths(location);
+    this.paths = new TablePaths(location, this.coreOptions.externalPaths);
     this.snapshotManager = new SnapshotManager(fileIO, location);
     this.schemaManager = new SchemaManager(fileIO, location);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.manifestStore = new ManifestStore(fileIO, location, this.partitionFields, this.coreOptions.manifestCompression);
+    this.manifestStore = new ManifestStore(fileIO, this.paths, this.partitionFields, this.coreOptions.manifestCompression);
   }
 
   /** Decoded footers of this table's data files (immutable once written), shared by its reads. */

@@ -14,7 +14,7 @@ import type { TableSchema } from "../spec/schema.js";
 import { bucketKeys } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 import type { Table } from "../table/table.js";
-import { partitionPath } from "../table/paths.js";
+import { writablePartitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "./row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
@@ -216,7 +216,7 @@ export class TableWrite {
     let state = this.writers.get(key);
     if (state) return state;
     const opts = this.table.coreOptions;
-    const dir = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
+    const dir = this.table.paths.bucketDir(writablePartitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
     // Bucketed writers continue the bucket's sequence numbers; unaware-bucket ones start at 0 (as Java).
     const nextSequence = this.numBuckets > 0 ? (await this.table.maxSequenceNumber(partitionRow, bucket)) + 1n : 0n;
     state = {
