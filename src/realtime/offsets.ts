@@ -304,6 +304,37 @@ async function anchorBase(src: ProgressSource, bottom: number, top: number): Pro
   return readOffsetsFile(src, progressAnchorPath(src.location, id), `the progress anchor of snapshot ${id}`);
 }
 
+/**
+ * The snapshot-properties hook of an overwrite, truncate or partition drop (seed 000: these reset
+ * progress): the base snapshot's effective progress without the entries of the partitions
+ * `overwritten` accepts (all when null), as a new offsets file (an empty one is a durable reset).
+ * Unchanged progress keeps the base snapshot's own property; a table that never had progress
+ * gets none. Paths written are pushed to `written` (the caller deletes the unpublished ones).
+ */
+export function progressAfterOverwrite(
+  table: Table,
+  overwritten: ((partition: Readonly<Record<string, string>>) => boolean) | null,
+  written: string[],
+): (base: Snapshot | null) => Promise<Record<string, string>> {
+  return async (base): Promise<Record<string, string>> => {
+    const current = await tableOffsetsOf(table, base);
+    const next: OffsetMap = new Map([...current].filter(([, e]) => overwritten !== null && !overwritten(e.partition)));
+    const ownProperty = base !== null && offsetsFileOf(table.location, base) !== null;
+    if (next.size === current.size && (ownProperty || current.size === 0)) return {};
+    const path = await writeOffsetsFile(table.fileIO, table.location, next);
+    written.push(path);
+    return { [REALTIME_OFFSETS_PROPERTY]: path };
+  };
+}
+
+/** Deletes the offsets files an operation wrote but did not publish in snapshot `published`. */
+export async function deleteUnpublishedOffsets(table: Table, written: readonly string[], published: number | null): Promise<void> {
+  if (written.length === 0) return;
+  const snapshot = published === null ? null : await table.snapshotManager.tryGetSnapshot(published);
+  const kept = snapshot === null ? null : offsetsFileOf(table.location, snapshot);
+  for (const p of written) if (p !== kept) await table.fileIO.delete(p).catch(() => false);
+}
+
 /** The effective progress of a table at a snapshot (see effectiveOffsets). */
 export function tableOffsetsOf(table: Table, snapshot: Snapshot | null): Promise<OffsetMap> {
   return effectiveOffsets(progressSourceOf(table), snapshot);
