@@ -1,7 +1,7 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
 // single warehouse needs): drop old snapshots and every file only they reference.
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
-import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
+import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
@@ -9,7 +9,8 @@ import { DataFilePaths } from "../table/data-file-paths.js";
 import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import { type FileIO, joinPath } from "../fs/file-io.js";
+import type { FileIO } from "../fs/file-io.js";
+import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
   /** Keep at most this many snapshots (default `snapshot.num-retained.max`). */
@@ -85,9 +86,14 @@ export async function expireSnapshots(
       into.add(s.indexManifest);
       for (const e of await manifests.readIndexManifest(s.indexManifest).catch(missingAsEmpty)) into.add(`index:${e.indexFile.fileName}`);
     }
-    const offsets = s.properties?.[REALTIME_OFFSETS_PROPERTY];
-    // The value is a full path (as paimon-cpp writes it); accept a bare file name too.
-    if (offsets) into.add(`path:${offsets.includes("/") ? offsets : joinPath(root, "metadata", offsets)}`);
+    // Only a validated file of metadata/ (a corrupt property must not make expiry delete elsewhere).
+    let offsets: string | null = null;
+    try {
+      offsets = offsetsFileOf(root, s);
+    } catch {
+      offsets = null;
+    }
+    if (offsets !== null) into.add(`path:${offsets}`);
   };
   for (const s of retained) await referenced(s, keep);
   const drop = new Set<string>();
@@ -102,9 +108,29 @@ export async function expireSnapshots(
   // Every deletion is checked before the first one: metadata naming a path outside the table
   // (corrupt or hostile) stops expiry with nothing deleted.
   for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot expired from ${root}`);
+
+  // Real-time progress must survive the snapshot that wrote it: when the first retained snapshot
+  // does not carry realtime.offsets (another engine committed after it), its effective progress
+  // is written as a progress anchor before anything is deleted.
+  const progress: ProgressSource = {
+    io,
+    location: root,
+    partitionFields,
+    partitionDefaultName: tableOptions.partitionDefaultName,
+    partitionLegacyName: tableOptions.partitionLegacyName,
+    snapshots,
+    manifests,
+  };
+  if (offsetsFileOf(root, firstRetained) === null) {
+    const effective = await effectiveOffsets(progress, firstRetained);
+    if (effective.size > 0) await io.writeFile(progressAnchorPath(root, firstRetained.id), serializeOffsets(effective));
+  }
+
   await Promise.all(dataToDelete.map((p) => io.delete(p).catch(() => false)));
   for (const path of metadataToDelete) await io.delete(path).catch(() => false);
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
+  // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.
+  for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id) await io.delete(progressAnchorPath(root, id)).catch(() => false);
   return expired.length;
 }

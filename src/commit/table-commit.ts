@@ -6,9 +6,10 @@ import type { Table } from "../table/table.js";
 import { CommitMessage, validateMessageFiles } from "./commit-message.js";
 import type { CommitMessageData } from "../spec/commit-message.js";
 import { expireSnapshots, type ExpireOptions } from "./expire.js";
-import { FileStoreCommit } from "./file-store-commit.js";
+import { FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
 import { DataFilePaths } from "../table/data-file-paths.js";
-import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
 import { commitWithProgress } from "../realtime/commit.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
 
@@ -16,6 +17,12 @@ function identifierOf(id: bigint | number | undefined): bigint {
   if (id === undefined) return BATCH_COMMIT_IDENTIFIER;
   if (typeof id === "number" && !Number.isSafeInteger(id)) throw new PaimonError("INVALID_ARGUMENT", `commit identifier ${id} is not an integer`);
   return BigInt(id);
+}
+
+/** A set of partitions: as a filter over internal values (files) and over logical strings (progress). */
+interface PartitionScope {
+  filter: PartitionFilter;
+  matches: (partition: Readonly<Record<string, string>>) => boolean;
 }
 
 export class TableCommit {
@@ -87,30 +94,92 @@ export class TableCommit {
   /**
    * Replaces data: the given partition (values of some or all partition keys), or, without
    * one, the partitions the messages write to (`dynamic-partition-overwrite`, default) or the
-   * whole table.
+   * whole table. Real-time progress of the replaced partitions is reset (seed 000).
    */
   async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
     this.check(messages);
     const fields = this.table.partitionFields;
-    let filter: ((p: Record<string, unknown>) => boolean) | null = null;
+    let scope: PartitionScope | null = null;
     if (partition && Object.keys(partition).length > 0) {
-      const unknown = Object.keys(partition).filter((k) => !fields.some((f) => f.name === k));
-      if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} of table ${this.table.identifier}`);
-      // Compare in the internal representation: encode the spec like a row of those keys.
-      const spec = fields.filter((f) => f.name in partition);
-      const key = (values: Record<string, unknown>) => toBinaryRow(spec.map((f) => values[f.name]), spec.map((f) => f.type)).join(",");
-      const wanted = key(partition);
-      filter = (p) => key(p) === wanted;
+      scope = this.partitionScope([partition]);
     } else if (fields.length > 0 && this.table.coreOptions.dynamicPartitionOverwrite) {
       const touched = new Set(messages.map((m) => m.data.partition.join(",")));
+      const touchedStrings = new Set(messages.map((m) => JSON.stringify(fields.map((f) => partitionStringsOfRow(this.table, m.data.partition)[f.name]))));
       const types = fields.map((f) => f.type);
-      filter = (p) => touched.has(serializeBinaryRow(toBinaryRow(fields.map((f) => p[f.name]), types), types.length).join(","));
+      scope = {
+        filter: (p) => touched.has(serializeBinaryRow(toBinaryRow(fields.map((f) => p[f.name]), types), types.length).join(",")),
+        matches: (p) => touchedStrings.has(JSON.stringify(fields.map((f) => p[f.name]))),
+      };
     }
-    return this.commit_.overwrite(
-      messages.map((m) => m.data),
-      filter,
-      identifierOf(commitIdentifier),
-    );
+    return this.overwriteScope(messages, scope, identifierOf(commitIdentifier));
+  }
+
+  /**
+   * Deletes every row (Java's `truncateTable`): one OVERWRITE snapshot without files, whose
+   * real-time progress is empty. Returns its id.
+   */
+  async truncate(): Promise<number> {
+    return (await this.overwriteScope([], null, BATCH_COMMIT_IDENTIFIER))!;
+  }
+
+  /**
+   * Drops partitions (Java's `dropPartitions`): each spec gives values of some or all partition
+   * keys; one OVERWRITE snapshot deletes the files of every matching partition and the real-time
+   * progress of exactly those partitions. Returns its id.
+   */
+  async dropPartitions(partitions: Array<Record<string, unknown>>): Promise<number> {
+    if (!Array.isArray(partitions) || partitions.length === 0) throw new PaimonError("INVALID_ARGUMENT", `dropPartitions of ${this.table.identifier} needs a non-empty list of partitions`);
+    if (this.table.partitionFields.length === 0) throw new PaimonError("INVALID_ARGUMENT", `table ${this.table.identifier} has no partition keys; use truncate`);
+    return (await this.overwriteScope([], this.partitionScope(partitions), BATCH_COMMIT_IDENTIFIER))!;
+  }
+
+  /** The partitions matching any of `specs` (each: values of some or all partition keys). */
+  private partitionScope(specs: ReadonlyArray<Record<string, unknown>>): PartitionScope {
+    const fields = this.table.partitionFields;
+    const opts = this.table.coreOptions;
+    const parsed = specs.map((spec) => {
+      if (spec === null || typeof spec !== "object" || Array.isArray(spec) || Object.keys(spec).length === 0) {
+        throw new PaimonError("INVALID_ARGUMENT", `partition spec ${JSON.stringify(spec)} of table ${this.table.identifier} must name values of its partition keys [${fields.map((f) => f.name).join(", ")}]`);
+      }
+      const unknown = Object.keys(spec).filter((k) => !fields.some((f) => f.name === k));
+      if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} of table ${this.table.identifier}`);
+      // Compare in the internal representation: encode the spec like a row of those keys.
+      const specFields = fields.filter((f) => f.name in spec);
+      const types = specFields.map((f) => f.type);
+      const key = (values: Record<string, unknown>) => toBinaryRow(specFields.map((f) => values[f.name]), types).join(",");
+      let wanted: string;
+      let internal: unknown[];
+      try {
+        const row = toBinaryRow(specFields.map((f) => spec[f.name]), types);
+        wanted = row.join(",");
+        internal = fromBinaryRow(row, types);
+      } catch (e) {
+        throw new PaimonError("INVALID_ARGUMENT", `partition spec ${JSON.stringify(spec)} of table ${this.table.identifier}: ${(e as Error).message}`);
+      }
+      const strings = partitionStrings(specFields, internal, opts.partitionDefaultName, opts.partitionLegacyName);
+      return { key, wanted, strings };
+    });
+    return {
+      filter: (p) => parsed.some((s) => s.key(p) === s.wanted),
+      matches: (p) => parsed.some((s) => Object.entries(s.strings).every(([k, v]) => p[k] === v)),
+    };
+  }
+
+  /** One OVERWRITE snapshot replacing `scope` (the whole table when null), with the real-time progress reset to match. */
+  private async overwriteScope(messages: readonly CommitMessage[], scope: PartitionScope | null, identifier: bigint): Promise<number | null> {
+    const written: string[] = [];
+    let id: number | null = null;
+    try {
+      id = await this.commit_.overwrite(
+        messages.map((m) => m.data),
+        scope?.filter ?? null,
+        identifier,
+        { properties: progressAfterOverwrite(this.table, scope?.matches ?? null, written) },
+      );
+    } finally {
+      await deleteUnpublishedOffsets(this.table, written, id);
+    }
+    return id;
   }
 
   /** Expires old snapshots and the files only they reference; returns how many expired. */

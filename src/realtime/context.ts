@@ -7,7 +7,7 @@ import { randomId } from "../fs/file-io.js";
 import type { Predicate } from "../predicate/predicate.js";
 import type { Table } from "../table/table.js";
 import { ArrowRealtimeStoreFactory } from "./arrow-store.js";
-import { tableOffsetsOf, type OffsetMap } from "./offsets.js";
+import { deletedPartitionBuckets, progressSourceOf, tableOffsetsOf, type OffsetMap } from "./offsets.js";
 import type { RealtimeReadView, RealtimeSegmentHandle, RealtimeStore, RealtimeStoreCreateRequest, RealtimeStoreFactory } from "./store.js";
 import { describePartitionBucket, type RealtimeMetrics } from "./types.js";
 
@@ -229,11 +229,17 @@ export class RealtimeContext {
     }
     const snapshot = await table.snapshot(snapshotId);
     const from = Math.max(this.knownSnapshotId ?? snapshotId, this.lastRefreshedSnapshotId ?? 0);
+    // An overwrite (truncate, partition drop, another engine's INSERT OVERWRITE) that deleted
+    // committed files of an active partition-bucket invalidates the context; one that touched
+    // only other partition-buckets, or only deletion vectors (Java commits DV-only changes as
+    // OVERWRITE), does not.
+    const source = progressSourceOf(table);
     for (let id = from + 1; id <= snapshotId && this.entries.size > 0; id++) {
       const s = await table.snapshotManager.tryGetSnapshot(id);
-      if (s?.commitKind === "OVERWRITE") {
-        throw this.invalidate(`snapshot ${id} of ${table.identifier} overwrote data while the context held real-time progress; recreate the RealtimeContext`);
-      }
+      if (s?.commitKind !== "OVERWRITE") continue;
+      const deleted = await deletedPartitionBuckets(source, s);
+      const hit = [...this.entries.values()].find((e) => deleted.has(e.key));
+      if (hit) throw this.invalidate(`snapshot ${id} of ${table.identifier} overwrote ${hit.description} while the context held its real-time data; recreate the RealtimeContext`);
     }
     const offsets = await tableOffsetsOf(table, snapshot);
     // Check every active store before changing any.

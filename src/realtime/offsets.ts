@@ -4,12 +4,15 @@
 import { PaimonError } from "../error.js";
 import { joinPath, randomId, type FileIO } from "../fs/file-io.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
-import { jsonBigInt, parseJson, type JsonValue } from "../spec/json.js";
+import { FILE_KIND_DELETE } from "../spec/manifest.js";
+import { parseJson, type JsonValue } from "../spec/json.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
+import type { ManifestStore } from "../table/manifests.js";
 import { partitionValueString } from "../table/paths.js";
+import type { SnapshotManager } from "../table/snapshot-manager.js";
 import type { Table } from "../table/table.js";
-import { partitionBucketKey, REALTIME_OFFSETS_PROPERTY, type RealtimePartitionBucket } from "./types.js";
+import { INT64_MAX, partitionBucketKey, REALTIME_OFFSETS_PROPERTY, type RealtimePartitionBucket } from "./types.js";
 
 export const OFFSETS_VERSION = 1;
 
@@ -55,34 +58,58 @@ export function serializeOffsets(map: OffsetMap): string {
   return `{\n    "version": ${OFFSETS_VERSION},\n    "offsets": [\n${lines.join(",\n")}\n    ]\n}`;
 }
 
-/** Parses an offsets file; `partitionKeys` orders the keys of the returned map. */
-export function parseOffsets(text: string, partitionKeys: readonly string[], file = "offsets file"): OffsetMap {
-  const root = parseJson(text, file);
+const INT32_MAX = 2147483647;
+
+/** A JSON integer literal's value (parseJson gives safe integers as numbers, larger ones as bigints). */
+function jsonInteger(v: JsonValue | undefined): bigint | null {
+  if (typeof v === "bigint") return v;
+  if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
+  return null;
+}
+
+/**
+ * Parses an offsets file; `partitionKeys` (the table's) orders the keys of the returned map and
+ * every entry's partition must have exactly those keys (without it, each entry's own keys). Every
+ * entry is checked (bucket an int32 >= 0, offset an int64 >= 0, partition an object of strings,
+ * no duplicates): anything else is CORRUPT_FILE naming the file.
+ */
+export function parseOffsets(text: string, partitionKeys?: readonly string[], file = "offsets file"): OffsetMap {
+  let root: JsonValue;
+  try {
+    root = parseJson(text, file);
+  } catch (e) {
+    throw corrupt(file, (e as Error).message);
+  }
   if (root === null || typeof root !== "object" || Array.isArray(root)) throw corrupt(file, "value must be an object");
   const o = root as Record<string, JsonValue>;
   if (o.version === undefined) throw corrupt(file, "key version must exist");
-  if (Number(o.version) !== OFFSETS_VERSION) throw corrupt(file, `unsupported offsets version ${String(o.version)}`);
+  if (jsonInteger(o.version) !== BigInt(OFFSETS_VERSION)) throw corrupt(file, `unsupported offsets version ${String(o.version)}`);
   if (!Array.isArray(o.offsets)) throw corrupt(file, "offsets must be an array");
   const out: OffsetMap = new Map();
-  for (const item of o.offsets) {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) throw corrupt(file, "offset entry must be an object");
+  for (const [i, item] of o.offsets.entries()) {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) throw corrupt(file, `offset entry ${i} must be an object`);
     const e = item as Record<string, JsonValue>;
     const p = e.partition;
-    if (p === null || typeof p !== "object" || Array.isArray(p)) throw corrupt(file, "partition must be an object");
+    if (p === null || typeof p !== "object" || Array.isArray(p)) throw corrupt(file, `partition of entry ${i} must be an object`);
     const partition: Record<string, string> = {};
     for (const [k, v] of Object.entries(p)) {
-      if (typeof v !== "string") throw corrupt(file, `partition value of ${k} must be a string`);
+      if (typeof v !== "string") throw corrupt(file, `partition value of ${k} in entry ${i} must be a string`);
       partition[k] = v;
     }
-    const bucket = typeof e.bucket === "number" || typeof e.bucket === "bigint" ? Number(e.bucket) : NaN;
-    if (!Number.isInteger(bucket)) throw corrupt(file, "bucket must be an int");
-    if (bucket < 0) throw corrupt(file, `invalid bucket ${bucket} in offsets`);
-    const offset = jsonBigInt(e.offset, `${file}: offset`);
-    if (offset === null) throw corrupt(file, "key offset must exist");
-    if (offset < 0n) throw corrupt(file, `invalid offset ${offset} for bucket ${bucket}`);
-    const key = partitionBucketKey(partitionKeys.length > 0 ? partitionKeys : Object.keys(partition), partition, bucket);
+    const keys = partitionKeys ?? Object.keys(partition);
+    if (Object.keys(partition).length !== keys.length || keys.some((k) => !(k in partition))) {
+      throw corrupt(file, `partition ${JSON.stringify(partition)} of entry ${i} does not match the table's partition keys [${keys.join(", ")}]`);
+    }
+    const bucket = jsonInteger(e.bucket);
+    if (bucket === null) throw corrupt(file, `bucket of entry ${i} must be an int, got ${String(e.bucket)}`);
+    if (bucket < 0n || bucket > BigInt(INT32_MAX)) throw corrupt(file, `invalid bucket ${bucket} in offsets (entry ${i})`);
+    if (e.offset === undefined || e.offset === null) throw corrupt(file, `key offset of entry ${i} must exist`);
+    const offset = jsonInteger(e.offset);
+    if (offset === null) throw corrupt(file, `offset of entry ${i} must be an int64, got ${String(e.offset)}`);
+    if (offset < 0n || offset > INT64_MAX) throw corrupt(file, `invalid offset ${offset} for bucket ${bucket} (entry ${i})`);
+    const key = partitionBucketKey(keys, partition, Number(bucket));
     if (out.has(key)) throw corrupt(file, `duplicate partition-bucket ${bucket} in offsets`);
-    out.set(key, { partition, bucket, offset });
+    out.set(key, { partition, bucket: Number(bucket), offset });
   }
   return out;
 }
@@ -100,41 +127,231 @@ export async function writeOffsetsFile(io: FileIO, tableLocation: string, map: O
   return path;
 }
 
-const cache = new Map<string, OffsetMap>();
+/**
+ * What resolving committed progress needs to know about a table: its files, snapshots,
+ * manifests and how partition values are spelled (narrow on purpose: expiry has no Table).
+ */
+export interface ProgressSource {
+  readonly io: FileIO;
+  readonly location: string;
+  readonly partitionFields: readonly DataField[];
+  readonly partitionDefaultName: string;
+  readonly partitionLegacyName: boolean;
+  readonly snapshots: SnapshotManager;
+  readonly manifests: ManifestStore;
+}
 
-/** The committed progress referenced by a snapshot (empty when it has none). */
-export async function offsetsOfSnapshot(io: FileIO, tableLocation: string, partitionKeys: readonly string[], snapshot: Snapshot | null): Promise<OffsetMap> {
-  const ref = snapshot?.properties?.[REALTIME_OFFSETS_PROPERTY];
-  if (!ref) return new Map();
-  const path = ref.includes("/") || ref.includes("\\") ? ref : joinPath(tableLocation, "metadata", ref);
-  const cacheKey = `${path}|${partitionKeys.join(",")}`;
-  const hit = cache.get(cacheKey);
+export function progressSourceOf(table: Table): ProgressSource {
+  return {
+    io: table.fileIO,
+    location: table.location,
+    partitionFields: table.partitionFields,
+    partitionDefaultName: table.coreOptions.partitionDefaultName,
+    partitionLegacyName: table.coreOptions.partitionLegacyName,
+    snapshots: table.snapshotManager,
+    manifests: table.manifestStore,
+  };
+}
+
+const PLAIN_FILE_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * The offsets file a snapshot's `realtime.offsets` property names, or null without the property.
+ * The value is the full path paimon-cpp writes (`<table>/metadata/<name>`) or a bare file name;
+ * anything that could point elsewhere (another directory, `..`, a backslash) is CORRUPT_FILE
+ * naming the snapshot, so neither reads nor expiry ever touch a file outside `metadata/`.
+ */
+export function offsetsFileOf(tableLocation: string, snapshot: Snapshot): string | null {
+  const ref = snapshot.properties?.[REALTIME_OFFSETS_PROPERTY];
+  if (ref === undefined || ref === null) return null;
+  const dir = joinPath(tableLocation, "metadata");
+  const slash = ref.lastIndexOf("/");
+  const name = slash < 0 ? ref : ref.slice(slash + 1);
+  const bad = (why: string) =>
+    new PaimonError("CORRUPT_FILE", `snapshot ${snapshot.id} of ${tableLocation}: property ${REALTIME_OFFSETS_PROPERTY} = ${JSON.stringify(ref)} ${why}`);
+  if (!PLAIN_FILE_NAME.test(name) || name === "." || name === "..") throw bad("does not name a plain file");
+  if (slash >= 0 && ref.slice(0, slash) !== dir) throw bad(`is not a file of the table's metadata directory ${dir}`);
+  return joinPath(dir, name);
+}
+
+const fileCache = new Map<string, OffsetMap>();
+
+/** Reads and validates an offsets file (immutable once written, so cached by path). */
+async function readOffsetsFile(src: ProgressSource, path: string, referencedBy: string): Promise<OffsetMap> {
+  const keys = src.partitionFields.map((f) => f.name);
+  const cacheKey = `${path}|${keys.join(",")}`;
+  const hit = fileCache.get(cacheKey);
   if (hit) return hit;
   let text: string;
   try {
-    text = new TextDecoder().decode(await io.readFile(path));
+    text = new TextDecoder().decode(await src.io.readFile(path));
   } catch (e) {
-    if (e instanceof PaimonError && e.code === "NOT_FOUND") throw new PaimonError("CORRUPT_FILE", `snapshot ${snapshot!.id} references missing offsets file ${path}`, { cause: e });
+    if (e instanceof PaimonError && e.code === "NOT_FOUND") throw new PaimonError("CORRUPT_FILE", `${referencedBy} references missing offsets file ${path}`, { cause: e });
     throw e;
   }
-  const map = parseOffsets(text, partitionKeys, path);
-  if (cache.size > 256) cache.clear();
-  cache.set(cacheKey, map); // offsets files are immutable
+  const map = parseOffsets(text, keys, path);
+  if (fileCache.size > 256) fileCache.clear();
+  fileCache.set(cacheKey, map);
   return map;
 }
 
+/** The progress a snapshot's own `realtime.offsets` property references (null without one). */
+export async function ownOffsetsOf(src: ProgressSource, snapshot: Snapshot): Promise<OffsetMap | null> {
+  const path = offsetsFileOf(src.location, snapshot);
+  return path === null ? null : readOffsetsFile(src, path, `snapshot ${snapshot.id}`);
+}
+
+/** Partition-bucket keys of the data files a snapshot's delta deletes. */
+export async function deletedPartitionBuckets(src: ProgressSource, snapshot: Snapshot): Promise<Set<string>> {
+  const keys = src.partitionFields.map((f) => f.name);
+  const types = src.partitionFields.map((f) => f.type);
+  const out = new Set<string>();
+  for (const meta of await src.manifests.readManifestList(snapshot.deltaManifestList)) {
+    if (meta.numDeletedFiles === 0n) continue;
+    for (const e of await src.manifests.readManifest(meta.fileName)) {
+      if (e.kind !== FILE_KIND_DELETE) continue;
+      const values = fromBinaryRow(e.partition.subarray(4), types);
+      out.add(partitionBucketKey(keys, partitionStrings(src.partitionFields, values, src.partitionDefaultName, src.partitionLegacyName), e.bucket));
+    }
+  }
+  return out;
+}
+
+/**
+ * Progress carried past expired snapshots: `metadata/realtime-progress-<id>.json` (offsets-file
+ * format) holds the effective progress at snapshot `id`, written by expiry when the earliest
+ * retained snapshot does not carry `realtime.offsets` itself.
+ */
+export const PROGRESS_ANCHOR_PREFIX = "realtime-progress-";
+const ANCHOR_NAME = /^realtime-progress-(\d+)\.json$/;
+
+export function progressAnchorPath(tableLocation: string, snapshotId: number): string {
+  return joinPath(tableLocation, "metadata", `${PROGRESS_ANCHOR_PREFIX}${snapshotId}.json`);
+}
+
+/** Snapshot ids of the progress anchors present, ascending. */
+export async function listProgressAnchors(io: FileIO, tableLocation: string): Promise<number[]> {
+  const ids: number[] = [];
+  for (const f of await io.listStatus(joinPath(tableLocation, "metadata"))) {
+    const m = ANCHOR_NAME.exec(f.name);
+    if (!f.isDir && m) ids.push(Number(m[1]));
+  }
+  return ids.sort((a, b) => a - b);
+}
+
+/** Effective progress by snapshot identity (snapshots are immutable; a re-used id after a rollback has other manifests). */
+const resolved = new Map<string, OffsetMap>();
+const identityOf = (src: ProgressSource, s: Snapshot) => `${src.location}|${s.id}|${s.baseManifestList}|${s.deltaManifestList}|${src.partitionFields.map((f) => f.name).join(",")}`;
+
+/**
+ * The effective committed progress at `snapshot`: the progress of the newest snapshot at or
+ * before it that carries `realtime.offsets` (or of the progress anchor expiry left), because
+ * Java Paimon and pypaimon commit without carrying the property forward. APPEND, COMPACT and
+ * other snapshots without the property are transparent; an OVERWRITE without it (another
+ * engine's overwrite) resets the partition-buckets whose data files it deleted. paimon-rt's own
+ * overwrite, truncate and partition drop always write an explicit map.
+ */
+export async function effectiveOffsets(src: ProgressSource, snapshot: Snapshot | null): Promise<OffsetMap> {
+  if (snapshot === null) return new Map();
+  const pending: Snapshot[] = []; // without the property and not resolved yet, newest first
+  let base: OffsetMap | null = null;
+  for (let s: Snapshot = snapshot; ; ) {
+    const known = resolved.get(identityOf(src, s));
+    if (known) {
+      base = known;
+      break;
+    }
+    const own = await ownOffsetsOf(src, s);
+    if (own !== null) {
+      remember(src, s, own);
+      base = own;
+      break;
+    }
+    pending.push(s);
+    const previous = s.id > 1 ? await src.snapshots.tryGetSnapshot(s.id - 1) : null;
+    if (previous === null) {
+      base = await anchorBase(src, s.id, snapshot.id);
+      break;
+    }
+    s = previous;
+  }
+  let map = base;
+  for (let i = pending.length - 1; i >= 0; i--) {
+    const s = pending[i];
+    if (s.commitKind === "OVERWRITE" && map.size > 0) {
+      const reset = await deletedPartitionBuckets(src, s);
+      if ([...reset].some((k) => map.has(k))) {
+        map = new Map(map);
+        for (const k of reset) map.delete(k);
+      }
+    }
+    remember(src, s, map);
+  }
+  return map;
+}
+
+function remember(src: ProgressSource, s: Snapshot, map: OffsetMap): void {
+  if (resolved.size > 4096) resolved.clear();
+  resolved.set(identityOf(src, s), map);
+}
+
+/** The oldest snapshot left is `bottom` and carries no progress: the newest anchor at or before `top`, if any. */
+async function anchorBase(src: ProgressSource, bottom: number, top: number): Promise<OffsetMap> {
+  if (bottom <= 1) return new Map();
+  const anchors = (await listProgressAnchors(src.io, src.location)).filter((id) => id <= top);
+  if (anchors.length === 0) return new Map();
+  const id = anchors[anchors.length - 1];
+  return readOffsetsFile(src, progressAnchorPath(src.location, id), `the progress anchor of snapshot ${id}`);
+}
+
+/**
+ * The snapshot-properties hook of an overwrite, truncate or partition drop (seed 000: these reset
+ * progress): the base snapshot's effective progress without the entries of the partitions
+ * `overwritten` accepts (all when null), as a new offsets file (an empty one is a durable reset).
+ * Unchanged progress keeps the base snapshot's own property; a table that never had progress
+ * gets none. Paths written are pushed to `written` (the caller deletes the unpublished ones).
+ */
+export function progressAfterOverwrite(
+  table: Table,
+  overwritten: ((partition: Readonly<Record<string, string>>) => boolean) | null,
+  written: string[],
+): (base: Snapshot | null) => Promise<Record<string, string>> {
+  return async (base): Promise<Record<string, string>> => {
+    const current = await tableOffsetsOf(table, base);
+    const next: OffsetMap = new Map([...current].filter(([, e]) => overwritten !== null && !overwritten(e.partition)));
+    const ownProperty = base !== null && offsetsFileOf(table.location, base) !== null;
+    if (next.size === current.size && (ownProperty || current.size === 0)) return {};
+    const path = await writeOffsetsFile(table.fileIO, table.location, next);
+    written.push(path);
+    return { [REALTIME_OFFSETS_PROPERTY]: path };
+  };
+}
+
+/** Deletes the offsets files an operation wrote but did not publish in snapshot `published`. */
+export async function deleteUnpublishedOffsets(table: Table, written: readonly string[], published: number | null): Promise<void> {
+  if (written.length === 0) return;
+  const snapshot = published === null ? null : await table.snapshotManager.tryGetSnapshot(published);
+  const kept = snapshot === null ? null : offsetsFileOf(table.location, snapshot);
+  for (const p of written) if (p !== kept) await table.fileIO.delete(p).catch(() => false);
+}
+
+/** The effective progress of a table at a snapshot (see effectiveOffsets). */
 export function tableOffsetsOf(table: Table, snapshot: Snapshot | null): Promise<OffsetMap> {
-  return offsetsOfSnapshot(table.fileIO, table.location, table.schema.partitionKeys, snapshot);
+  return effectiveOffsets(progressSourceOf(table), snapshot);
 }
 
 /** Logical partition strings of internal partition values (reference §1.6). */
-export function partitionStrings(table: Table, fields: readonly DataField[], values: readonly unknown[]): Record<string, string> {
-  const opts = table.coreOptions;
+export function partitionStrings(fields: readonly DataField[], values: readonly unknown[], defaultName: string, legacyName: boolean): Record<string, string> {
   const out: Record<string, string> = {};
   fields.forEach((f, i) => {
-    out[f.name] = partitionValueString(values[i], f.type, opts.partitionLegacyName) ?? opts.partitionDefaultName;
+    out[f.name] = partitionValueString(values[i], f.type, legacyName) ?? defaultName;
   });
   return out;
+}
+
+/** Logical partition strings of a table's internal partition values. */
+export function tablePartitionStrings(table: Table, values: readonly unknown[]): Record<string, string> {
+  return partitionStrings(table.partitionFields, values, table.coreOptions.partitionDefaultName, table.coreOptions.partitionLegacyName);
 }
 
 /** Logical partition strings of a serialized partition BinaryRow. */
@@ -144,7 +361,7 @@ export function partitionStringsOfRow(table: Table, row: Uint8Array): Record<str
     row.subarray(4),
     fields.map((f) => f.type),
   );
-  return partitionStrings(table, fields, values);
+  return tablePartitionStrings(table, values);
 }
 
 /** Recovery: the durable progress of committed snapshots. */

@@ -32,9 +32,21 @@ export function checkRealtimeRead(table: Table, options: RealtimeReadOptions): v
   ctx.bind(table);
 }
 
-/** True when `createReader` must take the real-time path. */
+/**
+ * True when `createReader` must take the real-time path. A real-time split read without a
+ * context is refused (as paimon-cpp does) instead of silently dropping its memory rows; its
+ * ticket is left untouched, so it stays valid for a reader with the context until its TTL.
+ */
 export function isRealtimeRead(options: RealtimeReadOptions, splits: readonly Split[]): boolean {
-  return options.realtime !== undefined && splits.some(isRealtimeSplit);
+  const split = splits.find(isRealtimeSplit);
+  if (split === undefined) return false;
+  if (options.realtime === undefined) {
+    throw new PaimonError(
+      "REALTIME_NOT_ENABLED",
+      `reading a real-time split requires a real-time context (split of bucket ${split.bucket}, snapshot ${split.realtime.snapshotId ?? "none"}): create the read with newRead({ realtime }) using the context that planned it, or plan without the context to read committed files only`,
+    );
+  }
+  return true;
 }
 
 /** First index whose offset is >= `target` (offsets strictly increasing). */

@@ -18,7 +18,7 @@ import type { Table } from "../table/table.js";
 import { AppendBucketWriter } from "../write/append-writer.js";
 import { RowKind, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
 import { RealtimeContext, type EntryIdentity, type StoreEntry } from "./context.js";
-import { partitionStrings } from "./offsets.js";
+import { tablePartitionStrings } from "./offsets.js";
 import { validateRealtimeTable, type RealtimeOptions } from "./options.js";
 import type { RealtimeStoreCreateRequest } from "./store.js";
 import { INT64_MAX, partitionBucketKey, REALTIME_OFFSET_FIELD, type OffsetRange, type RealtimeCommitProgress } from "./types.js";
@@ -136,7 +136,7 @@ export class RealtimeAppendTableWrite extends TableWrite {
     const internal = fromBinaryRow(row, types);
     const opts = this.rtTable.coreOptions;
     writablePartitionPath(this.rtPartitionFields, internal, opts.partitionDefaultName, opts.partitionLegacyName); // refuses directory names no file system takes
-    const partition = partitionStrings(this.rtTable, this.rtPartitionFields, internal);
+    const partition = tablePartitionStrings(this.rtTable, internal);
     const id: EntryIdentity = {
       key: partitionBucketKey(keys, partition, bucket),
       partition,

@@ -24,6 +24,11 @@ export class SnapshotManager {
     this.paths = new TablePaths(root);
   }
 
+  /** Drops the cached latest snapshot (after a rollback deleted it, its id may be reused). */
+  forgetCachedLatest(): void {
+    this.lastLatest = null;
+  }
+
   /** Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master does). */
   async listSnapshotIds(): Promise<number[]> {
     const entries = await this.io.listStatus(this.paths.snapshotDir);

@@ -17,6 +17,7 @@ import { TableOptions } from "./options.js";
 import { TablePaths } from "./paths.js";
 import { SchemaManager } from "./schema-manager.js";
 import { SnapshotManager } from "./snapshot-manager.js";
+import { rollbackTo } from "./rollback.js";
 import { FooterCache } from "../format/footer-cache.js";
 
 export class Table {
@@ -125,6 +126,41 @@ export class Table {
     if (this.pinnedSnapshotId !== null) {
       throw new PaimonError("UNSUPPORTED", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a read-only time-travel view; write through the table itself`);
     }
+  }
+
+  /**
+   * Deletes every row, as Java Paimon's `truncateTable`: one OVERWRITE snapshot without files.
+   * Real-time progress (seed 000): the snapshot records an empty offsets map, so
+   * `RealtimeSnapshotOffsets.readOffset` reports -1 for every partition-bucket; a real-time
+   * context that held committed data is invalidated on its next refresh to this snapshot (recreate
+   * it and reset the upstream position). Returns the snapshot id.
+   */
+  async truncate(options: { commitUser: string }): Promise<number> {
+    return this.newCommit(options).truncate();
+  }
+
+  /**
+   * Drops partitions, as Java Paimon's `dropPartitions`: each spec gives values of some or all
+   * partition keys (`{ dt: "2024-01-01" }`); one OVERWRITE snapshot deletes the files of every
+   * matching partition. Real-time progress (seed 000): exactly the dropped partitions'
+   * partition-buckets are reset (readOffset -1); a context is invalidated on refresh only when it
+   * held data of a dropped partition-bucket. Returns the snapshot id.
+   */
+  async dropPartitions(partitions: Array<Record<string, unknown>>, options: { commitUser: string }): Promise<number | null> {
+    return this.newCommit(options).dropPartitions(partitions);
+  }
+
+  /**
+   * Makes snapshot `snapshotId` the latest again, as Java Paimon's `rollbackTo`: the newer
+   * snapshots are deleted (their files are left to `removeOrphanFiles`) and the LATEST hint names
+   * the target. NOT_FOUND, with nothing changed, when the target does not exist or has expired.
+   * Real-time progress (seed 000): the target's committed progress is the table's again; live
+   * contexts are not coordinated — a context that refreshed past the target, or whose progress
+   * is now ahead, fails (refresh, scan, commit) until it is recreated from the restored offsets.
+   */
+  async rollbackTo(snapshotId: number): Promise<void> {
+    this.checkWritable();
+    await rollbackTo(this.snapshotManager, snapshotId, this.identifier);
   }
 
   newRead(options?: ReadOptions): TableRead {

@@ -118,10 +118,20 @@ describe("real-time scan and read", () => {
       ids.push(...Array.from(t.getChild("id")!.toArray() as BigInt64Array, Number));
     }
     expect(ids.sort((a, b) => a - b)).toEqual([...range(0, 35), 100, 101, 102]);
-    // a reader without the context sees committed data only, even from a real-time plan
+    // a reader without the context refuses real-time splits (it would drop their memory rows)
+    // and leaves their tickets alone: the same splits still read fully with the context
     const plan2 = await table.newScan({ realtime: ctx }).plan();
-    const committedOnly = await table.newRead().toArrow(plan2.splits);
-    expect(committedOnly.numRows).toBe(30);
+    const tickets = ctx.liveTicketCount;
+    expect(tickets).toBe(2);
+    const refused = await expectCode(table.newRead().toArrow(plan2.splits), "REALTIME_NOT_ENABLED");
+    expect(refused.message).toMatch(/^reading a real-time split requires a real-time context \(split of bucket \d, snapshot 3\)/);
+    await expectCode(table.newRead().createReader(plan2.splits.filter(isRealtimeSplit)), "REALTIME_NOT_ENABLED");
+    expect(ctx.liveTicketCount).toBe(2);
+    const full = await table.newRead({ realtime: ctx }).toArrow(plan2.splits);
+    expect(Array.from(full.getChild("id")!.toArray() as BigInt64Array, Number).sort((a, b) => a - b)).toEqual([...range(0, 35), 100, 101, 102]);
+    expect(ctx.liveTicketCount).toBe(0);
+    // a disk-only plan (no context) still reads without one
+    expect((await table.newRead().toArrow((await table.newScan().plan()).splits)).numRows).toBe(30);
     await w.prepareCommitWithProgress(9).then((p) => commit.commitWithProgress(p, 9));
     await w.close();
   });
