@@ -4,6 +4,8 @@
 // and expiry. Runs against the real oracles (skipped only when .oracles/ is absent).
 import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
+import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
+import { BATCH_COMMIT_IDENTIFIER } from "../../src/spec/snapshot.js";
 import type { Table } from "../../src/table/table.js";
 import { javaOracleUnavailable, pypaimonUnavailable, readTable, writeTable } from "../interop/oracle/harness.js";
 import { cleanupDirs, expectCode, makeTable, range, readIds, readRows, rtBatch, tempDir } from "./helpers.js";
@@ -127,16 +129,22 @@ describe.skipIf(unavailable !== null)("real-time progress across Java and pypaim
     await w.write(rtBatch(range(0, 3), { ids: [50, 51, 52] }), { bucket: 1 });
     const s1 = await table.newCommit({ commitUser: "rt" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
     await w.close();
-    const [javaSnapshot] = await writeTable("java", warehouse, "db.rt_expire", { commits: [foreignRows([1000], "x")] });
-    const expire = () => table.newCommit({ commitUser: "expire" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 });
-    // the snapshot that wrote the offsets file expires; its progress moves to an anchor
-    expect(await expire()).toBe(1);
-    expect(await table.snapshotManager.tryGetSnapshot(s1)).toBeNull();
-    expect(await metadataFiles()).toEqual([`realtime-progress-${javaSnapshot}.json`]);
+    await writeTable("java", warehouse, "db.rt_expire", { commits: [foreignRows([1000], "x")] });
     const expected = [
       { partition: {}, bucket: 0, offset: 10n },
       { partition: {}, bucket: 1, offset: 3n },
     ];
+    // An OVERWRITE without the property that deletes no data file (the shape of Java's
+    // deletion-vector-only commits) resets nothing.
+    const dvShaped = await new FileStoreCommit(table.fileIO, table.location, table.schema, "dv-like").overwrite([], () => false, BATCH_COMMIT_IDENTIFIER);
+    expect((await table.snapshot(dvShaped!)).commitKind).toBe("OVERWRITE");
+    expect((await table.snapshot(dvShaped!)).properties?.["realtime.offsets"]).toBeUndefined();
+    expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual(expected);
+    const expire = () => table.newCommit({ commitUser: "expire" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 });
+    // the snapshot that wrote the offsets file expires; its progress moves to an anchor
+    expect(await expire()).toBe(2);
+    expect(await table.snapshotManager.tryGetSnapshot(s1)).toBeNull();
+    expect(await metadataFiles()).toEqual([`realtime-progress-${dvShaped}.json`]);
     expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual(expected);
     // another foreign commit and another expiry: the anchor follows the first retained snapshot
     const [pySnapshot] = await writeTable("pypaimon", warehouse, "db.rt_expire", { commits: [foreignRows([2000], "y")] });
