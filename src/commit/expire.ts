@@ -9,7 +9,7 @@ import { DataFilePaths } from "../table/data-file-paths.js";
 import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import type { FileIO } from "../fs/file-io.js";
+import { type FileIO, joinPath } from "../fs/file-io.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -121,7 +121,8 @@ export async function expireSnapshots(
     snapshots,
     manifests,
   };
-  if (offsetsFileOf(root, firstRetained) === null) {
+  // (Only tables whose metadata/ holds offsets files have progress: others skip the walk.)
+  if (offsetsFileOf(root, firstRetained) === null && (await io.listStatus(joinPath(root, "metadata"))).length > 0) {
     const effective = await effectiveOffsets(progress, firstRetained);
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, firstRetained.id), serializeOffsets(effective));
   }

@@ -176,11 +176,14 @@ export function offsetsFileOf(tableLocation: string, snapshot: Snapshot): string
 
 const fileCache = new Map<string, OffsetMap>();
 
-/** Reads and validates an offsets file (immutable once written, so cached by path). */
-async function readOffsetsFile(src: ProgressSource, path: string, referencedBy: string): Promise<OffsetMap> {
+/**
+ * Reads and validates an offsets file. `<uuid>.offsets` files are immutable once written, so they
+ * are cached by path; anchors have predictable names (a re-created table reuses them), so not.
+ */
+async function readOffsetsFile(src: ProgressSource, path: string, referencedBy: string, cacheable = true): Promise<OffsetMap> {
   const keys = src.partitionFields.map((f) => f.name);
   const cacheKey = `${path}|${keys.join(",")}`;
-  const hit = fileCache.get(cacheKey);
+  const hit = cacheable ? fileCache.get(cacheKey) : undefined;
   if (hit) return hit;
   let text: string;
   try {
@@ -190,6 +193,7 @@ async function readOffsetsFile(src: ProgressSource, path: string, referencedBy: 
     throw e;
   }
   const map = parseOffsets(text, keys, path);
+  if (!cacheable) return map;
   if (fileCache.size > 256) fileCache.clear();
   fileCache.set(cacheKey, map);
   return map;
@@ -249,7 +253,8 @@ const identityOf = (src: ProgressSource, s: Snapshot) => `${src.location}|${s.id
  * Java Paimon and pypaimon commit without carrying the property forward. APPEND, COMPACT and
  * other snapshots without the property are transparent; an OVERWRITE without it (another
  * engine's overwrite) resets the partition-buckets whose data files it deleted. paimon-rt's own
- * overwrite, truncate and partition drop always write an explicit map.
+ * overwrite, truncate and partition drop write an explicit map whenever they change progress
+ * (progressAfterOverwrite), so this rule only decides for other engines' commits.
  */
 export async function effectiveOffsets(src: ProgressSource, snapshot: Snapshot | null): Promise<OffsetMap> {
   if (snapshot === null) return new Map();
@@ -301,7 +306,7 @@ async function anchorBase(src: ProgressSource, bottom: number, top: number): Pro
   const anchors = (await listProgressAnchors(src.io, src.location)).filter((id) => id <= top);
   if (anchors.length === 0) return new Map();
   const id = anchors[anchors.length - 1];
-  return readOffsetsFile(src, progressAnchorPath(src.location, id), `the progress anchor of snapshot ${id}`);
+  return readOffsetsFile(src, progressAnchorPath(src.location, id), `the progress anchor of snapshot ${id}`, false);
 }
 
 /**
