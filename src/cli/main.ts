@@ -6,7 +6,7 @@ import { runRealtimeDemo } from "./realtime-demo.js";
 import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
-import { removeOrphansCommand } from "./remove-orphans.js";
+import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
 
 const USAGE = `usage: paimon-rt <command>
   inspect <table-path>                              schema, snapshots and files per partition-bucket
@@ -61,13 +61,9 @@ export async function main(args: string[]): Promise<number> {
       );
       return 0;
     }
-    case "remove-orphans": {
-      if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "remove-orphans needs a table path");
-      const unknown = rest.slice(1).filter((a, i, all) => a.startsWith("--") && a !== "--dry-run" && a !== "--older-than" && all[i - 1] !== "--older-than");
-      if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `remove-orphans: unknown option ${unknown.join(", ")}`);
-      await removeOrphansCommand({ location: rest[0], olderThan: option(rest, "--older-than"), dryRun: rest.includes("--dry-run") }, (line) => console.log(line));
+    case "remove-orphans":
+      await removeOrphansCommand(parseRemoveOrphansArgs(rest), (line) => console.log(line));
       return 0;
-    }
     case "demo": {
       const result = await runRealtimeDemo({
         warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",

@@ -5,7 +5,7 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { parseAge } from "../../src/commit/orphan-files.js";
-import { removeOrphansCommand } from "../../src/cli/remove-orphans.js";
+import { parseRemoveOrphansArgs, removeOrphansCommand } from "../../src/cli/remove-orphans.js";
 import { PaimonError } from "../../src/error.js";
 import { DataFilePaths } from "../../src/table/data-file-paths.js";
 import type { Table } from "../../src/table/table.js";
@@ -180,7 +180,12 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     writeFileSync(join(table.location, "manifest", "manifest-dead-0"), "abc");
     age(table.location, 3 * 60 * 60 * 1000);
     const lines: string[] = [];
-    await removeOrphansCommand({ location: table.location, olderThan: "4h", dryRun: false }, (l) => lines.push(l));
+    expect(parseRemoveOrphansArgs(["t", "--dry-run", "--older-than", "2h"])).toEqual({ location: "t", olderThan: "2h", dryRun: true });
+    expect(parseRemoveOrphansArgs(["t"])).toEqual({ location: "t", dryRun: false });
+    for (const bad of [[], ["--dry-run"], ["t", "--older-than"], ["t", "--older-than", "2 weeks"], ["t", "--force"], ["t", "u"]]) {
+      expect(() => parseRemoveOrphansArgs(bad)).toThrow(PaimonError);
+    }
+    await removeOrphansCommand(parseRemoveOrphansArgs([table.location, "--older-than", "4h"]), (l) => lines.push(l));
     expect(lines).toEqual([`deleted 0 orphan files (0 bytes) of ${table.location}`]);
     lines.length = 0;
     await removeOrphansCommand({ location: table.location, olderThan: "2h", dryRun: true }, (l) => lines.push(l));
