@@ -191,6 +191,9 @@ describe("append tables", () => {
       expect(err.code).toBe("COMMIT_CONFLICT");
       expect(err.message).toContain(messages[0].data.dataIncrement.newFiles[0].fileName);
     }
+    // Java's abort of the refused messages must not delete their files: they are live.
+    await commit.abort(messages);
+    expect(listFiles(table.location)).toEqual(before);
     // The same message twice in one commit is refused as well.
     const w2 = await table.newWrite({ commitUser: "u" });
     await w2.write(batch([3], ["c"], ["x"]));
@@ -205,6 +208,20 @@ describe("append tables", () => {
     // The refused file is still the caller's: committing it once works.
     expect(await commit.commit(fresh)).toBe(2);
     expect((await rows(table)).map((r) => r.id)).toEqual([1n, 2n, 3n]);
+  });
+
+  it("abort deletes the data files of messages that were not committed, as Java's TableCommit.abort", async () => {
+    const table = await newTable();
+    await writeAndCommit(table, "u", [batch([1], ["a"], ["x"])]);
+    const committed = listFiles(table.location);
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(batch([2, 3], ["b", "c"], ["x", "y"]));
+    const messages = await w.prepareCommit();
+    expect(listFiles(table.location).length).toBe(committed.length + 2);
+    await table.newCommit({ commitUser: "u" }).abort(messages);
+    expect(listFiles(table.location)).toEqual(committed);
+    expect((await rows(table)).map((r) => r.id)).toEqual([1n]);
+    expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).toEqual({ deleted: [], bytes: 0 });
   });
 
   it("checks appends against files committed by others since the committer's last look", async () => {
@@ -234,6 +251,8 @@ describe("append tables", () => {
     const ids = await Promise.all(writers.map((w) => table.newCommit({ commitUser: w.user }).commit(w.messages)));
     expect([...ids].sort()).toEqual([1, 2, 3, 4]);
     expect((await rows(table)).length).toBe(8);
+    // Attempts that lost the snapshot id removed the manifests they wrote: nothing is orphaned.
+    expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).toEqual({ deleted: [], bytes: 0 });
   });
 
   it("overwrites a partition, dynamically or the whole table", async () => {
