@@ -1,4 +1,4 @@
-import { type Dirent, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { type Dirent, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import * as arrow from "apache-arrow";
@@ -222,6 +222,31 @@ describe("append tables", () => {
     expect(listFiles(table.location)).toEqual(committed);
     expect((await rows(table)).map((r) => r.id)).toEqual([1n]);
     expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).toEqual({ deleted: [], bytes: 0 });
+  });
+
+  it("a committer's view of the live files follows a rollback that reuses snapshot ids", async () => {
+    const table = await newTable();
+    const commit = table.newCommit({ commitUser: "u" });
+    const prepare = async (id: number, dt: string) => {
+      const w = await table.newWrite({ commitUser: "u" });
+      await w.write(batch([id], [`n${id}`], [dt]));
+      return w.prepareCommit();
+    };
+    expect(await commit.commit(await prepare(1, "x"))).toBe(1);
+    const second = await prepare(2, "x");
+    expect(await commit.commit(second)).toBe(2);
+    // Roll back to snapshot 1 (as Java's rollback_to: newer snapshot files removed, hint reset),
+    // then another writer publishes a different snapshot 2.
+    rmSync(join(table.location, "snapshot", "snapshot-2"));
+    writeFileSync(join(table.location, "snapshot", "LATEST"), "1");
+    const theirs = await prepare(3, "y");
+    expect(await table.newCommit({ commitUser: "v" }).commit(theirs)).toBe(2);
+    // The files of the rolled-back snapshot are no longer live: committing them again works;
+    // the other writer's files are live: committing them again conflicts.
+    expect((await commit.commit(theirs).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
+    expect(await commit.commit(second)).toBe(3);
+    expect((await rows(table)).map((r) => r.id)).toEqual([1n, 2n, 3n]);
+    expect((await table.listSnapshots()).map((s) => s.totalRecordCount)).toEqual([1n, 2n, 3n]);
   });
 
   it("checks appends against files committed by others since the committer's last look", async () => {
