@@ -8,7 +8,7 @@ import { runRealtimeDemo } from "./realtime-demo.js";
 import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
-import { removeOrphansCommand } from "./remove-orphans.js";
+import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
 import { COMMANDS, commandUsage, usage } from "./usage.js";
 
 /** Where a command writes: results and help to `out`, usage errors to `err`. */
@@ -77,13 +77,9 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       );
       return 0;
     }
-    case "remove-orphans": {
-      if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "remove-orphans needs a table path");
-      const unknown = rest.slice(1).filter((a, i, all) => a.startsWith("--") && a !== "--dry-run" && a !== "--older-than" && all[i - 1] !== "--older-than");
-      if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `remove-orphans: unknown option ${unknown.join(", ")}`);
-      await removeOrphansCommand({ location: rest[0], olderThan: option(rest, "--older-than"), dryRun: rest.includes("--dry-run") }, io.out);
+    case "remove-orphans":
+      await removeOrphansCommand(parseRemoveOrphansArgs(rest), io.out);
       return 0;
-    }
     case "demo": {
       const result = await runRealtimeDemo({
         warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",

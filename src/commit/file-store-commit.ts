@@ -21,6 +21,8 @@ import { TableOptions } from "../table/options.js";
 import { TablePaths } from "../table/paths.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
+import { DataFilePaths } from "../table/data-file-paths.js";
+import { referencedFileNames } from "./orphan-files.js";
 import { checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 
 export interface CommitOptions {
@@ -62,6 +64,7 @@ export class FileStoreCommit {
   readonly options: TableOptions;
   private readonly partitionFields: DataField[];
   private liveCache: LiveFileCache | null = null;
+  private readonly dataPaths: DataFilePaths;
 
   constructor(
     readonly io: FileIO,
@@ -74,6 +77,7 @@ export class FileStoreCommit {
     this.schemas = new SchemaManager(io, root);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifests = new ManifestStore(io, new TablePaths(root, this.options.externalPaths), this.partitionFields, this.options.manifestCompression);
+    this.dataPaths = new DataFilePaths(this.manifests.paths, this.partitionFields, this.options);
   }
 
   /** Partition values (by key name) of a serialized partition row. */
@@ -124,23 +128,51 @@ export class FileStoreCommit {
    * the remaining committables add must still exist (Java `checkFilesExistence`), otherwise
    * nothing is committed. Returns how many committables were committed.
    */
-  async filterAndCommit(committables: ReadonlyMap<bigint, readonly CommitMessageData[]>, fileExists: (change: CommitMessageData, file: DataFileMeta) => Promise<boolean>): Promise<number> {
+  async filterAndCommit(committables: ReadonlyMap<bigint, readonly CommitMessageData[]>): Promise<number> {
     const sorted = [...committables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const latestOfUser = await this.snapshots.latestSnapshotOfUser(this.commitUser);
     const retry = latestOfUser === null ? sorted : sorted.filter(([identifier]) => identifier > latestOfUser.commitIdentifier);
     const missing: string[] = [];
-    for (const [, changes] of retry) {
-      for (const c of changes) {
-        for (const f of [...c.dataIncrement.newFiles, ...c.compactIncrement.compactAfter]) {
-          if (!(await fileExists(c, f))) missing.push(f.fileName);
-        }
-      }
+    for (const path of new Set(retry.flatMap(([, changes]) => this.newFilePaths(changes)))) {
+      if (!(await this.io.exists(path))) missing.push(path);
     }
     if (missing.length > 0) {
       throw new PaimonError("NOT_FOUND", `cannot recover the commits of ${this.commitUser} to ${this.root}: files to be committed again have been deleted: ${missing.join(", ")}`);
     }
     for (const [identifier, changes] of retry) await this.commit(changes, identifier, { checkAppendConflicts: true });
     return retry.length;
+  }
+
+  /**
+   * The files `changes` bring into the table, as paths: new, changelog and compaction-result
+   * data files with their extra files, and new index files (what Java's `checkFilesExistence`
+   * and `abort` cover).
+   */
+  newFilePaths(changes: readonly CommitMessageData[]): string[] {
+    const out: string[] = [];
+    for (const c of changes) {
+      const d = c.dataIncrement;
+      const k = c.compactIncrement;
+      for (const f of [...d.newFiles, ...d.changelogFiles, ...k.compactAfter, ...k.changelogFiles]) out.push(...this.dataPaths.files(c.partition, c.bucket, f));
+      for (const f of [...d.newIndexFiles, ...k.newIndexFiles]) out.push(f.externalPath ?? this.manifests.paths.index(f.fileName));
+    }
+    return out;
+  }
+
+  /**
+   * Java's `abort`: deletes the files of messages that will not be committed. Files that a
+   * snapshot, tag or changelog of the table references are kept (messages that were committed
+   * after all, or committed twice), so aborting can never remove live data. Returns the
+   * deleted paths.
+   */
+  async abort(changes: readonly CommitMessageData[]): Promise<string[]> {
+    const referenced = await referencedFileNames(this.io, this.root, this.partitionFields, this.options);
+    const deleted: string[] = [];
+    for (const path of new Set(this.newFilePaths(changes))) {
+      if (referenced.has(path.slice(path.lastIndexOf("/") + 1))) continue;
+      if (await this.io.delete(path).catch(() => false)) deleted.push(path);
+    }
+    return deleted;
   }
 
   /**

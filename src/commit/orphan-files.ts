@@ -149,6 +149,12 @@ async function bucketDirs(io: FileIO, dir: string, partitionDepth: number): Prom
   return out;
 }
 
+/** Names of every data, extra and index file a snapshot, tag or changelog of the table references. */
+export async function referencedFileNames(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<Set<string>> {
+  const refs = await referencedFiles(io, root, partitionFields, tableOptions);
+  return new Set([...refs.dataFiles, ...refs.indexFiles]);
+}
+
 /** The last path segment of a file reference (offsets properties hold full paths). */
 const baseName = (ref: string) => ref.slice(Math.max(ref.lastIndexOf("/"), ref.lastIndexOf("\\")) + 1);
 

@@ -79,8 +79,18 @@ export class TableCommit {
       if (identifier === BATCH_COMMIT_IDENTIFIER || byIdentifier.has(identifier)) throw new PaimonError("INVALID_ARGUMENT", `filterAndCommit needs distinct streaming commit identifiers; got ${String(id)} twice or as the batch identifier`);
       byIdentifier.set(identifier, messages.map((m: CommitMessage) => m.data));
     }
-    const dataPaths = new DataFilePaths(this.table.paths, this.table.partitionFields, this.table.coreOptions);
-    return this.commit_.filterAndCommit(byIdentifier, (c, f) => this.table.fileIO.exists(dataPaths.files(c.partition, c.bucket, f)[0]));
+    return this.commit_.filterAndCommit(byIdentifier);
+  }
+
+  /**
+   * Java's `TableCommit.abort`: deletes the data, changelog and index files of messages that
+   * will not be committed (a commit gives up with COMMIT_CONFLICT but leaves the messages' files
+   * to their owner, as Java does). Files that any snapshot of the table references are never
+   * deleted, so aborting messages that were committed after all is harmless.
+   */
+  async abort(messages: CommitMessage[]): Promise<void> {
+    this.check(messages);
+    await this.commit_.abort(messages.map((m) => m.data));
   }
 
   /**

@@ -4,6 +4,7 @@
 // through the ordinary append writer with their offset ranges, refreshes committed progress,
 // and refuses to close with unprepared data. Mode-specific parts (APPEND_ONLY here) are the
 // input layout and how prepared segments become files.
+import { cleanDeadSpillFiles } from "./spill.js";
 import * as arrow from "apache-arrow";
 import { inputBatches } from "../arrow/input.js";
 import { decodeDictionary } from "../arrow/take.js";
@@ -73,6 +74,8 @@ export async function newRealtimeWrite(table: Table, options: TableWriteOptions)
   }
   ctx.checkValid();
   ctx.bind(table);
+  // Spill files of processes that died on this directory are never read again: remove them.
+  if (rt.spillEnabled) await cleanDeadSpillFiles(options.tempDirectory!);
   return new RealtimeAppendTableWrite(table, options, ctx, rt);
 }
 

@@ -1,4 +1,4 @@
-import { type Dirent, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { type Dirent, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import * as arrow from "apache-arrow";
@@ -191,6 +191,9 @@ describe("append tables", () => {
       expect(err.code).toBe("COMMIT_CONFLICT");
       expect(err.message).toContain(messages[0].data.dataIncrement.newFiles[0].fileName);
     }
+    // Java's abort of the refused messages must not delete their files: they are live.
+    await commit.abort(messages);
+    expect(listFiles(table.location)).toEqual(before);
     // The same message twice in one commit is refused as well.
     const w2 = await table.newWrite({ commitUser: "u" });
     await w2.write(batch([3], ["c"], ["x"]));
@@ -205,6 +208,45 @@ describe("append tables", () => {
     // The refused file is still the caller's: committing it once works.
     expect(await commit.commit(fresh)).toBe(2);
     expect((await rows(table)).map((r) => r.id)).toEqual([1n, 2n, 3n]);
+  });
+
+  it("abort deletes the data files of messages that were not committed, as Java's TableCommit.abort", async () => {
+    const table = await newTable();
+    await writeAndCommit(table, "u", [batch([1], ["a"], ["x"])]);
+    const committed = listFiles(table.location);
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(batch([2, 3], ["b", "c"], ["x", "y"]));
+    const messages = await w.prepareCommit();
+    expect(listFiles(table.location).length).toBe(committed.length + 2);
+    await table.newCommit({ commitUser: "u" }).abort(messages);
+    expect(listFiles(table.location)).toEqual(committed);
+    expect((await rows(table)).map((r) => r.id)).toEqual([1n]);
+    expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).toEqual({ deleted: [], bytes: 0 });
+  });
+
+  it("a committer's view of the live files follows a rollback that reuses snapshot ids", async () => {
+    const table = await newTable();
+    const commit = table.newCommit({ commitUser: "u" });
+    const prepare = async (id: number, dt: string) => {
+      const w = await table.newWrite({ commitUser: "u" });
+      await w.write(batch([id], [`n${id}`], [dt]));
+      return w.prepareCommit();
+    };
+    expect(await commit.commit(await prepare(1, "x"))).toBe(1);
+    const second = await prepare(2, "x");
+    expect(await commit.commit(second)).toBe(2);
+    // Roll back to snapshot 1 (as Java's rollback_to: newer snapshot files removed, hint reset),
+    // then another writer publishes a different snapshot 2.
+    rmSync(join(table.location, "snapshot", "snapshot-2"));
+    writeFileSync(join(table.location, "snapshot", "LATEST"), "1");
+    const theirs = await prepare(3, "y");
+    expect(await table.newCommit({ commitUser: "v" }).commit(theirs)).toBe(2);
+    // The files of the rolled-back snapshot are no longer live: committing them again works;
+    // the other writer's files are live: committing them again conflicts.
+    expect((await commit.commit(theirs).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
+    expect(await commit.commit(second)).toBe(3);
+    expect((await rows(table)).map((r) => r.id)).toEqual([1n, 2n, 3n]);
+    expect((await table.listSnapshots()).map((s) => s.totalRecordCount)).toEqual([1n, 2n, 3n]);
   });
 
   it("checks appends against files committed by others since the committer's last look", async () => {
@@ -234,6 +276,8 @@ describe("append tables", () => {
     const ids = await Promise.all(writers.map((w) => table.newCommit({ commitUser: w.user }).commit(w.messages)));
     expect([...ids].sort()).toEqual([1, 2, 3, 4]);
     expect((await rows(table)).length).toBe(8);
+    // Attempts that lost the snapshot id removed the manifests they wrote: nothing is orphaned.
+    expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).toEqual({ deleted: [], bytes: 0 });
   });
 
   it("overwrites a partition, dynamically or the whole table", async () => {
