@@ -8,6 +8,9 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { CommitMessage } from "../../src/commit/commit-message.js";
+import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
+import { makeCommitMessage } from "../../src/spec/commit-message.js";
+import type { IndexFileMeta } from "../../src/spec/manifest.js";
 import { expireSnapshots } from "../../src/commit/expire.js";
 import { PaimonError } from "../../src/error.js";
 import { fileNameProblem } from "../../src/spec/file-names.js";
@@ -323,6 +326,26 @@ describe("file names read from table metadata (item 6)", () => {
     expect(existsSync(fileA)).toBe(false);
     expect(existsSync(table.paths.snapshot(1))).toBe(false);
     expect(await readIds(table)).toEqual([3]);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("expiry deletes a replaced index file (by the path TablePaths gives it) and keeps the live one", async () => {
+    const { base, warehouse, victim } = sandbox();
+    const { table } = await newTable(warehouse, { "deletion-vectors.enabled": "true" });
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1, 2]));
+    const [split] = (await table.newScan().plan()).splits;
+    const indexFile = (fileName: string): IndexFileMeta => ({ indexType: "DELETION_VECTORS", fileName, fileSize: 1n, rowCount: 0n, dvRanges: [], externalPath: null, globalIndex: null });
+    const [oldIndex, newIndex] = [indexFile("index-old-0"), indexFile("index-new-0")];
+    mkdirSync(table.paths.indexDir);
+    writeFileSync(table.paths.indexFile(oldIndex), "\u0001");
+    writeFileSync(table.paths.indexFile(newIndex), "\u0001");
+    const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, "dv");
+    const message = (increment: { newIndexFiles?: IndexFileMeta[]; deletedIndexFiles?: IndexFileMeta[] }) => makeCommitMessage({ partition: split.partitionRow, bucket: split.bucket, dataIncrement: increment });
+    await commit.commit([message({ newIndexFiles: [oldIndex] })], 1n);
+    await commit.commit([message({ newIndexFiles: [newIndex], deletedIndexFiles: [oldIndex] })], 2n);
+    expect(await expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMax: 1, retainMin: 1 })).toBe(2);
+    expect(existsSync(table.paths.indexFile(oldIndex))).toBe(false);
+    expect(existsSync(table.paths.indexFile(newIndex))).toBe(true);
     expectOutsideUntouched(base, victim);
   });
 });
