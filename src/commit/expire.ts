@@ -84,7 +84,7 @@ export async function expireSnapshots(
     }
     if (s.indexManifest) {
       into.add(s.indexManifest);
-      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(missingAsEmpty)) into.add(`index:${e.indexFile.fileName}`);
+      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFile(e.indexFile)}`);
     }
     // Only a validated file of metadata/ (a corrupt property must not make expiry delete elsewhere).
     let offsets: string | null = null;
@@ -104,7 +104,7 @@ export async function expireSnapshots(
 
   const metadataToDelete = [...drop]
     .filter((name) => !keep.has(name))
-    .map((name) => (name.startsWith("index:") ? paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : paths.manifest(name)));
+    .map((name) => (name.startsWith("path:") ? name.slice(5) : paths.manifest(name)));
   // Every deletion is checked before the first one: metadata naming a path outside the table
   // (corrupt or hostile) stops expiry with nothing deleted.
   for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot expired from ${root}`);

@@ -8,10 +8,15 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { CommitMessage } from "../../src/commit/commit-message.js";
+import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
+import { makeCommitMessage } from "../../src/spec/commit-message.js";
+import type { IndexFileMeta } from "../../src/spec/manifest.js";
 import { expireSnapshots } from "../../src/commit/expire.js";
 import { PaimonError } from "../../src/error.js";
 import { fileNameProblem } from "../../src/spec/file-names.js";
-import { decodeManifestEntries, encodeManifestEntries, FILE_KIND_DELETE, type ManifestEntry } from "../../src/spec/manifest.js";
+import { decodeIndexManifestEntries, decodeManifestEntries, encodeIndexManifestEntries, encodeManifestEntries, FILE_KIND_DELETE, type ManifestEntry } from "../../src/spec/manifest.js";
+import { RealtimeContext } from "../../src/realtime/context.js";
+import { makeTable, rtBatch } from "../realtime/helpers.js";
 import { REALTIME_OFFSETS_PROPERTY } from "../../src/spec/snapshot.js";
 import { isInsideDirectory, TablePaths } from "../../src/table/paths.js";
 import type { Table } from "../../src/table/table.js";
@@ -218,6 +223,23 @@ describe("file names in commit messages (item 6)", () => {
   });
 });
 
+describe("file names in real-time commit progress (item 6)", () => {
+  it("a progress whose message names a file outside the bucket is INVALID_ARGUMENT, and nothing is committed", async () => {
+    const table = await makeTable();
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1]), { bucket: 0 });
+    const [progress] = await w.prepareCommitWithProgress(1);
+    const data = CommitMessage.deserialize(CommitMessage.currentVersion(), CommitMessage.serialize(progress.commitMessage)).data;
+    data.dataIncrement.newFiles[0].fileName = "../../../../victim.parquet";
+    const e = await failure(() => table.newCommit({ commitUser: "u" }).commitWithProgress([{ ...progress, commitMessage: new CommitMessage(data) }], 1));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe('commit message of bucket 0: data file name "../../../../victim.parquet" contains a path separator');
+    expect(await table.latestSnapshot()).toBeNull();
+    await w.close();
+  });
+});
+
 describe("file names read from table metadata (item 6)", () => {
   /** Snapshot 1 adds file A ([1, 2]); snapshot 2 overwrites it with B ([3]), deleting A. */
   async function twoSnapshots(warehouse: string, options: Record<string, string> = {}) {
@@ -279,6 +301,25 @@ describe("file names read from table metadata (item 6)", () => {
     expect(reopened.paths.dataFile("ignored", { fileName: "x", externalPath: moved })).toBe(moved);
   });
 
+  it("an index manifest entry naming a file outside the index directory is CORRUPT_FILE naming the index manifest", async () => {
+    const { warehouse } = sandbox();
+    const { catalog, table } = await newTable(warehouse, { "deletion-vectors.enabled": "true" });
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1]));
+    const [split] = (await table.newScan().plan()).splits;
+    mkdirSync(table.paths.indexDir);
+    writeFileSync(table.paths.index("index-a-0"), "\u0001");
+    const newIndexFiles = [{ indexType: "DELETION_VECTORS", fileName: "index-a-0", fileSize: 1n, rowCount: 0n, dvRanges: [], externalPath: null, globalIndex: null }];
+    await new FileStoreCommit(table.fileIO, table.location, table.schema, "dv").commit([makeCommitMessage({ partition: split.partitionRow, bucket: split.bucket, dataIncrement: { newIndexFiles } })], 1n);
+    const indexManifest = (await table.snapshot(2)).indexManifest!;
+    const path = table.paths.manifest(indexManifest);
+    const entries = await decodeIndexManifestEntries(readFileSync(path), path);
+    entries[0].indexFile.fileName = "../../../../victim.parquet";
+    writeFileSync(path, await encodeIndexManifestEntries(entries, { compression: table.coreOptions.manifestCompression }));
+    const e = await failure(async () => readIds(await catalog.getTable("db.t")));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toBe(`${path}: index file name "../../../../victim.parquet" contains a path separator`);
+  });
+
   it("a snapshot naming a manifest list outside the manifest directory is CORRUPT_FILE naming the snapshot", async () => {
     const { warehouse } = sandbox();
     const { catalog, table } = await newTable(warehouse);
@@ -323,6 +364,26 @@ describe("file names read from table metadata (item 6)", () => {
     expect(existsSync(fileA)).toBe(false);
     expect(existsSync(table.paths.snapshot(1))).toBe(false);
     expect(await readIds(table)).toEqual([3]);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("expiry deletes a replaced index file (by the path TablePaths gives it) and keeps the live one", async () => {
+    const { base, warehouse, victim } = sandbox();
+    const { table } = await newTable(warehouse, { "deletion-vectors.enabled": "true" });
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1, 2]));
+    const [split] = (await table.newScan().plan()).splits;
+    const indexFile = (fileName: string): IndexFileMeta => ({ indexType: "DELETION_VECTORS", fileName, fileSize: 1n, rowCount: 0n, dvRanges: [], externalPath: null, globalIndex: null });
+    const [oldIndex, newIndex] = [indexFile("index-old-0"), indexFile("index-new-0")];
+    mkdirSync(table.paths.indexDir);
+    writeFileSync(table.paths.indexFile(oldIndex), "\u0001");
+    writeFileSync(table.paths.indexFile(newIndex), "\u0001");
+    const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, "dv");
+    const message = (increment: { newIndexFiles?: IndexFileMeta[]; deletedIndexFiles?: IndexFileMeta[] }) => makeCommitMessage({ partition: split.partitionRow, bucket: split.bucket, dataIncrement: increment });
+    await commit.commit([message({ newIndexFiles: [oldIndex] })], 1n);
+    await commit.commit([message({ newIndexFiles: [newIndex], deletedIndexFiles: [oldIndex] })], 2n);
+    expect(await expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMax: 1, retainMin: 1 })).toBe(2);
+    expect(existsSync(table.paths.indexFile(oldIndex))).toBe(false);
+    expect(existsSync(table.paths.indexFile(newIndex))).toBe(true);
     expectOutsideUntouched(base, victim);
   });
 });
