@@ -28,6 +28,7 @@
 
 import { PaimonError } from "../error.js";
 import { decimalToString, toTimestamp, type Timestamp } from "../spec/binary-row.js";
+import { MILLIS_PER_DAY, formatIsoDate, parseIsoDate } from "../spec/civil-time.js";
 import { isComplexType, typeToString, withNullable, type DataField, type DataType } from "../spec/types.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -317,7 +318,6 @@ const INT_RANGES: Record<string, [number, number]> = {
 };
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-const MS_PER_DAY = 86400000;
 const TEXT = new TextEncoder();
 
 const POW10: bigint[] = [];
@@ -386,16 +386,12 @@ function days(v: unknown): number {
   }
   if (v instanceof Date) {
     const t = v.getTime();
-    if (Number.isNaN(t) || t % MS_PER_DAY !== 0) throw new NoFit();
-    return t / MS_PER_DAY;
+    if (Number.isNaN(t) || t % MILLIS_PER_DAY !== 0) throw new NoFit();
+    return t / MILLIS_PER_DAY;
   }
   if (typeof v === "string") {
-    const m = /^\s*(-?\d{4,})-(\d{2})-(\d{2})\s*$/.exec(v);
-    if (m) {
-      const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-      const back = new Date(t);
-      if (!Number.isNaN(t) && back.getUTCDate() === Number(m[3]) && back.getUTCMonth() === Number(m[2]) - 1) return t / MS_PER_DAY;
-    }
+    const day = parseIsoDate(v.trim());
+    if (day !== null) return day;
   }
   throw new NoFit();
 }
@@ -411,7 +407,7 @@ function timeMillis(v: unknown): number {
     if (Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new NoFit();
     n = ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3] ?? 0)) * 1000 + Number(frac.slice(0, 3));
   } else throw new NoFit();
-  if (n < 0 || n >= MS_PER_DAY) throw new NoFit();
+  if (n < 0 || n >= MILLIS_PER_DAY) throw new NoFit();
   return n;
 }
 
@@ -529,7 +525,7 @@ function canonicalAsInput(v: unknown, from: DataType): unknown {
     case "DECIMAL":
       return decimalToString(v as bigint, from.scale);
     case "DATE":
-      return new Date((v as number) * MS_PER_DAY).toISOString().slice(0, 10);
+      return formatIsoDate(v as number);
     default:
       return v;
   }
