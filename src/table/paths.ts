@@ -4,6 +4,7 @@ import { PaimonError } from "../error.js";
 import { joinPath, parentPath } from "../fs/file-io.js";
 import { decimalToString } from "../spec/binary-row.js";
 import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
+import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
 
 /** Suffix of a data file's standalone file index (Java `DataFilePathFactory.INDEX_PATH_SUFFIX`). */
@@ -188,29 +189,8 @@ function javaFloatString(v: number): string {
   return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${Number(exp)}`;
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-
 /** Java `LocalDateTime.toString()` of a Paimon timestamp (millis + nano-of-millisecond, as UTC wall clock). */
-export function localDateTimeString(millis: bigint, nanoOfMillisecond: number): string {
-  const ms = Number(millis);
-  const d = new Date(ms - (((ms % 1000) + 1000) % 1000));
-  const year = d.getUTCFullYear();
-  const yearText = year > 9999 ? `+${year}` : year < 0 ? `-${pad(-year, 4)}` : pad(year, 4);
-  let text = `${yearText}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
-  const nanos = (((ms % 1000) + 1000) % 1000) * 1_000_000 + nanoOfMillisecond;
-  const seconds = d.getUTCSeconds();
-  if (seconds > 0 || nanos > 0) {
-    text += `:${pad(seconds)}`;
-    if (nanos > 0) {
-      if (nanos % 1_000_000 === 0) text += `.${pad(nanos / 1_000_000, 3)}`;
-      else if (nanos % 1000 === 0) text += `.${pad(nanos / 1000, 6)}`;
-      else text += `.${pad(nanos, 9)}`;
-    }
-  }
-  return text;
-}
-
-const EPOCH_DAY_MS = 86_400_000;
+export const localDateTimeString = formatIsoDateTime;
 
 /**
  * The partition value string Java derives from an internal value (`partition.legacy-name`
@@ -222,7 +202,7 @@ export function partitionValueString(value: unknown, type: DataType, legacyName:
   switch (type.kind) {
     case "DATE":
       if (legacyName) return String(value);
-      return new Date(Number(value) * EPOCH_DAY_MS).toISOString().slice(0, 10);
+      return formatIsoDate(Number(value));
     case "FLOAT":
     case "DOUBLE":
       return javaFloatString(value as number);
