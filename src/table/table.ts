@@ -73,6 +73,9 @@ export class Table {
   newWrite(options: TableWriteOptions): Promise<TableWrite> {
     try {
       this.checkWritable();
+      // The getter refuses a data-file.prefix (from a schema written elsewhere) that would lead
+      // out of the bucket directory: checked before any writer or real-time binding exists.
+      void this.coreOptions.dataFilePrefix;
     } catch (e) {
       return Promise.reject(e);
     }
