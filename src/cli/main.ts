@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The `paimon-rt` command line.
 import { realpathSync } from "node:fs";
+import { basename, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PaimonError } from "../error.js";
 import { runKernelDemo } from "./demo.js";
-import { runRealtimeDemo } from "./realtime-demo.js";
+import { runRealtimeDemo, shellWord } from "./realtime-demo.js";
 import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
@@ -81,6 +82,8 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
         warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",
         seconds: positiveInt(rest, "--seconds", 12)!,
         log: io.out,
+        live: io === CONSOLE && process.stdout.isTTY === true,
+        cliCommand: cliInvocation(),
       });
       return result.exitCode;
     }
@@ -104,6 +107,14 @@ function usageError(io: CliOutput, message: string): number {
   io.err(`paimon-rt: ${message}`);
   io.err(usage());
   return 2;
+}
+
+/** How the user ran this command line, for commands the output suggests. */
+function cliInvocation(): string {
+  const script = process.argv[1] ?? "";
+  if (basename(script) === "paimon-rt") return "npx paimon-rt"; // the npm bin link (local or global)
+  const rel = relative(process.cwd(), script);
+  return `node ${shellWord(rel && !rel.startsWith("..") ? rel : script)}`;
 }
 
 /** True when this module is the program being run (not imported, e.g. by the tests). */
