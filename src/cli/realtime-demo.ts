@@ -1,7 +1,8 @@
-// `paimon-rt demo realtime`: ingests a synthetic event stream through the real-time writer,
-// queries continuously (rows visible before commit, commit progress, memory gauges,
-// throughput), checkpoints every few seconds, and finally verifies that a disk-only read after
-// the last commit returns every row exactly once.
+// `paimon-rt demo`: ingests a synthetic event stream into demo.events through the real-time
+// writer, queries continuously (rows visible before commit, commit progress, memory gauges,
+// wall-clock throughput), checkpoints every few seconds, and finally verifies that a disk-only
+// read after the last commit returns every row exactly once. In a terminal one status block is
+// redrawn in place; otherwise one plain line per checkpoint. Lines fit 80 columns.
 import * as arrow from "apache-arrow";
 import { Catalog } from "../catalog/catalog.js";
 import { PaimonError } from "../error.js";
