@@ -91,10 +91,13 @@ describe("paimon-rt help and usage errors", () => {
     const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
     return { code, out: out.join("\n"), err: err.join("\n") };
   }
-  // Every option main.ts parses, so a new option cannot be left out of the help.
-  const parsedOptions = [...readFileSync(new URL("../src/cli/main.ts", import.meta.url), "utf8").matchAll(/\(rest, "(--[a-z-]+)"/g)].map((m) => m[1]);
+  // Every command and option main.ts handles, so a new one cannot be left out of the help.
+  const mainSource = readFileSync(new URL("../src/cli/main.ts", import.meta.url), "utf8");
+  const parsedOptions = [...mainSource.matchAll(/\(rest, "(--[a-z-]+)"/g)].map((m) => m[1]);
+  const handledCommands = [...mainSource.matchAll(/^ {4}case "([a-z-]+)":/gm)].map((m) => m[1]);
 
   it("--help, -h and help print every command with its options and exit 0", async () => {
+    expect(handledCommands).toEqual(expect.arrayContaining(["inspect", "read", "demo", "kernel-demo", "version"]));
     expect(parsedOptions).toEqual(expect.arrayContaining(["--where", "--select", "--limit", "--format", "--snapshot", "--warehouse", "--seconds", "--rows", "--buckets", "--batch"]));
     for (const flag of ["--help", "-h", "help"]) {
       const { code, out, err } = await run(flag);
@@ -106,7 +109,8 @@ describe("paimon-rt help and usage errors", () => {
       for (const command of ["inspect <table-path>", "read <table-path> [options]", "demo [options]", "kernel-demo [options]", "version"]) {
         expect(lines).toContain(`  ${command}`);
       }
-      for (const option of parsedOptions) expect(lines.some((l) => l.startsWith(`      ${option} `))).toBe(true);
+      for (const option of parsedOptions) expect(lines.some((l) => l.startsWith(`      ${option} `)), option).toBe(true);
+      for (const command of handledCommands) expect(lines.some((l) => l === `  ${command}` || l.startsWith(`  ${command} `)), command).toBe(true);
       expect(lines.filter((l) => l.length > 80)).toEqual([]);
     }
   });

@@ -2,8 +2,8 @@
 // application's copy and works on objects of that copy's classes. Data built with another copy
 // (another major version the package manager installed separately, or a bundler's duplicate)
 // looks like Arrow but is not; it gets an error that says so, instead of "not an Arrow
-// RecordBatch" (older copies) or an obscure failure deep in a visitor (copies of 21.2+, whose
-// instanceof accepts each other's objects).
+// RecordBatch" (older copies) or an obscure failure deep in a visitor (recent copies such as
+// 21.2.0, whose instanceof accepts each other's objects).
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 
@@ -36,9 +36,9 @@ export function inputBatches(data: unknown, context: string): arrow.RecordBatch[
 }
 
 /**
- * `x instanceof cls` by prototype chain. Since 21.2 apache-arrow's own instanceof also accepts
- * objects of other copies (a global symbol), but its visitors still dispatch on this copy's type
- * classes, so such data fails deep inside ("Unrecognized type") instead of here.
+ * `x instanceof cls` by prototype chain. Recent apache-arrow (21.2.0; arrow-js PR 377) makes its
+ * own instanceof accept objects of other copies (a global symbol), but its visitors still
+ * dispatch on this copy's type classes, so such data would fail deep inside ("Unrecognized type").
  */
 function ownInstance<T>(cls: abstract new (...args: never[]) => T, x: unknown): x is T {
   return Function.prototype[Symbol.hasInstance].call(cls, x);

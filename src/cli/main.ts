@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // The `paimon-rt` command line.
 import { realpathSync } from "node:fs";
+import { basename, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PaimonError } from "../error.js";
 import { runKernelDemo } from "./demo.js";
-import { runRealtimeDemo } from "./realtime-demo.js";
+import { runRealtimeDemo, shellWord } from "./realtime-demo.js";
 import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
-import { COMMANDS, commandUsage, usage } from "./usage.js";
+import { commandUsage, usage } from "./usage.js";
 
 /** Where a command writes: results and help to `out`, usage errors to `err`. */
 export interface CliOutput {
@@ -49,9 +50,10 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
     return 0;
   }
   if (command === undefined) return usageError(io, "no command given");
-  if (!COMMANDS.some((c) => c.name === command)) return usageError(io, `unknown command: ${command}`);
   if (rest.includes("--help") || rest.includes("-h")) {
-    io.out(commandUsage(command)!);
+    const help = commandUsage(command);
+    if (help === undefined) return usageError(io, `unknown command: ${command}`);
+    io.out(help);
     return 0;
   }
   switch (command) {
@@ -85,6 +87,8 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
         warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",
         seconds: positiveInt(rest, "--seconds", 12)!,
         log: io.out,
+        live: io === CONSOLE && process.stdout.isTTY === true,
+        cliCommand: cliInvocation(),
       });
       return result.exitCode;
     }
@@ -100,7 +104,7 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       io.out("paimon-rt 0.1.0");
       return 0;
     default:
-      return usageError(io, `command ${command} is listed in the help but not implemented`);
+      return usageError(io, `unknown command: ${command}`);
   }
 }
 
@@ -108,6 +112,14 @@ function usageError(io: CliOutput, message: string): number {
   io.err(`paimon-rt: ${message}`);
   io.err(usage());
   return 2;
+}
+
+/** How the user ran this command line, for commands the output suggests. */
+function cliInvocation(): string {
+  const script = process.argv[1] ?? "";
+  if (basename(script) === "paimon-rt") return "npx paimon-rt"; // the npm bin link (local or global)
+  const rel = relative(process.cwd(), script);
+  return `node ${shellWord(rel && !rel.startsWith("..") ? rel : script)}`;
 }
 
 /** True when this module is the program being run (not imported, e.g. by the tests). */

@@ -47,8 +47,8 @@ export const COMMANDS: CommandUsage[] = [
     name: "demo",
     args: "[options]",
     summary: [
-      "real-time ingest into a local warehouse: rows queryable before commit,",
-      "checkpoints with offset progress, a final exactly-once check",
+      "real-time ingest into table demo.events (replaced each run): rows",
+      "queryable before commit, checkpoints, a final exactly-once check",
     ],
     options: [
       ["--warehouse DIR", "warehouse directory (default ./paimon-rt-warehouse)"],
