@@ -70,30 +70,11 @@ export async function expireSnapshots(
 
   // Metadata files referenced by any retained snapshot stay.
   const keep = new Set<string>();
-  const referenced = async (s: Snapshot, into: Set<string>) => {
-    for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
-      if (!list) continue;
-      into.add(list);
-      for (const m of await manifests.readManifestList(list).catch(() => [])) into.add(m.fileName);
-    }
-    if (s.indexManifest) {
-      into.add(s.indexManifest);
-      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(() => [])) into.add(`index:${e.indexFile.fileName}`);
-    }
-    // Only a validated file of metadata/ (a corrupt property must not make expiry delete elsewhere).
-    let offsets: string | null = null;
-    try {
-      offsets = offsetsFileOf(root, s);
-    } catch {
-      offsets = null;
-    }
-    if (offsets !== null) into.add(`path:${offsets}`);
-  };
-  for (const s of retained) await referenced(s, keep);
+  for (const s of retained) await collectMetadataFiles(manifests, root, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
-    if (s !== null) await referenced(s, drop);
+    if (s !== null) await collectMetadataFiles(manifests, root, s, drop);
   }
 
   // Real-time progress must survive the snapshot that wrote it: when the first retained snapshot
@@ -115,14 +96,43 @@ export async function expireSnapshots(
   }
 
   await Promise.all(dataToDelete.map((p) => io.delete(p).catch(() => false)));
-  for (const name of drop) {
-    if (keep.has(name)) continue;
-    const path = name.startsWith("index:") ? manifests.paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name);
-    await io.delete(path).catch(() => false);
-  }
+  await deleteMetadataFiles(io, manifests, drop, keep);
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.
   for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id) await io.delete(progressAnchorPath(root, id)).catch(() => false);
   return expired.length;
+}
+
+/**
+ * Adds the metadata files `snapshot` references to `into`: manifest lists and manifests by name,
+ * index manifest and index files (`index:<name>`), its validated offsets file (`path:<path>`; a
+ * corrupt property names nothing, so it can never make a caller delete outside metadata/).
+ */
+export async function collectMetadataFiles(manifests: ManifestStore, root: string, snapshot: Snapshot, into: Set<string>): Promise<void> {
+  for (const list of [snapshot.baseManifestList, snapshot.deltaManifestList, snapshot.changelogManifestList]) {
+    if (!list) continue;
+    into.add(list);
+    for (const m of await manifests.readManifestList(list).catch(() => [])) into.add(m.fileName);
+  }
+  if (snapshot.indexManifest) {
+    into.add(snapshot.indexManifest);
+    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(() => [])) into.add(`index:${e.indexFile.fileName}`);
+  }
+  let offsets: string | null = null;
+  try {
+    offsets = offsetsFileOf(root, snapshot);
+  } catch {
+    offsets = null;
+  }
+  if (offsets !== null) into.add(`path:${offsets}`);
+}
+
+/** Deletes (quietly) the files collected in `drop` that are not in `keep`. */
+export async function deleteMetadataFiles(io: FileIO, manifests: ManifestStore, drop: ReadonlySet<string>, keep: ReadonlySet<string>): Promise<void> {
+  for (const name of drop) {
+    if (keep.has(name)) continue;
+    const path = name.startsWith("index:") ? manifests.paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name);
+    await io.delete(path).catch(() => false);
+  }
 }

@@ -1,7 +1,7 @@
 // Table.truncate, dropPartitions, rollbackTo and partition overwrites with real-time progress
 // (issue 9 item 10, seed 000 "Compaction and Destructive Operations"): each resets exactly the
 // progress of what it replaced, and invalidates exactly the contexts holding that data.
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { TableWrite } from "../../src/write/table-write.js";
@@ -13,6 +13,14 @@ afterAll(cleanupDirs);
 /** Writes offsets [from, to) of partition dt, bucket; ids = base + offset. */
 async function put(w: TableWrite, dt: string, bucket: number, from: number, to: number, base: number): Promise<void> {
   await w.write(rtBatch(range(from, to), { dt, ids: range(from, to).map((o) => base + o) }), { partition: { dt }, bucket });
+}
+
+/** Names of the files under `dir` (recursively) ending in `suffix`, sorted. */
+function filesUnder(dir: string, suffix: string): string[] {
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{ name: string; isFile(): boolean }>)
+    .filter((e) => e.isFile() && e.name.endsWith(suffix))
+    .map((e) => e.name)
+    .sort();
 }
 
 const offsetsProperty = async (table: Table, id: number) => (await table.snapshot(id)).properties?.["realtime.offsets"];
@@ -148,7 +156,18 @@ describe("Table.rollbackTo", () => {
     const s2 = await table.newCommit({ commitUser: "rt" }).commitWithProgress(await w.prepareCommitWithProgress(2), 2);
     await w.refreshCommittedSnapshot(s2);
     await put(w, "a", 0, 8, 9, 0); // memory tail
+    const dataFilesOf = async (id: number) => (await table.manifestStore.liveEntries(await table.snapshot(id))).map((e) => e.file.fileName).sort();
+    const liveAtTarget = await dataFilesOf(s1);
+    expect((await dataFilesOf(s2)).length).toBe(liveAtTarget.length + 2);
+    const offsetsAt = [(await offsetsProperty(table, s1))!, (await offsetsProperty(table, s2))!];
     await table.rollbackTo(s1);
+    // the files only snapshot s2 referenced are gone: data files, its offsets file, its manifests
+    expect(filesUnder(table.location, ".parquet")).toEqual(liveAtTarget);
+    expect(offsetsAt.map((p) => existsSync(p))).toEqual([true, false]);
+    const target = await table.snapshot(s1);
+    expect(filesUnder(`${table.location}/manifest`, "").length).toBe(
+      new Set([target.baseManifestList, target.deltaManifestList, ...(await table.manifestStore.dataManifests(target)).map((m) => m.fileName)]).size,
+    );
     expect((await table.listSnapshots()).map((s) => s.id)).toEqual([s1]);
     expect((await table.latestSnapshot())!.id).toBe(s1);
     expect(readFileSync(`${table.location}/snapshot/LATEST`, "utf8")).toBe(String(s1));
