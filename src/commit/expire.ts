@@ -8,7 +8,7 @@ import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
 import { partitionPath } from "../table/paths.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import { type FileIO, joinPath } from "../fs/file-io.js";
+import type { FileIO } from "../fs/file-io.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -89,8 +89,7 @@ export async function expireSnapshots(
     snapshots,
     manifests,
   };
-  // (Only tables whose metadata/ holds offsets files have progress: others skip the walk.)
-  if (offsetsFileOf(root, firstRetained) === null && (await io.listStatus(joinPath(root, "metadata"))).length > 0) {
+  if (offsetsFileOf(root, firstRetained) === null) {
     const effective = await effectiveOffsets(progress, firstRetained);
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, firstRetained.id), serializeOffsets(effective));
   }

@@ -272,6 +272,12 @@ export async function effectiveOffsets(src: ProgressSource, snapshot: Snapshot |
       base = own;
       break;
     }
+    if (pending.length === 0 && (await src.io.listStatus(joinPath(src.location, "metadata"))).length === 0) {
+      // No offsets file or anchor exists: no snapshot has progress (and ordinary tables skip the walk).
+      base = new Map();
+      pending.push(s);
+      break;
+    }
     pending.push(s);
     const previous = s.id > 1 ? await src.snapshots.tryGetSnapshot(s.id - 1) : null;
     if (previous === null) {
