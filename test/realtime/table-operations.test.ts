@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { TableWrite } from "../../src/write/table-write.js";
 import type { Table } from "../../src/table/table.js";
-import { cleanupDirs, expectCode, makeTable, range, readIds, rtBatch } from "./helpers.js";
+import { javaOracleUnavailable, pypaimonUnavailable, readTable, writeTable } from "../interop/oracle/harness.js";
+import { cleanupDirs, expectCode, makeTable, range, readIds, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -214,4 +215,28 @@ describe("Table.rollbackTo", () => {
     expect((await table.latestSnapshot())!.id).toBe(s2);
     await expectCode((await table.atSnapshot(s2)).rollbackTo(s2), "UNSUPPORTED");
   });
+});
+
+describe.skipIf(javaOracleUnavailable() !== null || pypaimonUnavailable() !== null)("table operations read back in Java Paimon and pypaimon", () => {
+  it("dropPartitions, truncate and rollbackTo leave tables both oracles read as paimon-rt does, and Java commits on top", async () => {
+    const warehouse = tempDir();
+    const table = await makeTable({}, { warehouse, name: "ops", partitioned: true });
+    const w = await table.newWrite({ commitUser: "plain" });
+    for (const [dt, ids] of [["a", [1, 2]], ["b", [3]], ["c", [4, 5]]] as const) {
+      await w.write(rtBatch([...ids], { dt, ids: [...ids] }).selectAt([1, 2, 3, 4]), { partition: { dt } });
+    }
+    await table.newCommit({ commitUser: "plain" }).commit(await w.prepareCommit());
+    const dropped = (await table.dropPartitions([{ dt: "b" }], { commitUser: "admin" }))!;
+    const idsOf = async (oracle: "java" | "pypaimon", snapshot?: number) =>
+      (await readTable(oracle, warehouse, "db.ops", { snapshot })).map((r) => Number(r.id)).sort((x, y) => x - y);
+    for (const oracle of ["java", "pypaimon"] as const) expect(await idsOf(oracle)).toEqual([1, 2, 4, 5]);
+    await table.truncate({ commitUser: "admin" });
+    for (const oracle of ["java", "pypaimon"] as const) expect(await idsOf(oracle)).toEqual([]);
+    await table.rollbackTo(dropped);
+    for (const oracle of ["java", "pypaimon"] as const) expect(await idsOf(oracle)).toEqual([1, 2, 4, 5]);
+    const [javaSnapshot] = await writeTable("java", warehouse, "db.ops", { commits: [[{ id: "6", dt: "b" }]] });
+    expect(javaSnapshot).toBe(dropped + 1);
+    expect(await readIds(table)).toEqual([1, 2, 4, 5, 6]);
+    await w.close();
+  }, 120_000);
 });
