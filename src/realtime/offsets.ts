@@ -375,7 +375,12 @@ export function partitionStringsOfRow(table: Table, row: Uint8Array): Record<str
   return tablePartitionStrings(table, values);
 }
 
-/** Recovery: the durable progress of committed snapshots. */
+/**
+ * Recovery: the durable progress of committed snapshots. A snapshot committed by another engine
+ * (Java Paimon, pypaimon), which does not carry `realtime.offsets`, reports the progress of the
+ * newest snapshot before it that does; another engine's overwrite resets the partition-buckets
+ * whose files it deleted (see effectiveOffsets).
+ */
 export class RealtimeSnapshotOffsets {
   /** Every partition-bucket's exclusive committed end offset in a snapshot (latest by default). */
   static async readAllOffsets(table: Table, snapshotId?: number): Promise<Array<{ partition: Record<string, string>; bucket: number; offset: bigint }>> {
