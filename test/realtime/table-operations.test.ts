@@ -4,6 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
+import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
+import { BATCH_COMMIT_IDENTIFIER } from "../../src/spec/snapshot.js";
 import type { TableWrite } from "../../src/write/table-write.js";
 import type { Table } from "../../src/table/table.js";
 import { javaOracleUnavailable, pypaimonUnavailable, readTable, writeTable } from "../interop/oracle/harness.js";
@@ -146,6 +148,22 @@ describe("TableCommit.overwrite with real-time progress", () => {
     expect(await readIds(table)).toEqual([0, 1, 2, 3, 4, 100, 101, 310, 320]);
     await expectCode(w.refreshCommittedSnapshot(s4), "CONTEXT_INVALIDATED");
     await ordinary.close();
+  });
+});
+
+describe("refresh across OVERWRITE snapshots that delete no data file", () => {
+  it("keeps the context and its progress (Java commits deletion-vector-only changes as OVERWRITE)", async () => {
+    const { table, ctx, w, s1 } = await seeded();
+    const dvShaped = (await new FileStoreCommit(table.fileIO, table.location, table.schema, "dv-like").overwrite([], () => false, BATCH_COMMIT_IDENTIFIER))!;
+    expect((await table.snapshot(dvShaped)).commitKind).toBe("OVERWRITE");
+    await w.refreshCommittedSnapshot(dvShaped);
+    expect(ctx.invalidatedReason).toBeNull();
+    expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual(await RealtimeSnapshotOffsets.readAllOffsets(table, s1));
+    await put(w, "a", 0, 5, 6, 0);
+    const s3 = await table.newCommit({ commitUser: "rt" }).commitWithProgress(await w.prepareCommitWithProgress(2), 2);
+    await w.refreshCommittedSnapshot(s3);
+    await w.close();
+    expect(await RealtimeSnapshotOffsets.readOffset(table, s3, { partition: { dt: "a" }, bucket: 0 })).toBe(6n);
   });
 });
 
