@@ -9,7 +9,7 @@ import { DataFilePaths } from "../table/data-file-paths.js";
 import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import { type FileIO, joinPath } from "../fs/file-io.js";
+import type { FileIO } from "../fs/file-io.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -76,35 +76,14 @@ export async function expireSnapshots(
 
   // Metadata files referenced by any retained snapshot stay.
   const keep = new Set<string>();
-  const referenced = async (s: Snapshot, into: Set<string>) => {
-    for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
-      if (!list) continue;
-      into.add(list);
-      for (const m of await manifests.readManifestList(list).catch(missingAsEmpty)) into.add(m.fileName);
-    }
-    if (s.indexManifest) {
-      into.add(s.indexManifest);
-      for (const e of await manifests.readIndexManifest(s.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFile(e.indexFile)}`);
-    }
-    // Only a validated file of metadata/ (a corrupt property must not make expiry delete elsewhere).
-    let offsets: string | null = null;
-    try {
-      offsets = offsetsFileOf(root, s);
-    } catch {
-      offsets = null;
-    }
-    if (offsets !== null) into.add(`path:${offsets}`);
-  };
-  for (const s of retained) await referenced(s, keep);
+  for (const s of retained) await collectMetadataFiles(manifests, root, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
-    if (s !== null) await referenced(s, drop);
+    if (s !== null) await collectMetadataFiles(manifests, root, s, drop);
   }
 
-  const metadataToDelete = [...drop]
-    .filter((name) => !keep.has(name))
-    .map((name) => (name.startsWith("path:") ? name.slice(5) : paths.manifest(name)));
+  const metadataToDelete = metadataPaths(manifests, drop, keep);
   // Every deletion is checked before the first one: metadata naming a path outside the table
   // (corrupt or hostile) stops expiry with nothing deleted.
   for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot expired from ${root}`);
@@ -121,8 +100,7 @@ export async function expireSnapshots(
     snapshots,
     manifests,
   };
-  // (Only tables whose metadata/ holds offsets files have progress: others skip the walk.)
-  if (offsetsFileOf(root, firstRetained) === null && (await io.listStatus(joinPath(root, "metadata"))).length > 0) {
+  if (offsetsFileOf(root, firstRetained) === null) {
     const effective = await effectiveOffsets(progress, firstRetained);
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, firstRetained.id), serializeOffsets(effective));
   }
@@ -134,4 +112,43 @@ export async function expireSnapshots(
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.
   for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id) await io.delete(progressAnchorPath(root, id)).catch(() => false);
   return expired.length;
+}
+
+/**
+ * Adds the metadata files `snapshot` references to `into`: manifest lists and manifests by name,
+ * index manifest by name, index files and its validated offsets file by full path (`path:<path>`;
+ * a corrupt offsets property names nothing, so it can never make a caller delete outside metadata/).
+ */
+export async function collectMetadataFiles(manifests: ManifestStore, root: string, snapshot: Snapshot, into: Set<string>): Promise<void> {
+  for (const list of [snapshot.baseManifestList, snapshot.deltaManifestList, snapshot.changelogManifestList]) {
+    if (!list) continue;
+    into.add(list);
+    for (const m of await manifests.readManifestList(list).catch(missingAsEmpty)) into.add(m.fileName);
+  }
+  if (snapshot.indexManifest) {
+    into.add(snapshot.indexManifest);
+    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${manifests.paths.indexFile(e.indexFile)}`);
+  }
+  let offsets: string | null = null;
+  try {
+    offsets = offsetsFileOf(root, snapshot);
+  } catch {
+    offsets = null;
+  }
+  if (offsets !== null) into.add(`path:${offsets}`);
+}
+
+/** Paths of the files collected in `drop` that are not in `keep`. */
+export function metadataPaths(manifests: ManifestStore, drop: ReadonlySet<string>, keep: ReadonlySet<string>): string[] {
+  return [...drop].filter((name) => !keep.has(name)).map((name) => (name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name)));
+}
+
+/**
+ * Deletes (quietly) the files collected in `drop` that are not in `keep`, after checking that
+ * every one lies inside the table (or a declared external path): otherwise nothing is deleted.
+ */
+export async function deleteMetadataFiles(io: FileIO, manifests: ManifestStore, drop: ReadonlySet<string>, keep: ReadonlySet<string>, source: string): Promise<void> {
+  const toDelete = metadataPaths(manifests, drop, keep);
+  for (const path of toDelete) manifests.paths.checkDeletable(path, source);
+  for (const path of toDelete) await io.delete(path).catch(() => false);
 }

@@ -272,6 +272,12 @@ export async function effectiveOffsets(src: ProgressSource, snapshot: Snapshot |
       base = own;
       break;
     }
+    if (pending.length === 0 && (await src.io.listStatus(joinPath(src.location, "metadata"))).length === 0) {
+      // No offsets file or anchor exists: no snapshot has progress (and ordinary tables skip the walk).
+      base = new Map();
+      pending.push(s);
+      break;
+    }
     pending.push(s);
     const previous = s.id > 1 ? await src.snapshots.tryGetSnapshot(s.id - 1) : null;
     if (previous === null) {
@@ -369,7 +375,12 @@ export function partitionStringsOfRow(table: Table, row: Uint8Array): Record<str
   return tablePartitionStrings(table, values);
 }
 
-/** Recovery: the durable progress of committed snapshots. */
+/**
+ * Recovery: the durable progress of committed snapshots. A snapshot committed by another engine
+ * (Java Paimon, pypaimon), which does not carry `realtime.offsets`, reports the progress of the
+ * newest snapshot before it that does; another engine's overwrite resets the partition-buckets
+ * whose files it deleted (see effectiveOffsets).
+ */
 export class RealtimeSnapshotOffsets {
   /** Every partition-bucket's exclusive committed end offset in a snapshot (latest by default). */
   static async readAllOffsets(table: Table, snapshotId?: number): Promise<Array<{ partition: Record<string, string>; bucket: number; offset: bigint }>> {

@@ -1,21 +1,77 @@
-// Rollback to a retained snapshot (Java's `Table.rollbackTo(snapshotId)`): the snapshots after
-// it are deleted newest first, so readers never see a gap, then the LATEST hint names it.
-// Real-time progress needs no rewrite: the target's effective progress is the table's again.
+// Rollback to a retained snapshot (Java's `Table.rollbackTo(snapshotId)` / RollbackHelper): the
+// snapshots after it are deleted newest first, so readers never see a gap, the LATEST hint names
+// it, then the files only those snapshots referenced are deleted (data files they added that
+// the target does not hold, their manifests, index and offsets files). Real-time progress needs
+// no rewrite: the target's effective progress is the table's again.
+import { collectMetadataFiles, deleteMetadataFiles, metadataPaths } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
+import type { FileIO } from "../fs/file-io.js";
+import { FILE_KIND_ADD } from "../spec/manifest.js";
+import type { Snapshot } from "../spec/snapshot.js";
+import type { DataField } from "../spec/types.js";
+import type { ManifestStore } from "./manifests.js";
+import type { TableOptions } from "./options.js";
+import { DataFilePaths } from "./data-file-paths.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
 
+export interface RollbackTarget {
+  readonly io: FileIO;
+  readonly location: string;
+  readonly name: string;
+  readonly snapshots: SnapshotManager;
+  readonly manifests: ManifestStore;
+  readonly partitionFields: readonly DataField[];
+  readonly options: TableOptions;
+}
+
 /** Makes snapshot `snapshotId` the latest; NOT_FOUND (nothing changed) when it does not exist or has expired. */
-export async function rollbackTo(snapshots: SnapshotManager, snapshotId: number, tableName: string): Promise<void> {
-  if (!Number.isSafeInteger(snapshotId) || snapshotId < 1) throw new PaimonError("INVALID_ARGUMENT", `rollbackTo of ${tableName}: snapshot id ${String(snapshotId)} is not a positive integer`);
+export async function rollbackTo(table: RollbackTarget, snapshotId: number): Promise<void> {
+  const { snapshots, manifests } = table;
+  if (!Number.isSafeInteger(snapshotId) || snapshotId < 1) throw new PaimonError("INVALID_ARGUMENT", `rollbackTo of ${table.name}: snapshot id ${String(snapshotId)} is not a positive integer`);
   const target = await snapshots.tryGetSnapshot(snapshotId);
   if (target === null) {
     const earliest = await snapshots.earliestSnapshotId();
     const latest = await snapshots.latestSnapshotId();
     const retained = earliest === null || latest === null ? "the table has no snapshots" : `retained snapshots are ${earliest}..${latest}`;
-    throw new PaimonError("NOT_FOUND", `cannot roll ${tableName} back to snapshot ${snapshotId}: it does not exist or has expired (${retained})`);
+    throw new PaimonError("NOT_FOUND", `cannot roll ${table.name} back to snapshot ${snapshotId}: it does not exist or has expired (${retained})`);
   }
-  const newer = (await snapshots.listSnapshotIds()).filter((id) => id > snapshotId).sort((a, b) => b - a);
-  for (const id of newer) await snapshots.io.delete(snapshots.paths.snapshot(id));
+  const removed: Snapshot[] = [];
+  for (const id of (await snapshots.listSnapshotIds()).filter((i) => i > snapshotId).sort((a, b) => b - a)) {
+    const s = await snapshots.tryGetSnapshot(id);
+    if (s !== null) removed.push(s);
+  }
+  if (removed.length === 0) {
+    await snapshots.writeHint("LATEST", snapshotId);
+    return;
+  }
+
+  // Data files added after the target that the target does not hold (a level upgrade re-adds a
+  // file under its old name, so membership is by partition, bucket and name).
+  const dataPaths = new DataFilePaths(manifests.paths, table.partitionFields, table.options);
+  const keyOf = (partition: Uint8Array, bucket: number, name: string) => `${partition.join(",")}|${bucket}|${name}`;
+  const live = new Set((await manifests.liveEntries(target)).map((e) => keyOf(e.partition, e.bucket, e.file.fileName)));
+  const dataToDelete: string[] = [];
+  for (const s of removed) {
+    for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(() => [])) {
+      for (const e of await manifests.readManifest(meta.fileName).catch(() => [])) {
+        if (e.kind !== FILE_KIND_ADD || live.has(keyOf(e.partition, e.bucket, e.file.fileName))) continue;
+        dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
+      }
+    }
+  }
+  // Metadata: everything the removed snapshots reference that the target does not (files
+  // created after the target; what older snapshots reference, the target references too).
+  const keep = new Set<string>();
+  await collectMetadataFiles(manifests, table.location, target, keep);
+  const drop = new Set<string>();
+  for (const s of removed) await collectMetadataFiles(manifests, table.location, s, drop);
+  // Everything is checked before the first deletion: metadata naming a path outside the table stops the rollback with nothing changed.
+  const source = `a snapshot rolled back from ${table.location}`;
+  for (const path of [...dataToDelete, ...metadataPaths(manifests, drop, keep)]) manifests.paths.checkDeletable(path, source);
+
+  for (const s of removed) await table.io.delete(snapshots.paths.snapshot(s.id));
   snapshots.forgetCachedLatest();
   await snapshots.writeHint("LATEST", snapshotId);
+  for (const path of dataToDelete) await table.io.delete(path).catch(() => false);
+  await deleteMetadataFiles(table.io, manifests, drop, keep, source);
 }

@@ -155,15 +155,19 @@ export class Table {
 
   /**
    * Makes snapshot `snapshotId` the latest again, as Java Paimon's `rollbackTo`: the newer
-   * snapshots are deleted (their files are left to `removeOrphanFiles`) and the LATEST hint names
-   * the target. NOT_FOUND, with nothing changed, when the target does not exist or has expired.
+   * snapshots are deleted, the LATEST hint names the target, and the files only the deleted
+   * snapshots referenced (data files added after the target, their manifests, index and offsets
+   * files) are removed. NOT_FOUND, with nothing changed, when the target does not exist or has expired.
    * Real-time progress (seed 000): the target's committed progress is the table's again; live
    * contexts are not coordinated — a context that refreshed past the target, or whose progress
    * is now ahead, fails (refresh, scan, commit) until it is recreated from the restored offsets.
    */
   async rollbackTo(snapshotId: number): Promise<void> {
     this.checkWritable();
-    await rollbackTo(this.snapshotManager, snapshotId, this.identifier);
+    await rollbackTo(
+      { io: this.fileIO, location: this.location, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
+      snapshotId,
+    );
   }
 
   newRead(options?: ReadOptions): TableRead {

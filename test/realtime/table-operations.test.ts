@@ -1,18 +1,29 @@
 // Table.truncate, dropPartitions, rollbackTo and partition overwrites with real-time progress
 // (issue 9 item 10, seed 000 "Compaction and Destructive Operations"): each resets exactly the
 // progress of what it replaced, and invalidates exactly the contexts holding that data.
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
+import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
+import { BATCH_COMMIT_IDENTIFIER } from "../../src/spec/snapshot.js";
 import type { TableWrite } from "../../src/write/table-write.js";
 import type { Table } from "../../src/table/table.js";
-import { cleanupDirs, expectCode, makeTable, range, readIds, rtBatch } from "./helpers.js";
+import { javaOracleUnavailable, pypaimonUnavailable, readTable, writeTable } from "../interop/oracle/harness.js";
+import { cleanupDirs, expectCode, makeTable, range, readIds, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
 /** Writes offsets [from, to) of partition dt, bucket; ids = base + offset. */
 async function put(w: TableWrite, dt: string, bucket: number, from: number, to: number, base: number): Promise<void> {
   await w.write(rtBatch(range(from, to), { dt, ids: range(from, to).map((o) => base + o) }), { partition: { dt }, bucket });
+}
+
+/** Names of the files under `dir` (recursively) ending in `suffix`, sorted. */
+function filesUnder(dir: string, suffix: string): string[] {
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{ name: string; isFile(): boolean }>)
+    .filter((e) => e.isFile() && e.name.endsWith(suffix))
+    .map((e) => e.name)
+    .sort();
 }
 
 const offsetsProperty = async (table: Table, id: number) => (await table.snapshot(id)).properties?.["realtime.offsets"];
@@ -140,6 +151,22 @@ describe("TableCommit.overwrite with real-time progress", () => {
   });
 });
 
+describe("refresh across OVERWRITE snapshots that delete no data file", () => {
+  it("keeps the context and its progress (Java commits deletion-vector-only changes as OVERWRITE)", async () => {
+    const { table, ctx, w, s1 } = await seeded();
+    const dvShaped = (await new FileStoreCommit(table.fileIO, table.location, table.schema, "dv-like").overwrite([], () => false, BATCH_COMMIT_IDENTIFIER))!;
+    expect((await table.snapshot(dvShaped)).commitKind).toBe("OVERWRITE");
+    await w.refreshCommittedSnapshot(dvShaped);
+    expect(ctx.invalidatedReason).toBeNull();
+    expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual(await RealtimeSnapshotOffsets.readAllOffsets(table, s1));
+    await put(w, "a", 0, 5, 6, 0);
+    const s3 = await table.newCommit({ commitUser: "rt" }).commitWithProgress(await w.prepareCommitWithProgress(2), 2);
+    await w.refreshCommittedSnapshot(s3);
+    await w.close();
+    expect(await RealtimeSnapshotOffsets.readOffset(table, s3, { partition: { dt: "a" }, bucket: 0 })).toBe(6n);
+  });
+});
+
 describe("Table.rollbackTo", () => {
   it("restores the target's rows and progress; contexts past it fail until recreated", async () => {
     const { table, ctx, w, s1 } = await seeded();
@@ -148,7 +175,18 @@ describe("Table.rollbackTo", () => {
     const s2 = await table.newCommit({ commitUser: "rt" }).commitWithProgress(await w.prepareCommitWithProgress(2), 2);
     await w.refreshCommittedSnapshot(s2);
     await put(w, "a", 0, 8, 9, 0); // memory tail
+    const dataFilesOf = async (id: number) => (await table.manifestStore.liveEntries(await table.snapshot(id))).map((e) => e.file.fileName).sort();
+    const liveAtTarget = await dataFilesOf(s1);
+    expect((await dataFilesOf(s2)).length).toBe(liveAtTarget.length + 2);
+    const offsetsAt = [(await offsetsProperty(table, s1))!, (await offsetsProperty(table, s2))!];
     await table.rollbackTo(s1);
+    // the files only snapshot s2 referenced are gone: data files, its offsets file, its manifests
+    expect(filesUnder(table.location, ".parquet")).toEqual(liveAtTarget);
+    expect(offsetsAt.map((p) => existsSync(p))).toEqual([true, false]);
+    const target = await table.snapshot(s1);
+    expect(filesUnder(`${table.location}/manifest`, "").length).toBe(
+      new Set([target.baseManifestList, target.deltaManifestList, ...(await table.manifestStore.dataManifests(target)).map((m) => m.fileName)]).size,
+    );
     expect((await table.listSnapshots()).map((s) => s.id)).toEqual([s1]);
     expect((await table.latestSnapshot())!.id).toBe(s1);
     expect(readFileSync(`${table.location}/snapshot/LATEST`, "utf8")).toBe(String(s1));
@@ -195,4 +233,28 @@ describe("Table.rollbackTo", () => {
     expect((await table.latestSnapshot())!.id).toBe(s2);
     await expectCode((await table.atSnapshot(s2)).rollbackTo(s2), "UNSUPPORTED");
   });
+});
+
+describe.skipIf(javaOracleUnavailable() !== null || pypaimonUnavailable() !== null)("table operations read back in Java Paimon and pypaimon", () => {
+  it("dropPartitions, truncate and rollbackTo leave tables both oracles read as paimon-rt does, and Java commits on top", async () => {
+    const warehouse = tempDir();
+    const table = await makeTable({}, { warehouse, name: "ops", partitioned: true });
+    const w = await table.newWrite({ commitUser: "plain" });
+    for (const [dt, ids] of [["a", [1, 2]], ["b", [3]], ["c", [4, 5]]] as const) {
+      await w.write(rtBatch([...ids], { dt, ids: [...ids] }).selectAt([1, 2, 3, 4]), { partition: { dt } });
+    }
+    await table.newCommit({ commitUser: "plain" }).commit(await w.prepareCommit());
+    const dropped = (await table.dropPartitions([{ dt: "b" }], { commitUser: "admin" }))!;
+    const idsOf = async (oracle: "java" | "pypaimon", snapshot?: number) =>
+      (await readTable(oracle, warehouse, "db.ops", { snapshot })).map((r) => Number(r.id)).sort((x, y) => x - y);
+    for (const oracle of ["java", "pypaimon"] as const) expect(await idsOf(oracle)).toEqual([1, 2, 4, 5]);
+    await table.truncate({ commitUser: "admin" });
+    for (const oracle of ["java", "pypaimon"] as const) expect(await idsOf(oracle)).toEqual([]);
+    await table.rollbackTo(dropped);
+    for (const oracle of ["java", "pypaimon"] as const) expect(await idsOf(oracle)).toEqual([1, 2, 4, 5]);
+    const [javaSnapshot] = await writeTable("java", warehouse, "db.ops", { commits: [[{ id: "6", dt: "b" }]] });
+    expect(javaSnapshot).toBe(dropped + 1);
+    expect(await readIds(table)).toEqual([1, 2, 4, 5, 6]);
+    await w.close();
+  }, 120_000);
 });
