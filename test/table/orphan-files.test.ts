@@ -106,6 +106,11 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     writeFileSync(join(outsideDir, "bucket-0", "data-victim.parquet"), "keep me");
     age(outsideDir, 2 * DAY);
     symlinkSync(outsideDir, join(table.location, "dt=w"));
+    // A table directory that is a link (here statistics/) is not listed either.
+    const outsideStats = tempDir();
+    writeFileSync(join(outsideStats, "stats-victim"), "keep me");
+    age(outsideStats, 2 * DAY);
+    symlinkSync(outsideStats, join(table.location, "statistics"));
     writeFileSync(join(table.location, "..", "neighbour.parquet"), "keep me");
     age(table.location, 2 * DAY);
     // A file of a commit that is still in progress: recent, so kept by the age guard.
@@ -123,6 +128,7 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     expect(readFileSync(outside, "utf8")).toBe("keep me");
     expect(lstatSync(join(table.location, "dt=y", "bucket-0", "link.parquet")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(outsideDir, "bucket-0", "data-victim.parquet"), "utf8")).toBe("keep me");
+    expect(readFileSync(join(outsideStats, "stats-victim"), "utf8")).toBe("keep me");
     expect(readFileSync(join(table.location, "..", "neighbour.parquet"), "utf8")).toBe("keep me");
     expect([await rows(table, 1), await rows(table, 2), await rows(table)]).toEqual(snapshotRows);
     expect(snapshotRows[2]).toEqual(["10|x", "2|y"]);
