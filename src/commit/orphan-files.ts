@@ -116,21 +116,28 @@ async function filesIn(io: FileIO, dir: string): Promise<FileStatus[]> {
 
 async function listCandidates(io: FileIO, root: string, partitionDepth: number): Promise<Candidate[]> {
   const out: Candidate[] = [];
+  // Only real directories of the table are listed: a symbolic link (even one named `manifest`)
+  // may lead outside it.
+  const top = new Map((await io.listStatus(root)).map((e) => [e.name, e]));
+  const filesOf = async (name: string): Promise<FileStatus[]> => {
+    const dir = top.get(name);
+    return dir !== undefined && dir.isDir && !dir.isSymlink ? filesIn(io, dir.path) : [];
+  };
   const temps = (files: FileStatus[], keep: (name: string) => boolean) => {
     for (const f of files) if (!keep(f.name) && TEMP_FILE.test(f.name)) out.push({ status: f, kind: "temp" });
   };
-  temps(await filesIn(io, joinPath(root, "snapshot")), (n) => SNAPSHOT_FILE.test(n) || HINTS.has(n));
-  temps(await filesIn(io, joinPath(root, "changelog")), (n) => CHANGELOG_FILE.test(n) || HINTS.has(n));
-  temps(await filesIn(io, joinPath(root, "tag")), (n) => TAG_FILE.test(n) && !TEMP_FILE.test(n));
-  temps(await filesIn(io, joinPath(root, "schema")), (n) => SCHEMA_FILE.test(n));
+  temps(await filesOf("snapshot"), (n) => SNAPSHOT_FILE.test(n) || HINTS.has(n));
+  temps(await filesOf("changelog"), (n) => CHANGELOG_FILE.test(n) || HINTS.has(n));
+  temps(await filesOf("tag"), (n) => TAG_FILE.test(n) && !TEMP_FILE.test(n));
+  temps(await filesOf("schema"), (n) => SCHEMA_FILE.test(n));
   for (const [dir, kind] of [
     ["manifest", "manifest"],
     ["index", "index"],
     ["statistics", "statistics"],
   ] as const) {
-    for (const f of await filesIn(io, joinPath(root, dir))) out.push({ status: f, kind: TEMP_FILE.test(f.name) ? "temp" : kind });
+    for (const f of await filesOf(dir)) out.push({ status: f, kind: TEMP_FILE.test(f.name) ? "temp" : kind });
   }
-  for (const f of await filesIn(io, joinPath(root, "metadata"))) {
+  for (const f of await filesOf("metadata")) {
     if (f.name.endsWith(OFFSETS_SUFFIX)) out.push({ status: f, kind: "offsets" });
     else if (TEMP_FILE.test(f.name)) out.push({ status: f, kind: "temp" });
   }

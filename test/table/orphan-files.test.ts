@@ -11,6 +11,10 @@ import { DataFilePaths } from "../../src/table/data-file-paths.js";
 import type { Table } from "../../src/table/table.js";
 import { RealtimeContext } from "../../src/index.js";
 import { makeTable, range, rtBatch } from "../realtime/helpers.js";
+import { createPkTable, readRows as pkReadRows, type Row, writeCommit as pkWriteCommit } from "../pk/helpers.js";
+
+const pkRow = (id: number, v: string): Row => ({ dt: id % 2 === 0 ? "a" : "b", id: BigInt(id), name: "k", v, n: id });
+const pkRows = (n: number, tag: string): Row[] => Array.from({ length: n }, (_, i) => pkRow(i, `${tag}${i}`));
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -106,6 +110,11 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     writeFileSync(join(outsideDir, "bucket-0", "data-victim.parquet"), "keep me");
     age(outsideDir, 2 * DAY);
     symlinkSync(outsideDir, join(table.location, "dt=w"));
+    // A table directory that is a link (here statistics/) is not listed either.
+    const outsideStats = tempDir();
+    writeFileSync(join(outsideStats, "stats-victim"), "keep me");
+    age(outsideStats, 2 * DAY);
+    symlinkSync(outsideStats, join(table.location, "statistics"));
     writeFileSync(join(table.location, "..", "neighbour.parquet"), "keep me");
     age(table.location, 2 * DAY);
     // A file of a commit that is still in progress: recent, so kept by the age guard.
@@ -123,6 +132,7 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     expect(readFileSync(outside, "utf8")).toBe("keep me");
     expect(lstatSync(join(table.location, "dt=y", "bucket-0", "link.parquet")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(outsideDir, "bucket-0", "data-victim.parquet"), "utf8")).toBe("keep me");
+    expect(readFileSync(join(outsideStats, "stats-victim"), "utf8")).toBe("keep me");
     expect(readFileSync(join(table.location, "..", "neighbour.parquet"), "utf8")).toBe("keep me");
     expect([await rows(table, 1), await rows(table, 2), await rows(table)]).toEqual(snapshotRows);
     expect(snapshotRows[2]).toEqual(["10|x", "2|y"]);
@@ -134,6 +144,49 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     // Commits still work on the cleaned table.
     await writeCommit(table, [4], ["y"]);
     expect(await rows(table)).toEqual(["10|x", "2|y", "4|y"]);
+  });
+
+  it("primary-key table with deletion vectors: a compaction that lost its commit leaves files that abort or removeOrphanFiles delete", async () => {
+    for (const cleanup of ["abort", "removeOrphanFiles"] as const) {
+      const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true" }, { warehouse: tempDir() });
+      await pkWriteCommit(table, "base", [{ rows: pkRows(20, "s") }]);
+      await pkWriteCommit(table, "base", [{ rows: [pkRow(2, "u2"), pkRow(5, "u5")] }]);
+      await pkWriteCommit(table, "base", [{ rows: [pkRow(3, "u3")] }], { compact: "minor" });
+      const compaction = async (user: string) => {
+        const w = await table.newWrite({ commitUser: user });
+        await w.compact({ full: true });
+        const messages = await w.prepareCommit();
+        await w.close();
+        return messages;
+      };
+      const beforeCompaction = listFiles(table.location);
+      const c1 = await compaction("c1");
+      const c2 = await compaction("c2");
+      await table.newCommit({ commitUser: "c1" }).commit(c1);
+      const expected = await pkReadRows(table);
+      expect((await table.newCommit({ commitUser: "c2" }).commit(c2).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
+      // The loser's manifests are gone; its compaction output (data and index files) is the caller's.
+      const paths = new DataFilePaths(table.paths, table.partitionFields, table.coreOptions);
+      const outputOf = (messages: typeof c2) =>
+        messages
+          .flatMap((m) => [
+            ...m.data.compactIncrement.compactAfter.flatMap((f) => paths.files(m.data.partition, m.data.bucket, f)),
+            ...m.data.compactIncrement.newIndexFiles.map((f) => table.paths.index(f.fileName)),
+          ])
+          .map((p) => relative(table.location, p));
+      const c1Output = outputOf(c1);
+      // Files a compaction only moves to a higher level stay shared with the table.
+      const c2Only = outputOf(c2)
+        .filter((f) => !beforeCompaction.includes(f) && !c1Output.includes(f))
+        .sort();
+      expect(c2Only.length).toBeGreaterThan(0);
+      const committed = listFiles(table.location).filter((f) => !c2Only.includes(f));
+      expect(committed.length).toBe(listFiles(table.location).length - c2Only.length);
+      if (cleanup === "abort") await table.newCommit({ commitUser: "c2" }).abort(c2);
+      else expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual(c2Only);
+      expect(listFiles(table.location)).toEqual(committed);
+      expect(await pkReadRows(table)).toEqual(expected);
+    }
   });
 
   it("keeps the offsets file of the committed real-time progress, deletes unreferenced ones", async () => {
