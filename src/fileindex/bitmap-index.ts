@@ -22,7 +22,6 @@ import type { DataType } from "../spec/types.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
 import { doubleToLongBits, floatToIntBits, timestampLiteralKeys, type IndexedChunk } from "./columns.js";
 import { binaryStringHash, javaBooleanHash, javaLongHash, JavaHashMapReplay } from "./java-order.js";
-import { signedZeros } from "./bloom-filter.js";
 
 export const BITMAP = "bitmap";
 export const BITMAP_VERSION_1 = 1;
@@ -131,13 +130,16 @@ function codecOf(type: DataType): KeyCodec {
   return CODECS[family];
 }
 
-/** The dictionary keys a canonical predicate literal of `type` matches (both zeros for ±0.0). */
+/**
+ * The dictionary keys a canonical predicate literal of `type` matches. FLOAT/DOUBLE: the exact
+ * bit pattern (-0.0 and 0.0 are different keys, as Java's boxed keys and `Double.compare`).
+ */
 export function literalKeys(type: DataType, value: unknown): BitmapKey[] {
   switch (type.kind) {
     case "FLOAT":
-      return signedZeros(value as number).map(floatToIntBits);
+      return [floatToIntBits(value as number)];
     case "DOUBLE":
-      return signedZeros(value as number).map(doubleToLongBits);
+      return [doubleToLongBits(value as number)];
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ":
       return timestampLiteralKeys(value as Timestamp, type);

@@ -148,20 +148,15 @@ export function literalHashes(type: DataType, value: unknown): bigint[] {
     case "BIGINT":
       return [wangHash64(value as bigint)];
     case "FLOAT":
-      return signedZeros(value as number).map((v) => wangHash64(BigInt(floatToIntBits(v))));
+      return [wangHash64(BigInt(floatToIntBits(value as number)))]; // -0.0 and 0.0 differ, as in Double.compare
     case "DOUBLE":
-      return signedZeros(value as number).map((v) => wangHash64(doubleToLongBits(v)));
+      return [wangHash64(doubleToLongBits(value as number))];
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ":
       return timestampLiteralKeys(value as Timestamp, type).map(wangHash64);
     default:
       throw new PaimonError("UNSUPPORTED", `bloom-filter index does not support ${type.kind}`);
   }
-}
-
-/** Both zeros for a zero (the predicate order has -0.0 == 0.0), the value itself otherwise. */
-export function signedZeros(v: number): number[] {
-  return v === 0 ? [0, -0] : [v];
 }
 
 /** FastHash of every row of a chunk (nulls get a meaningless hash), as (lo, hi) int32 pairs. */

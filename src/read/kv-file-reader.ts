@@ -1,5 +1,6 @@
 // Reading primary-key data files: table columns mapped by field id (schema evolution), plus
 // `_SEQUENCE_NUMBER` and `_VALUE_KIND`, with the file's deletion vector applied (§8).
+import { checkDataFileFormat } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
@@ -111,6 +112,7 @@ export async function* readKvFile(
   const readFields = system ? [...fields, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD] : [...fields];
   // For files without Parquet field ids: the fields of the schema the file was written with.
   const fileFields = options.fileFields ? [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...options.fileFields] : undefined;
+  checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
   const source = await fileIOSource(io, path, Number(file.fileSize));
   let position = 0;
   const deleted = options.deleted && !options.deleted.isEmpty ? options.deleted : null;

@@ -1,5 +1,6 @@
 // Reading splits into Arrow record batches: projection, schema evolution by field id,
 // optional exact residual filtering, and `read.batch-size` chunking.
+import { checkDataFileFormat } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
@@ -134,6 +135,7 @@ export class TableRead {
         const path = this.table.paths.dataFile(split.bucketPath, file);
         const fileFields = await fileFieldsOf(Number(file.schemaId));
         if (indexFilter && indexColumnsMatch(indexFilter, this.table.schema.fields, fileFields) && !(await fileIndexMayMatchFile(this.table.fileIO, path, file, indexFilter, fileFields))) continue;
+        checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
         const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const deletionFile = split.deletionFiles?.[index] ?? null;
         const deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;

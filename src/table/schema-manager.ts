@@ -9,6 +9,7 @@ import { IMMUTABLE_OPTIONS } from "./options.js";
 import { validateOptionValues } from "./option-validation.js";
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
+import { checkFileFormatOptions } from "../format/file-formats.js";
 
 /** One change of `Catalog.alterTable` (API.md `SchemaChange`). */
 export type SchemaChange =
@@ -60,6 +61,7 @@ export class SchemaManager {
   async createTable(input: SchemaInput, where: string): Promise<TableSchema> {
     const schema = createTableSchema(input);
     validateTableSchema(schema);
+    checkFileFormatOptions(schema.options, where);
     if ((await this.listSchemaIds()).length > 0) throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
     if (!(await this.io.writeFileAtomicNoReplace(this.paths.schema(0), schemaToJson(schema)))) {
       throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
@@ -77,6 +79,7 @@ export class SchemaManager {
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
       const next = applySchemaChanges(current, changes);
       validateTableSchema(next);
+      checkFileFormatOptions(next.options, where);
       if (await this.io.writeFileAtomicNoReplace(this.paths.schema(next.id), schemaToJson(next))) return next;
     }
     throw new PaimonError("COMMIT_CONFLICT", `schema of ${where} keeps changing concurrently; alter it again`);

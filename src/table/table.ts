@@ -1,6 +1,7 @@
 // A Paimon table: its location, latest schema and options, and the entry points to
 // write, commit, scan and read it (API.md `Table`).
 import { removeOrphanFiles, type RemoveOrphanFilesOptions, type RemoveOrphanFilesResult } from "../commit/orphan-files.js";
+import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { resolveWarehouse } from "../fs/resolve.js";
@@ -76,6 +77,7 @@ export class Table {
       // The getter refuses a data-file.prefix (from a schema written elsewhere) that would lead
       // out of the bucket directory: checked before any writer or real-time binding exists.
       void this.coreOptions.dataFilePrefix;
+      checkFileFormatOptions(this.schema.options, this.identifier); // e.g. a Java table with file.format=orc
     } catch (e) {
       return Promise.reject(e);
     }
@@ -106,6 +108,7 @@ export class Table {
 
   /** Plans a scan (of the view's snapshot on a time-travel view). */
   newScan(options?: ScanOptions): TableScan {
+    checkManifestFormatOption(this.schema.options, this.identifier);
     if (this.pinnedSnapshotId === null) return new TableScan(this, options);
     if (options?.snapshotId !== undefined && options.snapshotId !== this.pinnedSnapshotId) {
       throw new PaimonError("INVALID_ARGUMENT", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view of that snapshot; use atSnapshot(${options.snapshotId}) for snapshot ${options.snapshotId}`);

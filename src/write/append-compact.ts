@@ -4,6 +4,7 @@
 // earliest run of at least `compaction.min.file-num` consecutive small files is rewritten.
 // Output files keep the inputs' sequence range (row order of bucketed tables is preserved)
 // and are marked `fileSource = COMPACT`.
+import { checkDataFileFormat } from "../format/file-formats.js";
 import { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError } from "../error.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
@@ -75,6 +76,7 @@ export async function compactAppendBuckets(table: Table, options: { partition?: 
     );
     for (const f of picked) {
       const path = table.paths.dataFile(dir, f);
+      checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
       const source = await fileIOSource(table.fileIO, path, Number(f.fileSize));
       const fileFields = await schemas.fieldsOf(f.schemaId);
       for await (const batch of readParquetBatches(source, { fields: table.schema.fields, mapBy: "id", fileFields, batchSize: 65536, fileName: path })) await writer.write(batch);

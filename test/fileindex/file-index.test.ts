@@ -235,7 +235,9 @@ describe("fileIndexMayMatch", () => {
     ];
     const blob = blobOf(rows);
     expect(fileIndexMayMatch(blob, col("i").eq(3), FIELDS)).toBe(false);
-    expect(fileIndexMayMatch(blob, col("d").eq(-0), FIELDS)).toBe(true);
+    // Java Double.compare / boxed keys: -0.0 is not 0.0 (issue 9 item 8)
+    expect(fileIndexMayMatch(blob, col("d").eq(0), FIELDS)).toBe(true);
+    expect(fileIndexMayMatch(blob, col("d").eq(-0), FIELDS)).toBe(false);
     expect(fileIndexMayMatch(blob, col("b").ne(true), FIELDS)).toBe(false);
     expect(fileIndexMayMatch(blob, col("b").isNull(), FIELDS)).toBe(false);
     expect(fileIndexMayMatch(blob, col("l").isNull(), FIELDS)).toBe(true);
@@ -245,5 +247,23 @@ describe("fileIndexMayMatch", () => {
     expect(fileIndexMayMatch(blob, col("i").gt(100), FIELDS)).toBe(true);
     const unindexed = blobOf(rows, { "file-index.bloom-filter.columns": "s" });
     expect(fileIndexMayMatch(unindexed, col("i").eq(3), FIELDS)).toBe(true);
+  });
+
+  it("±0.0 are different keys: a bitmap never rules out x <> 0 for a file holding -0.0 (issue 9 item 8)", () => {
+    const zeros: Row[] = [
+      { i: 1, s: "a", l: 1n, d: -0, b: true },
+      { i: 2, s: "b", l: 2n, d: 0, b: true },
+    ];
+    const bitmapOnly = { "file-index.bitmap.columns": "d" };
+    const blob = blobOf(zeros, bitmapOnly);
+    expect(fileIndexMayMatch(blob, col("d").ne(0), FIELDS)).toBe(true); // the -0.0 row
+    expect(fileIndexMayMatch(blob, col("d").ne(-0), FIELDS)).toBe(true); // the 0.0 row
+    expect(fileIndexMayMatch(blob, col("d").notIn([0, -0]), FIELDS)).toBe(false);
+    const positive = blobOf([zeros[1]!], bitmapOnly);
+    expect(fileIndexMayMatch(positive, col("d").eq(-0), FIELDS)).toBe(false);
+    expect(fileIndexMayMatch(positive, col("d").ne(-0), FIELDS)).toBe(true);
+    const bloom = blobOf([zeros[1]!], { "file-index.bloom-filter.columns": "d" });
+    expect(fileIndexMayMatch(bloom, col("d").eq(0), FIELDS)).toBe(true);
+    expect(fileIndexMayMatch(bloom, col("d").in([-0]), FIELDS)).toBe(false);
   });
 });

@@ -1,0 +1,80 @@
+// The file formats paimon-rt reads and writes, and the checks that refuse the others with a
+// clear UNSUPPORTED instead of writing Parquet under another name or failing with CORRUPT_FILE.
+//
+// Java Paimon also writes ORC and Avro data files (`file.format`, per level with
+// `file.format.per.level`) and ORC/Parquet manifests (`manifest.format`). A data file's format is
+// its file-name extension (Java `DataFilePathFactory.formatIdentifier`): "data-….orc".
+
+import { PaimonError } from "../error.js";
+
+/** The only data-file format paimon-rt reads and writes. */
+export const DATA_FILE_FORMAT = "parquet";
+/** The only manifest format paimon-rt reads and writes. */
+export const MANIFEST_FILE_FORMAT = "avro";
+
+/** Java `CoreOptions.normalizeFileFormat`: lower case. */
+function normalize(format: string): string {
+  return format.trim().toLowerCase();
+}
+
+/**
+ * The data-file formats named by `file.format.per.level` ("0:avro,3:parquet": level → format,
+ * Java's map syntax), as [level, format] pairs.
+ */
+function formatsPerLevel(value: string): Array<[string, string]> {
+  return value
+    .split(",")
+    .filter((entry) => entry.trim() !== "")
+    .map((entry) => {
+      const colon = entry.indexOf(":");
+      if (colon < 0) throw new PaimonError("INVALID_ARGUMENT", `option file.format.per.level: '${entry.trim()}' is not <level>:<format> (e.g. '0:parquet')`);
+      return [entry.slice(0, colon).trim(), normalize(entry.slice(colon + 1))];
+    });
+}
+
+/**
+ * Refuses table options naming a file format paimon-rt cannot write or read: `file.format`
+ * other than parquet, any `file.format.per.level` entry other than parquet, `manifest.format`
+ * other than avro. UNSUPPORTED naming the option and the format.
+ */
+export function checkFileFormatOptions(options: Readonly<Record<string, string>>, table: string): void {
+  checkManifestFormatOption(options, table);
+  const fileFormat = options["file.format"];
+  if (fileFormat !== undefined && normalize(fileFormat) !== DATA_FILE_FORMAT) {
+    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes ${DATA_FILE_FORMAT} data files only)`);
+  }
+  const perLevel = options["file.format.per.level"];
+  if (perLevel !== undefined) {
+    for (const [level, format] of formatsPerLevel(perLevel)) {
+      if (format !== DATA_FILE_FORMAT)
+        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes ${DATA_FILE_FORMAT} data files only)`);
+    }
+  }
+}
+
+/** Refuses `manifest.format` other than avro (UNSUPPORTED): such manifests cannot be read or written. */
+export function checkManifestFormatOption(options: Readonly<Record<string, string>>, table: string): void {
+  const manifestFormat = options["manifest.format"];
+  if (manifestFormat !== undefined && normalize(manifestFormat) !== MANIFEST_FILE_FORMAT) {
+    throw new PaimonError("UNSUPPORTED", `table ${table}: manifest.format '${normalize(manifestFormat)}' is not supported (paimon-rt reads and writes ${MANIFEST_FILE_FORMAT} manifests only)`);
+  }
+}
+
+/** The format of a data file from its name: the extension, lower case ("" without one). */
+export function dataFileFormatOf(fileName: string): string {
+  const base = fileName.slice(fileName.lastIndexOf("/") + 1);
+  const dot = base.lastIndexOf(".");
+  return dot < 0 ? "" : base.slice(dot + 1).toLowerCase();
+}
+
+/**
+ * Refuses to read a data file in another format (ORC, Avro, … written by another engine) with
+ * UNSUPPORTED naming the file and its format, before any byte of it is parsed as Parquet.
+ * Files without an extension are left to the Parquet reader (its magic check reports them).
+ */
+export function checkDataFileFormat(path: string): void {
+  const format = dataFileFormatOf(path);
+  if (format !== "" && format !== DATA_FILE_FORMAT) {
+    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT} data files only`);
+  }
+}
