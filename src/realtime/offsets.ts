@@ -170,7 +170,10 @@ export function offsetsFileOf(tableLocation: string, snapshot: Snapshot): string
   const bad = (why: string) =>
     new PaimonError("CORRUPT_FILE", `snapshot ${snapshot.id} of ${tableLocation}: property ${REALTIME_OFFSETS_PROPERTY} = ${JSON.stringify(ref)} ${why}`);
   if (!PLAIN_FILE_NAME.test(name) || name === "." || name === "..") throw bad("does not name a plain file");
-  if (slash >= 0 && ref.slice(0, slash) !== dir) throw bad(`is not a file of the table's metadata directory ${dir}`);
+  // paimon-cpp writes the full path; only the name is used, resolved in this table's metadata/, so a
+  // renamed or copied table (or one opened through an equivalent location) keeps its progress,
+  // and no property can make us read or delete anywhere else.
+  if (slash >= 0 && !/(^|\/)metadata$/.test(ref.slice(0, slash))) throw bad("is not a file of a metadata directory");
   return joinPath(dir, name);
 }
 

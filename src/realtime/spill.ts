@@ -47,6 +47,8 @@ const OWNED_SPILL_FILE = /^paimon-rt-spill-(\d+)@([A-Za-z0-9._]*)-.+\.arrow$/;
 const UNOWNED_SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 let ownerTagCache: Promise<string> | null = null;
+// A computed specifier keeps edge bundlers from following this import (as in fs/resolve.ts).
+const OS_MODULE = ["node", "os"].join(":");
 
 /** `<pid>@<host>` of this process (host with `-` replaced, so names parse back). */
 function ownerTag(): Promise<string> {
@@ -54,7 +56,7 @@ function ownerTag(): Promise<string> {
     const pid = globalThis.process?.pid ?? 0;
     let host = "";
     try {
-      host = (await import("node:os")).hostname();
+      host = ((await import(/* @vite-ignore */ OS_MODULE)) as { hostname(): string }).hostname();
     } catch {
       // no host name outside Node: pid only
     }
