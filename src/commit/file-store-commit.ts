@@ -51,9 +51,20 @@ interface PreparedCommit {
 
 /** The live files of one snapshot, kept by a commit to check its next attempt incrementally. */
 interface LiveFileCache {
-  snapshot: Snapshot;
+  /** null: the table had no snapshot. */
+  snapshot: Snapshot | null;
   live: Map<string, ManifestEntry>;
 }
+
+/**
+ * Live files by file system and table root: every commit of the process (a new TableCommit per
+ * commit is common) brings the same map forward instead of reading all manifests again. Whoever
+ * advances an entry takes it out first, so a concurrent commit reads afresh instead of seeing a
+ * half-advanced map.
+ */
+const liveFileCaches = new WeakMap<FileIO, Map<string, LiveFileCache>>();
+/** Tables whose live files are kept per file system (least recently committed dropped first). */
+const LIVE_FILE_CACHE_TABLES = 16;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -63,7 +74,20 @@ export class FileStoreCommit {
   readonly manifests: ManifestStore;
   readonly options: TableOptions;
   private readonly partitionFields: DataField[];
-  private liveCache: LiveFileCache | null = null;
+
+  /** The cached live files of this table, shared by the commits of this process (see {@link liveFiles}). */
+  private get liveCache(): LiveFileCache | null {
+    return liveFileCaches.get(this.io)?.get(this.root) ?? null;
+  }
+
+  private set liveCache(value: LiveFileCache | null) {
+    let tables = liveFileCaches.get(this.io);
+    if (tables === undefined) liveFileCaches.set(this.io, (tables = new Map()));
+    tables.delete(this.root);
+    if (value === null) return;
+    tables.set(this.root, value);
+    if (tables.size > LIVE_FILE_CACHE_TABLES) tables.delete(tables.keys().next().value!);
+  }
   private readonly dataPaths: DataFilePaths;
 
   constructor(
@@ -245,16 +269,21 @@ export class FileStoreCommit {
   }
 
   /**
-   * The live files of `latest` by {@link entryIdentifier}. The result of the previous call is
-   * kept and brought forward by reading only the delta manifests of the snapshots committed
-   * since (a retry or the next commit of this instance), instead of every base manifest again.
-   * The returned map is shared: callers must not change it.
+   * The live files of `latest` by {@link entryIdentifier}. The result of the previous call (of
+   * any commit of this table in the process) is kept and brought forward by reading only the
+   * delta manifests of the snapshots committed since (a retry, the next commit), instead of every
+   * base manifest again. The returned map is shared: callers must not change it, and must use it
+   * before their next await (a later commit advances it in place).
    */
   private async liveFiles(latest: Snapshot | null): Promise<ReadonlyMap<string, ManifestEntry>> {
-    if (latest === null) return new Map();
+    if (latest === null) {
+      const empty = new Map<string, ManifestEntry>();
+      this.liveCache = { snapshot: null, live: empty };
+      return empty;
+    }
     const cached = this.liveCache;
     this.liveCache = null; // a failure part-way must not leave a half-advanced cache
-    if (cached !== null && cached.snapshot.id <= latest.id) {
+    if (cached !== null && (cached.snapshot?.id ?? 0) <= latest.id) {
       const advanced = await this.advanceByDeltas(cached, latest);
       if (advanced !== null) {
         this.liveCache = { snapshot: latest, live: advanced };
@@ -270,9 +299,10 @@ export class FileStoreCommit {
   private async advanceByDeltas(cached: LiveFileCache, latest: Snapshot): Promise<Map<string, ManifestEntry> | null> {
     // Snapshot ids are reused after a rollback: the cached snapshot must still be the one on disk.
     const same = (a: Snapshot, b: Snapshot | null) => b !== null && a.id === b.id && a.deltaManifestList === b.deltaManifestList && a.baseManifestList === b.baseManifestList;
-    if (!same(cached.snapshot, cached.snapshot.id === latest.id ? latest : await this.snapshots.tryGetSnapshot(cached.snapshot.id))) return null;
+    const from = cached.snapshot;
+    if (from !== null && !same(from, from.id === latest.id ? latest : await this.snapshots.tryGetSnapshot(from.id))) return null;
     const live = cached.live;
-    for (let id = cached.snapshot.id + 1; id <= latest.id; id++) {
+    for (let id = (from?.id ?? 0) + 1; id <= latest.id; id++) {
       const s = id === latest.id ? latest : await this.snapshots.tryGetSnapshot(id);
       if (s === null) return null;
       const metas = await this.manifests.readManifestList(s.deltaManifestList);
@@ -287,7 +317,7 @@ export class FileStoreCommit {
     const cached = this.liveCache;
     this.liveCache = null;
     // Only a cache still describing the snapshot this one was built on can be advanced in place.
-    if (cached === null || cached.live !== live || cached.snapshot.id !== snapshot.id - 1) return;
+    if (cached === null || cached.live !== live || (cached.snapshot?.id ?? 0) !== snapshot.id - 1) return;
     if (mergeEntries(entries, cached.live).unmatchedDeletes.length === 0) this.liveCache = { snapshot, live: cached.live };
   }
 

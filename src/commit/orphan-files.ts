@@ -8,6 +8,7 @@ import { REALTIME_OFFSETS_PROPERTY, parseSnapshotJson, type Snapshot } from "../
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import type { TableOptions } from "../table/options.js";
+import { isInsideDirectory } from "../table/paths.js";
 
 /** Java's default `older_than`: one day. */
 export const DEFAULT_ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
@@ -94,6 +95,9 @@ export async function removeOrphanFiles(
   });
   const deleted: string[] = [];
   let bytes = 0;
+  // Listings only yield paths under the table; a file system that answers otherwise is not trusted.
+  const outside = orphans.find(({ status }) => !isInsideDirectory(status.path, root));
+  if (outside) throw new PaimonError("IO_ERROR", `removeOrphanFiles: listing ${root} returned ${outside.status.path}, which is outside it; nothing was deleted`);
   for (const { status } of orphans) {
     if (!dryRun && !(await io.delete(status.path))) continue; // gone meanwhile
     deleted.push(status.path.slice(root.replace(/\/+$/, "").length + 1));

@@ -4,6 +4,7 @@ import { join, relative } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { LocalFileIO } from "../../src/fs/local-file-io.js";
 import type { CommitMessage } from "../../src/commit/commit-message.js";
 import { PaimonError } from "../../src/error.js";
 import { col } from "../../src/predicate/predicate.js";
@@ -247,6 +248,50 @@ describe("append tables", () => {
     expect(await commit.commit(second)).toBe(3);
     expect((await rows(table)).map((r) => r.id)).toEqual([1n, 2n, 3n]);
     expect((await table.listSnapshots()).map((s) => s.totalRecordCount)).toEqual([1n, 2n, 3n]);
+  });
+
+  it("commits bring the live files forward: no data manifest is read twice, another process's snapshots by their deltas", async () => {
+    class ReadRecordingFileIO extends LocalFileIO {
+      readonly reads: string[] = [];
+      override async readFile(path: string): Promise<Uint8Array> {
+        this.reads.push(path.slice(path.lastIndexOf("/") + 1));
+        return super.readFile(path);
+      }
+    }
+    const dir = warehouse();
+    const io = new ReadRecordingFileIO();
+    const catalog = await Catalog.open(dir, { fileIO: io });
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }], partitionKeys: ["dt"] });
+    const dataManifestReads = () => io.reads.filter((name) => /^manifest-(?!list-)/.test(name)).sort();
+    const commitRow = async (t: Table, user: string, id: number) => {
+      const w = await t.newWrite({ commitUser: user });
+      await w.write(batch([id], [`n${id}`], [id % 2 === 0 ? "x" : "y"]));
+      const messages = await w.prepareCommit();
+      io.reads.length = 0;
+      return t.newCommit({ commitUser: user }).commit(messages);
+    };
+    for (let i = 0; i < 4; i++) {
+      // A new TableCommit each time: the live files of the last commit are reused, none read.
+      expect(await commitRow(table, "u", i)).toBe(i + 1);
+      expect(dataManifestReads(), `commit ${i + 1}`).toEqual([]);
+    }
+    // Another process (its own file system object) commits twice; the next commit here reads only
+    // the delta manifests of those two snapshots.
+    const elsewhere = await (await Catalog.open(dir)).getTable("db.t");
+    expect(elsewhere.fileIO).not.toBe(io);
+    for (const id of [10, 11]) await commitRow(elsewhere, "v", id);
+    const deltas: string[] = [];
+    for (const id of [5, 6]) for (const m of await table.manifestStore.readManifestList((await table.snapshot(id)).deltaManifestList)) deltas.push(m.fileName);
+    expect(await commitRow(table, "u", 4)).toBe(7);
+    expect(dataManifestReads()).toEqual(deltas.sort());
+    // Committing the other process's files again is refused: the deltas were applied.
+    const w = await elsewhere.newWrite({ commitUser: "v" });
+    await w.write(batch([12], ["n12"], ["x"]));
+    const twice = await w.prepareCommit();
+    expect(await elsewhere.newCommit({ commitUser: "v" }).commit(twice)).toBe(8);
+    expect((await table.newCommit({ commitUser: "u" }).commit(twice).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
+    expect((await rows(table)).map((r) => r.id)).toEqual([0n, 1n, 2n, 3n, 4n, 10n, 11n, 12n]);
   });
 
   it("checks appends against files committed by others since the committer's last look", async () => {

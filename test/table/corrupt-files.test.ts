@@ -5,7 +5,7 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
-import type { Table } from "../../src/table/table.js";
+import { Table } from "../../src/table/table.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -54,11 +54,14 @@ describe("corrupt files", () => {
     const e = await failure(() => readAll(table));
     expect(e.code).toBe("CORRUPT_FILE");
     expect(e.message).toContain(metas[0].fileName);
-    // A commit on top of the corrupt state fails instead of publishing a partial snapshot.
-    const w = await table.newWrite({ commitUser: "v" });
+    // A commit on top of the corrupt state fails instead of publishing a partial snapshot. (It
+    // comes from another process: this one still holds the live files its own commit wrote.)
+    const elsewhere = await Table.open(table.location);
+    expect(elsewhere.fileIO).not.toBe(table.fileIO);
+    const w = await elsewhere.newWrite({ commitUser: "v" });
     await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([3n]) }), s: arrow.vectorFromArray(["c"], new arrow.Utf8()).data[0] }));
     const messages = await w.prepareCommit();
-    await table.newCommit({ commitUser: "v" }).overwrite(messages).catch((err) => expect(err.code).toBe("CORRUPT_FILE"));
+    expect((await failure(() => elsewhere.newCommit({ commitUser: "v" }).overwrite(messages))).code).toBe("CORRUPT_FILE");
     expect((await table.listSnapshots()).map((s) => s.id)).toEqual([1]);
   });
 
