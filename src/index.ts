@@ -17,6 +17,7 @@ export { parseDataType, typeToString } from "./spec/types.js";
 export { TableWrite, RowKind } from "./write/table-write.js";
 export type { WriteTarget, TableWriteOptions } from "./write/table-write.js";
 export { TableCommit } from "./commit/table-commit.js";
+export type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "./commit/orphan-files.js";
 export { CommitMessage } from "./commit/commit-message.js";
 export type { ExpireOptions } from "./commit/expire.js";
 export { TableScan } from "./scan/table-scan.js";

@@ -1,11 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../src/catalog/catalog.js";
 import { inspectTable } from "../src/cli/inspect.js";
+import { main } from "../src/cli/main.js";
 import { readTableCommand } from "../src/cli/read.js";
+import { usage } from "../src/cli/usage.js";
 import { parseWhere } from "../src/cli/where.js";
 import { PaimonError } from "../src/error.js";
 import { predicateToString } from "../src/predicate/predicate.js";
@@ -79,5 +81,54 @@ describe("paimon-rt read / inspect", () => {
 
   it("reports a missing table as NOT_FOUND", async () => {
     await expect(readTableCommand({ location: join(dir, "nope"), format: "json" }, () => {})).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("paimon-rt help and usage errors", () => {
+  async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  }
+  // Every command and option main.ts handles, so a new one cannot be left out of the help.
+  const mainSource = readFileSync(new URL("../src/cli/main.ts", import.meta.url), "utf8");
+  const parsedOptions = [...mainSource.matchAll(/\(rest, "(--[a-z-]+)"/g)].map((m) => m[1]);
+  const handledCommands = [...mainSource.matchAll(/^ {4}case "([a-z-]+)":/gm)].map((m) => m[1]);
+
+  it("--help, -h and help print every command with its options and exit 0", async () => {
+    expect(handledCommands).toEqual(expect.arrayContaining(["inspect", "read", "demo", "kernel-demo", "version"]));
+    expect(parsedOptions).toEqual(expect.arrayContaining(["--where", "--select", "--limit", "--format", "--snapshot", "--warehouse", "--seconds", "--rows", "--buckets", "--batch"]));
+    for (const flag of ["--help", "-h", "help"]) {
+      const { code, out, err } = await run(flag);
+      expect(code).toBe(0);
+      expect(err).toBe("");
+      expect(out).toBe(usage());
+      const lines = out.split("\n");
+      expect(lines[0]).toBe("usage: paimon-rt <command> [arguments] [options]");
+      for (const command of ["inspect <table-path>", "read <table-path> [options]", "demo [options]", "kernel-demo [options]", "version"]) {
+        expect(lines).toContain(`  ${command}`);
+      }
+      for (const option of parsedOptions) expect(lines.some((l) => l.startsWith(`      ${option} `)), option).toBe(true);
+      for (const command of handledCommands) expect(lines.some((l) => l === `  ${command}` || l.startsWith(`  ${command} `)), command).toBe(true);
+      expect(lines.filter((l) => l.length > 80)).toEqual([]);
+    }
+  });
+
+  it("<command> --help and help <command> print that command's usage and exit 0", async () => {
+    const read = await run("read", "--help");
+    expect(read).toEqual({ code: 0, out: expect.stringMatching(/^usage: paimon-rt read <table-path> \[options\]\n/), err: "" });
+    for (const option of ["--where", "--select", "--limit", "--format", "--snapshot"]) expect(read.out).toContain(`\n  ${option} `);
+    expect(read.out).not.toContain("--seconds");
+    expect(await run("demo", "-h")).toEqual(await run("help", "demo"));
+    expect((await run("help", "demo")).out).toContain("\n  --warehouse DIR   warehouse directory (default ./paimon-rt-warehouse)");
+    // --help wins over a missing argument: nothing runs
+    expect((await run("inspect", "--help")).code).toBe(0);
+  });
+
+  it("an unknown or missing command prints the usage on stderr and exits 2", async () => {
+    expect(await run("bogus")).toEqual({ code: 2, out: "", err: `paimon-rt: unknown command: bogus\n${usage()}` });
+    expect(await run("help", "bogus")).toEqual({ code: 2, out: "", err: `paimon-rt: unknown command: bogus\n${usage()}` });
+    expect(await run()).toEqual({ code: 2, out: "", err: `paimon-rt: no command given\n${usage()}` });
   });
 });

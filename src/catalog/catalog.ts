@@ -5,9 +5,8 @@ import { resolveWarehouse } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
 import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { Table } from "../table/table.js";
-import { parseIdentifier, validateName } from "./identifier.js";
+import { DB_SUFFIX, parseIdentifier, validateName } from "./identifier.js";
 
-const DB_SUFFIX = ".db";
 
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
 export class Catalog {

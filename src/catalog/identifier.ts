@@ -1,4 +1,5 @@
 import { PaimonError } from "../error.js";
+import { fileNameProblem, MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
 
 /** A "database.table" identifier. */
 export interface Identifier {
@@ -6,12 +7,24 @@ export interface Identifier {
   readonly table: string;
 }
 
-/** Checks a database or table name: non-empty, no path separators, not `.`/`..`, no control characters. */
+/** Suffix of a database directory (`<warehouse>/<name>.db`, Java `Catalog.DB_SUFFIX`). */
+export const DB_SUFFIX = ".db";
+
+/**
+ * Checks a database or table name. The name becomes a directory (a database's with
+ * {@link DB_SUFFIX}), so it must be one plain file name of at most 255 bytes of UTF-8 with
+ * that suffix, without control characters, and not start with `.` (hidden, and `.`/`..`).
+ */
 export function validateName(name: string, what: "database" | "table"): void {
-  // The name becomes a directory: anything that could leave the warehouse is refused.
-  if (typeof name !== "string" || name.length === 0 || name === "." || name === ".." || /[/\\\u0000-\u001f]/.test(name)) {
-    throw new PaimonError("INVALID_ARGUMENT", `invalid ${what} name ${JSON.stringify(name)}`);
-  }
+  const invalid = (reason: string) => new PaimonError("INVALID_ARGUMENT", `invalid ${what} name ${JSON.stringify(name)}: ${reason}`);
+  if (typeof name !== "string") throw invalid("it is not a string");
+  if (name.startsWith(".")) throw invalid("it starts with '.'");
+  if (/[\u0000-\u001f]/.test(name)) throw invalid("it contains a control character");
+  const maxBytes = MAX_FILE_NAME_BYTES - (what === "database" ? DB_SUFFIX.length : 0);
+  const bytes = utf8Length(name);
+  if (bytes > maxBytes) throw invalid(`it is ${bytes} bytes of UTF-8, at most ${maxBytes} (it names a directory)`);
+  const problem = fileNameProblem(name);
+  if (problem !== null) throw invalid(`it ${problem}`);
 }
 
 /** Parses "db.table" (the database is everything before the first dot). */

@@ -2,10 +2,8 @@
 import * as arrow from "apache-arrow";
 import { decimalToString } from "../spec/binary-row.js";
 import type { DataField } from "../spec/types.js";
-import { localDateTimeString } from "../table/paths.js";
+import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import { internalValue } from "../write/row-values.js";
-
-const EPOCH_DAY_MS = 86_400_000;
 
 function base64(bytes: Uint8Array): string {
   let s = "";
@@ -30,11 +28,11 @@ export function cellValue(data: arrow.Data, row: number, field: DataField): unkn
     case "BIGINT":
       return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
     case "DATE":
-      return new Date((v as number) * EPOCH_DAY_MS).toISOString().slice(0, 10);
+      return formatIsoDate(v as number);
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ": {
       const ts = v as { millis: bigint; nanoOfMillisecond: number };
-      return localDateTimeString(ts.millis, ts.nanoOfMillisecond) + (type.kind === "TIMESTAMP_LTZ" ? "Z" : "");
+      return formatIsoDateTime(ts.millis, ts.nanoOfMillisecond) + (type.kind === "TIMESTAMP_LTZ" ? "Z" : "");
     }
     case "DECIMAL":
       return decimalToString(v as bigint, type.scale);

@@ -1,20 +1,24 @@
 #!/usr/bin/env node
 // The `paimon-rt` command line.
+import { realpathSync } from "node:fs";
+import { basename, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PaimonError } from "../error.js";
 import { runKernelDemo } from "./demo.js";
-import { runRealtimeDemo } from "./realtime-demo.js";
+import { runRealtimeDemo, shellWord } from "./realtime-demo.js";
 import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
+import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
+import { commandUsage, usage } from "./usage.js";
 
-const USAGE = `usage: paimon-rt <command>
-  inspect <table-path>                              schema, snapshots and files per partition-bucket
-  read <table-path> [--where EXPR] [--select a,b] [--limit N] [--format table|json|csv] [--snapshot N]
-                                                    rows of a table (EXPR: id >= 5 AND name = 'x' AND dt IN ('a','b'))
-  demo [--warehouse DIR] [--seconds N]              real-time ingest into a local warehouse (default ./paimon-rt-warehouse):
-                                                    rows queryable before commit, checkpoints, a final exactly-once check
-  kernel-demo [--rows N] [--buckets N] [--batch N]  bucket, sort and merge an upsert stream with the wasm kernels
-  version                                           print the version`;
+/** Where a command writes: results and help to `out`, usage errors to `err`. */
+export interface CliOutput {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const CONSOLE: CliOutput = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -32,12 +36,30 @@ function positiveInt(args: string[], name: string, fallback?: number): number | 
   return n;
 }
 
-export async function main(args: string[]): Promise<number> {
+/** Runs one `paimon-rt` invocation; resolves to the process exit code (2: usage error). */
+export async function main(args: string[], io: CliOutput = CONSOLE): Promise<number> {
   const [command, ...rest] = args;
+  if (command === "--help" || command === "-h" || (command === "help" && rest.length === 0)) {
+    io.out(usage());
+    return 0;
+  }
+  if (command === "help") {
+    const help = commandUsage(rest[0]);
+    if (help === undefined) return usageError(io, `unknown command: ${rest[0]}`);
+    io.out(help);
+    return 0;
+  }
+  if (command === undefined) return usageError(io, "no command given");
+  if (rest.includes("--help") || rest.includes("-h")) {
+    const help = commandUsage(command);
+    if (help === undefined) return usageError(io, `unknown command: ${command}`);
+    io.out(help);
+    return 0;
+  }
   switch (command) {
     case "inspect": {
       if (!rest[0]) throw new PaimonError("INVALID_ARGUMENT", "inspect needs a table path");
-      await inspectTable(rest[0], (line) => console.log(line));
+      await inspectTable(rest[0], io.out);
       return 0;
     }
     case "read": {
@@ -53,15 +75,20 @@ export async function main(args: string[]): Promise<number> {
           snapshotId: positiveInt(rest, "--snapshot"),
           format,
         },
-        (text) => console.log(text),
+        io.out,
       );
       return 0;
     }
+    case "remove-orphans":
+      await removeOrphansCommand(parseRemoveOrphansArgs(rest), io.out);
+      return 0;
     case "demo": {
       const result = await runRealtimeDemo({
         warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",
         seconds: positiveInt(rest, "--seconds", 12)!,
-        log: (line) => console.log(line),
+        log: io.out,
+        live: io === CONSOLE && process.stdout.isTTY === true,
+        cliCommand: cliInvocation(),
       });
       return result.exitCode;
     }
@@ -70,22 +97,49 @@ export async function main(args: string[]): Promise<number> {
         rows: positiveInt(rest, "--rows", 2_000_000)!,
         buckets: positiveInt(rest, "--buckets", 4)!,
         batchRows: positiveInt(rest, "--batch", 65_536)!,
-        log: (line) => console.log(line),
+        log: io.out,
       });
       return 0;
     case "version":
-      console.log("paimon-rt 0.1.0");
+      io.out("paimon-rt 0.1.0");
       return 0;
     default:
-      console.error(USAGE);
-      return command === undefined || command === "help" || command === "--help" ? 0 : 2;
+      return usageError(io, `unknown command: ${command}`);
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof PaimonError ? `error (${err.code}): ${err.message}` : err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+function usageError(io: CliOutput, message: string): number {
+  io.err(`paimon-rt: ${message}`);
+  io.err(usage());
+  return 2;
+}
+
+/** How the user ran this command line, for commands the output suggests. */
+function cliInvocation(): string {
+  const script = process.argv[1] ?? "";
+  if (basename(script) === "paimon-rt") return "npx paimon-rt"; // the npm bin link (local or global)
+  const rel = relative(process.cwd(), script);
+  return `node ${shellWord(rel && !rel.startsWith("..") ? rel : script)}`;
+}
+
+/** True when this module is the program being run (not imported, e.g. by the tests). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    // npm installs the bin as a symlink; the module URL names the real file
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err instanceof PaimonError ? `error (${err.code}): ${err.message}` : err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
+}

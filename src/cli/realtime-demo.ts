@@ -1,7 +1,8 @@
-// `paimon-rt demo realtime`: ingests a synthetic event stream through the real-time writer,
-// queries continuously (rows visible before commit, commit progress, memory gauges,
-// throughput), checkpoints every few seconds, and finally verifies that a disk-only read after
-// the last commit returns every row exactly once.
+// `paimon-rt demo`: ingests a synthetic event stream into demo.events through the real-time
+// writer, queries continuously (rows visible before commit, commit progress, memory gauges,
+// wall-clock throughput), checkpoints every few seconds, and finally verifies that a disk-only
+// read after the last commit returns every row exactly once. In a terminal one status block is
+// redrawn in place; otherwise one plain line per checkpoint. Lines fit 80 columns.
 import * as arrow from "apache-arrow";
 import { Catalog } from "../catalog/catalog.js";
 import { PaimonError } from "../error.js";
@@ -13,29 +14,52 @@ import type { Table } from "../table/table.js";
 export interface RealtimeDemoOptions {
   /** Warehouse location; a new temporary directory (removed afterwards) by default. */
   warehouse?: string;
-  /** How long to ingest. */
+  /** How long to ingest; the final checkpoint and the verification follow. */
   seconds: number;
+  /** Receives each output line (at most 80 columns; in live mode some start with ANSI cursor codes). */
   log: (line: string) => void;
+  /**
+   * Redraw one status block in place (a terminal), instead of plain lines: one per checkpoint
+   * (a pipe or a log file). Default false.
+   */
+  live?: boolean;
+  /** How the user runs the command line, for the `inspect` command printed at the end (default `paimon-rt`). */
+  cliCommand?: string;
   /** Buckets of the demo table (default 4). */
   buckets?: number;
   /** Rows per written batch (default 4096). */
   batchRows?: number;
-  /** Target ingestion rate in rows/s (default 400_000). */
-  rowsPerSecond?: number;
+  /**
+   * Upper bound on the ingestion rate in rows/s (default 400_000), which keeps memory and disk use
+   * bounded. Not a promise: ingestion pauses during checkpoints, and the demo reports the rate it
+   * reaches (rows / wall-clock time).
+   */
+  maxRowsPerSecond?: number;
   /** Checkpoint interval in ms (default 2000). */
   checkpointMs?: number;
 }
 
 export interface RealtimeDemoResult {
-  /** 0 when the final disk-only read returned every row exactly once, else 1. */
+  /** 0 when every query saw every written row and the final disk-only read returned every row exactly once, else 1. */
   exitCode: number;
   warehouse: string;
+  /** The demo table, `demo.events`: dropped and created again by each run. */
+  tableIdentifier: string;
+  /** Where the table lies (removed afterwards when the warehouse was a temporary one). */
+  tableLocation: string;
   rowsWritten: number;
   rowsOnDisk: number;
   snapshots: number;
   queries: number;
+  /** Rows written per second of wall-clock time from the first write to the end of ingestion. */
+  ingestRowsPerSecond: number;
   mismatches: string[];
 }
+
+/** The demo's table in the warehouse; each run replaces it. */
+export const DEMO_TABLE = "demo.events";
+/** The widest line the demo prints (live status block and plain lines alike). */
+export const DEMO_MAX_COLUMNS = 80;
 
 const KINDS = ["click", "view", "buy", "share"];
 const ID_STRIDE = 1_000_000_000_000; // event_id = bucket * stride + offset
@@ -89,25 +113,83 @@ async function countRows(table: Table, ctx?: RealtimeContext): Promise<{ rows: n
   return { rows, ids };
 }
 
-const mb = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
-const rate = (rows: number, ms: number) => (ms <= 0 ? "-" : `${((rows / ms) * 1000 / 1e6).toFixed(2)} M rows/s`);
+const mb = (n: number) => (n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${(n / 1048576).toFixed(1)} MiB`);
+const count = (n: number) => n.toLocaleString("en-US");
+
+function rowsPerSecond(rows: number, seconds: number): string {
+  if (!(seconds > 0)) return "-";
+  const r = rows / seconds;
+  return r >= 1e6 ? `${(r / 1e6).toFixed(2)} M rows/s` : `${(r / 1e3).toFixed(0)}k rows/s`;
+}
 
 function bar(fraction: number, width = 24): string {
   const full = Math.max(0, Math.min(width, Math.round(fraction * width)));
   return `[${"#".repeat(full)}${".".repeat(width - full)}]`;
 }
 
-function gauges(m: RealtimeMetrics): string {
-  return `memory ${mb(m.realtimeTotalMemoryBytes)} (building ${m.realtimeBuildingRowCount} rows, sealed ${m.realtimeSealedRowCount} rows / ${mb(m.realtimeSealedMemoryBytes)})`;
+/** A shell word for a path (a printed command must run as printed). */
+export function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Everything the status block and the checkpoint lines show. */
+export interface DemoState {
+  elapsedMs: number;
+  /** What the demo is doing now: ingesting, a checkpoint, verifying, done. */
+  phase: string;
+  /** Wall-clock time of ingestion so far (stops growing when ingestion ends). */
+  ingestMs: number;
+  written: number;
+  visible: number;
+  committed: number;
+  checkpoint: number;
+  snapshot: number | null;
+  checkpointMs: number;
+  /** Whether the latest checkpoint committed new rows (else it had nothing to commit). */
+  checkpointCommitted: boolean;
+  queryMs: number;
+  metrics: RealtimeMetrics;
+}
+
+/** The live status block: a fixed number of lines, each within 80 columns. */
+export function statusBlock(st: DemoState, seconds: number): string[] {
+  const m = st.metrics;
+  const t = st.elapsedMs / 1000;
+  return [
+    `${bar(t / seconds)} ${t.toFixed(1).padStart(5)} s  ${st.phase}`,
+    `written   ${count(st.written).padStart(12)} rows   ingest ${rowsPerSecond(st.written, st.ingestMs / 1000)} (wall clock)`,
+    `visible   ${count(st.visible).padStart(12)} rows   ${count(Math.max(0, st.visible - st.committed))} not yet committed, query ${st.queryMs.toFixed(0)} ms`,
+    `committed ${count(st.committed).padStart(12)} rows   ` +
+      (st.snapshot === null
+        ? "no checkpoint yet"
+        : st.checkpointCommitted
+          ? `checkpoint ${st.checkpoint} -> snapshot ${st.snapshot} in ${st.checkpointMs.toFixed(0)} ms`
+          : `checkpoint ${st.checkpoint}: nothing new since snapshot ${st.snapshot}`),
+    `memory    ${mb(m.realtimeTotalMemoryBytes).padStart(12)}      building ${count(m.realtimeBuildingRowCount)} rows, sealed ${count(m.realtimeSealedRowCount)} rows`,
+  ];
+}
+
+/** The plain line of one checkpoint. */
+export function checkpointLine(st: DemoState): string {
+  const t = st.elapsedMs / 1000;
+  const time = `${t.toFixed(t < 100 ? 1 : 0).padStart(5)}s`;
+  if (!st.checkpointCommitted) return `${time} checkpoint ${st.checkpoint}: nothing new since snapshot ${st.snapshot ?? "-"}`;
+  return `${time} checkpoint ${st.checkpoint}: snapshot ${st.snapshot ?? "-"}, ${count(st.committed)} rows, ${st.checkpointMs.toFixed(0)} ms, ${rowsPerSecond(st.written, st.ingestMs / 1000)}`;
+}
+
+/** Prints lines no wider than DEMO_MAX_COLUMNS (longer ones are cut, which the tests rule out). */
+function fit(line: string): string {
+  return line.length <= DEMO_MAX_COLUMNS ? line : `${line.slice(0, DEMO_MAX_COLUMNS - 1)}…`;
 }
 
 export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<RealtimeDemoResult> {
-  const log = options.log;
+  const out = (line: string) => options.log(fit(line));
   const seconds = options.seconds;
   if (!(seconds > 0)) throw new PaimonError("INVALID_ARGUMENT", `demo seconds must be positive, got ${seconds}`);
+  const live = options.live ?? false;
   const buckets = options.buckets ?? 4;
   const batchRows = options.batchRows ?? 4096;
-  const targetRate = options.rowsPerSecond ?? 400_000;
+  const maxRate = options.maxRowsPerSecond ?? 400_000;
   const checkpointMs = options.checkpointMs ?? 2000;
   const os = await import("node:os");
   const fs = await import("node:fs/promises");
@@ -119,8 +201,8 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
   try {
     const catalog = await Catalog.open(warehouse);
     await catalog.createDatabase("demo", { ignoreIfExists: true });
-    const name = `demo.events_${Date.now().toString(36)}`;
-    const table = await catalog.createTable(name, {
+    await catalog.dropTable(DEMO_TABLE, { ignoreIfNotExists: true }); // each run starts afresh
+    const table = await catalog.createTable(DEMO_TABLE, {
       fields: [
         { name: "event_id", type: "BIGINT NOT NULL" },
         { name: "kind", type: "STRING" },
@@ -129,34 +211,65 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
       ],
       options: { bucket: buckets, "bucket-key": "event_id", "realtime.enabled": true, "realtime.spill-enabled": true, "realtime.store.stats-mode": "full" },
     });
-    log(`real-time demo: table ${name} at ${joinPath(warehouse, "demo.db")} (${buckets} buckets), ingesting for ${seconds}s at ~${(targetRate / 1000).toFixed(0)}k rows/s, checkpoint every ${checkpointMs} ms`);
+    const tableLocation = joinPath(warehouse, "demo.db", "events");
+    out(`real-time demo: table ${DEMO_TABLE} (${buckets} buckets) in ${ownWarehouse ? "a temporary warehouse" : warehouse}`);
+    out(`ingest for ${seconds} s; checkpoint every ${(checkpointMs / 1000).toFixed(1)} s; a query every 0.25 s`);
     const ctx = await RealtimeContext.create();
     const writer = await table.newWrite({ commitUser: "demo", realtime: ctx, tempDirectory: spillDir });
     const commit = table.newCommit({ commitUser: "demo" });
     const nextOffset = new Array<number>(buckets).fill(0);
-    let written = 0;
-    let checkpoint = 0;
+    const start = performance.now();
+    const state: DemoState = { elapsedMs: 0, phase: `ingesting for ${seconds} s`, ingestMs: 0, written: 0, visible: 0, committed: 0, checkpoint: 0, snapshot: null, checkpointMs: 0, checkpointCommitted: false, queryMs: 0, metrics: ctx.getMetrics() };
     let snapshots = 0;
     let queries = 0;
-    let lastSnapshot: number | null = null;
-    let writeMs = 0;
+    let drawnLines = 0;
     const outstanding: RealtimeCommitProgress[] = [];
-    const start = performance.now();
     let nextCheckpoint = start + checkpointMs;
     let nextQuery = start + 250;
     let sealedOnce = false;
 
+    let ingesting = true;
+    const redraw = () => {
+      state.elapsedMs = performance.now() - start;
+      if (ingesting) state.ingestMs = state.elapsedMs;
+      state.metrics = ctx.getMetrics();
+      const lines = statusBlock(state, seconds);
+      // Move up over the previous block, then rewrite each line after clearing it.
+      lines.forEach((line, i) => options.log(`${i === 0 && drawnLines > 0 ? `\x1b[${drawnLines}A` : ""}\r\x1b[2K${fit(line)}`));
+      drawnLines = lines.length;
+    };
+    const checkpointNow = async (label: string) => {
+      state.phase = `${label} ${state.checkpoint + 1} …`;
+      if (live) redraw(); // a checkpoint can take seconds: say so
+      const c0 = performance.now();
+      const progress = await writer.prepareCommitWithProgress(++state.checkpoint);
+      outstanding.push(...progress);
+      state.checkpointCommitted = outstanding.length > 0;
+      if (outstanding.length > 0) {
+        const committing = outstanding.splice(0);
+        state.snapshot = await commit.commitWithProgress(committing, state.checkpoint);
+        snapshots++;
+        await writer.refreshCommittedSnapshot(state.snapshot);
+        for (const p of committing) state.committed += Number(p.offsetRange.end - p.offsetRange.begin);
+      }
+      state.checkpointMs = performance.now() - c0;
+      state.phase = `ingesting for ${seconds} s`;
+      if (live) redraw();
+      else {
+        state.elapsedMs = performance.now() - start;
+        if (ingesting) state.ingestMs = state.elapsedMs;
+        out(checkpointLine(state));
+      }
+    };
+
     while (performance.now() - start < seconds * 1000) {
-      // Ingest at the target rate.
       const elapsed = performance.now() - start;
-      if (written < (elapsed / 1000) * targetRate) {
-        const t0 = performance.now();
+      if (state.written < (elapsed / 1000) * maxRate) {
         for (let b = 0; b < buckets; b++) {
           await writer.write(eventBatch(b, nextOffset[b], batchRows), { bucket: b });
           nextOffset[b] += batchRows;
-          written += batchRows;
+          state.written += batchRows;
         }
-        writeMs += performance.now() - t0;
       } else {
         await new Promise((r) => setTimeout(r, 2));
       }
@@ -165,47 +278,35 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
         nextQuery = now + 250;
         const q0 = performance.now();
         const visible = await countRows(table, ctx);
-        const qMs = performance.now() - q0;
+        state.queryMs = performance.now() - q0;
+        state.visible = visible.rows;
         queries++;
-        const committedRows = visible.rows - ctx.getMetrics().realtimeTotalRowCount;
-        if (visible.rows !== written) mismatches.push(`query ${queries}: ${visible.rows} visible rows, ${written} written`);
-        log(
-          `${bar((now - start) / (seconds * 1000))} ${((now - start) / 1000).toFixed(1).padStart(5)}s  written ${written.toLocaleString("en-US")}  visible ${visible.rows.toLocaleString("en-US")} (${Math.max(0, visible.rows - Math.max(0, committedRows)).toLocaleString("en-US")} before commit)  ` +
-            `snapshot ${lastSnapshot ?? "-"}  ${gauges(ctx.getMetrics())}  ingest ${rate(written, writeMs)}  query ${qMs.toFixed(0)} ms`,
-        );
+        if (visible.rows !== state.written) mismatches.push(`query ${queries}: ${visible.rows} visible rows, ${state.written} written`);
+        if (live) redraw();
       }
       if (now >= nextCheckpoint) {
-        nextCheckpoint = now + checkpointMs;
         if (!sealedOnce) {
-          // Seal once mid-way to show spill: the sealed segment moves to a zstd Arrow IPC file.
+          // Seal once to show spill: the sealed segment moves to a zstd Arrow IPC file.
           await writer.seal();
           sealedOnce = true;
-          log(`  seal: building segment frozen and spilled; ${gauges(ctx.getMetrics())}`);
         }
-        const c0 = performance.now();
-        const progress = await writer.prepareCommitWithProgress(++checkpoint);
-        outstanding.push(...progress);
-        if (outstanding.length > 0) {
-          lastSnapshot = await commit.commitWithProgress(outstanding.splice(0), checkpoint);
-          snapshots++;
-          await writer.refreshCommittedSnapshot(lastSnapshot);
-        }
-        const ranges = progress.map((p) => `b${p.bucket}[${p.offsetRange.begin},${p.offsetRange.end})`).join(" ");
-        log(`  checkpoint ${checkpoint}: snapshot ${lastSnapshot}, progress ${ranges || "(none)"} in ${(performance.now() - c0).toFixed(0)} ms; ${gauges(ctx.getMetrics())}`);
+        await checkpointNow("checkpoint");
+        nextCheckpoint = performance.now() + checkpointMs;
       }
     }
+    ingesting = false;
+    state.ingestMs = performance.now() - start;
+    const ingestSeconds = state.ingestMs / 1000;
+    const ingestRate = state.written / ingestSeconds;
 
     // Final checkpoint, then verify with a disk-only read (no real-time context).
-    const progress = await writer.prepareCommitWithProgress(++checkpoint);
-    outstanding.push(...progress);
-    if (outstanding.length > 0) {
-      lastSnapshot = await commit.commitWithProgress(outstanding.splice(0), checkpoint);
-      snapshots++;
-      await writer.refreshCommittedSnapshot(lastSnapshot);
-    }
+    await checkpointNow("final checkpoint");
     await writer.close();
-    log(`final checkpoint ${checkpoint}: snapshot ${lastSnapshot}; ${gauges(ctx.getMetrics())}`);
+    const written = state.written;
+    state.phase = "verifying: disk-only read …";
+    if (live) redraw();
     const disk = await countRows(table);
+    state.visible = disk.rows;
     const seen = Array.from({ length: buckets }, (_, b) => new Uint8Array(nextOffset[b]));
     let duplicates = 0;
     let stray = 0;
@@ -222,12 +323,32 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
     for (const s of seen) for (let i = 0; i < s.length; i++) if (s[i] === 0) missing++;
     if (disk.rows !== written) mismatches.push(`disk-only read returned ${disk.rows} rows, ${written} were written`);
     if (duplicates + missing + stray > 0) mismatches.push(`disk-only read: ${missing} missing, ${duplicates} duplicated, ${stray} unexpected rows`);
-    const total = (performance.now() - start) / 1000;
-    log(`verified: ${disk.rows.toLocaleString("en-US")} rows on disk, ${written.toLocaleString("en-US")} written, ${snapshots} snapshots, ${queries} queries in ${total.toFixed(1)} s`);
+    state.phase = "done";
+    if (live) redraw();
     await ctx.close();
-    if (mismatches.length > 0) for (const m of mismatches) log(`MISMATCH ${m}`);
-    else log("OK: every row exactly once");
-    return { exitCode: mismatches.length > 0 ? 1 : 0, warehouse, rowsWritten: written, rowsOnDisk: disk.rows, snapshots, queries, mismatches };
+    const queriesOk = mismatches.every((m) => !m.startsWith("query"));
+    out(`ingested ${count(written)} rows in ${ingestSeconds.toFixed(1)} s: ${rowsPerSecond(written, ingestSeconds)} (wall clock)`);
+    out(`${snapshots} snapshot${snapshots === 1 ? "" : "s"}; ${queries} queries, ${queriesOk ? "each saw every row written so far, committed or not" : "some missed rows"}`);
+    if (!ownWarehouse) {
+      out("the table stays; look at what it holds with:");
+      // printed whole even past 80 columns: a cut command would not run
+      options.log(`  ${options.cliCommand ?? "paimon-rt"} inspect ${shellWord(tableLocation)}`);
+    }
+    out(`verified: disk-only read: ${count(disk.rows)} rows, ${missing} missing, ${duplicates} duplicated, ${stray} stray`);
+    if (mismatches.length > 0) for (const m of mismatches) out(`MISMATCH ${m}`);
+    else out("OK: every row exactly once");
+    return {
+      exitCode: mismatches.length > 0 ? 1 : 0,
+      warehouse,
+      tableIdentifier: DEMO_TABLE,
+      tableLocation,
+      rowsWritten: written,
+      rowsOnDisk: disk.rows,
+      snapshots,
+      queries,
+      ingestRowsPerSecond: ingestRate,
+      mismatches,
+    };
   } finally {
     await fs.rm(spillDir, { recursive: true, force: true });
     if (ownWarehouse) await fs.rm(warehouse, { recursive: true, force: true });

@@ -10,6 +10,9 @@ import {
   serializeCommitMessageList,
 } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
+import { PaimonError } from "../error.js";
+import { fileNameProblem } from "../spec/file-names.js";
+import type { TablePaths } from "../table/paths.js";
 
 export class CommitMessage {
   /** The message as plain data (partition as a serialized BinaryRow). */
@@ -60,5 +63,33 @@ export class CommitMessage {
 
   static deserializeList(version: number, bytes: Uint8Array): CommitMessage[] {
     return deserializeCommitMessageList(version, bytes).map((d) => new CommitMessage(d));
+  }
+}
+
+/**
+ * INVALID_ARGUMENT unless every file a message names is a plain file name and every external
+ * path lies inside the table directory or a declared external path: a message may come from
+ * another process (`deserialize`), and committing it makes reads open and expiry delete its files.
+ */
+export function validateMessageFiles(message: CommitMessageData, paths: TablePaths): void {
+  const where = `commit message of bucket ${message.bucket}`;
+  const requireName = (name: string, what: string) => {
+    const problem = fileNameProblem(name);
+    if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${where}: ${what} ${JSON.stringify(name)} ${problem}`);
+  };
+  const requireExternalPath = (externalPath: string | null, fileName: string) => {
+    if (externalPath === null || paths.isInside(externalPath)) return;
+    throw new PaimonError("INVALID_ARGUMENT", `${where}: external path ${JSON.stringify(externalPath)} of ${fileName} is outside the table directory and its declared external paths`);
+  };
+  const d = message.dataIncrement;
+  const c = message.compactIncrement;
+  for (const f of [...d.newFiles, ...d.deletedFiles, ...d.changelogFiles, ...c.compactBefore, ...c.compactAfter, ...c.changelogFiles]) {
+    requireName(f.fileName, "data file name");
+    for (const extra of f.extraFiles) requireName(extra, `extra file name of ${f.fileName}`);
+    requireExternalPath(f.externalPath, f.fileName);
+  }
+  for (const f of [...d.newIndexFiles, ...d.deletedIndexFiles, ...c.newIndexFiles, ...c.deletedIndexFiles]) {
+    requireName(f.fileName, "index file name");
+    requireExternalPath(f.externalPath, f.fileName);
   }
 }

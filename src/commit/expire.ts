@@ -1,12 +1,13 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
 // single warehouse needs): drop old snapshots and every file only they reference.
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
-import type { Snapshot } from "../spec/snapshot.js";
+import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
-import { fromBinaryRow } from "../spec/binary-row.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
-import { partitionPath } from "../table/paths.js";
+import { DataFilePaths } from "../table/data-file-paths.js";
+import { TablePaths } from "../table/paths.js";
+import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import type { FileIO } from "../fs/file-io.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
@@ -20,6 +21,12 @@ export interface ExpireOptions {
   olderThanMs?: number;
 }
 
+/** A missing metadata file (already deleted by an earlier, interrupted expiry) references nothing; anything else fails expiry. */
+export function missingAsEmpty(error: unknown): never[] {
+  if (error instanceof PaimonError && error.code === "NOT_FOUND") return [];
+  throw error;
+}
+
 /** Expires snapshots per `options`; returns how many snapshot files were removed. */
 export async function expireSnapshots(
   io: FileIO,
@@ -30,7 +37,8 @@ export async function expireSnapshots(
   now = Date.now(),
 ): Promise<number> {
   const snapshots = new SnapshotManager(io, root);
-  const manifests = new ManifestStore(io, root, partitionFields, tableOptions.manifestCompression);
+  const paths = new TablePaths(root, tableOptions.externalPaths);
+  const manifests = new ManifestStore(io, paths, partitionFields, tableOptions.manifestCompression);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
   const retainMin = Math.max(1, options.retainMin ?? tableOptions.snapshotNumRetainedMin);
@@ -54,28 +62,31 @@ export async function expireSnapshots(
 
   // Data files deleted by the deltas up to the first retained snapshot are referenced by no retained one.
   const dataToDelete: string[] = [];
-  const types = partitionFields.map((f) => f.type);
+  const dataPaths = new DataFilePaths(paths, partitionFields, tableOptions);
   for (const id of [...expired.slice(1), firstRetained.id]) {
     const s = id === firstRetained.id ? firstRetained : await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
     for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
       for (const e of await manifests.readManifest(meta.fileName)) {
         if (e.kind !== FILE_KIND_DELETE) continue;
-        const part = partitionPath(partitionFields, fromBinaryRow(e.partition.subarray(4), types), tableOptions.partitionDefaultName, tableOptions.partitionLegacyName);
-        dataToDelete.push(manifests.paths.dataFile(part, e.bucket, e.file.fileName, e.file.externalPath));
-        for (const extra of e.file.extraFiles) dataToDelete.push(manifests.paths.dataFile(part, e.bucket, extra));
+        dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
       }
     }
   }
 
   // Metadata files referenced by any retained snapshot stay.
   const keep = new Set<string>();
-  for (const s of retained) await collectMetadataFiles(manifests, root, s, keep);
+  for (const s of retained) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
-    if (s !== null) await collectMetadataFiles(manifests, root, s, drop);
+    if (s !== null) await collectMetadataFiles(manifests, paths, s, drop);
   }
+
+  const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
+  // Every deletion is checked before the first one: metadata naming a path outside the table
+  // (corrupt or hostile) stops expiry with nothing deleted.
+  for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot expired from ${root}`);
 
   // Real-time progress must survive the snapshot that wrote it: when the first retained snapshot
   // does not carry realtime.offsets (another engine committed after it), its effective progress
@@ -95,7 +106,7 @@ export async function expireSnapshots(
   }
 
   await Promise.all(dataToDelete.map((p) => io.delete(p).catch(() => false)));
-  await deleteMetadataFiles(io, manifests, drop, keep);
+  for (const path of metadataToDelete) await io.delete(path).catch(() => false);
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.
@@ -105,33 +116,30 @@ export async function expireSnapshots(
 
 /**
  * Adds the metadata files `snapshot` references to `into`: manifest lists and manifests by name,
- * index manifest and index files (`index:<name>`), its validated offsets file (`path:<path>`; a
- * corrupt property names nothing, so it can never make a caller delete outside metadata/).
+ * index manifest by name, index files and its offsets file as `path:<path>`. An offsets property
+ * that does not name a file of metadata/ is added as it stands, so the caller's deletability
+ * check refuses it (corrupt or hostile metadata stops the operation with nothing deleted).
  */
-export async function collectMetadataFiles(manifests: ManifestStore, root: string, snapshot: Snapshot, into: Set<string>): Promise<void> {
+export async function collectMetadataFiles(manifests: ManifestStore, paths: TablePaths, snapshot: Snapshot, into: Set<string>): Promise<void> {
   for (const list of [snapshot.baseManifestList, snapshot.deltaManifestList, snapshot.changelogManifestList]) {
     if (!list) continue;
     into.add(list);
-    for (const m of await manifests.readManifestList(list).catch(() => [])) into.add(m.fileName);
+    for (const m of await manifests.readManifestList(list).catch(missingAsEmpty)) into.add(m.fileName);
   }
   if (snapshot.indexManifest) {
     into.add(snapshot.indexManifest);
-    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(() => [])) into.add(`index:${e.indexFile.fileName}`);
+    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFile(e.indexFile)}`);
   }
-  let offsets: string | null = null;
+  let offsets: string | null;
   try {
-    offsets = offsetsFileOf(root, snapshot);
+    offsets = offsetsFileOf(paths.root, snapshot);
   } catch {
-    offsets = null;
+    offsets = snapshot.properties![REALTIME_OFFSETS_PROPERTY];
   }
   if (offsets !== null) into.add(`path:${offsets}`);
 }
 
-/** Deletes (quietly) the files collected in `drop` that are not in `keep`. */
-export async function deleteMetadataFiles(io: FileIO, manifests: ManifestStore, drop: ReadonlySet<string>, keep: ReadonlySet<string>): Promise<void> {
-  for (const name of drop) {
-    if (keep.has(name)) continue;
-    const path = name.startsWith("index:") ? manifests.paths.index(name.slice(6)) : name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name);
-    await io.delete(path).catch(() => false);
-  }
+/** Paths of the files collected in `drop` that are not in `keep`. */
+export function metadataPathsOnlyIn(paths: TablePaths, drop: ReadonlySet<string>, keep: ReadonlySet<string>): string[] {
+  return [...drop].filter((name) => !keep.has(name)).map((name) => (name.startsWith("path:") ? name.slice(5) : paths.manifest(name)));
 }

@@ -16,10 +16,13 @@ import type { CommitMessageData } from "../spec/commit-message.js";
 import type { TableSchema } from "../spec/schema.js";
 import { BATCH_COMMIT_IDENTIFIER, type CommitKind, makeSnapshot, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
-import { ManifestStore } from "../table/manifests.js";
+import { entryIdentifier, ManifestStore, mergeEntries } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
+import { TablePaths } from "../table/paths.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
+import { DataFilePaths } from "../table/data-file-paths.js";
+import { referencedFileNames } from "./orphan-files.js";
 import { checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 
 export interface CommitOptions {
@@ -46,6 +49,12 @@ interface PreparedCommit {
   conflictCheck: boolean;
 }
 
+/** The live files of one snapshot, kept by a commit to check its next attempt incrementally. */
+interface LiveFileCache {
+  snapshot: Snapshot;
+  live: Map<string, ManifestEntry>;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class FileStoreCommit {
@@ -54,6 +63,8 @@ export class FileStoreCommit {
   readonly manifests: ManifestStore;
   readonly options: TableOptions;
   private readonly partitionFields: DataField[];
+  private liveCache: LiveFileCache | null = null;
+  private readonly dataPaths: DataFilePaths;
 
   constructor(
     readonly io: FileIO,
@@ -65,7 +76,8 @@ export class FileStoreCommit {
     this.snapshots = new SnapshotManager(io, root);
     this.schemas = new SchemaManager(io, root);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.manifests = new ManifestStore(io, root, this.partitionFields, this.options.manifestCompression);
+    this.manifests = new ManifestStore(io, new TablePaths(root, this.options.externalPaths), this.partitionFields, this.options.manifestCompression);
+    this.dataPaths = new DataFilePaths(this.manifests.paths, this.partitionFields, this.options);
   }
 
   /** Partition values (by key name) of a serialized partition row. */
@@ -93,12 +105,11 @@ export class FileStoreCommit {
   /**
    * Commits changes: an APPEND (or OVERWRITE when files are deleted) snapshot for new
    * files, then a COMPACT snapshot for compaction results. Returns the last snapshot id,
-   * or null when nothing was committed (no changes, or the identifier was committed before
-   * without a snapshot to name).
+   * or null when there were no changes. Like Java's `FileStoreCommit.commit`, the identifier
+   * is not checked against earlier commits of this user: {@link filterAndCommit} is the
+   * recovery path that does. Adding a file that is already live is a COMMIT_CONFLICT.
    */
   async commit(changes: readonly CommitMessageData[], identifier: bigint, options: CommitOptions = {}): Promise<number | null> {
-    const done = await this.alreadyCommitted(identifier);
-    if (done !== undefined) return done?.id ?? null;
     const { append, compact } = this.prepare(changes, options);
     let id: number | null = null;
     if (append.entries.length > 0 || append.indexChanges.length > 0 || (options.force && compact.entries.length === 0)) {
@@ -111,12 +122,64 @@ export class FileStoreCommit {
   }
 
   /**
+   * Java's `filterAndCommit` (recovery after a failure): commits, in increasing identifier
+   * order, only the committables whose identifier is newer than this user's latest committed
+   * one, with appended files checked against the latest state. Before committing, every file
+   * the remaining committables add must still exist (Java `checkFilesExistence`), otherwise
+   * nothing is committed. Returns how many committables were committed.
+   */
+  async filterAndCommit(committables: ReadonlyMap<bigint, readonly CommitMessageData[]>): Promise<number> {
+    const sorted = [...committables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const latestOfUser = await this.snapshots.latestSnapshotOfUser(this.commitUser);
+    const retry = latestOfUser === null ? sorted : sorted.filter(([identifier]) => identifier > latestOfUser.commitIdentifier);
+    const missing: string[] = [];
+    for (const path of new Set(retry.flatMap(([, changes]) => this.newFilePaths(changes)))) {
+      if (!(await this.io.exists(path))) missing.push(path);
+    }
+    if (missing.length > 0) {
+      throw new PaimonError("NOT_FOUND", `cannot recover the commits of ${this.commitUser} to ${this.root}: files to be committed again have been deleted: ${missing.join(", ")}`);
+    }
+    for (const [identifier, changes] of retry) await this.commit(changes, identifier, { checkAppendConflicts: true });
+    return retry.length;
+  }
+
+  /**
+   * The files `changes` bring into the table, as paths: new, changelog and compaction-result
+   * data files with their extra files, and new index files (what Java's `checkFilesExistence`
+   * and `abort` cover).
+   */
+  newFilePaths(changes: readonly CommitMessageData[]): string[] {
+    const out: string[] = [];
+    for (const c of changes) {
+      const d = c.dataIncrement;
+      const k = c.compactIncrement;
+      for (const f of [...d.newFiles, ...d.changelogFiles, ...k.compactAfter, ...k.changelogFiles]) out.push(...this.dataPaths.files(c.partition, c.bucket, f));
+      for (const f of [...d.newIndexFiles, ...k.newIndexFiles]) out.push(f.externalPath ?? this.manifests.paths.index(f.fileName));
+    }
+    return out;
+  }
+
+  /**
+   * Java's `abort`: deletes the files of messages that will not be committed. Files that a
+   * snapshot, tag or changelog of the table references are kept (messages that were committed
+   * after all, or committed twice), so aborting can never remove live data. Returns the
+   * deleted paths.
+   */
+  async abort(changes: readonly CommitMessageData[]): Promise<string[]> {
+    const referenced = await referencedFileNames(this.io, this.root, this.partitionFields, this.options);
+    const deleted: string[] = [];
+    for (const path of new Set(this.newFilePaths(changes))) {
+      if (referenced.has(path.slice(path.lastIndexOf("/") + 1))) continue;
+      if (await this.io.delete(path).catch(() => false)) deleted.push(path);
+    }
+    return deleted;
+  }
+
+  /**
    * Replaces the live files of the partitions `filter` accepts (all partitions when it is
    * null) with the new files of `changes`, as one OVERWRITE snapshot.
    */
   async overwrite(changes: readonly CommitMessageData[], filter: PartitionFilter | null, identifier: bigint, options: CommitOptions = {}): Promise<number | null> {
-    const done = await this.alreadyCommitted(identifier);
-    if (done !== undefined) return done?.id ?? null;
     const { append } = this.prepare(changes, options);
     return this.tryCommit({ ...append, kind: "OVERWRITE", overwrite: filter ?? (() => true), conflictCheck: true }, identifier, options);
   }
@@ -155,14 +218,21 @@ export class FileStoreCommit {
       const latest = await this.snapshots.latestSnapshot();
       const written: string[] = [];
       try {
+        const live = await this.liveFiles(latest);
         const entries = [...prepared.entries];
-        if (prepared.overwrite && latest) entries.unshift(...(await this.overwriteDeletes(latest, prepared.overwrite)));
-        if (prepared.conflictCheck && latest) await this.checkConflicts(latest, entries);
+        if (prepared.overwrite) entries.unshift(...this.overwriteDeletes(live, prepared.overwrite));
+        if (prepared.conflictCheck) this.checkConflicts(latest, live, entries);
+        else checkAddsNotLive(latest, live, entries);
         if (prepared.conflictCheck && latest && prepared.indexChanges.length > 0) await checkIndexConflicts(this.manifests, latest, prepared.indexChanges);
         const snapshot = await this.writeSnapshot(latest, entries, prepared, identifier, options, written);
-        if (await this.snapshots.tryPublish(snapshot)) return snapshot.id;
+        if (await this.snapshots.tryPublish(snapshot)) {
+          this.advanceLiveFiles(snapshot, live, entries);
+          return snapshot.id;
+        }
         lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
       } catch (e) {
+        // Only this attempt's manifests are removed: data files belong to the caller (Java
+        // FileStoreCommitImpl cleans up its temporary manifests only; `abort` is separate).
         await this.manifests.deleteQuietly(written);
         throw e;
       }
@@ -174,28 +244,71 @@ export class FileStoreCommit {
     throw new PaimonError("COMMIT_CONFLICT", `commit of ${this.root} by ${this.commitUser} (identifier ${identifier}) failed after ${maxRetries + 1} attempts: ${lastFailure}`);
   }
 
+  /**
+   * The live files of `latest` by {@link entryIdentifier}. The result of the previous call is
+   * kept and brought forward by reading only the delta manifests of the snapshots committed
+   * since (a retry or the next commit of this instance), instead of every base manifest again.
+   * The returned map is shared: callers must not change it.
+   */
+  private async liveFiles(latest: Snapshot | null): Promise<ReadonlyMap<string, ManifestEntry>> {
+    if (latest === null) return new Map();
+    const cached = this.liveCache;
+    this.liveCache = null; // a failure part-way must not leave a half-advanced cache
+    if (cached !== null && cached.snapshot.id <= latest.id) {
+      const advanced = await this.advanceByDeltas(cached, latest);
+      if (advanced !== null) {
+        this.liveCache = { snapshot: latest, live: advanced };
+        return advanced;
+      }
+    }
+    const { live, unmatchedDeletes } = mergeEntries((await Promise.all((await this.manifests.dataManifests(latest)).map((m) => this.manifests.readManifest(m.fileName)))).flat());
+    if (unmatchedDeletes.length === 0) this.liveCache = { snapshot: latest, live };
+    return live;
+  }
+
+  /** `cached` advanced to `latest` by the deltas in between, or null when that chain cannot be followed. */
+  private async advanceByDeltas(cached: LiveFileCache, latest: Snapshot): Promise<Map<string, ManifestEntry> | null> {
+    // Snapshot ids are reused after a rollback: the cached snapshot must still be the one on disk.
+    const same = (a: Snapshot, b: Snapshot | null) => b !== null && a.id === b.id && a.deltaManifestList === b.deltaManifestList && a.baseManifestList === b.baseManifestList;
+    if (!same(cached.snapshot, cached.snapshot.id === latest.id ? latest : await this.snapshots.tryGetSnapshot(cached.snapshot.id))) return null;
+    const live = cached.live;
+    for (let id = cached.snapshot.id + 1; id <= latest.id; id++) {
+      const s = id === latest.id ? latest : await this.snapshots.tryGetSnapshot(id);
+      if (s === null) return null;
+      const metas = await this.manifests.readManifestList(s.deltaManifestList);
+      const delta = (await Promise.all(metas.map((m) => this.manifests.readManifest(m.fileName)))).flat();
+      if (mergeEntries(delta, live).unmatchedDeletes.length > 0) return null;
+    }
+    return live;
+  }
+
+  /** After publishing `snapshot` (built on `live` plus `entries`), it becomes the cached state. */
+  private advanceLiveFiles(snapshot: Snapshot, live: ReadonlyMap<string, ManifestEntry>, entries: readonly ManifestEntry[]): void {
+    const cached = this.liveCache;
+    this.liveCache = null;
+    // Only a cache still describing the snapshot this one was built on can be advanced in place.
+    if (cached === null || cached.live !== live || cached.snapshot.id !== snapshot.id - 1) return;
+    if (mergeEntries(entries, cached.live).unmatchedDeletes.length === 0) this.liveCache = { snapshot, live: cached.live };
+  }
+
   /** DELETE entries for every live file in the partitions being overwritten. */
-  private async overwriteDeletes(latest: Snapshot, filter: PartitionFilter): Promise<ManifestEntry[]> {
-    const live = await this.manifests.liveEntries(latest);
-    return live.filter((e) => filter(this.partitionValues(e.partition))).map((e) => ({ ...e, kind: FILE_KIND_DELETE }));
+  private overwriteDeletes(live: ReadonlyMap<string, ManifestEntry>, filter: PartitionFilter): ManifestEntry[] {
+    return [...live.values()].filter((e) => filter(this.partitionValues(e.partition))).map((e) => ({ ...e, kind: FILE_KIND_DELETE }));
   }
 
   /** Java ConflictDetection: deleting a file that is gone, or adding one already present, conflicts. */
-  private async checkConflicts(latest: Snapshot, delta: readonly ManifestEntry[]): Promise<void> {
+  private checkConflicts(latest: Snapshot | null, liveFiles: ReadonlyMap<string, ManifestEntry>, delta: readonly ManifestEntry[]): void {
     const partitions = new Set(delta.map((e) => e.partition.join(",")));
-    const base = await this.manifests.liveEntries(latest, undefined, (e) => partitions.has(e.partition.join(",")));
-    const live = new Map(base.map((e) => [JSON.stringify([e.partition.join(","), e.bucket, e.file.level, e.file.fileName]), e]));
+    const live = new Map([...liveFiles].filter(([, e]) => partitions.has(e.partition.join(","))));
     for (const e of delta) {
-      const id = JSON.stringify([e.partition.join(","), e.bucket, e.file.level, e.file.fileName]);
-      if (e.kind === FILE_KIND_ADD && live.has(id)) {
-        throw new PaimonError("COMMIT_CONFLICT", `file ${e.file.fileName} of bucket ${e.bucket} is already in snapshot ${latest.id}; give up committing`);
-      }
+      const id = entryIdentifier(e);
+      if (e.kind === FILE_KIND_ADD && live.has(id)) throw alreadyAdded(e, latest);
       if (e.kind === FILE_KIND_DELETE && !live.delete(id)) {
-        throw new PaimonError("COMMIT_CONFLICT", `file ${e.file.fileName} of bucket ${e.bucket} was already removed by snapshot ${latest.id} (concurrent compaction or overwrite); give up committing`);
+        throw new PaimonError("COMMIT_CONFLICT", `file ${e.file.fileName} of bucket ${e.bucket} was already removed by snapshot ${latest?.id} (concurrent compaction or overwrite); give up committing`);
       }
       if (e.kind === FILE_KIND_ADD) live.set(id, e);
     }
-    checkLsmConflicts(this.schema, live.values(), latest); // primary-key tables only
+    if (latest) checkLsmConflicts(this.schema, live.values(), latest); // primary-key tables only
   }
 
   private async writeSnapshot(
@@ -255,6 +368,26 @@ export class FileStoreCommit {
       nextRowId: latest?.nextRowId ?? 0n,
     });
   }
+}
+
+/**
+ * Adding a file that is already live (the same messages committed twice) is refused, as Java's
+ * `FileEntry.mergeEntries` does ("Trying to add file ... which is already added"): a second
+ * APPEND snapshot would list the file twice and count its rows twice.
+ */
+function checkAddsNotLive(latest: Snapshot | null, live: ReadonlyMap<string, ManifestEntry>, delta: readonly ManifestEntry[]): void {
+  const added = new Set<string>();
+  for (const e of delta) {
+    if (e.kind !== FILE_KIND_ADD) continue;
+    const id = entryIdentifier(e);
+    if (live.has(id) || added.has(id)) throw alreadyAdded(e, latest);
+    added.add(id);
+  }
+}
+
+function alreadyAdded(e: ManifestEntry, latest: Snapshot | null): PaimonError {
+  const where = latest === null ? "this commit" : `snapshot ${latest.id}`;
+  return new PaimonError("COMMIT_CONFLICT", `trying to add file ${e.file.fileName} of bucket ${e.bucket} which is already added (in ${where}); give up committing`);
 }
 
 /**

@@ -3,9 +3,11 @@
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { Table } from "../table/table.js";
-import { CommitMessage } from "./commit-message.js";
+import { CommitMessage, validateMessageFiles } from "./commit-message.js";
+import type { CommitMessageData } from "../spec/commit-message.js";
 import { expireSnapshots, type ExpireOptions } from "./expire.js";
 import { FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
+import { DataFilePaths } from "../table/data-file-paths.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
 import { commitWithProgress } from "../realtime/commit.js";
@@ -42,13 +44,16 @@ export class TableCommit {
       const p = m.data.partition;
       const rowArity = p.length >= 4 ? new DataView(p.buffer, p.byteOffset, 4).getInt32(0) : -1;
       if (rowArity !== arity) throw new PaimonError("INVALID_ARGUMENT", `commit message of bucket ${m.bucket} has a partition of arity ${rowArity}; table ${this.table.identifier} has ${arity} partition keys`);
+      validateMessageFiles(m.data, this.table.paths);
     }
   }
 
   /**
    * Commits the messages as one transaction of this commit user. Returns the new snapshot
-   * id, or null when there was nothing to commit. A (commitUser, identifier) that was
-   * committed before is not committed again: its snapshot id is returned.
+   * id, or null when there was nothing to commit. As Java's `StreamTableCommit.commit`, the
+   * identifier is not compared with earlier commits: use {@link filterAndCommit} to retry
+   * commits that may have succeeded already. Committing messages whose files are already in
+   * the table (the same messages twice) fails with COMMIT_CONFLICT and publishes nothing.
    */
   async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
     this.check(messages);
@@ -59,11 +64,41 @@ export class TableCommit {
   }
 
   /**
+   * Java's `StreamTableCommit.filterAndCommit`, the recovery path after a failure: skips every
+   * identifier this commit user has already committed (identifier not greater than its latest
+   * committed one) and commits the rest in increasing identifier order. The files of the
+   * remaining messages must all still exist (NOT_FOUND otherwise, nothing committed). Returns
+   * how many identifiers were committed.
+   */
+  async filterAndCommit(committables: ReadonlyMap<bigint | number, CommitMessage[]>): Promise<number> {
+    if (!(committables instanceof Map)) throw new PaimonError("INVALID_ARGUMENT", "filterAndCommit takes a Map from commit identifier to CommitMessage[]");
+    const byIdentifier = new Map<bigint, CommitMessageData[]>();
+    for (const [id, messages] of committables) {
+      this.check(messages);
+      const identifier = identifierOf(id);
+      if (identifier === BATCH_COMMIT_IDENTIFIER || byIdentifier.has(identifier)) throw new PaimonError("INVALID_ARGUMENT", `filterAndCommit needs distinct streaming commit identifiers; got ${String(id)} twice or as the batch identifier`);
+      byIdentifier.set(identifier, messages.map((m: CommitMessage) => m.data));
+    }
+    return this.commit_.filterAndCommit(byIdentifier);
+  }
+
+  /**
+   * Java's `TableCommit.abort`: deletes the data, changelog and index files of messages that
+   * will not be committed (a commit gives up with COMMIT_CONFLICT but leaves the messages' files
+   * to their owner, as Java does). Files that any snapshot of the table references are never
+   * deleted, so aborting messages that were committed after all is harmless.
+   */
+  async abort(messages: CommitMessage[]): Promise<void> {
+    this.check(messages);
+    await this.commit_.abort(messages.map((m) => m.data));
+  }
+
+  /**
    * Real-time commit (src/realtime/commit.ts): publishes prepared files and their offset ranges
    * atomically; returns the snapshot id (also for an idempotent retry of covered ranges).
    */
   async commitWithProgress(progress: RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
-    return commitWithProgress(this.table, this.commitUser, progress, commitIdentifier, watermark);
+    return commitWithProgress(this.table, this.commit_, progress, commitIdentifier, watermark);
   }
 
   /**

@@ -286,3 +286,39 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
   view.setUint32(at + 4, MAGIC, true);
   return out;
 }
+
+/**
+ * Returns `file` (a complete Parquet file) with the min/max statistics of the leaf columns
+ * `leaves` removed from every row group (null counts stay), plus their column indexes. The data
+ * pages are not touched; only the footer is re-encoded.
+ *
+ * Why: the writer (parquet-rs) leaves NaN out of FLOAT/DOUBLE bounds, as the Parquet spec asks,
+ * but parquet-mr (Java Paimon) orders NaN above every number and trusts the bounds: a chunk whose
+ * footer says max = 1.0 is skipped for `v = NaN`, `v >= NaN` or `v > 1.0` although it holds NaN.
+ * Without bounds no reader can prune such a chunk wrongly.
+ */
+export function withoutChunkBounds(file: Uint8Array, leaves: ReadonlySet<number>, name = "parquet file"): Uint8Array {
+  if (leaves.size === 0) return file;
+  const metadataLength = u32(file, file.length - 8);
+  const footerStart = file.length - 8 - metadataLength;
+  const fm = parseStruct(file, footerStart, file.length - 8).value;
+  for (const rg of (getList(fm, 4) ?? []) as TStruct[]) {
+    const chunks = (getList(rg, 1) ?? []) as TStruct[];
+    for (const leaf of leaves) {
+      const cc = chunks[leaf];
+      if (!cc) throw corrupt(name, `no column chunk ${leaf} to strip statistics from`);
+      removeFields(cc, 6, 7); // column index offset/length: page-level min/max
+      const md = getStruct(cc, 3);
+      const st = md ? getStruct(md, 12) : undefined;
+      if (st) removeFields(st, 1, 2, 5, 6, 7, 8); // max, min (deprecated and current), exactness flags
+    }
+  }
+  const footerBytes = serializeStruct(fm);
+  const out = new Uint8Array(footerStart + footerBytes.length + 8);
+  out.set(file.subarray(0, footerStart), 0);
+  out.set(footerBytes, footerStart);
+  const view = new DataView(out.buffer);
+  view.setUint32(footerStart + footerBytes.length, footerBytes.length, true);
+  view.setUint32(footerStart + footerBytes.length + 4, MAGIC, true);
+  return out;
+}

@@ -8,6 +8,7 @@ import type { DataField, RowType } from "../spec/types.js";
 import { convertData, parquetArrowSchema } from "./arrow-types.js";
 import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode } from "./column-stats.js";
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
+import { withoutChunkBounds } from "./footer.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 /** Compression names as Paimon's `file.compression` spells them (plus parquet aliases). */
@@ -87,6 +88,10 @@ export class ParquetFileWriter {
   private readonly collectors: ColumnStatsCollector[];
   private readonly modes: StatsMode[];
   private readonly batches: arrow.RecordBatch[] = [];
+  /** First Parquet leaf (column chunk) index of each top-level field. */
+  private readonly leafStarts: number[];
+  /** Leaves (FLOAT/DOUBLE, any nesting) that received a NaN: their footer bounds are dropped. */
+  private readonly nanLeaves = new Set<number>();
   private rows = 0;
   private bytes = 0;
   private finished = false;
@@ -105,6 +110,12 @@ export class ParquetFileWriter {
       return m === undefined ? fileMode : parseStatsMode(m);
     });
     codecOfName(options.compression);
+    let leaf = 0;
+    this.leafStarts = this.schema.fields.map((f) => {
+      const start = leaf;
+      leaf += leafCount(f.type);
+      return start;
+    });
   }
 
   get rowCount(): number {
@@ -130,6 +141,7 @@ export class ParquetFileWriter {
         if (!target.nullable && converted.nullCount > 0)
           throw new PaimonError("INVALID_ARGUMENT", `Column '${f.name}' is NOT NULL but has ${converted.nullCount} null values${this.where()}`);
         this.collectors[i]!.update(converted);
+        collectNaNLeaves(converted, this.leafStarts[i]!, this.nanLeaves);
         this.bytes += converted.byteLength;
         return converted;
       });
@@ -164,7 +176,8 @@ export class ParquetFileWriter {
         const props = builder.build();
         const wasmTable = pw.Table.fromIPCStream(ipc);
         try {
-          return pw.writeParquet(wasmTable, props);
+          // parquet-rs leaves NaN out of float bounds; Java trusts them: see withoutChunkBounds.
+          return withoutChunkBounds(pw.writeParquet(wasmTable, props), this.nanLeaves, o.fileName);
         } finally {
           try {
             wasmTable.free();
@@ -185,6 +198,39 @@ export class ParquetFileWriter {
   private where(): string {
     return this.options.fileName ? ` (file ${this.options.fileName})` : "";
   }
+}
+
+/** Parquet leaf columns of an Arrow type: one per primitive, nested types recurse (lists, maps, structs). */
+function leafCount(type: arrow.DataType): number {
+  const children = type.children ?? [];
+  return children.length === 0 ? 1 : children.reduce((n, c) => n + leafCount(c.type), 0);
+}
+
+/**
+ * Adds to `out` the leaf index (counted from `firstLeaf`, depth-first as Parquet numbers leaves)
+ * of every floating-point leaf of `data` that holds a NaN; returns the next leaf index. Null slots
+ * are scanned too: a stray NaN there only costs pruning, never correctness.
+ */
+function collectNaNLeaves(data: arrow.Data, firstLeaf: number, out: Set<number>): number {
+  const children = data.children ?? [];
+  if (children.length === 0) {
+    if (!out.has(firstLeaf) && arrow.DataType.isFloat(data.type)) {
+      // Paimon FLOAT/DOUBLE only: Float32Array / Float64Array (no half floats).
+      const values = data.values as Float32Array | Float64Array;
+      const end = Math.min(values.length, data.offset + data.length);
+      for (let i = data.offset; i < end; i++) {
+        const x = values[i]!;
+        if (x !== x) {
+          out.add(firstLeaf);
+          break;
+        }
+      }
+    }
+    return firstLeaf + 1;
+  }
+  let leaf = firstLeaf;
+  for (const child of children) leaf = collectNaNLeaves(child, leaf, out);
+  return leaf;
 }
 
 function codecOfName(name: string | undefined): void {

@@ -24,6 +24,11 @@ export interface FileStatus {
   readonly isDir: boolean;
   /** Last modification time in epoch milliseconds, 0 when unknown. */
   readonly modificationTime: number;
+  /**
+   * True for a symbolic link (size, isDir and time then describe its target). File systems
+   * without links leave it out. Cleanup never follows or deletes links.
+   */
+  readonly isSymlink?: boolean;
 }
 
 /** Bytes to write: raw bytes, or a string written as UTF-8. */

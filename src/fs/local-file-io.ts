@@ -153,8 +153,12 @@ export class LocalFileIO implements FileIO {
   async listStatus(path: string): Promise<FileStatus[]> {
     const dir = toLocalPath(path);
     let names: string[];
+    // Directory entries say which names are symbolic links without another system call.
+    const links = new Set<string>();
     try {
-      names = await fsp.readdir(dir);
+      const dirents = await fsp.readdir(dir, { withFileTypes: true });
+      names = dirents.map((d) => d.name);
+      for (const d of dirents) if (d.isSymbolicLink()) links.add(d.name);
     } catch (e) {
       const code = errCode(e);
       if (code === "ENOENT") return [];
@@ -186,6 +190,7 @@ export class LocalFileIO implements FileIO {
           size: st.isDirectory() ? 0 : st.size,
           isDir: st.isDirectory(),
           modificationTime: Math.floor(st.mtimeMs),
+          ...(links.has(name) ? { isSymlink: true } : {}),
         });
       });
     }

@@ -323,23 +323,29 @@ function compareNumbers(vals: ArrayLike<number>, n: number, op: CompareOp, x: nu
   }
 }
 
-/** out[i] = 1 if vals[i] is one of xs (NaN matches NaN). */
+/**
+ * out[i] = 1 if vals[i] is one of xs (NaN matches NaN). Zeros match by sign (Java's
+ * `Double.compare(-0.0, 0.0) != 0`); integer columns never hold -0, so this is exact for them too.
+ */
 function memberNumbers(vals: ArrayLike<number>, n: number, xs: number[], out: Uint8Array): void {
   const nan = xs.some((x) => x !== x);
-  const list = xs.filter((x) => x === x);
+  const negZero = xs.some((x) => Object.is(x, -0));
+  const posZero = xs.some((x) => Object.is(x, 0));
+  const list = xs.filter((x) => x === x && x !== 0);
+  const zero = (v: number): number => ((v > 0 || 1 / v > 0 ? posZero : negZero) ? 1 : 0);
   if (list.length <= 8) {
     const k = list.length;
     for (let i = 0; i < n; i++) {
       const v = vals[i]!;
-      let r = nan && v !== v ? 1 : 0;
+      let r = v !== v ? (nan ? 1 : 0) : v === 0 ? zero(v) : 0;
       for (let j = 0; r === 0 && j < k; j++) if (v === list[j]) r = 1;
       out[i] = r;
     }
   } else {
-    const set = new Set(list.map((x) => (x === 0 ? 0 : x))); // -0 and 0 are one key
+    const set = new Set(list);
     for (let i = 0; i < n; i++) {
       const v = vals[i]!;
-      out[i] = set.has(v) || (nan && v !== v) ? 1 : 0;
+      out[i] = v === 0 ? zero(v) : set.has(v) || (nan && v !== v) ? 1 : 0;
     }
   }
 }
@@ -422,7 +428,18 @@ function floatComparator(type: DataType, d: arrow.Data): ColumnComparator {
           const v = vals[off + i]!;
           out[i] = v !== v ? t1 : t0;
         }
-      } else compareNumbers(vals, n, op, L, out); // NaN values count as greater
+      } else if (L === 0) {
+        // Double.compare: -0.0 < 0.0, so a zero literal splits the zeros by sign
+        const [, , t2] = TABLES[op];
+        const litNegative = Object.is(L, -0);
+        for (let i = 0; i < n; i++) {
+          const v = vals[off + i]!;
+          if (v === 0) {
+            const vNegative = 1 / v < 0;
+            out[i] = vNegative === litNegative ? t1 : vNegative ? t0 : t2;
+          } else out[i] = v < 0 ? t0 : t2; // NaN (v > 0 false, v < 0 false) counts as greater
+        }
+      } else compareNumbers(vals, n, op, L, out); // NaN values count as greater; ±0 sit on one side of L
     },
     prefix: () => unsupportedPrefix(type),
     member(literals, out) {
@@ -682,6 +699,9 @@ function literalBytes(literal: unknown, type: DataType): Uint8Array {
 
 function bytesComparator(type: DataType, d: arrow.Data): ColumnComparator {
   const n = d.length;
+  // Strings compare as unsigned bytes (BinaryString); BINARY/VARBINARY as Java's signed
+  // `byte[]` order (CompareUtils): flipping the top bit maps signed order onto unsigned.
+  const flip = type.kind === "BINARY" || type.kind === "VARBINARY" || type.kind === "BLOB" ? 0x80 : 0;
   const off = 0; // arrow-js slices value/offset buffers (only bitmaps keep d.offset)
   const data = d.values as Uint8Array;
   let start: (i: number) => number;
@@ -710,8 +730,8 @@ function bytesComparator(type: DataType, d: arrow.Data): ColumnComparator {
         const m = len < ln ? len : ln;
         let c = 0;
         for (let k = 0; k < m; k++) {
-          const x = data[s + k]!;
-          const y = lit[k]!;
+          const x = data[s + k]! ^ flip;
+          const y = lit[k]! ^ flip;
           if (x !== y) {
             c = x < y ? -1 : 1;
             break;

@@ -7,6 +7,7 @@ export {
   col,
   compareBytes,
   compareFloat,
+  compareSignedBytes,
   compareUtf8,
   compareValues,
   isBound,

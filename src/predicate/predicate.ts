@@ -16,14 +16,19 @@
 //   the negated operator for leaves), exactly like Java's `Predicate.negate()`, so every
 //   predicate tree is negation-free and "selected" means "evaluates to TRUE".
 //
-// Value order (`compareValues`): numbers numerically, FLOAT/DOUBLE with NaN greater than every
-// other value and equal to itself and -0.0 == 0.0 (a total order, so that e.g. NOT(x < 1) and
-// x >= 1 select the same rows); strings by their UTF-8 bytes (= code point order, Paimon's
-// BinaryString order); binary unsigned bytewise; booleans false < true; timestamps by
-// (millis, nanoOfMillisecond); decimals by unscaled value at the column's scale.
+// Value order (`compareValues`) is Java's `CompareUtils.compareLiteral`, which `Predicate.test`
+// uses: numbers numerically; FLOAT/DOUBLE by `Float.compare` / `Double.compare` (-0.0 < 0.0,
+// NaN greater than every other value and equal to itself: a total order, so that e.g.
+// NOT(x < 1) and x >= 1 select the same rows); strings by their UTF-8 bytes (= code point
+// order, Paimon's BinaryString order); BINARY/VARBINARY by *signed* bytes (Java compares
+// `byte[]` elements as `byte`, so 0x80..0xFF sort before 0x00..0x7F); booleans false < true;
+// timestamps by (millis, nanoOfMillisecond); decimals by unscaled value at the column's scale.
+// Statistics written by other engines may order values differently (unsigned binary bounds,
+// ±0.0 merged); stats.ts prunes conservatively around those differences.
 
 import { PaimonError } from "../error.js";
 import { decimalToString, toTimestamp, type Timestamp } from "../spec/binary-row.js";
+import { MILLIS_PER_DAY, formatIsoDate, parseIsoDate } from "../spec/civil-time.js";
 import { isComplexType, typeToString, withNullable, type DataField, type DataType } from "../spec/types.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -313,7 +318,6 @@ const INT_RANGES: Record<string, [number, number]> = {
 };
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-const MS_PER_DAY = 86400000;
 const TEXT = new TextEncoder();
 
 const POW10: bigint[] = [];
@@ -382,16 +386,12 @@ function days(v: unknown): number {
   }
   if (v instanceof Date) {
     const t = v.getTime();
-    if (Number.isNaN(t) || t % MS_PER_DAY !== 0) throw new NoFit();
-    return t / MS_PER_DAY;
+    if (Number.isNaN(t) || t % MILLIS_PER_DAY !== 0) throw new NoFit();
+    return t / MILLIS_PER_DAY;
   }
   if (typeof v === "string") {
-    const m = /^\s*(-?\d{4,})-(\d{2})-(\d{2})\s*$/.exec(v);
-    if (m) {
-      const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-      const back = new Date(t);
-      if (!Number.isNaN(t) && back.getUTCDate() === Number(m[3]) && back.getUTCMonth() === Number(m[2]) - 1) return t / MS_PER_DAY;
-    }
+    const day = parseIsoDate(v.trim());
+    if (day !== null) return day;
   }
   throw new NoFit();
 }
@@ -407,7 +407,7 @@ function timeMillis(v: unknown): number {
     if (Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new NoFit();
     n = ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3] ?? 0)) * 1000 + Number(frac.slice(0, 3));
   } else throw new NoFit();
-  if (n < 0 || n >= MS_PER_DAY) throw new NoFit();
+  if (n < 0 || n >= MILLIS_PER_DAY) throw new NoFit();
   return n;
 }
 
@@ -525,7 +525,7 @@ function canonicalAsInput(v: unknown, from: DataType): unknown {
     case "DECIMAL":
       return decimalToString(v as bigint, from.scale);
     case "DATE":
-      return new Date((v as number) * MS_PER_DAY).toISOString().slice(0, 10);
+      return formatIsoDate(v as number);
     default:
       return v;
   }
@@ -601,11 +601,25 @@ export function isBound(p: Predicate): boolean {
 // Value order
 // ---------------------------------------------------------------------------------------------
 
-/** Unsigned bytewise comparison (Java `CompareUtils.compare(byte[], byte[])`). */
+/** Unsigned bytewise comparison (the order of UTF-8 strings, Paimon's `BinaryString.compareTo`). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Signed bytewise comparison: Java `CompareUtils.compare(byte[], byte[])`, the order of
+ * BINARY/VARBINARY values in `Predicate.test` (bytes 0x80..0xFF are negative, so they sort
+ * before 0x00..0x7F); a shorter prefix sorts first.
+ */
+export function compareSignedBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = ((a[i]! << 24) >> 24) - ((b[i]! << 24) >> 24);
     if (d !== 0) return d;
   }
   return a.length - b.length;
@@ -628,11 +642,18 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** Total order on FLOAT/DOUBLE values: NaN greatest (equal to itself), -0.0 == 0.0. */
+/**
+ * Total order on FLOAT/DOUBLE values, Java's `Double.compare` (and `Float.compare`): -0.0 < 0.0,
+ * NaN greatest and equal to itself.
+ */
 export function compareFloat(a: number, b: number): number {
   if (a < b) return -1;
   if (a > b) return 1;
-  if (a === b) return 0;
+  if (a === b) {
+    if (a !== 0) return 0;
+    const an = Object.is(a, -0);
+    return an === Object.is(b, -0) ? 0 : an ? -1 : 1;
+  }
   const an = a !== a;
   const bn = b !== b;
   return an === bn ? 0 : an ? 1 : -1;
@@ -661,7 +682,7 @@ export function compareValues(type: DataType, a: unknown, b: unknown): number {
     case "BINARY":
     case "VARBINARY":
     case "BLOB":
-      return compareBytes(a as Uint8Array, b as Uint8Array);
+      return compareSignedBytes(a as Uint8Array, b as Uint8Array);
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ": {
       const x = a as Timestamp;

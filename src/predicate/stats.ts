@@ -11,6 +11,10 @@
 // * FLOAT/DOUBLE: NaN is the greatest value of the total order, but writers (e.g. Parquet
 //   footers) may leave NaN out of min/max, so operators a NaN row can satisfy (gt, ge, ne,
 //   notIn, eq/in with a NaN literal) never prune on float columns, and NaN bounds are unknown.
+//   -0.0 < 0.0 in the row test (Java `Double.compare`), but a zero bound is read as covering
+//   both zeros (writers merge them);
+// * BINARY/VARBINARY: the row test orders bytes signed (Java `CompareUtils`), file statistics
+//   unsigned, so their min/max never prune (null counts still do).
 //
 // Java sources replicated: paimon-common `predicate/LeafPredicate.test(rowCount, min, max,
 // nullCounts)` and the stats tests of each leaf function (`Equal`, `NotEqual`, `LessThan`, …,
@@ -41,6 +45,7 @@ export interface StatsSet {
 
 const isFloat = (t: DataType): boolean => t.kind === "FLOAT" || t.kind === "DOUBLE";
 const isNaNValue = (v: unknown): boolean => typeof v === "number" && v !== v;
+const isBinary = (t: DataType): boolean => t.kind === "BINARY" || t.kind === "VARBINARY" || t.kind === "BLOB";
 
 function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowCount: bigint | null): boolean {
   if (rowCount !== null && rowCount <= 0n) return false;
@@ -50,11 +55,20 @@ function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowC
   if (leaf.op === "isNotNull") return nullCount === null || rowCount === null || nullCount < rowCount;
   if (nullCount !== null && rowCount !== null && nullCount >= rowCount) return false; // all null
   const t = leaf.type;
-  const min = s.min ?? null;
-  const max = s.max ?? null;
+  // BINARY/VARBINARY: Java's row test orders byte[] as signed bytes, but bounds in files come
+  // from writers that order them unsigned (parquet-mr / parquet-rs binary statistics, pyarrow,
+  // our batch stats), and Java's own Parquet stats extractor keeps none. Bounds in one order
+  // cannot prune a test in the other, so binary columns prune by null counts only.
+  if (isBinary(t)) return true;
+  let min = s.min ?? null;
+  let max = s.max ?? null;
   if (min === null || max === null || !isCanonicalValue(min, t) || !isCanonicalValue(max, t)) return true;
   const float = isFloat(t);
   if (float && (isNaNValue(min) || isNaNValue(max))) return true;
+  // Java orders -0.0 < 0.0, but writers merge the zeros (Parquet's rule, Arrow min/max): a zero
+  // bound may stand for either sign, so a zero min is read as -0.0 and a zero max as +0.0.
+  if (float && min === 0) min = -0;
+  if (float && max === 0) max = 0;
   const cmp = (a: unknown, b: unknown): number => compareValues(t, a, b);
   const inRange = (l: unknown): boolean => (float && isNaNValue(l)) || (cmp(l, min) >= 0 && cmp(l, max) <= 0);
   const lit = leaf.literals[0];

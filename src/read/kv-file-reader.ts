@@ -7,7 +7,7 @@ import type { FileIO } from "../fs/file-io.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { fileIOSource } from "../format/source.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
-import { readDeletionVector } from "../kernel/deletion-vector.js";
+import { DELETION_VECTOR_INDEX_VERSION, type DeletionVector, readDeletionVector } from "../kernel/deletion-vector.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
@@ -57,6 +57,23 @@ export function keptPositions(deleted: RoaringBitmap32, from: number, rows: numb
   return positions.subarray(0, kept);
 }
 
+/**
+ * The deletion vector `df` points at in its index file (`file`), with the file's version byte
+ * and the vector's CRC32 checked (Java skips the CRC; its writers and pypaimon's always store
+ * it). CORRUPT_FILE naming the index file.
+ */
+function readIndexedDeletionVector(file: Uint8Array, df: DeletionFile): DeletionVector {
+  try {
+    if (file.length === 0 || file[0] !== DELETION_VECTOR_INDEX_VERSION) {
+      throw new PaimonError("CORRUPT_FILE", `deletion-vector index file version ${file[0] ?? "(empty file)"} is not ${DELETION_VECTOR_INDEX_VERSION}`);
+    }
+    return readDeletionVector(file, df.offset, df.length);
+  } catch (e) {
+    if (e instanceof PaimonError && e.code === "CORRUPT_FILE") throw new PaimonError("CORRUPT_FILE", `${df.path}: ${e.message}`, { cause: e });
+    throw e;
+  }
+}
+
 /** Caches DV index files (read once per reader) and decodes deletion vectors. */
 export class DeletionVectorLoader {
   private readonly files = new Map<string, Promise<Uint8Array>>();
@@ -67,7 +84,7 @@ export class DeletionVectorLoader {
   async load(df: DeletionFile): Promise<RoaringBitmap32> {
     let bytes = this.files.get(df.path);
     if (!bytes) this.files.set(df.path, (bytes = this.io.readFile(df.path)));
-    const dv = readDeletionVector(await bytes, df.offset, df.length, { verifyCrc: false });
+    const dv = readIndexedDeletionVector(await bytes, df);
     if (dv.format === "bitmap32") return dv.bitmap;
     // 64-bit vectors: positions of one file fit in 32 bits in practice.
     const out = new RoaringBitmap32();

@@ -141,7 +141,7 @@ export class PrimaryKeySplitReader {
   }
 
   private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, withoutSystemColumns = false): AsyncGenerator<KvBatch> {
-    const path = f.externalPath ?? `${split.bucketPath}/${f.fileName}`;
+    const path = this.table.paths.dataFile(split.bucketPath, f);
     let deleted: RoaringBitmap32 | null = null;
     if (df) deleted = await this.dvs.load(df);
     try {

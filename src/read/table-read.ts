@@ -131,7 +131,7 @@ export class TableRead {
     for (const split of splits) {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
       for (const [index, file] of split.files.entries()) {
-        const path = file.externalPath ?? `${split.bucketPath}/${file.fileName}`;
+        const path = this.table.paths.dataFile(split.bucketPath, file);
         const fileFields = await fileFieldsOf(Number(file.schemaId));
         if (indexFilter && indexColumnsMatch(indexFilter, this.table.schema.fields, fileFields) && !(await fileIndexMayMatchFile(this.table.fileIO, path, file, indexFilter, fileFields))) continue;
         const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));

@@ -1,8 +1,8 @@
 // CommitWithProgress: validates prepared offset ranges against the committed prefix and
 // atomically publishes data files plus a new offsets file (snapshot property realtime.offsets).
 // A retry of ranges already covered by the same (commitUser, identifier) returns its snapshot.
-import { CommitMessage } from "../commit/commit-message.js";
-import { FileStoreCommit } from "../commit/file-store-commit.js";
+import { CommitMessage, validateMessageFiles } from "../commit/commit-message.js";
+import type { FileStoreCommit } from "../commit/file-store-commit.js";
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER, type Snapshot } from "../spec/snapshot.js";
 import type { Table } from "../table/table.js";
@@ -63,6 +63,7 @@ function groupProgress(table: Table, progress: readonly RealtimeCommitProgress[]
     let list = byKey.get(key);
     if (!list) byKey.set(key, (list = []));
     list.push({ begin, end, partition, bucket });
+    validateMessageFiles(m, table.paths);
     messages.push(p.commitMessage);
   }
   const groups: Group[] = [];
@@ -112,7 +113,7 @@ async function findCommit(table: Table, user: string, identifier: bigint): Promi
   return null;
 }
 
-export async function commitWithProgress(table: Table, commitUser: string, progress: readonly RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
+export async function commitWithProgress(table: Table, commit: FileStoreCommit, progress: readonly RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
   requireRealtimeEnabled(table, "commitWithProgress");
   if (!Array.isArray(progress)) throw new PaimonError("INVALID_ARGUMENT", "commitWithProgress takes an array of RealtimeCommitProgress");
   if (progress.length === 0) throw progressError(`real-time commits must not be empty (table ${table.identifier})`);
@@ -121,7 +122,7 @@ export async function commitWithProgress(table: Table, commitUser: string, progr
   const mark = watermark === undefined || watermark === null ? null : asBigInt(watermark);
   if (watermark !== undefined && watermark !== null && mark === null) throw new PaimonError("INVALID_ARGUMENT", `watermark ${String(watermark)} is not an integer`);
   const { groups, messages } = groupProgress(table, progress);
-  const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, commitUser);
+  const commitUser = commit.commitUser;
 
   const latest = await table.latestSnapshot();
   const state = classify(groups, await tableOffsetsOf(table, latest), latest?.id ?? null);

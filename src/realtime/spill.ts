@@ -40,6 +40,65 @@ function ioFor(dir: string): Promise<FileIO> {
   return io;
 }
 
+const SPILL_PREFIX = "paimon-rt-spill-";
+/** `paimon-rt-spill-<pid>@<host>-<uuid>.arrow`: the owning process is part of the name. */
+const OWNED_SPILL_FILE = /^paimon-rt-spill-(\d+)@([A-Za-z0-9._]*)-.+\.arrow$/;
+/** Spill files without an owner (older versions) are removed once they are this old. */
+const UNOWNED_SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+let ownerTagCache: Promise<string> | null = null;
+
+/** `<pid>@<host>` of this process (host with `-` replaced, so names parse back). */
+function ownerTag(): Promise<string> {
+  ownerTagCache ??= (async () => {
+    const pid = globalThis.process?.pid ?? 0;
+    let host = "";
+    try {
+      host = (await import("node:os")).hostname();
+    } catch {
+      // no host name outside Node: pid only
+    }
+    return `${pid}@${host.replace(/[^A-Za-z0-9.]/g, "_").slice(0, 64)}`;
+  })();
+  return ownerTagCache;
+}
+
+/** Whether process `pid` of this host is alive (`kill(pid, 0)`: ESRCH = no such process). */
+function processAlive(pid: number): boolean {
+  try {
+    globalThis.process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/**
+ * Removes the spill files in `dir` that processes which are no longer running left behind
+ * (spill files are temporary: a dead owner can never read them). A file of a live process,
+ * of another host, or of this process is kept; files without an owner in their name (older
+ * versions) only once they are a day old. Best effort: returns the deleted paths.
+ */
+export async function cleanDeadSpillFiles(dir: string): Promise<string[]> {
+  return removeDeadSpillFiles(dir).catch(() => []);
+}
+
+async function removeDeadSpillFiles(dir: string, now = Date.now()): Promise<string[]> {
+  if (typeof globalThis.process?.kill !== "function") return [];
+  const io = await ioFor(dir);
+  const [ownPid, ownHost] = (await ownerTag()).split("@");
+  const deleted: string[] = [];
+  for (const f of await io.listStatus(dir)) {
+    if (f.isDir || f.isSymlink || !f.name.startsWith(SPILL_PREFIX)) continue;
+    const owned = OWNED_SPILL_FILE.exec(f.name);
+    const dead = owned
+      ? owned[2] === ownHost && owned[1] !== ownPid && !processAlive(Number(owned[1]))
+      : f.modificationTime > 0 && now - f.modificationTime > UNOWNED_SPILL_MAX_AGE_MS;
+    if (dead && (await io.delete(f.path).catch(() => false))) deleted.push(f.path);
+  }
+  return deleted;
+}
+
 export interface SpillFileInfo {
   path: string;
   sizeBytes: number;
@@ -50,7 +109,7 @@ export async function writeSpillFile(dir: string, batches: readonly arrow.Record
   if (!dir) throw new PaimonError("INVALID_ARGUMENT", "realtime.spill-enabled requires a non-empty temporary directory");
   if (batches.length === 0) throw new PaimonError("INVALID_ARGUMENT", "cannot spill an empty segment");
   const io = await ioFor(dir);
-  const path = joinPath(dir, `paimon-rt-spill-${randomId()}.arrow`);
+  const path = joinPath(dir, `${SPILL_PREFIX}${await ownerTag()}-${randomId()}.arrow`);
   // The IPC stream is compressed as one zstd frame: Arrow JS's per-buffer IPC compression stores
   // incompressible buffers unaligned, which its own reader cannot map back to 64-bit arrays.
   const ipc = arrow.tableToIPC(new arrow.Table(batches[0].schema, batches as arrow.RecordBatch[]), "stream");

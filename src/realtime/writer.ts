@@ -4,7 +4,9 @@
 // through the ordinary append writer with their offset ranges, refreshes committed progress,
 // and refuses to close with unprepared data. Mode-specific parts (APPEND_ONLY here) are the
 // input layout and how prepared segments become files.
+import { cleanDeadSpillFiles } from "./spill.js";
 import * as arrow from "apache-arrow";
+import { inputBatches } from "../arrow/input.js";
 import { decodeDictionary } from "../arrow/take.js";
 import { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError } from "../error.js";
@@ -12,7 +14,7 @@ import { convertData, readArrowField } from "../format/arrow-types.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
-import { partitionPath } from "../table/paths.js";
+import { partitionPath, writablePartitionPath } from "../table/paths.js";
 import type { Table } from "../table/table.js";
 import { AppendBucketWriter } from "../write/append-writer.js";
 import { RowKind, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
@@ -72,6 +74,8 @@ export async function newRealtimeWrite(table: Table, options: TableWriteOptions)
   }
   ctx.checkValid();
   ctx.bind(table);
+  // Spill files of processes that died on this directory are never read again: remove them.
+  if (rt.spillEnabled) await cleanDeadSpillFiles(options.tempDirectory!);
   return new RealtimeAppendTableWrite(table, options, ctx, rt);
 }
 
@@ -133,6 +137,8 @@ export class RealtimeAppendTableWrite extends TableWrite {
       throw new PaimonError("INVALID_ARGUMENT", `partition ${partitionKeyJson(given)} of ${this.rtTable.identifier}: ${(e as Error).message}`);
     }
     const internal = fromBinaryRow(row, types);
+    const opts = this.rtTable.coreOptions;
+    writablePartitionPath(this.rtPartitionFields, internal, opts.partitionDefaultName, opts.partitionLegacyName); // refuses directory names no file system takes
     const partition = tablePartitionStrings(this.rtTable, internal);
     const id: EntryIdentity = {
       key: partitionBucketKey(keys, partition, bucket),
@@ -218,10 +224,9 @@ export class RealtimeAppendTableWrite extends TableWrite {
         if (target.rowKinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `real-time append table ${table.identifier} accepts INSERT rows only (row ${i} has kind ${target.rowKinds[i]})`);
       }
     }
-    const input = data instanceof arrow.Table ? data.batches : [data];
+    const input = inputBatches(data, "write");
     const normalized: arrow.RecordBatch[] = [];
     for (const b of input) {
-      if (!(b instanceof arrow.RecordBatch)) throw new PaimonError("INVALID_ARGUMENT", "write takes an Arrow RecordBatch or Table");
       if (b.numRows > 0) normalized.push(this.rtNormalize(b));
     }
     const id = this.identity(target);

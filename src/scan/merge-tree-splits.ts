@@ -61,7 +61,7 @@ export function deletionFilesOf(table: Table, entries: readonly IndexManifestEnt
     const key = `${e.partition.join(",")}|${e.bucket}`;
     let m = out.get(key);
     if (!m) out.set(key, (m = new Map()));
-    const path = e.indexFile.externalPath ?? table.paths.index(e.indexFile.fileName);
+    const path = table.paths.indexFile(e.indexFile);
     for (const r of e.indexFile.dvRanges) m.set(r.dataFileName, { path, offset: r.offset, length: r.length, cardinality: r.cardinality });
   }
   return out;

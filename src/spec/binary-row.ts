@@ -8,6 +8,7 @@
 // `AbstractBinaryWriter.java`, `BinaryArray.java`, `BinaryArrayWriter.java`,
 // `BinaryMap.java`, `BinaryWriter.java`, `memory/MemorySegmentUtils.java`.
 
+import { MILLIS_PER_DAY, parseIsoDate, parseIsoDateTime } from "./civil-time.js";
 import { PaimonError } from "../error.js";
 import { hashBytesByWords } from "./murmur.js";
 import type { DataType, RowType } from "./types.js";
@@ -648,14 +649,13 @@ export function decimalToString(unscaled: bigint, scale: number): string {
   return (neg ? "-" : "") + s;
 }
 
-const MS_PER_DAY = 86400000;
 
 function toDays(v: unknown): number {
   if (typeof v === "number" && Number.isInteger(v)) return v;
-  if (v instanceof Date) return Math.floor(v.getTime() / MS_PER_DAY);
-  if (typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v)) {
-    const t = Date.parse(v + "T00:00:00Z");
-    if (!Number.isNaN(t)) return Math.floor(t / MS_PER_DAY);
+  if (v instanceof Date) return Math.floor(v.getTime() / MILLIS_PER_DAY);
+  if (typeof v === "string") {
+    const day = parseIsoDate(v.trim());
+    if (day !== null) return day;
   }
   throw invalid(`Cannot convert ${describe(v)} to DATE`);
 }
@@ -672,13 +672,8 @@ export function toTimestamp(v: unknown): Timestamp {
     return { millis: BigInt(o.millis), nanoOfMillisecond: nano };
   }
   if (typeof v === "string") {
-    const m = /^(-?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z)?$/.exec(v.trim());
-    if (m) {
-      const base = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-      const frac = (m[7] ?? "").padEnd(9, "0");
-      const ms = Number(frac.slice(0, 3));
-      if (!Number.isNaN(base)) return { millis: BigInt(base) + BigInt(ms), nanoOfMillisecond: Number(frac.slice(3)) };
-    }
+    const ts = parseIsoDateTime(v.trim());
+    if (ts !== null) return ts;
   }
   throw invalid(`Cannot convert ${describe(v)} to TIMESTAMP`);
 }
@@ -737,7 +732,7 @@ function writeValue(w: Writer, pos: number, value: unknown, type: DataType, inAr
       w.writeInt(pos, toDays(value));
       return;
     case "TIME":
-      w.writeInt(pos, toInteger(value, "TIME", 0, MS_PER_DAY - 1));
+      w.writeInt(pos, toInteger(value, "TIME", 0, MILLIS_PER_DAY - 1));
       return;
     case "BIGINT":
       w.writeLong(pos, toBigInt64(value));

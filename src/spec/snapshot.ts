@@ -3,6 +3,7 @@
 // watermark, record counts, sizes, nextRowId) are bigint; ids are numbers.
 
 import { PaimonError } from "../error.js";
+import { fileNameProblem } from "./file-names.js";
 import { jsonBigInt, jsonInt, parseJson, toJacksonJson, type JsonValue } from "./json.js";
 
 export const CURRENT_SNAPSHOT_VERSION = 3;
@@ -173,6 +174,16 @@ function str(v: JsonValue | undefined, what: string, required: boolean): string 
   return v;
 }
 
+// Names of files in the table's manifest (or statistics) directory: one plain segment each.
+function plainFileName(v: JsonValue | undefined, what: string, required: true): string;
+function plainFileName(v: JsonValue | undefined, what: string, required: false): string | null;
+function plainFileName(v: JsonValue | undefined, what: string, required: boolean): string | null {
+  const name = required ? str(v, what, true) : str(v, what, false);
+  const problem = name === null ? null : fileNameProblem(name);
+  if (problem !== null) throw new PaimonError("CORRUPT_FILE", `${what} ${JSON.stringify(name)} ${problem}`);
+  return name;
+}
+
 /**
  * Parses snapshot JSON written by any Java version or pypaimon (explicit nulls, unknown
  * keys, legacy `logOffsets`, nullable `totalRecordCount` ≤1.3 all accepted).
@@ -214,13 +225,13 @@ export function parseSnapshotJson(text: string | Uint8Array, fileName = "snapsho
     uuid: str(o.uuid, w("uuid"), false),
     id: requiredInt("id"),
     schemaId: requiredInt("schemaId"),
-    baseManifestList: str(o.baseManifestList, w("baseManifestList"), true),
+    baseManifestList: plainFileName(o.baseManifestList, w("baseManifestList"), true),
     baseManifestListSize: jsonBigInt(o.baseManifestListSize, w("baseManifestListSize")),
-    deltaManifestList: str(o.deltaManifestList, w("deltaManifestList"), true),
+    deltaManifestList: plainFileName(o.deltaManifestList, w("deltaManifestList"), true),
     deltaManifestListSize: jsonBigInt(o.deltaManifestListSize, w("deltaManifestListSize")),
-    changelogManifestList: str(o.changelogManifestList, w("changelogManifestList"), false),
+    changelogManifestList: plainFileName(o.changelogManifestList, w("changelogManifestList"), false),
     changelogManifestListSize: jsonBigInt(o.changelogManifestListSize, w("changelogManifestListSize")),
-    indexManifest: str(o.indexManifest, w("indexManifest"), false),
+    indexManifest: plainFileName(o.indexManifest, w("indexManifest"), false),
     commitUser: str(o.commitUser, w("commitUser"), true),
     writerVersion: str(o.writerVersion, w("writerVersion"), false),
     commitIdentifier: required("commitIdentifier"),
@@ -231,7 +242,7 @@ export function parseSnapshotJson(text: string | Uint8Array, fileName = "snapsho
     deltaRecordCount: jsonBigInt(o.deltaRecordCount, w("deltaRecordCount")) ?? 0n,
     changelogRecordCount: jsonBigInt(o.changelogRecordCount, w("changelogRecordCount")),
     watermark: jsonBigInt(o.watermark, w("watermark")),
-    statistics: str(o.statistics, w("statistics"), false),
+    statistics: plainFileName(o.statistics, w("statistics"), false),
     properties,
     nextRowId: jsonBigInt(o.nextRowId, w("nextRowId")),
     operation: str(o.operation, w("operation"), false),

@@ -20,6 +20,8 @@ import {
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { TablePaths } from "./paths.js";
+import { fileNameProblem } from "../spec/file-names.js";
+import { PaimonError } from "../error.js";
 import { compareValues } from "./values.js";
 import { LoadCache } from "../fs/load-cache.js";
 
@@ -71,6 +73,12 @@ export function partitionStats(partitions: readonly Uint8Array[], fields: readon
   };
 }
 
+/** CORRUPT_FILE naming `source` unless `name` (read from `source`) is a plain file name. */
+export function requirePlainName(name: string, what: string, source: string): void {
+  const problem = fileNameProblem(name);
+  if (problem !== null) throw new PaimonError("CORRUPT_FILE", `${source}: ${what} ${JSON.stringify(name)} ${problem}`);
+}
+
 /** Decoded manifest files a store keeps (least recently used dropped first). */
 const MANIFEST_CACHE_FILES = 256;
 
@@ -80,13 +88,17 @@ export class ManifestStore {
   private readonly uuid = randomId();
   private counter = 0;
 
+  /**
+   * @param root the table directory, or its {@link TablePaths} when the table declares external
+   *   paths (data files there are accepted in manifests, anywhere else they are CORRUPT_FILE)
+   */
   constructor(
     readonly io: FileIO,
-    root: string,
+    root: string | TablePaths,
     readonly partitionFields: readonly DataField[],
     readonly compression: string = "zstd",
   ) {
-    this.paths = new TablePaths(root);
+    this.paths = typeof root === "string" ? new TablePaths(root) : root;
   }
 
   private nextName(prefix: string): string {
@@ -98,22 +110,43 @@ export class ManifestStore {
   // repeated scans then decode each file once per store.
   private readonly decoded = new LoadCache<readonly unknown[]>(MANIFEST_CACHE_FILES);
 
-  private read<T>(name: string, decode: (bytes: Uint8Array, path: string) => Promise<T[]>): Promise<T[]> {
+  private async read<T>(name: string, decode: (bytes: Uint8Array, path: string) => Promise<T[]>, check: (item: T, path: string) => void): Promise<T[]> {
+    const problem = fileNameProblem(name);
+    if (problem !== null) throw new PaimonError("CORRUPT_FILE", `manifest file name ${JSON.stringify(name)} ${problem}`);
     const path = this.paths.manifest(name);
-    const items = this.decoded.get(name, () => this.io.readFile(path).then((bytes) => decode(bytes, path))) as Promise<readonly T[]>;
-    return items.then((all) => all.slice());
+    const load = async () => {
+      const items = await decode(await this.io.readFile(path), path);
+      for (const item of items) check(item, path);
+      return items;
+    };
+    const items = (await this.decoded.get(name, load)) as readonly T[];
+    return items.slice();
   }
 
   readManifestList(name: string): Promise<ManifestFileMeta[]> {
-    return this.read(name, decodeManifestFileMetas);
+    return this.read(name, decodeManifestFileMetas, (m, path) => requirePlainName(m.fileName, "manifest file name", path));
   }
 
   readManifest(name: string): Promise<ManifestEntry[]> {
-    return this.read(name, decodeManifestEntries);
+    return this.read(name, decodeManifestEntries, (e, path) => {
+      requirePlainName(e.file.fileName, "data file name", path);
+      for (const extra of e.file.extraFiles) requirePlainName(extra, `extra file name of ${e.file.fileName}`, path);
+      this.requireDeclaredExternalPath(e.file.externalPath, e.file.fileName, path);
+    });
   }
 
   readIndexManifest(name: string): Promise<IndexManifestEntry[]> {
-    return this.read(name, decodeIndexManifestEntries);
+    return this.read(name, decodeIndexManifestEntries, (e, path) => {
+      requirePlainName(e.indexFile.fileName, "index file name", path);
+      this.requireDeclaredExternalPath(e.indexFile.externalPath, e.indexFile.fileName, path);
+    });
+  }
+
+  /** An external path read from `source` must lie in the table directory or a declared external path. */
+  private requireDeclaredExternalPath(externalPath: string | null, fileName: string, source: string): void {
+    if (externalPath === null || this.paths.isInside(externalPath)) return;
+    const declared = this.paths.externalPaths.length > 0 ? `the declared external paths (${this.paths.externalPaths.join(", ")})` : "any declared external path (data-file.external-paths is not set)";
+    throw new PaimonError("CORRUPT_FILE", `${source}: external path ${JSON.stringify(externalPath)} of ${fileName} is outside the table directory and ${declared}`);
   }
 
   /** Data manifests of a snapshot: base list then delta list (§4.5). */

@@ -1,6 +1,7 @@
 // Table options (Paimon CoreOptions) that paimon-rt reads, with Java's defaults and
 // parsers for Paimon's memory-size and duration syntax ("128 mb", "5 min").
 import { PaimonError } from "../error.js";
+import { requireFileNamePrefix, requireIntOption } from "./option-validation.js";
 
 /** Option keys used by the library. Values are strings, as in schema files. */
 export const Options = {
@@ -15,6 +16,8 @@ export const Options = {
   PARTITION_DEFAULT_NAME: "partition.default-name",
   PARTITION_LEGACY_NAME: "partition.legacy-name",
   DATA_FILE_PREFIX: "data-file.prefix",
+  DATA_FILE_EXTERNAL_PATHS: "data-file.external-paths",
+  GLOBAL_INDEX_EXTERNAL_PATH: "global-index.external-path",
   COMMIT_MAX_RETRIES: "commit.max-retries",
   COMMIT_MIN_RETRY_WAIT: "commit.min-retry-wait",
   COMMIT_MAX_RETRY_WAIT: "commit.max-retry-wait",
@@ -116,10 +119,7 @@ export class TableOptions {
 
   int(key: string, fallback: number): number {
     const v = this.raw[key];
-    if (v === undefined) return fallback;
-    const n = Number(v.trim());
-    if (!Number.isInteger(n)) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: '${v}' is not an integer`);
-    return n;
+    return v === undefined ? fallback : requireIntOption(key, v);
   }
 
   bool(key: string, fallback: boolean): boolean {
@@ -172,8 +172,18 @@ export class TableOptions {
     return this.bool(Options.PARTITION_LEGACY_NAME, true);
   }
 
+  /** Checked on use too: a table created elsewhere may carry a prefix that would leave the bucket directory. */
   get dataFilePrefix(): string {
-    return this.raw[Options.DATA_FILE_PREFIX] ?? "data-";
+    return requireFileNamePrefix(Options.DATA_FILE_PREFIX, this.raw[Options.DATA_FILE_PREFIX] ?? "data-");
+  }
+
+  /**
+   * Directories outside the table that may hold its files: `data-file.external-paths`
+   * (comma-separated) and `global-index.external-path`.
+   */
+  get externalPaths(): string[] {
+    const declared = [...(this.raw[Options.DATA_FILE_EXTERNAL_PATHS] ?? "").split(","), this.raw[Options.GLOBAL_INDEX_EXTERNAL_PATH] ?? ""];
+    return declared.map((p) => p.trim()).filter((p) => p !== "");
   }
 
   get commitMaxRetries(): number {

@@ -1,10 +1,12 @@
 // Where a table's files live (format reference §1) and the partition directory
 // names Java computes from partition values (§1.1), escaping included.
-import { joinPath } from "../fs/file-io.js";
+import { PaimonError } from "../error.js";
+import { joinPath, parentPath } from "../fs/file-io.js";
 import { decimalToString } from "../spec/binary-row.js";
+import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
+import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
 
-/** File locations inside one table directory. */
 /** Suffix of a data file's standalone file index (Java `DataFilePathFactory.INDEX_PATH_SUFFIX`). */
 export const INDEX_FILE_SUFFIX = ".index";
 
@@ -13,8 +15,76 @@ export function indexFileOf(extraFiles: readonly string[]): string | undefined {
   return extraFiles.find((f) => f.endsWith(INDEX_FILE_SUFFIX));
 }
 
+/** Where a data or index file lives: a name in its directory, or a full path outside the table. */
+export interface FileLocation {
+  readonly fileName: string;
+  readonly externalPath: string | null;
+}
+
+/** A path split into its file system (`file`, `memory://name`, `s3://bucket`) and its segments. */
+interface ParsedPath {
+  readonly fileSystem: string;
+  readonly segments: readonly string[];
+}
+
+/**
+ * Lexical form of a path in FileIO syntax: OS paths and `file:` URLs share the `file` file
+ * system; `.` and `..` segments are resolved. Null for a `file:` URL that cannot be decoded or a
+ * relative path that climbs above its starting directory.
+ */
+function parsePath(path: string): ParsedPath | null {
+  let fileSystem: string;
+  let rest: string;
+  const url = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/s.exec(path);
+  if (url && url[1].toLowerCase() === "file") {
+    fileSystem = "file";
+    const local = /^\/\/([^/]*)(.*)$/s.exec(url[2]);
+    if (local && local[1] !== "" && local[1].toLowerCase() !== "localhost") return null;
+    try {
+      rest = decodeURIComponent(local ? local[2] : url[2]);
+    } catch {
+      return null;
+    }
+  } else if (url && url[2].startsWith("//")) {
+    const authority = /^\/\/([^/]*)(.*)$/s.exec(url[2])!;
+    fileSystem = `${url[1].toLowerCase()}://${authority[1]}`;
+    rest = authority[2];
+  } else {
+    // A relative OS path is relative to the working directory: never the same place as an absolute one.
+    fileSystem = path.startsWith("/") ? "file" : "file (relative)";
+    rest = path;
+  }
+  const segments: string[] = [];
+  for (const segment of rest.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment !== "..") segments.push(segment);
+    else if (segments.pop() === undefined && fileSystem === "file (relative)") return null;
+  }
+  return { fileSystem, segments };
+}
+
+/**
+ * Whether `path` lies strictly inside directory `dir`, judged lexically (after resolving `.`
+ * and `..`; `file:` URLs and OS paths compare equal). Symbolic links are not followed.
+ */
+export function isInsideDirectory(path: string, dir: string): boolean {
+  const p = parsePath(path);
+  const d = parsePath(dir);
+  if (p === null || d === null || p.fileSystem !== d.fileSystem || p.segments.length <= d.segments.length) return false;
+  return d.segments.every((segment, i) => p.segments[i] === segment);
+}
+
+/** File locations of one table: its directory and the external data paths its options declare. */
 export class TablePaths {
-  constructor(readonly root: string) {}
+  /**
+   * @param root the table directory
+   * @param externalPaths directories outside `root` that may hold the table's files
+   *   (`data-file.external-paths`, `global-index.external-path`)
+   */
+  constructor(
+    readonly root: string,
+    readonly externalPaths: readonly string[] = [],
+  ) {}
 
   get snapshotDir(): string {
     return joinPath(this.root, "snapshot");
@@ -48,13 +118,40 @@ export class TablePaths {
     return joinPath(this.root, "index", fileName);
   }
 
+  /** Path of a table-index file: its external path, else `<root>/index/<name>`. */
+  indexFile(file: FileLocation): string {
+    return file.externalPath ?? this.index(file.fileName);
+  }
+
   /** `<root>/<partition dirs>bucket-<b>` (`partitionPath` ends with `/` or is empty). */
   bucketDir(partitionPath: string, bucket: number): string {
     return joinPath(this.root, partitionPath, bucket === -2 ? "bucket-postpone" : `bucket-${bucket}`);
   }
 
-  dataFile(partitionPath: string, bucket: number, fileName: string, externalPath?: string | null): string {
-    return externalPath ?? joinPath(this.bucketDir(partitionPath, bucket), fileName);
+  /** Path of a data file of the bucket directory `bucketDir`: its external path, else `<bucketDir>/<name>`. */
+  dataFile(bucketDir: string, file: FileLocation): string {
+    return file.externalPath ?? joinPath(bucketDir, file.fileName);
+  }
+
+  /** Path of one of a data file's extra files: next to the data file (Java `DataFilePathFactory.toAlignedPath`). */
+  extraFile(bucketDir: string, file: FileLocation, extraFileName: string): string {
+    return joinPath(file.externalPath === null ? bucketDir : parentPath(file.externalPath), extraFileName);
+  }
+
+  /** Whether `path` lies inside the table directory or inside one of its declared external paths. */
+  isInside(path: string): boolean {
+    return isInsideDirectory(path, this.root) || this.externalPaths.some((dir) => isInsideDirectory(path, dir));
+  }
+
+  /**
+   * Throws CORRUPT_FILE unless `path` lies inside the table directory or a declared external
+   * path: the library never deletes anything else, whatever its metadata says.
+   * `source` names where the path came from (for the message).
+   */
+  checkDeletable(path: string, source?: string): void {
+    if (this.isInside(path)) return;
+    const where = this.externalPaths.length > 0 ? `table directory ${this.root} or the external paths ${this.externalPaths.join(", ")}` : `table directory ${this.root}`;
+    throw new PaimonError("CORRUPT_FILE", `refusing to delete ${path}${source ? ` (named by ${source})` : ""}: it is outside the ${where}`);
   }
 }
 
@@ -92,29 +189,8 @@ function javaFloatString(v: number): string {
   return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${Number(exp)}`;
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-
 /** Java `LocalDateTime.toString()` of a Paimon timestamp (millis + nano-of-millisecond, as UTC wall clock). */
-export function localDateTimeString(millis: bigint, nanoOfMillisecond: number): string {
-  const ms = Number(millis);
-  const d = new Date(ms - (((ms % 1000) + 1000) % 1000));
-  const year = d.getUTCFullYear();
-  const yearText = year > 9999 ? `+${year}` : year < 0 ? `-${pad(-year, 4)}` : pad(year, 4);
-  let text = `${yearText}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
-  const nanos = (((ms % 1000) + 1000) % 1000) * 1_000_000 + nanoOfMillisecond;
-  const seconds = d.getUTCSeconds();
-  if (seconds > 0 || nanos > 0) {
-    text += `:${pad(seconds)}`;
-    if (nanos > 0) {
-      if (nanos % 1_000_000 === 0) text += `.${pad(nanos / 1_000_000, 3)}`;
-      else if (nanos % 1000 === 0) text += `.${pad(nanos / 1000, 6)}`;
-      else text += `.${pad(nanos, 9)}`;
-    }
-  }
-  return text;
-}
-
-const EPOCH_DAY_MS = 86_400_000;
+export const localDateTimeString = formatIsoDateTime;
 
 /**
  * The partition value string Java derives from an internal value (`partition.legacy-name`
@@ -126,7 +202,7 @@ export function partitionValueString(value: unknown, type: DataType, legacyName:
   switch (type.kind) {
     case "DATE":
       if (legacyName) return String(value);
-      return new Date(Number(value) * EPOCH_DAY_MS).toISOString().slice(0, 10);
+      return formatIsoDate(Number(value));
     case "FLOAT":
     case "DOUBLE":
       return javaFloatString(value as number);
@@ -158,4 +234,24 @@ export function partitionPath(fields: readonly DataField[], values: readonly unk
     out += `${escapePathName(field.name)}=${escapePathName(value)}/`;
   });
   return out;
+}
+
+/**
+ * {@link partitionPath} for a write: INVALID_ARGUMENT naming the partition key when one of its
+ * `key=value` directory names (escaped) is longer than a file name may be, so the write fails
+ * before anything is written instead of with an IO_ERROR from the file system.
+ */
+export function writablePartitionPath(fields: readonly DataField[], values: readonly unknown[], defaultName: string, legacyName: boolean): string {
+  const path = partitionPath(fields, values, defaultName, legacyName);
+  path
+    .split("/")
+    .slice(0, fields.length)
+    .forEach((dirName, i) => {
+      const bytes = utf8Length(dirName);
+      if (bytes > MAX_FILE_NAME_BYTES) {
+        const shown = dirName.length > 60 ? `${dirName.slice(0, 60)}…` : dirName;
+        throw new PaimonError("INVALID_ARGUMENT", `partition ${fields[i].name}: directory name "${shown}" is ${bytes} bytes of UTF-8 after escaping (at most ${MAX_FILE_NAME_BYTES})`);
+      }
+    });
+  return path;
 }

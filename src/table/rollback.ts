@@ -1,23 +1,22 @@
 // Rollback to a retained snapshot (Java's `Table.rollbackTo(snapshotId)` / RollbackHelper): the
 // snapshots after it are deleted newest first, so readers never see a gap, the LATEST hint names
 // it, then the files only those snapshots referenced are deleted (data files they added that
-// the target does not hold, their manifests, index and offsets files). Real-time progress needs
-// no rewrite: the target's effective progress is the table's again.
-import { collectMetadataFiles, deleteMetadataFiles } from "../commit/expire.js";
+// the target does not hold, their manifests, index and offsets files) — every path checked to
+// lie inside the table before anything changes. Real-time progress needs no rewrite: the
+// target's effective progress is the table's again.
+import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
-import { fromBinaryRow } from "../spec/binary-row.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import type { ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
-import { partitionPath } from "./paths.js";
+import { DataFilePaths } from "./data-file-paths.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
 
 export interface RollbackTarget {
   readonly io: FileIO;
-  readonly location: string;
   readonly name: string;
   readonly snapshots: SnapshotManager;
   readonly manifests: ManifestStore;
@@ -41,31 +40,35 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
     const s = await snapshots.tryGetSnapshot(id);
     if (s !== null) removed.push(s);
   }
-  for (const s of removed) await table.io.delete(snapshots.paths.snapshot(s.id));
-  snapshots.forgetCachedLatest();
-  await snapshots.writeHint("LATEST", snapshotId);
-  if (removed.length === 0) return;
 
   // Data files added after the target that the target does not hold (a level upgrade re-adds a
   // file under its old name, so membership is by partition, bucket and name).
-  const types = table.partitionFields.map((f) => f.type);
+  const paths = manifests.paths;
+  const dataPaths = new DataFilePaths(paths, table.partitionFields, table.options);
   const keyOf = (partition: Uint8Array, bucket: number, name: string) => `${partition.join(",")}|${bucket}|${name}`;
-  const live = new Set((await manifests.liveEntries(target)).map((e) => keyOf(e.partition, e.bucket, e.file.fileName)));
+  const live = removed.length === 0 ? new Set<string>() : new Set((await manifests.liveEntries(target)).map((e) => keyOf(e.partition, e.bucket, e.file.fileName)));
+  const dataToDelete: string[] = [];
   for (const s of removed) {
-    for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(() => [])) {
-      for (const e of await manifests.readManifest(meta.fileName).catch(() => [])) {
-        if (e.kind !== FILE_KIND_ADD || live.has(keyOf(e.partition, e.bucket, e.file.fileName))) continue;
-        const part = partitionPath(table.partitionFields, fromBinaryRow(e.partition.subarray(4), types), table.options.partitionDefaultName, table.options.partitionLegacyName);
-        await table.io.delete(manifests.paths.dataFile(part, e.bucket, e.file.fileName, e.file.externalPath)).catch(() => false);
-        for (const extra of e.file.extraFiles) await table.io.delete(manifests.paths.dataFile(part, e.bucket, extra)).catch(() => false);
+    for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
+      for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
+        if (e.kind === FILE_KIND_ADD && !live.has(keyOf(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
       }
     }
   }
   // Metadata: everything the removed snapshots reference that the target does not (files
   // created after the target; what older snapshots reference, the target references too).
   const keep = new Set<string>();
-  await collectMetadataFiles(manifests, table.location, target, keep);
+  await collectMetadataFiles(manifests, paths, target, keep);
   const drop = new Set<string>();
-  for (const s of removed) await collectMetadataFiles(manifests, table.location, s, drop);
-  await deleteMetadataFiles(table.io, manifests, drop, keep);
+  for (const s of removed) await collectMetadataFiles(manifests, paths, s, drop);
+  const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
+  // Every deletion is checked before anything changes: metadata naming a path outside the table
+  // (corrupt or hostile) stops the rollback with nothing deleted.
+  for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot rolled back from ${table.name}`);
+
+  for (const s of removed) await table.io.delete(snapshots.paths.snapshot(s.id));
+  snapshots.forgetCachedLatest();
+  await snapshots.writeHint("LATEST", snapshotId);
+  await Promise.all(dataToDelete.map((p) => table.io.delete(p).catch(() => false)));
+  for (const path of metadataToDelete) await table.io.delete(path).catch(() => false);
 }

@@ -6,6 +6,7 @@ import { readTextFileIfExists } from "../fs/file-io.js";
 import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
 import { type DataField, type DataType, highestFieldId, reassignFieldIds, toDataType, typeToString } from "../spec/types.js";
 import { IMMUTABLE_OPTIONS } from "./options.js";
+import { validateOptionValues } from "./option-validation.js";
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 
@@ -86,9 +87,10 @@ export class SchemaManager {
 export function validateTableSchema(schema: TableSchema): void {
   const o = schema.options;
   const names = new Set(schema.fields.map((f) => f.name));
+  validateOptionValues(o);
   const bucketText = o["bucket"] ?? "-1";
   const bucket = Number(bucketText);
-  if (!Number.isInteger(bucket) || (bucket < 1 && bucket !== -1 && bucket !== -2)) {
+  if (bucket < 1 && bucket !== -1 && bucket !== -2) {
     throw invalid(`option bucket must be a positive integer, -1 or -2, got '${bucketText}'`);
   }
   const bucketKey = o["bucket-key"];

@@ -1,5 +1,6 @@
 // A Paimon table: its location, latest schema and options, and the entry points to
 // write, commit, scan and read it (API.md `Table`).
+import { removeOrphanFiles, type RemoveOrphanFilesOptions, type RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { resolveWarehouse } from "../fs/resolve.js";
@@ -54,11 +55,11 @@ export class Table {
     readonly pinnedSnapshotId: number | null = null,
   ) {
     this.coreOptions = new TableOptions(schema.options);
-    this.paths = new TablePaths(location);
+    this.paths = new TablePaths(location, this.coreOptions.externalPaths);
     this.snapshotManager = new SnapshotManager(fileIO, location);
     this.schemaManager = new SchemaManager(fileIO, location);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.manifestStore = new ManifestStore(fileIO, location, this.partitionFields, this.coreOptions.manifestCompression);
+    this.manifestStore = new ManifestStore(fileIO, this.paths, this.partitionFields, this.coreOptions.manifestCompression);
   }
 
   /** Decoded footers of this table's data files (immutable once written), shared by its reads. */
@@ -72,6 +73,9 @@ export class Table {
   newWrite(options: TableWriteOptions): Promise<TableWrite> {
     try {
       this.checkWritable();
+      // The getter refuses a data-file.prefix (from a schema written elsewhere) that would lead
+      // out of the bucket directory: checked before any writer or real-time binding exists.
+      void this.coreOptions.dataFilePrefix;
     } catch (e) {
       return Promise.reject(e);
     }
@@ -82,6 +86,22 @@ export class Table {
   newCommit(options: { commitUser: string }): TableCommit {
     this.checkWritable();
     return new TableCommit(this, options.commitUser);
+  }
+
+  /**
+   * Java's `remove_orphan_files`: deletes the files under the table directory that no snapshot,
+   * tag or changelog references (data, manifest and index files, `*.offsets` files, temporary
+   * leftovers of interrupted writes) and that were last modified more than `olderThanMs` ago
+   * (default one day, so the files of commits in progress are kept). `dryRun` only lists them.
+   * Returns the files (relative to the table directory) and their total size.
+   */
+  removeOrphanFiles(options: RemoveOrphanFilesOptions = {}): Promise<RemoveOrphanFilesResult> {
+    try {
+      this.checkWritable();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return removeOrphanFiles(this.fileIO, this.location, this.partitionFields, this.coreOptions, options);
   }
 
   /** Plans a scan (of the view's snapshot on a time-travel view). */
@@ -145,7 +165,7 @@ export class Table {
   async rollbackTo(snapshotId: number): Promise<void> {
     this.checkWritable();
     await rollbackTo(
-      { io: this.fileIO, location: this.location, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
+      { io: this.fileIO, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
       snapshotId,
     );
   }

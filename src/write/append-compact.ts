@@ -74,7 +74,7 @@ export async function compactAppendBuckets(table: Table, options: { partition?: 
       picked[0].minSequenceNumber,
     );
     for (const f of picked) {
-      const path = f.externalPath ?? `${dir}/${f.fileName}`;
+      const path = table.paths.dataFile(dir, f);
       const source = await fileIOSource(table.fileIO, path, Number(f.fileSize));
       const fileFields = await schemas.fieldsOf(f.schemaId);
       for await (const batch of readParquetBatches(source, { fields: table.schema.fields, mapBy: "id", fileFields, batchSize: 65536, fileName: path })) await writer.write(batch);

@@ -201,7 +201,7 @@ export class MergeTreeBucketWriter {
     const writer = new MergeTreeBucketWriter(options, files, dvIndex, max + 1n);
     if (dvIndex?.dvRanges) {
       const loader = new DeletionVectorLoader(table.fileIO);
-      const path = dvIndex.externalPath ?? table.paths.index(dvIndex.fileName);
+      const path = table.paths.indexFile(dvIndex);
       for (const r of dvIndex.dvRanges) {
         writer.dvs.set(r.dataFileName, await loader.load({ path, offset: r.offset, length: r.length, cardinality: r.cardinality }));
       }
@@ -520,7 +520,7 @@ export class MergeTreeBucketWriter {
   }
 
   private pathOf(f: DataFileMeta): string {
-    return f.externalPath ?? `${this.options.bucketDir}/${f.fileName}`;
+    return this.options.table.paths.dataFile(this.options.bucketDir, f);
   }
 
   /** Rewrites the bucket's deletion-vector index file (one file per bucket, §8.5). */

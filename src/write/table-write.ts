@@ -14,7 +14,7 @@ import type { TableSchema } from "../spec/schema.js";
 import { bucketKeys } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 import type { Table } from "../table/table.js";
-import { partitionPath } from "../table/paths.js";
+import { writablePartitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "./row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
@@ -23,6 +23,7 @@ import { checkPrimaryKeyWritable, type PrimaryKeyConfig } from "../table/primary
 import { MergeTreeBucketWriter } from "./merge-tree-writer.js";
 import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
 import { compactAppendBuckets } from "./append-compact.js";
+import { inputBatches } from "../arrow/input.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 export enum RowKind {
@@ -94,7 +95,7 @@ export class TableWrite {
    */
   async write(data: arrow.RecordBatch | arrow.Table, target: WriteTarget = {}): Promise<void> {
     this.checkOpen();
-    const batches = data instanceof arrow.Table ? data.batches : [data];
+    const batches = inputBatches(data, "write");
     if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
     else if (target.rowKinds) {
       for (let i = 0; i < target.rowKinds.length; i++) {
@@ -105,7 +106,6 @@ export class TableWrite {
     const routed: Array<[BucketState, arrow.RecordBatch]> = [];
     let rowOffset = 0;
     for (const batch of batches) {
-      if (!(batch instanceof arrow.RecordBatch)) throw invalid(`write takes an Arrow RecordBatch or Table`);
       let normal = this.normalize(batch);
       if (this.pk) normal = attachRowKinds(normal, target.rowKinds, rowOffset); // kinds travel with their rows
       rowOffset += batch.numRows;
@@ -216,7 +216,7 @@ export class TableWrite {
     let state = this.writers.get(key);
     if (state) return state;
     const opts = this.table.coreOptions;
-    const dir = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
+    const dir = this.table.paths.bucketDir(writablePartitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
     // Bucketed writers continue the bucket's sequence numbers; unaware-bucket ones start at 0 (as Java).
     const nextSequence = this.numBuckets > 0 ? (await this.table.maxSequenceNumber(partitionRow, bucket)) + 1n : 0n;
     state = {

@@ -2,10 +2,12 @@ import { parquetMetadata } from "hyparquet";
 import { describe, expect, it } from "vitest";
 import {
   ColumnStatsCollector,
+  ParquetFileWriter,
   arrayElementFieldId,
   mapKeyFieldId,
   mapValueFieldId,
   parseStatsMode,
+  readParquet,
   readParquetFooter,
   readParquetStatistics,
   statisticsForFields,
@@ -13,6 +15,7 @@ import {
   truncateMin,
   writeParquet,
 } from "../../src/format/index.js";
+import { type TStruct, getList, getNumber, getStruct } from "../../src/format/thrift.js";
 import { DataTypes as T, notNull, type DataField } from "../../src/spec/types.js";
 import { batch, column } from "./helpers.js";
 
@@ -197,5 +200,84 @@ describe("write statistics", () => {
     const sd = column(T.STRING(), ["m", null, "a", "z"]);
     s.update(sd.slice(1, 2));
     expect(s.result()).toEqual({ min: "a", max: "a", nullCount: 1 });
+  });
+});
+
+describe("footer bounds of floating-point chunks holding NaN (issue 9 item 4)", () => {
+  /** Raw thrift Statistics of every column chunk of row group `rg`, keyed by leaf path. */
+  async function rawChunkStatistics(bytes: Uint8Array, rg = 0): Promise<Record<string, { fields: number[]; nullCount: number | undefined }>> {
+    const footer = await readParquetFooter(bytes);
+    const stats = await readParquetStatistics(bytes);
+    const group = (getList(footer.raw, 4) as TStruct[])[rg]!;
+    const chunks = getList(group, 1) as TStruct[];
+    return Object.fromEntries(
+      stats.rowGroups[rg]!.columns.map((c, i) => {
+        const st = getStruct(getStruct(chunks[i]!, 3)!, 12);
+        return [c.path, { fields: (st?.fields ?? []).map((f) => f.id).sort((a, b) => a - b), nullCount: st ? getNumber(st, 3) : undefined }];
+      }),
+    );
+  }
+
+  const fields: DataField[] = [
+    F(0, "d_nan", T.DOUBLE()),
+    F(1, "f_nan", T.FLOAT()),
+    F(2, "d_plain", T.DOUBLE()),
+    F(3, "arr_nan", T.ARRAY(T.DOUBLE())),
+    F(4, "m", T.MAP(T.STRING(), T.FLOAT())),
+    F(5, "r", T.ROW([F(20, "x", T.DOUBLE()), F(21, "y", T.DOUBLE())])),
+  ];
+  const rows = {
+    d_nan: [1, Number.NaN, Infinity, null],
+    f_nan: [Number.NaN, 2, null, -1],
+    d_plain: [1, -0, Infinity, null],
+    arr_nan: [[1, Number.NaN], [], null, [2]],
+    m: [new Map([["a", 1]]), new Map([["b", Number.NaN]]), null, new Map()],
+    r: [{ x: 1, y: Number.NaN }, { x: 2, y: 3 }, null, { x: null, y: 1 }],
+  };
+
+  it("drops min/max (current and deprecated) of every FLOAT/DOUBLE leaf with a NaN, keeps null counts and other bounds", async () => {
+    const r = await writeParquet(fields, batch(fields, rows));
+    const raw = await rawChunkStatistics(r.bytes);
+    // 3 = null_count only; 1/2/5/6 are max/min (deprecated and current).
+    expect(raw["d_nan"]).toEqual({ fields: [3], nullCount: 1 });
+    expect(raw["f_nan"]).toEqual({ fields: [3], nullCount: 1 });
+    expect(raw["arr_nan.list.element"]!.fields).toEqual([3]);
+    expect(raw["m.key_value.value"]!.fields).toEqual([3]);
+    expect(raw["r.y"]!.fields).toEqual([3]);
+    // Leaves without NaN keep their bounds.
+    for (const p of ["d_plain", "m.key_value.key", "r.x"]) expect(raw[p]!.fields, p).toEqual(expect.arrayContaining([3, 5, 6]));
+    const fst = await readParquetStatistics(r.bytes);
+    const byPath = Object.fromEntries(fst.columns.map((c) => [c.path, c]));
+    expect(byPath["d_nan"]).toMatchObject({ min: null, max: null, nullCount: 1 });
+    expect(byPath["d_plain"]).toMatchObject({ min: -0, max: Infinity, nullCount: 1 });
+    expect(byPath["r.x"]).toMatchObject({ min: 1, max: 2 });
+    // DataFileMeta statistics (what Java's ParquetSimpleStatsExtractor reports for a NaN chunk): no bounds.
+    const s = Object.fromEntries(r.stats.map((x) => [x.name, x]));
+    expect(s.d_nan).toMatchObject({ min: null, max: null, nullCount: 1 });
+    expect(s.f_nan).toMatchObject({ min: null, max: null, nullCount: 1 });
+    expect(s.d_plain).toMatchObject({ min: -0, max: Infinity, nullCount: 1 });
+    // The data is unchanged by the footer rewrite.
+    const back = await readParquet(r.bytes);
+    expect(Array.from(back.getChild("d_nan")!.toArray() as Float64Array).slice(0, 3)).toEqual([1, Number.NaN, Infinity]);
+    expect(back.getChild("r")!.get(0)!.toJSON()).toEqual({ x: 1, y: Number.NaN });
+  });
+
+  it("a NaN in one batch of a file drops the bounds of every row group of that column", async () => {
+    const one = [F(0, "d", T.DOUBLE())];
+    const w = new ParquetFileWriter(one, { rowGroupRows: 2 });
+    w.write(batch(one, { d: [1, 2] }));
+    w.write(batch(one, { d: [3, Number.NaN] }));
+    const r = await w.finish();
+    const fst = await readParquetStatistics(r.bytes);
+    expect(fst.rowGroups.length).toBe(2);
+    expect((await rawChunkStatistics(r.bytes, 0))["d"]!.fields).toEqual([3]);
+    expect((await rawChunkStatistics(r.bytes, 1))["d"]!.fields).toEqual([3]);
+  });
+
+  it("a sliced batch whose visible part has no NaN keeps its bounds", async () => {
+    const one = [F(0, "d", T.DOUBLE())];
+    const full = batch(one, { d: [Number.NaN, 5, 7] });
+    const r = await writeParquet(one, full.slice(1, 3));
+    expect((await readParquetStatistics(r.bytes)).columns[0]).toMatchObject({ min: 5, max: 7, nullCount: 0 });
   });
 });

@@ -131,10 +131,15 @@ describe("typed columns", () => {
     expect(mask(evaluateBatch(col("ok").ne(true), b))).toEqual([0, 1, 0, 0]);
     expect(mask(evaluateBatch(col("x").gt(1e308), b))).toEqual([1, 0, 0, 1]);
     expect(mask(evaluateBatch(col("x").eq(NaN), b))).toEqual([1, 0, 0, 0]);
-    expect(mask(evaluateBatch(col("x").eq(0), b))).toEqual([0, 1, 0, 0]);
+    // Java Double.compare: -0.0 < 0.0 (issue 9 item 8)
+    expect(mask(evaluateBatch(col("x").eq(0), b))).toEqual([0, 0, 0, 0]);
+    expect(mask(evaluateBatch(col("x").eq(-0), b))).toEqual([0, 1, 0, 0]);
+    expect(mask(evaluateBatch(col("x").lt(0), b))).toEqual([0, 1, 0, 0]);
     expect(mask(evaluateBatch(col("x").lt(NaN), b))).toEqual([0, 1, 0, 1]);
     expect(mask(evaluateBatch(not(col("x").lt(1)), b))).toEqual([1, 0, 0, 1]);
-    expect(mask(evaluateBatch(col("bin").gt(new Uint8Array([0x7f])), b))).toEqual([1, 0, 0, 0]);
+    // Java compares byte[] as signed bytes: 0xff (-1) < 0x7f (issue 9 item 8)
+    expect(mask(evaluateBatch(col("bin").gt(new Uint8Array([0x7f])), b))).toEqual([0, 0, 0, 0]);
+    expect(mask(evaluateBatch(col("bin").lt(new Uint8Array([0x00])), b))).toEqual([1, 0, 0, 1]);
     expect(mask(evaluateBatch(col("bin").startsWith(new Uint8Array([0])), b))).toEqual([0, 1, 0, 0]);
   });
 

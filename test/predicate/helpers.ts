@@ -123,17 +123,32 @@ export function modelCompare(type: DataType, a: unknown, b: unknown): number {
   switch (type.kind) {
     case "FLOAT":
     case "DOUBLE": {
+      // Java Double.compare, transcribed: numeric order first, then doubleToLongBits (NaN
+      // canonicalised) as signed longs, which puts -0.0 below 0.0 and NaN above everything.
       const x = a as number;
       const y = b as number;
-      if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) && Number.isNaN(y) ? 0 : Number.isNaN(x) ? 1 : -1;
-      return x === y ? 0 : x < y ? -1 : 1;
+      if (x < y) return -1;
+      if (x > y) return 1;
+      const bits = (v: number): bigint => {
+        const view = new DataView(new ArrayBuffer(8));
+        view.setFloat64(0, Number.isNaN(v) ? NaN : v);
+        return view.getBigInt64(0);
+      };
+      const bx = bits(x);
+      const by = bits(y);
+      return bx === by ? 0 : bx < by ? -1 : 1;
     }
     case "CHAR":
     case "VARCHAR":
       return bytesCmp(TEXT.encode(a as string), TEXT.encode(b as string));
     case "BINARY":
-    case "VARBINARY":
-      return bytesCmp(a as Uint8Array, b as Uint8Array);
+    case "VARBINARY": {
+      // Java CompareUtils.compare(byte[], byte[]): elements are signed bytes
+      const x = new Int8Array((a as Uint8Array).buffer, (a as Uint8Array).byteOffset, (a as Uint8Array).length);
+      const y = new Int8Array((b as Uint8Array).buffer, (b as Uint8Array).byteOffset, (b as Uint8Array).length);
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+      return x.length - y.length;
+    }
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ": {
       const x = tsNanos(a as Timestamp);

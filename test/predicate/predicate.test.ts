@@ -193,18 +193,28 @@ describe("value order", () => {
     expect("\uffff" < "😀").toBe(false);
   });
 
-  it("floats: NaN greatest and equal to itself, -0 == 0", () => {
+  it("floats: Java Double.compare: NaN greatest and equal to itself, -0.0 < 0.0", () => {
     const t = T.DOUBLE();
     expect(compareValues(t, NaN, Infinity)).toBeGreaterThan(0);
     expect(compareValues(t, NaN, NaN)).toBe(0);
-    expect(compareValues(t, -0, 0)).toBe(0);
+    expect(compareValues(t, -0, 0)).toBeLessThan(0);
+    expect(compareValues(t, 0, -0)).toBeGreaterThan(0);
+    expect(compareValues(t, -0, -0)).toBe(0);
+    expect(compareValues(t, 0, 0)).toBe(0);
+    expect(compareValues(t, -Number.MIN_VALUE, -0)).toBeLessThan(0);
+    expect(compareValues(T.FLOAT(), -0, 0)).toBeLessThan(0);
     expect(compareValues(t, -Infinity, -1e308)).toBeLessThan(0);
   });
 
-  it("timestamps by (millis, nanos), decimals by unscaled value, binaries unsigned", () => {
+  it("timestamps by (millis, nanos), decimals by unscaled value, binaries signed (Java byte[])", () => {
     expect(compareValues(T.TIMESTAMP(9), { millis: 1n, nanoOfMillisecond: 5 }, { millis: 1n, nanoOfMillisecond: 4 })).toBeGreaterThan(0);
     expect(compareValues(T.TIMESTAMP(9), { millis: -1n, nanoOfMillisecond: 999999 }, { millis: 0n, nanoOfMillisecond: 0 })).toBeLessThan(0);
     expect(compareValues(T.DECIMAL(30, 2), -(10n ** 29n), 1n)).toBeLessThan(0);
-    expect(compareValues(T.BYTES(), new Uint8Array([0x80]), new Uint8Array([0x7f, 0xff]))).toBeGreaterThan(0);
+    expect(compareValues(T.BYTES(), new Uint8Array([0x80]), new Uint8Array([0x7f, 0xff]))).toBeLessThan(0);
+    expect(compareValues(T.BINARY(2), new Uint8Array([0xff]), new Uint8Array([0x00]))).toBeLessThan(0);
+    expect(compareValues(T.VARBINARY(3), new Uint8Array([0x01]), new Uint8Array([0x01, 0x80]))).toBeLessThan(0);
+    expect(compareValues(T.BYTES(), new Uint8Array([0x80]), new Uint8Array([0xff]))).toBeLessThan(0);
+    // strings stay unsigned (BinaryString): U+00E9 (0xC3 0xA9) > "z"
+    expect(compareValues(T.STRING(), "\u00e9", "z")).toBeGreaterThan(0);
   });
 });

@@ -277,10 +277,12 @@ describe("property: stats evaluation is sound", () => {
     expect(pruned).toBeGreaterThan(100);
   });
 
-  it("each row alone: exact stats of one non-float row decide exactly", () => {
+  it("each row alone: exact stats of one row without float/binary columns decide exactly", () => {
     fc.assert(
       fc.property(caseArb, ({ table, model }) => {
-        if (table.fields.some((f) => f.type.kind === "FLOAT" || f.type.kind === "DOUBLE")) return;
+        // floats: bounds may omit NaN and merge ±0; binary: bounds are never used (signed row
+        // order vs unsigned file statistics), see predicate/stats.ts
+        if (table.fields.some((f) => ["FLOAT", "DOUBLE", "BINARY", "VARBINARY"].includes(f.type.kind))) return;
         const p = toPredicate(model, table.fields);
         for (const row of table.rows.slice(0, 5)) {
           const t = modelEval(model, table.fields.map((f) => f.type), row);

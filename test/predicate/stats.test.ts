@@ -201,3 +201,32 @@ describe("SimpleStats decoding", () => {
     expect(mayMatch(col("hr").isNull(), s, partFields)).toBe(false);
   });
 });
+
+describe("statistics vs Java's row order (issue 9 item 8)", () => {
+  it("a zero bound stands for both zeros: -0.0 rows (Java: -0.0 < 0.0) are never pruned", () => {
+    // Writers merge the zeros (Arrow/pyarrow min/max, Parquet's rule), so [0.0, 0.0] may describe -0.0 rows.
+    const zeros = stats({ x: { min: 0, max: 0, nullCount: 0 } });
+    expect(mayMatch(col("x").lt(0), zeros, FIELDS)).toBe(true);
+    expect(mayMatch(col("x").eq(-0), zeros, FIELDS)).toBe(true);
+    expect(mayMatch(col("x").in([-0]), zeros, FIELDS)).toBe(true);
+    const negZeros = stats({ x: { min: -0, max: -0, nullCount: 0 } });
+    expect(mayMatch(col("x").eq(0), negZeros, FIELDS)).toBe(true);
+    expect(mayMatch(col("x").ge(0), negZeros, FIELDS)).toBe(true);
+    // away from zero the bounds still prune
+    expect(mayMatch(col("x").lt(-1), zeros, FIELDS)).toBe(false);
+    expect(mayMatch(col("x").eq(0.5), zeros, FIELDS)).toBe(false);
+  });
+
+  it("binary bounds never prune (signed row order vs unsigned file statistics); null counts still do", () => {
+    const fields = [T.FIELD(0, "b", T.BYTES())];
+    // An unsigned-ordered writer describes {0x00, 0x80} as [0x00, 0x80]; Java's row test says
+    // 0x80 (-128) < 0x00, so `b < 0x00` selects the 0x80 row.
+    const unsigned = stats({ b: { min: new Uint8Array([0x00]), max: new Uint8Array([0x80]), nullCount: 0 } }, 2);
+    expect(mayMatch(col("b").lt(new Uint8Array([0x00])), unsigned, fields)).toBe(true);
+    expect(mayMatch(col("b").gt(new Uint8Array([0x80])), unsigned, fields)).toBe(true);
+    expect(mayMatch(col("b").eq(new Uint8Array([0xff])), unsigned, fields)).toBe(true);
+    const allNull = stats({ b: { min: null, max: null, nullCount: 2 } }, 2);
+    expect(mayMatch(col("b").eq(new Uint8Array([0x01])), allNull, fields)).toBe(false);
+    expect(mayMatch(col("b").isNull(), stats({ b: { min: null, max: null, nullCount: 0 } }, 2), fields)).toBe(false);
+  });
+});

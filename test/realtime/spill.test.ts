@@ -1,4 +1,5 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { col, RealtimeContext } from "../../src/index.js";
@@ -82,5 +83,37 @@ describe("spill of sealed segments", () => {
     expect(spillFiles(tmp)).toHaveLength(0);
     await w.close();
     await ctx.close();
+  });
+
+  it("a new real-time writer on the directory removes spill files of dead processes, never a live one's", async () => {
+    const table = await makeTable({ "realtime.spill-enabled": true, "spill-compression": "none" });
+    const tmp = tempDir();
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
+    await w.write(rtBatch(range(0, 5)), { bucket: 0 });
+    await w.seal();
+    const [mine] = spillFiles(tmp);
+    const owner = /^paimon-rt-spill-(\d+)@([^-]*)-/.exec(mine)!;
+    expect(Number(owner[1])).toBe(process.pid);
+    // A process that ran and exited: its pid names no live process any more.
+    const deadPid = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const as = (pid: number, host = owner[2]) => mine.replace(owner[0], `paimon-rt-spill-${pid}@${host}-`);
+    const dead = as(deadPid);
+    const live = as(process.ppid); // the parent process is alive
+    const otherHost = as(deadPid, "elsewhere.example");
+    const oldUnowned = "paimon-rt-spill-0b9e2c1d.arrow";
+    const newUnowned = "paimon-rt-spill-7f00aa11.arrow";
+    for (const f of [dead, live, otherHost, oldUnowned, newUnowned]) copyFileSync(join(tmp, mine), join(tmp, f));
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    utimesSync(join(tmp, oldUnowned), twoDaysAgo, twoDaysAgo);
+    const other = await RealtimeContext.create();
+    const w2 = await table.newWrite({ commitUser: "v", realtime: other, tempDirectory: tmp });
+    expect(spillFiles(tmp).sort()).toEqual([mine, live, otherHost, newUnowned].sort());
+    // The live writer still reads its spilled segment.
+    expect(await readIds(table, { ctx })).toEqual(range(0, 5));
+    await w2.close();
+    await other.close();
+    await ctx.close(); // releases the live writer's spill file
+    expect(spillFiles(tmp).sort()).toEqual([live, otherHost, newUnowned].sort());
   });
 });

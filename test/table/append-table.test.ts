@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { type Dirent, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import type { CommitMessage } from "../../src/commit/commit-message.js";
 import { PaimonError } from "../../src/error.js";
 import { col } from "../../src/predicate/predicate.js";
 import type { Table } from "../../src/table/table.js";
@@ -29,6 +30,20 @@ async function rows(table: Table, options: Parameters<Table["newScan"]>[0] = {},
   const plan = await table.newScan(options).plan();
   const t = await table.newRead(read).toArrow(plan.splits);
   return t.toArray().map((r) => r.toJSON()).sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+async function newTable(): Promise<Table> {
+  const catalog = await Catalog.open(warehouse());
+  await catalog.createDatabase("db");
+  return catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }], partitionKeys: ["dt"] });
+}
+
+/** Every file under `dir`, relative to it, sorted. */
+function listFiles(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)))
+    .sort();
 }
 
 async function writeAndCommit(table: Table, user: string, batches: arrow.RecordBatch[], id?: number) {
@@ -104,18 +119,149 @@ describe("append tables", () => {
     expect((await rows(table, { filter: col("id").ge(11) }, { filter: col("id").ge(11), predicateFilter: true })).map((r) => Number(r.id))).toEqual([11, 12, 20]);
   });
 
-  it("does not commit the same (commitUser, identifier) twice", async () => {
-    const catalog = await Catalog.open(warehouse());
-    await catalog.createDatabase("db");
-    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }] });
-    const write = await table.newWrite({ commitUser: "u" });
-    await write.write(batch([1], ["a"], ["x"]));
-    const messages = await write.prepareCommit(7);
+  it("commits an identifier lower than the user's latest, as Java's StreamTableCommit.commit", async () => {
+    const table = await newTable();
     const commit = table.newCommit({ commitUser: "u" });
-    expect(await commit.commit(messages, 7)).toBe(1);
-    expect(await commit.commit(messages, 7)).toBe(1);
-    expect((await table.listSnapshots()).length).toBe(1);
-    expect((await rows(table)).length).toBe(1);
+    const w5 = await table.newWrite({ commitUser: "u" });
+    await w5.write(batch([1, 2], ["a", "b"], ["x", "y"]));
+    expect(await commit.commit(await w5.prepareCommit(5), 5)).toBe(1);
+    const w3 = await table.newWrite({ commitUser: "u" });
+    await w3.write(batch([3], ["c"], ["x"]));
+    expect(await commit.commit(await w3.prepareCommit(3), 3)).toBe(2);
+    expect((await table.listSnapshots()).map((s) => [s.commitIdentifier, s.totalRecordCount])).toEqual([[5n, 2n], [3n, 3n]]);
+    expect(await rows(table)).toEqual([
+      { id: 1n, name: "a", dt: "x" },
+      { id: 2n, name: "b", dt: "y" },
+      { id: 3n, name: "c", dt: "x" },
+    ]);
+  });
+
+  it("filterAndCommit skips the identifiers the user committed and commits the rest in order", async () => {
+    const table = await newTable();
+    const prepared = new Map<number, CommitMessage[]>();
+    for (const id of [4, 6, 7]) {
+      const w = await table.newWrite({ commitUser: "u" });
+      await w.write(batch([id], [`n${id}`], ["x"]));
+      prepared.set(id, await w.prepareCommit(id));
+    }
+    expect(await table.newCommit({ commitUser: "u" }).commit(prepared.get(6)!, 6)).toBe(1);
+    // Recovery after a crash: 4 and 6 count as committed (<= 6), only 7 is committed now.
+    const recovering = table.newCommit({ commitUser: "u" });
+    expect(await recovering.filterAndCommit(new Map([[7, prepared.get(7)!], [4, prepared.get(4)!], [6, prepared.get(6)!]]))).toBe(1);
+    expect((await table.listSnapshots()).map((s) => s.commitIdentifier)).toEqual([6n, 7n]);
+    expect((await rows(table)).map((r) => r.id)).toEqual([6n, 7n]);
+    // Retrying again commits nothing.
+    expect(await recovering.filterAndCommit(new Map([[7, prepared.get(7)!]]))).toBe(0);
+    expect((await table.listSnapshots()).length).toBe(2);
+    // Another user has committed nothing: both identifiers are committed, in increasing order.
+    const other = new Map<number, CommitMessage[]>();
+    for (const id of [9, 8]) {
+      const w = await table.newWrite({ commitUser: "v" });
+      await w.write(batch([id], [`n${id}`], ["y"]));
+      other.set(id, await w.prepareCommit(id));
+    }
+    expect(await table.newCommit({ commitUser: "v" }).filterAndCommit(other)).toBe(2);
+    expect((await table.listSnapshots()).map((s) => [s.commitUser, s.commitIdentifier])).toEqual([["u", 6n], ["u", 7n], ["v", 8n], ["v", 9n]]);
+  });
+
+  it("filterAndCommit refuses with NOT_FOUND when a file to commit again was deleted, committing nothing", async () => {
+    const table = await newTable();
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(batch([1], ["a"], ["x"]));
+    const messages = await w.prepareCommit(1);
+    const file = messages[0].data.dataIncrement.newFiles[0].fileName;
+    rmSync(join(table.location, "dt=x", "bucket-0", file));
+    const err = await table.newCommit({ commitUser: "u" }).filterAndCommit(new Map([[1, messages]])).catch((e) => e);
+    expect(err).toBeInstanceOf(PaimonError);
+    expect([err.code, err.message.includes(file)]).toEqual(["NOT_FOUND", true]);
+    expect(await table.listSnapshots()).toEqual([]);
+  });
+
+  it("refuses to commit the same messages twice: COMMIT_CONFLICT, nothing published, files kept", async () => {
+    const table = await newTable();
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(batch([1, 2], ["a", "b"], ["x", "y"]));
+    const messages = await w.prepareCommit();
+    const commit = table.newCommit({ commitUser: "u" });
+    expect(await commit.commit(messages)).toBe(1);
+    const before = listFiles(table.location);
+    for (const again of [commit, table.newCommit({ commitUser: "other" })]) {
+      const err = await again.commit(messages).catch((e) => e);
+      expect(err).toBeInstanceOf(PaimonError);
+      expect(err.code).toBe("COMMIT_CONFLICT");
+      expect(err.message).toContain(messages[0].data.dataIncrement.newFiles[0].fileName);
+    }
+    // Java's abort of the refused messages must not delete their files: they are live.
+    await commit.abort(messages);
+    expect(listFiles(table.location)).toEqual(before);
+    // The same message twice in one commit is refused as well.
+    const w2 = await table.newWrite({ commitUser: "u" });
+    await w2.write(batch([3], ["c"], ["x"]));
+    const fresh = await w2.prepareCommit();
+    expect((await commit.commit([...fresh, ...fresh]).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
+    expect((await table.listSnapshots()).map((s) => [s.id, s.totalRecordCount])).toEqual([[1, 2n]]);
+    expect(listFiles(table.location).filter((f) => !fresh.some((m) => f.endsWith(m.data.dataIncrement.newFiles[0].fileName)))).toEqual(before);
+    expect(await rows(table)).toEqual([
+      { id: 1n, name: "a", dt: "x" },
+      { id: 2n, name: "b", dt: "y" },
+    ]);
+    // The refused file is still the caller's: committing it once works.
+    expect(await commit.commit(fresh)).toBe(2);
+    expect((await rows(table)).map((r) => r.id)).toEqual([1n, 2n, 3n]);
+  });
+
+  it("abort deletes the data files of messages that were not committed, as Java's TableCommit.abort", async () => {
+    const table = await newTable();
+    await writeAndCommit(table, "u", [batch([1], ["a"], ["x"])]);
+    const committed = listFiles(table.location);
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(batch([2, 3], ["b", "c"], ["x", "y"]));
+    const messages = await w.prepareCommit();
+    expect(listFiles(table.location).length).toBe(committed.length + 2);
+    await table.newCommit({ commitUser: "u" }).abort(messages);
+    expect(listFiles(table.location)).toEqual(committed);
+    expect((await rows(table)).map((r) => r.id)).toEqual([1n]);
+    expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).toEqual({ deleted: [], bytes: 0 });
+  });
+
+  it("a committer's view of the live files follows a rollback that reuses snapshot ids", async () => {
+    const table = await newTable();
+    const commit = table.newCommit({ commitUser: "u" });
+    const prepare = async (id: number, dt: string) => {
+      const w = await table.newWrite({ commitUser: "u" });
+      await w.write(batch([id], [`n${id}`], [dt]));
+      return w.prepareCommit();
+    };
+    expect(await commit.commit(await prepare(1, "x"))).toBe(1);
+    const second = await prepare(2, "x");
+    expect(await commit.commit(second)).toBe(2);
+    // Roll back to snapshot 1 (as Java's rollback_to: newer snapshot files removed, hint reset),
+    // then another writer publishes a different snapshot 2.
+    rmSync(join(table.location, "snapshot", "snapshot-2"));
+    writeFileSync(join(table.location, "snapshot", "LATEST"), "1");
+    const theirs = await prepare(3, "y");
+    expect(await table.newCommit({ commitUser: "v" }).commit(theirs)).toBe(2);
+    // The files of the rolled-back snapshot are no longer live: committing them again works;
+    // the other writer's files are live: committing them again conflicts.
+    expect((await commit.commit(theirs).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
+    expect(await commit.commit(second)).toBe(3);
+    expect((await rows(table)).map((r) => r.id)).toEqual([1n, 2n, 3n]);
+    expect((await table.listSnapshots()).map((s) => s.totalRecordCount)).toEqual([1n, 2n, 3n]);
+  });
+
+  it("checks appends against files committed by others since the committer's last look", async () => {
+    const table = await newTable();
+    const commit = table.newCommit({ commitUser: "u" });
+    const mine = await table.newWrite({ commitUser: "u" });
+    await mine.write(batch([1], ["a"], ["x"]));
+    expect(await commit.commit(await mine.prepareCommit())).toBe(1);
+    // Another committer commits messages; this committer then gets the same messages again.
+    const w = await table.newWrite({ commitUser: "v" });
+    await w.write(batch([2], ["b"], ["y"]));
+    const theirs = await w.prepareCommit();
+    expect(await table.newCommit({ commitUser: "v" }).commit(theirs)).toBe(2);
+    expect((await commit.commit(theirs).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
+    expect((await table.listSnapshots()).length).toBe(2);
   });
 
   it("retries when another writer took the snapshot id", async () => {
@@ -130,6 +276,8 @@ describe("append tables", () => {
     const ids = await Promise.all(writers.map((w) => table.newCommit({ commitUser: w.user }).commit(w.messages)));
     expect([...ids].sort()).toEqual([1, 2, 3, 4]);
     expect((await rows(table)).length).toBe(8);
+    // Attempts that lost the snapshot id removed the manifests they wrote: nothing is orphaned.
+    expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).toEqual({ deleted: [], bytes: 0 });
   });
 
   it("overwrites a partition, dynamically or the whole table", async () => {

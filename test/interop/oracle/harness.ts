@@ -117,6 +117,8 @@ function readArgs(r: ReadRequest): string[] {
   if (r.snapshot !== undefined) args.push("--snapshot", String(r.snapshot));
   if (r.sort) args.push("--sort");
   for (const [column, value] of r.filterEq ?? []) args.push("--filter-eq", column, JSON.stringify(value));
+  for (const [column, op, value] of r.filters ?? []) args.push("--filter", column, op, JSON.stringify(value));
+  if (r.executeFilter) args.push("--execute-filter");
   return args;
 }
 
@@ -226,6 +228,10 @@ export interface ReadRequest {
   sort?: boolean;
   /** Java only: `column = value` filters pushed to the scan and reader (value in the spec's JSON encoding); Java skips files by statistics and file indexes but may return other rows of the files it reads. */
   filterEq?: Array<[string, unknown]>;
+  /** Java only: `column op value` filters (ANDed with `filterEq`), pushed to the scan and reader like `filterEq`. */
+  filters?: Array<[string, "=" | "<>" | "<" | "<=" | ">" | ">=", unknown]>;
+  /** Java only: also test every row with the filters (`TableRead.executeFilter()`: Java's `Predicate.test`), so exactly the matching rows come back. */
+  executeFilter?: boolean;
 }
 
 /** Reads several tables (or snapshots) with one oracle process; rows per request, in order. */

@@ -65,6 +65,8 @@ import java.util.TreeMap;
  * <pre>
  *   write   &lt;warehouse&gt; &lt;db.table&gt; &lt;spec.json&gt;
  *   read    &lt;warehouse&gt; &lt;db.table&gt; [--snapshot N] [--sort] [--with-kind] [--filter-eq column json-value]...
+ *           [--filter column op json-value]...   (op: = &lt;&gt; &lt; &lt;= &gt; &gt;=)
+ *           [--execute-filter]   (also test every row with Predicate.test: exact filtering)
  *   batch   &lt;commands.json&gt;   (a JSON array of argument lists; one result line per command)
  *   version
  * </pre>
@@ -105,18 +107,20 @@ public final class PaimonOracle {
             case "read": {
                 if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--sort] [--with-kind]");
                 Long snapshot = null;
-                boolean sort = false, withKind = false;
-                List<String[]> equals = new ArrayList<>();
+                boolean sort = false, withKind = false, executeFilter = false;
+                List<String[]> filters = new ArrayList<>();
                 for (int i = 3; i < a.length; i++) {
                     switch (a[i]) {
                         case "--snapshot": snapshot = Long.parseLong(a[++i]); break;
                         case "--sort": sort = true; break;
                         case "--with-kind": withKind = true; break;
-                        case "--filter-eq": equals.add(new String[] {a[++i], a[++i]}); break;
+                        case "--execute-filter": executeFilter = true; break;
+                        case "--filter-eq": filters.add(new String[] {a[++i], "=", a[++i]}); break;
+                        case "--filter": filters.add(new String[] {a[++i], a[++i], a[++i]}); break;
                         default: throw new IllegalArgumentException("unknown read option " + a[i]);
                     }
                 }
-                read(a[1], a[2], snapshot, sort, withKind, equals, out);
+                read(a[1], a[2], snapshot, sort, withKind, filters, executeFilter, out);
                 return;
             }
             default:
@@ -319,29 +323,40 @@ public final class PaimonOracle {
     // read
 
     /**
-     * Reads rows; each `equals` entry {column, JSON value} adds `column = value` to the filter
+     * Reads rows; each `filters` entry {column, op, JSON value} adds `column op value` to the filter
      * pushed to the scan and reader (Java then skips files by statistics and file indexes, and
      * may still return other rows of the files it reads).
      */
-    static void read(String warehouse, String ident, Long snapshot, boolean sort, boolean withKind, List<String[]> equals, PrintStream out) throws Exception {
+    static void read(String warehouse, String ident, Long snapshot, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, PrintStream out) throws Exception {
         List<String> lines = new ArrayList<>();
         try (Catalog catalog = catalog(warehouse)) {
             Table table = catalog.getTable(Identifier.fromString(ident));
             if (snapshot != null) table = table.copy(Collections.singletonMap("scan.snapshot-id", snapshot.toString()));
             RowType rt = table.rowType();
             ReadBuilder rb = table.newReadBuilder();
-            if (!equals.isEmpty()) {
+            if (!filters.isEmpty()) {
                 org.apache.paimon.predicate.PredicateBuilder pb = new org.apache.paimon.predicate.PredicateBuilder(rt);
                 List<org.apache.paimon.predicate.Predicate> ps = new ArrayList<>();
-                for (String[] e : equals) {
+                for (String[] e : filters) {
                     int idx = rt.getFieldIndex(e[0]);
                     if (idx < 0) throw new IllegalArgumentException("unknown filter column " + e[0]);
-                    ps.add(pb.equal(idx, toInternal(JSON.readTree(e[1]), rt.getTypeAt(idx))));
+                    Object literal = toInternal(JSON.readTree(e[2]), rt.getTypeAt(idx));
+                    switch (e[1]) {
+                        case "=": ps.add(pb.equal(idx, literal)); break;
+                        case "<>": ps.add(pb.notEqual(idx, literal)); break;
+                        case "<": ps.add(pb.lessThan(idx, literal)); break;
+                        case "<=": ps.add(pb.lessOrEqual(idx, literal)); break;
+                        case ">": ps.add(pb.greaterThan(idx, literal)); break;
+                        case ">=": ps.add(pb.greaterOrEqual(idx, literal)); break;
+                        default: throw new IllegalArgumentException("unknown filter operator " + e[1]);
+                    }
                 }
                 rb = rb.withFilter(org.apache.paimon.predicate.PredicateBuilder.and(ps));
             }
             List<Split> splits = rb.newScan().plan().splits();
-            RecordReader<InternalRow> reader = rb.newRead().createReader(splits);
+            org.apache.paimon.table.source.TableRead tableRead = rb.newRead();
+            if (executeFilter) tableRead = tableRead.executeFilter();
+            RecordReader<InternalRow> reader = tableRead.createReader(splits);
             StringBuilder sb = new StringBuilder();
             reader.forEachRemaining(row -> {   // rows may be reused: serialize at once
                 sb.setLength(0);

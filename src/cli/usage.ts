@@ -1,0 +1,95 @@
+// The `paimon-rt` help text, built from one table of commands so that a new command is one more
+// entry here (and its case in main.ts). Lines fit 80 columns.
+
+/** One command of the `paimon-rt` command line, as its help shows it. */
+export interface CommandUsage {
+  name: string;
+  /** Positional arguments and an `[options]` marker, e.g. `<table-path> [options]`. */
+  args: string;
+  /** What the command does, one or more lines of at most 74 characters. */
+  summary: string[];
+  /** Each option as written (`--limit N`) with its description (default included), at most 56 characters. */
+  options: [flag: string, description: string][];
+}
+
+export const COMMANDS: CommandUsage[] = [
+  {
+    name: "inspect",
+    args: "<table-path>",
+    summary: ["schema, snapshots and files per partition-bucket of a Paimon table"],
+    options: [],
+  },
+  {
+    name: "read",
+    args: "<table-path> [options]",
+    summary: ["print the rows of a Paimon table"],
+    options: [
+      ["--where EXPR", "filter: id >= 5 AND name = 'x' AND dt IN ('a','b')"],
+      ["--select a,b", "top-level columns to print (default all)"],
+      ["--limit N", "print at most N rows"],
+      ["--format F", "table (default), json (one object a line) or csv"],
+      ["--snapshot N", "read snapshot N with its schema (time travel)"],
+    ],
+  },
+  {
+    name: "remove-orphans",
+    args: "<table-path> [options]",
+    summary: [
+      "delete files no snapshot, tag or running commit can reference (left by",
+      "killed writers and failed commits), as Java's remove_orphan_files",
+    ],
+    options: [
+      ["--older-than AGE", "only files older than AGE: 1d (default), 2h, 30m, 0"],
+      ["--dry-run", "list the files, delete nothing"],
+    ],
+  },
+  {
+    name: "demo",
+    args: "[options]",
+    summary: [
+      "real-time ingest into table demo.events (replaced each run): rows",
+      "queryable before commit, checkpoints, a final exactly-once check",
+    ],
+    options: [
+      ["--warehouse DIR", "warehouse directory (default ./paimon-rt-warehouse)"],
+      ["--seconds N", "how long to ingest (default 12)"],
+    ],
+  },
+  {
+    name: "kernel-demo",
+    args: "[options]",
+    summary: ["bucket, sort and merge an upsert stream with the wasm kernels"],
+    options: [
+      ["--rows N", "rows in the stream (default 2000000)"],
+      ["--buckets N", "buckets (default 4)"],
+      ["--batch N", "rows per batch (default 65536)"],
+    ],
+  },
+  { name: "version", args: "", summary: ["print the version"], options: [] },
+  { name: "help", args: "[command]", summary: ["this help, or one command's (also: <command> --help)"], options: [] },
+];
+
+/** Option flags are padded to this width, descriptions start two columns later. */
+const FLAG_WIDTH = 16;
+
+function commandLines(c: CommandUsage): string[] {
+  const lines = [`  ${c.name}${c.args ? ` ${c.args}` : ""}`];
+  for (const s of c.summary) lines.push(`      ${s}`);
+  for (const [flag, description] of c.options) lines.push(`      ${flag.padEnd(FLAG_WIDTH)}  ${description}`);
+  return lines;
+}
+
+/** The full help: every command with its options. */
+export function usage(): string {
+  const lines = ["usage: paimon-rt <command> [arguments] [options]", "", "commands:"];
+  for (const c of COMMANDS) lines.push(...commandLines(c));
+  lines.push("", "paimon-rt <command> --help shows one command.");
+  return lines.join("\n");
+}
+
+/** Help for one command, or undefined when there is no such command. */
+export function commandUsage(name: string): string | undefined {
+  const c = COMMANDS.find((x) => x.name === name);
+  if (!c) return undefined;
+  return [`usage: paimon-rt ${c.name}${c.args ? ` ${c.args}` : ""}`, "", ...commandLines(c).slice(1).map((l) => l.slice(4))].join("\n");
+}

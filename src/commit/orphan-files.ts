@@ -1,0 +1,224 @@
+// Orphan file removal (Java `OrphanFilesClean` / `remove_orphan_files`): files under the table
+// directory that no snapshot, tag or changelog references — left by killed writers, commits that
+// gave up, expirations cut short or interrupted atomic writes — are deleted once they are older
+// than an age guard, so files of commits still in progress are never touched.
+import { PaimonError } from "../error.js";
+import { type FileIO, type FileStatus, joinPath } from "../fs/file-io.js";
+import { REALTIME_OFFSETS_PROPERTY, parseSnapshotJson, type Snapshot } from "../spec/snapshot.js";
+import type { DataField } from "../spec/types.js";
+import { ManifestStore } from "../table/manifests.js";
+import type { TableOptions } from "../table/options.js";
+
+/** Java's default `older_than`: one day. */
+export const DEFAULT_ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
+
+export interface RemoveOrphanFilesOptions {
+  /**
+   * Only files last modified more than this many milliseconds ago are deleted (default one day,
+   * as Java). Files of a commit in progress are younger than this; 0 deletes every orphan and is
+   * only safe when no writer is active.
+   */
+  olderThanMs?: number;
+  /** List what would be deleted without deleting anything. */
+  dryRun?: boolean;
+}
+
+export interface RemoveOrphanFilesResult {
+  /** Deleted (or, in a dry run, deletable) files, relative to the table directory, sorted. */
+  deleted: string[];
+  /** Their total size in bytes. */
+  bytes: number;
+}
+
+const SNAPSHOT_FILE = /^snapshot-\d+$/;
+const CHANGELOG_FILE = /^changelog-\d+$/;
+const TAG_FILE = /^tag-.+$/;
+const SCHEMA_FILE = /^schema-\d+$/;
+const HINTS = new Set(["EARLIEST", "LATEST"]);
+/** Temporary files of atomic writes (`.<name>.<uuid>.tmp` locally; `_tmp` / `.tmp` suffixes elsewhere). */
+const TEMP_FILE = /(^\..*\.tmp$)|(\.tmp$)|(_tmp$)|(^_tmp)/;
+const OFFSETS_SUFFIX = ".offsets";
+
+/** Everything the table's snapshots, tags and changelogs reference, by directory. */
+interface ReferencedFiles {
+  /** Manifest, manifest-list and index-manifest names (`manifest/`). */
+  manifests: Set<string>;
+  /** Index file names (`index/`). */
+  indexFiles: Set<string>;
+  /** Statistics file names (`statistics/`). */
+  statistics: Set<string>;
+  /** Data file and extra file names (bucket directories). */
+  dataFiles: Set<string>;
+  /** Offsets file names (`metadata/`); null when the files holding the committed progress cannot be told apart. */
+  offsetsFiles: Set<string> | null;
+}
+
+/**
+ * Deletes (or with `dryRun` lists) the orphan files of the table at `root`: in `manifest/`,
+ * `index/`, `statistics/`, the partition / bucket directories, `*.offsets` files in `metadata/`,
+ * and temporary leftovers of atomic writes in `snapshot/`, `schema/`, `changelog/`, `tag/`.
+ * Only files found by listing under `root` are candidates; symbolic links and unknown
+ * directories are never followed, external data paths never touched.
+ */
+export async function removeOrphanFiles(
+  io: FileIO,
+  root: string,
+  partitionFields: readonly DataField[],
+  tableOptions: TableOptions,
+  options: RemoveOrphanFilesOptions = {},
+  now = Date.now(),
+): Promise<RemoveOrphanFilesResult> {
+  const olderThanMs = options.olderThanMs ?? DEFAULT_ORPHAN_AGE_MS;
+  if (typeof olderThanMs !== "number" || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+    throw new PaimonError("INVALID_ARGUMENT", `removeOrphanFiles: olderThanMs must be a non-negative number of milliseconds, got ${String(options.olderThanMs)}`);
+  }
+  const dryRun = options.dryRun ?? false;
+  if (!dryRun && io.readOnly) throw new PaimonError("READ_ONLY", `removeOrphanFiles cannot delete files of ${root}: the file system is read-only`);
+  if ((await io.listStatus(joinPath(root, "branch"))).some((e) => e.isDir)) {
+    throw new PaimonError("UNSUPPORTED", `removeOrphanFiles: table ${root} has branches, whose files this library does not track; use Java's remove_orphan_files`);
+  }
+  // Candidates are listed before the references are read: a commit published in between then
+  // has its files in the references; one still in progress has files younger than the guard.
+  const candidates = await listCandidates(io, root, partitionFields.length);
+  const referenced = await referencedFiles(io, root, partitionFields, tableOptions);
+  const cutoff = now - olderThanMs;
+  const orphans = candidates.filter(({ status, kind }) => {
+    // Unknown modification times (0) count as new: age cannot be proven.
+    if (!(status.modificationTime > 0 && status.modificationTime < cutoff) && olderThanMs > 0) return false;
+    if (kind === "temp") return true;
+    if (kind === "manifest") return !referenced.manifests.has(status.name);
+    if (kind === "index") return !referenced.indexFiles.has(status.name);
+    if (kind === "statistics") return !referenced.statistics.has(status.name);
+    if (kind === "data") return !referenced.dataFiles.has(status.name);
+    return referenced.offsetsFiles !== null && !referenced.offsetsFiles.has(status.name);
+  });
+  const deleted: string[] = [];
+  let bytes = 0;
+  for (const { status } of orphans) {
+    if (!dryRun && !(await io.delete(status.path))) continue; // gone meanwhile
+    deleted.push(status.path.slice(root.replace(/\/+$/, "").length + 1));
+    bytes += Math.max(0, status.size);
+  }
+  return { deleted: deleted.sort(), bytes };
+}
+
+type CandidateKind = "temp" | "manifest" | "index" | "statistics" | "data" | "offsets";
+
+interface Candidate {
+  status: FileStatus;
+  kind: CandidateKind;
+}
+
+/** Plain files (no symbolic links) directly in `dir`. */
+async function filesIn(io: FileIO, dir: string): Promise<FileStatus[]> {
+  return (await io.listStatus(dir)).filter((e) => !e.isDir && !e.isSymlink);
+}
+
+async function listCandidates(io: FileIO, root: string, partitionDepth: number): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  const temps = (files: FileStatus[], keep: (name: string) => boolean) => {
+    for (const f of files) if (!keep(f.name) && TEMP_FILE.test(f.name)) out.push({ status: f, kind: "temp" });
+  };
+  temps(await filesIn(io, joinPath(root, "snapshot")), (n) => SNAPSHOT_FILE.test(n) || HINTS.has(n));
+  temps(await filesIn(io, joinPath(root, "changelog")), (n) => CHANGELOG_FILE.test(n) || HINTS.has(n));
+  temps(await filesIn(io, joinPath(root, "tag")), (n) => TAG_FILE.test(n) && !TEMP_FILE.test(n));
+  temps(await filesIn(io, joinPath(root, "schema")), (n) => SCHEMA_FILE.test(n));
+  for (const [dir, kind] of [
+    ["manifest", "manifest"],
+    ["index", "index"],
+    ["statistics", "statistics"],
+  ] as const) {
+    for (const f of await filesIn(io, joinPath(root, dir))) out.push({ status: f, kind: TEMP_FILE.test(f.name) ? "temp" : kind });
+  }
+  for (const f of await filesIn(io, joinPath(root, "metadata"))) {
+    if (f.name.endsWith(OFFSETS_SUFFIX)) out.push({ status: f, kind: "offsets" });
+    else if (TEMP_FILE.test(f.name)) out.push({ status: f, kind: "temp" });
+  }
+  for (const dir of await bucketDirs(io, root, partitionDepth)) {
+    for (const f of await filesIn(io, dir)) out.push({ status: f, kind: TEMP_FILE.test(f.name) ? "temp" : "data" });
+  }
+  return out;
+}
+
+/** `bucket-*` directories under `partitionDepth` levels of `key=value` directories (Java `listFileDirs`). */
+async function bucketDirs(io: FileIO, dir: string, partitionDepth: number): Promise<string[]> {
+  const dirs = (await io.listStatus(dir)).filter((e) => e.isDir && !e.isSymlink);
+  if (partitionDepth === 0) return dirs.filter((e) => e.name.startsWith("bucket-")).map((e) => e.path);
+  const out: string[] = [];
+  for (const d of dirs) if (d.name.includes("=")) out.push(...(await bucketDirs(io, d.path, partitionDepth - 1)));
+  return out;
+}
+
+/** Names of every data, extra and index file a snapshot, tag or changelog of the table references. */
+export async function referencedFileNames(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<Set<string>> {
+  const refs = await referencedFiles(io, root, partitionFields, tableOptions);
+  return new Set([...refs.dataFiles, ...refs.indexFiles]);
+}
+
+/** The last path segment of a file reference (offsets properties hold full paths). */
+const baseName = (ref: string) => ref.slice(Math.max(ref.lastIndexOf("/"), ref.lastIndexOf("\\")) + 1);
+
+async function referencedFiles(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<ReferencedFiles> {
+  const manifests = new ManifestStore(io, root, partitionFields, tableOptions.manifestCompression);
+  const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set() };
+  const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
+  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await metadataSnapshots(io, root, "tag", TAG_FILE))];
+  // A file that cannot be read makes the whole run fail: guessing would delete live data.
+  for (const s of [...snapshots, ...others]) {
+    for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
+      if (!list || refs.manifests.has(list)) continue;
+      refs.manifests.add(list);
+      for (const meta of await manifests.readManifestList(list)) {
+        if (refs.manifests.has(meta.fileName)) continue;
+        refs.manifests.add(meta.fileName);
+        for (const e of await manifests.readManifest(meta.fileName)) {
+          refs.dataFiles.add(e.file.fileName);
+          for (const extra of e.file.extraFiles) refs.dataFiles.add(extra);
+        }
+      }
+    }
+    if (s.indexManifest && !refs.manifests.has(s.indexManifest)) {
+      refs.manifests.add(s.indexManifest);
+      for (const e of await manifests.readIndexManifest(s.indexManifest)) refs.indexFiles.add(e.indexFile.fileName);
+    }
+    if (s.statistics) refs.statistics.add(s.statistics);
+  }
+  // Real-time progress: the newest snapshot carrying the offsets property names the file that
+  // holds it. When no present snapshot carries it (the one that did was expired), which file
+  // holds the progress cannot be told: every offsets file is kept.
+  const carrying = [...snapshots, ...others].filter((s) => s.properties?.[REALTIME_OFFSETS_PROPERTY]);
+  if (!snapshots.some((s) => s.properties?.[REALTIME_OFFSETS_PROPERTY])) refs.offsetsFiles = null;
+  else for (const s of carrying) refs.offsetsFiles!.add(baseName(s.properties![REALTIME_OFFSETS_PROPERTY]));
+  return refs;
+}
+
+/** The snapshots in `dir` (`snapshot/`, `changelog/` or `tag/`: tags and changelogs are snapshot JSON with extra fields). */
+async function metadataSnapshots(io: FileIO, root: string, dir: string, pattern: RegExp): Promise<Snapshot[]> {
+  const out: Snapshot[] = [];
+  for (const f of await filesIn(io, joinPath(root, dir))) {
+    if (!pattern.test(f.name) || TEMP_FILE.test(f.name)) continue;
+    let bytes: Uint8Array;
+    try {
+      bytes = await io.readFile(f.path);
+    } catch (e) {
+      if (e instanceof PaimonError && e.code === "NOT_FOUND") continue; // expired meanwhile
+      throw e;
+    }
+    out.push(parseSnapshotJson(bytes, f.path));
+  }
+  return out;
+}
+
+/**
+ * Parses an age such as `1d`, `2h`, `30m`, `45s`, `500ms` or `0` (CLI `--older-than`) into
+ * milliseconds; INVALID_ARGUMENT for anything else.
+ */
+export function parseAge(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!m || (m[2] === undefined && Number(m[1]) !== 0)) {
+    throw new PaimonError("INVALID_ARGUMENT", `age '${text}' is not a duration like 1d, 2h, 30m, 45s, 500ms or 0`);
+  }
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const unit = units[m[2] ?? "ms"];
+  return Number(m[1]) * unit;
+}

@@ -1,0 +1,60 @@
+// `npm pack` of a fresh clone (no dist/) must ship the built package: `main`, `exports` and `bin`
+// all point into dist/, which is not committed.
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+
+interface PackResult {
+  files: { path: string }[];
+}
+
+it("npm pack of a fresh clone builds dist/ and ships it with the wasm module and a working bin", () => {
+  const clone = mkdtempSync(join(tmpdir(), "paimon-rt-pack-"));
+  try {
+    // What a clone has that packing and building need; no dist/.
+    for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "src", "scripts", "wasm/pkg"]) {
+      cpSync(join(repo, entry), join(clone, entry), { recursive: true });
+    }
+    symlinkSync(realpathSync(join(repo, "node_modules")), join(clone, "node_modules"), "dir");
+    expect(existsSync(join(clone, "dist"))).toBe(false);
+
+    const env = { ...process.env };
+    for (const key of Object.keys(env)) if (key.startsWith("npm_")) delete env[key]; // not the parent `npm test`'s settings
+    const pack = spawnSync("npm", ["pack", "--dry-run", "--json"], { cwd: clone, env, encoding: "utf8" });
+    expect(pack.status, pack.stderr).toBe(0);
+    // The build says what it does instead of staying silent for several seconds.
+    expect(pack.stderr).toMatch(/paimon-rt: building dist\/ \(tsc -p tsconfig.build.json\) … done in \d+\.\d s\n/);
+    const [result] = JSON.parse(pack.stdout) as PackResult[];
+    const files = new Set(result.files.map((f) => f.path));
+    for (const path of [
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/edge.js",
+      "dist/cli/main.js",
+      "wasm/pkg/paimon_rt_kernels.wasm",
+      "package.json",
+      "README.md",
+    ]) {
+      expect(files, path).toContain(path);
+    }
+    const pkg = JSON.parse(readFileSync(join(clone, "package.json"), "utf8"));
+    expect(files).toContain(pkg.main.replace(/^\.\//, ""));
+    expect(files).toContain(pkg.bin["paimon-rt"].replace(/^\.\//, ""));
+
+    // The bin runs when installed as npm does it (a symlink in node_modules/.bin).
+    const bin = join(clone, "paimon-rt-bin");
+    symlinkSync(join(clone, pkg.bin["paimon-rt"]), bin);
+    const help = spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8" });
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^usage: paimon-rt <command>/);
+    const unknown = spawnSync(process.execPath, [bin, "bogus"], { encoding: "utf8" });
+    expect({ status: unknown.status, stdout: unknown.stdout }).toEqual({ status: 2, stdout: "" });
+  } finally {
+    rmSync(clone, { recursive: true, force: true });
+  }
+}, 120_000);
