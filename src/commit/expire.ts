@@ -1,7 +1,7 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
 // single warehouse needs): drop old snapshots and every file only they reference.
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
-import type { Snapshot } from "../spec/snapshot.js";
+import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
@@ -22,7 +22,7 @@ export interface ExpireOptions {
 }
 
 /** A missing metadata file (already deleted by an earlier, interrupted expiry) references nothing; anything else fails expiry. */
-function missingAsEmpty(error: unknown): never[] {
+export function missingAsEmpty(error: unknown): never[] {
   if (error instanceof PaimonError && error.code === "NOT_FOUND") return [];
   throw error;
 }
@@ -76,14 +76,14 @@ export async function expireSnapshots(
 
   // Metadata files referenced by any retained snapshot stay.
   const keep = new Set<string>();
-  for (const s of retained) await collectMetadataFiles(manifests, root, s, keep);
+  for (const s of retained) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
-    if (s !== null) await collectMetadataFiles(manifests, root, s, drop);
+    if (s !== null) await collectMetadataFiles(manifests, paths, s, drop);
   }
 
-  const metadataToDelete = metadataPaths(manifests, drop, keep);
+  const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
   // Every deletion is checked before the first one: metadata naming a path outside the table
   // (corrupt or hostile) stops expiry with nothing deleted.
   for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot expired from ${root}`);
@@ -116,10 +116,11 @@ export async function expireSnapshots(
 
 /**
  * Adds the metadata files `snapshot` references to `into`: manifest lists and manifests by name,
- * index manifest by name, index files and its validated offsets file by full path (`path:<path>`;
- * a corrupt offsets property names nothing, so it can never make a caller delete outside metadata/).
+ * index manifest by name, index files and its offsets file as `path:<path>`. An offsets property
+ * that does not name a file of metadata/ is added as it stands, so the caller's deletability
+ * check refuses it (corrupt or hostile metadata stops the operation with nothing deleted).
  */
-export async function collectMetadataFiles(manifests: ManifestStore, root: string, snapshot: Snapshot, into: Set<string>): Promise<void> {
+export async function collectMetadataFiles(manifests: ManifestStore, paths: TablePaths, snapshot: Snapshot, into: Set<string>): Promise<void> {
   for (const list of [snapshot.baseManifestList, snapshot.deltaManifestList, snapshot.changelogManifestList]) {
     if (!list) continue;
     into.add(list);
@@ -127,28 +128,18 @@ export async function collectMetadataFiles(manifests: ManifestStore, root: strin
   }
   if (snapshot.indexManifest) {
     into.add(snapshot.indexManifest);
-    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${manifests.paths.indexFile(e.indexFile)}`);
+    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFile(e.indexFile)}`);
   }
-  let offsets: string | null = null;
+  let offsets: string | null;
   try {
-    offsets = offsetsFileOf(root, snapshot);
+    offsets = offsetsFileOf(paths.root, snapshot);
   } catch {
-    offsets = null;
+    offsets = snapshot.properties![REALTIME_OFFSETS_PROPERTY];
   }
   if (offsets !== null) into.add(`path:${offsets}`);
 }
 
 /** Paths of the files collected in `drop` that are not in `keep`. */
-export function metadataPaths(manifests: ManifestStore, drop: ReadonlySet<string>, keep: ReadonlySet<string>): string[] {
-  return [...drop].filter((name) => !keep.has(name)).map((name) => (name.startsWith("path:") ? name.slice(5) : manifests.paths.manifest(name)));
-}
-
-/**
- * Deletes (quietly) the files collected in `drop` that are not in `keep`, after checking that
- * every one lies inside the table (or a declared external path): otherwise nothing is deleted.
- */
-export async function deleteMetadataFiles(io: FileIO, manifests: ManifestStore, drop: ReadonlySet<string>, keep: ReadonlySet<string>, source: string): Promise<void> {
-  const toDelete = metadataPaths(manifests, drop, keep);
-  for (const path of toDelete) manifests.paths.checkDeletable(path, source);
-  for (const path of toDelete) await io.delete(path).catch(() => false);
+export function metadataPathsOnlyIn(paths: TablePaths, drop: ReadonlySet<string>, keep: ReadonlySet<string>): string[] {
+  return [...drop].filter((name) => !keep.has(name)).map((name) => (name.startsWith("path:") ? name.slice(5) : paths.manifest(name)));
 }

@@ -1,9 +1,10 @@
 // Rollback to a retained snapshot (Java's `Table.rollbackTo(snapshotId)` / RollbackHelper): the
 // snapshots after it are deleted newest first, so readers never see a gap, the LATEST hint names
 // it, then the files only those snapshots referenced are deleted (data files they added that
-// the target does not hold, their manifests, index and offsets files). Real-time progress needs
-// no rewrite: the target's effective progress is the table's again.
-import { collectMetadataFiles, deleteMetadataFiles, metadataPaths } from "../commit/expire.js";
+// the target does not hold, their manifests, index and offsets files) — every path checked to
+// lie inside the table before anything changes. Real-time progress needs no rewrite: the
+// target's effective progress is the table's again.
+import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
@@ -16,7 +17,6 @@ import type { SnapshotManager } from "./snapshot-manager.js";
 
 export interface RollbackTarget {
   readonly io: FileIO;
-  readonly location: string;
   readonly name: string;
   readonly snapshots: SnapshotManager;
   readonly manifests: ManifestStore;
@@ -40,38 +40,35 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
     const s = await snapshots.tryGetSnapshot(id);
     if (s !== null) removed.push(s);
   }
-  if (removed.length === 0) {
-    await snapshots.writeHint("LATEST", snapshotId);
-    return;
-  }
 
   // Data files added after the target that the target does not hold (a level upgrade re-adds a
   // file under its old name, so membership is by partition, bucket and name).
-  const dataPaths = new DataFilePaths(manifests.paths, table.partitionFields, table.options);
+  const paths = manifests.paths;
+  const dataPaths = new DataFilePaths(paths, table.partitionFields, table.options);
   const keyOf = (partition: Uint8Array, bucket: number, name: string) => `${partition.join(",")}|${bucket}|${name}`;
-  const live = new Set((await manifests.liveEntries(target)).map((e) => keyOf(e.partition, e.bucket, e.file.fileName)));
+  const live = removed.length === 0 ? new Set<string>() : new Set((await manifests.liveEntries(target)).map((e) => keyOf(e.partition, e.bucket, e.file.fileName)));
   const dataToDelete: string[] = [];
   for (const s of removed) {
-    for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(() => [])) {
-      for (const e of await manifests.readManifest(meta.fileName).catch(() => [])) {
-        if (e.kind !== FILE_KIND_ADD || live.has(keyOf(e.partition, e.bucket, e.file.fileName))) continue;
-        dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
+    for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
+      for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
+        if (e.kind === FILE_KIND_ADD && !live.has(keyOf(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
       }
     }
   }
   // Metadata: everything the removed snapshots reference that the target does not (files
   // created after the target; what older snapshots reference, the target references too).
   const keep = new Set<string>();
-  await collectMetadataFiles(manifests, table.location, target, keep);
+  await collectMetadataFiles(manifests, paths, target, keep);
   const drop = new Set<string>();
-  for (const s of removed) await collectMetadataFiles(manifests, table.location, s, drop);
-  // Everything is checked before the first deletion: metadata naming a path outside the table stops the rollback with nothing changed.
-  const source = `a snapshot rolled back from ${table.location}`;
-  for (const path of [...dataToDelete, ...metadataPaths(manifests, drop, keep)]) manifests.paths.checkDeletable(path, source);
+  for (const s of removed) await collectMetadataFiles(manifests, paths, s, drop);
+  const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
+  // Every deletion is checked before anything changes: metadata naming a path outside the table
+  // (corrupt or hostile) stops the rollback with nothing deleted.
+  for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot rolled back from ${table.name}`);
 
   for (const s of removed) await table.io.delete(snapshots.paths.snapshot(s.id));
   snapshots.forgetCachedLatest();
   await snapshots.writeHint("LATEST", snapshotId);
-  for (const path of dataToDelete) await table.io.delete(path).catch(() => false);
-  await deleteMetadataFiles(table.io, manifests, drop, keep, source);
+  await Promise.all(dataToDelete.map((p) => table.io.delete(p).catch(() => false)));
+  for (const path of metadataToDelete) await table.io.delete(path).catch(() => false);
 }

@@ -168,7 +168,7 @@ export class Table {
   async rollbackTo(snapshotId: number): Promise<void> {
     this.checkWritable();
     await rollbackTo(
-      { io: this.fileIO, location: this.location, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
+      { io: this.fileIO, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
       snapshotId,
     );
   }

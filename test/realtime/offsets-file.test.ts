@@ -84,13 +84,19 @@ describe("the realtime.offsets snapshot property", () => {
       const id = await new FileStoreCommit(table.fileIO, table.location, table.schema, "bad").commit([], BATCH_COMMIT_IDENTIFIER, { properties: { "realtime.offsets": value }, force: true });
       const err = await expectCode(RealtimeSnapshotOffsets.readAllOffsets(table), "CORRUPT_FILE");
       expect(err.message).toBe(`snapshot ${id} of ${table.location}: property realtime.offsets = ${JSON.stringify(value)} ${why()}`);
-      // expiring that snapshot deletes nothing outside the table
       await table.newWrite({ commitUser: "later" }).then(async (w) => table.newCommit({ commitUser: "later" }).commit(await w.prepareCommit()));
       await new FileStoreCommit(table.fileIO, table.location, table.schema, "fix").commit([], BATCH_COMMIT_IDENTIFIER, { properties: { "realtime.offsets": "fresh.offsets" }, force: true });
       writeFileSync(join(table.location, "metadata", "fresh.offsets"), file(""));
-      expect(await table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBeGreaterThan(0);
-      expect(existsSync(victim)).toBe(true);
       expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual([]);
+      // expiring that snapshot refuses, with nothing deleted (the path-safety rule of all metadata)
+      const refused = await expectCode(table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 }), "CORRUPT_FILE");
+      expect(refused.message).toBe(`refusing to delete ${value} (named by a snapshot expired from ${table.location}): it is outside the table directory ${table.location}`);
+      expect(existsSync(victim)).toBe(true);
+      expect(existsSync(table.paths.snapshot(id!))).toBe(true);
+      // so does a rollback past it
+      const rolled = await expectCode(table.rollbackTo(id! - 1), "CORRUPT_FILE");
+      expect(rolled.message).toBe(`refusing to delete ${value} (named by a snapshot rolled back from ${table.identifier}): it is outside the table directory ${table.location}`);
+      expect((await table.latestSnapshot())!.id).toBe(id! + 1);
   });
 
   it("a full path into another location's metadata/ resolves by name inside this table's metadata/ (renamed or copied tables)", async () => {

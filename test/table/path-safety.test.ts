@@ -329,7 +329,7 @@ describe("file names read from table metadata (item 6)", () => {
     expect(e.message).toBe(`${path}: baseManifestList "../../../../victim.parquet" contains a path separator`);
   });
 
-  it("expiry deletes nothing a snapshot's realtime.offsets property names outside the table", async () => {
+  it("expiry checks every path before deleting any: a snapshot pointing outside stops it with nothing deleted", async () => {
     const { base, warehouse, victim } = sandbox();
     const { table, fileA } = await twoSnapshots(warehouse);
     // Snapshot 1 names the victim as its offsets file; snapshot 2 names one inside the table.
@@ -342,10 +342,14 @@ describe("file names read from table metadata (item 6)", () => {
       json.properties = { [REALTIME_OFFSETS_PROPERTY]: offsets };
       writeFileSync(path, JSON.stringify(json));
     }
-    // A property that names no file of a metadata directory references nothing: expiry goes on.
-    expect(await expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMax: 1, retainMin: 1 })).toBe(1);
-    expect(existsSync(fileA)).toBe(false);
-    expect(existsSync(table.paths.snapshot(1))).toBe(false);
+    const e = await failure(() => expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMax: 1, retainMin: 1 }));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toBe(`refusing to delete ${victim} (named by a snapshot expired from ${table.location}): it is outside the table directory ${table.location}`);
+    // Not even the files that were safe to delete went: the data file of snapshot 1, its manifests, the snapshot.
+    expect(existsSync(fileA)).toBe(true);
+    expect(existsSync(table.paths.snapshot(1))).toBe(true);
+    const s1 = JSON.parse(readFileSync(table.paths.snapshot(1), "utf8"));
+    expect(existsSync(table.paths.manifest(s1.deltaManifestList))).toBe(true);
     expectOutsideUntouched(base, victim);
   });
 
