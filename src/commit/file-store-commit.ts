@@ -201,11 +201,18 @@ export class FileStoreCommit {
 
   /**
    * Replaces the live files of the partitions `filter` accepts (all partitions when it is
-   * null) with the new files of `changes`, as one OVERWRITE snapshot.
+   * null) with the new files of `changes`, as one OVERWRITE snapshot; the writers' compaction
+   * results follow in a COMPACT snapshot, as Java's `overwritePartition` commits them. Returns
+   * the last snapshot id.
    */
   async overwrite(changes: readonly CommitMessageData[], filter: PartitionFilter | null, identifier: bigint, options: CommitOptions = {}): Promise<number | null> {
-    const { append } = this.prepare(changes, options);
-    return this.tryCommit({ ...append, kind: "OVERWRITE", overwrite: filter ?? (() => true), conflictCheck: true }, identifier, options);
+    const { append, compact } = this.prepare(changes, options);
+    let id = await this.tryCommit({ ...append, kind: "OVERWRITE", overwrite: filter ?? (() => true), conflictCheck: true }, identifier, options);
+    // Dropping them would lose rows: a deletion-vector table reads only the compacted (level > 0) files.
+    if (compact.entries.length > 0 || compact.indexChanges.length > 0) {
+      id = await this.tryCommit(compact, identifier, { ...options, watermark: null, properties: undefined });
+    }
+    return id;
   }
 
   private prepare(changes: readonly CommitMessageData[], options: CommitOptions): { append: PreparedCommit; compact: PreparedCommit } {
@@ -244,11 +251,15 @@ export class FileStoreCommit {
       try {
         const live = await this.liveFiles(latest);
         const entries = [...prepared.entries];
-        if (prepared.overwrite) entries.unshift(...this.overwriteDeletes(live, prepared.overwrite));
+        const indexChanges = [...prepared.indexChanges];
+        if (prepared.overwrite) {
+          entries.unshift(...this.overwriteDeletes(live, prepared.overwrite));
+          indexChanges.unshift(...(await this.overwriteIndexDeletes(latest, prepared.overwrite, prepared.indexChanges)));
+        }
         if (prepared.conflictCheck) this.checkConflicts(latest, live, entries);
         else checkAddsNotLive(latest, live, entries);
-        if (prepared.conflictCheck && latest && prepared.indexChanges.length > 0) await checkIndexConflicts(this.manifests, latest, prepared.indexChanges);
-        const snapshot = await this.writeSnapshot(latest, entries, prepared, identifier, options, written);
+        if (prepared.conflictCheck && latest && indexChanges.length > 0) await checkIndexConflicts(this.manifests, latest, indexChanges);
+        const snapshot = await this.writeSnapshot(latest, entries, { ...prepared, indexChanges }, identifier, options, written);
         if (await this.snapshots.tryPublish(snapshot)) {
           this.advanceLiveFiles(snapshot, live, entries);
           return snapshot.id;
@@ -324,6 +335,21 @@ export class FileStoreCommit {
   /** DELETE entries for every live file in the partitions being overwritten. */
   private overwriteDeletes(live: ReadonlyMap<string, ManifestEntry>, filter: PartitionFilter): ManifestEntry[] {
     return [...live.values()].filter((e) => filter(this.partitionValues(e.partition))).map((e) => ({ ...e, kind: FILE_KIND_DELETE }));
+  }
+
+  /**
+   * DELETE entries for every index file (deletion vectors, hash indexes) of the partitions being
+   * overwritten, as Java's `OverwriteChangesProvider` emits them: the replaced data files are
+   * gone, so their deletion vectors must not survive into the snapshot, where a later writer of
+   * the partition-bucket would restore them. Files `changes` already delete are left to them.
+   */
+  private async overwriteIndexDeletes(latest: Snapshot | null, filter: PartitionFilter, changes: readonly IndexManifestEntry[]): Promise<IndexManifestEntry[]> {
+    if (!latest?.indexManifest) return [];
+    const key = (e: IndexManifestEntry) => `${e.partition.join(",")}|${e.bucket}|${e.indexFile.fileName}`;
+    const deletedByChanges = new Set(changes.filter((c) => c.kind === FILE_KIND_DELETE).map(key));
+    return (await this.manifests.indexEntries(latest))
+      .filter((e) => filter(this.partitionValues(e.partition)) && !deletedByChanges.has(key(e)))
+      .map((e) => ({ ...e, kind: FILE_KIND_DELETE }));
   }
 
   /** Java ConflictDetection: deleting a file that is gone, or adding one already present, conflicts. */

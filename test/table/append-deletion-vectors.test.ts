@@ -76,5 +76,9 @@ describe("append tables with deletion vectors", () => {
       const rows = await readTable(oracle, dir, "db.t", { sort: true });
       expect(rows.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual([0, 2, 4, 10, 11, 12]);
     }
+    // Truncate removes the deletion-vector index file with the data files (Java OverwriteChangesProvider).
+    const truncated = await table.truncate({ commitUser: "admin" });
+    expect(await table.manifestStore.indexEntries(await table.snapshot(truncated))).toEqual([]);
+    expect((await table.newRead().toArrow((await table.newScan().plan()).splits)).numRows).toBe(0);
   });
 });

@@ -1,0 +1,117 @@
+// Overwrite, truncate and dropPartitions of deletion-vector tables remove the deletion-vector
+// index files of what they clear, as Java's OverwriteChangesProvider emits DELETE index entries
+// for the overwritten partitions: the snapshot lists none for the cleared partitions, and later
+// writers of those partition-buckets start without stale deletion vectors.
+import { afterAll, describe, expect, it } from "vitest";
+import type { Table } from "../../src/table/table.js";
+import { javaOracleUnavailable, readTable } from "../interop/oracle/harness.js";
+import { cleanupDirs, tempDir } from "../realtime/helpers.js";
+import { createPkTable, readRows, toBatch, writeCommit, type Row } from "./helpers.js";
+
+afterAll(cleanupDirs);
+
+const r = (dt: string, id: number, v: string): Row => ({ dt, id: BigInt(id), name: "k", v, n: null });
+
+/** One index-manifest entry: partition dt, bucket, type, file, and (data file, cardinality) per deletion vector. */
+interface IndexListing {
+  dt: string;
+  bucket: number;
+  indexType: string;
+  fileName: string;
+  ranges: Array<[string, bigint | null]>;
+}
+
+/** A DV table (bucket 1) with rows a/1..3 and b/1..3 and one update in each partition: one DV index file per partition. */
+async function dvTable(): Promise<{ table: Table; warehouse: string; dtOf: Map<string, string>; before: IndexListing[] }> {
+  const warehouse = tempDir("paimon-rt-overwrite-dv-");
+  const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true" }, { warehouse });
+  await writeCommit(table, "u", [{ rows: [r("a", 1, "x"), r("a", 2, "y"), r("a", 3, "z"), r("b", 1, "x"), r("b", 2, "y"), r("b", 3, "z")] }]);
+  await writeCommit(table, "u", [{ rows: [r("a", 2, "y2"), r("b", 3, "z2")] }]);
+  const splits = (await table.newScan().plan()).splits;
+  const dtOf = new Map(splits.map((s) => [s.partitionRow.join(","), (s.partition as { dt: string }).dt]));
+  const before = await indexListing(table, dtOf);
+  expect(before.map((e) => [e.dt, e.bucket, e.indexType, e.ranges.length, e.ranges[0][1]])).toEqual([
+    ["a", 0, "DELETION_VECTORS", 1, 1n],
+    ["b", 0, "DELETION_VECTORS", 1, 1n],
+  ]);
+  return { table, warehouse, dtOf, before };
+}
+
+/** The latest snapshot's index manifest, sorted by partition. */
+async function indexListing(table: Table, dtOf: ReadonlyMap<string, string>): Promise<IndexListing[]> {
+  const entries = await table.manifestStore.indexEntries(await table.latestSnapshot());
+  return entries
+    .map((e) => ({
+      dt: dtOf.get(e.partition.join(","))!,
+      bucket: e.bucket,
+      indexType: e.indexFile.indexType,
+      fileName: e.indexFile.fileName,
+      ranges: (e.indexFile.dvRanges ?? []).map((d): [string, bigint | null] => [d.dataFileName, d.cardinality]),
+    }))
+    .sort((x, y) => (x.dt < y.dt ? -1 : x.dt > y.dt ? 1 : 0));
+}
+
+/** Names of the live data files of partition dt. */
+async function liveFilesOf(table: Table, dt: string): Promise<string[]> {
+  const splits = (await table.newScan().plan()).splits.filter((s) => (s.partition as { dt: string }).dt === dt);
+  return splits.flatMap((s) => s.files.map((f) => f.fileName)).sort();
+}
+
+/** Rows as Java Paimon reads them, as `dt|id|v`, sorted. */
+async function javaRows(warehouse: string, table: Table): Promise<string[]> {
+  return (await readTable("java", warehouse, table.identifier)).map((x) => `${x.dt}|${x.id}|${x.v}`).sort();
+}
+
+const asStrings = (rows: Row[]) => rows.map((x) => `${x.dt}|${x.id}|${x.v}`);
+
+describe("clearing partitions of a deletion-vector primary-key table", () => {
+  it("truncate lists no index files, and a later write and update start without deletion vectors", async () => {
+    const { table, warehouse, dtOf } = await dvTable();
+    await table.truncate({ commitUser: "admin" });
+    expect(await indexListing(table, dtOf)).toEqual([]);
+    expect(await readRows(table)).toEqual([]);
+    await writeCommit(table, "u", [{ rows: [r("a", 1, "p"), r("a", 2, "q")] }]);
+    // Without stale vectors, the first write into the cleared bucket adds no index file.
+    expect(await indexListing(table, dtOf)).toEqual([]);
+    await writeCommit(table, "u", [{ rows: [r("a", 2, "q2")] }]);
+    const listing = await indexListing(table, dtOf);
+    const live = await liveFilesOf(table, "a");
+    expect(listing.map((e) => [e.dt, e.bucket, e.indexType, e.ranges.length, e.ranges[0][1]])).toEqual([["a", 0, "DELETION_VECTORS", 1, 1n]]);
+    expect(live).toContain(listing[0].ranges[0][0]);
+    expect(asStrings(await readRows(table))).toEqual(["a|1|p", "a|2|q2"]);
+    if (javaOracleUnavailable() === null) expect(await javaRows(warehouse, table)).toEqual(["a|1|p", "a|2|q2"]);
+  }, 120_000);
+
+  it("dropPartitions removes exactly the dropped partition's index file, and new writes there start fresh", async () => {
+    const { table, warehouse, dtOf, before } = await dvTable();
+    await table.dropPartitions([{ dt: "a" }], { commitUser: "admin" });
+    expect(await indexListing(table, dtOf)).toEqual([before[1]]);
+    expect(asStrings(await readRows(table))).toEqual(["b|1|x", "b|2|y", "b|3|z2"]);
+    await writeCommit(table, "u", [{ rows: [r("a", 5, "n")] }]);
+    expect(await indexListing(table, dtOf)).toEqual([before[1]]);
+    await writeCommit(table, "u", [{ rows: [r("a", 5, "n2"), r("a", 6, "m")] }]);
+    const listing = await indexListing(table, dtOf);
+    expect(listing[1]).toEqual(before[1]);
+    expect(listing.map((e) => [e.dt, e.bucket, e.indexType, e.ranges.length, e.ranges[0][1]])).toEqual([
+      ["a", 0, "DELETION_VECTORS", 1, 1n],
+      ["b", 0, "DELETION_VECTORS", 1, 1n],
+    ]);
+    expect(await liveFilesOf(table, "a")).toContain(listing[0].ranges[0][0]);
+    const expected = ["a|5|n2", "a|6|m", "b|1|x", "b|2|y", "b|3|z2"];
+    expect(asStrings(await readRows(table))).toEqual(expected);
+    if (javaOracleUnavailable() === null) expect(await javaRows(warehouse, table)).toEqual(expected);
+  }, 120_000);
+
+  it("TableCommit.overwrite of a partition removes that partition's index file and keeps the writer's compacted files", async () => {
+    const { table, dtOf, before } = await dvTable();
+    const write = await table.newWrite({ commitUser: "u" });
+    await write.write(toBatch([r("b", 7, "o")]));
+    const id = await table.newCommit({ commitUser: "u" }).overwrite(await write.prepareCommit(), { dt: "b" });
+    await write.close();
+    // As in Java's overwritePartition: the OVERWRITE snapshot, then the writer's compaction as COMPACT.
+    expect((await table.snapshot(id! - 1)).commitKind).toBe("OVERWRITE");
+    expect((await table.snapshot(id!)).commitKind).toBe("COMPACT");
+    expect(await indexListing(table, dtOf)).toEqual([before[0]]);
+    expect(asStrings(await readRows(table))).toEqual(["a|1|x", "a|2|y2", "a|3|z", "b|7|o"]);
+  });
+});
