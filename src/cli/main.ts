@@ -134,10 +134,21 @@ function isEntryPoint(): boolean {
   }
 }
 
+/** A write to stdout failed because the reader closed the pipe (`paimon-rt read … | head`). */
+function isClosedStdout(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === "EPIPE";
+}
+
 if (isEntryPoint()) {
+  // The consumer has all the output it wants: that ends the command, it is no failure.
+  process.stdout.on("error", (err) => {
+    if (isClosedStdout(err)) process.exit(0);
+    throw err;
+  });
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
+      if (isClosedStdout(err)) process.exit(0);
       console.error(err instanceof PaimonError ? `error (${err.code}): ${err.message}` : err instanceof Error ? err.message : err);
       process.exit(1);
     },
