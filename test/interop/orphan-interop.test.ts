@@ -21,17 +21,19 @@ afterAll(async () => {
   if (root) await fsp.rm(root, { recursive: true, force: true });
 });
 
+/** The columns of both tables: id (of type `idType`), v, dt. */
+const fields = (idType: string) => [
+  { name: "id", type: idType },
+  { name: "v", type: "STRING" },
+  { name: "dt", type: "STRING" },
+];
 const rows = (from: number, n: number, dt: string) => Array.from({ length: n }, (_, i) => ({ id: String(from + i), v: `v${from + i}`, dt }));
 
 const TABLES: Array<{ name: string; spec: OracleSpec }> = [
   {
     name: "append_part",
     spec: {
-      fields: [
-        { name: "id", type: "BIGINT" },
-        { name: "v", type: "STRING" },
-        { name: "dt", type: "STRING" },
-      ],
+      fields: fields("BIGINT"),
       partitionKeys: ["dt"],
       options: { bucket: "-1" },
       commits: [rows(0, 5, "a"), rows(5, 5, "b"), { rows: rows(10, 3, "a"), overwrite: { dt: "a" } }, rows(20, 2, "b")],
@@ -40,11 +42,7 @@ const TABLES: Array<{ name: string; spec: OracleSpec }> = [
   {
     name: "pk_dv_changelog",
     spec: {
-      fields: [
-        { name: "id", type: "BIGINT NOT NULL" },
-        { name: "v", type: "STRING" },
-        { name: "dt", type: "STRING" },
-      ],
+      fields: fields("BIGINT NOT NULL"),
       primaryKeys: ["id"],
       options: { bucket: "2", "deletion-vectors.enabled": "true", "changelog-producer": "input" },
       commits: [rows(0, 8, "x"), [{ _kind: "-D", id: "3", v: "v3", dt: "x" }, { _kind: "+U", id: "4", v: "w4", dt: "x" }], { rows: [], compact: true }, rows(8, 3, "x")],

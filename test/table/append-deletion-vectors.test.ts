@@ -4,10 +4,7 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
-import { RoaringBitmap32 } from "../../src/kernel/bitmap.js";
-import { deletionVectorLength, serializeDeletionVector32 } from "../../src/kernel/deletion-vector.js";
-import { makeCommitMessage } from "../../src/spec/commit-message.js";
+import { commitDeletionVector } from "./helpers.js";
 import { javaOracleUnavailable, pypaimonUnavailable, readTable } from "../interop/oracle/harness.js";
 
 const dirs: string[] = [];
@@ -33,36 +30,8 @@ describe("append tables with deletion vectors", () => {
     const [split] = (await table.newScan().plan()).splits;
     const first = split.files.find((f) => f.rowCount === 5n)!;
     // Delete positions 1 and 3 of the first file.
-    const dv = serializeDeletionVector32(new RoaringBitmap32().addMany([1, 3]));
-    const indexBytes = new Uint8Array(1 + dv.length);
-    indexBytes[0] = 1;
-    indexBytes.set(dv, 1);
-    const indexName = "index-test-dv-0";
-    await table.fileIO.writeFile(table.paths.index(indexName), indexBytes);
-    const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, "deleter");
-    const id = await commit.commit(
-      [
-        makeCommitMessage({
-          partition: split.partitionRow,
-          bucket: split.bucket,
-          dataIncrement: {
-            newIndexFiles: [
-              {
-                indexType: "DELETION_VECTORS",
-                fileName: indexName,
-                fileSize: BigInt(indexBytes.length),
-                rowCount: 1n,
-                dvRanges: [{ dataFileName: first.fileName, offset: 1, length: deletionVectorLength(dv), cardinality: 2n }],
-                externalPath: null,
-                globalIndex: null,
-              },
-            ],
-          },
-        }),
-      ],
-      1n,
-    );
-    expect((await table.snapshot(id!)).commitKind).toBe("OVERWRITE");
+    const { snapshotId: id } = await commitDeletionVector(table, split, first.fileName, [1, 3]);
+    expect((await table.snapshot(id)).commitKind).toBe("OVERWRITE");
     const plan = await table.newScan().plan();
     expect(plan.splits[0].deletionFiles?.filter((d) => d !== null).length).toBe(1);
     const ids = (await table.newRead().toArrow(plan.splits)).getChild("id")!.toArray();

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { PaimonError } from "../../src/error.js";
 import { Table } from "../../src/table/table.js";
+import { failure } from "./helpers.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -20,16 +20,6 @@ async function tableWithData(): Promise<Table> {
   await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 2, data: BigInt64Array.from([1n, 2n]) }), s: arrow.vectorFromArray(["a", "b"], new arrow.Utf8()).data[0] }));
   await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
   return table;
-}
-
-async function failure(f: () => Promise<unknown>): Promise<PaimonError> {
-  try {
-    await f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(PaimonError);
-    return e as PaimonError;
-  }
-  throw new Error("expected a failure");
 }
 
 const readAll = async (table: Table) => table.newRead().toArrow((await table.newScan().plan()).splits);

@@ -6,12 +6,9 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
 import { PaimonError } from "../../src/error.js";
-import { RoaringBitmap32 } from "../../src/kernel/bitmap.js";
-import { deletionVectorLength, serializeDeletionVector32 } from "../../src/kernel/deletion-vector.js";
-import { makeCommitMessage } from "../../src/spec/commit-message.js";
 import type { Table } from "../../src/table/table.js";
+import { commitDeletionVector, failure } from "./helpers.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -27,45 +24,12 @@ async function tableWithDeletionVector(): Promise<{ table: Table; indexPath: str
   await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 5, data: BigInt64Array.from([0n, 1n, 2n, 3n, 4n]) }) }));
   await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
   const [split] = (await table.newScan().plan()).splits;
-  const dv = serializeDeletionVector32(new RoaringBitmap32().addMany([1, 3]));
-  const indexBytes = new Uint8Array(1 + dv.length);
-  indexBytes[0] = 1;
-  indexBytes.set(dv, 1);
-  const indexName = "index-test-dv-0";
-  await table.fileIO.writeFile(table.paths.index(indexName), indexBytes);
-  await new FileStoreCommit(table.fileIO, table.location, table.schema, "deleter").commit(
-    [
-      makeCommitMessage({
-        partition: split.partitionRow,
-        bucket: split.bucket,
-        dataIncrement: {
-          newIndexFiles: [
-            {
-              indexType: "DELETION_VECTORS",
-              fileName: indexName,
-              fileSize: BigInt(indexBytes.length),
-              rowCount: 1n,
-              dvRanges: [{ dataFileName: split.files[0].fileName, offset: 1, length: deletionVectorLength(dv), cardinality: 2n }],
-              externalPath: null,
-              globalIndex: null,
-            },
-          ],
-        },
-      }),
-    ],
-    1n,
-  );
-  return { table, indexPath: table.paths.index(indexName), dv };
+  const { indexPath, dv } = await commitDeletionVector(table, split, split.files[0].fileName, [1, 3]);
+  return { table, indexPath, dv };
 }
 
 async function readFailure(table: Table): Promise<PaimonError> {
-  try {
-    await table.newRead().toArrow((await table.newScan().plan()).splits);
-  } catch (e) {
-    expect(e).toBeInstanceOf(PaimonError);
-    return e as PaimonError;
-  }
-  throw new Error("expected a failure");
+  return failure(async () => table.newRead().toArrow((await table.newScan().plan()).splits));
 }
 
 describe("deletion-vector index corruption", () => {

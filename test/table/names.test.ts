@@ -7,11 +7,11 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { PaimonError } from "../../src/error.js";
 import { RealtimeContext } from "../../src/index.js";
 import { parseJavaInt } from "../../src/table/option-validation.js";
 import { TableOptions } from "../../src/table/options.js";
 import { makeTable, rtBatch } from "../realtime/helpers.js";
+import { failure } from "./helpers.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -21,16 +21,6 @@ async function warehouse(): Promise<{ dir: string; catalog: Catalog }> {
   dirs.push(dir);
   const catalog = await Catalog.open(dir);
   return { dir, catalog };
-}
-
-async function failure(f: () => Promise<unknown>): Promise<PaimonError> {
-  try {
-    await f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(PaimonError);
-    return e as PaimonError;
-  }
-  throw new Error("expected a failure");
 }
 
 const FIELDS = [

@@ -12,11 +12,11 @@ import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
 import { makeCommitMessage } from "../../src/spec/commit-message.js";
 import type { IndexFileMeta } from "../../src/spec/manifest.js";
 import { expireSnapshots } from "../../src/commit/expire.js";
-import { PaimonError } from "../../src/error.js";
 import { fileNameProblem } from "../../src/spec/file-names.js";
 import { decodeIndexManifestEntries, decodeManifestEntries, encodeIndexManifestEntries, encodeManifestEntries, FILE_KIND_DELETE, type ManifestEntry } from "../../src/spec/manifest.js";
 import { RealtimeContext } from "../../src/realtime/context.js";
 import { makeTable, rtBatch } from "../realtime/helpers.js";
+import { failure } from "./helpers.js";
 import { REALTIME_OFFSETS_PROPERTY } from "../../src/spec/snapshot.js";
 import { isInsideDirectory, TablePaths } from "../../src/table/paths.js";
 import type { Table } from "../../src/table/table.js";
@@ -49,16 +49,6 @@ function batch(ids: number[]): arrow.RecordBatch {
     id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids.map(BigInt)) }),
     s: arrow.vectorFromArray(ids.map((i) => `v${i}`), new arrow.Utf8()).data[0],
   });
-}
-
-async function failure(f: () => Promise<unknown>): Promise<PaimonError> {
-  try {
-    await f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(PaimonError);
-    return e as PaimonError;
-  }
-  throw new Error("expected a failure");
 }
 
 async function newTable(warehouse: string, options: Record<string, string> = {}): Promise<{ catalog: Catalog; table: Table }> {
