@@ -201,17 +201,26 @@ export class FileStoreCommit {
 
   /**
    * Replaces the live files of the partitions `filter` accepts (all partitions when it is
-   * null) with the new files of `changes`, as one OVERWRITE snapshot; the writers' compaction
-   * results follow in a COMPACT snapshot, as Java's `overwritePartition` commits them. Returns
-   * the last snapshot id.
+   * null) with the new files of `changes`, as one OVERWRITE snapshot. The writers' compaction
+   * results follow in a COMPACT snapshot, as Java's `overwritePartition` commits them, when they
+   * compacted only files of `changes` (Java's overwrite writers ignore the previous files). A
+   * compaction that also rewrote files or deletion vectors of the table is left out, its new
+   * files hold replaced rows; in a deletion-vector table, which reads only compacted files, that
+   * would lose the new rows, so such an overwrite is refused (UNSUPPORTED) before anything is
+   * committed. Returns the last snapshot id.
    */
   async overwrite(changes: readonly CommitMessageData[], filter: PartitionFilter | null, identifier: bigint, options: CommitOptions = {}): Promise<number | null> {
     const { append, compact } = this.prepare(changes, options);
-    let id = await this.tryCommit({ ...append, kind: "OVERWRITE", overwrite: filter ?? (() => true), conflictCheck: true }, identifier, options);
-    // Dropping them would lose rows: a deletion-vector table reads only the compacted (level > 0) files.
-    if (compact.entries.length > 0 || compact.indexChanges.length > 0) {
-      id = await this.tryCommit(compact, identifier, { ...options, watermark: null, properties: undefined });
+    const compacted = compact.entries.length > 0 || compact.indexChanges.length > 0;
+    const ownCompaction = compacted && compactsOnlyOwnFiles(changes);
+    if (compacted && !ownCompaction && this.options.bool("deletion-vectors.enabled", false)) {
+      throw new PaimonError(
+        "UNSUPPORTED",
+        `overwrite of deletion-vector table ${this.root}: the messages' compaction rewrote files or deletion vectors the table already had (a writer restored from the table, e.g. keys written again); truncate or dropPartitions first, then write and commit`,
+      );
     }
+    let id = await this.tryCommit({ ...append, kind: "OVERWRITE", overwrite: filter ?? (() => true), conflictCheck: true }, identifier, options);
+    if (ownCompaction) id = await this.tryCommit(compact, identifier, { ...options, watermark: null, properties: undefined });
     return id;
   }
 
@@ -444,6 +453,25 @@ function checkAddsNotLive(latest: Snapshot | null, live: ReadonlyMap<string, Man
 function alreadyAdded(e: ManifestEntry, latest: Snapshot | null): PaimonError {
   const where = latest === null ? "this commit" : `snapshot ${latest.id}`;
   return new PaimonError("COMMIT_CONFLICT", `trying to add file ${e.file.fileName} of bucket ${e.bucket} which is already added (in ${where}); give up committing`);
+}
+
+/**
+ * True when the compaction in `changes` rewrote only files the same messages add: what Java's
+ * overwrite writers (`withIgnorePreviousFiles`) produce, safe to commit after the overwrite.
+ */
+function compactsOnlyOwnFiles(changes: readonly CommitMessageData[]): boolean {
+  const own = new Set<string>();
+  const ownIndex = new Set<string>();
+  for (const c of changes) {
+    for (const f of [...c.dataIncrement.newFiles, ...c.compactIncrement.compactAfter]) own.add(f.fileName);
+    for (const f of [...c.dataIncrement.newIndexFiles, ...c.compactIncrement.newIndexFiles]) ownIndex.add(f.fileName);
+  }
+  return changes.every(
+    (c) =>
+      c.compactIncrement.compactBefore.every((f) => own.has(f.fileName)) &&
+      c.compactIncrement.deletedIndexFiles.every((f) => ownIndex.has(f.fileName)) &&
+      c.compactIncrement.newIndexFiles.every((f) => (f.dvRanges ?? []).every((r) => own.has(r.dataFileName))),
+  );
 }
 
 /**

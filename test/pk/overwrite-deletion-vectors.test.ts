@@ -1,11 +1,14 @@
 // Overwrite, truncate and dropPartitions of deletion-vector tables remove the deletion-vector
 // index files of what they clear, as Java's OverwriteChangesProvider emits DELETE index entries
 // for the overwritten partitions: the snapshot lists none for the cleared partitions, and later
-// writers of those partition-buckets start without stale deletion vectors.
+// writers of those partition-buckets start without stale deletion vectors. Overwrite commits the
+// writers' compaction after the OVERWRITE snapshot (Java overwritePartition) when it rewrote only
+// the messages' own files.
 import { afterAll, describe, expect, it } from "vitest";
 import type { Table } from "../../src/table/table.js";
 import { javaOracleUnavailable, readTable } from "../interop/oracle/harness.js";
 import { cleanupDirs, tempDir } from "../realtime/helpers.js";
+import { failure } from "../table/helpers.js";
 import { createPkTable, readRows, toBatch, writeCommit, type Row } from "./helpers.js";
 
 afterAll(cleanupDirs);
@@ -113,5 +116,37 @@ describe("clearing partitions of a deletion-vector primary-key table", () => {
     expect((await table.snapshot(id!)).commitKind).toBe("COMPACT");
     expect(await indexListing(table, dtOf)).toEqual([before[0]]);
     expect(asStrings(await readRows(table))).toEqual(["a|1|x", "a|2|y2", "a|3|z", "b|7|o"]);
+  });
+
+  it("TableCommit.overwrite refuses messages whose compaction rewrote the table's deletion vectors, changing nothing", async () => {
+    const { table, dtOf, before } = await dvTable();
+    const snapshots = (await table.listSnapshots()).length;
+    const write = await table.newWrite({ commitUser: "u" });
+    // Key b|3 exists: the writer (restored from the table) marks its old row in a new deletion vector.
+    await write.write(toBatch([r("b", 3, "o"), r("b", 8, "o")]));
+    const messages = await write.prepareCommit();
+    await write.close();
+    const err = await failure(() => table.newCommit({ commitUser: "u" }).overwrite(messages, { dt: "b" }));
+    expect(err.code).toBe("UNSUPPORTED");
+    expect(err.message).toMatch(/^overwrite of deletion-vector table .*: the messages' compaction rewrote files or deletion vectors the table already had/);
+    expect((await table.listSnapshots()).length).toBe(snapshots);
+    expect(await indexListing(table, dtOf)).toEqual(before);
+    expect(asStrings(await readRows(table))).toEqual(["a|1|x", "a|2|y2", "a|3|z", "b|1|x", "b|2|y", "b|3|z2"]);
+  });
+});
+
+describe("overwriting a primary-key table without deletion vectors", () => {
+  it("leaves out a compaction that merged the replaced files: only the new rows remain", async () => {
+    const table = await createPkTable({ bucket: 1 });
+    await writeCommit(table, "u", [{ rows: [r("a", 1, "x"), r("b", 1, "x"), r("b", 3, "z")] }]);
+    const write = await table.newWrite({ commitUser: "u" });
+    await write.write(toBatch([r("b", 3, "o"), r("b", 8, "o")]));
+    await write.compact({ full: true }); // merges the table's b file with the new rows
+    const messages = await write.prepareCommit();
+    await write.close();
+    expect(messages.some((m) => m.data.compactIncrement.compactBefore.length > 1)).toBe(true);
+    const id = await table.newCommit({ commitUser: "u" }).overwrite(messages, { dt: "b" });
+    expect((await table.snapshot(id!)).commitKind).toBe("OVERWRITE");
+    expect(asStrings(await readRows(table))).toEqual(["a|1|x", "b|3|o", "b|8|o"]);
   });
 });
