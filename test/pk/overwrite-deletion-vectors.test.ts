@@ -4,6 +4,8 @@
 // writers of those partition-buckets start without stale deletion vectors. Overwrite commits the
 // writers' compaction after the OVERWRITE snapshot (Java overwritePartition) when it rewrote only
 // the messages' own files.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Table } from "../../src/table/table.js";
 import { javaOracleUnavailable, readTable } from "../interop/oracle/harness.js";
@@ -69,10 +71,14 @@ const asStrings = (rows: Row[]) => rows.map((x) => `${x.dt}|${x.id}|${x.v}`);
 
 describe("clearing partitions of a deletion-vector primary-key table", () => {
   it("truncate lists no index files, and a later write and update start without deletion vectors", async () => {
-    const { table, warehouse, dtOf } = await dvTable();
+    const { table, warehouse, dtOf, before } = await dvTable();
     await table.truncate({ commitUser: "admin" });
     expect(await indexListing(table, dtOf)).toEqual([]);
     expect(await readRows(table)).toEqual([]);
+    // No longer referenced, the truncated deletion-vector files go with the snapshots that listed them.
+    for (const e of before) expect(existsSync(join(table.location, "index", e.fileName)), e.fileName).toBe(true);
+    await table.newCommit({ commitUser: "admin" }).expireSnapshots({ retainMax: 1, retainMin: 1 });
+    for (const e of before) expect(existsSync(join(table.location, "index", e.fileName)), e.fileName).toBe(false);
     await writeCommit(table, "u", [{ rows: [r("a", 1, "p"), r("a", 2, "q")] }]);
     // Without stale vectors, the first write into the cleared bucket adds no index file.
     expect(await indexListing(table, dtOf)).toEqual([]);
