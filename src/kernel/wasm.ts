@@ -96,18 +96,40 @@ function instantiate(module: WebAssembly.Module): KernelExports {
 /**
  * Instantiates the kernel module ahead of first use. Optional everywhere except
  * where synchronous compilation is refused (a browser main thread, or an edge
- * runtime that only accepts statically imported modules: pass that module here).
+ * runtime that only accepts statically imported modules: pass that module, the package's
+ * `paimon-rt/kernels.wasm`, here or to `init({ kernels })`). A failed attempt leaves nothing
+ * behind: a later call (or first use) tries again.
  */
 export async function initKernels(source?: WebAssembly.Module | BufferSource): Promise<void> {
   if (kernel) return;
-  const module =
-    source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source ?? kernelWasmBytes());
-  kernel ??= instantiate(module);
+  let module: WebAssembly.Module;
+  try {
+    module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source ?? kernelWasmBytes());
+    kernel ??= instantiate(module);
+  } catch (e) {
+    throw kernelLoadError(e, source !== undefined);
+  }
+}
+
+function kernelLoadError(e: unknown, supplied: boolean): PaimonError {
+  const detail = (e as Error)?.message ?? String(e);
+  return supplied
+    ? new PaimonError("INVALID_ARGUMENT", `the kernels module given to init({ kernels }) is not paimon-rt's kernel wasm (paimon-rt/kernels.wasm): ${detail}`, { cause: e })
+    : new PaimonError(
+        "UNSUPPORTED",
+        `the kernels module (paimon-rt's kernel wasm) could not be compiled in this runtime: ${detail}; pass the module to init({ kernels }) (import paimon-rt/kernels.wasm as a WebAssembly.Module)`,
+        { cause: e },
+      );
 }
 
 /** The kernel exports, instantiating the embedded module synchronously on first use. */
 export function kernelExports(): KernelExports {
-  kernel ??= instantiate(new WebAssembly.Module(kernelWasmBytes()));
+  if (kernel) return kernel;
+  try {
+    kernel = instantiate(new WebAssembly.Module(kernelWasmBytes()));
+  } catch (e) {
+    throw kernelLoadError(e, false);
+  }
   return kernel;
 }
 
