@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as edge from "../../src/edge.js";
 import { startStaticServer, type StaticServer } from "../support/static-server.js";
+import { EXPECTED } from "./expected.js";
 import { writeHostFixture } from "./fixture.js";
 // @ts-expect-error: plain JS module shared with the browser and worker bundles
 import { runHostQueries } from "./queries.mjs";
@@ -28,45 +29,3 @@ describe("host fixture read from Node over HTTP", () => {
     expect(out).toEqual(EXPECTED);
   });
 });
-
-export const EXPECTED = {
-  databases: ["db"],
-  tables: ["app", "pk"],
-  appSnapshots: [1, 2],
-  appAll: [
-    { id: "1", name: "a1", dt: "2024-01-01" },
-    { id: "2", name: "a2", dt: "2024-01-01" },
-    { id: "3", name: "a3", dt: "2024-01-02" },
-    { id: "4", name: "a4", dt: "2024-01-02" },
-    { id: "5", name: "b5", dt: "2024-01-01" },
-    { id: "6", name: "b6", dt: "2024-01-02" },
-    { id: "7", name: "b7", dt: "2024-01-03" },
-  ],
-  appFiltered: [
-    { id: "4", name: "a4" },
-    { id: "6", name: "b6" },
-  ],
-  appAtSnapshot1: [
-    { id: "1", name: "a1", dt: "2024-01-01" },
-    { id: "2", name: "a2", dt: "2024-01-01" },
-    { id: "3", name: "a3", dt: "2024-01-02" },
-    { id: "4", name: "a4", dt: "2024-01-02" },
-  ],
-  appBuckets: [0, 1],
-  pkAll: [
-    { id: "1", name: "p1", dt: "x" },
-    { id: "2", name: "p2-updated", dt: "x" },
-    { id: "3", name: "p3", dt: "y" },
-    { id: "5", name: "p5", dt: "y" },
-  ],
-  pkDeletionFiles: true,
-  pkFiltered: [
-    { _VALUE_KIND: 0, id: "3", name: "p3", dt: "y" },
-    { _VALUE_KIND: 0, id: "5", name: "p5", dt: "y" },
-  ],
-  // snapshot 1 holds only level-0 files, which a deletion-vector table does not read (Java Paimon
-  // reads DV tables from compacted levels only); the second write compacted them
-  pkAtSnapshot1: [],
-  rowKindDelete: 3,
-  refusals: ["READ_ONLY", "READ_ONLY", "READ_ONLY"],
-};
