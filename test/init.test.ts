@@ -55,6 +55,16 @@ describe("init", () => {
     expect(edge.sortPermutation([edge.keyColumnFromValues("int32", [3, 1, 2])], new BigInt64Array(3)).join()).toBe("1,2,0");
   });
 
+  it("rejects a kernels module that is not this build's kernel, before it is used", async () => {
+    const emptyModule = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]); // valid, exports nothing
+    const [code, message] = await codeOf(edge.init({ kernels: emptyModule }));
+    expect(code).toBe("INVALID_ARGUMENT");
+    expect(message).toContain("is not this paimon-rt's kernel wasm (paimon-rt/kernels.wasm): its source hash is missing");
+    const [garbageCode, garbageMessage] = await codeOf(edge.init({ kernels: new Uint8Array([1, 2, 3]) }));
+    expect(garbageCode).toBe("INVALID_ARGUMENT");
+    expect(garbageMessage).toContain("init({ kernels })");
+  });
+
   it("rejects a value that is no module or bytes, naming the option", async () => {
     const [code, message] = await codeOf(edge.init({ parquet: "parquet.wasm" as never }));
     expect(code).toBe("INVALID_ARGUMENT");

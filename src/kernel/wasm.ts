@@ -83,7 +83,7 @@ export function kernelWasmBytes(): Uint8Array<ArrayBuffer> {
 
 /** SHA-256 of the crate sources the module was built from (custom section). */
 export function kernelSourceHash(module: WebAssembly.Module): string {
-  const sections = WebAssembly.Module.customSections(module, "paimon_rt_source_hash");
+  const sections = WebAssembly.Module.customSections(module, SOURCE_HASH_SECTION);
   if (sections.length !== 1) throw new PaimonError("CORRUPT_FILE", "kernel module has no source hash section");
   return new TextDecoder().decode(sections[0]);
 }
@@ -101,14 +101,70 @@ function instantiate(module: WebAssembly.Module): KernelExports {
  * behind: a later call (or first use) tries again.
  */
 export async function initKernels(source?: WebAssembly.Module | BufferSource): Promise<void> {
-  if (kernel) return;
+  if (kernel && source === undefined) return;
   let module: WebAssembly.Module;
   try {
     module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source ?? kernelWasmBytes());
-    kernel ??= instantiate(module);
   } catch (e) {
     throw kernelLoadError(e, source !== undefined);
   }
+  if (source !== undefined) checkSuppliedKernel(module); // also when already initialised: a wrong module is a bug
+  if (kernel) return;
+  try {
+    kernel = instantiate(module);
+  } catch (e) {
+    throw kernelLoadError(e, source !== undefined);
+  }
+}
+
+/** A module handed to init must be this build's kernel: the JS glue and the exports go together. */
+function checkSuppliedKernel(module: WebAssembly.Module): void {
+  const sections = WebAssembly.Module.customSections(module, SOURCE_HASH_SECTION);
+  const supplied = sections.length === 1 ? new TextDecoder().decode(sections[0]) : null;
+  const expected = embeddedSourceHash();
+  if (supplied !== expected) {
+    throw new PaimonError(
+      "INVALID_ARGUMENT",
+      `the kernels module given to init({ kernels }) is not this paimon-rt's kernel wasm (paimon-rt/kernels.wasm): its source hash is ${supplied ?? "missing"}, expected ${expected}`,
+    );
+  }
+}
+
+const SOURCE_HASH_SECTION = "paimon_rt_source_hash";
+let embeddedHash: string | undefined;
+
+/** The source hash custom section of the embedded module, read from its bytes without compiling them. */
+function embeddedSourceHash(): string {
+  embeddedHash ??= customSectionText(kernelWasmBytes(), SOURCE_HASH_SECTION);
+  return embeddedHash;
+}
+
+/** The text of the one custom section `name` of a wasm binary (section id 0: name, then payload). */
+function customSectionText(bytes: Uint8Array, name: string): string {
+  let pos = 8; // magic + version
+  const leb = (): number => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[pos++]!;
+      result += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) return result;
+      shift += 7;
+    }
+  };
+  const decoder = new TextDecoder();
+  while (pos < bytes.length) {
+    const id = bytes[pos++]!;
+    const size = leb();
+    const end = pos + size;
+    if (id === 0) {
+      const nameLength = leb();
+      const sectionName = decoder.decode(bytes.subarray(pos, pos + nameLength));
+      if (sectionName === name) return decoder.decode(bytes.subarray(pos + nameLength, end));
+    }
+    pos = end;
+  }
+  throw new PaimonError("CORRUPT_FILE", `the embedded kernel module has no ${name} section`);
 }
 
 function kernelLoadError(e: unknown, supplied: boolean): PaimonError {

@@ -84,7 +84,7 @@ export async function startStaticServer(
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeAllConnections?.();
       }),
   };
 }
