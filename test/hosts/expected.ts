@@ -1,7 +1,7 @@
 // What every runtime must read from the host fixture (test/hosts/fixture.ts) through queries.mjs.
 export const EXPECTED = {
   databases: ["db"],
-  tables: ["app", "pk"],
+  tables: ["app", "evolved", "pk"],
   appSnapshots: [1, 2],
   appAll: [
     { id: "1", name: "a1", dt: "2024-01-01" },
@@ -38,5 +38,14 @@ export const EXPECTED = {
   // reads DV tables from compacted levels only); the second write compacted them
   pkAtSnapshot1: [],
   rowKindDelete: 3,
+  evolvedAll: [
+    { id: "1", label: "e1", dt: "x", score: null },
+    { id: "2", label: "e2", dt: "x", score: null },
+    { id: "3", label: "e3", dt: "y", score: 30 },
+  ],
+  evolvedAtSnapshot1: [
+    { id: "1", name: "e1", dt: "x" },
+    { id: "2", name: "e2", dt: "x" },
+  ],
   refusals: ["READ_ONLY", "READ_ONLY", "READ_ONLY"],
 };

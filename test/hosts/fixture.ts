@@ -1,7 +1,8 @@
 // The warehouse the real-runtime suites (Chromium, workerd) read over HTTP, written by the Node
 // library into a local directory: an append table partitioned by dt with 2 buckets (2 snapshots,
-// for time travel) and a primary-key table with deletion vectors (an update and a delete after
-// the first commit, so merge-on-read and a DV index file are both exercised).
+// for time travel), a primary-key table with deletion vectors (an update and a delete after
+// the first commit, so merge-on-read and a DV index file are both exercised) and a table whose
+// schema evolved (a renamed and an added column) between its two snapshots.
 import * as arrow from "apache-arrow";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { RowKind } from "../../src/spec/row-kind.js";
@@ -40,4 +41,22 @@ export async function writeHostFixture(dir: string): Promise<void> {
   });
   await commit(pk, rows([1, 2, 3, 4, 5], ["p1", "p2", "p3", "p4", "p5"], ["x", "x", "y", "y", "y"]));
   await commit(pk, rows([2, 4], ["p2-updated", "p4"], ["x", "y"]), [RowKind.UPDATE_AFTER, RowKind.DELETE]);
+
+  // schema evolution: rows written before a rename and an added column read under the new schema
+  const evolved = await catalog.createTable("db.evolved", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "dt", type: "STRING" }] });
+  await commit(evolved, rows([1, 2], ["e1", "e2"], ["x", "x"]));
+  const altered = await catalog.alterTable("db.evolved", [
+    { kind: "renameColumn", name: "name", newName: "label" },
+    { kind: "addColumn", name: "score", type: "INT" },
+  ]);
+  const w = await altered.newWrite({ commitUser: "fixture" });
+  await w.write(
+    new arrow.RecordBatch({
+      id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([3n]) }),
+      label: arrow.vectorFromArray(["e3"], new arrow.Utf8()).data[0],
+      dt: arrow.vectorFromArray(["y"], new arrow.Utf8()).data[0],
+      score: arrow.vectorFromArray([30], new arrow.Int32()).data[0],
+    }),
+  );
+  await altered.newCommit({ commitUser: "fixture" }).commit(await w.prepareCommit());
 }

@@ -45,6 +45,10 @@ export async function runHostQueries(pr, warehouse) {
   out.pkAtSnapshot1 = (await read(await pk.atSnapshot(1))).rows;
   out.rowKindDelete = pr.RowKind.DELETE;
 
+  const evolved = await catalog.getTable("db.evolved");
+  out.evolvedAll = (await read(evolved)).rows;
+  out.evolvedAtSnapshot1 = (await read(await evolved.atSnapshot(1))).rows;
+
   // read-only refusals, up front
   out.refusals = [];
   for (const attempt of [() => pk.newWrite({ commitUser: "u" }), () => pk.newCommit({ commitUser: "u" }), () => catalog.createDatabase("other")]) {
