@@ -1,8 +1,9 @@
 /**
  * paimon-rt for browsers and edge runtimes: everything here avoids `node:` modules.
- * Open warehouses over `memory://`, `http(s)://` or a custom FileIO. On runtimes that
- * refuse to compile wasm from bytes at request time, call `initKernels(module)` with a
- * statically imported `paimon_rt_kernels.wasm` module.
+ * Open warehouses over `http(s)://` (read-only, with a custom `fetch` / headers through
+ * `HttpFileIO`), `memory://` or a custom FileIO. On hosts that refuse to compile wasm from bytes
+ * or to fetch it by URL (Cloudflare Workers), first `await init({ kernels, parquet })` with the
+ * statically imported `paimon-rt/kernels.wasm` and `parquet-wasm/esm/parquet_wasm_bg.wasm`.
  * @packageDocumentation
  */
 export { PaimonError } from "./error.js";
@@ -21,5 +22,15 @@ export { TableRead } from "./read/table-read.js";
 export type { ReadOptions, BatchReader } from "./read/table-read.js";
 export { col, and, or, not } from "./predicate/predicate.js";
 export type { Predicate } from "./predicate/predicate.js";
-export * from "./fs/edge.js";
+export { RowKind } from "./spec/row-kind.js";
+export { init } from "./init.js";
+export type { InitOptions } from "./init.js";
+// The file systems a query-only user picks from; the internal path and error helpers stay internal.
+export type { FileIO, FileStatus, FileContent, FileIOFactory, ResolvedLocation } from "./fs/file-io.js";
+export { registerFileIOFactory } from "./fs/file-io.js";
+// (importing these modules registers the memory:// and http(s):// warehouse factories)
+export { MemoryFileIO } from "./fs/memory-file-io.js";
+export type { MemoryFileIOOptions } from "./fs/memory-file-io.js";
+export { HttpFileIO } from "./fs/http-file-io.js";
+export type { HttpFileIOOptions } from "./fs/http-file-io.js";
 export * from "./kernel/index.js";

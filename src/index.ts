@@ -29,5 +29,7 @@ export type { ReadOptions, BatchReader } from "./read/table-read.js";
 export { col, and, or, not } from "./predicate/predicate.js";
 export type { Predicate } from "./predicate/predicate.js";
 export * from "./fs/index.js";
+export { init } from "./init.js";
+export type { InitOptions } from "./init.js";
 export * from "./kernel/index.js";
 export * from "./realtime/index.js";

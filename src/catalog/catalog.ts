@@ -24,6 +24,13 @@ export class Catalog {
     return new Catalog(fileIO, root);
   }
 
+  /** Catalog changes on a read-only file system (HTTP) are refused before anything is looked up. */
+  private checkWritable(op: string): void {
+    if (this.fileIO.readOnly) {
+      throw new PaimonError("READ_ONLY", `cannot ${op}: the warehouse ${this.warehouse} is on a read-only file system (${this.fileIO.scheme})`);
+    }
+  }
+
   private databasePath(name: string): string {
     return joinPath(this.warehouse, name + DB_SUFFIX);
   }
@@ -34,6 +41,7 @@ export class Catalog {
   }
 
   async createDatabase(name: string, options: { ignoreIfExists?: boolean } = {}): Promise<void> {
+    this.checkWritable(`create database ${name}`);
     validateName(name, "database");
     const path = this.databasePath(name);
     if (await this.fileIO.exists(path)) {
@@ -54,6 +62,7 @@ export class Catalog {
   }
 
   async dropDatabase(name: string, options: { ignoreIfNotExists?: boolean; cascade?: boolean } = {}): Promise<void> {
+    this.checkWritable(`drop database ${name}`);
     validateName(name, "database");
     const path = this.databasePath(name);
     if (!(await this.fileIO.exists(path))) {
@@ -68,6 +77,7 @@ export class Catalog {
   }
 
   async createTable(identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
+    this.checkWritable(`create table ${identifier}`);
     const { path, database } = this.tablePath(identifier);
     if (!(await this.fileIO.exists(this.databasePath(database)))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
     const manager = new SchemaManager(this.fileIO, path);
@@ -105,6 +115,7 @@ export class Catalog {
   }
 
   async dropTable(identifier: string, options: { ignoreIfNotExists?: boolean } = {}): Promise<void> {
+    this.checkWritable(`drop table ${identifier}`);
     const { path } = this.tablePath(identifier);
     if (!(await this.tableExists(identifier))) {
       if (options.ignoreIfNotExists) return;
@@ -114,6 +125,7 @@ export class Catalog {
   }
 
   async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {
+    this.checkWritable(`alter table ${identifier}`);
     const { path } = this.tablePath(identifier);
     await new SchemaManager(this.fileIO, path).commitChanges(changes, identifier);
     return this.getTable(identifier);

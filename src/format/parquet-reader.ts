@@ -168,6 +168,7 @@ async function emptySchema(source: ParquetSource, options: ParquetReadOptions): 
     const ipc = await withParquetWasm((pw) => pw.readParquet(file).intoIPCStream());
     return fileSchema(arrow.tableFromIPC(ipc).schema, p.sourceIndex);
   } catch (e) {
+    if (e instanceof PaimonError) throw e; // e.g. UNSUPPORTED: the decoder could not be loaded
     throw corrupt(p.src.name, String((e as Error)?.message ?? e), e);
   }
 }

@@ -11,6 +11,7 @@
 //   WebAssembly.Instance over the cached compiled module).
 
 import type * as ParquetWasmModule from "parquet-wasm/esm";
+import { PaimonError } from "../error.js";
 
 export type ParquetWasm = typeof ParquetWasmModule;
 
@@ -27,7 +28,10 @@ export type ParquetWasmSource =
 let userSource: ParquetWasmSource | undefined;
 let compiled: WebAssembly.Module | undefined;
 let current: Promise<ParquetWasm> | undefined;
-let generation = 0;
+// Which copy of the glue module the next instance uses: bumped only when an instance is dropped
+// after a panic (its glue holds the poisoned heap). A failed *load* leaves it alone, so a retry
+// (e.g. after `init({ parquet })`) reuses the statically imported glue, which works everywhere.
+let glueGeneration = 0;
 let restarts = 0;
 
 /**
@@ -45,21 +49,35 @@ export function parquetWasmRestarts(): number {
   return restarts;
 }
 
-/** The initialized parquet-wasm module (initialized on first call, shared afterwards). */
+/**
+ * The initialized parquet-wasm module (initialized on first call, shared afterwards). A failed
+ * load is UNSUPPORTED (never a data file's CORRUPT_FILE) and is not cached: the next call retries.
+ */
 export function getParquetWasm(): Promise<ParquetWasm> {
   if (!current) {
-    const gen = generation++;
-    current = instantiate(gen).catch((e: unknown) => {
+    current = instantiate(glueGeneration).catch((e: unknown) => {
       current = undefined;
-      throw e;
+      compiled = undefined;
+      throw loadError(e);
     });
   }
   return current;
 }
 
+function loadError(e: unknown): PaimonError {
+  if (e instanceof PaimonError) return e;
+  const detail = (e as Error)?.message ?? String(e);
+  const hint =
+    userSource === undefined
+      ? "pass the module to init({ parquet }) (parquet-wasm/esm/parquet_wasm_bg.wasm, imported as a WebAssembly.Module or its bytes)"
+      : "the module given to init({ parquet }) is not parquet-wasm 0.8.0's parquet_wasm_bg.wasm";
+  return new PaimonError("UNSUPPORTED", `the parquet module (parquet-wasm) could not be loaded in this runtime: ${detail}; ${hint}`, { cause: e });
+}
+
 /** Drops the current instance; the next `getParquetWasm()` creates a fresh one. */
 export function resetParquetWasm(): void {
   current = undefined;
+  glueGeneration++;
   restarts++;
 }
 

@@ -30,7 +30,10 @@ import {
 } from "./file-io.js";
 
 export interface HttpFileIOOptions {
-  /** The fetch to use (default `globalThis.fetch`). */
+  /**
+   * The fetch to use (default `globalThis.fetch`). It is always called as a plain function (never as a
+   * method of this FileIO), so a host's native `fetch` may be passed as is.
+   */
   fetch?: typeof fetch;
   /** Extra headers for every request (e.g. `Authorization`). */
   headers?: Record<string, string>;
@@ -45,7 +48,9 @@ export class HttpFileIO implements FileIO {
   constructor(options: HttpFileIOOptions = {}) {
     const f = options.fetch ?? (globalThis as { fetch?: typeof fetch }).fetch;
     if (!f) throw new PaimonError("UNSUPPORTED", "HttpFileIO needs fetch(), which this runtime lacks");
-    this.fetchFn = f;
+    // Browsers and workerd throw "Illegal invocation" when their native fetch is called with a
+    // `this` other than the global object (or undefined): never call it as a method.
+    this.fetchFn = (input, init) => f(input, init);
     this.headers = { ...(options.headers ?? {}) };
   }
 

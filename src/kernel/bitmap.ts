@@ -20,8 +20,23 @@ const U32_MAX = 0xffffffff;
 const U64_MAX = (1n << 64n) - 1n;
 const PAGE = 4096;
 
-const registry32 = new FinalizationRegistry<number>((handle) => kernelExports().pr_bitmap32_free(handle));
-const registry64 = new FinalizationRegistry<number>((handle) => kernelExports().pr_bitmap64_free(handle));
+/** The GC fallback's part of a FinalizationRegistry (absent on some hosts, e.g. older workerd). */
+interface Finalizer {
+  register(target: object, handle: number, token: object): void;
+  unregister(token: object): void;
+}
+
+const NO_FINALIZER: Finalizer = { register() {}, unregister() {} };
+
+/**
+ * Created on first use, not at module load: importing the package must not fail (or allocate) on
+ * a host without FinalizationRegistry, where bitmaps are then freed only by `dispose()`.
+ */
+function lazyFinalizer(free: (handle: number) => void): () => Finalizer {
+  let finalizer: Finalizer | undefined;
+  return () =>
+    (finalizer ??= typeof FinalizationRegistry === "function" ? new FinalizationRegistry<number>(free) : NO_FINALIZER);
+}
 
 function isU32(v: unknown): v is number {
   return typeof v === "number" && v >>> 0 === v;
@@ -72,21 +87,21 @@ interface HandleKind {
   readonly name: string;
   create(): number;
   free(handle: number): void;
-  readonly registry: FinalizationRegistry<number>;
+  readonly registry: () => Finalizer;
 }
 
 const KIND32: HandleKind = {
   name: "RoaringBitmap32",
   create: () => kernelExports().pr_bitmap32_new(),
   free: (h) => kernelExports().pr_bitmap32_free(h),
-  registry: registry32,
+  registry: lazyFinalizer((h) => kernelExports().pr_bitmap32_free(h)),
 };
 
 const KIND64: HandleKind = {
   name: "OffsetSet64",
   create: () => kernelExports().pr_bitmap64_new(),
   free: (h) => kernelExports().pr_bitmap64_free(h),
-  registry: registry64,
+  registry: lazyFinalizer((h) => kernelExports().pr_bitmap64_free(h)),
 };
 
 /**
@@ -103,7 +118,7 @@ abstract class KernelBitmap {
     } else {
       this.handle = kind.create();
     }
-    kind.registry.register(this, this.handle, this);
+    kind.registry().register(this, this.handle, this);
   }
 
   /** @internal The kernel handle (throws once disposed). */
@@ -119,7 +134,7 @@ abstract class KernelBitmap {
   /** Frees the wasm memory; further use throws INVALID_ARGUMENT. Idempotent. */
   dispose(): void {
     if (this.handle === 0) return;
-    this.kind.registry.unregister(this);
+    this.kind.registry().unregister(this);
     this.kind.free(this.handle);
     this.handle = 0;
   }

@@ -83,7 +83,7 @@ export function kernelWasmBytes(): Uint8Array<ArrayBuffer> {
 
 /** SHA-256 of the crate sources the module was built from (custom section). */
 export function kernelSourceHash(module: WebAssembly.Module): string {
-  const sections = WebAssembly.Module.customSections(module, "paimon_rt_source_hash");
+  const sections = WebAssembly.Module.customSections(module, SOURCE_HASH_SECTION);
   if (sections.length !== 1) throw new PaimonError("CORRUPT_FILE", "kernel module has no source hash section");
   return new TextDecoder().decode(sections[0]);
 }
@@ -96,18 +96,96 @@ function instantiate(module: WebAssembly.Module): KernelExports {
 /**
  * Instantiates the kernel module ahead of first use. Optional everywhere except
  * where synchronous compilation is refused (a browser main thread, or an edge
- * runtime that only accepts statically imported modules: pass that module here).
+ * runtime that only accepts statically imported modules: pass that module, the package's
+ * `paimon-rt/kernels.wasm`, here or to `init({ kernels })`). A failed attempt leaves nothing
+ * behind: a later call (or first use) tries again.
  */
 export async function initKernels(source?: WebAssembly.Module | BufferSource): Promise<void> {
+  if (kernel && source === undefined) return;
+  let module: WebAssembly.Module;
+  try {
+    module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source ?? kernelWasmBytes());
+  } catch (e) {
+    throw kernelLoadError(e, source !== undefined);
+  }
+  if (source !== undefined) checkSuppliedKernel(module); // also when already initialised: a wrong module is a bug
   if (kernel) return;
-  const module =
-    source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source ?? kernelWasmBytes());
-  kernel ??= instantiate(module);
+  try {
+    kernel = instantiate(module);
+  } catch (e) {
+    throw kernelLoadError(e, source !== undefined);
+  }
+}
+
+/** A module handed to init must be this build's kernel: the JS glue and the exports go together. */
+function checkSuppliedKernel(module: WebAssembly.Module): void {
+  const sections = WebAssembly.Module.customSections(module, SOURCE_HASH_SECTION);
+  const supplied = sections.length === 1 ? new TextDecoder().decode(sections[0]) : null;
+  const expected = embeddedSourceHash();
+  if (supplied !== expected) {
+    throw new PaimonError(
+      "INVALID_ARGUMENT",
+      `the kernels module given to init({ kernels }) is not this paimon-rt's kernel wasm (paimon-rt/kernels.wasm): its source hash is ${supplied ?? "missing"}, expected ${expected}`,
+    );
+  }
+}
+
+const SOURCE_HASH_SECTION = "paimon_rt_source_hash";
+let embeddedHash: string | undefined;
+
+/** The source hash custom section of the embedded module, read from its bytes without compiling them. */
+function embeddedSourceHash(): string {
+  embeddedHash ??= customSectionText(kernelWasmBytes(), SOURCE_HASH_SECTION);
+  return embeddedHash;
+}
+
+/** The text of the one custom section `name` of a wasm binary (section id 0: name, then payload). */
+function customSectionText(bytes: Uint8Array, name: string): string {
+  let pos = 8; // magic + version
+  const leb = (): number => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[pos++]!;
+      result += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) return result;
+      shift += 7;
+    }
+  };
+  const decoder = new TextDecoder();
+  while (pos < bytes.length) {
+    const id = bytes[pos++]!;
+    const size = leb();
+    const end = pos + size;
+    if (id === 0) {
+      const nameLength = leb();
+      const sectionName = decoder.decode(bytes.subarray(pos, pos + nameLength));
+      if (sectionName === name) return decoder.decode(bytes.subarray(pos + nameLength, end));
+    }
+    pos = end;
+  }
+  throw new PaimonError("CORRUPT_FILE", `the embedded kernel module has no ${name} section`);
+}
+
+function kernelLoadError(e: unknown, supplied: boolean): PaimonError {
+  const detail = (e as Error)?.message ?? String(e);
+  return supplied
+    ? new PaimonError("INVALID_ARGUMENT", `the kernels module given to init({ kernels }) is not paimon-rt's kernel wasm (paimon-rt/kernels.wasm): ${detail}`, { cause: e })
+    : new PaimonError(
+        "UNSUPPORTED",
+        `the kernels module (paimon-rt's kernel wasm) could not be compiled in this runtime: ${detail}; pass the module to init({ kernels }) (import paimon-rt/kernels.wasm as a WebAssembly.Module)`,
+        { cause: e },
+      );
 }
 
 /** The kernel exports, instantiating the embedded module synchronously on first use. */
 export function kernelExports(): KernelExports {
-  kernel ??= instantiate(new WebAssembly.Module(kernelWasmBytes()));
+  if (kernel) return kernel;
+  try {
+    kernel = instantiate(new WebAssembly.Module(kernelWasmBytes()));
+  } catch (e) {
+    throw kernelLoadError(e, false);
+  }
   return kernel;
 }
 

@@ -73,7 +73,7 @@ export class Table {
 
   newWrite(options: TableWriteOptions): Promise<TableWrite> {
     try {
-      this.checkWritable();
+      this.checkWritable("write");
       // The getter refuses a data-file.prefix (from a schema written elsewhere) that would lead
       // out of the bucket directory: checked before any writer or real-time binding exists.
       void this.coreOptions.dataFilePrefix;
@@ -86,7 +86,7 @@ export class Table {
   }
 
   newCommit(options: { commitUser: string }): TableCommit {
-    this.checkWritable();
+    this.checkWritable("commit to");
     return new TableCommit(this, options.commitUser);
   }
 
@@ -99,7 +99,9 @@ export class Table {
    */
   removeOrphanFiles(options: RemoveOrphanFilesOptions = {}): Promise<RemoveOrphanFilesResult> {
     try {
-      this.checkWritable();
+      // a dry run only lists, which a read-only file system allows (orphan-files.ts checks too)
+      if (options.dryRun === true) this.checkNotTimeTravelView();
+      else this.checkWritable("remove orphan files of");
     } catch (e) {
       return Promise.reject(e);
     }
@@ -128,7 +130,19 @@ export class Table {
     return new Table(this.fileIO, this.identifier, this.location, schema, id);
   }
 
-  private checkWritable(): void {
+  /**
+   * Refuses a change before any work is done: on a time-travel view (UNSUPPORTED) and on a
+   * read-only file system such as HTTP (READ_ONLY), so rows are never buffered or encoded, and an
+   * empty commit is not silently accepted, only to fail (or not) at the first file write.
+   */
+  private checkWritable(op: string): void {
+    if (this.fileIO.readOnly) {
+      throw new PaimonError("READ_ONLY", `cannot ${op} table ${this.identifier}: its file system (${this.fileIO.scheme}) is read-only (${this.location})`);
+    }
+    this.checkNotTimeTravelView();
+  }
+
+  private checkNotTimeTravelView(): void {
     if (this.pinnedSnapshotId !== null) {
       throw new PaimonError("UNSUPPORTED", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a read-only time-travel view; write through the table itself`);
     }
@@ -166,7 +180,7 @@ export class Table {
    * is now ahead, fails (refresh, scan, commit) until it is recreated from the restored offsets.
    */
   async rollbackTo(snapshotId: number): Promise<void> {
-    this.checkWritable();
+    this.checkWritable("roll back");
     await rollbackTo(
       { io: this.fileIO, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
       snapshotId,

@@ -26,12 +26,9 @@ import { compactAppendBuckets } from "./append-compact.js";
 import { inputBatches } from "../arrow/input.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
-export enum RowKind {
-  INSERT = 0,
-  UPDATE_BEFORE = 1,
-  UPDATE_AFTER = 2,
-  DELETE = 3,
-}
+import { RowKind } from "../spec/row-kind.js";
+
+export { RowKind };
 
 /** Where a batch goes (API.md). */
 export interface WriteTarget {

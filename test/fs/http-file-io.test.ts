@@ -261,6 +261,33 @@ describe("HttpFileIO", () => {
     expect(seen[0]![1].get("authorization")).toBe("Bearer t");
   });
 
+  // Browsers and workerd reject a native fetch called as a method of another object
+  // ("Illegal invocation"); this stand-in enforces the same rule in Node.
+  const nodeFetch = globalThis.fetch;
+  function hostLikeFetch(this: unknown, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    if (this !== undefined && this !== globalThis) {
+      return Promise.reject(new TypeError("Failed to execute 'fetch' on 'Window': Illegal invocation"));
+    }
+    return nodeFetch(input, init);
+  }
+
+  it("calls an injected host fetch as a plain function, not as a method", async () => {
+    const custom = new HttpFileIO({ fetch: hostLikeFetch as typeof fetch });
+    expect(await readTextFile(custom, `${base}/json/wh/db.db/t/snapshot/LATEST`)).toBe("2");
+    expect(await custom.fileSize(dataPath("json"))).toBe(10_000);
+  });
+
+  it("calls the default globalThis.fetch as a plain function, not as a method", async () => {
+    const original = globalThis.fetch;
+    globalThis.fetch = hostLikeFetch as typeof fetch;
+    try {
+      const defaulted = new HttpFileIO();
+      expect(await readTextFile(defaulted, `${base}/json/wh/db.db/t/snapshot/LATEST`)).toBe("2");
+    } finally {
+      globalThis.fetch = original;
+    }
+  });
+
   it("names with %, #, ?, = and spaces reach the server encoded", async () => {
     await fsp.mkdir(path.join(dir, "wh", "db.db", "t", "dt=a%2Fb"), { recursive: true });
     await fsp.writeFile(path.join(dir, "wh", "db.db", "t", "dt=a%2Fb", "x?#.bin"), "odd");

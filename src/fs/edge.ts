@@ -1,5 +1,0 @@
-/** The FileIO layer without the local file system: no `node:` imports (for `paimon-rt/edge`). */
-export * from "./file-io.js";
-export * from "./memory-file-io.js";
-export * from "./http-file-io.js";
-export * from "./resolve.js";

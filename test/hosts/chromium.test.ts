@@ -1,0 +1,96 @@
+// paimon-rt/edge in a real browser: headless Chromium (Debian's `chromium`, driven by
+// playwright-core) loads a page whose module script is the vite bundle of the edge entry, reads
+// the fixture warehouse over HTTP from 127.0.0.1 with the browser's own fetch, and must return
+// exactly the Node read. parquet-wasm is handed over with init({ parquet }) as an app bundled
+// without the wasm asset would; before that, a read fails with UNSUPPORTED naming the module.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStaticServer, type StaticServer } from "../support/static-server.js";
+import { bundleHostEntry } from "./bundle.js";
+import { EXPECTED } from "./expected.js";
+import { writeHostFixture } from "./fixture.js";
+
+const require = createRequire(import.meta.url);
+
+/** The Chromium to drive: $PAIMON_RT_CHROMIUM, else Debian's package. */
+function chromiumPath(): string | null {
+  const candidates = [process.env.PAIMON_RT_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+  return candidates.find((p): p is string => typeof p === "string" && p !== "" && existsSync(p)) ?? null;
+}
+
+const executablePath = chromiumPath();
+if (executablePath === null) {
+  const why = "no chromium executable (apt-get install chromium, or set PAIMON_RT_CHROMIUM)";
+  // CI installs Chromium and sets this, so a missing browser fails there instead of skipping
+  if (process.env.PAIMON_RT_REQUIRE_HOSTS === "1") throw new Error(`Chromium suite required but ${why}`);
+  console.warn(`Chromium suite skipped: ${why}`);
+}
+
+const PAGE = `<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>paimon-rt edge</title></head><body>
+<script type="module">
+import { pr, runHostQueries } from "/bundle.mjs";
+window.beforeInit = async (warehouse) => {
+  const table = await (await pr.Catalog.open(warehouse)).getTable("db.app");
+  const plan = await table.newScan().plan();
+  try {
+    await table.newRead().toArrow(plan.splits);
+    return "no error";
+  } catch (e) {
+    return { code: e.code ?? null, message: String(e.message) };
+  }
+};
+window.afterInit = async (warehouse) => {
+  const parquet = await (await fetch("/parquet.wasm")).arrayBuffer();
+  await pr.init({ parquet });
+  return runHostQueries(pr, warehouse);
+};
+window.ready = true;
+</script></body></html>`;
+
+describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", () => {
+  let dir: string;
+  let server: StaticServer;
+  let browser: import("playwright-core").Browser;
+  let page: import("playwright-core").Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "paimon-rt-chromium-"));
+    await writeHostFixture(join(dir, "wh"));
+    server = await startStaticServer(dir, {
+      "/index.html": { body: PAGE, type: "text/html; charset=utf-8" },
+      "/bundle.mjs": { body: await bundleHostEntry(), type: "text/javascript" },
+      "/parquet.wasm": { body: readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")), type: "application/wasm" },
+    });
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--headless=new"] });
+    page = await browser.newPage();
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    await page.goto(`${server.base}/index.html`);
+    await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const warehouse = () => `${server.base}/files/wh`;
+
+  it("without the parquet module a read fails with UNSUPPORTED naming it (not CORRUPT_FILE)", async () => {
+    const result = (await page.evaluate((wh) => (window as unknown as { beforeInit(w: string): Promise<unknown> }).beforeInit(wh), warehouse())) as { code: string; message: string };
+    expect(result.code).toBe("UNSUPPORTED");
+    expect(result.message).toContain("the parquet module (parquet-wasm) could not be loaded");
+  });
+
+  it("after init({ parquet }) returns exactly the Node read", async () => {
+    const result = await page.evaluate((wh) => (window as unknown as { afterInit(w: string): Promise<unknown> }).afterInit(wh), warehouse());
+    expect(result).toEqual(EXPECTED);
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * `init({ kernels, parquet })`: the one initialisation for hosts that cannot load wasm by
+ * themselves. Exported from both entries; wrong modules are named in the error; a failed parquet
+ * load is UNSUPPORTED (never CORRUPT_FILE on the user's data file) and is retried cleanly once the
+ * right module is given. Real restricted hosts (workerd, Chromium) are covered in test/hosts/.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import * as arrow from "apache-arrow";
+import { describe, expect, it, vi } from "vitest";
+import * as root from "../src/index.js";
+import * as edge from "../src/edge.js";
+import { setParquetWasmSource } from "../src/format/wasm.js";
+import { kernelSourceHash, kernelWasmBytes } from "../src/kernel/wasm.js";
+import { PaimonError } from "../src/error.js";
+
+const require = createRequire(import.meta.url);
+
+async function codeOf(p: Promise<unknown>): Promise<[string, string]> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(PaimonError);
+    return [(e as PaimonError).code, (e as PaimonError).message];
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("init", () => {
+  it("is the same function from paimon-rt and paimon-rt/edge; RowKind is on the edge entry", () => {
+    expect(typeof root.init).toBe("function");
+    expect(edge.init).toBe(root.init);
+    expect(edge.RowKind).toBe(root.RowKind);
+    expect([edge.RowKind.INSERT, edge.RowKind.UPDATE_BEFORE, edge.RowKind.UPDATE_AFTER, edge.RowKind.DELETE]).toEqual([0, 1, 2, 3]);
+  });
+
+  it("the edge entry exports the file systems but not the internal path and error helpers", () => {
+    expect(typeof edge.HttpFileIO).toBe("function");
+    expect(typeof edge.MemoryFileIO).toBe("function");
+    expect(typeof edge.registerFileIOFactory).toBe("function");
+    for (const internal of ["joinPath", "fsError", "readOnlyError", "shortReadError", "checkRange", "tempSiblingPath", "randomId", "toBytes", "readTextFile", "resolveWarehouse", "resolveFileIO", "fileIOFactoryFor", "parseMemoryPath", "toRequestUrl"]) {
+      expect(Object.keys(edge)).not.toContain(internal);
+    }
+  });
+
+  it("paimon-rt/kernels.wasm resolves through the exports map to the kernel the JS embeds", async () => {
+    const file = fileURLToPath(import.meta.resolve("paimon-rt/kernels.wasm"));
+    expect(file.endsWith("wasm/pkg/paimon_rt_kernels.wasm")).toBe(true);
+    const bytes = readFileSync(file);
+    expect(Buffer.compare(bytes, Buffer.from(kernelWasmBytes()))).toBe(0);
+    const module = await WebAssembly.compile(bytes);
+    expect(kernelSourceHash(module)).toMatch(/^[0-9a-f]{64}$/);
+    await edge.init({ kernels: module });
+    expect(edge.sortPermutation([edge.keyColumnFromValues("int32", [3, 1, 2])], new BigInt64Array(3)).join()).toBe("1,2,0");
+  });
+
+  it("rejects a kernels module that is not this build's kernel, before it is used", async () => {
+    const emptyModule = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]); // valid, exports nothing
+    const [code, message] = await codeOf(edge.init({ kernels: emptyModule }));
+    expect(code).toBe("INVALID_ARGUMENT");
+    expect(message).toContain("is not this paimon-rt's kernel wasm (paimon-rt/kernels.wasm): its source hash is missing");
+    const [garbageCode, garbageMessage] = await codeOf(edge.init({ kernels: new Uint8Array([1, 2, 3]) }));
+    expect(garbageCode).toBe("INVALID_ARGUMENT");
+    expect(garbageMessage).toContain("init({ kernels })");
+  });
+
+  it("rejects a value that is no module or bytes, naming the option", async () => {
+    const [code, message] = await codeOf(edge.init({ parquet: "parquet.wasm" as never }));
+    expect(code).toBe("INVALID_ARGUMENT");
+    expect(message).toContain("init({ parquet })");
+  });
+
+  it("a parquet module that fails to load is UNSUPPORTED on the read (not CORRUPT_FILE) and init with the right one retries cleanly", async () => {
+    const catalog = await edge.Catalog.open(`memory://init-${Date.now()}`);
+    await catalog.createDatabase("db");
+    const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }] });
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 2, data: new BigInt64Array([7n, 8n]) }) }));
+    expect(await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(1), 1)).toBe(1);
+    const plan = await t.newScan().plan();
+
+    // a host where parquet-wasm cannot be loaded: here, bytes that are no wasm at all
+    setParquetWasmSource(new Uint8Array([0, 1, 2, 3]));
+    const [readCode, readMessage] = await codeOf(t.newRead().toArrow(plan.splits));
+    expect(readCode).toBe("UNSUPPORTED");
+    expect(readMessage).toContain("the parquet module (parquet-wasm) could not be loaded");
+    const [initCode, initMessage] = await codeOf(edge.init({ parquet: new Uint8Array([0, 1, 2, 3]) }));
+    expect(initCode).toBe("INVALID_ARGUMENT");
+    expect(initMessage).toContain("init({ parquet })");
+
+    const parquetWasm = readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"));
+    await edge.init({ parquet: new Uint8Array(parquetWasm) });
+    const rows = (await t.newRead().toArrow(plan.splits)).getChild("id")!.toArray();
+    expect(Array.from(rows as BigInt64Array)).toEqual([7n, 8n]);
+  });
+});
+
+describe("module load on hosts without FinalizationRegistry", () => {
+  it("importing the kernel bitmaps does not touch FinalizationRegistry; bitmaps still work", async () => {
+    const saved = globalThis.FinalizationRegistry;
+    vi.resetModules();
+    // @ts-expect-error: simulate a host that lacks it (workerd before 2025-05-05)
+    delete globalThis.FinalizationRegistry;
+    try {
+      const { RoaringBitmap32 } = await import("../src/kernel/bitmap.js");
+      const bitmap = new RoaringBitmap32();
+      bitmap.add(5);
+      expect(bitmap.size).toBe(1);
+      bitmap.dispose();
+    } finally {
+      globalThis.FinalizationRegistry = saved;
+    }
+  });
+});
