@@ -19,7 +19,8 @@ describe("real-time demo", () => {
       expect(result.exitCode).toBe(0);
       expect(result.rowsWritten).toBeGreaterThan(0);
       expect(result.rowsOnDisk).toBe(result.rowsWritten);
-      expect(result.snapshots).toBeGreaterThanOrEqual(2);
+      // at least one commit (on a loaded machine one checkpoint can outlast the 3 s of ingestion)
+      expect(result.snapshots).toBeGreaterThanOrEqual(1);
       expect(result.tableIdentifier).toBe("demo.events");
       expect(result.tableLocation).toBe(join(warehouse, "demo.db", "events"));
 
@@ -30,7 +31,7 @@ describe("real-time demo", () => {
       // one line per checkpoint (the final one included); the last commit holds every row
       expect(lines.filter((l) => /^ *\d+\.\ds checkpoint \d+: /.test(l)).length).toBe(lines.indexOf(lines.find((l) => l.startsWith("ingested "))!) - 2);
       const checkpoints = lines.filter((l) => /^ *\d+\.\ds checkpoint \d+: snapshot/.test(l));
-      expect(checkpoints.length).toBeGreaterThanOrEqual(2);
+      expect(checkpoints.length).toBe(result.snapshots);
       expect(checkpoints[checkpoints.length - 1]).toMatch(new RegExp(`checkpoint \\d+: snapshot ${result.snapshots}, ${result.rowsWritten.toLocaleString("en-US")} rows, \\d+ ms, `));
       // ingest is rows over wall-clock time (at least the 3 s of ingestion), as printed
       expect(result.ingestRowsPerSecond).toBeLessThanOrEqual(result.rowsWritten / 3);
