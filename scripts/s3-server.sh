@@ -128,7 +128,7 @@ EOF
   osd_id=$(timeout 60 ceph -c "$dir/ceph.conf" osd new "$osd_uuid" 2>/dev/null)
   mkdir -p "$dir/osd/ceph-$osd_id"
   ceph_cmd ceph-osd -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" >/dev/null 2>&1
-  ceph_cmd ceph-osd -i "$osd_id"
+  ceph_cmd ceph-osd -i "$osd_id" 2>>"$dir/osd.stderr"
   for _ in $(seq 1 50); do [ -f "$dir/run/osd.$osd_id.pid" ] && break; sleep 0.1; done
   cp "$dir/run/osd.$osd_id.pid" "$dir/osd.pid"
   mkdir -p "$dir/rgw"
@@ -147,10 +147,12 @@ EOF
   fi
   timeout 60 radosgw-admin -c "$dir/ceph.conf" user create --uid=paimon-test --display-name="paimon-rt tests" \
     --access-key="$access_key" --secret-key="$secret_key" >/dev/null 2>&1 || true
-  # create the bucket with a SigV4-signed request (curl's --aws-sigv4), retried while RGW settles
+  # create the bucket with a SigV4-signed request (curl's --aws-sigv4; RGW wants the payload hash
+  # header, which curl 7.88 does not add), retried while RGW settles
+  local empty_sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
   local code=""
   for _ in $(seq 1 100); do
-    code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --aws-sigv4 "aws:amz:${region}:s3" \
+    code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H "x-amz-content-sha256: ${empty_sha256}" --aws-sigv4 "aws:amz:${region}:s3" \
       --user "${access_key}:${secret_key}" "${endpoint}/${bucket}" || true)
     case "$code" in 200|409) break ;; esac
     sleep 0.2

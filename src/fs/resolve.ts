@@ -8,11 +8,13 @@
  * | `file:///abs/path`           | LocalFileIO   | absolute OS path             |
  * | `memory://name[/path]`       | MemoryFileIO  | `memory://name[/path]`       |
  * | `http(s)://host/path`        | HttpFileIO    | the URL (read-only)          |
+ * | `s3://bucket/prefix`, `s3a:` | S3FileIO      | `s3(a)://bucket/prefix`      |
  */
 import { PaimonError } from "../error.js";
 import { type FileIO, type ResolvedLocation, fileIOFactoryFor, schemeOf } from "./file-io.js";
 import "./memory-file-io.js";
 import "./http-file-io.js";
+import "./s3-file-io.js";
 
 // A computed specifier keeps edge bundlers from following this import into `node:` modules.
 const LOCAL_MODULE = ["./local", "file-io.js"].join("-");
@@ -66,7 +68,7 @@ function stripTrailingSlashes(location: string): string {
   return s;
 }
 
-/** The FileIO for a warehouse location (local path, file://, memory://, http(s)://). */
+/** The FileIO for a warehouse location (local path, file://, memory://, http(s)://, s3(a)://). */
 export async function resolveFileIO(warehouse: string | URL): Promise<FileIO> {
   return (await resolveWarehouse(warehouse)).fileIO;
 }
