@@ -73,6 +73,32 @@ export interface S3FileIOOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * S3 options as `Catalog.open(warehouse, { s3 })` / `Table.open(location, { s3 })` take them (API.md):
+ * flat credentials; everything not given comes from the `AWS_*` environment variables.
+ */
+export interface S3Options {
+  endpoint?: string;
+  region?: string;
+  pathStyle?: boolean;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  requestTimeoutMs?: number;
+  maxRetries?: number;
+}
+
+/** {@link S3Options} as {@link S3FileIOOptions}; both keys or neither (`INVALID_ARGUMENT` otherwise). */
+export function s3FileIOOptions(options: S3Options): S3FileIOOptions {
+  const { accessKeyId, secretAccessKey, sessionToken, ...rest } = options;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new PaimonError("INVALID_ARGUMENT", "S3 options need both accessKeyId and secretAccessKey, or neither");
+  }
+  return accessKeyId !== undefined && secretAccessKey !== undefined
+    ? { ...rest, credentials: { accessKeyId, secretAccessKey, sessionToken } }
+    : rest;
+}
+
 /** A parsed `s3://bucket/key` path. */
 export interface S3Location {
   readonly scheme: "s3" | "s3a";
