@@ -67,6 +67,18 @@ export interface S3FileIOOptions {
    * HEAD per write; object-store clients (Hadoop S3A in performance mode) skip it. Default false.
    */
   checkDirectoryConflicts?: boolean;
+  /**
+   * Whether to verify that the store honours `If-None-Match: *` before the first atomic publication
+   * into a bucket (`"probe"`, the default: a probe object is created twice next to the target and
+   * deleted; a store that accepts the second create cannot keep racing commits apart, and every
+   * publication is then refused with `UNSUPPORTED`), or to trust it without asking (`"trust"`).
+   * The probe runs once per endpoint and bucket in a process.
+   */
+  conditionalWrites?: "probe" | "trust";
+  /** Files larger than this are uploaded in parts (multipart upload). Default 64 MiB. */
+  multipartThresholdBytes?: number;
+  /** Part size of multipart uploads (S3's minimum is 5 MiB). Default 16 MiB. */
+  multipartPartBytes?: number;
   /** Keys per ListObjectsV2 page (1–1000). Default 1000, the S3 maximum. */
   listPageSize?: number;
   /** The fetch to use (default `globalThis.fetch`). */
@@ -187,6 +199,9 @@ export class S3FileIO implements FileIO {
   private readonly maxRetries: number;
   private readonly baseDelayMs: number;
   private readonly checkConflicts: boolean;
+  private readonly probeConditionalWrites: boolean;
+  private readonly multipartThreshold: number;
+  private readonly partBytes: number;
   private readonly pageSize: number;
   private readonly fetchFn: typeof fetch;
 
@@ -217,6 +232,15 @@ export class S3FileIO implements FileIO {
     this.maxRetries = options.maxRetries ?? 5;
     this.baseDelayMs = options.retryBaseDelayMs ?? 100;
     this.checkConflicts = options.checkDirectoryConflicts ?? false;
+    this.probeConditionalWrites = (options.conditionalWrites ?? "probe") === "probe";
+    if (options.conditionalWrites !== undefined && options.conditionalWrites !== "probe" && options.conditionalWrites !== "trust") {
+      throw new PaimonError("INVALID_ARGUMENT", `S3FileIO option conditionalWrites must be "probe" or "trust", got ${String(options.conditionalWrites)}`);
+    }
+    this.multipartThreshold = options.multipartThresholdBytes ?? 64 * 1024 * 1024;
+    this.partBytes = options.multipartPartBytes ?? 16 * 1024 * 1024;
+    if (!Number.isSafeInteger(this.partBytes) || this.partBytes < 1 || !Number.isSafeInteger(this.multipartThreshold) || this.multipartThreshold < 0) {
+      throw new PaimonError("INVALID_ARGUMENT", `S3FileIO multipart sizes must be positive integers (threshold ${this.multipartThreshold}, part ${this.partBytes})`);
+    }
     this.pageSize = options.listPageSize ?? 1000;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > 1000) {
       throw new PaimonError("INVALID_ARGUMENT", `S3FileIO option listPageSize must be an integer in 1..1000, got ${this.pageSize}`);
@@ -513,13 +537,115 @@ export class S3FileIO implements FileIO {
     const loc = this.loc(path);
     if (!(await this.checkWriteTarget("write", path, loc))) throw fsError("IO_ERROR", "write", path, "is a directory");
     const body = toBytes(content).slice(); // the caller may reuse its buffer while we retry
+    if (body.byteLength > this.multipartThreshold && body.byteLength > this.partBytes) {
+      await this.multipartUpload(path, loc, body);
+      return;
+    }
     const res = await this.send("write", path, { method: "PUT", bucket: loc.bucket, key: loc.key, body });
     if (res.status !== 200) this.fail("write", path, res);
+  }
+
+  /** Uploads in parts; on any failure the upload is aborted so that no parts are left behind. */
+  private async multipartUpload(path: string, loc: S3Location, body: Uint8Array): Promise<void> {
+    const op = "write";
+    const created = await this.send(op, path, { method: "POST", bucket: loc.bucket, key: loc.key, query: [["uploads", ""]] });
+    if (created.status !== 200) this.fail(op, path, created);
+    const uploadId = tagText(new TextDecoder().decode(created.body), "UploadId");
+    if (!uploadId) throw fsError("IO_ERROR", op, path, "CreateMultipartUpload answered without an UploadId");
+    try {
+      const count = Math.ceil(body.byteLength / this.partBytes);
+      const etags: string[] = new Array(count);
+      let next = 0;
+      const worker = async () => {
+        while (next < count) {
+          const i = next++;
+          const part = body.subarray(i * this.partBytes, Math.min(body.byteLength, (i + 1) * this.partBytes));
+          const res = await this.send(op, path, {
+            method: "PUT",
+            bucket: loc.bucket,
+            key: loc.key,
+            query: [["partNumber", String(i + 1)], ["uploadId", uploadId]],
+            body: part,
+          });
+          if (res.status !== 200) this.fail(op, path, res);
+          const etag = res.headers.get("etag");
+          if (!etag) throw fsError("IO_ERROR", op, path, `UploadPart ${i + 1} answered without an ETag`);
+          etags[i] = etag;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(4, count) }, worker));
+      const xml =
+        "<CompleteMultipartUpload>" +
+        etags.map((e, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(e)}</ETag></Part>`).join("") +
+        "</CompleteMultipartUpload>";
+      const done = await this.send(op, path, {
+        method: "POST",
+        bucket: loc.bucket,
+        key: loc.key,
+        query: [["uploadId", uploadId]],
+        body: new TextEncoder().encode(xml),
+      });
+      // CompleteMultipartUpload can fail with 200 and an <Error> body
+      if (done.status !== 200 || errorCodeOf(done) !== null) this.fail(op, path, done.status === 200 ? { ...done, status: 500 } : done);
+    } catch (e) {
+      await this.send("abort upload", path, { method: "DELETE", bucket: loc.bucket, key: loc.key, query: [["uploadId", uploadId]] }).catch(
+        () => undefined, // the original error matters more; a bucket lifecycle rule can reap the rest
+      );
+      throw e;
+    }
+  }
+
+  /** Once per endpoint and bucket: does the store refuse a second `If-None-Match: *` create? */
+  private ensureConditionalWrites(path: string, loc: S3Location): Promise<void> {
+    if (!this.probeConditionalWrites) return Promise.resolve();
+    let perFetch = probes.get(this.fetchFn);
+    if (!perFetch) probes.set(this.fetchFn, (perFetch = new Map()));
+    const cacheKey = `${this.endpoint.href}|${loc.bucket}`;
+    let probe = perFetch.get(cacheKey);
+    if (!probe) {
+      probe = this.probe(path, loc);
+      perFetch.set(cacheKey, probe);
+      probe.catch(() => perFetch!.delete(cacheKey)); // a network failure is not a verdict: probe again next time
+    }
+    return probe;
+  }
+
+  private async probe(path: string, loc: S3Location): Promise<void> {
+    const dir = loc.key.includes("/") ? loc.key.slice(0, loc.key.lastIndexOf("/") + 1) : "";
+    const key = `${dir}.paimon-rt-conditional-write-probe-${randomId()}`;
+    const put = () =>
+      this.send("probe conditional writes", path, {
+        method: "PUT",
+        bucket: loc.bucket,
+        key,
+        body: new Uint8Array(0),
+        headers: { "if-none-match": "*" },
+      });
+    const unsupported = (why: string) =>
+      new PaimonError(
+        "UNSUPPORTED",
+        `the S3 store at ${this.endpoint.origin} (bucket ${loc.bucket}) ${why}: it cannot keep concurrent commits ` +
+          `apart, so commits are refused (use a store with S3 conditional writes: AWS S3, MinIO, Ceph RGW, R2; ` +
+          `or conditionalWrites: "trust" if you know better)`,
+      );
+    const first = await put();
+    try {
+      if (first.status === 501 || first.status === 400) throw unsupported(`rejects If-None-Match: * (HTTP ${first.status} ${errorCodeOf(first) ?? ""})`.trim());
+      // 412 for a fresh random key: an earlier attempt of ours landed and the store refused the retry
+      if (first.status === 412) return;
+      if (first.status !== 200) this.fail("probe conditional writes", path, first);
+      const second = await put();
+      if (second.status === 200) throw unsupported("ignores If-None-Match: * (a second create of the same key succeeded)");
+      if (second.status !== 412) this.fail("probe conditional writes", path, second);
+    } finally {
+      await this.deleteKey("probe conditional writes", path, loc.bucket, key).catch(() => undefined);
+    }
   }
 
   async writeFileAtomicNoReplace(path: string, content: FileContent): Promise<boolean> {
     const loc = this.loc(path);
     if (!(await this.checkWriteTarget("publish", path, loc))) return false;
+    await this.ensureConditionalWrites(path, loc);
     const body = toBytes(content).slice();
     const token = randomId();
     let retried = false;
@@ -618,6 +744,13 @@ export class S3FileIO implements FileIO {
       this.fail("rename", label, res.status === 200 ? { ...res, status: 500 } : res);
     }
   }
+}
+
+/** Verdicts of the conditional-write probe, per fetch function and `endpoint|bucket`. */
+const probes = new WeakMap<typeof fetch, Map<string, Promise<void>>>();
+
+function escapeXml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 function errorCodeOf(res: S3Response): string | null {

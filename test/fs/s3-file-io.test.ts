@@ -7,7 +7,12 @@ import { S3FileIO, normalizeS3Location, parseListing, parseS3Path } from "../../
 import { readTextFile } from "../../src/fs/file-io.js";
 import { resolveWarehouse } from "../../src/fs/resolve.js";
 import { fileIOContract, expectPaimonError } from "./contract.js";
-import { S3_SKIP_MESSAGE, freshS3Root, s3TestBucket, testS3FileIO } from "./s3-server.js";
+import { S3_SKIP_MESSAGE, freshS3Root, rawS3Request, s3TestBucket, testS3FileIO } from "./s3-server.js";
+
+/** Whether a fetch call is a PUT of a snapshot file (not the conditional-write probe). */
+function isSnapshotPut(input: unknown, init: RequestInit | undefined): boolean {
+  return init?.method === "PUT" && /\/snapshot\/snapshot-\d+$/.test(new URL(String(input)).pathname);
+}
 
 describe("S3 locations (no server needed)", () => {
   it("parses and normalizes s3:// and s3a:// locations", () => {
@@ -80,7 +85,7 @@ if (s3TestBucket === null) {
       let calls = 0;
       const losingFetch: typeof fetch = async (input, init) => {
         const res = await fetch(input, init);
-        if (init?.method === "PUT" && calls++ === 0) {
+        if (isSnapshotPut(input, init) && calls++ === 0) {
           await res.arrayBuffer();
           throw new TypeError("fetch failed: connection reset (injected)");
         }
@@ -94,7 +99,7 @@ if (s3TestBucket === null) {
       expect(await testS3FileIO().writeFileAtomicNoReplace(other, "theirs")).toBe(true);
       calls = 0;
       const failFirst: typeof fetch = async (input, init) => {
-        if (init?.method === "PUT" && calls++ === 0) throw new TypeError("fetch failed (injected, not sent)");
+        if (isSnapshotPut(input, init) && calls++ === 0) throw new TypeError("fetch failed (injected, not sent)");
         return fetch(input, init);
       };
       expect(await testS3FileIO({ fetch: failFirst, retryBaseDelayMs: 1 }).writeFileAtomicNoReplace(other, "mine")).toBe(false);
@@ -166,6 +171,64 @@ if (s3TestBucket === null) {
       for (const n of odd) await io.writeFile(`${root}/${n}/f`, n);
       for (const n of odd) expect(await readTextFile(io, `${root}/${n}/f`)).toBe(n);
       expect((await io.listStatus(root)).map((s) => s.name)).toEqual([...odd].sort());
+      await io.deleteDirectory(root);
+    });
+
+    it("a store that ignores If-None-Match is detected: publication refused with UNSUPPORTED, nothing written", async () => {
+      const root = freshS3Root("no-cond");
+      // what s3rver/fauxqs do: a create over an existing key answers 200 (they overwrite; here the
+      // server's 412 is turned into 200, which is all a client can observe)
+      const ignoring: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        const conditional = ((init?.headers ?? {}) as Record<string, string>)["if-none-match"] === "*";
+        return conditional && res.status === 412 ? new Response(null, { status: 200 }) : res;
+      };
+      const io = testS3FileIO({ fetch: ignoring });
+      const err = await expectPaimonError(io.writeFileAtomicNoReplace(`${root}/snapshot/snapshot-1`, "x"), "UNSUPPORTED");
+      expect(err.message).toMatch(/ignores If-None-Match: \*|rejects If-None-Match/);
+      const plain = testS3FileIO();
+      expect(await plain.listStatus(root)).toEqual([]); // neither the target nor the probe object remains
+      // trusting the store skips the probe (and then the conditional header would decide)
+      expect(await testS3FileIO({ conditionalWrites: "trust" }).writeFileAtomicNoReplace(`${root}/snapshot/snapshot-1`, "x")).toBe(true);
+      await plain.deleteDirectory(root);
+    });
+
+    it("large files go up in parts; a failed part aborts the upload (no parts left behind)", async () => {
+      const root = freshS3Root("multipart");
+      const MiB = 1024 * 1024;
+      const data = new Uint8Array(11 * MiB + 123);
+      for (let i = 0; i < data.length; i += 4096) data[i] = (i / 4096) & 0xff;
+      const methods: string[] = [];
+      const recording: typeof fetch = async (input, init) => {
+        const url = new URL(String(input));
+        methods.push(`${init?.method} ${url.searchParams.has("uploads") ? "create" : url.searchParams.has("partNumber") ? `part${url.searchParams.get("partNumber")}` : url.searchParams.has("uploadId") ? "complete/abort" : "object"}`);
+        return fetch(input, init);
+      };
+      const io = testS3FileIO({ fetch: recording, multipartThresholdBytes: 6 * MiB, multipartPartBytes: 5 * MiB });
+      await io.writeFile(`${root}/big.parquet`, data);
+      expect(methods.sort()).toEqual(["POST complete/abort", "POST create", "PUT part1", "PUT part2", "PUT part3"]);
+      expect(await io.fileSize(`${root}/big.parquet`)).toBe(data.length);
+      const back = await io.readFile(`${root}/big.parquet`);
+      expect(back.length).toBe(data.length);
+      expect(back.every((b, i) => b === data[i])).toBe(true);
+      expect(await io.readRange(`${root}/big.parquet`, 5 * MiB - 2, 4)).toEqual(data.slice(5 * MiB - 2, 5 * MiB + 2));
+
+      // part 2 fails for good (403 is not retried): the upload is aborted and the key never appears
+      methods.length = 0;
+      const failing: typeof fetch = async (input, init) => {
+        const url = new URL(String(input));
+        methods.push(`${init?.method} ${url.searchParams.has("partNumber") ? "part" : url.searchParams.has("uploadId") ? "uploadId" : "other"}`);
+        if (url.searchParams.get("partNumber") === "2") return new Response("<Error><Code>AccessDenied</Code></Error>", { status: 403 });
+        return fetch(input, init);
+      };
+      const io2 = testS3FileIO({ fetch: failing, multipartThresholdBytes: 6 * MiB, multipartPartBytes: 5 * MiB });
+      await expectPaimonError(io2.writeFile(`${root}/failed.parquet`, data), "IO_ERROR", "AccessDenied");
+      expect(methods).toContain("DELETE uploadId");
+      expect(await io.exists(`${root}/failed.parquet`)).toBe(false);
+      const key = `${root.replace(`s3://${s3TestBucket}/`, "")}/failed.parquet`;
+      const uploads = await rawS3Request("GET", s3TestBucket!, "", [["uploads", ""], ["prefix", key]]);
+      expect(uploads.status).toBe(200);
+      expect(uploads.text).not.toContain("<Upload>");
       await io.deleteDirectory(root);
     });
 
