@@ -7,6 +7,7 @@ import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { Catalog, RealtimeContext, RealtimeSnapshotOffsets, Table, col } from "../../src/index.js";
 import { S3FileIO } from "../../src/fs/s3-file-io.js";
+import { main } from "../../src/cli/main.js";
 import { expectCode, makeTable, range, readIds, rtBatch } from "../realtime/helpers.js";
 import { S3_SKIP_MESSAGE, freshS3Root, s3TestBucket, testS3FileIO } from "./s3-server.js";
 
@@ -87,6 +88,15 @@ if (s3TestBucket === null) {
       // time travel to the first snapshot
       const plan1 = await reopened.newScan({ snapshotId: 1 }).plan();
       expect((await reopened.newRead().toArrow(plan1.splits)).numRows).toBe(3);
+
+      // the CLI takes s3:// locations (credentials and endpoint from the AWS_* environment)
+      const out: string[] = [];
+      const err: string[] = [];
+      expect(await main(["inspect", table.location], { out: (l) => out.push(l), err: (l) => err.push(l) })).toBe(0);
+      expect(err).toEqual([]);
+      expect(out[0]).toBe(`table db.t at ${table.location}`);
+      expect(out).toContain("partition keys: dt");
+      expect(out.filter((l) => /^ {4}data-.*\.parquet/.test(l))).toHaveLength(3);
 
       const io = testS3FileIO();
       expect((await listKeys(io, `${table.location}/snapshot`))).toEqual(["LATEST", "snapshot-1", "snapshot-2", "snapshot-3"]);
