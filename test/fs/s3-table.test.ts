@@ -108,6 +108,46 @@ if (s3TestBucket === null) {
       await io.deleteDirectory(warehouse);
     });
 
+    it("orphan files are found by listing s3:// and removed; dropping the table removes every key", async () => {
+      const warehouse = freshS3Root("orphans");
+      const catalog = await Catalog.open(warehouse);
+      await catalog.createDatabase("db");
+      const table = await catalog.createTable("db.t", {
+        fields: [
+          { name: "id", type: "BIGINT" },
+          { name: "name", type: "STRING" },
+          { name: "dt", type: "STRING" },
+        ],
+        partitionKeys: ["dt"],
+      });
+      await writeAndCommit(table, "u", batch([1, 2], "a"), 1);
+      const io = testS3FileIO();
+      // an interrupted writer's leftover data file and manifest
+      await io.writeFile(`${table.location}/dt=a/bucket-0/data-00000000-0000-0000-0000-000000000000-0.parquet`, "orphan");
+      await io.writeFile(`${table.location}/manifest/manifest-00000000-0000-0000-0000-000000000000-0`, "orphan manifest");
+      const before = await listKeys(io, table.location);
+      const dry = await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true });
+      expect([...dry.deleted].sort()).toEqual([
+        "dt=a/bucket-0/data-00000000-0000-0000-0000-000000000000-0.parquet",
+        "manifest/manifest-00000000-0000-0000-0000-000000000000-0",
+      ]);
+      expect(dry.bytes).toBe(6 + 15);
+      expect(await listKeys(io, table.location)).toEqual(before);
+      const done = await table.removeOrphanFiles({ olderThanMs: 0 });
+      expect([...done.deleted].sort()).toEqual([...dry.deleted].sort());
+      expect(await listKeys(io, table.location)).toEqual(before.filter((k) => !k.includes("00000000-0000")));
+      expect((await rows(table)).map((r) => r.id)).toEqual([1, 2]);
+      // the default age limit (one day) keeps fresh files: nothing more to delete either way
+      expect((await table.removeOrphanFiles()).deleted).toEqual([]);
+
+      await catalog.dropTable("db.t");
+      expect(await listKeys(io, table.location)).toEqual([]);
+      expect(await catalog.listTables("db")).toEqual([]);
+      await catalog.dropDatabase("db");
+      expect(await catalog.listDatabases()).toEqual([]);
+      await io.deleteDirectory(warehouse);
+    });
+
     it("8 concurrent committers (separate clients): one winner per snapshot id, contiguous chain, no lost commit", async () => {
       const warehouse = freshS3Root("race");
       const catalog = await Catalog.open(warehouse);
