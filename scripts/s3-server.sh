@@ -122,6 +122,7 @@ EOF
   monmaptool --create --clobber --addv a "[v2:127.0.0.1:3300]" --fsid "$(sed -n 's/^fsid = //p' "$dir/ceph.conf")" "$dir/monmap" >/dev/null
   ceph_cmd ceph-mon --mkfs -i a --monmap "$dir/monmap" --keyring "$dir/keyring" >/dev/null 2>&1
   ceph_cmd ceph-mon -i a
+  for _ in $(seq 1 50); do [ -f "$dir/run/mon.a.pid" ] && break; sleep 0.1; done
   cp "$dir/run/mon.a.pid" "$dir/mon.pid"
   local osd_uuid osd_id
   osd_uuid=$(cat /proc/sys/kernel/random/uuid)

@@ -41,6 +41,35 @@ describe("S3 locations (no server needed)", () => {
     );
   });
 
+  it("addressing: path-style for IP and localhost endpoints, virtual-hosted otherwise, or as asked", async () => {
+    const urls: string[] = [];
+    const recorder: typeof fetch = async (input) => {
+      urls.push(String(input));
+      return new Response("hello", { status: 200 });
+    };
+    const credentials = { accessKeyId: "AKID", secretAccessKey: "secret" };
+    const read = (options: ConstructorParameters<typeof S3FileIO>[0]) =>
+      new S3FileIO({ ...options, credentials, fetch: recorder }).readFile("s3://my-bucket/wh/a b/c+d");
+    await read({ endpoint: "http://127.0.0.1:7480" });
+    await read({ endpoint: "http://localhost:9000/" });
+    await read({ endpoint: "http://[::1]:9000" });
+    await read({ endpoint: "https://s3.eu-west-1.amazonaws.com" });
+    await read({ endpoint: "https://minio.example.com", pathStyle: true });
+    await read({ region: "eu-central-1", endpoint: undefined });
+    expect(urls.slice(0, 5)).toEqual([
+      "http://127.0.0.1:7480/my-bucket/wh/a%20b/c%2Bd",
+      "http://localhost:9000/my-bucket/wh/a%20b/c%2Bd",
+      "http://[::1]:9000/my-bucket/wh/a%20b/c%2Bd",
+      "https://my-bucket.s3.eu-west-1.amazonaws.com/wh/a%20b/c%2Bd",
+      "https://minio.example.com/my-bucket/wh/a%20b/c%2Bd",
+    ]);
+    // without an endpoint option the AWS_ENDPOINT_URL(_S3) variables decide, else AWS's regional endpoint
+    const fromEnv = process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+    expect(urls[5]).toBe(
+      fromEnv ? `${new URL(fromEnv).origin}/my-bucket/wh/a%20b/c%2Bd` : "https://my-bucket.s3.eu-central-1.amazonaws.com/wh/a%20b/c%2Bd",
+    );
+  });
+
   it("parses ListObjectsV2 XML, entities and continuation tokens", () => {
     const xml =
       '<?xml version="1.0"?><ListBucketResult><IsTruncated>true</IsTruncated>' +
