@@ -44,24 +44,35 @@ async function transpileTree(): Promise<void> {
 interface CommitterResult {
   writer: number;
   snapshotId: number;
-  lateMs: number;
   refused: number;
 }
 
-function runCommitter(args: string[]): Promise<CommitterResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join("test", "fs", "child", "s3-committer.js"), ...args], {
-      cwd: work,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: process.env,
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`committer exited ${code}: ${err}`))));
+/** A committer process: `ready` resolves once it has prepared its commit; `go()` releases it. */
+function startCommitter(args: string[]): { ready: Promise<void>; go(): void; result: Promise<CommitterResult> } {
+  const child = spawn(process.execPath, [path.join("test", "fs", "child", "s3-committer.js"), ...args], {
+    cwd: work,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: process.env,
   });
+  let out = "";
+  let err = "";
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout.on("data", (d) => {
+    out += d;
+    if (out.startsWith("ready\n")) markReady();
+  });
+  child.stderr.on("data", (d) => (err += d));
+  const result = new Promise<CommitterResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`committer exited ${code}: ${err}`));
+      else resolve(JSON.parse(out.slice("ready\n".length)));
+    });
+  });
+  // a child that dies before "ready" must not leave the barrier waiting forever
+  result.catch(() => markReady());
+  return { ready, go: () => child.stdin.end("go\n"), result };
 }
 
 if (s3TestBucket === null) {
@@ -85,16 +96,13 @@ if (s3TestBucket === null) {
           { name: "name", type: "STRING" },
         ],
       });
-      // children need a few seconds to load and write; they all commit at this moment
-      const startAt = Date.now() + 5000;
-      const results = await Promise.all(
-        Array.from({ length: PROCESSES }, (_, w) => runCommitter([table.location, String(w), String(ROWS), String(startAt)])),
-      );
-      // informational: how late children reached the start line and how often the server said 412
-      console.log(
-        `s3 process race: late ms ${results.map((r) => r.lateMs).join(",")}; ` +
-          `412 refusals ${results.reduce((n, r) => n + r.refused, 0)}`,
-      );
+      // every child loads, writes and prepares; then all are released to commit at once
+      const committers = Array.from({ length: PROCESSES }, (_, w) => startCommitter([table.location, String(w), String(ROWS)]));
+      await Promise.all(committers.map((c) => c.ready));
+      for (const c of committers) c.go();
+      const results = await Promise.all(committers.map((c) => c.result));
+      // informational: how often the server refused a snapshot publish (a loser retries the next id)
+      console.log(`s3 process race: 412 refusals ${results.reduce((n, r) => n + r.refused, 0)}`);
       const ids = results.map((r) => r.snapshotId).sort((a, b) => a - b);
       expect(ids).toEqual(Array.from({ length: PROCESSES }, (_, i) => i + 1));
       const snapshots = await table.listSnapshots();

@@ -1,8 +1,9 @@
 /**
- * One committer process of the s3:// commit race (test/fs/s3-commit-race.test.ts): waits for the
- * common start time, appends its rows to the table and commits; prints {"writer", "snapshotId",
- * "lateMs", "refused"} (refused: snapshot publishes the server answered with 412).
- * Args: table location, writer number, rows per commit, start time (epoch ms).
+ * One committer process of the s3:// commit race (test/fs/s3-commit-race.test.ts): writes its rows,
+ * prepares the commit, prints "ready", waits for a line on stdin (the parent's start signal, sent to
+ * all committers at once), commits, and prints {"writer", "snapshotId", "refused"} (refused: snapshot
+ * publishes the server answered with 412).
+ * Args: table location, writer number, rows per commit.
  */
 import * as arrow from "apache-arrow";
 import { Table } from "../../../src/index.js";
@@ -16,7 +17,7 @@ globalThis.fetch = async (input, init) => {
   return res;
 };
 
-const [location, writerArg, rowsArg, startAtArg] = process.argv.slice(2);
+const [location, writerArg, rowsArg] = process.argv.slice(2);
 const writer = Number(writerArg);
 const rows = Number(rowsArg);
 const table = await Table.open(location!);
@@ -29,7 +30,9 @@ const write = await table.newWrite({ commitUser: `process-${writer}` });
 await write.write(batch);
 const messages = await write.prepareCommit(1);
 await write.close();
-const wait = Number(startAtArg) - Date.now();
-if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-const snapshotId = await table.newCommit({ commitUser: `process-${writer}` }).commit(messages, 1);
-process.stdout.write(JSON.stringify({ writer, snapshotId, lateMs: Math.max(0, -wait), refused }));
+const commit = table.newCommit({ commitUser: `process-${writer}` });
+process.stdout.write("ready\n");
+await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
+process.stdin.pause();
+const snapshotId = await commit.commit(messages, 1);
+process.stdout.write(JSON.stringify({ writer, snapshotId, refused }) + "\n");
