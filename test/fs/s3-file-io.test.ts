@@ -261,6 +261,26 @@ if (s3TestBucket === null) {
       await io.deleteDirectory(root);
     });
 
+    it("resolveWarehouse takes explicit S3 options (as Catalog.open(warehouse, { s3 }) passes them)", async () => {
+      const root = freshS3Root("options");
+      const good = await resolveWarehouse(root, {
+        s3: {
+          endpoint: process.env.AWS_ENDPOINT_URL,
+          region: process.env.AWS_REGION,
+          accessKeyId: process.env.AWS_ACCESS_KEY_ID,
+          secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY,
+          maxRetries: 1,
+          requestTimeoutMs: 10_000,
+        },
+      });
+      await good.fileIO.writeFile(`${good.root}/f`, "via options");
+      expect(await readTextFile(good.fileIO, `${good.root}/f`)).toBe("via options");
+      const wrongKeys = await resolveWarehouse(root, { s3: { accessKeyId: "nobody", secretAccessKey: "wrong", maxRetries: 0 } });
+      await expectPaimonError(wrongKeys.fileIO.readFile(`${root}/f`), "IO_ERROR", "InvalidAccessKeyId");
+      await expectPaimonError(resolveWarehouse(root, { s3: { accessKeyId: "only-one" } }), "INVALID_ARGUMENT", "both accessKeyId and secretAccessKey");
+      await good.fileIO.deleteDirectory(root);
+    });
+
     it("wrong credentials are an IO_ERROR naming the S3 error code", async () => {
       const io = testS3FileIO({ credentials: { accessKeyId: "nobody", secretAccessKey: "wrong" }, maxRetries: 0 });
       await expectPaimonError(io.readFile(freshS3Root("auth") + "/x"), "IO_ERROR", "InvalidAccessKeyId");
