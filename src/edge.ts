@@ -33,4 +33,7 @@ export { MemoryFileIO } from "./fs/memory-file-io.js";
 export type { MemoryFileIOOptions } from "./fs/memory-file-io.js";
 export { HttpFileIO } from "./fs/http-file-io.js";
 export type { HttpFileIOOptions } from "./fs/http-file-io.js";
+// s3:// and s3a:// (read and write; signed with SigV4 through WebCrypto)
+export { S3FileIO } from "./fs/s3-file-io.js";
+export type { S3FileIOOptions, S3Options } from "./fs/s3-file-io.js";
 export * from "./kernel/index.js";

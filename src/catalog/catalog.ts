@@ -1,7 +1,7 @@
 // The file-system catalog: `<warehouse>/<db>.db/<table>`, as Java's FileSystemCatalog lays it out.
 import { PaimonError } from "../error.js";
 import { type FileIO, joinPath } from "../fs/file-io.js";
-import { resolveWarehouse } from "../fs/resolve.js";
+import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
 import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { Table } from "../table/table.js";
@@ -19,7 +19,7 @@ export class Catalog {
    * Opens a warehouse: a local path or `file://` URL, `memory://name` (in-process), or
    * `http(s)://` (read-only). Pass `fileIO` to use another storage implementation.
    */
-  static async open(warehouse: string | URL, options: { fileIO?: FileIO } = {}): Promise<Catalog> {
+  static async open(warehouse: string | URL, options: WarehouseOptions = {}): Promise<Catalog> {
     const { fileIO, root } = await resolveWarehouse(warehouse, options);
     return new Catalog(fileIO, root);
   }

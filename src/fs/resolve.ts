@@ -8,11 +8,13 @@
  * | `file:///abs/path`           | LocalFileIO   | absolute OS path             |
  * | `memory://name[/path]`       | MemoryFileIO  | `memory://name[/path]`       |
  * | `http(s)://host/path`        | HttpFileIO    | the URL (read-only)          |
+ * | `s3://bucket/prefix`, `s3a:` | S3FileIO      | `s3(a)://bucket/prefix`      |
  */
 import { PaimonError } from "../error.js";
 import { type FileIO, type ResolvedLocation, fileIOFactoryFor, schemeOf } from "./file-io.js";
 import "./memory-file-io.js";
 import "./http-file-io.js";
+import { S3FileIO, type S3Options, normalizeS3Location, s3FileIOOptions } from "./s3-file-io.js";
 
 // A computed specifier keeps edge bundlers from following this import into `node:` modules.
 const LOCAL_MODULE = ["./local", "file-io.js"].join("-");
@@ -29,15 +31,26 @@ async function loadLocal(location: string): Promise<void> {
   }
 }
 
+/** How to reach a warehouse: a FileIO of your own, or options for the built-in ones. */
+export interface WarehouseOptions {
+  /** Use this FileIO, whatever the location's scheme. */
+  fileIO?: FileIO;
+  /** Options for `s3://` and `s3a://` locations (defaults from the `AWS_*` environment variables). */
+  s3?: S3Options;
+}
+
 /**
  * The FileIO for a warehouse location plus the location normalized to that FileIO's syntax.
  * With `options.fileIO` that FileIO is used, whatever the scheme (the root is then normalized by
  * the scheme's built-in rules where there are some, else only stripped of a trailing `/`).
  */
-export async function resolveWarehouse(warehouse: string | URL, options: { fileIO?: FileIO } = {}): Promise<ResolvedLocation> {
+export async function resolveWarehouse(warehouse: string | URL, options: WarehouseOptions = {}): Promise<ResolvedLocation> {
   const location = typeof warehouse === "string" ? warehouse : warehouse.toString();
   if (location.trim() === "") throw new PaimonError("INVALID_ARGUMENT", "warehouse location is empty");
   const scheme = schemeOf(location);
+  if (options.s3 && !options.fileIO && (scheme === "s3" || scheme === "s3a")) {
+    return { fileIO: new S3FileIO(s3FileIOOptions(options.s3)), root: normalizeS3Location(location) };
+  }
   let factory = fileIOFactoryFor(scheme);
   if (!factory && (scheme === "" || scheme === "file")) {
     try {
@@ -66,7 +79,7 @@ function stripTrailingSlashes(location: string): string {
   return s;
 }
 
-/** The FileIO for a warehouse location (local path, file://, memory://, http(s)://). */
+/** The FileIO for a warehouse location (local path, file://, memory://, http(s)://, s3(a)://). */
 export async function resolveFileIO(warehouse: string | URL): Promise<FileIO> {
   return (await resolveWarehouse(warehouse)).fileIO;
 }

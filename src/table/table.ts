@@ -4,7 +4,7 @@ import { removeOrphanFiles, type RemoveOrphanFilesOptions, type RemoveOrphanFile
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
-import { resolveWarehouse } from "../fs/resolve.js";
+import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
 import { TableRead, type ReadOptions } from "../read/table-read.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
@@ -26,7 +26,7 @@ export class Table {
    * Opens the table stored at `location` (a table directory: local path, `file://`,
    * `memory://` or `http(s)://`), without going through a catalog.
    */
-  static async open(location: string | URL, options: { fileIO?: FileIO } = {}): Promise<Table> {
+  static async open(location: string | URL, options: WarehouseOptions = {}): Promise<Table> {
     const { fileIO, root } = await resolveWarehouse(location, options);
     const schema = await new SchemaManager(fileIO, root).latest();
     if (schema === null) throw new PaimonError("NOT_FOUND", `no Paimon table at ${root} (no schema files)`);

@@ -51,7 +51,7 @@ describe("resolveFileIO / resolveWarehouse", () => {
   });
 
   it("unknown schemes and empty locations are rejected", async () => {
-    await expectPaimonError(resolveFileIO("s3://bucket/wh"), "UNSUPPORTED", "s3://bucket/wh");
+    await expectPaimonError(resolveFileIO("gs://bucket/wh"), "UNSUPPORTED", "gs://bucket/wh");
     await expectPaimonError(resolveFileIO(""), "INVALID_ARGUMENT");
     await expectPaimonError(resolveFileIO("http://h/wh?x=1"), "INVALID_ARGUMENT", "query");
   });

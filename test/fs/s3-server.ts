@@ -1,0 +1,59 @@
+/**
+ * The S3 server the S3 tests run against: the one `scripts/s3-server.sh start` prints (a local Ceph
+ * RGW). Without its environment the S3 tests are skipped with a message saying how to run them.
+ */
+import { S3FileIO, type S3FileIOOptions } from "../../src/fs/s3-file-io.js";
+import { randomId } from "../../src/fs/file-io.js";
+import { signRequest, uriEncode } from "../../src/fs/sigv4.js";
+
+/** The bucket to test in, or null when no S3 server is configured. */
+export const s3TestBucket: string | null =
+  process.env.PAIMON_RT_S3_TEST_BUCKET && process.env.AWS_ENDPOINT_URL ? process.env.PAIMON_RT_S3_TEST_BUCKET : null;
+
+export const S3_SKIP_MESSAGE =
+  "S3 tests skipped: no S3 server configured. Run: eval \"$(scripts/s3-server.sh start)\" (Ceph RGW on 127.0.0.1) and rerun.";
+
+if (s3TestBucket === null && !(globalThis as { __s3SkipLogged?: boolean }).__s3SkipLogged) {
+  (globalThis as { __s3SkipLogged?: boolean }).__s3SkipLogged = true;
+  console.warn(S3_SKIP_MESSAGE);
+}
+
+/** A fresh, unique `s3://bucket/prefix` to work under. */
+export function freshS3Root(label: string): string {
+  return `s3://${s3TestBucket}/tests/${label}-${randomId()}`;
+}
+
+/** An S3FileIO configured from the environment (plus overrides). */
+export function testS3FileIO(options: S3FileIOOptions = {}): S3FileIO {
+  return new S3FileIO(options);
+}
+
+/**
+ * A raw SigV4-signed request to the test server (path-style), for checks S3FileIO has no method for
+ * (e.g. listing unfinished multipart uploads). Returns status and body text.
+ */
+export async function rawS3Request(
+  method: string,
+  bucket: string,
+  key: string,
+  query: Array<[string, string]> = [],
+): Promise<{ status: number; text: string }> {
+  const endpoint = new URL(process.env.AWS_ENDPOINT_URL!);
+  const path = `/${bucket}/${uriEncode(key, true)}`;
+  const signed = await signRequest({
+    method,
+    path,
+    query,
+    headers: { host: endpoint.host },
+    payloadHash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    addContentSha256: true,
+    region: process.env.AWS_REGION ?? "us-east-1",
+    service: "s3",
+    credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY! },
+  });
+  const headers = { ...signed.headers };
+  delete headers.host;
+  const qs = query.map(([k, v]) => (v === "" ? uriEncode(k) : `${uriEncode(k)}=${uriEncode(v)}`)).join("&");
+  const res = await fetch(`${endpoint.origin}${path}${qs ? `?${qs}` : ""}`, { method, headers });
+  return { status: res.status, text: await res.text() };
+}
