@@ -37,10 +37,17 @@ function batch(ids: number[], dts: string[]): arrow.RecordBatch {
 
 /** Every file (not symlink) under `dir`, relative to it, sorted. */
 function listFiles(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
-    .filter((d) => d.isFile())
-    .map((d) => relative(dir, join(d.parentPath, d.name)))
-    .sort();
+  // A walk that never enters symbolic links (Bun's recursive readdir follows linked directories).
+  const out: string[] = [];
+  const walk = (sub: string) => {
+    for (const d of readdirSync(join(dir, sub), { withFileTypes: true }) as Dirent[]) {
+      const rel = sub === "" ? d.name : join(sub, d.name);
+      if (d.isDirectory()) walk(rel);
+      else if (d.isFile()) out.push(rel);
+    }
+  };
+  walk("");
+  return out.sort();
 }
 
 /** Makes every file under `dir` look `ageMs` old. */
