@@ -56,7 +56,8 @@ function plain(v: unknown): unknown {
 
 export type OutputFormat = "table" | "json" | "csv";
 
-function text(v: unknown): string {
+/** One `cellValue` as text: `null`, JSON for nested values, else the value as a string. */
+export function cellText(v: unknown): string {
   if (v === null) return "null";
   if (typeof v === "object") return JSON.stringify(v);
   return String(v);
@@ -64,7 +65,7 @@ function text(v: unknown): string {
 
 function csvField(v: unknown): string {
   if (v === null) return "";
-  const s = text(v);
+  const s = cellText(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
@@ -73,7 +74,7 @@ export function render(fields: readonly DataField[], rows: unknown[][], format: 
   const names = fields.map((f) => f.name);
   if (format === "json") return rows.map((r) => JSON.stringify(Object.fromEntries(names.map((n, i) => [n, r[i]])))).join("\n");
   if (format === "csv") return [names.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n");
-  const cells = [names, ...rows.map((r) => r.map(text))];
+  const cells = [names, ...rows.map((r) => r.map(cellText))];
   const widths = names.map((_, i) => Math.min(60, Math.max(...cells.map((r) => r[i].length))));
   const line = (r: string[]) => r.map((c, i) => (c.length > widths[i] ? c.slice(0, widths[i] - 1) + "…" : c.padEnd(widths[i]))).join(" | ");
   return [line(names), widths.map((w) => "-".repeat(w)).join("-+-"), ...cells.slice(1).map(line)].join("\n");

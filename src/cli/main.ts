@@ -10,6 +10,7 @@ import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
+import { serveCommand } from "./serve.js";
 import { commandUsage, usage } from "./usage.js";
 
 /** Where a command writes: results and help to `out`, usage errors to `err`. */
@@ -82,6 +83,13 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
     case "remove-orphans":
       await removeOrphansCommand(parseRemoveOrphansArgs(rest), io.out);
       return 0;
+    case "serve": {
+      if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "serve needs a warehouse directory");
+      const port = option(rest, "--port") ?? "8080";
+      if (!/^\d+$/.test(port) || Number(port) > 65535) throw new PaimonError("INVALID_ARGUMENT", `--port needs a port number (0-65535), got ${port}`);
+      await serveCommand({ warehouse: rest[0], port: Number(port), host: option(rest, "--host") ?? "127.0.0.1" }, io.out);
+      return 0;
+    }
     case "demo": {
       const result = await runRealtimeDemo({
         warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",

@@ -1,5 +1,7 @@
 // `paimon-rt read <table> [--where …] [--select …] [--limit N] [--format table|json|csv] [--snapshot N]`
 import { PaimonError } from "../error.js";
+import type { Plan } from "../scan/split.js";
+import type { DataField } from "../spec/types.js";
 import { Table } from "../table/table.js";
 import { cellValue, type OutputFormat, render } from "./format.js";
 import { parseWhere } from "./where.js";
@@ -17,16 +19,33 @@ export async function readTableCommand(cmd: ReadCommand, out: (text: string) => 
   const latest = await Table.open(cmd.location);
   // --snapshot reads with that snapshot's schema, as Java and pypaimon time travel
   const table = cmd.snapshotId === undefined ? latest : await latest.atSnapshot(cmd.snapshotId);
-  const filter = cmd.where ? parseWhere(cmd.where) : undefined;
-  const plan = await table.newScan({ filter }).plan();
-  const read = table.newRead({ projection: cmd.select, filter, predicateFilter: true });
-  const fields = (cmd.select ?? table.schema.fields.map((f) => f.name)).map((n) => {
+  const { fields, rows } = await queryTable(table, cmd);
+  out(render(fields, rows, cmd.format));
+  return rows.length;
+}
+
+/** What {@link queryTable} found: the columns, their rows (as `cellValue` gives them) and the scan plan read. */
+export interface QueryResult {
+  fields: DataField[];
+  rows: unknown[][];
+  plan: Plan;
+}
+
+/**
+ * The query behind `paimon-rt read` and the `serve` explorer: a `--where` expression (exact
+ * filtering), top-level columns and a row limit on `table` (a time-travel view reads its snapshot).
+ */
+export async function queryTable(table: Table, query: { where?: string; select?: string[]; limit?: number }): Promise<QueryResult> {
+  const filter = query.where ? parseWhere(query.where) : undefined;
+  const fields = (query.select ?? table.schema.fields.map((f) => f.name)).map((n) => {
     const f = table.schema.fields.find((x) => x.name === n);
     if (!f) throw new PaimonError("INVALID_ARGUMENT", `unknown column ${n}`);
     return f;
   });
+  const plan = await table.newScan({ filter }).plan();
+  const read = table.newRead({ projection: query.select, filter, predicateFilter: true });
   const rows: unknown[][] = [];
-  const limit = cmd.limit ?? Infinity;
+  const limit = query.limit ?? Infinity;
   const reader = await read.createReader(plan.splits);
   try {
     for await (const batch of reader) {
@@ -38,6 +57,5 @@ export async function readTableCommand(cmd: ReadCommand, out: (text: string) => 
   } finally {
     await reader.close();
   }
-  out(render(fields, rows, cmd.format));
-  return rows.length;
+  return { fields, rows, plan };
 }

@@ -44,6 +44,19 @@ export const COMMANDS: CommandUsage[] = [
     ],
   },
   {
+    name: "serve",
+    args: "<warehouse> [options]",
+    summary: [
+      "serve a warehouse directory read-only over HTTP (GET/HEAD, Range, JSON",
+      "listings) at /warehouse/, with a browser explorer at / that lists",
+      "tables, schema, options, snapshots and runs queries in the browser",
+    ],
+    options: [
+      ["--port N", "port to listen on (default 8080; 0: any free port)"],
+      ["--host H", "interface to listen on (default 127.0.0.1)"],
+    ],
+  },
+  {
     name: "demo",
     args: "[options]",
     summary: [

@@ -4,6 +4,7 @@
 // to init), so the 5 MB wasm is not inlined into the JS.
 import { fileURLToPath } from "node:url";
 import { build, type Rollup } from "vite";
+import { keepParquetWasmExternal } from "../../scripts/bundle-explorer.mjs";
 
 export async function bundleHostEntry(): Promise<string> {
   const entry = fileURLToPath(new URL("./entry.mjs", import.meta.url));
@@ -11,18 +12,7 @@ export async function bundleHostEntry(): Promise<string> {
     configFile: false,
     logLevel: "silent",
     root: fileURLToPath(new URL("../..", import.meta.url)),
-    plugins: [
-      {
-        name: "keep-parquet-wasm-external",
-        enforce: "pre",
-        transform(code, id) {
-          // hide the asset URL from vite's `new URL(…, import.meta.url)` handling (which would
-          // inline 5 MB of base64 in library mode); the suites hand the module to init instead
-          if (!id.includes("parquet-wasm")) return null;
-          return code.replace("new URL('parquet_wasm_bg.wasm', import.meta.url)", "new URL('parquet_wasm_bg.wasm', import.meta['url'])");
-        },
-      },
-    ],
+    plugins: [keepParquetWasmExternal],
     build: {
       write: false,
       minify: false,

@@ -1,0 +1,49 @@
+// Bundles the `paimon-rt serve` explorer (src/explorer/app.ts on paimon-rt/edge) into one minified
+// ES module with vite, next to a copy of its page: `<outDir>/explorer.js` and `<outDir>/index.html`.
+// Run by scripts/build.mjs into dist/explorer (so `npm pack` ships it) and by the explorer's tests.
+// The two wasm modules are not bundled: the server serves them and the page hands them to init().
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * A vite plugin that hides parquet-wasm's `new URL("parquet_wasm_bg.wasm", import.meta.url)` from
+ * vite's asset handling, which would inline the 5 MB module as base64 in library mode; bundles that
+ * use it pass the module to init({ parquet }) instead.
+ */
+export const keepParquetWasmExternal = {
+  name: "keep-parquet-wasm-external",
+  enforce: "pre",
+  transform(code, id) {
+    if (!id.includes("parquet-wasm")) return null;
+    return code.replace("new URL('parquet_wasm_bg.wasm', import.meta.url)", "new URL('parquet_wasm_bg.wasm', import.meta['url'])");
+  },
+};
+
+/** Writes explorer.js and index.html into `outDir`; resolves to the bundle's size in bytes. */
+export async function bundleExplorer(outDir) {
+  const { build } = await import("vite");
+  const result = await build({
+    configFile: false,
+    logLevel: "silent",
+    root,
+    plugins: [keepParquetWasmExternal],
+    build: {
+      write: false,
+      minify: true,
+      target: "es2022",
+      assetsInlineLimit: 0,
+      lib: { entry: join(root, "src", "explorer", "app.ts"), formats: ["es"], fileName: "explorer" },
+      rollupOptions: { output: { codeSplitting: false } },
+    },
+  });
+  const outputs = Array.isArray(result) ? result : [result];
+  const chunk = outputs.flatMap((o) => o.output).find((o) => o.type === "chunk" && o.isEntry);
+  if (!chunk) throw new Error("vite produced no explorer chunk");
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "explorer.js"), chunk.code);
+  copyFileSync(join(root, "src", "explorer", "index.html"), join(outDir, "index.html"));
+  return Buffer.byteLength(chunk.code);
+}
