@@ -97,8 +97,8 @@ describe("paimon-rt help and usage errors", () => {
   const handledCommands = [...mainSource.matchAll(/^ {4}case "([a-z-]+)":/gm)].map((m) => m[1]);
 
   it("--help, -h and help print every command with its options and exit 0", async () => {
-    expect(handledCommands).toEqual(expect.arrayContaining(["inspect", "read", "demo", "kernel-demo", "version"]));
-    expect(parsedOptions).toEqual(expect.arrayContaining(["--where", "--select", "--limit", "--format", "--snapshot", "--warehouse", "--seconds", "--rows", "--buckets", "--batch"]));
+    expect(handledCommands).toEqual(expect.arrayContaining(["inspect", "read", "serve", "demo", "kernel-demo", "version"]));
+    expect(parsedOptions).toEqual(expect.arrayContaining(["--where", "--select", "--limit", "--format", "--snapshot", "--port", "--host", "--warehouse", "--seconds", "--rows", "--buckets", "--batch"]));
     for (const flag of ["--help", "-h", "help"]) {
       const { code, out, err } = await run(flag);
       expect(code).toBe(0);
@@ -106,7 +106,7 @@ describe("paimon-rt help and usage errors", () => {
       expect(out).toBe(usage());
       const lines = out.split("\n");
       expect(lines[0]).toBe("usage: paimon-rt <command> [arguments] [options]");
-      for (const command of ["inspect <table-path>", "read <table-path> [options]", "demo [options]", "kernel-demo [options]", "version"]) {
+      for (const command of ["inspect <table-path>", "read <table-path> [options]", "serve <warehouse> [options]", "demo [options]", "kernel-demo [options]", "version"]) {
         expect(lines).toContain(`  ${command}`);
       }
       for (const option of parsedOptions) expect(lines.some((l) => l.startsWith(`      ${option} `)), option).toBe(true);

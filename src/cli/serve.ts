@@ -82,10 +82,9 @@ export function parseRange(header: string | undefined, size: number): { start: n
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(m[1]);
-  const end = m[2] === "" ? size - 1 : Number(m[2]);
-  if (end < start) return null;
+  if (m[2] !== "" && Number(m[2]) < start) return null; // invalid: ignored
   if (start >= size) return "unsatisfiable";
-  return { start, end: Math.min(end, size - 1) };
+  return { start, end: m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1) };
 }
 
 /** Starts a read-only server for `root` (see the module comment for what it refuses). */
@@ -106,6 +105,9 @@ export async function startFileServer(options: FileServerOptions): Promise<FileS
     const rawPath = (req.url ?? "").split("?")[0]!;
     options.onRequest?.(method, rawPath);
     if (method !== "GET" && method !== "HEAD") {
+      // read (and drop) any body first: answering before it is consumed can reset the connection
+      req.resume();
+      await new Promise((resolve) => req.once("end", resolve).once("error", resolve));
       res.writeHead(405, { Allow: "GET, HEAD" }).end();
       return;
     }
