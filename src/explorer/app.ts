@@ -34,6 +34,11 @@ async function fetchBytes(url: string): Promise<ArrayBuffer> {
   return res.arrayBuffer();
 }
 
+/** `1 split`, `2 splits` */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 let current: Table | null = null;
 
 async function showTable(catalog: Catalog, identifier: string): Promise<void> {
@@ -81,7 +86,7 @@ async function runQuery(form: HTMLFormElement): Promise<void> {
     const fileRows = plan.splits.reduce((n, s) => n + s.files.reduce((m, f) => m + Number(f.rowCount), 0), 0);
     fillTable($("rows"), fields.map((f) => f.name), rows.map((r) => r.map(cellText)));
     $("query-stats").textContent =
-      `snapshot ${plan.snapshotId ?? "none"}: ${plan.splits.length} splits, ${files} data files (${fileRows} rows in files) read, ${rows.length} rows`;
+      `snapshot ${plan.snapshotId ?? "none"}: ${count(plan.splits.length, "split")}, ${count(files, "data file")} (${count(fileRows, "row")}) read, ${count(rows.length, "row")} shown`;
   } catch (e) {
     $("query-stats").textContent = "";
     $<HTMLTableElement>("rows").replaceChildren();
@@ -118,7 +123,7 @@ async function start(): Promise<void> {
     ev.preventDefault();
     void runQuery(form);
   });
-  setStatus(`${warehouse}: ${databases.length} databases`);
+  setStatus(`${warehouse}: ${count(databases.length, "database")}`);
   document.body.dataset.ready = "true";
 }
 
