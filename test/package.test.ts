@@ -1,7 +1,7 @@
 // `npm pack` of a fresh clone (no dist/) must ship the built package: `main`, `exports` and `bin`
 // all point into dist/, which is not committed.
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +13,7 @@ interface PackResult {
   files: { path: string }[];
 }
 
-it("npm pack of a fresh clone builds dist/ and ships it with the wasm module and a working bin", () => {
+it("npm pack of a fresh clone builds dist/ and ships it with the wasm module, the explorer and a working bin", async () => {
   const clone = mkdtempSync(join(tmpdir(), "paimon-rt-pack-"));
   try {
     // What a clone has that packing and building need; no dist/.
@@ -29,6 +29,7 @@ it("npm pack of a fresh clone builds dist/ and ships it with the wasm module and
     expect(pack.status, pack.stderr).toBe(0);
     // The build says what it does instead of staying silent for several seconds.
     expect(pack.stderr).toMatch(/paimon-rt: building dist\/ \(tsc -p tsconfig.build.json\) … done in \d+\.\d s\n/);
+    expect(pack.stderr).toMatch(/paimon-rt: bundling dist\/explorer \(vite\) … \d+ KB in \d+\.\d s\n/);
     const [result] = JSON.parse(pack.stdout) as PackResult[];
     const files = new Set(result.files.map((f) => f.path));
     for (const path of [
@@ -36,6 +37,8 @@ it("npm pack of a fresh clone builds dist/ and ships it with the wasm module and
       "dist/index.d.ts",
       "dist/edge.js",
       "dist/cli/main.js",
+      "dist/explorer/index.html",
+      "dist/explorer/explorer.js",
       "wasm/pkg/paimon_rt_kernels.wasm",
       "package.json",
       "README.md",
@@ -54,7 +57,37 @@ it("npm pack of a fresh clone builds dist/ and ships it with the wasm module and
     expect(help.stdout).toMatch(/^usage: paimon-rt <command>/);
     const unknown = spawnSync(process.execPath, [bin, "bogus"], { encoding: "utf8" });
     expect({ status: unknown.status, stdout: unknown.stdout }).toEqual({ status: 2, stdout: "" });
+
+    // `serve` from the built package finds its explorer and both wasm modules, and stops on SIGTERM.
+    const warehouse = join(clone, "wh");
+    mkdirSync(warehouse);
+    writeFileSync(join(warehouse, "f"), "file");
+    const serve = spawn(process.execPath, [bin, "serve", warehouse, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let stdout = "";
+      const explorerUrl = await new Promise<string>((resolve, reject) => {
+        serve.stdout.on("data", (d: Buffer) => {
+          stdout += d.toString();
+          const m = /^explorer: +(http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(stdout);
+          if (m) resolve(m[1]!);
+        });
+        serve.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stdout}`)));
+      });
+      expect(stdout).toContain(`serving ${warehouse} read-only\n`);
+      const page = await fetch(explorerUrl);
+      expect([page.status, await page.text()]).toEqual([200, readFileSync(join(clone, "src", "explorer", "index.html"), "utf8")]);
+      expect((await fetch(new URL("explorer.js", explorerUrl))).status).toBe(200);
+      const kernels = new Uint8Array(await (await fetch(new URL("kernels.wasm", explorerUrl))).arrayBuffer());
+      expect(kernels).toEqual(new Uint8Array(readFileSync(join(clone, "wasm", "pkg", "paimon_rt_kernels.wasm"))));
+      expect((await fetch(new URL("parquet.wasm", explorerUrl), { method: "HEAD" })).status).toBe(200);
+      expect(await (await fetch(new URL("warehouse/f", explorerUrl))).text()).toBe("file");
+      const exited = new Promise<number | null>((resolve) => serve.once("exit", (code) => resolve(code)));
+      serve.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      if (serve.exitCode === null) serve.kill("SIGKILL");
+    }
   } finally {
     rmSync(clone, { recursive: true, force: true });
   }
-}, 120_000);
+}, 180_000);
