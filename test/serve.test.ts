@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FileServer, parseRange, startFileServer, startServe } from "../src/cli/serve.js";
+import { type FileServer, isLoopbackHost, parseRange, startFileServer, startServe } from "../src/cli/serve.js";
 import { main } from "../src/cli/main.js";
 import { HttpFileIO } from "../src/fs/http-file-io.js";
 
@@ -215,6 +215,23 @@ describe("paimon-rt serve: explorer routes and arguments", () => {
       expect((await request(server.base, "DELETE", "/")).status).toBe(405);
     } finally {
       await server.close();
+    }
+  });
+
+  it("tells loopback hosts (no warning) from the others (warning)", () => {
+    expect(["127.0.0.1", "127.1.2.3", "localhost", "::1"].map(isLoopbackHost)).toEqual([true, true, true, true]);
+    expect(["0.0.0.0", "::", "192.168.1.5", "example.com"].map(isLoopbackHost)).toEqual([false, false, false, false]);
+  });
+
+  it("reports a port already in use as IO_ERROR", async () => {
+    const first = await startFileServer({ root: join(dir, "wh") });
+    try {
+      await expect(startFileServer({ root: join(dir, "wh"), port: first.port })).rejects.toMatchObject({
+        code: "IO_ERROR",
+        message: expect.stringContaining(`cannot listen on 127.0.0.1:${first.port}`),
+      });
+    } finally {
+      await first.close();
     }
   });
 

@@ -259,6 +259,11 @@ export async function startServe(options: ServeOptions): Promise<FileServer> {
   return startFileServer({ root: options.warehouse, prefix: WAREHOUSE_PREFIX, host: options.host ?? "127.0.0.1", port: options.port ?? 8080, routes });
 }
 
+/** True for a host only this machine can reach (`serve` warns before listening anywhere else). */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /**
  * `paimon-rt serve`: starts the server, prints where the explorer and the warehouse are, and runs
  * until SIGINT or SIGTERM (then closes the server and resolves).
@@ -268,6 +273,9 @@ export async function serveCommand(options: ServeOptions, out: (line: string) =>
   out(`serving ${path.resolve(options.warehouse)} read-only`);
   out(`explorer:  ${server.base}/`);
   out(`warehouse: ${server.base}${WAREHOUSE_PREFIX.slice(0, -1)}  (Catalog.open from paimon-rt/edge)`);
+  if (!isLoopbackHost(options.host ?? "127.0.0.1")) {
+    out(`warning: listening on ${options.host}: anyone who can reach this port can read every file of the warehouse`);
+  }
   out("press Ctrl-C to stop");
   await new Promise<void>((resolve) => {
     const stop = () => {
