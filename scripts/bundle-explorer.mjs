@@ -1,8 +1,9 @@
-// Bundles the `paimon-rt serve` explorer (src/explorer/app.ts on paimon-rt/edge) into one minified
-// ES module with vite, next to a copy of its page: `<outDir>/explorer.js` and `<outDir>/index.html`.
+// Bundles the `paimon-rt serve` explorer (src/explorer/app.ts on paimon-rt/edge) into a minified
+// ES module with vite (plus its on-demand chunks), next to a copy of its page: `<outDir>/explorer.js`
+// and `<outDir>/index.html`.
 // Run by scripts/build.mjs into dist/explorer (so `npm pack` ships it) and by the explorer's tests.
 // The two wasm modules are not bundled: the server serves them and the page hands them to init().
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,7 +23,11 @@ export const keepParquetWasmExternal = {
   },
 };
 
-/** Writes explorer.js and index.html into `outDir`; resolves to the bundle's size in bytes. */
+/**
+ * Writes explorer.js, the chunks it imports on demand (code used only for writes, such as the zstd
+ * encoder, stays in a chunk the page never loads) and index.html into `outDir`; resolves to the size
+ * in bytes of explorer.js.
+ */
 export async function bundleExplorer(outDir) {
   const { build } = await import("vite");
   const result = await build({
@@ -36,14 +41,18 @@ export async function bundleExplorer(outDir) {
       target: "es2022",
       assetsInlineLimit: 0,
       lib: { entry: join(root, "src", "explorer", "app.ts"), formats: ["es"], fileName: "explorer" },
-      rollupOptions: { output: { codeSplitting: false } },
     },
   });
-  const outputs = Array.isArray(result) ? result : [result];
-  const chunk = outputs.flatMap((o) => o.output).find((o) => o.type === "chunk" && o.isEntry);
-  if (!chunk) throw new Error("vite produced no explorer chunk");
+  const outputs = (Array.isArray(result) ? result : [result]).flatMap((o) => o.output);
+  const entry = outputs.find((o) => o.type === "chunk" && o.isEntry);
+  if (!entry || entry.fileName !== "explorer.js") throw new Error(`vite produced no explorer.js (got ${outputs.map((o) => o.fileName).join(", ")})`);
+  rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, "explorer.js"), chunk.code);
+  for (const o of outputs) {
+    // the server serves the explorer directory flat: chunk names must not contain directories
+    if (o.fileName.includes("/")) throw new Error(`explorer bundle file ${o.fileName} is not flat`);
+    writeFileSync(join(outDir, o.fileName), o.type === "chunk" ? o.code : o.source);
+  }
   copyFileSync(join(root, "src", "explorer", "index.html"), join(outDir, "index.html"));
-  return Buffer.byteLength(chunk.code);
+  return Buffer.byteLength(entry.code);
 }

@@ -193,18 +193,21 @@ describe("paimon-rt serve: explorer routes and arguments", () => {
     mkdirSync(join(dir, "explorer"));
     copyFileSync(new URL("../src/explorer/index.html", import.meta.url), join(dir, "explorer", "index.html"));
     writeFileSync(join(dir, "explorer", "explorer.js"), "export {};\n");
+    writeFileSync(join(dir, "explorer", "chunk-a1.js"), "export const a = 1;\n");
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("serves the page at /, its bundle, both wasm modules, and the warehouse under /warehouse/", async () => {
+  it("serves the page at /, its bundle and chunks, both wasm modules, and the warehouse under /warehouse/", async () => {
     const server = await startServe({ warehouse: join(dir, "wh"), port: 0, explorerDir: join(dir, "explorer") });
     try {
       expect(server.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const page = await request(server.base, "GET", "/");
       expect([page.status, page.headers["content-type"]]).toEqual([200, "text/html; charset=utf-8"]);
       expect(page.body.toString()).toBe(readFileSync(join(dir, "explorer", "index.html"), "utf8"));
-      expect((await request(server.base, "GET", "/explorer.js")).body.toString()).toBe("export {};\n");
+      const bundle = await request(server.base, "GET", "/explorer.js");
+      expect([bundle.headers["content-type"], bundle.body.toString()]).toEqual(["text/javascript; charset=utf-8", "export {};\n"]);
+      expect((await request(server.base, "GET", "/chunk-a1.js")).body.toString()).toBe("export const a = 1;\n");
       const kernels = await request(server.base, "GET", "/kernels.wasm");
       expect([kernels.status, kernels.headers["content-type"]]).toEqual([200, "application/wasm"]);
       expect(kernels.body.equals(readFileSync(new URL("../wasm/pkg/paimon_rt_kernels.wasm", import.meta.url)))).toBe(true);

@@ -229,7 +229,7 @@ export interface ServeOptions {
   warehouse: string;
   host?: string;
   port?: number;
-  /** Directory holding the built explorer (`index.html`, `explorer.js`); default {@link defaultExplorerDir}. */
+  /** Directory holding the built explorer (`index.html`, `explorer.js`, its chunks); default {@link defaultExplorerDir}. */
   explorerDir?: string;
 }
 
@@ -239,24 +239,29 @@ export interface ServeOptions {
  */
 export async function startServe(options: ServeOptions): Promise<FileServer> {
   const explorerDir = options.explorerDir ?? defaultExplorerDir();
-  const page = path.join(explorerDir, "index.html");
-  const bundle = path.join(explorerDir, "explorer.js");
-  for (const f of [page, bundle]) {
-    if (!(await fsp.stat(f).catch(() => null))?.isFile()) {
-      throw new PaimonError("NOT_FOUND", `the explorer is not built (${f} is missing): run npm run build`);
+  const explorerFiles = await fsp.readdir(explorerDir).catch(() => [] as string[]);
+  for (const f of ["index.html", "explorer.js"]) {
+    if (!explorerFiles.includes(f)) {
+      throw new PaimonError("NOT_FOUND", `the explorer is not built (${path.join(explorerDir, f)} is missing): run npm run build`);
     }
   }
   const require = createRequire(import.meta.url);
   // src/cli and dist/cli are both two levels below the package root, which ships wasm/pkg
   const kernels = fileURLToPath(new URL("../../wasm/pkg/paimon_rt_kernels.wasm", import.meta.url));
-  const routes: Record<string, FileServerRoute> = {
-    "/": { file: page, type: "text/html; charset=utf-8" },
-    "/index.html": { file: page, type: "text/html; charset=utf-8" },
-    "/explorer.js": { file: bundle, type: "text/javascript; charset=utf-8" },
-    "/kernels.wasm": { file: kernels, type: "application/wasm" },
-    "/parquet.wasm": { file: require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"), type: "application/wasm" },
-  };
+  const routes: Record<string, FileServerRoute> = {};
+  // the page, explorer.js and the chunks it loads on demand (the build writes them side by side)
+  for (const name of explorerFiles) routes[`/${encodeURIComponent(name)}`] = { file: path.join(explorerDir, name), type: contentType(name) };
+  routes["/"] = routes["/index.html"]!;
+  routes["/kernels.wasm"] = { file: kernels, type: "application/wasm" };
+  routes["/parquet.wasm"] = { file: require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"), type: "application/wasm" };
   return startFileServer({ root: options.warehouse, prefix: WAREHOUSE_PREFIX, host: options.host ?? "127.0.0.1", port: options.port ?? 8080, routes });
+}
+
+function contentType(name: string): string {
+  if (name.endsWith(".html")) return "text/html; charset=utf-8";
+  if (name.endsWith(".js")) return "text/javascript; charset=utf-8";
+  if (name.endsWith(".wasm")) return "application/wasm";
+  return "application/octet-stream";
 }
 
 /** True for a host only this machine can reach (`serve` warns before listening anywhere else). */

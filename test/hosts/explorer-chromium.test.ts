@@ -35,6 +35,7 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
   let browser: import("playwright-core").Browser;
   let page: import("playwright-core").Page;
   const pageErrors: string[] = [];
+  const requested: string[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "paimon-rt-explorer-"));
@@ -45,6 +46,7 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
     browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--headless=new"] });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     page.on("pageerror", (e) => pageErrors.push(String(e)));
+    page.on("request", (r) => requested.push(new URL(r.url()).pathname));
     await page.goto(`${server.base}/`);
     await page.waitForSelector("body[data-ready=true]", { timeout: 60_000 });
   }, 180_000);
@@ -181,5 +183,11 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
     expect(result.error).toMatch(/^INVALID_ARGUMENT: /);
     expect(result.error).toContain("nope");
     expect(pageErrors).toEqual([]);
+  });
+
+  it("loads only the page, its bundle, the parquet chunk and the two wasm modules besides warehouse files", () => {
+    const assets = [...new Set(requested.filter((p) => !p.startsWith("/warehouse/")))].map((p) => p.replace(/-[\w-]{8}\.js$/, "-<hash>.js")).sort();
+    // the write-only chunks (e.g. the zstd encoder) are never fetched
+    expect(assets).toEqual(["/", "/explorer.js", "/kernels.wasm", "/parquet.wasm", "/parquet_wasm-<hash>.js"]);
   });
 });
