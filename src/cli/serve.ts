@@ -117,9 +117,15 @@ export async function startFileServer(options: FileServerOptions): Promise<FileS
     }
     const route = routes[rawPath];
     if (route) {
-      const body = "body" in route ? route.body : await fsp.readFile(route.file);
-      res.writeHead(200, { "Content-Type": route.type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-cache" });
-      res.end(method === "HEAD" ? undefined : body);
+      const headers = { "Content-Type": route.type, "Cache-Control": "no-cache" };
+      if ("body" in route) {
+        res.writeHead(200, { ...headers, "Content-Length": Buffer.byteLength(route.body) }).end(method === "HEAD" ? undefined : route.body);
+      } else {
+        const st = await fsp.stat(route.file);
+        res.writeHead(200, { ...headers, "Content-Length": st.size });
+        if (method === "HEAD") res.end();
+        else createReadStream(route.file).on("error", (e) => res.destroy(e)).pipe(res);
+      }
       return;
     }
     if (!rawPath.startsWith(prefix) && rawPath !== prefix.slice(0, -1)) {
