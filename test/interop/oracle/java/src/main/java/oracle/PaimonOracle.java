@@ -160,7 +160,7 @@ public final class PaimonOracle {
         Options o = new Options();
         o.set("warehouse", warehouse);
         o.set("cache-enabled", "false");
-        if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) s3Options(o);
+        if (warehouse.startsWith("s3://")) s3Options(o); // paimon-s3 registers s3:// only
         return CatalogFactory.createCatalog(CatalogContext.create(o));
     }
 
