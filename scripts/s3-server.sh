@@ -14,11 +14,13 @@
 # loopback); S3 requests are still SigV4-signed and checked against the test user's keys.
 #
 # Variables: PAIMON_RT_S3_DIR (state directory, default /tmp/paimon-rt-s3), PAIMON_RT_S3_PORT (7480),
-# PAIMON_RT_S3_BUCKET (paimon-test).
+# PAIMON_RT_S3_MON_PORT (Ceph monitor, 3300), PAIMON_RT_S3_BUCKET (paimon-test). A second server on the
+# same machine needs its own directory and both ports.
 set -euo pipefail
 
 dir="${PAIMON_RT_S3_DIR:-/tmp/paimon-rt-s3}"
 port="${PAIMON_RT_S3_PORT:-7480}"
+mon_port="${PAIMON_RT_S3_MON_PORT:-3300}"
 bucket="${PAIMON_RT_S3_BUCKET:-paimon-test}"
 access_key="paimonrtaccess"
 secret_key="paimonrtsecret0123456789"
@@ -87,7 +89,7 @@ start_server() {
   cat > "$dir/ceph.conf" <<EOF
 [global]
 fsid = $(cat /proc/sys/kernel/random/uuid)
-mon host = v2:127.0.0.1:3300
+mon host = v2:127.0.0.1:${mon_port}
 public network = 127.0.0.0/8
 auth cluster required = none
 auth service required = none
@@ -119,7 +121,7 @@ rgw frontends = beast endpoint=127.0.0.1:${port}
 rgw data = $dir/rgw
 EOF
   ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
-  monmaptool --create --clobber --addv a "[v2:127.0.0.1:3300]" --fsid "$(sed -n 's/^fsid = //p' "$dir/ceph.conf")" "$dir/monmap" >/dev/null
+  monmaptool --create --clobber --addv a "[v2:127.0.0.1:${mon_port}]" --fsid "$(sed -n 's/^fsid = //p' "$dir/ceph.conf")" "$dir/monmap" >/dev/null
   ceph_cmd ceph-mon --mkfs -i a --monmap "$dir/monmap" --keyring "$dir/keyring" >/dev/null 2>&1
   ceph_cmd ceph-mon -i a
   for _ in $(seq 1 50); do [ -f "$dir/run/mon.a.pid" ] && break; sleep 0.1; done

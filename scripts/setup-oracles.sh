@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the interop test oracles into .oracles/ (git-ignored), idempotently:
 #   .oracles/venv            Python venv with pypaimon (pinned in test/interop/oracle/requirements.txt)
-#   .oracles/java/           Java Paimon oracle (test/interop/oracle/java, paimon-bundle from Maven Central):
+#   .oracles/java/           Java Paimon oracle (test/interop/oracle/java, paimon-bundle and paimon-s3 for
+#                            s3:// warehouses, from Maven Central):
 #     target/paimon-java-oracle-0.0.1.jar + lib/*.jar
 #
 # Usage: scripts/setup-oracles.sh [--python-only | --java-only] [--force]
@@ -24,7 +25,7 @@ for arg in "$@"; do
     --python-only) do_java=0 ;;
     --java-only) do_python=0 ;;
     --force) force=1 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "setup-oracles: unknown argument $arg" >&2; exit 2 ;;
   esac
 done

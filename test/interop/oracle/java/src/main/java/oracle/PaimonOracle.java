@@ -160,7 +160,40 @@ public final class PaimonOracle {
         Options o = new Options();
         o.set("warehouse", warehouse);
         o.set("cache-enabled", "false");
+        if (warehouse.startsWith("s3://")) s3Options(o); // paimon-s3 registers s3:// only
         return CatalogFactory.createCatalog(CatalogContext.create(o));
+    }
+
+    /**
+     * Paimon's S3 filesystem (paimon-s3) options from the standard AWS variables, the same ones
+     * paimon-rt reads: endpoint, credentials, session token, region. Path-style addressing, because
+     * test servers (Ceph RGW on 127.0.0.1) have no per-bucket host names.
+     */
+    static void s3Options(Options o) {
+        String endpoint = System.getenv("AWS_ENDPOINT_URL");
+        if (endpoint != null && !endpoint.isEmpty()) {
+            o.set("s3.endpoint", endpoint);
+            o.set("s3.path.style.access", "true");
+            if (endpoint.startsWith("http://")) {
+                o.set("s3.connection.ssl.enabled", "false");
+                // Over plain HTTP the AWS SDK v2 signs bodies in aws-chunked encoding, and Ceph RGW
+                // 16 rejects that for empty bodies (S3A's directory markers) with
+                // XAmzContentSHA256Mismatch; this signer sends whole bodies instead.
+                o.set("s3.signing-algorithm", "AWS4UnsignedPayloadSignerType");
+            }
+        }
+        String accessKey = System.getenv("AWS_ACCESS_KEY_ID");
+        String secretKey = System.getenv("AWS_SECRET_ACCESS_KEY");
+        if (accessKey != null && secretKey != null) {
+            o.set("s3.access-key", accessKey);
+            o.set("s3.secret-key", secretKey);
+        }
+        String sessionToken = System.getenv("AWS_SESSION_TOKEN");
+        if (sessionToken != null && !sessionToken.isEmpty()) {
+            o.set("s3.session.token", sessionToken); // S3A's default provider chain picks it up
+        }
+        String region = System.getenv("AWS_REGION");
+        if (region != null && !region.isEmpty()) o.set("s3.endpoint.region", region);
     }
 
     // ------------------------------------------------------------------------------------------
