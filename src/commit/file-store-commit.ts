@@ -216,7 +216,7 @@ export class FileStoreCommit {
     if (compacted && !ownCompaction && this.options.bool("deletion-vectors.enabled", false)) {
       throw new PaimonError(
         "UNSUPPORTED",
-        `overwrite of deletion-vector table ${this.root}: the messages' compaction rewrote files or deletion vectors the table already had (a writer restored from the table, e.g. keys written again); truncate or dropPartitions first, then write and commit`,
+        `overwrite of deletion-vector table ${this.root}: the messages' compaction rewrote files or deletion vectors the table already had (a writer restored from the table, e.g. keys written again); write them with an overwrite writer, newWrite({ commitUser, overwrite: true }), which starts every bucket empty`,
       );
     }
     let id = await this.tryCommit({ ...append, kind: "OVERWRITE", overwrite: filter ?? (() => true), conflictCheck: true }, identifier, options);

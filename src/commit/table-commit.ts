@@ -105,9 +105,11 @@ export class TableCommit {
    * Replaces data: the given partition (values of some or all partition keys), or, without
    * one, the partitions the messages write to (`dynamic-partition-overwrite`, default) or the
    * whole table. Real-time progress of the replaced partitions is reset (seed 000), and the
-   * index files (deletion vectors) of the replaced partitions are removed. In a deletion-vector
-   * table, messages whose compaction rewrote the table's files or deletion vectors (keys written
-   * again by a writer restored from the table) are refused with UNSUPPORTED.
+   * index files (deletion vectors) of the replaced partitions are removed. Write the messages
+   * with an overwrite writer, `newWrite({ commitUser, overwrite: true })` (Java
+   * `withOverwrite()`), which restores none of the table's files. In a deletion-vector table,
+   * messages of an ordinary writer whose compaction rewrote the table's files or deletion
+   * vectors (keys written again) are refused with UNSUPPORTED.
    */
   async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
     this.check(messages);

@@ -81,7 +81,11 @@ export class Table {
     } catch (e) {
       return Promise.reject(e);
     }
-    if (options?.realtime !== undefined) return newRealtimeWrite(this, options); // real-time hook (src/realtime)
+    if (options?.realtime !== undefined) {
+      // A real-time writer continues the table's buckets and offsets; it cannot start them empty.
+      if (options.overwrite) return Promise.reject(new PaimonError("UNSUPPORTED", `newWrite of ${this.identifier}: a real-time writer cannot be an overwrite writer`));
+      return newRealtimeWrite(this, options); // real-time hook (src/realtime)
+    }
     return Promise.resolve(new TableWrite(this, options));
   }
 

@@ -43,6 +43,11 @@ export interface MergeTreeWriterOptions {
   config: PrimaryKeyConfig;
   /** `write-only`: never compact (a dedicated job does). */
   writeOnly?: boolean;
+  /**
+   * Start empty: restore none of the bucket's files or deletion vectors, sequence numbers from 0
+   * (Java `withIgnorePreviousFiles(true)`, used by overwrite writers).
+   */
+  ignorePreviousFiles?: boolean;
 }
 
 /** A sorted run of the LSM tree (Java `LevelSortedRun`). */
@@ -186,7 +191,7 @@ export class MergeTreeBucketWriter {
     const key = partitionRow.join(",");
     const files: DataFileMeta[] = [];
     let dvIndex: IndexFileMeta | null = null;
-    if (latest) {
+    if (latest && !options.ignorePreviousFiles) {
       const entries = await table.manifestStore.liveEntries(latest, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key);
       for (const e of entries) files.push(e.file);
       if (options.config.deletionVectors) {

@@ -46,6 +46,13 @@ export interface TableWriteOptions {
   tempDirectory?: string;
   /** Real-time context: `Table.newWrite` then returns the real-time writer (src/realtime/writer.ts). */
   realtime?: RealtimeContext;
+  /**
+   * An overwrite writer (Java `BatchWriteBuilder.withOverwrite()`, `withIgnorePreviousFiles(true)`):
+   * every bucket starts empty, with none of the table's data files or deletion vectors restored
+   * and sequence numbers from 0, so its messages hold only the new rows. Commit them with
+   * `TableCommit.overwrite`: a plain commit would add them next to the rows they replace.
+   */
+  overwrite?: boolean;
 }
 
 interface BucketState {
@@ -77,6 +84,7 @@ export class TableWrite {
     readonly options: TableWriteOptions,
   ) {
     if (!options || typeof options.commitUser !== "string" || options.commitUser === "") throw invalid("newWrite needs a non-empty commitUser");
+    if (options.overwrite !== undefined && typeof options.overwrite !== "boolean") throw invalid(`newWrite option overwrite must be a boolean, got ${JSON.stringify(options.overwrite)}`);
     this.schema = table.schema;
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
@@ -214,13 +222,14 @@ export class TableWrite {
     if (state) return state;
     const opts = this.table.coreOptions;
     const dir = this.table.paths.bucketDir(writablePartitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
-    // Bucketed writers continue the bucket's sequence numbers; unaware-bucket ones start at 0 (as Java).
-    const nextSequence = this.numBuckets > 0 ? (await this.table.maxSequenceNumber(partitionRow, bucket)) + 1n : 0n;
+    // Bucketed writers continue the bucket's sequence numbers; unaware-bucket and overwrite ones
+    // (which restore no files) start at 0, as Java.
+    const nextSequence = this.numBuckets > 0 && !this.options.overwrite ? (await this.table.maxSequenceNumber(partitionRow, bucket)) + 1n : 0n;
     state = {
       partition: Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]])),
       partitionRow,
       bucket,
-      writer: this.pk ? await MergeTreeBucketWriter.create({ table: this.table, partitionRow, bucket, bucketDir: dir, config: this.pk, writeOnly: opts.bool("write-only", false) }) : new AppendBucketWriter(
+      writer: this.pk ? await MergeTreeBucketWriter.create({ table: this.table, partitionRow, bucket, bucketDir: dir, config: this.pk, writeOnly: opts.bool("write-only", false), ignorePreviousFiles: this.options.overwrite === true }) : new AppendBucketWriter(
         {
           io: this.table.fileIO,
           schema: this.schema,
@@ -270,6 +279,8 @@ export class TableWrite {
   async compact(options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean } = {}): Promise<void> {
     this.checkOpen();
     if (!this.pk) {
+      // Append compaction rewrites the table's committed files, which an overwrite replaces.
+      if (this.options.overwrite) throw new PaimonError("UNSUPPORTED", `compact on an overwrite writer of append table ${this.table.identifier}: it would rewrite the files the overwrite replaces`);
       this.pendingCompactions.push(...(await compactAppendBuckets(this.table, options)));
       return;
     }
