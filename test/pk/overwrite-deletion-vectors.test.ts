@@ -3,13 +3,16 @@
 // for the overwritten partitions: the snapshot lists none for the cleared partitions, and later
 // writers of those partition-buckets start without stale deletion vectors. Overwrite commits the
 // writers' compaction after the OVERWRITE snapshot (Java overwritePartition) when it rewrote only
-// the messages' own files.
+// the messages' own files. Overwrite writers (`newWrite({ overwrite: true })`, Java
+// withIgnorePreviousFiles) start every bucket empty, so keys the table already has can be overwritten.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { javaOracleUnavailable, readTable } from "../interop/oracle/harness.js";
-import { cleanupDirs, tempDir } from "../realtime/helpers.js";
+import { RealtimeContext } from "../../src/realtime/context.js";
+import { cleanupDirs, makeTable, tempDir } from "../realtime/helpers.js";
 import { failure } from "../table/helpers.js";
 import { createPkTable, readRows, toBatch, writeCommit, type Row } from "./helpers.js";
 
@@ -135,9 +138,94 @@ describe("clearing partitions of a deletion-vector primary-key table", () => {
     const err = await failure(() => table.newCommit({ commitUser: "u" }).overwrite(messages, { dt: "b" }));
     expect(err.code).toBe("UNSUPPORTED");
     expect(err.message).toMatch(/^overwrite of deletion-vector table .*: the messages' compaction rewrote files or deletion vectors the table already had/);
+    expect(err.message).toContain("newWrite({ commitUser, overwrite: true })");
     expect((await table.listSnapshots()).length).toBe(snapshots);
     expect(await indexListing(table, dtOf)).toEqual(before);
     expect(asStrings(await readRows(table))).toEqual(["a|1|x", "a|2|y2", "a|3|z", "b|1|x", "b|2|y", "b|3|z2"]);
+  });
+});
+
+describe("overwrite writers (newWrite({ overwrite: true }))", () => {
+  it("overwrite a partition's existing keys of a deletion-vector table: exactly the new rows, no stale deletion vectors", async () => {
+    const { table, warehouse, dtOf, before } = await dvTable();
+    const write = await table.newWrite({ commitUser: "u", overwrite: true });
+    // Keys b|1 and b|3 exist; the overwrite writer does not know them, so it marks nothing deleted.
+    await write.write(toBatch([r("b", 3, "o"), r("b", 1, "o"), r("b", 8, "o")]));
+    const messages = await write.prepareCommit();
+    await write.close();
+    expect(messages.flatMap((m) => [...m.data.compactIncrement.newIndexFiles, ...m.data.compactIncrement.deletedIndexFiles, ...m.data.dataIncrement.newIndexFiles])).toEqual([]);
+    const id = await table.newCommit({ commitUser: "u" }).overwrite(messages, { dt: "b" });
+    expect((await table.snapshot(id! - 1)).commitKind).toBe("OVERWRITE");
+    expect((await table.snapshot(id!)).commitKind).toBe("COMPACT");
+    // Partition b's deletion-vector file is gone with its data; a's is untouched.
+    expect(await indexListing(table, dtOf)).toEqual([before[0]]);
+    // As Java's overwrite writer, which restores no files: sequence numbers start again at 0.
+    const bFiles = (await table.newScan().plan()).splits.filter((s) => (s.partition as { dt: string }).dt === "b").flatMap((s) => s.files);
+    expect(bFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber, f.rowCount])).toEqual([[0n, 2n, 3n]]);
+    const expected = ["a|1|x", "a|2|y2", "a|3|z", "b|1|o", "b|3|o", "b|8|o"];
+    expect(asStrings(await readRows(table))).toEqual(expected);
+    if (javaOracleUnavailable() === null) expect(await javaRows(warehouse, table)).toEqual(expected);
+    // An ordinary writer afterwards restores the overwritten bucket: its update gets a fresh deletion vector.
+    await writeCommit(table, "u", [{ rows: [r("b", 8, "p")] }]);
+    const listing = await indexListing(table, dtOf);
+    expect(listing[0]).toEqual(before[0]);
+    expect(listing.slice(1).map((e) => [e.dt, e.bucket, e.indexType, e.ranges.length, e.ranges[0][1]])).toEqual([["b", 0, "DELETION_VECTORS", 1, 1n]]);
+    expect(await liveFilesOf(table, "b")).toContain(listing[1].ranges[0][0]);
+    const after = ["a|1|x", "a|2|y2", "a|3|z", "b|1|o", "b|3|o", "b|8|p"];
+    expect(asStrings(await readRows(table))).toEqual(after);
+    if (javaOracleUnavailable() === null) expect(await javaRows(warehouse, table)).toEqual(after);
+  }, 120_000);
+
+  it("dynamic overwrite (no partition given) of existing keys in every written partition of a deletion-vector table", async () => {
+    const { table, warehouse, dtOf } = await dvTable();
+    const write = await table.newWrite({ commitUser: "u", overwrite: true });
+    await write.write(toBatch([r("a", 2, "w"), r("b", 3, "w")]));
+    await table.newCommit({ commitUser: "u" }).overwrite(await write.prepareCommit());
+    await write.close();
+    expect(await indexListing(table, dtOf)).toEqual([]);
+    const expected = ["a|2|w", "b|3|w"];
+    expect(asStrings(await readRows(table))).toEqual(expected);
+    if (javaOracleUnavailable() === null) expect(await javaRows(warehouse, table)).toEqual(expected);
+  }, 120_000);
+
+  it("overwrite of a fixed-bucket append table: only the new rows, sequence numbers from 0", async () => {
+    const catalog = await Catalog.open(`memory://overwrite-writer-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.append", {
+      fields: [
+        { name: "dt", type: "STRING" },
+        { name: "id", type: "BIGINT" },
+        { name: "name", type: "STRING" },
+        { name: "v", type: "STRING" },
+        { name: "n", type: "INT" },
+      ],
+      partitionKeys: ["dt"],
+      options: { bucket: 1, "bucket-key": "id" },
+    });
+    await writeCommit(table, "u", [{ rows: [r("a", 1, "x"), r("b", 1, "x"), r("b", 2, "y")] }]);
+    await writeCommit(table, "u", [{ rows: [r("b", 3, "z")] }]);
+    const write = await table.newWrite({ commitUser: "u", overwrite: true });
+    await write.write(toBatch([r("b", 1, "o")]));
+    const compactErr = await failure(() => write.compact());
+    expect(compactErr.code).toBe("UNSUPPORTED");
+    const messages = await write.prepareCommit();
+    await write.close();
+    expect(messages.flatMap((m) => m.data.dataIncrement.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber]))).toEqual([[0n, 0n]]);
+    const id = await table.newCommit({ commitUser: "u" }).overwrite(messages, { dt: "b" });
+    expect((await table.snapshot(id!)).commitKind).toBe("OVERWRITE");
+    expect(asStrings(await readRows(table))).toEqual(["a|1|x", "b|1|o"]);
+  });
+
+  it("a real-time writer cannot be an overwrite writer; a non-boolean overwrite is invalid", async () => {
+    const table = await createPkTable({ bucket: 1 });
+    const bad = await failure(() => table.newWrite({ commitUser: "u", overwrite: "yes" as unknown as boolean }));
+    expect(bad.code).toBe("INVALID_ARGUMENT");
+    expect(bad.message).toBe('newWrite option overwrite must be a boolean, got "yes"');
+    const rtTable = await makeTable();
+    const ctx = await RealtimeContext.create();
+    const rt = await failure(() => rtTable.newWrite({ commitUser: "u", realtime: ctx, overwrite: true }));
+    expect(rt.code).toBe("UNSUPPORTED");
+    expect(rt.message).toBe(`newWrite of ${rtTable.identifier}: a real-time writer cannot be an overwrite writer`);
   });
 });
 
