@@ -188,7 +188,7 @@ describe("overwrite writers (newWrite({ overwrite: true }))", () => {
     if (javaOracleUnavailable() === null) expect(await javaRows(warehouse, table)).toEqual(expected);
   }, 120_000);
 
-  it("overwrite of a fixed-bucket append table: only the new rows, sequence numbers from 0", async () => {
+  it("overwrite of a fixed-bucket append table: only the new rows, sequence numbers from 0; compact is refused", async () => {
     const catalog = await Catalog.open(`memory://overwrite-writer-${process.pid}-${Math.random().toString(36).slice(2)}`);
     await catalog.createDatabase("db");
     const table = await catalog.createTable("db.append", {
@@ -208,6 +208,7 @@ describe("overwrite writers (newWrite({ overwrite: true }))", () => {
     await write.write(toBatch([r("b", 1, "o")]));
     const compactErr = await failure(() => write.compact());
     expect(compactErr.code).toBe("UNSUPPORTED");
+    expect(compactErr.message).toBe(`compact on an overwrite writer of append table ${table.identifier}: it would rewrite the files the overwrite replaces`);
     const messages = await write.prepareCommit();
     await write.close();
     expect(messages.flatMap((m) => m.data.dataIncrement.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber]))).toEqual([[0n, 0n]]);
