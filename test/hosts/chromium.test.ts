@@ -3,7 +3,8 @@
 // the fixture warehouse over HTTP from 127.0.0.1 with the browser's own fetch, and must return
 // exactly the Node read. parquet-wasm is handed over with init({ parquet }) as an app bundled
 // without the wasm asset would; before that, a read fails with UNSUPPORTED naming the module.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chromiumFor } from "./chromium-path.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,19 +16,7 @@ import { writeHostFixture } from "./fixture.js";
 
 const require = createRequire(import.meta.url);
 
-/** The Chromium to drive: $PAIMON_RT_CHROMIUM, else Debian's package. */
-function chromiumPath(): string | null {
-  const candidates = [process.env.PAIMON_RT_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  return candidates.find((p): p is string => typeof p === "string" && p !== "" && existsSync(p)) ?? null;
-}
-
-const executablePath = chromiumPath();
-if (executablePath === null) {
-  const why = "no chromium executable (apt-get install chromium, or set PAIMON_RT_CHROMIUM)";
-  // CI installs Chromium and sets this, so a missing browser fails there instead of skipping
-  if (process.env.PAIMON_RT_REQUIRE_HOSTS === "1") throw new Error(`Chromium suite required but ${why}`);
-  console.warn(`Chromium suite skipped: ${why}`);
-}
+const executablePath = chromiumFor("Chromium");
 
 const PAGE = `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>paimon-rt edge</title></head><body>

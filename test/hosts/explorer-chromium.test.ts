@@ -3,7 +3,8 @@
 // the page lists the tables, shows schema, options and snapshots, and runs queries in the browser.
 // The rows in the DOM and the query's split/file/row counts must be exactly Node's (queryTable on
 // the local directory). A screenshot of the result is saved and checked to be a PNG.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chromiumFor } from "./chromium-path.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,18 +17,7 @@ import { writeHostFixture } from "./fixture.js";
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
-function chromiumPath(): string | null {
-  const candidates = [process.env.PAIMON_RT_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  return candidates.find((p): p is string => typeof p === "string" && p !== "" && existsSync(p)) ?? null;
-}
-
-const executablePath = chromiumPath();
-if (executablePath === null) {
-  const why = "no chromium executable (apt-get install chromium, or set PAIMON_RT_CHROMIUM)";
-  // CI installs Chromium and sets this, so a missing browser fails there instead of skipping
-  if (process.env.PAIMON_RT_REQUIRE_HOSTS === "1") throw new Error(`explorer suite required but ${why}`);
-  console.warn(`explorer suite skipped: ${why}`);
-}
+const executablePath = chromiumFor("explorer");
 
 describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless Chromium", () => {
   let dir: string;
