@@ -28,6 +28,15 @@ function batch(ids: number[]): arrow.RecordBatch {
   });
 }
 
+/** A fresh s3:// warehouse with table db.t (id BIGINT, name STRING), created without faults. */
+async function idNameTable(label: string, options: Record<string, string | number> = {}): Promise<{ warehouse: string; table: Table }> {
+  const warehouse = freshS3Root(label);
+  const catalog = await Catalog.open(warehouse);
+  await catalog.createDatabase("db");
+  const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }], options });
+  return { warehouse, table };
+}
+
 /** Runs `op`; a failure must be a PaimonError (anything else fails the test). Returns whether it succeeded. */
 async function attempt<T>(op: () => Promise<T>, failures: string[]): Promise<{ ok: true; value: T } | { ok: false }> {
   try {
@@ -64,10 +73,7 @@ if (s3TestBucket === null) {
     });
 
     it("without faults the proxy is transparent; with every request failing an operation is an IO_ERROR and nothing changes", async () => {
-      const warehouse = freshS3Root("faults-basic");
-      const catalog = await Catalog.open(warehouse);
-      await catalog.createDatabase("db");
-      const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }] });
+      const { warehouse, table } = await idNameTable("faults-basic");
       proxy.setFaulty(false);
       const viaProxy = await Table.open(table.location, { fileIO: faultyIO(proxy) });
       const w = await viaProxy.newWrite({ commitUser: "u" });
@@ -98,16 +104,7 @@ if (s3TestBucket === null) {
     });
 
     it("batch commits, reads, expiry and orphan removal through faults: success or PaimonError, never a corrupt table, recovery commits each round once", async () => {
-      const warehouse = freshS3Root("faults-batch");
-      const catalog = await Catalog.open(warehouse);
-      await catalog.createDatabase("db");
-      const created = await catalog.createTable("db.t", {
-        fields: [
-          { name: "id", type: "BIGINT" },
-          { name: "name", type: "STRING" },
-        ],
-        options: { bucket: 2, "bucket-key": "id" },
-      });
+      const { warehouse, table: created } = await idNameTable("faults-batch", { bucket: 2, "bucket-key": "id" });
       const io = faultyIO(proxy);
       const failures: string[] = [];
       const table = await eventually(() => Table.open(created.location, { fileIO: io }), failures);

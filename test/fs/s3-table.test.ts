@@ -9,6 +9,7 @@ import { Catalog, RealtimeContext, RealtimeSnapshotOffsets, Table, col } from ".
 import { S3FileIO } from "../../src/fs/s3-file-io.js";
 import { main } from "../../src/cli/main.js";
 import { expectCode, makeTable, range, readIds, rtBatch } from "../realtime/helpers.js";
+import { listFilesUnder } from "../support/warehouses.js";
 import { S3_SKIP_MESSAGE, freshS3Root, s3TestBucket, testS3FileIO } from "./s3-server.js";
 
 function batch(ids: number[], dt: string): arrow.RecordBatch {
@@ -35,19 +36,6 @@ async function writeAndCommit(table: Table, user: string, b: arrow.RecordBatch, 
   const messages = await write.prepareCommit(identifier);
   await write.close();
   return table.newCommit({ commitUser: user }).commit(messages, identifier);
-}
-
-/** Every key under an s3:// prefix, relative to it, sorted. */
-async function listKeys(io: S3FileIO, root: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (dir: string, rel: string): Promise<void> => {
-    for (const st of await io.listStatus(dir)) {
-      if (st.isDir) await walk(st.path, `${rel}${st.name}/`);
-      else out.push(`${rel}${st.name}`);
-    }
-  };
-  await walk(root, "");
-  return out.sort();
 }
 
 if (s3TestBucket === null) {
@@ -99,9 +87,9 @@ if (s3TestBucket === null) {
       expect(out.filter((l) => /^ {4}data-.*\.parquet/.test(l))).toHaveLength(3);
 
       const io = testS3FileIO();
-      expect((await listKeys(io, `${table.location}/snapshot`))).toEqual(["LATEST", "snapshot-1", "snapshot-2", "snapshot-3"]);
+      expect((await listFilesUnder(io, `${table.location}/snapshot`))).toEqual(["LATEST", "snapshot-1", "snapshot-2", "snapshot-3"]);
       expect(await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(2);
-      expect((await listKeys(io, `${table.location}/snapshot`))).toEqual(["EARLIEST", "LATEST", "snapshot-3"]);
+      expect((await listFilesUnder(io, `${table.location}/snapshot`))).toEqual(["EARLIEST", "LATEST", "snapshot-3"]);
       expect((await table.listSnapshots()).map((s) => s.id)).toEqual([3]);
       // the data is all still there (appends only add files)
       expect((await rows(table)).map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -125,23 +113,23 @@ if (s3TestBucket === null) {
       // an interrupted writer's leftover data file and manifest
       await io.writeFile(`${table.location}/dt=a/bucket-0/data-00000000-0000-0000-0000-000000000000-0.parquet`, "orphan");
       await io.writeFile(`${table.location}/manifest/manifest-00000000-0000-0000-0000-000000000000-0`, "orphan manifest");
-      const before = await listKeys(io, table.location);
+      const before = await listFilesUnder(io, table.location);
       const dry = await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true });
       expect([...dry.deleted].sort()).toEqual([
         "dt=a/bucket-0/data-00000000-0000-0000-0000-000000000000-0.parquet",
         "manifest/manifest-00000000-0000-0000-0000-000000000000-0",
       ]);
       expect(dry.bytes).toBe(6 + 15);
-      expect(await listKeys(io, table.location)).toEqual(before);
+      expect(await listFilesUnder(io, table.location)).toEqual(before);
       const done = await table.removeOrphanFiles({ olderThanMs: 0 });
       expect([...done.deleted].sort()).toEqual([...dry.deleted].sort());
-      expect(await listKeys(io, table.location)).toEqual(before.filter((k) => !k.includes("00000000-0000")));
+      expect(await listFilesUnder(io, table.location)).toEqual(before.filter((k) => !k.includes("00000000-0000")));
       expect((await rows(table)).map((r) => r.id)).toEqual([1, 2]);
       // the default age limit (one day) keeps fresh files: nothing more to delete either way
       expect((await table.removeOrphanFiles()).deleted).toEqual([]);
 
       await catalog.dropTable("db.t");
-      expect(await listKeys(io, table.location)).toEqual([]);
+      expect(await listFilesUnder(io, table.location)).toEqual([]);
       expect(await catalog.listTables("db")).toEqual([]);
       await catalog.dropDatabase("db");
       expect(await catalog.listDatabases()).toEqual([]);

@@ -3,6 +3,7 @@ import * as arrow from "apache-arrow";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import type { RowKind } from "../../src/write/table-write.js";
+import { freshWarehouse } from "../support/warehouses.js";
 
 /** A row of the test table: key (dt, id, name), values (v, n). */
 export interface Row {
@@ -23,9 +24,9 @@ export const FIELDS = [
 
 let counter = 0;
 
-/** A new PK table in an in-memory (or given) warehouse. */
+/** A new PK table in an in-memory (or given; or, in an S3 suite run, s3://) warehouse. */
 export async function createPkTable(options: Record<string, string | number | boolean> = {}, opts: { partitioned?: boolean; warehouse?: string } = {}): Promise<Table> {
-  const catalog = await Catalog.open(opts.warehouse ?? `memory://pk-${process.pid}-${counter++}-${Math.random().toString(36).slice(2)}`);
+  const catalog = await Catalog.open(opts.warehouse ?? freshWarehouse(() => `memory://pk-${process.pid}-${counter++}-${Math.random().toString(36).slice(2)}`, "pk"));
   await catalog.createDatabase("db", { ignoreIfExists: true });
   return catalog.createTable(`db.t${counter++}`, {
     fields: FIELDS,

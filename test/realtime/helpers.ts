@@ -6,6 +6,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import type { RealtimeContext } from "../../src/realtime/context.js";
 import type { Predicate } from "../../src/predicate/predicate.js";
+import { freshWarehouse } from "../support/warehouses.js";
 
 const dirs: string[] = [];
 export function tempDir(prefix = "paimon-rt-rt-"): string {
@@ -19,7 +20,7 @@ export function cleanupDirs(): void {
 
 let counter = 0;
 export async function makeTable(options: Record<string, string | number | boolean> = {}, opts: { partitioned?: boolean; warehouse?: string; name?: string } = {}): Promise<Table> {
-  const catalog = await Catalog.open(opts.warehouse ?? tempDir());
+  const catalog = await Catalog.open(opts.warehouse ?? freshWarehouse(() => tempDir(), "rt"));
   await catalog.createDatabase("db", { ignoreIfExists: true });
   return catalog.createTable(`db.${opts.name ?? `t${counter++}`}`, {
     fields: [

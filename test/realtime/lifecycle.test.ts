@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import { cleanupDirs, expectCode, makeTable, range, readIds, rtBatch } from "./helpers.js";
@@ -48,9 +47,9 @@ describe("real-time append: write, prepare, commit, refresh", () => {
     const snapshot = await table.latestSnapshot();
     const ref = snapshot!.properties!["realtime.offsets"];
     expect(ref).toMatch(/metadata\/[^/]+\.offsets$/);
-    const json = JSON.parse(readFileSync(ref, "utf8"));
+    const json = JSON.parse(new TextDecoder().decode(await table.fileIO.readFile(ref)));
     expect(json).toEqual({ version: 1, offsets: [{ partition: {}, bucket: 0, offset: 10 }] });
-    expect(readFileSync(ref, "utf8")).toContain('\n    "version": 1');
+    expect(new TextDecoder().decode(await table.fileIO.readFile(ref))).toContain('\n    "version": 1');
     await w.refreshCommittedSnapshot(snap);
     const m = ctx.getMetrics();
     expect(m.realtimeSealedRowCount).toBe(0);
@@ -276,6 +275,6 @@ describe("commitWithProgress validation", () => {
     const enabled = await makeTable();
     const ordinary = await enabled.newWrite({ commitUser: "u" });
     await expectCode(ordinary.prepareCommitWithProgress(1), "REALTIME_NOT_ENABLED");
-    expect(existsSync(enabled.location)).toBe(true);
+    expect(await enabled.fileIO.exists(enabled.location)).toBe(true);
   });
 });
