@@ -42,6 +42,12 @@ export interface FileIO {
 
   /** Whether a file or directory exists at `path`. */
   exists(path: string): Promise<boolean>;
+  /**
+   * Optional: whether a *file* exists at `path` (a directory there counts as absent). Object
+   * stores answer it with one HEAD where {@link exists} also has to list for a directory prefix;
+   * snapshot probing uses it ({@link fileExists}).
+   */
+  fileExists?(path: string): Promise<boolean>;
   /** The whole content of a file. `NOT_FOUND` when missing. */
   readFile(path: string): Promise<Uint8Array>;
   /** Optional: `readFile`, but null when missing (probes of hint files need no exception). */
@@ -167,6 +173,11 @@ export function toBytes(content: FileContent): Uint8Array {
 /** Reads a whole file as UTF-8 text. */
 export async function readTextFile(io: FileIO, path: string): Promise<string> {
   return decoder.decode(await io.readFile(path));
+}
+
+/** Whether a file exists at `path`: `io.fileExists` where implemented, else `io.exists`. */
+export function fileExists(io: FileIO, path: string): Promise<boolean> {
+  return io.fileExists ? io.fileExists(path) : io.exists(path);
 }
 
 /** Reads a file as UTF-8 text, or returns null when it does not exist. */

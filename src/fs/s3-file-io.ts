@@ -396,6 +396,11 @@ export class S3FileIO implements FileIO {
     return this.isDirectory("exists", path, loc);
   }
 
+  /** One HEAD: a file (object) at `path`, not a directory prefix. */
+  async fileExists(path: string): Promise<boolean> {
+    return (await this.head("exists", path, this.loc(path))) !== null;
+  }
+
   async readFile(path: string): Promise<Uint8Array> {
     const bytes = await this.readFileIfExists(path);
     if (bytes === null) throw fsError("NOT_FOUND", "read", path, "no such object");

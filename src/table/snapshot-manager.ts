@@ -2,7 +2,7 @@
 // hints are only hints; publication is an atomic no-replace write of snapshot-<id>.
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
-import { readTextFileIfExists } from "../fs/file-io.js";
+import { fileExists, readTextFileIfExists } from "../fs/file-io.js";
 import { parseSnapshotJson, type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import { TablePaths } from "./paths.js";
 
@@ -47,26 +47,33 @@ export class SnapshotManager {
     return Number(text.trim());
   }
 
-  /** The latest snapshot id, or null for a table without snapshots. */
-  async latestSnapshotId(): Promise<number | null> {
+  /**
+   * The LATEST hint when no snapshot follows the one it names (Java's `HintFileUtils.findLatest`:
+   * one read and one probe, no listing), else null.
+   */
+  private async latestFromHint(): Promise<number | null> {
     const hint = await this.readHint("LATEST");
-    if (
-      hint !== null &&
-      hint > 0 &&
-      !(await this.io.exists(this.paths.snapshot(hint + 1))) &&
-      (this.lastLatest?.id === hint || (await this.io.exists(this.paths.snapshot(hint))))
-    ) {
-      return hint;
-    }
+    if (hint === null || hint <= 0) return null;
+    return (await fileExists(this.io, this.paths.snapshot(hint + 1))) ? null : hint;
+  }
+
+  private async latestListed(): Promise<number | null> {
     const ids = await this.listSnapshotIds();
     return ids.length === 0 ? null : ids[ids.length - 1];
+  }
+
+  /** The latest snapshot id, or null for a table without snapshots. */
+  async latestSnapshotId(): Promise<number | null> {
+    const hint = await this.latestFromHint();
+    if (hint !== null && (this.lastLatest?.id === hint || (await fileExists(this.io, this.paths.snapshot(hint))))) return hint;
+    return this.latestListed();
   }
 
   /** The earliest snapshot id still present, or null. */
   async earliestSnapshotId(): Promise<number | null> {
     const hint = await this.readHint("EARLIEST");
-    if (hint !== null && (await this.io.exists(this.paths.snapshot(hint)))) {
-      if (hint === 1 || !(await this.io.exists(this.paths.snapshot(hint - 1)))) return hint;
+    if (hint !== null && (await fileExists(this.io, this.paths.snapshot(hint)))) {
+      if (hint === 1 || !(await fileExists(this.io, this.paths.snapshot(hint - 1)))) return hint;
     }
     const ids = await this.listSnapshotIds();
     return ids.length === 0 ? null : ids[0];
@@ -87,9 +94,19 @@ export class SnapshotManager {
   }
 
   async latestSnapshot(): Promise<Snapshot | null> {
+    // With a good hint: read the snapshot it names directly (no existence probe first).
+    const hint = await this.latestFromHint();
+    if (hint !== null) {
+      if (this.lastLatest?.id === hint) return this.lastLatest;
+      const snapshot = await this.tryGetSnapshot(hint);
+      if (snapshot !== null) {
+        this.lastLatest = snapshot;
+        return snapshot;
+      }
+    }
     // The latest id can expire or advance between listing and reading: retry.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const id = await this.latestSnapshotId();
+      const id = await this.latestListed();
       if (id === null) return null;
       if (this.lastLatest?.id === id) return this.lastLatest;
       const snapshot = await this.tryGetSnapshot(id);
