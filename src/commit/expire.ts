@@ -9,7 +9,7 @@ import { DataFilePaths } from "../table/data-file-paths.js";
 import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import type { FileIO } from "../fs/file-io.js";
+import { type FileIO, deleteFiles } from "../fs/file-io.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -105,8 +105,9 @@ export async function expireSnapshots(
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, firstRetained.id), serializeOffsets(effective));
   }
 
-  await Promise.all(dataToDelete.map((p) => io.delete(p).catch(() => false)));
-  for (const path of metadataToDelete) await io.delete(path).catch(() => false);
+  // best effort: what stays behind is an orphan for removeOrphanFiles
+  await deleteFiles(io, dataToDelete).catch(() => undefined);
+  await deleteFiles(io, metadataToDelete).catch(() => undefined);
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.

@@ -3,7 +3,7 @@
 // gave up, expirations cut short or interrupted atomic writes — are deleted once they are older
 // than an age guard, so files of commits still in progress are never touched.
 import { PaimonError } from "../error.js";
-import { type FileIO, type FileStatus, joinPath } from "../fs/file-io.js";
+import { type FileIO, type FileStatus, deleteFiles, joinPath } from "../fs/file-io.js";
 import { REALTIME_OFFSETS_PROPERTY, parseSnapshotJson, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
@@ -98,8 +98,9 @@ export async function removeOrphanFiles(
   // Listings only yield paths under the table; a file system that answers otherwise is not trusted.
   const outside = orphans.find(({ status }) => !isInsideDirectory(status.path, root));
   if (outside) throw new PaimonError("IO_ERROR", `removeOrphanFiles: listing ${root} returned ${outside.status.path}, which is outside it; nothing was deleted`);
+  // one batch (S3: DeleteObjects, 1000 keys a request); a file gone meanwhile is no failure
+  if (!dryRun) await deleteFiles(io, orphans.map(({ status }) => status.path));
   for (const { status } of orphans) {
-    if (!dryRun && !(await io.delete(status.path))) continue; // gone meanwhile
     deleted.push(status.path.slice(root.replace(/\/+$/, "").length + 1));
     bytes += Math.max(0, status.size);
   }

@@ -81,6 +81,12 @@ export interface FileIO {
   writeFileAtomicNoReplace(path: string, content: FileContent): Promise<boolean>;
   /** Deletes a file. Returns false when nothing existed. A directory is an `IO_ERROR`. */
   delete(path: string): Promise<boolean>;
+  /**
+   * Optional: deletes many files at once (missing ones are fine); `IO_ERROR` naming the files
+   * that could not be deleted. Object stores batch it (S3 DeleteObjects: 1000 keys a request);
+   * use it through {@link deleteFiles}.
+   */
+  deleteFiles?(paths: readonly string[]): Promise<void>;
   /** Deletes a directory recursively (or a single file). Returns false when nothing existed. */
   deleteDirectory(path: string): Promise<boolean>;
   /**
@@ -178,6 +184,18 @@ export async function readTextFile(io: FileIO, path: string): Promise<string> {
 /** Whether a file exists at `path`: `io.fileExists` where implemented, else `io.exists`. */
 export function fileExists(io: FileIO, path: string): Promise<boolean> {
   return io.fileExists ? io.fileExists(path) : io.exists(path);
+}
+
+/**
+ * Deletes files, missing ones included: `io.deleteFiles` where implemented (batched), else one
+ * `delete` per file, all in flight together. Rejects with the first failure after all were tried.
+ */
+export async function deleteFiles(io: FileIO, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  if (io.deleteFiles) return io.deleteFiles(paths);
+  const results = await Promise.allSettled(paths.map((p) => io.delete(p)));
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
 /** Reads a file as UTF-8 text, or returns null when it does not exist. */

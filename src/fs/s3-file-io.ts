@@ -161,6 +161,7 @@ function isIpOrLocalhost(hostname: string): boolean {
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 const TOKEN_HEADER = "x-amz-meta-paimon-rt-write-token";
 const MAX_BACKOFF_MS = 5000;
+const MAX_DELETE_KEYS = 1000;
 
 interface S3Response {
   readonly status: number;
@@ -694,16 +695,49 @@ export class S3FileIO implements FileIO {
     if (res.status !== 204 && res.status !== 200 && res.status !== 404) this.fail(op, path, res);
   }
 
-  private async deleteKeys(op: string, path: string, bucket: string, keys: string[]): Promise<void> {
-    const CONCURRENCY = 8;
-    let next = 0;
-    const worker = async () => {
-      while (next < keys.length) {
-        const key = keys[next++]!;
-        await this.deleteKey(op, path, bucket, key);
+  /** DeleteObjects, 1000 keys a request (the S3 maximum); a single key is a plain DELETE. */
+  private async deleteKeys(op: string, path: string, bucket: string, keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += MAX_DELETE_KEYS) {
+      const chunk = keys.slice(i, i + MAX_DELETE_KEYS);
+      if (chunk.length === 1) {
+        await this.deleteKey(op, path, bucket, chunk[0]!);
+        continue;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, keys.length) }, worker));
+      // Quiet: the answer lists only failures (a missing key is no failure)
+      const body = new TextEncoder().encode(
+        `<Delete><Quiet>true</Quiet>${chunk.map((k) => `<Object><Key>${escapeXml(k)}</Key></Object>`).join("")}</Delete>`,
+      );
+      // S3 wants an integrity header on DeleteObjects: SHA-256 (WebCrypto has no MD5)
+      const checksum = base64OfHex(await sha256Hex(body));
+      const res = await this.send(op, path, {
+        method: "POST",
+        bucket,
+        key: "",
+        query: [["delete", ""]],
+        body,
+        headers: { "content-type": "application/xml", "x-amz-checksum-sha256": checksum, "x-amz-sdk-checksum-algorithm": "SHA256" },
+      });
+      if (res.status !== 200) this.fail(op, path, res);
+      const errors = [...new TextDecoder().decode(res.body).matchAll(/<Error>([\s\S]*?)<\/Error>/g)].map(
+        (m) => `${tagText(m[1]!, "Key")} (${tagText(m[1]!, "Code")})`,
+      );
+      if (errors.length > 0) {
+        throw fsError("IO_ERROR", op, path, `could not delete ${errors.length} of ${chunk.length} objects: ${errors.slice(0, 5).join(", ")}${errors.length > 5 ? ", …" : ""}`);
+      }
+    }
+  }
+
+  /** Deletes files (missing ones are fine) with DeleteObjects, 1000 keys a request per bucket. */
+  async deleteFiles(paths: readonly string[]): Promise<void> {
+    const byBucket = new Map<string, string[]>();
+    for (const p of paths) {
+      const loc = this.loc(p);
+      if (loc.key === "") throw fsError("IO_ERROR", "delete", p, "is a directory (bucket root)");
+      let keys = byBucket.get(loc.bucket);
+      if (!keys) byBucket.set(loc.bucket, (keys = []));
+      keys.push(loc.key);
+    }
+    for (const [bucket, keys] of byBucket) await this.deleteKeys("delete", paths.length === 1 ? paths[0]! : `${paths.length} files in s3://${bucket}`, bucket, keys);
   }
 
   async deleteDirectory(path: string): Promise<boolean> {
@@ -753,6 +787,12 @@ export class S3FileIO implements FileIO {
 
 /** Verdicts of the conditional-write probe, per fetch function and `endpoint|bucket`. */
 const probes = new WeakMap<typeof fetch, Map<string, Promise<void>>>();
+
+function base64OfHex(hex: string): string {
+  let binary = "";
+  for (let i = 0; i < hex.length; i += 2) binary += String.fromCharCode(parseInt(hex.slice(i, i + 2), 16));
+  return btoa(binary);
+}
 
 function escapeXml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

@@ -30,7 +30,13 @@ function tracingFetch(trace: Traced[]): typeof fetch {
     const url = new URL(String(input));
     const headers = (init?.headers ?? {}) as Record<string, string>;
     const prefix = url.searchParams.get("prefix");
-    const name = prefix !== null ? `LIST ${prefix.split("/").slice(-2).join("/")}` : `${init?.method} ${url.pathname.split("/").slice(-2).join("/")}`;
+    const keysInBody = () => (new TextDecoder().decode(init?.body as Uint8Array).match(/<Key>/g) ?? []).length;
+    const name =
+      prefix !== null
+        ? `LIST ${prefix.split("/").slice(-2).join("/")}`
+        : url.searchParams.has("delete")
+          ? `DeleteObjects ${keysInBody()} keys`
+          : `${init?.method} ${url.pathname.split("/").slice(-2).join("/")}`;
     trace.push({ line: `${name}${headers.range ? " (range)" : ""}`, headers });
     return fetch(input, init);
   };
@@ -45,6 +51,11 @@ function shape(trace: Traced[]): string[] {
       .replace(/data-[0-9a-f-]{36}-\d+\.parquet/, "data.parquet")
       .replace(/\.paimon-rt-conditional-write-probe-[0-9a-f-]{36}/, "probe"),
   );
+}
+
+async function readIdsOf(table: Table): Promise<number[]> {
+  const plan = await table.newScan().plan();
+  return (await table.newRead().toArrow(plan.splits)).toArray().map((r) => Number(r.toJSON().id));
 }
 
 if (s3TestBucket === null) {
@@ -124,6 +135,38 @@ if (s3TestBucket === null) {
       // S3 has no rename, and we never ask for one: no CopyObject anywhere
       expect(trace.filter((t) => "x-amz-copy-source" in t.headers)).toEqual([]);
       await testS3FileIO().deleteDirectory(warehouse);
+    });
+
+    it("expiry and orphan removal delete in batches (DeleteObjects), not one request per file", async () => {
+      const warehouse = freshS3Root("batch-delete");
+      const catalog = await Catalog.open(warehouse);
+      await catalog.createDatabase("db");
+      const created = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }], options: { bucket: 1, "bucket-key": "id" } });
+      const trace: Traced[] = [];
+      const table = await Table.open(created.location, { fileIO: new S3FileIO({ fetch: tracingFetch(trace) }) });
+      for (let i = 1; i <= 3; i++) {
+        const w = await table.newWrite({ commitUser: "u" });
+        await w.write(batch([i]));
+        await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(i), i);
+        await w.close();
+      }
+      // leftovers of killed writers: 4 data files
+      const io = testS3FileIO();
+      const orphans = [0, 1, 2, 3].map((i) => `${created.location}/bucket-0/data-00000000-0000-0000-0000-00000000000${i}-0.parquet`);
+      for (const p of orphans) await io.writeFile(p, "orphan");
+      trace.length = 0;
+      const removed = await table.removeOrphanFiles({ olderThanMs: 0 });
+      expect(removed.deleted).toEqual(orphans.map((p) => p.slice(created.location.length + 1)));
+      expect(shape(trace).filter((l) => /^(DELETE|DeleteObjects)/.test(l))).toEqual(["DeleteObjects 4 keys"]);
+      for (const p of orphans) expect(await io.exists(p)).toBe(false);
+
+      // expiring 2 of 3 snapshots of an append table: their manifest lists (2 each) and the
+      // manifests only they name go in one batch; the snapshot files one by one, oldest first
+      trace.length = 0;
+      expect(await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(2);
+      expect(shape(trace).filter((l) => /^(DELETE|DeleteObjects)/.test(l))).toEqual(["DeleteObjects 4 keys", "DELETE snapshot/snapshot-1", "DELETE snapshot/snapshot-2"]);
+      expect((await readIdsOf(created)).sort()).toEqual([1, 2, 3]);
+      await io.deleteDirectory(warehouse);
     });
 
     it("temporary (STS-style) credentials from AWS_SESSION_TOKEN: every request carries and signs x-amz-security-token", async () => {
