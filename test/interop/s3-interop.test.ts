@@ -6,17 +6,21 @@
  *   b. Java writes both kinds of table to `s3://`; paimon-rt reads exactly Java's rows, appends /
  *      upserts a commit of its own, and Java reads the combined table;
  *   c. a deletion-vector PK table on `s3://`: Java deletes, updates and compacts; paimon-rt reads,
- *      deletes a row of Java's compacted file (a deletion vector of its own), and Java reads the result.
+ *      deletes a row of Java's compacted file (a deletion vector of its own), and Java reads the result;
+ *   d. a real-time append table committed with progress (and a crash + recovery) on `s3://`: Java
+ *      reads each snapshot's rows exactly up to the offsets committed with it.
  * The Java oracle takes endpoint and credentials from the same AWS_* variables as paimon-rt.
  * Skips with a printed reason when the S3 server's environment or the Java oracle is missing.
  */
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { RealtimeContext, RealtimeSnapshotOffsets, Table as TableClass } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { freshS3Root, s3TestBucket } from "../fs/s3-server.js";
 import { arrowToRows, rowsToBatch, type FieldLike } from "./convert.js";
 import { type OracleRow, javaOracleUnavailable, readTables, sortRows, writeTables } from "./oracle/harness.js";
+import { makeTable, range, rtBatch } from "../realtime/helpers.js";
 
 const noJava = javaOracleUnavailable();
 const skipReason =
@@ -256,6 +260,60 @@ if (skipReason) {
         expect(await readWithRt(table)).toEqual(expected);
         const [javaRows] = rowsOf(await readTables("java", [{ warehouse, identifier: "db.dv", sort: true }]));
         expect(javaRows).toEqual(expected);
+      },
+      SLOW,
+    );
+
+    it(
+      "paimon-rt commits a real-time append table to s3:// with progress, crashes and recovers; Java reads every snapshot's rows exactly up to its committed offsets",
+      async () => {
+        const warehouse = freshS3Root("java-reads-rt-progress");
+        const table = await makeTable({}, { warehouse, name: "rt", partitioned: true });
+        const commit = table.newCommit({ commitUser: "u" });
+        const ctx = await RealtimeContext.create();
+        const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+        await w.write(rtBatch(range(0, 10), { dt: "a" }), { partition: { dt: "a" }, bucket: 0 });
+        await w.write(rtBatch(range(0, 4), { dt: "b", ids: range(100, 104) }), { partition: { dt: "b" }, bucket: 1 });
+        const s1 = await commit.commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+        await w.refreshCommittedSnapshot(s1);
+        await w.write(rtBatch(range(10, 15), { dt: "a" }), { partition: { dt: "a" }, bucket: 0 });
+        expect(await commit.commitWithProgress(await w.prepareCommitWithProgress(2), 2)).toBe(2);
+        await w.write(rtBatch(range(15, 20), { dt: "a" }), { partition: { dt: "a" }, bucket: 0 }); // never committed: lost in the crash
+
+        // crash; a new process recovers from the progress committed on s3:// and replays from there
+        const recovered = await TableClass.open(table.location);
+        expect(await RealtimeSnapshotOffsets.readAllOffsets(recovered)).toEqual([
+          { partition: { dt: "a" }, bucket: 0, offset: 15n },
+          { partition: { dt: "b" }, bucket: 1, offset: 4n },
+        ]);
+        const w2 = await recovered.newWrite({ commitUser: "u2", realtime: await RealtimeContext.create() });
+        await w2.write(rtBatch(range(15, 18), { dt: "a" }), { partition: { dt: "a" }, bucket: 0 });
+        await w2.write(rtBatch([4], { dt: "b", ids: [104] }), { partition: { dt: "b" }, bucket: 1 });
+        expect(await recovered.newCommit({ commitUser: "u2" }).commitWithProgress(await w2.prepareCommitWithProgress(1), 1)).toBe(3);
+        await w2.close();
+
+        const idsOf = (rows: OracleRow[]) => rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+        const [first, second, latest] = rowsOf(
+          await readTables("java", [
+            { warehouse, identifier: "db.rt", snapshot: 1, sort: true },
+            { warehouse, identifier: "db.rt", snapshot: 2, sort: true },
+            { warehouse, identifier: "db.rt", sort: true },
+          ]),
+        );
+        expect(idsOf(first)).toEqual([...range(0, 10), ...range(100, 104)]);
+        expect(idsOf(second)).toEqual([...range(0, 15), ...range(100, 104)]);
+        expect(idsOf(latest)).toEqual([...range(0, 18), ...range(100, 105)]);
+        // Java sees the rows' values as written (no offset column in the data files)
+        expect(latest.find((r) => Number(r.id) === 17)).toEqual({ id: "17", name: "n17", v: 8.5, dt: "a" });
+        // each snapshot's committed progress matches what Java read from it
+        expect(await RealtimeSnapshotOffsets.readAllOffsets(recovered, 1)).toEqual([
+          { partition: { dt: "a" }, bucket: 0, offset: 10n },
+          { partition: { dt: "b" }, bucket: 1, offset: 4n },
+        ]);
+        expect(await RealtimeSnapshotOffsets.readAllOffsets(recovered)).toEqual([
+          { partition: { dt: "a" }, bucket: 0, offset: 18n },
+          { partition: { dt: "b" }, bucket: 1, offset: 5n },
+        ]);
       },
       SLOW,
     );
