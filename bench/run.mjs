@@ -43,6 +43,13 @@ if (wanted("pk")) {
   report.save();
 }
 
+if (wanted("s3")) {
+  const { runS3Benchmarks } = await import("./s3.mjs");
+  const report = new Report("s3");
+  const extra = await runS3Benchmarks(report, { quick });
+  if (extra) console.log(JSON.stringify(report.save(extra), (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2));
+}
+
 if (wanted("bitmap")) {
   // A standalone script (it keeps a roaring-wasm instance for its baseline); run it as a child.
   const args = ["--expose-gc", fileURLToPath(new URL("./bitmap.mjs", import.meta.url)), ...(quick ? ["--quick"] : [])];

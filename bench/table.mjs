@@ -11,7 +11,7 @@ const root = new URL("..", import.meta.url).pathname;
 const python = join(root, ".oracles", "venv", "bin", "python");
 
 /** The 4-column workload: id int64, name utf8 (~12 bytes), value float64 (10% null), ts timestamp[us]. */
-function workload(rows) {
+export function workload(rows) {
   const ids = new BigInt64Array(rows);
   const offsets = new Int32Array(rows + 1);
   const bytes = new Uint8Array(rows * 12);
