@@ -14,6 +14,7 @@ import { expectCode, makeTable, range, readIds, rtBatch } from "../realtime/help
 import { type FaultProxy, startFaultProxy } from "../support/fault-proxy.js";
 import { S3_SKIP_MESSAGE, freshS3Root, s3TestBucket, testS3FileIO } from "./s3-server.js";
 
+const SLOW = 240_000;
 const RATES = { delay: 0.1, maxDelayMs: 30, dropBefore: 0.02, dropAfter: 0.025, errorBefore: 0.03, errorAfter: 0.025 };
 
 /** A client through the proxy that gives up after one retry, so injected faults do surface as failures. */
@@ -101,7 +102,7 @@ if (s3TestBucket === null) {
       expect(await readIds(table)).toEqual([1, 2]);
       proxy.setFaulty(true);
       await testS3FileIO().deleteDirectory(warehouse);
-    });
+    }, SLOW);
 
     it("batch commits, reads, expiry and orphan removal through faults: success or PaimonError, never a corrupt table, recovery commits each round once", async () => {
       const { warehouse, table: created } = await idNameTable("faults-batch", { bucket: 2, "bucket-key": "id" });
@@ -148,7 +149,7 @@ if (s3TestBucket === null) {
       console.log(`faults (batch): ${commits}/${ROUNDS} first commits succeeded; ${failures.length} operations failed: ${[...new Set(failures)].join(", ")}`);
       expect(failures.filter((c) => c !== "IO_ERROR")).toEqual([]);
       await testS3FileIO().deleteDirectory(warehouse);
-    });
+    }, SLOW);
 
     it("real-time append through faults: commitWithProgress, crash on any failure, recover from the committed offsets; every offset lands exactly once", async () => {
       const warehouse = freshS3Root("faults-rt");
@@ -206,6 +207,6 @@ if (s3TestBucket === null) {
       // an I/O failure, or the writer's context refusing further use after one (it must be recovered)
       expect(failures.filter((c) => c !== "IO_ERROR" && c !== "CONTEXT_INVALIDATED")).toEqual([]);
       await testS3FileIO().deleteDirectory(warehouse);
-    });
+    }, SLOW);
   });
 }

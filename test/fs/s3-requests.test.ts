@@ -166,6 +166,8 @@ if (s3TestBucket === null) {
       expect(await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(2);
       expect(shape(trace).filter((l) => /^(DELETE|DeleteObjects)/.test(l))).toEqual(["DeleteObjects 4 keys", "DELETE snapshot/snapshot-1", "DELETE snapshot/snapshot-2"]);
       expect((await readIdsOf(created)).sort()).toEqual([1, 2, 3]);
+      // no rename behind either (S3 has none: it would be CopyObject + DELETE)
+      expect(trace.filter((t) => "x-amz-copy-source" in t.headers)).toEqual([]);
       await io.deleteDirectory(warehouse);
     });
 

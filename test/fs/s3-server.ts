@@ -5,6 +5,8 @@
 import { S3FileIO, type S3FileIOOptions } from "../../src/fs/s3-file-io.js";
 import { randomId } from "../../src/fs/file-io.js";
 import { signRequest, uriEncode } from "../../src/fs/sigv4.js";
+import { afterAll, describe, it } from "vitest";
+import { s3WarehousesMade, useS3Warehouses } from "../support/warehouses.js";
 
 /** The bucket to test in, or null when no S3 server is configured. */
 export const s3TestBucket: string | null =
@@ -56,4 +58,24 @@ export async function rawS3Request(
   const qs = query.map(([k, v]) => (v === "" ? uriEncode(k) : `${uriEncode(k)}=${uriEncode(v)}`)).join("&");
   const res = await fetch(`${endpoint.origin}${path}${qs ? `?${qs}` : ""}`, { method, headers });
   return { status: res.status, text: await res.text() };
+}
+
+/**
+ * Re-runs test files on s3://: switches {@link useS3Warehouses} on, then `load()` imports the test
+ * files (dynamically, so the switch comes first), and every warehouse they made is deleted after.
+ * Without an S3 server: one skipped test saying how to run them.
+ */
+export async function rerunOnS3(title: string, load: () => Promise<unknown>): Promise<void> {
+  if (s3TestBucket === null) {
+    describe.skip(`${title} — ${S3_SKIP_MESSAGE}`, () => {
+      it("needs an S3 server", () => undefined);
+    });
+    return;
+  }
+  useS3Warehouses(freshS3Root);
+  afterAll(async () => {
+    const io = testS3FileIO();
+    for (const root of s3WarehousesMade()) await io.deleteDirectory(root);
+  });
+  await load();
 }

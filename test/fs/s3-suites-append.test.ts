@@ -7,17 +7,9 @@
  * files (this one: append tables and expiry; s3-suites: primary keys and real-time) so that
  * they run in parallel.
  */
-import { describe, it } from "vitest";
-import { useS3Warehouses } from "../support/warehouses.js";
-import { S3_SKIP_MESSAGE, freshS3Root, s3TestBucket } from "./s3-server.js";
+import { rerunOnS3 } from "./s3-server.js";
 
-if (s3TestBucket === null) {
-  describe.skip(`table suites on s3:// — ${S3_SKIP_MESSAGE}`, () => {
-    it("needs an S3 server", () => undefined);
-  });
-} else {
-  useS3Warehouses(freshS3Root);
-  // dynamic imports: the switch above must come first (static imports are hoisted)
+await rerunOnS3("table suites on s3:// (append tables, expiry)", async () => {
   await import("../table/append-table.test.js");
   await import("../realtime/expire.test.js");
-}
+});

@@ -15,7 +15,18 @@ let s3Root: ((label: string) => string) | null = null;
  * rather than imported so that ordinary test files do not load the S3 test configuration.
  */
 export function useS3Warehouses(freshS3Root: (label: string) => string): void {
-  s3Root = freshS3Root;
+  s3Root = (label) => {
+    const root = freshS3Root(label);
+    s3RootsMade.push(root);
+    return root;
+  };
+}
+
+const s3RootsMade: string[] = [];
+
+/** The s3:// warehouses {@link freshWarehouse} handed out so far (to delete after the suite). */
+export function s3WarehousesMade(): readonly string[] {
+  return s3RootsMade;
 }
 
 /** Whether this test file runs its table tests on s3:// (tests of local-only behaviour skip then). */
