@@ -1,11 +1,11 @@
 /**
  * The table test suites again, on s3:// (Ceph RGW from scripts/s3-server.sh): every warehouse the
  * imported test files ask for (test/support/warehouses.ts) becomes a fresh s3:// prefix, so the
- * same test bodies that run on local disk and memory:// run against object storage — append
- * tables, primary-key merge-on-read with deletion vectors and compaction, expiry, real-time append
- * with progress and recovery. Tests of local-only behaviour skip themselves on S3. Split over two
- * files (this one: primary keys and real-time; s3-suites-append: append tables and expiry) so that
- * they run in parallel.
+ * same test bodies that run on local disk and memory:// run against object storage: append tables,
+ * primary-key merge-on-read with deletion vectors and compaction, expiry, orphan removal, real-time
+ * append with progress and recovery. Tests of local-only behaviour skip themselves on S3. Split over
+ * two files so that they run in parallel (this one: primary keys and real-time; s3-suites-append:
+ * append tables, expiry, orphan removal).
  */
 import { rerunOnS3 } from "./s3-server.js";
 
