@@ -156,7 +156,7 @@ if (s3TestBucket === null) {
       const created = await makeTable({}, { partitioned: true, warehouse });
       const io = faultyIO(proxy);
       const failures: string[] = [];
-      const TOTAL = 20;
+      const TOTAL = 30;
       const CHUNK = 5;
       const buckets = [0, 1];
       const source = (bucket: number, offsets: number[]) => rtBatch(offsets, { dt: "a", ids: offsets.map((o) => bucket * 1000 + o) });

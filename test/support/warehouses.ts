@@ -1,7 +1,7 @@
 /**
  * Where table tests put their warehouses. A test file asks {@link freshWarehouse} for a new location
  * and passes its usual default (a temp directory, a memory:// name); a suite that re-runs test files
- * against object storage (test/fs/s3-suites.test.ts) switches every such request to a fresh
+ * against object storage (test/fs/s3-suites*.test.ts, through rerunOnS3) switches every such request to a fresh
  * `s3://` prefix with {@link useS3Warehouses} before importing them, so the same test bodies run on
  * both. Vitest isolates test files, so the switch never leaks into other files.
  */
