@@ -6,43 +6,9 @@ import { readParquet, readParquetFooter, writeParquet } from "../../src/format/i
 import { PaimonError } from "../../src/error.js";
 import { DataTypes as T, type DataField } from "../../src/spec/types.js";
 import { getList, getNumber, getStruct, parseStruct, type TStruct } from "../../src/format/thrift.js";
-import { batch, tableColumn } from "./helpers.js";
+import { batch, footerOf, pagesOf, tableColumn } from "./helpers.js";
 
 const F = T.FIELD;
-
-interface Page {
-  /** Header start, body start and body end in the file. */
-  at: number;
-  bodyStart: number;
-  bodyEnd: number;
-  header: TStruct;
-}
-
-function footerOf(bytes: Uint8Array): TStruct {
-  const len = new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 8, true);
-  return parseStruct(bytes, bytes.length - 8 - len, bytes.length - 8).value;
-}
-
-/** Every page of every column chunk, walked independently of the code under test. */
-function pagesOf(bytes: Uint8Array): Page[] {
-  const pages: Page[] = [];
-  for (const rg of getList(footerOf(bytes), 4) as TStruct[]) {
-    for (const cc of getList(rg, 1) as TStruct[]) {
-      const md = getStruct(cc, 3)!;
-      const dict = getNumber(md, 11);
-      const start = dict !== undefined && dict > 0 ? Math.min(dict, getNumber(md, 9)!) : getNumber(md, 9)!;
-      const end = start + getNumber(md, 7)!;
-      for (let at = start; at < end; ) {
-        const { value: header, end: bodyStart } = parseStruct(bytes, at, end);
-        const bodyEnd = bodyStart + getNumber(header, 3)!;
-        pages.push({ at, bodyStart, bodyEnd, header });
-        at = bodyEnd;
-      }
-      expect(pages[pages.length - 1]!.bodyEnd).toBe(end);
-    }
-  }
-  return pages;
-}
 
 async function caught(p: Promise<unknown>): Promise<unknown> {
   return p.then(
