@@ -8,7 +8,7 @@
 import { parquetMetadata, type FileMetaData } from "hyparquet";
 import { PaimonError } from "../error.js";
 import { corrupt, type ByteSource } from "./source.js";
-import { verifyChunkChecksums } from "./parquet-pages.js";
+import { PARQUET_MAGIC, verifyChunkChecksums } from "./parquet-pages.js";
 import {
   T_I32,
   T_I64,
@@ -27,7 +27,7 @@ import {
   setField,
 } from "./thrift.js";
 
-const MAGIC = 0x31524150; // "PAR1" little-endian
+const MAGIC = PARQUET_MAGIC;
 const MAGIC_ENCRYPTED = 0x45524150; // "PARE"
 const TAIL_READ = 64 * 1024;
 

@@ -27,7 +27,8 @@ import {
   setField,
 } from "./thrift.js";
 
-const MAGIC = 0x31524150; // "PAR1" little-endian
+/** "PAR1" read as a little-endian uint32. */
+export const PARQUET_MAGIC = 0x31524150;
 const PHYSICAL_INT96 = 3;
 const PHYSICAL_FIXED_LEN_BYTE_ARRAY = 7;
 
@@ -216,7 +217,7 @@ export function finishParquetFile(file: Uint8Array, options: FinishOptions = {})
   const footer = serializeStruct(fm);
   const tail = new Uint8Array(8);
   new DataView(tail.buffer).setUint32(0, footer.length, true);
-  new DataView(tail.buffer).setUint32(4, MAGIC, true);
+  new DataView(tail.buffer).setUint32(4, PARQUET_MAGIC, true);
   parts.push(footer, tail);
 
   const out = new Uint8Array(written + footer.length + 8);
