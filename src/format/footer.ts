@@ -8,7 +8,7 @@
 import { parquetMetadata, type FileMetaData } from "hyparquet";
 import { PaimonError } from "../error.js";
 import { corrupt, type ByteSource } from "./source.js";
-import { PARQUET_MAGIC, verifyChunkChecksums } from "./parquet-pages.js";
+import { PARQUET_MAGIC, PHYSICAL_INT96, checkInt96Range, leafLevels, verifyChunkChecksums } from "./parquet-pages.js";
 import {
   T_I32,
   T_I64,
@@ -195,7 +195,9 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
   const leaves: number[] = [];
   for (const c of selected) for (let l = c.leafStart; l < c.leafEnd; l++) leaves.push(l);
 
-  // Fetch chunk bytes, coalescing adjacent ranges per row group.
+  // Fetch chunk bytes, coalescing adjacent ranges per row group; check page CRCs and INT96 ranges.
+  const rawGroups = getList(footer.raw, 4) as TStruct[];
+  let levels: ReturnType<typeof leafLevels> | undefined;
   const pieces: Uint8Array[][] = [];
   let dataLen = 0;
   for (const r of rowGroups) {
@@ -218,7 +220,10 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
         within = 0;
       }
       const chunk = fetched[mi]!.subarray(within, within + range.length);
-      verifyChunkChecksums(chunk, src.name, `row group ${r}, column ${leafPath(footer, r, leaves[j]!)}`);
+      const where = `row group ${r}, column ${leafPath(footer, r, leaves[j]!)}`;
+      verifyChunkChecksums(chunk, src.name, where);
+      const md = getStruct((getList(rawGroups[r]!, 1) as TStruct[])[leaves[j]!]!, 3)!;
+      if (getNumber(md, 1) === PHYSICAL_INT96) checkInt96Range(chunk, getNumber(md, 4) ?? 0, (levels ??= leafLevels(getList(footer.raw, 2) as TStruct[]))[leaves[j]!]!, src.name, where);
       out.push(chunk);
       within += range.length;
       dataLen += range.length;
@@ -233,7 +238,6 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
   const newSchema: TValue[] = [root];
   for (const c of selected) for (let i = c.schemaStart; i < c.schemaEnd; i++) newSchema.push(schema[i]!);
 
-  const rawGroups = getList(footer.raw, 4) as TStruct[];
   const newGroups: TValue[] = [];
   let cursor = 4;
   let totalRows = 0n;

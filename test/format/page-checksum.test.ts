@@ -4,6 +4,7 @@ import { crc32 as zlibCrc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { crc32, crc32Js } from "../../src/kernel/deletion-vector.js";
+import { checkInt96Range } from "../../src/format/parquet-pages.js";
 import { readParquet, readParquetFooter, writeParquet } from "../../src/format/index.js";
 import { PaimonError } from "../../src/error.js";
 import { DataTypes as T, type DataField } from "../../src/spec/types.js";
@@ -211,4 +212,39 @@ describe("TIMESTAMP(7-9) as INT96", () => {
       "List<Timestamp<NANOSECOND>>",
     ]);
   });
+  it("an INT96 value outside int64 nanoseconds (years before 1677 / after 2262, as Java writes them) is UNSUPPORTED, not wrapped", async () => {
+    // PLAIN data pages here (parquet-rs writes no dictionary for these); Java's dictionary pages:
+    // test/interop/int96-checksum-interop.test.ts.
+    {
+      for (const nullable of [false, true]) {
+        const f = [F(0, "t9", { kind: "TIMESTAMP", nullable, precision: 9 })];
+        const file = await writeParquet(f, batch(f, { t9: [5n, 0n, 5n] }), { dictionary: false, compression: "none" });
+        // The value 5 ns is Julian day 2440588: find its 12 bytes in the page holding the values.
+        const page = pagesOf(file.bytes).find((p) => getNumber(p.header, 1) === 0)!;
+        const at = Buffer.from(file.bytes.subarray(page.bodyStart, page.bodyEnd)).indexOf(Buffer.from(int96Of(5n)));
+        expect(at).toBeGreaterThanOrEqual(0);
+        const levels = { maxRep: 0, maxDef: nullable ? 1 : 0 };
+        for (const [julian, ok] of [
+          [2440588 + 106_751, true], // 2262-04-11, 5 ns into the day: still in range
+          [2440588 - 106_751, true], // 1677-09-22
+          [1721426, false], // 0001-01-01
+          [5373484, false], // 9999-12-31
+          [2440588 - 106_752, false], // 1677-09-20
+        ] as const) {
+          const page_ = file.bytes.slice(page.at, page.bodyEnd);
+          new DataView(page_.buffer).setInt32(page.bodyStart - page.at + at + 8, julian, true);
+          const check = () => checkInt96Range(page_, 0, levels, "old.parquet", "row group 0, column t9");
+          if (ok) expect(check).not.toThrow();
+          else
+            expect(check).toThrow(
+              new PaimonError(
+                "UNSUPPORTED",
+                `Parquet file old.parquet, row group 0, column t9: INT96 timestamp on Julian day ${julian} is outside what TIMESTAMP(7-9) holds in Arrow (int64 nanoseconds, 1677-09-21 to 2262-04-11)`,
+              ),
+            );
+        }
+      }
+    }
+  });
 });
+

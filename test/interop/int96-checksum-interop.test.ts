@@ -80,7 +80,13 @@ describe.skipIf(noJava !== null && noPython !== null)("INT96 timestamps and page
     await w.write(rowsToBatch(FIELDS, ROWS));
     await table.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
     await w.close();
-    if (!noJava) await writeTable("java", warehouse, "db.ts_java", { fields: FIELDS, options: { bucket: "-1" }, commits: [ROWS] });
+    if (!noJava) {
+      await writeTable("java", warehouse, "db.ts_java", { fields: FIELDS, options: { bucket: "-1" }, commits: [ROWS] });
+      // Years 0001 and 9999, which Java's TIMESTAMP(9) holds and Arrow's int64 nanoseconds do not.
+      const wide = [FIELDS[0]!, FIELDS[1]!];
+      const wideRows = [...Array.from({ length: 20 }, (_, i) => ({ id: i, ts9: String(i) })), { id: 100, ts9: "-62135596800000000000" }, { id: 101, ts9: "253402300799999999999" }];
+      await writeTable("java", warehouse, "db.ts_java_wide", { fields: wide, options: { bucket: "-1" }, commits: [wideRows] });
+    }
   }, 180_000);
 
   afterAll(async () => {
@@ -134,5 +140,24 @@ describe.skipIf(noJava !== null && noPython !== null)("INT96 timestamps and page
       expect((e as PaimonError).message).toContain(`Corrupt Parquet file ${path.basename(files[0]!)}: row group 0, column `);
       expect((e as PaimonError).message).toContain("page checksum mismatch");
     }
+  }, 120_000);
+
+  it.skipIf(!!noJava)("Java's TIMESTAMP(9) values in years 0001 / 9999 are UNSUPPORTED for paimon-rt (int64 ns), not silently wrapped", async () => {
+    const table = await catalog.getTable("db.ts_java_wide");
+    const plan = await table.newScan().plan();
+    const err = await table
+      .newRead()
+      .toArrow(plan.splits)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(PaimonError);
+    expect((err as PaimonError).code).toBe("UNSUPPORTED");
+    expect((err as PaimonError).message).toMatch(
+      /^Parquet file [^ ]*\/data-[^ ]+\.parquet, row group 0, column ts9: INT96 timestamp on Julian day (1721426|5373484) is outside what TIMESTAMP\(7-9\) holds in Arrow \(int64 nanoseconds, 1677-09-21 to 2262-04-11\)$/,
+    );
+    // Other columns of the same file still read.
+    expect((await table.newRead({ projection: ["id"] }).toArrow(plan.splits)).numRows).toBe(22);
   }, 120_000);
 });
