@@ -28,6 +28,7 @@ const FIELDS: FieldLike[] = [
   { name: "ts7", type: "TIMESTAMP(7)" },
   { name: "ltz7", type: "TIMESTAMP_LTZ(7)" },
   { name: "ts6", type: "TIMESTAMP(6)" },
+  { name: "arr9", type: "ARRAY<TIMESTAMP(9)>" },
 ];
 
 // Epoch nanoseconds: sub-millisecond parts before and after 1970, whole days, and the ends of
@@ -39,7 +40,7 @@ const ROWS: OracleRow[] = [
   { id: 4, ts9: "-86400000000000", ltz9: "-86399999999999", ts7: "-86400000000100", ltz7: "86400000000000", ts6: "-86400000001000" },
   { id: 5, ts9: "-9223372036854775808", ltz9: "9223372036854775807", ts7: "-9223372036854775800", ltz7: "9223372036854775800", ts6: "-9223372036854775000" },
   { id: 6, ts9: "-6795364578871345152", ltz9: "-315619200000000001", ts7: "946684799999999900", ltz7: "-1", ts6: null },
-  { id: 7 }, // all null
+  { id: 7, arr9: ["-1", null, "1704067200123456789", "-9223372036854775808"] }, // other columns null
   // Repeated values: dictionary pages, which Java decodes through a separate path.
   ...Array.from({ length: 40 }, (_, i) => ({
     id: 10 + i,
@@ -98,7 +99,7 @@ describe.skipIf(noJava !== null && noPython !== null)("INT96 timestamps and page
     expect(files.length).toBe(1);
     const bytes = new Uint8Array(await fsp.readFile(files[0]!));
     const leaves = (getList(footerOf(bytes), 2) as TStruct[]).slice(1).map((el) => getNumber(el, 1));
-    expect(leaves).toEqual([1, 3, 3, 3, 3, 2]); // INT32, INT96 x4, INT64
+    expect(leaves).toEqual([1, 3, 3, 3, 3, 2, undefined, undefined, 3]); // INT32, INT96 x4, INT64, LIST groups, INT96 element
     const pages = pagesOf(bytes);
     expect(pages.length).toBeGreaterThanOrEqual(6);
     for (const p of pages) expect(getNumber(p.header, 4)).toBeTypeOf("number");
