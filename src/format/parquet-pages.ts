@@ -108,7 +108,6 @@ interface IndexRef {
   offset: number;
   length: number;
   kind: "offset-index" | "column-index" | "bloom";
-  chunk: TStruct;
   /** The struct holding the offset/length fields and their ids. */
   owner: TStruct;
   offsetField: number;
@@ -217,7 +216,8 @@ export function finishParquetFile(file: Uint8Array, options: FinishOptions = {})
     written += bytes.length;
     copied = ref.offset + ref.length;
   }
-  // Bytes after the last referenced index (column indexes whose bounds were dropped) are not carried over.
+  // Unreferenced bytes (column indexes of leaves whose bounds were dropped) are carried over when
+  // they lie between referenced structures, and dropped after the last one.
 
   if (options.arrowSchema !== undefined) replaceArrowSchema(fm, options.arrowSchema);
   const footer = serializeStruct(fm);
@@ -245,7 +245,7 @@ function collectIndexRefs(cc: TStruct, md: TStruct, out: IndexRef[]): void {
       removeFields(owner, offsetField);
       return;
     }
-    out.push({ offset, length, kind, chunk: cc, owner, offsetField, lengthField });
+    out.push({ offset, length, kind, owner, offsetField, lengthField });
   };
   add("offset-index", cc, 4, 5);
   add("column-index", cc, 6, 7);
