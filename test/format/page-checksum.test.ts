@@ -89,6 +89,50 @@ describe("Parquet page checksums", () => {
     expect(tableColumn(await readParquet(file.bytes, { fields }), "d", T.DOUBLE())).toEqual(manyRows.d);
   });
 
+  it("randomized: any row groups, page sizes, codecs, nulls and INT96 columns give correct CRCs, offsets and values", async () => {
+    const propFields: DataField[] = [F(0, "id", T.BIGINT()), F(1, "s", T.STRING()), F(2, "t9", T.TIMESTAMP(9)), F(3, "arr", T.ARRAY(T.TIMESTAMP_LTZ(9)))];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.option(fc.string({ maxLength: 12 })), fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }))), {
+          minLength: 1,
+          maxLength: 3000,
+        }),
+        fc.constantFrom("zstd", "snappy", "none", "gzip"),
+        fc.integer({ min: 64, max: 4096 }),
+        fc.integer({ min: 100, max: 5000 }),
+        fc.boolean(),
+        async (tuples, compression, pageSize, rowGroupRows, dictionary) => {
+          const data = {
+            id: tuples.map((t) => t[0]),
+            s: tuples.map((t) => t[1]),
+            t9: tuples.map((t) => t[2]),
+            arr: tuples.map((t, i) => (i % 4 === 0 ? null : [t[2], t[0]])),
+          };
+          const file = await writeParquet(propFields, batch(propFields, data), { compression, pageSize, rowGroupRows, dictionary });
+          const pages = pagesOf(file.bytes);
+          for (const p of pages) expect(getNumber(p.header, 4)! >>> 0).toBe(zlibCrc32(file.bytes.subarray(p.bodyStart, p.bodyEnd)));
+          const starts = new Map(pages.map((p) => [p.at, p]));
+          for (const rg of getList(footerOf(file.bytes), 4) as TStruct[]) {
+            for (const cc of getList(rg, 1) as TStruct[]) {
+              const oi = getNumber(cc, 4);
+              if (oi === undefined) continue;
+              for (const loc of getList(parseStruct(file.bytes, oi, oi + getNumber(cc, 5)!).value, 1) as TStruct[]) {
+                const page = starts.get(getNumber(loc, 1)!);
+                expect(page && getNumber(loc, 2)).toBe(page && page.bodyEnd - page.at);
+              }
+            }
+          }
+          const t = await readParquet(file.bytes, { fields: propFields });
+          expect(tableColumn(t, "id", T.BIGINT())).toEqual(data.id);
+          expect(tableColumn(t, "s", T.STRING())).toEqual(data.s);
+          expect(tableColumn(t, "t9", T.TIMESTAMP(9))).toEqual(data.t9);
+          expect(tableColumn(t, "arr", T.ARRAY(T.TIMESTAMP_LTZ(9)))).toEqual(data.arr);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+
   it("any single flipped byte in a page body is CORRUPT_FILE naming the file, row group, column and page", async () => {
     const file = await writeParquet(fields, batch(fields, rows), { compression: "zstd", pageSize: 1024 });
     const pages = pagesOf(file.bytes);
