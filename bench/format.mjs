@@ -107,6 +107,25 @@ export async function runFormatBenchmarks(report, { quick = false } = {}) {
     console.log(`    -> ${(row.candidateMiBPerSec).toFixed(1)} MiB/s of Arrow input, file ${(result.fileSize / MB).toFixed(2)} MiB`);
   }
 
+  // The post-write pass alone (page CRCs, INT96 retyping, offsets moved) on parquet-wasm's raw
+  // output, and the read side's CRC check of every chunk: both part of the cases above/below.
+  const pages = await import("../dist/format/parquet-pages.js");
+  for (const [name, codec] of [
+    ["zstd", pw.Compression.ZSTD],
+    ["snappy", pw.Compression.SNAPPY],
+  ]) {
+    const raw = rawWrite(codec);
+    const candidateMs = await timeMedianAsync(async () => pages.finishParquetFile(raw), { iterations });
+    console.log(`    -> post-write pass ${name}: ${(raw.length / MB / (candidateMs / 1000)).toFixed(0)} MiB/s of file`);
+    report.add({ suite: "format", case: `post-write pass (page CRCs) ${name}`, rows, candidate: "finishParquetFile", candidateMs, fileMiB: raw.length / MB });
+    const written = files[name];
+    const footer = await lib.readParquetFooter(written);
+    const verifyMs = await timeMedianAsync(async () => {
+      footer.rowGroups.forEach((rg, r) => rg.chunks.forEach((c, l) => pages.verifyChunkChecksums(written.subarray(c.start, c.start + c.length), "bench", `${r}/${l}`)));
+    }, { iterations });
+    report.add({ suite: "format", case: `verify page CRCs ${name}`, rows, candidate: "verifyChunkChecksums", candidateMs: verifyMs, fileMiB: written.length / MB });
+  }
+
   // Statistics alone (the TypeScript part of the write).
   {
     const collectors = fields.map((f) => new lib.ColumnStatsCollector(f.type));

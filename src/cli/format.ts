@@ -4,12 +4,8 @@ import { decimalToString } from "../spec/binary-row.js";
 import type { DataField } from "../spec/types.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import { internalValue } from "../write/row-values.js";
+import { base64 } from "../format/arrow-types.js";
 
-function base64(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
 
 /** One cell as a JSON-compatible value (int64 beyond 2^53 as a string, temporal values as ISO text). */
 export function cellValue(data: arrow.Data, row: number, field: DataField): unknown {

@@ -30,31 +30,32 @@ function idMeta(id: number, extra?: Record<string, string>): Map<string, string>
  * The Arrow type that parquet-rs turns into the Parquet type Paimon's `ParquetSchemaConverter`
  * writes for `type` (format reference §14). `fieldId`/`depth` number nested element ids.
  */
-export function parquetArrowType(type: DataType, fieldId: number, depth: number): arrow.DataType {
+export function parquetArrowType(type: DataType, fieldId: number, depth: number, layout: ParquetArrowLayout = "file"): arrow.DataType {
   const atomic = atomicArrowType(type);
   if (atomic) return atomic;
   switch (type.kind) {
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ": {
-      // INT64 MILLIS (p <= 3) / MICROS (p <= 6); Java writes INT96 for p > 6, which parquet-rs
-      // cannot produce from Arrow, so p > 6 is written as INT64 NANOS.
+      // INT64 MILLIS (p <= 3) / MICROS (p <= 6). Java writes INT96 for p > 6, which parquet-rs
+      // cannot write: it writes FIXED_LEN_BYTE_ARRAY(12) holding INT96 bytes (convertData), and
+      // the post-write pass (parquet-pages.ts) retypes the leaf; the hint layout says Timestamp(ns).
       const tz = type.kind === "TIMESTAMP_LTZ" ? "UTC" : null;
       if (type.precision <= 3) return new arrow.TimestampMillisecond(tz);
       if (type.precision <= 6) return new arrow.TimestampMicrosecond(tz);
-      return new arrow.TimestampNanosecond(tz);
+      return layout === "file" ? new arrow.FixedSizeBinary(INT96_BYTES) : new arrow.TimestampNanosecond(tz);
     }
     case "ARRAY": {
       const id = arrayElementFieldId(fieldId, depth + 1);
-      return new arrow.List(new arrow.Field("element", parquetArrowType(type.element, fieldId, depth + 1), type.element.nullable, idMeta(id, timeMeta(type.element))));
+      return new arrow.List(new arrow.Field("element", parquetArrowType(type.element, fieldId, depth + 1, layout), type.element.nullable, idMeta(id, timeMeta(type.element))));
     }
     case "MAP":
     case "MULTISET": {
       const keyType = type.kind === "MAP" ? type.key : type.element;
       const valueType: DataType = type.kind === "MAP" ? type.value : { kind: "INT", nullable: false };
-      const key = new arrow.Field("key", parquetArrowType(keyType, fieldId, depth + 1), false, idMeta(mapKeyFieldId(fieldId, depth + 1), timeMeta(keyType)));
+      const key = new arrow.Field("key", parquetArrowType(keyType, fieldId, depth + 1, layout), false, idMeta(mapKeyFieldId(fieldId, depth + 1), timeMeta(keyType)));
       const value = new arrow.Field(
         "value",
-        parquetArrowType(valueType, fieldId, depth + 1),
+        parquetArrowType(valueType, fieldId, depth + 1, layout),
         valueType.nullable,
         idMeta(mapValueFieldId(fieldId, depth + 1), timeMeta(valueType)),
       );
@@ -65,7 +66,7 @@ export function parquetArrowType(type: DataType, fieldId: number, depth: number)
       return map;
     }
     case "ROW":
-      return new arrow.Struct(type.fields.map((f) => parquetArrowField(f, depth + 1)));
+      return new arrow.Struct(type.fields.map((f) => parquetArrowField(f, depth + 1, layout)));
     case "VARIANT":
       throw new PaimonError("UNSUPPORTED", "Writing VARIANT columns to Parquet is not supported");
     default:
@@ -79,13 +80,92 @@ function timeMeta(type: DataType): Record<string, string> | undefined {
 }
 
 /** Paimon field -> Arrow field in the Parquet layout, `PARQUET:field_id` on it and all nested fields. */
-export function parquetArrowField(field: DataField, depth = 0): arrow.Field {
-  return new arrow.Field(field.name, parquetArrowType(field.type, field.id, depth), field.type.nullable, idMeta(field.id, timeMeta(field.type)));
+export function parquetArrowField(field: DataField, depth = 0, layout: ParquetArrowLayout = "file"): arrow.Field {
+  return new arrow.Field(field.name, parquetArrowType(field.type, field.id, depth, layout), field.type.nullable, idMeta(field.id, timeMeta(field.type)));
 }
 
-/** Arrow schema whose Parquet translation (by parquet-rs) is exactly what Java Paimon writes. */
-export function parquetArrowSchema(fields: readonly DataField[]): arrow.Schema {
-  return new arrow.Schema(fields.map((f) => parquetArrowField(f)));
+/**
+ * Arrow schema whose Parquet translation (by parquet-rs, then the post-write pass) is exactly what
+ * Java Paimon writes ("file"), or the Arrow types those columns mean, for the `ARROW:schema`
+ * footer hint ("hint": TIMESTAMP(7-9) as Timestamp(ns) instead of their INT96 bytes).
+ */
+export function parquetArrowSchema(fields: readonly DataField[], layout: ParquetArrowLayout = "file"): arrow.Schema {
+  return new arrow.Schema(fields.map((f) => parquetArrowField(f, 0, layout)));
+}
+
+/** "file": the Arrow types parquet-wasm is given; "hint": the types recorded in `ARROW:schema`. */
+export type ParquetArrowLayout = "file" | "hint";
+
+/** Bytes of an INT96 timestamp: nanoseconds of the day (int64 LE), then the Julian day (int32 LE). */
+export const INT96_BYTES = 12;
+const JULIAN_DAY_OF_EPOCH = 2440588n;
+const NANOS_PER_DAY = 86400000000000n;
+
+/**
+ * Leaf columns (depth-first, as Parquet numbers them) of `fields` that hold INT96 timestamps:
+ * TIMESTAMP / TIMESTAMP_LTZ with precision > 6, at any nesting depth.
+ */
+export function int96Leaves(fields: readonly DataField[]): Set<number> {
+  const out = new Set<number>();
+  let leaf = 0;
+  const walk = (type: DataType): void => {
+    switch (type.kind) {
+      case "ARRAY":
+        return walk(type.element);
+      case "MAP":
+        walk(type.key);
+        return walk(type.value);
+      case "MULTISET":
+        walk(type.element);
+        leaf++; // the INT count
+        return;
+      case "ROW":
+        for (const f of type.fields) walk(f.type);
+        return;
+      case "TIMESTAMP":
+      case "TIMESTAMP_LTZ":
+        if (type.precision > 6) out.add(leaf);
+        leaf++;
+        return;
+      default:
+        leaf++;
+    }
+  };
+  for (const f of fields) walk(f.type);
+  return out;
+}
+
+/**
+ * Timestamps as INT96 bytes. The Julian day is floored so that the nanoseconds of the day lie in
+ * [0, 86400e9) as the Parquet INT96 convention (Impala, Spark, Hive) has them. Java Paimon's
+ * `timestampToInt96` truncates instead, giving negative nanoseconds of the day before 1970 — the
+ * same instant for every reader that adds days and nanoseconds, but Java Paimon's own reader
+ * (`int96ToTimestamp`) then returns a negative nano-of-millisecond; the floored form reads back
+ * exactly there too.
+ */
+function int96Data(data: arrow.Data, to: arrow.FixedSizeBinary): arrow.Data {
+  const nanos = rescaleBigInts(timestampValues(data), (data.type as arrow.Timestamp).unit, arrow.TimeUnit.NANOSECOND);
+  const out = new Uint8Array(data.length * INT96_BYTES);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < data.length; i++) {
+    const v = nanos[i]!;
+    const day = floorDiv(v, NANOS_PER_DAY);
+    view.setBigInt64(i * INT96_BYTES, v - day * NANOS_PER_DAY, true);
+    view.setInt32(i * INT96_BYTES + 8, Number(day + JULIAN_DAY_OF_EPOCH), true);
+  }
+  return arrow.makeData({ type: to, length: data.length, nullCount: data.nullCount, nullBitmap: bitmapOf(data), data: out });
+}
+
+/** `schema` as the base64 IPC message parquet-rs stores under `ARROW:schema`. */
+export function arrowSchemaFooterValue(schema: arrow.Schema): string {
+  const stream = arrow.tableToIPC(new arrow.Table(schema), "stream");
+  return base64(stream.subarray(0, stream.length - 8)); // without the end-of-stream marker
+}
+
+export function base64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
 }
 
 /** The in-memory Arrow field for a Paimon field (spec/types.ts mapping) — what the reader returns. */
@@ -294,6 +374,10 @@ export function convertData(data: arrow.Data, to: arrow.DataType, what: string, 
         throw unsupported(what, from, to);
       return data.clone(to);
     }
+    case T.FixedSizeBinary:
+      if (from.typeId === T.Timestamp && (to as arrow.FixedSizeBinary).byteWidth === INT96_BYTES) return int96Data(data, to as arrow.FixedSizeBinary);
+      if (from.typeId === to.typeId && (from as arrow.FixedSizeBinary).byteWidth === (to as arrow.FixedSizeBinary).byteWidth) return data.clone(to);
+      throw unsupported(what, from, to);
     case T.Bool:
       if (from.typeId !== T.Bool) throw unsupported(what, from, to);
       return data.clone(to);

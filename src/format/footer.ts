@@ -1,12 +1,14 @@
 // Parquet footer: reading and validating it (hyparquet + a typed thrift parse) before any byte
 // reaches parquet-wasm, and building "pruned" in-memory Parquet files that contain only the
-// selected top-level columns of the selected row groups. Projected reads decode such a pruned
-// file with parquet-wasm's synchronous reader, where a Rust panic is a catchable exception (its
-// async reader turns panics and source errors into process-killing uncaught exceptions).
+// selected top-level columns of the selected row groups, after checking the page checksums of
+// every chunk fetched. Projected reads decode such a pruned file with parquet-wasm's synchronous
+// reader, where a Rust panic is a catchable exception (its async reader turns panics and source
+// errors into process-killing uncaught exceptions).
 
 import { parquetMetadata, type FileMetaData } from "hyparquet";
 import { PaimonError } from "../error.js";
 import { corrupt, type ByteSource } from "./source.js";
+import { PARQUET_MAGIC, PHYSICAL_INT96, checkInt96Range, leafLevels, verifyChunkChecksums } from "./parquet-pages.js";
 import {
   T_I32,
   T_I64,
@@ -25,7 +27,7 @@ import {
   setField,
 } from "./thrift.js";
 
-const MAGIC = 0x31524150; // "PAR1" little-endian
+const MAGIC = PARQUET_MAGIC;
 const MAGIC_ENCRYPTED = 0x45524150; // "PARE"
 const TAIL_READ = 64 * 1024;
 
@@ -160,6 +162,11 @@ function parseFooter(name: string, size: number, footerBytes: Uint8Array, metada
   return { name, size, metadataLength, numRows, metadata, raw, columns, leafCount: leaf, rowGroups };
 }
 
+/** Dotted schema path of leaf `leaf` (for messages). */
+function leafPath(footer: ParquetFooter, rowGroup: number, leaf: number): string {
+  return footer.metadata.row_groups[rowGroup]?.columns[leaf]?.meta_data?.path_in_schema.join(".") ?? `#${leaf}`;
+}
+
 function chunkRange(md: TStruct): ChunkRange {
   const data = getNumber(md, 9) ?? -1;
   const dict = getNumber(md, 11);
@@ -188,7 +195,9 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
   const leaves: number[] = [];
   for (const c of selected) for (let l = c.leafStart; l < c.leafEnd; l++) leaves.push(l);
 
-  // Fetch chunk bytes, coalescing adjacent ranges per row group.
+  // Fetch chunk bytes, coalescing adjacent ranges per row group; check page CRCs and INT96 ranges.
+  const rawGroups = getList(footer.raw, 4) as TStruct[];
+  let levels: ReturnType<typeof leafLevels> | undefined;
   const pieces: Uint8Array[][] = [];
   let dataLen = 0;
   for (const r of rowGroups) {
@@ -205,15 +214,20 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
     const out: Uint8Array[] = [];
     let mi = 0;
     let within = 0;
-    for (const range of ranges) {
+    ranges.forEach((range, j) => {
       while (within >= merged[mi]!.length) {
         mi++;
         within = 0;
       }
-      out.push(fetched[mi]!.subarray(within, within + range.length));
+      const chunk = fetched[mi]!.subarray(within, within + range.length);
+      const where = `row group ${r}, column ${leafPath(footer, r, leaves[j]!)}`;
+      verifyChunkChecksums(chunk, src.name, where);
+      const md = getStruct((getList(rawGroups[r]!, 1) as TStruct[])[leaves[j]!]!, 3)!;
+      if (getNumber(md, 1) === PHYSICAL_INT96) checkInt96Range(chunk, getNumber(md, 4) ?? 0, (levels ??= leafLevels(getList(footer.raw, 2) as TStruct[]))[leaves[j]!]!, src.name, where);
+      out.push(chunk);
       within += range.length;
       dataLen += range.length;
-    }
+    });
     pieces.push(out);
   }
 
@@ -224,7 +238,6 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
   const newSchema: TValue[] = [root];
   for (const c of selected) for (let i = c.schemaStart; i < c.schemaEnd; i++) newSchema.push(schema[i]!);
 
-  const rawGroups = getList(footer.raw, 4) as TStruct[];
   const newGroups: TValue[] = [];
   let cursor = 4;
   let totalRows = 0n;
@@ -284,41 +297,5 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
   at += footerBytes.length;
   view.setUint32(at, footerBytes.length, true);
   view.setUint32(at + 4, MAGIC, true);
-  return out;
-}
-
-/**
- * Returns `file` (a complete Parquet file) with the min/max statistics of the leaf columns
- * `leaves` removed from every row group (null counts stay), plus their column indexes. The data
- * pages are not touched; only the footer is re-encoded.
- *
- * Why: the writer (parquet-rs) leaves NaN out of FLOAT/DOUBLE bounds, as the Parquet spec asks,
- * but parquet-mr (Java Paimon) orders NaN above every number and trusts the bounds: a chunk whose
- * footer says max = 1.0 is skipped for `v = NaN`, `v >= NaN` or `v > 1.0` although it holds NaN.
- * Without bounds no reader can prune such a chunk wrongly.
- */
-export function withoutChunkBounds(file: Uint8Array, leaves: ReadonlySet<number>, name = "parquet file"): Uint8Array {
-  if (leaves.size === 0) return file;
-  const metadataLength = u32(file, file.length - 8);
-  const footerStart = file.length - 8 - metadataLength;
-  const fm = parseStruct(file, footerStart, file.length - 8).value;
-  for (const rg of (getList(fm, 4) ?? []) as TStruct[]) {
-    const chunks = (getList(rg, 1) ?? []) as TStruct[];
-    for (const leaf of leaves) {
-      const cc = chunks[leaf];
-      if (!cc) throw corrupt(name, `no column chunk ${leaf} to strip statistics from`);
-      removeFields(cc, 6, 7); // column index offset/length: page-level min/max
-      const md = getStruct(cc, 3);
-      const st = md ? getStruct(md, 12) : undefined;
-      if (st) removeFields(st, 1, 2, 5, 6, 7, 8); // max, min (deprecated and current), exactness flags
-    }
-  }
-  const footerBytes = serializeStruct(fm);
-  const out = new Uint8Array(footerStart + footerBytes.length + 8);
-  out.set(file.subarray(0, footerStart), 0);
-  out.set(footerBytes, footerStart);
-  const view = new DataView(out.buffer);
-  view.setUint32(footerStart + footerBytes.length, footerBytes.length, true);
-  view.setUint32(footerStart + footerBytes.length + 4, MAGIC, true);
   return out;
 }

@@ -4,11 +4,11 @@
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
-import type { DataField, RowType } from "../spec/types.js";
-import { convertData, parquetArrowSchema } from "./arrow-types.js";
+import type { DataField, DataType, RowType } from "../spec/types.js";
+import { arrowSchemaFooterValue, convertData, int96Leaves, parquetArrowSchema } from "./arrow-types.js";
 import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode } from "./column-stats.js";
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
-import { withoutChunkBounds } from "./footer.js";
+import { finishParquetFile } from "./parquet-pages.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 /** Compression names as Paimon's `file.compression` spells them (plus parquet aliases). */
@@ -90,8 +90,12 @@ export class ParquetFileWriter {
   private readonly batches: arrow.RecordBatch[] = [];
   /** First Parquet leaf (column chunk) index of each top-level field. */
   private readonly leafStarts: number[];
-  /** Leaves (FLOAT/DOUBLE, any nesting) that received a NaN: their footer bounds are dropped. */
+  /** Leaves (FLOAT/DOUBLE, any nesting) that received a NaN: their footer bounds are dropped (see finish). */
   private readonly nanLeaves = new Set<number>();
+  /** Leaves written as INT96 (TIMESTAMP(7-9)). */
+  private readonly int96Leaves: Set<number>;
+  /** `schema` with TIMESTAMP(7-9) as Timestamp(ns) rather than INT96 bytes: what statistics see. */
+  private readonly logicalSchema: arrow.Schema;
   private rows = 0;
   private bytes = 0;
   private finished = false;
@@ -103,6 +107,10 @@ export class ParquetFileWriter {
     this.fields = fieldsOf(schema);
     if (this.fields.length === 0) throw new PaimonError("INVALID_ARGUMENT", "A Parquet file needs at least one column");
     this.schema = parquetArrowSchema(this.fields);
+    this.int96Leaves = int96Leaves(this.fields);
+    // Same type objects where nothing differs, so write() converts INT96 fields only.
+    const hint = parquetArrowSchema(this.fields, "hint");
+    this.logicalSchema = new arrow.Schema(this.fields.map((f, i) => (hasInt96Leaf(f.type) ? hint.fields[i]! : this.schema.fields[i]!)));
     this.collectors = this.fields.map((f) => new ColumnStatsCollector(f.type));
     const fileMode = parseStatsMode(options.statsMode);
     this.modes = this.fields.map((f) => {
@@ -137,11 +145,13 @@ export class ParquetFileWriter {
         if (idx < 0) throw new PaimonError("INVALID_ARGUMENT", `Input data has no column '${f.name}'${this.where()}`);
         const col = batch.getChildAt(idx)!;
         const target = this.schema.fields[i]!;
-        const converted = convertData(col.data[0]!, target.type, f.name);
-        if (!target.nullable && converted.nullCount > 0)
-          throw new PaimonError("INVALID_ARGUMENT", `Column '${f.name}' is NOT NULL but has ${converted.nullCount} null values${this.where()}`);
-        this.collectors[i]!.update(converted);
-        collectNaNLeaves(converted, this.leafStarts[i]!, this.nanLeaves);
+        const logicalType = this.logicalSchema.fields[i]!.type;
+        const logical = convertData(col.data[0]!, logicalType, f.name);
+        if (!target.nullable && logical.nullCount > 0)
+          throw new PaimonError("INVALID_ARGUMENT", `Column '${f.name}' is NOT NULL but has ${logical.nullCount} null values${this.where()}`);
+        this.collectors[i]!.update(logical);
+        collectNaNLeaves(logical, this.leafStarts[i]!, this.nanLeaves);
+        const converted = logicalType === target.type ? logical : convertData(logical, target.type, f.name);
         this.bytes += converted.byteLength;
         return converted;
       });
@@ -176,8 +186,16 @@ export class ParquetFileWriter {
         const props = builder.build();
         const wasmTable = pw.Table.fromIPCStream(ipc);
         try {
-          // parquet-rs leaves NaN out of float bounds; Java trusts them: see withoutChunkBounds.
-          return withoutChunkBounds(pw.writeParquet(wasmTable, props), this.nanLeaves, o.fileName);
+          // One pass over the written file: page checksums, INT96 leaves, and no bounds on float
+          // leaves holding NaN — parquet-rs leaves NaN out of the bounds, as the Parquet spec asks,
+          // but parquet-mr (Java Paimon) orders NaN above every number and trusts them: a chunk
+          // whose footer says max = 1.0 would be skipped for `v = NaN`, `v >= NaN` or `v > 1.0`.
+          return finishParquetFile(pw.writeParquet(wasmTable, props), {
+            int96Leaves: this.int96Leaves,
+            unboundedLeaves: this.nanLeaves,
+            arrowSchema: this.int96Leaves.size > 0 ? arrowSchemaFooterValue(this.logicalSchema) : undefined,
+            fileName: o.fileName,
+          });
         } finally {
           try {
             wasmTable.free();
@@ -198,6 +216,10 @@ export class ParquetFileWriter {
   private where(): string {
     return this.options.fileName ? ` (file ${this.options.fileName})` : "";
   }
+}
+
+function hasInt96Leaf(type: DataType): boolean {
+  return int96Leaves([{ id: 0, name: "", type }]).size > 0;
 }
 
 /** Parquet leaf columns of an Arrow type: one per primitive, nested types recurse (lists, maps, structs). */

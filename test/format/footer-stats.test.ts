@@ -156,10 +156,13 @@ describe("write statistics", () => {
     const footer = await readParquetFooter(r.bytes);
     const fst = await readParquetStatistics(r.bytes);
     const aligned = statisticsForFields(footer, fst, fields);
-    for (const name of ["i", "bi", "f", "d", "s", "dec", "dec9", "ts3", "ts6", "ts9", "date"]) {
+    for (const name of ["i", "bi", "f", "d", "s", "dec", "dec9", "ts3", "ts6", "date"]) {
       const idx = fields.findIndex((f) => f.name === name);
       expect(aligned[idx], name).toEqual(s[name]);
     }
+    // TIMESTAMP(9) is INT96 in the file, whose footer bounds no reader trusts (undefined sort
+    // order): only the null count, as Java's ParquetSimpleStatsExtractor reports it.
+    expect(aligned[fields.findIndex((f) => f.name === "ts9")]).toEqual({ min: null, max: null, nullCount: 1 });
     expect(aligned[fields.findIndex((f) => f.name === "allnull")]).toEqual({ min: null, max: null, nullCount: 3 });
     expect(fst.numRows).toBe(3);
   });

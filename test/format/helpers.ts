@@ -2,6 +2,7 @@
 // back from Arrow columns, for the Paimon types of spec/types.ts.
 import * as arrow from "apache-arrow";
 import { type DataField, type DataType, toArrowType } from "../../src/spec/types.js";
+import { getList, getNumber, getStruct, parseStruct, type TStruct } from "../../src/format/thrift.js";
 
 const enc = new TextEncoder();
 
@@ -184,4 +185,38 @@ export function tableColumn(table: arrow.Table, name: string, type: DataType): u
   const v = table.getChild(name);
   if (!v) throw new Error(`no column ${name}`);
   return v.data.flatMap((d) => values(d, type));
+}
+
+export interface Page {
+  /** Header start, body start and body end in the file. */
+  at: number;
+  bodyStart: number;
+  bodyEnd: number;
+  header: TStruct;
+}
+
+export function footerOf(bytes: Uint8Array): TStruct {
+  const len = new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 8, true);
+  return parseStruct(bytes, bytes.length - 8 - len, bytes.length - 8).value;
+}
+
+/** Every page of every column chunk, walked independently of the code under test. */
+export function pagesOf(bytes: Uint8Array): Page[] {
+  const pages: Page[] = [];
+  for (const rg of getList(footerOf(bytes), 4) as TStruct[]) {
+    for (const cc of getList(rg, 1) as TStruct[]) {
+      const md = getStruct(cc, 3)!;
+      const dict = getNumber(md, 11);
+      const start = dict !== undefined && dict > 0 ? Math.min(dict, getNumber(md, 9)!) : getNumber(md, 9)!;
+      const end = start + getNumber(md, 7)!;
+      for (let at = start; at < end; ) {
+        const { value: header, end: bodyStart } = parseStruct(bytes, at, end);
+        const bodyEnd = bodyStart + getNumber(header, 3)!;
+        pages.push({ at, bodyStart, bodyEnd, header });
+        at = bodyEnd;
+      }
+      if (pages[pages.length - 1]!.bodyEnd !== end) throw new Error(`pages do not end at the chunk end ${end}`);
+    }
+  }
+  return pages;
 }
