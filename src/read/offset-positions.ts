@@ -117,3 +117,40 @@ export class OffsetPositionIndex {
     }
   }
 }
+
+/** Where the files of one partition-bucket are and which schema each was written with. */
+export interface OffsetFileSource {
+  io: FileIO;
+  /** Path of a data file of the bucket. */
+  pathOf: (file: DataFileMeta) => string;
+  /** Fields of the schema a file was written with. */
+  fieldsOf: (schemaId: number | bigint) => Promise<readonly DataField[]>;
+}
+
+/**
+ * The row positions, per data file, of the rows whose offset column (`offsetField`, matched by
+ * field id in each file's schema) holds a `pending` offset: what a deduplicate commit merges into
+ * the files' deletion vectors. Files whose reliable min/max statistics exclude every pending offset
+ * are skipped without reading their index. Files without hits are left out.
+ */
+export async function pendingOffsetPositions(source: OffsetFileSource, files: readonly DataFileMeta[], offsetField: DataField, pending: OffsetSet64): Promise<Map<string, Uint32Array>> {
+  const out = new Map<string, Uint32Array>();
+  if (pending.isEmpty) return out;
+  const lowest = pending.minimum() as bigint;
+  const highest = pending.maximum() as bigint;
+  for (const file of files) {
+    const fileFields = await source.fieldsOf(file.schemaId);
+    const field = fileFields.find((f) => f.id === offsetField.id);
+    if (!field) throw new PaimonError("UNSUPPORTED", `data file ${file.fileName} has no ${offsetField.name} column (field id ${offsetField.id}): its offsets cannot be looked up`);
+    const bounds = reliableOffsetBounds(file, fileFields, field.name);
+    if (bounds && (bounds.max < lowest || bounds.min > highest)) continue;
+    const index = await OffsetPositionIndex.ofFile(source.io, source.pathOf(file), file, field);
+    const hits = index.positionsIn(pending, bounds);
+    try {
+      if (!hits.isEmpty) out.set(file.fileName, hits.toArray());
+    } finally {
+      hits.dispose();
+    }
+  }
+  return out;
+}

@@ -13,6 +13,8 @@ import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
 import { readParquetBatches } from "../../src/format/parquet-reader.js";
 import { fileIOSource } from "../../src/format/source.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
+import { OffsetSet64 } from "../../src/kernel/bitmap.js";
+import { pendingOffsetPositions } from "../../src/read/offset-positions.js";
 import type { Table } from "../../src/table/table.js";
 import { javaOracleUnavailable, pypaimonUnavailable, readTable, writeTable } from "../interop/oracle/harness.js";
 import { failure } from "./helpers.js";
@@ -289,6 +291,49 @@ describe("append deletion vectors written by paimon-rt", () => {
     await t.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
     expect(await vectors(t)).toEqual([]);
     expect(await ids(t)).toEqual(expected);
+  });
+
+  it("resolves pending offsets through the exact offset index on every attempt; a compaction in between moves them to the compacted file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "paimon-rt-append-dv-write-"));
+    dirs.push(dir);
+    const catalog = await Catalog.open(dir);
+    await catalog.createDatabase("db");
+    const t = await catalog.createTable("db.t", {
+      fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" }],
+      options: { bucket: 1, "bucket-key": "id", "deletion-vectors.enabled": true, "file-index.bitmap.columns": "_REALTIME_OFFSET" },
+    });
+    const int64 = (values: number[]) => arrow.makeData({ type: new arrow.Int64(), length: values.length, nullCount: 0, data: BigInt64Array.from(values.map(BigInt)) });
+    for (const from of [0, 10]) {
+      const w = await t.newWrite({ commitUser: "writer" });
+      await w.write(new arrow.RecordBatch({ id: int64(range(from, 10)), _REALTIME_OFFSET: int64(range(100 + from, 10)) }));
+      await t.newCommit({ commitUser: "writer" }).commit(await w.prepareCommit());
+    }
+    const offsetField = t.schema.fields[1];
+    const pending = new OffsetSet64([103n, 115n, 999n]);
+    const source = { io: t.fileIO, pathOf: (f: DataFileMeta) => t.paths.dataFile(t.paths.bucketDir("", 0), f), fieldsOf: async () => t.schema.fields };
+    const seen: Array<Record<string, number[]>> = [];
+    const resolver = deletionVectorResolver({ io: t.fileIO, paths: t.paths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
+      {
+        partition: (await t.newScan().plan()).splits[0].partitionRow,
+        bucket: 0,
+        resolve: async (files) => {
+          const positions = await pendingOffsetPositions(source, files, offsetField, pending);
+          seen.push(Object.fromEntries([...positions].map(([name, p]) => [files.findIndex((f) => f.fileName === name), Array.from(p)])));
+          if (seen.length === 1) {
+            const w = await t.newWrite({ commitUser: "compactor" });
+            await w.compact();
+            await t.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
+          }
+          return positions;
+        },
+      },
+    ]);
+    await new FileStoreCommit(t.fileIO, t.location, t.schema, "dedup").commit([], 1n, { resolveIndexChanges: resolver, resolvedCommitKind: "APPEND" });
+    pending.dispose();
+    expect(seen).toEqual([{ 0: [3], 1: [5] }, { 0: [3, 15] }]); // two files, then the compacted one
+    const offsets = (await t.newRead().toArrow((await t.newScan().plan()).splits)).getChild("_REALTIME_OFFSET")!.toArray() as BigInt64Array;
+    expect(Array.from(offsets, Number)).toEqual(without(range(100, 20), [103, 115]));
+    expect((await vectors(t)).map((d) => Object.values(d.cardinality))).toEqual([[2]]);
   });
 
   it("refuses append tables without deletion vectors", async () => {
