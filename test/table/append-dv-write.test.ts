@@ -34,12 +34,16 @@ function batch(ids: number[]): arrow.RecordBatch {
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
 
 /** A table with `options`; each `commits` item is written as one commit into the given bucket. */
-async function table(options: Record<string, string | number | boolean>, commits: Array<{ ids: number[]; bucket?: number }>): Promise<{ dir: string; table: Table }> {
+async function table(
+  options: Record<string, string | number | boolean>,
+  commits: Array<{ ids: number[]; bucket?: number }>,
+  fields = [{ name: "id", type: "BIGINT" }, { name: "v", type: "STRING" }],
+): Promise<{ dir: string; table: Table }> {
   const dir = mkdtempSync(join(tmpdir(), "paimon-rt-append-dv-write-"));
   dirs.push(dir);
   const catalog = await Catalog.open(dir);
   await catalog.createDatabase("db");
-  const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "v", type: "STRING" }], options: { "deletion-vectors.enabled": true, ...options } });
+  const t = await catalog.createTable("db.t", { fields, options: { "deletion-vectors.enabled": true, ...options } });
   for (const c of commits) {
     const w = await t.newWrite({ commitUser: "writer" });
     await w.write(batch(c.ids), c.bucket === undefined ? {} : { bucket: c.bucket });
@@ -294,14 +298,10 @@ describe("append deletion vectors written by paimon-rt", () => {
   });
 
   it("resolves pending offsets through the exact offset index on every attempt; a compaction in between moves them to the compacted file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "paimon-rt-append-dv-write-"));
-    dirs.push(dir);
-    const catalog = await Catalog.open(dir);
-    await catalog.createDatabase("db");
-    const t = await catalog.createTable("db.t", {
-      fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" }],
-      options: { bucket: 1, "bucket-key": "id", "deletion-vectors.enabled": true, "file-index.bitmap.columns": "_REALTIME_OFFSET" },
-    });
+    const { table: t } = await table({ bucket: 1, "bucket-key": "id", "file-index.bitmap.columns": "_REALTIME_OFFSET" }, [], [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
+    ]);
     const int64 = (values: number[]) => arrow.makeData({ type: new arrow.Int64(), length: values.length, nullCount: 0, data: BigInt64Array.from(values.map(BigInt)) });
     for (const from of [0, 10]) {
       const w = await t.newWrite({ commitUser: "writer" });
