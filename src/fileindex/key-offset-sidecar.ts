@@ -113,13 +113,40 @@ export function encodeSidecarKey(type: DataType, value: unknown): Uint8Array {
 /** Key bytes as a map key: one char per byte, so string order is unsigned byte order. */
 function keyString(bytes: Uint8Array): string {
   let s = "";
+  if (bytes.length <= 32) {
+    for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+    return s;
+  }
   for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode(...bytes.subarray(i, i + 8192));
   return s;
 }
 
-function keyBytes(key: string): Uint8Array {
-  const out = new Uint8Array(key.length);
-  for (let i = 0; i < key.length; i++) out[i] = key.charCodeAt(i);
+/** Byte widths of the integer key types whose sidecar bytes are their little-endian column bytes. */
+const RAW_LITTLE_ENDIAN_WIDTH: Partial<Record<DataType["kind"], number>> = { TINYINT: 1, SMALLINT: 2, INT: 4, DATE: 4, BIGINT: 8 };
+const LITTLE_ENDIAN_PLATFORM = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
+ * The sidecar key strings of every row of a key column. Integer columns without nulls are
+ * encoded straight from their buffers (typed arrays are little-endian on every platform that
+ * runs this; checked), other columns value by value.
+ */
+function keyStrings(keys: arrow.Data, type: DataType): string[] {
+  const out = new Array<string>(keys.length);
+  const width = RAW_LITTLE_ENDIAN_WIDTH[type.kind];
+  if (width !== undefined && keys.nullCount === 0 && LITTLE_ENDIAN_PLATFORM) {
+    const values = keys.values as ArrayLike<number> & { buffer: ArrayBuffer; byteOffset: number };
+    // Arrow slices value buffers with the data (as `internalValue` reads them): row 0 is at the view start.
+    const bytes = new Uint8Array(values.buffer, values.byteOffset, keys.length * width);
+    const prefix = String.fromCharCode(1);
+    for (let row = 0, at = 0; row < keys.length; row++, at += width) {
+      out[row] =
+        width === 8
+          ? prefix + String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3], bytes[at + 4], bytes[at + 5], bytes[at + 6], bytes[at + 7])
+          : prefix + String.fromCharCode(...bytes.subarray(at, at + width));
+    }
+    return out;
+  }
+  for (let row = 0; row < keys.length; row++) out[row] = keyString(encodeSidecarKey(type, internalValue(keys, row, type)));
   return out;
 }
 
@@ -138,19 +165,26 @@ export class KeyOffsetSidecarWriter {
   /** Adds a batch: key column (canonical Arrow layout of the key type) and its rows' offsets. */
   add(keys: arrow.Data, offsets: BigInt64Array): void {
     if (keys.length !== offsets.length) throw new PaimonError("INVALID_ARGUMENT", `.offset sidecar input: ${keys.length} keys but ${offsets.length} offsets`);
+    const encoded = keyStrings(keys, this.keyType);
     for (let row = 0; row < offsets.length; row++) {
-      const offset = offsets[row];
-      if (offset < 0n) throw new PaimonError("INVALID_ARGUMENT", `real-time offset ${offset} must not be negative`);
-      const key = keyString(encodeSidecarKey(this.keyType, internalValue(keys, row, this.keyType)));
-      if (this.offsets.has(key)) throw new PaimonError("INVALID_ARGUMENT", "deduplicate data file contains more than one offset for a key");
-      this.offsets.set(key, offset);
+      if (offsets[row] < 0n) throw new PaimonError("INVALID_ARGUMENT", `real-time offset ${offsets[row]} must not be negative`);
+    }
+    const added: string[] = [];
+    for (let row = 0; row < offsets.length; row++) {
+      const key = encoded[row];
+      if (this.offsets.has(key)) {
+        for (const k of added) this.offsets.delete(k); // a refused batch adds nothing
+        throw new PaimonError("INVALID_ARGUMENT", "deduplicate data file contains more than one offset for a key");
+      }
+      this.offsets.set(key, offsets[row]);
+      added.push(key);
     }
   }
 
   /** The sidecar bytes (INVALID_ARGUMENT when empty, as paimon-cpp refuses an empty sidecar). */
   serialize(): Uint8Array {
     if (this.offsets.size === 0) throw new PaimonError("INVALID_ARGUMENT", "cannot finish an empty .offset sidecar");
-    const keys = [...this.offsets.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const keys = [...this.offsets.keys()].sort(); // code-unit order = unsigned byte order (one char per byte)
     let size = 8 + 4 + 8;
     for (const k of keys) size += 4 + k.length + 8;
     const out = new Uint8Array(size);
@@ -161,7 +195,7 @@ export class KeyOffsetSidecarWriter {
     let at = 20;
     for (const k of keys) {
       view.setInt32(at, k.length, false);
-      out.set(keyBytes(k), at + 4);
+      for (let i = 0; i < k.length; i++) out[at + 4 + i] = k.charCodeAt(i);
       at += 4 + k.length;
       view.setBigInt64(at, this.offsets.get(k)!, false);
       at += 8;
@@ -220,8 +254,8 @@ export class KeyOffsetSidecar {
   /** The offsets of the keys of a key column present in this file. The caller owns the set. */
   lookup(keys: arrow.Data): OffsetSet64 {
     const found: bigint[] = [];
-    for (let row = 0; row < keys.length; row++) {
-      const offset = this.offsets.get(keyString(encodeSidecarKey(this.keyType, internalValue(keys, row, this.keyType))));
+    for (const key of keyStrings(keys, this.keyType)) {
+      const offset = this.offsets.get(key);
       if (offset !== undefined) found.push(offset);
     }
     return new OffsetSet64(found);

@@ -82,9 +82,31 @@ describe(".offset sidecar", () => {
     );
   });
 
+  it("encodes integer key columns from their buffers exactly as value by value (randomized, sliced columns)", () => {
+    const types: Array<[DataType, fc.Arbitrary<number | bigint>, (v: Array<number | bigint>) => arrow.Data]> = [
+      [BIGINT, fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), (v) => int64Data(v as bigint[])],
+      [{ kind: "INT", nullable: false }, fc.integer(), (v) => arrow.makeData({ type: new arrow.Int32(), length: v.length, nullCount: 0, data: Int32Array.from(v as number[]) })],
+      [{ kind: "SMALLINT", nullable: false }, fc.integer({ min: -32768, max: 32767 }), (v) => arrow.makeData({ type: new arrow.Int16(), length: v.length, nullCount: 0, data: Int16Array.from(v as number[]) })],
+    ];
+    for (const [type, values, column] of types) {
+      fc.assert(
+        fc.property(fc.uniqueArray(values, { minLength: 2, maxLength: 30 }), fc.nat(), (keys, cut) => {
+          const from = cut % (keys.length - 1);
+          const sliced = column(keys).slice(from, keys.length - from);
+          const w = new KeyOffsetSidecarWriter(type);
+          w.add(sliced, BigInt64Array.from({ length: sliced.length }, (_, i) => BigInt(i)));
+          const sidecar = KeyOffsetSidecar.parse(w.serialize(), type, "f.offset");
+          keys.slice(from, from + sliced.length).forEach((k, i) => expect(sidecar.offsetOf(k)).toBe(BigInt(i)));
+        }),
+        { numRuns: 100 },
+      );
+    }
+  });
+
   it("refuses duplicate keys, negative offsets and empty sidecars when writing", () => {
     const w = new KeyOffsetSidecarWriter(BIGINT);
     expect(thrown(() => w.add(int64Data([1n, 1n]), BigInt64Array.of(1n, 2n))).message).toBe("deduplicate data file contains more than one offset for a key");
+    expect(w.size).toBe(0); // the refused batch added nothing
     expect(thrown(() => new KeyOffsetSidecarWriter(BIGINT).add(int64Data([1n]), BigInt64Array.of(-1n))).message).toBe("real-time offset -1 must not be negative");
     expect(thrown(() => new KeyOffsetSidecarWriter(BIGINT).serialize()).message).toBe("cannot finish an empty .offset sidecar");
   });
