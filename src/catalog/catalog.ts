@@ -6,6 +6,7 @@ import type { SchemaInput } from "../spec/schema.js";
 import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { Table } from "../table/table.js";
 import { DB_SUFFIX, parseIdentifier, validateName } from "./identifier.js";
+import { checkDeduplicateTable } from "../table/dedup-table.js";
 
 
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
@@ -95,6 +96,7 @@ export class Catalog {
     const { path } = this.tablePath(identifier);
     const schema = await new SchemaManager(this.fileIO, path).latest();
     if (schema === null) throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
+    checkDeduplicateTable(schema, identifier); // the mode's setup is checked at load too (seed 000)
     return new Table(this.fileIO, identifier, path, schema);
   }
 

@@ -36,6 +36,25 @@ export interface CommitOptions {
   force?: boolean;
   /** Check appended files against the latest state (recovery paths), as Java's filterAndCommit. */
   checkAppendConflicts?: boolean;
+  /**
+   * Index changes computed again on every attempt against the snapshot it builds on (deletion
+   * vectors resolved against the latest files, src/commit/append-deletions.ts). They join the
+   * first snapshot of the commit, which is then conflict-checked; `files` are the paths the hook
+   * wrote, deleted when the attempt does not publish. `live` is the attempt's live files.
+   */
+  resolveIndexChanges?: (latest: Snapshot | null, live: readonly ManifestEntry[]) => Promise<ResolvedIndexChanges>;
+  /**
+   * Kind of the snapshot carrying {@link resolveIndexChanges}: OVERWRITE by default, as Java
+   * commits deletion vectors of DELETE statements; APPEND for real-time deduplicate commits.
+   */
+  resolvedCommitKind?: "APPEND" | "OVERWRITE";
+}
+
+/** What {@link CommitOptions.resolveIndexChanges} produced for one attempt. */
+export interface ResolvedIndexChanges {
+  changes: IndexManifestEntry[];
+  /** Paths of the index files written for these changes. */
+  files: string[];
 }
 
 /** Partitions to replace in an overwrite: a predicate over partition values (by key name). */
@@ -136,11 +155,15 @@ export class FileStoreCommit {
   async commit(changes: readonly CommitMessageData[], identifier: bigint, options: CommitOptions = {}): Promise<number | null> {
     const { append, compact } = this.prepare(changes, options);
     let id: number | null = null;
-    if (append.entries.length > 0 || append.indexChanges.length > 0 || (options.force && compact.entries.length === 0)) {
+    if (options.resolveIndexChanges) {
+      append.kind = append.entries.some((e) => e.kind === FILE_KIND_DELETE) ? "OVERWRITE" : (options.resolvedCommitKind ?? "OVERWRITE");
+      append.conflictCheck = true;
+    }
+    if (append.entries.length > 0 || append.indexChanges.length > 0 || options.resolveIndexChanges || (options.force && compact.entries.length === 0)) {
       id = await this.tryCommit(append, identifier, options);
     }
     if (compact.entries.length > 0 || compact.indexChanges.length > 0) {
-      id = await this.tryCommit(compact, identifier, { ...options, watermark: null });
+      id = await this.tryCommit(compact, identifier, { ...options, watermark: null, resolveIndexChanges: undefined });
     }
     return id;
   }
@@ -257,6 +280,11 @@ export class FileStoreCommit {
     for (let attempt = 0; ; attempt++) {
       const latest = await this.snapshots.latestSnapshot();
       const written: string[] = [];
+      const resolvedFiles: string[] = [];
+      const cleanUp = async () => {
+        await this.manifests.deleteQuietly(written);
+        await Promise.all(resolvedFiles.map((p) => this.io.delete(p).catch(() => false)));
+      };
       try {
         const live = await this.liveFiles(latest);
         const entries = [...prepared.entries];
@@ -265,22 +293,32 @@ export class FileStoreCommit {
           entries.unshift(...this.overwriteDeletes(live, prepared.overwrite));
           indexChanges.unshift(...(await this.overwriteIndexDeletes(latest, prepared.overwrite, prepared.indexChanges)));
         }
-        if (prepared.conflictCheck) this.checkConflicts(latest, live, entries);
-        else checkAddsNotLive(latest, live, entries);
-        if (prepared.conflictCheck && latest && indexChanges.length > 0) await checkIndexConflicts(this.manifests, latest, indexChanges);
+        if (options.resolveIndexChanges) {
+          const resolved = await options.resolveIndexChanges(latest, [...live.values()]);
+          resolvedFiles.push(...resolved.files);
+          indexChanges.push(...resolved.changes);
+        }
+        // `live` may have been advanced by another commit while the hook ran: read it afresh.
+        const current = options.resolveIndexChanges ? await this.liveFiles(latest) : live;
+        if (prepared.conflictCheck) this.checkConflicts(latest, current, entries);
+        else checkAddsNotLive(latest, current, entries);
+        if (prepared.conflictCheck && latest && (indexChanges.length > 0 || entries.some((e) => e.kind === FILE_KIND_DELETE))) {
+          await checkIndexConflicts(this.manifests, latest, indexChanges, entries);
+        }
+        if (indexChanges.length > 0) checkDeletionVectorTargets(latest, current, entries, indexChanges);
         const snapshot = await this.writeSnapshot(latest, entries, { ...prepared, indexChanges }, identifier, options, written);
         if (await this.snapshots.tryPublish(snapshot)) {
-          this.advanceLiveFiles(snapshot, live, entries);
+          this.advanceLiveFiles(snapshot, current, entries);
           return snapshot.id;
         }
         lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
       } catch (e) {
-        // Only this attempt's manifests are removed: data files belong to the caller (Java
-        // FileStoreCommitImpl cleans up its temporary manifests only; `abort` is separate).
-        await this.manifests.deleteQuietly(written);
+        // Only this attempt's manifests (and resolved index files) are removed: data files belong
+        // to the caller (Java FileStoreCommitImpl cleans up its temporary manifests only; `abort` is separate).
+        await cleanUp();
         throw e;
       }
-      await this.manifests.deleteQuietly(written);
+      await cleanUp();
       if (attempt >= maxRetries) break;
       const wait = Math.min(this.options.commitMaxRetryWait, this.options.commitMinRetryWait * 2 ** attempt);
       await sleep(wait / 2 + Math.random() * (wait / 2));
@@ -432,6 +470,30 @@ export class FileStoreCommit {
       properties: Object.keys(properties).length > 0 ? properties : null,
       nextRowId: latest?.nextRowId ?? 0n,
     });
+  }
+}
+
+/**
+ * Java's ConflictDetection "Trying to create deletion vector on file %s which is not previously
+ * added": every deletion vector an added index file holds must belong to a data file that is
+ * live after the commit (a concurrent compaction or overwrite removed it otherwise).
+ */
+function checkDeletionVectorTargets(latest: Snapshot | null, live: ReadonlyMap<string, ManifestEntry>, entries: readonly ManifestEntry[], indexChanges: readonly IndexManifestEntry[]): void {
+  const deleted = new Set<string>();
+  const added = new Set<string>();
+  for (const e of entries) (e.kind === FILE_KIND_DELETE ? deleted : added).add(`${e.partition.join(",")}|${e.bucket}|${e.file.fileName}`);
+  const liveNames = new Set<string>();
+  for (const e of live.values()) liveNames.add(`${e.partition.join(",")}|${e.bucket}|${e.file.fileName}`);
+  for (const c of indexChanges) {
+    if (c.kind !== FILE_KIND_ADD || !c.indexFile.dvRanges) continue;
+    for (const r of c.indexFile.dvRanges) {
+      const key = `${c.partition.join(",")}|${c.bucket}|${r.dataFileName}`;
+      if (added.has(key) || (liveNames.has(key) && !deleted.has(key))) continue;
+      throw new PaimonError(
+        "COMMIT_CONFLICT",
+        `trying to create deletion vector on file ${r.dataFileName} of bucket ${c.bucket} which is not live in snapshot ${latest?.id ?? "(none)"} (concurrent compaction or overwrite); give up committing`,
+      );
+    }
   }
 }
 

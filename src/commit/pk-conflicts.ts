@@ -37,11 +37,18 @@ export function checkLsmConflicts(schema: TableSchema, live: Iterable<ManifestEn
   }
 }
 
-/** COMMIT_CONFLICT when the commit deletes an index file the latest snapshot no longer has. */
-export async function checkIndexConflicts(manifests: ManifestStore, latest: Snapshot, changes: readonly IndexManifestEntry[]): Promise<void> {
+/**
+ * COMMIT_CONFLICT when the commit deletes an index file the latest snapshot no longer has, or
+ * removes a data file whose deletion vector in the latest snapshot sits in an index file the
+ * commit keeps (Java's ConflictDetection pairs file and DV deletes): a concurrent commit added
+ * that vector, and dropping the file would lose it while the vector outlives its file.
+ */
+export async function checkIndexConflicts(manifests: ManifestStore, latest: Snapshot, changes: readonly IndexManifestEntry[], entries: readonly ManifestEntry[] = []): Promise<void> {
   const deletes = changes.filter((c) => c.kind === 1);
-  if (deletes.length === 0) return;
-  const live = new Set((await manifests.indexEntries(latest)).map((e) => `${e.partition.join(",")}|${e.bucket}|${e.indexFile.fileName}`));
+  const removedFiles = entries.filter((e) => e.kind === 1);
+  if (deletes.length === 0 && removedFiles.length === 0) return;
+  const indexEntries = await manifests.indexEntries(latest);
+  const live = new Set(indexEntries.map((e) => `${e.partition.join(",")}|${e.bucket}|${e.indexFile.fileName}`));
   for (const d of deletes) {
     if (!live.has(`${d.partition.join(",")}|${d.bucket}|${d.indexFile.fileName}`)) {
       throw new PaimonError(
@@ -49,5 +56,25 @@ export async function checkIndexConflicts(manifests: ManifestStore, latest: Snap
         `index file ${d.indexFile.fileName} (${d.indexFile.indexType}) of bucket ${d.bucket} was already replaced by snapshot ${latest.id} (concurrent compaction); give up committing`,
       );
     }
+  }
+  if (removedFiles.length > 0) checkRemovedFilesTakeTheirVectors(indexEntries, deletes, removedFiles, latest);
+}
+
+function checkRemovedFilesTakeTheirVectors(indexEntries: readonly IndexManifestEntry[], deletes: readonly IndexManifestEntry[], removedFiles: readonly ManifestEntry[], latest: Snapshot): void {
+  const vectorHome = new Map<string, string>();
+  for (const e of indexEntries) {
+    if (e.indexFile.indexType !== "DELETION_VECTORS") continue;
+    for (const r of e.indexFile.dvRanges ?? []) vectorHome.set(`${e.partition.join(",")}|${e.bucket}|${r.dataFileName}`, e.indexFile.fileName);
+  }
+  if (vectorHome.size === 0) return;
+  const deletedIndex = new Set(deletes.map((d) => `${d.partition.join(",")}|${d.bucket}|${d.indexFile.fileName}`));
+  for (const f of removedFiles) {
+    const where = `${f.partition.join(",")}|${f.bucket}`;
+    const home = vectorHome.get(`${where}|${f.file.fileName}`);
+    if (home === undefined || deletedIndex.has(`${where}|${home}`)) continue;
+    throw new PaimonError(
+      "COMMIT_CONFLICT",
+      `file ${f.file.fileName} of bucket ${f.bucket} has a deletion vector in index file ${home} of snapshot ${latest.id} that the commit keeps (a concurrent commit deleted rows of it); give up committing`,
+    );
   }
 }

@@ -15,11 +15,17 @@ export function embeddedIndexMayMatch(file: DataFileMeta, filter: Predicate, fie
 
 /** False when the file's index, embedded or in `<dataFilePath>.index`, rules out `filter`. */
 export async function fileIndexMayMatchFile(io: FileIO, dataFilePath: string, file: DataFileMeta, filter: Predicate, fields: readonly DataField[]): Promise<boolean> {
-  if (file.embeddedIndex !== null) return fileIndexMayMatch(file.embeddedIndex, filter, fields);
+  const blob = await fileIndexBlob(io, dataFilePath, file);
+  return blob === null || fileIndexMayMatch(blob, filter, fields);
+}
+
+/** The file's index blob: embedded in its manifest entry, or its `<dataFilePath>.index` extra file; null when it has none. */
+export async function fileIndexBlob(io: FileIO, dataFilePath: string, file: DataFileMeta): Promise<Uint8Array | null> {
+  if (file.embeddedIndex !== null) return file.embeddedIndex;
   const name = indexFileOf(file.extraFiles);
-  if (name === undefined) return true;
+  if (name === undefined) return null;
   const dir = dataFilePath.slice(0, dataFilePath.lastIndexOf("/") + 1);
-  return fileIndexMayMatch(await io.readFile(`${dir}${name}`), filter, fields);
+  return io.readFile(`${dir}${name}`);
 }
 
 /**

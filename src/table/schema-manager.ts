@@ -10,6 +10,7 @@ import { validateOptionValues } from "./option-validation.js";
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
+import { checkDeduplicateTable, checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
 
 /** One change of `Catalog.alterTable` (API.md `SchemaChange`). */
 export type SchemaChange =
@@ -62,6 +63,7 @@ export class SchemaManager {
     const schema = createTableSchema(input);
     validateTableSchema(schema);
     checkFileFormatOptions(schema.options, where);
+    checkDeduplicateTable(schema, where);
     if ((await this.listSchemaIds()).length > 0) throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
     if (!(await this.io.writeFileAtomicNoReplace(this.paths.schema(0), schemaToJson(schema)))) {
       throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
@@ -77,9 +79,10 @@ export class SchemaManager {
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await this.latest();
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
-      const next = applySchemaChanges(current, changes);
+      const next = applySchemaChanges(current, changes, where);
       validateTableSchema(next);
       checkFileFormatOptions(next.options, where);
+      checkDeduplicateTable(next, where);
       if (await this.io.writeFileAtomicNoReplace(this.paths.schema(next.id), schemaToJson(next))) return next;
     }
     throw new PaimonError("COMMIT_CONFLICT", `schema of ${where} keeps changing concurrently; alter it again`);
@@ -155,7 +158,7 @@ function fieldIndex(fields: readonly DataField[], name: string, where: number): 
 }
 
 /** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
-export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[]): TableSchema {
+export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[], where = "table"): TableSchema {
   let fields = [...current.fields];
   const options = { ...current.options };
   let partitionKeys = [...current.partitionKeys];
@@ -187,12 +190,15 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
         if (fields.some((f) => f.name === change.newName)) throw new PaimonError("ALREADY_EXISTS", `column ${change.newName} already exists`);
         if (change.newName.trim() === "") throw invalid("a column name cannot be empty");
         if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot rename partition or primary-key column ${change.name}`);
+        checkOffsetColumnChange(options, change.name, "rename", where);
         fields[i] = { ...fields[i], name: change.newName };
+        renameColumnInOptions(options, change.name, change.newName);
         break;
       }
       case "dropColumn": {
         const i = fieldIndex(fields, change.name, current.id);
         if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot drop partition or primary-key column ${change.name}`);
+        checkOffsetColumnChange(options, change.name, "drop", where);
         if (fields.length === 1) throw invalid(`cannot drop ${change.name}, the table's only column`);
         const bucketKey = options["bucket-key"]?.split(",") ?? [];
         if (bucketKey.includes(change.name)) throw new PaimonError("UNSUPPORTED", `cannot drop bucket-key column ${change.name}`);
@@ -201,6 +207,7 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
       }
       case "updateColumnType": {
         const i = fieldIndex(fields, change.name, current.id);
+        checkOffsetColumnChange(options, change.name, "retype", where);
         let type: DataType;
         try {
           type = toDataType(change.type);

@@ -2,6 +2,7 @@
 // write, commit, scan and read it (API.md `Table`).
 import { removeOrphanFiles, type RemoveOrphanFilesOptions, type RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
+import { checkDeduplicateTable } from "./dedup-table.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
@@ -33,6 +34,7 @@ export class Table {
     const parts = root.split("/").filter((p) => p !== "");
     const table = parts[parts.length - 1] ?? root;
     const db = parts[parts.length - 2]?.replace(/\.db$/, "") ?? "default";
+    checkDeduplicateTable(schema, `${db}.${table}`); // the mode's setup is checked at load too (seed 000)
     return new Table(fileIO, `${db}.${table}`, root, schema);
   }
 

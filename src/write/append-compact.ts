@@ -3,10 +3,13 @@
 // files of the target size. Full compaction rewrites every file of the bucket; otherwise the
 // earliest run of at least `compaction.min.file-num` consecutive small files is rewritten.
 // Output files keep the inputs' sequence range (row order of bucketed tables is preserved)
-// and are marked `fileSource = COMPACT`.
+// and are marked `fileSource = COMPACT`. In deletion-vector tables the inputs are read without
+// their deleted rows, files with deletion vectors are always worth rewriting, and the vectors of
+// the rewritten files leave the bucket's index in the same COMPACT snapshot (Java
+// `BucketedAppendCompactManager` with `BucketedDvMaintainer`, `AppendCompactTask` with
+// `AppendDeleteFileMaintainer`).
 import { checkDataFileFormat } from "../format/file-formats.js";
 import { CommitMessage } from "../commit/commit-message.js";
-import { PaimonError } from "../error.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { fileIOSource } from "../format/source.js";
 import { FileSchemas } from "../read/kv-file-reader.js";
@@ -16,15 +19,28 @@ import type { DataFileMeta, ManifestEntry } from "../spec/manifest.js";
 import type { Table } from "../table/table.js";
 import { partitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
+import { BucketDeletionVectors, deletionVectorIndexFiles } from "./deletion-vector-index.js";
+import { keptPositions } from "../read/kv-file-reader.js";
+import { takeRows } from "../arrow/take.js";
 import { compactTargets } from "./pk-write.js";
 
-/** Files to rewrite: all (full), or the first run of >= minFiles consecutive small files. */
-export function pickAppendCompaction(files: readonly DataFileMeta[], targetFileSize: number, full: boolean, minFiles: number, maxFiles: number): DataFileMeta[] {
+/**
+ * Files to rewrite: all (full), or the first run of >= minFiles consecutive small files. A file
+ * with deleted rows (`hasDeletions`) counts as small and makes a full compaction worthwhile.
+ */
+export function pickAppendCompaction(
+  files: readonly DataFileMeta[],
+  targetFileSize: number,
+  full: boolean,
+  minFiles: number,
+  maxFiles: number,
+  hasDeletions: (file: DataFileMeta) => boolean = () => false,
+): DataFileMeta[] {
   const sorted = [...files].sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
-  if (full) return sorted.length > 1 || sorted.some((f) => (f.deleteRowCount ?? 0n) > 0n) ? sorted : [];
+  if (full) return sorted.length > 1 || sorted.some((f) => (f.deleteRowCount ?? 0n) > 0n || hasDeletions(f)) ? sorted : [];
   let run: DataFileMeta[] = [];
   for (const f of sorted) {
-    if (Number(f.fileSize) < targetFileSize) {
+    if (Number(f.fileSize) < targetFileSize || hasDeletions(f)) {
       run.push(f);
       if (run.length >= maxFiles) return run;
     } else {
@@ -37,9 +53,6 @@ export function pickAppendCompaction(files: readonly DataFileMeta[], targetFileS
 
 /** Compacts the matching buckets of an append table; returns the CommitMessages (compact increments). */
 export async function compactAppendBuckets(table: Table, options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean }): Promise<CommitMessage[]> {
-  if (table.coreOptions.bool("deletion-vectors.enabled", false)) {
-    throw new PaimonError("UNSUPPORTED", `compaction of append table ${table.identifier} with deletion vectors is not supported`);
-  }
   const latest = await table.latestSnapshot();
   if (!latest) return [];
   const opts = table.coreOptions;
@@ -55,41 +68,70 @@ export async function compactAppendBuckets(table: Table, options: { partition?: 
     g.push(e);
   }
   const schemas = new FileSchemas(table);
-  const target = opts.targetFileSize(false);
+  // Deletion vectors exist in DV tables, and in any table whose index manifest has them (other engines).
+  const indexEntries = await table.manifestStore.indexEntries(latest);
+  const dvConfig = { io: table.fileIO, paths: table.paths, bitmap64: opts.bool("deletion-vectors.bitmap64", false) };
   const out: CommitMessage[] = [];
   for (const group of byBucket.values()) {
     const first = group[0];
     const values = fromBinaryRow(first.partition.subarray(4), types);
     if (!targets.some((t) => t.bucket === first.bucket && JSON.stringify(t.values, big) === JSON.stringify(values, big))) continue;
-    const picked = pickAppendCompaction(
-      group.map((e) => e.file),
-      target,
-      options.full ?? true,
-      opts.int("compaction.min.file-num", 5),
-      opts.int("compaction.max.file-num", 50),
-    );
-    if (picked.length === 0) continue;
-    const dir = table.paths.bucketDir(partitionPath(fields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
-    const writer = new AppendBucketWriter(
-      { io: table.fileIO, schema: table.schema, bucketDir: dir, fileCompression: opts.fileCompression, targetFileSize: target, dataFilePrefix: opts.dataFilePrefix, statsMode: opts.get("metadata.stats-mode") },
-      picked[0].minSequenceNumber,
-    );
-    for (const f of picked) {
-      const path = table.paths.dataFile(dir, f);
-      checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
-      const source = await fileIOSource(table.fileIO, path, Number(f.fileSize));
-      const fileFields = await schemas.fieldsOf(f.schemaId);
-      for await (const batch of readParquetBatches(source, { fields: table.schema.fields, mapBy: "id", fileFields, batchSize: 65536, fileName: path })) await writer.write(batch);
+    const dvFiles = deletionVectorIndexFiles(indexEntries, first.partition, first.bucket);
+    const dvs = dvFiles.length > 0 ? await BucketDeletionVectors.load(dvConfig, dvFiles, opts.bucket > 0) : null;
+    try {
+      const message = await compactBucket(table, group, values, dvs, schemas, options.full ?? true);
+      if (message) out.push(message);
+    } finally {
+      dvs?.dispose();
     }
-    const after = (await writer.prepareCommit()).map((f): DataFileMeta => ({ ...f, fileSource: 1 }));
-    out.push(
-      new CommitMessage(
-        makeCommitMessage({ partition: first.partition, bucket: first.bucket, totalBuckets: first.totalBuckets, compactIncrement: { compactBefore: picked, compactAfter: after } }),
-        Object.fromEntries(fields.map((f, i) => [f.name, values[i]])),
-      ),
-    );
   }
   return out;
+}
+
+/** Compacts one partition-bucket (`group`: its live entries); null when nothing is worth rewriting. */
+async function compactBucket(table: Table, group: readonly ManifestEntry[], values: unknown[], dvs: BucketDeletionVectors | null, schemas: FileSchemas, full: boolean): Promise<CommitMessage | null> {
+  const opts = table.coreOptions;
+  const fields = table.partitionFields;
+  const first = group[0];
+  const target = opts.targetFileSize(false);
+  const picked = pickAppendCompaction(
+    group.map((e) => e.file),
+    target,
+    full,
+    opts.int("compaction.min.file-num", 5),
+    opts.int("compaction.max.file-num", 50),
+    (f) => (dvs?.get(f.fileName)?.size ?? 0) > 0,
+  );
+  if (picked.length === 0) return null;
+  const dir = table.paths.bucketDir(partitionPath(fields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
+  const writer = new AppendBucketWriter(
+    { io: table.fileIO, schema: table.schema, bucketDir: dir, fileCompression: opts.fileCompression, targetFileSize: target, dataFilePrefix: opts.dataFilePrefix, statsMode: opts.get("metadata.stats-mode") },
+    picked[0].minSequenceNumber,
+  );
+  for (const f of picked) {
+    const path = table.paths.dataFile(dir, f);
+    checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
+    const source = await fileIOSource(table.fileIO, path, Number(f.fileSize));
+    const fileFields = await schemas.fieldsOf(f.schemaId);
+    const deleted = dvs?.get(f.fileName);
+    let position = 0;
+    for await (const raw of readParquetBatches(source, { fields: table.schema.fields, mapBy: "id", fileFields, batchSize: 65536, fileName: path })) {
+      let batch = raw;
+      if (deleted && !deleted.isEmpty) {
+        const kept = keptPositions(deleted, position, raw.numRows);
+        if (kept.length < raw.numRows) batch = takeRows(raw, kept);
+      }
+      position += raw.numRows;
+      await writer.write(batch);
+    }
+  }
+  const after = (await writer.prepareCommit()).map((f): DataFileMeta => ({ ...f, fileSource: 1 }));
+  for (const f of picked) dvs?.remove(f.fileName);
+  const index = dvs ? await dvs.persist() : { newIndexFiles: [], deletedIndexFiles: [] };
+  return new CommitMessage(
+    makeCommitMessage({ partition: first.partition, bucket: first.bucket, totalBuckets: first.totalBuckets, compactIncrement: { compactBefore: picked, compactAfter: after, ...index } }),
+    Object.fromEntries(fields.map((f, i) => [f.name, values[i]])),
+  );
 }
 
 function big(_k: string, v: unknown): unknown {

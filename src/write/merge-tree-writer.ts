@@ -13,9 +13,8 @@ import { gatherBatches, gatherData, gatherInt64, gatherInt8 } from "../arrow/gat
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import { randomId } from "../fs/file-io.js";
-import { OffsetSet64, RoaringBitmap32 } from "../kernel/bitmap.js";
+import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { type KeyColumn, keyColumnFromArrow, keyValue } from "../kernel/columns.js";
-import { deletionVectorLength, serializeDeletionVector32, serializeDeletionVector64 } from "../kernel/deletion-vector.js";
 import { sortPermutation } from "../kernel/sort.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
@@ -28,6 +27,7 @@ import type { DataField } from "../spec/types.js";
 import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
 import type { Table } from "../table/table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
+import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 /** Rows per gathered chunk when writing merged output. */
@@ -532,43 +532,14 @@ export class MergeTreeBucketWriter {
   private async writeDvIndex(): Promise<{ newIndexFiles: IndexFileMeta[]; deletedIndexFiles: IndexFileMeta[] }> {
     const table = this.options.table;
     const live = new Set(this.files.map((f) => f.fileName));
-    const parts: Uint8Array[] = [Uint8Array.of(1)];
-    let size = 1;
-    const ranges = [];
-    for (const [name, bm] of [...this.dvs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (!live.has(name) || bm.isEmpty) continue;
-      let bytes: Uint8Array;
-      if (this.options.config.bitmap64) {
-        const set = new OffsetSet64(bm.toArray());
-        bytes = serializeDeletionVector64(set);
-        set.dispose();
-      } else bytes = serializeDeletionVector32(bm);
-      ranges.push({ dataFileName: name, offset: size, length: deletionVectorLength(bytes), cardinality: BigInt(bm.size) });
-      parts.push(bytes);
-      size += bytes.length;
-    }
     const deletedIndexFiles = this.dvIndex ? [this.dvIndex] : [];
-    this.dvIndex = null;
-    if (ranges.length === 0) return { newIndexFiles: [], deletedIndexFiles };
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    const fileName = `index-${this.indexUuid}-${this.indexCounter++}`;
-    await table.fileIO.writeFile(table.paths.index(fileName), out);
-    const meta: IndexFileMeta = {
-      indexType: DELETION_VECTORS_INDEX,
-      fileName,
-      fileSize: BigInt(size),
-      rowCount: BigInt(ranges.length),
-      dvRanges: ranges,
-      externalPath: null,
-      globalIndex: null,
-    };
+    const meta = await writeDeletionVectorIndex(
+      { io: table.fileIO, paths: table.paths, bitmap64: this.options.config.bitmap64 },
+      [...this.dvs].filter(([name]) => live.has(name)),
+      `index-${this.indexUuid}-${this.indexCounter++}`,
+    );
     this.dvIndex = meta;
-    return { newIndexFiles: [meta], deletedIndexFiles };
+    return { newIndexFiles: meta ? [meta] : [], deletedIndexFiles };
   }
 
   /** Flushes, compacts as the table requires, and hands over everything since the last call. */

@@ -24,6 +24,7 @@ import { MergeTreeBucketWriter } from "./merge-tree-writer.js";
 import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
 import { compactAppendBuckets } from "./append-compact.js";
 import { inputBatches } from "../arrow/input.js";
+import { isDeduplicateTable } from "../table/dedup-table.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 import { RowKind } from "../spec/row-kind.js";
@@ -100,6 +101,11 @@ export class TableWrite {
    */
   async write(data: arrow.RecordBatch | arrow.Table, target: WriteTarget = {}): Promise<void> {
     this.checkOpen();
+    if (isDeduplicateTable(this.schema.options)) {
+      // Rows must go through the real-time deduplicate writer, which marks superseded keys deleted;
+      // an ordinary writer may still compact the table (seed 000 "Common Options").
+      throw new PaimonError("UNSUPPORTED", `ordinary row writes into append deduplicate table ${this.table.identifier} are not supported; write through a real-time writer (newWrite with a realtime context)`);
+    }
     const batches = inputBatches(data, "write");
     if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
     else if (target.rowKinds) {

@@ -1,0 +1,202 @@
+// Exact offset → row-position lookup through the bitmap file index on _REALTIME_OFFSET (seed 000
+// "Append Deduplicate / Offset DV"): IN / NOT IN positions against a model, trimming by reliable
+// min/max statistics, embedded and `.index` indexes of files paimon-rt writes, files Java writes,
+// and the refusal of files without an exact index.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as arrow from "apache-arrow";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import { FileIndexBuilder, fileIndexSpecOf } from "../../src/fileindex/index.js";
+import { readParquetBatches } from "../../src/format/parquet-reader.js";
+import { fileIOSource } from "../../src/format/source.js";
+import { OffsetSet64 } from "../../src/kernel/bitmap.js";
+import { OffsetPositionIndex, reliableOffsetBounds } from "../../src/read/offset-positions.js";
+import type { DataFileMeta } from "../../src/spec/manifest.js";
+import type { DataField } from "../../src/spec/types.js";
+import type { Table } from "../../src/table/table.js";
+import { javaOracleUnavailable, writeTable } from "../interop/oracle/harness.js";
+import { failure } from "../table/helpers.js";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const OFFSET: DataField = { id: 1, name: "_REALTIME_OFFSET", type: { kind: "BIGINT", nullable: false } };
+const ID: DataField = { id: 0, name: "id", type: { kind: "BIGINT", nullable: false } };
+
+function offsetsBatch(offsets: readonly bigint[]): arrow.RecordBatch {
+  const col = (values: readonly bigint[]) => arrow.makeData({ type: new arrow.Int64(), length: values.length, nullCount: 0, data: BigInt64Array.from(values) });
+  return new arrow.RecordBatch({ id: col(offsets.map((_, i) => BigInt(i))), _REALTIME_OFFSET: col(offsets) });
+}
+
+/** The index blob paimon-rt writes for a file whose offset column holds `offsets`. */
+function blobOf(offsets: readonly bigint[], extra: Record<string, string> = {}): Uint8Array {
+  const fields = [ID, OFFSET];
+  const builder = new FileIndexBuilder(fileIndexSpecOf({ "file-index.bitmap.columns": "_REALTIME_OFFSET", ...extra }, fields)!, fields);
+  builder.update(offsetsBatch(offsets));
+  return builder.finish();
+}
+
+const positionsWhere = (offsets: readonly bigint[], test: (o: bigint) => boolean) => offsets.flatMap((o, i) => (test(o) ? [i] : []));
+
+describe("offset → row positions via the bitmap index", () => {
+  it("matches a model for IN and NOT IN, trimmed or not (randomized)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.bigInt({ min: 0n, max: 60n }), { minLength: 1, maxLength: 80 }),
+        fc.array(fc.bigInt({ min: 0n, max: 70n }), { maxLength: 90 }),
+        fc.boolean(),
+        (column, pending, trim) => {
+          const index = OffsetPositionIndex.fromBlob(blobOf(column), OFFSET, column.length, "f");
+          const set = new OffsetSet64(pending);
+          try {
+            const bounds = trim ? { min: column.reduce((a, b) => (a < b ? a : b)), max: column.reduce((a, b) => (a > b ? a : b)) } : null;
+            const inside = index.positionsIn(set, bounds);
+            const outside = index.positionsNotIn(set, bounds);
+            const wanted = new Set(pending);
+            expect(Array.from(inside.toArray())).toEqual(positionsWhere(column, (o) => wanted.has(o)));
+            expect(Array.from(outside.toArray())).toEqual(positionsWhere(column, (o) => !wanted.has(o)));
+            inside.dispose();
+            outside.dispose();
+          } finally {
+            set.dispose();
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("pages through large pending sets and stops at the file's max offset", () => {
+    const column = Array.from({ length: 5000 }, (_, i) => BigInt(100_000 + i * 3));
+    const index = OffsetPositionIndex.fromBlob(blobOf(column), OFFSET, column.length, "f");
+    const pending = new OffsetSet64(Array.from({ length: 20_000 }, (_, i) => BigInt(i * 7)));
+    try {
+      const expected = positionsWhere(column, (o) => o % 7n === 0n && o < 140_000n);
+      const trimmed = index.positionsIn(pending, { min: column[0], max: column[column.length - 1] });
+      const untrimmed = index.positionsIn(pending, null);
+      expect([trimmed.size, Array.from(trimmed.toArray())]).toEqual([expected.length, expected]);
+      expect(Array.from(untrimmed.toArray())).toEqual(expected);
+      // Bounds that exclude every pending offset look nothing up.
+      expect(index.positionsIn(pending, { min: 140_001n, max: 140_002n }).size).toBe(0);
+      trimmed.dispose();
+      untrimmed.dispose();
+    } finally {
+      pending.dispose();
+    }
+  });
+
+  it("refuses a file without an exact index (bloom filter only, or none) and an index of another row count", () => {
+    const bloom = (() => {
+      const fields = [ID, OFFSET];
+      const b = new FileIndexBuilder(fileIndexSpecOf({ "file-index.bloom-filter.columns": "_REALTIME_OFFSET" }, fields)!, fields);
+      b.update(offsetsBatch([1n, 2n]));
+      return b.finish();
+    })();
+    for (const blob of [bloom, null]) {
+      const e = (() => {
+        try {
+          OffsetPositionIndex.fromBlob(blob, OFFSET, 2, "data-1.parquet");
+        } catch (err) {
+          return err as { code: string; message: string };
+        }
+        throw new Error("expected a failure");
+      })();
+      expect([e.code, e.message]).toEqual(["UNSUPPORTED", "data file data-1.parquet has no exact bitmap file index on _REALTIME_OFFSET (needed to map offsets to row positions)"]);
+    }
+    expect(() => OffsetPositionIndex.fromBlob(blobOf([1n, 2n]), OFFSET, 3, "data-1.parquet")).toThrow("bitmap index on _REALTIME_OFFSET of data-1.parquet covers 2 rows, the file has 3");
+  });
+});
+
+async function offsetTable(options: Record<string, string>): Promise<{ dir: string; table: Table }> {
+  const dir = mkdtempSync(join(tmpdir(), "paimon-rt-offset-positions-"));
+  dirs.push(dir);
+  const c = await Catalog.open(dir);
+  await c.createDatabase("db");
+  const table = await c.createTable("db.t", {
+    fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" }],
+    options: { bucket: "1", "bucket-key": "id", "file-index.bitmap.columns": "_REALTIME_OFFSET", ...options },
+  });
+  return { dir, table };
+}
+
+/** The offset column of a data file, read from the Parquet file itself. */
+async function offsetColumn(t: Table, file: DataFileMeta): Promise<bigint[]> {
+  const source = await fileIOSource(t.fileIO, t.paths.dataFile(t.paths.bucketDir("", 0), file), Number(file.fileSize));
+  const out: bigint[] = [];
+  for await (const b of readParquetBatches(source, { fields: [t.schema.fields[1]], mapBy: "id", batchSize: 4096 })) out.push(...(b.getChildAt(0)!.toArray() as BigInt64Array));
+  return out;
+}
+
+async function checkFiles(t: Table, pendingOffsets: bigint[]): Promise<number> {
+  const files = (await t.manifestStore.liveEntries((await t.latestSnapshot())!)).map((e) => e.file);
+  const pending = new OffsetSet64(pendingOffsets);
+  const wanted = new Set(pendingOffsets);
+  let checked = 0;
+  try {
+    for (const f of files) {
+      const column = await offsetColumn(t, f);
+      const index = await OffsetPositionIndex.ofFile(t.fileIO, t.paths.dataFile(t.paths.bucketDir("", 0), f), f, t.schema.fields[1]);
+      const bounds = reliableOffsetBounds(f, t.schema.fields, "_REALTIME_OFFSET");
+      expect(bounds).toEqual({ min: column.reduce((a, b) => (a < b ? a : b)), max: column.reduce((a, b) => (a > b ? a : b)) });
+      const hit = index.positionsIn(pending, bounds);
+      expect(Array.from(hit.toArray())).toEqual(positionsWhere(column, (o) => wanted.has(o)));
+      hit.dispose();
+      checked++;
+    }
+  } finally {
+    pending.dispose();
+  }
+  return checked;
+}
+
+describe("offset positions of real data files", () => {
+  it("embedded and external (.index) indexes of files paimon-rt writes", async () => {
+    for (const threshold of ["100000", "16"]) {
+      const { table: t } = await offsetTable({ "file-index.in-manifest-threshold": threshold });
+      const w = await t.newWrite({ commitUser: "u" });
+      await w.write(offsetsBatch(Array.from({ length: 300 }, (_, i) => BigInt(1000 + i * 2))), { bucket: 0 });
+      await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+      const [file] = (await t.manifestStore.liveEntries((await t.latestSnapshot())!)).map((e) => e.file);
+      expect(threshold === "16" ? file.extraFiles.length : file.embeddedIndex?.length ?? 0).toBeGreaterThan(0);
+      expect(await checkFiles(t, [999n, 1000n, 1002n, 1003n, 1598n, 1600n])).toBe(1);
+    }
+  });
+
+  it("statistics that are not kept make the lookup untrimmed", async () => {
+    const { table: t } = await offsetTable({ "metadata.stats-mode": "none" });
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.write(offsetsBatch([5n, 9n]), { bucket: 0 });
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    const [file] = (await t.manifestStore.liveEntries((await t.latestSnapshot())!)).map((e) => e.file);
+    expect(reliableOffsetBounds(file, t.schema.fields, "_REALTIME_OFFSET")).toBeNull();
+    const index = await OffsetPositionIndex.ofFile(t.fileIO, t.paths.dataFile(t.paths.bucketDir("", 0), file), file, t.schema.fields[1]);
+    const pending = new OffsetSet64([9n]);
+    expect(Array.from(index.positionsIn(pending, null).toArray())).toEqual([1]);
+    pending.dispose();
+  });
+
+  it.skipIf(javaOracleUnavailable())("files Java writes, with embedded and external indexes", async () => {
+    for (const threshold of ["100000", "16"]) {
+      const { dir, table: t } = await offsetTable({ "file-index.in-manifest-threshold": threshold });
+      const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: String(from + i), _REALTIME_OFFSET: String(10 * (from + i) + 3) }));
+      await writeTable("java", dir, "db.t", { commits: [rows(0, 200), rows(200, 50)] });
+      const files = (await t.manifestStore.liveEntries((await t.latestSnapshot())!)).map((e) => e.file);
+      expect(files.every((f) => (threshold === "16" ? f.extraFiles.length > 0 : f.embeddedIndex !== null))).toBe(true);
+      expect(await checkFiles(t, [3n, 13n, 1993n, 2003n, 2493n, 2494n, 99999n])).toBe(2);
+    }
+  });
+
+  it("a missing .index file is NOT_FOUND, not an empty result", async () => {
+    const { table: t } = await offsetTable({ "file-index.in-manifest-threshold": "16" });
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.write(offsetsBatch(Array.from({ length: 50 }, (_, i) => BigInt(i))), { bucket: 0 });
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    const [file] = (await t.manifestStore.liveEntries((await t.latestSnapshot())!)).map((e) => e.file);
+    const path = t.paths.dataFile(t.paths.bucketDir("", 0), file);
+    await t.fileIO.delete(`${path}.index`);
+    expect((await failure(() => OffsetPositionIndex.ofFile(t.fileIO, path, file, t.schema.fields[1]))).code).toBe("NOT_FOUND");
+  });
+});
