@@ -268,6 +268,22 @@ export class MergeTreeBucketWriter {
     }
   }
 
+  /**
+   * Buffers rows that already carry their sequence numbers and row kinds (the real-time PK
+   * writer assigns them when the rows become queryable, so files keep the versions readers saw);
+   * rows written later continue after the highest. Table columns in table order.
+   */
+  async writeSequenced(chunk: KvChunk): Promise<void> {
+    const n = chunk.batch.numRows;
+    if (n === 0) return;
+    let max = this.nextSequence - 1n;
+    for (let i = 0; i < n; i++) if (chunk.sequence[i] > max) max = chunk.sequence[i];
+    this.nextSequence = max + 1n;
+    this.buffer.push(chunk);
+    this.bufferedBytes += chunk.batch.data.children.reduce((s, c) => s + c.byteLength, 0) + n * 9;
+    if (this.bufferedBytes >= this.options.config.writeBufferSize) await this.flush();
+  }
+
   /** Sorts, deduplicates and writes the buffer as level-0 files. */
   async flush(): Promise<void> {
     if (this.buffer.length === 0) return;

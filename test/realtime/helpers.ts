@@ -18,7 +18,10 @@ export function cleanupDirs(): void {
 }
 
 let counter = 0;
-export async function makeTable(options: Record<string, string | number | boolean> = {}, opts: { partitioned?: boolean; warehouse?: string; name?: string } = {}): Promise<Table> {
+export async function makeTable(
+  options: Record<string, string | number | boolean> = {},
+  opts: { partitioned?: boolean; warehouse?: string; name?: string; primaryKeys?: string[] } = {},
+): Promise<Table> {
   const catalog = await Catalog.open(opts.warehouse ?? tempDir());
   await catalog.createDatabase("db", { ignoreIfExists: true });
   return catalog.createTable(`db.${opts.name ?? `t${counter++}`}`, {
@@ -29,7 +32,8 @@ export async function makeTable(options: Record<string, string | number | boolea
       { name: "dt", type: "STRING" },
     ],
     partitionKeys: opts.partitioned ? ["dt"] : [],
-    options: { bucket: 2, "bucket-key": "id", "realtime.enabled": true, ...options },
+    ...(opts.primaryKeys ? { primaryKeys: opts.primaryKeys } : {}),
+    options: { bucket: 2, ...(opts.primaryKeys ? {} : { "bucket-key": "id" }), "realtime.enabled": true, ...options },
   });
 }
 
