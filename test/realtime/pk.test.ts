@@ -105,6 +105,211 @@ describe.each(MODES)("real-time $name", ({ options }) => {
   });
 });
 
+async function compactWithOrdinaryWriter(table: Table): Promise<number> {
+  const w = await table.newWrite({ commitUser: "compactor" });
+  await w.compact({ full: true });
+  const snap = await table.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
+  await w.close();
+  return snap!;
+}
+
+describe.each(MODES)("real-time $name reads", ({ options }) => {
+  it("pushes only key predicates below the merge: an older matching version never shows through", async () => {
+    const table = await pkTable({ ...options, "realtime.store.stats-mode": "full" });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1], { ids: [1, 2], names: ["old", "keep"] }), { bucket: 0 });
+    const s1 = await commit(table, w, 1);
+    await w.refreshCommittedSnapshot(s1);
+    await w.write(rtBatch([2], { ids: [3], names: ["old"] }), { bucket: 0 });
+    // newer versions in a separate stored batch whose statistics do not match name = 'old'
+    await w.write(rtBatch([3, 4], { ids: [1, 3], names: ["new", "new"] }), { bucket: 0 });
+    const byName = { kind: "leaf", field: "name", op: "eq", literals: ["old"] } as const;
+    expect(await view(table, ctx, { filter: byName as never, predicateFilter: true })).toEqual([]);
+    const byKey = { kind: "leaf", field: "id", op: "eq", literals: [3n] } as const;
+    expect(await view(table, ctx, { filter: byKey as never, predicateFilter: true })).toEqual([[3, "new"]]);
+    // key predicate without residual filtering still prunes only conservatively: key 1 and 2 may come back, but never an old version
+    const rows = await view(table, ctx, { filter: byKey as never });
+    expect(rows.filter(([id]) => id === 3)).toEqual([[3, "new"]]);
+    for (const [id, name] of rows) expect(name).toBe(id === 2 ? "keep" : "new");
+    await w.prepareCommitWithProgress(2);
+    await w.close();
+  });
+
+  it("projects without key columns, honours read.batch-size, and returns row kinds on request", async () => {
+    const table = await pkTable({ ...options, "read.batch-size": 2 });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1, 2, 3, 4], { ids: [5, 4, 3, 2, 1] }), { bucket: 0 });
+    await commit(table, w, 1);
+    await w.write(rtBatch([5, 6], { ids: [2, 9], names: ["two", "nine"] }), { bucket: 0 });
+    expect((await readRows(table, { ctx, projection: ["name"] })).map((r) => r.name)).toEqual(["n1", "two", "n3", "n4", "n5", "nine"]);
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    const reader = await table.newRead({ realtime: ctx, projection: ["v"] }).createReader(plan.splits);
+    const sizes: number[] = [];
+    for await (const b of reader) sizes.push(b.numRows);
+    await reader.close();
+    expect(sizes).toEqual([2, 2, 2]);
+    const plan2 = await table.newScan({ realtime: ctx }).plan();
+    const kinds = await table.newRead({ realtime: ctx, withRowKind: true, projection: ["id"] }).toArrow(plan2.splits);
+    expect(kinds.toArray().map((r) => [Number(r._VALUE_KIND), Number(r.id)])).toEqual([
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [0, 4],
+      [0, 5],
+      [0, 9],
+    ]);
+    await w.prepareCommitWithProgress(2);
+    await w.close();
+  });
+
+  it("read views pin the merged view across later writes, seals, commits, refreshes and compaction", async () => {
+    const table = await pkTable(options);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1], { ids: [1, 2], names: ["a", "b"] }), { bucket: 0 });
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    await w.write(rtBatch([2, 3], { ids: [1, 3], names: ["a2", "c"] }), { bucket: 0, rowKinds: [RowKind.UPDATE_AFTER, RowKind.INSERT] });
+    await w.seal();
+    const s1 = await commit(table, w, 1);
+    await w.refreshCommittedSnapshot(s1);
+    await compactWithOrdinaryWriter(table);
+    const t = await table.newRead({ realtime: ctx }).toArrow(plan.splits);
+    expect(t.toArray().map((r) => [Number(r.id), r.name])).toEqual([
+      [1, "a"],
+      [2, "b"],
+    ]);
+    await expectCode(table.newRead({ realtime: ctx }).toArrow(plan.splits), "TICKET_EXPIRED");
+    expect(await view(table, ctx)).toEqual([
+      [1, "a2"],
+      [2, "b"],
+      [3, "c"],
+    ]);
+    await w.close();
+  });
+});
+
+describe.each(MODES)("real-time $name lifecycle", ({ options }) => {
+  const dv = "deletion-vectors.enabled" in options;
+
+  it("delete-only prepares advance progress; recovery in a new context continues offsets and sequence numbers", async () => {
+    const table = await pkTable(options);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([10, 11], { ids: [1, 2], names: ["a", "b"] }), { bucket: 0 });
+    await w.refreshCommittedSnapshot(await commit(table, w, 1));
+    await w.write(rtBatch([15, 20], { ids: [2, 7] }), { bucket: 0, rowKinds: [RowKind.DELETE, RowKind.DELETE] });
+    const progress = await w.prepareCommitWithProgress(2);
+    expect(progress.map((p) => p.offsetRange)).toEqual([{ begin: 12n, end: 21n }]);
+    const s2 = await table.newCommit({ commitUser: "u" }).commitWithProgress(progress, 2);
+    await w.refreshCommittedSnapshot(s2);
+    await w.close();
+    await ctx.close();
+    expect(await RealtimeSnapshotOffsets.readOffset(table, s2, { partition: {}, bucket: 0 })).toBe(21n);
+    // a new context: replay from the committed offset; older offsets are refused
+    const ctx2 = await RealtimeContext.create();
+    const w2 = await table.newWrite({ commitUser: "u", realtime: ctx2 });
+    await expectCode(w2.write(rtBatch([20], { ids: [1] }), { bucket: 0 }), "OFFSET_INVALID");
+    await w2.write(rtBatch([21, 22], { ids: [1, 2], names: ["a-new", "b-back"] }), { bucket: 0 });
+    expect(await view(table, ctx2)).toEqual([
+      [1, "a-new"],
+      [2, "b-back"],
+    ]);
+    await w2.refreshCommittedSnapshot(await commit(table, w2, 3));
+    if (dv) await compactWithOrdinaryWriter(table);
+    expect(await view(table)).toEqual([
+      [1, "a-new"],
+      [2, "b-back"],
+    ]);
+    await w2.close();
+  });
+
+  it("writer hand-off within a context keeps the uncommitted tail and sequence numbers", async () => {
+    const table = await pkTable(options);
+    const ctx = await RealtimeContext.create();
+    const w1 = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w1.write(rtBatch([0], { ids: [1], names: ["a"] }), { bucket: 0 });
+    await w1.seal();
+    // closing with data not covered by a prepare invalidates the context
+    await expectCode(w1.close(), "CONTEXT_INVALIDATED");
+    await expectCode(table.newWrite({ commitUser: "u", realtime: ctx }), "CONTEXT_INVALIDATED");
+    const ctx2 = await RealtimeContext.create();
+    const a = await table.newWrite({ commitUser: "u", realtime: ctx2 });
+    await a.write(rtBatch([0], { ids: [1], names: ["a"] }), { bucket: 0 });
+    const pa = await a.prepareCommitWithProgress(1);
+    await a.close();
+    const b = await table.newWrite({ commitUser: "u", realtime: ctx2 });
+    await b.write(rtBatch([1], { ids: [1], names: ["b"] }), { bucket: 0 });
+    expect(await view(table, ctx2)).toEqual([[1, "b"]]);
+    const pb = await b.prepareCommitWithProgress(2);
+    const snap = await table.newCommit({ commitUser: "u" }).commitWithProgress([...pa, ...pb], 2);
+    await b.refreshCommittedSnapshot(snap);
+    expect(await view(table, ctx2)).toEqual([[1, "b"]]);
+    if (dv) await compactWithOrdinaryWriter(table);
+    expect(await view(table)).toEqual([[1, "b"]]);
+    await b.close();
+  });
+
+  it("composite keys on a partitioned table: partition-buckets are isolated and recovered separately", async () => {
+    const table = await makeTable({ bucket: 2, ...options }, { primaryKeys: ["dt", "id"], partitioned: true });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1], { ids: [1, 2], dt: "a", names: ["a1", "a2"] }), { partition: { dt: "a" }, bucket: 0 });
+    await w.write(rtBatch([0, 1], { ids: [1, 2], dt: "b", names: ["b1", "b2"] }), { partition: { dt: "b" }, bucket: 1 });
+    await w.write(rtBatch([2], { ids: [1], dt: "a" }), { partition: { dt: "a" }, bucket: 0, rowKinds: [RowKind.DELETE] });
+    const rows = (await readRows(table, { ctx })).map((r) => [r.dt, r.id, r.name]).sort();
+    expect(rows).toEqual([
+      ["a", 2, "a2"],
+      ["b", 1, "b1"],
+      ["b", 2, "b2"],
+    ]);
+    const snap = await commit(table, w, 1);
+    await w.refreshCommittedSnapshot(snap);
+    expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual([
+      { partition: { dt: "a" }, bucket: 0, offset: 3n },
+      { partition: { dt: "b" }, bucket: 1, offset: 2n },
+    ]);
+    await w.write(rtBatch([3], { ids: [1], dt: "a", names: ["a1-again"] }), { partition: { dt: "a" }, bucket: 0 });
+    expect((await readRows(table, { ctx, partitions: [{ dt: "a" }] })).map((r) => [r.id, r.name]).sort()).toEqual([
+      [1, "a1-again"],
+      [2, "a2"],
+    ]);
+    await w.prepareCommitWithProgress(2);
+    await w.close();
+  });
+
+  it("an ordinary writer compacts while the real-time writer writes; prepared data commits after the compaction (conflict retry), refresh continues", async () => {
+    const table = await pkTable(options);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1, 2], { ids: [1, 2, 3], names: ["a", "b", "c"] }), { bucket: 0 });
+    await w.refreshCommittedSnapshot(await commit(table, w, 1));
+    await w.write(rtBatch([3], { ids: [2] }), { bucket: 0, rowKinds: [RowKind.DELETE] });
+    await w.refreshCommittedSnapshot(await commit(table, w, 2));
+    await w.write(rtBatch([4], { ids: [3], names: ["c2"] }), { bucket: 0 });
+    const progress = await w.prepareCommitWithProgress(3);
+    const compacted = await compactWithOrdinaryWriter(table);
+    await w.write(rtBatch([5], { ids: [4], names: ["d"] }), { bucket: 0 });
+    const expected: Array<[number, unknown]> = [
+      [1, "a"],
+      [3, "c2"],
+      [4, "d"],
+    ];
+    expect(await view(table, ctx)).toEqual(expected);
+    const s3 = await table.newCommit({ commitUser: "u" }).commitWithProgress(progress, 3);
+    expect(s3).toBe(compacted + 1);
+    await w.refreshCommittedSnapshot(s3);
+    expect(await view(table, ctx)).toEqual(expected);
+    await w.refreshCommittedSnapshot(await commit(table, w, 4));
+    expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
+    await compactWithOrdinaryWriter(table);
+    expect(await view(table)).toEqual(expected);
+    expect(await view(table, ctx)).toEqual(expected);
+    await w.close();
+  });
+});
+
 describe("real-time primary-key validation", () => {
   it.each([
     [{ "merge-engine": "partial-update" }, "merge-engine"],
