@@ -1,12 +1,15 @@
 // Real-time primary-key tables (seed 000 "PK MOR" / "PK DV"): upserts and deletes visible
 // before commit, merged by key with committed files, committed as ordinary PK files.
 import { afterAll, describe, expect, it } from "vitest";
-import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
+import { readdirSync } from "node:fs";
+import { col, RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, expectCode, makeTable, readRows, rtBatch } from "./helpers.js";
+import { cleanupDirs, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
+
+const spillFiles = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("paimon-rt-spill-"));
 
 const MODES = [
   { name: "PK MOR", options: {} },
@@ -124,12 +127,12 @@ describe.each(MODES)("real-time $name reads", ({ options }) => {
     await w.write(rtBatch([2], { ids: [3], names: ["old"] }), { bucket: 0 });
     // newer versions in a separate stored batch whose statistics do not match name = 'old'
     await w.write(rtBatch([3, 4], { ids: [1, 3], names: ["new", "new"] }), { bucket: 0 });
-    const byName = { kind: "leaf", field: "name", op: "eq", literals: ["old"] } as const;
-    expect(await view(table, ctx, { filter: byName as never, predicateFilter: true })).toEqual([]);
-    const byKey = { kind: "leaf", field: "id", op: "eq", literals: [3n] } as const;
-    expect(await view(table, ctx, { filter: byKey as never, predicateFilter: true })).toEqual([[3, "new"]]);
+    const byName = col("name").eq("old");
+    expect(await view(table, ctx, { filter: byName, predicateFilter: true })).toEqual([]);
+    const byKey = col("id").eq(3n);
+    expect(await view(table, ctx, { filter: byKey, predicateFilter: true })).toEqual([[3, "new"]]);
     // key predicate without residual filtering still prunes only conservatively: key 1 and 2 may come back, but never an old version
-    const rows = await view(table, ctx, { filter: byKey as never });
+    const rows = await view(table, ctx, { filter: byKey });
     expect(rows.filter(([id]) => id === 3)).toEqual([[3, "new"]]);
     for (const [id, name] of rows) expect(name).toBe(id === 2 ? "keep" : "new");
     await w.prepareCommitWithProgress(2);
@@ -306,6 +309,69 @@ describe.each(MODES)("real-time $name lifecycle", ({ options }) => {
     await compactWithOrdinaryWriter(table);
     expect(await view(table)).toEqual(expected);
     expect(await view(table, ctx)).toEqual(expected);
+    await w.close();
+  });
+});
+
+describe("real-time PK DV level-aware pushdown", () => {
+  it("prunes level > 0 files by the full predicate, level 0 and memory only by key predicates", async () => {
+    const table = await pkTable({ "deletion-vectors.enabled": true });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1], { ids: [1, 2], names: ["a", "b"] }), { bucket: 0 });
+    await w.refreshCommittedSnapshot(await commit(table, w, 1));
+    await compactWithOrdinaryWriter(table); // ids 1, 2 at the highest level
+    await w.write(rtBatch([2], { ids: [3], names: ["c"] }), { bucket: 0 });
+    await w.refreshCommittedSnapshot(await commit(table, w, 2)); // id 3 at level 0
+    await w.write(rtBatch([3], { ids: [2], names: ["z"] }), { bucket: 0 }); // memory
+    const filter = col("name").eq("z");
+    const plan = await table.newScan({ realtime: ctx, filter }).plan();
+    expect(plan.splits).toHaveLength(1);
+    // the compacted file (names a, b) cannot hold name = 'z': pruned; the level-0 file (name c) stays
+    expect(plan.splits[0].files.map((f) => f.level)).toEqual([0]);
+    const rows = await table.newRead({ realtime: ctx, filter, predicateFilter: true }).toArrow(plan.splits);
+    expect(rows.toArray().map((r) => [Number(r.id), r.name])).toEqual([[2, "z"]]);
+    // without the value predicate both files are merged
+    const all = await table.newScan({ realtime: ctx }).plan();
+    expect(all.splits[0].files.map((f) => f.level).sort()).toEqual([0, 5]);
+    expect(await view(table, ctx)).toEqual([
+      [1, "a"],
+      [2, "z"],
+      [3, "c"],
+    ]);
+    await w.prepareCommitWithProgress(3);
+    await w.close();
+  });
+});
+
+describe.each(MODES)("real-time $name spill", ({ options }) => {
+  it("spills sorted runs on seal, reads and prepares from them, deletes the files once released", async () => {
+    const table = await pkTable({ ...options, "realtime.spill-enabled": true });
+    const tmp = tempDir("paimon-rt-spill-");
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
+    await w.write(rtBatch([0, 1, 2], { ids: [3, 1, 2], names: ["c", "a", "b"] }), { bucket: 0 });
+    await w.write(rtBatch([3], { ids: [1], names: ["a2"] }), { bucket: 0 });
+    await w.seal();
+    expect(spillFiles(tmp)).toHaveLength(1);
+    await w.write(rtBatch([4], { ids: [3] }), { bucket: 0, rowKinds: [RowKind.DELETE] });
+    expect(await view(table, ctx)).toEqual([
+      [1, "a2"],
+      [2, "b"],
+    ]);
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    const s = await commit(table, w, 1);
+    await w.refreshCommittedSnapshot(s);
+    expect(spillFiles(tmp)).toHaveLength(1); // the plan's ticket still pins the spilled view
+    expect((await table.newRead({ realtime: ctx }).toArrow(plan.splits)).toArray().map((r) => [Number(r.id), r.name])).toEqual([
+      [1, "a2"],
+      [2, "b"],
+    ]);
+    expect(spillFiles(tmp)).toHaveLength(0);
+    expect(await view(table, ctx)).toEqual([
+      [1, "a2"],
+      [2, "b"],
+    ]);
     await w.close();
   });
 });
