@@ -5,6 +5,7 @@
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeData } from "../arrow/take.js";
+import { gatherInt64 } from "../arrow/gather.js";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
@@ -15,7 +16,7 @@ import { keyFieldsOf, primaryKeyConfig, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD 
 import { partitionPath } from "../table/paths.js";
 import type { Table } from "../table/table.js";
 import { AppendBucketWriter } from "../write/append-writer.js";
-import { MergeTreeBucketWriter } from "../write/merge-tree-writer.js";
+import { MergeTreeBucketWriter, sequenceRange } from "../write/merge-tree-writer.js";
 import { checkRowKinds } from "../write/pk-write.js";
 import { RowKind } from "../write/table-write.js";
 import type { StoreEntry } from "./context.js";
@@ -152,20 +153,21 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];
       const n = batch.numRows;
-      const sequence = new BigInt64Array(n);
-      for (let i = 0; i < n; i++) sequence[i] = next + BigInt(i);
+      const sequence = sequenceRange(next, n);
       next += BigInt(n);
       const keys = this.keyColumnIndexes.map((c) => keyColumnFromArrow(batch.data.children[c]));
       const perm = sortPermutation(keys, sequence);
-      const sortedSequence = new BigInt64Array(n);
-      const sortedKinds = new Int8Array(n);
-      const from = kindOffsets[b];
-      for (let i = 0; i < n; i++) {
-        const r = perm[i];
-        sortedSequence[i] = sequence[r];
-        sortedKinds[i] = kinds ? kinds[from + r] : RowKind.INSERT;
-      }
-      const children = batch.data.children.map((c) => takeData(c, perm));
+      const zeros = new Uint32Array(n);
+      const sortedSequence = gatherInt64([sequence], zeros, perm);
+      let sortedKinds: Int8Array;
+      if (kinds) {
+        const from = kindOffsets[b];
+        sortedKinds = new Int8Array(n);
+        for (let i = 0; i < n; i++) sortedKinds[i] = kinds[from + perm[i]];
+      } else sortedKinds = new Int8Array(n); // all INSERT (0)
+      let sorted = true; // input already in key order (common for keyed streams): no copy
+      for (let i = 0; i < n && sorted; i++) sorted = perm[i] === i;
+      const children = sorted ? [...batch.data.children] : batch.data.children.map((c) => takeData(c, perm));
       children.push(arrow.makeData({ type: new arrow.Int64(), length: n, data: sortedSequence }));
       children.push(arrow.makeData({ type: new arrow.Int8(), length: n, data: sortedKinds }));
       out.push(recordBatch(this.storeSchema, children, n));

@@ -613,7 +613,7 @@ export class MergeTreeBucketWriter {
 }
 
 /** `start, start + 1, …` (n values), written as int32 words while they stay below 2^53. */
-function sequenceRange(start: bigint, n: number): BigInt64Array {
+export function sequenceRange(start: bigint, n: number): BigInt64Array {
   const out = new BigInt64Array(n);
   if (start < 0n || start + BigInt(n) >= 1n << 53n) {
     for (let i = 0; i < n; i++) out[i] = start + BigInt(i);

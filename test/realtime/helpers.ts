@@ -90,3 +90,12 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: st
   }
   throw new Error(`expected ${code}, but nothing was thrown`);
 }
+
+/** Full compaction of every bucket by an ordinary writer (no real-time context), committed; returns the snapshot. */
+export async function compactFully(table: Table): Promise<number> {
+  const w = await table.newWrite({ commitUser: "compactor" });
+  await w.compact({ full: true });
+  const snap = await table.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
+  await w.close();
+  return snap!;
+}

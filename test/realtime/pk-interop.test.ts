@@ -5,7 +5,7 @@ import { RealtimeContext } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { javaOracleUnavailable, pypaimonUnavailable, readTable, writeTable } from "../interop/oracle/harness.js";
-import { cleanupDirs, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
+import { cleanupDirs, compactFully, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 const noJava = javaOracleUnavailable();
@@ -17,12 +17,6 @@ const ours = async (table: Table, ctx?: RealtimeContext) => sortRows((await read
 const theirs = async (oracle: "java" | "pypaimon", warehouse: string, name: string) =>
   sortRows((await readTable(oracle, warehouse, `db.${name}`)).map((r) => ({ dt: r.dt as string, id: Number(r.id), name: r.name })));
 
-async function ourCompaction(table: Table): Promise<void> {
-  const w = await table.newWrite({ commitUser: "compactor" });
-  await w.compact({ full: true });
-  await table.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
-  await w.close();
-}
 
 describe.skipIf(noJava !== null)("real-time primary-key interop", () => {
   it.each([
@@ -55,7 +49,7 @@ describe.skipIf(noJava !== null)("real-time primary-key interop", () => {
     if (dv) {
       // level-0 files are invisible to DV batch reads until compaction
       expect(await theirs("java", warehouse, name)).toEqual([]);
-      await ourCompaction(table);
+      await compactFully(table);
     }
     expect(await ours(table)).toEqual(expected);
     expect(await theirs("java", warehouse, name)).toEqual(expected);

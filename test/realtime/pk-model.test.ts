@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, type RealtimeCommitProgress, type TableWrite } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
+import { cleanupDirs, compactFully, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -123,10 +123,7 @@ async function runSequence(table: Table, ops: Op[], dv: boolean, tmp: string): P
         break;
       case "compact": {
         if (lastSnapshot === null) break;
-        const c = await table.newWrite({ commitUser: "compactor" });
-        await c.compact({ full: true });
-        await table.newCommit({ commitUser: "compactor" }).commit(await c.prepareCommit());
-        await c.close();
+        await compactFully(table);
         diskCompacted = true;
         break;
       }
@@ -154,12 +151,7 @@ async function runSequence(table: Table, ops: Op[], dv: boolean, tmp: string): P
   if (lastSnapshot !== null) await w.refreshCommittedSnapshot(lastSnapshot);
   await w.close();
   expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
-  if (dv && lastSnapshot !== null) {
-    const c = await table.newWrite({ commitUser: "compactor" });
-    await c.compact({ full: true });
-    await table.newCommit({ commitUser: "compactor" }).commit(await c.prepareCommit());
-    await c.close();
-  }
+  if (dv && lastSnapshot !== null) await compactFully(table);
   expect(sortedEntries(await tableView(table))).toEqual(sortedEntries(modelView(log, next)));
   await ctx.close();
 }

@@ -5,7 +5,7 @@ import { readdirSync } from "node:fs";
 import { col, RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
+import { cleanupDirs, compactFully, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -108,13 +108,6 @@ describe.each(MODES)("real-time $name", ({ options }) => {
   });
 });
 
-async function compactWithOrdinaryWriter(table: Table): Promise<number> {
-  const w = await table.newWrite({ commitUser: "compactor" });
-  await w.compact({ full: true });
-  const snap = await table.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
-  await w.close();
-  return snap!;
-}
 
 describe.each(MODES)("real-time $name reads", ({ options }) => {
   it("pushes only key predicates below the merge: an older matching version never shows through", async () => {
@@ -177,7 +170,7 @@ describe.each(MODES)("real-time $name reads", ({ options }) => {
     await w.seal();
     const s1 = await commit(table, w, 1);
     await w.refreshCommittedSnapshot(s1);
-    await compactWithOrdinaryWriter(table);
+    await compactFully(table);
     const t = await table.newRead({ realtime: ctx }).toArrow(plan.splits);
     expect(t.toArray().map((r) => [Number(r.id), r.name])).toEqual([
       [1, "a"],
@@ -220,7 +213,7 @@ describe.each(MODES)("real-time $name lifecycle", ({ options }) => {
       [2, "b-back"],
     ]);
     await w2.refreshCommittedSnapshot(await commit(table, w2, 3));
-    if (dv) await compactWithOrdinaryWriter(table);
+    if (dv) await compactFully(table);
     expect(await view(table)).toEqual([
       [1, "a-new"],
       [2, "b-back"],
@@ -249,7 +242,7 @@ describe.each(MODES)("real-time $name lifecycle", ({ options }) => {
     const snap = await table.newCommit({ commitUser: "u" }).commitWithProgress([...pa, ...pb], 2);
     await b.refreshCommittedSnapshot(snap);
     expect(await view(table, ctx2)).toEqual([[1, "b"]]);
-    if (dv) await compactWithOrdinaryWriter(table);
+    if (dv) await compactFully(table);
     expect(await view(table)).toEqual([[1, "b"]]);
     await b.close();
   });
@@ -292,7 +285,7 @@ describe.each(MODES)("real-time $name lifecycle", ({ options }) => {
     await w.refreshCommittedSnapshot(await commit(table, w, 2));
     await w.write(rtBatch([4], { ids: [3], names: ["c2"] }), { bucket: 0 });
     const progress = await w.prepareCommitWithProgress(3);
-    const compacted = await compactWithOrdinaryWriter(table);
+    const compacted = await compactFully(table);
     await w.write(rtBatch([5], { ids: [4], names: ["d"] }), { bucket: 0 });
     const expected: Array<[number, unknown]> = [
       [1, "a"],
@@ -306,7 +299,7 @@ describe.each(MODES)("real-time $name lifecycle", ({ options }) => {
     expect(await view(table, ctx)).toEqual(expected);
     await w.refreshCommittedSnapshot(await commit(table, w, 4));
     expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
-    await compactWithOrdinaryWriter(table);
+    await compactFully(table);
     expect(await view(table)).toEqual(expected);
     expect(await view(table, ctx)).toEqual(expected);
     await w.close();
@@ -320,7 +313,7 @@ describe("real-time PK DV level-aware pushdown", () => {
     const w = await table.newWrite({ commitUser: "u", realtime: ctx });
     await w.write(rtBatch([0, 1], { ids: [1, 2], names: ["a", "b"] }), { bucket: 0 });
     await w.refreshCommittedSnapshot(await commit(table, w, 1));
-    await compactWithOrdinaryWriter(table); // ids 1, 2 at the highest level
+    await compactFully(table); // ids 1, 2 at the highest level
     await w.write(rtBatch([2], { ids: [3], names: ["c"] }), { bucket: 0 });
     await w.refreshCommittedSnapshot(await commit(table, w, 2)); // id 3 at level 0
     await w.write(rtBatch([3], { ids: [2], names: ["z"] }), { bucket: 0 }); // memory
