@@ -2,6 +2,9 @@
 // before commit, merged by key with committed files, committed as ordinary PK files.
 import { afterAll, describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
+import type * as arrow from "apache-arrow";
+import type { RealtimeReadView, RealtimeSegmentHandle, RealtimeStore, RealtimeStoreCreateRequest, RealtimeWriteBatch } from "../../src/realtime/store.js";
+import type { OffsetRange } from "../../src/realtime/types.js";
 import { col, RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
@@ -364,6 +367,95 @@ describe.each(MODES)("real-time $name spill", ({ options }) => {
     expect(await view(table, ctx)).toEqual([
       [1, "a2"],
       [2, "b"],
+    ]);
+    await w.close();
+  });
+});
+
+/** A minimal store of the SPI written from scratch (no spill, no statistics): lists of batches. */
+class ListStore implements RealtimeStore {
+  private building: arrow.RecordBatch[] = [];
+  private buildingRange: OffsetRange | null = null;
+  private sealed: Array<{ batches: arrow.RecordBatch[]; offsetRange: OffsetRange; rowCount: number }> = [];
+  constructor(readonly received: arrow.RecordBatch[]) {}
+  write(b: RealtimeWriteBatch): void {
+    this.received.push(b.batch);
+    this.building = [...this.building, b.batch];
+    this.buildingRange = { begin: this.buildingRange?.begin ?? b.offsetRange.begin, end: b.offsetRange.end };
+  }
+  freeze() {
+    if (this.building.length === 0) return null;
+    const seg = { batches: this.building, offsetRange: this.buildingRange!, rowCount: this.building.reduce((n, b) => n + b.numRows, 0) };
+    this.sealed = [...this.sealed, seg];
+    this.building = [];
+    this.buildingRange = null;
+    return seg;
+  }
+  async *createCommitReader(seg: RealtimeSegmentHandle) {
+    yield* (seg as (typeof this.sealed)[number]).batches;
+  }
+  acquireReadView() {
+    const batches = [...this.sealed.flatMap((s) => s.batches), ...this.building];
+    const ranges = [...this.sealed.map((s) => s.offsetRange), ...(this.buildingRange ? [this.buildingRange] : [])];
+    return { batches, offsetRange: ranges.length === 0 ? null : { begin: ranges[0].begin, end: ranges[ranges.length - 1].end }, release: () => undefined };
+  }
+  createQueryReader(view: RealtimeReadView) {
+    return (view as RealtimeReadView & { batches: arrow.RecordBatch[] }).batches;
+  }
+  advanceCommittedOffset(end: bigint) {
+    this.sealed = this.sealed.filter((s) => s.offsetRange.end > end);
+  }
+  getDataUsage() {
+    const rows = (bs: arrow.RecordBatch[]) => bs.reduce((n, b) => n + b.numRows, 0);
+    return { buildingMemoryBytes: 0, sealedMemoryBytes: 0, buildingRowCount: rows(this.building), sealedRowCount: rows(this.sealed.flatMap((s) => s.batches)) };
+  }
+  close() {
+    this.sealed = [];
+    this.building = [];
+  }
+}
+
+describe("real-time PK store SPI", () => {
+  it("hands a custom store key-sorted batches with sequence numbers and row kinds, and merges what it returns", async () => {
+    const table = await pkTable();
+    const requests: RealtimeStoreCreateRequest[] = [];
+    const received: arrow.RecordBatch[] = [];
+    const ctx = await RealtimeContext.create({
+      create(request: RealtimeStoreCreateRequest) {
+        requests.push(request);
+        return new ListStore(received);
+      },
+    });
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1, 2], { ids: [5, 3, 5], names: ["a", "b", "c"] }), { bucket: 0 });
+    await w.refreshCommittedSnapshot(await commit(table, w, 1));
+    await w.write(rtBatch([3, 4], { ids: [3, 1], names: [null, "d"] }), { bucket: 0, rowKinds: [RowKind.DELETE, RowKind.UPDATE_AFTER] });
+    expect(requests.map((r) => [r.mode, r.writeSchema.fields.map((f) => f.name).join(","), r.keyColumnIndexes])).toEqual([["PRIMARY_KEY", "_REALTIME_OFFSET,id,name,v,dt,_SEQUENCE_NUMBER,_VALUE_KIND", [1]]]);
+    const columns = (b: arrow.RecordBatch) => ["_REALTIME_OFFSET", "id", "_SEQUENCE_NUMBER", "_VALUE_KIND"].map((c) => Array.from(b.getChild(c)!.toArray() as ArrayLike<unknown>, (v) => Number(v)));
+    expect(received.map(columns)).toEqual([
+      // sorted by key, then sequence; the first sequence number of an empty bucket is 0
+      [
+        [1, 0, 2],
+        [3, 5, 5],
+        [1, 0, 2],
+        [0, 0, 0],
+      ],
+      // sequence numbers continue after the committed maximum (2)
+      [
+        [4, 3],
+        [1, 3],
+        [4, 3],
+        [2, 3],
+      ],
+    ]);
+    expect(await view(table, ctx)).toEqual([
+      [1, "d"],
+      [5, "c"],
+    ]);
+    await w.refreshCommittedSnapshot(await commit(table, w, 2));
+    expect(await view(table)).toEqual([
+      [1, "d"],
+      [5, "c"],
     ]);
     await w.close();
   });
