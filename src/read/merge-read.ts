@@ -5,7 +5,7 @@
 // predicates are evaluated on merged rows only; the output has the table's logical columns
 // (optionally with a leading `_VALUE_KIND`).
 import * as arrow from "apache-arrow";
-import { gatherBatches } from "../arrow/gather.js";
+import { gatherBatches, gatherInt64, gatherInt8 } from "../arrow/gather.js";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
@@ -134,13 +134,19 @@ export class PrimaryKeySplitReader {
    * with `memory`: sorted runs in `readFieldList` layout, newer than the files (real-time union
    * reads, seed "Primary Key MOR"/"Primary Key DV"). The filter applies after the merge.
    */
-  async *readWithMemory(split: DataSplit, memory: readonly KvBatch[]): AsyncGenerator<arrow.RecordBatch> {
+  async *readWithMemory(split: DataSplit, memory: readonly KvBatch[], keyFilter: Predicate | null = null): AsyncGenerator<arrow.RecordBatch> {
     const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
     const files = split.files.map((f, i) => ({ f, df: deletionFiles?.[i] ?? null }));
     files.sort((a, b) => compareSequence(a.f.minSequenceNumber, b.f.minSequenceNumber));
     const chunks: KvBatch[] = [];
-    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH)) chunks.push(c);
-    for (const m of memory) if (m.batch.numRows > 0) chunks.push(m);
+    // A predicate on key columns only holds for all versions of a key or for none: filtering
+    // before the merge is exact, and a key lookup then merges a handful of rows.
+    const add = (c: KvBatch) => {
+      const kept = keyFilter ? filterKvBatch(c, keyFilter) : c;
+      if (kept.batch.numRows > 0) chunks.push(kept);
+    };
+    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH)) add(c);
+    for (const m of memory) add(m);
     yield* this.emitMerged(chunks);
   }
 
@@ -214,6 +220,14 @@ export class PrimaryKeySplitReader {
     if (children.length !== schema.fields.length) throw new PaimonError("INVALID_ARGUMENT", `internal: ${children.length} columns for a ${schema.fields.length}-column schema`);
     return recordBatch(schema, children, batch.numRows);
   }
+}
+
+/** The rows of a KV batch matching `predicate` (bound to the table's fields). */
+function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
+  const rows = filterBatchIndices(predicate, c.batch);
+  if (rows.length === c.batch.numRows) return c;
+  const zeros = new Uint32Array(rows.length);
+  return { batch: takeRows(c.batch, rows), sequence: gatherInt64([c.sequence], zeros, rows), kinds: gatherInt8([c.kinds], zeros, rows) };
 }
 
 function compareSequence(a: bigint, b: bigint): number {

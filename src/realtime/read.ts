@@ -259,6 +259,6 @@ async function* primaryKeyGroups(
     };
     if (Symbol.iterator in stored) for (const raw of stored) add(raw);
     else for await (const raw of stored) add(raw);
-    for await (const b of reader.readWithMemory(split, memory)) yield [b];
+    for await (const b of reader.readWithMemory(split, memory, prune ? bindPredicate(prune, all) : null)) yield [b];
   }
 }
