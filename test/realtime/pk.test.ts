@@ -309,6 +309,37 @@ describe.each(MODES)("real-time $name lifecycle", ({ options }) => {
   });
 });
 
+describe.each(MODES)("real-time $name split grouping", ({ options }) => {
+  it("groups every disk split of a partition-bucket with its memory view; the writer refuses explicit compaction", async () => {
+    // tiny splits: each non-overlapping committed file would be a split of its own
+    const table = await pkTable({ ...options, "source.split.target-size": "1 b", "source.split.open-file-cost": "1 b" });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    for (let r = 0; r < 3; r++) {
+      await w.write(rtBatch([r * 2, r * 2 + 1], { ids: [r * 10, r * 10 + 1], names: [`x${r}`, `y${r}`] }), { bucket: 0 });
+      await w.refreshCommittedSnapshot(await commit(table, w, r + 1));
+    }
+    // no memory: three level-0 files with disjoint keys, three splits (level 0 kept in DV mode too)
+    expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
+    const disk = await table.newScan({ realtime: ctx }).plan();
+    expect(disk.splits.map((s) => s.files.length)).toEqual([1, 1, 1]);
+    // memory updates keys of the first and the last file, and deletes one of the middle one
+    await w.write(rtBatch([6, 7, 8], { ids: [0, 21, 11], names: ["x0'", "y2'", null] }), { bucket: 0, rowKinds: [RowKind.UPDATE_AFTER, RowKind.UPDATE_AFTER, RowKind.DELETE] });
+    const plan = await table.newScan({ realtime: ctx }).plan();
+    expect(plan.splits.map((s) => s.files.length)).toEqual([3]);
+    expect(await view(table, ctx)).toEqual([
+      [0, "x0'"],
+      [1, "y0"],
+      [10, "x1"],
+      [20, "x2"],
+      [21, "y2'"],
+    ]);
+    await expectCode(w.compact(), "UNSUPPORTED");
+    await w.prepareCommitWithProgress(9);
+    await w.close();
+  });
+});
+
 describe("real-time PK DV level-aware pushdown", () => {
   it("prunes level > 0 files by the full predicate, level 0 and memory only by key predicates", async () => {
     const table = await pkTable({ "deletion-vectors.enabled": true });
