@@ -4,38 +4,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as arrow from "apache-arrow";
 import { header, timeMedianAsync } from "./harness.mjs";
+import { makeBatch as makeAppendBatch } from "./realtime.mjs";
 import { Catalog, col, RealtimeContext } from "../dist/index.js";
 
 const ROWS_PER_BATCH = 4096;
 
-/** [_REALTIME_OFFSET, id, a, b, s] with ids drawn from `keySpace` (an upsert stream). */
+/** [_REALTIME_OFFSET, id, a, b, s] with ids drawn from `keySpace` (an upsert stream, xorshift from `seed`). */
 function makeBatch(firstOffset, rows, keySpace, seed) {
-  const off = new BigInt64Array(rows);
-  const id = new BigInt64Array(rows);
-  const a = new Float64Array(rows);
-  const b = new Int32Array(rows);
-  const sOffsets = new Int32Array(rows + 1);
-  const bytes = new Uint8Array(rows * 6);
   let x = seed >>> 0 || 1;
-  for (let i = 0; i < rows; i++) {
+  return makeAppendBatch(firstOffset, rows, () => {
     x ^= x << 13;
     x ^= x >>> 17;
     x ^= x << 5;
-    off[i] = BigInt(firstOffset + i);
-    id[i] = BigInt((x >>> 0) % keySpace);
-    a[i] = i * 0.5;
-    b[i] = i & 1023;
-    for (let k = 0; k < 6; k++) bytes[i * 6 + k] = 97 + ((i + k) % 26);
-    sOffsets[i + 1] = (i + 1) * 6;
-  }
-  return new arrow.RecordBatch({
-    _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int64(), length: rows, data: off }),
-    id: arrow.makeData({ type: new arrow.Int64(), length: rows, data: id }),
-    a: arrow.makeData({ type: new arrow.Float64(), length: rows, data: a }),
-    b: arrow.makeData({ type: new arrow.Int32(), length: rows, data: b }),
-    s: arrow.makeData({ type: new arrow.Utf8(), length: rows, valueOffsets: sOffsets, data: bytes }),
+    return (x >>> 0) % keySpace;
   });
 }
 
