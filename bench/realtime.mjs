@@ -11,8 +11,8 @@ import { getParquetWasm } from "../dist/format/index.js";
 
 const ROWS_PER_BATCH = 4096;
 
-/** A 4-column batch laid out [_REALTIME_OFFSET, id, a, b, s]. */
-function makeBatch(first, rows) {
+/** A 4-column batch laid out [_REALTIME_OFFSET, id, a, b, s]; `idOf(offset)` gives the id (default: the offset). */
+export function makeBatch(first, rows, idOf = (offset) => offset) {
   const off = new BigInt64Array(rows);
   const id = new BigInt64Array(rows);
   const a = new Float64Array(rows);
@@ -21,7 +21,7 @@ function makeBatch(first, rows) {
   const bytes = new Uint8Array(rows * 6);
   for (let i = 0; i < rows; i++) {
     off[i] = BigInt(first + i);
-    id[i] = BigInt(first + i);
+    id[i] = BigInt(idOf(first + i));
     a[i] = i * 0.5;
     b[i] = i & 1023;
     for (let k = 0; k < 6; k++) bytes[i * 6 + k] = 97 + ((i + k) % 26);

@@ -36,6 +36,13 @@ if (wanted("realtime")) {
   report.save();
 }
 
+if (wanted("realtime-pk")) {
+  const { runRealtimePkBenchmarks } = await import("./realtime-pk.mjs");
+  const report = new Report("realtime-pk");
+  await runRealtimePkBenchmarks(report, { quick });
+  report.save();
+}
+
 if (wanted("pk")) {
   const { runPkBenchmarks } = await import("./pk.mjs");
   const report = new Report("pk");

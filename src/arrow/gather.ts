@@ -29,6 +29,19 @@ function copyRows(sources: readonly ArrayBufferView[], part: Uint32Array, row: U
     const w = rowBytes / 4;
     const src = sources.map((v) => new Int32Array(v.buffer, v.byteOffset, v.byteLength >> 2));
     const dst = new Int32Array(out.buffer, out.byteOffset, out.byteLength >> 2);
+    if (src.length === 1 && w <= 2) {
+      // one source (a permutation, e.g. sorting a batch): no per-row source lookup
+      const s = src[0];
+      if (w === 1) for (let i = 0; i < n; i++) dst[i] = s[row[i]];
+      else {
+        for (let i = 0; i < n; i++) {
+          const f = row[i] * 2;
+          dst[i * 2] = s[f];
+          dst[i * 2 + 1] = s[f + 1];
+        }
+      }
+      return;
+    }
     if (w === 1) for (let i = 0; i < n; i++) dst[i] = src[part[i]][row[i]];
     else if (w === 2) {
       for (let i = 0; i < n; i++) {

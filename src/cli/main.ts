@@ -29,6 +29,11 @@ function option(args: string[], name: string): string | undefined {
   return v;
 }
 
+function demoMode(value: string | undefined): "append" | "pk" {
+  if (value === undefined || value === "append" || value === "pk") return value ?? "append";
+  throw new PaimonError("INVALID_ARGUMENT", `--mode must be append or pk, got ${value}`);
+}
+
 function positiveInt(args: string[], name: string, fallback?: number): number | undefined {
   const v = option(args, name);
   if (v === undefined) return fallback;
@@ -94,6 +99,7 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       const result = await runRealtimeDemo({
         warehouse: option(rest, "--warehouse") ?? "paimon-rt-warehouse",
         seconds: positiveInt(rest, "--seconds", 12)!,
+        mode: demoMode(option(rest, "--mode")),
         log: io.out,
         live: io === CONSOLE && process.stdout.isTTY === true,
         cliCommand: cliInvocation(),

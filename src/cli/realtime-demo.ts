@@ -1,7 +1,8 @@
 // `paimon-rt demo`: ingests a synthetic event stream into demo.events through the real-time
 // writer, queries continuously (rows visible before commit, commit progress, memory gauges,
 // wall-clock throughput), checkpoints every few seconds, and finally verifies that a disk-only
-// read after the last commit returns every row exactly once. In a terminal one status block is
+// read after the last commit returns every row exactly once. `mode: "pk"` streams upserts and
+// deletes into a primary-key table instead and checks the latest value of every key. In a terminal one status block is
 // redrawn in place; otherwise one plain line per checkpoint. Lines fit 80 columns.
 import * as arrow from "apache-arrow";
 import { Catalog } from "../catalog/catalog.js";
@@ -10,6 +11,7 @@ import { joinPath } from "../fs/file-io.js";
 import { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress, RealtimeMetrics } from "../realtime/types.js";
 import type { Table } from "../table/table.js";
+import { RowKind } from "../write/table-write.js";
 
 export interface RealtimeDemoOptions {
   /** Warehouse location; a new temporary directory (removed afterwards) by default. */
@@ -37,10 +39,21 @@ export interface RealtimeDemoOptions {
   maxRowsPerSecond?: number;
   /** Checkpoint interval in ms (default 2000). */
   checkpointMs?: number;
+  /**
+   * `append` (default): an event stream into an append table. `pk`: an upsert/delete stream into
+   * a primary-key table; queries show the latest value per key, and the final check compares
+   * every key's value with the last event written for it.
+   */
+  mode?: "append" | "pk";
+  /** PK mode: distinct keys per bucket (default 50_000). */
+  keysPerBucket?: number;
 }
 
 export interface RealtimeDemoResult {
-  /** 0 when every query saw every written row and the final disk-only read returned every row exactly once, else 1. */
+  /**
+   * 0 when every query saw every written row (PK mode: every live key) and the final disk-only
+   * read returned every row exactly once (PK mode: every live key once, with its last value), else 1.
+   */
   exitCode: number;
   warehouse: string;
   /** The demo table, `demo.events`: dropped and created again by each run. */
@@ -64,7 +77,37 @@ export const DEMO_MAX_COLUMNS = 80;
 const KINDS = ["click", "view", "buy", "share"];
 const ID_STRIDE = 1_000_000_000_000; // event_id = bucket * stride + offset
 
-function eventBatch(bucket: number, firstOffset: number, rows: number): arrow.RecordBatch {
+/** PK mode: the key of offset `o` (keys are reused: upserts). */
+const pkKey = (bucket: number, o: number, keys: number) => bucket * ID_STRIDE + (o % keys);
+/** PK mode: every tenth event deletes its key. */
+const pkDeletes = (o: number) => o % 10 === 9;
+
+/** PK mode: row kinds of a batch (DELETE every tenth offset, else UPDATE_AFTER / INSERT). */
+function pkRowKinds(firstOffset: number, rows: number, keys: number): Int8Array {
+  const kinds = new Int8Array(rows);
+  for (let i = 0; i < rows; i++) {
+    const o = firstOffset + i;
+    kinds[i] = pkDeletes(o) ? RowKind.DELETE : o >= keys ? RowKind.UPDATE_AFTER : RowKind.INSERT;
+  }
+  return kinds;
+}
+
+/** PK mode: the last offset below `end` written for key index `k`, or -1. */
+function lastOffsetOf(k: number, end: number, keys: number): number {
+  return end > k ? k + keys * Math.floor((end - 1 - k) / keys) : -1;
+}
+
+/** PK mode: live keys of a bucket after offsets [0, end). */
+function liveKeys(end: number, keys: number): number {
+  let live = 0;
+  for (let k = 0; k < keys; k++) {
+    const o = lastOffsetOf(k, end, keys);
+    if (o >= 0 && !pkDeletes(o)) live++;
+  }
+  return live;
+}
+
+function eventBatch(bucket: number, firstOffset: number, rows: number, keys: number | null = null): arrow.RecordBatch {
   const offsets = new BigInt64Array(rows);
   const ids = new BigInt64Array(rows);
   const amount = new Float64Array(rows);
@@ -80,8 +123,8 @@ function eventBatch(bucket: number, firstOffset: number, rows: number): arrow.Re
   for (let i = 0; i < rows; i++) {
     const o = firstOffset + i;
     offsets[i] = BigInt(o);
-    ids[i] = BigInt(bucket * ID_STRIDE + o);
-    amount[i] = ((o * 7919) % 10000) / 100;
+    ids[i] = BigInt(keys === null ? bucket * ID_STRIDE + o : pkKey(bucket, o, keys));
+    amount[i] = keys === null ? ((o * 7919) % 10000) / 100 : o; // PK mode: the offset, checked at the end
     ts[i] = now;
     const kb = kindBytes[o % 4];
     bytes.set(kb, p);
@@ -97,20 +140,26 @@ function eventBatch(bucket: number, firstOffset: number, rows: number): arrow.Re
   });
 }
 
-async function countRows(table: Table, ctx?: RealtimeContext): Promise<{ rows: number; ids: BigInt64Array[] }> {
+async function countRows(table: Table, ctx?: RealtimeContext, withAmount = false): Promise<{ rows: number; ids: BigInt64Array[]; amounts: Float64Array[] }> {
   const plan = await table.newScan({ realtime: ctx }).plan();
-  const reader = await table.newRead({ realtime: ctx, projection: ["event_id"] }).createReader(plan.splits);
+  const reader = await table.newRead({ realtime: ctx, projection: withAmount ? ["event_id", "amount"] : ["event_id"] }).createReader(plan.splits);
   let rows = 0;
   const ids: BigInt64Array[] = [];
+  const amounts: Float64Array[] = [];
   try {
     for await (const b of reader) {
       rows += b.numRows;
-      ids.push(b.getChildAt(0)!.data[0].values as BigInt64Array);
+      const idData = b.getChildAt(0)!.data[0];
+      ids.push((idData.values as BigInt64Array).subarray(idData.offset, idData.offset + b.numRows));
+      if (withAmount) {
+        const a = b.getChildAt(1)!.data[0];
+        amounts.push((a.values as Float64Array).subarray(a.offset, a.offset + b.numRows));
+      }
     }
   } finally {
     await reader.close();
   }
-  return { rows, ids };
+  return { rows, ids, amounts };
 }
 
 const mb = (n: number) => (n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${(n / 1048576).toFixed(1)} MiB`);
@@ -191,6 +240,9 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
   const batchRows = options.batchRows ?? 4096;
   const maxRate = options.maxRowsPerSecond ?? 400_000;
   const checkpointMs = options.checkpointMs ?? 2000;
+  const pk = options.mode === "pk";
+  const keys = pk ? (options.keysPerBucket ?? 50_000) : null;
+  if (keys !== null && !(Number.isInteger(keys) && keys > 0)) throw new PaimonError("INVALID_ARGUMENT", `demo keysPerBucket must be a positive integer, got ${keys}`);
   const os = await import("node:os");
   const fs = await import("node:fs/promises");
   const path = await import("node:path");
@@ -209,10 +261,14 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
         { name: "amount", type: "DOUBLE" },
         { name: "ts", type: "BIGINT" },
       ],
-      options: { bucket: buckets, "bucket-key": "event_id", "realtime.enabled": true, "realtime.spill-enabled": true, "realtime.store.stats-mode": "full" },
+      ...(pk ? { primaryKeys: ["event_id"] } : {}),
+      options: { bucket: buckets, ...(pk ? {} : { "bucket-key": "event_id" }), "realtime.enabled": true, "realtime.spill-enabled": true, "realtime.store.stats-mode": "full" },
     });
+    /** What a query must see: every row written (append), or every live key (PK). */
+    const expectedVisible = () => (keys === null ? state.written : nextOffset.reduce((n, end) => n + liveKeys(end, keys), 0));
     const tableLocation = joinPath(warehouse, "demo.db", "events");
-    out(`real-time demo: table ${DEMO_TABLE} (${buckets} buckets) in ${ownWarehouse ? "a temporary warehouse" : warehouse}`);
+    out(`real-time ${pk ? "PK " : ""}demo: table ${DEMO_TABLE} (${buckets} buckets) in ${ownWarehouse ? "a temporary warehouse" : warehouse}`);
+    if (keys !== null) out(`upserts over ${count(keys)} keys per bucket, every tenth event a delete`);
     out(`ingest for ${seconds} s; checkpoint every ${(checkpointMs / 1000).toFixed(1)} s; a query every 0.25 s`);
     const ctx = await RealtimeContext.create();
     const writer = await table.newWrite({ commitUser: "demo", realtime: ctx, tempDirectory: spillDir });
@@ -266,7 +322,7 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
       const elapsed = performance.now() - start;
       if (state.written < (elapsed / 1000) * maxRate) {
         for (let b = 0; b < buckets; b++) {
-          await writer.write(eventBatch(b, nextOffset[b], batchRows), { bucket: b });
+          await writer.write(eventBatch(b, nextOffset[b], batchRows, keys), { bucket: b, ...(keys === null ? {} : { rowKinds: pkRowKinds(nextOffset[b], batchRows, keys) }) });
           nextOffset[b] += batchRows;
           state.written += batchRows;
         }
@@ -281,7 +337,8 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
         state.queryMs = performance.now() - q0;
         state.visible = visible.rows;
         queries++;
-        if (visible.rows !== state.written) mismatches.push(`query ${queries}: ${visible.rows} visible rows, ${state.written} written`);
+        const expected = expectedVisible();
+        if (visible.rows !== expected) mismatches.push(`query ${queries}: ${visible.rows} visible rows, ${expected} expected`);
         if (live) redraw();
       }
       if (now >= nextCheckpoint) {
@@ -305,38 +362,54 @@ export async function runRealtimeDemo(options: RealtimeDemoOptions): Promise<Rea
     const written = state.written;
     state.phase = "verifying: disk-only read …";
     if (live) redraw();
-    const disk = await countRows(table);
+    const disk = await countRows(table, undefined, pk);
     state.visible = disk.rows;
-    const seen = Array.from({ length: buckets }, (_, b) => new Uint8Array(nextOffset[b]));
+    const seen = Array.from({ length: buckets }, (_, b) => new Uint8Array(keys ?? nextOffset[b]));
     let duplicates = 0;
     let stray = 0;
-    for (const ids of disk.ids) {
+    let wrongValue = 0;
+    disk.ids.forEach((ids, at) => {
       for (let i = 0; i < ids.length; i++) {
         const id = Number(ids[i]);
         const b = Math.floor(id / ID_STRIDE);
         const o = id - b * ID_STRIDE;
-        if (b < 0 || b >= buckets || o >= nextOffset[b]) stray++;
+        if (b < 0 || b >= buckets || o >= seen[b].length) stray++;
         else if (seen[b][o]++ > 0) duplicates++;
+        else if (keys !== null) {
+          const last = lastOffsetOf(o, nextOffset[b], keys);
+          if (last < 0 || pkDeletes(last)) stray++; // a deleted key came back
+          else if (disk.amounts[at][i] !== last) wrongValue++;
+        }
       }
-    }
+    });
     let missing = 0;
-    for (const s of seen) for (let i = 0; i < s.length; i++) if (s[i] === 0) missing++;
-    if (disk.rows !== written) mismatches.push(`disk-only read returned ${disk.rows} rows, ${written} were written`);
-    if (duplicates + missing + stray > 0) mismatches.push(`disk-only read: ${missing} missing, ${duplicates} duplicated, ${stray} unexpected rows`);
+    seen.forEach((s, b) => {
+      for (let i = 0; i < s.length; i++) {
+        if (s[i] !== 0) continue;
+        if (keys === null) missing++;
+        else {
+          const last = lastOffsetOf(i, nextOffset[b], keys);
+          if (last >= 0 && !pkDeletes(last)) missing++;
+        }
+      }
+    });
+    const expectedOnDisk = expectedVisible();
+    if (disk.rows !== expectedOnDisk) mismatches.push(`disk-only read returned ${disk.rows} rows, ${expectedOnDisk} expected`);
+    if (duplicates + missing + stray + wrongValue > 0) mismatches.push(`disk-only read: ${missing} missing, ${duplicates} duplicated, ${stray} unexpected, ${wrongValue} stale rows`);
     state.phase = "done";
     if (live) redraw();
     await ctx.close();
     const queriesOk = mismatches.every((m) => !m.startsWith("query"));
     out(`ingested ${count(written)} rows in ${ingestSeconds.toFixed(1)} s: ${rowsPerSecond(written, ingestSeconds)} (wall clock)`);
-    out(`${snapshots} snapshot${snapshots === 1 ? "" : "s"}; ${queries} queries, ${queriesOk ? "each saw every row written so far, committed or not" : "some missed rows"}`);
+    out(`${snapshots} snapshot${snapshots === 1 ? "" : "s"}; ${queries} queries, ${queriesOk ? (pk ? "each saw exactly the live keys so far" : "each saw every row written so far, committed or not") : "some missed rows"}`);
     if (!ownWarehouse) {
       out("the table stays; look at what it holds with:");
       // printed whole even past 80 columns: a cut command would not run
       options.log(`  ${options.cliCommand ?? "paimon-rt"} inspect ${shellWord(tableLocation)}`);
     }
-    out(`verified: disk-only read: ${count(disk.rows)} rows, ${missing} missing, ${duplicates} duplicated, ${stray} stray`);
+    out(`verified: disk-only read: ${count(disk.rows)} ${pk ? "keys" : "rows"}, ${missing} missing, ${duplicates} duplicated, ${stray} stray${pk ? `, ${wrongValue} stale` : ""}`);
     if (mismatches.length > 0) for (const m of mismatches) out(`MISMATCH ${m}`);
-    else out("OK: every row exactly once");
+    else out(pk ? "OK: every live key once, with its last value" : "OK: every row exactly once");
     return {
       exitCode: mismatches.length > 0 ? 1 : 0,
       warehouse,

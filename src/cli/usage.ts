@@ -66,6 +66,7 @@ export const COMMANDS: CommandUsage[] = [
     options: [
       ["--warehouse DIR", "warehouse directory (default ./paimon-rt-warehouse)"],
       ["--seconds N", "how long to ingest (default 12)"],
+      ["--mode M", "append (default), or pk: upserts and deletes by key"],
     ],
   },
   {

@@ -5,7 +5,7 @@
 // predicates are evaluated on merged rows only; the output has the table's logical columns
 // (optionally with a leading `_VALUE_KIND`).
 import * as arrow from "apache-arrow";
-import { gatherBatches } from "../arrow/gather.js";
+import { gatherBatches, gatherInt64, gatherInt8 } from "../arrow/gather.js";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
@@ -102,7 +102,7 @@ export class PrimaryKeySplitReader {
       }
       checkMergeable(this.table);
       // Oldest data first: ties (never expected) go to the later run.
-      const files = runs.flat().sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
+      const files = runs.flat().sort((a, b) => compareSequence(a.minSequenceNumber, b.minSequenceNumber));
       const chunks: KvBatch[] = [];
       for (const f of files) {
         for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH)) chunks.push(c);
@@ -120,23 +120,54 @@ export class PrimaryKeySplitReader {
         }
         continue;
       }
-      const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
-      const total = merged.part.length;
-      const step = this.options.batchSize;
-      const sources = chunks.map((c) => c.batch);
-      const readSchema = chunks.length > 0 ? chunks[0].batch.schema : null;
-      for (let at = 0; at < total; at += step) {
-        const part = merged.part.subarray(at, Math.min(total, at + step));
-        const row = merged.row.subarray(at, Math.min(total, at + step));
-        const batch = gatherBatches(sources, part, row, readSchema!, this.readFields.map((_, i) => i));
-        let kinds: Int8Array | null = null;
-        if (this.options.withRowKind) {
-          kinds = new Int8Array(part.length);
-          for (let i = 0; i < part.length; i++) kinds[i] = chunks[part[i]].kinds[row[i]];
-        }
-        const out = this.finish(batch, kinds);
-        if (out) yield out;
+      yield* this.emitMerged(chunks);
+    }
+  }
+
+  /** Fields read (table order): the projection, the primary key, and filter columns. */
+  get readFieldList(): readonly DataField[] {
+    return this.readFields;
+  }
+
+  /**
+   * Reads one partition-bucket's files (deletion vectors applied, every level) merged by key
+   * with `memory`: sorted runs in `readFieldList` layout, newer than the files (real-time union
+   * reads, seed "Primary Key MOR"/"Primary Key DV"). The filter applies after the merge.
+   */
+  async *readWithMemory(split: DataSplit, memory: readonly KvBatch[], keyFilter: Predicate | null = null): AsyncGenerator<arrow.RecordBatch> {
+    const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
+    const files = split.files.map((f, i) => ({ f, df: deletionFiles?.[i] ?? null }));
+    files.sort((a, b) => compareSequence(a.f.minSequenceNumber, b.f.minSequenceNumber));
+    const chunks: KvBatch[] = [];
+    // A predicate on key columns only holds for all versions of a key or for none: filtering
+    // before the merge is exact, and a key lookup then merges a handful of rows.
+    const add = (c: KvBatch) => {
+      const kept = keyFilter ? filterKvBatch(c, keyFilter) : c;
+      if (kept.batch.numRows > 0) chunks.push(kept);
+    };
+    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH)) add(c);
+    for (const m of memory) add(m);
+    yield* this.emitMerged(chunks);
+  }
+
+  /** Merge winners of sorted chunks (oldest first), retract rows dropped, in batchSize batches. */
+  private *emitMerged(chunks: readonly KvBatch[]): Generator<arrow.RecordBatch> {
+    const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
+    const total = merged.part.length;
+    const step = this.options.batchSize;
+    const sources = chunks.map((c) => c.batch);
+    const readSchema = chunks.length > 0 ? chunks[0].batch.schema : null;
+    for (let at = 0; at < total; at += step) {
+      const part = merged.part.subarray(at, Math.min(total, at + step));
+      const row = merged.row.subarray(at, Math.min(total, at + step));
+      const batch = gatherBatches(sources, part, row, readSchema!, this.readFields.map((_, i) => i));
+      let kinds: Int8Array | null = null;
+      if (this.options.withRowKind) {
+        kinds = new Int8Array(part.length);
+        for (let i = 0; i < part.length; i++) kinds[i] = chunks[part[i]].kinds[row[i]];
       }
+      const out = this.finish(batch, kinds);
+      if (out) yield out;
     }
   }
 
@@ -189,6 +220,18 @@ export class PrimaryKeySplitReader {
     if (children.length !== schema.fields.length) throw new PaimonError("INVALID_ARGUMENT", `internal: ${children.length} columns for a ${schema.fields.length}-column schema`);
     return recordBatch(schema, children, batch.numRows);
   }
+}
+
+/** The rows of a KV batch matching `predicate` (bound to the table's fields). */
+function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
+  const rows = filterBatchIndices(predicate, c.batch);
+  if (rows.length === c.batch.numRows) return c;
+  const zeros = new Uint32Array(rows.length);
+  return { batch: takeRows(c.batch, rows), sequence: gatherInt64([c.sequence], zeros, rows), kinds: gatherInt8([c.kinds], zeros, rows) };
+}
+
+function compareSequence(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function collectFields(p: Predicate, into: Set<string>): void {

@@ -1,4 +1,5 @@
-// The default real-time store: Arrow batches kept as given, in write order, in a building
+// The default real-time store: Arrow batches kept as given (PK mode: each already sorted by key
+// then sequence, an independent merge input), in write order, in a building
 // segment and immutable sealed segments; immutable read views; optional spill of sealed
 // segments to Arrow IPC (zstd) files; optional per-batch statistics for pruning.
 import type * as arrow from "apache-arrow";
@@ -131,7 +132,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
   private readonly statsFields: readonly DataField[] | null;
 
   constructor(readonly request: RealtimeStoreCreateRequest) {
-    if (request.mode !== "APPEND_ONLY") throw new PaimonError("UNSUPPORTED", `invalid real-time store mode ${request.mode} for the default Arrow store`);
+    if (request.mode !== "APPEND_ONLY" && request.mode !== "PRIMARY_KEY") throw new PaimonError("UNSUPPORTED", `invalid real-time store mode ${request.mode} for the default Arrow store`);
     if (request.spillEnabled && !request.tempDirectory) throw new PaimonError("INVALID_ARGUMENT", "realtime.spill-enabled requires a non-empty temporary directory");
     this.building = new Segment(this.nextSegmentId++);
     this.statsFields = request.statisticsMode === "full" ? request.writeFields : null;
@@ -155,6 +156,8 @@ export class ArrowRealtimeStore implements RealtimeStore {
     seg.dataBytes += bytes;
     if (stats) seg.statBytes += statsBytes(stats);
     this.lastEnd = offsetRange.end;
+    // PK batches are each sorted by key: concatenating them would break that.
+    if (this.request.mode !== "APPEND_ONLY") return;
     seg.smallRun = batch.numRows < SMALL_BATCH_ROWS ? seg.smallRun + 1 : 0;
     if (seg.smallRun >= COALESCE_RUN) this.coalesceSmallRun(seg);
   }
@@ -321,7 +324,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
   }
 }
 
-/** The default factory: ArrowRealtimeStore for APPEND_ONLY tables. */
+/** The default factory: ArrowRealtimeStore for APPEND_ONLY and PRIMARY_KEY tables. */
 export class ArrowRealtimeStoreFactory implements RealtimeStoreFactory {
   create(request: RealtimeStoreCreateRequest): RealtimeStore {
     return new ArrowRealtimeStore(request);

@@ -50,6 +50,11 @@ export interface StoreEntry {
   preparedEnd: bigint | null;
   /** Sealed segments not yet written to table files, in order. */
   unprepared: RealtimeSegmentHandle[];
+  /**
+   * PRIMARY_KEY: the sequence number the next stored row gets (continues the bucket's committed
+   * maximum; kept across writer hand-off); null until the first PK write.
+   */
+  nextSequence: bigint | null;
 }
 
 export interface EntryIdentity {
@@ -204,6 +209,7 @@ export class RealtimeContext {
           baseSnapshotId: latest?.id ?? null,
           preparedEnd: committed,
           unprepared: [],
+          nextSequence: null,
         };
         if (latest && (this.knownSnapshotId === null || latest.id > this.knownSnapshotId)) this.knownSnapshotId = latest.id;
         this.entries.set(id.key, entry);

@@ -16,5 +16,5 @@ export type {
 } from "./store.js";
 export type { RealtimeSplit, RealtimeSplitInfo } from "./scan.js";
 export { isRealtimeSplit } from "./scan.js";
-export { RealtimeAppendTableWrite } from "./writer.js";
+export { RealtimeTableWrite, RealtimeTableWrite as RealtimeAppendTableWrite } from "./writer.js";
 export type { RealtimeStatsMode, RealtimeStoreMode } from "./options.js";

@@ -62,8 +62,9 @@ export function requireRealtimeEnabled(table: Table, what: string): RealtimeOpti
 }
 
 /**
- * The real-time mode a table selects (seed "Modes and Capabilities"). Only APPEND_ONLY is
- * implemented; the others are recognised so they can plug in later.
+ * The real-time mode a table selects (seed "Modes and Capabilities"): APPEND_ONLY and
+ * PRIMARY_KEY (merge-on-read, or deletion-vector mode with `deletion-vectors.enabled`) are
+ * implemented; DEDUPLICATE is recognised so it can plug in later.
  */
 export function realtimeModeOf(table: Table): RealtimeStoreMode {
   const schema = table.schema;
@@ -72,14 +73,50 @@ export function realtimeModeOf(table: Table): RealtimeStoreMode {
   return "APPEND_ONLY";
 }
 
+/** Options that change how deletes or merges behave: real-time PK mode keeps Paimon's defaults (seed "Current Limits"). */
+const PK_REFUSED_OPTIONS: ReadonlyArray<[string, string]> = [
+  ["sequence.field", "a custom sequence.field (the framework's sequence number resolves versions)"],
+  ["sequence.field.sort-order", "a custom sequence order (ascending sequence order only)"],
+  ["ignore-delete", "ignore-delete (default delete handling only)"],
+  ["deduplicate.ignore-delete", "deduplicate.ignore-delete (default delete handling only)"],
+  ["partial-update.remove-record-on-delete", "partial-update delete settings"],
+  ["partial-update.remove-record-on-sequence-group", "partial-update delete settings"],
+  ["changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate (changelog-producer=none only)"],
+  ["global-index.enabled", "primary-key global indexes"],
+];
+
+/** UNSUPPORTED naming the option unless the PK table fits the limits of seed 000 ("Current Limits"). */
+function checkRealtimePrimaryKeyTable(table: Table, what: string): void {
+  const o = table.coreOptions;
+  const refuse = (option: string, detail: string) => new PaimonError("UNSUPPORTED", `${what}: real-time primary-key mode does not support ${detail}; option ${option} of table ${table.identifier}`);
+  const engine = (o.get("merge-engine") ?? "deduplicate").trim().toLowerCase();
+  if (engine !== "deduplicate") throw refuse("merge-engine", `merge-engine=${engine} (deduplicate only)`);
+  const changelog = (o.get("changelog-producer") ?? "none").trim().toLowerCase();
+  if (changelog !== "none") throw refuse("changelog-producer", `changelog-producer=${changelog} (none only)`);
+  for (const [key, detail] of PK_REFUSED_OPTIONS) {
+    const v = o.get(key);
+    if (v === undefined || v.trim() === "") continue;
+    // a boolean option set to its default (false) changes nothing
+    if (v.trim().toLowerCase() === "false" && key !== "sequence.field" && key !== "sequence.field.sort-order") continue;
+    if (key === "sequence.field.sort-order" && v.trim().toLowerCase() === "ascending") continue;
+    throw refuse(key, detail);
+  }
+  if (o.bool("force-lookup", false) && !o.bool("deletion-vectors.enabled", false)) throw refuse("force-lookup", "lookup without deletion vectors");
+  for (const name of table.schema.primaryKeys) {
+    const f = table.schema.fields.find((x) => x.name === name)!;
+    if (f.type.kind === "FLOAT" || f.type.kind === "DOUBLE") throw refuse("primary-key", `the floating-point key column ${name} (${f.type.kind})`);
+  }
+}
+
 /** Checks everything a real-time write/scan/read needs from the table; returns its mode and options. */
 export function validateRealtimeTable(table: Table, what: string): { mode: RealtimeStoreMode; options: RealtimeOptions } {
   const options = requireRealtimeEnabled(table, what);
   const mode = realtimeModeOf(table);
-  if (mode !== "APPEND_ONLY") throw new PaimonError("UNSUPPORTED", `${what}: real-time ${mode === "PRIMARY_KEY" ? "primary-key" : "append deduplicate"} mode is not supported yet (table ${table.identifier}); append tables only`);
+  if (mode === "DEDUPLICATE") throw new PaimonError("UNSUPPORTED", `${what}: real-time append deduplicate mode is not supported yet (table ${table.identifier})`);
   const bucket = table.coreOptions.bucket;
   if (!(bucket > 0)) throw new PaimonError("UNSUPPORTED", `${what}: real-time mode requires fixed bucket mode (bucket > 0); table ${table.identifier} has bucket = ${bucket}`);
-  if (table.coreOptions.bool("deletion-vectors.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time append mode does not support deletion vectors (table ${table.identifier})`);
   if (table.coreOptions.bool("data-evolution.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time mode does not support data-evolution.enabled (table ${table.identifier})`);
+  if (mode === "APPEND_ONLY" && table.coreOptions.bool("deletion-vectors.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time append mode does not support deletion vectors (table ${table.identifier})`);
+  if (mode === "PRIMARY_KEY") checkRealtimePrimaryKeyTable(table, what);
   return { mode, options };
 }

@@ -1,4 +1,4 @@
-// Real-time union reads (append mode): each split's committed files through the ordinary
+// Real-time union reads. Primary-key mode: see primaryKeyGroups below. Append mode: each split's committed files through the ordinary
 // reader, then its memory tail: the pinned view's batches windowed to
 // [committed_end, memory_end), pruned by batch statistics, exactly filtered when
 // predicateFilter is set, projected (the hidden offset column removed), in read.batch-size chunks.
@@ -7,19 +7,24 @@ import { takeRows } from "../arrow/take.js";
 import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
-import { and, bindPredicate, type Predicate } from "../predicate/predicate.js";
+import { and, bindPredicate, splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
+import { readArrowField } from "../format/arrow-types.js";
+import type { KvBatch } from "../read/kv-file-reader.js";
+import { PrimaryKeySplitReader } from "../read/merge-read.js";
 import type { DataSplit, Split } from "../scan/split.js";
 import type { Table } from "../table/table.js";
 import type { PinnedView, Ticket } from "./context.js";
 import { validateRealtimeTable } from "./options.js";
 import { asRealtimeContext, isRealtimeSplit, type RealtimeSplit } from "./scan.js";
-import { selectColumns, sliceBatch } from "../arrow/record-batch.js";
+import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
 
 export interface RealtimeReadOptions {
   realtime?: unknown;
   projection?: string[];
   filter?: Predicate;
   predicateFilter?: boolean;
+  /** PK tables: a leading `_VALUE_KIND` column (as ordinary PK reads). */
+  withRowKind?: boolean;
 }
 
 const NONE: readonly arrow.RecordBatch[] = [];
@@ -100,7 +105,7 @@ export async function createRealtimeReader(
   const ctx = asRealtimeContext(options.realtime, "createReader");
   ctx.checkValid();
   ctx.bind(table);
-  validateRealtimeTable(table, "real-time read");
+  const { mode } = validateRealtimeTable(table, "real-time read");
   const tickets = new Map<RealtimeSplit, Ticket>();
   const seen = new Set<string>();
   for (const split of splits) {
@@ -131,6 +136,7 @@ export async function createRealtimeReader(
 
   const fields = table.schema.fields;
   const projection = options.projection ?? fields.map((f) => f.name);
+  if (mode === "PRIMARY_KEY") return groupedBatchReader(primaryKeyGroups(table, options, outputSchema, batchSize, splits, tickets, pinned, diskBatches), releaseAll);
   const columnIndexes = projection.map((name) => fields.findIndex((f) => f.name === name) + 1); // +1: offset column first
   const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
   const chunkKey = `${batchSize}:${columnIndexes.join(",")}`;
@@ -177,4 +183,82 @@ export async function createRealtimeReader(
   }
 
   return groupedBatchReader(groups(), releaseAll);
+}
+
+/** A stored PK batch's rows with offsets in [committed, end), as a sorted merge run in `readFields` layout. */
+function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number): KvBatch | null {
+  const n = raw.numRows;
+  if (n === 0) return null;
+  const c = raw.data.children;
+  const offsetData = c[0];
+  const offsets = (offsetData.values as unknown as BigInt64Array).subarray(offsetData.offset, offsetData.offset + n);
+  // Sorted by key, so offsets are in no order: window row by row (order is kept).
+  let kept = 0;
+  const rows = new Uint32Array(n);
+  for (let i = 0; i < n; i++) if (offsets[i] >= committed && offsets[i] < end) rows[kept++] = i;
+  if (kept === 0) return null;
+  const seqData = c[width + 1];
+  const kindData = c[width + 2];
+  let sequence = (seqData.values as BigInt64Array).subarray(seqData.offset, seqData.offset + n);
+  let kinds = (kindData.values as Int8Array).subarray(kindData.offset, kindData.offset + n);
+  let batch = recordBatch(readSchema, readColumns.map((i) => c[i]), n);
+  if (kept < n) {
+    const take = rows.subarray(0, kept);
+    batch = takeRows(batch, take);
+    sequence = BigInt64Array.from(take, (r) => sequence[r]);
+    kinds = Int8Array.from(take, (r) => kinds[r]);
+  }
+  return { batch, sequence, kinds };
+}
+
+/**
+ * PK union reads (seed "Primary Key MOR" / "Primary Key DV"): a real-time split (all disk files
+ * of its partition-bucket, see scan.ts) is merged by key with the pinned memory runs, highest
+ * sequence number winning and deletes dropped; only key predicates prune memory before the
+ * merge, the residual filter applies after it. Other splits are read as committed PK splits.
+ */
+async function* primaryKeyGroups(
+  table: Table,
+  options: RealtimeReadOptions,
+  outputSchema: arrow.Schema,
+  batchSize: number,
+  splits: readonly Split[],
+  tickets: ReadonlyMap<RealtimeSplit, Ticket>,
+  pinned: ReadonlyMap<RealtimeSplit, PinnedView>,
+  diskBatches: (splits: readonly DataSplit[]) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
+  const all = table.schema.fields;
+  const projection = options.projection ?? all.map((f) => f.name);
+  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
+  const reader = new PrimaryKeySplitReader(table, {
+    fields: projection.map((name) => all.find((f) => f.name === name)!),
+    schema: outputSchema,
+    filter: residual,
+    batchSize,
+    withRowKind: options.withRowKind ?? false,
+  });
+  const readFields = reader.readFieldList;
+  const readColumns = readFields.map((f) => all.indexOf(f) + 1); // +1: offset column first
+  const readSchema = new arrow.Schema(readFields.map((f) => readArrowField(f)));
+  const keyNames = table.schema.primaryKeys;
+  for (const split of splits) {
+    const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
+    if (!view) {
+      if (split.files.length > 0) for await (const b of diskBatches([split])) yield [b];
+      continue;
+    }
+    const { committedEnd, memoryEnd, scanFilter } = tickets.get(split as RealtimeSplit)!;
+    // Only key predicates are safe below the merge: a value predicate could hide the newest version.
+    const keyPreds = [options.filter, scanFilter].map((p) => splitPredicateByFields(p ?? null, keyNames).picked).filter((p): p is Predicate => !!p);
+    const prune = keyPreds.length === 0 ? null : keyPreds.length === 1 ? keyPreds[0] : and(...keyPreds);
+    const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
+    const memory: KvBatch[] = [];
+    const add = (raw: arrow.RecordBatch) => {
+      const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length);
+      if (run) memory.push(run);
+    };
+    if (Symbol.iterator in stored) for (const raw of stored) add(raw);
+    else for await (const raw of stored) add(raw);
+    for await (const b of reader.readWithMemory(split, memory, prune ? bindPredicate(prune, all) : null)) yield [b];
+  }
 }

@@ -1,7 +1,8 @@
 // Real-time scan planning (seed "Read Views and Consistency"): pin immutable memory views
 // first, then plan the committed snapshot; per partition-bucket the memory window is
-// [committed_end, memory_end). Disk splits stay independently schedulable; the memory view
-// rides on the partition-bucket's tail split behind an opaque read-view ticket.
+// [committed_end, memory_end). Append: disk splits stay independently schedulable and the
+// memory view rides on the partition-bucket's tail split behind an opaque read-view ticket;
+// primary key: all disk splits of the partition-bucket are grouped with its memory view.
 import { PaimonError } from "../error.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
@@ -65,7 +66,7 @@ export function checkRealtimeScan(table: Table, options: RealtimeScanOptions): v
 /** Plans a union scan; `planDisk(snapshotId)` plans committed files as an ordinary scan would. */
 export async function planRealtimeScan(table: Table, options: RealtimeScanOptions, planDisk: () => Promise<Plan>): Promise<Plan> {
   const ctx = asRealtimeContext(options.realtime, "newScan");
-  const { options: rt } = validateRealtimeTable(table, "real-time scan");
+  const { mode, options: rt } = validateRealtimeTable(table, "real-time scan");
   ctx.checkValid();
   ctx.bind(table);
   const partitionFields = table.partitionFields;
@@ -118,9 +119,23 @@ export async function planRealtimeScan(table: Table, options: RealtimeScanOption
       const ticket = ctx.issueTicket(entry, view, committed, memoryEnd, rt.readViewTtlMs, options.filter ?? null);
       const info: RealtimeSplitInfo = { version: REALTIME_SPLIT_VERSION, ticket: ticket.id, committedEndOffset: committed, memoryEndOffset: memoryEnd, snapshotId: plan.snapshotId };
       const rowKey = entry.partitionRow.join(",");
-      let tail = -1;
-      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && splits[i].partitionRow.join(",") === rowKey) tail = i;
-      if (tail >= 0) {
+      const mine: number[] = [];
+      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && splits[i].partitionRow.join(",") === rowKey) mine.push(i);
+      if (mine.length > 0 && mode === "PRIMARY_KEY") {
+        // Versions of a key may be in any disk split and in memory: one split merges them all.
+        const group = mine.map((i) => splits[i]);
+        const withDvs = group.some((g) => g.deletionFiles !== undefined);
+        const merged: RealtimeSplit = {
+          ...group[0],
+          files: group.flatMap((g) => g.files),
+          rawConvertible: false,
+          ...(withDvs ? { deletionFiles: group.flatMap((g) => g.deletionFiles ?? g.files.map(() => null)) } : {}),
+          realtime: info,
+        };
+        splits[mine[0]] = merged;
+        for (let k = mine.length - 1; k > 0; k--) splits.splice(mine[k], 1);
+      } else if (mine.length > 0) {
+        const tail = mine[mine.length - 1];
         splits[tail] = { ...splits[tail], realtime: info } as RealtimeSplit;
       } else {
         const split: RealtimeSplit = {

@@ -11,10 +11,15 @@ import type { OffsetRange } from "./types.js";
 
 export type MaybePromise<T> = T | Promise<T>;
 
-/** A validated input batch in the store-write layout `[_REALTIME_OFFSET, table fields…]`. */
+/**
+ * A validated input batch in the store-write layout: `[_REALTIME_OFFSET, table fields…]`
+ * (APPEND_ONLY), or `[_REALTIME_OFFSET, table fields…, _SEQUENCE_NUMBER, _VALUE_KIND]`
+ * (PRIMARY_KEY: sorted by primary key then sequence number, so each stored batch is an
+ * independent merge input; offsets are then not ordered within the batch).
+ */
 export interface RealtimeWriteBatch {
   readonly batch: arrow.RecordBatch;
-  /** Envelope of the batch's offsets: [first, last + 1). Offsets are strictly increasing; gaps allowed. */
+  /** Envelope of the batch's offsets: [first, last + 1). Offsets (in input order) are strictly increasing; gaps allowed. */
   readonly offsetRange: OffsetRange;
 }
 
@@ -49,10 +54,12 @@ export interface RealtimeStoreDataUsage {
 }
 
 export interface RealtimeStoreCreateRequest {
-  /** Arrow schema of stored batches: `[_REALTIME_OFFSET, table fields…]` (APPEND_ONLY). */
+  /** Arrow schema of stored batches (the store-write layout of `mode`, see RealtimeWriteBatch). */
   readonly writeSchema: arrow.Schema;
   /** Paimon fields of `writeSchema` (offset field first). */
   readonly writeFields: readonly DataField[];
+  /** PRIMARY_KEY: indexes of the primary-key columns in `writeSchema` (empty otherwise). */
+  readonly keyColumnIndexes: readonly number[];
   /** The table options. */
   readonly options: Readonly<Record<string, string>>;
   readonly mode: RealtimeStoreMode;

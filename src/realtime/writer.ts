@@ -1,9 +1,9 @@
 // The real-time writer (seed "API Lifecycle"): validates `[_REALTIME_OFFSET, table fields…]`
 // batches with typed-array loops, publishes them to the context's per-partition-bucket stores
 // (visible to the next plan at once), seals (optionally spilling), prepares sealed segments
-// through the ordinary append writer with their offset ranges, refreshes committed progress,
-// and refuses to close with unprepared data. Mode-specific parts (APPEND_ONLY here) are the
-// input layout and how prepared segments become files.
+// into table files with their offset ranges, refreshes committed progress, and refuses to close
+// with unprepared data. Mode-specific parts (write-modes.ts: append, primary key) are the
+// stored layout and how prepared segments become files.
 import { cleanDeadSpillFiles } from "./spill.js";
 import * as arrow from "apache-arrow";
 import { inputBatches } from "../arrow/input.js";
@@ -14,25 +14,18 @@ import { convertData, readArrowField } from "../format/arrow-types.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
-import { partitionPath, writablePartitionPath } from "../table/paths.js";
+import { writablePartitionPath } from "../table/paths.js";
 import type { Table } from "../table/table.js";
-import { AppendBucketWriter } from "../write/append-writer.js";
-import { RowKind, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
+import { TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
 import { RealtimeContext, type EntryIdentity, type StoreEntry } from "./context.js";
 import { tablePartitionStrings } from "./offsets.js";
 import { validateRealtimeTable, type RealtimeOptions } from "./options.js";
 import type { RealtimeStoreCreateRequest } from "./store.js";
 import { INT64_MAX, partitionBucketKey, REALTIME_OFFSET_FIELD, type OffsetRange, type RealtimeCommitProgress } from "./types.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { REALTIME_OFFSET_DATA_FIELD, realtimeWriteMode, type RealtimeWriteMode } from "./write-modes.js";
 
-/** Field id of the hidden offset column (Paimon special field `INT32_MAX - 10002`). */
-export const REALTIME_OFFSET_FIELD_ID = 2147483647 - 10002;
-
-export const REALTIME_OFFSET_DATA_FIELD: DataField = {
-  id: REALTIME_OFFSET_FIELD_ID,
-  name: REALTIME_OFFSET_FIELD,
-  type: { kind: "BIGINT", nullable: false },
-} as DataField;
+export { REALTIME_OFFSET_DATA_FIELD, REALTIME_OFFSET_FIELD_ID } from "./write-modes.js";
 
 function offsetError(message: string): PaimonError {
   return new PaimonError("OFFSET_INVALID", message);
@@ -68,7 +61,7 @@ export function validateOffsets(column: arrow.Data, next: bigint, where: string)
 export async function newRealtimeWrite(table: Table, options: TableWriteOptions): Promise<TableWrite> {
   const ctx = options.realtime;
   if (!(ctx instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", "newWrite: realtime must be a RealtimeContext (RealtimeContext.create())");
-  const { options: rt } = validateRealtimeTable(table, "real-time write");
+  const { mode, options: rt } = validateRealtimeTable(table, "real-time write");
   if (rt.spillEnabled && (typeof options.tempDirectory !== "string" || options.tempDirectory.trim() === "")) {
     throw new PaimonError("INVALID_ARGUMENT", `realtime.spill-enabled requires a non-empty temporary directory (newWrite tempDirectory) for ${table.identifier}`);
   }
@@ -76,12 +69,17 @@ export async function newRealtimeWrite(table: Table, options: TableWriteOptions)
   ctx.bind(table);
   // Spill files of processes that died on this directory are never read again: remove them.
   if (rt.spillEnabled) await cleanDeadSpillFiles(options.tempDirectory!);
-  return new RealtimeAppendTableWrite(table, options, ctx, rt);
+  return new RealtimeTableWrite(table, options, ctx, rt, realtimeWriteMode(table, mode));
 }
 
 const partitionKeyJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x instanceof Date ? `D${x.toISOString()}` : x instanceof Uint8Array ? Array.from(x) : x));
 
-export class RealtimeAppendTableWrite extends TableWrite {
+/**
+ * The real-time writer of every mode: one lifecycle (offsets, publish, seal, spill, prepare with
+ * progress, refresh, close) around a mode (write-modes.ts) that decides the stored layout and
+ * how prepared segments become files.
+ */
+export class RealtimeTableWrite extends TableWrite {
   readonly context: RealtimeContext;
   private readonly rt: RealtimeOptions;
   private readonly rtTable: Table;
@@ -89,16 +87,20 @@ export class RealtimeAppendTableWrite extends TableWrite {
   private readonly buckets: number;
   /** Canonical Arrow fields of the table columns. */
   private readonly tableFields: arrow.Field[];
-  private readonly tableSchema: arrow.Schema;
+  /** Layout of input batches: `[_REALTIME_OFFSET, table fields…]`. */
   private readonly writeSchema: arrow.Schema;
-  private readonly writeFields: DataField[];
   private readonly touched = new Set<StoreEntry>();
-  private readonly fileWriters = new Map<string, AppendBucketWriter>();
   private readonly identities = new Map<string, EntryIdentity>();
   private readonly schemaChecks = new WeakMap<arrow.Schema, boolean>();
   private rtClosed = false;
 
-  constructor(table: Table, options: TableWriteOptions, ctx: RealtimeContext, rt: RealtimeOptions) {
+  constructor(
+    table: Table,
+    options: TableWriteOptions,
+    ctx: RealtimeContext,
+    rt: RealtimeOptions,
+    private readonly mode: RealtimeWriteMode,
+  ) {
     super(table, options);
     this.rtTable = table;
     this.context = ctx;
@@ -106,9 +108,7 @@ export class RealtimeAppendTableWrite extends TableWrite {
     this.rtPartitionFields = table.partitionFields;
     this.buckets = table.coreOptions.bucket;
     this.tableFields = table.schema.fields.map((f) => readArrowField(f));
-    this.tableSchema = new arrow.Schema(this.tableFields);
     this.writeSchema = new arrow.Schema([readArrowField(REALTIME_OFFSET_DATA_FIELD), ...this.tableFields]);
-    this.writeFields = [REALTIME_OFFSET_DATA_FIELD, ...table.schema.fields];
   }
 
   private checkUsable(): void {
@@ -199,10 +199,11 @@ export class RealtimeAppendTableWrite extends TableWrite {
 
   private storeRequest(description: string): RealtimeStoreCreateRequest {
     return {
-      writeSchema: this.writeSchema,
-      writeFields: this.writeFields,
+      writeSchema: this.mode.storeSchema,
+      writeFields: this.mode.storeFields,
+      keyColumnIndexes: this.mode.keyColumnIndexes,
       options: this.rtTable.options,
-      mode: "APPEND_ONLY",
+      mode: this.mode.storeMode,
       statisticsMode: this.rt.statsMode,
       spillEnabled: this.rt.spillEnabled,
       tempDirectory: this.options.tempDirectory ?? "",
@@ -219,15 +220,18 @@ export class RealtimeAppendTableWrite extends TableWrite {
   override async write(data: arrow.RecordBatch | arrow.Table, target: WriteTarget = {}): Promise<void> {
     this.checkUsable();
     const table = this.rtTable;
-    if (target.rowKinds) {
-      for (let i = 0; i < target.rowKinds.length; i++) {
-        if (target.rowKinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `real-time append table ${table.identifier} accepts INSERT rows only (row ${i} has kind ${target.rowKinds[i]})`);
-      }
-    }
     const input = inputBatches(data, "write");
+    this.mode.checkRowKinds(target.rowKinds, input.reduce((n, b) => n + b.numRows, 0));
     const normalized: arrow.RecordBatch[] = [];
+    /** Row of the whole write each normalized batch starts at (row kinds are per write). */
+    const kindOffsets: number[] = [];
+    let row = 0;
     for (const b of input) {
-      if (b.numRows > 0) normalized.push(this.rtNormalize(b));
+      if (b.numRows > 0) {
+        normalized.push(this.rtNormalize(b));
+        kindOffsets.push(row);
+      }
+      row += b.numRows;
     }
     const id = this.identity(target);
     if (normalized.length === 0) return;
@@ -241,11 +245,12 @@ export class RealtimeAppendTableWrite extends TableWrite {
       ranges.push(r);
       next = r.end;
     }
+    const stored = await this.mode.toStored(entry, normalized, target.rowKinds, kindOffsets);
     entry.nextOffset = next;
     this.touched.add(entry);
     try {
-      for (let i = 0; i < normalized.length; i++) {
-        const p = entry.store.write({ batch: normalized[i], offsetRange: ranges[i] });
+      for (let i = 0; i < stored.length; i++) {
+        const p = entry.store.write({ batch: stored[i], offsetRange: ranges[i] });
         if (p !== undefined) await p;
       }
     } catch (e) {
@@ -282,28 +287,6 @@ export class RealtimeAppendTableWrite extends TableWrite {
     throw new PaimonError("INVALID_ARGUMENT", `real-time writer of ${this.rtTable.identifier} must use prepareCommitWithProgress to preserve offset ranges`);
   }
 
-  private fileWriter(entry: StoreEntry, nextSequence: bigint): AppendBucketWriter {
-    let w = this.fileWriters.get(entry.key);
-    if (!w) {
-      const opts = this.rtTable.coreOptions;
-      const dir = this.rtTable.paths.bucketDir(partitionPath(this.rtPartitionFields, entry.internalValues, opts.partitionDefaultName, opts.partitionLegacyName), entry.bucket);
-      w = new AppendBucketWriter(
-        {
-          io: this.rtTable.fileIO,
-          schema: this.rtTable.schema,
-          bucketDir: dir,
-          fileCompression: opts.fileCompression,
-          targetFileSize: opts.targetFileSize(false),
-          dataFilePrefix: opts.dataFilePrefix,
-          statsMode: opts.get("metadata.stats-mode"),
-        },
-        nextSequence,
-      );
-      this.fileWriters.set(entry.key, w);
-    }
-    return w;
-  }
-
   /**
    * Freezes the building data (no spill) and writes every sealed segment through the ordinary
    * append writer: one progress entry per partition-bucket with new data. Publishes nothing.
@@ -320,19 +303,18 @@ export class RealtimeAppendTableWrite extends TableWrite {
           const handle = await entry.store.freeze();
           if (handle) entry.unprepared.push(handle);
           if (entry.unprepared.length === 0) continue;
-          const writer = this.fileWriters.get(entry.key) ?? this.fileWriter(entry, (await this.rtTable.maxSequenceNumber(entry.partitionRow, entry.bucket)) + 1n);
-          for (const seg of entry.unprepared) {
-            for await (const b of entry.store.createCommitReader(seg)) {
-              if (b.numRows === 0) continue;
-              await writer.write(recordBatch(this.tableSchema, b.data.children.slice(1), b.numRows));
-            }
-          }
-          const files = await writer.prepareCommit();
+          const store = entry.store;
           const segs = entry.unprepared;
+          const files = await this.mode.prepare(
+            entry,
+            (async function* () {
+              for (const seg of segs) yield* store.createCommitReader(seg);
+            })(),
+          );
           const begin = entry.preparedEnd !== null && entry.preparedEnd < segs[0].offsetRange.begin ? entry.preparedEnd : segs[0].offsetRange.begin;
           const end = segs[segs.length - 1].offsetRange.end;
           const message = new CommitMessage(
-            makeCommitMessage({ partition: entry.partitionRow, bucket: entry.bucket, totalBuckets: this.buckets, dataIncrement: { newFiles: files } }),
+            makeCommitMessage({ partition: entry.partitionRow, bucket: entry.bucket, totalBuckets: this.buckets, dataIncrement: files.dataIncrement, compactIncrement: files.compactIncrement }),
             entry.partitionValues,
           );
           out.push({ commitMessage: message, partition: { ...entry.partition }, bucket: entry.bucket, offsetRange: { begin, end } });
@@ -350,7 +332,7 @@ export class RealtimeAppendTableWrite extends TableWrite {
   }
 
   override async compact(_options?: { partition?: Record<string, unknown>; bucket?: number; full?: boolean }): Promise<void> {
-    throw new PaimonError("UNSUPPORTED", `real-time append write of ${this.rtTable.identifier} does not support explicit compaction; use a separate ordinary writer`);
+    throw new PaimonError("UNSUPPORTED", `real-time write of ${this.rtTable.identifier} does not support explicit compaction; use a separate ordinary writer`);
   }
 
   /** Loads a committed snapshot's progress and reclaims fully covered sealed segments. */

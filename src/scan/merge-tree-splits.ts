@@ -4,7 +4,7 @@
 // deletion-vector tables skip level 0 and read files raw with their deletion vectors.
 import { PaimonError } from "../error.js";
 import { type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
-import { keyStatsOf, mayMatch } from "../predicate/stats.js";
+import { fileMayMatch, keyStatsOf, mayMatch } from "../predicate/stats.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
 import type { Snapshot } from "../spec/snapshot.js";
@@ -67,20 +67,33 @@ export function deletionFilesOf(table: Table, entries: readonly IndexManifestEnt
   return out;
 }
 
+/** How a real-time union scan plans the committed side of a PK table (seed "Primary Key DV"). */
+export interface PrimaryKeyPlanMode {
+  /**
+   * Keep level 0 of deletion-vector tables (memory is merged with it), and prune level > 0
+   * files of DV tables by the full predicate (one live row per key under committed DVs), but
+   * level 0 only by key predicates.
+   */
+  realtimeUnion?: boolean;
+}
+
 /** Splits of a primary-key table's live files (`entries`, already pruned by partition and bucket). */
-export async function planPrimaryKeySplits(table: Table, snapshot: Snapshot, entries: readonly ManifestEntry[], filter: Predicate | undefined): Promise<DataSplit[]> {
+export async function planPrimaryKeySplits(table: Table, snapshot: Snapshot, entries: readonly ManifestEntry[], filter: Predicate | undefined, mode: PrimaryKeyPlanMode = {}): Promise<DataSplit[]> {
   const config = primaryKeyConfig(table.coreOptions);
   const keyFields = keyFieldsOf(table.schema);
   const keys = new KeyDecoder(keyFields);
   const keyFilter = filter ? splitPredicateByFields(filter, keyFields.map((f) => f.name)).picked : null;
   const dv = config.deletionVectors;
-  const skipLevel0 = (dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row";
+  const skipLevel0 = ((dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row") && !mode.realtimeUnion;
+  const highLevelFilter = mode.realtimeUnion && dv && filter ? filter : null;
+  const schema = table.schema;
   const deletionFiles = dv ? deletionFilesOf(table, await table.manifestStore.indexEntries(snapshot)) : new Map<string, Map<string, DeletionFile>>();
   const groups = new Map<string, ManifestEntry[]>();
   for (const e of entries) {
     if (skipLevel0 && e.file.level === 0) continue;
     // Only key predicates may prune before merging: value stats describe unmerged rows.
     if (keyFilter && !mayMatch(keyFilter, keyStatsOf(e.file, keyFields), keyFields)) continue;
+    if (highLevelFilter && e.file.level > 0 && e.file.schemaId === schema.id && !fileMayMatch(highLevelFilter, e.file, schema.fields)) continue;
     const key = `${e.partition.join(",")}|${e.bucket}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = []));

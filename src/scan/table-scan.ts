@@ -12,7 +12,7 @@ import { partitionPath } from "../table/paths.js";
 import type { DataSplit, Plan } from "./split.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import { checkRealtimeScan, planRealtimeScan } from "../realtime/scan.js";
-import { deletionFilesOf, planPrimaryKeySplits } from "./merge-tree-splits.js";
+import { deletionFilesOf, planPrimaryKeySplits, type PrimaryKeyPlanMode } from "./merge-tree-splits.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
 
@@ -32,6 +32,8 @@ export class TableScan {
   constructor(
     private readonly table: Table,
     private readonly options: ScanOptions = {},
+    /** Internal: how the committed side of a real-time union scan is planned (src/realtime/scan.ts). */
+    private readonly primaryKeyMode: PrimaryKeyPlanMode = {},
   ) {
     const schema = table.schema;
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
@@ -40,7 +42,7 @@ export class TableScan {
   }
 
   async plan(): Promise<Plan> {
-    if (this.options.realtime !== undefined) return planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }).plan()); // real-time hook
+    if (this.options.realtime !== undefined) return planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, { realtimeUnion: true }).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
@@ -69,7 +71,7 @@ export class TableScan {
       keepEntry(e) &&
       (!valueFilter || e.file.schemaId !== schema.id || (fileMayMatch(valueFilter, e.file, schema.fields) && (!useIndex || embeddedIndexMayMatch(e.file, valueFilter, schema.fields))));
     const entries = await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
-    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.options.filter) };
+    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.options.filter, this.primaryKeyMode) };
     // Append tables with deletion vectors (written by Java's DELETE on append tables).
     const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };

@@ -268,6 +268,22 @@ export class MergeTreeBucketWriter {
     }
   }
 
+  /**
+   * Buffers rows that already carry their sequence numbers and row kinds (the real-time PK
+   * writer assigns them when the rows become queryable, so files keep the versions readers saw);
+   * rows written later continue after the highest. Table columns in table order.
+   */
+  async writeSequenced(chunk: KvChunk): Promise<void> {
+    const n = chunk.batch.numRows;
+    if (n === 0) return;
+    let max = this.nextSequence - 1n;
+    for (let i = 0; i < n; i++) if (chunk.sequence[i] > max) max = chunk.sequence[i];
+    this.nextSequence = max + 1n;
+    this.buffer.push(chunk);
+    this.bufferedBytes += chunk.batch.data.children.reduce((s, c) => s + c.byteLength, 0) + n * 9;
+    if (this.bufferedBytes >= this.options.config.writeBufferSize) await this.flush();
+  }
+
   /** Sorts, deduplicates and writes the buffer as level-0 files. */
   async flush(): Promise<void> {
     if (this.buffer.length === 0) return;
@@ -568,7 +584,7 @@ export class MergeTreeBucketWriter {
 }
 
 /** `start, start + 1, …` (n values), written as int32 words while they stay below 2^53. */
-function sequenceRange(start: bigint, n: number): BigInt64Array {
+export function sequenceRange(start: bigint, n: number): BigInt64Array {
   const out = new BigInt64Array(n);
   if (start < 0n || start + BigInt(n) >= 1n << 53n) {
     for (let i = 0; i < n; i++) out[i] = start + BigInt(i);

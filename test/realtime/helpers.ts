@@ -19,7 +19,10 @@ export function cleanupDirs(): void {
 }
 
 let counter = 0;
-export async function makeTable(options: Record<string, string | number | boolean> = {}, opts: { partitioned?: boolean; warehouse?: string; name?: string } = {}): Promise<Table> {
+export async function makeTable(
+  options: Record<string, string | number | boolean> = {},
+  opts: { partitioned?: boolean; warehouse?: string; name?: string; primaryKeys?: string[] } = {},
+): Promise<Table> {
   const catalog = await Catalog.open(opts.warehouse ?? freshWarehouse(() => tempDir(), "rt"));
   await catalog.createDatabase("db", { ignoreIfExists: true });
   return catalog.createTable(`db.${opts.name ?? `t${counter++}`}`, {
@@ -30,7 +33,8 @@ export async function makeTable(options: Record<string, string | number | boolea
       { name: "dt", type: "STRING" },
     ],
     partitionKeys: opts.partitioned ? ["dt"] : [],
-    options: { bucket: 2, "bucket-key": "id", "realtime.enabled": true, ...options },
+    ...(opts.primaryKeys ? { primaryKeys: opts.primaryKeys } : {}),
+    options: { bucket: 2, ...(opts.primaryKeys ? {} : { "bucket-key": "id" }), "realtime.enabled": true, ...options },
   });
 }
 
@@ -86,4 +90,13 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: st
     return err;
   }
   throw new Error(`expected ${code}, but nothing was thrown`);
+}
+
+/** Full compaction of every bucket by an ordinary writer (no real-time context), committed; returns the snapshot. */
+export async function compactFully(table: Table): Promise<number> {
+  const w = await table.newWrite({ commitUser: "compactor" });
+  await w.compact({ full: true });
+  const snap = await table.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
+  await w.close();
+  return snap!;
 }

@@ -1,0 +1,149 @@
+// Real-time primary-key benchmarks (issue 10 "Performance"), reported as same-run ratios:
+// upsert ingest into the store vs append-mode ingest of the same rows, write-to-visible of a key
+// lookup with a memory tail over committed sorted runs, and a full union read.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { header, timeMedianAsync } from "./harness.mjs";
+import { makeBatch as makeAppendBatch } from "./realtime.mjs";
+import { Catalog, col, RealtimeContext } from "../dist/index.js";
+
+const ROWS_PER_BATCH = 4096;
+
+/** [_REALTIME_OFFSET, id, a, b, s] with ids drawn from `keySpace` (an upsert stream, xorshift from `seed`). */
+function makeBatch(firstOffset, rows, keySpace, seed) {
+  let x = seed >>> 0 || 1;
+  return makeAppendBatch(firstOffset, rows, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % keySpace;
+  });
+}
+
+let counter = 0;
+async function newTable(warehouse, pk, options = {}) {
+  const catalog = await Catalog.open(warehouse);
+  await catalog.createDatabase("b", { ignoreIfExists: true });
+  return catalog.createTable(`b.t${counter++}`, {
+    fields: [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "a", type: "DOUBLE" },
+      { name: "b", type: "INT" },
+      { name: "s", type: "STRING" },
+    ],
+    ...(pk ? { primaryKeys: ["id"] } : {}),
+    options: { bucket: 1, ...(pk ? {} : { "bucket-key": "id" }), "realtime.enabled": true, ...options },
+  });
+}
+
+async function countRows(table, ctx, filter) {
+  const plan = await table.newScan({ realtime: ctx, filter }).plan();
+  const reader = await table.newRead({ realtime: ctx, filter, predicateFilter: filter !== undefined }).createReader(plan.splits);
+  let n = 0;
+  for await (const batch of reader) n += batch.numRows;
+  await reader.close();
+  return n;
+}
+
+export async function runRealtimePkBenchmarks(report, { quick = false } = {}) {
+  header("real-time primary key");
+  const scratch = mkdtempSync(join(tmpdir(), "paimon-rt-bench-rtpk-"));
+  try {
+    // 1. ingest of 4096-row upsert batches into the store, vs append mode with the same rows
+    const nBatches = quick ? 100 : 500;
+    const batches = Array.from({ length: nBatches }, (_, i) => makeBatch(i * ROWS_PER_BATCH, ROWS_PER_BATCH, 1_000_000, i + 1));
+    const ingest = async (pk) => {
+      const table = await newTable(`memory://bench-rtpk-ingest-${pk}`, pk);
+      return timeMedianAsync(
+        async () => {
+          const ctx = await RealtimeContext.create();
+          const w = await table.newWrite({ commitUser: "b", realtime: ctx });
+          for (const b of batches) await w.write(b, { bucket: 0 });
+          await ctx.close();
+        },
+        { iterations: quick ? 3 : 5, warmup: 1 },
+      );
+    };
+    const appendMs = await ingest(false);
+    const pkMs = await ingest(true);
+    report.add({ suite: "realtime-pk", case: "upsert ingest into store", rows: nBatches * ROWS_PER_BATCH, candidate: "PK mode", candidateMs: pkMs, baseline: "append mode", baselineMs: appendMs });
+
+    // committed data: 8 sorted runs (one commit each) over the same key space, + a memory tail
+    const committedRows = quick ? 200_000 : 1_000_000;
+    const runs = 8;
+    const keySpace = committedRows;
+    const table = await newTable(scratch, true);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "b", realtime: ctx });
+    let offset = 0;
+    const perRun = Math.floor(committedRows / runs);
+    for (let r = 0; r < runs; r++) {
+      for (let done = 0; done < perRun; done += ROWS_PER_BATCH) {
+        const rows = Math.min(ROWS_PER_BATCH, perRun - done);
+        await w.write(makeBatch(offset, rows, keySpace, 1000 + r * 1000 + done), { bucket: 0 });
+        offset += rows;
+      }
+      const p = await w.prepareCommitWithProgress(r + 1);
+      await w.refreshCommittedSnapshot(await table.newCommit({ commitUser: "b" }).commitWithProgress(p, r + 1));
+    }
+    const tailRows = quick ? 40_000 : 100_000;
+    for (let done = 0; done < tailRows; done += ROWS_PER_BATCH) {
+      const rows = Math.min(ROWS_PER_BATCH, tailRows - done);
+      await w.write(makeBatch(offset, rows, keySpace, 77 + done), { bucket: 0 });
+      offset += rows;
+    }
+
+    // 2. write-to-visible of a key lookup: write one new key, then plan + read `id = key`
+    const samples = [];
+    const rounds = quick ? 30 : 100;
+    for (let i = 0; i < rounds + 5; i++) {
+      const key = keySpace + i;
+      const one = makeBatch(offset, 1, 1, 1);
+      one.data.children[1].values[0] = BigInt(key);
+      const t0 = performance.now();
+      await w.write(one, { bucket: 0 });
+      const n = await countRows(table, ctx, col("id").eq(BigInt(key)));
+      const dt = performance.now() - t0;
+      offset += 1;
+      if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
+      if (i >= 5) samples.push(dt);
+    }
+    samples.sort((a, b) => a - b);
+    for (const [label, p] of [
+      ["p50", 0.5],
+      ["p99", 0.99],
+    ]) {
+      report.add({ suite: "realtime-pk", case: `key lookup write-to-visible ${label}`, rows: 1, candidate: "paimon-rt", candidateMs: samples[Math.min(samples.length - 1, Math.floor(samples.length * p))] });
+    }
+
+    // 3. full union read: committed runs + a larger memory tail
+    const moreTail = quick ? 60_000 : 100_000;
+    for (let done = 0; done < moreTail; done += ROWS_PER_BATCH) {
+      const rows = Math.min(ROWS_PER_BATCH, moreTail - done);
+      await w.write(makeBatch(offset, rows, keySpace, 991 + done), { bucket: 0 });
+      offset += rows;
+    }
+    let visible = 0;
+    const readMs = await timeMedianAsync(
+      async () => {
+        visible = await countRows(table, ctx);
+      },
+      { iterations: quick ? 2 : 3, warmup: 1 },
+    );
+    report.add({ suite: "realtime-pk", case: `full union read (${runs} runs + memory)`, rows: committedRows + tailRows + moreTail + rounds + 5, candidate: "paimon-rt", candidateMs: readMs });
+    console.log(`(${visible} distinct keys visible)`);
+    await w.prepareCommitWithProgress(runs + 1);
+    await w.close();
+    await ctx.close();
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { Report } = await import("./harness.mjs");
+  const report = new Report("realtime-pk");
+  await runRealtimePkBenchmarks(report, { quick: process.argv.includes("--quick") });
+  report.save();
+}

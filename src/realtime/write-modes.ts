@@ -1,0 +1,212 @@
+// What differs between the real-time modes on the write side (seed "Implementation by Mode"):
+// the stored layout, how validated input becomes stored batches, and how prepared segments
+// become table files. The lifecycle around them (offsets, seal, spill, prepare, refresh,
+// close) is shared in writer.ts.
+import * as arrow from "apache-arrow";
+import { recordBatch } from "../arrow/record-batch.js";
+import { takeData } from "../arrow/take.js";
+import { gatherInt64 } from "../arrow/gather.js";
+import { PaimonError } from "../error.js";
+import { readArrowField } from "../format/arrow-types.js";
+import { keyColumnFromArrow } from "../kernel/columns.js";
+import { sortPermutation } from "../kernel/sort.js";
+import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
+import type { DataField } from "../spec/types.js";
+import { keyFieldsOf, primaryKeyConfig, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
+import { partitionPath } from "../table/paths.js";
+import type { Table } from "../table/table.js";
+import { AppendBucketWriter } from "../write/append-writer.js";
+import { MergeTreeBucketWriter, sequenceRange } from "../write/merge-tree-writer.js";
+import { checkRowKinds } from "../write/pk-write.js";
+import { RowKind } from "../write/table-write.js";
+import type { StoreEntry } from "./context.js";
+import type { RealtimeStoreMode } from "./options.js";
+import { REALTIME_OFFSET_FIELD } from "./types.js";
+
+/** Field id of the hidden offset column (Paimon special field `INT32_MAX - 10002`). */
+export const REALTIME_OFFSET_FIELD_ID = 2147483647 - 10002;
+
+export const REALTIME_OFFSET_DATA_FIELD: DataField = {
+  id: REALTIME_OFFSET_FIELD_ID,
+  name: REALTIME_OFFSET_FIELD,
+  type: { kind: "BIGINT", nullable: false },
+} as DataField;
+
+/** Files a prepare produced for one partition-bucket. */
+export interface PreparedFiles {
+  dataIncrement: Partial<DataIncrement>;
+  compactIncrement?: Partial<CompactIncrement>;
+}
+
+/** The mode-specific half of the real-time writer. */
+export interface RealtimeWriteMode {
+  readonly storeMode: RealtimeStoreMode;
+  /** Layout of stored batches (see RealtimeWriteBatch). */
+  readonly storeSchema: arrow.Schema;
+  readonly storeFields: DataField[];
+  readonly keyColumnIndexes: number[];
+  /** Throws (changing nothing) unless the row kinds fit the mode; `kinds` covers all `rows` rows of one write. */
+  checkRowKinds(kinds: ArrayLike<number> | undefined, rows: number): void;
+  /**
+   * Stored batches for validated input batches in `[_REALTIME_OFFSET, table fields…]` layout;
+   * `kinds[i]` (or INSERT) is the row kind of row i of `batches` concatenated.
+   */
+  toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]>;
+  /** Writes a partition-bucket's sealed segments (stored batches, in order) as table files. */
+  prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>): Promise<PreparedFiles>;
+}
+
+function bucketDirOf(table: Table, entry: StoreEntry): string {
+  const opts = table.coreOptions;
+  return table.paths.bucketDir(partitionPath(table.partitionFields, entry.internalValues, opts.partitionDefaultName, opts.partitionLegacyName), entry.bucket);
+}
+
+/** Append mode: batches stored as given; prepare appends them through the ordinary append writer. */
+export class AppendWriteMode implements RealtimeWriteMode {
+  readonly storeMode = "APPEND_ONLY" as const;
+  readonly storeSchema: arrow.Schema;
+  readonly storeFields: DataField[];
+  readonly keyColumnIndexes: number[] = [];
+  private readonly tableSchema: arrow.Schema;
+  private readonly fileWriters = new Map<string, AppendBucketWriter>();
+
+  constructor(private readonly table: Table) {
+    const fields = table.schema.fields.map((f) => readArrowField(f));
+    this.tableSchema = new arrow.Schema(fields);
+    this.storeSchema = new arrow.Schema([readArrowField(REALTIME_OFFSET_DATA_FIELD), ...fields]);
+    this.storeFields = [REALTIME_OFFSET_DATA_FIELD, ...table.schema.fields];
+  }
+
+  checkRowKinds(kinds: ArrayLike<number> | undefined): void {
+    if (!kinds) return;
+    for (let i = 0; i < kinds.length; i++) {
+      if (kinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `real-time append table ${this.table.identifier} accepts INSERT rows only (row ${i} has kind ${kinds[i]})`);
+    }
+  }
+
+  async toStored(_entry: StoreEntry, batches: readonly arrow.RecordBatch[]): Promise<arrow.RecordBatch[]> {
+    return [...batches];
+  }
+
+  private fileWriter(entry: StoreEntry, nextSequence: bigint): AppendBucketWriter {
+    let w = this.fileWriters.get(entry.key);
+    if (!w) {
+      const opts = this.table.coreOptions;
+      w = new AppendBucketWriter(
+        {
+          io: this.table.fileIO,
+          schema: this.table.schema,
+          bucketDir: bucketDirOf(this.table, entry),
+          fileCompression: opts.fileCompression,
+          targetFileSize: opts.targetFileSize(false),
+          dataFilePrefix: opts.dataFilePrefix,
+          statsMode: opts.get("metadata.stats-mode"),
+        },
+        nextSequence,
+      );
+      this.fileWriters.set(entry.key, w);
+    }
+    return w;
+  }
+
+  async prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>): Promise<PreparedFiles> {
+    const writer = this.fileWriters.get(entry.key) ?? this.fileWriter(entry, (await this.table.maxSequenceNumber(entry.partitionRow, entry.bucket)) + 1n);
+    for await (const b of segments) {
+      if (b.numRows === 0) continue;
+      await writer.write(recordBatch(this.tableSchema, b.data.children.slice(1), b.numRows));
+    }
+    return { dataIncrement: { newFiles: await writer.prepareCommit() } };
+  }
+}
+
+/**
+ * PK MOR / PK DV: the framework numbers rows (continuing the bucket's committed maximum
+ * sequence number) and sorts each stored batch by primary key, then sequence, with the wasm
+ * sort kernel; `_SEQUENCE_NUMBER` and `_VALUE_KIND` follow the table fields. Prepare hands the
+ * rows, with those sequence numbers, to the ordinary merge-tree writer in write-only mode.
+ */
+export class PrimaryKeyWriteMode implements RealtimeWriteMode {
+  readonly storeMode = "PRIMARY_KEY" as const;
+  readonly storeSchema: arrow.Schema;
+  readonly storeFields: DataField[];
+  readonly keyColumnIndexes: number[];
+  private readonly width: number;
+  private readonly tableSchema: arrow.Schema;
+
+  constructor(private readonly table: Table) {
+    const fields = table.schema.fields.map((f) => readArrowField(f));
+    this.width = fields.length;
+    this.tableSchema = new arrow.Schema(fields);
+    this.storeFields = [REALTIME_OFFSET_DATA_FIELD, ...table.schema.fields, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD];
+    this.storeSchema = new arrow.Schema(this.storeFields.map((f) => readArrowField(f)));
+    this.keyColumnIndexes = keyFieldsOf(table.schema).map((k) => table.schema.fields.indexOf(k) + 1);
+  }
+
+  checkRowKinds(kinds: ArrayLike<number> | undefined, rows: number): void {
+    checkRowKinds(this.table.identifier, kinds, rows);
+  }
+
+  async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
+    entry.nextSequence ??= (await this.table.maxSequenceNumber(entry.partitionRow, entry.bucket)) + 1n;
+    const out: arrow.RecordBatch[] = [];
+    let next = entry.nextSequence;
+    for (let b = 0; b < batches.length; b++) {
+      const batch = batches[b];
+      const n = batch.numRows;
+      const sequence = sequenceRange(next, n);
+      next += BigInt(n);
+      const keys = this.keyColumnIndexes.map((c) => keyColumnFromArrow(batch.data.children[c]));
+      const perm = sortPermutation(keys, sequence);
+      const zeros = new Uint32Array(n);
+      const sortedSequence = gatherInt64([sequence], zeros, perm);
+      let sortedKinds: Int8Array;
+      if (kinds) {
+        const from = kindOffsets[b];
+        sortedKinds = new Int8Array(n);
+        for (let i = 0; i < n; i++) sortedKinds[i] = kinds[from + perm[i]];
+      } else sortedKinds = new Int8Array(n); // all INSERT (0)
+      let sorted = true; // input already in key order (common for keyed streams): no copy
+      for (let i = 0; i < n && sorted; i++) sorted = perm[i] === i;
+      const children = sorted ? [...batch.data.children] : batch.data.children.map((c) => takeData(c, perm));
+      children.push(arrow.makeData({ type: new arrow.Int64(), length: n, data: sortedSequence }));
+      children.push(arrow.makeData({ type: new arrow.Int8(), length: n, data: sortedKinds }));
+      out.push(recordBatch(this.storeSchema, children, n));
+    }
+    entry.nextSequence = next;
+    return out;
+  }
+
+  async prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>): Promise<PreparedFiles> {
+    const writer = await MergeTreeBucketWriter.create({
+      table: this.table,
+      partitionRow: entry.partitionRow,
+      bucket: entry.bucket,
+      bucketDir: bucketDirOf(this.table, entry),
+      config: primaryKeyConfig(this.table.coreOptions),
+      writeOnly: true,
+    });
+    try {
+      const w = this.width;
+      for await (const b of segments) {
+        if (b.numRows === 0) continue;
+        const c = b.data.children;
+        await writer.writeSequenced({
+          batch: recordBatch(this.tableSchema, c.slice(1, w + 1), b.numRows),
+          sequence: (c[w + 1].values as BigInt64Array).subarray(c[w + 1].offset, c[w + 1].offset + b.numRows),
+          kinds: (c[w + 2].values as Int8Array).subarray(c[w + 2].offset, c[w + 2].offset + b.numRows),
+        });
+      }
+      const increment = await writer.prepareIncrement();
+      return { dataIncrement: increment.dataIncrement, compactIncrement: increment.compactIncrement };
+    } finally {
+      writer.close();
+    }
+  }
+}
+
+/** The write mode of a validated real-time table. */
+export function realtimeWriteMode(table: Table, mode: RealtimeStoreMode): RealtimeWriteMode {
+  if (mode === "PRIMARY_KEY") return new PrimaryKeyWriteMode(table);
+  if (mode === "APPEND_ONLY") return new AppendWriteMode(table);
+  throw new PaimonError("UNSUPPORTED", `real-time ${mode} mode is not supported (table ${table.identifier})`);
+}
