@@ -8,6 +8,8 @@ import { fileIndexMayMatchFile, indexColumnsMatch } from "./file-index-filter.js
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
+import { getParquetWasm } from "../format/wasm.js";
+import { initKernels } from "../kernel/wasm.js";
 import { fileIOSource } from "../format/source.js";
 import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
@@ -36,6 +38,16 @@ export interface ReadOptions {
 }
 
 export type { BatchReader };
+
+/**
+ * Loads both wasm modules a read needs before it starts, so hosts that load them asynchronously
+ * (browsers fetch them by URL) are ready before the synchronous kernel calls. Parquet first: a
+ * host that can load neither is told about the module every read needs.
+ */
+async function loadWasm(): Promise<void> {
+  await getParquetWasm();
+  await initKernels();
+}
 
 export class TableRead {
   private readonly projection: ProjectionPlan;
@@ -82,6 +94,7 @@ export class TableRead {
   }
 
   private async innerReader(splits: readonly Split[]): Promise<BatchReader> {
+    await loadWasm();
     if (isRealtimeRead(this.options, splits)) {
       // real-time hook: the memory reader reads the top-level columns of the projection
       const options = { ...this.options, projection: this.fields.map((f) => f.name) };

@@ -3,6 +3,8 @@
 // the fixture warehouse over HTTP from 127.0.0.1 with the browser's own fetch, and must return
 // exactly the Node read. parquet-wasm is handed over with init({ parquet }) as an app bundled
 // without the wasm asset would; before that, a read fails with UNSUPPORTED naming the module.
+// The kernel module is not handed over: the read fetches it from the URL the bundle computes
+// (paimon-rt's `new URL("../../wasm/pkg/paimon_rt_kernels.wasm", import.meta.url)` from /bundle.mjs).
 import { chromiumFor } from "./chromium-path.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -53,6 +55,7 @@ describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", 
     server = await startStaticServer(dir, {
       "/index.html": { body: PAGE, type: "text/html; charset=utf-8" },
       "/bundle.mjs": { body: await bundleHostEntry(), type: "text/javascript" },
+      "/wasm/pkg/paimon_rt_kernels.wasm": { body: readFileSync(require.resolve("paimon-rt/kernels.wasm")), type: "application/wasm" },
       "/parquet.wasm": { body: readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")), type: "application/wasm" },
     });
     const { chromium } = await import("playwright-core");
@@ -81,5 +84,6 @@ describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", 
     const result = await page.evaluate((wh) => (window as unknown as { afterInit(w: string): Promise<unknown> }).afterInit(wh), warehouse());
     expect(result).toEqual(EXPECTED);
     expect(pageErrors).toEqual([]);
+    expect(server.requests.filter((r) => r.path.endsWith(".wasm")).map((r) => r.path)).toEqual(["/parquet_wasm_bg.wasm", "/parquet.wasm", "/wasm/pkg/paimon_rt_kernels.wasm"]); // the first: the glue's own default, before init
   });
 });
