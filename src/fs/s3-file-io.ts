@@ -30,7 +30,6 @@ import {
   fsError,
   joinPath,
   randomId,
-  registerFileIOFactory,
   shortReadError,
   toBytes,
 } from "./file-io.js";
@@ -747,7 +746,7 @@ export class S3FileIO implements FileIO {
 }
 
 /** Verdicts of the conditional-write probe, per fetch function and `endpoint|bucket`. */
-const probes = new WeakMap<typeof fetch, Map<string, Promise<void>>>();
+const probes = /* @__PURE__ */ new WeakMap<typeof fetch, Map<string, Promise<void>>>();
 
 function escapeXml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -797,6 +796,3 @@ export function parseListing(xml: string): { objects: ListedObject[]; prefixes: 
   return { objects, prefixes, next };
 }
 
-const s3Factory = (location: string) => ({ fileIO: new S3FileIO(), root: normalizeS3Location(location) });
-registerFileIOFactory("s3", s3Factory);
-registerFileIOFactory("s3a", s3Factory);

@@ -17,7 +17,7 @@ import type { DataField } from "../spec/types.js";
 import type { Split } from "../scan/split.js";
 import type { Table } from "../table/table.js";
 import type { RealtimeContext } from "../realtime/context.js";
-import { checkRealtimeRead, createRealtimeReader, isRealtimeRead } from "../realtime/read.js";
+import { isRealtimeRead, realtimeHooks } from "../realtime/hooks.js";
 import { readPrimaryKeySplits, ROW_KIND_FIELD_NAME } from "./merge-read.js";
 import { applyProjection, planProjection, type ProjectionPlan } from "./projection.js";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -65,7 +65,7 @@ export class TableRead {
     private readonly options: ReadOptions = {},
   ) {
     const all = table.schema.fields;
-    if (options.realtime !== undefined) checkRealtimeRead(table, options); // real-time hook
+    if (options.realtime !== undefined) realtimeHooks("newRead").checkRealtimeRead(table, options); // real-time hook
     if (options.withRowKind && table.schema.primaryKeys.length === 0) throw new PaimonError("UNSUPPORTED", "withRowKind is available for primary-key tables only");
     this.projection = planProjection(all, options.projection, table.identifier);
     this.fields = this.projection.topLevel;
@@ -98,7 +98,7 @@ export class TableRead {
     if (isRealtimeRead(this.options, splits)) {
       // real-time hook: the memory reader reads the top-level columns of the projection
       const options = { ...this.options, projection: this.fields.map((f) => f.name) };
-      return createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s) => this.batches(s));
+      return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s) => this.batches(s));
     }
     const generator = this.batches(splits);
     return {

@@ -1,0 +1,135 @@
+// examples/vite-browser, built with vite in an app directory that installed paimon-rt (dist/ built
+// from src), as the README shows, then:
+// * the bundle budget (issue 12): the JS a query-only page loads (the entry chunk and every chunk it
+//   imports statically, minified, gzip level 9, apache-arrow included) is at most 150 KB and holds
+//   no write, commit or real-time module (those stay in chunks imported on first write/commit);
+//   the wasm assets are listed with their sizes, the kernel as its own file (not base64 in the JS);
+// * the built app in headless Chromium reads the fixture warehouse over HTTP and shows exactly the
+//   rows Node reads.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { build, type Rollup } from "vite";
+import { Catalog, col } from "../../src/edge.js";
+import { chromiumFor } from "../hosts/chromium-path.js";
+import { writeHostFixture } from "../hosts/fixture.js";
+import { startStaticServer, type StaticServer } from "../support/static-server.js";
+import { copyExample, installPackage, REPO } from "../support/installed-package.js";
+
+const BUDGET_BYTES = 150 * 1024;
+const executablePath = chromiumFor("vite example in Chromium");
+
+let dir: string;
+let app: string;
+let outputs: Array<Rollup.OutputChunk | Rollup.OutputAsset>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "paimon-rt-vite-example-"));
+  installPackage(dir);
+  app = copyExample(dir, "vite-browser");
+  // `npx vite build` in the example directory (its vite.config.js), collecting the output too
+  const result = (await build({ root: app, logLevel: "silent" })) as Rollup.RollupOutput | Rollup.RollupOutput[];
+  outputs = (Array.isArray(result) ? result : [result]).flatMap((o) => o.output);
+}, 240_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const chunks = () => outputs.filter((o): o is Rollup.OutputChunk => o.type === "chunk");
+
+/** The chunks a page loading the entry fetches before running it: the entry and its static imports, transitively. */
+function loadedChunks(): Rollup.OutputChunk[] {
+  const byName = new Map(chunks().map((c) => [c.fileName, c]));
+  const entry = chunks().find((c) => c.isEntry)!;
+  const seen = new Map<string, Rollup.OutputChunk>();
+  const queue = [entry.fileName];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (seen.has(name)) continue;
+    const chunk = byName.get(name)!;
+    seen.set(name, chunk);
+    queue.push(...chunk.imports);
+  }
+  return [...seen.values()];
+}
+
+/** A module id as a path inside the installed package (dist/…) or a package name (node_modules). */
+function moduleName(id: string): string {
+  const inPackage = id.split("/node_modules/paimon-rt/")[1];
+  if (inPackage) return inPackage;
+  const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(id);
+  return pkg ? pkg[1]! : basename(id);
+}
+
+describe("examples/vite-browser", () => {
+  it("the JS a query-only page loads is at most 150 KB gzip with apache-arrow, without write, commit or real-time code", () => {
+    const loaded = loadedChunks();
+    const gzip = loaded.reduce((sum, c) => sum + gzipSync(c.code, { level: 9 }).length, 0);
+    const minified = loaded.reduce((sum, c) => sum + Buffer.byteLength(c.code), 0);
+    const modules = new Set(loaded.flatMap((c) => Object.keys(c.modules).map(moduleName)));
+    const wasm = outputs.filter((o) => o.fileName.endsWith(".wasm")).map((o) => ({ file: o.fileName, bytes: (o as Rollup.OutputAsset).source.length }));
+    console.log(
+      `query-only page JS: ${(minified / 1024).toFixed(1)} KB minified, ${(gzip / 1024).toFixed(1)} KB gzip in ${loaded.length} chunks; ` +
+        `lazy chunks: ${chunks().length - loaded.length}; wasm assets: ${wasm.map((w) => `${w.file} ${(w.bytes / 1024).toFixed(1)} KB`).join(", ")}`,
+    );
+    expect(gzip).toBeLessThanOrEqual(BUDGET_BYTES);
+    expect(modules.has("apache-arrow")).toBe(true);
+    expect(modules.has("dist/read/table-read.js")).toBe(true);
+    // Of write/, commit/ and realtime/ only: the shared Arrow value helper, the TableCommit class
+    // (its implementation is imported on the first commit) and the real-time hook slots.
+    expect([...modules].filter((m) => /^dist\/(write|commit|realtime)\//.test(m)).sort()).toEqual(["dist/commit/table-commit.js", "dist/realtime/hooks.js", "dist/write/row-values.js"]);
+    for (const writeOnly of ["dist/write/table-write.js", "dist/commit/file-store-commit.js", "dist/realtime/context.js", "dist/fs/s3-file-io.js", "@bokuweb/zstd-wasm"]) {
+      expect(chunks().some((c) => Object.keys(c.modules).some((id) => moduleName(id) === writeOnly)), writeOnly).toBe(true); // bundled, but lazily
+      expect(modules.has(writeOnly), writeOnly).toBe(false);
+    }
+    // the kernel is an asset of its own, byte for byte the package's file, and not inlined
+    const kernel = outputs.find((o) => /^assets\/paimon_rt_kernels-[\w-]+\.wasm$/.test(o.fileName)) as Rollup.OutputAsset;
+    expect(Buffer.compare(Buffer.from(kernel.source as Uint8Array), readFileSync(join(REPO, "wasm", "pkg", "paimon_rt_kernels.wasm")))).toBe(0);
+    expect(wasm.map((w) => w.file.replace(/-[\w-]+\.wasm$/, ".wasm")).sort()).toEqual(["assets/paimon_rt_kernels.wasm", "assets/parquet_wasm_bg.wasm", "assets/zstd.wasm"]);
+    expect(loaded.some((c) => c.code.includes("data:application/wasm"))).toBe(false);
+  });
+
+  describe.skipIf(executablePath === null)("in headless Chromium", () => {
+    let server: StaticServer;
+    let browser: import("playwright-core").Browser;
+
+    beforeAll(async () => {
+      await writeHostFixture(join(dir, "wh"));
+      const routes: Record<string, { body: string | Uint8Array; type: string }> = {};
+      for (const o of outputs) {
+        const type = o.fileName.endsWith(".html") ? "text/html" : o.fileName.endsWith(".wasm") ? "application/wasm" : "text/javascript";
+        routes[`/${o.fileName}`] = { body: o.type === "chunk" ? o.code : (o.source as string | Uint8Array), type };
+      }
+      server = await startStaticServer(dir, routes);
+      const { chromium } = await import("playwright-core");
+      browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--headless=new"] });
+    }, 120_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    it("shows exactly the rows of the same query in Node", async () => {
+      const table = await (await Catalog.open(join(dir, "wh"))).getTable("db.app");
+      const filter = col("id").gt(3);
+      const plan = await table.newScan({ filter }).plan();
+      const expected = (await table.newRead({ projection: ["id", "name"], filter, predicateFilter: true }).toArrow(plan.splits)).toArray().map((r) => ({ id: String(r.id), name: r.name }));
+      expect(expected.length).toBeGreaterThan(0);
+
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      await page.goto(`${server.base}/index.html?warehouse=${encodeURIComponent(`${server.base}/files/wh`)}&table=db.app`);
+      await page.waitForFunction(() => document.getElementById("out")?.textContent !== "loading…", undefined, { timeout: 60_000 });
+      const shown = JSON.parse((await page.textContent("#out"))!) as Array<{ id: string; name: string }>;
+      expect(errors).toEqual([]);
+      expect(shown).toEqual(expected);
+      // the page fetched the kernel and parquet-wasm's module as the files vite emitted
+      expect(server.requests.filter((r) => r.path.endsWith(".wasm")).map((r) => r.path.replace(/-[\w-]+\.wasm$/, ".wasm")).sort()).toEqual(["/assets/paimon_rt_kernels.wasm", "/assets/parquet_wasm_bg.wasm"]);
+    });
+  });
+});
