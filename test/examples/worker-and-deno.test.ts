@@ -6,10 +6,9 @@
 // * the Deno script is run as the README shows with the deno binary (the CI installs it from npm;
 //   skipped, saying why, when absent, unless PAIMON_RT_REQUIRE_HOSTS=1).
 // Both must print exactly the rows Node reads.
-import { execFile, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build, type Rollup } from "vite";
@@ -17,7 +16,7 @@ import { Catalog, col } from "../../src/edge.js";
 import { keepWasmExternal } from "../../scripts/bundle-explorer.mjs";
 import { writeHostFixture } from "../hosts/fixture.js";
 import { startStaticServer, type StaticServer } from "../support/static-server.js";
-import { copyExample, installPackage } from "../support/installed-package.js";
+import { copyExample, installPackage, run, runtimeBinary } from "../support/installed-package.js";
 
 let dir: string;
 let server: StaticServer;
@@ -102,21 +101,12 @@ describe("examples/cloudflare-worker in workerd (miniflare, wrangler.jsonc's set
   }, 120_000);
 });
 
-const denoCandidates = [process.env.PAIMON_RT_DENO, join(homedir(), ".cache", "paimon-rt", "runtimes", "node_modules", ".bin", "deno")];
-const deno = denoCandidates.find((p): p is string => typeof p === "string" && p !== "" && existsSync(p)) ?? (spawnSync("deno", ["--version"]).status === 0 ? "deno" : null);
-if (deno === null) {
-  const why = "no deno binary (the CI installs deno from npm into ~/.cache/paimon-rt/runtimes; or set PAIMON_RT_DENO)";
-  if (process.env.PAIMON_RT_REQUIRE_HOSTS === "1") throw new Error(`Deno example required but ${why}`);
-  console.warn(`Deno example skipped: ${why}`);
-}
+const deno = runtimeBinary("deno", "Deno example");
 
 describe.skipIf(deno === null)("examples/deno", () => {
   it("deno run --allow-read --allow-net main.ts <warehouse> prints exactly the rows Node reads", async () => {
     const app = copyExample(dir, "deno");
-    // asynchronously: this process serves the warehouse Deno reads
-    const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(deno!, ["run", "--allow-read", "--allow-net", "main.ts", warehouse()], { cwd: app, encoding: "utf8", timeout: 120_000 }, (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)));
-    });
+    const stdout = await run(deno!, ["run", "--allow-read", "--allow-net", "main.ts", warehouse()], app);
     expect(JSON.parse(stdout)).toEqual(expected);
   }, 150_000);
 });

@@ -1,12 +1,16 @@
-// examples/vite-browser, built with vite in an app directory that installed paimon-rt (dist/ built
-// from src), as the README shows, then:
+// The browser examples, built in an app directory that installed paimon-rt (dist/ built from src)
+// as the README shows. examples/vite-browser, built with vite:
 // * the bundle budget (issue 12): the JS a query-only page loads (the entry chunk and every chunk it
 //   imports statically, minified, gzip level 9, apache-arrow included) is at most 150 KB and holds
 //   no write, commit or real-time module (those stay in chunks imported on first write/commit);
 //   the wasm assets are listed with their sizes, the kernel as its own file (not base64 in the JS);
 // * the built app in headless Chromium reads the fixture warehouse over HTTP and shows exactly the
 //   rows Node reads.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// examples/esbuild-browser: `.wasm` imports as files beside the bundle (esbuild's
+// `--loader:.wasm=file`; built here with Bun's bundler, whose default for `.wasm` is the same file
+// loader, since esbuild is not a dependency), handed to init() as URLs: nothing copied by hand, and
+// the page shows the same rows.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -16,14 +20,18 @@ import { Catalog, col } from "../../src/edge.js";
 import { chromiumFor } from "../hosts/chromium-path.js";
 import { writeHostFixture } from "../hosts/fixture.js";
 import { startStaticServer, type StaticServer } from "../support/static-server.js";
-import { copyExample, installPackage, REPO } from "../support/installed-package.js";
+import { copyExample, installPackage, REPO, run, runtimeBinary } from "../support/installed-package.js";
 
 const BUDGET_BYTES = 150 * 1024;
-const executablePath = chromiumFor("vite example in Chromium");
+const executablePath = chromiumFor("browser examples in Chromium");
+const bun = runtimeBinary("bun", "esbuild-style example (built with Bun's bundler)");
+/** The README's build command for examples/esbuild-browser, with Bun's bundler. */
+const BUN_BUILD = ["build", "main.js", "--target=browser", "--format=esm", "--minify", "--outdir=dist"];
 
 let dir: string;
 let app: string;
 let outputs: Array<Rollup.OutputChunk | Rollup.OutputAsset>;
+let esbuildApp: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "paimon-rt-vite-example-"));
@@ -32,6 +40,8 @@ beforeAll(async () => {
   // `npx vite build` in the example directory (its vite.config.js), collecting the output too
   const result = (await build({ root: app, logLevel: "silent" })) as Rollup.RollupOutput | Rollup.RollupOutput[];
   outputs = (Array.isArray(result) ? result : [result]).flatMap((o) => o.output);
+  esbuildApp = copyExample(dir, "esbuild-browser");
+  if (bun !== null) await run(bun, BUN_BUILD, esbuildApp);
 }, 240_000);
 
 afterAll(() => {
@@ -64,8 +74,8 @@ function moduleName(id: string): string {
   return pkg ? pkg[1]! : basename(id);
 }
 
-describe("examples/vite-browser", () => {
-  it("the JS a query-only page loads is at most 150 KB gzip with apache-arrow, without write, commit or real-time code", () => {
+describe("browser examples", () => {
+  it("vite: the JS a query-only page loads is at most 150 KB gzip with apache-arrow, without write, commit or real-time code", () => {
     const loaded = loadedChunks();
     const gzip = loaded.reduce((sum, c) => sum + gzipSync(c.code, { level: 9 }).length, 0);
     const minified = loaded.reduce((sum, c) => sum + Buffer.byteLength(c.code), 0);
@@ -103,6 +113,13 @@ describe("examples/vite-browser", () => {
         const type = o.fileName.endsWith(".html") ? "text/html" : o.fileName.endsWith(".wasm") ? "application/wasm" : "text/javascript";
         routes[`/${o.fileName}`] = { body: o.type === "chunk" ? o.code : (o.source as string | Uint8Array), type };
       }
+      // the esbuild-style app under /esbuild/ (its page, dist/main.js and the wasm files beside it)
+      if (bun !== null) {
+        routes["/esbuild/index.html"] = { body: readFileSync(join(esbuildApp, "index.html")), type: "text/html" };
+        for (const name of readdirSync(join(esbuildApp, "dist"))) {
+          routes[`/esbuild/dist/${name}`] = { body: readFileSync(join(esbuildApp, "dist", name)), type: name.endsWith(".wasm") ? "application/wasm" : "text/javascript" };
+        }
+      }
       server = await startStaticServer(dir, routes);
       const { chromium } = await import("playwright-core");
       browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--headless=new"] });
@@ -113,23 +130,42 @@ describe("examples/vite-browser", () => {
       await server?.close();
     });
 
-    it("shows exactly the rows of the same query in Node", async () => {
+    /** The rows the example query returns in Node. */
+    async function nodeRows(): Promise<Array<{ id: string; name: string }>> {
       const table = await (await Catalog.open(join(dir, "wh"))).getTable("db.app");
       const filter = col("id").gt(3);
       const plan = await table.newScan({ filter }).plan();
-      const expected = (await table.newRead({ projection: ["id", "name"], filter, predicateFilter: true }).toArrow(plan.splits)).toArray().map((r) => ({ id: String(r.id), name: r.name }));
-      expect(expected.length).toBeGreaterThan(0);
+      const rows = (await table.newRead({ projection: ["id", "name"], filter, predicateFilter: true }).toArrow(plan.splits)).toArray().map((r) => ({ id: String(r.id), name: r.name }));
+      expect(rows.length).toBeGreaterThan(0);
+      return rows;
+    }
 
+    /** Opens `page` of the server with the fixture warehouse and returns the rows it shows. */
+    async function shownRows(path: string): Promise<unknown> {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(`${server.base}/index.html?warehouse=${encodeURIComponent(`${server.base}/files/wh`)}&table=db.app`);
+      await page.goto(`${server.base}${path}?warehouse=${encodeURIComponent(`${server.base}/files/wh`)}&table=db.app`);
       await page.waitForFunction(() => document.getElementById("out")?.textContent !== "loading…", undefined, { timeout: 60_000 });
-      const shown = JSON.parse((await page.textContent("#out"))!) as Array<{ id: string; name: string }>;
+      const text = (await page.textContent("#out"))!;
+      await page.close();
       expect(errors).toEqual([]);
-      expect(shown).toEqual(expected);
+      return JSON.parse(text);
+    }
+
+    const wasmRequests = (prefix: string) =>
+      server.requests.filter((r) => r.path.startsWith(prefix) && r.path.endsWith(".wasm")).map((r) => r.path.replace(/-[\w-]+\.wasm$/, ".wasm")).sort();
+
+    it("vite: shows exactly the rows of the same query in Node", async () => {
+      expect(await shownRows("/index.html")).toEqual(await nodeRows());
       // the page fetched the kernel and parquet-wasm's module as the files vite emitted
-      expect(server.requests.filter((r) => r.path.endsWith(".wasm")).map((r) => r.path.replace(/-[\w-]+\.wasm$/, ".wasm")).sort()).toEqual(["/assets/paimon_rt_kernels.wasm", "/assets/parquet_wasm_bg.wasm"]);
+      expect(wasmRequests("/assets/")).toEqual(["/assets/paimon_rt_kernels.wasm", "/assets/parquet_wasm_bg.wasm"]);
+    });
+
+    it.skipIf(bun === null)("esbuild-style (.wasm imports as files, init with their URLs): shows exactly the rows of the same query in Node", async () => {
+      expect(readdirSync(join(esbuildApp, "dist")).map((n) => n.replace(/-[\w-]+\.wasm$/, ".wasm")).sort()).toEqual(["main.js", "paimon_rt_kernels.wasm", "parquet_wasm_bg.wasm"]);
+      expect(await shownRows("/esbuild/index.html")).toEqual(await nodeRows());
+      expect(wasmRequests("/esbuild/")).toEqual(["/esbuild/dist/paimon_rt_kernels.wasm", "/esbuild/dist/parquet_wasm_bg.wasm"]);
     });
   });
 });
