@@ -87,6 +87,17 @@ export class SnapshotManager {
   }
 
   async latestSnapshot(): Promise<Snapshot | null> {
+    // The usual case in one round after the hint: no snapshot after the hinted one, which is read
+    // at the same time (rather than checked for existence first).
+    const hint = await this.readHint("LATEST");
+    if (hint !== null && hint > 0) {
+      if (this.lastLatest?.id === hint) {
+        if (!(await this.io.exists(this.paths.snapshot(hint + 1)))) return this.lastLatest;
+      } else {
+        const [next, snapshot] = await Promise.all([this.io.exists(this.paths.snapshot(hint + 1)), this.tryGetSnapshot(hint)]);
+        if (!next && snapshot !== null) return (this.lastLatest = snapshot);
+      }
+    }
     // The latest id can expire or advance between listing and reading: retry.
     for (let attempt = 0; attempt < 5; attempt++) {
       const id = await this.latestSnapshotId();
