@@ -23,7 +23,7 @@ const executablePath = chromiumFor("Chromium");
 const PAGE = `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>paimon-rt edge</title></head><body>
 <script type="module">
-import { pr, runHostQueries } from "/bundle.mjs";
+import { pr, runHostQueries, withParquetWasm, parquetWasmRestarts } from "/bundle.mjs";
 window.beforeInit = async (warehouse) => {
   const table = await (await pr.Catalog.open(warehouse)).getTable("db.app");
   const plan = await table.newScan().plan();
@@ -38,6 +38,17 @@ window.afterInit = async (warehouse) => {
   const parquet = await (await fetch("/parquet.wasm")).arrayBuffer();
   await pr.init({ parquet });
   return runHostQueries(pr, warehouse);
+};
+window.afterPanic = async (warehouse) => {
+  const before = parquetWasmRestarts();
+  let trap = null;
+  try {
+    // a documented parquet-rs panic: dictionary encoding passed as a plain encoding
+    await withParquetWasm((pw) => { new pw.WriterPropertiesBuilder().setEncoding(pw.Encoding.RLE_DICTIONARY); });
+  } catch (e) {
+    trap = e instanceof WebAssembly.RuntimeError ? "RuntimeError" : String(e);
+  }
+  return { trap, restarts: parquetWasmRestarts() - before, queries: await runHostQueries(pr, warehouse) };
 };
 window.ready = true;
 </script></body></html>`;
@@ -85,5 +96,15 @@ describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", 
     expect(result).toEqual(EXPECTED);
     expect(pageErrors).toEqual([]);
     expect(server.requests.filter((r) => r.path.endsWith(".wasm")).map((r) => r.path)).toEqual(["/parquet_wasm_bg.wasm", "/parquet.wasm", "/wasm/pkg/paimon_rt_kernels.wasm"]); // the first: the glue's own default, before init
+  });
+
+  it("after a wasm panic the parquet instance is replaced by a fresh glue copy and the same reads return exactly the Node read", async () => {
+    const result = (await page.evaluate((wh) => (window as unknown as { afterPanic(w: string): Promise<unknown> }).afterPanic(wh), warehouse())) as { trap: string; restarts: number; queries: unknown };
+    expect(result.trap).toBe("RuntimeError");
+    expect(result.restarts).toBe(1);
+    expect(result.queries).toEqual(EXPECTED);
+    expect(pageErrors).toEqual([]);
+    // nothing was fetched again: the compiled module given to init is instantiated anew
+    expect(server.requests.filter((r) => r.path.endsWith(".wasm")).length).toBe(3);
   });
 });
