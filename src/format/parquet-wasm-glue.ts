@@ -4,10 +4,6 @@
 /** A fresh copy of parquet-wasm's glue (its own module state), not yet instantiated. */
 export function createParquetWasmGlue() {
 /* @ts-self-types="./parquet_wasm.d.ts" */
-
-/**
- * Metadata for a Parquet column chunk.
- */
 class ColumnChunkMetaData {
     static __wrap(ptr) {
         const obj = Object.create(ColumnChunkMetaData.prototype);
@@ -25,57 +21,30 @@ class ColumnChunkMetaData {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_columnchunkmetadata_free(ptr, 0);
     }
-    /**
-     * Path (or identifier) of this column.
-     * @returns {string[]}
-     */
     columnPath() {
         const ret = wasm.columnchunkmetadata_columnPath(this.__wbg_ptr);
         var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
         wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
         return v1;
     }
-    /**
-     * Returns the total compressed data size of this column chunk.
-     * @returns {number}
-     */
     compressedSize() {
         const ret = wasm.columnchunkmetadata_compressedSize(this.__wbg_ptr);
         return ret;
     }
-    /**
-     * Compression for this column.
-     * @returns {Compression}
-     */
     compression() {
         const ret = wasm.columnchunkmetadata_compression(this.__wbg_ptr);
         return ret;
     }
-    /**
-     * All encodings used for this column.
-     * @returns {Encoding[]}
-     */
     encodings() {
         const ret = wasm.columnchunkmetadata_encodings(this.__wbg_ptr);
         var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
         wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
         return v1;
     }
-    /**
-     * Byte offset in `file_path()`.
-     * @returns {bigint}
-     */
     fileOffset() {
         const ret = wasm.columnchunkmetadata_fileOffset(this.__wbg_ptr);
         return ret;
     }
-    /**
-     * File where the column chunk is stored.
-     *
-     * If not set, assumed to belong to the same file as the metadata.
-     * This path is relative to the current file.
-     * @returns {string | undefined}
-     */
     filePath() {
         const ret = wasm.columnchunkmetadata_filePath(this.__wbg_ptr);
         let v1;
@@ -85,156 +54,42 @@ class ColumnChunkMetaData {
         }
         return v1;
     }
-    /**
-     * Total number of values in this column chunk.
-     * @returns {number}
-     */
     numValues() {
         const ret = wasm.columnchunkmetadata_numValues(this.__wbg_ptr);
         return ret;
     }
-    /**
-     * Returns the total uncompressed data size of this column chunk.
-     * @returns {number}
-     */
     uncompressedSize() {
         const ret = wasm.columnchunkmetadata_uncompressedSize(this.__wbg_ptr);
         return ret;
     }
 }
 if (Symbol.dispose) ColumnChunkMetaData.prototype[Symbol.dispose] = ColumnChunkMetaData.prototype.free;
-
-/**
- * Supported compression algorithms.
- *
- * Codecs added in format version X.Y can be read by readers based on X.Y and later.
- * Codec support may vary between readers based on the format version and
- * libraries available at runtime.
- * @enum {0 | 1 | 2 | 3 | 4 | 5 | 6 | 7}
- */
 const Compression = Object.freeze({
     UNCOMPRESSED: 0, "0": "UNCOMPRESSED",
     SNAPPY: 1, "1": "SNAPPY",
     GZIP: 2, "2": "GZIP",
     BROTLI: 3, "3": "BROTLI",
-    /**
-     * @deprecated as of Parquet 2.9.0.
-     * Switch to LZ4_RAW
-     */
     LZ4: 4, "4": "LZ4",
     ZSTD: 5, "5": "ZSTD",
     LZ4_RAW: 6, "6": "LZ4_RAW",
     LZO: 7, "7": "LZO",
 });
-
-/**
- * Controls the level of statistics to be computed by the writer
- * @enum {0 | 1 | 2}
- */
 const EnabledStatistics = Object.freeze({
-    /**
-     * Compute no statistics
-     */
     None: 0, "0": "None",
-    /**
-     * Compute chunk-level statistics but not page-level
-     */
     Chunk: 1, "1": "Chunk",
-    /**
-     * Compute page-level and chunk-level statistics
-     */
     Page: 2, "2": "Page",
 });
-
-/**
- * Encodings supported by Parquet.
- * Not all encodings are valid for all types. These enums are also used to specify the
- * encoding of definition and repetition levels.
- * @enum {0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8}
- */
 const Encoding = Object.freeze({
-    /**
-     * Default byte encoding.
-     * - BOOLEAN - 1 bit per value, 0 is false; 1 is true.
-     * - INT32 - 4 bytes per value, stored as little-endian.
-     * - INT64 - 8 bytes per value, stored as little-endian.
-     * - FLOAT - 4 bytes per value, stored as little-endian.
-     * - DOUBLE - 8 bytes per value, stored as little-endian.
-     * - BYTE_ARRAY - 4 byte length stored as little endian, followed by bytes.
-     * - FIXED_LEN_BYTE_ARRAY - just the bytes are stored.
-     */
     PLAIN: 0, "0": "PLAIN",
-    /**
-     * **Deprecated** dictionary encoding.
-     *
-     * The values in the dictionary are encoded using PLAIN encoding.
-     * Since it is deprecated, RLE_DICTIONARY encoding is used for a data page, and
-     * PLAIN encoding is used for dictionary page.
-     */
     PLAIN_DICTIONARY: 1, "1": "PLAIN_DICTIONARY",
-    /**
-     * Group packed run length encoding.
-     *
-     * Usable for definition/repetition levels encoding and boolean values.
-     */
     RLE: 2, "2": "RLE",
-    /**
-     * Bit packed encoding.
-     *
-     * This can only be used if the data has a known max width.
-     * Usable for definition/repetition levels encoding.
-     */
     BIT_PACKED: 3, "3": "BIT_PACKED",
-    /**
-     * Delta encoding for integers, either INT32 or INT64.
-     *
-     * Works best on sorted data.
-     */
     DELTA_BINARY_PACKED: 4, "4": "DELTA_BINARY_PACKED",
-    /**
-     * Encoding for byte arrays to separate the length values and the data.
-     *
-     * The lengths are encoded using DELTA_BINARY_PACKED encoding.
-     */
     DELTA_LENGTH_BYTE_ARRAY: 5, "5": "DELTA_LENGTH_BYTE_ARRAY",
-    /**
-     * Incremental encoding for byte arrays.
-     *
-     * Prefix lengths are encoded using DELTA_BINARY_PACKED encoding.
-     * Suffixes are stored using DELTA_LENGTH_BYTE_ARRAY encoding.
-     */
     DELTA_BYTE_ARRAY: 6, "6": "DELTA_BYTE_ARRAY",
-    /**
-     * Dictionary encoding.
-     *
-     * The ids are encoded using the RLE encoding.
-     */
     RLE_DICTIONARY: 7, "7": "RLE_DICTIONARY",
-    /**
-     * Encoding for floating-point data.
-     *
-     * K byte-streams are created where K is the size in bytes of the data type.
-     * The individual bytes of an FP value are scattered to the corresponding stream and
-     * the streams are concatenated.
-     * This itself does not reduce the size of the data but can lead to better compression
-     * afterwards.
-     */
     BYTE_STREAM_SPLIT: 8, "8": "BYTE_STREAM_SPLIT",
 });
-
-/**
- * An Arrow array exported to FFI.
- *
- * Using [`arrow-js-ffi`](https://github.com/kylebarron/arrow-js-ffi), you can view or copy Arrow
- * these objects to JavaScript.
- *
- * Note that this also includes an ArrowSchema C struct as well, so that extension type
- * information can be maintained.
- * ## Memory management
- *
- * Note that this array will not be released automatically. You need to manually call `.free()` to
- * release memory.
- */
 class FFIData {
     static __wrap(ptr) {
         const obj = Object.create(FFIData.prototype);
@@ -252,62 +107,10 @@ class FFIData {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_ffidata_free(ptr, 0);
     }
-    /**
-     * Access the pointer to the
-     * [`ArrowArray`](https://arrow.apache.org/docs/format/CDataInterface.html#structure-definitions)
-     * struct. This can be viewed or copied (without serialization) to an Arrow JS `RecordBatch` by
-     * using [`arrow-js-ffi`](https://github.com/kylebarron/arrow-js-ffi). You can access the
-     * [`WebAssembly.Memory`](https://developer.mozilla.org/en-US/docs/WebAssembly/JavaScript_interface/Memory)
-     * instance by using {@linkcode wasmMemory}.
-     *
-     * **Example**:
-     *
-     * ```ts
-     * import { parseRecordBatch } from "arrow-js-ffi";
-     *
-     * const wasmRecordBatch: FFIRecordBatch = ...
-     * const wasmMemory: WebAssembly.Memory = wasmMemory();
-     *
-     * // Pass `true` to copy arrays across the boundary instead of creating views.
-     * const jsRecordBatch = parseRecordBatch(
-     *   wasmMemory.buffer,
-     *   wasmRecordBatch.arrayAddr(),
-     *   wasmRecordBatch.schemaAddr(),
-     *   true
-     * );
-     * ```
-     * @returns {number}
-     */
     arrayAddr() {
         const ret = wasm.ffidata_arrayAddr(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * Access the pointer to the
-     * [`ArrowSchema`](https://arrow.apache.org/docs/format/CDataInterface.html#structure-definitions)
-     * struct. This can be viewed or copied (without serialization) to an Arrow JS `Field` by
-     * using [`arrow-js-ffi`](https://github.com/kylebarron/arrow-js-ffi). You can access the
-     * [`WebAssembly.Memory`](https://developer.mozilla.org/en-US/docs/WebAssembly/JavaScript_interface/Memory)
-     * instance by using {@linkcode wasmMemory}.
-     *
-     * **Example**:
-     *
-     * ```ts
-     * import { parseRecordBatch } from "arrow-js-ffi";
-     *
-     * const wasmRecordBatch: FFIRecordBatch = ...
-     * const wasmMemory: WebAssembly.Memory = wasmMemory();
-     *
-     * // Pass `true` to copy arrays across the boundary instead of creating views.
-     * const jsRecordBatch = parseRecordBatch(
-     *   wasmMemory.buffer,
-     *   wasmRecordBatch.arrayAddr(),
-     *   wasmRecordBatch.schemaAddr(),
-     *   true
-     * );
-     * ```
-     * @returns {number}
-     */
     schemaAddr() {
         const ret = wasm.ffidata_schemaAddr(this.__wbg_ptr);
         return ret >>> 0;
@@ -332,46 +135,12 @@ class FFISchema {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_ffischema_free(ptr, 0);
     }
-    /**
-     * Access the pointer to the
-     * [`ArrowSchema`](https://arrow.apache.org/docs/format/CDataInterface.html#structure-definitions)
-     * struct. This can be viewed or copied (without serialization) to an Arrow JS `Field` by
-     * using [`arrow-js-ffi`](https://github.com/kylebarron/arrow-js-ffi). You can access the
-     * [`WebAssembly.Memory`](https://developer.mozilla.org/en-US/docs/WebAssembly/JavaScript_interface/Memory)
-     * instance by using {@linkcode wasmMemory}.
-     *
-     * **Example**:
-     *
-     * ```ts
-     * import { parseRecordBatch } from "arrow-js-ffi";
-     *
-     * const wasmRecordBatch: FFIRecordBatch = ...
-     * const wasmMemory: WebAssembly.Memory = wasmMemory();
-     *
-     * // Pass `true` to copy arrays across the boundary instead of creating views.
-     * const jsRecordBatch = parseRecordBatch(
-     *   wasmMemory.buffer,
-     *   wasmRecordBatch.arrayAddr(),
-     *   wasmRecordBatch.schemaAddr(),
-     *   true
-     * );
-     * ```
-     * @returns {number}
-     */
     addr() {
         const ret = wasm.ffischema_addr(this.__wbg_ptr);
         return ret >>> 0;
     }
 }
 if (Symbol.dispose) FFISchema.prototype[Symbol.dispose] = FFISchema.prototype.free;
-
-/**
- * A representation of an Arrow C Stream in WebAssembly memory exposed as FFI-compatible
- * structs through the Arrow C Data Interface.
- *
- * Unlike other Arrow implementations outside of JS, this always stores the "stream" fully
- * materialized as a sequence of Arrow chunks.
- */
 class FFIStream {
     static __wrap(ptr) {
         const obj = Object.create(FFIStream.prototype);
@@ -389,51 +158,10 @@ class FFIStream {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_ffistream_free(ptr, 0);
     }
-    /**
-     * Get the pointer to one ArrowArray FFI struct for a given chunk index and column index
-     *
-     * Access the pointer to one
-     * [`ArrowArray`](https://arrow.apache.org/docs/format/CDataInterface.html#structure-definitions)
-     * struct representing one of the internal `RecordBatch`es. This can be viewed or copied (without serialization) to an Arrow JS `RecordBatch` by
-     * using [`arrow-js-ffi`](https://github.com/kylebarron/arrow-js-ffi). You can access the
-     * [`WebAssembly.Memory`](https://developer.mozilla.org/en-US/docs/WebAssembly/JavaScript_interface/Memory)
-     * instance by using {@linkcode wasmMemory}.
-     *
-     * **Example**:
-     *
-     * ```ts
-     * import * as arrow from "apache-arrow";
-     * import { parseRecordBatch } from "arrow-js-ffi";
-     *
-     * const wasmTable: FFITable = ...
-     * const wasmMemory: WebAssembly.Memory = wasmMemory();
-     *
-     * const jsBatches: arrow.RecordBatch[] = []
-     * for (let i = 0; i < wasmTable.numBatches(); i++) {
-     *   // Pass `true` to copy arrays across the boundary instead of creating views.
-     *   const jsRecordBatch = parseRecordBatch(
-     *     wasmMemory.buffer,
-     *     wasmTable.arrayAddr(i),
-     *     wasmTable.schemaAddr(),
-     *     true
-     *   );
-     *   jsBatches.push(jsRecordBatch);
-     * }
-     * const jsTable = new arrow.Table(jsBatches);
-     * ```
-     *
-     * @param chunk number The chunk index to use
-     * @returns number pointer to an ArrowArray FFI struct in Wasm memory
-     * @param {number} chunk
-     * @returns {number}
-     */
     arrayAddr(chunk) {
         const ret = wasm.ffistream_arrayAddr(this.__wbg_ptr, chunk);
         return ret >>> 0;
     }
-    /**
-     * @returns {Uint32Array}
-     */
     arrayAddrs() {
         const ret = wasm.ffistream_arrayAddrs(this.__wbg_ptr);
         var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
@@ -444,28 +172,16 @@ class FFIStream {
         const ptr = this.__destroy_into_raw();
         wasm.ffistream_drop(ptr);
     }
-    /**
-     * Get the total number of elements in this stream
-     * @returns {number}
-     */
     numArrays() {
         const ret = wasm.ffistream_numArrays(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * Get the pointer to the ArrowSchema FFI struct
-     * @returns {number}
-     */
     schemaAddr() {
         const ret = wasm.ffistream_schemaAddr(this.__wbg_ptr);
         return ret >>> 0;
     }
 }
 if (Symbol.dispose) FFIStream.prototype[Symbol.dispose] = FFIStream.prototype.free;
-
-/**
- * Metadata for a Parquet file.
- */
 class FileMetaData {
     static __wrap(ptr) {
         const obj = Object.create(FileMetaData.prototype);
@@ -483,17 +199,6 @@ class FileMetaData {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_filemetadata_free(ptr, 0);
     }
-    /**
-     * String message for application that wrote this file.
-     *
-     * This should have the following format:
-     * `<application> version <application version> (build <application build hash>)`.
-     *
-     * ```shell
-     * parquet-mr version 1.8.0 (build 0fda28af84b9746396014ad6a415b90592a98b3b)
-     * ```
-     * @returns {string | undefined}
-     */
     createdBy() {
         const ret = wasm.filemetadata_createdBy(this.__wbg_ptr);
         let v1;
@@ -503,10 +208,6 @@ class FileMetaData {
         }
         return v1;
     }
-    /**
-     * Returns key_value_metadata of this file.
-     * @returns {Map<any, any>}
-     */
     keyValueMetadata() {
         const ret = wasm.filemetadata_keyValueMetadata(this.__wbg_ptr);
         if (ret[2]) {
@@ -514,18 +215,10 @@ class FileMetaData {
         }
         return takeFromExternrefTable0(ret[0]);
     }
-    /**
-     * Returns number of rows in the file.
-     * @returns {number}
-     */
     numRows() {
         const ret = wasm.filemetadata_numRows(this.__wbg_ptr);
         return ret;
     }
-    /**
-     * Returns version of this file.
-     * @returns {number}
-     */
     version() {
         const ret = wasm.filemetadata_version(this.__wbg_ptr);
         return ret;
@@ -544,9 +237,6 @@ class IntoUnderlyingByteSource {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_intounderlyingbytesource_free(ptr, 0);
     }
-    /**
-     * @returns {number}
-     */
     get autoAllocateChunkSize() {
         const ret = wasm.intounderlyingbytesource_autoAllocateChunkSize(this.__wbg_ptr);
         return ret >>> 0;
@@ -555,23 +245,13 @@ class IntoUnderlyingByteSource {
         const ptr = this.__destroy_into_raw();
         wasm.intounderlyingbytesource_cancel(ptr);
     }
-    /**
-     * @param {ReadableByteStreamController} controller
-     * @returns {Promise<any>}
-     */
     pull(controller) {
         const ret = wasm.intounderlyingbytesource_pull(this.__wbg_ptr, controller);
         return ret;
     }
-    /**
-     * @param {ReadableByteStreamController} controller
-     */
     start(controller) {
         wasm.intounderlyingbytesource_start(this.__wbg_ptr, controller);
     }
-    /**
-     * @returns {ReadableStreamType}
-     */
     get type() {
         const ret = wasm.intounderlyingbytesource_type(this.__wbg_ptr);
         return __wbindgen_enum_ReadableStreamType[ret];
@@ -590,27 +270,16 @@ class IntoUnderlyingSink {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_intounderlyingsink_free(ptr, 0);
     }
-    /**
-     * @param {any} reason
-     * @returns {Promise<any>}
-     */
     abort(reason) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.intounderlyingsink_abort(ptr, reason);
         return ret;
     }
-    /**
-     * @returns {Promise<any>}
-     */
     close() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.intounderlyingsink_close(ptr);
         return ret;
     }
-    /**
-     * @param {any} chunk
-     * @returns {Promise<any>}
-     */
     write(chunk) {
         const ret = wasm.intounderlyingsink_write(this.__wbg_ptr, chunk);
         return ret;
@@ -639,10 +308,6 @@ class IntoUnderlyingSource {
         const ptr = this.__destroy_into_raw();
         wasm.intounderlyingsource_cancel(ptr);
     }
-    /**
-     * @param {ReadableStreamDefaultController} controller
-     * @returns {Promise<any>}
-     */
     pull(controller) {
         const ret = wasm.intounderlyingsource_pull(this.__wbg_ptr, controller);
         return ret;
@@ -667,35 +332,16 @@ class ParquetFile {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_parquetfile_free(ptr, 0);
     }
-    /**
-     * Construct a ParquetFile from a new [Blob] or [File] handle.
-     *
-     * [Blob]: https://developer.mozilla.org/en-US/docs/Web/API/Blob
-     * [File]: https://developer.mozilla.org/en-US/docs/Web/API/File
-     *
-     * Safety: Do not use this in a multi-threaded environment,
-     * (transitively depends on `!Send` `web_sys::Blob`)
-     * @param {Blob} handle
-     * @returns {Promise<ParquetFile>}
-     */
     static fromFile(handle) {
         const ret = wasm.parquetfile_fromFile(handle);
         return ret;
     }
-    /**
-     * Construct a ParquetFile from a new URL.
-     * @param {string} url
-     * @returns {Promise<ParquetFile>}
-     */
     static fromUrl(url) {
         const ptr0 = passStringToWasm0(url, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.parquetfile_fromUrl(ptr0, len0);
         return ret;
     }
-    /**
-     * @returns {ParquetMetaData}
-     */
     metadata() {
         const ret = wasm.parquetfile_metadata(this.__wbg_ptr);
         if (ret[2]) {
@@ -703,29 +349,10 @@ class ParquetFile {
         }
         return ParquetMetaData.__wrap(ret[0]);
     }
-    /**
-     * Read from the Parquet file in an async fashion.
-     *
-     * @param options
-     *
-     *    Options for reading Parquet data. Optional keys include:
-     *
-     *    - `batchSize`: The number of rows in each batch. If not provided, the upstream parquet
-     *           default is 1024.
-     *    - `rowGroups`: Only read data from the provided row group indexes.
-     *    - `limit`: Provide a limit to the number of rows to be read.
-     *    - `offset`: Provide an offset to skip over the given number of rows.
-     *    - `columns`: The column names from the file to read.
-     * @param {ReaderOptions | null} [options]
-     * @returns {Promise<Table>}
-     */
     read(options) {
         const ret = wasm.parquetfile_read(this.__wbg_ptr, isLikeNone(options) ? 0 : addToExternrefTable0(options));
         return ret;
     }
-    /**
-     * @returns {Schema}
-     */
     schema() {
         const ret = wasm.parquetfile_schema(this.__wbg_ptr);
         if (ret[2]) {
@@ -733,35 +360,12 @@ class ParquetFile {
         }
         return Schema.__wrap(ret[0]);
     }
-    /**
-     * Create a readable stream of record batches.
-     *
-     * Each item in the stream will be a {@linkcode RecordBatch}.
-     *
-     * @param options
-     *
-     *    Options for reading Parquet data. Optional keys include:
-     *
-     *    - `batchSize`: The number of rows in each batch. If not provided, the upstream parquet
-     *           default is 1024.
-     *    - `rowGroups`: Only read data from the provided row group indexes.
-     *    - `limit`: Provide a limit to the number of rows to be read.
-     *    - `offset`: Provide an offset to skip over the given number of rows.
-     *    - `columns`: The column names from the file to read.
-     *    - `concurrency`: The number of concurrent requests to make
-     * @param {ReaderOptions | null} [options]
-     * @returns {Promise<ReadableStream>}
-     */
     stream(options) {
         const ret = wasm.parquetfile_stream(this.__wbg_ptr, isLikeNone(options) ? 0 : addToExternrefTable0(options));
         return ret;
     }
 }
 if (Symbol.dispose) ParquetFile.prototype[Symbol.dispose] = ParquetFile.prototype.free;
-
-/**
- * Global Parquet metadata.
- */
 class ParquetMetaData {
     static __wrap(ptr) {
         const obj = Object.create(ParquetMetaData.prototype);
@@ -779,36 +383,18 @@ class ParquetMetaData {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_parquetmetadata_free(ptr, 0);
     }
-    /**
-     * Returns file metadata as reference.
-     * @returns {FileMetaData}
-     */
     fileMetadata() {
         const ret = wasm.parquetmetadata_fileMetadata(this.__wbg_ptr);
         return FileMetaData.__wrap(ret);
     }
-    /**
-     * Returns number of row groups in this file.
-     * @returns {number}
-     */
     numRowGroups() {
         const ret = wasm.parquetmetadata_numRowGroups(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * Returns row group metadata for `i`th position.
-     * Position should be less than number of row groups `num_row_groups`.
-     * @param {number} i
-     * @returns {RowGroupMetaData}
-     */
     rowGroup(i) {
         const ret = wasm.parquetmetadata_rowGroup(this.__wbg_ptr, i);
         return RowGroupMetaData.__wrap(ret);
     }
-    /**
-     * Returns row group metadata for all row groups
-     * @returns {RowGroupMetaData[]}
-     */
     rowGroups() {
         const ret = wasm.parquetmetadata_rowGroups(this.__wbg_ptr);
         var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
@@ -817,10 +403,6 @@ class ParquetMetaData {
     }
 }
 if (Symbol.dispose) ParquetMetaData.prototype[Symbol.dispose] = ParquetMetaData.prototype.free;
-
-/**
- * A group of columns of equal length in WebAssembly memory with an associated {@linkcode Schema}.
- */
 class RecordBatch {
     static __wrap(ptr) {
         const obj = Object.create(RecordBatch.prototype);
@@ -844,22 +426,10 @@ class RecordBatch {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_recordbatch_free(ptr, 0);
     }
-    /**
-     * Returns the total number of bytes of memory occupied physically by this batch.
-     * @returns {number}
-     */
     getArrayMemorySize() {
         const ret = wasm.recordbatch_getArrayMemorySize(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * Export this RecordBatch to FFI structs according to the Arrow C Data Interface.
-     *
-     * This method **does consume** the RecordBatch, so the original RecordBatch will be
-     * inaccessible after this call. You must still call {@linkcode FFIRecordBatch.free} after
-     * you've finished using the FFIRecordBatch.
-     * @returns {FFIData}
-     */
     intoFFI() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.recordbatch_intoFFI(ptr);
@@ -868,10 +438,6 @@ class RecordBatch {
         }
         return FFIData.__wrap(ret[0]);
     }
-    /**
-     * Consume this RecordBatch and convert to an Arrow IPC Stream buffer
-     * @returns {Uint8Array}
-     */
     intoIPCStream() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.recordbatch_intoIPCStream(ptr);
@@ -882,49 +448,22 @@ class RecordBatch {
         wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
         return v1;
     }
-    /**
-     * The number of columns in this RecordBatch.
-     * @returns {number}
-     */
     get numColumns() {
         const ret = wasm.recordbatch_numColumns(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * The number of rows in this RecordBatch.
-     * @returns {number}
-     */
     get numRows() {
         const ret = wasm.recordbatch_numRows(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * The {@linkcode Schema} of this RecordBatch.
-     * @returns {Schema}
-     */
     get schema() {
         const ret = wasm.recordbatch_schema(this.__wbg_ptr);
         return Schema.__wrap(ret);
     }
-    /**
-     * Return a new RecordBatch where each column is sliced
-     * according to `offset` and `length`
-     * @param {number} offset
-     * @param {number} length
-     * @returns {RecordBatch}
-     */
     slice(offset, length) {
         const ret = wasm.recordbatch_slice(this.__wbg_ptr, offset, length);
         return RecordBatch.__wrap(ret);
     }
-    /**
-     * Export this RecordBatch to FFI structs according to the Arrow C Data Interface.
-     *
-     * This method **does not consume** the RecordBatch, so you must remember to call {@linkcode
-     * RecordBatch.free} to release the resources. The underlying arrays are reference counted, so
-     * this method does not copy data, it only prevents the data from being released.
-     * @returns {FFIData}
-     */
     toFFI() {
         const ret = wasm.recordbatch_toFFI(this.__wbg_ptr);
         if (ret[2]) {
@@ -932,14 +471,6 @@ class RecordBatch {
         }
         return FFIData.__wrap(ret[0]);
     }
-    /**
-     * Override the schema of this [`RecordBatch`]
-     *
-     * Returns an error if `schema` is not a superset of the current schema
-     * as determined by [`Schema::contains`]
-     * @param {Schema} schema
-     * @returns {RecordBatch}
-     */
     withSchema(schema) {
         _assertClass(schema, Schema);
         var ptr0 = schema.__destroy_into_raw();
@@ -951,10 +482,6 @@ class RecordBatch {
     }
 }
 if (Symbol.dispose) RecordBatch.prototype[Symbol.dispose] = RecordBatch.prototype.free;
-
-/**
- * Metadata for a Parquet row group.
- */
 class RowGroupMetaData {
     static __wrap(ptr) {
         const obj = Object.create(RowGroupMetaData.prototype);
@@ -972,68 +499,34 @@ class RowGroupMetaData {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_rowgroupmetadata_free(ptr, 0);
     }
-    /**
-     * Returns column chunk metadata for `i`th column.
-     * @param {number} i
-     * @returns {ColumnChunkMetaData}
-     */
     column(i) {
         const ret = wasm.rowgroupmetadata_column(this.__wbg_ptr, i);
         return ColumnChunkMetaData.__wrap(ret);
     }
-    /**
-     * Returns column chunk metadata for all columns
-     * @returns {ColumnChunkMetaData[]}
-     */
     columns() {
         const ret = wasm.rowgroupmetadata_columns(this.__wbg_ptr);
         var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
         wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
         return v1;
     }
-    /**
-     * Total size of all compressed column data in this row group.
-     * @returns {number}
-     */
     compressedSize() {
         const ret = wasm.rowgroupmetadata_compressedSize(this.__wbg_ptr);
         return ret;
     }
-    /**
-     * Number of columns in this row group.
-     * @returns {number}
-     */
     numColumns() {
         const ret = wasm.rowgroupmetadata_numColumns(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * Number of rows in this row group.
-     * @returns {number}
-     */
     numRows() {
         const ret = wasm.rowgroupmetadata_numRows(this.__wbg_ptr);
         return ret;
     }
-    /**
-     * Total byte size of all uncompressed column data in this row group.
-     * @returns {number}
-     */
     totalByteSize() {
         const ret = wasm.rowgroupmetadata_totalByteSize(this.__wbg_ptr);
         return ret;
     }
 }
 if (Symbol.dispose) RowGroupMetaData.prototype[Symbol.dispose] = RowGroupMetaData.prototype.free;
-
-/**
- * A named collection of types that defines the column names and types in a RecordBatch or Table
- * data structure.
- *
- * A Schema can also contain extra user-defined metadata either at the Table or Column level.
- * Column-level metadata is often used to define [extension
- * types](https://arrow.apache.org/docs/format/Columnar.html#extension-types).
- */
 class Schema {
     static __wrap(ptr) {
         const obj = Object.create(Schema.prototype);
@@ -1051,11 +544,6 @@ class Schema {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_schema_free(ptr, 0);
     }
-    /**
-     * Find the index of the column with the given name.
-     * @param {string} name
-     * @returns {number}
-     */
     indexOf(name) {
         const ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
@@ -1065,14 +553,6 @@ class Schema {
         }
         return ret[0] >>> 0;
     }
-    /**
-     * Export this Table to FFI structs according to the Arrow C Data Interface.
-     *
-     * This method **does consume** the Table, so the original Table will be
-     * inaccessible after this call. You must still call {@linkcode FFITable.free} after
-     * you've finished using the FFITable.
-     * @returns {FFISchema}
-     */
     intoFFI() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.schema_intoFFI(ptr);
@@ -1081,10 +561,6 @@ class Schema {
         }
         return FFISchema.__wrap(ret[0]);
     }
-    /**
-     * Consume this schema and convert to an Arrow IPC Stream buffer
-     * @returns {Uint8Array}
-     */
     intoIPCStream() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.schema_intoIPCStream(ptr);
@@ -1095,10 +571,6 @@ class Schema {
         wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
         return v1;
     }
-    /**
-     * Returns an immutable reference to the Map of custom metadata key-value pairs.
-     * @returns {SchemaMetadata}
-     */
     metadata() {
         const ret = wasm.schema_metadata(this.__wbg_ptr);
         if (ret[2]) {
@@ -1106,14 +578,6 @@ class Schema {
         }
         return takeFromExternrefTable0(ret[0]);
     }
-    /**
-     * Export this schema to an FFISchema object, which can be read with arrow-js-ffi.
-     *
-     * This method **does not consume** the Schema, so you must remember to call {@linkcode
-     * Schema.free} to release the resources. The underlying arrays are reference counted, so
-     * this method does not copy data, it only prevents the data from being released.
-     * @returns {FFISchema}
-     */
     toFFI() {
         const ret = wasm.schema_toFFI(this.__wbg_ptr);
         if (ret[2]) {
@@ -1121,11 +585,6 @@ class Schema {
         }
         return FFISchema.__wrap(ret[0]);
     }
-    /**
-     * Sets the metadata of this `Schema` to be `metadata` and returns a new object
-     * @param {SchemaMetadata} metadata
-     * @returns {Schema}
-     */
     withMetadata(metadata) {
         const ret = wasm.schema_withMetadata(this.__wbg_ptr, metadata);
         if (ret[2]) {
@@ -1135,13 +594,6 @@ class Schema {
     }
 }
 if (Symbol.dispose) Schema.prototype[Symbol.dispose] = Schema.prototype.free;
-
-/**
- * A Table in WebAssembly memory conforming to the Apache Arrow spec.
- *
- * A Table consists of one or more {@linkcode RecordBatch} objects plus a {@linkcode Schema} that
- * each RecordBatch conforms to.
- */
 class Table {
     static __wrap(ptr) {
         const obj = Object.create(Table.prototype);
@@ -1159,11 +611,6 @@ class Table {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_table_free(ptr, 0);
     }
-    /**
-     * Create a table from an Arrow IPC Stream buffer
-     * @param {Uint8Array} buf
-     * @returns {Table}
-     */
     static fromIPCStream(buf) {
         const ptr0 = passArray8ToWasm0(buf, wasm.__wbindgen_malloc);
         const len0 = WASM_VECTOR_LEN;
@@ -1173,23 +620,10 @@ class Table {
         }
         return Table.__wrap(ret[0]);
     }
-    /**
-     * Returns the total number of bytes of memory occupied physically by all batches in this
-     * table.
-     * @returns {number}
-     */
     getArrayMemorySize() {
         const ret = wasm.table_getArrayMemorySize(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * Export this Table to FFI structs according to the Arrow C Data Interface.
-     *
-     * This method **does consume** the Table, so the original Table will be
-     * inaccessible after this call. You must still call {@linkcode FFITable.free} after
-     * you've finished using the FFITable.
-     * @returns {FFIStream}
-     */
     intoFFI() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.table_intoFFI(ptr);
@@ -1198,10 +632,6 @@ class Table {
         }
         return FFIStream.__wrap(ret[0]);
     }
-    /**
-     * Consume this table and convert to an Arrow IPC Stream buffer
-     * @returns {Uint8Array}
-     */
     intoIPCStream() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.table_intoIPCStream(ptr);
@@ -1212,51 +642,24 @@ class Table {
         wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
         return v1;
     }
-    /**
-     * The number of batches in the Table
-     * @returns {number}
-     */
     get numBatches() {
         const ret = wasm.table_numBatches(this.__wbg_ptr);
         return ret >>> 0;
     }
-    /**
-     * Access a RecordBatch from the Table by index.
-     *
-     * @param index The positional index of the RecordBatch to retrieve.
-     * @returns a RecordBatch or `null` if out of range.
-     * @param {number} index
-     * @returns {RecordBatch | undefined}
-     */
     recordBatch(index) {
         const ret = wasm.table_recordBatch(this.__wbg_ptr, index);
         return ret === 0 ? undefined : RecordBatch.__wrap(ret);
     }
-    /**
-     * @returns {RecordBatch[]}
-     */
     recordBatches() {
         const ret = wasm.table_recordBatches(this.__wbg_ptr);
         var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
         wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
         return v1;
     }
-    /**
-     * Access the Table's {@linkcode Schema}.
-     * @returns {Schema}
-     */
     get schema() {
         const ret = wasm.table_schema(this.__wbg_ptr);
         return Schema.__wrap(ret);
     }
-    /**
-     * Export this Table to FFI structs according to the Arrow C Data Interface.
-     *
-     * This method **does not consume** the Table, so you must remember to call {@linkcode
-     * Table.free} to release the resources. The underlying arrays are reference counted, so
-     * this method does not copy data, it only prevents the data from being released.
-     * @returns {FFIStream}
-     */
     toFFI() {
         const ret = wasm.table_toFFI(this.__wbg_ptr);
         if (ret[2]) {
@@ -1266,13 +669,6 @@ class Table {
     }
 }
 if (Symbol.dispose) Table.prototype[Symbol.dispose] = Table.prototype.free;
-
-/**
- * Immutable struct to hold writing configuration for `writeParquet`.
- *
- * Use {@linkcode WriterPropertiesBuilder} to create a configuration, then call {@linkcode
- * WriterPropertiesBuilder.build} to create an instance of `WriterProperties`.
- */
 class WriterProperties {
     static __wrap(ptr) {
         const obj = Object.create(WriterProperties.prototype);
@@ -1292,12 +688,6 @@ class WriterProperties {
     }
 }
 if (Symbol.dispose) WriterProperties.prototype[Symbol.dispose] = WriterProperties.prototype.free;
-
-/**
- * Builder to create a writing configuration for `writeParquet`
- *
- * Call {@linkcode build} on the finished builder to create an immputable {@linkcode WriterProperties} to pass to `writeParquet`
- */
 class WriterPropertiesBuilder {
     static __wrap(ptr) {
         const obj = Object.create(WriterPropertiesBuilder.prototype);
@@ -1315,31 +705,17 @@ class WriterPropertiesBuilder {
         const ptr = this.__destroy_into_raw();
         wasm.__wbg_writerpropertiesbuilder_free(ptr, 0);
     }
-    /**
-     * Finalizes the configuration and returns immutable writer properties struct.
-     * @returns {WriterProperties}
-     */
     build() {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_build(ptr);
         return WriterProperties.__wrap(ret);
     }
-    /**
-     * Returns default state of the builder.
-     */
     constructor() {
         const ret = wasm.writerpropertiesbuilder_new();
         this.__wbg_ptr = ret;
         WriterPropertiesBuilderFinalization.register(this, this.__wbg_ptr, this);
         return this;
     }
-    /**
-     * Sets compression codec for a column.
-     * Takes precedence over globally defined settings.
-     * @param {string} col
-     * @param {Compression} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setColumnCompression(col, value) {
         const ptr = this.__destroy_into_raw();
         const ptr0 = passStringToWasm0(col, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -1347,13 +723,6 @@ class WriterPropertiesBuilder {
         const ret = wasm.writerpropertiesbuilder_setColumnCompression(ptr, ptr0, len0, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets flag to enable/disable dictionary encoding for a column.
-     * Takes precedence over globally defined settings.
-     * @param {string} col
-     * @param {boolean} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setColumnDictionaryEnabled(col, value) {
         const ptr = this.__destroy_into_raw();
         const ptr0 = passStringToWasm0(col, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -1361,21 +730,6 @@ class WriterPropertiesBuilder {
         const ret = wasm.writerpropertiesbuilder_setColumnDictionaryEnabled(ptr, ptr0, len0, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets encoding for a column.
-     * Takes precedence over globally defined settings.
-     *
-     * If dictionary is not enabled, this is treated as a primary encoding for this
-     * column. In case when dictionary is enabled for this column, either through
-     * global defaults or explicitly, this value is considered to be a fallback
-     * encoding for this column.
-     *
-     * Panics if user tries to set dictionary encoding here, regardless of dictionary
-     * encoding flag being set.
-     * @param {string} col
-     * @param {Encoding} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setColumnEncoding(col, value) {
         const ptr = this.__destroy_into_raw();
         const ptr0 = passStringToWasm0(col, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -1383,13 +737,6 @@ class WriterPropertiesBuilder {
         const ret = wasm.writerpropertiesbuilder_setColumnEncoding(ptr, ptr0, len0, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets flag to enable/disable statistics for a column.
-     * Takes precedence over globally defined settings.
-     * @param {string} col
-     * @param {EnabledStatistics} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setColumnStatisticsEnabled(col, value) {
         const ptr = this.__destroy_into_raw();
         const ptr0 = passStringToWasm0(col, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -1397,21 +744,11 @@ class WriterPropertiesBuilder {
         const ret = wasm.writerpropertiesbuilder_setColumnStatisticsEnabled(ptr, ptr0, len0, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets compression codec for any column.
-     * @param {Compression} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setCompression(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setCompression(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets "created by" property.
-     * @param {string} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setCreatedBy(value) {
         const ptr = this.__destroy_into_raw();
         const ptr0 = passStringToWasm0(value, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -1419,61 +756,26 @@ class WriterPropertiesBuilder {
         const ret = wasm.writerpropertiesbuilder_setCreatedBy(ptr, ptr0, len0);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets data page size limit.
-     * @param {number} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setDataPageSizeLimit(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setDataPageSizeLimit(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets flag to enable/disable dictionary encoding for any column.
-     *
-     * Use this method to set dictionary encoding, instead of explicitly specifying
-     * encoding in `set_encoding` method.
-     * @param {boolean} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setDictionaryEnabled(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setDictionaryEnabled(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets dictionary page size limit.
-     * @param {number} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setDictionaryPageSizeLimit(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setDictionaryPageSizeLimit(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets encoding for any column.
-     *
-     * If dictionary is not enabled, this is treated as a primary encoding for all
-     * columns. In case when dictionary is enabled for any column, this value is
-     * considered to be a fallback encoding for that column.
-     *
-     * Panics if user tries to set dictionary encoding here, regardless of dictionary
-     * encoding flag being set.
-     * @param {Encoding} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setEncoding(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setEncoding(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets "key_value_metadata" property.
-     * @param {KeyValueMetadata} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setKeyValueMetadata(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setKeyValueMetadata(ptr, value);
@@ -1482,51 +784,26 @@ class WriterPropertiesBuilder {
         }
         return WriterPropertiesBuilder.__wrap(ret[0]);
     }
-    /**
-     * Sets maximum size of a row group in bytes.
-     * @param {number} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setMaxRowGroupBytes(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setMaxRowGroupBytes(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets maximum number of rows in a row group.
-     * @param {number} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setMaxRowGroupSize(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setMaxRowGroupSize(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets flag to enable/disable statistics for any column.
-     * @param {EnabledStatistics} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setStatisticsEnabled(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setStatisticsEnabled(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets write batch size.
-     * @param {number} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setWriteBatchSize(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setWriteBatchSize(ptr, value);
         return WriterPropertiesBuilder.__wrap(ret);
     }
-    /**
-     * Sets writer version.
-     * @param {WriterVersion} value
-     * @returns {WriterPropertiesBuilder}
-     */
     setWriterVersion(value) {
         const ptr = this.__destroy_into_raw();
         const ret = wasm.writerpropertiesbuilder_setWriterVersion(ptr, value);
@@ -1534,89 +811,14 @@ class WriterPropertiesBuilder {
     }
 }
 if (Symbol.dispose) WriterPropertiesBuilder.prototype[Symbol.dispose] = WriterPropertiesBuilder.prototype.free;
-
-/**
- * The Parquet version to use when writing
- * @enum {0 | 1}
- */
 const WriterVersion = Object.freeze({
     V1: 0, "0": "V1",
     V2: 1, "1": "V2",
 });
-
-/**
- * Returns a handle to this wasm instance's `WebAssembly.Table` which is the indirect function
- * table used by Rust
- * @returns {FunctionTable}
- */
 function _functionTable() {
     const ret = wasm._functionTable();
     return ret;
 }
-
-/**
- * Read a Parquet file into Arrow data.
- *
- * This returns an Arrow table in WebAssembly memory. To transfer the Arrow table to JavaScript
- * memory you have two options:
- *
- * - (Easier): Call {@linkcode Table.intoIPCStream} to construct a buffer that can be parsed with
- *   Arrow JS's `tableFromIPC` function.
- * - (More performant but bleeding edge): Call {@linkcode Table.intoFFI} to construct a data
- *   representation that can be parsed zero-copy from WebAssembly with
- *   [arrow-js-ffi](https://github.com/kylebarron/arrow-js-ffi) using `parseTable`.
- *
- * Example with IPC stream:
- *
- * ```js
- * import { tableFromIPC } from "apache-arrow";
- * import initWasm, {readParquet} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- *
- * const resp = await fetch("https://example.com/file.parquet");
- * const parquetUint8Array = new Uint8Array(await resp.arrayBuffer());
- * const arrowWasmTable = readParquet(parquetUint8Array);
- * const arrowTable = tableFromIPC(arrowWasmTable.intoIPCStream());
- * ```
- *
- * Example with `arrow-js-ffi`:
- *
- * ```js
- * import { parseTable } from "arrow-js-ffi";
- * import initWasm, {readParquet, wasmMemory} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- * const WASM_MEMORY = wasmMemory();
- *
- * const resp = await fetch("https://example.com/file.parquet");
- * const parquetUint8Array = new Uint8Array(await resp.arrayBuffer());
- * const arrowWasmTable = readParquet(parquetUint8Array);
- * const ffiTable = arrowWasmTable.intoFFI();
- * const arrowTable = parseTable(
- *   WASM_MEMORY.buffer,
- *   ffiTable.arrayAddrs(),
- *   ffiTable.schemaAddr()
- * );
- * ```
- *
- * @param parquet_file Uint8Array containing Parquet data
- * @param options
- *
- *    Options for reading Parquet data. Optional keys include:
- *
- *    - `batchSize`: The number of rows in each batch. If not provided, the upstream parquet
- *           default is 1024.
- *    - `rowGroups`: Only read data from the provided row group indexes.
- *    - `limit`: Provide a limit to the number of rows to be read.
- *    - `offset`: Provide an offset to skip over the given number of rows.
- *    - `columns`: The column names from the file to read.
- * @param {Uint8Array} parquet_file
- * @param {ReaderOptions | null} [options]
- * @returns {Table}
- */
 function readParquet(parquet_file, options) {
     const ptr0 = passArray8ToWasm0(parquet_file, wasm.__wbindgen_malloc);
     const len0 = WASM_VECTOR_LEN;
@@ -1626,129 +828,12 @@ function readParquet(parquet_file, options) {
     }
     return Table.__wrap(ret[0]);
 }
-
-/**
- * Read a Parquet file into a stream of Arrow `RecordBatch`es.
- *
- * This returns a ReadableStream containing RecordBatches in WebAssembly memory. To transfer the
- * Arrow table to JavaScript memory you have two options:
- *
- * - (Easier): Call {@linkcode RecordBatch.intoIPCStream} to construct a buffer that can be parsed
- *   with Arrow JS's `tableFromIPC` function. (The table will have a single internal record
- *   batch).
- * - (More performant but bleeding edge): Call {@linkcode RecordBatch.intoFFI} to construct a data
- *   representation that can be parsed zero-copy from WebAssembly with
- *   [arrow-js-ffi](https://github.com/kylebarron/arrow-js-ffi) using `parseRecordBatch`.
- *
- * Example with IPC stream:
- *
- * ```js
- * import { tableFromIPC, Table } from "apache-arrow";
- * import initWasm, {readParquetStream} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- *
- * const stream = await readParquetStream(url);
- *
- * const batches = [];
- * for await (const wasmRecordBatch of stream) {
- *   const arrowTable = tableFromIPC(wasmRecordBatch.intoIPCStream());
- *   batches.push(...arrowTable.batches);
- * }
- * const table = new Table(batches);
- * ```
- *
- * Example with `arrow-js-ffi`:
- *
- * ```js
- * import { Table } from "apache-arrow";
- * import { parseRecordBatch } from "arrow-js-ffi";
- * import initWasm, {readParquetStream, wasmMemory} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- * const WASM_MEMORY = wasmMemory();
- *
- * const stream = await readParquetStream(url);
- *
- * const batches = [];
- * for await (const wasmRecordBatch of stream) {
- *   const ffiRecordBatch = wasmRecordBatch.intoFFI();
- *   const recordBatch = parseRecordBatch(
- *     WASM_MEMORY.buffer,
- *     ffiRecordBatch.arrayAddr(),
- *     ffiRecordBatch.schemaAddr(),
- *     true
- *   );
- *   batches.push(recordBatch);
- * }
- * const table = new Table(batches);
- * ```
- *
- * @param url URL to Parquet file
- * @param {string} url
- * @param {number | null} [content_length]
- * @returns {Promise<ReadableStream>}
- */
 function readParquetStream(url, content_length) {
     const ptr0 = passStringToWasm0(url, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.readParquetStream(ptr0, len0, isLikeNone(content_length) ? Number.MAX_SAFE_INTEGER : (content_length) >>> 0);
     return ret;
 }
-
-/**
- * Read an Arrow schema from a Parquet file in memory.
- *
- * This returns an Arrow schema in WebAssembly memory. To transfer the Arrow schema to JavaScript
- * memory you have two options:
- *
- * - (Easier): Call {@linkcode Schema.intoIPCStream} to construct a buffer that can be parsed with
- *   Arrow JS's `tableFromIPC` function. This results in an Arrow JS Table with zero rows but a
- *   valid schema.
- * - (More performant but bleeding edge): Call {@linkcode Schema.intoFFI} to construct a data
- *   representation that can be parsed zero-copy from WebAssembly with
- *   [arrow-js-ffi](https://github.com/kylebarron/arrow-js-ffi) using `parseSchema`.
- *
- * Example with IPC Stream:
- *
- * ```js
- * import { tableFromIPC } from "apache-arrow";
- * import initWasm, {readSchema} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- *
- * const resp = await fetch("https://example.com/file.parquet");
- * const parquetUint8Array = new Uint8Array(await resp.arrayBuffer());
- * const arrowWasmSchema = readSchema(parquetUint8Array);
- * const arrowTable = tableFromIPC(arrowWasmSchema.intoIPCStream());
- * const arrowSchema = arrowTable.schema;
- * ```
- *
- * Example with `arrow-js-ffi`:
- *
- * ```js
- * import { parseSchema } from "arrow-js-ffi";
- * import initWasm, {readSchema, wasmMemory} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- * const WASM_MEMORY = wasmMemory();
- *
- * const resp = await fetch("https://example.com/file.parquet");
- * const parquetUint8Array = new Uint8Array(await resp.arrayBuffer());
- * const arrowWasmSchema = readSchema(parquetUint8Array);
- * const ffiSchema = arrowWasmSchema.intoFFI();
- * const arrowTable = parseSchema(WASM_MEMORY.buffer, ffiSchema.addr());
- * const arrowSchema = arrowTable.schema;
- * ```
- *
- * @param parquet_file Uint8Array containing Parquet data
- * @param {Uint8Array} parquet_file
- * @returns {Schema}
- */
 function readSchema(parquet_file) {
     const ptr0 = passArray8ToWasm0(parquet_file, wasm.__wbindgen_malloc);
     const len0 = WASM_VECTOR_LEN;
@@ -1758,78 +843,6 @@ function readSchema(parquet_file) {
     }
     return Schema.__wrap(ret[0]);
 }
-
-/**
- * Transform a ReadableStream of RecordBatches to a ReadableStream of bytes
- *
- * Browser example with piping to a file via the File System API:
- *
- * ```js
- * import initWasm, {ParquetFile, transformParquetStream} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- *
- * const fileInstance = await ParquetFile.fromUrl("https://example.com/file.parquet");
- * const recordBatchStream = await fileInstance.stream();
- * const serializedParquetStream = await transformParquetStream(recordBatchStream);
- * // NB: requires transient user activation - you would typically do this before ☝️
- * const handle = await window.showSaveFilePicker();
- * const writable = await handle.createWritable();
- * await serializedParquetStream.pipeTo(writable);
- * ```
- *
- * NodeJS (ESM) example with piping to a file:
- * ```js
- * import { open } from "node:fs/promises";
- * import { Writable } from "node:stream";
- * import initWasm, {ParquetFile, transformParquetStream} from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- *
- * const fileInstance = await ParquetFile.fromUrl("https://example.com/file.parquet");
- * const recordBatchStream = await fileInstance.stream();
- * const serializedParquetStream = await transformParquetStream(recordBatchStream);
- *
- * // grab a file handle via fsPromises
- * const handle = await open("file.parquet");
- * const destinationStream = Writable.toWeb(handle.createWriteStream());
- * await serializedParquetStream.pipeTo(destinationStream);
- *
- * ```
- * NB: the above is a little contrived - `await writeFile("file.parquet", serializedParquetStream)`
- * is enough for most use cases.
- *
- * Browser kitchen sink example - teeing to the Cache API, using as a streaming post body, transferring
- * to a Web Worker:
- * ```js
- * // prelude elided - see above
- * const serializedParquetStream = await transformParquetStream(recordBatchStream);
- * const [cacheStream, bodyStream] = serializedParquetStream.tee();
- * const postProm = fetch(targetUrl, {
- *     method: "POST",
- *     duplex: "half",
- *     body: bodyStream
- * });
- * const targetCache = await caches.open("foobar");
- * await targetCache.put("https://example.com/file.parquet", new Response(cacheStream));
- * // this could have been done with another tee, but beware of buffering
- * const workerStream = await targetCache.get("https://example.com/file.parquet").body;
- * const worker = new Worker("worker.js");
- * worker.postMessage(workerStream, [workerStream]);
- * await postProm;
- * ```
- *
- * @param stream A {@linkcode ReadableStream} of {@linkcode RecordBatch} instances
- * @param writer_properties (optional) Configuration for writing to Parquet. Use the {@linkcode
- * WriterPropertiesBuilder} to build a writing configuration, then call `.build()` to create an
- * immutable writer properties to pass in here.
- * @returns ReadableStream containing serialized Parquet data.
- * @param {ReadableStream} stream
- * @param {WriterProperties | null} [writer_properties]
- * @returns {Promise<ReadableStream>}
- */
 function transformParquetStream(stream, writer_properties) {
     let ptr0 = 0;
     if (!isLikeNone(writer_properties)) {
@@ -1839,54 +852,10 @@ function transformParquetStream(stream, writer_properties) {
     const ret = wasm.transformParquetStream(stream, ptr0);
     return ret;
 }
-
-/**
- * Returns a handle to this wasm instance's `WebAssembly.Memory`
- * @returns {Memory}
- */
 function wasmMemory() {
     const ret = wasm.wasmMemory();
     return ret;
 }
-
-/**
- * Write Arrow data to a Parquet file.
- *
- * For example, to create a Parquet file with Snappy compression:
- *
- * ```js
- * import { tableToIPC } from "apache-arrow";
- * // Edit the `parquet-wasm` import as necessary
- * import initWasm, {
- *   Table,
- *   WriterPropertiesBuilder,
- *   Compression,
- *   writeParquet,
- * } from "parquet-wasm";
- *
- * // Instantiate the WebAssembly context
- * await initWasm();
- *
- * // Given an existing arrow JS table under `table`
- * const wasmTable = Table.fromIPCStream(tableToIPC(table, "stream"));
- * const writerProperties = new WriterPropertiesBuilder()
- *   .setCompression(Compression.SNAPPY)
- *   .build();
- * const parquetUint8Array = writeParquet(wasmTable, writerProperties);
- * ```
- *
- * If `writerProperties` is not provided or is `null`, the default writer properties will be used.
- * This is equivalent to `new WriterPropertiesBuilder().build()`.
- *
- * @param table A {@linkcode Table} representation in WebAssembly memory.
- * @param writer_properties (optional) Configuration for writing to Parquet. Use the {@linkcode
- * WriterPropertiesBuilder} to build a writing configuration, then call `.build()` to create an
- * immutable writer properties to pass in here.
- * @returns Uint8Array containing written Parquet data.
- * @param {Table} table
- * @param {WriterProperties | null} [writer_properties]
- * @returns {Uint8Array}
- */
 function writeParquet(table, writer_properties) {
     _assertClass(table, Table);
     var ptr0 = table.__destroy_into_raw();
