@@ -57,6 +57,13 @@ if (wanted("s3")) {
   if (extra) console.log(JSON.stringify(report.save(extra), (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2));
 }
 
+if (wanted("http")) {
+  const { runHttpBenchmarks } = await import("./http.mjs");
+  const report = new Report("http");
+  await runHttpBenchmarks(report, { quick });
+  report.save();
+}
+
 if (wanted("bitmap")) {
   // A standalone script (it keeps a roaring-wasm instance for its baseline); run it as a child.
   const args = ["--expose-gc", fileURLToPath(new URL("./bitmap.mjs", import.meta.url)), ...(quick ? ["--quick"] : [])];

@@ -1,5 +1,5 @@
 // Types of scripts/bundle-explorer.mjs for the TypeScript tests that import it.
 import type { Plugin } from "vite";
 
-export const keepParquetWasmExternal: Plugin;
+export const keepWasmExternal: Plugin;
 export function bundleExplorer(outDir: string): Promise<number>;

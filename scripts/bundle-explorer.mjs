@@ -10,16 +10,18 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * A vite plugin that hides parquet-wasm's `new URL("parquet_wasm_bg.wasm", import.meta.url)` from
- * vite's asset handling, which would inline the 5 MB module as base64 in library mode; bundles that
- * use it pass the module to init({ parquet }) instead.
+ * A vite plugin that hides the two wasm modules' `new URL("….wasm", import.meta.url)` (parquet-wasm's
+ * and paimon-rt's kernel, src/kernel/wasm-source.ts) from vite's asset handling, which would inline
+ * them as base64 in library mode (5 MB and 150 KB); bundles that use it pass the modules to
+ * init({ kernels, parquet }) or serve them where the unrewritten URLs point.
  */
-export const keepParquetWasmExternal = {
-  name: "keep-parquet-wasm-external",
+export const keepWasmExternal = {
+  name: "keep-wasm-external",
   enforce: "pre",
   transform(code, id) {
-    if (!id.includes("parquet-wasm")) return null;
-    return code.replace("new URL('parquet_wasm_bg.wasm', import.meta.url)", "new URL('parquet_wasm_bg.wasm', import.meta['url'])");
+    if (id.includes("parquet-wasm")) return code.replace("new URL('parquet_wasm_bg.wasm', import.meta.url)", "new URL('parquet_wasm_bg.wasm', import.meta['url'])");
+    if (/kernel[\\/]wasm-source\.[jt]s$/.test(id)) return code.replace('new URL("../../wasm/pkg/paimon_rt_kernels.wasm", import.meta.url)', 'new URL("../../wasm/pkg/paimon_rt_kernels.wasm", import.meta["url"])');
+    return null;
   },
 };
 
@@ -34,7 +36,7 @@ export async function bundleExplorer(outDir) {
     configFile: false,
     logLevel: "silent",
     root,
-    plugins: [keepParquetWasmExternal],
+    plugins: [keepWasmExternal],
     build: {
       write: false,
       minify: true,

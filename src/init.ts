@@ -8,17 +8,19 @@ import { initKernels } from "./kernel/wasm.js";
 /** The wasm modules {@link init} takes, each optional. */
 export interface InitOptions {
   /**
-   * paimon-rt's kernel module, `paimon-rt/kernels.wasm` (as a compiled `WebAssembly.Module`, e.g.
-   * a Worker's `import kernels from "paimon-rt/kernels.wasm"`, or its bytes). Without it the copy
-   * embedded in the JS is compiled, which hosts that forbid compiling wasm from bytes refuse.
+   * paimon-rt's kernel module, `paimon-rt/kernels.wasm`: a compiled `WebAssembly.Module` (a
+   * Worker's `import kernels from "paimon-rt/kernels.wasm"`), its bytes, or its URL (a bundler's
+   * asset URL, e.g. esbuild's `--loader:.wasm=file`). Without it Node, Deno and Bun read the file
+   * from the installed package and browsers fetch it from the URL their bundler emitted; hosts
+   * that forbid compiling wasm from fetched bytes need the module.
    */
-  kernels?: WebAssembly.Module | BufferSource;
+  kernels?: WebAssembly.Module | BufferSource | URL | string;
   /**
-   * parquet-wasm's module, `parquet-wasm/esm/parquet_wasm_bg.wasm` (a `WebAssembly.Module` or its
-   * bytes). Without it Node, Deno and Bun read it from the installed package and browsers fetch
-   * it next to parquet-wasm's JS, which bundlers and workers may not allow.
+   * parquet-wasm's module, `parquet-wasm/esm/parquet_wasm_bg.wasm`: a `WebAssembly.Module`, its
+   * bytes or its URL. Without it Node, Deno and Bun read it from the installed package and
+   * browsers fetch it next to parquet-wasm's JS, which bundlers and workers may not allow.
    */
-  parquet?: WebAssembly.Module | BufferSource;
+  parquet?: WebAssembly.Module | BufferSource | URL | string;
 }
 
 /**
@@ -45,9 +47,9 @@ export async function init(options: InitOptions = {}): Promise<void> {
   }
 }
 
-function asModuleOrBytes(value: unknown, name: string): WebAssembly.Module | Uint8Array {
-  if (value instanceof WebAssembly.Module || value instanceof Uint8Array) return value;
+function asModuleOrBytes(value: unknown, name: string): WebAssembly.Module | Uint8Array | URL | string {
+  if (value instanceof WebAssembly.Module || value instanceof Uint8Array || value instanceof URL || typeof value === "string") return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer as ArrayBuffer, value.byteOffset, value.byteLength);
-  throw new PaimonError("INVALID_ARGUMENT", `init({ ${name} }): expected a WebAssembly.Module, an ArrayBuffer or a typed array, got ${value === null ? "null" : typeof value}`);
+  throw new PaimonError("INVALID_ARGUMENT", `init({ ${name} }): expected a WebAssembly.Module, an ArrayBuffer, a typed array or a URL, got ${value === null ? "null" : typeof value}`);
 }

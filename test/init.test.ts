@@ -44,7 +44,7 @@ describe("init", () => {
     }
   });
 
-  it("paimon-rt/kernels.wasm resolves through the exports map to the kernel the JS embeds", async () => {
+  it("paimon-rt/kernels.wasm resolves through the exports map to the kernel file the loader reads", async () => {
     const file = fileURLToPath(import.meta.resolve("paimon-rt/kernels.wasm"));
     expect(file.endsWith("wasm/pkg/paimon_rt_kernels.wasm")).toBe(true);
     const bytes = readFileSync(file);
@@ -65,10 +65,24 @@ describe("init", () => {
     expect(garbageMessage).toContain("init({ kernels })");
   });
 
-  it("rejects a value that is no module or bytes, naming the option", async () => {
-    const [code, message] = await codeOf(edge.init({ parquet: "parquet.wasm" as never }));
+  it("rejects a value that is no module, bytes or URL, naming the option", async () => {
+    const [code, message] = await codeOf(edge.init({ parquet: 42 as never }));
     expect(code).toBe("INVALID_ARGUMENT");
-    expect(message).toContain("init({ parquet })");
+    expect(message).toBe("init({ parquet }): expected a WebAssembly.Module, an ArrayBuffer, a typed array or a URL, got number");
+    const [kernelCode, kernelMessage] = await codeOf(edge.init({ kernels: null as never }));
+    expect(kernelCode).toBe("INVALID_ARGUMENT");
+    expect(kernelMessage).toBe("init({ kernels }): expected a WebAssembly.Module, an ArrayBuffer, a typed array or a URL, got null");
+  });
+
+  it("takes both modules by URL (a bundler's asset URL; file: URLs are read from disk here)", async () => {
+    const kernels = import.meta.resolve("paimon-rt/kernels.wasm");
+    const parquet = new URL(import.meta.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"));
+    await edge.init({ kernels, parquet });
+    expect(edge.sortPermutation([edge.keyColumnFromValues("int32", [2, 3, 1])], new BigInt64Array(3)).join()).toBe("2,0,1");
+    const [code, message] = await codeOf(edge.init({ kernels: new URL("missing.wasm", kernels) }));
+    expect(code).toBe("INVALID_ARGUMENT");
+    expect(message).toContain("the kernels module given to init({ kernels }) is not paimon-rt's kernel wasm");
+    expect(message).toContain("missing.wasm");
   });
 
   it("a parquet module that fails to load is UNSUPPORTED on the read (not CORRUPT_FILE) and init with the right one retries cleanly", async () => {

@@ -3,15 +3,17 @@
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { Table } from "../table/table.js";
-import { CommitMessage, validateMessageFiles } from "./commit-message.js";
+import type { CommitMessage } from "./commit-message.js";
 import type { CommitMessageData } from "../spec/commit-message.js";
-import { expireSnapshots, type ExpireOptions } from "./expire.js";
-import { FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
-import { DataFilePaths } from "../table/data-file-paths.js";
+import type { ExpireOptions } from "./expire.js";
+import type { FileStoreCommit, PartitionFilter } from "./file-store-commit.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
-import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
-import { commitWithProgress } from "../realtime/commit.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
+
+// The commit machinery (and the real-time progress it records) is imported on first use:
+// Table.newCommit is synchronous, and a query-only bundle must not carry this code.
+const loadFileStoreCommit = () => import("./file-store-commit.js");
+const loadOffsets = () => import("../realtime/offsets.js");
 
 function identifierOf(id: bigint | number | undefined): bigint {
   if (id === undefined) return BATCH_COMMIT_IDENTIFIER;
@@ -26,18 +28,27 @@ interface PartitionScope {
 }
 
 export class TableCommit {
-  private readonly commit_: FileStoreCommit;
+  private fileStoreCommit: FileStoreCommit | undefined;
 
   constructor(
     private readonly table: Table,
     readonly commitUser: string,
   ) {
     if (typeof commitUser !== "string" || commitUser === "") throw new PaimonError("INVALID_ARGUMENT", "newCommit needs a non-empty commitUser");
-    this.commit_ = new FileStoreCommit(table.fileIO, table.location, table.schema, commitUser);
   }
 
-  private check(messages: readonly CommitMessage[]): void {
+  /** The file-store commit of this user (one per TableCommit: it caches the user's latest commit). */
+  private async commit_(): Promise<FileStoreCommit> {
+    if (!this.fileStoreCommit) {
+      const { FileStoreCommit } = await loadFileStoreCommit();
+      this.fileStoreCommit ??= new FileStoreCommit(this.table.fileIO, this.table.location, this.table.schema, this.commitUser);
+    }
+    return this.fileStoreCommit;
+  }
+
+  private async check(messages: readonly CommitMessage[]): Promise<void> {
     if (!Array.isArray(messages)) throw new PaimonError("INVALID_ARGUMENT", "commit takes an array of CommitMessage");
+    const { CommitMessage, validateMessageFiles } = await import("./commit-message.js");
     const arity = this.table.partitionFields.length;
     for (const m of messages) {
       if (!(m instanceof CommitMessage)) throw new PaimonError("INVALID_ARGUMENT", "commit takes CommitMessage objects (from prepareCommit or CommitMessage.deserialize)");
@@ -56,8 +67,8 @@ export class TableCommit {
    * the table (the same messages twice) fails with COMMIT_CONFLICT and publishes nothing.
    */
   async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
-    this.check(messages);
-    return this.commit_.commit(
+    await this.check(messages);
+    return (await this.commit_()).commit(
       messages.map((m) => m.data),
       identifierOf(commitIdentifier),
     );
@@ -74,12 +85,12 @@ export class TableCommit {
     if (!(committables instanceof Map)) throw new PaimonError("INVALID_ARGUMENT", "filterAndCommit takes a Map from commit identifier to CommitMessage[]");
     const byIdentifier = new Map<bigint, CommitMessageData[]>();
     for (const [id, messages] of committables) {
-      this.check(messages);
+      await this.check(messages);
       const identifier = identifierOf(id);
       if (identifier === BATCH_COMMIT_IDENTIFIER || byIdentifier.has(identifier)) throw new PaimonError("INVALID_ARGUMENT", `filterAndCommit needs distinct streaming commit identifiers; got ${String(id)} twice or as the batch identifier`);
       byIdentifier.set(identifier, messages.map((m: CommitMessage) => m.data));
     }
-    return this.commit_.filterAndCommit(byIdentifier);
+    return (await this.commit_()).filterAndCommit(byIdentifier);
   }
 
   /**
@@ -89,8 +100,8 @@ export class TableCommit {
    * deleted, so aborting messages that were committed after all is harmless.
    */
   async abort(messages: CommitMessage[]): Promise<void> {
-    this.check(messages);
-    await this.commit_.abort(messages.map((m) => m.data));
+    await this.check(messages);
+    await (await this.commit_()).abort(messages.map((m) => m.data));
   }
 
   /**
@@ -98,7 +109,8 @@ export class TableCommit {
    * atomically; returns the snapshot id (also for an idempotent retry of covered ranges).
    */
   async commitWithProgress(progress: RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
-    return commitWithProgress(this.table, this.commit_, progress, commitIdentifier, watermark);
+    const { commitWithProgress } = await import("../realtime/commit.js");
+    return commitWithProgress(this.table, await this.commit_(), progress, commitIdentifier, watermark);
   }
 
   /**
@@ -112,11 +124,12 @@ export class TableCommit {
    * vectors (keys written again) are refused with UNSUPPORTED.
    */
   async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
-    this.check(messages);
+    await this.check(messages);
+    const { partitionStringsOfRow } = await loadOffsets();
     const fields = this.table.partitionFields;
     let scope: PartitionScope | null = null;
     if (partition && Object.keys(partition).length > 0) {
-      scope = this.partitionScope([partition]);
+      scope = this.partitionScope([partition], (await loadOffsets()).partitionStrings);
     } else if (fields.length > 0 && this.table.coreOptions.dynamicPartitionOverwrite) {
       const touched = new Set(messages.map((m) => m.data.partition.join(",")));
       const touchedStrings = new Set(messages.map((m) => JSON.stringify(fields.map((f) => partitionStringsOfRow(this.table, m.data.partition)[f.name]))));
@@ -145,11 +158,12 @@ export class TableCommit {
   async dropPartitions(partitions: Array<Record<string, unknown>>): Promise<number> {
     if (!Array.isArray(partitions) || partitions.length === 0) throw new PaimonError("INVALID_ARGUMENT", `dropPartitions of ${this.table.identifier} needs a non-empty list of partitions`);
     if (this.table.partitionFields.length === 0) throw new PaimonError("INVALID_ARGUMENT", `table ${this.table.identifier} has no partition keys; use truncate`);
-    return (await this.overwriteScope([], this.partitionScope(partitions), BATCH_COMMIT_IDENTIFIER))!;
+    const { partitionStrings } = await loadOffsets();
+    return (await this.overwriteScope([], this.partitionScope(partitions, partitionStrings), BATCH_COMMIT_IDENTIFIER))!;
   }
 
   /** The partitions matching any of `specs` (each: values of some or all partition keys). */
-  private partitionScope(specs: ReadonlyArray<Record<string, unknown>>): PartitionScope {
+  private partitionScope(specs: ReadonlyArray<Record<string, unknown>>, partitionStrings: typeof import("../realtime/offsets.js").partitionStrings): PartitionScope {
     const fields = this.table.partitionFields;
     const opts = this.table.coreOptions;
     const parsed = specs.map((spec) => {
@@ -182,10 +196,12 @@ export class TableCommit {
 
   /** One OVERWRITE snapshot replacing `scope` (the whole table when null), with the real-time progress reset to match. */
   private async overwriteScope(messages: readonly CommitMessage[], scope: PartitionScope | null, identifier: bigint): Promise<number | null> {
+    const { deleteUnpublishedOffsets, progressAfterOverwrite } = await loadOffsets();
+    const commit = await this.commit_();
     const written: string[] = [];
     let id: number | null = null;
     try {
-      id = await this.commit_.overwrite(
+      id = await commit.overwrite(
         messages.map((m) => m.data),
         scope?.filter ?? null,
         identifier,
@@ -199,6 +215,7 @@ export class TableCommit {
 
   /** Expires old snapshots and the files only they reference; returns how many expired. */
   async expireSnapshots(options: ExpireOptions = {}): Promise<number> {
+    const { expireSnapshots } = await import("./expire.js");
     return expireSnapshots(this.table.fileIO, this.table.location, this.table.coreOptions, this.table.partitionFields, options);
   }
 }

@@ -59,12 +59,20 @@ export function toByteSource(source: ParquetSource, name?: string): ByteSource {
 /** A random-access source over a file of a `FileIO` (size looked up when not given). */
 export async function fileIOSource(io: FileIO, path: string, size?: number): Promise<RandomAccessSource> {
   const fileSize = size ?? (await io.fileSize(path));
+  // The footer is read first, as one block from the end; on a small file that block holds the
+  // column chunks too, which are then sliced from it instead of fetched again (a round trip over HTTP).
+  let block: { offset: number; bytes: Uint8Array } | null = null;
   return {
     size: fileSize,
     name: path,
     read: async (offset, length) => {
+      if (block !== null && offset >= block.offset && offset + length <= block.offset + block.bytes.length) {
+        return block.bytes.subarray(offset - block.offset, offset - block.offset + length);
+      }
       try {
-        return await io.readRange(path, offset, length);
+        const bytes = await io.readRange(path, offset, length);
+        if (block === null || bytes.length > block.bytes.length) block = { offset, bytes };
+        return bytes;
       } catch (e) {
         // A file shorter than its recorded size was truncated: that is corruption, not an I/O hiccup.
         if (size !== undefined && e instanceof PaimonError && e.code === "IO_ERROR") {

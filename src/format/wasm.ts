@@ -7,8 +7,9 @@
 //   itself, unless the caller provided the module with `setParquetWasmSource`.
 // * A Rust panic aborts the wasm instance (`RuntimeError: unreachable`); its heap must not be
 //   used again. `withParquetWasm` catches that, drops the instance and the next call
-//   instantiates a fresh copy of the glue module (a new JS module instance + a new
-//   WebAssembly.Instance over the cached compiled module).
+//   instantiates a fresh copy of the glue (parquet-wasm-glue.ts: the glue's code in a factory,
+//   since browsers and workers cannot import a bundled module again) and a new
+//   WebAssembly.Instance over the cached compiled module.
 
 import type * as ParquetWasmModule from "parquet-wasm/esm";
 import { PaimonError } from "../error.js";
@@ -160,16 +161,23 @@ async function compiledModule(): Promise<WebAssembly.Module | undefined> {
 
 async function importGlue(gen: number): Promise<ParquetWasm> {
   if (gen === 0) return (await import("parquet-wasm/esm")) as ParquetWasm;
-  // A fresh module instance: same file, distinct URL (query string).
-  const url = await resolvePackageFile("esm/parquet_wasm.js");
-  if (!url) throw new Error("cannot locate parquet-wasm/esm/parquet_wasm.js to re-instantiate after a wasm panic");
-  return (await import(/* @vite-ignore */ `${url}?instance=${gen}`)) as ParquetWasm;
+  // A fresh copy of the glue's state (parquet-wasm-glue.ts, generated from the same file): works
+  // in browsers and workers too, where a bundled module cannot be imported again by URL.
+  const { createParquetWasmGlue } = await import("./parquet-wasm-glue.js");
+  return createParquetWasmGlue() as unknown as ParquetWasm;
 }
 
 async function instantiate(gen: number): Promise<ParquetWasm> {
   const glue = await importGlue(gen);
   const mod = await compiledModule();
   if (mod) glue.initSync({ module: mod });
-  else await glue.default();
+  else if (gen === 0) await glue.default();
+  else {
+    // the browser default (the glue fetched its sibling .wasm) leaves no module to instantiate again
+    throw new PaimonError(
+      "UNSUPPORTED",
+      "parquet-wasm cannot be instantiated again after a wasm panic: its module was fetched by parquet-wasm itself; pass it to init({ parquet }) (parquet-wasm/esm/parquet_wasm_bg.wasm as a WebAssembly.Module, its bytes or URL)",
+    );
+  }
   return glue;
 }

@@ -14,7 +14,7 @@ import { PaimonError } from "../error.js";
 import { type FileIO, type ResolvedLocation, fileIOFactoryFor, schemeOf } from "./file-io.js";
 import "./memory-file-io.js";
 import "./http-file-io.js";
-import { S3FileIO, type S3Options, normalizeS3Location, s3FileIOOptions } from "./s3-file-io.js";
+import type { S3Options } from "./s3-file-io.js";
 
 // A computed specifier keeps edge bundlers from following this import into `node:` modules.
 const LOCAL_MODULE = ["./local", "file-io.js"].join("-");
@@ -48,10 +48,13 @@ export async function resolveWarehouse(warehouse: string | URL, options: Warehou
   const location = typeof warehouse === "string" ? warehouse : warehouse.toString();
   if (location.trim() === "") throw new PaimonError("INVALID_ARGUMENT", "warehouse location is empty");
   const scheme = schemeOf(location);
-  if (options.s3 && !options.fileIO && (scheme === "s3" || scheme === "s3a")) {
-    return { fileIO: new S3FileIO(s3FileIOOptions(options.s3)), root: normalizeS3Location(location) };
+  const s3 = scheme === "s3" || scheme === "s3a";
+  if (options.s3 && !options.fileIO && s3) {
+    return (await import("./s3-warehouse.js")).resolveS3Warehouse(location, options.s3);
   }
   let factory = fileIOFactoryFor(scheme);
+  // S3 is imported on first use (a registered factory, e.g. a custom one, takes precedence)
+  if (!factory && s3) factory = (await import("./s3-warehouse.js")).resolveS3Warehouse;
   if (!factory && (scheme === "" || scheme === "file")) {
     try {
       await loadLocal(location);

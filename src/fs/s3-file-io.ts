@@ -30,7 +30,6 @@ import {
   fsError,
   joinPath,
   randomId,
-  registerFileIOFactory,
   shortReadError,
   toBytes,
 } from "./file-io.js";
@@ -786,7 +785,7 @@ export class S3FileIO implements FileIO {
 }
 
 /** Verdicts of the conditional-write probe, per fetch function and `endpoint|bucket`. */
-const probes = new WeakMap<typeof fetch, Map<string, Promise<void>>>();
+const probes = /* @__PURE__ */ new WeakMap<typeof fetch, Map<string, Promise<void>>>();
 
 function base64OfHex(hex: string): string {
   let binary = "";
@@ -842,6 +841,3 @@ export function parseListing(xml: string): { objects: ListedObject[]; prefixes: 
   return { objects, prefixes, next };
 }
 
-const s3Factory = (location: string) => ({ fileIO: new S3FileIO(), root: normalizeS3Location(location) });
-registerFileIOFactory("s3", s3Factory);
-registerFileIOFactory("s3a", s3Factory);

@@ -41,7 +41,7 @@ export interface SignedRequest {
   readonly signature: string;
 }
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 function subtle(): SubtleCrypto {
   const s = (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;

@@ -1,8 +1,9 @@
 // Loader and memory plumbing for the kernel module built from wasm/ (Rust, plain C ABI).
-// The bytes are embedded (wasm-module.ts), so no runtime needs file-system or network
-// access; the module is instantiated once, lazily, on first use.
+// The module is a .wasm file next to the JS (wasm-source.ts says how its bytes arrive); it is
+// instantiated once, lazily, on first use (or by initKernels / init).
 import { PaimonError } from "../error.js";
-import { KERNEL_WASM_BASE64 } from "./wasm-module.js";
+import { KERNEL_SOURCE_HASH } from "./wasm-module.js";
+import { fetchKernelWasm, kernelWasmUrl, readKernelWasmSync, type KernelSource } from "./wasm-source.js";
 
 /** The raw exports of the kernel module. Pointers and sizes are byte offsets into `memory`. */
 export interface KernelExports {
@@ -73,12 +74,22 @@ export interface KernelExports {
 
 let kernel: KernelExports | undefined;
 
-/** The embedded module's bytes (for tools that want to compile it themselves). */
+/**
+ * The package's kernel module bytes (`paimon-rt/kernels.wasm`), read synchronously from the
+ * installed package in Node, Deno and Bun. Elsewhere (browsers, workers) it throws UNSUPPORTED:
+ * fetch or import `paimon-rt/kernels.wasm` instead.
+ */
 export function kernelWasmBytes(): Uint8Array<ArrayBuffer> {
-  const text = atob(KERNEL_WASM_BASE64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  const bytes = readKernelWasmSync();
+  if (!bytes) throw notLoadedError();
   return bytes;
+}
+
+function notLoadedError(): PaimonError {
+  return new PaimonError(
+    "UNSUPPORTED",
+    "the kernels module (paimon-rt's kernel wasm) is not loaded and this runtime cannot read it synchronously: await init() first (it fetches paimon-rt/kernels.wasm next to the JS), or pass the module to init({ kernels })",
+  );
 }
 
 /** SHA-256 of the crate sources the module was built from (custom section). */
@@ -100,12 +111,13 @@ function instantiate(module: WebAssembly.Module): KernelExports {
  * `paimon-rt/kernels.wasm`, here or to `init({ kernels })`). A failed attempt leaves nothing
  * behind: a later call (or first use) tries again.
  */
-export async function initKernels(source?: WebAssembly.Module | BufferSource): Promise<void> {
+export async function initKernels(source?: KernelSource): Promise<void> {
   if (kernel && source === undefined) return;
   let module: WebAssembly.Module;
   try {
-    module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source ?? kernelWasmBytes());
+    module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(await kernelBytes(source as BufferSource | URL | string | undefined));
   } catch (e) {
+    if (e instanceof PaimonError) throw e;
     throw kernelLoadError(e, source !== undefined);
   }
   if (source !== undefined) checkSuppliedKernel(module); // also when already initialised: a wrong module is a bug
@@ -117,11 +129,18 @@ export async function initKernels(source?: WebAssembly.Module | BufferSource): P
   }
 }
 
+/** The bytes to compile: the given ones, fetched from the given URL, or the package's own file. */
+async function kernelBytes(source: BufferSource | URL | string | undefined): Promise<BufferSource> {
+  if (source === undefined) return readKernelWasmSync() ?? (await fetchKernelWasm(kernelWasmUrl()));
+  if (typeof source === "string" || source instanceof URL) return fetchKernelWasm(source);
+  return source as BufferSource;
+}
+
 /** A module handed to init must be this build's kernel: the JS glue and the exports go together. */
 function checkSuppliedKernel(module: WebAssembly.Module): void {
   const sections = WebAssembly.Module.customSections(module, SOURCE_HASH_SECTION);
   const supplied = sections.length === 1 ? new TextDecoder().decode(sections[0]) : null;
-  const expected = embeddedSourceHash();
+  const expected = KERNEL_SOURCE_HASH;
   if (supplied !== expected) {
     throw new PaimonError(
       "INVALID_ARGUMENT",
@@ -131,41 +150,6 @@ function checkSuppliedKernel(module: WebAssembly.Module): void {
 }
 
 const SOURCE_HASH_SECTION = "paimon_rt_source_hash";
-let embeddedHash: string | undefined;
-
-/** The source hash custom section of the embedded module, read from its bytes without compiling them. */
-function embeddedSourceHash(): string {
-  embeddedHash ??= customSectionText(kernelWasmBytes(), SOURCE_HASH_SECTION);
-  return embeddedHash;
-}
-
-/** The text of the one custom section `name` of a wasm binary (section id 0: name, then payload). */
-function customSectionText(bytes: Uint8Array, name: string): string {
-  let pos = 8; // magic + version
-  const leb = (): number => {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[pos++]!;
-      result += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7;
-    }
-  };
-  const decoder = new TextDecoder();
-  while (pos < bytes.length) {
-    const id = bytes[pos++]!;
-    const size = leb();
-    const end = pos + size;
-    if (id === 0) {
-      const nameLength = leb();
-      const sectionName = decoder.decode(bytes.subarray(pos, pos + nameLength));
-      if (sectionName === name) return decoder.decode(bytes.subarray(pos + nameLength, end));
-    }
-    pos = end;
-  }
-  throw new PaimonError("CORRUPT_FILE", `the embedded kernel module has no ${name} section`);
-}
 
 function kernelLoadError(e: unknown, supplied: boolean): PaimonError {
   const detail = (e as Error)?.message ?? String(e);
@@ -178,11 +162,17 @@ function kernelLoadError(e: unknown, supplied: boolean): PaimonError {
       );
 }
 
-/** The kernel exports, instantiating the embedded module synchronously on first use. */
+/**
+ * The kernel exports. On first use in Node, Deno and Bun the package's module is read and
+ * instantiated synchronously; elsewhere it must have been loaded by init() / initKernels() (reads
+ * do that themselves) and this throws UNSUPPORTED saying so.
+ */
 export function kernelExports(): KernelExports {
   if (kernel) return kernel;
+  const bytes = readKernelWasmSync();
+  if (!bytes) throw notLoadedError();
   try {
-    kernel = instantiate(new WebAssembly.Module(kernelWasmBytes()));
+    kernel = instantiate(new WebAssembly.Module(bytes));
   } catch (e) {
     throw kernelLoadError(e, false);
   }

@@ -8,6 +8,8 @@ import { fileIndexMayMatchFile, indexColumnsMatch } from "./file-index-filter.js
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
+import { getParquetWasm } from "../format/wasm.js";
+import { initKernels } from "../kernel/wasm.js";
 import { fileIOSource } from "../format/source.js";
 import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
@@ -15,7 +17,7 @@ import type { DataField } from "../spec/types.js";
 import type { Split } from "../scan/split.js";
 import type { Table } from "../table/table.js";
 import type { RealtimeContext } from "../realtime/context.js";
-import { checkRealtimeRead, createRealtimeReader, isRealtimeRead } from "../realtime/read.js";
+import { isRealtimeRead, realtimeHooks } from "../realtime/hooks.js";
 import { readPrimaryKeySplits, ROW_KIND_FIELD_NAME } from "./merge-read.js";
 import { applyProjection, planProjection, type ProjectionPlan } from "./projection.js";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -37,6 +39,16 @@ export interface ReadOptions {
 
 export type { BatchReader };
 
+/**
+ * Loads both wasm modules a read needs before it starts, so hosts that load them asynchronously
+ * (browsers fetch them by URL) are ready before the synchronous kernel calls. Parquet first: a
+ * host that can load neither is told about the module every read needs.
+ */
+async function loadWasm(): Promise<void> {
+  await getParquetWasm();
+  await initKernels();
+}
+
 export class TableRead {
   private readonly projection: ProjectionPlan;
   /** Top-level columns read (nested projections are cut from them). */
@@ -53,7 +65,7 @@ export class TableRead {
     private readonly options: ReadOptions = {},
   ) {
     const all = table.schema.fields;
-    if (options.realtime !== undefined) checkRealtimeRead(table, options); // real-time hook
+    if (options.realtime !== undefined) realtimeHooks("newRead").checkRealtimeRead(table, options); // real-time hook
     if (options.withRowKind && table.schema.primaryKeys.length === 0) throw new PaimonError("UNSUPPORTED", "withRowKind is available for primary-key tables only");
     this.projection = planProjection(all, options.projection, table.identifier);
     this.fields = this.projection.topLevel;
@@ -82,10 +94,11 @@ export class TableRead {
   }
 
   private async innerReader(splits: readonly Split[]): Promise<BatchReader> {
+    await loadWasm();
     if (isRealtimeRead(this.options, splits)) {
       // real-time hook: the memory reader reads the top-level columns of the projection
       const options = { ...this.options, projection: this.fields.map((f) => f.name) };
-      return createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s) => this.batches(s));
+      return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s) => this.batches(s));
     }
     const generator = this.batches(splits);
     return {

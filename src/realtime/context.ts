@@ -10,6 +10,9 @@ import { ArrowRealtimeStoreFactory } from "./arrow-store.js";
 import { deletedPartitionBuckets, progressSourceOf, tableOffsetsOf, type OffsetMap } from "./offsets.js";
 import type { RealtimeReadView, RealtimeSegmentHandle, RealtimeStore, RealtimeStoreCreateRequest, RealtimeStoreFactory } from "./store.js";
 import { describePartitionBucket, type RealtimeMetrics } from "./types.js";
+import { installRealtimeHooks } from "./hooks.js";
+import { checkRealtimeScan, planRealtimeScan } from "./scan.js";
+import { checkRealtimeRead, createRealtimeReader } from "./read.js";
 
 /** Serialises async critical sections. */
 export class Mutex {
@@ -339,3 +342,6 @@ export class RealtimeContext {
     for (const e of this.entries.values()) await Promise.resolve(e.store.close()).catch(() => undefined);
   }
 }
+
+// Scans and reads reach the real-time layer through these once a context can exist (hooks.ts).
+installRealtimeHooks({ checkRealtimeScan, planRealtimeScan, checkRealtimeRead, createRealtimeReader });

@@ -15,7 +15,8 @@ import type { DataSplit, Split } from "../scan/split.js";
 import type { Table } from "../table/table.js";
 import type { PinnedView, Ticket } from "./context.js";
 import { validateRealtimeTable } from "./options.js";
-import { asRealtimeContext, isRealtimeSplit, type RealtimeSplit } from "./scan.js";
+import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
+import { isRealtimeSplit } from "./hooks.js";
 import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
 
 export interface RealtimeReadOptions {
@@ -35,23 +36,6 @@ export function checkRealtimeRead(table: Table, options: RealtimeReadOptions): v
   validateRealtimeTable(table, "real-time read");
   ctx.checkValid();
   ctx.bind(table);
-}
-
-/**
- * True when `createReader` must take the real-time path. A real-time split read without a
- * context is refused (as paimon-cpp does) instead of silently dropping its memory rows; its
- * ticket is left untouched, so it stays valid for a reader with the context until its TTL.
- */
-export function isRealtimeRead(options: RealtimeReadOptions, splits: readonly Split[]): boolean {
-  const split = splits.find(isRealtimeSplit);
-  if (split === undefined) return false;
-  if (options.realtime === undefined) {
-    throw new PaimonError(
-      "REALTIME_NOT_ENABLED",
-      `reading a real-time split requires a real-time context (split of bucket ${split.bucket}, snapshot ${split.realtime.snapshotId ?? "none"}): create the read with newRead({ realtime }) using the context that planned it, or plan without the context to read committed files only`,
-    );
-  }
-  return true;
 }
 
 /** First index whose offset is >= `target` (offsets strictly increasing). */

@@ -38,9 +38,7 @@ export interface RealtimeSplit extends DataSplit {
   readonly realtime: RealtimeSplitInfo;
 }
 
-export function isRealtimeSplit(split: unknown): split is RealtimeSplit {
-  return typeof split === "object" && split !== null && typeof (split as RealtimeSplit).realtime === "object" && (split as RealtimeSplit).realtime !== null;
-}
+export { isRealtimeSplit } from "./hooks.js";
 
 export function asRealtimeContext(value: unknown, what: string): RealtimeContext {
   if (!(value instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", `${what}: realtime must be a RealtimeContext (RealtimeContext.create())`);

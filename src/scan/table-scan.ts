@@ -11,7 +11,7 @@ import type { Table } from "../table/table.js";
 import { partitionPath } from "../table/paths.js";
 import type { DataSplit, Plan } from "./split.js";
 import type { RealtimeContext } from "../realtime/context.js";
-import { checkRealtimeScan, planRealtimeScan } from "../realtime/scan.js";
+import { realtimeHooks } from "../realtime/hooks.js";
 import { deletionFilesOf, planPrimaryKeySplits, type PrimaryKeyPlanMode } from "./merge-tree-splits.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
@@ -38,11 +38,11 @@ export class TableScan {
     const schema = table.schema;
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     if (options.filter) bindPredicate(options.filter, schema.fields); // validates columns and literals
-    if (options.realtime !== undefined) checkRealtimeScan(table, options); // real-time hook
+    if (options.realtime !== undefined) realtimeHooks("newScan").checkRealtimeScan(table, options); // real-time hook
   }
 
   async plan(): Promise<Plan> {
-    if (this.options.realtime !== undefined) return planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, { realtimeUnion: true }).plan()); // real-time hook
+    if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, { realtimeUnion: true }).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };

@@ -151,7 +151,8 @@ export class ManifestStore {
 
   /** Data manifests of a snapshot: base list then delta list (§4.5). */
   async dataManifests(snapshot: Snapshot): Promise<ManifestFileMeta[]> {
-    return [...(await this.readManifestList(snapshot.baseManifestList)), ...(await this.readManifestList(snapshot.deltaManifestList))];
+    const [base, delta] = await Promise.all([this.readManifestList(snapshot.baseManifestList), this.readManifestList(snapshot.deltaManifestList)]);
+    return [...base, ...delta];
   }
 
   /**

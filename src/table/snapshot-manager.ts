@@ -94,14 +94,15 @@ export class SnapshotManager {
   }
 
   async latestSnapshot(): Promise<Snapshot | null> {
-    // With a good hint: read the snapshot it names directly (no existence probe first).
-    const hint = await this.latestFromHint();
-    if (hint !== null) {
-      if (this.lastLatest?.id === hint) return this.lastLatest;
-      const snapshot = await this.tryGetSnapshot(hint);
-      if (snapshot !== null) {
-        this.lastLatest = snapshot;
-        return snapshot;
+    // One round after the hint: whether a snapshot follows the hinted one (a HEAD where the store
+    // has one) and the hinted snapshot itself, fetched together rather than probe-then-read.
+    const hint = await this.readHint("LATEST");
+    if (hint !== null && hint > 0) {
+      if (this.lastLatest?.id === hint) {
+        if (!(await fileExists(this.io, this.paths.snapshot(hint + 1)))) return this.lastLatest;
+      } else {
+        const [next, snapshot] = await Promise.all([fileExists(this.io, this.paths.snapshot(hint + 1)), this.tryGetSnapshot(hint)]);
+        if (!next && snapshot !== null) return (this.lastLatest = snapshot);
       }
     }
     // The latest id can expire or advance between listing and reading: retry.

@@ -1,6 +1,6 @@
 // A Paimon table: its location, latest schema and options, and the entry points to
 // write, commit, scan and read it (API.md `Table`).
-import { removeOrphanFiles, type RemoveOrphanFilesOptions, type RemoveOrphanFilesResult } from "../commit/orphan-files.js";
+import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
 import { PaimonError } from "../error.js";
@@ -12,15 +12,16 @@ import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
-import { TableWrite, type TableWriteOptions } from "../write/table-write.js";
-import { newRealtimeWrite } from "../realtime/writer.js";
+import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
 import { ManifestStore } from "./manifests.js";
 import { TableOptions } from "./options.js";
 import { TablePaths } from "./paths.js";
 import { SchemaManager } from "./schema-manager.js";
 import { SnapshotManager } from "./snapshot-manager.js";
-import { rollbackTo } from "./rollback.js";
 import { FooterCache } from "../format/footer-cache.js";
+
+// Writing, committing, maintenance and the real-time writer are imported when first used, so
+// that a query-only bundle (paimon-rt/edge in a browser) leaves their code in chunks it never loads.
 
 export class Table {
   /**
@@ -86,9 +87,9 @@ export class Table {
     if (options?.realtime !== undefined) {
       // A real-time writer continues the table's buckets and offsets; it cannot start them empty.
       if (options.overwrite) return Promise.reject(new PaimonError("UNSUPPORTED", `newWrite of ${this.identifier}: a real-time writer cannot be an overwrite writer`));
-      return newRealtimeWrite(this, options); // real-time hook (src/realtime)
+      return import("../realtime/writer.js").then(({ newRealtimeWrite }) => newRealtimeWrite(this, options)); // real-time hook (src/realtime)
     }
-    return Promise.resolve(new TableWrite(this, options));
+    return import("../write/table-write.js").then(({ TableWrite }) => new TableWrite(this, options));
   }
 
   newCommit(options: { commitUser: string }): TableCommit {
@@ -111,7 +112,7 @@ export class Table {
     } catch (e) {
       return Promise.reject(e);
     }
-    return removeOrphanFiles(this.fileIO, this.location, this.partitionFields, this.coreOptions, options);
+    return import("../commit/orphan-files.js").then(({ removeOrphanFiles }) => removeOrphanFiles(this.fileIO, this.location, this.partitionFields, this.coreOptions, options));
   }
 
   /** Plans a scan (of the view's snapshot on a time-travel view). */
@@ -187,6 +188,7 @@ export class Table {
    */
   async rollbackTo(snapshotId: number): Promise<void> {
     this.checkWritable("roll back");
+    const { rollbackTo } = await import("./rollback.js");
     await rollbackTo(
       { io: this.fileIO, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
       snapshotId,

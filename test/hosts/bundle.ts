@@ -1,10 +1,10 @@
 // Bundles test/hosts/entry.mjs (paimon-rt/edge from source + the shared queries) into one ES
-// module with vite, as an app would, for the browser page and the worker. parquet-wasm's default
-// `new URL("parquet_wasm_bg.wasm", import.meta.url)` is left as is (the suites pass the module
-// to init), so the 5 MB wasm is not inlined into the JS.
+// module with vite, as an app would, for the browser page and the worker. The wasm modules' default
+// `new URL("….wasm", import.meta.url)` are left as is (the suites pass the modules to init or serve
+// them where those URLs point), so neither is inlined into the JS.
 import { fileURLToPath } from "node:url";
 import { build, type Rollup } from "vite";
-import { keepParquetWasmExternal } from "../../scripts/bundle-explorer.mjs";
+import { keepWasmExternal } from "../../scripts/bundle-explorer.mjs";
 
 export async function bundleHostEntry(): Promise<string> {
   const entry = fileURLToPath(new URL("./entry.mjs", import.meta.url));
@@ -12,7 +12,7 @@ export async function bundleHostEntry(): Promise<string> {
     configFile: false,
     logLevel: "silent",
     root: fileURLToPath(new URL("../..", import.meta.url)),
-    plugins: [keepParquetWasmExternal],
+    plugins: [keepWasmExternal],
     build: {
       write: false,
       minify: false,

@@ -3,6 +3,8 @@
 // the fixture warehouse over HTTP from 127.0.0.1 with the browser's own fetch, and must return
 // exactly the Node read. parquet-wasm is handed over with init({ parquet }) as an app bundled
 // without the wasm asset would; before that, a read fails with UNSUPPORTED naming the module.
+// The kernel module is not handed over: the read fetches it from the URL the bundle computes
+// (paimon-rt's `new URL("../../wasm/pkg/paimon_rt_kernels.wasm", import.meta.url)` from /bundle.mjs).
 import { chromiumFor } from "./chromium-path.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,7 +23,7 @@ const executablePath = chromiumFor("Chromium");
 const PAGE = `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>paimon-rt edge</title></head><body>
 <script type="module">
-import { pr, runHostQueries } from "/bundle.mjs";
+import { pr, runHostQueries, withParquetWasm, parquetWasmRestarts } from "/bundle.mjs";
 window.beforeInit = async (warehouse) => {
   const table = await (await pr.Catalog.open(warehouse)).getTable("db.app");
   const plan = await table.newScan().plan();
@@ -36,6 +38,17 @@ window.afterInit = async (warehouse) => {
   const parquet = await (await fetch("/parquet.wasm")).arrayBuffer();
   await pr.init({ parquet });
   return runHostQueries(pr, warehouse);
+};
+window.afterPanic = async (warehouse) => {
+  const before = parquetWasmRestarts();
+  let trap = null;
+  try {
+    // a documented parquet-rs panic: dictionary encoding passed as a plain encoding
+    await withParquetWasm((pw) => { new pw.WriterPropertiesBuilder().setEncoding(pw.Encoding.RLE_DICTIONARY); });
+  } catch (e) {
+    trap = e instanceof WebAssembly.RuntimeError ? "RuntimeError" : String(e);
+  }
+  return { trap, restarts: parquetWasmRestarts() - before, queries: await runHostQueries(pr, warehouse) };
 };
 window.ready = true;
 </script></body></html>`;
@@ -53,6 +66,7 @@ describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", 
     server = await startStaticServer(dir, {
       "/index.html": { body: PAGE, type: "text/html; charset=utf-8" },
       "/bundle.mjs": { body: await bundleHostEntry(), type: "text/javascript" },
+      "/wasm/pkg/paimon_rt_kernels.wasm": { body: readFileSync(require.resolve("paimon-rt/kernels.wasm")), type: "application/wasm" },
       "/parquet.wasm": { body: readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")), type: "application/wasm" },
     });
     const { chromium } = await import("playwright-core");
@@ -81,5 +95,16 @@ describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", 
     const result = await page.evaluate((wh) => (window as unknown as { afterInit(w: string): Promise<unknown> }).afterInit(wh), warehouse());
     expect(result).toEqual(EXPECTED);
     expect(pageErrors).toEqual([]);
+    expect(server.requests.filter((r) => r.path.endsWith(".wasm")).map((r) => r.path)).toEqual(["/parquet_wasm_bg.wasm", "/parquet.wasm", "/wasm/pkg/paimon_rt_kernels.wasm"]); // the first: the glue's own default, before init
+  });
+
+  it("after a wasm panic the parquet instance is replaced by a fresh glue copy and the same reads return exactly the Node read", async () => {
+    const result = (await page.evaluate((wh) => (window as unknown as { afterPanic(w: string): Promise<unknown> }).afterPanic(wh), warehouse())) as { trap: string; restarts: number; queries: unknown };
+    expect(result.trap).toBe("RuntimeError");
+    expect(result.restarts).toBe(1);
+    expect(result.queries).toEqual(EXPECTED);
+    expect(pageErrors).toEqual([]);
+    // nothing was fetched again: the compiled module given to init is instantiated anew
+    expect(server.requests.filter((r) => r.path.endsWith(".wasm")).length).toBe(3);
   });
 });

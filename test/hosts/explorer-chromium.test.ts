@@ -4,7 +4,7 @@
 // The rows in the DOM and the query's split/file/row counts must be exactly Node's (queryTable on
 // the local directory). A screenshot of the result is saved and checked to be a PNG.
 import { chromiumFor } from "./chromium-path.js";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -175,9 +175,15 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
     expect(pageErrors).toEqual([]);
   });
 
-  it("loads only the page, its bundle, the parquet chunk and the two wasm modules besides warehouse files", () => {
+  it("loads only the page, its bundle and its chunks, the parquet chunk and the two wasm modules besides warehouse files", () => {
     const assets = [...new Set(requested.filter((p) => !p.startsWith("/warehouse/")))].map((p) => p.replace(/-[\w-]{8}\.js$/, "-<hash>.js")).sort();
-    // the write-only chunks (e.g. the zstd encoder) are never fetched
-    expect(assets).toEqual(["/", "/explorer.js", "/kernels.wasm", "/parquet.wasm", "/parquet_wasm-<hash>.js"]);
+    expect(assets.filter((a) => !a.endsWith("-<hash>.js"))).toEqual(["/", "/explorer.js", "/kernels.wasm", "/parquet.wasm"]);
+    expect(assets).toContain("/parquet_wasm-<hash>.js");
+    // the chunks only writes, commits, maintenance, the real-time layer and S3 import (e.g. the
+    // zstd encoder) are never fetched
+    const writeOnly = /^\/(table-write|file-store-commit|writer|s3-warehouse|index\.web|commit|expire|orphan-files|rollback)-<hash>\.js$/;
+    expect(assets.filter((a) => writeOnly.test(a))).toEqual([]);
+    const bundled = readdirSync(join(dir, "explorer")).map((f) => `/${f.replace(/-[\w-]{8}\.js$/, "-<hash>.js")}`);
+    expect(bundled.filter((f) => writeOnly.test(f)).length).toBe(9); // they exist, as chunks of their own
   });
 });

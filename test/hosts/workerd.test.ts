@@ -29,7 +29,7 @@ try {
 const WORKER = `
 import kernels from "./kernels.wasm";
 import parquet from "./parquet.wasm";
-import { pr, runHostQueries } from "./bundle.mjs";
+import { pr, runHostQueries, withParquetWasm, parquetWasmRestarts } from "./bundle.mjs";
 
 function json(value) {
   return new Response(JSON.stringify(value), { headers: { "content-type": "application/json" } });
@@ -57,6 +57,12 @@ export default {
       return json({ read, kernel });
     }
     await pr.init({ kernels, parquet });
+    if (url.pathname === "/after-panic") {
+      const before = parquetWasmRestarts();
+      // a documented parquet-rs panic: dictionary encoding passed as a plain encoding
+      const trap = await failure(() => withParquetWasm((pw) => { new pw.WriterPropertiesBuilder().setEncoding(pw.Encoding.RLE_DICTIONARY); }));
+      return json({ trap: trap.message, restarts: parquetWasmRestarts() - before, queries: await runHostQueries(pr, warehouse) });
+    }
     return json(await runHostQueries(pr, warehouse));
   },
 };
@@ -107,5 +113,15 @@ describe.skipIf(miniflare === null)("paimon-rt/edge in workerd (miniflare)", () 
     const text = await res.text();
     expect(res.status, text).toBe(200);
     expect(JSON.parse(text)).toEqual(EXPECTED);
+  });
+
+  it("after a wasm panic the parquet instance is replaced (a fresh glue copy over the same module) and reads return exactly the Node read", async () => {
+    const res = await mf.dispatchFetch(`http://worker/after-panic?warehouse=${warehouse()}`);
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    const body = JSON.parse(text) as { trap: string; restarts: number; queries: unknown };
+    expect(body.trap).toBe("unreachable");
+    expect(body.restarts).toBe(1);
+    expect(body.queries).toEqual(EXPECTED);
   });
 });
