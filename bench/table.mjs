@@ -122,7 +122,7 @@ export async function runTableBenchmarks(report, { quick = false } = {}) {
       const selectiveMs = await timeMedianAsync(async () => {
         const t = await table.newRead({ batchSize: 65536, projection: ["id", "value"], filter: selectiveFilter, predicateFilter: true }).toArrow(plan.splits);
         if (t.numRows !== rows / 100) throw new Error(`selective read ${t.numRows} rows`);
-      }, { iterations: quick ? 3 : 5 });
+      }, { iterations: quick ? 5 : 15, warmup: 2 });
       const duck = duckdbSelective(join(dir, "bench.db", `t${n - 1}`), lo, hi, rows / 100);
       let py = null;
       if (havePython) {
@@ -143,5 +143,36 @@ export async function runTableBenchmarks(report, { quick = false } = {}) {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  await firstReadBenchmark(report, lib, quick);
   if (!havePython) console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the comparison)");
+}
+
+/** First read in a fresh process vs a warm read (100k rows), medians over fresh processes. */
+async function firstReadBenchmark(report, lib, quick) {
+  const rows = 100_000;
+  const dir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-first-"));
+  try {
+    const catalog = await lib.Catalog.open(dir);
+    await catalog.createDatabase("bench");
+    const table = await catalog.createTable("bench.first", {
+      fields: [
+        { name: "id", type: "BIGINT" },
+        { name: "name", type: "STRING" },
+        { name: "value", type: "DOUBLE" },
+        { name: "ts", type: "TIMESTAMP(6)" },
+      ],
+    });
+    const w = await table.newWrite({ commitUser: "bench" });
+    await w.write(workload(rows).batch);
+    await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit());
+    const runs = [];
+    for (let i = 0; i < (quick ? 3 : 7); i++) {
+      runs.push(JSON.parse(execFileSync(process.execPath, [join(root, "bench", "first-read.mjs"), dir, "bench.first"], { encoding: "utf8" }).trim().split("\n").pop()));
+    }
+    const median = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+    report.add({ suite: "first read (fresh proc)", case: "plan+read 100k x 4", rows, candidate: "first", candidateMs: median("firstMs"), baseline: "warm", baselineMs: median("warmMs") });
+    report.add({ suite: "first read (fresh proc)", case: "import dist/index.js", candidate: "import", candidateMs: median("importMs") });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

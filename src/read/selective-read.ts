@@ -106,6 +106,32 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
   }
 }
 
+/** Sorted, disjoint [start, end) row ranges. */
+type Ranges = Array<[number, number]>;
+
+function intersect(a: Ranges, b: Ranges): Ranges {
+  const out: Ranges = [];
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    const lo = Math.max(a[i]![0], b[j]![0]);
+    const hi = Math.min(a[i]![1], b[j]![1]);
+    if (lo < hi) out.push([lo, hi]);
+    if (a[i]![1] < b[j]![1]) i++;
+    else j++;
+  }
+  return out;
+}
+
+function union(parts: readonly Ranges[]): Ranges {
+  const all = parts.flat().sort((x, y) => x[0] - y[0]);
+  const out: Ranges = [];
+  for (const [lo, hi] of all) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1]) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
 /** Ascending row-group rows that the filter's page statistics cannot rule out. */
 async function candidateRows(
   filter: Predicate,
@@ -117,39 +143,31 @@ async function candidateRows(
   tableFields: readonly DataField[],
 ): Promise<Uint32Array> {
   // null = every row
-  const walk = async (q: Predicate): Promise<Uint8Array | null> => {
+  const walk = async (q: Predicate): Promise<Ranges | null> => {
     if (q.kind === "leaf") {
       const i = fields.findIndex((f) => f.name === q.field);
       if (i < 0 || !usable[i]) return null;
       const pages = await pagesOf(fileColumnOf[i]!);
       if (!pages?.stats) return null;
-      const mask = new Uint8Array(numRows);
+      const ranges: Ranges = [];
       pages.stats.forEach((s, pg) => {
         const from = pages.rowStarts[pg]!;
         const to = pages.rowStarts[pg + 1]!;
-        if (mayMatch(q, { rowCount: to - from, columns: { [q.field]: s } }, tableFields)) mask.fill(1, from, to);
+        if (mayMatch(q, { rowCount: to - from, columns: { [q.field]: s } }, tableFields)) ranges.push([from, to]);
       });
-      return mask;
+      return union([ranges]);
     }
     const parts = await Promise.all(q.children.map(walk));
     if (q.kind === "and") {
-      const known = parts.filter((m): m is Uint8Array => m !== null);
-      if (known.length === 0) return null;
-      const out = known[0]!.slice();
-      for (const m of known.slice(1)) for (let r = 0; r < numRows; r++) out[r] &= m[r]!;
-      return out;
+      const known = parts.filter((m): m is Ranges => m !== null);
+      return known.length === 0 ? null : known.reduce(intersect);
     }
-    if (parts.some((m) => m === null)) return null;
-    const out = new Uint8Array(numRows);
-    for (const m of parts as Uint8Array[]) for (let r = 0; r < numRows; r++) out[r] |= m[r]!;
-    return out;
+    return parts.some((m) => m === null) ? null : union(parts as Ranges[]);
   };
-  const mask = await walk(filter);
-  if (!mask) return Uint32Array.from({ length: numRows }, (_, r) => r);
-  let n = 0;
-  for (let r = 0; r < numRows; r++) n += mask[r]!;
-  const out = new Uint32Array(n);
-  for (let r = 0, j = 0; r < numRows; r++) if (mask[r]) out[j++] = r;
+  const ranges = (await walk(filter)) ?? [[0, numRows]];
+  const out = new Uint32Array(ranges.reduce((n, [lo, hi]) => n + hi - lo, 0));
+  let j = 0;
+  for (const [lo, hi] of ranges) for (let r = lo; r < hi; r++) out[j++] = r;
   return out;
 }
 
