@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
+import { Catalog } from "../../src/catalog/catalog.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readParquetFooter } from "../../src/format/parquet-stats.js";
 import { writeParquet } from "../../src/format/parquet-writer.js";
@@ -96,5 +100,33 @@ describe("selective reads (row-group and page pruning, late materialisation)", (
       }),
       { numRuns: 15 },
     );
+  });
+
+  it("table reads with an exact filter decode only the pages holding matches (page statistics of our writer)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "paimon-rt-selective-"));
+    try {
+      const catalog = await Catalog.open(dir);
+      await catalog.createDatabase("db");
+      const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }, { name: "v", type: "DOUBLE" }] });
+      const w = await t.newWrite({ commitUser: "u" });
+      const n = 200_000;
+      await w.write(
+        new arrow.RecordBatch({
+          id: arrow.makeData({ type: new arrow.Int64(), length: n, data: BigInt64Array.from({ length: n }, (_, i) => BigInt(i)) }),
+          name: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => `n${i}`), new arrow.Utf8()).data[0]!,
+          v: arrow.makeData({ type: new arrow.Float64(), length: n, data: Float64Array.from({ length: n }, (_, i) => i / 4) }),
+        }),
+      );
+      await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+      const plan = await t.newScan().plan();
+      const before = { ...selectiveReadCounters };
+      const got = await t.newRead({ projection: ["v", "name"], filter: and(col("id").ge(150_000n), col("id").lt(150_010n)), predicateFilter: true }).toArrow(plan.splits);
+      expect(got.toArray().map((r) => [r.v, r.name])).toEqual(Array.from({ length: 10 }, (_, i) => [(150_000 + i) / 4, `n${150_000 + i}`]));
+      expect(selectiveReadCounters.chunkDecodes - before.chunkDecodes).toBe(3); // id, then v and name
+      expect(selectiveReadCounters.pagesSkipped - before.pagesSkipped).toBeGreaterThan(0);
+      expect(selectiveReadCounters.pagesDecoded - before.pagesDecoded).toBeLessThanOrEqual(6);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
