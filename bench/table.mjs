@@ -10,6 +10,14 @@ import { header, timeMedianAsync } from "./harness.mjs";
 const root = new URL("..", import.meta.url).pathname;
 const python = join(root, ".oracles", "venv", "bin", "python");
 
+/** The workload's table columns. */
+const WORKLOAD_FIELDS = [
+  { name: "id", type: "BIGINT" },
+  { name: "name", type: "STRING" },
+  { name: "value", type: "DOUBLE" },
+  { name: "ts", type: "TIMESTAMP(6)" },
+];
+
 /** The 4-column workload: id int64, name utf8 (~12 bytes), value float64 (10% null), ts timestamp[us]. */
 function workload(rows) {
   const ids = new BigInt64Array(rows);
@@ -92,12 +100,7 @@ export async function runTableBenchmarks(report, { quick = false } = {}) {
       const writeMs = await timeMedianAsync(
         async () => {
           table = await catalog.createTable(`bench.t${n++}`, {
-            fields: [
-              { name: "id", type: "BIGINT" },
-              { name: "name", type: "STRING" },
-              { name: "value", type: "DOUBLE" },
-              { name: "ts", type: "TIMESTAMP(6)" },
-            ],
+            fields: WORKLOAD_FIELDS,
             options: { "file.compression": codec },
           });
           const w = await table.newWrite({ commitUser: "bench" });
@@ -155,12 +158,7 @@ async function firstReadBenchmark(report, lib, quick) {
     const catalog = await lib.Catalog.open(dir);
     await catalog.createDatabase("bench");
     const table = await catalog.createTable("bench.first", {
-      fields: [
-        { name: "id", type: "BIGINT" },
-        { name: "name", type: "STRING" },
-        { name: "value", type: "DOUBLE" },
-        { name: "ts", type: "TIMESTAMP(6)" },
-      ],
+      fields: WORKLOAD_FIELDS,
     });
     const w = await table.newWrite({ commitUser: "bench" });
     await w.write(workload(rows).batch);

@@ -19,6 +19,8 @@ export interface ChunkPages {
   dictionary: ChunkRange | null;
   /** Per page min/max/null count (values as footer statistics), or null without a column index. */
   stats: ColumnStats[] | null;
+  /** Per page, once its header was read: whether it is dictionary-encoded. */
+  dictionaryEncoded: Array<boolean | undefined>;
 }
 
 function chunkOf(footer: ParquetFooter, rowGroup: number, leaf: number): TStruct {
@@ -81,7 +83,7 @@ export async function readChunkPages(src: ByteSource, footer: ParquetFooter, row
       });
     }
   }
-  return { offsets, sizes, rowStarts, dictionary, stats };
+  return { offsets, sizes, rowStarts, dictionary, stats, dictionaryEncoded: [] };
 }
 
 // Parquet encodings that refer to the dictionary page.
@@ -96,17 +98,21 @@ const RLE_DICTIONARY = 8;
 export async function pagesNeedDictionary(src: ByteSource, pages: ChunkPages, selected: readonly number[]): Promise<boolean> {
   if (!pages.dictionary) return false;
   for (const p of selected) {
-    const head = await src.read(pages.offsets[p]!, Math.min(pages.sizes[p]!, 256));
-    let encoding: number | undefined;
-    try {
-      const header = parseStruct(head).value;
-      const v1 = getStruct(header, 5);
-      const v2 = getStruct(header, 8);
-      encoding = v1 ? getNumber(v1, 2) : v2 ? getNumber(v2, 4) : undefined;
-    } catch {
-      return true; // header longer than read (large statistics): keep the dictionary
+    let known = pages.dictionaryEncoded[p];
+    if (known === undefined) {
+      const head = await src.read(pages.offsets[p]!, Math.min(pages.sizes[p]!, 256));
+      try {
+        const header = parseStruct(head).value;
+        const v1 = getStruct(header, 5);
+        const v2 = getStruct(header, 8);
+        const encoding = v1 ? getNumber(v1, 2) : v2 ? getNumber(v2, 4) : undefined;
+        known = encoding === undefined || encoding === PLAIN_DICTIONARY || encoding === RLE_DICTIONARY;
+      } catch {
+        known = true; // header longer than read (large statistics): keep the dictionary
+      }
+      pages.dictionaryEncoded[p] = known;
     }
-    if (encoding === undefined || encoding === PLAIN_DICTIONARY || encoding === RLE_DICTIONARY) return true;
+    if (known) return true;
   }
   return false;
 }

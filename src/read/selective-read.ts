@@ -11,7 +11,7 @@ import { PaimonError } from "../error.js";
 import { convertData, makeNullData } from "../format/arrow-types.js";
 import { buildPrunedFile, type ParquetFooter } from "../format/footer.js";
 import { type ChunkPages, pageSubset, pagesNeedDictionary, readChunkPages } from "../format/page-index.js";
-import { footerStatistics } from "../format/parquet-stats.js";
+import { footerStatistics, type ParquetStatistics } from "../format/parquet-stats.js";
 import { plan } from "../format/parquet-reader.js";
 import { corrupt, type ByteSource } from "../format/source.js";
 import { isWasmTrap, withParquetWasm } from "../format/wasm.js";
@@ -58,7 +58,7 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     const c = col >= 0 ? footer.columns[col]! : undefined;
     return !!c && filterNames.has(f.name) && STATS_KINDS.has(f.type.kind) && fileField?.type.kind === f.type.kind && c.leafEnd - c.leafStart === 1 && c.schemaEnd - c.schemaStart === 1;
   });
-  const stats = footerStatistics(footer);
+  const stats = statisticsOf(footer);
   let rowGroupStart = 0;
   for (let rg = 0; rg < footer.rowGroups.length; rowGroupStart += footer.rowGroups[rg]!.numRows, rg++) {
     const numRows = footer.rowGroups[rg]!.numRows;
@@ -72,20 +72,15 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
       continue;
     }
     selectiveReadCounters.rowGroupsRead++;
-    const pages = new Map<number, Promise<ChunkPages | null>>();
-    const pagesOf = (col: number, withStats: boolean) => {
-      let x = pages.get(col);
-      if (!x) pages.set(col, (x = readChunkPages(src, footer, rg, col, withStats)));
-      return x;
-    };
+    const pagesOf = (col: number) => pageIndexOf(src, footer, rg, col);
     // candidate rows: pages of the filter columns whose column-index statistics may match
-    const candidates = await candidateRows(filter, o.fields, usable, fileColumnOf, numRows, (col) => pagesOf(col, true), o.tableFields);
+    const candidates = await candidateRows(filter, o.fields, usable, fileColumnOf, numRows, pagesOf, o.tableFields);
     if (candidates.length === 0) continue;
     const decodeAt = async (i: number, rows: Uint32Array): Promise<arrow.Data> => {
       const col = fileColumnOf[i]!;
       const field = p.schema.fields[i]!;
       if (col < 0) return makeNullData(field.type, rows.length);
-      return decodeColumnRows(src, footer, rg, col, await pagesOf(col, false), rows, field);
+      return decodeColumnRows(src, footer, rg, col, await pagesOf(col), rows, field);
     };
     const filterData = await Promise.all(filterIdx.map((i) => decodeAt(i, candidates)));
     const filterSchema = new arrow.Schema(filterIdx.map((i) => p.schema.fields[i]!));
@@ -104,6 +99,30 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     const batch = recordBatch(p.schema, children, rows.length);
     for (let at = 0; at < rows.length; at += o.batchSize) yield at === 0 && rows.length <= o.batchSize ? batch : batch.slice(at, Math.min(rows.length, at + o.batchSize));
   }
+}
+
+// Footers are cached per table (Table.footers); their statistics and page indexes are kept with them.
+const footerStats = new WeakMap<ParquetFooter, ParquetStatistics>();
+const pageIndexes = new WeakMap<ParquetFooter, Map<string, Promise<ChunkPages | null>>>();
+
+function statisticsOf(footer: ParquetFooter): ParquetStatistics {
+  let s = footerStats.get(footer);
+  if (!s) footerStats.set(footer, (s = footerStatistics(footer)));
+  return s;
+}
+
+/** The page index (offset and column index) of one column chunk, read once per footer. */
+function pageIndexOf(src: ByteSource, footer: ParquetFooter, rg: number, col: number): Promise<ChunkPages | null> {
+  let byChunk = pageIndexes.get(footer);
+  if (!byChunk) pageIndexes.set(footer, (byChunk = new Map()));
+  const key = `${rg}:${col}`;
+  let pages = byChunk.get(key);
+  if (!pages) {
+    pages = readChunkPages(src, footer, rg, col, true);
+    byChunk.set(key, pages);
+    pages.catch(() => byChunk!.delete(key)); // a failed read is retried next time
+  }
+  return pages;
 }
 
 /** Sorted, disjoint [start, end) row ranges. */
