@@ -96,8 +96,10 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
     const catalog = await lib.Catalog.open(dir);
     await catalog.createDatabase("bench");
     header(`pk: primary-key tables, ${rows} rows (k, v STRING, d DOUBLE), 1 bucket`);
+    // BENCH_PK_CASES=write,dv,mor picks cases (default all)
+    const cases = (process.env.BENCH_PK_CASES ?? "write,dv,mor").split(",");
     // 1. write: random keys (about 37% duplicates), one commit
-    for (const keyType of ["int64", "string"]) {
+    for (const keyType of cases.includes("write") ? ["int64", "string"] : []) {
       const b = batch(keys(rows, rows, 7), keyType, "w");
       let n = 0;
       const ms = await timeMedianAsync(async () => {
@@ -109,8 +111,30 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
       }, { iterations, warmup: 1 });
       report.add({ suite: "pk write+commit", case: `${keyType} key, sort+dedup+flush`, rows, candidate: "paimon-rt", candidateMs: ms });
     }
+    // 1b. DV vs plain: the same commits (random keys, default compaction) into a deletion-vector
+    // table (level 0 compacted every commit, older rows marked in deletion vectors) and a plain one
+    for (const keyType of cases.includes("dv") ? ["int64", "string"] : []) {
+      const commits = 8;
+      const per = Math.floor(rows / commits);
+      const batches = Array.from({ length: commits }, (_, c) => batch(keys(per, rows, 300 + c), keyType, `c${c}`));
+      const writeAll = async (options) => {
+        let n = 0;
+        return timeMedianAsync(async () => {
+          const table = await createTable(lib, catalog, `dvw_${keyType}_${options["deletion-vectors.enabled"]}_${n++}`, keyType, { "num-sorted-run.compaction-trigger": 5, "num-sorted-run.stop-trigger": 10, ...options });
+          const w = await table.newWrite({ commitUser: "bench" });
+          for (let c = 0; c < commits; c++) {
+            await w.write(batches[c]);
+            await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit(), BigInt(c));
+          }
+          await w.close();
+        }, { iterations, warmup: 1 });
+      };
+      const plain = await writeAll({ "deletion-vectors.enabled": "false" });
+      const dv = await writeAll({ "deletion-vectors.enabled": "true" });
+      report.add({ suite: "pk write dv vs plain", case: `${keyType} key, ${commits} commits`, rows: per * commits, candidate: "dv", candidateMs: dv, baseline: "plain", baselineMs: plain });
+    }
     // 2. merge-on-read: the same number of input rows spread over 1, 4, 16 overlapping runs
-    for (const keyType of ["int64", "string"]) {
+    for (const keyType of cases.includes("mor") ? ["int64", "string"] : []) {
       for (const runs of [1, 4, 16]) {
         const name = `mor_${keyType}_${runs}`;
         const table = await createTable(lib, catalog, name, keyType);

@@ -10,6 +10,14 @@ import { header, timeMedianAsync } from "./harness.mjs";
 const root = new URL("..", import.meta.url).pathname;
 const python = join(root, ".oracles", "venv", "bin", "python");
 
+/** The workload's table columns. */
+const WORKLOAD_FIELDS = [
+  { name: "id", type: "BIGINT" },
+  { name: "name", type: "STRING" },
+  { name: "value", type: "DOUBLE" },
+  { name: "ts", type: "TIMESTAMP(6)" },
+];
+
 /** The 4-column workload: id int64, name utf8 (~12 bytes), value float64 (10% null), ts timestamp[us]. */
 export function workload(rows) {
   const ids = new BigInt64Array(rows);
@@ -38,6 +46,43 @@ export function workload(rows) {
   return { batch, inputBytes };
 }
 
+/** Python with the duckdb module: $DUCKDB_PYTHON, else the oracle venv's python if it has it. */
+function duckdbPython() {
+  for (const p of [process.env.DUCKDB_PYTHON, python]) {
+    if (!p || !existsSync(p)) continue;
+    try {
+      execFileSync(p, ["-c", "import duckdb"], { stdio: "ignore" });
+      return p;
+    } catch {
+      // no duckdb there
+    }
+  }
+  return null;
+}
+
+const DUCKDB_SELECTIVE = `
+import duckdb, json, sys, time
+glob, lo, hi, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+con = duckdb.connect()
+q = f"SELECT id, value FROM read_parquet('{glob}') WHERE id BETWEEN {lo} AND {hi}"
+times = []
+for _ in range(6):
+    t0 = time.perf_counter()
+    n = len(con.sql(q).to_arrow_table())
+    times.append((time.perf_counter() - t0) * 1000)
+    assert n == want, n
+times = sorted(times[1:])
+print(json.dumps({"ms": times[len(times) // 2]}))
+`;
+
+/** DuckDB's time (ms, median in-process) for the same 1% id range over the table's Parquet files, or null. */
+function duckdbSelective(tableDir, lo, hi, want) {
+  const py = duckdbPython();
+  if (!py) return null;
+  const glob = join(tableDir, "bucket-*", "*.parquet");
+  return JSON.parse(execFileSync(py, ["-c", DUCKDB_SELECTIVE, glob, String(lo), String(hi), String(want)], { encoding: "utf8" }).trim().split("\n").pop());
+}
+
 export async function runTableBenchmarks(report, { quick = false } = {}) {
   const lib = await import("../dist/index.js");
   const rows = quick ? 100_000 : 1_000_000;
@@ -55,12 +100,7 @@ export async function runTableBenchmarks(report, { quick = false } = {}) {
       const writeMs = await timeMedianAsync(
         async () => {
           table = await catalog.createTable(`bench.t${n++}`, {
-            fields: [
-              { name: "id", type: "BIGINT" },
-              { name: "name", type: "STRING" },
-              { name: "value", type: "DOUBLE" },
-              { name: "ts", type: "TIMESTAMP(6)" },
-            ],
+            fields: WORKLOAD_FIELDS,
             options: { "file.compression": codec },
           });
           const w = await table.newWrite({ commitUser: "bench" });
@@ -78,6 +118,15 @@ export async function runTableBenchmarks(report, { quick = false } = {}) {
         const t = await table.newRead({ batchSize: 65536, projection: ["id", "value"] }).toArrow(plan.splits);
         if (t.numRows !== rows) throw new Error(`read ${t.numRows} rows`);
       }, { iterations: quick ? 1 : 3 });
+      // 1% of the rows by an id range (ids are written in order), two of four columns
+      const lo = BigInt(Math.floor(rows * 0.45));
+      const hi = lo + BigInt(rows / 100) - 1n;
+      const selectiveFilter = lib.and(lib.col("id").ge(lo), lib.col("id").le(hi));
+      const selectiveMs = await timeMedianAsync(async () => {
+        const t = await table.newRead({ batchSize: 65536, projection: ["id", "value"], filter: selectiveFilter, predicateFilter: true }).toArrow(plan.splits);
+        if (t.numRows !== rows / 100) throw new Error(`selective read ${t.numRows} rows`);
+      }, { iterations: quick ? 5 : 15, warmup: 2 });
+      const duck = duckdbSelective(join(dir, "bench.db", `t${n - 1}`), lo, hi, rows / 100);
       let py = null;
       if (havePython) {
         const pyDir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-py-"));
@@ -92,9 +141,36 @@ export async function runTableBenchmarks(report, { quick = false } = {}) {
       row("append write+commit", `${codec}, ${(mb / (writeMs / 1000)).toFixed(0)} MB/s`, writeMs, py?.writeMs);
       row("read (full)", codec, readMs, py?.readMs);
       row("read (projected 2/4)", codec, projectedMs, py?.projectedMs);
+      report.add({ suite: "read (1% id range, 2/4)", case: codec, rows, candidate: "paimon-rt", candidateMs: selectiveMs, baseline: duck ? "duckdb" : undefined, baselineMs: duck?.ms });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  await firstReadBenchmark(report, lib, quick);
   if (!havePython) console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the comparison)");
+}
+
+/** First read in a fresh process vs a warm read (100k rows), medians over fresh processes. */
+async function firstReadBenchmark(report, lib, quick) {
+  const rows = 100_000;
+  const dir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-first-"));
+  try {
+    const catalog = await lib.Catalog.open(dir);
+    await catalog.createDatabase("bench");
+    const table = await catalog.createTable("bench.first", {
+      fields: WORKLOAD_FIELDS,
+    });
+    const w = await table.newWrite({ commitUser: "bench" });
+    await w.write(workload(rows).batch);
+    await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit());
+    const runs = [];
+    for (let i = 0; i < (quick ? 3 : 7); i++) {
+      runs.push(JSON.parse(execFileSync(process.execPath, [join(root, "bench", "first-read.mjs"), dir, "bench.first"], { encoding: "utf8" }).trim().split("\n").pop()));
+    }
+    const median = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+    report.add({ suite: "first read (fresh proc)", case: "plan+read 100k x 4", rows, candidate: "first", candidateMs: median("firstMs"), baseline: "warm", baselineMs: median("warmMs") });
+    report.add({ suite: "first read (fresh proc)", case: "import dist/index.js", candidate: "import", candidateMs: median("importMs") });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

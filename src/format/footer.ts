@@ -185,12 +185,25 @@ function shift(s: TStruct, id: number, delta: number): void {
 }
 
 /**
+ * Some data pages of one flat column chunk (from its offset index): `ranges` are the byte
+ * ranges of the dictionary page (`dictionaryLength` bytes, 0 when none) and then of the
+ * selected data pages, which together hold `numRows` rows.
+ */
+export interface PageSubset {
+  ranges: readonly ChunkRange[];
+  dictionaryLength: number;
+  numRows: number;
+}
+
+/**
  * Builds an in-memory Parquet file holding only top-level `columns` (indices, any order; file
  * order is kept) of row groups `rowGroups`. Chunk bytes are fetched from `src` (adjacent ranges
  * coalesced). The ARROW:schema hint is dropped; page indexes, bloom filters and sorting columns,
- * which refer to the original layout, are removed.
+ * which refer to the original layout, are removed. With `pageSubset` (one flat column, one row
+ * group) the chunk holds just those pages and the row group their rows.
  */
-export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, columns: readonly number[], rowGroups: readonly number[]): Promise<Uint8Array> {
+export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, columns: readonly number[], rowGroups: readonly number[], pageSubset?: PageSubset): Promise<Uint8Array> {
+  if (pageSubset && (columns.length !== 1 || rowGroups.length !== 1)) throw new PaimonError("INVALID_ARGUMENT", "a page subset selects pages of one column chunk");
   const selected = [...new Set(columns)].sort((a, b) => a - b).map((i) => footer.columns[i]!);
   const leaves: number[] = [];
   for (const c of selected) for (let l = c.leafStart; l < c.leafEnd; l++) leaves.push(l);
@@ -208,6 +221,18 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
       const last = merged[merged.length - 1];
       if (last && last.start + last.length === range.start) last.length += range.length;
       else merged.push({ ...range });
+    }
+    if (pageSubset) {
+      const parts = await Promise.all(pageSubset.ranges.map((m) => src.read(m.start, m.length)));
+      const chunk = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
+      let at = 0;
+      for (const x of parts) {
+        chunk.set(x, at);
+        at += x.length;
+      }
+      pieces.push([chunk]);
+      dataLen += chunk.length;
+      continue;
     }
     const fetched = await Promise.all(merged.map((m) => src.read(m.start, m.length)));
     // Split merged reads back into per-leaf pieces.
@@ -253,6 +278,15 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
       shift(md, 9, delta);
       shift(md, 11, delta);
       removeFields(md, 10, 14, 15);
+      if (pageSubset) {
+        // the chunk is the dictionary page (if any) followed by the selected data pages
+        setField(md, 5, T_I64, BigInt(pageSubset.numRows));
+        setField(md, 7, T_I64, BigInt(pieces[k]![j]!.length));
+        setField(md, 9, T_I64, BigInt(cursor + pageSubset.dictionaryLength));
+        if (pageSubset.dictionaryLength > 0) setField(md, 11, T_I64, BigInt(cursor));
+        else removeFields(md, 11);
+        removeFields(md, 12, 13);
+      }
       setField(cc, 3, 12, md);
       shift(cc, 2, delta);
       removeFields(cc, 4, 5, 6, 7);
@@ -263,7 +297,8 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
     if (getValue(rg, 5) !== undefined) setField(rg, 5, T_I64, BigInt(groupStart));
     if (getValue(rg, 6) !== undefined) setField(rg, 6, T_I64, BigInt(cursor - groupStart));
     removeFields(rg, 4);
-    totalRows += BigInt(footer.rowGroups[r]!.numRows);
+    if (pageSubset) setField(rg, 3, T_I64, BigInt(pageSubset.numRows));
+    totalRows += BigInt(pageSubset ? pageSubset.numRows : footer.rowGroups[r]!.numRows);
     newGroups.push(rg);
   });
 

@@ -48,7 +48,7 @@ export interface ParquetReadOptions {
 
 const DEFAULT_BATCH_SIZE = 65536;
 
-interface Plan {
+export interface Plan {
   src: ByteSource;
   footer: ParquetFooter;
   /** Top-level file column indices to decode. */
@@ -61,7 +61,8 @@ interface Plan {
   batchSize: number;
 }
 
-async function plan(source: ParquetSource, options: ParquetReadOptions): Promise<Plan> {
+/** Resolves the file columns, output schema and row groups of a read (exported for selective reads). */
+export async function plan(source: ParquetSource, options: ParquetReadOptions): Promise<Plan> {
   const src = toByteSource(source, options.fileName);
   const footer = options.footer ?? (await readFooter(src));
   const rowGroups = options.rowGroups ? [...options.rowGroups] : footer.rowGroups.map((_, i) => i);

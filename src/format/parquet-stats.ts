@@ -93,13 +93,14 @@ const CT_TIMESTAMP_MICROS = 10;
 const CT_ENUM = 4;
 const CT_JSON = 19;
 
-interface Decoder {
+export interface Decoder {
   (bytes: Uint8Array): unknown;
   /** Deprecated min/max (fields 1, 2) use signed order and are unusable for byte arrays. */
   allowDeprecated: boolean;
 }
 
-function decoderFor(el: TStruct): Decoder {
+/** Decoder of one leaf's min/max statistics bytes (schema element `el`) into stats values. */
+export function decoderFor(el: TStruct): Decoder {
   const physical = getNumber(el, 1);
   const converted = getNumber(el, 6);
   const logical = getStruct(el, 10);

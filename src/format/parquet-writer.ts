@@ -180,7 +180,8 @@ export class ParquetFileWriter {
           .setMaxRowGroupSize(o.rowGroupRows ?? 1024 * 1024)
           .setMaxRowGroupBytes(o.rowGroupBytes ?? 128 * 1024 * 1024)
           .setDictionaryEnabled(o.dictionary ?? true)
-          .setStatisticsEnabled(pw.EnabledStatistics.Chunk);
+          // page-level statistics: the column index lets selective reads skip pages
+          .setStatisticsEnabled(pw.EnabledStatistics.Page);
         if (o.pageSize !== undefined) builder = builder.setDataPageSizeLimit(o.pageSize);
         if (o.keyValueMetadata) builder = builder.setKeyValueMetadata(new Map(Object.entries(o.keyValueMetadata)));
         const props = builder.build();

@@ -150,7 +150,8 @@ async function compiledModule(): Promise<WebAssembly.Module | undefined> {
   if (typeof src === "function") src = await (src as () => Promise<unknown>)();
   if (src instanceof WebAssembly.Module) return (compiled = src);
   if (src instanceof Uint8Array || src instanceof ArrayBuffer) return (compiled = await WebAssembly.compile(src as BufferSource));
-  if (typeof Response !== "undefined" && src instanceof Response) return (compiled = await WebAssembly.compile(await src.arrayBuffer()));
+  // (touching the global `Response` loads Node's fetch implementation: ~50 ms on a first read)
+  if (src !== undefined && src !== null && typeof src === "object" && typeof Response !== "undefined" && src instanceof Response) return (compiled = await WebAssembly.compile(await src.arrayBuffer()));
   if (typeof src === "string" || src instanceof URL) return (compiled = await WebAssembly.compile(await bytesFromUrl(String(src)) as BufferSource));
   if (src === undefined && isServerRuntime()) {
     const url = await resolvePackageFile("esm/parquet_wasm_bg.wasm");
@@ -180,4 +181,13 @@ async function instantiate(gen: number): Promise<ParquetWasm> {
     );
   }
   return glue;
+}
+
+/**
+ * Starts loading the parquet module without waiting for it (e.g. when a scan is planned, so
+ * compiling ~5 MB of wasm on V8's background threads overlaps reading the table's metadata).
+ * A failure is left for the first real use to report.
+ */
+export function prefetchParquetWasm(): void {
+  getParquetWasm().catch(() => undefined);
 }

@@ -10,7 +10,8 @@ import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { getParquetWasm } from "../format/wasm.js";
 import { initKernels } from "../kernel/wasm.js";
-import { fileIOSource } from "../format/source.js";
+import { fileIOSource, toByteSource } from "../format/source.js";
+import { readSelective } from "./selective-read.js";
 import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import type { DataField } from "../spec/types.js";
@@ -155,6 +156,12 @@ export class TableRead {
         let position = 0;
         try {
           const footer = await this.table.footers.get(source, path);
+          if (this.filter) {
+            // exact filter: prune row groups and pages, decode the other columns only where rows match
+            const selective = readSelective(toByteSource(source, path), { fields: readFields, tableFields: this.table.schema.fields, fileFields, filter: this.filter, deleted, batchSize: this.batchSize, footer });
+            for await (const batch of selective) yield filterFields.length > 0 ? project(batch, this.schema, this.fields.length) : batch;
+            continue;
+          }
           for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer })) {
             let batch = raw;
             if (deleted) {

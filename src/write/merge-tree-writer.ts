@@ -29,6 +29,7 @@ import type { Table } from "../table/table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { shadowedRows } from "./shadow-marking.js";
 
 /** Rows per gathered chunk when writing merged output. */
 const WRITE_CHUNK_ROWS = 64 * 1024;
@@ -328,7 +329,7 @@ export class MergeTreeBucketWriter {
     level: number,
     source: 0 | 1,
     dropDeletes: boolean,
-    lookup?: Set<string>,
+    lookup?: KeyColumn[][],
     exclude?: Set<string>,
   ): Promise<DataFileMeta[]> {
     const writer = new KvFileWriter(this.fileConfig, level, source);
@@ -344,8 +345,8 @@ export class MergeTreeBucketWriter {
       if (lookup || exclude) {
         const keyData = this.keyColumns.map((k) => gatherBatches(sources, part, row, new arrow.Schema([sources[0].schema.fields[k]]), [k]).data.children[0]);
         const cols = keyData.map((d) => keyColumnFromArrow(d));
-        // remember every winner's key (deleted ones too: they shadow older rows)
-        if (lookup) for (let i = 0; i < part.length; i++) lookup.add(keyString(cols, i));
+        // remember every winner's key, in key order (deleted ones too: they shadow older rows)
+        if (lookup) lookup.push(cols);
         if (exclude) {
           // first-row: keys already present in higher levels keep their first row there
           const keep: number[] = [];
@@ -440,7 +441,7 @@ export class MergeTreeBucketWriter {
     const inputNames = new Set(inputs.map((f) => f.fileName));
     const rest = this.files.filter((f) => !inputNames.has(f.fileName));
     const firstRow = this.options.config.mergeEngine === "first-row";
-    const lookup = dv && !firstRow && rest.length > 0 ? new Set<string>() : undefined;
+    const lookup: KeyColumn[][] | undefined = dv && !firstRow && rest.length > 0 ? [] : undefined;
     const exclude = firstRow && rest.length > 0 ? await this.keysOf(rest) : undefined;
     let outputs: DataFileMeta[] = [];
     if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
@@ -448,7 +449,7 @@ export class MergeTreeBucketWriter {
       const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
       outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, lookup, exclude);
     }
-    if (lookup && lookup.size > 0) await this.markShadowed(rest, lookup);
+    if (lookup && lookup.length > 0) await this.markShadowed(rest, lookup, inputs);
     // bookkeeping: levels, DVs, pending increments (a pending output compacted again is simply dropped)
     this.files = [...rest, ...outputs];
     for (const f of inputs) {
@@ -518,24 +519,31 @@ export class MergeTreeBucketWriter {
     return out;
   }
 
-  /** Lookup: marks rows of `targets` whose key is in `keys` as deleted (deletion vectors). */
-  private async markShadowed(targets: readonly DataFileMeta[], keys: Set<string>): Promise<void> {
+  /**
+   * Lookup: marks rows of `targets` whose key is among `lookup` (the compaction output's keys,
+   * sorted chunks) as deleted (deletion vectors). Only targets whose [minKey, maxKey] overlaps
+   * the key range of one of the compaction `inputs` can hold such keys; the rest are not read.
+   */
+  private async markShadowed(targets: readonly DataFileMeta[], lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<void> {
     const table = this.options.table;
+    const overlaps = (f: DataFileMeta) => inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0);
     for (const f of targets) {
+      if (!overlaps(f)) continue;
       let position = 0;
-      let marks: number[] = [];
+      const marks: Uint32Array[] = [];
       // positions count every row of the file, so read it without its deletion vector
       const fileFields = await this.schemas.fieldsOf(f.schemaId);
       for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted: null, fileFields })) {
         const cols = this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i]));
-        for (let i = 0; i < c.batch.numRows; i++) if (keys.has(keyString(cols, i))) marks.push(position + i);
+        const rows = shadowedRows(cols, lookup);
+        for (let i = 0; i < rows.length; i++) rows[i] += position;
+        if (rows.length > 0) marks.push(rows);
         position += c.batch.numRows;
       }
       if (marks.length === 0) continue;
       let bm = this.dvs.get(f.fileName);
       if (!bm) this.dvs.set(f.fileName, (bm = new RoaringBitmap32()));
-      bm.addMany(Uint32Array.from(marks));
-      marks = [];
+      for (const m of marks) bm.addMany(m);
       this.dvDirty = true;
     }
   }

@@ -1,0 +1,24 @@
+// Child process of the table benchmarks: in a fresh process, times the first plan + read of a
+// table (module compile, JIT warm-up included; importing the library is reported apart) and
+// the median of later plan + reads in the same process. Prints one JSON line.
+// usage: node bench/first-read.mjs <warehouse> <table>
+const t0 = performance.now();
+const lib = await import("../dist/index.js");
+const importMs = performance.now() - t0;
+const [warehouse, ident] = process.argv.slice(2);
+const table = await (await lib.Catalog.open(warehouse)).getTable(ident);
+const readAll = async () => {
+  const plan = await table.newScan().plan();
+  return (await table.newRead().toArrow(plan.splits)).numRows;
+};
+let at = performance.now();
+const rows = await readAll();
+const firstMs = performance.now() - at;
+const warm = [];
+for (let i = 0; i < 7; i++) {
+  at = performance.now();
+  await readAll();
+  warm.push(performance.now() - at);
+}
+warm.sort((a, b) => a - b);
+console.log(JSON.stringify({ importMs, firstMs, warmMs: warm[3], rows }));

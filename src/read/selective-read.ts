@@ -1,0 +1,237 @@
+// Selective reads of one Parquet data file under an exact filter: row groups whose footer
+// statistics rule the filter out are skipped, pages ruled out by the column index are not
+// decoded, and the filter columns are decoded first (late materialisation): the other
+// projected columns are decoded only for the pages holding matching rows (offset index).
+// Pages are cut out of a column chunk into an in-memory file that parquet-wasm decodes.
+import * as arrow from "apache-arrow";
+import { recordBatch } from "../arrow/record-batch.js";
+import { takeData } from "../arrow/take.js";
+import { concatData } from "../arrow/concat.js";
+import { PaimonError } from "../error.js";
+import { convertData, makeNullData } from "../format/arrow-types.js";
+import { buildPrunedFile, type ParquetFooter } from "../format/footer.js";
+import { type ChunkPages, pageSubset, pagesNeedDictionary, readChunkPages } from "../format/page-index.js";
+import { footerStatistics, type ParquetStatistics } from "../format/parquet-stats.js";
+import { plan } from "../format/parquet-reader.js";
+import { corrupt, type ByteSource } from "../format/source.js";
+import { isWasmTrap, withParquetWasm } from "../format/wasm.js";
+import type { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { filterBatchIndices } from "../predicate/evaluate.js";
+import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
+import { type ColumnStats, mayMatch } from "../predicate/stats.js";
+import type { DataField } from "../spec/types.js";
+
+/** What selective reads skipped and decoded (process-wide totals; tests and benchmarks read them). */
+export const selectiveReadCounters = { rowGroupsPruned: 0, rowGroupsRead: 0, chunkDecodes: 0, pagesDecoded: 0, pagesSkipped: 0 };
+
+/** Kinds whose Parquet statistics values compare exactly as the predicate's values do. */
+const STATS_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "VARCHAR"]);
+
+export interface SelectiveReadOptions {
+  /** Fields to return (projection plus filter columns), in this order. */
+  fields: readonly DataField[];
+  /** The table's fields (the filter is bound against them). */
+  tableFields: readonly DataField[];
+  /** Fields of the schema the file was written with. */
+  fileFields: readonly DataField[];
+  /** Exact filter over `fields`. */
+  filter: Predicate;
+  /** Deleted row positions of the file. */
+  deleted: RoaringBitmap32 | null;
+  batchSize: number;
+  footer: ParquetFooter;
+}
+
+/** Rows of `fields` of the file that satisfy the filter, in file order. */
+export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  const p = await plan(src, { fields: o.fields, mapBy: "id", fileFields: o.fileFields, footer: o.footer, fileName: src.name });
+  const footer = p.footer;
+  const fileColumnOf = o.fields.map((_, i) => (p.sourceIndex[i]! < 0 ? -1 : p.fileColumns[p.sourceIndex[i]!]!));
+  const filter = bindPredicate(o.filter, o.tableFields);
+  const filterNames = new Set(referencedFields(filter));
+  const filterIdx = o.fields.map((f, i) => (filterNames.has(f.name) ? i : -1)).filter((i) => i >= 0);
+  const otherIdx = o.fields.map((_, i) => i).filter((i) => !filterIdx.includes(i));
+  // a filter column's statistics are usable when the file stored it with the same type kind
+  const usable = o.fields.map((f, i) => {
+    const col = fileColumnOf[i]!;
+    const fileField = o.fileFields.find((x) => x.id === f.id);
+    const c = col >= 0 ? footer.columns[col]! : undefined;
+    return !!c && filterNames.has(f.name) && STATS_KINDS.has(f.type.kind) && fileField?.type.kind === f.type.kind && c.leafEnd - c.leafStart === 1 && c.schemaEnd - c.schemaStart === 1;
+  });
+  const stats = statisticsOf(footer);
+  let rowGroupStart = 0;
+  for (let rg = 0; rg < footer.rowGroups.length; rowGroupStart += footer.rowGroups[rg]!.numRows, rg++) {
+    const numRows = footer.rowGroups[rg]!.numRows;
+    if (numRows === 0) continue;
+    const columns: Record<string, ColumnStats | undefined> = {};
+    o.fields.forEach((f, i) => {
+      if (usable[i]) columns[f.name] = stats.rowGroups[rg]!.columns[footer.columns[fileColumnOf[i]!]!.leafStart]!;
+    });
+    if (!mayMatch(filter, { rowCount: numRows, columns }, o.tableFields)) {
+      selectiveReadCounters.rowGroupsPruned++;
+      continue;
+    }
+    selectiveReadCounters.rowGroupsRead++;
+    const pagesOf = (col: number) => pageIndexOf(src, footer, rg, col);
+    // candidate rows: pages of the filter columns whose column-index statistics may match
+    const candidates = await candidateRows(filter, o.fields, usable, fileColumnOf, numRows, pagesOf, o.tableFields);
+    if (candidates.length === 0) continue;
+    const decodeAt = async (i: number, rows: Uint32Array): Promise<arrow.Data> => {
+      const col = fileColumnOf[i]!;
+      const field = p.schema.fields[i]!;
+      if (col < 0) return makeNullData(field.type, rows.length);
+      return decodeColumnRows(src, footer, rg, col, await pagesOf(col), rows, field);
+    };
+    const filterData = await Promise.all(filterIdx.map((i) => decodeAt(i, candidates)));
+    const filterSchema = new arrow.Schema(filterIdx.map((i) => p.schema.fields[i]!));
+    let selected = filterBatchIndices(filter, recordBatch(filterSchema, filterData, candidates.length));
+    if (o.deleted && selected.length > 0) {
+      const positions = Uint32Array.from(selected, (s) => rowGroupStart + candidates[s]!);
+      const hit = o.deleted.hasMany(positions);
+      selected = selected.filter((_, k) => !hit[k]);
+    }
+    if (selected.length === 0) continue;
+    const rows = Uint32Array.from(selected, (s) => candidates[s]!);
+    const children: arrow.Data[] = new Array(o.fields.length);
+    filterIdx.forEach((i, k) => (children[i] = selected.length === candidates.length ? filterData[k]! : takeData(filterData[k]!, selected)));
+    const others = await Promise.all(otherIdx.map((i) => decodeAt(i, rows)));
+    otherIdx.forEach((i, k) => (children[i] = others[k]!));
+    const batch = recordBatch(p.schema, children, rows.length);
+    for (let at = 0; at < rows.length; at += o.batchSize) yield at === 0 && rows.length <= o.batchSize ? batch : batch.slice(at, Math.min(rows.length, at + o.batchSize));
+  }
+}
+
+// Footers are cached per table (Table.footers); their statistics and page indexes are kept with them.
+const footerStats = new WeakMap<ParquetFooter, ParquetStatistics>();
+const pageIndexes = new WeakMap<ParquetFooter, Map<string, Promise<ChunkPages | null>>>();
+
+function statisticsOf(footer: ParquetFooter): ParquetStatistics {
+  let s = footerStats.get(footer);
+  if (!s) footerStats.set(footer, (s = footerStatistics(footer)));
+  return s;
+}
+
+/** The page index (offset and column index) of one column chunk, read once per footer. */
+function pageIndexOf(src: ByteSource, footer: ParquetFooter, rg: number, col: number): Promise<ChunkPages | null> {
+  let byChunk = pageIndexes.get(footer);
+  if (!byChunk) pageIndexes.set(footer, (byChunk = new Map()));
+  const key = `${rg}:${col}`;
+  let pages = byChunk.get(key);
+  if (!pages) {
+    pages = readChunkPages(src, footer, rg, col, true);
+    byChunk.set(key, pages);
+    pages.catch(() => byChunk!.delete(key)); // a failed read is retried next time
+  }
+  return pages;
+}
+
+/** Sorted, disjoint [start, end) row ranges. */
+type Ranges = Array<[number, number]>;
+
+function intersect(a: Ranges, b: Ranges): Ranges {
+  const out: Ranges = [];
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    const lo = Math.max(a[i]![0], b[j]![0]);
+    const hi = Math.min(a[i]![1], b[j]![1]);
+    if (lo < hi) out.push([lo, hi]);
+    if (a[i]![1] < b[j]![1]) i++;
+    else j++;
+  }
+  return out;
+}
+
+function union(parts: readonly Ranges[]): Ranges {
+  const all = parts.flat().sort((x, y) => x[0] - y[0]);
+  const out: Ranges = [];
+  for (const [lo, hi] of all) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1]) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
+/** Ascending row-group rows that the filter's page statistics cannot rule out. */
+async function candidateRows(
+  filter: Predicate,
+  fields: readonly DataField[],
+  usable: readonly boolean[],
+  fileColumnOf: readonly number[],
+  numRows: number,
+  pagesOf: (col: number) => Promise<ChunkPages | null>,
+  tableFields: readonly DataField[],
+): Promise<Uint32Array> {
+  // null = every row
+  const walk = async (q: Predicate): Promise<Ranges | null> => {
+    if (q.kind === "leaf") {
+      const i = fields.findIndex((f) => f.name === q.field);
+      if (i < 0 || !usable[i]) return null;
+      const pages = await pagesOf(fileColumnOf[i]!);
+      if (!pages?.stats) return null;
+      const ranges: Ranges = [];
+      pages.stats.forEach((s, pg) => {
+        const from = pages.rowStarts[pg]!;
+        const to = pages.rowStarts[pg + 1]!;
+        if (mayMatch(q, { rowCount: to - from, columns: { [q.field]: s } }, tableFields)) ranges.push([from, to]);
+      });
+      return union([ranges]);
+    }
+    const parts = await Promise.all(q.children.map(walk));
+    if (q.kind === "and") {
+      const known = parts.filter((m): m is Ranges => m !== null);
+      return known.length === 0 ? null : known.reduce(intersect);
+    }
+    return parts.some((m) => m === null) ? null : union(parts as Ranges[]);
+  };
+  const ranges = (await walk(filter)) ?? [[0, numRows]];
+  const out = new Uint32Array(ranges.reduce((n, [lo, hi]) => n + hi - lo, 0));
+  let j = 0;
+  for (const [lo, hi] of ranges) for (let r = lo; r < hi; r++) out[j++] = r;
+  return out;
+}
+
+/** Values of flat-or-nested file column `col` at row-group rows `rows` (ascending), as `field`'s type. */
+async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, rows: Uint32Array, field: arrow.Field): Promise<arrow.Data> {
+  let positions: Uint32Array | null = rows;
+  const pageCount = pages ? pages.offsets.length : 1;
+  const selected: number[] = [];
+  if (pages) {
+    const within = new Uint32Array(rows.length);
+    let base = 0;
+    let pg = -1;
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]!;
+      while (r >= pages.rowStarts[pg + 1]!) {
+        pg++;
+        if (r < pages.rowStarts[pg + 1]! && r >= pages.rowStarts[pg]!) {
+          if (selected.length > 0) base += pages.rowStarts[selected[selected.length - 1]! + 1]! - pages.rowStarts[selected[selected.length - 1]!]!;
+          selected.push(pg);
+        }
+      }
+      within[k] = base + r - pages.rowStarts[pg]!;
+    }
+    if (selected.length < pageCount) positions = within;
+  }
+  const subset = pages && selected.length < pageCount ? pageSubset(pages, selected, await pagesNeedDictionary(src, pages, selected)) : undefined;
+  const file = await buildPrunedFile(src, footer, [col], [rg], subset);
+  selectiveReadCounters.chunkDecodes++;
+  selectiveReadCounters.pagesDecoded += subset ? selected.length : pageCount;
+  selectiveReadCounters.pagesSkipped += subset ? pageCount - selected.length : 0;
+  const total = subset ? subset.numRows : footer.rowGroups[rg]!.numRows;
+  let data: arrow.Data;
+  try {
+    // one batch of exactly the chunk's rows (the decoder allocates batchSize up front)
+    const ipc = await withParquetWasm((pw) => pw.readParquet(file, { batchSize: Math.max(1, total) }).intoIPCStream());
+    const decoded = arrow.tableFromIPC(ipc);
+    const chunks = decoded.batches.map((b) => b.data.children[0]!);
+    data = chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? makeNullData(decoded.schema.fields[0]!.type, 0) : concatData(chunks);
+  } catch (e) {
+    if (e instanceof PaimonError) throw e;
+    const detail = isWasmTrap(e) ? "the Parquet decoder aborted" : String((e as Error)?.message ?? e);
+    throw corrupt(src.name, `row group ${rg}: ${detail}`, e);
+  }
+  data = convertData(data, field.type, `${field.name} of ${src.name}`);
+  if (data.length !== total) throw corrupt(src.name, `row group ${rg} column ${field.name} decoded ${data.length} rows, expected ${total}`);
+  if (positions.length === data.length) return data; // every row, in order
+  return takeData(data, positions);
+}
