@@ -1,14 +1,9 @@
-// Parquet page-level work on whole column chunks, outside the decoder:
+// Parquet page-level work on whole column chunks, outside the decoder (the read side; the
+// post-write pass over our own files is parquet-finish.ts, kept apart so query bundles omit it):
 // - `verifyChunkChecksums`: checks the CRC-32 of every page whose header carries one (parquet-mr
 //   writes them by default; parquet-format: CRC-32 of the page bytes as stored after the header).
 // - `checkInt96Range`: refuses INT96 timestamps that Arrow's int64 nanoseconds cannot hold (Java
 //   writes TIMESTAMP(9) from year 0001 to 9999; the decoder would wrap them silently).
-// - `finishParquetFile`: the one post-write pass over a file parquet-wasm wrote. It re-emits every
-//   page header with its `crc` (parquet-rs writes none), turns marked FIXED_LEN_BYTE_ARRAY(12)
-//   leaves into INT96 (Java Paimon's layout for TIMESTAMP(7-9), which parquet-rs cannot write;
-//   PLAIN and dictionary encodings of both are the same 12 bytes a value), drops min/max bounds of
-//   leaves where they would mislead, and moves every offset the footer and offset indexes hold.
-//   Page bodies are copied as they are: nothing is decoded or recompressed.
 
 import { gunzipSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
@@ -16,40 +11,25 @@ import snappy from "snappyjs";
 import { PaimonError } from "../error.js";
 import { crc32 } from "../kernel/deletion-vector.js";
 import { corrupt } from "./source.js";
-import {
-  T_BINARY,
-  T_I32,
-  T_I64,
-  type TStruct,
-  getBytes,
-  getField,
-  getList,
-  getNumber,
-  getStruct,
-  getValue,
-  parseStruct,
-  removeFields,
-  serializeStruct,
-  setField,
-} from "./thrift.js";
+import { type TStruct, getNumber, getStruct, getValue, parseStruct } from "./thrift.js";
 
 /** "PAR1" read as a little-endian uint32. */
 export const PARQUET_MAGIC = 0x31524150;
 export const PHYSICAL_INT96 = 3;
-const PHYSICAL_FIXED_LEN_BYTE_ARRAY = 7;
+export const PHYSICAL_FIXED_LEN_BYTE_ARRAY = 7;
 
 // PageHeader field ids (parquet.thrift)
 const PH_COMPRESSED_SIZE = 3;
-const PH_CRC = 4;
+export const PH_CRC = 4;
 
-interface PageHeaderAt {
+export interface PageHeaderAt {
   header: TStruct;
   /** Offset of the page body (right after the header). */
   bodyStart: number;
   bodyLength: number;
 }
 
-function readPageHeader(buf: Uint8Array, at: number, end: number): PageHeaderAt {
+export function readPageHeader(buf: Uint8Array, at: number, end: number): PageHeaderAt {
   const { value: header, end: bodyStart } = parseStruct(buf, at, end);
   const bodyLength = getNumber(header, PH_COMPRESSED_SIZE) ?? -1;
   if (!(bodyLength >= 0) || bodyStart + bodyLength > end) throw new Error(`page at byte ${at} of the chunk claims ${bodyLength} bytes, past the chunk's end`);
@@ -82,218 +62,9 @@ export function verifyChunkChecksums(chunk: Uint8Array, fileName: string, where:
   }
 }
 
-function hex(n: number): string {
+export function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, "0");
 }
-
-export interface FinishOptions {
-  /** Leaf columns (depth-first Parquet order) written as FIXED_LEN_BYTE_ARRAY(12) that are INT96. */
-  int96Leaves?: ReadonlySet<number>;
-  /** Leaf columns whose min/max (chunk statistics and column index) must be dropped. */
-  unboundedLeaves?: ReadonlySet<number>;
-  /** Replacement for the `ARROW:schema` footer value (base64 IPC schema) when the file has one. */
-  arrowSchema?: string;
-  /** For error messages. */
-  fileName?: string;
-}
-
-/** Old page start -> new page start and how many bytes its header grew. */
-interface PageMove {
-  to: number;
-  growth: number;
-}
-
-/** Index structures after the row groups: offset indexes (rewritten), column indexes and bloom filters (copied). */
-interface IndexRef {
-  offset: number;
-  length: number;
-  kind: "offset-index" | "column-index" | "bloom";
-  /** The struct holding the offset/length fields and their ids. */
-  owner: TStruct;
-  offsetField: number;
-  lengthField: number;
-}
-
-/**
- * The post-write pass (see the file comment) over `file`, a complete Parquet file as written by
- * parquet-wasm. Returns a new file; `file` is not modified.
- */
-export function finishParquetFile(file: Uint8Array, options: FinishOptions = {}): Uint8Array {
-  const name = options.fileName ?? "parquet file";
-  const int96 = options.int96Leaves ?? new Set<number>();
-  const unbounded = options.unboundedLeaves ?? new Set<number>();
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  const metadataLength = view.getUint32(file.length - 8, true);
-  const footerStart = file.length - 8 - metadataLength;
-  const fm = parseStruct(file, footerStart, file.length - 8).value;
-
-  if (int96.size > 0) retypeInt96Schema(fm, int96, name);
-
-  const parts: Uint8Array[] = [file.subarray(0, 4)];
-  let written = 4;
-  let copied = 4; // old-file position up to which bytes are accounted for
-  const moves = new Map<number, PageMove>();
-  const indexRefs: IndexRef[] = [];
-
-  const rowGroups = (getList(fm, 4) ?? []) as TStruct[];
-  for (const rg of rowGroups) {
-    const chunks = (getList(rg, 1) ?? []) as TStruct[];
-    let groupStart = -1;
-    let groupCompressed = 0;
-    let groupGrowth = 0;
-    chunks.forEach((cc, leaf) => {
-      const md = getStruct(cc, 3);
-      if (!md) throw corrupt(name, `written column chunk ${leaf} has no metadata`);
-      const dataOffset = getNumber(md, 9) ?? -1;
-      const dictOffset = getNumber(md, 11);
-      const start = dictOffset !== undefined && dictOffset > 0 && dictOffset < dataOffset ? dictOffset : dataOffset;
-      const length = getNumber(md, 7) ?? -1;
-      if (start < copied || start + length > footerStart) throw corrupt(name, `written column chunk ${leaf} is out of order or out of range`);
-      if (start > copied) {
-        parts.push(file.subarray(copied, start));
-        written += start - copied;
-      }
-      const newStart = written;
-      let growth = 0;
-      for (let at = start; at < start + length; ) {
-        const p = readPageHeader(file, at, start + length);
-        const body = file.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
-        setField(p.header, PH_CRC, T_I32, crc32(body) | 0);
-        const header = serializeStruct(p.header);
-        moves.set(at, { to: written, growth: header.length - (p.bodyStart - at) });
-        growth += header.length - (p.bodyStart - at);
-        parts.push(header, body);
-        written += header.length + body.length;
-        at = p.bodyStart + p.bodyLength;
-      }
-      copied = start + length;
-      const chunkEnd = written;
-      const moved = (old: number): number => {
-        if (old === start + length) return chunkEnd;
-        const m = moves.get(old);
-        if (!m) throw corrupt(name, `written column chunk ${leaf} points at byte ${old}, which starts no page`);
-        return m.to;
-      };
-      setField(md, 9, T_I64, BigInt(moved(dataOffset)));
-      if (dictOffset !== undefined) setField(md, 11, T_I64, BigInt(dictOffset > 0 ? moved(dictOffset) : dictOffset));
-      const indexPage = getNumber(md, 10);
-      if (indexPage !== undefined) setField(md, 10, T_I64, BigInt(moved(indexPage)));
-      setField(md, 7, T_I64, BigInt(chunkEnd - newStart));
-      const uncompressed = getNumber(md, 6);
-      if (uncompressed !== undefined) setField(md, 6, T_I64, BigInt(uncompressed + growth));
-      const fileOffset = getNumber(cc, 2);
-      // Deprecated and set differently by writers: a page start or the chunk's end moves with it.
-      if (fileOffset !== undefined && (moves.has(fileOffset) || fileOffset === start + length)) setField(cc, 2, T_I64, BigInt(moved(fileOffset)));
-      if (int96.has(leaf)) setField(md, 1, T_I32, PHYSICAL_INT96);
-      if (int96.has(leaf) || unbounded.has(leaf)) {
-        const st = getStruct(md, 12);
-        if (st) removeFields(st, 1, 2, 5, 6, 7, 8); // max, min (deprecated and current), exactness flags
-        removeFields(cc, 6, 7); // column index: page-level min/max
-      }
-      collectIndexRefs(cc, md, indexRefs);
-      if (groupStart < 0) groupStart = newStart;
-      groupCompressed += chunkEnd - newStart;
-      groupGrowth += growth;
-    });
-    if (getValue(rg, 5) !== undefined && groupStart >= 0) setField(rg, 5, T_I64, BigInt(groupStart));
-    if (getValue(rg, 6) !== undefined) setField(rg, 6, T_I64, BigInt(groupCompressed));
-    const total = getNumber(rg, 2);
-    if (total !== undefined) setField(rg, 2, T_I64, BigInt(total + groupGrowth));
-  }
-
-  // Index structures between the last chunk and the footer, in file order.
-  indexRefs.sort((a, b) => a.offset - b.offset);
-  for (const ref of indexRefs) {
-    if (ref.offset < copied || ref.offset + ref.length > footerStart) throw corrupt(name, `written ${ref.kind} at byte ${ref.offset} overlaps other data`);
-    if (ref.offset > copied) {
-      parts.push(file.subarray(copied, ref.offset));
-      written += ref.offset - copied;
-    }
-    const bytes = ref.kind === "offset-index" ? movedOffsetIndex(file, ref, moves, name) : file.subarray(ref.offset, ref.offset + ref.length);
-    setField(ref.owner, ref.offsetField, T_I64, BigInt(written));
-    setField(ref.owner, ref.lengthField, T_I32, bytes.length);
-    parts.push(bytes);
-    written += bytes.length;
-    copied = ref.offset + ref.length;
-  }
-  // Unreferenced bytes (column indexes of leaves whose bounds were dropped) are carried over when
-  // they lie between referenced structures, and dropped after the last one.
-
-  if (options.arrowSchema !== undefined) replaceArrowSchema(fm, options.arrowSchema);
-  const footer = serializeStruct(fm);
-  const tail = new Uint8Array(8);
-  new DataView(tail.buffer).setUint32(0, footer.length, true);
-  new DataView(tail.buffer).setUint32(4, PARQUET_MAGIC, true);
-  parts.push(footer, tail);
-
-  const out = new Uint8Array(written + footer.length + 8);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function collectIndexRefs(cc: TStruct, md: TStruct, out: IndexRef[]): void {
-  const add = (kind: IndexRef["kind"], owner: TStruct, offsetField: number, lengthField: number): void => {
-    const offset = getNumber(owner, offsetField);
-    const length = getNumber(owner, lengthField);
-    if (offset === undefined) return;
-    if (length === undefined) {
-      // A bloom filter without its length (older writers): it cannot be moved safely; drop the reference.
-      removeFields(owner, offsetField);
-      return;
-    }
-    out.push({ offset, length, kind, owner, offsetField, lengthField });
-  };
-  add("offset-index", cc, 4, 5);
-  add("column-index", cc, 6, 7);
-  add("bloom", md, 14, 15);
-}
-
-/** The offset index at `ref` with every page location moved to its page's new place and size. */
-function movedOffsetIndex(file: Uint8Array, ref: IndexRef, moves: ReadonlyMap<number, PageMove>, name: string): Uint8Array {
-  const index = parseStruct(file, ref.offset, ref.offset + ref.length).value;
-  for (const loc of (getList(index, 1) ?? []) as TStruct[]) {
-    const offset = getNumber(loc, 1) ?? -1;
-    const m = moves.get(offset);
-    if (!m) throw corrupt(name, `written offset index points at byte ${offset}, which starts no page`);
-    setField(loc, 1, T_I64, BigInt(m.to));
-    setField(loc, 2, T_I32, (getNumber(loc, 2) ?? 0) + m.growth);
-  }
-  return serializeStruct(index);
-}
-
-/** Schema elements of the `int96` leaves: FIXED_LEN_BYTE_ARRAY(12) -> INT96 (no length, no annotation). */
-function retypeInt96Schema(fm: TStruct, int96: ReadonlySet<number>, name: string): void {
-  let leaf = 0;
-  for (const el of (getList(fm, 2) ?? []) as TStruct[]) {
-    const children = getNumber(el, 5);
-    if (children !== undefined && children > 0) continue;
-    if (getField(el, 1) === undefined) continue; // the root of a schema without columns
-    if (int96.has(leaf)) {
-      if (getNumber(el, 1) !== PHYSICAL_FIXED_LEN_BYTE_ARRAY || getNumber(el, 2) !== 12) throw corrupt(name, `leaf ${leaf} is not FIXED_LEN_BYTE_ARRAY(12) and cannot become INT96`);
-      setField(el, 1, T_I32, PHYSICAL_INT96);
-      removeFields(el, 2, 6, 10);
-    }
-    leaf++;
-  }
-}
-
-function replaceArrowSchema(fm: TStruct, value: string): void {
-  const kv = (getList(fm, 5) ?? []) as TStruct[];
-  const encoded = new TextEncoder().encode(value);
-  const entry = kv.find((e) => {
-    const k = getBytes(e, 1);
-    return k !== undefined && new TextDecoder().decode(k) === "ARROW:schema";
-  });
-  if (entry) setField(entry, 2, T_BINARY, encoded);
-}
-
-// ---------------------------------------------------------------------------------------------
-// INT96 range
-// ---------------------------------------------------------------------------------------------
 
 /** Maximum repetition and definition level of every leaf (depth-first), from the flattened schema. */
 export function leafLevels(schema: readonly TStruct[]): Array<{ maxRep: number; maxDef: number }> {

@@ -8,7 +8,7 @@ import type { DataField, DataType, RowType } from "../spec/types.js";
 import { arrowSchemaFooterValue, convertData, int96Leaves, parquetArrowSchema } from "./arrow-types.js";
 import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode } from "./column-stats.js";
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
-import { finishParquetFile } from "./parquet-pages.js";
+import { finishParquetFile } from "./parquet-finish.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 /** Compression names as Paimon's `file.compression` spells them (plus parquet aliases). */

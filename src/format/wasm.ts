@@ -189,5 +189,8 @@ async function instantiate(gen: number): Promise<ParquetWasm> {
  * A failure is left for the first real use to report.
  */
 export function prefetchParquetWasm(): void {
+  // Only where loading needs no guess: a browser without init({ parquet }) would fetch the glue's
+  // default URL here, and a query that never reaches a data file should not fetch 5 MB.
+  if (userSource === undefined && !isServerRuntime()) return;
   getParquetWasm().catch(() => undefined);
 }
