@@ -9,7 +9,7 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { ARROW_PEER_RANGE, ARROW_TESTED_VERSION } from "../src/arrow/input.js";
 import { recordBatch } from "../src/arrow/record-batch.js";
-import { RealtimeContext } from "../src/realtime/context.js";
+import { RealtimeContext } from "../src/realtime/index.js";
 import { cleanupDirs, makeTable, rtBatch } from "./realtime/helpers.js";
 
 const require = createRequire(import.meta.url);

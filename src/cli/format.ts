@@ -3,7 +3,7 @@ import * as arrow from "apache-arrow";
 import { decimalToString } from "../spec/binary-row.js";
 import type { DataField } from "../spec/types.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
-import { internalValue } from "../write/row-values.js";
+import { internalValue } from "../arrow/row-values.js";
 import { base64 } from "../format/arrow-types.js";
 
 

@@ -8,7 +8,7 @@ import * as arrow from "apache-arrow";
 import { Catalog } from "../catalog/catalog.js";
 import { PaimonError } from "../error.js";
 import { joinPath } from "../fs/file-io.js";
-import { RealtimeContext } from "../realtime/context.js";
+import { RealtimeContext } from "../realtime/index.js";
 import type { RealtimeCommitProgress, RealtimeMetrics } from "../realtime/types.js";
 import type { Table } from "../table/table.js";
 import { RowKind } from "../write/table-write.js";

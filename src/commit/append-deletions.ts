@@ -11,7 +11,7 @@ import { FILE_KIND_ADD, FILE_KIND_DELETE, type DataFileMeta, type ManifestEntry 
 import { BATCH_COMMIT_IDENTIFIER, type Snapshot } from "../spec/snapshot.js";
 import type { ManifestStore } from "../table/manifests.js";
 import type { TablePaths } from "../table/paths.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "../write/deletion-vector-index.js";
 import { FileStoreCommit, type ResolvedIndexChanges } from "./file-store-commit.js";
 
@@ -111,7 +111,7 @@ export interface RowDeletion {
  * Returns the snapshot id.
  */
 export async function commitRowDeletions(
-  table: Table,
+  table: FileStoreTable,
   commitUser: string,
   deletions: readonly RowDeletion[],
   options: { commitIdentifier?: bigint; commitKind?: "APPEND" | "OVERWRITE" } = {},

@@ -2,7 +2,7 @@
 // expires old snapshots.
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import type { CommitMessage } from "./commit-message.js";
 import type { CommitMessageData } from "../spec/commit-message.js";
 import type { ExpireOptions } from "./expire.js";
@@ -31,7 +31,7 @@ export class TableCommit {
   private fileStoreCommit: FileStoreCommit | undefined;
 
   constructor(
-    private readonly table: Table,
+    private readonly table: FileStoreTable,
     readonly commitUser: string,
   ) {
     if (typeof commitUser !== "string" || commitUser === "") throw new PaimonError("INVALID_ARGUMENT", "newCommit needs a non-empty commitUser");

@@ -12,7 +12,7 @@ import { PaimonError } from "../error.js";
 import { OffsetSet64 } from "../kernel/bitmap.js";
 import type { Timestamp } from "../spec/binary-row.js";
 import { type DataType, typeToString } from "../spec/types.js";
-import { internalValue } from "../write/row-values.js";
+import { internalValue } from "../arrow/row-values.js";
 import { doubleToLongBits, floatToIntBits } from "./columns.js";
 
 export const OFFSET_SIDECAR_SUFFIX = ".offset";

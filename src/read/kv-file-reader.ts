@@ -12,9 +12,10 @@ import { DELETION_VECTOR_INDEX_VERSION, type DeletionVector, readDeletionVector 
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import type { FooterCache } from "../format/footer-cache.js";
+import type { KvBatch } from "./merge-functions.js";
 
 /** Where a data file's deletion vector lives (Java `DeletionFile`). */
 export interface DeletionFile {
@@ -26,17 +27,14 @@ export interface DeletionFile {
 }
 
 /** A batch of a PK data file: the requested columns plus sequence numbers and row kinds. */
-export interface KvBatch {
-  readonly batch: arrow.RecordBatch;
-  readonly sequence: BigInt64Array;
-  readonly kinds: Int8Array;
-}
+// The batch type is the merge's input type (merge-functions.ts), so the merge never imports the reader.
+export type { KvBatch } from "./merge-functions.js";
 
 /** Fields of the schema each data file was written with (cached per schema id). */
 export class FileSchemas {
   private readonly cache = new Map<number, Promise<readonly DataField[]>>();
 
-  constructor(private readonly table: Table) {
+  constructor(private readonly table: FileStoreTable) {
     this.cache.set(table.schema.id, Promise.resolve(table.schema.fields));
   }
 

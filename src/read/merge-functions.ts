@@ -13,9 +13,15 @@ import { sortPermutation } from "../kernel/sort.js";
 import type { TableOptions } from "../table/options.js";
 import { compareValues } from "../table/values.js";
 import type { DataField, DataType } from "../spec/types.js";
-import { internalValue } from "../write/row-values.js";
-import type { KvBatch } from "./kv-file-reader.js";
+import { internalValue } from "../arrow/row-values.js";
 import { recordBatch } from "../arrow/record-batch.js";
+
+/** Key-value rows as read from a PK data file or a real-time store: the batch, each row's sequence number and row kind. */
+export interface KvBatch {
+  readonly batch: arrow.RecordBatch;
+  readonly sequence: BigInt64Array;
+  readonly kinds: Int8Array;
+}
 
 /** The aggregate functions paimon-rt implements. */
 export type AggFunction =

@@ -17,7 +17,7 @@ import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { DataSplit } from "../scan/split.js";
 import { checkMergeable, intervalPartition } from "../scan/merge-tree-splits.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
@@ -67,7 +67,7 @@ export class PrimaryKeySplitReader {
   private readonly schemas: FileSchemas;
 
   constructor(
-    private readonly table: Table,
+    private readonly table: FileStoreTable,
     private readonly options: PrimaryKeyReadOptions,
   ) {
     const schema = table.schema;
@@ -240,7 +240,7 @@ function collectFields(p: Predicate, into: Set<string>): void {
 }
 
 /** Reads PK splits (dispatch target of `TableRead`). */
-export async function* readPrimaryKeySplits(table: Table, splits: readonly DataSplit[], options: PrimaryKeyReadOptions): AsyncGenerator<arrow.RecordBatch> {
+export async function* readPrimaryKeySplits(table: FileStoreTable, splits: readonly DataSplit[], options: PrimaryKeyReadOptions): AsyncGenerator<arrow.RecordBatch> {
   const reader = new PrimaryKeySplitReader(table, options);
   for (const split of splits) yield* reader.read(split);
 }

@@ -16,7 +16,7 @@ import { bindPredicate, type Predicate, referencedFields } from "../predicate/pr
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import type { DataField } from "../spec/types.js";
 import type { Split } from "../scan/split.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import { isRealtimeRead, realtimeHooks } from "../realtime/hooks.js";
 import { readPrimaryKeySplits, ROW_KIND_FIELD_NAME } from "./merge-read.js";
@@ -62,7 +62,7 @@ export class TableRead {
   private readonly batchSize: number;
 
   constructor(
-    private readonly table: Table,
+    private readonly table: FileStoreTable,
     private readonly options: ReadOptions = {},
   ) {
     const all = table.schema.fields;

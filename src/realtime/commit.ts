@@ -5,7 +5,7 @@ import { CommitMessage, validateMessageFiles } from "../commit/commit-message.js
 import type { FileStoreCommit } from "../commit/file-store-commit.js";
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER, type Snapshot } from "../spec/snapshot.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionStringsOfRow, tableOffsetsOf, writeOffsetsFile, type OffsetMap } from "./offsets.js";
 import { requireRealtimeEnabled } from "./options.js";
 import { describePartitionBucket, partitionBucketKey, REALTIME_OFFSETS_PROPERTY, type RealtimeCommitProgress } from "./types.js";
@@ -29,7 +29,7 @@ function asBigInt(v: unknown): bigint | null {
 }
 
 /** Validates the shape of every progress entry and groups contiguous ranges per partition-bucket. */
-function groupProgress(table: Table, progress: readonly RealtimeCommitProgress[]): { groups: Group[]; messages: CommitMessage[] } {
+function groupProgress(table: FileStoreTable, progress: readonly RealtimeCommitProgress[]): { groups: Group[]; messages: CommitMessage[] } {
   const keys = table.schema.partitionKeys;
   const buckets = table.coreOptions.bucket;
   const byKey = new Map<string, Array<{ begin: bigint; end: bigint; partition: Record<string, string>; bucket: number }>>();
@@ -101,7 +101,7 @@ function classify(groups: readonly Group[], offsets: OffsetMap, snapshotId: numb
 }
 
 /** The snapshot of `user` with `identifier`, walking back from the latest (null when not found). */
-async function findCommit(table: Table, user: string, identifier: bigint): Promise<Snapshot | null> {
+async function findCommit(table: FileStoreTable, user: string, identifier: bigint): Promise<Snapshot | null> {
   const latest = await table.snapshotManager.latestSnapshotId();
   if (latest === null) return null;
   for (let id = latest; id >= 1; id--) {
@@ -113,7 +113,7 @@ async function findCommit(table: Table, user: string, identifier: bigint): Promi
   return null;
 }
 
-export async function commitWithProgress(table: Table, commit: FileStoreCommit, progress: readonly RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
+export async function commitWithProgress(table: FileStoreTable, commit: FileStoreCommit, progress: readonly RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
   requireRealtimeEnabled(table, "commitWithProgress");
   if (!Array.isArray(progress)) throw new PaimonError("INVALID_ARGUMENT", "commitWithProgress takes an array of RealtimeCommitProgress");
   if (progress.length === 0) throw progressError(`real-time commits must not be empty (table ${table.identifier})`);

@@ -5,14 +5,11 @@
 import { PaimonError } from "../error.js";
 import { randomId } from "../fs/file-io.js";
 import type { Predicate } from "../predicate/predicate.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { ArrowRealtimeStoreFactory } from "./arrow-store.js";
 import { deletedPartitionBuckets, progressSourceOf, tableOffsetsOf, type OffsetMap } from "./offsets.js";
 import type { RealtimeReadView, RealtimeSegmentHandle, RealtimeStore, RealtimeStoreCreateRequest, RealtimeStoreFactory } from "./store.js";
 import { describePartitionBucket, type RealtimeMetrics } from "./types.js";
-import { installRealtimeHooks } from "./hooks.js";
-import { checkRealtimeScan, planRealtimeScan } from "./scan.js";
-import { checkRealtimeRead, createRealtimeReader } from "./read.js";
 
 /** Serialises async critical sections. */
 export class Mutex {
@@ -171,7 +168,7 @@ export class RealtimeContext {
   }
 
   /** Binds the context to one table (a context serves exactly one table and schema). */
-  bind(table: Table): void {
+  bind(table: FileStoreTable): void {
     this.checkValid();
     if (this.tableLocation === null) {
       this.tableLocation = table.location;
@@ -191,7 +188,7 @@ export class RealtimeContext {
   }
 
   /** The entry of a partition-bucket, creating its store (and loading committed progress) on first use. */
-  async getOrCreateEntry(table: Table, id: EntryIdentity, request: (description: string) => RealtimeStoreCreateRequest): Promise<StoreEntry> {
+  async getOrCreateEntry(table: FileStoreTable, id: EntryIdentity, request: (description: string) => RealtimeStoreCreateRequest): Promise<StoreEntry> {
     const existing = this.entries.get(id.key);
     if (existing) return existing;
     let pending = this.pendingEntries.get(id.key);
@@ -228,7 +225,7 @@ export class RealtimeContext {
    * sealed segments. Refuses to move backwards; after an overwrite, rollback or dropped
    * partition the context is invalidated and must be recreated.
    */
-  async refresh(table: Table, snapshotId: number): Promise<void> {
+  async refresh(table: FileStoreTable, snapshotId: number): Promise<void> {
     this.checkValid();
     this.bind(table);
     if (!Number.isSafeInteger(snapshotId) || snapshotId < 0) throw new PaimonError("INVALID_ARGUMENT", `real-time refresh snapshot id must not be negative: ${snapshotId}`);
@@ -343,5 +340,3 @@ export class RealtimeContext {
   }
 }
 
-// Scans and reads reach the real-time layer through these once a context can exist (hooks.ts).
-installRealtimeHooks({ checkRealtimeScan, planRealtimeScan, checkRealtimeRead, createRealtimeReader });

@@ -4,16 +4,16 @@
 import { PaimonError } from "../error.js";
 import type { BatchReader } from "../read/batch-reader.js";
 import type { Plan, Split } from "../scan/split.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import type { RealtimeSplit } from "./scan.js";
 import type * as arrow from "apache-arrow";
 
 export interface RealtimeHooks {
-  checkRealtimeScan(table: Table, options: { realtime?: unknown }): void;
-  planRealtimeScan(table: Table, options: { realtime?: unknown }, planDisk: () => Promise<Plan>): Promise<Plan>;
-  checkRealtimeRead(table: Table, options: { realtime?: unknown }): void;
+  checkRealtimeScan(table: FileStoreTable, options: { realtime?: unknown }): void;
+  planRealtimeScan(table: FileStoreTable, options: { realtime?: unknown }, planDisk: () => Promise<Plan>): Promise<Plan>;
+  checkRealtimeRead(table: FileStoreTable, options: { realtime?: unknown }): void;
   createRealtimeReader(
-    table: Table,
+    table: FileStoreTable,
     options: { realtime?: unknown },
     schema: arrow.Schema,
     batchSize: number,

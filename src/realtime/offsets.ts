@@ -11,7 +11,7 @@ import type { DataField } from "../spec/types.js";
 import type { ManifestStore } from "../table/manifests.js";
 import { partitionValueString } from "../table/paths.js";
 import type { SnapshotManager } from "../table/snapshot-manager.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { INT64_MAX, partitionBucketKey, REALTIME_OFFSETS_PROPERTY, type RealtimePartitionBucket } from "./types.js";
 
 export const OFFSETS_VERSION = 1;
@@ -115,7 +115,7 @@ export function parseOffsets(text: string, partitionKeys?: readonly string[], fi
 }
 
 /** `<table>/metadata` */
-export function metadataDir(table: Table): string {
+export function metadataDir(table: FileStoreTable): string {
   return joinPath(table.location, "metadata");
 }
 
@@ -129,7 +129,7 @@ export async function writeOffsetsFile(io: FileIO, tableLocation: string, map: O
 
 /**
  * What resolving committed progress needs to know about a table: its files, snapshots,
- * manifests and how partition values are spelled (narrow on purpose: expiry has no Table).
+ * manifests and how partition values are spelled (narrow on purpose: expiry has no FileStoreTable).
  */
 export interface ProgressSource {
   readonly io: FileIO;
@@ -141,7 +141,7 @@ export interface ProgressSource {
   readonly manifests: ManifestStore;
 }
 
-export function progressSourceOf(table: Table): ProgressSource {
+export function progressSourceOf(table: FileStoreTable): ProgressSource {
   return {
     io: table.fileIO,
     location: table.location,
@@ -326,7 +326,7 @@ async function anchorBase(src: ProgressSource, bottom: number, top: number): Pro
  * gets none. Paths written are pushed to `written` (the caller deletes the unpublished ones).
  */
 export function progressAfterOverwrite(
-  table: Table,
+  table: FileStoreTable,
   overwritten: ((partition: Readonly<Record<string, string>>) => boolean) | null,
   written: string[],
 ): (base: Snapshot | null) => Promise<Record<string, string>> {
@@ -342,7 +342,7 @@ export function progressAfterOverwrite(
 }
 
 /** Deletes the offsets files an operation wrote but did not publish in snapshot `published`. */
-export async function deleteUnpublishedOffsets(table: Table, written: readonly string[], published: number | null): Promise<void> {
+export async function deleteUnpublishedOffsets(table: FileStoreTable, written: readonly string[], published: number | null): Promise<void> {
   if (written.length === 0) return;
   const snapshot = published === null ? null : await table.snapshotManager.tryGetSnapshot(published);
   const kept = snapshot === null ? null : offsetsFileOf(table.location, snapshot);
@@ -350,7 +350,7 @@ export async function deleteUnpublishedOffsets(table: Table, written: readonly s
 }
 
 /** The effective progress of a table at a snapshot (see effectiveOffsets). */
-export function tableOffsetsOf(table: Table, snapshot: Snapshot | null): Promise<OffsetMap> {
+export function tableOffsetsOf(table: FileStoreTable, snapshot: Snapshot | null): Promise<OffsetMap> {
   return effectiveOffsets(progressSourceOf(table), snapshot);
 }
 
@@ -364,12 +364,12 @@ export function partitionStrings(fields: readonly DataField[], values: readonly 
 }
 
 /** Logical partition strings of a table's internal partition values. */
-export function tablePartitionStrings(table: Table, values: readonly unknown[]): Record<string, string> {
+export function tablePartitionStrings(table: FileStoreTable, values: readonly unknown[]): Record<string, string> {
   return partitionStrings(table.partitionFields, values, table.coreOptions.partitionDefaultName, table.coreOptions.partitionLegacyName);
 }
 
 /** Logical partition strings of a serialized partition BinaryRow. */
-export function partitionStringsOfRow(table: Table, row: Uint8Array): Record<string, string> {
+export function partitionStringsOfRow(table: FileStoreTable, row: Uint8Array): Record<string, string> {
   const fields = table.partitionFields;
   const values = fromBinaryRow(
     row.subarray(4),
@@ -386,13 +386,13 @@ export function partitionStringsOfRow(table: Table, row: Uint8Array): Record<str
  */
 export class RealtimeSnapshotOffsets {
   /** Every partition-bucket's exclusive committed end offset in a snapshot (latest by default). */
-  static async readAllOffsets(table: Table, snapshotId?: number): Promise<Array<{ partition: Record<string, string>; bucket: number; offset: bigint }>> {
+  static async readAllOffsets(table: FileStoreTable, snapshotId?: number): Promise<Array<{ partition: Record<string, string>; bucket: number; offset: bigint }>> {
     const snapshot = snapshotId === undefined ? await table.latestSnapshot() : await table.snapshot(snapshotId);
     return sortedEntries(await tableOffsetsOf(table, snapshot)).map((e) => ({ partition: { ...e.partition }, bucket: e.bucket, offset: e.offset }));
   }
 
   /** The exclusive committed end offset of one partition-bucket, or -1n when it has none. */
-  static async readOffset(table: Table, snapshotId: number | undefined, target: RealtimePartitionBucket | { partition?: Record<string, unknown>; bucket: number }): Promise<bigint> {
+  static async readOffset(table: FileStoreTable, snapshotId: number | undefined, target: RealtimePartitionBucket | { partition?: Record<string, unknown>; bucket: number }): Promise<bigint> {
     const snapshot = snapshotId === undefined ? await table.latestSnapshot() : await table.snapshot(snapshotId);
     const partition: Record<string, string> = {};
     for (const [k, v] of Object.entries(target.partition ?? {})) partition[k] = String(v);

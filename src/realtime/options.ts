@@ -1,6 +1,6 @@
 // Real-time table options (seed "Configuration") with their defaults and validation.
 import { PaimonError } from "../error.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 
 export const RealtimeOptionKeys = {
   ENABLED: "realtime.enabled",
@@ -28,7 +28,7 @@ export interface RealtimeOptions {
 }
 
 /** Parses and validates the real-time options of a table (INVALID_ARGUMENT on bad values). */
-export function realtimeOptions(table: Table): RealtimeOptions {
+export function realtimeOptions(table: FileStoreTable): RealtimeOptions {
   const o = table.coreOptions;
   const ttl = o.duration(RealtimeOptionKeys.READ_VIEW_TTL, "5 min");
   if (!(ttl > 0)) throw new PaimonError("INVALID_ARGUMENT", `option ${RealtimeOptionKeys.READ_VIEW_TTL} of ${table.identifier} must be positive, got '${o.get(RealtimeOptionKeys.READ_VIEW_TTL)}'`);
@@ -55,7 +55,7 @@ export function realtimeOptions(table: Table): RealtimeOptions {
 }
 
 /** REALTIME_NOT_ENABLED unless `realtime.enabled=true`. */
-export function requireRealtimeEnabled(table: Table, what: string): RealtimeOptions {
+export function requireRealtimeEnabled(table: FileStoreTable, what: string): RealtimeOptions {
   const opts = realtimeOptions(table);
   if (!opts.enabled) throw new PaimonError("REALTIME_NOT_ENABLED", `${what} on table ${table.identifier} requires realtime.enabled=true`);
   return opts;
@@ -66,7 +66,7 @@ export function requireRealtimeEnabled(table: Table, what: string): RealtimeOpti
  * PRIMARY_KEY (merge-on-read, or deletion-vector mode with `deletion-vectors.enabled`) are
  * implemented; DEDUPLICATE is recognised so it can plug in later.
  */
-export function realtimeModeOf(table: Table): RealtimeStoreMode {
+export function realtimeModeOf(table: FileStoreTable): RealtimeStoreMode {
   const schema = table.schema;
   if (schema.primaryKeys.length > 0) return "PRIMARY_KEY";
   if ((table.coreOptions.get(RealtimeOptionKeys.DEDUPLICATE_KEY_FIELDS) ?? "").trim() !== "") return "DEDUPLICATE";
@@ -86,7 +86,7 @@ const PK_REFUSED_OPTIONS: ReadonlyArray<[string, string]> = [
 ];
 
 /** UNSUPPORTED naming the option unless the PK table fits the limits of seed 000 ("Current Limits"). */
-function checkRealtimePrimaryKeyTable(table: Table, what: string): void {
+function checkRealtimePrimaryKeyTable(table: FileStoreTable, what: string): void {
   const o = table.coreOptions;
   const refuse = (option: string, detail: string) => new PaimonError("UNSUPPORTED", `${what}: real-time primary-key mode does not support ${detail}; option ${option} of table ${table.identifier}`);
   const engine = (o.get("merge-engine") ?? "deduplicate").trim().toLowerCase();
@@ -109,7 +109,7 @@ function checkRealtimePrimaryKeyTable(table: Table, what: string): void {
 }
 
 /** Checks everything a real-time write/scan/read needs from the table; returns its mode and options. */
-export function validateRealtimeTable(table: Table, what: string): { mode: RealtimeStoreMode; options: RealtimeOptions } {
+export function validateRealtimeTable(table: FileStoreTable, what: string): { mode: RealtimeStoreMode; options: RealtimeOptions } {
   const options = requireRealtimeEnabled(table, what);
   const mode = realtimeModeOf(table);
   if (mode === "DEDUPLICATE") throw new PaimonError("UNSUPPORTED", `${what}: real-time append deduplicate mode is not supported yet (table ${table.identifier})`);

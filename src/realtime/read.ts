@@ -12,7 +12,7 @@ import { readArrowField } from "../format/arrow-types.js";
 import type { KvBatch } from "../read/kv-file-reader.js";
 import { PrimaryKeySplitReader } from "../read/merge-read.js";
 import type { DataSplit, Split } from "../scan/split.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import type { PinnedView, Ticket } from "./context.js";
 import { validateRealtimeTable } from "./options.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
@@ -31,7 +31,7 @@ export interface RealtimeReadOptions {
 const NONE: readonly arrow.RecordBatch[] = [];
 
 /** Validation done when a real-time read is created. */
-export function checkRealtimeRead(table: Table, options: RealtimeReadOptions): void {
+export function checkRealtimeRead(table: FileStoreTable, options: RealtimeReadOptions): void {
   const ctx = asRealtimeContext(options.realtime, "newRead");
   validateRealtimeTable(table, "real-time read");
   ctx.checkValid();
@@ -79,7 +79,7 @@ function outputChunks(batch: arrow.RecordBatch, schema: arrow.Schema, columnInde
  * they consumed (the reader then pins their views until it is closed or exhausted).
  */
 export async function createRealtimeReader(
-  table: Table,
+  table: FileStoreTable,
   options: RealtimeReadOptions,
   outputSchema: arrow.Schema,
   batchSize: number,
@@ -202,7 +202,7 @@ function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readC
  * merge, the residual filter applies after it. Other splits are read as committed PK splits.
  */
 async function* primaryKeyGroups(
-  table: Table,
+  table: FileStoreTable,
   options: RealtimeReadOptions,
   outputSchema: arrow.Schema,
   batchSize: number,

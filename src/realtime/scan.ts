@@ -9,7 +9,7 @@ import { splitPredicateByFields, type Predicate } from "../predicate/predicate.j
 import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { DataSplit, Plan } from "../scan/split.js";
 import { partitionPath } from "../table/paths.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { RealtimeContext, type StoreEntry } from "./context.js";
 import { tableOffsetsOf } from "./offsets.js";
 import { validateRealtimeTable } from "./options.js";
@@ -38,7 +38,6 @@ export interface RealtimeSplit extends DataSplit {
   readonly realtime: RealtimeSplitInfo;
 }
 
-export { isRealtimeSplit } from "./hooks.js";
 
 export function asRealtimeContext(value: unknown, what: string): RealtimeContext {
   if (!(value instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", `${what}: realtime must be a RealtimeContext (RealtimeContext.create())`);
@@ -54,7 +53,7 @@ export interface RealtimeScanOptions {
 }
 
 /** Validation done when a real-time scan is created. */
-export function checkRealtimeScan(table: Table, options: RealtimeScanOptions): void {
+export function checkRealtimeScan(table: FileStoreTable, options: RealtimeScanOptions): void {
   const ctx = asRealtimeContext(options.realtime, "newScan");
   validateRealtimeTable(table, "real-time scan");
   ctx.checkValid();
@@ -62,7 +61,7 @@ export function checkRealtimeScan(table: Table, options: RealtimeScanOptions): v
 }
 
 /** Plans a union scan; `planDisk(snapshotId)` plans committed files as an ordinary scan would. */
-export async function planRealtimeScan(table: Table, options: RealtimeScanOptions, planDisk: () => Promise<Plan>): Promise<Plan> {
+export async function planRealtimeScan(table: FileStoreTable, options: RealtimeScanOptions, planDisk: () => Promise<Plan>): Promise<Plan> {
   const ctx = asRealtimeContext(options.realtime, "newScan");
   const { mode, options: rt } = validateRealtimeTable(table, "real-time scan");
   ctx.checkValid();

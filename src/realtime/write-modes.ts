@@ -14,7 +14,7 @@ import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js"
 import type { DataField } from "../spec/types.js";
 import { keyFieldsOf, primaryKeyConfig, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
 import { partitionPath } from "../table/paths.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { AppendBucketWriter } from "../write/append-writer.js";
 import { MergeTreeBucketWriter, sequenceRange } from "../write/merge-tree-writer.js";
 import { checkRowKinds } from "../write/pk-write.js";
@@ -56,7 +56,7 @@ export interface RealtimeWriteMode {
   prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>): Promise<PreparedFiles>;
 }
 
-function bucketDirOf(table: Table, entry: StoreEntry): string {
+function bucketDirOf(table: FileStoreTable, entry: StoreEntry): string {
   const opts = table.coreOptions;
   return table.paths.bucketDir(partitionPath(table.partitionFields, entry.internalValues, opts.partitionDefaultName, opts.partitionLegacyName), entry.bucket);
 }
@@ -70,7 +70,7 @@ export class AppendWriteMode implements RealtimeWriteMode {
   private readonly tableSchema: arrow.Schema;
   private readonly fileWriters = new Map<string, AppendBucketWriter>();
 
-  constructor(private readonly table: Table) {
+  constructor(private readonly table: FileStoreTable) {
     const fields = table.schema.fields.map((f) => readArrowField(f));
     this.tableSchema = new arrow.Schema(fields);
     this.storeSchema = new arrow.Schema([readArrowField(REALTIME_OFFSET_DATA_FIELD), ...fields]);
@@ -133,7 +133,7 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
   private readonly width: number;
   private readonly tableSchema: arrow.Schema;
 
-  constructor(private readonly table: Table) {
+  constructor(private readonly table: FileStoreTable) {
     const fields = table.schema.fields.map((f) => readArrowField(f));
     this.width = fields.length;
     this.tableSchema = new arrow.Schema(fields);
@@ -205,7 +205,7 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
 }
 
 /** The write mode of a validated real-time table. */
-export function realtimeWriteMode(table: Table, mode: RealtimeStoreMode): RealtimeWriteMode {
+export function realtimeWriteMode(table: FileStoreTable, mode: RealtimeStoreMode): RealtimeWriteMode {
   if (mode === "PRIMARY_KEY") return new PrimaryKeyWriteMode(table);
   if (mode === "APPEND_ONLY") return new AppendWriteMode(table);
   throw new PaimonError("UNSUPPORTED", `real-time ${mode} mode is not supported (table ${table.identifier})`);

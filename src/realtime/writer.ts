@@ -15,7 +15,7 @@ import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-r
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
 import { writablePartitionPath } from "../table/paths.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
 import { RealtimeContext, type EntryIdentity, type StoreEntry } from "./context.js";
 import { tablePartitionStrings } from "./offsets.js";
@@ -58,7 +58,7 @@ export function validateOffsets(column: arrow.Data, next: bigint, where: string)
 }
 
 /** Creates the real-time writer for `Table.newWrite({ realtime })`. */
-export async function newRealtimeWrite(table: Table, options: TableWriteOptions): Promise<TableWrite> {
+export async function newRealtimeWrite(table: FileStoreTable, options: TableWriteOptions): Promise<TableWrite> {
   const ctx = options.realtime;
   if (!(ctx instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", "newWrite: realtime must be a RealtimeContext (RealtimeContext.create())");
   const { mode, options: rt } = validateRealtimeTable(table, "real-time write");
@@ -82,7 +82,7 @@ const partitionKeyJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x 
 export class RealtimeTableWrite extends TableWrite {
   readonly context: RealtimeContext;
   private readonly rt: RealtimeOptions;
-  private readonly rtTable: Table;
+  private readonly rtTable: FileStoreTable;
   private readonly rtPartitionFields: DataField[];
   private readonly buckets: number;
   /** Canonical Arrow fields of the table columns. */
@@ -95,7 +95,7 @@ export class RealtimeTableWrite extends TableWrite {
   private rtClosed = false;
 
   constructor(
-    table: Table,
+    table: FileStoreTable,
     options: TableWriteOptions,
     ctx: RealtimeContext,
     rt: RealtimeOptions,

@@ -8,7 +8,7 @@ import { fileMayMatch, keyStatsOf, mayMatch } from "../predicate/stats.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
 import type { Snapshot } from "../spec/snapshot.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
@@ -54,7 +54,7 @@ export function intervalPartition(files: readonly DataFileMeta[], keys: KeyDecod
 }
 
 /** Deletion files of the data files of one partition-bucket, by data file name. */
-export function deletionFilesOf(table: Table, entries: readonly IndexManifestEntry[]): Map<string, Map<string, DeletionFile>> {
+export function deletionFilesOf(table: FileStoreTable, entries: readonly IndexManifestEntry[]): Map<string, Map<string, DeletionFile>> {
   const out = new Map<string, Map<string, DeletionFile>>();
   for (const e of entries) {
     if (e.kind !== 0 || e.indexFile.indexType !== DELETION_VECTORS_INDEX || !e.indexFile.dvRanges) continue;
@@ -78,7 +78,7 @@ export interface PrimaryKeyPlanMode {
 }
 
 /** Splits of a primary-key table's live files (`entries`, already pruned by partition and bucket). */
-export async function planPrimaryKeySplits(table: Table, snapshot: Snapshot, entries: readonly ManifestEntry[], filter: Predicate | undefined, mode: PrimaryKeyPlanMode = {}): Promise<DataSplit[]> {
+export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snapshot, entries: readonly ManifestEntry[], filter: Predicate | undefined, mode: PrimaryKeyPlanMode = {}): Promise<DataSplit[]> {
   const config = primaryKeyConfig(table.coreOptions);
   const keyFields = keyFieldsOf(table.schema);
   const keys = new KeyDecoder(keyFields);
@@ -151,7 +151,7 @@ export async function planPrimaryKeySplits(table: Table, snapshot: Snapshot, ent
 }
 
 /** UNSUPPORTED unless this table's merge engine can be merged by paimon-rt. */
-export function checkMergeable(table: Table): void {
+export function checkMergeable(table: FileStoreTable): void {
   const config = primaryKeyConfig(table.coreOptions);
   if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
     checkMergeFunctionOptions(table.identifier, config.mergeEngine, table.schema.fields, table.schema.primaryKeys, table.coreOptions);

@@ -8,7 +8,7 @@ import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-r
 import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
 import { fileMayMatch, mayMatch, partitionStatsOf } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
 import type { DataSplit, Plan } from "./split.js";
 import type { RealtimeContext } from "../realtime/context.js";
@@ -31,7 +31,7 @@ export class TableScan {
   private readonly partitionFields: DataField[];
 
   constructor(
-    private readonly table: Table,
+    private readonly table: FileStoreTable,
     private readonly options: ScanOptions = {},
     /** Internal: how the committed side of a real-time union scan is planned (src/realtime/scan.ts). */
     private readonly primaryKeyMode: PrimaryKeyPlanMode = {},

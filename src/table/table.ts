@@ -4,26 +4,18 @@ import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commi
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
 import { PaimonError } from "../error.js";
-import type { FileIO } from "../fs/file-io.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
 import { TableRead, type ReadOptions } from "../read/table-read.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
-import type { TableSchema } from "../spec/schema.js";
-import type { Snapshot } from "../spec/snapshot.js";
-import type { DataField } from "../spec/types.js";
 import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
-import { ManifestStore } from "./manifests.js";
-import { TableOptions } from "./options.js";
-import { TablePaths } from "./paths.js";
 import { SchemaManager } from "./schema-manager.js";
-import { SnapshotManager } from "./snapshot-manager.js";
-import { FooterCache } from "../format/footer-cache.js";
+import { FileStoreTable } from "./file-store-table.js";
 
 // Writing, committing, maintenance and the real-time writer are imported when first used, so
 // that a query-only bundle (paimon-rt/edge in a browser) leaves their code in chunks it never loads.
 
-export class Table {
+export class Table extends FileStoreTable {
   /**
    * Opens the table stored at `location` (a table directory: local path, `file://`,
    * `memory://` or `http(s)://`), without going through a catalog.
@@ -37,41 +29,6 @@ export class Table {
     const db = parts[parts.length - 2]?.replace(/\.db$/, "") ?? "default";
     checkDeduplicateTable(schema, `${db}.${table}`); // the mode's setup is checked at load too (seed 000)
     return new Table(fileIO, `${db}.${table}`, root, schema);
-  }
-
-  /** Options with Java's defaults and parsers. */
-  readonly coreOptions: TableOptions;
-  readonly paths: TablePaths;
-  readonly snapshotManager: SnapshotManager;
-  readonly schemaManager: SchemaManager;
-  readonly manifestStore: ManifestStore;
-  readonly partitionFields: DataField[];
-
-  constructor(
-    readonly fileIO: FileIO,
-    /** "database.table" */
-    readonly identifier: string,
-    /** The table directory. */
-    readonly location: string,
-    /** The latest schema when the table was loaded (a time-travel view: its snapshot's schema). */
-    readonly schema: TableSchema,
-    /** Set on a time-travel view (`atSnapshot`): the snapshot scans default to; the view is read-only. */
-    readonly pinnedSnapshotId: number | null = null,
-  ) {
-    this.coreOptions = new TableOptions(schema.options);
-    this.paths = new TablePaths(location, this.coreOptions.externalPaths);
-    this.snapshotManager = new SnapshotManager(fileIO, location);
-    this.schemaManager = new SchemaManager(fileIO, location);
-    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.manifestStore = new ManifestStore(fileIO, this.paths, this.partitionFields, this.coreOptions.manifestCompression);
-  }
-
-  /** Decoded footers of this table's data files (immutable once written), shared by its reads. */
-  readonly footers = new FooterCache();
-
-  /** Table options as stored in the schema. */
-  get options(): Record<string, string> {
-    return this.schema.options;
   }
 
   newWrite(options: TableWriteOptions): Promise<TableWrite> {
@@ -199,31 +156,4 @@ export class Table {
     return new TableRead(this, options);
   }
 
-  latestSnapshot(): Promise<Snapshot | null> {
-    return this.snapshotManager.latestSnapshot();
-  }
-
-  snapshot(id: number): Promise<Snapshot> {
-    return this.snapshotManager.snapshot(id);
-  }
-
-  listSnapshots(): Promise<Snapshot[]> {
-    return this.snapshotManager.listSnapshots();
-  }
-
-  /** The highest sequence number of the live files of one partition-bucket (-1 when none). */
-  async maxSequenceNumber(partitionRow: Uint8Array, bucket: number): Promise<bigint> {
-    const latest = await this.latestSnapshot();
-    if (latest === null) return -1n;
-    const key = partitionRow.join(",");
-    const entries = await this.manifestStore.liveEntries(latest, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key);
-    let max = -1n;
-    for (const e of entries) if (e.file.maxSequenceNumber > max) max = e.file.maxSequenceNumber;
-    return max;
-  }
-
-  /** Throws NOT_FOUND unless the table directory still holds a schema. */
-  async checkExists(): Promise<void> {
-    if ((await this.schemaManager.listSchemaIds()).length === 0) throw new PaimonError("NOT_FOUND", `table ${this.identifier} no longer exists (${this.location})`);
-  }
 }

@@ -16,7 +16,7 @@ import { FileSchemas } from "../read/kv-file-reader.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataFileMeta, ManifestEntry } from "../spec/manifest.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "./deletion-vector-index.js";
@@ -52,7 +52,7 @@ export function pickAppendCompaction(
 }
 
 /** Compacts the matching buckets of an append table; returns the CommitMessages (compact increments). */
-export async function compactAppendBuckets(table: Table, options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean }): Promise<CommitMessage[]> {
+export async function compactAppendBuckets(table: FileStoreTable, options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean }): Promise<CommitMessage[]> {
   const latest = await table.latestSnapshot();
   if (!latest) return [];
   const opts = table.coreOptions;
@@ -89,7 +89,7 @@ export async function compactAppendBuckets(table: Table, options: { partition?: 
 }
 
 /** Compacts one partition-bucket (`group`: its live entries); null when nothing is worth rewriting. */
-async function compactBucket(table: Table, group: readonly ManifestEntry[], values: unknown[], dvs: BucketDeletionVectors | null, schemas: FileSchemas, full: boolean): Promise<CommitMessage | null> {
+async function compactBucket(table: FileStoreTable, group: readonly ManifestEntry[], values: unknown[], dvs: BucketDeletionVectors | null, schemas: FileSchemas, full: boolean): Promise<CommitMessage | null> {
   const opts = table.coreOptions;
   const fields = table.partitionFields;
   const first = group[0];

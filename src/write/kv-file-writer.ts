@@ -13,7 +13,7 @@ import { type DataFileMeta, type FileSource, makeDataFileMeta } from "../spec/ma
 import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 import { KEY_FIELD_PREFIX, keyFieldsOf, keyValueFileFields } from "../table/primary-key.js";
-import { internalValue } from "./row-values.js";
+import { internalValue } from "../arrow/row-values.js";
 import { localNowMillis, simpleStats } from "./append-writer.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";

@@ -25,7 +25,7 @@ import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js"
 import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -37,7 +37,7 @@ const WRITE_CHUNK_ROWS = 64 * 1024;
 const COMPACT_READ_BATCH = 1 << 20;
 
 export interface MergeTreeWriterOptions {
-  table: Table;
+  table: FileStoreTable;
   partitionRow: Uint8Array;
   bucket: number;
   bucketDir: string;
@@ -272,7 +272,7 @@ export class MergeTreeBucketWriter {
   /**
    * Buffers rows that already carry their sequence numbers and row kinds (the real-time PK
    * writer assigns them when the rows become queryable, so files keep the versions readers saw);
-   * rows written later continue after the highest. Table columns in table order.
+   * rows written later continue after the highest. FileStoreTable columns in table order.
    */
   async writeSequenced(chunk: KvChunk): Promise<void> {
     const n = chunk.batch.numRows;

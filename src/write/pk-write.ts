@@ -3,7 +3,7 @@
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 export const ROW_KIND_COLUMN = "_VALUE_KIND";
@@ -34,7 +34,7 @@ export function attachRowKinds(batch: arrow.RecordBatch, kinds: ArrayLike<number
  * writer's own) matching the optional partition (some or all keys) and bucket.
  */
 export async function compactTargets(
-  table: Table,
+  table: FileStoreTable,
   options: { partition?: Record<string, unknown>; bucket?: number },
   pending: Iterable<{ partitionRow: Uint8Array; bucket: number }>,
 ): Promise<Array<{ values: unknown[]; bucket: number }>> {

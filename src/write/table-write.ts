@@ -13,10 +13,10 @@ import { makeCommitMessage } from "../spec/commit-message.js";
 import type { TableSchema } from "../spec/schema.js";
 import { bucketKeys } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
-import type { Table } from "../table/table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { writablePartitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
-import { internalValue } from "./row-values.js";
+import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
 import { checkPrimaryKeyWritable, type PrimaryKeyConfig } from "../table/primary-key.js";
@@ -81,7 +81,7 @@ export class TableWrite {
   private readonly pendingCompactions: CommitMessage[] = [];
 
   constructor(
-    private readonly table: Table,
+    private readonly table: FileStoreTable,
     readonly options: TableWriteOptions,
   ) {
     if (!options || typeof options.commitUser !== "string" || options.commitUser === "") throw invalid("newWrite needs a non-empty commitUser");

@@ -88,9 +88,9 @@ describe("browser examples", () => {
     expect(gzip).toBeLessThanOrEqual(BUDGET_BYTES);
     expect(modules.has("apache-arrow")).toBe(true);
     expect(modules.has("dist/read/table-read.js")).toBe(true);
-    // Of write/, commit/ and realtime/ only: the shared Arrow value helper, the TableCommit class
+    // Of write/, commit/ and realtime/ only: the TableCommit class
     // (its implementation is imported on the first commit) and the real-time hook slots.
-    expect([...modules].filter((m) => /^dist\/(write|commit|realtime)\//.test(m)).sort()).toEqual(["dist/commit/table-commit.js", "dist/realtime/hooks.js", "dist/write/row-values.js"]);
+    expect([...modules].filter((m) => /^dist\/(write|commit|realtime)\//.test(m)).sort()).toEqual(["dist/commit/table-commit.js", "dist/realtime/hooks.js"]);
     for (const writeOnly of ["dist/write/table-write.js", "dist/commit/file-store-commit.js", "dist/realtime/context.js", "dist/fs/s3-file-io.js", "@bokuweb/zstd-wasm"]) {
       expect(chunks().some((c) => Object.keys(c.modules).some((id) => moduleName(id) === writeOnly)), writeOnly).toBe(true); // bundled, but lazily
       expect(modules.has(writeOnly), writeOnly).toBe(false);

@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { col, or, type Predicate } from "../../src/predicate/predicate.js";
-import { RealtimeContext } from "../../src/realtime/context.js";
+import { RealtimeContext } from "../../src/realtime/index.js";
 import type { ManifestEntry } from "../../src/spec/manifest.js";
 import type { Table } from "../../src/table/table.js";
 import { rowsToBatch, type FieldLike } from "./convert.js";

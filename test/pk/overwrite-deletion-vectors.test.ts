@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { javaOracleUnavailable, readTable } from "../interop/oracle/harness.js";
-import { RealtimeContext } from "../../src/realtime/context.js";
+import { RealtimeContext } from "../../src/realtime/index.js";
 import { cleanupDirs, makeTable, tempDir } from "../realtime/helpers.js";
 import { failure } from "../table/helpers.js";
 import { createPkTable, readRows, toBatch, writeCommit, type Row } from "./helpers.js";

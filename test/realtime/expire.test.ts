@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { RealtimeContext } from "../../src/realtime/context.js";
+import { RealtimeContext } from "../../src/realtime/index.js";
 import { RealtimeSnapshotOffsets } from "../../src/realtime/offsets.js";
 import { cleanupDirs, makeTable, rtBatch, range } from "./helpers.js";
 

@@ -5,7 +5,7 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
-import { RealtimeContext } from "../../src/realtime/context.js";
+import { RealtimeContext } from "../../src/realtime/index.js";
 import { toArrowType, parseDataType } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 

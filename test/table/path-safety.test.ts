@@ -14,7 +14,7 @@ import type { IndexFileMeta } from "../../src/spec/manifest.js";
 import { expireSnapshots } from "../../src/commit/expire.js";
 import { fileNameProblem } from "../../src/spec/file-names.js";
 import { decodeIndexManifestEntries, decodeManifestEntries, encodeIndexManifestEntries, encodeManifestEntries, FILE_KIND_DELETE, type ManifestEntry } from "../../src/spec/manifest.js";
-import { RealtimeContext } from "../../src/realtime/context.js";
+import { RealtimeContext } from "../../src/realtime/index.js";
 import { makeTable, rtBatch } from "../realtime/helpers.js";
 import { failure } from "./helpers.js";
 import { REALTIME_OFFSETS_PROPERTY } from "../../src/spec/snapshot.js";
