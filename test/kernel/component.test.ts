@@ -243,6 +243,27 @@ describe("kernel component (jco transpile) gives the core module's results", () 
     );
   });
 
+  it("a bitmap combined with itself: or/and keep it, and-not empties it (as the core module's wrappers)", () => {
+    const values = Uint32Array.of(1, 2, 70_000);
+    const [t, c] = [new RoaringBitmap32(values), new kernels.Bitmap32()];
+    c.addMany(values);
+    t.orInPlace(t).andInPlace(t);
+    c.orInplace(c);
+    c.andInplace(c);
+    expect(Array.from(c.toList())).toEqual([1, 2, 70_000]);
+    expect(Array.from(c.toList())).toEqual(Array.from(t.toArray()));
+    t.andNotInPlace(t);
+    c.andNotInplace(c);
+    expect(c.cardinality()).toBe(0n);
+    expect(t.size).toBe(0);
+    const big = new kernels.Bitmap64();
+    big.addMany(BigUint64Array.of(5n, 2n ** 33n));
+    big.orInplace(big);
+    expect(Array.from(big.toList())).toEqual([5n, 2n ** 33n]);
+    big.andNotInplace(big);
+    expect(big.cardinality()).toBe(0n);
+  });
+
   it("rejects bad input with an error naming it (the core module's callers validate in JS)", () => {
     const ints = { values: { tag: "int32", val: Int32Array.of(1, 2, 3) }, validity: undefined, validityOffset: 0 };
     expect(() => kernels.sortPermutation([ints], BigInt64Array.of(1n, 2n))).toThrow(

@@ -204,6 +204,34 @@ fn tie_rule(rule: TieRule) -> KernelTieRule {
     }
 }
 
+/// The in-place set operations of a bitmap resource. A bitmap combined with itself
+/// must not be borrowed twice (the RefCell would panic), so those cases are settled
+/// here, as the C ABI does: or/and with itself change nothing, and-not empties it.
+macro_rules! in_place_set_ops {
+    ($borrow:ident, $resource:ident, $bitmap:ident) => {
+        fn or_inplace(&self, other: $borrow<'_>) {
+            let other = other.get::<$resource>();
+            if !std::ptr::eq(self, other) {
+                self.0.borrow_mut().or_inplace(&other.0.borrow())
+            }
+        }
+        fn and_inplace(&self, other: $borrow<'_>) {
+            let other = other.get::<$resource>();
+            if !std::ptr::eq(self, other) {
+                self.0.borrow_mut().and_inplace(&other.0.borrow())
+            }
+        }
+        fn and_not_inplace(&self, other: $borrow<'_>) {
+            let other = other.get::<$resource>();
+            if std::ptr::eq(self, other) {
+                *self.0.borrow_mut() = $bitmap::new();
+            } else {
+                self.0.borrow_mut().and_not_inplace(&other.0.borrow())
+            }
+        }
+    };
+}
+
 /// Interior mutability: resource methods take `&self`.
 pub struct RoaringBitmap32(RefCell<Bitmap32>);
 
@@ -236,26 +264,7 @@ impl GuestBitmap32 for RoaringBitmap32 {
     fn to_list(&self) -> Vec<u32> {
         self.0.borrow().iter().collect()
     }
-    fn or_inplace(&self, other: Bitmap32Borrow<'_>) {
-        let other = other.get::<RoaringBitmap32>();
-        if !std::ptr::eq(self, other) {
-            self.0.borrow_mut().or_inplace(&other.0.borrow())
-        }
-    }
-    fn and_inplace(&self, other: Bitmap32Borrow<'_>) {
-        let other = other.get::<RoaringBitmap32>();
-        if !std::ptr::eq(self, other) {
-            self.0.borrow_mut().and_inplace(&other.0.borrow())
-        }
-    }
-    fn and_not_inplace(&self, other: Bitmap32Borrow<'_>) {
-        let other = other.get::<RoaringBitmap32>();
-        if std::ptr::eq(self, other) {
-            *self.0.borrow_mut() = Bitmap32::new();
-        } else {
-            self.0.borrow_mut().and_not_inplace(&other.0.borrow())
-        }
-    }
+    in_place_set_ops!(Bitmap32Borrow, RoaringBitmap32, Bitmap32);
     fn run_optimize(&self, rule: TieRule) -> bool {
         self.0.borrow_mut().run_optimize(tie_rule(rule))
     }
@@ -287,26 +296,7 @@ impl GuestBitmap64 for RoaringBitmap64 {
     fn to_list(&self) -> Vec<u64> {
         self.0.borrow().iter().collect()
     }
-    fn or_inplace(&self, other: Bitmap64Borrow<'_>) {
-        let other = other.get::<RoaringBitmap64>();
-        if !std::ptr::eq(self, other) {
-            self.0.borrow_mut().or_inplace(&other.0.borrow())
-        }
-    }
-    fn and_inplace(&self, other: Bitmap64Borrow<'_>) {
-        let other = other.get::<RoaringBitmap64>();
-        if !std::ptr::eq(self, other) {
-            self.0.borrow_mut().and_inplace(&other.0.borrow())
-        }
-    }
-    fn and_not_inplace(&self, other: Bitmap64Borrow<'_>) {
-        let other = other.get::<RoaringBitmap64>();
-        if std::ptr::eq(self, other) {
-            *self.0.borrow_mut() = Bitmap64::new();
-        } else {
-            self.0.borrow_mut().and_not_inplace(&other.0.borrow())
-        }
-    }
+    in_place_set_ops!(Bitmap64Borrow, RoaringBitmap64, Bitmap64);
     fn run_optimize(&self, rule: TieRule) -> bool {
         self.0.borrow_mut().run_optimize(tie_rule(rule))
     }
