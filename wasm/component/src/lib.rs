@@ -204,11 +204,24 @@ fn tie_rule(rule: TieRule) -> KernelTieRule {
     }
 }
 
-/// The in-place set operations of a bitmap resource. A bitmap combined with itself
-/// must not be borrowed twice (the RefCell would panic), so those cases are settled
-/// here, as the C ABI does: or/and with itself change nothing, and-not empties it.
-macro_rules! in_place_set_ops {
-    ($borrow:ident, $resource:ident, $bitmap:ident) => {
+/// The methods both bitmap resources share. A bitmap combined with itself must not
+/// be borrowed twice (the RefCell would panic), so those cases are settled here, as
+/// the C ABI does: or/and with itself change nothing, and-not empties it.
+macro_rules! shared_bitmap_methods {
+    ($value:ty, $borrow:ident, $resource:ident, $bitmap:ident) => {
+        fn contains_many(&self, values: Vec<$value>) -> Vec<bool> {
+            let b = self.0.borrow();
+            values.iter().map(|&v| b.contains(v)).collect()
+        }
+        fn cardinality(&self) -> u64 {
+            self.0.borrow().cardinality()
+        }
+        fn to_list(&self) -> Vec<$value> {
+            self.0.borrow().iter().collect()
+        }
+        fn run_optimize(&self, rule: TieRule) -> bool {
+            self.0.borrow_mut().run_optimize(tie_rule(rule))
+        }
         fn or_inplace(&self, other: $borrow<'_>) {
             let other = other.get::<$resource>();
             if !std::ptr::eq(self, other) {
@@ -254,20 +267,7 @@ impl GuestBitmap32 for RoaringBitmap32 {
             self.0.borrow_mut().add_range_closed(min, max_inclusive)
         }
     }
-    fn contains_many(&self, values: Vec<u32>) -> Vec<bool> {
-        let b = self.0.borrow();
-        values.iter().map(|&v| b.contains(v)).collect()
-    }
-    fn cardinality(&self) -> u64 {
-        self.0.borrow().cardinality()
-    }
-    fn to_list(&self) -> Vec<u32> {
-        self.0.borrow().iter().collect()
-    }
-    in_place_set_ops!(Bitmap32Borrow, RoaringBitmap32, Bitmap32);
-    fn run_optimize(&self, rule: TieRule) -> bool {
-        self.0.borrow_mut().run_optimize(tie_rule(rule))
-    }
+    shared_bitmap_methods!(u32, Bitmap32Borrow, RoaringBitmap32, Bitmap32);
     fn serialize(&self) -> Vec<u8> {
         self.0.borrow().serialize()
     }
@@ -286,20 +286,7 @@ impl GuestBitmap64 for RoaringBitmap64 {
     fn add_many(&self, values: Vec<u64>) {
         self.0.borrow_mut().add_many(&values)
     }
-    fn contains_many(&self, values: Vec<u64>) -> Vec<bool> {
-        let b = self.0.borrow();
-        values.iter().map(|&v| b.contains(v)).collect()
-    }
-    fn cardinality(&self) -> u64 {
-        self.0.borrow().cardinality()
-    }
-    fn to_list(&self) -> Vec<u64> {
-        self.0.borrow().iter().collect()
-    }
-    in_place_set_ops!(Bitmap64Borrow, RoaringBitmap64, Bitmap64);
-    fn run_optimize(&self, rule: TieRule) -> bool {
-        self.0.borrow_mut().run_optimize(tie_rule(rule))
-    }
+    shared_bitmap_methods!(u64, Bitmap64Borrow, RoaringBitmap64, Bitmap64);
     fn serialize(&self, layout: Layout64) -> Vec<u8> {
         self.0.borrow().serialize(match layout {
             Layout64::Navigable => KernelLayout64::Navigable,
