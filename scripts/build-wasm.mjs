@@ -1,48 +1,71 @@
 #!/usr/bin/env node
-// Builds the kernel crate (wasm/) to wasm32-unknown-unknown and regenerates the
-// committed artifacts: wasm/pkg/paimon_rt_kernels.wasm (shipped as a file: Node, Deno and Bun read it,
-// browsers fetch it as a bundler-emitted asset) and src/kernel/wasm-module.ts (its source hash, which
-// init({ kernels }) checks a supplied module against).
+// Builds the kernel crate (wasm/) and regenerates the committed artifacts:
+//   wasm/pkg/paimon_rt_kernels.wasm            core module the JS library calls (C ABI, no imports),
+//                                              shipped as a file: Node, Deno and Bun read it, browsers
+//                                              fetch it as a bundler-emitted asset
+//   src/kernel/wasm-module.ts                  its source hash, which init({ kernels }) checks a
+//                                              supplied module against
+//   wasm/pkg/paimon_rt_kernels.component.wasm  the kernels as a WebAssembly component
+//                                              (wasm/component, WIT in wasm/component/wit)
 //
 //   node scripts/build-wasm.mjs          rebuild and write the artifacts
 //   node scripts/build-wasm.mjs --check  rebuild and fail if the committed ones differ
 //
-// Toolchain: Debian's rustc + libstd-rust-dev-wasm32 + lld (see README). CARGO and
-// RUSTC select other binaries; by default /usr/bin/cargo and /usr/bin/rustc are used
-// when present because rustup's shims (first on PATH) have no wasm32 std here.
+// Toolchain (README "Building the kernels"): Debian's rustc-web/cargo-web (Rust 1.96) with
+// rust-web-src and lld-22; std is compiled for wasm32 from source (RUSTC_BOOTSTRAP=1 +
+// CARGO_UNSTABLE_BUILD_STD). The core module is built by wasm-pack 0.15.1, which runs
+// wasm-bindgen-cli 0.2.130; both are looked up on PATH and in $PAIMON_RT_TOOLS/bin
+// (default ~/.cache/paimon-rt-tools/bin, where `cargo install --root` puts them).
+// CARGO and RUSTC select other binaries; by default /usr/bin/cargo and /usr/bin/rustc,
+// because a rustup toolchain earlier on PATH would shadow Debian's.
+// The component is cargo's output for wasm/component wrapped by jco's componentNew.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { componentNew } from "@bytecodealliance/jco";
 import { kernelSourceHash } from "./kernel-source-hash.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const crateDir = join(root, "wasm");
 const wasmOut = join(crateDir, "pkg", "paimon_rt_kernels.wasm");
+const componentOut = join(crateDir, "pkg", "paimon_rt_kernels.component.wasm");
 const moduleOut = join(root, "src", "kernel", "wasm-module.ts");
 const check = process.argv.includes("--check");
 
+const home = process.env.HOME ?? "/root";
 const pick = (env, debian) => process.env[env] ?? (existsSync(debian) ? debian : env.toLowerCase());
 const cargo = pick("CARGO", "/usr/bin/cargo");
 const rustc = pick("RUSTC", "/usr/bin/rustc");
+const toolsBin = join(process.env.PAIMON_RT_TOOLS ?? join(home, ".cache", "paimon-rt-tools"), "bin");
 
-const env = { ...process.env, RUSTC: rustc };
-// Paths must not leak into the module, or builds from two checkouts would differ.
-env.RUSTFLAGS = [`--remap-path-prefix=${crateDir}=/paimon-rt/wasm`, `--remap-path-prefix=${process.env.HOME ?? "/root"}=/home`]
-  .concat(process.env.RUSTFLAGS ? [process.env.RUSTFLAGS] : [])
-  .join(" ");
+const env = {
+  ...process.env,
+  RUSTC: rustc,
+  // wasm-pack runs `cargo` and `wasm-bindgen` by name: Debian's cargo and the cached tools come first.
+  PATH: [toolsBin, dirname(cargo), process.env.PATH ?? ""].join(delimiter),
+  RUSTC_BOOTSTRAP: "1",
+  CARGO_UNSTABLE_BUILD_STD: "std,panic_abort",
+  // Paths must not leak into the module, or builds from two checkouts would differ.
+  RUSTFLAGS: [`--remap-path-prefix=${crateDir}=/paimon-rt/wasm`, `--remap-path-prefix=${home}=/home`]
+    .concat(process.env.RUSTFLAGS ? [process.env.RUSTFLAGS] : [])
+    .join(" "),
+};
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: crateDir, env, stdio: "inherit" });
 
-if (!existsSync(join(crateDir, "Cargo.lock"))) {
-  execFileSync(cargo, ["generate-lockfile", "--offline"], { cwd: crateDir, env, stdio: "inherit" });
-}
+if (!existsSync(join(crateDir, "Cargo.lock"))) run(cargo, ["generate-lockfile"]);
 env.PAIMON_RT_KERNEL_SOURCE_HASH = kernelSourceHash(crateDir);
 
-execFileSync(cargo, ["build", "--release", "--locked", "--target", "wasm32-unknown-unknown"], {
-  cwd: crateDir,
-  env,
-  stdio: "inherit",
-});
-const built = readFileSync(join(crateDir, "target", "wasm32-unknown-unknown", "release", "paimon_rt_kernels.wasm"));
+// The core module: wasm-pack (cargo build + wasm-bindgen); its JS glue is not used, the
+// loader in src/kernel/wasm.ts instantiates the module itself. The path comes before `--`
+// (wasm-pack would read cargo flags as the crate path), which is why build-std is an env var.
+const packDir = join(crateDir, "target", "wasm-pack");
+run(requireTool("wasm-pack"), ["build", ".", "--target", "web", "--release", "--no-pack", "--out-dir", packDir, "--out-name", "paimon_rt_kernels", "--", "--locked"]);
+const built = readFileSync(join(packDir, "paimon_rt_kernels_bg.wasm"));
+
+run(cargo, ["build", "--release", "--locked", "--target", "wasm32-unknown-unknown", "-p", "paimon-rt-kernels-component"]);
+const componentCore = readFileSync(join(crateDir, "target", "wasm32-unknown-unknown", "release", "paimon_rt_kernels_component.wasm"));
+const component = Buffer.from(await componentNew(componentCore));
 
 const moduleSource =
   "// Generated by scripts/build-wasm.mjs from wasm/ — do not edit.\n" +
@@ -54,14 +77,28 @@ if (check) {
   const stale = [];
   if (!existsSync(wasmOut) || !readFileSync(wasmOut).equals(built)) stale.push(wasmOut);
   if (!existsSync(moduleOut) || readFileSync(moduleOut, "utf8") !== moduleSource) stale.push(moduleOut);
+  if (!existsSync(componentOut) || !readFileSync(componentOut).equals(component)) stale.push(componentOut);
   if (stale.length > 0) {
     console.error(`stale kernel artifacts (run npm run build:wasm and commit): ${stale.join(", ")}`);
     process.exit(1);
   }
-  console.log(`kernel artifacts are up to date (${built.length} bytes)`);
+  console.log(`kernel artifacts are up to date (core ${built.length} bytes, component ${component.length} bytes)`);
 } else {
   mkdirSync(dirname(wasmOut), { recursive: true });
   writeFileSync(wasmOut, built);
   writeFileSync(moduleOut, moduleSource);
-  console.log(`wrote ${wasmOut} and ${moduleOut} (${built.length} bytes)`);
+  writeFileSync(componentOut, component);
+  console.log(`wrote ${wasmOut} (${built.length} bytes), ${moduleOut} and ${componentOut} (${component.length} bytes)`);
+}
+
+/** A tool from the cache dir or PATH, or a clear message on how to install it. */
+function requireTool(name) {
+  for (const dir of env.PATH.split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  console.error(
+    `${name} not found on PATH or in ${toolsBin}: install it with\n` +
+      `  RUSTC=${rustc} ${cargo} install --locked --root ${dirname(toolsBin)} wasm-pack@0.15.1 wasm-bindgen-cli@0.2.130`,
+  );
+  process.exit(1);
 }

@@ -98,7 +98,7 @@ pub fn bucket(columns: &[Column], buckets: i32, out: &mut [i32]) {
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bucket(columns_ptr: u32, column_count: u32, rows: u32, buckets: i32, out_ptr: u32) {
     if rows == 0 {
         return;

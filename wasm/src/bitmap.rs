@@ -1804,57 +1804,57 @@ fn box64(b: Bitmap64) -> u32 {
     Box::into_raw(Box::new(b)) as usize as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub extern "C" fn pr_bitmap32_new() -> u32 {
     box32(Bitmap32::new())
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_free(h: u32) {
     if h != 0 {
         drop(Box::from_raw(h as usize as *mut Bitmap32));
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_clone(h: u32) -> u32 {
     box32(b32(h).clone())
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_add(h: u32, v: u32) -> u32 {
     b32(h).add(v) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_remove(h: u32, v: u32) -> u32 {
     b32(h).remove(v) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_contains(h: u32, v: u32) -> u32 {
     b32(h).contains(v) as u32
 }
 
 /// `ptr`: `len` u32 values in any order.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_add_many(h: u32, ptr: u32, len: u32) {
     b32(h).add_many(slice(ptr, len));
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_remove_many(h: u32, ptr: u32, len: u32) {
     b32(h).remove_many(slice(ptr, len));
 }
 
 /// Adds `min..=max`.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_add_range(h: u32, min: u32, max: u32) {
     b32(h).add_range_closed(min, max);
 }
 
 /// Writes one byte per value (1 = present) to `out_ptr`.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_contains_many(h: u32, ptr: u32, len: u32, out_ptr: u32) {
     let b = b32(h);
     let vals: &[u32] = slice(ptr, len);
@@ -1875,29 +1875,29 @@ pub unsafe extern "C" fn pr_bitmap32_contains_many(h: u32, ptr: u32, len: u32, o
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_cardinality(h: u32) -> f64 {
     b32(h).cardinality() as f64
 }
 
 /// Smallest / largest value, or -1 when empty.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_min(h: u32) -> f64 {
     b32(h).min().map_or(-1.0, |v| v as f64)
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_max(h: u32) -> f64 {
     b32(h).max().map_or(-1.0, |v| v as f64)
 }
 
 /// Writes up to `cap` values `>= from` to `out_ptr`; returns how many.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_copy_from(h: u32, from: u32, out_ptr: u32, cap: u32) -> u32 {
     b32(h).copy_from(from, slice_mut(out_ptr, cap)) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_or_inplace(h: u32, other: u32) {
     if h == other {
         return;
@@ -1905,7 +1905,7 @@ pub unsafe extern "C" fn pr_bitmap32_or_inplace(h: u32, other: u32) {
     b32(h).or_inplace(b32(other));
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_and_not_inplace(h: u32, other: u32) {
     if h == other {
         *b32(h) = Bitmap32::new();
@@ -1914,7 +1914,7 @@ pub unsafe extern "C" fn pr_bitmap32_and_not_inplace(h: u32, other: u32) {
     b32(h).and_not_inplace(b32(other));
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_and_inplace(h: u32, other: u32) {
     if h == other {
         return;
@@ -1923,34 +1923,34 @@ pub unsafe extern "C" fn pr_bitmap32_and_inplace(h: u32, other: u32) {
 }
 
 /// New bitmaps holding `a ∪ b`, `a \ b`, `a ∩ b`.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_or(a: u32, b: u32) -> u32 {
     box32(Bitmap32::or(b32(a), b32(b)))
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_and_not(a: u32, b: u32) -> u32 {
     box32(Bitmap32::and_not(b32(a), b32(b)))
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_and(a: u32, b: u32) -> u32 {
     box32(Bitmap32::and(b32(a), b32(b)))
 }
 
 /// Returns 1 if some run container remains. `croaring` selects CRoaring's tie rule.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_run_optimize(h: u32, croaring: u32) -> u32 {
     b32(h).run_optimize(rule(croaring)) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_serialize_size(h: u32) -> u32 {
     b32(h).serialized_size() as u32
 }
 
 /// `out_ptr` must hold `pr_bitmap32_serialize_size` bytes; returns the bytes written.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_serialize(h: u32, out_ptr: u32) -> u32 {
     let b = b32(h);
     let size = b.serialized_size() as u32;
@@ -1959,7 +1959,7 @@ pub unsafe extern "C" fn pr_bitmap32_serialize(h: u32, out_ptr: u32) -> u32 {
 
 /// Returns a new handle, or 0 if the bytes are not a valid portable bitmap. The
 /// number of bytes read is stored at `consumed_ptr` (u32) unless it is 0.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap32_deserialize(ptr: u32, len: u32, consumed_ptr: u32) -> u32 {
     match Bitmap32::deserialize(slice(ptr, len)) {
         Ok((b, used)) => {
@@ -1972,41 +1972,41 @@ pub unsafe extern "C" fn pr_bitmap32_deserialize(ptr: u32, len: u32, consumed_pt
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub extern "C" fn pr_bitmap64_new() -> u32 {
     box64(Bitmap64::new())
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_free(h: u32) {
     if h != 0 {
         drop(Box::from_raw(h as usize as *mut Bitmap64));
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_clone(h: u32) -> u32 {
     box64(b64(h).clone())
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_add(h: u32, v: u64) -> u32 {
     b64(h).add(v) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_remove(h: u32, v: u64) -> u32 {
     b64(h).remove(v) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_contains(h: u32, v: u64) -> u32 {
     b64(h).contains(v) as u32
 }
 
 /// `ptr`: `len` u64 values in any order. With `signed` != 0 the values are
 /// int64 and nothing is added if one is negative (returns 1); otherwise returns 0.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_add_many(h: u32, ptr: u32, len: u32, signed: u32) -> u32 {
     let vals: &[u64] = slice(ptr, len);
     if signed != 0 && vals.iter().any(|&v| v >> 63 != 0) {
@@ -2016,7 +2016,7 @@ pub unsafe extern "C" fn pr_bitmap64_add_many(h: u32, ptr: u32, len: u32, signed
     0
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_contains_many(h: u32, ptr: u32, len: u32, out_ptr: u32) {
     let b = b64(h);
     let vals: &[u64] = slice(ptr, len);
@@ -2036,13 +2036,13 @@ pub unsafe extern "C" fn pr_bitmap64_contains_many(h: u32, ptr: u32, len: u32, o
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_cardinality(h: u32) -> f64 {
     b64(h).cardinality() as f64
 }
 
 /// Writes the smallest (`which` = 0) or largest value to `out_ptr` (u64); returns 0 when empty.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_extreme(h: u32, which: u32, out_ptr: u32) -> u32 {
     let v = if which == 0 { b64(h).min() } else { b64(h).max() };
     match v {
@@ -2054,12 +2054,12 @@ pub unsafe extern "C" fn pr_bitmap64_extreme(h: u32, which: u32, out_ptr: u32) -
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_copy_from(h: u32, from: u64, out_ptr: u32, cap: u32) -> u32 {
     b64(h).copy_from(from, slice_mut(out_ptr, cap)) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_or_inplace(h: u32, other: u32) {
     if h == other {
         return;
@@ -2067,7 +2067,7 @@ pub unsafe extern "C" fn pr_bitmap64_or_inplace(h: u32, other: u32) {
     b64(h).or_inplace(b64(other));
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_and_not_inplace(h: u32, other: u32) {
     if h == other {
         *b64(h) = Bitmap64::new();
@@ -2076,7 +2076,7 @@ pub unsafe extern "C" fn pr_bitmap64_and_not_inplace(h: u32, other: u32) {
     b64(h).and_not_inplace(b64(other));
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_and_inplace(h: u32, other: u32) {
     if h == other {
         return;
@@ -2084,19 +2084,19 @@ pub unsafe extern "C" fn pr_bitmap64_and_inplace(h: u32, other: u32) {
     b64(h).and_inplace(b64(other));
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_run_optimize(h: u32, croaring: u32) -> u32 {
     b64(h).run_optimize(rule(croaring)) as u32
 }
 
 /// Serialized size as f64 (the Iceberg layout can exceed 4 GiB for huge keys).
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_serialize_size(h: u32, iceberg: u32) -> f64 {
     b64(h).serialized_size(layout(iceberg)) as f64
 }
 
 /// `out_ptr` must hold `pr_bitmap64_serialize_size` bytes (< 4 GiB); returns the bytes written.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_serialize(h: u32, iceberg: u32, out_ptr: u32) -> u32 {
     let b = b64(h);
     let size = b.serialized_size(layout(iceberg));
@@ -2106,7 +2106,7 @@ pub unsafe extern "C" fn pr_bitmap64_serialize(h: u32, iceberg: u32, out_ptr: u3
     b.serialize_into(layout(iceberg), slice_mut(out_ptr, size as u32)) as u32
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_bitmap64_deserialize(ptr: u32, len: u32, consumed_ptr: u32) -> u32 {
     match Bitmap64::deserialize(slice(ptr, len)) {
         Ok((b, used)) => {

@@ -48,6 +48,12 @@ unsafe fn slice<'a, T>(ptr: u32, len: usize) -> &'a [T] {
 }
 
 impl<'a> Column<'a> {
+    /// A column over slices the caller owns (the component's entry point; the
+    /// C ABI reads descriptors instead). `validity` covers `validity_offset + rows` bits.
+    pub fn new(values: Values<'a>, validity: Option<&'a [u8]>, validity_offset: usize) -> Column<'a> {
+        Column { values, validity, validity_offset }
+    }
+
     /// Reads one descriptor. Safety: the host guarantees the pointers cover `len` rows.
     pub unsafe fn from_descriptor(d: &[u32]) -> Column<'a> {
         let len = d[1] as usize;

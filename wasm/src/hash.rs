@@ -139,7 +139,7 @@ pub fn fingerprint(columns: &[Column], seed: u64, out: &mut [u64]) {
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_fingerprint(columns_ptr: u32, column_count: u32, rows: u32, seed: u64, out_ptr: u32) {
     if rows == 0 {
         return;
@@ -191,7 +191,7 @@ pub fn wang_hash64_values(values: &[i64], mul: i64, div: i64, out: &mut [i64]) {
     }
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_xxh64_bytes(offsets_ptr: u32, bytes_ptr: u32, rows: u32, seed: u64, out_ptr: u32) {
     if rows == 0 {
         return;
@@ -204,7 +204,7 @@ pub unsafe extern "C" fn pr_xxh64_bytes(offsets_ptr: u32, bytes_ptr: u32, rows: 
     xxh64_values(offsets, bytes, seed, out);
 }
 
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_wang_hash64(values_ptr: u32, rows: u32, mul: i64, div: i64, out_ptr: u32) {
     if rows == 0 || div <= 0 {
         return;

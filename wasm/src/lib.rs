@@ -1,7 +1,11 @@
 //! paimon-rt kernels: the hot paths of the TypeScript library, compiled to
-//! `wasm32-unknown-unknown` with a plain C ABI (no wasm-bindgen: the loader in
-//! `src/kernel/wasm.ts` copies typed arrays into linear memory and calls these
-//! exports directly).
+//! `wasm32-unknown-unknown` with a plain C ABI: the loader in `src/kernel/wasm.ts`
+//! copies typed arrays into linear memory and calls these exports directly,
+//! with no JS glue in between.
+//! wasm-pack builds it; wasm-bindgen is a dependency only because wasm-pack
+//! requires one, and no item uses it, so the module has no imports.
+//! The `c-abi` feature (default) exports the `pr_*` functions; `component/`
+//! builds the same kernels as a WebAssembly component over a WIT interface.
 //!
 //! Memory contract: the host allocates every input and output buffer with
 //! [`pr_alloc`] (16-byte aligned), passes pointers, and frees them with
@@ -39,7 +43,7 @@ const fn hash_bytes(s: &str) -> [u8; 64] {
 static SOURCE_HASH_SECTION: [u8; 64] = hash_bytes(SOURCE_HASH);
 
 /// Allocates `size` bytes (16-byte aligned) for the host. Returns 0 on failure.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub extern "C" fn pr_alloc(size: usize) -> *mut u8 {
     if size == 0 {
         return HOST_ALIGN as *mut u8;
@@ -51,7 +55,7 @@ pub extern "C" fn pr_alloc(size: usize) -> *mut u8 {
 }
 
 /// Frees a block returned by [`pr_alloc`] with the same `size`.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_free(ptr: *mut u8, size: usize) {
     if size == 0 || ptr.is_null() {
         return;

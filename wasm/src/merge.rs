@@ -141,7 +141,7 @@ fn merge_runs<C: Fn(usize, usize) -> Ordering>(bounds: &[u32], compare_keys: C, 
 /// `columns_ptr`: descriptors over all runs' rows concatenated; `bounds_ptr`:
 /// `run_count + 1` u32 row offsets; `row_kinds_ptr`: i8 per row or 0;
 /// `out_run_ptr`/`out_row_ptr`: u32 capacity of all rows. Returns the count.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_merge_deduplicate(
     columns_ptr: u32,
     column_count: u32,

@@ -79,7 +79,7 @@ fn radix_sort_by_word(mut src: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
 
 /// `columns_ptr`: `column_count` descriptors; `sequence_ptr`: `rows` i64;
 /// `out_ptr`: `rows` u32.
-#[no_mangle]
+#[cfg_attr(feature = "c-abi", no_mangle)]
 pub unsafe extern "C" fn pr_sort_permutation(
     columns_ptr: u32,
     column_count: u32,
