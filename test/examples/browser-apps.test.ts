@@ -6,9 +6,8 @@
 //   the wasm assets are listed with their sizes, the kernel as its own file (not base64 in the JS);
 // * the built app in headless Chromium reads the fixture warehouse over HTTP and shows exactly the
 //   rows Node reads.
-// examples/esbuild-browser: `.wasm` imports as files beside the bundle (esbuild's
-// `--loader:.wasm=file`; built here with Bun's bundler, whose default for `.wasm` is the same file
-// loader, since esbuild is not a dependency), handed to init() as URLs: nothing copied by hand, and
+// examples/esbuild-browser, built with the README's esbuild command: `.wasm` imports as files
+// beside the bundle (`--loader:.wasm=file`), handed to init() as URLs: nothing copied by hand, and
 // the page shows the same rows.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,13 +19,13 @@ import { Catalog, col } from "../../src/edge.js";
 import { chromiumFor } from "../hosts/chromium-path.js";
 import { writeHostFixture } from "../hosts/fixture.js";
 import { startStaticServer, type StaticServer } from "../support/static-server.js";
-import { copyExample, installPackage, REPO, run, runtimeBinary } from "../support/installed-package.js";
+import { copyExample, installPackage, REPO, run } from "../support/installed-package.js";
 
 const BUDGET_BYTES = 150 * 1024;
 const executablePath = chromiumFor("browser examples in Chromium");
-const bun = runtimeBinary("bun", "esbuild-style example (built with Bun's bundler)");
-/** The README's build command for examples/esbuild-browser, with Bun's bundler. */
-const BUN_BUILD = ["build", "main.js", "--target=browser", "--format=esm", "--minify", "--outdir=dist"];
+/** The README's build command for examples/esbuild-browser (esbuild is a devDependency). */
+const ESBUILD = join(REPO, "node_modules", ".bin", "esbuild");
+const ESBUILD_ARGS = ["main.js", "--bundle", "--format=esm", "--minify", "--outdir=dist", "--loader:.wasm=file"];
 
 let dir: string;
 let app: string;
@@ -41,7 +40,7 @@ beforeAll(async () => {
   const result = (await build({ root: app, logLevel: "silent" })) as Rollup.RollupOutput | Rollup.RollupOutput[];
   outputs = (Array.isArray(result) ? result : [result]).flatMap((o) => o.output);
   esbuildApp = copyExample(dir, "esbuild-browser");
-  if (bun !== null) await run(bun, BUN_BUILD, esbuildApp);
+  await run(ESBUILD, ESBUILD_ARGS, esbuildApp);
 }, 240_000);
 
 afterAll(() => {
@@ -114,11 +113,9 @@ describe("browser examples", () => {
         routes[`/${o.fileName}`] = { body: o.type === "chunk" ? o.code : (o.source as string | Uint8Array), type };
       }
       // the esbuild-style app under /esbuild/ (its page, dist/main.js and the wasm files beside it)
-      if (bun !== null) {
-        routes["/esbuild/index.html"] = { body: readFileSync(join(esbuildApp, "index.html")), type: "text/html" };
-        for (const name of readdirSync(join(esbuildApp, "dist"))) {
-          routes[`/esbuild/dist/${name}`] = { body: readFileSync(join(esbuildApp, "dist", name)), type: name.endsWith(".wasm") ? "application/wasm" : "text/javascript" };
-        }
+      routes["/esbuild/index.html"] = { body: readFileSync(join(esbuildApp, "index.html")), type: "text/html" };
+      for (const name of readdirSync(join(esbuildApp, "dist"))) {
+        routes[`/esbuild/dist/${name}`] = { body: readFileSync(join(esbuildApp, "dist", name)), type: name.endsWith(".wasm") ? "application/wasm" : "text/javascript" };
       }
       server = await startStaticServer(dir, routes);
       const { chromium } = await import("playwright-core");
@@ -162,7 +159,7 @@ describe("browser examples", () => {
       expect(wasmRequests("/assets/")).toEqual(["/assets/paimon_rt_kernels.wasm", "/assets/parquet_wasm_bg.wasm"]);
     });
 
-    it.skipIf(bun === null)("esbuild-style (.wasm imports as files, init with their URLs): shows exactly the rows of the same query in Node", async () => {
+    it("esbuild (.wasm imports as files, init with their URLs): shows exactly the rows of the same query in Node", async () => {
       expect(readdirSync(join(esbuildApp, "dist")).map((n) => n.replace(/-[\w-]+\.wasm$/, ".wasm")).sort()).toEqual(["main.js", "paimon_rt_kernels.wasm", "parquet_wasm_bg.wasm"]);
       expect(await shownRows("/esbuild/index.html")).toEqual(await nodeRows());
       expect(wasmRequests("/esbuild/")).toEqual(["/esbuild/dist/paimon_rt_kernels.wasm", "/esbuild/dist/parquet_wasm_bg.wasm"]);
