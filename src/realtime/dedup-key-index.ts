@@ -1,0 +1,177 @@
+// Key state of the real-time append-deduplicate mode (seed 000 "Append deduplicate"): per
+// partition-bucket, the offset of the latest row of every key, over committed files and memory,
+// and the offsets a newer row (or a delete) superseded since the last commit. The key of a row is
+// its 64-bit kernel fingerprint (`fingerprintKeys`): an open-addressing table over typed arrays,
+// no per-row objects. Deduplication never crosses partitions: `bucket-key` lies within the
+// deduplicate key, so a key lives in one partition-bucket and one index per partition-bucket is
+// exactly one index per partition.
+import { PaimonError } from "../error.js";
+import { OffsetSet64 } from "../kernel/bitmap.js";
+
+const EMPTY = 0;
+const FULL = 1;
+const REMOVED = 2;
+const INITIAL_CAPACITY = 1024;
+/** Grow (or rebuild without removed slots) when full + removed slots exceed this share. */
+const MAX_LOAD = 0.7;
+
+/**
+ * Superseded offsets frozen for a view, a seal or a prepare: later writes never change it
+ * (the index copies its set before the next mutation).
+ */
+export interface FrozenDeletedOffsets {
+  readonly offsets: OffsetSet64;
+}
+
+/** Latest offset per key of one partition-bucket, and the offsets deleted since the last commit. */
+export class DedupKeyIndex {
+  private capacity = INITIAL_CAPACITY;
+  private fingerprintLow = new Uint32Array(INITIAL_CAPACITY);
+  private fingerprintHigh = new Uint32Array(INITIAL_CAPACITY);
+  private latest = new BigInt64Array(INITIAL_CAPACITY);
+  private state = new Uint8Array(INITIAL_CAPACITY);
+  private full = 0;
+  private removed = 0;
+  private deleted = new OffsetSet64();
+  /** The deleted set is referenced by a frozen view: copy before mutating it. */
+  private deletedShared = false;
+
+  /** Number of keys with a live row. */
+  get keyCount(): number {
+    return this.full;
+  }
+
+  /** Bytes held by the key table (the seed's key-map memory metric; the deleted set is extra). */
+  get keyMemoryBytes(): number {
+    return this.capacity * (4 + 4 + 8 + 1);
+  }
+
+  /**
+   * Records rows in offset order: row i has key `fingerprints[i]` at `offsets[i]`. A key seen
+   * before (earlier in this call, in memory or in committed files loaded through here) has its
+   * older offset marked deleted. Returns how many offsets were superseded.
+   */
+  upsert(fingerprints: BigUint64Array, offsets: BigInt64Array): number {
+    checkLengths(fingerprints, offsets);
+    const words = fingerprintWords(fingerprints);
+    const superseded = new BigInt64Array(fingerprints.length);
+    let count = 0;
+    for (let i = 0; i < fingerprints.length; i++) {
+      this.reserve(1);
+      const lo = words[2 * i];
+      const hi = words[2 * i + 1];
+      const slot = this.find(lo, hi);
+      if (slot >= 0) {
+        superseded[count++] = this.latest[slot];
+        this.latest[slot] = offsets[i];
+      } else this.insert(lo, hi, offsets[i]);
+    }
+    this.markDeleted(superseded.subarray(0, count));
+    return count;
+  }
+
+  /**
+   * Deletes keys (row kind DELETE / UPDATE_BEFORE): the live row of each key, if any, is marked
+   * deleted and the key forgotten; the delete itself stores no row. Returns how many rows it deleted.
+   */
+  remove(fingerprints: BigUint64Array): number {
+    const words = fingerprintWords(fingerprints);
+    const superseded = new BigInt64Array(fingerprints.length);
+    let count = 0;
+    for (let i = 0; i < fingerprints.length; i++) {
+      const slot = this.find(words[2 * i], words[2 * i + 1]);
+      if (slot < 0) continue;
+      superseded[count++] = this.latest[slot];
+      this.state[slot] = REMOVED;
+      this.full--;
+      this.removed++;
+    }
+    this.markDeleted(superseded.subarray(0, count));
+    return count;
+  }
+
+  /** Offset of the live row of a key, or undefined. */
+  latestOffset(fingerprint: bigint): bigint | undefined {
+    const words = fingerprintWords(BigUint64Array.of(fingerprint));
+    const slot = this.find(words[0], words[1]);
+    return slot >= 0 ? this.latest[slot] : undefined;
+  }
+
+  /** The offsets deleted since the last commit, frozen (copy-on-write: O(1) until the next write). */
+  freezeDeleted(): FrozenDeletedOffsets {
+    this.deletedShared = true;
+    return { offsets: this.deleted };
+  }
+
+  /** Forgets deletions a successful commit made durable (`frozen` is what its prepare froze). */
+  committed(frozen: FrozenDeletedOffsets): void {
+    if (frozen.offsets.isEmpty) return;
+    const remaining = OffsetSet64.andNot(this.deleted, frozen.offsets);
+    this.deleted = remaining;
+    this.deletedShared = false;
+  }
+
+  private markDeleted(offsets: BigInt64Array): void {
+    if (offsets.length === 0) return;
+    if (this.deletedShared) {
+      this.deleted = this.deleted.clone();
+      this.deletedShared = false;
+    }
+    this.deleted.addMany(offsets);
+  }
+
+  private find(lo: number, hi: number): number {
+    const mask = this.capacity - 1;
+    for (let slot = mix(lo, hi) & mask; ; slot = (slot + 1) & mask) {
+      const s = this.state[slot];
+      if (s === EMPTY) return -1;
+      if (s === FULL && this.fingerprintLow[slot] === lo && this.fingerprintHigh[slot] === hi) return slot;
+    }
+  }
+
+  private insert(lo: number, hi: number, offset: bigint): void {
+    const mask = this.capacity - 1;
+    let slot = mix(lo, hi) & mask;
+    while (this.state[slot] === FULL) slot = (slot + 1) & mask;
+    if (this.state[slot] === REMOVED) this.removed--;
+    this.state[slot] = FULL;
+    this.fingerprintLow[slot] = lo;
+    this.fingerprintHigh[slot] = hi;
+    this.latest[slot] = offset;
+    this.full++;
+  }
+
+  /** Keeps room for `more` inserts under MAX_LOAD (removed slots still end probe chains). */
+  private reserve(more: number): void {
+    if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return;
+    let capacity = this.capacity;
+    while (this.full + more > capacity * MAX_LOAD * 0.5) capacity *= 2;
+    const { fingerprintLow, fingerprintHigh, latest, state } = this;
+    this.capacity = capacity;
+    this.fingerprintLow = new Uint32Array(capacity);
+    this.fingerprintHigh = new Uint32Array(capacity);
+    this.latest = new BigInt64Array(capacity);
+    this.state = new Uint8Array(capacity);
+    this.full = 0;
+    this.removed = 0;
+    for (let slot = 0; slot < state.length; slot++) {
+      if (state[slot] === FULL) this.insert(fingerprintLow[slot], fingerprintHigh[slot], latest[slot]);
+    }
+  }
+}
+
+function checkLengths(fingerprints: BigUint64Array, offsets: BigInt64Array): void {
+  if (fingerprints.length !== offsets.length) {
+    throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${fingerprints.length} fingerprints for ${offsets.length} offsets`);
+  }
+}
+
+/** The fingerprints as 32-bit word pairs (platform byte order: an identity, never stored) without copying. */
+function fingerprintWords(fingerprints: BigUint64Array): Uint32Array {
+  return new Uint32Array(fingerprints.buffer, fingerprints.byteOffset, fingerprints.length * 2);
+}
+
+/** Slot hash: fingerprints are XXH64 outputs, so folding the two words suffices. */
+function mix(lo: number, hi: number): number {
+  return (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
+}
