@@ -7,6 +7,7 @@
 // exactly one index per partition.
 import { PaimonError } from "../error.js";
 import { OffsetSet64 } from "../kernel/bitmap.js";
+import { RowKind } from "../spec/row-kind.js";
 
 const EMPTY = 0;
 const FULL = 1;
@@ -47,39 +48,43 @@ export class DedupKeyIndex {
   }
 
   /**
-   * Records rows in offset order: row i has key `fingerprints[i]` at `offsets[i]`. A key seen
-   * before (earlier in this call, in memory or in committed files loaded through here) has its
-   * older offset marked deleted. Returns how many offsets were superseded.
+   * Applies one write's rows in row order (seed: "within-batch duplicates are resolved in row
+   * order"): row i has key `fingerprints[i]`, offset `offsets[i]` and row kind `kinds[i]`
+   * (INSERT when absent). An add row (INSERT / UPDATE_AFTER) marks the key's live row deleted
+   * and becomes the live row; a retract (DELETE / UPDATE_BEFORE) marks the live row deleted and
+   * forgets the key, storing nothing. Returns the rows to store (`addRows`: null when every row
+   * is an add row) and how many live rows were marked deleted.
    */
-  upsert(fingerprints: BigUint64Array, offsets: BigInt64Array): number {
-    checkLengths(fingerprints, offsets);
+  apply(fingerprints: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>): { addRows: Uint32Array | null; superseded: number } {
+    const n = fingerprints.length;
+    if (offsets.length !== n || (kinds !== undefined && kinds.length !== n)) {
+      throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${n} fingerprints for ${offsets.length} offsets${kinds ? ` and ${kinds.length} row kinds` : ""}`);
+    }
     const words = fingerprintWords(fingerprints);
-    const superseded = new BigInt64Array(fingerprints.length);
+    const superseded = new BigInt64Array(n);
     let count = 0;
-    for (let i = 0; i < fingerprints.length; i++) {
-      this.reserve(1);
+    let adds: Uint32Array | null = null;
+    let added = 0;
+    for (let i = 0; i < n; i++) {
       const lo = words[2 * i];
       const hi = words[2 * i + 1];
+      const kind = kinds ? kinds[i] : RowKind.INSERT;
+      if (kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER) {
+        if (adds) adds[added] = i;
+        added++;
+        this.reserve(1);
+        const slot = this.find(lo, hi);
+        if (slot >= 0) {
+          superseded[count++] = this.latest[slot];
+          this.latest[slot] = offsets[i];
+        } else this.insert(lo, hi, offsets[i]);
+        continue;
+      }
+      if (!adds) {
+        adds = new Uint32Array(n);
+        for (let j = 0; j < i; j++) adds[j] = j;
+      }
       const slot = this.find(lo, hi);
-      if (slot >= 0) {
-        superseded[count++] = this.latest[slot];
-        this.latest[slot] = offsets[i];
-      } else this.insert(lo, hi, offsets[i]);
-    }
-    this.markDeleted(superseded.subarray(0, count));
-    return count;
-  }
-
-  /**
-   * Deletes keys (row kind DELETE / UPDATE_BEFORE): the live row of each key, if any, is marked
-   * deleted and the key forgotten; the delete itself stores no row. Returns how many rows it deleted.
-   */
-  remove(fingerprints: BigUint64Array): number {
-    const words = fingerprintWords(fingerprints);
-    const superseded = new BigInt64Array(fingerprints.length);
-    let count = 0;
-    for (let i = 0; i < fingerprints.length; i++) {
-      const slot = this.find(words[2 * i], words[2 * i + 1]);
       if (slot < 0) continue;
       superseded[count++] = this.latest[slot];
       this.state[slot] = REMOVED;
@@ -87,7 +92,17 @@ export class DedupKeyIndex {
       this.removed++;
     }
     this.markDeleted(superseded.subarray(0, count));
-    return count;
+    return { addRows: adds ? adds.slice(0, added) : null, superseded: count };
+  }
+
+  /** `apply` of add rows only; returns how many offsets were superseded. */
+  upsert(fingerprints: BigUint64Array, offsets: BigInt64Array): number {
+    return this.apply(fingerprints, offsets).superseded;
+  }
+
+  /** `apply` of retracts only; returns how many live rows were deleted. */
+  remove(fingerprints: BigUint64Array): number {
+    return this.apply(fingerprints, new BigInt64Array(fingerprints.length), new Uint8Array(fingerprints.length).fill(RowKind.DELETE)).superseded;
   }
 
   /** Offset of the live row of a key, or undefined. */
@@ -160,12 +175,6 @@ export class DedupKeyIndex {
   }
 }
 
-function checkLengths(fingerprints: BigUint64Array, offsets: BigInt64Array): void {
-  if (fingerprints.length !== offsets.length) {
-    throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${fingerprints.length} fingerprints for ${offsets.length} offsets`);
-  }
-}
-
 /** The fingerprints as 32-bit word pairs (platform byte order: an identity, never stored) without copying. */
 function fingerprintWords(fingerprints: BigUint64Array): Uint32Array {
   return new Uint32Array(fingerprints.buffer, fingerprints.byteOffset, fingerprints.length * 2);
@@ -174,4 +183,23 @@ function fingerprintWords(fingerprints: BigUint64Array): Uint32Array {
 /** Slot hash: fingerprints are XXH64 outputs, so folding the two words suffices. */
 function mix(lo: number, hi: number): number {
   return (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
+}
+
+/**
+ * Rows of a stored batch that survive `frozen` (memory reads and prepare hide rows whose offset
+ * is marked deleted): their indexes ascending, or null when no row is deleted. `offsets` are
+ * ascending and non-negative, as the writer validates them.
+ */
+export function survivingRows(offsets: BigInt64Array, frozen: FrozenDeletedOffsets): Uint32Array | null {
+  const deleted = frozen.offsets;
+  const n = offsets.length;
+  if (n === 0 || deleted.isEmpty) return null;
+  // Offsets are validated non-negative: the unsigned view of the same words is the same values.
+  const unsigned = new BigUint64Array(offsets.buffer, offsets.byteOffset, n);
+  if ((deleted.maximum() as bigint) < unsigned[0] || (deleted.minimum() as bigint) > unsigned[n - 1]) return null;
+  const hit = deleted.hasMany(unsigned);
+  const keep = new Uint32Array(n);
+  let kept = 0;
+  for (let i = 0; i < n; i++) if (hit[i] === 0) keep[kept++] = i;
+  return kept === n ? null : keep.slice(0, kept);
 }

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { PaimonError } from "../../src/error.js";
 import { keyColumnFromValues } from "../../src/kernel/columns.js";
 import { fingerprintKeys } from "../../src/kernel/hash.js";
-import { DedupKeyIndex, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
+import { DedupKeyIndex, survivingRows, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
+import { RowKind } from "../../src/spec/row-kind.js";
+import { OffsetSet64 } from "../../src/kernel/bitmap.js";
 
 const fingerprints = (keys: readonly (string | null)[]) => fingerprintKeys([keyColumnFromValues("bytes", keys)]);
 const offsets = (...values: number[]) => BigInt64Array.from(values.map(BigInt));
@@ -31,6 +33,29 @@ describe("DedupKeyIndex", () => {
     // Re-inserting the deleted key is a fresh row: nothing older to supersede.
     expect(index.upsert(fingerprints(["a"]), offsets(12))).toBe(0);
     expect(deletedOf(index.freezeDeleted())).toEqual([10n]);
+  });
+
+  it("applies mixed row kinds in row order; retracts store nothing", () => {
+    const index = new DedupKeyIndex();
+    const { INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE } = RowKind;
+    // a@0, a@1 (supersedes 0), delete a (deletes 1), b@3, -U b (deletes 3), +U b@5, delete c (unknown)
+    const result = index.apply(fingerprints(["a", "a", "a", "b", "b", "b", "c"]), offsets(0, 1, 2, 3, 4, 5, 6), [INSERT, INSERT, DELETE, INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]);
+    expect(result.superseded).toBe(3);
+    expect(Array.from(result.addRows!)).toEqual([0, 1, 3, 5]);
+    expect(index.keyCount).toBe(1);
+    expect(index.latestOffset(fingerprints(["b"])[0])).toBe(5n);
+    expect(deletedOf(index.freezeDeleted())).toEqual([0n, 1n, 3n]);
+    expect(index.apply(fingerprints(["a"]), offsets(7), [UPDATE_AFTER])).toEqual({ addRows: null, superseded: 0 });
+  });
+
+  it("survivingRows hides exactly the rows whose offsets are deleted", () => {
+    const frozen = { offsets: new OffsetSet64([2n, 5n, 40n]) };
+    expect(Array.from(survivingRows(offsets(1, 2, 3, 5, 9), frozen)!)).toEqual([0, 2, 4]);
+    expect(survivingRows(offsets(6, 7, 8), frozen)).toBeNull(); // inside the set's range, no hit
+    expect(survivingRows(offsets(41, 50), frozen)).toBeNull(); // beyond the set's range
+    expect(survivingRows(offsets(), frozen)).toBeNull();
+    expect(Array.from(survivingRows(offsets(40), frozen)!)).toEqual([]);
+    expect(survivingRows(offsets(1, 2), { offsets: new OffsetSet64() })).toBeNull();
   });
 
   it("null keys are one key (fingerprints tag nulls)", () => {
@@ -83,57 +108,63 @@ describe("DedupKeyIndex", () => {
     expect(index.keyCount).toBe(0);
   });
 
-  type Op = { kind: "upsert"; keys: number[] } | { kind: "remove"; keys: number[] } | { kind: "freeze" } | { kind: "commit" };
-  const keysArb = fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 30 });
+  type Op = { kind: "write"; rows: Array<{ key: number; retract: boolean }> } | { kind: "freeze" } | { kind: "commit" };
+  const rowsArb = fc.array(fc.record({ key: fc.integer({ min: 0, max: 40 }), retract: fc.boolean() }), { maxLength: 30 });
   const opArb: fc.Arbitrary<Op> = fc.oneof(
-    { weight: 5, arbitrary: keysArb.map((keys) => ({ kind: "upsert" as const, keys })) },
-    { weight: 2, arbitrary: keysArb.map((keys) => ({ kind: "remove" as const, keys })) },
+    { weight: 6, arbitrary: rowsArb.map((rows) => ({ kind: "write" as const, rows })) },
     { weight: 1, arbitrary: fc.constant({ kind: "freeze" as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: "commit" as const }) },
   );
+  const ascending = (values: Iterable<bigint>) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-  it("matches a 'last row per key' model with pending deletions after every step", () => {
+  it("matches a 'last row per key' model with pending deletions, frozen views and surviving stored rows after every step", () => {
     fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
+      fc.property(fc.array(opArb, { maxLength: 40 }), fc.constantFrom(RowKind.DELETE, RowKind.UPDATE_BEFORE), (ops, retractKind) => {
         const index = new DedupKeyIndex();
         const live = new Map<number, bigint>();
         let pending = new Set<bigint>();
+        const stored: bigint[] = [];
         const views: Array<{ view: FrozenDeletedOffsets; expected: bigint[] }> = [];
         let next = 0n;
         const fp = (keys: number[]) => fingerprintKeys([keyColumnFromValues("int64", keys.map(BigInt))]);
         for (const op of ops) {
-          if (op.kind === "upsert") {
-            const offs = BigInt64Array.from(op.keys, () => next++);
+          if (op.kind === "write") {
+            const offs = BigInt64Array.from(op.rows, () => next++);
+            const adds: number[] = [];
             let superseded = 0;
-            op.keys.forEach((k, i) => {
-              const old = live.get(k);
+            op.rows.forEach((r, i) => {
+              const old = live.get(r.key);
               if (old !== undefined) {
                 pending.add(old);
                 superseded++;
               }
-              live.set(k, offs[i]);
+              if (r.retract) live.delete(r.key);
+              else {
+                live.set(r.key, offs[i]);
+                adds.push(i);
+                stored.push(offs[i]);
+              }
             });
-            expect(index.upsert(fp(op.keys), offs)).toBe(superseded);
-          } else if (op.kind === "remove") {
-            let removed = 0;
-            for (const k of op.keys) {
-              const old = live.get(k);
-              if (old === undefined) continue;
-              pending.add(old);
-              live.delete(k);
-              removed++;
-            }
-            expect(index.remove(fp(op.keys))).toBe(removed);
+            const kinds = op.rows.map((r) => (r.retract ? retractKind : RowKind.INSERT));
+            const result = index.apply(fp(op.rows.map((r) => r.key)), offs, kinds);
+            expect(result.superseded).toBe(superseded);
+            expect(result.addRows === null ? op.rows.map((_, i) => i) : Array.from(result.addRows)).toEqual(adds);
           } else if (op.kind === "freeze") {
-            views.push({ view: index.freezeDeleted(), expected: [...pending].sort((a, b) => (a < b ? -1 : 1)) });
+            views.push({ view: index.freezeDeleted(), expected: ascending(pending) });
           } else {
             index.committed(index.freezeDeleted());
             pending = new Set();
           }
           expect(index.keyCount).toBe(live.size);
           for (const [k, off] of live) expect(index.latestOffset(fp([k])[0])).toBe(off);
-          expect([...index.freezeDeleted().offsets]).toEqual([...pending].sort((a, b) => (a < b ? -1 : 1)));
+          const current = index.freezeDeleted();
+          expect([...current.offsets]).toEqual(ascending(pending));
           for (const { view, expected } of views) expect([...view.offsets]).toEqual(expected);
+          // Memory rows hidden by the pending deletions only (committed deletions are the committed DVs' job).
+          const storedOffsets = BigInt64Array.from(stored);
+          const survivors = survivingRows(storedOffsets, current);
+          const expectedSurvivors = stored.filter((o) => !pending.has(o));
+          expect(survivors === null ? stored : Array.from(survivors, (i) => storedOffsets[i])).toEqual(expectedSurvivors);
         }
       }),
       { numRuns: 150, seed: 20261202 },
