@@ -1,11 +1,9 @@
 // Append-deduplicate key state (issue 11 "Benchmarks"): ingest of 4096-row batches with 10%
-// duplicate keys over 1 M committed keys into the typed fingerprint index (fingerprinting
-// included), against a JavaScript Map<bigint, bigint> doing the same bookkeeping in the same run;
+// duplicate keys over 1 M committed keys into the typed key index (identities included), against a JavaScript Map<bigint, bigint> doing the same bookkeeping in the same run;
 // and the key-index memory per million keys. The store and file writes around it are not included.
 import { header, timeMedian } from "./harness.mjs";
 import { keyColumnFromValues } from "../dist/kernel/columns.js";
-import { fingerprintKeys } from "../dist/kernel/hash.js";
-import { DedupKeyIndex } from "../dist/realtime/dedup-key-index.js";
+import { DedupKeyIndex, keyIdentities } from "../dist/realtime/dedup-key-index.js";
 
 const BATCH = 4096;
 
@@ -40,17 +38,17 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
   const candidateMs = timeMedian(
     () => {
       index = new DedupKeyIndex();
-      index.upsert(fingerprintKeys([committedKeys]), committedOffsets);
+      index.upsert(keyIdentities(committedKeys), committedOffsets);
       let offset = BigInt(committed);
       for (const keys of batches) {
         const offsets = new BigInt64Array(BATCH);
         for (let i = 0; i < BATCH; i++) offsets[i] = offset++;
-        index.apply(fingerprintKeys([keys]), offsets);
+        index.apply(keyIdentities(keys), offsets);
       }
     },
     { iterations: 3 },
   );
-  const loadMs = timeMedian(() => new DedupKeyIndex().upsert(fingerprintKeys([committedKeys]), committedOffsets), { iterations: 3 });
+  const loadMs = timeMedian(() => new DedupKeyIndex().upsert(keyIdentities(committedKeys), committedOffsets), { iterations: 3 });
   const baselineMs = timeMedian(
     () => {
       const map = new Map();

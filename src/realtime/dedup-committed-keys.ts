@@ -6,14 +6,13 @@
 import { PaimonError } from "../error.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
-import { fingerprintKeys } from "../kernel/hash.js";
 import { sortPermutation } from "../kernel/sort.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { fileIOSource } from "../format/source.js";
 import type { OffsetFileSource } from "../read/offset-positions.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
-import type { DedupKeyIndex } from "./dedup-key-index.js";
+import { keyIdentities, type DedupKeyIndex } from "./dedup-key-index.js";
 
 /** Committed deleted positions per data file (e.g. BucketDeletionVectors). */
 export interface CommittedDeletions {
@@ -33,7 +32,7 @@ export async function loadCommittedKeys(
   offsetField: DataField,
   index: DedupKeyIndex,
 ): Promise<number> {
-  const fingerprintParts: BigUint64Array[] = [];
+  const identityParts: BigUint64Array[] = [];
   const offsetParts: BigInt64Array[] = [];
   let total = 0;
   for (const file of files) {
@@ -49,17 +48,17 @@ export async function loadCommittedKeys(
       const offsetData = b.data.children[1];
       if (offsetData.nullCount > 0) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} has null ${offsetField.name} values`);
       const offsets = (offsetData.values as BigInt64Array).subarray(offsetData.offset, offsetData.offset + n);
-      const fingerprints = fingerprintKeys([keyColumnFromArrow(b.data.children[0])]);
+      const identities = keyIdentities(keyColumnFromArrow(b.data.children[0]));
       if (deleted && !deleted.isEmpty) {
         const keep = new Uint32Array(n);
         let kept = 0;
         for (let i = 0; i < n; i++) if (!deleted.has(position + i)) keep[kept++] = i;
         const rows = keep.subarray(0, kept);
-        fingerprintParts.push(BigUint64Array.from(rows, (i) => fingerprints[i]));
+        identityParts.push(BigUint64Array.from(rows, (i) => identities[i]));
         offsetParts.push(BigInt64Array.from(rows, (i) => offsets[i]));
         total += kept;
       } else {
-        fingerprintParts.push(fingerprints);
+        identityParts.push(identities);
         offsetParts.push(offsets.slice());
         total += n;
       }
@@ -67,11 +66,11 @@ export async function loadCommittedKeys(
     }
   }
   if (total === 0) return 0;
-  const fingerprints = concat(fingerprintParts, total, BigUint64Array);
+  const identities = concat(identityParts, total, BigUint64Array);
   const offsets = concat(offsetParts, total, BigInt64Array);
   const order = sortPermutation([{ type: "int64", length: total, values: offsets }], new BigInt64Array(total));
   index.upsert(
-    BigUint64Array.from(order, (i) => fingerprints[i]),
+    BigUint64Array.from(order, (i) => identities[i]),
     BigInt64Array.from(order, (i) => offsets[i]),
   );
   return total;

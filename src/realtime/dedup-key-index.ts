@@ -1,12 +1,15 @@
 // Key state of the real-time append-deduplicate mode (seed 000 "Append deduplicate"): per
 // partition-bucket, the offset of the latest row of every key, over committed files and memory,
 // and the offsets a newer row (or a delete) superseded since the last commit. The key of a row is
-// its 64-bit kernel fingerprint (`fingerprintKeys`): an open-addressing table over typed arrays,
-// no per-row objects. Deduplication never crosses partitions: `bucket-key` lies within the
+// a 64-bit identity (`keyIdentities`: the value's own bits for keys of at most 64 bits, else the
+// kernel fingerprint): an open-addressing table over typed arrays, no per-row objects.
+// Deduplication never crosses partitions: `bucket-key` lies within the
 // deduplicate key, so a key lives in one partition-bucket and one index per partition-bucket is
 // exactly one index per partition.
 import { PaimonError } from "../error.js";
 import { OffsetSet64 } from "../kernel/bitmap.js";
+import { VALUE_WIDTH, type KeyColumn } from "../kernel/columns.js";
+import { fingerprintKeys } from "../kernel/hash.js";
 import { RowKind } from "../spec/row-kind.js";
 
 const EMPTY = 0;
@@ -27,8 +30,8 @@ export interface FrozenDeletedOffsets {
 /** Latest offset per key of one partition-bucket, and the offsets deleted since the last commit. */
 export class DedupKeyIndex {
   private capacity = INITIAL_CAPACITY;
-  private fingerprintLow = new Uint32Array(INITIAL_CAPACITY);
-  private fingerprintHigh = new Uint32Array(INITIAL_CAPACITY);
+  private identityLow = new Uint32Array(INITIAL_CAPACITY);
+  private identityHigh = new Uint32Array(INITIAL_CAPACITY);
   private latest = new BigInt64Array(INITIAL_CAPACITY);
   private state = new Uint8Array(INITIAL_CAPACITY);
   private full = 0;
@@ -49,18 +52,18 @@ export class DedupKeyIndex {
 
   /**
    * Applies one write's rows in row order (seed: "within-batch duplicates are resolved in row
-   * order"): row i has key `fingerprints[i]`, offset `offsets[i]` and row kind `kinds[i]`
+   * order"): row i has key identity `identities[i]`, offset `offsets[i]` and row kind `kinds[i]`
    * (INSERT when absent). An add row (INSERT / UPDATE_AFTER) marks the key's live row deleted
    * and becomes the live row; a retract (DELETE / UPDATE_BEFORE) marks the live row deleted and
    * forgets the key, storing nothing. Returns the rows to store (`addRows`: null when every row
    * is an add row) and how many live rows were marked deleted.
    */
-  apply(fingerprints: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>): { addRows: Uint32Array | null; superseded: number } {
-    const n = fingerprints.length;
+  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>): { addRows: Uint32Array | null; superseded: number } {
+    const n = identities.length;
     if (offsets.length !== n || (kinds !== undefined && kinds.length !== n)) {
-      throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${n} fingerprints for ${offsets.length} offsets${kinds ? ` and ${kinds.length} row kinds` : ""}`);
+      throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${n} identities for ${offsets.length} offsets${kinds ? ` and ${kinds.length} row kinds` : ""}`);
     }
-    const words = fingerprintWords(fingerprints);
+    const words = identityWords(identities);
     const superseded = new BigInt64Array(n);
     let count = 0;
     let adds: Uint32Array | null = null;
@@ -96,18 +99,18 @@ export class DedupKeyIndex {
   }
 
   /** `apply` of add rows only; returns how many offsets were superseded. */
-  upsert(fingerprints: BigUint64Array, offsets: BigInt64Array): number {
-    return this.apply(fingerprints, offsets).superseded;
+  upsert(identities: BigUint64Array, offsets: BigInt64Array): number {
+    return this.apply(identities, offsets).superseded;
   }
 
   /** `apply` of retracts only; returns how many live rows were deleted. */
-  remove(fingerprints: BigUint64Array): number {
-    return this.apply(fingerprints, new BigInt64Array(fingerprints.length), new Uint8Array(fingerprints.length).fill(RowKind.DELETE)).superseded;
+  remove(identities: BigUint64Array): number {
+    return this.apply(identities, new BigInt64Array(identities.length), new Uint8Array(identities.length).fill(RowKind.DELETE)).superseded;
   }
 
   /** Offset of the live row of a key, or undefined. */
-  latestOffset(fingerprint: bigint): bigint | undefined {
-    const words = fingerprintWords(BigUint64Array.of(fingerprint));
+  latestOffset(identity: bigint): bigint | undefined {
+    const words = identityWords(BigUint64Array.of(identity));
     const slot = this.find(words[0], words[1]);
     return slot >= 0 ? this.latest[slot] : undefined;
   }
@@ -140,7 +143,7 @@ export class DedupKeyIndex {
     for (let slot = mix(lo, hi) & mask; ; slot = (slot + 1) & mask) {
       const s = this.state[slot];
       if (s === EMPTY) return -1;
-      if (s === FULL && this.fingerprintLow[slot] === lo && this.fingerprintHigh[slot] === hi) return slot;
+      if (s === FULL && this.identityLow[slot] === lo && this.identityHigh[slot] === hi) return slot;
     }
   }
 
@@ -150,8 +153,8 @@ export class DedupKeyIndex {
     while (this.state[slot] === FULL) slot = (slot + 1) & mask;
     if (this.state[slot] === REMOVED) this.removed--;
     this.state[slot] = FULL;
-    this.fingerprintLow[slot] = lo;
-    this.fingerprintHigh[slot] = hi;
+    this.identityLow[slot] = lo;
+    this.identityHigh[slot] = hi;
     this.latest[slot] = offset;
     this.full++;
   }
@@ -161,28 +164,34 @@ export class DedupKeyIndex {
     if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return;
     let capacity = this.capacity;
     while (this.full + more > capacity * MAX_LOAD * 0.5) capacity *= 2;
-    const { fingerprintLow, fingerprintHigh, latest, state } = this;
+    const { identityLow, identityHigh, latest, state } = this;
     this.capacity = capacity;
-    this.fingerprintLow = new Uint32Array(capacity);
-    this.fingerprintHigh = new Uint32Array(capacity);
+    this.identityLow = new Uint32Array(capacity);
+    this.identityHigh = new Uint32Array(capacity);
     this.latest = new BigInt64Array(capacity);
     this.state = new Uint8Array(capacity);
     this.full = 0;
     this.removed = 0;
     for (let slot = 0; slot < state.length; slot++) {
-      if (state[slot] === FULL) this.insert(fingerprintLow[slot], fingerprintHigh[slot], latest[slot]);
+      if (state[slot] === FULL) this.insert(identityLow[slot], identityHigh[slot], latest[slot]);
     }
   }
 }
 
-/** The fingerprints as 32-bit word pairs (platform byte order: an identity, never stored) without copying. */
-function fingerprintWords(fingerprints: BigUint64Array): Uint32Array {
-  return new Uint32Array(fingerprints.buffer, fingerprints.byteOffset, fingerprints.length * 2);
+/** The identities as 32-bit word pairs (platform byte order: an identity, never stored) without copying. */
+function identityWords(identities: BigUint64Array): Uint32Array {
+  return new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
 }
 
-/** Slot hash: fingerprints are XXH64 outputs, so folding the two words suffices. */
+/**
+ * Slot hash: identities can be raw key values (strided ids, timestamps), so both words go
+ * through murmur3's 32-bit finaliser before masking.
+ */
 function mix(lo: number, hi: number): number {
-  return (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
+  let h = (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /**
@@ -202,4 +211,34 @@ export function survivingRows(offsets: BigInt64Array, frozen: FrozenDeletedOffse
   let kept = 0;
   for (let i = 0; i < n; i++) if (hit[i] === 0) keep[kept++] = i;
   return kept === n ? null : keep.slice(0, kept);
+}
+
+/**
+ * 64-bit identities of the (non-null) deduplicate key column for DedupKeyIndex: the value's own
+ * bits, zero-extended, for kinds of at most 8 bytes (exact: distinct values never share an
+ * identity); the XXH64 key fingerprint for strings, binaries and DECIMAL(p > 18), where two
+ * distinct keys share one with probability about n²/2^65 for n keys.
+ */
+export function keyIdentities(column: KeyColumn): BigUint64Array {
+  if (column.type === "bytes" || column.type === "decimal128") return fingerprintKeys([column]);
+  const n = column.length;
+  const out = new BigUint64Array(n);
+  const values = column.values!;
+  const width = VALUE_WIDTH[column.type];
+  if (width === 8) {
+    out.set(new BigUint64Array(values.buffer, values.byteOffset, n));
+    return out;
+  }
+  const words = new Uint32Array(out.buffer);
+  if (width === 4) {
+    const source = new Uint32Array(values.buffer, values.byteOffset, n);
+    for (let i = 0; i < n; i++) words[2 * i] = source[i];
+  } else if (width === 2) {
+    const source = new Uint16Array(values.buffer, values.byteOffset, n);
+    for (let i = 0; i < n; i++) words[2 * i] = source[i];
+  } else {
+    const source = new Uint8Array(values.buffer, values.byteOffset, n);
+    for (let i = 0; i < n; i++) words[2 * i] = source[i];
+  }
+  return out;
 }

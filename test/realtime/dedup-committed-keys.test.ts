@@ -9,9 +9,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { commitRowDeletions } from "../../src/commit/append-deletions.js";
 import { keyColumnFromValues } from "../../src/kernel/columns.js";
-import { fingerprintKeys } from "../../src/kernel/hash.js";
 import { loadCommittedKeys } from "../../src/realtime/dedup-committed-keys.js";
-import { DedupKeyIndex } from "../../src/realtime/dedup-key-index.js";
+import { DedupKeyIndex, keyIdentities } from "../../src/realtime/dedup-key-index.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
 import type { Table } from "../../src/table/table.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "../../src/write/deletion-vector-index.js";
@@ -46,7 +45,7 @@ async function load(t: Table, keyName: string): Promise<{ index: DedupKeyIndex; 
   }
 }
 
-const fp = (key: string) => fingerprintKeys([keyColumnFromValues("bytes", [key])])[0];
+const fp = (key: string) => keyIdentities(keyColumnFromValues("bytes", [key]))[0];
 
 describe("loadCommittedKeys", () => {
   it("skips rows deleted by committed vectors, keeps the newest offset per key, finds a renamed key by field id", async () => {

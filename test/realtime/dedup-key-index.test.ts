@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PaimonError } from "../../src/error.js";
 import { keyColumnFromValues } from "../../src/kernel/columns.js";
 import { fingerprintKeys } from "../../src/kernel/hash.js";
-import { DedupKeyIndex, survivingRows, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
+import { DedupKeyIndex, keyIdentities, survivingRows, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
 import { RowKind } from "../../src/spec/row-kind.js";
 import { OffsetSet64 } from "../../src/kernel/bitmap.js";
 
@@ -56,6 +56,29 @@ describe("DedupKeyIndex", () => {
     expect(survivingRows(offsets(), frozen)).toBeNull();
     expect(Array.from(survivingRows(offsets(40), frozen)!)).toEqual([]);
     expect(survivingRows(offsets(1, 2), { offsets: new OffsetSet64() })).toBeNull();
+  });
+
+  it("keyIdentities: the value's own bits (zero-extended) up to 64 bits, the XXH64 fingerprint for strings and wide decimals", () => {
+    const ids = (type: Parameters<typeof keyColumnFromValues>[0], values: unknown[]) => Array.from(keyIdentities(keyColumnFromValues(type, values)));
+    expect(ids("int64", [-1n, 5n])).toEqual([2n ** 64n - 1n, 5n]);
+    expect(ids("int32", [-1, 7])).toEqual([0xffffffffn, 7n]);
+    expect(ids("int16", [-1, 3])).toEqual([0xffffn, 3n]);
+    expect(ids("int8", [-1, 3])).toEqual([0xffn, 3n]);
+    expect(ids("bool", [true, false])).toEqual([1n, 0n]);
+    expect(ids("float64", [0.5])).toEqual([0x3fe0000000000000n]);
+    expect(ids("float32", [0.5])).toEqual([0x3f000000n]);
+    expect(ids("bytes", ["a", "bc"])).toEqual(Array.from(fingerprints(["a", "bc"])));
+  });
+
+  it("keyIdentities of int32 and int64 keys are injective (exact deduplication)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer(), { maxLength: 50 }), fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { maxLength: 50 }), (ints, longs) => {
+        const distinct = (values: readonly unknown[], identities: BigUint64Array) => expect(new Set(identities).size).toBe(new Set(values).size);
+        distinct(ints, keyIdentities(keyColumnFromValues("int32", ints)));
+        distinct(longs, keyIdentities(keyColumnFromValues("int64", longs)));
+      }),
+      { numRuns: 100, seed: 20261202 },
+    );
   });
 
   it("null keys are one key (fingerprints tag nulls)", () => {
