@@ -119,7 +119,19 @@ describe("DedupKeyIndex", () => {
     expect(index.keyMemoryBytes).toBeGreaterThanOrEqual(n * 17);
   });
 
-  it("refuses fingerprints and offsets of different lengths with INVALID_ARGUMENT, changing nothing", () => {
+  it("strided raw key values (multiples of 2^32 and of 2^10) stay distinct keys", () => {
+    const index = new DedupKeyIndex();
+    const keys = [...Array.from({ length: 3000 }, (_, i) => BigInt(i) << 32n), ...Array.from({ length: 3000 }, (_, i) => BigInt(i + 1) << 10n)];
+    const ids = keyIdentities(keyColumnFromValues("int64", keys));
+    expect(index.upsert(ids, BigInt64Array.from(keys, (_, i) => BigInt(i)))).toBe(0);
+    expect(index.keyCount).toBe(6000);
+    expect(index.upsert(ids.slice(2990, 3010), BigInt64Array.from({ length: 20 }, (_, i) => BigInt(6000 + i)))).toBe(20);
+    expect(index.latestOffset(ids[2995])).toBe(6005n);
+    expect(index.latestOffset(ids[3005])).toBe(6015n);
+    expect(index.keyCount).toBe(6000);
+  });
+
+  it("refuses identities and offsets of different lengths with INVALID_ARGUMENT, changing nothing", () => {
     const index = new DedupKeyIndex();
     const call = () => index.upsert(fingerprints(["a", "b"]), offsets(0));
     expect(call).toThrow(PaimonError);
