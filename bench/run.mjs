@@ -43,6 +43,13 @@ if (wanted("realtime-pk")) {
   report.save();
 }
 
+if (wanted("realtime-dedup")) {
+  const { runRealtimeDedupBenchmarks } = await import("./realtime-dedup.mjs");
+  const report = new Report("realtime-dedup");
+  const extra = await runRealtimeDedupBenchmarks(report, { quick });
+  report.save(extra);
+}
+
 if (wanted("pk")) {
   const { runPkBenchmarks } = await import("./pk.mjs");
   const report = new Report("pk");

@@ -1,0 +1,208 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { PaimonError } from "../../src/error.js";
+import { keyColumnFromValues } from "../../src/kernel/columns.js";
+import { fingerprintKeys } from "../../src/kernel/hash.js";
+import { DedupKeyIndex, keyIdentities, survivingRows, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
+import { RowKind } from "../../src/spec/row-kind.js";
+import { OffsetSet64 } from "../../src/kernel/bitmap.js";
+
+const fingerprints = (keys: readonly (string | null)[]) => fingerprintKeys([keyColumnFromValues("bytes", keys)]);
+const offsets = (...values: number[]) => BigInt64Array.from(values.map(BigInt));
+const deletedOf = (frozen: FrozenDeletedOffsets) => [...frozen.offsets];
+
+describe("DedupKeyIndex", () => {
+  it("keeps the latest offset per key and marks the superseded offsets deleted, within and across batches", () => {
+    const index = new DedupKeyIndex();
+    expect(index.upsert(fingerprints(["a", "b", "a"]), offsets(0, 1, 2))).toBe(1);
+    expect(index.upsert(fingerprints(["b", "c"]), offsets(3, 4))).toBe(1);
+    expect(index.keyCount).toBe(3);
+    expect(index.latestOffset(fingerprints(["a"])[0])).toBe(2n);
+    expect(index.latestOffset(fingerprints(["b"])[0])).toBe(3n);
+    expect(index.latestOffset(fingerprints(["c"])[0])).toBe(4n);
+    expect(index.latestOffset(fingerprints(["d"])[0])).toBeUndefined();
+    expect(deletedOf(index.freezeDeleted())).toEqual([0n, 1n]);
+  });
+
+  it("a delete marks the live row deleted and forgets the key; deleting an unknown key changes nothing", () => {
+    const index = new DedupKeyIndex();
+    index.upsert(fingerprints(["a", "b"]), offsets(10, 11));
+    expect(index.remove(fingerprints(["a", "zz"]))).toBe(1);
+    expect(index.keyCount).toBe(1);
+    expect(index.latestOffset(fingerprints(["a"])[0])).toBeUndefined();
+    // Re-inserting the deleted key is a fresh row: nothing older to supersede.
+    expect(index.upsert(fingerprints(["a"]), offsets(12))).toBe(0);
+    expect(deletedOf(index.freezeDeleted())).toEqual([10n]);
+  });
+
+  it("applies mixed row kinds in row order; retracts store nothing", () => {
+    const index = new DedupKeyIndex();
+    const { INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE } = RowKind;
+    // a@0, a@1 (supersedes 0), delete a (deletes 1), b@3, -U b (deletes 3), +U b@5, delete c (unknown)
+    const result = index.apply(fingerprints(["a", "a", "a", "b", "b", "b", "c"]), offsets(0, 1, 2, 3, 4, 5, 6), [INSERT, INSERT, DELETE, INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]);
+    expect(result.superseded).toBe(3);
+    expect(Array.from(result.addRows!)).toEqual([0, 1, 3, 5]);
+    expect(index.keyCount).toBe(1);
+    expect(index.latestOffset(fingerprints(["b"])[0])).toBe(5n);
+    expect(deletedOf(index.freezeDeleted())).toEqual([0n, 1n, 3n]);
+    expect(index.apply(fingerprints(["a"]), offsets(7), [UPDATE_AFTER])).toEqual({ addRows: null, superseded: 0 });
+  });
+
+  it("survivingRows hides exactly the rows whose offsets are deleted", () => {
+    const frozen = { offsets: new OffsetSet64([2n, 5n, 40n]) };
+    expect(Array.from(survivingRows(offsets(1, 2, 3, 5, 9), frozen)!)).toEqual([0, 2, 4]);
+    expect(survivingRows(offsets(6, 7, 8), frozen)).toBeNull(); // inside the set's range, no hit
+    expect(survivingRows(offsets(41, 50), frozen)).toBeNull(); // beyond the set's range
+    expect(survivingRows(offsets(), frozen)).toBeNull();
+    expect(Array.from(survivingRows(offsets(40), frozen)!)).toEqual([]);
+    expect(survivingRows(offsets(1, 2), { offsets: new OffsetSet64() })).toBeNull();
+  });
+
+  it("keyIdentities: the value's own bits (zero-extended) up to 64 bits, the XXH64 fingerprint for strings and wide decimals", () => {
+    const ids = (type: Parameters<typeof keyColumnFromValues>[0], values: unknown[]) => Array.from(keyIdentities(keyColumnFromValues(type, values)));
+    expect(ids("int64", [-1n, 5n])).toEqual([2n ** 64n - 1n, 5n]);
+    expect(ids("int32", [-1, 7])).toEqual([0xffffffffn, 7n]);
+    expect(ids("int16", [-1, 3])).toEqual([0xffffn, 3n]);
+    expect(ids("int8", [-1, 3])).toEqual([0xffn, 3n]);
+    expect(ids("bool", [true, false])).toEqual([1n, 0n]);
+    expect(ids("float64", [0.5])).toEqual([0x3fe0000000000000n]);
+    expect(ids("float32", [0.5])).toEqual([0x3f000000n]);
+    expect(ids("bytes", ["a", "bc"])).toEqual(Array.from(fingerprints(["a", "bc"])));
+  });
+
+  it("keyIdentities of int32 and int64 keys are injective (exact deduplication)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer(), { maxLength: 50 }), fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { maxLength: 50 }), (ints, longs) => {
+        const distinct = (values: readonly unknown[], identities: BigUint64Array) => expect(new Set(identities).size).toBe(new Set(values).size);
+        distinct(ints, keyIdentities(keyColumnFromValues("int32", ints)));
+        distinct(longs, keyIdentities(keyColumnFromValues("int64", longs)));
+      }),
+      { numRuns: 100, seed: 20261202 },
+    );
+  });
+
+  it("null keys are one key (fingerprints tag nulls)", () => {
+    const index = new DedupKeyIndex();
+    expect(index.upsert(fingerprints([null, "", null]), offsets(0, 1, 2))).toBe(1);
+    expect(index.keyCount).toBe(2);
+  });
+
+  it("frozen deleted offsets are copy-on-write: later writes do not change a frozen view", () => {
+    const index = new DedupKeyIndex();
+    index.upsert(fingerprints(["a", "a"]), offsets(0, 1));
+    const view = index.freezeDeleted();
+    index.upsert(fingerprints(["a"]), offsets(2));
+    expect(deletedOf(view)).toEqual([0n]);
+    expect(deletedOf(index.freezeDeleted())).toEqual([0n, 1n]);
+  });
+
+  it("committed() forgets exactly the deletions a prepare froze, keeping later ones", () => {
+    const index = new DedupKeyIndex();
+    index.upsert(fingerprints(["a", "a", "b"]), offsets(0, 1, 2));
+    const prepared = index.freezeDeleted();
+    index.upsert(fingerprints(["b"]), offsets(3));
+    index.committed(prepared);
+    expect(deletedOf(index.freezeDeleted())).toEqual([2n]);
+    expect(deletedOf(prepared)).toEqual([0n]);
+  });
+
+  it("grows past its initial capacity and survives many removals (probe chains stay intact)", () => {
+    const index = new DedupKeyIndex();
+    const n = 5000;
+    const keys = Array.from({ length: n }, (_, i) => `k${i}`);
+    index.upsert(fingerprints(keys), BigInt64Array.from({ length: n }, (_, i) => BigInt(i)));
+    expect(index.remove(fingerprints(keys.filter((_, i) => i % 2 === 0)))).toBe(n / 2);
+    expect(index.upsert(fingerprints(keys), BigInt64Array.from({ length: n }, (_, i) => BigInt(n + i)))).toBe(n / 2);
+    expect(index.keyCount).toBe(n);
+    for (let i = 0; i < n; i += 997) expect(index.latestOffset(fingerprints([keys[i]])[0])).toBe(BigInt(n + i));
+    expect(index.freezeDeleted().offsets.size).toBe(n);
+    expect(index.keyMemoryBytes).toBeGreaterThanOrEqual(n * 17);
+  });
+
+  it("strided raw key values (multiples of 2^32 and of 2^10) stay distinct keys", () => {
+    const index = new DedupKeyIndex();
+    const keys = [...Array.from({ length: 3000 }, (_, i) => BigInt(i) << 32n), ...Array.from({ length: 3000 }, (_, i) => BigInt(i + 1) << 10n)];
+    const ids = keyIdentities(keyColumnFromValues("int64", keys));
+    expect(index.upsert(ids, BigInt64Array.from(keys, (_, i) => BigInt(i)))).toBe(0);
+    expect(index.keyCount).toBe(6000);
+    expect(index.upsert(ids.slice(2990, 3010), BigInt64Array.from({ length: 20 }, (_, i) => BigInt(6000 + i)))).toBe(20);
+    expect(index.latestOffset(ids[2995])).toBe(6005n);
+    expect(index.latestOffset(ids[3005])).toBe(6015n);
+    expect(index.keyCount).toBe(6000);
+  });
+
+  it("refuses identities and offsets of different lengths with INVALID_ARGUMENT, changing nothing", () => {
+    const index = new DedupKeyIndex();
+    const call = () => index.upsert(fingerprints(["a", "b"]), offsets(0));
+    expect(call).toThrow(PaimonError);
+    try {
+      call();
+    } catch (e) {
+      expect((e as PaimonError).code).toBe("INVALID_ARGUMENT");
+    }
+    expect(index.keyCount).toBe(0);
+  });
+
+  type Op = { kind: "write"; rows: Array<{ key: number; retract: boolean }> } | { kind: "freeze" } | { kind: "commit" };
+  const rowsArb = fc.array(fc.record({ key: fc.integer({ min: 0, max: 40 }), retract: fc.boolean() }), { maxLength: 30 });
+  const opArb: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 6, arbitrary: rowsArb.map((rows) => ({ kind: "write" as const, rows })) },
+    { weight: 1, arbitrary: fc.constant({ kind: "freeze" as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: "commit" as const }) },
+  );
+  const ascending = (values: Iterable<bigint>) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  it("matches a 'last row per key' model with pending deletions, frozen views and surviving stored rows after every step", () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), fc.constantFrom(RowKind.DELETE, RowKind.UPDATE_BEFORE), (ops, retractKind) => {
+        const index = new DedupKeyIndex();
+        const live = new Map<number, bigint>();
+        let pending = new Set<bigint>();
+        const stored: bigint[] = [];
+        const views: Array<{ view: FrozenDeletedOffsets; expected: bigint[] }> = [];
+        let next = 0n;
+        const fp = (keys: number[]) => fingerprintKeys([keyColumnFromValues("int64", keys.map(BigInt))]);
+        for (const op of ops) {
+          if (op.kind === "write") {
+            const offs = BigInt64Array.from(op.rows, () => next++);
+            const adds: number[] = [];
+            let superseded = 0;
+            op.rows.forEach((r, i) => {
+              const old = live.get(r.key);
+              if (old !== undefined) {
+                pending.add(old);
+                superseded++;
+              }
+              if (r.retract) live.delete(r.key);
+              else {
+                live.set(r.key, offs[i]);
+                adds.push(i);
+                stored.push(offs[i]);
+              }
+            });
+            const kinds = op.rows.map((r) => (r.retract ? retractKind : RowKind.INSERT));
+            const result = index.apply(fp(op.rows.map((r) => r.key)), offs, kinds);
+            expect(result.superseded).toBe(superseded);
+            expect(result.addRows === null ? op.rows.map((_, i) => i) : Array.from(result.addRows)).toEqual(adds);
+          } else if (op.kind === "freeze") {
+            views.push({ view: index.freezeDeleted(), expected: ascending(pending) });
+          } else {
+            index.committed(index.freezeDeleted());
+            pending = new Set();
+          }
+          expect(index.keyCount).toBe(live.size);
+          for (const [k, off] of live) expect(index.latestOffset(fp([k])[0])).toBe(off);
+          const current = index.freezeDeleted();
+          expect([...current.offsets]).toEqual(ascending(pending));
+          for (const { view, expected } of views) expect([...view.offsets]).toEqual(expected);
+          // Memory rows hidden by the pending deletions only (committed deletions are the committed DVs' job).
+          const storedOffsets = BigInt64Array.from(stored);
+          const survivors = survivingRows(storedOffsets, current);
+          const expectedSurvivors = stored.filter((o) => !pending.has(o));
+          expect(survivors === null ? stored : Array.from(survivors, (i) => storedOffsets[i])).toEqual(expectedSurvivors);
+        }
+      }),
+      { numRuns: 150, seed: 20261202 },
+    );
+  });
+});
