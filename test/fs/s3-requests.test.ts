@@ -58,6 +58,16 @@ async function readIdsOf(table: Table): Promise<number[]> {
   return (await table.newRead().toArrow(plan.splits)).toArray().map((r) => Number(r.toJSON().id));
 }
 
+/**
+ * The latest-snapshot lookup sends the probe of the next id (HEAD) and the GET of the hinted
+ * snapshot together, so their order in a trace is the network's: compare that pair unordered.
+ */
+function hintRound(t: readonly string[]): string[] {
+  const i = t.indexOf("GET snapshot/LATEST");
+  if (i < 0 || i + 2 >= t.length) return [...t];
+  return [...t.slice(0, i + 1), ...t.slice(i + 1, i + 3).sort(), ...t.slice(i + 3)];
+}
+
 if (s3TestBucket === null) {
   describe.skip(`S3 request counts — ${S3_SKIP_MESSAGE}`, () => {
     it("needs an S3 server", () => undefined);
@@ -101,27 +111,30 @@ if (s3TestBucket === null) {
       // every later commit: 12 requests, no snapshot listing
       for (const [i, t] of commitTraces.slice(1).entries()) {
         const id = i + 2;
-        expect(t).toEqual([
-          "GET snapshot/LATEST",
-          `HEAD snapshot/snapshot-${id}`,
-          `GET snapshot/snapshot-${id - 1}`,
-          "LIST schema/",
-          "GET schema/schema-0",
-          "GET manifest/manifest-list",
-          "GET manifest/manifest-list",
-          ...commitTail,
-          `PUT snapshot/snapshot-${id}`,
-          "PUT snapshot/LATEST",
-        ]);
+        expect(hintRound(t)).toEqual(
+          hintRound([
+            "GET snapshot/LATEST",
+            `HEAD snapshot/snapshot-${id}`,
+            `GET snapshot/snapshot-${id - 1}`,
+            "LIST schema/",
+            "GET schema/schema-0",
+            "GET manifest/manifest-list",
+            "GET manifest/manifest-list",
+            ...commitTail,
+            `PUT snapshot/snapshot-${id}`,
+            "PUT snapshot/LATEST",
+          ]),
+        );
       }
 
       // a cold query (new client, new Table): schema, hint, probe, snapshot, 2 manifest lists,
-      // 3 manifests, and two ranged GETs per data file (footer, then the column chunks)
+      // 3 manifests, and one ranged GET per data file (the footer read of these small files covers
+      // their column chunks, which are sliced from it rather than fetched again)
       trace.length = 0;
       const cold = await Table.open(created.location, { fileIO: new S3FileIO({ fetch: tracingFetch(trace) }) });
       const plan = await cold.newScan().plan();
       expect((await cold.newRead().toArrow(plan.splits)).numRows).toBe(3);
-      expect(shape(trace)).toEqual([
+      expect(hintRound(shape(trace))).toEqual(hintRound([
         "LIST schema/",
         "GET schema/schema-0",
         "GET snapshot/LATEST",
@@ -130,8 +143,8 @@ if (s3TestBucket === null) {
         "GET manifest/manifest-list",
         "GET manifest/manifest-list",
         ...Array(3).fill("GET manifest/manifest"),
-        ...Array(6).fill("GET bucket-0/data.parquet (range)"),
-      ]);
+        ...Array(3).fill("GET bucket-0/data.parquet (range)"),
+      ]));
       // S3 has no rename, and we never ask for one: no CopyObject anywhere
       expect(trace.filter((t) => "x-amz-copy-source" in t.headers)).toEqual([]);
       await testS3FileIO().deleteDirectory(warehouse);
