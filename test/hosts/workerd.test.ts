@@ -13,18 +13,10 @@ import { startStaticServer, type StaticServer } from "../support/static-server.j
 import { bundleHostEntry } from "./bundle.js";
 import { writeHostFixture } from "./fixture.js";
 import { EXPECTED } from "./expected.js";
+import { loadMiniflare, type MiniflareModule } from "./miniflare.js";
 
 const require = createRequire(import.meta.url);
-type MiniflareModule = typeof import("miniflare");
-let miniflare: MiniflareModule | null = null;
-try {
-  miniflare = await import("miniflare");
-} catch (e) {
-  const why = `miniflare is not installed (${(e as Error).message}); npm ci installs it`;
-  // CI sets this, so a missing miniflare fails there instead of skipping
-  if (process.env.PAIMON_RT_REQUIRE_HOSTS === "1") throw new Error(`workerd suite required but ${why}`);
-  console.warn(`workerd suite skipped: ${why}`);
-}
+const miniflare = await loadMiniflare("workerd");
 
 const WORKER = `
 import kernels from "./kernels.wasm";
