@@ -14,7 +14,10 @@ import { bundleHostEntry } from "./bundle.js";
 import { chromiumFor } from "./chromium-path.js";
 import { EXPECTED } from "./expected.js";
 import { writeHostFixture } from "./fixture.js";
-import { loadMiniflare, type MiniflareModule } from "./miniflare.js";
+import { loadMiniflare, startHostWorker, type MiniflareModule } from "./miniflare.js";
+import * as edge from "../../src/edge.js";
+// @ts-expect-error: plain JS module shared with the browser and worker bundles
+import { runHostQueries } from "./queries.mjs";
 
 const require = createRequire(import.meta.url);
 const s3Present = s3TestBucket !== null;
@@ -53,6 +56,12 @@ if (!s3Present) {
     it("needs an S3 server", () => undefined);
   });
 }
+
+describe.skipIf(!s3Present)("paimon-rt/edge S3FileIO in Node (the reference)", () => {
+  it("reads the fixture over s3:// and returns the same reads as over HTTP", async () => {
+    expect(await runHostQueries(edge, await writeFixtureOnce(), s3OpenOptions())).toEqual(EXPECTED_READS);
+  });
+});
 
 const PAGE = `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>paimon-rt edge on S3</title></head><body>
@@ -127,16 +136,7 @@ describe.skipIf(miniflare === null)("paimon-rt/edge S3FileIO in workerd (minifla
 
   beforeAll(async () => {
     await writeFixtureOnce();
-    mf = new miniflare!.Miniflare({
-      modules: [
-        { type: "ESModule", path: "worker.mjs", contents: WORKER },
-        { type: "ESModule", path: "bundle.mjs", contents: await bundleHostEntry() },
-        { type: "CompiledWasm", path: "kernels.wasm", contents: readFileSync(require.resolve("paimon-rt/kernels.wasm")) },
-        { type: "CompiledWasm", path: "parquet.wasm", contents: readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")) },
-      ],
-      compatibilityDate: "2025-01-01",
-    });
-    await mf.ready;
+    mf = await startHostWorker(miniflare!, WORKER);
   }, 180_000);
 
   afterAll(async () => {
