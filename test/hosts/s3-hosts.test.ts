@@ -4,13 +4,11 @@
 // s3:// with SigV4 signed through WebCrypto, credentials passed explicitly (neither has an
 // environment), and must return exactly the Node read. Without an S3 server both suites skip,
 // saying how to run them; with one, a missing runtime skips or (PAIMON_RT_REQUIRE_HOSTS=1) fails.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStaticServer, type StaticServer } from "../support/static-server.js";
 import { S3_SKIP_MESSAGE, allowBucketReadsFrom, freshS3Root, s3TestBucket, testS3FileIO } from "../fs/s3-server.js";
-import { bundleHostEntry } from "./bundle.js";
+import { hostPageRoutes, openHostPage } from "./host-page.js";
 import { chromiumFor } from "./chromium-path.js";
 import { EXPECTED } from "./expected.js";
 import { writeHostFixture } from "./fixture.js";
@@ -19,7 +17,6 @@ import * as edge from "../../src/edge.js";
 // @ts-expect-error: plain JS module shared with the browser and worker bundles
 import { runHostQueries } from "./queries.mjs";
 
-const require = createRequire(import.meta.url);
 const s3Present = s3TestBucket !== null;
 const chromiumPath = s3Present ? chromiumFor("Chromium on S3") : null;
 const miniflare = s3Present ? await loadMiniflare("workerd on S3") : null;
@@ -83,19 +80,9 @@ describe.skipIf(chromiumPath === null)("paimon-rt/edge S3FileIO in headless Chro
 
   beforeAll(async () => {
     await writeFixtureOnce();
-    server = await startStaticServer(tmpdir(), {
-      "/index.html": { body: PAGE, type: "text/html; charset=utf-8" },
-      "/bundle.mjs": { body: await bundleHostEntry(), type: "text/javascript" },
-      "/wasm/pkg/paimon_rt_kernels.wasm": { body: readFileSync(require.resolve("paimon-rt/kernels.wasm")), type: "application/wasm" },
-      "/parquet.wasm": { body: readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")), type: "application/wasm" },
-    });
+    server = await startStaticServer(tmpdir(), await hostPageRoutes(PAGE));
     await allowBucketReadsFrom(s3TestBucket!, server.base);
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: chromiumPath!, args: ["--no-sandbox", "--headless=new"] });
-    page = await browser.newPage();
-    page.on("pageerror", (e) => pageErrors.push(String(e)));
-    await page.goto(`${server.base}/index.html`);
-    await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+    ({ browser, page } = await openHostPage(chromiumPath!, `${server.base}/index.html`, pageErrors));
   }, 180_000);
 
   afterAll(async () => {
