@@ -2,7 +2,8 @@
 // of the test S3 server (Ceph RGW), then headless Chromium (the page's own fetch, cross-origin,
 // so the bucket gets a CORS rule for the page's origin) and workerd (miniflare) read it over
 // s3:// with SigV4 signed through WebCrypto, credentials passed explicitly (neither has an
-// environment), and must return exactly the Node read. Without an S3 server both suites skip,
+// environment), and must return exactly the Node read; a page from an origin the CORS rule does
+// not allow gets IO_ERROR. Without an S3 server both suites skip,
 // saying how to run them; with one, a missing runtime skips or (PAIMON_RT_REQUIRE_HOSTS=1) fails.
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,6 +98,26 @@ describe.skipIf(chromiumPath === null)("paimon-rt/edge S3FileIO in headless Chro
     );
     expect(result).toEqual(EXPECTED_READS);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("from an origin the bucket's CORS rule does not allow, the browser blocks the read: IO_ERROR naming the path", async () => {
+    const otherOrigin = server.base.replace("127.0.0.1", "localhost"); // same server, another origin
+    const errors: string[] = [];
+    const other = await openHostPage(chromiumPath!, `${otherOrigin}/index.html`, errors);
+    try {
+      const result = (await other.page.evaluate(
+        ([wh, options]) =>
+          (window as unknown as { readS3(w: string, o: unknown): Promise<unknown> }).readS3(wh, options).then(
+            () => "no error",
+            (e: { code?: string; message: string }) => ({ code: e.code ?? null, message: String(e.message) }),
+          ),
+        [warehouse, { s3: { ...s3OpenOptions().s3, maxRetries: 0 } }] as const,
+      )) as { code: string; message: string };
+      expect(result.code).toBe("IO_ERROR");
+      expect(result.message).toContain(`list ${warehouse}: request failed after 1 attempts: Failed to fetch`);
+    } finally {
+      await other.browser.close();
+    }
   });
 });
 
