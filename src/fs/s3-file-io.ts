@@ -80,7 +80,10 @@ export interface S3FileIOOptions {
   multipartPartBytes?: number;
   /** Keys per ListObjectsV2 page (1–1000). Default 1000, the S3 maximum. */
   listPageSize?: number;
-  /** The fetch to use (default `globalThis.fetch`). */
+  /**
+   * The fetch to use (default `globalThis.fetch`). It is always called as a plain function (never as
+   * a method of this FileIO), so a host's native `fetch` may be passed as is.
+   */
   fetch?: typeof fetch;
 }
 
@@ -208,7 +211,9 @@ export class S3FileIO implements FileIO {
   constructor(options: S3FileIOOptions = {}) {
     const f = options.fetch ?? (globalThis as { fetch?: typeof fetch }).fetch;
     if (!f) throw new PaimonError("UNSUPPORTED", "S3FileIO needs fetch(), which this runtime lacks");
-    this.fetchFn = f;
+    // called as a plain function: browsers and workerd throw "Illegal invocation" when their native
+    // fetch is called as a method of another object
+    this.fetchFn = (input, init) => f(input, init);
     this.region = options.region ?? envVar("AWS_REGION") ?? envVar("AWS_DEFAULT_REGION") ?? "us-east-1";
     const endpoint =
       options.endpoint ?? envVar("AWS_ENDPOINT_URL_S3") ?? envVar("AWS_ENDPOINT_URL") ?? `https://s3.${this.region}.amazonaws.com`;

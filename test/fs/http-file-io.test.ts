@@ -15,6 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { HttpFileIO, normalizeHttpLocation, toRequestUrl } from "../../src/fs/http-file-io.js";
 import { readTextFile } from "../../src/fs/file-io.js";
+import { hostLikeFetch } from "../support/host-like-fetch.js";
 import { expectBytes, expectPaimonError } from "./contract.js";
 
 let dir: string;
@@ -260,16 +261,6 @@ describe("HttpFileIO", () => {
     expect(await readTextFile(custom, `${base}/json/wh/db.db/t/snapshot/LATEST`)).toBe("2");
     expect(seen[0]![1].get("authorization")).toBe("Bearer t");
   });
-
-  // Browsers and workerd reject a native fetch called as a method of another object
-  // ("Illegal invocation"); this stand-in enforces the same rule in Node.
-  const nodeFetch = globalThis.fetch;
-  function hostLikeFetch(this: unknown, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    if (this !== undefined && this !== globalThis) {
-      return Promise.reject(new TypeError("Failed to execute 'fetch' on 'Window': Illegal invocation"));
-    }
-    return nodeFetch(input, init);
-  }
 
   it("calls an injected host fetch as a plain function, not as a method", async () => {
     const custom = new HttpFileIO({ fetch: hostLikeFetch as typeof fetch });

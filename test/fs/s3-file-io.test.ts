@@ -7,6 +7,7 @@ import { S3FileIO, normalizeS3Location, parseListing, parseS3Path } from "../../
 import { readTextFile } from "../../src/fs/file-io.js";
 import { resolveWarehouse } from "../../src/fs/resolve.js";
 import { fileIOContract, expectPaimonError } from "./contract.js";
+import { hostLikeFetch } from "../support/host-like-fetch.js";
 import { S3_SKIP_MESSAGE, freshS3Root, rawS3Request, s3TestBucket, testS3FileIO } from "./s3-server.js";
 
 /** Whether a fetch call is a PUT of a snapshot file (not the conditional-write probe). */
@@ -96,6 +97,22 @@ if (s3TestBucket === null) {
   });
 
   describe("S3FileIO on Ceph RGW", () => {
+    // workerd failed every request with "Illegal invocation" before (test/hosts/s3-hosts.test.ts)
+    it("calls an injected host fetch, and the default globalThis.fetch, as a plain function, not as a method", async () => {
+      const root = freshS3Root("plain-fetch");
+      const io = testS3FileIO();
+      await io.writeFile(`${root}/f`, "plain");
+      expect(await readTextFile(testS3FileIO({ fetch: hostLikeFetch as typeof fetch }), `${root}/f`)).toBe("plain");
+      const original = globalThis.fetch;
+      globalThis.fetch = hostLikeFetch as typeof fetch;
+      try {
+        expect(await readTextFile(testS3FileIO(), `${root}/f`)).toBe("plain");
+      } finally {
+        globalThis.fetch = original;
+      }
+      await io.deleteDirectory(root);
+    });
+
     it("writeFileAtomicNoReplace is a real conditional PUT: the server refuses the second writer", async () => {
       const io = testS3FileIO();
       const root = freshS3Root("cond");

@@ -2,9 +2,10 @@
  * The S3 server the S3 tests run against: the one `scripts/s3-server.sh start` prints (a local Ceph
  * RGW). Without its environment the S3 tests are skipped with a message saying how to run them.
  */
+import { createHash } from "node:crypto";
 import { S3FileIO, type S3FileIOOptions } from "../../src/fs/s3-file-io.js";
 import { randomId } from "../../src/fs/file-io.js";
-import { signRequest, uriEncode } from "../../src/fs/sigv4.js";
+import { sha256Hex, signRequest, uriEncode } from "../../src/fs/sigv4.js";
 import { afterAll, describe, it } from "vitest";
 import { s3WarehousesMade, useS3Warehouses } from "../support/warehouses.js";
 
@@ -32,13 +33,14 @@ export function testS3FileIO(options: S3FileIOOptions = {}): S3FileIO {
 
 /**
  * A raw SigV4-signed request to the test server (path-style), for checks S3FileIO has no method for
- * (e.g. listing unfinished multipart uploads). Returns status and body text.
+ * (e.g. listing unfinished multipart uploads, setting the bucket's CORS). Returns status and body text.
  */
 export async function rawS3Request(
   method: string,
   bucket: string,
   key: string,
   query: Array<[string, string]> = [],
+  request: { body?: Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; text: string }> {
   const endpoint = new URL(process.env.AWS_ENDPOINT_URL!);
   const path = `/${bucket}/${uriEncode(key, true)}`;
@@ -46,8 +48,8 @@ export async function rawS3Request(
     method,
     path,
     query,
-    headers: { host: endpoint.host },
-    payloadHash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    headers: { ...request.headers, host: endpoint.host },
+    payloadHash: await sha256Hex(request.body ?? new Uint8Array(0)),
     addContentSha256: true,
     region: process.env.AWS_REGION ?? "us-east-1",
     service: "s3",
@@ -56,8 +58,28 @@ export async function rawS3Request(
   const headers = { ...signed.headers };
   delete headers.host;
   const qs = query.map(([k, v]) => (v === "" ? uriEncode(k) : `${uriEncode(k)}=${uriEncode(v)}`)).join("&");
-  const res = await fetch(`${endpoint.origin}${path}${qs ? `?${qs}` : ""}`, { method, headers });
+  const res = await fetch(`${endpoint.origin}${path}${qs ? `?${qs}` : ""}`, { method, headers, body: request.body as BodyInit | undefined });
   return { status: res.status, text: await res.text() };
+}
+
+/**
+ * Sets the test bucket's CORS rules (PutBucketCors) so that pages from `origin` may read it with
+ * signed requests: GET/HEAD with the headers S3FileIO's SigV4 requests carry, exposing what its
+ * reads look at (ETag, Content-Length, Content-Range).
+ */
+export async function allowBucketReadsFrom(bucket: string, origin: string): Promise<void> {
+  const allowed = ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token", "range"];
+  const exposed = ["ETag", "Content-Length", "Content-Range", "Last-Modified"];
+  const xml =
+    `<?xml version="1.0" encoding="UTF-8"?><CORSConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><CORSRule>` +
+    `<AllowedOrigin>${origin}</AllowedOrigin><AllowedMethod>GET</AllowedMethod><AllowedMethod>HEAD</AllowedMethod>` +
+    allowed.map((h) => `<AllowedHeader>${h}</AllowedHeader>`).join("") +
+    exposed.map((h) => `<ExposeHeader>${h}</ExposeHeader>`).join("") +
+    `<MaxAgeSeconds>600</MaxAgeSeconds></CORSRule></CORSConfiguration>`;
+  const body = new TextEncoder().encode(xml);
+  const contentMd5 = createHash("md5").update(body).digest("base64"); // PutBucketCors requires it
+  const res = await rawS3Request("PUT", bucket, "", [["cors", ""]], { body, headers: { "content-md5": contentMd5, "content-type": "application/xml" } });
+  if (res.status !== 200) throw new Error(`PutBucketCors on ${bucket} answered ${res.status}: ${res.text}`);
 }
 
 /**

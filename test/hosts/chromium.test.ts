@@ -6,17 +6,14 @@
 // The kernel module is not handed over: the read fetches it from the URL the bundle computes
 // (paimon-rt's `new URL("../../wasm/pkg/paimon_rt_kernels.wasm", import.meta.url)` from /bundle.mjs).
 import { chromiumFor } from "./chromium-path.js";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStaticServer, type StaticServer } from "../support/static-server.js";
-import { bundleHostEntry } from "./bundle.js";
+import { hostPageRoutes, openHostPage } from "./host-page.js";
 import { EXPECTED } from "./expected.js";
 import { writeHostFixture } from "./fixture.js";
-
-const require = createRequire(import.meta.url);
 
 const executablePath = chromiumFor("Chromium");
 
@@ -63,18 +60,8 @@ describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "paimon-rt-chromium-"));
     await writeHostFixture(join(dir, "wh"));
-    server = await startStaticServer(dir, {
-      "/index.html": { body: PAGE, type: "text/html; charset=utf-8" },
-      "/bundle.mjs": { body: await bundleHostEntry(), type: "text/javascript" },
-      "/wasm/pkg/paimon_rt_kernels.wasm": { body: readFileSync(require.resolve("paimon-rt/kernels.wasm")), type: "application/wasm" },
-      "/parquet.wasm": { body: readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")), type: "application/wasm" },
-    });
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: executablePath!, args: ["--no-sandbox", "--headless=new"] });
-    page = await browser.newPage();
-    page.on("pageerror", (e) => pageErrors.push(String(e)));
-    await page.goto(`${server.base}/index.html`);
-    await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+    server = await startStaticServer(dir, await hostPageRoutes(PAGE));
+    ({ browser, page } = await openHostPage(executablePath!, `${server.base}/index.html`, pageErrors));
   }, 120_000);
 
   afterAll(async () => {

@@ -19,10 +19,11 @@ async function read(table, scanOptions, readOptions) {
 
 /**
  * @param pr the `paimon-rt/edge` module namespace
- * @param warehouse the warehouse URL (http://127.0.0.1:port/…)
+ * @param warehouse the warehouse URL (http://127.0.0.1:port/… or s3://bucket/prefix)
+ * @param openOptions the `Catalog.open` options (e.g. `{ s3: { endpoint, accessKeyId, … } }`)
  */
-export async function runHostQueries(pr, warehouse) {
-  const catalog = await pr.Catalog.open(warehouse);
+export async function runHostQueries(pr, warehouse, openOptions) {
+  const catalog = await pr.Catalog.open(warehouse, openOptions);
   const out = {};
   out.databases = await catalog.listDatabases();
   out.tables = await catalog.listTables("db");
@@ -49,7 +50,8 @@ export async function runHostQueries(pr, warehouse) {
   out.evolvedAll = (await read(evolved)).rows;
   out.evolvedAtSnapshot1 = (await read(await evolved.atSnapshot(1))).rows;
 
-  // read-only refusals, up front
+  // read-only refusals, up front; a writable warehouse (s3://) would accept them and change
+  if (!catalog.fileIO.readOnly) return out;
   out.refusals = [];
   for (const attempt of [() => pk.newWrite({ commitUser: "u" }), () => pk.newCommit({ commitUser: "u" }), () => catalog.createDatabase("other")]) {
     try {

@@ -3,28 +3,17 @@
 // read. workerd refuses to compile wasm from bytes and has no file URL for parquet-wasm, so the
 // worker imports both .wasm files as modules and hands them to init(); before that, a read
 // must fail with UNSUPPORTED naming the missing module, and init must then recover cleanly.
-// The compatibility date predates 2025-05-05 (no FinalizationRegistry): importing must not crash.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+// (startHostWorker: a compatibility date without FinalizationRegistry; importing must not crash.)
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStaticServer, type StaticServer } from "../support/static-server.js";
-import { bundleHostEntry } from "./bundle.js";
 import { writeHostFixture } from "./fixture.js";
 import { EXPECTED } from "./expected.js";
+import { loadMiniflare, startHostWorker, type MiniflareModule } from "./miniflare.js";
 
-const require = createRequire(import.meta.url);
-type MiniflareModule = typeof import("miniflare");
-let miniflare: MiniflareModule | null = null;
-try {
-  miniflare = await import("miniflare");
-} catch (e) {
-  const why = `miniflare is not installed (${(e as Error).message}); npm ci installs it`;
-  // CI sets this, so a missing miniflare fails there instead of skipping
-  if (process.env.PAIMON_RT_REQUIRE_HOSTS === "1") throw new Error(`workerd suite required but ${why}`);
-  console.warn(`workerd suite skipped: ${why}`);
-}
+const miniflare = await loadMiniflare("workerd");
 
 const WORKER = `
 import kernels from "./kernels.wasm";
@@ -77,16 +66,7 @@ describe.skipIf(miniflare === null)("paimon-rt/edge in workerd (miniflare)", () 
     dir = mkdtempSync(join(tmpdir(), "paimon-rt-workerd-"));
     await writeHostFixture(join(dir, "wh"));
     server = await startStaticServer(dir);
-    mf = new miniflare!.Miniflare({
-      modules: [
-        { type: "ESModule", path: "worker.mjs", contents: WORKER },
-        { type: "ESModule", path: "bundle.mjs", contents: await bundleHostEntry() },
-        { type: "CompiledWasm", path: "kernels.wasm", contents: readFileSync(require.resolve("paimon-rt/kernels.wasm")) },
-        { type: "CompiledWasm", path: "parquet.wasm", contents: readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")) },
-      ],
-      compatibilityDate: "2025-01-01",
-    });
-    await mf.ready;
+    mf = await startHostWorker(miniflare!, WORKER);
   }, 120_000);
 
   afterAll(async () => {
