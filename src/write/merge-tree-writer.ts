@@ -182,6 +182,7 @@ export class MergeTreeBucketWriter {
       dataFilePrefix: opts.dataFilePrefix,
       statsMode: opts.get("metadata.stats-mode"),
       thinMode: options.config.thinMode,
+      rowGroupRows: opts.int("parquet.block.row.count.limit", 1024 * 1024),
     };
   }
 
