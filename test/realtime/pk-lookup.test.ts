@@ -10,7 +10,7 @@ import { fileIOSource, toByteSource } from "../../src/format/source.js";
 import { selectiveReadCounters } from "../../src/read/selective-read.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, compactFully, makeTable, range, readRows, rtBatch } from "./helpers.js";
+import { cleanupDirs, compactFully, expectCode, makeTable, range, readRows, rtBatch } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -93,6 +93,13 @@ describe.each(MODES)("key lookups, $name", ({ options }) => {
     await w.close();
     await ctx.close();
   });
+});
+
+it("a non-positive parquet.block.row.count.limit is refused with INVALID_ARGUMENT before anything is written", async () => {
+  const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 0 }, { primaryKeys: ["id"] });
+  const err = await expectCode(table.newWrite({ commitUser: "u" }).then((w) => w.write(rtBatch([0]).selectAt([1, 2, 3, 4]), { bucket: 0 })), "INVALID_ARGUMENT");
+  expect(err.message).toBe("option parquet.block.row.count.limit must be positive, got 0");
+  expect(await table.latestSnapshot()).toBe(null);
 });
 
 describe("key predicates over memory runs and committed files", () => {
