@@ -1,7 +1,9 @@
 // Real-time primary-key benchmarks (issue 10 "Performance"), reported as same-run ratios:
 // upsert ingest into the store vs append-mode ingest of the same rows, write-to-visible of a key
-// lookup with a memory tail over committed sorted runs, and a full union read.
-import { mkdtempSync, rmSync } from "node:fs";
+// lookup with a memory tail over committed sorted runs, a full union read, and the same upsert
+// stream through pypaimon (a commit per batch) side by side.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { header, timeMedianAsync } from "./harness.mjs";
@@ -136,6 +138,52 @@ export async function runRealtimePkBenchmarks(report, { quick = false } = {}) {
     await w.prepareCommitWithProgress(runs + 1);
     await w.close();
     await ctx.close();
+
+    // 4. the same upsert stream through pypaimon: each batch must become visible to a new
+    //    scan + read. paimon-rt: write into the real-time store; pypaimon: write + commit.
+    const python = join(new URL("..", import.meta.url).pathname, ".oracles", "venv", "bin", "python");
+    if (existsSync(python)) {
+      const streamBatches = quick ? 10 : 40;
+      const streamKeys = (streamBatches * ROWS_PER_BATCH) / 2; // the second half updates
+      const streamBatch = (k) => {
+        const b = makeBatch(k * ROWS_PER_BATCH, ROWS_PER_BATCH, 1, 1);
+        const ids = b.data.children[1].values;
+        for (let i = 0; i < ROWS_PER_BATCH; i++) ids[i] = BigInt((k * ROWS_PER_BATCH + i) % streamKeys);
+        return b;
+      };
+      const table4 = await newTable(join(scratch, "stream"), true);
+      const ctx4 = await RealtimeContext.create();
+      const w4 = await table4.newWrite({ commitUser: "b", realtime: ctx4 });
+      const lat = [];
+      const t0 = performance.now();
+      for (let k = 0; k < streamBatches; k++) {
+        const t1 = performance.now();
+        await w4.write(streamBatch(k), { bucket: 0 });
+        const n = await countRows(table4, ctx4);
+        if (n !== Math.min((k + 1) * ROWS_PER_BATCH, streamKeys)) throw new Error(`visible ${n} rows after batch ${k}`);
+        lat.push(performance.now() - t1);
+      }
+      const totalMs = performance.now() - t0;
+      await w4.prepareCommitWithProgress(1);
+      await w4.close();
+      await ctx4.close();
+      lat.sort((a, b) => a - b);
+      const pyDir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-py-"));
+      let py;
+      try {
+        const script = join(new URL(".", import.meta.url).pathname, "pypaimon_stream_bench.py");
+        const out = execFileSync(python, [script, pyDir, String(streamBatches), String(ROWS_PER_BATCH), "pk", String(streamKeys)], { encoding: "utf8" });
+        py = JSON.parse(out.trim().split("\n").pop());
+      } finally {
+        rmSync(pyDir, { recursive: true, force: true });
+      }
+      const suite = "same PK stream vs pypaimon";
+      report.add({ suite, case: "freshness p50 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.floor(lat.length / 2)], baseline: "pypaimon commit", baselineMs: py.p50Ms });
+      report.add({ suite, case: "freshness p99 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))], baseline: "pypaimon commit", baselineMs: py.p99Ms });
+      report.add({ suite, case: `upsert ${streamBatches} batches, visible each`, rows: streamBatches * ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: totalMs, baseline: "pypaimon commit", baselineMs: py.totalMs });
+    } else {
+      console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the same-stream comparison)");
+    }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

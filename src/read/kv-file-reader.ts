@@ -6,7 +6,7 @@ import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
-import { fileIOSource } from "../format/source.js";
+import { fileIOSource, toByteSource } from "../format/source.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { DELETION_VECTOR_INDEX_VERSION, type DeletionVector, readDeletionVector } from "../kernel/deletion-vector.js";
 import type { DataFileMeta } from "../spec/manifest.js";
@@ -16,6 +16,9 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import type { FooterCache } from "../format/footer-cache.js";
 import type { KvBatch } from "./merge-functions.js";
+import type { Predicate } from "../predicate/predicate.js";
+import { readFooter } from "../format/footer.js";
+import { readSelective } from "./selective-read.js";
 
 /** Where a data file's deletion vector lives (Java `DeletionFile`). */
 export interface DeletionFile {
@@ -102,7 +105,19 @@ export async function* readKvFile(
   path: string,
   file: DataFileMeta,
   fields: readonly DataField[],
-  options: { batchSize: number; deleted?: RoaringBitmap32 | null; fileFields?: readonly DataField[]; withoutSystemColumns?: boolean; footers?: FooterCache },
+  options: {
+    batchSize: number;
+    deleted?: RoaringBitmap32 | null;
+    fileFields?: readonly DataField[];
+    withoutSystemColumns?: boolean;
+    footers?: FooterCache;
+    /**
+     * Exact filter on key columns (bound to `tableFields`): only matching rows are returned, read
+     * selectively (row groups and pages pruned by statistics, other columns decoded late). Exact
+     * before a merge because it keeps every version of a key or none.
+     */
+    keyFilter?: { predicate: Predicate; tableFields: readonly DataField[] } | null;
+  },
 ): AsyncGenerator<KvBatch> {
   // Without system columns (raw reads of files known to hold no retract rows): sequence
   // numbers come back as zeros and every row kind as INSERT.
@@ -115,10 +130,22 @@ export async function* readKvFile(
   let position = 0;
   const deleted = options.deleted && !options.deleted.isEmpty ? options.deleted : null;
   const footer = options.footers ? await options.footers.get(source, path) : undefined;
-  for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer })) {
+  const keyFilter = options.keyFilter;
+  const batches = keyFilter
+    ? readSelective(toByteSource(source, path), {
+        fields: readFields,
+        tableFields: keyFilter.tableFields,
+        fileFields: fileFields ?? readFields,
+        filter: keyFilter.predicate,
+        deleted,
+        batchSize: options.batchSize,
+        footer: footer ?? (await readFooter(toByteSource(source, path))),
+      })
+    : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
+  for await (const raw of batches) {
     const n = raw.numRows;
     let batch = raw;
-    if (deleted) {
+    if (deleted && !keyFilter) {
       const kept = keptPositions(deleted, position, n);
       if (kept.length < n) batch = takeRows(raw, kept);
     }
@@ -132,12 +159,14 @@ export async function* readKvFile(
     const seqData = cols[fields.length];
     const kindData = cols[fields.length + 1];
     if (seqData.nullCount > 0) throw new PaimonError("CORRUPT_FILE", `${path}: _SEQUENCE_NUMBER has nulls (not a primary-key data file?)`);
-    const sequence = (seqData.values as BigInt64Array).subarray(0, batch.numRows);
-    const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : (kindData.values as Int8Array).subarray(0, batch.numRows);
+    // (selective reads yield slices: values start at the data's offset)
+    const sequence = (seqData.values as BigInt64Array).subarray(seqData.offset, seqData.offset + batch.numRows);
+    const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : (kindData.values as Int8Array).subarray(kindData.offset, kindData.offset + batch.numRows);
     const outSchema = new arrow.Schema(batch.schema.fields.slice(0, fields.length));
     yield { batch: recordBatch(outSchema, cols.slice(0, fields.length), batch.numRows), sequence, kinds };
   }
-  if (BigInt(position) !== file.rowCount) {
+  // (a selective read returns only matching rows: nothing to check against the manifest)
+  if (!keyFilter && BigInt(position) !== file.rowCount) {
     throw new PaimonError("CORRUPT_FILE", `${path}: read ${position} rows, the manifest says ${file.rowCount}`);
   }
 }

@@ -12,7 +12,7 @@ import { keyColumnFromArrow } from "../kernel/columns.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
-import type { Predicate } from "../predicate/predicate.js";
+import { compareValues, type BoundLeafPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { DataSplit } from "../scan/split.js";
@@ -65,6 +65,8 @@ export class PrimaryKeySplitReader {
   private readonly fold: MergeFold | null;
   private readonly dvs: DeletionVectorLoader;
   private readonly schemas: FileSchemas;
+  /** The key-column part of the filter: exact before the merge, so files are read selectively by it. */
+  private readonly keyFilter: Predicate | null;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -84,6 +86,7 @@ export class PrimaryKeySplitReader {
     this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
     this.dvs = new DeletionVectorLoader(table.fileIO);
     this.schemas = new FileSchemas(table);
+    this.keyFilter = options.filter ? splitPredicateByFields(options.filter, schema.primaryKeys).picked : null;
   }
 
   async *read(split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
@@ -105,7 +108,7 @@ export class PrimaryKeySplitReader {
       const files = runs.flat().sort((a, b) => compareSequence(a.minSequenceNumber, b.minSequenceNumber));
       const chunks: KvBatch[] = [];
       for (const f of files) {
-        for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH)) chunks.push(c);
+        for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH, this.keyFilter)) chunks.push(c);
       }
       if (this.fold) {
         const folded = foldRecords(chunks, this.keyColumns, this.fold);
@@ -141,12 +144,13 @@ export class PrimaryKeySplitReader {
     const chunks: KvBatch[] = [];
     // A predicate on key columns only holds for all versions of a key or for none: filtering
     // before the merge is exact, and a key lookup then merges a handful of rows.
-    const add = (c: KvBatch) => {
-      const kept = keyFilter ? filterKvBatch(c, keyFilter) : c;
+    // Files are read selectively by the key filter; memory runs (sorted by key) are narrowed by
+    // binary search on the first key column before the exact filter.
+    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter)) chunks.push(c);
+    for (const m of memory) {
+      const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, firstKeyRange(m, this.keyColumns[0]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
       if (kept.batch.numRows > 0) chunks.push(kept);
-    };
-    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH)) add(c);
-    for (const m of memory) add(m);
+    }
     yield* this.emitMerged(chunks);
   }
 
@@ -171,13 +175,20 @@ export class PrimaryKeySplitReader {
     }
   }
 
-  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, withoutSystemColumns = false): AsyncGenerator<KvBatch> {
+  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false): AsyncGenerator<KvBatch> {
     const path = this.table.paths.dataFile(split.bucketPath, f);
     let deleted: RoaringBitmap32 | null = null;
     if (df) deleted = await this.dvs.load(df);
     try {
       const fileFields = await this.schemas.fieldsOf(f.schemaId);
-      yield* readKvFile(this.table.fileIO, path, f, this.readFields, { batchSize, deleted, fileFields, withoutSystemColumns, footers: this.table.footers });
+      yield* readKvFile(this.table.fileIO, path, f, this.readFields, {
+        batchSize,
+        deleted,
+        fileFields,
+        withoutSystemColumns,
+        footers: this.table.footers,
+        keyFilter: keyFilter ? { predicate: keyFilter, tableFields: this.table.schema.fields } : null,
+      });
     } finally {
       deleted?.dispose();
     }
@@ -186,7 +197,7 @@ export class PrimaryKeySplitReader {
   private async *readRaw(split: DataSplit, f: DataFileMeta, df: DeletionFile | null): AsyncGenerator<arrow.RecordBatch> {
     // A file known to hold no retract rows needs no system columns unless row kinds are wanted.
     const noSystem = f.deleteRowCount === 0n && !this.options.withRowKind;
-    for await (const c of this.readFile(split, f, df, this.options.batchSize, noSystem)) {
+    for await (const c of this.readFile(split, f, df, this.options.batchSize, this.keyFilter, noSystem)) {
       let batch = c.batch;
       let kinds: Int8Array = c.kinds;
       // A raw file holds no retract rows, unless its delete count was unknown: drop them anyway.
@@ -228,6 +239,49 @@ function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
   if (rows.length === c.batch.numRows) return c;
   const zeros = new Uint32Array(rows.length);
   return { batch: takeRows(c.batch, rows), sequence: gatherInt64([c.sequence], zeros, rows), kinds: gatherInt8([c.kinds], zeros, rows) };
+}
+
+/** Rows `from..to` of a KV batch. */
+function sliceKvBatch(c: KvBatch, [from, to]: readonly [number, number]): KvBatch {
+  if (from === 0 && to === c.batch.numRows) return c;
+  return { batch: c.batch.slice(from, to), sequence: c.sequence.subarray(from, to), kinds: c.kinds.subarray(from, to) };
+}
+
+/** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
+const SEARCHABLE_KEY_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
+
+/**
+ * The row range of `c` (sorted by key, first key column at `column`) that can satisfy the
+ * conjunctive bounds `filter` puts on that column (`=`, `<`, `<=`, `>`, `>=`); every row when
+ * it puts none or the column is not an integer.
+ */
+function firstKeyRange(c: KvBatch, column: number, field: string, filter: Predicate): [number, number] {
+  const n = c.batch.numRows;
+  const leaves = (filter.kind === "and" ? filter.children : [filter]).filter((p): p is BoundLeafPredicate => p.kind === "leaf" && p.field === field && "type" in p && ["eq", "lt", "le", "gt", "ge"].includes(p.op));
+  if (leaves.length === 0 || !SEARCHABLE_KEY_KINDS.has(leaves[0]!.type.kind)) return [0, n];
+  const type = leaves[0]!.type;
+  const vector = c.batch.getChildAt(column)!;
+  // first row whose key is not `before` the bound
+  const search = (before: (v: unknown) => boolean): number => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(vector.get(mid))) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  let from = 0;
+  let to = n;
+  for (const p of leaves) {
+    const v = p.literals[0];
+    if (p.op === "eq" || p.op === "ge") from = Math.max(from, search((x) => compareValues(type, x, v) < 0));
+    if (p.op === "gt") from = Math.max(from, search((x) => compareValues(type, x, v) <= 0));
+    if (p.op === "eq" || p.op === "le") to = Math.min(to, search((x) => compareValues(type, x, v) <= 0));
+    if (p.op === "lt") to = Math.min(to, search((x) => compareValues(type, x, v) < 0));
+  }
+  return [from, Math.max(from, to)];
 }
 
 function compareSequence(a: bigint, b: bigint): number {

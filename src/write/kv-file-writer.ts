@@ -34,6 +34,8 @@ export interface KvFileWriterConfig {
   dataFilePrefix: string;
   statsMode?: string;
   thinMode?: boolean;
+  /** Row count limit of a row group (`parquet.block.row.count.limit`, a Parquet format option); default 1,048,576. */
+  rowGroupRows?: number;
 }
 
 function sliceChunk(chunk: KvChunk, from: number, to: number): KvChunk {
@@ -98,7 +100,7 @@ export class KvFileWriter {
     if (!this.current) {
       const fieldStatsModes: Record<string, string> = {};
       for (const k of this.keyFields) fieldStatsModes[KEY_FIELD_PREFIX + k.name] = "full";
-      this.current = new ParquetFileWriter(this.fileFields, { compression: this.config.fileCompression, statsMode: this.config.statsMode, fieldStatsModes });
+      this.current = new ParquetFileWriter(this.fileFields, { compression: this.config.fileCompression, statsMode: this.config.statsMode, fieldStatsModes, rowGroupRows: this.config.rowGroupRows });
       this.index = DataFileIndexWriter.forSchema(this.config.schema); // over the value (= table) columns, like Java
       this.state = { rows: 0, deletes: 0n, minSeq: chunk.sequence[0], maxSeq: chunk.sequence[0], minKey: null, lastChunk: null };
     }

@@ -182,6 +182,7 @@ export class MergeTreeBucketWriter {
       dataFilePrefix: opts.dataFilePrefix,
       statsMode: opts.get("metadata.stats-mode"),
       thinMode: options.config.thinMode,
+      rowGroupRows: rowGroupRowLimit(opts.int("parquet.block.row.count.limit", 1024 * 1024)),
     };
   }
 
@@ -606,4 +607,10 @@ export function sequenceRange(start: bigint, n: number): BigInt64Array {
     words[i * 2 + 1] = Math.floor(v / 4294967296);
   }
   return out;
+}
+
+/** `parquet.block.row.count.limit` must be positive (the Parquet writer cannot cut empty row groups). */
+function rowGroupRowLimit(limit: number): number {
+  if (limit < 1) throw new PaimonError("INVALID_ARGUMENT", `option parquet.block.row.count.limit must be positive, got ${limit}`);
+  return limit;
 }

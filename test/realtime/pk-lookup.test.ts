@@ -1,0 +1,141 @@
+// Key lookups on primary-key tables (issue 10 "Performance"): key predicates read committed
+// files selectively (row groups and pages pruned by statistics, other columns decoded only where
+// keys match), and memory runs are narrowed by binary search. Decodes are counted, not timed.
+import { afterAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { and, col, RealtimeContext } from "../../src/index.js";
+import type { Predicate } from "../../src/predicate/predicate.js";
+import { readFooter } from "../../src/format/footer.js";
+import { fileIOSource, toByteSource } from "../../src/format/source.js";
+import { selectiveReadCounters } from "../../src/read/selective-read.js";
+import type { Table } from "../../src/table/table.js";
+import { RowKind } from "../../src/write/table-write.js";
+import { cleanupDirs, compactFully, expectCode, makeTable, range, readRows, rtBatch } from "./helpers.js";
+
+afterAll(cleanupDirs);
+
+type Writer = Awaited<ReturnType<Table["newWrite"]>>;
+
+async function commit(table: Table, w: Writer, id: number): Promise<void> {
+  const progress = await w.prepareCommitWithProgress(id);
+  await w.refreshCommittedSnapshot(await table.newCommit({ commitUser: "u" }).commitWithProgress(progress, id));
+}
+
+/** Row groups of every data file of the latest snapshot. */
+async function rowGroupCount(table: Table): Promise<number> {
+  const plan = await table.newScan().plan();
+  let n = 0;
+  for (const split of plan.splits) {
+    for (const f of split.files) {
+      const path = `${table.location}/bucket-${split.bucket}/${f.fileName}`;
+      n += (await readFooter(toByteSource(await fileIOSource(table.fileIO, path), path))).rowGroups.length;
+    }
+  }
+  return n;
+}
+
+function counted<T>(run: () => Promise<T>): Promise<{ result: T; counters: typeof selectiveReadCounters }> {
+  const before = { ...selectiveReadCounters };
+  return run().then((result) => ({
+    result,
+    counters: Object.fromEntries(Object.entries(selectiveReadCounters).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof selectiveReadCounters,
+  }));
+}
+
+const N = 20_000;
+
+const MODES: Array<{ name: string; options: Record<string, string | number | boolean> }> = [
+  { name: "PK MOR", options: {} },
+  { name: "PK DV", options: { "deletion-vectors.enabled": true } },
+];
+
+describe.each(MODES)("key lookups, $name", ({ options }) => {
+  it("a point lookup on multi-row-group files decodes only the row groups that can hold the key, with exact rows (committed and union reads)", async () => {
+    // 1000-row row groups: each file holds many
+    const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, ...options }, { primaryKeys: ["id"] });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch(range(0, N)), { bucket: 0 });
+    await commit(table, w, 1);
+    // second run: even keys renamed, key 10 deleted
+    const evens = range(0, N / 2).map((i) => 2 * i);
+    await w.write(rtBatch(range(N, N + evens.length), { ids: evens, names: evens.map((i) => `u${i}`) }), { bucket: 0 });
+    await w.write(rtBatch([2 * N], { ids: [10] }), { bucket: 0, rowKinds: [RowKind.DELETE] });
+    await commit(table, w, 2);
+    // DV tables read compacted files only: compact the two runs into one
+    if ("deletion-vectors.enabled" in options) await w.refreshCommittedSnapshot(await compactFully(table));
+    // a memory tail for the union read
+    await w.write(rtBatch([2 * N + 1], { ids: [7779], names: ["m"] }), { bucket: 0 });
+    const groups = await rowGroupCount(table);
+    expect(groups).toBe("deletion-vectors.enabled" in options ? 20 : 30);
+    const files = (await table.newScan().plan()).splits.flatMap((s) => s.files).length;
+
+    for (const ctxArg of [undefined, ctx]) {
+      const lookup = (filter: Predicate) => counted(() => readRows(table, { ctx: ctxArg, filter, predicateFilter: true }));
+      const odd = await lookup(col("id").eq(7777n));
+      expect(odd.result).toEqual([{ id: 7777, name: "n7777", v: 3888.5, dt: "d1" }]);
+      const even = await lookup(col("id").eq(7778n));
+      expect(even.result).toEqual([{ id: 7778, name: "u7778", v: 3889, dt: "d1" }]);
+      expect(await readRows(table, { ctx: ctxArg, filter: col("id").eq(10n), predicateFilter: true })).toEqual([]);
+      expect(await readRows(table, { ctx: ctxArg, filter: col("id").eq(7779n), predicateFilter: true })).toEqual([{ id: 7779, name: ctxArg ? "m" : "n7779", v: 3889.5, dt: "d1" }]);
+      // files holding the key: 7777 only the first run, 7778 both (one file when compacted)
+      for (const [{ counters }, holding] of [[odd, 1], [even, files]] as const) {
+        // per file one row group can hold the key; the rest are pruned by footer statistics
+        expect(counters.rowGroupsRead).toBe(files);
+        expect(counters.rowGroupsPruned).toBe(groups - files);
+        // the key column of each row group read, then the other columns of those holding the
+        // key: name, v, dt, plus sequence and kind unless the split is read raw (DV, no memory)
+        const others = files === 1 && !ctxArg ? 3 : 5;
+        expect(counters.chunkDecodes).toBe(files + others * holding);
+      }
+    }
+    await w.prepareCommitWithProgress(3);
+    await w.close();
+    await ctx.close();
+  });
+});
+
+it("a non-positive parquet.block.row.count.limit is refused with INVALID_ARGUMENT before anything is written", async () => {
+  const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 0 }, { primaryKeys: ["id"] });
+  const err = await expectCode(table.newWrite({ commitUser: "u" }).then((w) => w.write(rtBatch([0]).selectAt([1, 2, 3, 4]), { bucket: 0 })), "INVALID_ARGUMENT");
+  expect(err.message).toBe("option parquet.block.row.count.limit must be positive, got 0");
+  expect(await table.latestSnapshot()).toBe(null);
+});
+
+describe("key predicates over memory runs and committed files", () => {
+  it("return exactly the model's rows (random upserts, deletes, eq / range / in predicates)", async () => {
+    const op = fc.record({ id: fc.integer({ min: 0, max: 60 }), del: fc.boolean(), name: fc.string({ maxLength: 3 }) });
+    const pred = fc.oneof(
+      fc.integer({ min: -2, max: 62 }).map((k) => ({ p: col("id").eq(BigInt(k)), test: (id: number) => id === k })),
+      fc.tuple(fc.integer({ min: -2, max: 62 }), fc.integer({ min: -2, max: 62 })).map(([a, b]) => ({ p: and(col("id").ge(BigInt(a)), col("id").lt(BigInt(b))), test: (id: number) => id >= a && id < b })),
+      fc.tuple(fc.integer({ min: -2, max: 62 }), fc.integer({ min: -2, max: 62 })).map(([a, b]) => ({ p: and(col("id").gt(BigInt(a)), col("id").le(BigInt(b))), test: (id: number) => id > a && id <= b })),
+      fc.array(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 3 }).map((ks) => ({ p: col("id").in(ks.map(BigInt)), test: (id: number) => ks.includes(id) })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(op, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 5 }), fc.array(pred, { minLength: 1, maxLength: 4 }), async (batches, preds) => {
+        const table = await makeTable({ bucket: 1 }, { primaryKeys: ["id"] });
+        const ctx = await RealtimeContext.create();
+        const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+        const model = new Map<number, string>();
+        let offset = 0;
+        for (const [i, b] of batches.entries()) {
+          await w.write(rtBatch(range(offset, offset + b.length), { ids: b.map((o) => o.id), names: b.map((o) => o.name) }), { bucket: 0, rowKinds: b.map((o) => (o.del ? RowKind.DELETE : RowKind.INSERT)) });
+          offset += b.length;
+          for (const o of b) (o.del ? model.delete(o.id) : model.set(o.id, o.name));
+          // commit every other batch: committed runs plus a memory tail
+          if (i % 2 === 0 && i < batches.length - 1) await commit(table, w, i + 1);
+        }
+        for (const { p, test } of preds) {
+          const rows = await readRows(table, { ctx, filter: p, predicateFilter: true });
+          const got = rows.map((r): [number, string] => [r.id as number, r.name as string]).sort((x, y) => x[0] - y[0]);
+          const want = [...model].filter(([id]) => test(id)).sort((x, y) => x[0] - y[0]);
+          expect(got).toEqual(want);
+        }
+        await w.prepareCommitWithProgress(batches.length + 1);
+        await w.close();
+        await ctx.close();
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
