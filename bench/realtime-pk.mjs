@@ -2,12 +2,11 @@
 // upsert ingest into the store vs append-mode ingest of the same rows, write-to-visible of a key
 // lookup with a memory tail over committed sorted runs, a full union read, and the same upsert
 // stream through pypaimon (a commit per batch) side by side.
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { header, timeMedianAsync } from "./harness.mjs";
-import { makeBatch as makeAppendBatch } from "./realtime.mjs";
+import { makeBatch as makeAppendBatch, sameStreamVsPypaimon } from "./realtime.mjs";
 import { Catalog, col, RealtimeContext } from "../dist/index.js";
 
 const ROWS_PER_BATCH = 4096;
@@ -168,19 +167,7 @@ export async function runRealtimePkBenchmarks(report, { quick = false } = {}) {
       await w4.close();
       await ctx4.close();
       lat.sort((a, b) => a - b);
-      const pyDir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-py-"));
-      let py;
-      try {
-        const script = join(new URL(".", import.meta.url).pathname, "pypaimon_stream_bench.py");
-        const out = execFileSync(python, [script, pyDir, String(streamBatches), String(ROWS_PER_BATCH), "pk", String(streamKeys)], { encoding: "utf8" });
-        py = JSON.parse(out.trim().split("\n").pop());
-      } finally {
-        rmSync(pyDir, { recursive: true, force: true });
-      }
-      const suite = "same PK stream vs pypaimon";
-      report.add({ suite, case: "freshness p50 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.floor(lat.length / 2)], baseline: "pypaimon commit", baselineMs: py.p50Ms });
-      report.add({ suite, case: "freshness p99 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))], baseline: "pypaimon commit", baselineMs: py.p99Ms });
-      report.add({ suite, case: `upsert ${streamBatches} batches, visible each`, rows: streamBatches * ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: totalMs, baseline: "pypaimon commit", baselineMs: py.totalMs });
+      sameStreamVsPypaimon(report, { python, suite: "same PK stream vs pypaimon", streamCase: `upsert ${streamBatches} batches, visible each`, sortedLatencies: lat, totalMs, streamBatches, scriptArgs: ["pk", String(streamKeys)] });
     } else {
       console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the same-stream comparison)");
     }

@@ -200,24 +200,33 @@ export async function runRealtimeBenchmarks(report, { quick = false } = {}) {
       await w5.close();
       await ctx5.close();
       lat.sort((a, b) => a - b);
-      const pyDir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-py-"));
-      let py;
-      try {
-        const out = execFileSync(python, [join(new URL(".", import.meta.url).pathname, "pypaimon_stream_bench.py"), pyDir, String(streamBatches), String(ROWS_PER_BATCH)], { encoding: "utf8" });
-        py = JSON.parse(out.trim().split("\n").pop());
-      } finally {
-        rmSync(pyDir, { recursive: true, force: true });
-      }
-      const rows5 = streamBatches * ROWS_PER_BATCH;
-      report.add({ suite: "same stream vs pypaimon", case: "freshness p50 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.floor(lat.length / 2)], baseline: "pypaimon commit", baselineMs: py.p50Ms });
-      report.add({ suite: "same stream vs pypaimon", case: "freshness p99 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))], baseline: "pypaimon commit", baselineMs: py.p99Ms });
-      report.add({ suite: "same stream vs pypaimon", case: `ingest ${streamBatches} batches, visible each`, rows: rows5, candidate: "paimon-rt", candidateMs: totalMs, baseline: "pypaimon commit", baselineMs: py.totalMs });
+      sameStreamVsPypaimon(report, { python, suite: "same stream vs pypaimon", streamCase: `ingest ${streamBatches} batches, visible each`, sortedLatencies: lat, totalMs, streamBatches });
     } else {
       console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the same-stream comparison)");
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs the same stream through pypaimon (bench/pypaimon_stream_bench.py: a commit per batch to make
+ * it visible) and reports freshness p50/p99 and the whole stream against paimon-rt's figures.
+ * `scriptArgs` are extra arguments of the script (e.g. its primary-key mode).
+ */
+export function sameStreamVsPypaimon(report, { python, suite, streamCase, sortedLatencies: lat, totalMs, streamBatches, scriptArgs = [] }) {
+  const pyDir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-py-"));
+  let py;
+  try {
+    const script = join(new URL(".", import.meta.url).pathname, "pypaimon_stream_bench.py");
+    const out = execFileSync(python, [script, pyDir, String(streamBatches), String(ROWS_PER_BATCH), ...scriptArgs], { encoding: "utf8" });
+    py = JSON.parse(out.trim().split("\n").pop());
+  } finally {
+    rmSync(pyDir, { recursive: true, force: true });
+  }
+  report.add({ suite, case: "freshness p50 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.floor(lat.length / 2)], baseline: "pypaimon commit", baselineMs: py.p50Ms });
+  report.add({ suite, case: "freshness p99 (write→visible)", rows: ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))], baseline: "pypaimon commit", baselineMs: py.p99Ms });
+  report.add({ suite, case: streamCase, rows: streamBatches * ROWS_PER_BATCH, candidate: "paimon-rt", candidateMs: totalMs, baseline: "pypaimon commit", baselineMs: py.totalMs });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
