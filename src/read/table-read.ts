@@ -10,6 +10,7 @@ import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { getParquetWasm } from "../format/wasm.js";
 import { initKernels } from "../kernel/wasm.js";
+import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { fileIOSource, toByteSource } from "../format/source.js";
 import { readSelective } from "./selective-read.js";
 import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
@@ -99,7 +100,7 @@ export class TableRead {
     if (isRealtimeRead(this.options, splits)) {
       // real-time hook: the memory reader reads the top-level columns of the projection
       const options = { ...this.options, projection: this.fields.map((f) => f.name) };
-      return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s) => this.batches(s));
+      return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s, hidden) => this.batches(s, hidden));
     }
     const generator = this.batches(splits);
     return {
@@ -122,7 +123,8 @@ export class TableRead {
     return new arrow.Table(this.output, batches);
   }
 
-  private async *batches(splits: readonly Split[]): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+  /** `hidden`: more deleted row positions by data file name (real-time deduplicate reads). */
+  private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, ArrayLike<number>>): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     if (this.table.schema.primaryKeys.length > 0) {
       // Primary-key tables: merge-on-read / deletion vectors (read/merge-read.ts).
       yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false });
@@ -152,7 +154,9 @@ export class TableRead {
         checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
         const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const deletionFile = split.deletionFiles?.[index] ?? null;
-        const deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
+        let deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
+        const more = hidden?.get(file.fileName);
+        if (more && more.length > 0) (deleted ??= new RoaringBitmap32()).addMany(more instanceof Uint32Array ? more : Uint32Array.from(more));
         let position = 0;
         try {
           const footer = await this.table.footers.get(source, path);

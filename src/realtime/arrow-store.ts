@@ -132,7 +132,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
   private readonly statsFields: readonly DataField[] | null;
 
   constructor(readonly request: RealtimeStoreCreateRequest) {
-    if (request.mode !== "APPEND_ONLY" && request.mode !== "PRIMARY_KEY") throw new PaimonError("UNSUPPORTED", `invalid real-time store mode ${request.mode} for the default Arrow store`);
+    if (request.mode !== "APPEND_ONLY" && request.mode !== "PRIMARY_KEY" && request.mode !== "DEDUPLICATE") throw new PaimonError("UNSUPPORTED", `invalid real-time store mode ${request.mode} for the default Arrow store`);
     if (request.spillEnabled && !request.tempDirectory) throw new PaimonError("INVALID_ARGUMENT", "realtime.spill-enabled requires a non-empty temporary directory");
     this.building = new Segment(this.nextSegmentId++);
     this.statsFields = request.statisticsMode === "full" ? request.writeFields : null;
@@ -145,7 +145,8 @@ export class ArrowRealtimeStore implements RealtimeStore {
   write(input: RealtimeWriteBatch): void {
     this.checkOpen();
     const { batch, offsetRange } = input;
-    if (batch.numRows === 0) return;
+    // DEDUPLICATE: deletes store no row, but their offsets are progress (a delete-only prepare).
+    if (batch.numRows === 0 && this.request.mode !== "DEDUPLICATE") return;
     if (offsetRange.begin >= offsetRange.end) throw new PaimonError("OFFSET_INVALID", `real-time offset range is invalid for ${this.request.description}`);
     if (this.lastEnd !== null && offsetRange.begin < this.lastEnd) throw new PaimonError("OFFSET_INVALID", `offset ranges must be ordered and non-overlapping in ${this.request.description}`);
     const stats = this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
@@ -157,7 +158,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
     if (stats) seg.statBytes += statsBytes(stats);
     this.lastEnd = offsetRange.end;
     // PK batches are each sorted by key: concatenating them would break that.
-    if (this.request.mode !== "APPEND_ONLY") return;
+    if (this.request.mode === "PRIMARY_KEY") return;
     seg.smallRun = batch.numRows < SMALL_BATCH_ROWS ? seg.smallRun + 1 : 0;
     if (seg.smallRun >= COALESCE_RUN) this.coalesceSmallRun(seg);
   }
@@ -324,7 +325,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
   }
 }
 
-/** The default factory: ArrowRealtimeStore for APPEND_ONLY and PRIMARY_KEY tables. */
+/** The default factory: ArrowRealtimeStore for every mode. */
 export class ArrowRealtimeStoreFactory implements RealtimeStoreFactory {
   create(request: RealtimeStoreCreateRequest): RealtimeStore {
     return new ArrowRealtimeStore(request);

@@ -8,6 +8,10 @@ import { BATCH_COMMIT_IDENTIFIER, type Snapshot } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionStringsOfRow, tableOffsetsOf, writeOffsetsFile, type OffsetMap } from "./offsets.js";
 import { requireRealtimeEnabled } from "./options.js";
+import { dedupDeletionResolver, type PendingBucketDeletions } from "./dedup.js";
+import { OffsetSet64 } from "../kernel/bitmap.js";
+import type { DataFileMeta } from "../spec/manifest.js";
+import { isDeduplicateTable } from "../table/dedup-table.js";
 import { describePartitionBucket, partitionBucketKey, REALTIME_OFFSETS_PROPERTY, type RealtimeCommitProgress } from "./types.js";
 
 function progressError(message: string): PaimonError {
@@ -100,6 +104,29 @@ function classify(groups: readonly Group[], offsets: OffsetMap, snapshotId: numb
   throw progressError(`real-time commit progress is only partially covered by committed offsets (snapshot ${snapshotId}); it was partly committed by another commit`);
 }
 
+/**
+ * Append deduplicate: the deleted offsets of the progress, united per partition-bucket (copies the
+ * caller disposes), with the files the same commit adds there.
+ */
+function pendingDeletions(table: FileStoreTable, progress: readonly RealtimeCommitProgress[]): PendingBucketDeletions[] {
+  const byKey = new Map<string, PendingBucketDeletions>();
+  for (const p of progress) {
+    const deleted = p.deletedOffsets;
+    if (deleted === undefined || deleted === null) continue;
+    if (!(deleted instanceof OffsetSet64)) throw progressError(`real-time commit progress of ${describePartitionBucket(p.partition, p.bucket)} has deletedOffsets that is not an OffsetSet64`);
+    if (!isDeduplicateTable(table.options)) throw progressError(`real-time commit progress carries deleted offsets, but ${table.identifier} is not an append deduplicate table`);
+    if (deleted.isEmpty) continue;
+    const m = p.commitMessage.data;
+    const key = `${m.partition.join(",")}|${m.bucket}`;
+    const group = byKey.get(key);
+    if (group) {
+      group.offsets.orInPlace(deleted);
+      (group.newFiles as DataFileMeta[]).push(...m.dataIncrement.newFiles);
+    } else byKey.set(key, { partitionRow: m.partition, bucket: m.bucket, offsets: deleted.clone(), newFiles: [...m.dataIncrement.newFiles] });
+  }
+  return [...byKey.values()];
+}
+
 /** The snapshot of `user` with `identifier`, walking back from the latest (null when not found). */
 async function findCommit(table: FileStoreTable, user: string, identifier: bigint): Promise<Snapshot | null> {
   const latest = await table.snapshotManager.latestSnapshotId();
@@ -147,16 +174,22 @@ export async function commitWithProgress(table: FileStoreTable, commit: FileStor
     written.push(path);
     return { [REALTIME_OFFSETS_PROPERTY]: path };
   };
+  const pending = pendingDeletions(table, progress);
   let id: number | null;
   try {
     id = await commit.commit(
       messages.map((m) => m.data),
       identifier,
-      { properties, force: true, watermark: mark },
+      pending.length > 0
+        ? // Deduplicate deletions resolve on every attempt; the snapshot stays an APPEND (seed 000).
+          { properties, force: true, watermark: mark, resolveIndexChanges: dedupDeletionResolver(table, pending), resolvedCommitKind: "APPEND" }
+        : { properties, force: true, watermark: mark },
     );
   } catch (e) {
     for (const p of written) await table.fileIO.delete(p).catch(() => false);
     throw e;
+  } finally {
+    for (const p of pending) p.offsets.dispose();
   }
   if (id === null) throw new PaimonError("COMMIT_CONFLICT", `real-time commit of ${table.identifier} did not produce a snapshot`);
   const published = (await table.snapshot(id)).properties?.[REALTIME_OFFSETS_PROPERTY];

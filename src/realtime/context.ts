@@ -6,27 +6,13 @@ import { PaimonError } from "../error.js";
 import { randomId } from "../fs/file-io.js";
 import type { Predicate } from "../predicate/predicate.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
+import type { DedupEntryState } from "./dedup.js";
+import type { FrozenDeletedOffsets } from "./dedup-key-index.js";
+import { Mutex } from "./mutex.js";
 import { ArrowRealtimeStoreFactory } from "./arrow-store.js";
 import { deletedPartitionBuckets, progressSourceOf, tableOffsetsOf, type OffsetMap } from "./offsets.js";
 import type { RealtimeReadView, RealtimeSegmentHandle, RealtimeStore, RealtimeStoreCreateRequest, RealtimeStoreFactory } from "./store.js";
 import { describePartitionBucket, type RealtimeMetrics } from "./types.js";
-
-/** Serialises async critical sections. */
-export class Mutex {
-  private tail: Promise<void> = Promise.resolve();
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    const prev = this.tail;
-    let done!: () => void;
-    this.tail = new Promise<void>((r) => (done = r));
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      done();
-    }
-  }
-}
 
 /** One partition-bucket's store and the framework's bookkeeping around it. */
 export interface StoreEntry {
@@ -55,6 +41,8 @@ export interface StoreEntry {
    * maximum; kept across writer hand-off); null until the first PK write.
    */
   nextSequence: bigint | null;
+  /** DEDUPLICATE: the key index and pending deletions (set by the writer mode on first use). */
+  dedup: DedupEntryState | null;
 }
 
 export interface EntryIdentity {
@@ -92,6 +80,8 @@ export interface Ticket {
   readonly memoryEnd: bigint;
   readonly expiresAt: number;
   readonly scanFilter: Predicate | null;
+  /** DEDUPLICATE: the pending deleted offsets pinned with the view (applied to memory and disk rows). */
+  readonly deleted: FrozenDeletedOffsets | null;
 }
 
 export class RealtimeContext {
@@ -127,7 +117,7 @@ export class RealtimeContext {
     let sr = 0;
     for (const e of this.entries.values()) {
       const u = e.store.getDataUsage();
-      bb += u.buildingMemoryBytes;
+      bb += u.buildingMemoryBytes + (e.dedup?.memoryBytes ?? 0);
       sb += u.sealedMemoryBytes;
       br += u.buildingRowCount;
       sr += u.sealedRowCount;
@@ -210,6 +200,7 @@ export class RealtimeContext {
           preparedEnd: committed,
           unprepared: [],
           nextSequence: null,
+          dedup: null,
         };
         if (latest && (this.knownSnapshotId === null || latest.id > this.knownSnapshotId)) this.knownSnapshotId = latest.id;
         this.entries.set(id.key, entry);
@@ -266,6 +257,7 @@ export class RealtimeContext {
       while (e.unprepared.length > 0 && e.unprepared[0].offsetRange.end <= end) e.unprepared.shift();
       try {
         await e.store.advanceCommittedOffset(end);
+        e.dedup?.committedThrough(end);
       } catch (err) {
         throw this.invalidate(`reclaiming ${e.description} failed: ${(err as Error).message}`, err);
       }
@@ -278,8 +270,8 @@ export class RealtimeContext {
   // Read-view tickets
 
   /** Pins a view behind a new ticket valid for `ttlMs`. The ticket owns the view's first reference. */
-  issueTicket(entry: StoreEntry, view: RealtimeReadView, committedEnd: bigint, memoryEnd: bigint, ttlMs: number, scanFilter: Predicate | null): Ticket {
-    const ticket: Ticket = { id: `rt-${randomId()}`, entry, pinned: new PinnedView(entry, view), committedEnd, memoryEnd, expiresAt: Date.now() + ttlMs, scanFilter };
+  issueTicket(entry: StoreEntry, view: RealtimeReadView, committedEnd: bigint, memoryEnd: bigint, ttlMs: number, scanFilter: Predicate | null, deleted: FrozenDeletedOffsets | null = null): Ticket {
+    const ticket: Ticket = { id: `rt-${randomId()}`, entry, pinned: new PinnedView(entry, view), committedEnd, memoryEnd, expiresAt: Date.now() + ttlMs, scanFilter, deleted };
     this.tickets.set(ticket.id, ticket);
     this.startSweeper();
     return ticket;

@@ -51,6 +51,14 @@ export class DedupKeyIndex {
   }
 
   /**
+   * Approximate bytes of the pending deleted offsets: Roaring array containers take 2 bytes a
+   * value (an upper bound: run and bitmap containers of dense offsets take less).
+   */
+  get deletedMemoryBytes(): number {
+    return this.deleted.isEmpty ? 0 : 2 * this.deleted.size;
+  }
+
+  /**
    * Applies one write's rows in row order (seed: "within-batch duplicates are resolved in row
    * order"): row i has key identity `identities[i]`, offset `offsets[i]` and row kind `kinds[i]`
    * (INSERT when absent). An add row (INSERT / UPDATE_AFTER) marks the key's live row deleted

@@ -18,7 +18,8 @@ export interface RealtimeHooks {
     schema: arrow.Schema,
     batchSize: number,
     splits: readonly Split[],
-    readDisk: (splits: readonly Split[]) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+    /** `hidden`: more deleted row positions by data file name (pending deduplicate deletions). */
+    readDisk: (splits: readonly Split[], hidden?: ReadonlyMap<string, ArrayLike<number>>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
   ): Promise<BatchReader>;
 }
 

@@ -1,5 +1,6 @@
 // Real-time table options (seed "Configuration") with their defaults and validation.
 import { PaimonError } from "../error.js";
+import { checkDeduplicateTable } from "../table/dedup-table.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 
 export const RealtimeOptionKeys = {
@@ -62,9 +63,9 @@ export function requireRealtimeEnabled(table: FileStoreTable, what: string): Rea
 }
 
 /**
- * The real-time mode a table selects (seed "Modes and Capabilities"): APPEND_ONLY and
- * PRIMARY_KEY (merge-on-read, or deletion-vector mode with `deletion-vectors.enabled`) are
- * implemented; DEDUPLICATE is recognised so it can plug in later.
+ * The real-time mode a table selects (seed "Modes and Capabilities"): APPEND_ONLY, PRIMARY_KEY
+ * (merge-on-read, or deletion-vector mode with `deletion-vectors.enabled`) and DEDUPLICATE
+ * (an append table with `realtime.deduplicate-key-fields`).
  */
 export function realtimeModeOf(table: FileStoreTable): RealtimeStoreMode {
   const schema = table.schema;
@@ -112,7 +113,8 @@ function checkRealtimePrimaryKeyTable(table: FileStoreTable, what: string): void
 export function validateRealtimeTable(table: FileStoreTable, what: string): { mode: RealtimeStoreMode; options: RealtimeOptions } {
   const options = requireRealtimeEnabled(table, what);
   const mode = realtimeModeOf(table);
-  if (mode === "DEDUPLICATE") throw new PaimonError("UNSUPPORTED", `${what}: real-time append deduplicate mode is not supported yet (table ${table.identifier})`);
+  // The deduplicate table's setup (key, offset column, index, DVs, bucket key) is checked as the schema is loaded; again here for tables built around the catalog.
+  if (mode === "DEDUPLICATE") checkDeduplicateTable(table.schema, table.identifier);
   const bucket = table.coreOptions.bucket;
   if (!(bucket > 0)) throw new PaimonError("UNSUPPORTED", `${what}: real-time mode requires fixed bucket mode (bucket > 0); table ${table.identifier} has bucket = ${bucket}`);
   if (table.coreOptions.bool("data-evolution.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time mode does not support data-evolution.enabled (table ${table.identifier})`);

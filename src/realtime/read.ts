@@ -2,6 +2,8 @@
 // reader, then its memory tail: the pinned view's batches windowed to
 // [committed_end, memory_end), pruned by batch statistics, exactly filtered when
 // predicateFilter is set, projected (the hidden offset column removed), in read.batch-size chunks.
+// Append deduplicate reads the same way and hides the rows whose offsets the view's pinned
+// pending deletions hold: in memory by offset, in committed files by exact row position.
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
@@ -18,6 +20,9 @@ import { validateRealtimeTable } from "./options.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
 import { isRealtimeSplit } from "./hooks.js";
 import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
+import { pendingOffsetPositions } from "../read/offset-positions.js";
+import { bucketFileSource, dedupFieldsOf } from "./dedup.js";
+import { survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 
 export interface RealtimeReadOptions {
   realtime?: unknown;
@@ -84,7 +89,7 @@ export async function createRealtimeReader(
   outputSchema: arrow.Schema,
   batchSize: number,
   splits: readonly Split[],
-  diskBatches: (splits: readonly DataSplit[]) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+  diskBatches: (splits: readonly DataSplit[], hidden?: ReadonlyMap<string, ArrayLike<number>>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
 ): Promise<BatchReader> {
   const ctx = asRealtimeContext(options.realtime, "createReader");
   ctx.checkValid();
@@ -125,8 +130,8 @@ export async function createRealtimeReader(
   const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
   const chunkKey = `${batchSize}:${columnIndexes.join(",")}`;
 
-  /** One stored batch's rows in [committed, end), filtered, projected, in batchSize chunks. */
-  const outputOf = (raw: arrow.RecordBatch, committed: bigint, end: bigint): readonly arrow.RecordBatch[] => {
+  /** One stored batch's rows in [committed, end), not `deleted` (DEDUPLICATE), filtered, projected, in batchSize chunks. */
+  const outputOf = (raw: arrow.RecordBatch, committed: bigint, end: bigint, deleted: FrozenDeletedOffsets | null): readonly arrow.RecordBatch[] => {
     const offsets = raw.data.children[0].values as unknown as BigInt64Array;
     const n = raw.numRows;
     if (n === 0) return NONE;
@@ -134,6 +139,13 @@ export async function createRealtimeReader(
     const hi = offsets[n - 1] < end ? n : lowerBound(offsets, end);
     if (lo >= hi) return NONE;
     let b = sliceBatch(raw, lo, hi);
+    if (deleted) {
+      const keep = survivingRows(offsets.subarray(lo, hi), deleted);
+      if (keep !== null) {
+        if (keep.length === 0) return NONE;
+        b = takeRows(b, keep);
+      }
+    }
     if (residual) {
       const rows = filterBatchIndices(residual, b);
       if (rows.length === 0) return NONE;
@@ -145,21 +157,26 @@ export async function createRealtimeReader(
   /** Groups of output batches: per disk batch, per stored batch of an async store, per memory view of a synchronous one. */
   async function* groups(): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
     for (const split of splits) {
-      if (split.files.length > 0) for await (const b of diskBatches([split])) yield [b];
       const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
-      if (!view) continue;
-      const ticket = tickets.get(split as RealtimeSplit)!;
+      const ticket = view ? tickets.get(split as RealtimeSplit)! : null;
+      const deleted = ticket?.deleted ?? null;
+      if (split.files.length > 0) {
+        // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position.
+        const hidden = deleted ? await pendingOffsetPositions(bucketFileSource(table, split.bucketPath), split.files, dedupFieldsOf(table).offsetField, deleted.offsets) : undefined;
+        for await (const b of diskBatches([split], hidden)) yield [b];
+      }
+      if (!view || !ticket) continue;
       const { committedEnd, memoryEnd } = ticket;
       const preds = [options.filter, ticket.scanFilter].filter((p): p is Predicate => !!p);
       const prune = preds.length === 0 ? null : preds.length === 1 ? preds[0] : and(...preds);
       const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
       if (Symbol.iterator in reader) {
         const out: arrow.RecordBatch[] = [];
-        for (const raw of reader) for (const b of outputOf(raw, committedEnd, memoryEnd)) out.push(b);
+        for (const raw of reader) for (const b of outputOf(raw, committedEnd, memoryEnd, deleted)) out.push(b);
         if (out.length > 0) yield out;
       } else {
         for await (const raw of reader) {
-          const out = outputOf(raw, committedEnd, memoryEnd);
+          const out = outputOf(raw, committedEnd, memoryEnd, deleted);
           if (out.length > 0) yield out;
         }
       }

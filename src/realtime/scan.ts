@@ -14,6 +14,7 @@ import { RealtimeContext, type StoreEntry } from "./context.js";
 import { tableOffsetsOf } from "./offsets.js";
 import { validateRealtimeTable } from "./options.js";
 import type { RealtimeReadView } from "./store.js";
+import type { FrozenDeletedOffsets } from "./dedup-key-index.js";
 
 export const REALTIME_SPLIT_VERSION = 1;
 
@@ -79,16 +80,26 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
   };
 
   // 1. Pin immutable memory views first.
-  const views: Array<{ entry: StoreEntry; view: RealtimeReadView }> = [];
+  const views: Array<{ entry: StoreEntry; view: RealtimeReadView; deleted: FrozenDeletedOffsets | null }> = [];
   const releaseAll = async () => {
     for (const v of views.splice(0, views.length)) await v.view.release();
   };
   try {
     for (const entry of ctx.allEntries()) {
       if (!relevant(entry)) continue;
-      const view = await entry.store.acquireReadView();
-      if (view.offsetRange === null) await view.release();
-      else views.push({ entry, view });
+      // DEDUPLICATE: the deletions pinned with the view are those of exactly the rows it sees.
+      const dedup = entry.dedup;
+      let deleted: FrozenDeletedOffsets | null = null;
+      const view = dedup
+        ? await dedup.lock.run(async () => {
+            const v = await entry.store.acquireReadView();
+            deleted = dedup.freezeDeleted();
+            return v;
+          })
+        : await entry.store.acquireReadView();
+      const pending = deleted !== null && !(deleted as FrozenDeletedOffsets).offsets.isEmpty;
+      if (view.offsetRange === null && !pending) await view.release();
+      else views.push({ entry, view, deleted: pending ? deleted : null });
     }
     // 2. Then plan the committed snapshot.
     const plan = await planDisk();
@@ -106,20 +117,21 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
     }
     const splits = [...plan.splits];
     const opts = table.coreOptions;
-    for (const { entry, view } of views) {
+    for (const { entry, view, deleted } of views) {
       const committed = offsets.get(entry.key)?.offset ?? -1n;
-      const memoryEnd = view.offsetRange!.end;
-      if (memoryEnd <= committed) {
+      const memoryEnd = view.offsetRange?.end ?? (committed < 0n ? 0n : committed);
+      if (memoryEnd <= committed && deleted === null) {
         await view.release();
         continue;
       }
-      const ticket = ctx.issueTicket(entry, view, committed, memoryEnd, rt.readViewTtlMs, options.filter ?? null);
+      const ticket = ctx.issueTicket(entry, view, committed, memoryEnd, rt.readViewTtlMs, options.filter ?? null, deleted);
       const info: RealtimeSplitInfo = { version: REALTIME_SPLIT_VERSION, ticket: ticket.id, committedEndOffset: committed, memoryEndOffset: memoryEnd, snapshotId: plan.snapshotId };
       const rowKey = entry.partitionRow.join(",");
       const mine: number[] = [];
       for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && splits[i].partitionRow.join(",") === rowKey) mine.push(i);
-      if (mine.length > 0 && mode === "PRIMARY_KEY") {
-        // Versions of a key may be in any disk split and in memory: one split merges them all.
+      if (mine.length > 0 && mode !== "APPEND_ONLY") {
+        // Versions of a key may be in any disk split and in memory: one split merges them all
+        // (PRIMARY_KEY), or applies the pending deletions to them all (DEDUPLICATE).
         const group = mine.map((i) => splits[i]);
         const withDvs = group.some((g) => g.deletionFiles !== undefined);
         const merged: RealtimeSplit = {

@@ -15,7 +15,9 @@ export type MaybePromise<T> = T | Promise<T>;
  * A validated input batch in the store-write layout: `[_REALTIME_OFFSET, table fields…]`
  * (APPEND_ONLY), or `[_REALTIME_OFFSET, table fields…, _SEQUENCE_NUMBER, _VALUE_KIND]`
  * (PRIMARY_KEY: sorted by primary key then sequence number, so each stored batch is an
- * independent merge input; offsets are then not ordered within the batch).
+ * independent merge input; offsets are then not ordered within the batch). DEDUPLICATE stores
+ * `[_REALTIME_OFFSET, table fields…]` too (the table fields hold the same offsets again) and
+ * hands over zero-row batches for writes that only deleted keys: their offset range is progress.
  */
 export interface RealtimeWriteBatch {
   readonly batch: arrow.RecordBatch;

@@ -2,6 +2,7 @@
 // commit progress, metrics, and partition-bucket keys shared by every real-time mode.
 import type { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError } from "../error.js";
+import type { OffsetSet64 } from "../kernel/bitmap.js";
 
 /** Name of the leading int64 column of real-time input batches (`[_REALTIME_OFFSET, table fields…]`). */
 export const REALTIME_OFFSET_FIELD = "_REALTIME_OFFSET";
@@ -24,6 +25,12 @@ export interface RealtimeCommitProgress {
   partition: Record<string, string>;
   bucket: number;
   offsetRange: OffsetRange;
+  /**
+   * Append deduplicate: offsets of rows superseded or deleted up to this prepare (cumulative
+   * since the last commit). Not part of the CommitMessage serialization: keep it with the progress
+   * until commitWithProgress, which resolves it into deletion vectors.
+   */
+  deletedOffsets?: OffsetSet64;
 }
 
 /** Current store accounting (not process RSS, not a visible-row count). */

@@ -4,7 +4,7 @@
 // close) is shared in writer.ts.
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
-import { takeData } from "../arrow/take.js";
+import { takeData, takeRows } from "../arrow/take.js";
 import { gatherInt64 } from "../arrow/gather.js";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
@@ -20,6 +20,8 @@ import { MergeTreeBucketWriter, sequenceRange } from "../write/merge-tree-writer
 import { checkRowKinds } from "../write/pk-write.js";
 import { RowKind } from "../write/table-write.js";
 import type { StoreEntry } from "./context.js";
+import { dedupFieldsOf } from "./dedup.js";
+import { keyIdentities, survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 import type { RealtimeStoreMode } from "./options.js";
 import { REALTIME_OFFSET_FIELD } from "./types.js";
 
@@ -45,15 +47,22 @@ export interface RealtimeWriteMode {
   readonly storeSchema: arrow.Schema;
   readonly storeFields: DataField[];
   readonly keyColumnIndexes: number[];
+  /** Layout of input batches: `[_REALTIME_OFFSET, table fields…]`, or the table fields (DEDUPLICATE: the offset is a table column). */
+  readonly inputFields: DataField[];
+  /** Index of the offset column in `inputFields`. */
+  readonly inputOffsetColumn: number;
   /** Throws (changing nothing) unless the row kinds fit the mode; `kinds` covers all `rows` rows of one write. */
   checkRowKinds(kinds: ArrayLike<number> | undefined, rows: number): void;
   /**
-   * Stored batches for validated input batches in `[_REALTIME_OFFSET, table fields…]` layout;
-   * `kinds[i]` (or INSERT) is the row kind of row i of `batches` concatenated.
+   * Stored batches for validated input batches in `inputFields` layout; `kinds[kindOffsets[b] + i]`
+   * (or INSERT) is the row kind of row i of batch b.
    */
   toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]>;
-  /** Writes a partition-bucket's sealed segments (stored batches, in order) as table files. */
-  prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>): Promise<PreparedFiles>;
+  /**
+   * Writes a partition-bucket's sealed segments (stored batches, in order) as table files;
+   * DEDUPLICATE leaves out the rows whose offsets `deleted` holds (superseded before the prepare).
+   */
+  prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>, deleted: FrozenDeletedOffsets | null): Promise<PreparedFiles>;
 }
 
 function bucketDirOf(table: FileStoreTable, entry: StoreEntry): string {
@@ -63,28 +72,31 @@ function bucketDirOf(table: FileStoreTable, entry: StoreEntry): string {
 
 /** Append mode: batches stored as given; prepare appends them through the ordinary append writer. */
 export class AppendWriteMode implements RealtimeWriteMode {
-  readonly storeMode = "APPEND_ONLY" as const;
+  readonly storeMode: RealtimeStoreMode = "APPEND_ONLY";
   readonly storeSchema: arrow.Schema;
   readonly storeFields: DataField[];
   readonly keyColumnIndexes: number[] = [];
+  readonly inputFields: DataField[];
+  readonly inputOffsetColumn: number = 0;
   private readonly tableSchema: arrow.Schema;
   private readonly fileWriters = new Map<string, AppendBucketWriter>();
 
-  constructor(private readonly table: FileStoreTable) {
+  constructor(protected readonly table: FileStoreTable) {
     const fields = table.schema.fields.map((f) => readArrowField(f));
     this.tableSchema = new arrow.Schema(fields);
     this.storeSchema = new arrow.Schema([readArrowField(REALTIME_OFFSET_DATA_FIELD), ...fields]);
     this.storeFields = [REALTIME_OFFSET_DATA_FIELD, ...table.schema.fields];
+    this.inputFields = this.storeFields;
   }
 
-  checkRowKinds(kinds: ArrayLike<number> | undefined): void {
+  checkRowKinds(kinds: ArrayLike<number> | undefined, _rows: number): void {
     if (!kinds) return;
     for (let i = 0; i < kinds.length; i++) {
       if (kinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `real-time append table ${this.table.identifier} accepts INSERT rows only (row ${i} has kind ${kinds[i]})`);
     }
   }
 
-  async toStored(_entry: StoreEntry, batches: readonly arrow.RecordBatch[]): Promise<arrow.RecordBatch[]> {
+  async toStored(_entry: StoreEntry, batches: readonly arrow.RecordBatch[], _kinds: ArrayLike<number> | undefined, _kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
     return [...batches];
   }
 
@@ -109,7 +121,7 @@ export class AppendWriteMode implements RealtimeWriteMode {
     return w;
   }
 
-  async prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>): Promise<PreparedFiles> {
+  async prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>, _deleted: FrozenDeletedOffsets | null = null): Promise<PreparedFiles> {
     const writer = this.fileWriters.get(entry.key) ?? this.fileWriter(entry, (await this.table.maxSequenceNumber(entry.partitionRow, entry.bucket)) + 1n);
     for await (const b of segments) {
       if (b.numRows === 0) continue;
@@ -130,6 +142,8 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
   readonly storeSchema: arrow.Schema;
   readonly storeFields: DataField[];
   readonly keyColumnIndexes: number[];
+  readonly inputFields: DataField[];
+  readonly inputOffsetColumn = 0;
   private readonly width: number;
   private readonly tableSchema: arrow.Schema;
 
@@ -137,6 +151,7 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
     const fields = table.schema.fields.map((f) => readArrowField(f));
     this.width = fields.length;
     this.tableSchema = new arrow.Schema(fields);
+    this.inputFields = [REALTIME_OFFSET_DATA_FIELD, ...table.schema.fields];
     this.storeFields = [REALTIME_OFFSET_DATA_FIELD, ...table.schema.fields, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD];
     this.storeSchema = new arrow.Schema(this.storeFields.map((f) => readArrowField(f)));
     this.keyColumnIndexes = keyFieldsOf(table.schema).map((k) => table.schema.fields.indexOf(k) + 1);
@@ -204,8 +219,71 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
   }
 }
 
+/**
+ * Append deduplicate: batches arrive in the table's own layout (`_REALTIME_OFFSET` is a table
+ * column, at its declared position) and are stored as in append mode, `[_REALTIME_OFFSET, table
+ * fields…]` (the prefix is the same column data, not a copy). Each write looks its keys up in the
+ * partition-bucket's key index (committed files + memory): an add row supersedes the key's live
+ * row, marking that offset deleted; a retract (DELETE / UPDATE_BEFORE) marks it deleted and
+ * stores nothing but its offset range. Prepare writes the surviving rows with their offsets
+ * through the ordinary append writer (which writes the exact offset file index).
+ */
+export class DedupWriteMode extends AppendWriteMode {
+  override readonly storeMode: RealtimeStoreMode = "DEDUPLICATE";
+  override readonly inputFields: DataField[];
+  override readonly inputOffsetColumn: number;
+  private readonly keyColumn: number;
+
+  constructor(table: FileStoreTable) {
+    super(table);
+    const { keyField, offsetField } = dedupFieldsOf(table);
+    this.inputFields = table.schema.fields;
+    this.inputOffsetColumn = table.schema.fields.indexOf(offsetField);
+    this.keyColumn = table.schema.fields.indexOf(keyField);
+  }
+
+  override checkRowKinds(kinds: ArrayLike<number> | undefined, rows: number): void {
+    checkRowKinds(this.table.identifier, kinds, rows);
+  }
+
+  /** Call with `entry.dedup.lock` held: the key index changes belong to these stored batches. */
+  override async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
+    const index = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId);
+    const out: arrow.RecordBatch[] = [];
+    for (let b = 0; b < batches.length; b++) {
+      const batch = batches[b];
+      const n = batch.numRows;
+      const c = batch.data.children;
+      const offsetData = c[this.inputOffsetColumn];
+      const offsets = (offsetData.values as BigInt64Array).subarray(offsetData.offset, offsetData.offset + n);
+      const rowKinds = kinds ? Array.prototype.slice.call(kinds, kindOffsets[b], kindOffsets[b] + n) : undefined;
+      const { addRows } = index.apply(keyIdentities(keyColumnFromArrow(c[this.keyColumn])), offsets, rowKinds);
+      const columns = addRows === null ? c : c.map((d) => takeData(d, addRows));
+      out.push(recordBatch(this.storeSchema, [columns[this.inputOffsetColumn], ...columns], addRows === null ? n : addRows.length));
+    }
+    return out;
+  }
+
+  override async prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>, deleted: FrozenDeletedOffsets | null): Promise<PreparedFiles> {
+    return super.prepare(entry, deleted === null ? segments : survivors(segments, deleted));
+  }
+}
+
+/** Stored batches without the rows whose offsets (column 0) `deleted` holds. */
+async function* survivors(segments: AsyncIterable<arrow.RecordBatch>, deleted: FrozenDeletedOffsets): AsyncGenerator<arrow.RecordBatch> {
+  for await (const b of segments) {
+    const n = b.numRows;
+    if (n === 0) continue;
+    const o = b.data.children[0];
+    const keep = survivingRows((o.values as BigInt64Array).subarray(o.offset, o.offset + n), deleted);
+    if (keep === null) yield b;
+    else if (keep.length > 0) yield takeRows(b, keep);
+  }
+}
+
 /** The write mode of a validated real-time table. */
 export function realtimeWriteMode(table: FileStoreTable, mode: RealtimeStoreMode): RealtimeWriteMode {
+  if (mode === "DEDUPLICATE") return new DedupWriteMode(table);
   if (mode === "PRIMARY_KEY") return new PrimaryKeyWriteMode(table);
   if (mode === "APPEND_ONLY") return new AppendWriteMode(table);
   throw new PaimonError("UNSUPPORTED", `real-time ${mode} mode is not supported (table ${table.identifier})`);

@@ -23,7 +23,9 @@ import { validateRealtimeTable, type RealtimeOptions } from "./options.js";
 import type { RealtimeStoreCreateRequest } from "./store.js";
 import { INT64_MAX, partitionBucketKey, REALTIME_OFFSET_FIELD, type OffsetRange, type RealtimeCommitProgress } from "./types.js";
 import { recordBatch } from "../arrow/record-batch.js";
-import { REALTIME_OFFSET_DATA_FIELD, realtimeWriteMode, type RealtimeWriteMode } from "./write-modes.js";
+import { realtimeWriteMode, type RealtimeWriteMode } from "./write-modes.js";
+import { DedupEntryState } from "./dedup.js";
+import type { FrozenDeletedOffsets } from "./dedup-key-index.js";
 
 export { REALTIME_OFFSET_DATA_FIELD, REALTIME_OFFSET_FIELD_ID } from "./write-modes.js";
 
@@ -85,9 +87,9 @@ export class RealtimeTableWrite extends TableWrite {
   private readonly rtTable: FileStoreTable;
   private readonly rtPartitionFields: DataField[];
   private readonly buckets: number;
-  /** Canonical Arrow fields of the table columns. */
-  private readonly tableFields: arrow.Field[];
-  /** Layout of input batches: `[_REALTIME_OFFSET, table fields…]`. */
+  /** Canonical Arrow fields of the input layout (the mode's `inputFields`). */
+  private readonly inputArrowFields: arrow.Field[];
+  /** Layout of input batches: `[_REALTIME_OFFSET, table fields…]`, or the table fields in DEDUPLICATE mode. */
   private readonly writeSchema: arrow.Schema;
   private readonly touched = new Set<StoreEntry>();
   private readonly identities = new Map<string, EntryIdentity>();
@@ -107,8 +109,8 @@ export class RealtimeTableWrite extends TableWrite {
     this.rt = rt;
     this.rtPartitionFields = table.partitionFields;
     this.buckets = table.coreOptions.bucket;
-    this.tableFields = table.schema.fields.map((f) => readArrowField(f));
-    this.writeSchema = new arrow.Schema([readArrowField(REALTIME_OFFSET_DATA_FIELD), ...this.tableFields]);
+    this.inputArrowFields = mode.inputFields.map((f) => readArrowField(f));
+    this.writeSchema = new arrow.Schema(this.inputArrowFields);
   }
 
   private checkUsable(): void {
@@ -153,25 +155,24 @@ export class RealtimeTableWrite extends TableWrite {
     return id;
   }
 
-  /** The batch in the store-write layout, under the writer schema, with canonical column types. */
+  /** The batch in the input layout, under the writer schema, with canonical column types. */
   private rtNormalize(batch: arrow.RecordBatch): arrow.RecordBatch {
     const fields = batch.schema.fields;
     const table = this.rtTable;
-    if (fields.length === 0 || fields[0].name !== REALTIME_OFFSET_FIELD) {
-      throw offsetError(`real-time write batch must contain int64 ${REALTIME_OFFSET_FIELD} as its first column (table ${table.identifier}; got ${fields.map((f) => f.name).join(", ")})`);
+    const at = this.mode.inputOffsetColumn;
+    const expected = this.mode.inputFields;
+    if (fields.length <= at || fields[at].name !== REALTIME_OFFSET_FIELD) {
+      const where = at === 0 ? "as its first column" : `as column ${at} (the table's declared position)`;
+      throw offsetError(`real-time write batch must contain int64 ${REALTIME_OFFSET_FIELD} ${where} (table ${table.identifier}; got ${fields.map((f) => f.name).join(", ")})`);
     }
-    const ot = fields[0].type as arrow.Int;
+    const ot = fields[at].type as arrow.Int;
     if (ot.typeId !== arrow.Type.Int || ot.bitWidth !== 64 || !ot.isSigned) throw offsetError(`real-time write batch must contain int64 ${REALTIME_OFFSET_FIELD}, got ${String(ot)} (table ${table.identifier})`);
-    const expected = this.rtTable.schema.fields;
     let canonical = this.schemaChecks.get(batch.schema);
     if (canonical === undefined) {
-      if (fields.length !== expected.length + 1 || expected.some((f, i) => fields[i + 1].name !== f.name)) {
-        throw new PaimonError(
-          "INVALID_ARGUMENT",
-          `real-time write batch for ${table.identifier} must be laid out [${REALTIME_OFFSET_FIELD}, ${expected.map((f) => f.name).join(", ")}], got [${fields.map((f) => f.name).join(", ")}]`,
-        );
+      if (fields.length !== expected.length || expected.some((f, i) => fields[i].name !== f.name)) {
+        throw new PaimonError("INVALID_ARGUMENT", `real-time write batch for ${table.identifier} must be laid out [${expected.map((f) => f.name).join(", ")}], got [${fields.map((f) => f.name).join(", ")}]`);
       }
-      canonical = expected.every((_, i) => arrow.util.compareTypes(fields[i + 1].type, this.tableFields[i].type));
+      canonical = expected.every((_, i) => i === at || arrow.util.compareTypes(fields[i].type, this.inputArrowFields[i].type));
       this.schemaChecks.set(batch.schema, canonical);
     }
     const children = batch.data.children;
@@ -180,18 +181,20 @@ export class RealtimeTableWrite extends TableWrite {
     let out = recordBatch(this.writeSchema, children, batch.numRows);
     if (!canonical) {
       const converted = expected.map((f, i) => {
-        const column = children[i + 1];
+        const column = children[i];
+        if (i === at) return column;
         try {
-          return convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, this.tableFields[i].type, f.name, "name");
+          return convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, this.inputArrowFields[i].type, f.name, "name");
         } catch (e) {
           throw new PaimonError("INVALID_ARGUMENT", `column ${f.name} of table ${table.identifier}: ${(e as Error).message}`);
         }
       });
-      out = recordBatch(this.writeSchema, [children[0], ...converted], batch.numRows);
+      out = recordBatch(this.writeSchema, converted, batch.numRows);
     }
     for (let i = 0; i < expected.length; i++) {
-      if (!expected[i].type.nullable && out.data.children[i + 1].nullCount > 0) {
-        throw new PaimonError("INVALID_ARGUMENT", `column ${expected[i].name} of table ${table.identifier} is NOT NULL but the batch has ${out.data.children[i + 1].nullCount} null value(s)`);
+      // offsets get their own check (OFFSET_INVALID)
+      if (i !== at && !expected[i].type.nullable && out.data.children[i].nullCount > 0) {
+        throw new PaimonError("INVALID_ARGUMENT", `column ${expected[i].name} of table ${table.identifier} is NOT NULL but the batch has ${out.data.children[i].nullCount} null value(s)`);
       }
     }
     return out;
@@ -237,15 +240,25 @@ export class RealtimeTableWrite extends TableWrite {
     if (normalized.length === 0) return;
     const entry = this.context.entry(id.key) ?? (await this.context.getOrCreateEntry(table, id, (d) => this.storeRequest(d)));
     this.checkUsable();
-    // Validate every batch's offsets before changing anything.
+    if (this.mode.storeMode === "DEDUPLICATE") {
+      entry.dedup ??= new DedupEntryState();
+      // Key-index changes and the store writes they belong to are one step for views and prepares.
+      await entry.dedup.lock.run(() => this.publish(entry, normalized, target.rowKinds, kindOffsets));
+    } else await this.publish(entry, normalized, target.rowKinds, kindOffsets);
+  }
+
+  /** Validates every batch's offsets (changing nothing on failure), then stores the batches. */
+  private async publish(entry: StoreEntry, normalized: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<void> {
+    this.checkUsable();
     let next = entry.nextOffset;
     const ranges: OffsetRange[] = [];
+    const at = this.mode.inputOffsetColumn;
     for (const b of normalized) {
-      const r = validateOffsets(b.data.children[0], next, entry.description);
+      const r = validateOffsets(b.data.children[at], next, entry.description);
       ranges.push(r);
       next = r.end;
     }
-    const stored = await this.mode.toStored(entry, normalized, target.rowKinds, kindOffsets);
+    const stored = await this.mode.toStored(entry, normalized, kinds, kindOffsets);
     entry.nextOffset = next;
     this.touched.add(entry);
     try {
@@ -297,10 +310,19 @@ export class RealtimeTableWrite extends TableWrite {
     return this.context.lifecycle.run(async () => {
       this.checkUsable();
       const out: RealtimeCommitProgress[] = [];
-      const done: Array<[StoreEntry, bigint]> = [];
+      const done: Array<[StoreEntry, bigint, FrozenDeletedOffsets | null]> = [];
       for (const entry of this.touched) {
         try {
-          const handle = await entry.store.freeze();
+          // DEDUPLICATE: the data and the deletions it is written against are frozen together.
+          const dedup = entry.dedup;
+          let deleted: FrozenDeletedOffsets | null = null;
+          const handle = dedup
+            ? await dedup.lock.run(async () => {
+                const h = await entry.store.freeze();
+                deleted = dedup.freezeDeleted();
+                return h;
+              })
+            : await entry.store.freeze();
           if (handle) entry.unprepared.push(handle);
           if (entry.unprepared.length === 0) continue;
           const store = entry.store;
@@ -310,6 +332,7 @@ export class RealtimeTableWrite extends TableWrite {
             (async function* () {
               for (const seg of segs) yield* store.createCommitReader(seg);
             })(),
+            deleted,
           );
           const begin = entry.preparedEnd !== null && entry.preparedEnd < segs[0].offsetRange.begin ? entry.preparedEnd : segs[0].offsetRange.begin;
           const end = segs[segs.length - 1].offsetRange.end;
@@ -317,15 +340,18 @@ export class RealtimeTableWrite extends TableWrite {
             makeCommitMessage({ partition: entry.partitionRow, bucket: entry.bucket, totalBuckets: this.buckets, dataIncrement: files.dataIncrement, compactIncrement: files.compactIncrement }),
             entry.partitionValues,
           );
-          out.push({ commitMessage: message, partition: { ...entry.partition }, bucket: entry.bucket, offsetRange: { begin, end } });
-          done.push([entry, end]);
+          const progress: RealtimeCommitProgress = { commitMessage: message, partition: { ...entry.partition }, bucket: entry.bucket, offsetRange: { begin, end } };
+          if (deleted !== null) progress.deletedOffsets = (deleted as FrozenDeletedOffsets).offsets;
+          out.push(progress);
+          done.push([entry, end, deleted]);
         } catch (e) {
           throw this.context.invalidate(`prepare of ${entry.description} failed: ${(e as Error).message}`, e);
         }
       }
-      for (const [entry, end] of done) {
+      for (const [entry, end, deleted] of done) {
         entry.preparedEnd = end;
         entry.unprepared = [];
+        if (deleted) entry.dedup!.prepareDone(end, deleted);
       }
       return out;
     });
@@ -349,7 +375,8 @@ export class RealtimeTableWrite extends TableWrite {
       this.rtClosed = true;
       await super.close();
       if (this.context.invalidatedReason !== null) return;
-      const pending = [...this.touched].filter((e) => e.unprepared.length > 0 || e.store.getDataUsage().buildingRowCount > 0);
+      // Offsets written past the prepared end: rows, or (DEDUPLICATE) deletes that store no row.
+      const pending = [...this.touched].filter((e) => e.unprepared.length > 0 || e.store.getDataUsage().buildingRowCount > 0 || e.preparedEnd === null || e.nextOffset > e.preparedEnd);
       if (pending.length > 0) {
         throw this.context.invalidate(`writer closed with data not covered by a successful prepareCommitWithProgress (${pending.map((e) => e.description).join("; ")})`);
       }

@@ -1,0 +1,145 @@
+// The framework state of the real-time append-deduplicate mode (seed 000 "Append Deduplicate /
+// Offset DV"): per partition-bucket a key index (key -> latest offset, over committed files and
+// memory) and the offsets superseded since the last commit. Reads pin a frozen copy of those
+// offsets with their memory view; prepares freeze them with the data they write; commits resolve
+// them to row positions of the latest snapshot's files through the exact offset file index on
+// every attempt; a refresh forgets what a commit made durable.
+import { Mutex } from "./mutex.js";
+import { deletionVectorResolver, type BucketDeletions } from "../commit/append-deletions.js";
+import { PaimonError } from "../error.js";
+import { OffsetSet64 } from "../kernel/bitmap.js";
+import { pendingOffsetPositions, type OffsetFileSource } from "../read/offset-positions.js";
+import { fromBinaryRow } from "../spec/binary-row.js";
+import type { DataFileMeta } from "../spec/manifest.js";
+import type { DataField } from "../spec/types.js";
+import { checkDeduplicateTable } from "../table/dedup-table.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
+import { partitionPath } from "../table/paths.js";
+import { BucketDeletionVectors, deletionVectorIndexFiles } from "../write/deletion-vector-index.js";
+import { loadCommittedKeys } from "./dedup-committed-keys.js";
+import { DedupKeyIndex, type FrozenDeletedOffsets } from "./dedup-key-index.js";
+
+/** The key field and the persisted offset field of a deduplicate table. */
+export function dedupFieldsOf(table: FileStoreTable): { keyField: DataField; offsetField: DataField } {
+  const layout = checkDeduplicateTable(table.schema, table.identifier);
+  if (!layout) throw new PaimonError("INVALID_ARGUMENT", `table ${table.identifier} is not an append deduplicate table`);
+  return layout;
+}
+
+/** The directory of a partition-bucket given its serialized partition row. */
+function bucketDirOf(table: FileStoreTable, serializedPartition: Uint8Array, bucket: number): string {
+  const opts = table.coreOptions;
+  const values = fromBinaryRow(serializedPartition.subarray(4), table.partitionFields.map((f) => f.type));
+  return table.paths.bucketDir(partitionPath(table.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
+}
+
+/** Where one partition-bucket's data files are, and the schema each was written with. */
+export function bucketFileSource(table: FileStoreTable, bucketDir: string): OffsetFileSource {
+  const schemas = new Map<number, Promise<readonly DataField[]>>();
+  return {
+    io: table.fileIO,
+    pathOf: (file: DataFileMeta) => table.paths.dataFile(bucketDir, file),
+    fieldsOf: (schemaId) => {
+      const id = Number(schemaId);
+      let fields = schemas.get(id);
+      if (!fields) schemas.set(id, (fields = id === table.schema.id ? Promise.resolve(table.schema.fields) : table.schemaManager.schema(id).then((s) => s.fields)));
+      return fields;
+    },
+  };
+}
+
+/** A prepare's frozen deletions, kept until a refresh shows its range committed. */
+interface PreparedDeletions {
+  end: bigint;
+  deleted: FrozenDeletedOffsets;
+}
+
+/** One partition-bucket's deduplicate state (on the context's StoreEntry: writer hand-off keeps it). */
+export class DedupEntryState {
+  /** Serialises key-index changes with the store writes they belong to, and views with the deletions they pin. */
+  readonly lock = new Mutex();
+  private index: DedupKeyIndex | null = null;
+  private readonly prepared: PreparedDeletions[] = [];
+
+  /** The key index, loaded from the committed files of `snapshotId` on first use (DV-deleted rows skipped). */
+  async keys(table: FileStoreTable, partitionRow: Uint8Array, bucket: number, snapshotId: number | null): Promise<DedupKeyIndex> {
+    if (this.index) return this.index;
+    const index = new DedupKeyIndex();
+    if (snapshotId !== null) {
+      const snapshot = await table.snapshot(snapshotId);
+      const key = partitionRow.join(",");
+      const live = await table.manifestStore.liveEntries(snapshot, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key);
+      if (live.length > 0) {
+        const { keyField, offsetField } = dedupFieldsOf(table);
+        const indexEntries = await table.manifestStore.indexEntries(snapshot);
+        const vectors = await BucketDeletionVectors.load(
+          { io: table.fileIO, paths: table.paths, bitmap64: false },
+          deletionVectorIndexFiles(indexEntries, partitionRow, bucket),
+          true,
+        );
+        try {
+          await loadCommittedKeys(bucketFileSource(table, bucketDirOf(table, partitionRow, bucket)), live.map((e) => e.file), vectors, keyField, offsetField, index);
+        } finally {
+          vectors.dispose();
+        }
+      }
+    }
+    this.index = index;
+    return index;
+  }
+
+  /** The loaded index (null before the first write of this context). */
+  get loadedKeys(): DedupKeyIndex | null {
+    return this.index;
+  }
+
+  /** Offsets superseded since the last commit, frozen (none before the first write). */
+  freezeDeleted(): FrozenDeletedOffsets | null {
+    return this.index ? this.index.freezeDeleted() : null;
+  }
+
+  /** Remembers what a successful prepare of offsets below `end` froze. */
+  prepareDone(end: bigint, deleted: FrozenDeletedOffsets): void {
+    this.prepared.push({ end, deleted });
+  }
+
+  /**
+   * Committed progress reached `end`: deletions frozen by prepares up to there are durable in
+   * deletion vectors now. Frozen sets only grow between commits, so the last covered one holds
+   * every earlier one.
+   */
+  committedThrough(end: bigint): void {
+    let last: PreparedDeletions | null = null;
+    while (this.prepared.length > 0 && this.prepared[0].end <= end) last = this.prepared.shift()!;
+    if (last && this.index) this.index.committed(last.deleted);
+  }
+
+  /** Key-map and pending-deletion bytes (the seed's deduplicate memory accounting). */
+  get memoryBytes(): number {
+    if (!this.index) return 0;
+    return this.index.keyMemoryBytes + this.index.deletedMemoryBytes;
+  }
+}
+
+/** Deleted offsets of one partition-bucket to resolve at commit. */
+export interface PendingBucketDeletions {
+  partitionRow: Uint8Array;
+  bucket: number;
+  offsets: OffsetSet64;
+  newFiles: readonly DataFileMeta[];
+}
+
+/**
+ * The commit hook that resolves pending deleted offsets to row positions in the latest
+ * snapshot's files plus the commit's new files (exact offset index) and merges them into the
+ * buckets' deletion vectors; run again on every attempt, so a concurrent compaction's output
+ * receives the deletions of the rows it moved.
+ */
+export function dedupDeletionResolver(table: FileStoreTable, pending: readonly PendingBucketDeletions[]) {
+  const { offsetField } = dedupFieldsOf(table);
+  const deletions: BucketDeletions[] = pending.map((p) => {
+    const source = bucketFileSource(table, bucketDirOf(table, p.partitionRow, p.bucket));
+    return { partition: p.partitionRow, bucket: p.bucket, newFiles: p.newFiles, resolve: (files) => pendingOffsetPositions(source, files, offsetField, p.offsets) };
+  });
+  return deletionVectorResolver({ io: table.fileIO, paths: table.paths, manifests: table.manifestStore, bitmap64: false, fixedBucket: true }, deletions);
+}
