@@ -12,7 +12,7 @@ import { fileIOSource } from "../format/source.js";
 import type { OffsetFileSource } from "../read/offset-positions.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
-import { keyIdentities, type DedupKeyIndex } from "./dedup-key-index.js";
+import { gatherIdentities, keyIdentities, type DedupKeyIndex } from "./dedup-key-index.js";
 
 /** Committed deleted positions per data file (e.g. BucketDeletionVectors). */
 export interface CommittedDeletions {
@@ -33,6 +33,8 @@ export async function loadCommittedKeys(
   index: DedupKeyIndex,
 ): Promise<number> {
   const identityParts: BigUint64Array[] = [];
+  /** 64-bit words per identity (keyIdentities). */
+  const width = index.width;
   const offsetParts: BigInt64Array[] = [];
   let total = 0;
   for (const file of files) {
@@ -54,7 +56,7 @@ export async function loadCommittedKeys(
         let kept = 0;
         for (let i = 0; i < n; i++) if (!deleted.has(position + i)) keep[kept++] = i;
         const rows = keep.subarray(0, kept);
-        identityParts.push(BigUint64Array.from(rows, (i) => identities[i]));
+        identityParts.push(gatherIdentities(identities, width, rows));
         offsetParts.push(BigInt64Array.from(rows, (i) => offsets[i]));
         total += kept;
       } else {
@@ -66,11 +68,11 @@ export async function loadCommittedKeys(
     }
   }
   if (total === 0) return 0;
-  const identities = concat(identityParts, total, BigUint64Array);
+  const identities = concat(identityParts, total * width, BigUint64Array);
   const offsets = concat(offsetParts, total, BigInt64Array);
   const order = sortPermutation([{ type: "int64", length: total, values: offsets }], new BigInt64Array(total));
   index.upsert(
-    BigUint64Array.from(order, (i) => identities[i]),
+    gatherIdentities(identities, width, order),
     BigInt64Array.from(order, (i) => offsets[i]),
   );
   return total;

@@ -11,6 +11,7 @@ import { OffsetSet64 } from "../kernel/bitmap.js";
 import { VALUE_WIDTH, type KeyColumn } from "../kernel/columns.js";
 import { fingerprintKeys } from "../kernel/hash.js";
 import { RowKind } from "../spec/row-kind.js";
+import type { DataType } from "../spec/types.js";
 
 const EMPTY = 0;
 const FULL = 1;
@@ -27,11 +28,17 @@ export interface FrozenDeletedOffsets {
   readonly offsets: OffsetSet64;
 }
 
-/** Latest offset per key of one partition-bucket, and the offsets deleted since the last commit. */
+/**
+ * Latest offset per key of one partition-bucket, and the offsets deleted since the last commit.
+ * Identities are one 64-bit word per key (the key's own bits) or two (fingerprints of variable
+ * width keys: 128 bits, so that two distinct keys never share one in practice), see
+ * keyIdentityWidth.
+ */
 export class DedupKeyIndex {
   private capacity = INITIAL_CAPACITY;
-  private identityLow = new Uint32Array(INITIAL_CAPACITY);
-  private identityHigh = new Uint32Array(INITIAL_CAPACITY);
+  /** 32-bit words per identity. */
+  private readonly words: number;
+  private identity: Uint32Array;
   private latest = new BigInt64Array(INITIAL_CAPACITY);
   private state = new Uint8Array(INITIAL_CAPACITY);
   private full = 0;
@@ -40,6 +47,12 @@ export class DedupKeyIndex {
   /** The deleted set is referenced by a frozen view: copy before mutating it. */
   private deletedShared = false;
 
+  /** `width`: 64-bit words per key identity (keyIdentityWidth of the key type). */
+  constructor(readonly width: 1 | 2 = 1) {
+    this.words = 2 * width;
+    this.identity = new Uint32Array(INITIAL_CAPACITY * this.words);
+  }
+
   /** Number of keys with a live row. */
   get keyCount(): number {
     return this.full;
@@ -47,7 +60,7 @@ export class DedupKeyIndex {
 
   /** Bytes held by the key table (the seed's key-map memory metric; the deleted set is extra). */
   get keyMemoryBytes(): number {
-    return this.capacity * (4 + 4 + 8 + 1);
+    return this.capacity * (4 * this.words + 8 + 1);
   }
 
   /**
@@ -60,42 +73,42 @@ export class DedupKeyIndex {
 
   /**
    * Applies one write's rows in row order (seed: "within-batch duplicates are resolved in row
-   * order"): row i has key identity `identities[i]`, offset `offsets[i]` and row kind `kinds[i]`
-   * (INSERT when absent). An add row (INSERT / UPDATE_AFTER) marks the key's live row deleted
-   * and becomes the live row; a retract (DELETE / UPDATE_BEFORE) marks the live row deleted and
-   * forgets the key, storing nothing. Returns the rows to store (`addRows`: null when every row
-   * is an add row) and how many live rows were marked deleted.
+   * order"): row i has key identity `identities[i]` (or words `2i, 2i + 1` of 128-bit identities,
+   * see keyIdentities), offset `offsets[i]` and row kind `kinds[i]` (INSERT when absent). An add
+   * row (INSERT / UPDATE_AFTER) marks the key's live row deleted and becomes the live row; a
+   * retract (DELETE / UPDATE_BEFORE) marks the live row deleted and forgets the key, storing
+   * nothing. Returns the rows to store (`addRows`: null when every row is an add row) and how
+   * many live rows were marked deleted.
    */
   apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>): { addRows: Uint32Array | null; superseded: number } {
-    const n = identities.length;
-    if (offsets.length !== n || (kinds !== undefined && kinds.length !== n)) {
-      throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${n} identities for ${offsets.length} offsets${kinds ? ` and ${kinds.length} row kinds` : ""}`);
+    const n = offsets.length;
+    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length !== n)) {
+      throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${identities.length} identity words (${this.width} a key) for ${n} offsets${kinds ? ` and ${kinds.length} row kinds` : ""}`);
     }
     const words = identityWords(identities);
     const superseded = new BigInt64Array(n);
     let count = 0;
     let adds: Uint32Array | null = null;
     let added = 0;
+    const w = this.words;
     for (let i = 0; i < n; i++) {
-      const lo = words[2 * i];
-      const hi = words[2 * i + 1];
       const kind = kinds ? kinds[i] : RowKind.INSERT;
       if (kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER) {
         if (adds) adds[added] = i;
         added++;
         this.reserve(1);
-        const slot = this.find(lo, hi);
+        const slot = this.find(words, i * w);
         if (slot >= 0) {
           superseded[count++] = this.latest[slot];
           this.latest[slot] = offsets[i];
-        } else this.insert(lo, hi, offsets[i]);
+        } else this.insert(words, i * w, offsets[i]);
         continue;
       }
       if (!adds) {
         adds = new Uint32Array(n);
         for (let j = 0; j < i; j++) adds[j] = j;
       }
-      const slot = this.find(lo, hi);
+      const slot = this.find(words, i * w);
       if (slot < 0) continue;
       superseded[count++] = this.latest[slot];
       this.state[slot] = REMOVED;
@@ -113,13 +126,15 @@ export class DedupKeyIndex {
 
   /** `apply` of retracts only; returns how many live rows were deleted. */
   remove(identities: BigUint64Array): number {
-    return this.apply(identities, new BigInt64Array(identities.length), new Uint8Array(identities.length).fill(RowKind.DELETE)).superseded;
+    const n = Math.floor(identities.length / this.width);
+    return this.apply(identities, new BigInt64Array(n), new Uint8Array(n).fill(RowKind.DELETE)).superseded;
   }
 
-  /** Offset of the live row of a key, or undefined. */
-  latestOffset(identity: bigint): bigint | undefined {
-    const words = identityWords(BigUint64Array.of(identity));
-    const slot = this.find(words[0], words[1]);
+  /** Offset of the live row of a key (its identity: one word, or the two words of a 128-bit one), or undefined. */
+  latestOffset(identity: bigint | BigUint64Array): bigint | undefined {
+    const value = typeof identity === "bigint" ? BigUint64Array.of(identity) : identity;
+    if (value.length !== this.width) return undefined;
+    const slot = this.find(identityWords(value), 0);
     return slot >= 0 ? this.latest[slot] : undefined;
   }
 
@@ -146,23 +161,27 @@ export class DedupKeyIndex {
     this.deleted.addMany(offsets);
   }
 
-  private find(lo: number, hi: number): number {
+  /** Slot of the identity at `words[at..at + this.words)`, or -1. */
+  private find(words: Uint32Array, at: number): number {
     const mask = this.capacity - 1;
-    for (let slot = mix(lo, hi) & mask; ; slot = (slot + 1) & mask) {
+    const w = this.words;
+    const id = this.identity;
+    for (let slot = mix(words[at], words[at + 1]) & mask; ; slot = (slot + 1) & mask) {
       const s = this.state[slot];
       if (s === EMPTY) return -1;
-      if (s === FULL && this.identityLow[slot] === lo && this.identityHigh[slot] === hi) return slot;
+      if (s !== FULL) continue;
+      const base = slot * w;
+      if (id[base] === words[at] && id[base + 1] === words[at + 1] && (w === 2 || (id[base + 2] === words[at + 2] && id[base + 3] === words[at + 3]))) return slot;
     }
   }
 
-  private insert(lo: number, hi: number, offset: bigint): void {
+  private insert(words: Uint32Array, at: number, offset: bigint): void {
     const mask = this.capacity - 1;
-    let slot = mix(lo, hi) & mask;
+    let slot = mix(words[at], words[at + 1]) & mask;
     while (this.state[slot] === FULL) slot = (slot + 1) & mask;
     if (this.state[slot] === REMOVED) this.removed--;
     this.state[slot] = FULL;
-    this.identityLow[slot] = lo;
-    this.identityHigh[slot] = hi;
+    this.identity.set(words.subarray(at, at + this.words), slot * this.words);
     this.latest[slot] = offset;
     this.full++;
   }
@@ -172,18 +191,28 @@ export class DedupKeyIndex {
     if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return;
     let capacity = this.capacity;
     while (this.full + more > capacity * MAX_LOAD * 0.5) capacity *= 2;
-    const { identityLow, identityHigh, latest, state } = this;
+    const { identity, latest, state } = this;
+    const w = this.words;
     this.capacity = capacity;
-    this.identityLow = new Uint32Array(capacity);
-    this.identityHigh = new Uint32Array(capacity);
+    this.identity = new Uint32Array(capacity * w);
     this.latest = new BigInt64Array(capacity);
     this.state = new Uint8Array(capacity);
     this.full = 0;
     this.removed = 0;
     for (let slot = 0; slot < state.length; slot++) {
-      if (state[slot] === FULL) this.insert(identityLow[slot], identityHigh[slot], latest[slot]);
+      if (state[slot] === FULL) this.insert(identity, slot * w, latest[slot]);
     }
   }
+}
+
+/** Identities (`width` 64-bit words each) of the rows `rows`, in that order. */
+export function gatherIdentities(identities: BigUint64Array, width: number, rows: Uint32Array): BigUint64Array {
+  const out = new BigUint64Array(rows.length * width);
+  const from = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+  const to = new Uint32Array(out.buffer);
+  const w = 2 * width;
+  for (let i = 0; i < rows.length; i++) for (let k = 0; k < w; k++) to[i * w + k] = from[rows[i] * w + k];
+  return out;
 }
 
 /** The identities as 32-bit word pairs (platform byte order: an identity, never stored) without copying. */
@@ -221,14 +250,39 @@ export function survivingRows(offsets: BigInt64Array, frozen: FrozenDeletedOffse
   return kept === n ? null : keep.slice(0, kept);
 }
 
+/** 64-bit words of a key's identity (see keyIdentities): 2 for strings, binaries and DECIMAL(p > 18), else 1. */
+export function keyIdentityWidth(type: DataType): 1 | 2 {
+  if (type.kind === "CHAR" || type.kind === "VARCHAR" || type.kind === "BINARY" || type.kind === "VARBINARY") return 2;
+  if (type.kind === "DECIMAL" && type.precision > 18) return 2;
+  return 1;
+}
+
+/** Seed of the second fingerprint of a 128-bit identity (any value other than the first's 0). */
+const SECOND_SEED = 0x9e3779b97f4a7c15n;
+
 /**
- * 64-bit identities of the (non-null) deduplicate key column for DedupKeyIndex: the value's own
- * bits, zero-extended, for kinds of at most 8 bytes (exact: distinct values never share an
- * identity); the XXH64 key fingerprint for strings, binaries and DECIMAL(p > 18), where two
- * distinct keys share one with probability about n²/2^65 for n keys.
+ * Identities of the (non-null) deduplicate key column for DedupKeyIndex. Kinds of at most 8
+ * bytes: one 64-bit word a row, the value's own bits zero-extended (exact: distinct values never
+ * share an identity). Strings, binaries and DECIMAL(p > 18): two words a row, XXH64 fingerprints
+ * of the key under two seeds (128 bits: a false match, which would delete another key's row, has
+ * probability about n²/2^129 for n keys).
  */
 export function keyIdentities(column: KeyColumn): BigUint64Array {
-  if (column.type === "bytes" || column.type === "decimal128") return fingerprintKeys([column]);
+  if (column.type === "bytes" || column.type === "decimal128") {
+    const first = fingerprintKeys([column]);
+    const second = fingerprintKeys([column], SECOND_SEED);
+    const out = new BigUint64Array(2 * first.length);
+    const o = new Uint32Array(out.buffer);
+    const a = new Uint32Array(first.buffer, first.byteOffset, 2 * first.length);
+    const b = new Uint32Array(second.buffer, second.byteOffset, 2 * second.length);
+    for (let i = 0; i < first.length; i++) {
+      o[4 * i] = a[2 * i];
+      o[4 * i + 1] = a[2 * i + 1];
+      o[4 * i + 2] = b[2 * i];
+      o[4 * i + 3] = b[2 * i + 1];
+    }
+    return out;
+  }
   const n = column.length;
   const out = new BigUint64Array(n);
   const values = column.values!;

@@ -17,7 +17,7 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "../write/deletion-vector-index.js";
 import { loadCommittedKeys } from "./dedup-committed-keys.js";
-import { DedupKeyIndex, type FrozenDeletedOffsets } from "./dedup-key-index.js";
+import { DedupKeyIndex, keyIdentityWidth, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 
 /** The key field and the persisted offset field of a deduplicate table. */
 export function dedupFieldsOf(table: FileStoreTable): { keyField: DataField; offsetField: DataField } {
@@ -64,7 +64,7 @@ export class DedupEntryState {
   /** The key index, loaded from the committed files of `snapshotId` on first use (DV-deleted rows skipped). */
   async keys(table: FileStoreTable, partitionRow: Uint8Array, bucket: number, snapshotId: number | null): Promise<DedupKeyIndex> {
     if (this.index) return this.index;
-    const index = new DedupKeyIndex();
+    const index = new DedupKeyIndex(keyIdentityWidth(dedupFieldsOf(table).keyField.type));
     if (snapshotId !== null) {
       const snapshot = await table.snapshot(snapshotId);
       const key = partitionRow.join(",");

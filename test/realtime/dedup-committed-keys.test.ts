@@ -35,7 +35,7 @@ async function load(t: Table, keyName: string): Promise<{ index: DedupKeyIndex; 
   const partition = (await t.newScan().plan()).splits[0].partitionRow;
   const vectors = await BucketDeletionVectors.load(config, deletionVectorIndexFiles(await t.manifestStore.indexEntries(snapshot), partition, 0), true);
   try {
-    const index = new DedupKeyIndex();
+    const index = new DedupKeyIndex(2);
     const source = { io: t.fileIO, pathOf: (f: DataFileMeta) => t.paths.dataFile(t.paths.bucketDir("", 0), f), fieldsOf: async () => t.schema.fields };
     const field = (name: string) => t.schema.fields.find((f) => f.name === name)!;
     const rows = await loadCommittedKeys(source, files, vectors, field(keyName), field("_REALTIME_OFFSET"), index);
@@ -45,7 +45,7 @@ async function load(t: Table, keyName: string): Promise<{ index: DedupKeyIndex; 
   }
 }
 
-const fp = (key: string) => keyIdentities(keyColumnFromValues("bytes", [key]))[0];
+const fp = (key: string) => keyIdentities(keyColumnFromValues("bytes", [key])); // 128 bits: two words
 
 describe("loadCommittedKeys", () => {
   it("skips rows deleted by committed vectors, keeps the newest offset per key, finds a renamed key by field id", async () => {

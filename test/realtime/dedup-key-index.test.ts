@@ -58,7 +58,7 @@ describe("DedupKeyIndex", () => {
     expect(survivingRows(offsets(1, 2), { offsets: new OffsetSet64() })).toBeNull();
   });
 
-  it("keyIdentities: the value's own bits (zero-extended) up to 64 bits, the XXH64 fingerprint for strings and wide decimals", () => {
+  it("keyIdentities: the value's own bits (zero-extended) up to 64 bits, two XXH64 fingerprints (128 bits) for strings and wide decimals", () => {
     const ids = (type: Parameters<typeof keyColumnFromValues>[0], values: unknown[]) => Array.from(keyIdentities(keyColumnFromValues(type, values)));
     expect(ids("int64", [-1n, 5n])).toEqual([2n ** 64n - 1n, 5n]);
     expect(ids("int32", [-1, 7])).toEqual([0xffffffffn, 7n]);
@@ -67,7 +67,29 @@ describe("DedupKeyIndex", () => {
     expect(ids("bool", [true, false])).toEqual([1n, 0n]);
     expect(ids("float64", [0.5])).toEqual([0x3fe0000000000000n]);
     expect(ids("float32", [0.5])).toEqual([0x3f000000n]);
-    expect(ids("bytes", ["a", "bc"])).toEqual(Array.from(fingerprints(["a", "bc"])));
+    const [a, bc] = Array.from(fingerprints(["a", "bc"]));
+    const [a2, bc2] = Array.from(fingerprintKeys([keyColumnFromValues("bytes", ["a", "bc"])], 0x9e3779b97f4a7c15n));
+    expect(ids("bytes", ["a", "bc"])).toEqual([a, a2, bc, bc2]);
+    expect(a2).not.toBe(a);
+  });
+
+  it("128-bit identities: keys whose first fingerprints collide stay distinct", () => {
+    const index = new DedupKeyIndex(2);
+    const wide = (...pairs: Array<[bigint, bigint]>) => BigUint64Array.from(pairs.flat());
+    // same first word, different second word: two keys (a 64-bit identity would merge them and delete a live row)
+    expect(index.upsert(wide([7n, 1n], [7n, 2n], [7n, 1n]), offsets(0, 1, 2))).toBe(1);
+    expect(index.keyCount).toBe(2);
+    expect(index.latestOffset(wide([7n, 1n]))).toBe(2n);
+    expect(index.latestOffset(wide([7n, 2n]))).toBe(1n);
+    expect(deletedOf(index.freezeDeleted())).toEqual([0n]);
+    expect(index.remove(wide([7n, 2n]))).toBe(1);
+    expect(index.latestOffset(wide([7n, 2n]))).toBeUndefined();
+    expect(() => index.upsert(BigUint64Array.of(7n), offsets(3))).toThrow("dedup key index: 1 identity words (2 a key) for 1 offsets");
+    // growth keeps both words
+    const many = Array.from({ length: 3000 }, (_, i) => [7n, BigInt(i + 10)] as [bigint, bigint]);
+    index.upsert(wide(...many), BigInt64Array.from(many, (_, i) => BigInt(i + 10)));
+    expect(index.keyCount).toBe(3001);
+    expect(index.latestOffset(wide([7n, 2500n]))).toBe(2500n);
   });
 
   it("keyIdentities of int32 and int64 keys are injective (exact deduplication)", () => {

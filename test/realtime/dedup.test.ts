@@ -11,7 +11,8 @@ import { OffsetSet64 } from "../../src/kernel/bitmap.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, compactFully, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
-import { dedupBatch, makeDedupTable } from "./dedup-helpers.js";
+import { DEDUP_OPTIONS, dedupBatch, makeDedupTable } from "./dedup-helpers.js";
+import { Catalog } from "../../src/catalog/catalog.js";
 
 afterAll(cleanupDirs);
 
@@ -220,6 +221,39 @@ describe("real-time append deduplicate mode", () => {
     expect(ctx.invalidatedReason).toMatch(/writer closed with data not covered by a successful prepareCommitWithProgress/);
   });
 
+  it("deduplicates string keys (128-bit identities), also after a restart rebuilds them from committed files", async () => {
+    const catalog = await Catalog.open(tempDir());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.s", {
+      fields: [
+        { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
+        { name: "k", type: "STRING NOT NULL" },
+      ],
+      options: { ...DEDUP_OPTIONS, "bucket-key": "k", "realtime.deduplicate-key-fields": "k", bucket: "1" },
+    });
+    const batch = (offsets: number[], keys: string[]) =>
+      new arrow.RecordBatch({
+        _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int64(), length: offsets.length, nullCount: 0, data: BigInt64Array.from(offsets.map(BigInt)) }),
+        k: arrow.vectorFromArray(keys, new arrow.Utf8()).data[0],
+      });
+    const keysOf = async (ctx?: RealtimeContext) => (await readRows(table, { ctx })).map((r) => [r.k, Number(r._REALTIME_OFFSET)]).sort();
+    let ctx = await RealtimeContext.create();
+    let w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(batch([0, 1, 2, 3], ["a", "b", "a", "ab"]), B0);
+    expect(await keysOf(ctx)).toEqual([["a", 2], ["ab", 3], ["b", 1]]);
+    await w.refreshCommittedSnapshot(await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1));
+    await w.close();
+    await ctx.close();
+    ctx = await RealtimeContext.create();
+    w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(batch([4, 5], ["b", "c"]), { ...B0, rowKinds: [RowKind.DELETE, RowKind.INSERT] });
+    expect(await keysOf(ctx)).toEqual([["a", 2], ["ab", 3], ["c", 5]]);
+    await w.refreshCommittedSnapshot(await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(2), 2));
+    expect(await keysOf()).toEqual([["a", 2], ["ab", 3], ["c", 5]]);
+    await w.close();
+    await ctx.close();
+  });
+
   it("refuses bad input with a clear error and changes nothing", async () => {
     const { table, ctx, w } = await setup();
     await w.write(dedupBatch([[1, 5]]), B0);
@@ -233,7 +267,7 @@ describe("real-time append deduplicate mode", () => {
     // backwards offsets: the key index is not touched (key 1 stays at offset 5)
     await expectCode(w.write(dedupBatch([[1, 4]]), B0), "OFFSET_INVALID");
     await expectCode(w.write(dedupBatch([[1, 7], [2, 7]]), B0), "OFFSET_INVALID");
-    await expectCode(w.write(dedupBatch([[1, 8]]), { ...B0, rowKinds: [7] }), "INVALID_ARGUMENT");
+    await expectCode(w.write(dedupBatch([[1, 8]]), { ...B0, rowKinds: [7 as RowKind] }), "INVALID_ARGUMENT");
     expect(await rows(table, { ctx })).toEqual([row(1, 5)]);
     // deleted offsets on a table that is not a deduplicate table
     const plain = await makeTable({ bucket: 1 });
