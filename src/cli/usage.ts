@@ -44,6 +44,20 @@ export const COMMANDS: CommandUsage[] = [
     ],
   },
   {
+    name: "compact",
+    args: "<table-path> [options]",
+    summary: [
+      "compact a table with an ordinary writer and commit (real-time tables",
+      "too, while their real-time writers keep writing)",
+    ],
+    options: [
+      ["--partition K=V", "only partitions K=V[,K2=V2...] (default all)"],
+      ["--bucket N", "only bucket N (default all)"],
+      ["--full", "rewrite everything (default: only what needs it)"],
+      ["--commit-user U", "commit user (default paimon-rt-compact)"],
+    ],
+  },
+  {
     name: "serve",
     args: "<warehouse> [options]",
     summary: [
