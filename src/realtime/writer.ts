@@ -172,7 +172,9 @@ export class RealtimeTableWrite extends TableWrite {
       if (fields.length !== expected.length || expected.some((f, i) => fields[i].name !== f.name)) {
         throw new PaimonError("INVALID_ARGUMENT", `real-time write batch for ${table.identifier} must be laid out [${expected.map((f) => f.name).join(", ")}], got [${fields.map((f) => f.name).join(", ")}]`);
       }
-      canonical = expected.every((_, i) => i === at || arrow.util.compareTypes(fields[i].type, this.inputArrowFields[i].type));
+      // Nested columns always take the table's own types: their children carry the field ids
+      // files are written and read by, which a caller-built type need not have.
+      canonical = expected.every((_, i) => i === at || (fields[i].type.children?.length ?? 0) === 0 && arrow.util.compareTypes(fields[i].type, this.inputArrowFields[i].type));
       this.schemaChecks.set(batch.schema, canonical);
     }
     const children = batch.data.children;

@@ -62,7 +62,31 @@ describe("nested projection", () => {
     await w.write(batch([0, 1, 2, 3], true), { bucket: 0 });
     const plan = await t.newScan({ realtime: ctx }).plan();
     expect(rowsOf(await t.newRead({ realtime: ctx, projection }).toArrow(plan.splits))).toEqual(expected([0, 1, 2, 3]));
-    await w.prepareCommitWithProgress(1).then((p) => t.newCommit({ commitUser: "u" }).commitWithProgress(p, 1));
+    await w.refreshCommittedSnapshot(await w.prepareCommitWithProgress(1).then((p) => t.newCommit({ commitUser: "u" }).commitWithProgress(p, 1)));
+    // committed: the nested fields were written with the table's field ids (read by id)
+    expect(rowsOf(await t.newRead({ projection }).toArrow((await t.newScan().plan()).splits))).toEqual(expected([0, 1, 2, 3]));
+    expect(rowsOf(await t.newRead({ realtime: ctx, projection }).toArrow((await t.newScan({ realtime: ctx }).plan()).splits))).toEqual(expected([0, 1, 2, 3]));
+    await w.close();
+  });
+
+  it.each([
+    ["PK MOR", {}],
+    ["PK DV", { "deletion-vectors.enabled": true }],
+  ] as const)("works on real-time %s union reads (disk merged with memory, without the key projected too)", async (_name, options) => {
+    const t = await table({ bucket: 1, "realtime.enabled": true, ...options }, ["id"]);
+    const ctx = await RealtimeContext.create();
+    const w = await t.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(batch([0, 1, 2, 3], true), { bucket: 0 });
+    const s = await w.prepareCommitWithProgress(1).then((p) => t.newCommit({ commitUser: "u" }).commitWithProgress(p, 1));
+    await w.refreshCommittedSnapshot(s);
+    // offsets 4..: delete id 2 (committed), insert 4 and 5, then delete 5 (memory only)
+    const next = batch([2, 4, 5, 5], true);
+    const offsets = arrow.makeData({ type: new arrow.Int64(), length: 4, data: BigInt64Array.from([4n, 5n, 6n, 7n]) });
+    await w.write(new arrow.RecordBatch({ _REALTIME_OFFSET: offsets, id: next.getChild("id")!.data[0], addr: next.getChild("addr")!.data[0] }), { bucket: 0, rowKinds: [3, 0, 0, 3] });
+    const union = async (projected: string[]) => (await t.newRead({ realtime: ctx, projection: projected }).toArrow((await t.newScan({ realtime: ctx }).plan()).splits)).toArray().map((r) => r.toJSON());
+    expect((await union(projection)).sort((a, b) => Number(a.id) - Number(b.id))).toEqual(expected([0, 1, 3, 4]));
+    expect((await union(["addr.geo.lat"])).map((r) => r["addr.geo.lat"])).toEqual(expected([0, 1, 3, 4]).map((r) => r["addr.geo.lat"]));
+    await w.prepareCommitWithProgress(2).then((p) => t.newCommit({ commitUser: "u" }).commitWithProgress(p, 2));
     await w.close();
   });
 
