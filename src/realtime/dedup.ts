@@ -98,6 +98,17 @@ export class DedupEntryState {
     return this.index ? this.index.freezeDeleted() : null;
   }
 
+  /**
+   * Runs `step` (a store freeze or view acquisition) with no write in between, and freezes the
+   * pending deletions at the same point: the data and the deletions that apply to it.
+   */
+  withFrozenDeletions<T>(step: () => T | Promise<T>): Promise<{ value: T; deleted: FrozenDeletedOffsets | null }> {
+    return this.lock.run(async () => {
+      const value = await step();
+      return { value, deleted: this.freezeDeleted() };
+    });
+  }
+
   /** Remembers what a successful prepare of offsets below `end` froze. */
   prepareDone(end: bigint, deleted: FrozenDeletedOffsets): void {
     this.prepared.push({ end, deleted });

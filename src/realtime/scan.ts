@@ -88,16 +88,8 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
     for (const entry of ctx.allEntries()) {
       if (!relevant(entry)) continue;
       // DEDUPLICATE: the deletions pinned with the view are those of exactly the rows it sees.
-      const dedup = entry.dedup;
-      let deleted: FrozenDeletedOffsets | null = null;
-      const view = dedup
-        ? await dedup.lock.run(async () => {
-            const v = await entry.store.acquireReadView();
-            deleted = dedup.freezeDeleted();
-            return v;
-          })
-        : await entry.store.acquireReadView();
-      const pending = deleted !== null && !(deleted as FrozenDeletedOffsets).offsets.isEmpty;
+      const { value: view, deleted } = entry.dedup ? await entry.dedup.withFrozenDeletions(() => entry.store.acquireReadView()) : { value: await entry.store.acquireReadView(), deleted: null };
+      const pending = deleted !== null && !deleted.offsets.isEmpty;
       if (view.offsetRange === null && !pending) await view.release();
       else views.push({ entry, view, deleted: pending ? deleted : null });
     }

@@ -316,15 +316,7 @@ export class RealtimeTableWrite extends TableWrite {
       for (const entry of this.touched) {
         try {
           // DEDUPLICATE: the data and the deletions it is written against are frozen together.
-          const dedup = entry.dedup;
-          let deleted: FrozenDeletedOffsets | null = null;
-          const handle = dedup
-            ? await dedup.lock.run(async () => {
-                const h = await entry.store.freeze();
-                deleted = dedup.freezeDeleted();
-                return h;
-              })
-            : await entry.store.freeze();
+          const { value: handle, deleted } = entry.dedup ? await entry.dedup.withFrozenDeletions(() => entry.store.freeze()) : { value: await entry.store.freeze(), deleted: null };
           if (handle) entry.unprepared.push(handle);
           if (entry.unprepared.length === 0) continue;
           const store = entry.store;
@@ -343,7 +335,7 @@ export class RealtimeTableWrite extends TableWrite {
             entry.partitionValues,
           );
           const progress: RealtimeCommitProgress = { commitMessage: message, partition: { ...entry.partition }, bucket: entry.bucket, offsetRange: { begin, end } };
-          if (deleted !== null) progress.deletedOffsets = (deleted as FrozenDeletedOffsets).offsets;
+          if (deleted !== null) progress.deletedOffsets = deleted.offsets;
           out.push(progress);
           done.push([entry, end, deleted]);
         } catch (e) {

@@ -11,7 +11,7 @@ import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, compactFully, readRows, rtBatch, tempDir } from "./helpers.js";
-import { DEDUP_OPTIONS, dedupBatch } from "./dedup-helpers.js";
+import { dedupBatch, dedupTableSpec } from "./dedup-helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -92,15 +92,7 @@ describe("real-time commit retried after a concurrent compaction took its snapsh
 
   it("append deduplicate: the retried attempt resolves the deletions into the compacted file", async () => {
     const { hooked, plain, arm } = await racingWarehouse();
-    const table = await hooked.createTable("db.dd", {
-      fields: [
-        { name: "id", type: "BIGINT NOT NULL" },
-        { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
-        { name: "v", type: "STRING" },
-        { name: "dt", type: "STRING" },
-      ],
-      options: { ...DEDUP_OPTIONS, bucket: "1" },
-    });
+    const table = await hooked.createTable("db.dd", dedupTableSpec({ bucket: "1" }));
     const ctx = await RealtimeContext.create();
     const w = await table.newWrite({ commitUser: "rt", realtime: ctx });
     const commit = table.newCommit({ commitUser: "rt" });

@@ -17,20 +17,25 @@ export const DEDUP_OPTIONS: Record<string, string> = {
   "file-index.bitmap.columns": "_REALTIME_OFFSET",
 };
 
-let counter = 0;
-export async function makeDedupTable(options: Record<string, string> = {}, opts: { partitioned?: boolean; warehouse?: string; name?: string } = {}): Promise<Table> {
-  const catalog = await Catalog.open(opts.warehouse ?? freshWarehouse(() => tempDir("paimon-rt-dedup-"), "rt"));
-  await catalog.createDatabase("db", { ignoreIfExists: true });
-  return catalog.createTable(`db.${opts.name ?? `d${counter++}`}`, {
+/** The schema of the tests' deduplicate tables: [id, _REALTIME_OFFSET, v, dt]. */
+export function dedupTableSpec(options: Record<string, string> = {}, partitioned = false) {
+  return {
     fields: [
       { name: "id", type: "BIGINT NOT NULL" },
       { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
       { name: "v", type: "STRING" },
       { name: "dt", type: "STRING" },
     ],
-    partitionKeys: opts.partitioned ? ["dt"] : [],
+    partitionKeys: partitioned ? ["dt"] : [],
     options: { ...DEDUP_OPTIONS, ...options },
-  });
+  };
+}
+
+let counter = 0;
+export async function makeDedupTable(options: Record<string, string> = {}, opts: { partitioned?: boolean; warehouse?: string; name?: string } = {}): Promise<Table> {
+  const catalog = await Catalog.open(opts.warehouse ?? freshWarehouse(() => tempDir("paimon-rt-dedup-"), "rt"));
+  await catalog.createDatabase("db", { ignoreIfExists: true });
+  return catalog.createTable(`db.${opts.name ?? `d${counter++}`}`, dedupTableSpec(options, opts.partitioned));
 }
 
 /** A batch [id, _REALTIME_OFFSET, v, dt]; v = `v<offset>` unless given. */

@@ -6,11 +6,11 @@
 // the committed table read without it.
 import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
-import { RealtimeContext, type RealtimeCommitProgress, type TableWrite } from "../../src/index.js";
+import type { RealtimeContext } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
-import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, compactFully, readRows, tempDir } from "./helpers.js";
 import { dedupBatch, makeDedupTable } from "./dedup-helpers.js";
+import { isRetract, ModelDriver, modelOps, type ModelEvent, type ModelLayout, type ModelOp } from "./model-driver.js";
 
 afterAll(cleanupDirs);
 
@@ -20,45 +20,24 @@ const TARGETS: Array<[string, number]> = [
   ["d1", 1],
   ["d2", 0],
 ];
-
-interface Event {
-  offset: number;
-  key: number;
-  kind: number;
-}
-
-type Op =
-  | { kind: "write"; target: number; rows: Array<{ key: number; kind: number }>; gap: number }
-  | { kind: "seal" }
-  | { kind: "prepare" }
-  | { kind: "commit"; dropLast: boolean }
-  | { kind: "refresh" }
-  | { kind: "compact" }
-  | { kind: "restart" };
-
-const rowArb = fc.record({ key: fc.integer({ min: 0, max: 7 }), kind: fc.constantFrom(RowKind.INSERT, RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE, RowKind.UPDATE_BEFORE) });
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant("write" as const), target: fc.integer({ min: 0, max: TARGETS.length - 1 }), rows: fc.array(rowArb, { minLength: 1, maxLength: 8 }), gap: fc.integer({ min: 0, max: 2 }) }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "seal" as const }) },
-  { weight: 2, arbitrary: fc.constant({ kind: "prepare" as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("commit" as const), dropLast: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "refresh" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "compact" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "restart" as const }) },
-);
-
-const isDelete = (kind: number) => kind === RowKind.DELETE || kind === RowKind.UPDATE_BEFORE;
 /** Keys of a bucket: ids bucket * 100 + key, so that each id lives in one bucket. */
 const idOf = (target: number, key: number) => TARGETS[target][1] * 100 + key;
 
+const LAYOUT: ModelLayout = {
+  targets: TARGETS.length,
+  batchOf: (t, events) => dedupBatch(events.map((e) => [idOf(t, e.key), e.offset]), { dt: TARGETS[t][0] }),
+  targetOf: (t) => ({ partition: { dt: TARGETS[t][0] }, bucket: TARGETS[t][1] }),
+  targetOfProgress: (p) => TARGETS.findIndex(([dt, b]) => dt === p.partition.dt && b === p.bucket),
+};
+
 /** "dt:id" → offset of the key's live row, over the events below each target's end. */
-function modelView(log: Event[][], ends: number[]): Map<string, number> {
+function modelView(log: ModelEvent[][], ends: number[]): Map<string, number> {
   const out = new Map<string, number>();
   TARGETS.forEach(([dt], t) => {
     for (const e of log[t]) {
       if (e.offset >= ends[t]) break;
       const k = `${dt}:${idOf(t, e.key)}`;
-      if (isDelete(e.kind)) out.delete(k);
+      if (isRetract(e.kind)) out.delete(k);
       else out.set(k, e.offset);
     }
   });
@@ -79,89 +58,27 @@ async function tableView(table: Table, ctx?: RealtimeContext): Promise<Map<strin
 
 const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
 
-const batchOf = (target: number, events: Event[]) => dedupBatch(events.map((e) => [idOf(target, e.key), e.offset]), { dt: TARGETS[target][0] });
-const targetOf = (t: number) => ({ partition: { dt: TARGETS[t][0] }, bucket: TARGETS[t][1] });
-
-async function runSequence(table: Table, ops: Op[], tmp: string): Promise<void> {
-  const log: Event[][] = TARGETS.map(() => []);
-  const committedEnd = TARGETS.map(() => 0);
-  const next = TARGETS.map(() => 0);
-  let ctx = await RealtimeContext.create();
-  let w: TableWrite = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
-  let outstanding: RealtimeCommitProgress[][] = [];
-  let identifier = 0;
-  let lastSnapshot: number | null = null;
+async function runSequence(table: Table, ops: ModelOp[], tmp: string): Promise<void> {
+  const d = new ModelDriver(table, LAYOUT, tmp);
+  await d.start();
   for (const op of ops) {
-    switch (op.kind) {
-      case "write": {
-        const events: Event[] = op.rows.map((r, i) => {
-          const offset = next[op.target];
-          next[op.target] += 1 + (i === 0 ? op.gap : 0);
-          return { offset, key: r.key, kind: r.kind };
-        });
-        await w.write(batchOf(op.target, events), { ...targetOf(op.target), rowKinds: events.map((e) => e.kind) });
-        log[op.target].push(...events);
-        break;
-      }
-      case "seal":
-        await w.seal();
-        break;
-      case "prepare": {
-        const progress = await w.prepareCommitWithProgress(++identifier);
-        if (progress.length > 0) outstanding.push(progress);
-        break;
-      }
-      case "commit": {
-        if (outstanding.length === 0) break;
-        const take = op.dropLast && outstanding.length > 1 ? outstanding.length - 1 : outstanding.length;
-        const chosen = outstanding.slice(0, take).flat();
-        lastSnapshot = await table.newCommit({ commitUser: "u" }).commitWithProgress(chosen, ++identifier);
-        outstanding = outstanding.slice(take);
-        for (const p of chosen) {
-          const t = TARGETS.findIndex(([dt, b]) => dt === p.partition.dt && b === p.bucket);
-          committedEnd[t] = Math.max(committedEnd[t], Number(p.offsetRange.end));
-        }
-        break;
-      }
-      case "refresh":
-        if (lastSnapshot !== null) await w.refreshCommittedSnapshot(lastSnapshot);
-        break;
-      case "compact":
-        // an ordinary writer compacts (applying and dropping DVs) while prepares may be outstanding
-        if ((await table.latestSnapshot()) !== null) await compactFully(table);
-        break;
-      case "restart": {
-        // crash: a new context rebuilds the key indexes from committed files; the input is replayed from the committed offsets
-        await ctx.close();
-        ctx = await RealtimeContext.create();
-        w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
-        outstanding = [];
-        for (let t = 0; t < TARGETS.length; t++) {
-          const replay = log[t].filter((e) => e.offset >= committedEnd[t]);
-          if (replay.length > 0) await w.write(batchOf(t, replay), { ...targetOf(t), rowKinds: replay.map((e) => e.kind) });
-        }
-        lastSnapshot = (await table.latestSnapshot())?.id ?? null;
-        break;
-      }
-    }
-    expect(sorted(await tableView(table, ctx))).toEqual(sorted(modelView(log, next)));
-    expect(sorted(await tableView(table))).toEqual(sorted(modelView(log, committedEnd)));
+    // an ordinary writer compacts (applying and dropping DVs), also while prepares are outstanding
+    if (!(await d.step(op)) && (await table.latestSnapshot()) !== null) await compactFully(table);
+    expect(sorted(await tableView(table, d.ctx))).toEqual(sorted(modelView(d.log, d.next)));
+    expect(sorted(await tableView(table))).toEqual(sorted(modelView(d.log, d.committedEnd)));
   }
-  const progress = [...outstanding.flat(), ...(await w.prepareCommitWithProgress(++identifier))];
-  if (progress.length > 0) lastSnapshot = await table.newCommit({ commitUser: "u" }).commitWithProgress(progress, ++identifier);
-  if (lastSnapshot !== null) await w.refreshCommittedSnapshot(lastSnapshot);
-  await w.close();
-  expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
-  expect(sorted(await tableView(table))).toEqual(sorted(modelView(log, next)));
-  if (lastSnapshot !== null) await compactFully(table);
-  expect(sorted(await tableView(table))).toEqual(sorted(modelView(log, next)));
-  await ctx.close();
+  await d.finish();
+  expect(d.ctx.getMetrics().realtimeTotalRowCount).toBe(0);
+  expect(sorted(await tableView(table))).toEqual(sorted(modelView(d.log, d.next)));
+  if (d.lastSnapshot !== null) await compactFully(table);
+  expect(sorted(await tableView(table))).toEqual(sorted(modelView(d.log, d.next)));
+  await d.ctx.close();
 }
 
 it("append deduplicate: matches a last-row-per-key model after every step over many random sequences, with and without spill", async () => {
   let run = 0;
   await fc.assert(
-    fc.asyncProperty(fc.array(opArb, { minLength: 3, maxLength: 20 }), fc.boolean(), async (ops, spill) => {
+    fc.asyncProperty(modelOps(TARGETS.length), fc.boolean(), async (ops, spill) => {
       const options: Record<string, string> = spill ? { "realtime.spill-enabled": "true", "read.batch-size": "3" } : {};
       const table = await makeDedupTable(options, { warehouse: `memory://rt-dedup-model-${run++}`, partitioned: true });
       await runSequence(table, ops, tempDir());

@@ -10,7 +10,7 @@ import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, expectCode, readRows, rtBatch, tempDir } from "./helpers.js";
-import { DEDUP_OPTIONS, dedupBatch } from "./dedup-helpers.js";
+import { dedupBatch, dedupTableSpec } from "./dedup-helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -62,15 +62,7 @@ describe("real-time append deduplicate after schema changes", () => {
   it("keys in files of the old schema are found by field id: after adding a column and renaming the key, replay still supersedes them", async () => {
     const catalog = await Catalog.open(tempDir());
     await catalog.createDatabase("db");
-    let table: Table = await catalog.createTable("db.d", {
-      fields: [
-        { name: "id", type: "BIGINT NOT NULL" },
-        { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
-        { name: "v", type: "STRING" },
-        { name: "dt", type: "STRING" },
-      ],
-      options: { ...DEDUP_OPTIONS, bucket: "1" },
-    });
+    let table: Table = await catalog.createTable("db.d", dedupTableSpec({ bucket: "1" }));
     const ctx = await RealtimeContext.create();
     const w = await table.newWrite({ commitUser: "u", realtime: ctx });
     await w.write(dedupBatch([[1, 0], [2, 1], [3, 2]]), { bucket: 0 });
@@ -87,7 +79,7 @@ describe("real-time append deduplicate after schema changes", () => {
     const b = dedupBatch([[2, 3], [3, 4]]);
     const batch = new arrow.RecordBatch({ key: b.data.children[0], _REALTIME_OFFSET: b.data.children[1], v: b.data.children[2], dt: b.data.children[3], extra: int32([20, null]) });
     await w2.write(batch, { bucket: 0, rowKinds: [RowKind.INSERT, RowKind.DELETE] });
-    const view = async (c?: RealtimeContext) => (await readRows(table, { ctx: c })).map((r) => [Number(r.key), Number(r._REALTIME_OFFSET), r.extra]).sort((x, y) => x[0] - y[0]);
+    const view = async (c?: RealtimeContext) => (await readRows(table, { ctx: c })).map((r) => [Number(r.key), Number(r._REALTIME_OFFSET), r.extra]).sort((x, y) => Number(x[0]) - Number(y[0]));
     expect(await view(ctx2)).toEqual([[1, 0, null], [2, 3, 20]]);
     await w2.refreshCommittedSnapshot(await table.newCommit({ commitUser: "u" }).commitWithProgress(await w2.prepareCommitWithProgress(2), 2));
     expect(await view()).toEqual([[1, 0, null], [2, 3, 20]]);

@@ -13,20 +13,12 @@ import { schemaToJson } from "../../src/spec/schema.js";
 import { Table } from "../../src/table/table.js";
 import { checkDeduplicateTable } from "../../src/table/dedup-table.js";
 import { failure } from "./helpers.js";
+import { DEDUP_OPTIONS } from "../realtime/dedup-helpers.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const OPTIONS: Record<string, string> = {
-  bucket: "2",
-  "bucket-key": "id",
-  "realtime.enabled": "true",
-  "realtime.deduplicate-key-fields": "id",
-  "deletion-vectors.enabled": "true",
-  "deletion-vectors.bitmap64": "false",
-  "file-index.read.enabled": "true",
-  "file-index.bitmap.columns": "_REALTIME_OFFSET",
-};
+const OPTIONS = DEDUP_OPTIONS;
 const FIELDS = [
   { name: "id", type: "BIGINT NOT NULL" },
   { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
