@@ -22,6 +22,20 @@ export function sortPermutation(keys: readonly KeyColumn[], sequence: BigInt64Ar
   return frame.u32(outAt, rows).slice();
 }
 
+let ascending = new BigInt64Array(0);
+
+/**
+ * `sortPermutation` of rows whose sequence numbers ascend in row order (a writer numbering a
+ * batch): row order stands in for them, so no sequence column needs building or passing.
+ */
+export function sortPermutationInRowOrder(keys: readonly KeyColumn[], rows: number): Uint32Array {
+  if (ascending.length < rows) {
+    ascending = new BigInt64Array(Math.max(rows, ascending.length * 2, 4096));
+    for (let i = 0; i < ascending.length; i++) ascending[i] = BigInt(i);
+  }
+  return sortPermutation(keys, ascending.subarray(0, rows));
+}
+
 /** Checks that a permutation covers `0..rows` once (for callers accepting external permutations). */
 export function isPermutation(perm: Uint32Array, rows: number): boolean {
   requireArgument(perm.length === rows, `permutation has ${perm.length} entries for ${rows} rows`);

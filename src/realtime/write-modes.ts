@@ -5,11 +5,10 @@
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeData } from "../arrow/take.js";
-import { gatherInt64 } from "../arrow/gather.js";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
-import { sortPermutation } from "../kernel/sort.js";
+import { sortPermutationInRowOrder } from "../kernel/sort.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
 import { keyFieldsOf, primaryKeyConfig, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
@@ -22,6 +21,9 @@ import { RowKind } from "../write/table-write.js";
 import type { StoreEntry } from "./context.js";
 import type { RealtimeStoreMode } from "./options.js";
 import { REALTIME_OFFSET_FIELD } from "./types.js";
+
+const INT64 = new arrow.Int64();
+const INT8 = new arrow.Int8();
 
 /** Field id of the hidden offset column (Paimon special field `INT32_MAX - 10002`). */
 export const REALTIME_OFFSET_FIELD_ID = 2147483647 - 10002;
@@ -153,23 +155,21 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];
       const n = batch.numRows;
-      const sequence = sequenceRange(next, n);
-      next += BigInt(n);
+      // Rows are numbered in input order, so sorting by (key, row) is sorting by (key, sequence).
       const keys = this.keyColumnIndexes.map((c) => keyColumnFromArrow(batch.data.children[c]));
-      const perm = sortPermutation(keys, sequence);
-      const zeros = new Uint32Array(n);
-      const sortedSequence = gatherInt64([sequence], zeros, perm);
-      let sortedKinds: Int8Array;
+      const perm = sortPermutationInRowOrder(keys, n);
+      const sortedSequence = sequenceRange(next, n, perm);
+      next += BigInt(n);
+      const sortedKinds = new Int8Array(n); // all INSERT (0) without kinds
       if (kinds) {
         const from = kindOffsets[b];
-        sortedKinds = new Int8Array(n);
         for (let i = 0; i < n; i++) sortedKinds[i] = kinds[from + perm[i]];
-      } else sortedKinds = new Int8Array(n); // all INSERT (0)
+      }
       let sorted = true; // input already in key order (common for keyed streams): no copy
       for (let i = 0; i < n && sorted; i++) sorted = perm[i] === i;
       const children = sorted ? [...batch.data.children] : batch.data.children.map((c) => takeData(c, perm));
-      children.push(arrow.makeData({ type: new arrow.Int64(), length: n, data: sortedSequence }));
-      children.push(arrow.makeData({ type: new arrow.Int8(), length: n, data: sortedKinds }));
+      children.push(new arrow.Data(INT64, 0, n, 0, [undefined, sortedSequence] as never));
+      children.push(new arrow.Data(INT8, 0, n, 0, [undefined, sortedKinds] as never));
       out.push(recordBatch(this.storeSchema, children, n));
     }
     entry.nextSequence = next;
