@@ -49,14 +49,16 @@ async function settledRss() {
 }
 
 /** One spill measurement (child process): ingest `rows` sealing every `sealEvery` batches. */
-async function child(spill, rows, sealEvery, dir) {
-  const table = await appendTable("memory://bench-rt-spill", "t", spill ? { "realtime.spill-enabled": true } : {});
+async function child(mode, rows, sealEvery, dir) {
+  const spill = mode !== "memory";
+  const spillOptions = { "realtime.spill-enabled": true, "spill-compression": mode === "spill-none" ? "none" : "zstd" };
+  const table = await appendTable("memory://bench-rt-spill", "t", spill ? spillOptions : {});
   const ctx = await RealtimeContext.create();
   const w = await table.newWrite({ commitUser: "b", realtime: ctx, tempDirectory: dir });
   const batches = Math.ceil(rows / ROWS_PER_BATCH);
   // warm up the write path (JIT) on another partition-bucket-free table: a small throwaway run
   {
-    const t = await appendTable("memory://bench-rt-spill-warm", "t", spill ? { "realtime.spill-enabled": true } : {});
+    const t = await appendTable("memory://bench-rt-spill-warm", "t", spill ? spillOptions : {});
     const c = await RealtimeContext.create();
     const ww = await t.newWrite({ commitUser: "b", realtime: c, tempDirectory: dir });
     for (let k = 0; k < 2 * sealEvery; k++) {
@@ -66,27 +68,29 @@ async function child(spill, rows, sealEvery, dir) {
     await c.close();
   }
   const rssBefore = await settledRss();
-  let ingestMs = 0;
-  let arrowBytes = 0;
+  let writeMs = 0;
+  let sealMs = 0;
   for (let k = 0; k < batches; k++) {
     const b = makeBatch(k * ROWS_PER_BATCH, ROWS_PER_BATCH);
     const t0 = performance.now();
     await w.write(b, { bucket: 0 });
+    const t1 = performance.now();
+    writeMs += t1 - t0;
     if ((k + 1) % sealEvery === 0 || k === batches - 1) {
-      if (spill) arrowBytes = ctx.getMetrics().realtimeTotalMemoryBytes; // what the seal moves out
       await w.seal();
+      sealMs += performance.now() - t1;
     }
-    ingestMs += performance.now() - t0;
   }
   const rssAfter = await settledRss();
   const gauge = ctx.getMetrics().realtimeTotalMemoryBytes;
-  process.stdout.write(JSON.stringify({ ingestMs, rows: batches * ROWS_PER_BATCH, rssBefore, rssAfter, gauge, lastSegmentBytes: arrowBytes }) + "\n");
+  process.stdout.write(JSON.stringify({ ingestMs: writeMs + sealMs, writeMs, sealMs, rows: batches * ROWS_PER_BATCH, rssBefore, rssAfter, gauge }) + "\n");
   await w.prepareCommitWithProgress(1);
   await ctx.close();
 }
 
-function runChild(spill, rows, sealEvery, dir) {
-  const out = execFileSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--child", spill ? "spill" : "memory", String(rows), String(sealEvery), dir], { encoding: "utf8" });
+/** `mode`: memory (no spill), spill (zstd, the default), spill-none (spill-compression=none). */
+function runChild(mode, rows, sealEvery, dir) {
+  const out = execFileSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--child", mode, String(rows), String(sealEvery), dir], { encoding: "utf8" });
   return JSON.parse(out.trim().split("\n").pop());
 }
 
@@ -118,11 +122,15 @@ export async function runRealtimeSpillBenchmarks(report, { quick = false } = {})
   const sealEvery = 64; // ~262k rows per sealed segment
   const dir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-spill-"));
   try {
-    const memory = runChild(false, rows, sealEvery, dir);
-    const spilled = runChild(true, rows, sealEvery, dir);
+    const memory = runChild("memory", rows, sealEvery, dir);
+    const spilled = runChild("spill", rows, sealEvery, dir);
+    const uncompressed = runChild("spill-none", rows, sealEvery, dir);
     report.add({ suite: "realtime", case: "ingest + seal, spill vs memory", rows: spilled.rows, candidate: "spill", candidateMs: spilled.ingestMs, baseline: "memory", baselineMs: memory.ingestMs });
+    report.add({ suite: "realtime", case: "ingest + seal, spill (none) vs memory", rows: uncompressed.rows, candidate: "spill none", candidateMs: uncompressed.ingestMs, baseline: "memory", baselineMs: memory.ingestMs });
+    report.add({ suite: "realtime", case: "writes alone, spill vs memory", rows: spilled.rows, candidate: "spill", candidateMs: spilled.writeMs, baseline: "memory", baselineMs: memory.writeMs });
     const mb = (x) => (x / 1048576).toFixed(0);
     const spilledBytes = memory.gauge - spilled.gauge;
+    console.log(`realtime  seals with spill move ${mb(spilledBytes)} MB of Arrow data at ${(spilledBytes / 1048576 / (spilled.sealMs / 1000)).toFixed(0)} MB/s`);
     const freed = memory.rssAfter - spilled.rssAfter;
     console.log(
       `realtime  RSS after GC (${spilled.rows} rows): memory ${mb(memory.rssAfter)} MB (store ${mb(memory.gauge)} MB), spill ${mb(spilled.rssAfter)} MB (store ${mb(spilled.gauge)} MB); ` +
@@ -136,7 +144,7 @@ export async function runRealtimeSpillBenchmarks(report, { quick = false } = {})
 
 if (process.argv[2] === "--child") {
   const [, , , mode, rows, sealEvery, dir] = process.argv;
-  await child(mode === "spill", Number(rows), Number(sealEvery), dir);
+  await child(mode, Number(rows), Number(sealEvery), dir);
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const { Report } = await import("./harness.mjs");
   const report = new Report("realtime-spill");
