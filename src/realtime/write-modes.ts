@@ -167,7 +167,7 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
       }
       let sorted = true; // input already in key order (common for keyed streams): no copy
       for (let i = 0; i < n && sorted; i++) sorted = perm[i] === i;
-      const children = sorted ? [...batch.data.children] : batch.data.children.map((c) => takeData(c, perm));
+      const children = sorted ? [...batch.data.children] : batch.data.children.map((c, i) => (i === 0 ? permutedOffsets(c, perm) : takeData(c, perm)));
       children.push(new arrow.Data(INT64, 0, n, 0, [undefined, sortedSequence] as never));
       children.push(new arrow.Data(INT8, 0, n, 0, [undefined, sortedKinds] as never));
       out.push(recordBatch(this.storeSchema, children, n));
@@ -202,6 +202,17 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
       writer.close();
     }
   }
+}
+
+/**
+ * The (validated: non-null, strictly increasing) offset column permuted by `perm`. Offsets of a
+ * batch are usually consecutive, and then offset[perm[i]] is first + perm[i]: computed, not gathered.
+ */
+function permutedOffsets(column: arrow.Data, perm: Uint32Array): arrow.Data {
+  const n = column.length;
+  const values = column.values as unknown as BigInt64Array;
+  if (values[n - 1] - values[0] !== BigInt(n - 1)) return takeData(column, perm);
+  return new arrow.Data(INT64, 0, n, 0, [undefined, sequenceRange(values[0], n, perm)] as never);
 }
 
 /** The write mode of a validated real-time table. */
