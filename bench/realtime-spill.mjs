@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { timeMedianAsync } from "./harness.mjs";
-import { makeBatch } from "./realtime.mjs";
-import { Catalog, RealtimeContext } from "../dist/index.js";
+import { makeBatch, newTable } from "./realtime.mjs";
+import { RealtimeContext } from "../dist/index.js";
 
 const ROWS_PER_BATCH = 4096;
 
@@ -23,20 +23,6 @@ function copyBatch(batch) {
     d.children.forEach(copy);
   };
   batch.data.children.forEach(copy);
-}
-
-async function appendTable(warehouse, name, options = {}) {
-  const catalog = await Catalog.open(warehouse);
-  await catalog.createDatabase("b", { ignoreIfExists: true });
-  return catalog.createTable(`b.${name}`, {
-    fields: [
-      { name: "id", type: "BIGINT NOT NULL" },
-      { name: "a", type: "DOUBLE" },
-      { name: "b", type: "INT" },
-      { name: "s", type: "STRING" },
-    ],
-    options: { bucket: 1, "bucket-key": "id", "realtime.enabled": true, ...options },
-  });
 }
 
 async function settledRss() {
@@ -52,13 +38,13 @@ async function settledRss() {
 async function child(mode, rows, sealEvery, dir) {
   const spill = mode !== "memory";
   const spillOptions = { "realtime.spill-enabled": true, "spill-compression": mode === "spill-none" ? "none" : "zstd" };
-  const table = await appendTable("memory://bench-rt-spill", "t", spill ? spillOptions : {});
+  const table = await newTable("memory://bench-rt-spill", spill ? spillOptions : {});
   const ctx = await RealtimeContext.create();
   const w = await table.newWrite({ commitUser: "b", realtime: ctx, tempDirectory: dir });
   const batches = Math.ceil(rows / ROWS_PER_BATCH);
   // warm up the write path (JIT) on another partition-bucket-free table: a small throwaway run
   {
-    const t = await appendTable("memory://bench-rt-spill-warm", "t", spill ? spillOptions : {});
+    const t = await newTable("memory://bench-rt-spill-warm", spill ? spillOptions : {});
     const c = await RealtimeContext.create();
     const ww = await t.newWrite({ commitUser: "b", realtime: c, tempDirectory: dir });
     for (let k = 0; k < 2 * sealEvery; k++) {
@@ -98,7 +84,7 @@ export async function runRealtimeSpillBenchmarks(report, { quick = false } = {})
   // 1. append ingest vs a plain copy of the same batches
   const nBatches = quick ? 250 : 1000;
   const batches = Array.from({ length: nBatches }, (_, i) => makeBatch(i * ROWS_PER_BATCH, ROWS_PER_BATCH));
-  const table = await appendTable("memory://bench-rt-floor", "t");
+  const table = await newTable("memory://bench-rt-floor");
   const iterations = quick ? 5 : 9;
   const ingestMs = await timeMedianAsync(
     async () => {
