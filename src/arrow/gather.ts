@@ -155,32 +155,53 @@ function takeBytes(src: Uint8Array, rows: Uint32Array, dst: Uint8Array, w: numbe
   }
 }
 
-/** Offsets and bytes of rows `rows` of a string/binary column (its own function: monomorphic loops). */
-function takeVariable(offsets: Int32Array, bytes: Uint8Array, rows: Uint32Array): [Int32Array, Uint8Array] {
+/**
+ * Copies the values of rows `rows` into `out` (capacity `out.length`) and their end offsets into
+ * `outOffsets[1..]`; returns the bytes written, or -1 when they would not fit.
+ */
+function copyValues(offsets: Int32Array, bytes: Uint8Array, rows: Uint32Array, out: Uint8Array, outOffsets: Int32Array): number {
+  // Short values (the common case) are copied four bytes at a time through DataViews.
+  const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dst = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const capacity = out.length;
+  let to = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    let k = offsets[r];
+    const end = offsets[r + 1];
+    if (to + (end - k) > capacity) return -1;
+    if (end - k > 32) {
+      out.set(bytes.subarray(k, end), to);
+      to += end - k;
+    } else {
+      for (; k + 4 <= end; k += 4, to += 4) dst.setInt32(to, src.getInt32(k, true), true);
+      while (k < end) out[to++] = bytes[k++];
+    }
+    outOffsets[i + 1] = to;
+  }
+  return to;
+}
+
+/** Offsets and bytes of rows `rows` of a string/binary column of `sourceRows` rows (its own function: monomorphic loops). */
+function takeVariable(offsets: Int32Array, bytes: Uint8Array, rows: Uint32Array, sourceRows: number): [Int32Array, Uint8Array] {
   const n = rows.length;
   const outOffsets = new Int32Array(n + 1);
+  if (n === sourceRows) {
+    // Usually a permutation (sorting a batch): the source's byte count fits exactly, so one pass
+    // copies values and offsets together. Repeated long rows may not fit: then two passes.
+    const capacity = offsets[n] - offsets[0];
+    const out = new Uint8Array(capacity);
+    const written = copyValues(offsets, bytes, rows, out, outOffsets);
+    if (written === capacity) return [outOffsets, out];
+    if (written >= 0) return [outOffsets, out.slice(0, written)];
+  }
   let total = 0;
   for (let i = 0; i < n; i++) {
     const r = rows[i];
     total += offsets[r + 1] - offsets[r];
-    outOffsets[i + 1] = total;
   }
   const out = new Uint8Array(total);
-  // Short values (the common case) are copied four bytes at a time through DataViews.
-  const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const dst = new DataView(out.buffer);
-  for (let i = 0, to = 0; i < n; i++) {
-    const r = rows[i];
-    let k = offsets[r];
-    const end = offsets[r + 1];
-    if (end - k > 32) {
-      out.set(bytes.subarray(k, end), to);
-      to += end - k;
-      continue;
-    }
-    for (; k + 4 <= end; k += 4, to += 4) dst.setInt32(to, src.getInt32(k, true), true);
-    while (k < end) out[to++] = bytes[k++];
-  }
+  copyValues(offsets, bytes, rows, out, outOffsets);
   return [outOffsets, out];
 }
 
@@ -214,7 +235,7 @@ function takeFlat(data: arrow.Data, rows: Uint32Array): arrow.Data | null {
   const T = arrow.Type;
   if (type.typeId === T.Utf8 || type.typeId === T.Binary) {
     const { bitmap, nulls } = takeBitmap(data, rows);
-    const [outOffsets, out] = takeVariable(data.valueOffsets as Int32Array, data.values as Uint8Array, rows);
+    const [outOffsets, out] = takeVariable(data.valueOffsets as Int32Array, data.values as Uint8Array, rows, data.length);
     return new arrow.Data(type, 0, n, nulls, [outOffsets, out, bitmap] as never);
   }
   if (type.typeId === T.Bool) {
