@@ -37,7 +37,8 @@ export function makeBatch(first, rows, idOf = (offset) => offset) {
 }
 
 let tableCounter = 0;
-async function newTable(warehouse, options = {}) {
+/** An append table (id, a, b, s) with one bucket and `realtime.enabled`, plus `options`. */
+export async function newTable(warehouse, options = {}) {
   const catalog = await Catalog.open(warehouse);
   await catalog.createDatabase("b", { ignoreIfExists: true });
   return catalog.createTable(`b.t${tableCounter++}`, {

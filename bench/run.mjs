@@ -33,6 +33,8 @@ if (wanted("realtime")) {
   const { runRealtimeBenchmarks } = await import("./realtime.mjs");
   const report = new Report("realtime");
   await runRealtimeBenchmarks(report, { quick });
+  const { runRealtimeSpillBenchmarks } = await import("./realtime-spill.mjs");
+  await runRealtimeSpillBenchmarks(report, { quick });
   report.save();
 }
 

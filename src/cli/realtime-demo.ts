@@ -4,6 +4,7 @@
 // read after the last commit returns every row exactly once. `mode: "pk"` streams upserts and
 // deletes into a primary-key table instead and checks the latest value of every key. In a terminal one status block is
 // redrawn in place; otherwise one plain line per checkpoint. Lines fit 80 columns.
+import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { Catalog } from "../catalog/catalog.js";
 import { PaimonError } from "../error.js";
@@ -150,10 +151,10 @@ async function countRows(table: Table, ctx?: RealtimeContext, withAmount = false
     for await (const b of reader) {
       rows += b.numRows;
       const idData = b.getChildAt(0)!.data[0];
-      ids.push((idData.values as BigInt64Array).subarray(idData.offset, idData.offset + b.numRows));
+      ids.push(columnValues<BigInt64Array>(idData));
       if (withAmount) {
         const a = b.getChildAt(1)!.data[0];
-        amounts.push((a.values as Float64Array).subarray(a.offset, a.offset + b.numRows));
+        amounts.push(columnValues<Float64Array>(a));
       }
     }
   } finally {

@@ -1,5 +1,6 @@
 // Reading primary-key data files: table columns mapped by field id (schema evolution), plus
 // `_SEQUENCE_NUMBER` and `_VALUE_KIND`, with the file's deletion vector applied (§8).
+import { columnValues } from "../arrow/values.js";
 import { checkDataFileFormat } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
@@ -160,8 +161,8 @@ export async function* readKvFile(
     const kindData = cols[fields.length + 1];
     if (seqData.nullCount > 0) throw new PaimonError("CORRUPT_FILE", `${path}: _SEQUENCE_NUMBER has nulls (not a primary-key data file?)`);
     // (selective reads yield slices: values start at the data's offset)
-    const sequence = (seqData.values as BigInt64Array).subarray(seqData.offset, seqData.offset + batch.numRows);
-    const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : (kindData.values as Int8Array).subarray(kindData.offset, kindData.offset + batch.numRows);
+    const sequence = columnValues<BigInt64Array>(seqData);
+    const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : columnValues<Int8Array>(kindData);
     const outSchema = new arrow.Schema(batch.schema.fields.slice(0, fields.length));
     yield { batch: recordBatch(outSchema, cols.slice(0, fields.length), batch.numRows), sequence, kinds };
   }

@@ -219,6 +219,9 @@ export class ArrowRealtimeStore implements RealtimeStore {
     }
     // Publish: new views read the file; old views keep the memory representation.
     seg.rep = { kind: "spill", file: new SpillFile(info.path, info.sizeBytes), metas: memory.map(({ first, end, rows, stats }) => ({ first, end, rows, stats })) };
+    // The segment is frozen: nothing appends to `batches` again. Dropping them lets the Arrow
+    // data go once the views still reading it are released.
+    seg.batches = [];
   }
 
   async *createCommitReader(handle: RealtimeSegmentHandle): AsyncGenerator<arrow.RecordBatch> {
@@ -230,7 +233,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
     }
     rep.file.retain();
     try {
-      for (const b of await readSpillFile(rep.file.path)) yield b;
+      for await (const { batch } of readSpillFile(rep.file.path)) yield batch;
     } finally {
       await rep.file.release();
     }
@@ -273,7 +276,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
     return this.readParts(view.parts, keep);
   }
 
-  /** Batches of view parts, loading each spill file once and only when one of its batches is kept. */
+  /** Batches of view parts; spill files are read chunk by chunk, skipping chunks without a kept batch. */
   private async *readParts(parts: readonly ViewPart[], keep: (m: BatchMeta) => boolean): AsyncGenerator<arrow.RecordBatch> {
     for (const part of parts) {
       const rep = part.rep;
@@ -281,12 +284,9 @@ export class ArrowRealtimeStore implements RealtimeStore {
         for (let i = 0; i < part.count; i++) if (keep(rep.batches[i])) yield rep.batches[i].batch;
         continue;
       }
-      let loaded: arrow.RecordBatch[] | null = null;
-      for (let i = 0; i < part.count; i++) {
-        if (!keep(rep.metas[i])) continue;
-        loaded ??= await readSpillFile(rep.file.path);
-        yield loaded[i];
-      }
+      // Batches past `count` were not in the segment when the view was taken (none: frozen).
+      const wanted = (i: number) => i < part.count && keep(rep.metas[i]);
+      for await (const { index, batch } of readSpillFile(rep.file.path, wanted)) if (wanted(index)) yield batch;
     }
   }
 

@@ -3,6 +3,7 @@
 // of a partition-bucket, after a refresh and on recovery. Rows hidden by committed deletion
 // vectors are skipped; the rest enter the key index in offset order, so if committed files ever
 // hold two live rows of a key (a foreign writer), the older one becomes a pending deletion.
+import { columnValues } from "../arrow/values.js";
 import { PaimonError } from "../error.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
@@ -49,7 +50,7 @@ export async function loadCommittedKeys(
       const n = b.numRows;
       const offsetData = b.data.children[1];
       if (offsetData.nullCount > 0) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} has null ${offsetField.name} values`);
-      const offsets = (offsetData.values as BigInt64Array).subarray(offsetData.offset, offsetData.offset + n);
+      const offsets = columnValues<BigInt64Array>(offsetData);
       const identities = keyIdentities(keyColumnFromArrow(b.data.children[0]));
       if (deleted && !deleted.isEmpty) {
         const keep = new Uint32Array(n);

@@ -4,6 +4,7 @@
 // predicateFilter is set, projected (the hidden offset column removed), in read.batch-size chunks.
 // Append deduplicate reads the same way and hides the rows whose offsets the view's pinned
 // pending deletions hold: in memory by offset, in committed files by exact row position.
+import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
@@ -192,7 +193,7 @@ function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readC
   if (n === 0) return null;
   const c = raw.data.children;
   const offsetData = c[0];
-  const offsets = (offsetData.values as unknown as BigInt64Array).subarray(offsetData.offset, offsetData.offset + n);
+  const offsets = columnValues<BigInt64Array>(offsetData);
   // Sorted by key, so offsets are in no order: window row by row (order is kept).
   let kept = 0;
   const rows = new Uint32Array(n);
@@ -200,8 +201,8 @@ function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readC
   if (kept === 0) return null;
   const seqData = c[width + 1];
   const kindData = c[width + 2];
-  let sequence = (seqData.values as BigInt64Array).subarray(seqData.offset, seqData.offset + n);
-  let kinds = (kindData.values as Int8Array).subarray(kindData.offset, kindData.offset + n);
+  let sequence = columnValues<BigInt64Array>(seqData);
+  let kinds = columnValues<Int8Array>(kindData);
   let batch = recordBatch(readSchema, readColumns.map((i) => c[i]), n);
   if (kept < n) {
     const take = rows.subarray(0, kept);

@@ -1,5 +1,6 @@
-// Spill files of the default store: a sealed segment's batches as one Arrow IPC stream,
-// compressed as a zstd frame (@bokuweb/zstd-wasm to compress, fzstd to decompress). Spill files are temporary storage, not a recovery log.
+// Spill files of the default store: a sealed segment's batches as chunks of Arrow IPC streams,
+// each compressed as a zstd frame (@bokuweb/zstd-wasm to compress, fzstd to decompress). Spill
+// files are temporary storage of this process, not a recovery log: the format is internal.
 import * as arrow from "apache-arrow";
 import { decompress as fzstdDecompress } from "fzstd";
 import { PaimonError } from "../error.js";
@@ -106,41 +107,121 @@ export interface SpillFileInfo {
   sizeBytes: number;
 }
 
-/** Writes batches to a new spill file under `dir`. On failure nothing is left behind. */
+/**
+ * Arrow bytes of the batches encoded into one chunk of a spill file. Chunks bound what spilling
+ * and reading hold at once: the zstd encoder's wasm memory (which never shrinks) grows to a few
+ * chunk sizes, not to a segment's size, and a reader decodes one chunk at a time.
+ */
+const SPILL_CHUNK_BYTES = 2 << 20;
+/** Chunk header: u32 payload length, u32 batch count, u8 codec, 3 reserved bytes (little endian). */
+const CHUNK_HEADER_BYTES = 12;
+const CODEC_NONE = 0;
+const CODEC_ZSTD = 1;
+
+/** Groups of consecutive batches of about SPILL_CHUNK_BYTES of Arrow data each. */
+function chunkBatches(batches: readonly arrow.RecordBatch[]): arrow.RecordBatch[][] {
+  const chunks: arrow.RecordBatch[][] = [];
+  let current: arrow.RecordBatch[] = [];
+  let bytes = 0;
+  for (const b of batches) {
+    current.push(b);
+    bytes += b.data.byteLength;
+    if (bytes >= SPILL_CHUNK_BYTES) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Writes batches to a new spill file under `dir`: a sequence of chunks, each an Arrow IPC stream
+ * of consecutive batches (compressed as one zstd frame with spill-compression=zstd) behind a
+ * 12-byte header. On failure nothing is left behind.
+ */
 export async function writeSpillFile(dir: string, batches: readonly arrow.RecordBatch[], compression: "zstd" | "none", level: number): Promise<SpillFileInfo> {
   if (!dir) throw new PaimonError("INVALID_ARGUMENT", "realtime.spill-enabled requires a non-empty temporary directory");
   if (batches.length === 0) throw new PaimonError("INVALID_ARGUMENT", "cannot spill an empty segment");
   const io = await ioFor(dir);
   const path = joinPath(dir, `${SPILL_PREFIX}${await ownerTag()}-${randomId()}.arrow`);
-  // The IPC stream is compressed as one zstd frame: Arrow JS's per-buffer IPC compression stores
-  // incompressible buffers unaligned, which its own reader cannot map back to 64-bit arrays.
-  const ipc = arrow.tableToIPC(new arrow.Table(batches[0].schema, batches as arrow.RecordBatch[]), "stream");
-  let bytes: Uint8Array = ipc;
+  let compress: Compress | null = null;
   if (compression === "zstd") {
-    const compress = await loadCompressor();
+    compress = await loadCompressor();
     if (!compress) throw new PaimonError("UNSUPPORTED", "zstd compression is not available in this runtime (spill-compression=zstd)");
-    bytes = compress(ipc, level);
   }
+  const schema = batches[0].schema;
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (const chunk of chunkBatches(batches)) {
+    // A whole IPC stream is compressed rather than Arrow JS's per-buffer IPC compression, which
+    // stores incompressible buffers unaligned (its own reader cannot map them back to 64-bit arrays).
+    const ipc = arrow.tableToIPC(new arrow.Table(schema, chunk), "stream");
+    const payload = compress ? compress(ipc, level) : ipc;
+    const header = new Uint8Array(CHUNK_HEADER_BYTES);
+    const view = new DataView(header.buffer);
+    view.setUint32(0, payload.length, true);
+    view.setUint32(4, chunk.length, true);
+    header[8] = compress ? CODEC_ZSTD : CODEC_NONE;
+    parts.push(header, payload);
+    size += CHUNK_HEADER_BYTES + payload.length;
+  }
+  const bytes = concatParts(parts, size);
+  parts.length = 0;
   try {
     await io.writeFile(path, bytes);
   } catch (e) {
     await io.delete(path).catch(() => false);
     throw e instanceof PaimonError ? e : new PaimonError("IO_ERROR", `writing spill file ${path} failed: ${(e as Error).message}`, { cause: e });
   }
-  return { path, sizeBytes: bytes.length };
+  return { path, sizeBytes: size };
 }
 
-/** Reads a spill file back (batches in write order). */
-export async function readSpillFile(path: string): Promise<arrow.RecordBatch[]> {
+function concatParts(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Reads a spill file back: its batches in write order with their index, one chunk in memory at
+ * a time. Chunks none of whose batches `wanted` accepts are skipped without being read.
+ */
+export async function* readSpillFile(path: string, wanted: (index: number) => boolean = () => true): AsyncGenerator<{ index: number; batch: arrow.RecordBatch }> {
   const dir = path.slice(0, path.lastIndexOf("/"));
   const io = await ioFor(dir);
-  const raw = await io.readFile(path);
-  try {
-    const isZstd = raw.length >= 4 && raw[0] === 0x28 && raw[1] === 0xb5 && raw[2] === 0x2f && raw[3] === 0xfd;
-    const bytes = isZstd ? fzstdDecompress(raw) : raw;
-    return arrow.tableFromIPC(bytes).batches;
-  } catch (e) {
-    throw new PaimonError("CORRUPT_FILE", `spill file ${path} cannot be read: ${(e as Error).message}`, { cause: e });
+  const corrupt = (why: string, cause?: unknown) => new PaimonError("CORRUPT_FILE", `spill file ${path} cannot be read: ${why}`, cause === undefined ? undefined : { cause });
+  const fileSize = await io.fileSize(path);
+  let at = 0;
+  let index = 0;
+  while (at < fileSize) {
+    if (fileSize - at < CHUNK_HEADER_BYTES) throw corrupt(`truncated chunk header at byte ${at}`);
+    const header = new DataView((await io.readRange(path, at, CHUNK_HEADER_BYTES)).buffer);
+    const length = header.getUint32(0, true);
+    const count = header.getUint32(4, true);
+    const codec = header.getUint8(8);
+    at += CHUNK_HEADER_BYTES;
+    if ((codec !== CODEC_NONE && codec !== CODEC_ZSTD) || count === 0 || length > fileSize - at) throw corrupt(`bad chunk header at byte ${at - CHUNK_HEADER_BYTES}`);
+    let needed = false;
+    for (let i = 0; i < count && !needed; i++) needed = wanted(index + i);
+    if (needed) {
+      const payload = await io.readRange(path, at, length);
+      let batches: arrow.RecordBatch[];
+      try {
+        batches = arrow.tableFromIPC(codec === CODEC_ZSTD ? fzstdDecompress(payload) : payload).batches;
+      } catch (e) {
+        throw corrupt((e as Error).message, e);
+      }
+      if (batches.length !== count) throw corrupt(`chunk at byte ${at - CHUNK_HEADER_BYTES} holds ${batches.length} batches, its header says ${count}`);
+      for (let i = 0; i < count; i++) yield { index: index + i, batch: batches[i] };
+    }
+    at += length;
+    index += count;
   }
 }
 

@@ -2,14 +2,14 @@
 // the stored layout, how validated input becomes stored batches, and how prepared segments
 // become table files. The lifecycle around them (offsets, seal, spill, prepare, refresh,
 // close) is shared in writer.ts.
+import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeData, takeRows } from "../arrow/take.js";
-import { gatherInt64 } from "../arrow/gather.js";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
-import { sortPermutation } from "../kernel/sort.js";
+import { sortPermutationInRowOrder } from "../kernel/sort.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
 import { keyFieldsOf, primaryKeyConfig, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
@@ -24,6 +24,9 @@ import { dedupFieldsOf } from "./dedup.js";
 import { keyIdentities, survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 import type { RealtimeStoreMode } from "./options.js";
 import { REALTIME_OFFSET_FIELD } from "./types.js";
+
+const INT64 = new arrow.Int64();
+const INT8 = new arrow.Int8();
 
 /** Field id of the hidden offset column (Paimon special field `INT32_MAX - 10002`). */
 export const REALTIME_OFFSET_FIELD_ID = 2147483647 - 10002;
@@ -168,23 +171,21 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];
       const n = batch.numRows;
-      const sequence = sequenceRange(next, n);
-      next += BigInt(n);
+      // Rows are numbered in input order, so sorting by (key, row) is sorting by (key, sequence).
       const keys = this.keyColumnIndexes.map((c) => keyColumnFromArrow(batch.data.children[c]));
-      const perm = sortPermutation(keys, sequence);
-      const zeros = new Uint32Array(n);
-      const sortedSequence = gatherInt64([sequence], zeros, perm);
-      let sortedKinds: Int8Array;
+      const perm = sortPermutationInRowOrder(keys, n);
+      const sortedSequence = sequenceRange(next, n, perm);
+      next += BigInt(n);
+      const sortedKinds = new Int8Array(n); // all INSERT (0) without kinds
       if (kinds) {
         const from = kindOffsets[b];
-        sortedKinds = new Int8Array(n);
         for (let i = 0; i < n; i++) sortedKinds[i] = kinds[from + perm[i]];
-      } else sortedKinds = new Int8Array(n); // all INSERT (0)
+      }
       let sorted = true; // input already in key order (common for keyed streams): no copy
       for (let i = 0; i < n && sorted; i++) sorted = perm[i] === i;
-      const children = sorted ? [...batch.data.children] : batch.data.children.map((c) => takeData(c, perm));
-      children.push(arrow.makeData({ type: new arrow.Int64(), length: n, data: sortedSequence }));
-      children.push(arrow.makeData({ type: new arrow.Int8(), length: n, data: sortedKinds }));
+      const children = sorted ? [...batch.data.children] : batch.data.children.map((c, i) => (i === 0 ? permutedOffsets(c, perm) : takeData(c, perm)));
+      children.push(new arrow.Data(INT64, 0, n, 0, [undefined, sortedSequence] as never));
+      children.push(new arrow.Data(INT8, 0, n, 0, [undefined, sortedKinds] as never));
       out.push(recordBatch(this.storeSchema, children, n));
     }
     entry.nextSequence = next;
@@ -207,8 +208,8 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
         const c = b.data.children;
         await writer.writeSequenced({
           batch: recordBatch(this.tableSchema, c.slice(1, w + 1), b.numRows),
-          sequence: (c[w + 1].values as BigInt64Array).subarray(c[w + 1].offset, c[w + 1].offset + b.numRows),
-          kinds: (c[w + 2].values as Int8Array).subarray(c[w + 2].offset, c[w + 2].offset + b.numRows),
+          sequence: columnValues<BigInt64Array>(c[w + 1]),
+          kinds: columnValues<Int8Array>(c[w + 2]),
         });
       }
       const increment = await writer.prepareIncrement();
@@ -217,6 +218,17 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
       writer.close();
     }
   }
+}
+
+/**
+ * The (validated: non-null, strictly increasing) offset column permuted by `perm`. Offsets of a
+ * batch are usually consecutive, and then offset[perm[i]] is first + perm[i]: computed, not gathered.
+ */
+function permutedOffsets(column: arrow.Data, perm: Uint32Array): arrow.Data {
+  const n = column.length;
+  const values = column.values as unknown as BigInt64Array;
+  if (values[n - 1] - values[0] !== BigInt(n - 1)) return takeData(column, perm);
+  return new arrow.Data(INT64, 0, n, 0, [undefined, sequenceRange(values[0], n, perm)] as never);
 }
 
 /**
@@ -255,7 +267,7 @@ export class DedupWriteMode extends AppendWriteMode {
       const n = batch.numRows;
       const c = batch.data.children;
       const offsetData = c[this.inputOffsetColumn];
-      const offsets = (offsetData.values as BigInt64Array).subarray(offsetData.offset, offsetData.offset + n);
+      const offsets = columnValues<BigInt64Array>(offsetData);
       const rowKinds = kinds ? Array.prototype.slice.call(kinds, kindOffsets[b], kindOffsets[b] + n) : undefined;
       const { addRows } = index.apply(keyIdentities(keyColumnFromArrow(c[this.keyColumn])), offsets, rowKinds);
       const columns = addRows === null ? c : c.map((d) => takeData(d, addRows));
@@ -275,7 +287,7 @@ async function* survivors(segments: AsyncIterable<arrow.RecordBatch>, deleted: F
     const n = b.numRows;
     if (n === 0) continue;
     const o = b.data.children[0];
-    const keep = survivingRows((o.values as BigInt64Array).subarray(o.offset, o.offset + n), deleted);
+    const keep = survivingRows(columnValues<BigInt64Array>(o), deleted);
     if (keep === null) yield b;
     else if (keep.length > 0) yield takeRows(b, keep);
   }

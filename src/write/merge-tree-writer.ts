@@ -592,19 +592,32 @@ export class MergeTreeBucketWriter {
   }
 }
 
-/** `start, start + 1, …` (n values), written as int32 words while they stay below 2^53. */
-export function sequenceRange(start: bigint, n: number): BigInt64Array {
+/**
+ * `start, start + 1, …` (n values), or `start + rows[i]` when `rows` (a permutation of a batch
+ * numbered in row order) is given; written as int32 words with integer carries.
+ */
+export function sequenceRange(start: bigint, n: number, rows?: Uint32Array): BigInt64Array {
   const out = new BigInt64Array(n);
-  if (start < 0n || start + BigInt(n) >= 1n << 53n) {
-    for (let i = 0; i < n; i++) out[i] = start + BigInt(i);
+  if (start < 0n || start + BigInt(n) >= 1n << 63n) {
+    for (let i = 0; i < n; i++) out[i] = start + BigInt(rows ? rows[i] : i);
     return out;
   }
   const words = new Uint32Array(out.buffer);
-  const base = Number(start);
-  for (let i = 0; i < n; i++) {
-    const v = base + i;
-    words[i * 2] = v % 4294967296;
-    words[i * 2 + 1] = Math.floor(v / 4294967296);
+  const lo = Number(start & 0xffffffffn);
+  const hi = Number(start >> 32n);
+  // lo + row < 2^33: at most one carry into the high word
+  if (rows) {
+    for (let i = 0; i < n; i++) {
+      const v = lo + rows[i];
+      words[i * 2] = v >>> 0;
+      words[i * 2 + 1] = v > 0xffffffff ? hi + 1 : hi;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const v = lo + i;
+      words[i * 2] = v >>> 0;
+      words[i * 2 + 1] = v > 0xffffffff ? hi + 1 : hi;
+    }
   }
   return out;
 }

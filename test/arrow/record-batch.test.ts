@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { concatBatches, concatData } from "../../src/arrow/concat.js";
 import { gatherBatches } from "../../src/arrow/gather.js";
+import { takeRows } from "../../src/arrow/take.js";
 import { recordBatch, selectColumns, sliceBatch } from "../../src/arrow/record-batch.js";
 import { parseDataType, type DataField } from "../../src/spec/types.js";
 import { batch, column, values } from "../format/helpers.js";
@@ -22,7 +23,7 @@ const FIELDS: DataField[] = [
 
 const row = fc.record({
   i: fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })),
-  s: fc.option(fc.string({ maxLength: 12 })),
+  s: fc.option(fc.string({ maxLength: 40 })), // > 32 bytes: the bulk copy of long values
   b: fc.option(fc.boolean()),
   d: fc.option(fc.bigInt({ min: -(10n ** 19n), max: 10n ** 19n })),
   f: fc.option(fc.integer({ min: -1000, max: 1000 })),
@@ -155,5 +156,48 @@ describe("gatherBatches", () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("takeRows", () => {
+  it("picks rows by index from one (sliced) batch for every type, repeats included (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 2, maxLength: 40 }).chain((rows) =>
+          fc.tuple(fc.constant(rows), fc.nat(rows.length - 1), fc.array(fc.nat(1000), { maxLength: 60 }), fc.boolean()),
+        ),
+        ([rows, from, picks, asManyAsSource]) => {
+          // sliced: validity bitmaps and boolean values keep a bit offset, other buffers do not
+          const source = sliceBatch(batchOf(rows), from, rows.length);
+          // as many rows as the source (the one-pass string copy), with repeats that may not fit it
+          const taken = asManyAsSource ? Array.from({ length: source.numRows }, (_, i) => picks[i] ?? i) : picks;
+          const indices = Uint32Array.from(taken, (p) => p % source.numRows);
+          const out = takeRows(source, indices);
+          const all = rowsOf(source);
+          const expected: Record<string, unknown[]> = {};
+          for (const f of FIELDS) expected[f.name] = Array.from(indices, (r) => all[f.name][r]);
+          expect(out.numRows).toBe(indices.length);
+          expect(rowsOf(out)).toEqual(expected);
+          FIELDS.forEach((f, i) => expect(out.data.children[i].nullCount).toBe(expected[f.name].filter((v) => v === null).length));
+          for (const name of ["s", "bin"]) {
+            const d = out.data.children[FIELDS.findIndex((f) => f.name === name)];
+            expect(d.values.length).toBe(d.valueOffsets[d.length]); // exactly the taken bytes, no slack
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("copies 64-bit values bit for bit, NaN payloads and extremes included", () => {
+    const bits = [0x7ff0000000000001n, -0x000fffffffffffffn, 0x7ff8000000000001n, -1n, -(2n ** 63n), 2n ** 63n - 1n, 0n];
+    const ints = column(parseDataType("BIGINT"), bits);
+    const doubles = arrow.makeData({ type: new arrow.Float64(), length: bits.length, data: new Float64Array(BigInt64Array.from(bits).buffer) });
+    const order = Uint32Array.from([6, 5, 4, 3, 2, 1, 0, 0]);
+    const schema = new arrow.Schema([new arrow.Field("i", new arrow.Int64()), new arrow.Field("d", new arrow.Float64())]);
+    const out = takeRows(recordBatch(schema, [ints, doubles], bits.length), order);
+    const expected = Array.from(order, (r) => bits[r]);
+    expect(Array.from(out.data.children[0].values as BigInt64Array)).toEqual(expected);
+    expect(Array.from(new BigInt64Array((out.data.children[1].values as Float64Array).buffer))).toEqual(expected);
   });
 });

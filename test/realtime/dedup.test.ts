@@ -254,6 +254,17 @@ describe("real-time append deduplicate mode", () => {
     await ctx.close();
   });
 
+  it("takes sliced input batches (Arrow slices keep an offset into their buffers)", async () => {
+    const { table, ctx, w, commit } = await setup();
+    const all = dedupBatch([[9, 0], [1, 1], [2, 2], [1, 3], [9, 4]]);
+    await w.write(all.slice(1, 4), B0); // offsets 1..3: keys 1, 2, 1
+    expect(await rows(table, { ctx })).toEqual([row(1, 3), row(2, 2)]);
+    await w.write(all.slice(4, 5), { ...B0, rowKinds: [RowKind.DELETE] }); // key 9 was never written
+    await commit();
+    expect(await rows(table)).toEqual([row(1, 3), row(2, 2)]);
+    await w.close();
+  });
+
   it("refuses bad input with a clear error and changes nothing", async () => {
     const { table, ctx, w } = await setup();
     await w.write(dedupBatch([[1, 5]]), B0);

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { col, RealtimeContext } from "../../src/index.js";
+import { readSpillFile, writeSpillFile } from "../../src/realtime/spill.js";
 import { cleanupDirs, expectCode, makeTable, range, readIds, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
@@ -115,5 +116,65 @@ describe("spill of sealed segments", () => {
     await other.close();
     await ctx.close(); // releases the live writer's spill file
     expect(spillFiles(tmp).sort()).toEqual([live, otherHost, newUnowned].sort());
+  });
+
+  for (const compression of ["zstd", "none"]) {
+    it(`a segment of several MB spills in chunks (${compression}) and reads, filters and prepares back exactly`, async () => {
+      const table = await makeTable({ "realtime.spill-enabled": true, "spill-compression": compression, "realtime.store.stats-mode": "full" });
+      const tmp = tempDir();
+      const ctx = await RealtimeContext.create();
+      const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
+      const rows = 16 * 4096; // ~2.6 MB of Arrow data: two chunks
+      for (let from = 0; from < rows; from += 4096) await w.write(rtBatch(range(from, from + 4096)), { bucket: 0 });
+      await w.seal();
+      expect(spillFiles(tmp)).toHaveLength(1);
+      const file = readFileSync(join(tmp, spillFiles(tmp)[0]));
+      const chunks: number[] = []; // batches per chunk, from the chunk headers
+      for (let at = 0; at < file.length; at += 12 + file.readUInt32LE(at)) chunks.push(file.readUInt32LE(at + 4));
+      expect(chunks.length).toBe(2);
+      expect(chunks.reduce((a, b) => a + b, 0)).toBe(16);
+      expect(await readIds(table, { ctx })).toEqual(range(0, rows));
+      expect(await readIds(table, { ctx, filter: col("id").ge(rows - 3), predicateFilter: true })).toEqual(range(rows - 3, rows));
+      const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+      await w.refreshCommittedSnapshot(s);
+      expect(spillFiles(tmp)).toHaveLength(0);
+      expect(await readIds(table)).toEqual(range(0, rows));
+      await w.close();
+      await ctx.close();
+    });
+  }
+
+  it("reads only the chunks holding wanted batches; a damaged file is CORRUPT_FILE naming it", async () => {
+    const tmp = tempDir();
+    const batches = Array.from({ length: 12 }, (_, k) => rtBatch(range(k * 8192, (k + 1) * 8192)));
+    const info = await writeSpillFile(tmp, batches, "zstd", 1);
+    const read = async (path: string, wanted?: (i: number) => boolean) => {
+      const out: Array<[number, number]> = [];
+      for await (const { index, batch } of readSpillFile(path, wanted)) out.push([index, Number(batch.getChildAt(1)!.get(0))]);
+      return out;
+    };
+    const all = await read(info.path);
+    expect(all).toEqual(batches.map((_, k) => [k, k * 8192]));
+    const lastOnly = await read(info.path, (i) => i === 11);
+    expect(lastOnly.length).toBeLessThan(12); // earlier chunks were skipped, not decoded
+    expect(lastOnly[lastOnly.length - 1]).toEqual([11, 11 * 8192]);
+    expect(lastOnly).toEqual(all.slice(12 - lastOnly.length));
+    const bytes = readFileSync(info.path);
+    const damaged = (name: string, edit: (b: Buffer) => Buffer) => {
+      const path = join(tmp, name);
+      writeFileSync(path, edit(Buffer.from(bytes)));
+      return path;
+    };
+    const cases = [
+      damaged("truncated", (b) => b.subarray(0, b.length - 5)),
+      damaged("short-header", (b) => b.subarray(0, 7)),
+      damaged("codec", (b) => ((b[8] = 7), b)),
+      damaged("count", (b) => (b.writeUInt32LE(b.readUInt32LE(4) + 1, 4), b)),
+      damaged("payload", (b) => (b.fill(0x55, 12, 40), b)),
+    ];
+    for (const path of cases) {
+      const err = await expectCode(read(path), "CORRUPT_FILE");
+      expect(err.message).toContain(path);
+    }
   });
 });

@@ -1,0 +1,9 @@
+// The value buffer of a fixed-width Arrow column as a typed array over exactly its rows. Arrow
+// JS slices value buffers together with the Data (row 0 of a sliced Data is index 0 of its
+// `values`; only validity bits keep `data.offset`), so indexing `values` by `data.offset` is
+// wrong for sliced columns.
+
+/** `data.values` limited to its `data.length` rows (a view, no copy). */
+export function columnValues<T extends BigInt64Array | BigUint64Array | Float64Array | Float32Array | Int32Array | Int16Array | Int8Array | Uint8Array | Uint32Array>(data: { values: unknown; length: number }): T {
+  return (data.values as T).subarray(0, data.length) as T;
+}
