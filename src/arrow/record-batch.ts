@@ -53,3 +53,12 @@ export function selectColumns(batch: arrow.RecordBatch, schema: arrow.Schema, in
     batch.numRows,
   );
 }
+
+/**
+ * The values of fixed-width `data`, one element per row. Arrow JS slices a fixed-width values
+ * buffer along with the data (`offset` then only locates validity bits), so they start at its
+ * first row.
+ */
+export function rowValues<T extends BigInt64Array | Int8Array | Int32Array>(data: arrow.Data): T {
+  return (data.values as unknown as T).subarray(0, data.length) as T;
+}

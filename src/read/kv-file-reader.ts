@@ -13,7 +13,7 @@ import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { recordBatch } from "../arrow/record-batch.js";
+import { recordBatch, rowValues } from "../arrow/record-batch.js";
 import type { FooterCache } from "../format/footer-cache.js";
 import type { KvBatch } from "./merge-functions.js";
 import type { Predicate } from "../predicate/predicate.js";
@@ -159,9 +159,9 @@ export async function* readKvFile(
     const seqData = cols[fields.length];
     const kindData = cols[fields.length + 1];
     if (seqData.nullCount > 0) throw new PaimonError("CORRUPT_FILE", `${path}: _SEQUENCE_NUMBER has nulls (not a primary-key data file?)`);
-    // (selective reads yield slices: values start at the data's offset)
-    const sequence = (seqData.values as BigInt64Array).subarray(seqData.offset, seqData.offset + batch.numRows);
-    const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : (kindData.values as Int8Array).subarray(kindData.offset, kindData.offset + batch.numRows);
+    // (selective reads yield slices)
+    const sequence = rowValues<BigInt64Array>(seqData);
+    const kinds = kindData.nullCount > 0 ? new Int8Array(batch.numRows) : rowValues<Int8Array>(kindData);
     const outSchema = new arrow.Schema(batch.schema.fields.slice(0, fields.length));
     yield { batch: recordBatch(outSchema, cols.slice(0, fields.length), batch.numRows), sequence, kinds };
   }

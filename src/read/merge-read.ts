@@ -12,7 +12,7 @@ import { keyColumnFromArrow } from "../kernel/columns.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
-import { compareValues, type BoundLeafPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
+import { type BoundLeafPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { DataSplit } from "../scan/split.js";
@@ -21,7 +21,7 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
-import { recordBatch } from "../arrow/record-batch.js";
+import { recordBatch, rowValues, sliceBatch } from "../arrow/record-batch.js";
 
 /** Rows read per batch when a whole section is merged in memory. */
 const MERGE_READ_BATCH = 1 << 20;
@@ -148,7 +148,7 @@ export class PrimaryKeySplitReader {
     // binary search on the first key column before the exact filter.
     for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter)) chunks.push(c);
     for (const m of memory) {
-      const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, firstKeyRange(m, this.keyColumns[0]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
+      const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, sortedKeyRange(m.batch.data.children[this.keyColumns[0]!]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
       if (kept.batch.numRows > 0) chunks.push(kept);
     }
     yield* this.emitMerged(chunks);
@@ -244,30 +244,36 @@ function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
 /** Rows `from..to` of a KV batch. */
 function sliceKvBatch(c: KvBatch, [from, to]: readonly [number, number]): KvBatch {
   if (from === 0 && to === c.batch.numRows) return c;
-  return { batch: c.batch.slice(from, to), sequence: c.sequence.subarray(from, to), kinds: c.kinds.subarray(from, to) };
+  return { batch: sliceBatch(c.batch, from, to), sequence: c.sequence.subarray(from, to), kinds: c.kinds.subarray(from, to) };
 }
 
 /** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
 const SEARCHABLE_KEY_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
+const RANGE_OPS = new Set(["eq", "lt", "le", "gt", "ge"]);
 
 /**
- * The row range of `c` (sorted by key, first key column at `column`) that can satisfy the
- * conjunctive bounds `filter` puts on that column (`=`, `<`, `<=`, `>`, `>=`); every row when
- * it puts none or the column is not an integer.
+ * The row range of `data` (a non-null key column sorted ascending) that can satisfy the
+ * conjunctive bounds `filter` puts on `field` (`=`, `<`, `<=`, `>`, `>=`); every row when it
+ * puts none or the column is not an integer. Binary search over the typed values: a key lookup
+ * touches O(log n) rows of each sorted run.
  */
-function firstKeyRange(c: KvBatch, column: number, field: string, filter: Predicate): [number, number] {
-  const n = c.batch.numRows;
-  const leaves = (filter.kind === "and" ? filter.children : [filter]).filter((p): p is BoundLeafPredicate => p.kind === "leaf" && p.field === field && "type" in p && ["eq", "lt", "le", "gt", "ge"].includes(p.op));
-  if (leaves.length === 0 || !SEARCHABLE_KEY_KINDS.has(leaves[0]!.type.kind)) return [0, n];
-  const type = leaves[0]!.type;
-  const vector = c.batch.getChildAt(column)!;
-  // first row whose key is not `before` the bound
-  const search = (before: (v: unknown) => boolean): number => {
+export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate): [number, number] {
+  const n = data.length;
+  let leaves: BoundLeafPredicate[] | null = null;
+  for (const p of filter.kind === "and" ? filter.children : [filter]) {
+    if (p.kind === "leaf" && p.field === field && p.type !== undefined && RANGE_OPS.has(p.op) && SEARCHABLE_KEY_KINDS.has(p.type.kind)) (leaves ??= []).push(p as BoundLeafPredicate);
+  }
+  if (leaves === null) return [0, n];
+  // bigint for BIGINT, number otherwise (as the literals)
+  const values = rowValues<Int32Array | BigInt64Array>(data);
+  // first row whose key is not below `v` (`inclusive`: not at or below it)
+  const search = (v: number | bigint, inclusive: boolean): number => {
     let lo = 0;
     let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (before(vector.get(mid))) lo = mid + 1;
+      const x = values[mid]!;
+      if (x < v || (inclusive && x === v)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -275,11 +281,11 @@ function firstKeyRange(c: KvBatch, column: number, field: string, filter: Predic
   let from = 0;
   let to = n;
   for (const p of leaves) {
-    const v = p.literals[0];
-    if (p.op === "eq" || p.op === "ge") from = Math.max(from, search((x) => compareValues(type, x, v) < 0));
-    if (p.op === "gt") from = Math.max(from, search((x) => compareValues(type, x, v) <= 0));
-    if (p.op === "eq" || p.op === "le") to = Math.min(to, search((x) => compareValues(type, x, v) <= 0));
-    if (p.op === "lt") to = Math.min(to, search((x) => compareValues(type, x, v) < 0));
+    const v = p.literals[0] as number | bigint;
+    if (p.op === "eq" || p.op === "ge") from = Math.max(from, search(v, false));
+    if (p.op === "gt") from = Math.max(from, search(v, true));
+    if (p.op === "eq" || p.op === "le") to = Math.min(to, search(v, true));
+    if (p.op === "lt") to = Math.min(to, search(v, false));
   }
   return [from, Math.max(from, to)];
 }

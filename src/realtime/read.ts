@@ -10,14 +10,14 @@ import { filterBatchIndices } from "../predicate/evaluate.js";
 import { and, bindPredicate, splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
 import { readArrowField } from "../format/arrow-types.js";
 import type { KvBatch } from "../read/kv-file-reader.js";
-import { PrimaryKeySplitReader } from "../read/merge-read.js";
+import { PrimaryKeySplitReader, sortedKeyRange } from "../read/merge-read.js";
 import type { DataSplit, Split } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { PinnedView, Ticket } from "./context.js";
 import { validateRealtimeTable } from "./options.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
 import { isRealtimeSplit } from "./hooks.js";
-import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
+import { recordBatch, rowValues, selectColumns, sliceBatch } from "../arrow/record-batch.js";
 
 export interface RealtimeReadOptions {
   realtime?: unknown;
@@ -169,28 +169,42 @@ export async function createRealtimeReader(
   return groupedBatchReader(groups(), releaseAll);
 }
 
-/** A stored PK batch's rows with offsets in [committed, end), as a sorted merge run in `readFields` layout. */
-function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number): KvBatch | null {
+/**
+ * A stored PK batch's rows with offsets in [committed, end), as a sorted merge run in
+ * `readFields` layout. With `keyRange` (the rows a key predicate can match, found by binary
+ * search since the batch is sorted by key), only those rows are windowed: a key lookup touches
+ * a few rows of each stored batch, not all of them.
+ */
+function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number, keyRange: ((raw: arrow.RecordBatch) => [number, number]) | null): KvBatch | null {
   const n = raw.numRows;
   if (n === 0) return null;
+  const [from, to] = keyRange ? keyRange(raw) : [0, n];
+  if (from >= to) return null;
   const c = raw.data.children;
   const offsetData = c[0];
-  const offsets = (offsetData.values as unknown as BigInt64Array).subarray(offsetData.offset, offsetData.offset + n);
+  const offsets = rowValues<BigInt64Array>(offsetData);
   // Sorted by key, so offsets are in no order: window row by row (order is kept).
   let kept = 0;
-  const rows = new Uint32Array(n);
-  for (let i = 0; i < n; i++) if (offsets[i] >= committed && offsets[i] < end) rows[kept++] = i;
+  const rows = new Uint32Array(to - from);
+  for (let i = from; i < to; i++) if (offsets[i] >= committed && offsets[i] < end) rows[kept++] = i;
   if (kept === 0) return null;
   const seqData = c[width + 1];
   const kindData = c[width + 2];
-  let sequence = (seqData.values as BigInt64Array).subarray(seqData.offset, seqData.offset + n);
-  let kinds = (kindData.values as Int8Array).subarray(kindData.offset, kindData.offset + n);
+  let sequence = rowValues<BigInt64Array>(seqData);
+  let kinds = rowValues<Int8Array>(kindData);
   let batch = recordBatch(readSchema, readColumns.map((i) => c[i]), n);
   if (kept < n) {
     const take = rows.subarray(0, kept);
-    batch = takeRows(batch, take);
-    sequence = BigInt64Array.from(take, (r) => sequence[r]);
-    kinds = Int8Array.from(take, (r) => kinds[r]);
+    if (take[kept - 1] - take[0] === kept - 1) {
+      // one contiguous range (always, unless the window cuts through): share buffers
+      batch = sliceBatch(batch, take[0], take[0] + kept);
+      sequence = sequence.subarray(take[0], take[0] + kept);
+      kinds = kinds.subarray(take[0], take[0] + kept);
+    } else {
+      batch = takeRows(batch, take);
+      sequence = BigInt64Array.from(take, (r) => sequence[r]);
+      kinds = Int8Array.from(take, (r) => kinds[r]);
+    }
   }
   return { batch, sequence, kinds };
 }
@@ -225,6 +239,7 @@ async function* primaryKeyGroups(
   const readColumns = readFields.map((f) => all.indexOf(f) + 1); // +1: offset column first
   const readSchema = new arrow.Schema(readFields.map((f) => readArrowField(f)));
   const keyNames = table.schema.primaryKeys;
+  const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
   for (const split of splits) {
     const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
     if (!view) {
@@ -237,12 +252,14 @@ async function* primaryKeyGroups(
     const prune = keyPreds.length === 0 ? null : keyPreds.length === 1 ? keyPreds[0] : and(...keyPreds);
     const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
     const memory: KvBatch[] = [];
+    const boundPrune = prune ? bindPredicate(prune, all) : null;
+    const keyRange = boundPrune ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[firstKeyColumn]!, keyNames[0]!, boundPrune) : null;
     const add = (raw: arrow.RecordBatch) => {
-      const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length);
+      const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length, keyRange);
       if (run) memory.push(run);
     };
     if (Symbol.iterator in stored) for (const raw of stored) add(raw);
     else for await (const raw of stored) add(raw);
-    for await (const b of reader.readWithMemory(split, memory, prune ? bindPredicate(prune, all) : null)) yield [b];
+    for await (const b of reader.readWithMemory(split, memory, boundPrune)) yield [b];
   }
 }
