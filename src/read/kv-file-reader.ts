@@ -15,6 +15,7 @@ import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { recordBatch, rowValues } from "../arrow/record-batch.js";
 import type { FooterCache } from "../format/footer-cache.js";
+import type { ChunkCache } from "../format/chunk-cache.js";
 import type { KvBatch } from "./merge-functions.js";
 import type { Predicate } from "../predicate/predicate.js";
 import { readFooter } from "../format/footer.js";
@@ -111,6 +112,10 @@ export async function* readKvFile(
     fileFields?: readonly DataField[];
     withoutSystemColumns?: boolean;
     footers?: FooterCache;
+    /** Decoded column chunks kept across selective reads (none when absent). */
+    chunkCache?: ChunkCache | null;
+    /** The first primary-key field (the file's rows are sorted by it), for selective reads. */
+    sortedBy?: string;
     /**
      * Exact filter on key columns (bound to `tableFields`): only matching rows are returned, read
      * selectively (row groups and pages pruned by statistics, other columns decoded late). Exact
@@ -140,6 +145,8 @@ export async function* readKvFile(
         deleted,
         batchSize: options.batchSize,
         footer: footer ?? (await readFooter(toByteSource(source, path))),
+        chunkCache: options.chunkCache,
+        sortedBy: options.sortedBy,
       })
     : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
   for await (const raw of batches) {

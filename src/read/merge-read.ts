@@ -12,7 +12,7 @@ import { keyColumnFromArrow } from "../kernel/columns.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
-import { type BoundLeafPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
+import { type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { DataSplit } from "../scan/split.js";
@@ -21,7 +21,8 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
-import { recordBatch, rowValues, sliceBatch } from "../arrow/record-batch.js";
+import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
+import { sortedKeyRange } from "./selective-read.js";
 
 /** Rows read per batch when a whole section is merged in memory. */
 const MERGE_READ_BATCH = 1 << 20;
@@ -187,6 +188,8 @@ export class PrimaryKeySplitReader {
         fileFields,
         withoutSystemColumns,
         footers: this.table.footers,
+        chunkCache: keyFilter ? this.table.chunkCache : null,
+        sortedBy: this.keyFields[0]!.name,
         keyFilter: keyFilter ? { predicate: keyFilter, tableFields: this.table.schema.fields } : null,
       });
     } finally {
@@ -245,49 +248,6 @@ function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
 function sliceKvBatch(c: KvBatch, [from, to]: readonly [number, number]): KvBatch {
   if (from === 0 && to === c.batch.numRows) return c;
   return { batch: sliceBatch(c.batch, from, to), sequence: c.sequence.subarray(from, to), kinds: c.kinds.subarray(from, to) };
-}
-
-/** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
-const SEARCHABLE_KEY_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
-const RANGE_OPS = new Set(["eq", "lt", "le", "gt", "ge"]);
-
-/**
- * The row range of `data` (a non-null key column sorted ascending) that can satisfy the
- * conjunctive bounds `filter` puts on `field` (`=`, `<`, `<=`, `>`, `>=`); every row when it
- * puts none or the column is not an integer. Binary search over the typed values: a key lookup
- * touches O(log n) rows of each sorted run.
- */
-export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate): [number, number] {
-  const n = data.length;
-  let leaves: BoundLeafPredicate[] | null = null;
-  for (const p of filter.kind === "and" ? filter.children : [filter]) {
-    if (p.kind === "leaf" && p.field === field && p.type !== undefined && RANGE_OPS.has(p.op) && SEARCHABLE_KEY_KINDS.has(p.type.kind)) (leaves ??= []).push(p as BoundLeafPredicate);
-  }
-  if (leaves === null) return [0, n];
-  // bigint for BIGINT, number otherwise (as the literals)
-  const values = rowValues<Int32Array | BigInt64Array>(data);
-  // first row whose key is not below `v` (`inclusive`: not at or below it)
-  const search = (v: number | bigint, inclusive: boolean): number => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const x = values[mid]!;
-      if (x < v || (inclusive && x === v)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  let from = 0;
-  let to = n;
-  for (const p of leaves) {
-    const v = p.literals[0] as number | bigint;
-    if (p.op === "eq" || p.op === "ge") from = Math.max(from, search(v, false));
-    if (p.op === "gt") from = Math.max(from, search(v, true));
-    if (p.op === "eq" || p.op === "le") to = Math.min(to, search(v, true));
-    if (p.op === "lt") to = Math.min(to, search(v, false));
-  }
-  return [from, Math.max(from, to)];
 }
 
 function compareSequence(a: bigint, b: bigint): number {
