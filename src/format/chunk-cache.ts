@@ -5,7 +5,7 @@
 // pages of every file pays that every time. Data files never change once written (keys carry
 // the path and size), so entries need no invalidation; the cache is bounded by memory, least
 // recently used dropped first.
-import type * as arrow from "apache-arrow";
+import * as arrow from "apache-arrow";
 
 /** Default of `read.chunk-cache.max-memory`. */
 export const DEFAULT_CHUNK_CACHE_BYTES = 64 * 1024 * 1024;
@@ -16,6 +16,13 @@ export function dataBytes(data: arrow.Data): number {
   for (const c of data.children) n += dataBytes(c);
   if (data.dictionary) for (const d of data.dictionary.data) n += dataBytes(d);
   return n;
+}
+
+/** `data` with its own copies of exactly its buffers. */
+function compactData(data: arrow.Data): arrow.Data {
+  const copy = <T extends { slice(): T }>(b: T | undefined | null): T | undefined => (b ? b.slice() : undefined);
+  const buffers = [copy(data.valueOffsets), copy(data.values as Uint8Array | undefined), copy(data.nullBitmap), copy(data.typeIds)];
+  return new arrow.Data(data.type, data.offset, data.length, data.nullCount, buffers as never, data.children.map(compactData), data.dictionary);
 }
 
 /** What a chunk cache holds and has done (tests and benchmarks read it). */
@@ -42,9 +49,9 @@ export class ChunkCache {
 
   constructor(readonly maxBytes: number = DEFAULT_CHUNK_CACHE_BYTES) {}
 
-  /** The cache key of column `column` of row group `rowGroup` of the file `name` of `size` bytes. */
-  static key(name: string, size: number, rowGroup: number, column: number): string {
-    return `${size}|${rowGroup}|${column}|${name}`;
+  /** The cache key of top-level column `column` of row group `rowGroup` of the file `name` of `size` bytes, decoded as `type`. */
+  static key(name: string, size: number, rowGroup: number, column: number, type: arrow.DataType): string {
+    return `${size}|${rowGroup}|${column}|${String(type)}|${name}`;
   }
 
   /** The decoded chunk, if held (it becomes the most recently used). */
@@ -71,10 +78,14 @@ export class ChunkCache {
     return false;
   }
 
-  /** Stores a decoded chunk, dropping the least recently used until the bound holds. */
-  put(key: string, data: arrow.Data): void {
-    const bytes = dataBytes(data);
+  /**
+   * Stores a copy of a decoded chunk (its buffers may be views into a larger decoded block, which
+   * the copy does not keep alive), dropping the least recently used until the bound holds.
+   */
+  put(key: string, decoded: arrow.Data): void {
+    const bytes = dataBytes(decoded);
     if (this.maxBytes <= 0 || bytes > this.maxBytes / 4) return;
+    const data = compactData(decoded);
     const old = this.entries.get(key);
     if (old) {
       this.entries.delete(key);

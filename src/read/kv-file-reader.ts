@@ -5,7 +5,7 @@ import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
-import { readParquetBatches } from "../format/parquet-reader.js";
+import { readParquetBatches, readParquetBatchesCached } from "../format/parquet-reader.js";
 import { fileIOSource, toByteSource } from "../format/source.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { DELETION_VECTOR_INDEX_VERSION, type DeletionVector, readDeletionVector } from "../kernel/deletion-vector.js";
@@ -112,7 +112,7 @@ export async function* readKvFile(
     fileFields?: readonly DataField[];
     withoutSystemColumns?: boolean;
     footers?: FooterCache;
-    /** Decoded column chunks kept across selective reads (none when absent). */
+    /** Decoded column chunks kept across reads (none when absent). */
     chunkCache?: ChunkCache | null;
     /** The first primary-key field (the file's rows are sorted by it), for selective reads. */
     sortedBy?: string;
@@ -148,7 +148,9 @@ export async function* readKvFile(
         chunkCache: options.chunkCache,
         sortedBy: options.sortedBy,
       })
-    : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
+    : options.chunkCache
+      ? readParquetBatchesCached(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer }, options.chunkCache)
+      : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
   for await (const raw of batches) {
     const n = raw.numRows;
     let batch = raw;

@@ -147,7 +147,8 @@ export class PrimaryKeySplitReader {
     // before the merge is exact, and a key lookup then merges a handful of rows.
     // Files are read selectively by the key filter; memory runs (sorted by key) are narrowed by
     // binary search on the first key column before the exact filter.
-    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter)) chunks.push(c);
+    // Real-time queries come back to the same committed files: their decoded chunks are cached.
+    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter, false, true)) chunks.push(c);
     for (const m of memory) {
       const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, sortedKeyRange(m.batch.data.children[this.keyColumns[0]!]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
       if (kept.batch.numRows > 0) chunks.push(kept);
@@ -159,24 +160,30 @@ export class PrimaryKeySplitReader {
   private *emitMerged(chunks: readonly KvBatch[]): Generator<arrow.RecordBatch> {
     const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
     const total = merged.part.length;
+    if (total === 0) return;
+    // one gather of all winners (per-call costs once, not per batch), then zero-copy slices
+    const all = gatherBatches(
+      chunks.map((c) => c.batch),
+      merged.part,
+      merged.row,
+      chunks[0].batch.schema,
+      this.readFields.map((_, i) => i),
+    );
+    let kinds: Int8Array | null = null;
+    if (this.options.withRowKind) {
+      kinds = new Int8Array(total);
+      for (let i = 0; i < total; i++) kinds[i] = chunks[merged.part[i]].kinds[merged.row[i]];
+    }
     const step = this.options.batchSize;
-    const sources = chunks.map((c) => c.batch);
-    const readSchema = chunks.length > 0 ? chunks[0].batch.schema : null;
     for (let at = 0; at < total; at += step) {
-      const part = merged.part.subarray(at, Math.min(total, at + step));
-      const row = merged.row.subarray(at, Math.min(total, at + step));
-      const batch = gatherBatches(sources, part, row, readSchema!, this.readFields.map((_, i) => i));
-      let kinds: Int8Array | null = null;
-      if (this.options.withRowKind) {
-        kinds = new Int8Array(part.length);
-        for (let i = 0; i < part.length; i++) kinds[i] = chunks[part[i]].kinds[row[i]];
-      }
-      const out = this.finish(batch, kinds);
+      const end = Math.min(total, at + step);
+      const out = this.finish(sliceBatch(all, at, end), kinds ? kinds.subarray(at, end) : null);
       if (out) yield out;
     }
   }
 
-  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false): AsyncGenerator<KvBatch> {
+  /** `cached`: take decoded chunks from the table's chunk cache (always for key-filtered reads). */
+  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false, cached = false): AsyncGenerator<KvBatch> {
     const path = this.table.paths.dataFile(split.bucketPath, f);
     let deleted: RoaringBitmap32 | null = null;
     if (df) deleted = await this.dvs.load(df);
@@ -188,7 +195,7 @@ export class PrimaryKeySplitReader {
         fileFields,
         withoutSystemColumns,
         footers: this.table.footers,
-        chunkCache: keyFilter ? this.table.chunkCache : null,
+        chunkCache: keyFilter || cached ? this.table.chunkCache : null,
         sortedBy: this.keyFields[0]!.name,
         keyFilter: keyFilter ? { predicate: keyFilter, tableFields: this.table.schema.fields } : null,
       });

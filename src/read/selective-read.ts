@@ -293,7 +293,7 @@ async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: numb
 
 /** The chunk cache key of file column `col` of row group `rg` decoded as `field`. */
 function chunkKey(src: ByteSource, rg: number, col: number, field: arrow.Field): string {
-  return `${ChunkCache.key(src.name, src.size, rg, col)}|${String(field.type)}`;
+  return ChunkCache.key(src.name, src.size, rg, col, field.type);
 }
 
 /** Decoded size of a column chunk, estimated from its metadata (8 bytes a row and leaf, plus the uncompressed pages). */

@@ -205,8 +205,9 @@ export class TableOptions {
 
   /**
    * `read.chunk-cache.max-memory` (paimon-rt only, default "64 mb", "0" turns it off): memory for
-   * decoded column chunks of data files kept by the table's selective reads (key lookups), so a
-   * repeated lookup does not decode the same dictionary pages again. Per table object and process.
+   * decoded column chunks of data files kept by the table's primary-key key lookups and real-time
+   * union reads, so repeated queries over the same committed files do not decode them again
+   * (a chunk is kept from its second read on). Per table object and process.
    */
   get readChunkCacheMaxMemory(): number {
     return this.memory(Options.READ_CHUNK_CACHE_MAX_MEMORY, "64 mb");

@@ -148,6 +148,29 @@ describe.each(MODES)("the decoded chunk cache, $name", ({ options }) => {
     await ctx.close();
   });
 
+  it("a repeated full union read stores the committed chunks on its second read and decodes none from its third, with identical rows", async () => {
+    const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, ...options }, { primaryKeys: ["id"] });
+    const { ctx, w } = await writeTwoRuns(table, options);
+    const groups = await rowGroupCount(table);
+    const want = range(0, N).map(twoRunsRow).filter((r) => r !== null);
+    const byId = (rows: Array<Record<string, unknown>>) => [...rows].sort((a, b) => (a.id as number) - (b.id as number));
+    expect(byId(await readRows(table, { ctx }))).toEqual(want);
+    expect(table.chunkCache.stats).toMatchObject({ entries: 0, stored: 0, hits: 0 });
+    expect(byId(await readRows(table, { ctx }))).toEqual(want);
+    // every row group's id, name, v, dt, sequence and kind columns
+    const chunks = groups * 6;
+    expect(table.chunkCache.stats).toMatchObject({ entries: chunks, stored: chunks, hits: 0, evicted: 0 });
+    expect(byId(await readRows(table, { ctx }))).toEqual(want);
+    expect(table.chunkCache.stats).toMatchObject({ entries: chunks, stored: chunks, hits: chunks });
+    // a new memory tail is read with the cached files
+    await w.write(rtBatch([2 * N + 2], { ids: [4], names: ["four"] }), { bucket: 0 });
+    expect(byId(await readRows(table, { ctx }))).toEqual(want.map((r) => (r!.id === 4 ? { ...r, name: "four" } : r)));
+    expect(table.chunkCache.stats).toMatchObject({ stored: chunks, hits: 2 * chunks });
+    await w.prepareCommitWithProgress(3);
+    await w.close();
+    await ctx.close();
+  });
+
   it("stays within read.chunk-cache.max-memory, evicting the least recently used chunks, with exact rows", async () => {
     const bound = 128 * 1024;
     const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, "read.chunk-cache.max-memory": "128 kb", ...options }, { primaryKeys: ["id"] });
@@ -159,6 +182,12 @@ describe.each(MODES)("the decoded chunk cache, $name", ({ options }) => {
         expect(await readRows(table, { ctx, filter: col("id").eq(BigInt(k)), predicateFilter: true })).toEqual(twoRunsRow(k) === null ? [] : [twoRunsRow(k)]);
         expect(table.chunkCache.stats.bytes).toBeLessThanOrEqual(bound);
       }
+    }
+    // full reads through the small cache
+    const want = range(0, N).map(twoRunsRow).filter((r) => r !== null);
+    for (let i = 0; i < 3; i++) {
+      expect((await readRows(table, { ctx })).sort((a, b) => (a.id as number) - (b.id as number))).toEqual(want);
+      expect(table.chunkCache.stats.bytes).toBeLessThanOrEqual(bound);
     }
     const stats = table.chunkCache.stats;
     expect(stats.stored).toBeGreaterThan(stats.entries);
