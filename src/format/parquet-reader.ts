@@ -15,7 +15,9 @@ import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-ty
 import { buildPrunedFile, readFooter, type ParquetFooter } from "./footer.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isWasmTrap, withParquetWasm } from "./wasm.js";
-import { recordBatch } from "../arrow/record-batch.js";
+import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
+import { concatData } from "../arrow/concat.js";
+import { ChunkCache, dataBytes } from "./chunk-cache.js";
 
 export interface ParquetReadOptions {
   /**
@@ -144,6 +146,49 @@ export async function* readParquetBatches(source: ParquetSource, options: Parque
     for (const batch of table.batches) {
       if (batch.numRows > 0) yield outputBatch(p, batch, batch.numRows, schema, fromFile);
     }
+  }
+}
+
+/**
+ * As `readParquetBatches` with a read schema, taking decoded column chunks from `cache` and
+ * storing those asked for a second time (data files are immutable): a query repeated over the
+ * same committed files decodes only what the cache does not hold. Each row group comes out in
+ * `batchSize` slices of one decoded batch.
+ */
+export async function* readParquetBatchesCached(source: ParquetSource, options: ParquetReadOptions & { fields: readonly DataField[] }, cache: ChunkCache): AsyncGenerator<arrow.RecordBatch> {
+  const p = await plan(source, options);
+  for (const r of p.rowGroups) {
+    const rows = p.footer.rowGroups[r]!.numRows;
+    if (rows === 0) continue;
+    const children: arrow.Data[] = new Array(p.schema.fields.length);
+    const keys: string[] = [];
+    const missing: number[] = [];
+    p.schema.fields.forEach((f, i) => {
+      const si = p.sourceIndex[i]!;
+      if (si < 0) {
+        children[i] = makeNullData(f.type, rows);
+        return;
+      }
+      keys[i] = ChunkCache.key(p.src.name, p.src.size, r, p.fileColumns[si]!, f.type);
+      const hit = cache.get(keys[i]!);
+      if (hit) children[i] = hit;
+      else missing.push(i);
+    });
+    if (missing.length > 0) {
+      // decode only the missing columns, as one batch of the row group
+      const fileColumns = [...new Set(missing.map((i) => p.fileColumns[p.sourceIndex[i]!]!))].sort((a, b) => a - b);
+      const table = (await decode({ ...p, fileColumns, batchSize: rows }, r))!;
+      if (table.numRows !== rows) throw corrupt(p.src.name, `row group ${r} decoded ${table.numRows} rows, footer says ${rows}`);
+      for (const i of missing) {
+        const f = p.schema.fields[i]!;
+        const column = table.getChildAt(fileColumns.indexOf(p.fileColumns[p.sourceIndex[i]!]!))!;
+        const data = convertData(column.data.length === 1 ? column.data[0]! : concatData(column.data), f.type, `${f.name} of ${p.src.name}`);
+        children[i] = data;
+        if (cache.admit(keys[i]!, dataBytes(data))) cache.put(keys[i]!, data);
+      }
+    }
+    const batch = recordBatch(p.schema, children, rows);
+    for (let at = 0; at < rows; at += p.batchSize) yield at === 0 && rows <= p.batchSize ? batch : sliceBatch(batch, at, Math.min(rows, at + p.batchSize));
   }
 }
 

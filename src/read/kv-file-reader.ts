@@ -6,7 +6,7 @@ import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
-import { readParquetBatches } from "../format/parquet-reader.js";
+import { readParquetBatches, readParquetBatchesCached } from "../format/parquet-reader.js";
 import { fileIOSource, toByteSource } from "../format/source.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { DELETION_VECTOR_INDEX_VERSION, type DeletionVector, readDeletionVector } from "../kernel/deletion-vector.js";
@@ -16,6 +16,7 @@ import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import type { FooterCache } from "../format/footer-cache.js";
+import type { ChunkCache } from "../format/chunk-cache.js";
 import type { KvBatch } from "./merge-functions.js";
 import type { Predicate } from "../predicate/predicate.js";
 import { readFooter } from "../format/footer.js";
@@ -112,6 +113,10 @@ export async function* readKvFile(
     fileFields?: readonly DataField[];
     withoutSystemColumns?: boolean;
     footers?: FooterCache;
+    /** Decoded column chunks kept across reads (none when absent). */
+    chunkCache?: ChunkCache | null;
+    /** The first primary-key field (the file's rows are sorted by it), for selective reads. */
+    sortedBy?: string;
     /**
      * Exact filter on key columns (bound to `tableFields`): only matching rows are returned, read
      * selectively (row groups and pages pruned by statistics, other columns decoded late). Exact
@@ -141,8 +146,12 @@ export async function* readKvFile(
         deleted,
         batchSize: options.batchSize,
         footer: footer ?? (await readFooter(toByteSource(source, path))),
+        chunkCache: options.chunkCache,
+        sortedBy: options.sortedBy,
       })
-    : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
+    : options.chunkCache
+      ? readParquetBatchesCached(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer }, options.chunkCache)
+      : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
   for await (const raw of batches) {
     const n = raw.numRows;
     let batch = raw;

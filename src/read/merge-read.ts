@@ -12,7 +12,7 @@ import { keyColumnFromArrow } from "../kernel/columns.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
-import { compareValues, type BoundLeafPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
+import { type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { DataSplit } from "../scan/split.js";
@@ -21,7 +21,8 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
-import { recordBatch } from "../arrow/record-batch.js";
+import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
+import { sortedKeyRange } from "./selective-read.js";
 
 /** Rows read per batch when a whole section is merged in memory. */
 const MERGE_READ_BATCH = 1 << 20;
@@ -146,9 +147,10 @@ export class PrimaryKeySplitReader {
     // before the merge is exact, and a key lookup then merges a handful of rows.
     // Files are read selectively by the key filter; memory runs (sorted by key) are narrowed by
     // binary search on the first key column before the exact filter.
-    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter)) chunks.push(c);
+    // Real-time queries come back to the same committed files: their decoded chunks are cached.
+    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter, false, true)) chunks.push(c);
     for (const m of memory) {
-      const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, firstKeyRange(m, this.keyColumns[0]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
+      const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, sortedKeyRange(m.batch.data.children[this.keyColumns[0]!]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
       if (kept.batch.numRows > 0) chunks.push(kept);
     }
     yield* this.emitMerged(chunks);
@@ -158,24 +160,30 @@ export class PrimaryKeySplitReader {
   private *emitMerged(chunks: readonly KvBatch[]): Generator<arrow.RecordBatch> {
     const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
     const total = merged.part.length;
+    if (total === 0) return;
+    // one gather of all winners (per-call costs once, not per batch), then zero-copy slices
+    const all = gatherBatches(
+      chunks.map((c) => c.batch),
+      merged.part,
+      merged.row,
+      chunks[0].batch.schema,
+      this.readFields.map((_, i) => i),
+    );
+    let kinds: Int8Array | null = null;
+    if (this.options.withRowKind) {
+      kinds = new Int8Array(total);
+      for (let i = 0; i < total; i++) kinds[i] = chunks[merged.part[i]].kinds[merged.row[i]];
+    }
     const step = this.options.batchSize;
-    const sources = chunks.map((c) => c.batch);
-    const readSchema = chunks.length > 0 ? chunks[0].batch.schema : null;
     for (let at = 0; at < total; at += step) {
-      const part = merged.part.subarray(at, Math.min(total, at + step));
-      const row = merged.row.subarray(at, Math.min(total, at + step));
-      const batch = gatherBatches(sources, part, row, readSchema!, this.readFields.map((_, i) => i));
-      let kinds: Int8Array | null = null;
-      if (this.options.withRowKind) {
-        kinds = new Int8Array(part.length);
-        for (let i = 0; i < part.length; i++) kinds[i] = chunks[part[i]].kinds[row[i]];
-      }
-      const out = this.finish(batch, kinds);
+      const end = Math.min(total, at + step);
+      const out = this.finish(sliceBatch(all, at, end), kinds ? kinds.subarray(at, end) : null);
       if (out) yield out;
     }
   }
 
-  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false): AsyncGenerator<KvBatch> {
+  /** `cached`: take decoded chunks from the table's chunk cache (always for key-filtered reads). */
+  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false, cached = false): AsyncGenerator<KvBatch> {
     const path = this.table.paths.dataFile(split.bucketPath, f);
     let deleted: RoaringBitmap32 | null = null;
     if (df) deleted = await this.dvs.load(df);
@@ -187,6 +195,8 @@ export class PrimaryKeySplitReader {
         fileFields,
         withoutSystemColumns,
         footers: this.table.footers,
+        chunkCache: keyFilter || cached ? this.table.chunkCache : null,
+        sortedBy: this.keyFields[0]!.name,
         keyFilter: keyFilter ? { predicate: keyFilter, tableFields: this.table.schema.fields } : null,
       });
     } finally {
@@ -244,44 +254,7 @@ function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
 /** Rows `from..to` of a KV batch. */
 function sliceKvBatch(c: KvBatch, [from, to]: readonly [number, number]): KvBatch {
   if (from === 0 && to === c.batch.numRows) return c;
-  return { batch: c.batch.slice(from, to), sequence: c.sequence.subarray(from, to), kinds: c.kinds.subarray(from, to) };
-}
-
-/** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
-const SEARCHABLE_KEY_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
-
-/**
- * The row range of `c` (sorted by key, first key column at `column`) that can satisfy the
- * conjunctive bounds `filter` puts on that column (`=`, `<`, `<=`, `>`, `>=`); every row when
- * it puts none or the column is not an integer.
- */
-function firstKeyRange(c: KvBatch, column: number, field: string, filter: Predicate): [number, number] {
-  const n = c.batch.numRows;
-  const leaves = (filter.kind === "and" ? filter.children : [filter]).filter((p): p is BoundLeafPredicate => p.kind === "leaf" && p.field === field && "type" in p && ["eq", "lt", "le", "gt", "ge"].includes(p.op));
-  if (leaves.length === 0 || !SEARCHABLE_KEY_KINDS.has(leaves[0]!.type.kind)) return [0, n];
-  const type = leaves[0]!.type;
-  const vector = c.batch.getChildAt(column)!;
-  // first row whose key is not `before` the bound
-  const search = (before: (v: unknown) => boolean): number => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (before(vector.get(mid))) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  let from = 0;
-  let to = n;
-  for (const p of leaves) {
-    const v = p.literals[0];
-    if (p.op === "eq" || p.op === "ge") from = Math.max(from, search((x) => compareValues(type, x, v) < 0));
-    if (p.op === "gt") from = Math.max(from, search((x) => compareValues(type, x, v) <= 0));
-    if (p.op === "eq" || p.op === "le") to = Math.min(to, search((x) => compareValues(type, x, v) <= 0));
-    if (p.op === "lt") to = Math.min(to, search((x) => compareValues(type, x, v) < 0));
-  }
-  return [from, Math.max(from, to)];
+  return { batch: sliceBatch(c.batch, from, to), sequence: c.sequence.subarray(from, to), kinds: c.kinds.subarray(from, to) };
 }
 
 function compareSequence(a: bigint, b: bigint): number {

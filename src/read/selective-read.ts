@@ -3,13 +3,15 @@
 // decoded, and the filter columns are decoded first (late materialisation): the other
 // projected columns are decoded only for the pages holding matching rows (offset index).
 // Pages are cut out of a column chunk into an in-memory file that parquet-wasm decodes.
+import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeData } from "../arrow/take.js";
 import { concatData } from "../arrow/concat.js";
 import { PaimonError } from "../error.js";
 import { convertData, makeNullData } from "../format/arrow-types.js";
-import { buildPrunedFile, type ParquetFooter } from "../format/footer.js";
+import { buildPrunedFile, type PageSubset, type ParquetFooter } from "../format/footer.js";
+import { ChunkCache } from "../format/chunk-cache.js";
 import { type ChunkPages, pageSubset, pagesNeedDictionary, readChunkPages } from "../format/page-index.js";
 import { footerStatistics, type ParquetStatistics } from "../format/parquet-stats.js";
 import { plan } from "../format/parquet-reader.js";
@@ -17,7 +19,7 @@ import { corrupt, type ByteSource } from "../format/source.js";
 import { isWasmTrap, withParquetWasm } from "../format/wasm.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
-import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
+import { bindPredicate, type BoundLeafPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
 import { type ColumnStats, mayMatch } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
 
@@ -40,6 +42,13 @@ export interface SelectiveReadOptions {
   deleted: RoaringBitmap32 | null;
   batchSize: number;
   footer: ParquetFooter;
+  /** Decoded column chunks kept across reads (none when absent). */
+  chunkCache?: ChunkCache | null;
+  /**
+   * A non-null integer column the rows are sorted by (a primary-key data file's first key
+   * field): once its chunk is cached, the filter's bounds on it are found by binary search.
+   */
+  sortedBy?: string;
 }
 
 /** Rows of `fields` of the file that satisfy the filter, in file order. */
@@ -59,6 +68,7 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     return !!c && filterNames.has(f.name) && STATS_KINDS.has(f.type.kind) && fileField?.type.kind === f.type.kind && c.leafEnd - c.leafStart === 1 && c.schemaEnd - c.schemaStart === 1;
   });
   const stats = statisticsOf(footer);
+  const sortedIdx = o.sortedBy === undefined ? -1 : o.fields.findIndex((f, i) => f.name === o.sortedBy && usable[i]);
   let rowGroupStart = 0;
   for (let rg = 0; rg < footer.rowGroups.length; rowGroupStart += footer.rowGroups[rg]!.numRows, rg++) {
     const numRows = footer.rowGroups[rg]!.numRows;
@@ -74,13 +84,19 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     selectiveReadCounters.rowGroupsRead++;
     const pagesOf = (col: number) => pageIndexOf(src, footer, rg, col);
     // candidate rows: pages of the filter columns whose column-index statistics may match
-    const candidates = await candidateRows(filter, o.fields, usable, fileColumnOf, numRows, pagesOf, o.tableFields);
+    let ranges = await candidateRanges(filter, o.fields, usable, fileColumnOf, numRows, pagesOf, o.tableFields);
+    if (sortedIdx >= 0 && o.chunkCache) {
+      // rows sorted by this column, decoded whole before: the filter's bounds on it are a row range
+      const whole = o.chunkCache.get(chunkKey(src, rg, fileColumnOf[sortedIdx]!, p.schema.fields[sortedIdx]!));
+      if (whole) ranges = intersect(ranges, [sortedKeyRange(whole, o.sortedBy!, filter)]);
+    }
+    const candidates = rowsOf(ranges);
     if (candidates.length === 0) continue;
     const decodeAt = async (i: number, rows: Uint32Array): Promise<arrow.Data> => {
       const col = fileColumnOf[i]!;
       const field = p.schema.fields[i]!;
       if (col < 0) return makeNullData(field.type, rows.length);
-      return decodeColumnRows(src, footer, rg, col, await pagesOf(col), rows, field);
+      return decodeColumnRows(src, footer, rg, col, await pagesOf(col), rows, field, o.chunkCache ?? null);
     };
     const filterData = await Promise.all(filterIdx.map((i) => decodeAt(i, candidates)));
     const filterSchema = new arrow.Schema(filterIdx.map((i) => p.schema.fields[i]!));
@@ -99,6 +115,49 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     const batch = recordBatch(p.schema, children, rows.length);
     for (let at = 0; at < rows.length; at += o.batchSize) yield at === 0 && rows.length <= o.batchSize ? batch : batch.slice(at, Math.min(rows.length, at + o.batchSize));
   }
+}
+
+/** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
+const SEARCHABLE_KEY_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
+const RANGE_OPS = new Set(["eq", "lt", "le", "gt", "ge"]);
+
+/**
+ * The row range of `data` (a non-null key column sorted ascending) that can satisfy the
+ * conjunctive bounds `filter` puts on `field` (`=`, `<`, `<=`, `>`, `>=`); every row when it
+ * puts none or the column is not an integer. Binary search over the typed values: a key lookup
+ * touches O(log n) rows of each sorted run.
+ */
+export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate): [number, number] {
+  const n = data.length;
+  let leaves: BoundLeafPredicate[] | null = null;
+  for (const p of filter.kind === "and" ? filter.children : [filter]) {
+    if (p.kind === "leaf" && p.field === field && p.type !== undefined && RANGE_OPS.has(p.op) && SEARCHABLE_KEY_KINDS.has(p.type.kind)) (leaves ??= []).push(p as BoundLeafPredicate);
+  }
+  if (leaves === null) return [0, n];
+  // bigint for BIGINT, number otherwise (as the literals)
+  const values = columnValues<Int32Array | BigInt64Array>(data);
+  // first row whose key is not below `v` (`inclusive`: not at or below it)
+  const search = (v: number | bigint, inclusive: boolean): number => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = values[mid]!;
+      if (x < v || (inclusive && x === v)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  let from = 0;
+  let to = n;
+  for (const p of leaves) {
+    const v = p.literals[0] as number | bigint;
+    if (p.op === "eq" || p.op === "ge") from = Math.max(from, search(v, false));
+    if (p.op === "gt") from = Math.max(from, search(v, true));
+    if (p.op === "eq" || p.op === "le") to = Math.min(to, search(v, true));
+    if (p.op === "lt") to = Math.min(to, search(v, false));
+  }
+  return [from, Math.max(from, to)];
 }
 
 // Footers are cached per table (Table.footers); their statistics and page indexes are kept with them.
@@ -151,8 +210,8 @@ function union(parts: readonly Ranges[]): Ranges {
   return out;
 }
 
-/** Ascending row-group rows that the filter's page statistics cannot rule out. */
-async function candidateRows(
+/** Ascending row-group row ranges that the filter's page statistics cannot rule out. */
+async function candidateRanges(
   filter: Predicate,
   fields: readonly DataField[],
   usable: readonly boolean[],
@@ -160,7 +219,7 @@ async function candidateRows(
   numRows: number,
   pagesOf: (col: number) => Promise<ChunkPages | null>,
   tableFields: readonly DataField[],
-): Promise<Uint32Array> {
+): Promise<Ranges> {
   // null = every row
   const walk = async (q: Predicate): Promise<Ranges | null> => {
     if (q.kind === "leaf") {
@@ -183,7 +242,11 @@ async function candidateRows(
     }
     return parts.some((m) => m === null) ? null : union(parts as Ranges[]);
   };
-  const ranges = (await walk(filter)) ?? [[0, numRows]];
+  return (await walk(filter)) ?? [[0, numRows]];
+}
+
+/** The rows of `ranges`, ascending. */
+function rowsOf(ranges: Ranges): Uint32Array {
   const out = new Uint32Array(ranges.reduce((n, [lo, hi]) => n + hi - lo, 0));
   let j = 0;
   for (const [lo, hi] of ranges) for (let r = lo; r < hi; r++) out[j++] = r;
@@ -191,7 +254,18 @@ async function candidateRows(
 }
 
 /** Values of flat-or-nested file column `col` at row-group rows `rows` (ascending), as `field`'s type. */
-async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, rows: Uint32Array, field: arrow.Field): Promise<arrow.Data> {
+async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, rows: Uint32Array, field: arrow.Field, cache: ChunkCache | null): Promise<arrow.Data> {
+  const pick = (whole: arrow.Data): arrow.Data => (rows.length === whole.length ? whole : takeData(whole, rows));
+  const key = cache ? chunkKey(src, rg, col, field) : "";
+  if (cache) {
+    const whole = cache.get(key);
+    if (whole) return pick(whole);
+    if (cache.admit(key, decodedSizeEstimate(footer, rg, col))) {
+      const decoded = await decodeChunk(src, footer, rg, col, pages, undefined, field);
+      cache.put(key, decoded);
+      return pick(decoded);
+    }
+  }
   let positions: Uint32Array | null = rows;
   const pageCount = pages ? pages.offsets.length : 1;
   const selected: number[] = [];
@@ -212,12 +286,33 @@ async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: numb
     }
     if (selected.length < pageCount) positions = within;
   }
-  const subset = pages && selected.length < pageCount ? pageSubset(pages, selected, await pagesNeedDictionary(src, pages, selected)) : undefined;
-  const file = await buildPrunedFile(src, footer, [col], [rg], subset);
+  const subset = pages && selected.length < pageCount ? { selected, ranges: pageSubset(pages, selected, await pagesNeedDictionary(src, pages, selected)) } : undefined;
+  const data = await decodeChunk(src, footer, rg, col, pages, subset, field);
+  if (positions.length === data.length) return data; // every row, in order
+  return takeData(data, positions);
+}
+
+/** The chunk cache key of file column `col` of row group `rg` decoded as `field`. */
+function chunkKey(src: ByteSource, rg: number, col: number, field: arrow.Field): string {
+  return ChunkCache.key(src.name, src.size, rg, col, field.type);
+}
+
+/** Decoded size of a column chunk, estimated from its metadata (8 bytes a row and leaf, plus the uncompressed pages). */
+function decodedSizeEstimate(footer: ParquetFooter, rg: number, col: number): number {
+  const c = footer.columns[col]!;
+  let bytes = footer.rowGroups[rg]!.numRows * 8 * (c.leafEnd - c.leafStart);
+  for (let leaf = c.leafStart; leaf < c.leafEnd; leaf++) bytes += Number(footer.metadata.row_groups[rg]?.columns[leaf]?.meta_data?.total_uncompressed_size ?? 0);
+  return bytes;
+}
+
+/** Decodes column `col` of row group `rg`: its pages `subset` (all when undefined), as `field`'s type. */
+async function decodeChunk(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, subset: { selected: readonly number[]; ranges: PageSubset } | undefined, field: arrow.Field): Promise<arrow.Data> {
+  const pageCount = pages ? pages.offsets.length : 1;
+  const file = await buildPrunedFile(src, footer, [col], [rg], subset?.ranges);
   selectiveReadCounters.chunkDecodes++;
-  selectiveReadCounters.pagesDecoded += subset ? selected.length : pageCount;
-  selectiveReadCounters.pagesSkipped += subset ? pageCount - selected.length : 0;
-  const total = subset ? subset.numRows : footer.rowGroups[rg]!.numRows;
+  selectiveReadCounters.pagesDecoded += subset ? subset.selected.length : pageCount;
+  selectiveReadCounters.pagesSkipped += subset ? pageCount - subset.selected.length : 0;
+  const total = subset ? subset.ranges.numRows : footer.rowGroups[rg]!.numRows;
   let data: arrow.Data;
   try {
     // one batch of exactly the chunk's rows (the decoder allocates batchSize up front)
@@ -232,6 +327,5 @@ async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: numb
   }
   data = convertData(data, field.type, `${field.name} of ${src.name}`);
   if (data.length !== total) throw corrupt(src.name, `row group ${rg} column ${field.name} decoded ${data.length} rows, expected ${total}`);
-  if (positions.length === data.length) return data; // every row, in order
-  return takeData(data, positions);
+  return data;
 }

@@ -14,6 +14,7 @@ import { and, bindPredicate, splitPredicateByFields, type Predicate } from "../p
 import { readArrowField } from "../format/arrow-types.js";
 import type { KvBatch } from "../read/kv-file-reader.js";
 import { PrimaryKeySplitReader } from "../read/merge-read.js";
+import { sortedKeyRange } from "../read/selective-read.js";
 import type { DataSplit, Split } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { PinnedView, Ticket } from "./context.js";
@@ -187,17 +188,24 @@ export async function createRealtimeReader(
   return groupedBatchReader(groups(), releaseAll);
 }
 
-/** A stored PK batch's rows with offsets in [committed, end), as a sorted merge run in `readFields` layout. */
-function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number): KvBatch | null {
+/**
+ * A stored PK batch's rows with offsets in [committed, end), as a sorted merge run in
+ * `readFields` layout. With `keyRange` (the rows a key predicate can match, found by binary
+ * search since the batch is sorted by key), only those rows are windowed: a key lookup touches
+ * a few rows of each stored batch, not all of them.
+ */
+function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number, keyRange: ((raw: arrow.RecordBatch) => [number, number]) | null): KvBatch | null {
   const n = raw.numRows;
   if (n === 0) return null;
+  const [from, to] = keyRange ? keyRange(raw) : [0, n];
+  if (from >= to) return null;
   const c = raw.data.children;
   const offsetData = c[0];
   const offsets = columnValues<BigInt64Array>(offsetData);
   // Sorted by key, so offsets are in no order: window row by row (order is kept).
   let kept = 0;
-  const rows = new Uint32Array(n);
-  for (let i = 0; i < n; i++) if (offsets[i] >= committed && offsets[i] < end) rows[kept++] = i;
+  const rows = new Uint32Array(to - from);
+  for (let i = from; i < to; i++) if (offsets[i] >= committed && offsets[i] < end) rows[kept++] = i;
   if (kept === 0) return null;
   const seqData = c[width + 1];
   const kindData = c[width + 2];
@@ -206,9 +214,16 @@ function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readC
   let batch = recordBatch(readSchema, readColumns.map((i) => c[i]), n);
   if (kept < n) {
     const take = rows.subarray(0, kept);
-    batch = takeRows(batch, take);
-    sequence = BigInt64Array.from(take, (r) => sequence[r]);
-    kinds = Int8Array.from(take, (r) => kinds[r]);
+    if (take[kept - 1] - take[0] === kept - 1) {
+      // one contiguous range (always, unless the window cuts through): share buffers
+      batch = sliceBatch(batch, take[0], take[0] + kept);
+      sequence = sequence.subarray(take[0], take[0] + kept);
+      kinds = kinds.subarray(take[0], take[0] + kept);
+    } else {
+      batch = takeRows(batch, take);
+      sequence = BigInt64Array.from(take, (r) => sequence[r]);
+      kinds = Int8Array.from(take, (r) => kinds[r]);
+    }
   }
   return { batch, sequence, kinds };
 }
@@ -243,6 +258,7 @@ async function* primaryKeyGroups(
   const readColumns = readFields.map((f) => all.indexOf(f) + 1); // +1: offset column first
   const readSchema = new arrow.Schema(readFields.map((f) => readArrowField(f)));
   const keyNames = table.schema.primaryKeys;
+  const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
   for (const split of splits) {
     const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
     if (!view) {
@@ -255,12 +271,14 @@ async function* primaryKeyGroups(
     const prune = keyPreds.length === 0 ? null : keyPreds.length === 1 ? keyPreds[0] : and(...keyPreds);
     const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
     const memory: KvBatch[] = [];
+    const boundPrune = prune ? bindPredicate(prune, all) : null;
+    const keyRange = boundPrune ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[firstKeyColumn]!, keyNames[0]!, boundPrune) : null;
     const add = (raw: arrow.RecordBatch) => {
-      const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length);
+      const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length, keyRange);
       if (run) memory.push(run);
     };
     if (Symbol.iterator in stored) for (const raw of stored) add(raw);
     else for await (const raw of stored) add(raw);
-    for await (const b of reader.readWithMemory(split, memory, prune ? bindPredicate(prune, all) : null)) yield [b];
+    for await (const b of reader.readWithMemory(split, memory, boundPrune)) yield [b];
   }
 }

@@ -3,6 +3,7 @@
 // commit and real-time code take this narrow type; the `Table` facade (table.ts) adds the
 // operations on top, so the layers below it never import the facade.
 import { FooterCache } from "../format/footer-cache.js";
+import { ChunkCache } from "../format/chunk-cache.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -45,6 +46,13 @@ export class FileStoreTable {
 
   /** Decoded footers of this table's data files (immutable once written), shared by its reads. */
   readonly footers = new FooterCache();
+
+  private decodedChunks: ChunkCache | null = null;
+
+  /** Decoded column chunks of this table's data files kept by selective reads (`read.chunk-cache.max-memory`). */
+  get chunkCache(): ChunkCache {
+    return (this.decodedChunks ??= new ChunkCache(this.coreOptions.readChunkCacheMaxMemory));
+  }
 
   /** Table options as stored in the schema. */
   get options(): Record<string, string> {

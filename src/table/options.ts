@@ -25,6 +25,7 @@ export const Options = {
   SNAPSHOT_NUM_RETAINED_MAX: "snapshot.num-retained.max",
   SNAPSHOT_TIME_RETAINED: "snapshot.time-retained",
   READ_BATCH_SIZE: "read.batch-size",
+  READ_CHUNK_CACHE_MAX_MEMORY: "read.chunk-cache.max-memory",
   FILE_INDEX_READ_ENABLED: "file-index.read.enabled",
   SPLIT_TARGET_SIZE: "source.split.target-size",
   SPLIT_OPEN_FILE_COST: "source.split.open-file-cost",
@@ -200,6 +201,16 @@ export class TableOptions {
 
   get readBatchSize(): number {
     return this.int(Options.READ_BATCH_SIZE, 1024);
+  }
+
+  /**
+   * `read.chunk-cache.max-memory` (paimon-rt only, default "64 mb", "0" turns it off): memory for
+   * decoded column chunks of data files kept by the table's primary-key key lookups and real-time
+   * union reads, so repeated queries over the same committed files do not decode them again
+   * (a chunk is kept from its second read on). Per table object and process.
+   */
+  get readChunkCacheMaxMemory(): number {
+    return this.memory(Options.READ_CHUNK_CACHE_MAX_MEMORY, "64 mb");
   }
 
   /** Whether reads skip data files by their file indexes (`file-index.*`). */

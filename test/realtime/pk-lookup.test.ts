@@ -8,6 +8,8 @@ import type { Predicate } from "../../src/predicate/predicate.js";
 import { readFooter } from "../../src/format/footer.js";
 import { fileIOSource, toByteSource } from "../../src/format/source.js";
 import { selectiveReadCounters } from "../../src/read/selective-read.js";
+import { ChunkCache, dataBytes } from "../../src/format/chunk-cache.js";
+import * as arrow from "apache-arrow";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, compactFully, expectCode, makeTable, range, readRows, rtBatch } from "./helpers.js";
@@ -44,6 +46,34 @@ function counted<T>(run: () => Promise<T>): Promise<{ result: T; counters: typeo
 
 const N = 20_000;
 
+/**
+ * Keys 0..N in one committed run, even keys renamed `u<key>` and key 10 deleted in a second
+ * (DV tables: compacted into one file), and key 7779 renamed `m` in memory. Other keys are
+ * `n<key>`; v is key / 2.
+ */
+async function writeTwoRuns(table: Table, options: Record<string, unknown>): Promise<{ ctx: RealtimeContext; w: Writer }> {
+  const ctx = await RealtimeContext.create();
+  const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+  await w.write(rtBatch(range(0, N)), { bucket: 0 });
+  await commit(table, w, 1);
+  // second run: even keys renamed, key 10 deleted
+  const evens = range(0, N / 2).map((i) => 2 * i);
+  await w.write(rtBatch(range(N, N + evens.length), { ids: evens, names: evens.map((i) => `u${i}`) }), { bucket: 0 });
+  await w.write(rtBatch([2 * N], { ids: [10] }), { bucket: 0, rowKinds: [RowKind.DELETE] });
+  await commit(table, w, 2);
+  // DV tables read compacted files only: compact the two runs into one
+  if ("deletion-vectors.enabled" in options) await w.refreshCommittedSnapshot(await compactFully(table));
+  // a memory tail for the union read
+  await w.write(rtBatch([2 * N + 1], { ids: [7779], names: ["m"] }), { bucket: 0 });
+  return { ctx, w };
+}
+
+/** The union read's row of key `k` after writeTwoRuns (null when deleted). */
+function twoRunsRow(k: number): Record<string, unknown> | null {
+  if (k === 10) return null;
+  return { id: k, name: k === 7779 ? "m" : k % 2 === 0 ? `u${k}` : `n${k}`, v: k / 2, dt: "d1" };
+}
+
 const MODES: Array<{ name: string; options: Record<string, string | number | boolean> }> = [
   { name: "PK MOR", options: {} },
   { name: "PK DV", options: { "deletion-vectors.enabled": true } },
@@ -51,21 +81,10 @@ const MODES: Array<{ name: string; options: Record<string, string | number | boo
 
 describe.each(MODES)("key lookups, $name", ({ options }) => {
   it("a point lookup on multi-row-group files decodes only the row groups that can hold the key, with exact rows (committed and union reads)", async () => {
-    // 1000-row row groups: each file holds many
-    const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, ...options }, { primaryKeys: ["id"] });
-    const ctx = await RealtimeContext.create();
-    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
-    await w.write(rtBatch(range(0, N)), { bucket: 0 });
-    await commit(table, w, 1);
-    // second run: even keys renamed, key 10 deleted
-    const evens = range(0, N / 2).map((i) => 2 * i);
-    await w.write(rtBatch(range(N, N + evens.length), { ids: evens, names: evens.map((i) => `u${i}`) }), { bucket: 0 });
-    await w.write(rtBatch([2 * N], { ids: [10] }), { bucket: 0, rowKinds: [RowKind.DELETE] });
-    await commit(table, w, 2);
-    // DV tables read compacted files only: compact the two runs into one
-    if ("deletion-vectors.enabled" in options) await w.refreshCommittedSnapshot(await compactFully(table));
-    // a memory tail for the union read
-    await w.write(rtBatch([2 * N + 1], { ids: [7779], names: ["m"] }), { bucket: 0 });
+    // 1000-row row groups: each file holds many; no chunk cache, so every lookup decodes (the
+    // cache has its own tests below)
+    const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, "read.chunk-cache.max-memory": "0", ...options }, { primaryKeys: ["id"] });
+    const { ctx, w } = await writeTwoRuns(table, options);
     const groups = await rowGroupCount(table);
     expect(groups).toBe("deletion-vectors.enabled" in options ? 20 : 30);
     const files = (await table.newScan().plan()).splits.flatMap((s) => s.files).length;
@@ -93,6 +112,133 @@ describe.each(MODES)("key lookups, $name", ({ options }) => {
     await w.close();
     await ctx.close();
   });
+});
+
+describe.each(MODES)("the decoded chunk cache, $name", ({ options }) => {
+  it("a chunk asked for twice is decoded whole and kept: later lookups in its row groups decode nothing and return the same rows", async () => {
+    const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, ...options }, { primaryKeys: ["id"] });
+    const { ctx, w } = await writeTwoRuns(table, options);
+    const files = (await table.newScan().plan()).splits.flatMap((s) => s.files).length;
+    const lookup = (k: number) => counted(() => readRows(table, { ctx, filter: col("id").eq(BigInt(k)), predicateFilter: true }));
+    // every file holds key 7778: its key chunk, then name, v, dt, sequence and kind
+    const decodes = files + 5 * files;
+    const first = await lookup(7778);
+    expect(first.result).toEqual([twoRunsRow(7778)]);
+    expect(first.counters.chunkDecodes).toBe(decodes);
+    expect(table.chunkCache.stats).toMatchObject({ entries: 0, stored: 0, hits: 0 });
+    // second request: the same chunks, now decoded whole and stored
+    const second = await lookup(7778);
+    expect(second.result).toEqual([twoRunsRow(7778)]);
+    expect(second.counters.chunkDecodes).toBe(decodes);
+    expect(second.counters.pagesSkipped).toBe(0);
+    expect(table.chunkCache.stats).toMatchObject({ entries: decodes, stored: decodes, hits: 0, evicted: 0 });
+    // from then on: no decoding, for this key and the others of the same row groups
+    for (const k of [7778, 7776, 7001, 7779]) {
+      const again = await lookup(k);
+      expect(again.result).toEqual([twoRunsRow(k)]);
+      expect({ k, decodes: again.counters.chunkDecodes }).toEqual({ k, decodes: 0 });
+    }
+    expect(table.chunkCache.stats.hits).toBeGreaterThan(0);
+    // a key in other row groups is decoded by pages again (asked for once)
+    const far = await lookup(15000);
+    expect(far.result).toEqual([twoRunsRow(15000)]);
+    expect(far.counters.chunkDecodes).toBe(decodes);
+    await w.prepareCommitWithProgress(3);
+    await w.close();
+    await ctx.close();
+  });
+
+  it("a repeated full union read stores the committed chunks on its second read and decodes none from its third, with identical rows", async () => {
+    const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, ...options }, { primaryKeys: ["id"] });
+    const { ctx, w } = await writeTwoRuns(table, options);
+    const groups = await rowGroupCount(table);
+    const want = range(0, N).map(twoRunsRow).filter((r) => r !== null);
+    const byId = (rows: Array<Record<string, unknown>>) => [...rows].sort((a, b) => (a.id as number) - (b.id as number));
+    expect(byId(await readRows(table, { ctx }))).toEqual(want);
+    expect(table.chunkCache.stats).toMatchObject({ entries: 0, stored: 0, hits: 0 });
+    expect(byId(await readRows(table, { ctx }))).toEqual(want);
+    // every row group's id, name, v, dt, sequence and kind columns
+    const chunks = groups * 6;
+    expect(table.chunkCache.stats).toMatchObject({ entries: chunks, stored: chunks, hits: 0, evicted: 0 });
+    expect(byId(await readRows(table, { ctx }))).toEqual(want);
+    expect(table.chunkCache.stats).toMatchObject({ entries: chunks, stored: chunks, hits: chunks });
+    // a new memory tail is read with the cached files
+    await w.write(rtBatch([2 * N + 2], { ids: [4], names: ["four"] }), { bucket: 0 });
+    expect(byId(await readRows(table, { ctx }))).toEqual(want.map((r) => (r!.id === 4 ? { ...r, name: "four" } : r)));
+    expect(table.chunkCache.stats).toMatchObject({ stored: chunks, hits: 2 * chunks });
+    await w.prepareCommitWithProgress(3);
+    await w.close();
+    await ctx.close();
+  });
+
+  it("stays within read.chunk-cache.max-memory, evicting the least recently used chunks, with exact rows", async () => {
+    const bound = 128 * 1024;
+    const table = await makeTable({ bucket: 1, "parquet.block.row.count.limit": 1000, "read.chunk-cache.max-memory": "128 kb", ...options }, { primaryKeys: ["id"] });
+    const { ctx, w } = await writeTwoRuns(table, options);
+    expect(table.chunkCache.maxBytes).toBe(bound);
+    // 3 lookups of keys in 8 row groups: more chunks than fit
+    for (const k of [7778, 1234, 15001, 3000, 19998, 10, 501, 12345]) {
+      for (let i = 0; i < 3; i++) {
+        expect(await readRows(table, { ctx, filter: col("id").eq(BigInt(k)), predicateFilter: true })).toEqual(twoRunsRow(k) === null ? [] : [twoRunsRow(k)]);
+        expect(table.chunkCache.stats.bytes).toBeLessThanOrEqual(bound);
+      }
+    }
+    // full reads through the small cache
+    const want = range(0, N).map(twoRunsRow).filter((r) => r !== null);
+    for (let i = 0; i < 3; i++) {
+      expect((await readRows(table, { ctx })).sort((a, b) => (a.id as number) - (b.id as number))).toEqual(want);
+      expect(table.chunkCache.stats.bytes).toBeLessThanOrEqual(bound);
+    }
+    const stats = table.chunkCache.stats;
+    expect(stats.stored).toBeGreaterThan(stats.entries);
+    expect(stats.evicted).toBe(stats.stored - stats.entries);
+    expect(stats.hits).toBeGreaterThan(0);
+    await w.prepareCommitWithProgress(3);
+    await w.close();
+    await ctx.close();
+  });
+});
+
+describe("ChunkCache", () => {
+  /** An Int64 column of `rows` rows: 8 bytes a row. */
+  const column = (rows: number) => arrow.makeData({ type: new arrow.Int64(), length: rows, data: new BigInt64Array(rows) });
+
+  it("admits a chunk on its second request when it fits a quarter of the bound, and evicts least recently used first", () => {
+    const cache = new ChunkCache(4000);
+    expect(cache.admit("a", 800)).toBe(false);
+    expect(cache.admit("a", 800)).toBe(true);
+    expect(cache.admit("big", 1001)).toBe(false);
+    expect(cache.admit("big", 1001)).toBe(false);
+    for (const k of ["a", "b", "c", "d", "e"]) cache.put(k, column(100)); // 800 bytes each
+    expect(cache.stats).toEqual({ entries: 5, bytes: 4000, hits: 0, stored: 5, evicted: 0 });
+    expect(cache.get("a")!.length).toBe(100); // a is now the most recently used
+    cache.put("f", column(100));
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")).toBeDefined();
+    expect(cache.stats).toEqual({ entries: 5, bytes: 4000, hits: 2, stored: 6, evicted: 1 });
+    cache.put("huge", column(126)); // 1008 bytes: more than a quarter
+    expect(cache.get("huge")).toBeUndefined();
+    expect(cache.stats.entries).toBe(5);
+  });
+
+  it("keeps nothing with a bound of 0", () => {
+    const cache = new ChunkCache(0);
+    expect(cache.admit("a", 8)).toBe(false);
+    expect(cache.admit("a", 8)).toBe(false);
+    cache.put("a", column(1));
+    expect(cache.stats).toEqual({ entries: 0, bytes: 0, hits: 0, stored: 0, evicted: 0 });
+  });
+
+  it("counts the bytes of every buffer of a chunk", () => {
+    const strings = arrow.vectorFromArray(["ab", null, "cde"], new arrow.Utf8()).data[0]!;
+    expect(dataBytes(strings)).toBe(strings.valueOffsets.byteLength + strings.values.byteLength + strings.nullBitmap!.byteLength);
+    expect(dataBytes(column(3))).toBe(24);
+  });
+});
+
+it("a bad read.chunk-cache.max-memory is refused with INVALID_ARGUMENT naming the option", async () => {
+  const table = await makeTable({ bucket: 1, "read.chunk-cache.max-memory": "lots" }, { primaryKeys: ["id"] });
+  expect(() => table.chunkCache).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT", message: expect.stringContaining("read.chunk-cache.max-memory") }));
 });
 
 it("a non-positive parquet.block.row.count.limit is refused with INVALID_ARGUMENT before anything is written", async () => {
@@ -125,7 +271,8 @@ describe("key predicates over memory runs and committed files", () => {
           // commit every other batch: committed runs plus a memory tail
           if (i % 2 === 0 && i < batches.length - 1) await commit(table, w, i + 1);
         }
-        for (const { p, test } of preds) {
+        // each predicate twice: the second read takes decoded chunks from the cache
+        for (const { p, test } of [...preds, ...preds]) {
           const rows = await readRows(table, { ctx, filter: p, predicateFilter: true });
           const got = rows.map((r): [number, string] => [r.id as number, r.name as string]).sort((x, y) => x[0] - y[0]);
           const want = [...model].filter(([id]) => test(id)).sort((x, y) => x[0] - y[0]);
