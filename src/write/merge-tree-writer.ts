@@ -20,7 +20,7 @@ import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
 import { mergeKvBatches } from "../read/merge-read.js";
 import { foldRecords, type MergeFold, mergeFold } from "../read/merge-functions.js";
-import { DELETION_VECTORS_INDEX } from "../scan/merge-tree-splits.js";
+import { DELETION_VECTORS_INDEX, intervalPartition } from "../scan/merge-tree-splits.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
@@ -62,6 +62,18 @@ export interface LevelSortedRun {
 export interface CompactUnit {
   outputLevel: number;
   files: DataFileMeta[];
+}
+
+/**
+ * One step of a compaction (Java `MergeTreeCompactTask`): files rewritten together into the
+ * output level, or one file moved to it unchanged (`lookup`: its keys still mark older rows of
+ * higher levels in deletion vectors).
+ */
+export type CompactStep = { kind: "rewrite"; files: DataFileMeta[] } | { kind: "upgrade"; file: DataFileMeta; lookup: boolean };
+
+/** Java `containsDeleteRecords`: DELETE rows, or an unknown count. */
+function containsDeleteRecords(f: DataFileMeta): boolean {
+  return f.deleteRowCount === null || f.deleteRowCount > 0n;
 }
 
 /** What one `prepareIncrement` hands to the commit. */
@@ -427,46 +439,141 @@ export class MergeTreeBucketWriter {
     if (unit && unit.files.length > 0) await this.rewrite(unit);
   }
 
+  /**
+   * Java `MergeTreeCompactTask.doCompact`: what becomes of the files of `unit`. Overlapping
+   * sections and small files (below `compactionFileSize`) are rewritten together; a file that
+   * overlaps nothing and is large, or the only run left to rewrite, only changes its level
+   * (`upgrade`) — unless the rewriter must rewrite it (see `upgradeStep`).
+   */
+  planCompaction(unit: CompactUnit): CompactStep[] {
+    const steps: CompactStep[] = [];
+    const maxLevel = this.options.config.maxLevel;
+    // Java CoreOptions.compactionFileSize: 70% of the target file size
+    const minFileSize = Math.floor(this.fileConfig.targetFileSize / 10) * 7;
+    let candidate: DataFileMeta[][][] = [];
+    const upgrade = (f: DataFileMeta): void => {
+      if (unit.outputLevel === maxLevel && containsDeleteRecords(f)) steps.push({ kind: "rewrite", files: [f] });
+      else if (f.level !== unit.outputLevel) steps.push(this.upgradeStep(f, unit.outputLevel));
+    };
+    const rewrite = (): void => {
+      if (candidate.length === 1 && candidate[0].length === 1) candidate[0][0].forEach(upgrade);
+      else if (candidate.length > 0) steps.push({ kind: "rewrite", files: candidate.flat(2) });
+      candidate = [];
+    };
+    for (const section of intervalPartition(unit.files, this.keys)) {
+      if (section.length > 1) {
+        candidate.push(section);
+        continue;
+      }
+      for (const f of section[0]) {
+        if (Number(f.fileSize) < minFileSize) candidate.push([[f]]);
+        else {
+          rewrite();
+          upgrade(f);
+        }
+      }
+    }
+    rewrite();
+    return steps;
+  }
+
+  /**
+   * `rewriter.upgrade` of one file: Java's `LookupMergeTreeCompactRewriter.upgradeStrategy` for
+   * deletion-vector and first-row tables (a level-0 file is looked up in the higher levels, and
+   * rewritten unless its rows can stay as they are), a level change for the others.
+   */
+  private upgradeStep(f: DataFileMeta, outputLevel: number): CompactStep {
+    const { deletionVectors, mergeEngine, maxLevel } = this.options.config;
+    if (!deletionVectors && mergeEngine !== "first-row") return { kind: "upgrade", file: f, lookup: false };
+    if (f.level !== 0) return { kind: "upgrade", file: f, lookup: false };
+    // deletion vectors drop deletes: a file holding DELETE rows is rewritten without them
+    if (deletionVectors && containsDeleteRecords(f)) return { kind: "rewrite", files: [f] };
+    // deduplicate keeps the latest row of a key, so rows merged with higher levels stay as they are
+    if (outputLevel === maxLevel || mergeEngine === "deduplicate") return { kind: "upgrade", file: f, lookup: deletionVectors };
+    return { kind: "rewrite", files: [f] };
+  }
+
   private async rewrite(unit: CompactUnit): Promise<void> {
     const table = this.options.table;
     const dv = this.options.config.deletionVectors;
     const nonEmptyHighest = this.files.reduce((m, f) => Math.max(m, f.level), -1);
     const dropDeletes = unit.outputLevel !== 0 && (unit.outputLevel >= nonEmptyHighest || dv);
-    const inputs = [...unit.files].sort((a, b) => compareSeq(a.minSequenceNumber, b.minSequenceNumber));
-    const chunks: KvBatch[] = [];
-    for (const f of inputs) {
-      const deleted = this.dvs.get(f.fileName) ?? null;
-      const fileFields = await this.schemas.fieldsOf(f.schemaId);
-      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) chunks.push(c);
-    }
-    const inputNames = new Set(inputs.map((f) => f.fileName));
-    const rest = this.files.filter((f) => !inputNames.has(f.fileName));
+    const unitNames = new Set(unit.files.map((f) => f.fileName));
+    const rest = this.files.filter((f) => !unitNames.has(f.fileName));
     const firstRow = this.options.config.mergeEngine === "first-row";
+    // Keys arriving from level 0 are looked up in the levels above the output (Java's lookup
+    // compaction); rows of higher levels are already unique across levels.
     const lookup: KeyColumn[][] | undefined = dv && !firstRow && rest.length > 0 ? [] : undefined;
-    const exclude = firstRow && rest.length > 0 ? await this.keysOf(rest) : undefined;
-    let outputs: DataFileMeta[] = [];
-    if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
-    else if (chunks.length > 0) {
-      const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
-      outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, lookup, exclude);
+    const lookupFiles: DataFileMeta[] = [];
+    let exclude: Set<string> | undefined;
+    const before: DataFileMeta[] = [];
+    const after: DataFileMeta[] = [];
+    const rewritten: DataFileMeta[] = [];
+    for (const step of this.planCompaction(unit)) {
+      if (step.kind === "upgrade") {
+        if (step.lookup && lookup) {
+          lookup.push(...(await this.keyColumnsOf(step.file)));
+          lookupFiles.push(step.file);
+        }
+        before.push(step.file);
+        after.push({ ...step.file, level: unit.outputLevel });
+        continue;
+      }
+      const fromLevel0 = step.files.some((f) => f.level === 0);
+      if (firstRow && fromLevel0 && rest.length > 0) exclude ??= await this.keysOf(rest);
+      const inputs = [...step.files].sort((a, b) => compareSeq(a.minSequenceNumber, b.minSequenceNumber));
+      const chunks: KvBatch[] = [];
+      for (const f of inputs) {
+        const deleted = this.dvs.get(f.fileName) ?? null;
+        const fileFields = await this.schemas.fieldsOf(f.schemaId);
+        for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) chunks.push(c);
+      }
+      const stepLookup = fromLevel0 ? lookup : undefined;
+      if (stepLookup) lookupFiles.push(...inputs);
+      let outputs: DataFileMeta[] = [];
+      if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
+      else if (chunks.length > 0) {
+        const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
+        outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
+      }
+      before.push(...inputs);
+      rewritten.push(...inputs);
+      after.push(...outputs);
     }
-    if (lookup && lookup.length > 0) await this.markShadowed(rest, lookup, inputs);
-    // bookkeeping: levels, DVs, pending increments (a pending output compacted again is simply dropped)
-    this.files = [...rest, ...outputs];
-    for (const f of inputs) {
+    if (lookup && lookup.length > 0) await this.markShadowed(rest, lookup, lookupFiles);
+    // bookkeeping (Java MergeTreeWriter.updateCompactResult): levels, DVs, pending increments
+    const beforeNames = new Set(before.map((f) => f.fileName));
+    this.files = [...this.files.filter((f) => !beforeNames.has(f.fileName)), ...after];
+    for (const f of rewritten) {
       const bm = this.dvs.get(f.fileName);
       if (bm) {
         this.dvs.delete(f.fileName);
         bm.dispose();
         this.dvDirty = true;
       }
-      const pending = this.compactAfter.findIndex((x) => x.fileName === f.fileName);
+    }
+    const afterNames = new Set(after.map((f) => f.fileName));
+    for (const f of before) {
+      const pending = this.compactAfter.findIndex((x) => x.fileName === f.fileName && x.level === f.level);
       if (pending >= 0) {
+        // an output of this increment compacted again: dropped, and deleted unless an upgrade
+        // keeps its file (as the input or the output of one)
         this.compactAfter.splice(pending, 1);
-        await table.fileIO.delete(this.pathOf(f)).catch(() => false);
+        if (!this.compactBefore.has(f.fileName) && !afterNames.has(f.fileName)) await table.fileIO.delete(this.pathOf(f)).catch(() => false);
       } else this.compactBefore.set(f.fileName, f);
     }
-    this.compactAfter.push(...outputs);
+    this.compactAfter.push(...after);
+  }
+
+  /** Key columns of the live rows of `f` (the keys an upgraded level-0 file brings up), in key order. */
+  private async keyColumnsOf(f: DataFileMeta): Promise<KeyColumn[][]> {
+    const out: KeyColumn[][] = [];
+    const fileFields = await this.schemas.fieldsOf(f.schemaId);
+    const deleted = this.dvs.get(f.fileName) ?? null;
+    for await (const c of readKvFile(this.options.table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
+      out.push(this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i])));
+    }
+    return out;
   }
 
   /** partial-update / aggregation: the field fold of the table's columns. */
