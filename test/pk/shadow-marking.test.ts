@@ -42,6 +42,23 @@ describe("shadowedRows (deletion-vector lookup)", () => {
     expect(Array.from(shadowedRows(target, [[keyColumnFromValues("float64", [null, -0])]]))).toEqual([0, 1]);
   });
 
+  it("compares 64-bit keys by their words: signs, the 2^32 boundary and extremes", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -(2n ** 33n), max: 2n ** 33n })), { maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 60, maxLength: 60 }),
+        (values, roles) => {
+          const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const target = [keyColumnFromValues("int64", sorted.filter((_, i) => roles[i] & 1))];
+          const lookup = [[keyColumnFromValues("int64", sorted.filter((_, i) => roles[i] & 2))]];
+          if (target[0].length === 0) return;
+          expect(Array.from(shadowedRows(target, lookup))).toEqual(model(target, lookup));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("matches the key-string model on random sorted key sets", () => {
     fc.assert(
       fc.property(
