@@ -2,7 +2,8 @@
 // the keys a compaction just wrote. Both sides are sorted with unique keys, so one linear walk
 // per lookup run finds them (binary search to where the run starts in the target). Keys are
 // compared in the merge kernel's order and equality (Double.compare for floats, unsigned bytes
-// for strings, nulls first), 64-bit keys as two int32 words: no per-row JavaScript values.
+// for strings, nulls first), 64-bit keys as two int32 words, strings from the prefix all
+// keys share: no per-row JavaScript values.
 import type { KeyColumn } from "../kernel/columns.js";
 import { keyComparator } from "../kernel/reference.js";
 
@@ -26,6 +27,41 @@ function int64Comparator(x: KeyColumn, y: KeyColumn): RowComparator | null {
   };
 }
 
+/** Length of the common prefix of value `a` of `x` and value `b` of `y` (bytes columns). */
+function commonPrefix(x: KeyColumn, a: number, y: KeyColumn, b: number): number {
+  const xo = x.offsets!;
+  const yo = y.offsets!;
+  const n = Math.min(xo[a + 1]! - xo[a]!, yo[b + 1]! - yo[b]!);
+  let k = 0;
+  while (k < n && x.data![xo[a]! + k] === y.data![yo[b]! + k]) k++;
+  return k;
+}
+
+/**
+ * Byte-string keys without nulls compared after the prefix every key of both sorted columns
+ * shares (e.g. "key-0000"): in sorted data, the common prefix of the first and last values of
+ * each side and of the two first values is common to all.
+ */
+function bytesComparator(x: KeyColumn, y: KeyColumn): RowComparator | null {
+  if (x.validity || y.validity || x.type !== "bytes") return null;
+  const shared = Math.min(commonPrefix(x, 0, x, x.length - 1), commonPrefix(y, 0, y, y.length - 1), commonPrefix(x, 0, y, 0));
+  const xo = x.offsets!;
+  const yo = y.offsets!;
+  const xd = x.data!;
+  const yd = y.data!;
+  return (a, b) => {
+    let p = xo[a]! + shared;
+    let q = yo[b]! + shared;
+    const pe = xo[a + 1]!;
+    const qe = yo[b + 1]!;
+    for (; p < pe && q < qe; p++, q++) {
+      const d = xd[p]! - yd[q]!;
+      if (d !== 0) return d;
+    }
+    return pe - p - (qe - q);
+  };
+}
+
 /**
  * Rows of `target` (key columns of a file: sorted, one row per key) whose key occurs in any
  * of `lookup` (key columns of sorted runs, e.g. consecutive chunks of a compaction output),
@@ -39,7 +75,7 @@ export function shadowedRows(target: readonly KeyColumn[], lookup: readonly (rea
   for (const keys of lookup) {
     const m = keys[0]?.length ?? 0;
     if (m === 0) continue;
-    const cmp: RowComparator = (target.length === 1 ? int64Comparator(target[0]!, keys[0]!) : null) ?? keyComparator(target, keys);
+    const cmp: RowComparator = (target.length === 1 ? (int64Comparator(target[0]!, keys[0]!) ?? bytesComparator(target[0]!, keys[0]!)) : null) ?? keyComparator(target, keys);
     // first target row not below the run's first key
     let lo = 0;
     let hi = rows;

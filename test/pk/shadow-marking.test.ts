@@ -59,6 +59,26 @@ describe("shadowedRows (deletion-vector lookup)", () => {
     );
   });
 
+  it("compares strings after the prefix both sides share, including keys that are prefixes of others", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("", "key-", "key-0000"),
+        fc.uniqueArray(fc.uint8Array({ maxLength: 4 }).map((b) => Array.from(b, (x) => String.fromCharCode(48 + (x % 4))).join("")), { maxLength: 50 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 50, maxLength: 50 }),
+        (prefix, suffixes, roles) => {
+          const bytes = suffixes.map((s) => new TextEncoder().encode(prefix + s));
+          const cmp = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b);
+          const sorted = [...bytes].sort(cmp);
+          const target = [keyColumnFromValues("bytes", sorted.filter((_, i) => roles[i] & 1))];
+          const lookup = [[keyColumnFromValues("bytes", sorted.filter((_, i) => roles[i] & 2))]];
+          if (target[0].length === 0) return;
+          expect(Array.from(shadowedRows(target, lookup))).toEqual(model(target, lookup));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("matches the key-string model on random sorted key sets", () => {
     fc.assert(
       fc.property(
