@@ -170,6 +170,14 @@ export class MergeTreeBucketWriter {
   private dvIndex: IndexFileMeta | null;
   private dvDirty = false;
   private readonly schemas: FileSchemas;
+  /**
+   * Key columns of every row of live files (deletion-vector lookups), by file name: data files
+   * never change, so each is read once, as Java builds one lookup file per data file. Bounded
+   * by `lookup.cache-max-memory-size` (Java's default, 256 mb); files beyond it are re-read.
+   */
+  private readonly keyCache = new Map<string, { chunks: KeyColumn[][]; bytes: number }>();
+  private keyCacheBytes = 0;
+  private readonly keyCacheLimit: number;
 
   private constructor(
     private readonly options: MergeTreeWriterOptions,
@@ -185,6 +193,7 @@ export class MergeTreeBucketWriter {
     this.files = restored;
     this.schemas = new FileSchemas(table);
     this.dvIndex = dvIndex;
+    this.keyCacheLimit = opts.memory("lookup.cache-max-memory-size", "256 mb");
     this.fileConfig = {
       io: table.fileIO,
       schema: table.schema,
@@ -544,6 +553,7 @@ export class MergeTreeBucketWriter {
     // bookkeeping (Java MergeTreeWriter.updateCompactResult): levels, DVs, pending increments
     const beforeNames = new Set(before.map((f) => f.fileName));
     this.files = [...this.files.filter((f) => !beforeNames.has(f.fileName)), ...after];
+    this.pruneKeyCache();
     for (const f of rewritten) {
       const bm = this.dvs.get(f.fileName);
       if (bm) {
@@ -567,13 +577,42 @@ export class MergeTreeBucketWriter {
 
   /** Key columns of the live rows of `f` (the keys an upgraded level-0 file brings up), in key order. */
   private async keyColumnsOf(f: DataFileMeta): Promise<KeyColumn[][]> {
+    const deleted = this.dvs.get(f.fileName) ?? null;
+    return deleted && deleted.size > 0 ? this.readKeyColumns(f, deleted) : this.allKeyColumnsOf(f);
+  }
+
+  /** Key columns of every row of `f` (deletion vector ignored), from the cache or read (and cached while it has room). */
+  private async allKeyColumnsOf(f: DataFileMeta): Promise<KeyColumn[][]> {
+    const cached = this.keyCache.get(f.fileName);
+    if (cached) return cached.chunks;
+    const chunks = await this.readKeyColumns(f, null);
+    let bytes = 0;
+    for (const chunk of chunks) for (const c of chunk) bytes += (c.values?.byteLength ?? 0) + (c.offsets?.byteLength ?? 0) + (c.data?.byteLength ?? 0);
+    if (this.keyCacheBytes + bytes <= this.keyCacheLimit) {
+      this.keyCache.set(f.fileName, { chunks, bytes });
+      this.keyCacheBytes += bytes;
+    }
+    return chunks;
+  }
+
+  private async readKeyColumns(f: DataFileMeta, deleted: RoaringBitmap32 | null): Promise<KeyColumn[][]> {
     const out: KeyColumn[][] = [];
     const fileFields = await this.schemas.fieldsOf(f.schemaId);
-    const deleted = this.dvs.get(f.fileName) ?? null;
     for await (const c of readKvFile(this.options.table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
       out.push(this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i])));
     }
     return out;
+  }
+
+  /** Drops cached keys of files no longer live. */
+  private pruneKeyCache(): void {
+    if (this.keyCache.size === 0) return;
+    const live = new Set(this.files.map((f) => f.fileName));
+    for (const [name, entry] of this.keyCache) {
+      if (live.has(name)) continue;
+      this.keyCache.delete(name);
+      this.keyCacheBytes -= entry.bytes;
+    }
   }
 
   /** partial-update / aggregation: the field fold of the table's columns. */
@@ -633,20 +672,17 @@ export class MergeTreeBucketWriter {
    * the key range of one of the compaction `inputs` can hold such keys; the rest are not read.
    */
   private async markShadowed(targets: readonly DataFileMeta[], lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<void> {
-    const table = this.options.table;
     const overlaps = (f: DataFileMeta) => inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0);
     for (const f of targets) {
       if (!overlaps(f)) continue;
       let position = 0;
       const marks: Uint32Array[] = [];
-      // positions count every row of the file, so read it without its deletion vector
-      const fileFields = await this.schemas.fieldsOf(f.schemaId);
-      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted: null, fileFields })) {
-        const cols = this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i]));
+      // positions count every row of the file, so its keys are taken without its deletion vector
+      for (const cols of await this.allKeyColumnsOf(f)) {
         const rows = shadowedRows(cols, lookup);
         for (let i = 0; i < rows.length; i++) rows[i] += position;
         if (rows.length > 0) marks.push(rows);
-        position += c.batch.numRows;
+        position += cols[0]?.length ?? 0;
       }
       if (marks.length === 0) continue;
       let bm = this.dvs.get(f.fileName);
@@ -695,6 +731,8 @@ export class MergeTreeBucketWriter {
   close(): void {
     for (const bm of this.dvs.values()) bm.dispose();
     this.dvs.clear();
+    this.keyCache.clear();
+    this.keyCacheBytes = 0;
     this.buffer = [];
   }
 }

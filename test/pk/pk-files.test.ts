@@ -118,8 +118,9 @@ describe("primary-key data files", () => {
     expect((await readRows(table, { snapshotId: 2 })).length).toBe(300);
   });
 
-  it("deletion vectors: a level-0 file without deletes moves up unchanged, its keys mark older rows, and expiry keeps it", async () => {
-    const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true" });
+  // "0 b": no key columns cached, every lookup reads the files again
+  it.each(["256 mb", "0 b"])("deletion vectors: a level-0 file without deletes moves up unchanged, its keys mark older rows, and expiry keeps it (lookup.cache-max-memory-size %s)", async (cacheSize) => {
+    const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true", "lookup.cache-max-memory-size": cacheSize });
     const rows = (from: number, to: number, v: string) => Array.from({ length: to - from }, (_, i) => r(from + i, "k", `${v}${from + i}`));
     await writeCommit(table, "u", [{ rows: rows(0, 100, "a") }]);
     const [bottom] = (await liveFiles(table)).map((x) => x.file);
@@ -140,6 +141,14 @@ describe("primary-key data files", () => {
     // the compaction snapshot deletes and re-adds the moved file: expiring it must keep the file
     await table.newCommit({ commitUser: "admin" }).expireSnapshots({ retainMax: 1, retainMin: 1 });
     expect(await readRows(table)).toEqual(expected);
+    // one writer, several commits: keys of the moved files are looked up again (cached or re-read)
+    const w = await table.newWrite({ commitUser: "u" });
+    for (const [c, [from, to]] of [[10, 20], [50, 70], [0, 130]].entries()) {
+      await w.write(toBatch(rows(from, to, `c${c}`)));
+      await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(10 + c), 10 + c);
+    }
+    await w.close();
+    expect(await readRows(table)).toEqual(sortRows(rows(0, 130, "c2")));
   });
 
   it("reads with projection without keys, key and value filters, and row kinds", async () => {
