@@ -434,8 +434,13 @@ export class MergeTreeBucketWriter {
     const maxLevel = this.options.config.maxLevel;
     let unit: CompactUnit | null;
     if (full) {
-      const hasDvs = this.files.some((f) => (this.dvs.get(f.fileName)?.size ?? 0) > 0);
-      if (runs.length === 1 && runs[0].level === maxLevel && !hasDvs && runs[0].files.every((f) => f.deleteRowCount === 0n)) return;
+      if (runs.length === 1 && runs[0].level === maxLevel) {
+        // Java CompactStrategy.pickFullCompaction: one sorted run at the max level; only files
+        // with deletion vectors (or DELETE rows) are rewritten, each on its own
+        const stale = runs[0].files.filter((f) => (this.dvs.get(f.fileName)?.size ?? 0) > 0 || f.deleteRowCount !== 0n);
+        if (stale.length > 0) await this.rewrite({ outputLevel: maxLevel, files: stale }, true);
+        return;
+      }
       unit = { outputLevel: maxLevel, files: runs.flatMap((r) => r.files) };
     } else {
       unit = pickUniversal(runs, this.options.config);
@@ -502,7 +507,8 @@ export class MergeTreeBucketWriter {
     return { kind: "rewrite", files: [f] };
   }
 
-  private async rewrite(unit: CompactUnit): Promise<void> {
+  /** Compacts `unit`: as `planCompaction` decides, or (`eachFile`, Java's `FileRewriteCompactTask`) every file rewritten on its own. */
+  private async rewrite(unit: CompactUnit, eachFile = false): Promise<void> {
     const table = this.options.table;
     const dv = this.options.config.deletionVectors;
     const nonEmptyHighest = this.files.reduce((m, f) => Math.max(m, f.level), -1);
@@ -518,7 +524,8 @@ export class MergeTreeBucketWriter {
     const before: DataFileMeta[] = [];
     const after: DataFileMeta[] = [];
     const rewritten: DataFileMeta[] = [];
-    for (const step of this.planCompaction(unit)) {
+    const steps: CompactStep[] = eachFile ? unit.files.map((f) => ({ kind: "rewrite", files: [f] })) : this.planCompaction(unit);
+    for (const step of steps) {
       if (step.kind === "upgrade") {
         if (step.lookup && lookup) {
           lookup.push(...(await this.keyColumnsOf(step.file)));

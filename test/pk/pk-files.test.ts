@@ -151,6 +151,27 @@ describe("primary-key data files", () => {
     expect(await readRows(table)).toEqual(sortRows(rows(0, 130, "c2")));
   });
 
+  it("deletion vectors: full compaction of one max-level run rewrites only the files with deletion vectors", async () => {
+    const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true", "target-file-size": "1 kb" });
+    await writeCommit(table, "u", [{ rows: Array.from({ length: 300 }, (_, i) => r(i, "k", `v${i}`)) }]);
+    const first = (await liveFiles(table)).map((x) => x.file);
+    expect(first.length).toBeGreaterThan(1);
+    expect(first.every((f) => f.level === 5)).toBe(true);
+    // a DELETE: its level-0 file is rewritten without it (nothing left) and marks the old row
+    await writeCommit(table, "u", [{ rows: [r(3, "k", null)], kinds: [RowKind.DELETE] }]);
+    const dvFiles = async () => (await table.newScan().plan()).splits.flatMap((s) => (s.kind === "data" ? s.files.filter((_, i) => s.deletionFiles?.[i]) : [])).map((f) => f.fileName);
+    const marked = await dvFiles();
+    expect(marked.length).toBe(1);
+    await writeCommit(table, "u", [], { compact: true });
+    const files = (await liveFiles(table)).map((x) => x.file);
+    const firstNames = new Set(first.map((f) => f.fileName));
+    expect(files.filter((f) => firstNames.has(f.fileName)).map((f) => f.fileName).sort()).toEqual(first.map((f) => f.fileName).filter((n) => n !== marked[0]).sort());
+    expect(files.filter((f) => !firstNames.has(f.fileName)).every((f) => f.level === 5 && f.fileSource === 1)).toBe(true);
+    expect(files.reduce((n, f) => n + f.rowCount, 0n)).toBe(299n);
+    expect(await dvFiles()).toEqual([]);
+    expect((await readRows(table)).length).toBe(299);
+  });
+
   it("reads with projection without keys, key and value filters, and row kinds", async () => {
     const table = await createPkTable({ bucket: 2 });
     await writeCommit(table, "u", [{ rows: [r(1, "a", "one", 10), r(2, "a", "two", 20), r(3, "b", "three", 30, "b")] }]);
