@@ -2,7 +2,7 @@
 // 4-column table (int64 id, ~12-byte utf8 key, float64 with 10% nulls, timestamp µs), against
 // raw parquet-wasm calls on the same data in the same run.
 import * as arrow from "apache-arrow";
-import { header, timeMedianAsync } from "./harness.mjs";
+import { header, timeMedianAsync, timePairedAsync } from "./harness.mjs";
 
 const lib = await import("../dist/format/index.js");
 
@@ -87,10 +87,13 @@ export async function runFormatBenchmarks(report, { quick = false } = {}) {
     ["snappy", pw.Compression.SNAPPY],
   ]) {
     let result;
-    const candidateMs = await timeMedianAsync(async () => {
-      result = await lib.writeParquet(fields, table, { compression: name });
-    }, { iterations });
-    const baselineMs = await timeMedianAsync(async () => rawWrite(codec), { iterations });
+    const [candidateMs, baselineMs] = await timePairedAsync(
+      async () => {
+        result = await lib.writeParquet(fields, table, { compression: name });
+      },
+      async () => rawWrite(codec),
+      { iterations },
+    );
     files[name] = result.bytes;
     const row = report.add({
       suite: "format",

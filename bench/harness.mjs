@@ -35,6 +35,33 @@ export async function timeMedianAsync(fn, { iterations = 5, warmup = 1 } = {}) {
 }
 
 /**
+ * Median wall times in ms of `a` and `b`, run alternately (a, b, a, b, …) after `warmup` runs
+ * of each: on a shared machine a load change then hits both sides alike, which keeps their
+ * ratio meaningful where back-to-back series drift apart.
+ */
+export async function timePairedAsync(a, b, { iterations = 5, warmup = 1 } = {}) {
+  for (let i = 0; i < warmup; i++) {
+    await a();
+    await b();
+  }
+  const ta = [];
+  const tb = [];
+  for (let i = 0; i < iterations; i++) {
+    for (const [fn, times] of [
+      [a, ta],
+      [b, tb],
+    ]) {
+      globalThis.gc?.();
+      const t0 = performance.now();
+      await fn();
+      times.push(performance.now() - t0);
+    }
+  }
+  const median = (t) => [...t].sort((x, y) => x - y)[Math.floor(t.length / 2)];
+  return [median(ta), median(tb)];
+}
+
+/**
  * Collects comparison rows: `add({ suite, case, rows, candidateMs, baselineMs, candidate, baseline })`
  * records a ratio baseline/candidate (> 1 means the candidate is faster), measured in the same run.
  */

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
-import { header, timeMedianAsync } from "./harness.mjs";
+import { header, timeMedianAsync, timePairedAsync } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const python = join(root, ".oracles", "venv", "bin", "python");
@@ -117,20 +117,18 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
       const commits = 8;
       const per = Math.floor(rows / commits);
       const batches = Array.from({ length: commits }, (_, c) => batch(keys(per, rows, 300 + c), keyType, `c${c}`));
-      const writeAll = async (options) => {
-        let n = 0;
-        return timeMedianAsync(async () => {
-          const table = await createTable(lib, catalog, `dvw_${keyType}_${options["deletion-vectors.enabled"]}_${n++}`, keyType, { "num-sorted-run.compaction-trigger": 5, "num-sorted-run.stop-trigger": 10, ...options });
-          const w = await table.newWrite({ commitUser: "bench" });
-          for (let c = 0; c < commits; c++) {
-            await w.write(batches[c]);
-            await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit(), BigInt(c));
-          }
-          await w.close();
-        }, { iterations, warmup: 1 });
+      let n = 0;
+      const writeAll = (dvEnabled) => async () => {
+        const table = await createTable(lib, catalog, `dvw_${keyType}_${dvEnabled}_${n++}`, keyType, { "num-sorted-run.compaction-trigger": 5, "num-sorted-run.stop-trigger": 10, "deletion-vectors.enabled": dvEnabled });
+        const w = await table.newWrite({ commitUser: "bench" });
+        for (let c = 0; c < commits; c++) {
+          await w.write(batches[c]);
+          await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit(), BigInt(c));
+        }
+        await w.close();
       };
-      const plain = await writeAll({ "deletion-vectors.enabled": "false" });
-      const dv = await writeAll({ "deletion-vectors.enabled": "true" });
+      // alternated, so a change of machine load hits both sides alike
+      const [plain, dv] = await timePairedAsync(writeAll("false"), writeAll("true"), { iterations, warmup: 1 });
       report.add({ suite: "pk write dv vs plain", case: `${keyType} key, ${commits} commits`, rows: per * commits, candidate: "dv", candidateMs: dv, baseline: "plain", baselineMs: plain });
     }
     // 2. merge-on-read: the same number of input rows spread over 1, 4, 16 overlapping runs

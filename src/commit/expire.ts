@@ -66,12 +66,17 @@ export async function expireSnapshots(
   for (const id of [...expired.slice(1), firstRetained.id]) {
     const s = id === firstRetained.id ? firstRetained : await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
+    // Java FileDeletionBase.getDataFileToDelete: a file the same delta adds again (a compaction
+    // that only moved it to another level) is still live.
+    const deleted = new Map<string, string[]>();
     for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
       for (const e of await manifests.readManifest(meta.fileName)) {
-        if (e.kind !== FILE_KIND_DELETE) continue;
-        dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
+        const [dataPath, ...extra] = dataPaths.files(e.partition, e.bucket, e.file);
+        if (e.kind === FILE_KIND_DELETE) deleted.set(dataPath!, [dataPath!, ...extra]);
+        else deleted.delete(dataPath!);
       }
     }
+    for (const files of deleted.values()) dataToDelete.push(...files);
   }
 
   // Metadata files referenced by any retained snapshot stay.

@@ -241,27 +241,47 @@ export class ColumnStatsCollector {
   private updateBytes(offsets: Int32Array, bytes: Uint8Array, n: number, bm: Uint8Array | undefined, off: number): void {
     let minI = -1;
     let maxI = -1;
-    // First bytes of the current extremes (-1: empty): a value whose first byte lies strictly
-    // between them is neither, without a full comparison.
-    let minFirst = -1;
-    let maxFirst = -1;
+    // The first 8 bytes of the current extremes as big-endian words, zero-padded: a value whose
+    // padded prefix lies strictly between them is neither, without a full comparison (a
+    // greater padded prefix means a greater string, a smaller one a smaller string).
+    let minHi = 0;
+    let minLo = 0;
+    let maxHi = 0;
+    let maxLo = 0;
     for (let i = 0; i < n; i++) {
       if (bm && !isValid(bm, off, i)) continue;
       const s = offsets[i]!;
       const e = offsets[i + 1]!;
-      const first = s < e ? bytes[s]! : -1;
+      let hi: number;
+      let lo: number;
+      if (e - s >= 8) {
+        hi = ((bytes[s]! << 24) | (bytes[s + 1]! << 16) | (bytes[s + 2]! << 8) | bytes[s + 3]!) >>> 0;
+        lo = ((bytes[s + 4]! << 24) | (bytes[s + 5]! << 16) | (bytes[s + 6]! << 8) | bytes[s + 7]!) >>> 0;
+      } else {
+        hi = 0;
+        lo = 0;
+        for (let k = 0; k < e - s; k++) {
+          if (k < 4) hi |= bytes[s + k]! << (24 - 8 * k);
+          else lo |= bytes[s + k]! << (56 - 8 * k);
+        }
+        hi >>>= 0;
+        lo >>>= 0;
+      }
       if (minI < 0) {
         minI = maxI = i;
-        minFirst = maxFirst = first;
+        minHi = maxHi = hi;
+        minLo = maxLo = lo;
         continue;
       }
-      if (first > minFirst && first < maxFirst) continue;
+      if ((hi > minHi || (hi === minHi && lo > minLo)) && (hi < maxHi || (hi === maxHi && lo < maxLo))) continue;
       if (compareBytes(bytes, s, e, bytes, offsets[minI]!, offsets[minI + 1]!) < 0) {
         minI = i;
-        minFirst = first;
+        minHi = hi;
+        minLo = lo;
       } else if (compareBytes(bytes, s, e, bytes, offsets[maxI]!, offsets[maxI + 1]!) > 0) {
         maxI = i;
-        maxFirst = first;
+        maxHi = hi;
+        maxLo = lo;
       }
     }
     if (minI < 0) return;

@@ -20,7 +20,7 @@ import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
 import { mergeKvBatches } from "../read/merge-read.js";
 import { foldRecords, type MergeFold, mergeFold } from "../read/merge-functions.js";
-import { DELETION_VECTORS_INDEX } from "../scan/merge-tree-splits.js";
+import { DELETION_VECTORS_INDEX, intervalPartition } from "../scan/merge-tree-splits.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
@@ -62,6 +62,18 @@ export interface LevelSortedRun {
 export interface CompactUnit {
   outputLevel: number;
   files: DataFileMeta[];
+}
+
+/**
+ * One step of a compaction (Java `MergeTreeCompactTask`): files rewritten together into the
+ * output level, or one file moved to it unchanged (`lookup`: its keys still mark older rows of
+ * higher levels in deletion vectors).
+ */
+export type CompactStep = { kind: "rewrite"; files: DataFileMeta[] } | { kind: "upgrade"; file: DataFileMeta; lookup: boolean };
+
+/** Java `containsDeleteRecords`: DELETE rows, or an unknown count. */
+function containsDeleteRecords(f: DataFileMeta): boolean {
+  return f.deleteRowCount === null || f.deleteRowCount > 0n;
 }
 
 /** What one `prepareIncrement` hands to the commit. */
@@ -158,6 +170,14 @@ export class MergeTreeBucketWriter {
   private dvIndex: IndexFileMeta | null;
   private dvDirty = false;
   private readonly schemas: FileSchemas;
+  /**
+   * Key columns of every row of live files (deletion-vector lookups), by file name: data files
+   * never change, so each is read once, as Java builds one lookup file per data file. Bounded
+   * by `lookup.cache-max-memory-size` (Java's default, 256 mb); files beyond it are re-read.
+   */
+  private readonly keyCache = new Map<string, { chunks: KeyColumn[][]; bytes: number }>();
+  private keyCacheBytes = 0;
+  private readonly keyCacheLimit: number;
 
   private constructor(
     private readonly options: MergeTreeWriterOptions,
@@ -173,6 +193,7 @@ export class MergeTreeBucketWriter {
     this.files = restored;
     this.schemas = new FileSchemas(table);
     this.dvIndex = dvIndex;
+    this.keyCacheLimit = opts.memory("lookup.cache-max-memory-size", "256 mb");
     this.fileConfig = {
       io: table.fileIO,
       schema: table.schema,
@@ -413,8 +434,13 @@ export class MergeTreeBucketWriter {
     const maxLevel = this.options.config.maxLevel;
     let unit: CompactUnit | null;
     if (full) {
-      const hasDvs = this.files.some((f) => (this.dvs.get(f.fileName)?.size ?? 0) > 0);
-      if (runs.length === 1 && runs[0].level === maxLevel && !hasDvs && runs[0].files.every((f) => f.deleteRowCount === 0n)) return;
+      if (runs.length === 1 && runs[0].level === maxLevel) {
+        // Java CompactStrategy.pickFullCompaction: one sorted run at the max level; only files
+        // with deletion vectors (or DELETE rows) are rewritten, each on its own
+        const stale = runs[0].files.filter((f) => (this.dvs.get(f.fileName)?.size ?? 0) > 0 || f.deleteRowCount !== 0n);
+        if (stale.length > 0) await this.rewrite({ outputLevel: maxLevel, files: stale }, true);
+        return;
+      }
       unit = { outputLevel: maxLevel, files: runs.flatMap((r) => r.files) };
     } else {
       unit = pickUniversal(runs, this.options.config);
@@ -427,46 +453,173 @@ export class MergeTreeBucketWriter {
     if (unit && unit.files.length > 0) await this.rewrite(unit);
   }
 
-  private async rewrite(unit: CompactUnit): Promise<void> {
+  /**
+   * Java `MergeTreeCompactTask.doCompact`: what becomes of the files of `unit`. Overlapping
+   * sections and small files (below `compactionFileSize`) are rewritten together; a file that
+   * overlaps nothing and is large, or the only run left to rewrite, only changes its level
+   * (`upgrade`) — unless the rewriter must rewrite it (see `upgradeStep`).
+   */
+  planCompaction(unit: CompactUnit): CompactStep[] {
+    const steps: CompactStep[] = [];
+    const maxLevel = this.options.config.maxLevel;
+    // Java CoreOptions.compactionFileSize: 70% of the target file size
+    const minFileSize = Math.floor(this.fileConfig.targetFileSize / 10) * 7;
+    let candidate: DataFileMeta[][][] = [];
+    const upgrade = (f: DataFileMeta): void => {
+      if (unit.outputLevel === maxLevel && containsDeleteRecords(f)) steps.push({ kind: "rewrite", files: [f] });
+      else if (f.level !== unit.outputLevel) steps.push(this.upgradeStep(f, unit.outputLevel));
+    };
+    const rewrite = (): void => {
+      if (candidate.length === 1 && candidate[0].length === 1) candidate[0][0].forEach(upgrade);
+      else if (candidate.length > 0) steps.push({ kind: "rewrite", files: candidate.flat(2) });
+      candidate = [];
+    };
+    for (const section of intervalPartition(unit.files, this.keys)) {
+      if (section.length > 1) {
+        candidate.push(section);
+        continue;
+      }
+      for (const f of section[0]) {
+        if (Number(f.fileSize) < minFileSize) candidate.push([[f]]);
+        else {
+          rewrite();
+          upgrade(f);
+        }
+      }
+    }
+    rewrite();
+    return steps;
+  }
+
+  /**
+   * `rewriter.upgrade` of one file: Java's `LookupMergeTreeCompactRewriter.upgradeStrategy` for
+   * deletion-vector and first-row tables (a level-0 file is looked up in the higher levels, and
+   * rewritten unless its rows can stay as they are), a level change for the others.
+   */
+  private upgradeStep(f: DataFileMeta, outputLevel: number): CompactStep {
+    const { deletionVectors, mergeEngine, maxLevel } = this.options.config;
+    if (!deletionVectors && mergeEngine !== "first-row") return { kind: "upgrade", file: f, lookup: false };
+    if (f.level !== 0) return { kind: "upgrade", file: f, lookup: false };
+    // deletion vectors drop deletes: a file holding DELETE rows is rewritten without them
+    if (deletionVectors && containsDeleteRecords(f)) return { kind: "rewrite", files: [f] };
+    // deduplicate keeps the latest row of a key, so rows merged with higher levels stay as they are
+    if (outputLevel === maxLevel || mergeEngine === "deduplicate") return { kind: "upgrade", file: f, lookup: deletionVectors };
+    return { kind: "rewrite", files: [f] };
+  }
+
+  /** Compacts `unit`: as `planCompaction` decides, or (`eachFile`, Java's `FileRewriteCompactTask`) every file rewritten on its own. */
+  private async rewrite(unit: CompactUnit, eachFile = false): Promise<void> {
     const table = this.options.table;
     const dv = this.options.config.deletionVectors;
     const nonEmptyHighest = this.files.reduce((m, f) => Math.max(m, f.level), -1);
     const dropDeletes = unit.outputLevel !== 0 && (unit.outputLevel >= nonEmptyHighest || dv);
-    const inputs = [...unit.files].sort((a, b) => compareSeq(a.minSequenceNumber, b.minSequenceNumber));
-    const chunks: KvBatch[] = [];
-    for (const f of inputs) {
-      const deleted = this.dvs.get(f.fileName) ?? null;
-      const fileFields = await this.schemas.fieldsOf(f.schemaId);
-      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) chunks.push(c);
-    }
-    const inputNames = new Set(inputs.map((f) => f.fileName));
-    const rest = this.files.filter((f) => !inputNames.has(f.fileName));
+    const unitNames = new Set(unit.files.map((f) => f.fileName));
+    const rest = this.files.filter((f) => !unitNames.has(f.fileName));
     const firstRow = this.options.config.mergeEngine === "first-row";
+    // Keys arriving from level 0 are looked up in the levels above the output (Java's lookup
+    // compaction); rows of higher levels are already unique across levels.
     const lookup: KeyColumn[][] | undefined = dv && !firstRow && rest.length > 0 ? [] : undefined;
-    const exclude = firstRow && rest.length > 0 ? await this.keysOf(rest) : undefined;
-    let outputs: DataFileMeta[] = [];
-    if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
-    else if (chunks.length > 0) {
-      const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
-      outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, lookup, exclude);
+    const lookupFiles: DataFileMeta[] = [];
+    let exclude: Set<string> | undefined;
+    const before: DataFileMeta[] = [];
+    const after: DataFileMeta[] = [];
+    const rewritten: DataFileMeta[] = [];
+    const steps: CompactStep[] = eachFile ? unit.files.map((f) => ({ kind: "rewrite", files: [f] })) : this.planCompaction(unit);
+    for (const step of steps) {
+      if (step.kind === "upgrade") {
+        if (step.lookup && lookup) {
+          lookup.push(...(await this.keyColumnsOf(step.file)));
+          lookupFiles.push(step.file);
+        }
+        before.push(step.file);
+        after.push({ ...step.file, level: unit.outputLevel });
+        continue;
+      }
+      const fromLevel0 = step.files.some((f) => f.level === 0);
+      if (firstRow && fromLevel0 && rest.length > 0) exclude ??= await this.keysOf(rest);
+      const inputs = [...step.files].sort((a, b) => compareSeq(a.minSequenceNumber, b.minSequenceNumber));
+      const chunks: KvBatch[] = [];
+      for (const f of inputs) {
+        const deleted = this.dvs.get(f.fileName) ?? null;
+        const fileFields = await this.schemas.fieldsOf(f.schemaId);
+        for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) chunks.push(c);
+      }
+      const stepLookup = fromLevel0 ? lookup : undefined;
+      if (stepLookup) lookupFiles.push(...inputs);
+      let outputs: DataFileMeta[] = [];
+      if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
+      else if (chunks.length > 0) {
+        const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
+        outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
+      }
+      before.push(...inputs);
+      rewritten.push(...inputs);
+      after.push(...outputs);
     }
-    if (lookup && lookup.length > 0) await this.markShadowed(rest, lookup, inputs);
-    // bookkeeping: levels, DVs, pending increments (a pending output compacted again is simply dropped)
-    this.files = [...rest, ...outputs];
-    for (const f of inputs) {
+    if (lookup && lookup.length > 0) await this.markShadowed(rest, lookup, lookupFiles);
+    // bookkeeping (Java MergeTreeWriter.updateCompactResult): levels, DVs, pending increments
+    const beforeNames = new Set(before.map((f) => f.fileName));
+    this.files = [...this.files.filter((f) => !beforeNames.has(f.fileName)), ...after];
+    this.pruneKeyCache();
+    for (const f of rewritten) {
       const bm = this.dvs.get(f.fileName);
       if (bm) {
         this.dvs.delete(f.fileName);
         bm.dispose();
         this.dvDirty = true;
       }
-      const pending = this.compactAfter.findIndex((x) => x.fileName === f.fileName);
+    }
+    const afterNames = new Set(after.map((f) => f.fileName));
+    for (const f of before) {
+      const pending = this.compactAfter.findIndex((x) => x.fileName === f.fileName && x.level === f.level);
       if (pending >= 0) {
+        // an output of this increment compacted again: dropped, and deleted unless an upgrade
+        // keeps its file (as the input or the output of one)
         this.compactAfter.splice(pending, 1);
-        await table.fileIO.delete(this.pathOf(f)).catch(() => false);
+        if (!this.compactBefore.has(f.fileName) && !afterNames.has(f.fileName)) await table.fileIO.delete(this.pathOf(f)).catch(() => false);
       } else this.compactBefore.set(f.fileName, f);
     }
-    this.compactAfter.push(...outputs);
+    this.compactAfter.push(...after);
+  }
+
+  /** Key columns of the live rows of `f` (the keys an upgraded level-0 file brings up), in key order. */
+  private async keyColumnsOf(f: DataFileMeta): Promise<KeyColumn[][]> {
+    const deleted = this.dvs.get(f.fileName) ?? null;
+    return deleted && deleted.size > 0 ? this.readKeyColumns(f, deleted) : this.allKeyColumnsOf(f);
+  }
+
+  /** Key columns of every row of `f` (deletion vector ignored), from the cache or read (and cached while it has room). */
+  private async allKeyColumnsOf(f: DataFileMeta): Promise<KeyColumn[][]> {
+    const cached = this.keyCache.get(f.fileName);
+    if (cached) return cached.chunks;
+    const chunks = await this.readKeyColumns(f, null);
+    let bytes = 0;
+    for (const chunk of chunks) for (const c of chunk) bytes += (c.values?.byteLength ?? 0) + (c.offsets?.byteLength ?? 0) + (c.data?.byteLength ?? 0);
+    if (this.keyCacheBytes + bytes <= this.keyCacheLimit) {
+      this.keyCache.set(f.fileName, { chunks, bytes });
+      this.keyCacheBytes += bytes;
+    }
+    return chunks;
+  }
+
+  private async readKeyColumns(f: DataFileMeta, deleted: RoaringBitmap32 | null): Promise<KeyColumn[][]> {
+    const out: KeyColumn[][] = [];
+    const fileFields = await this.schemas.fieldsOf(f.schemaId);
+    for await (const c of readKvFile(this.options.table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
+      out.push(this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i])));
+    }
+    return out;
+  }
+
+  /** Drops cached keys of files no longer live. */
+  private pruneKeyCache(): void {
+    if (this.keyCache.size === 0) return;
+    const live = new Set(this.files.map((f) => f.fileName));
+    for (const [name, entry] of this.keyCache) {
+      if (live.has(name)) continue;
+      this.keyCache.delete(name);
+      this.keyCacheBytes -= entry.bytes;
+    }
   }
 
   /** partial-update / aggregation: the field fold of the table's columns. */
@@ -526,20 +679,17 @@ export class MergeTreeBucketWriter {
    * the key range of one of the compaction `inputs` can hold such keys; the rest are not read.
    */
   private async markShadowed(targets: readonly DataFileMeta[], lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<void> {
-    const table = this.options.table;
     const overlaps = (f: DataFileMeta) => inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0);
     for (const f of targets) {
       if (!overlaps(f)) continue;
       let position = 0;
       const marks: Uint32Array[] = [];
-      // positions count every row of the file, so read it without its deletion vector
-      const fileFields = await this.schemas.fieldsOf(f.schemaId);
-      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, this.keyFields, { batchSize: COMPACT_READ_BATCH, deleted: null, fileFields })) {
-        const cols = this.keyFields.map((_, i) => keyColumnFromArrow(c.batch.data.children[i]));
+      // positions count every row of the file, so its keys are taken without its deletion vector
+      for (const cols of await this.allKeyColumnsOf(f)) {
         const rows = shadowedRows(cols, lookup);
         for (let i = 0; i < rows.length; i++) rows[i] += position;
         if (rows.length > 0) marks.push(rows);
-        position += c.batch.numRows;
+        position += cols[0]?.length ?? 0;
       }
       if (marks.length === 0) continue;
       let bm = this.dvs.get(f.fileName);
@@ -588,6 +738,8 @@ export class MergeTreeBucketWriter {
   close(): void {
     for (const bm of this.dvs.values()) bm.dispose();
     this.dvs.clear();
+    this.keyCache.clear();
+    this.keyCacheBytes = 0;
     this.buffer = [];
   }
 }

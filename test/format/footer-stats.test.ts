@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { parquetMetadata } from "hyparquet";
 import { describe, expect, it } from "vitest";
 import {
@@ -203,6 +204,32 @@ describe("write statistics", () => {
     const sd = column(T.STRING(), ["m", null, "a", "z"]);
     s.update(sd.slice(1, 2));
     expect(s.result()).toEqual({ min: "a", max: "a", nullCount: 1 });
+  });
+});
+
+describe("string statistics over random chunks", () => {
+  it("min/max equal the byte-order extremes (shared prefixes, prefixes of each other, nulls, slices)", () => {
+    const value = fc.tuple(fc.constantFrom("", "key-", "key-0000", "ab", "\u00e9"), fc.string({ maxLength: 10 })).map(([p, s]) => p + s);
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.option(value, { nil: null }), { maxLength: 30 }), { minLength: 1, maxLength: 4 }), fc.nat(), (chunks, cut) => {
+        const c = new ColumnStatsCollector(T.STRING());
+        const seen: Uint8Array[] = [];
+        let nulls = 0;
+        for (const values of chunks) {
+          const d = column(T.STRING(), values);
+          const start = values.length === 0 ? 0 : cut % values.length;
+          c.update(d.slice(start, values.length - start));
+          for (const v of values.slice(start)) {
+            if (v === null) nulls++;
+            else seen.push(new TextEncoder().encode(v));
+          }
+        }
+        seen.sort((a, b) => Buffer.compare(a, b));
+        const decode = (b: Uint8Array | undefined) => (b === undefined ? null : new TextDecoder().decode(b));
+        expect(c.result({ kind: "full" })).toEqual({ min: decode(seen[0]), max: decode(seen[seen.length - 1]), nullCount: nulls });
+      }),
+      { numRuns: 400 },
+    );
   });
 });
 

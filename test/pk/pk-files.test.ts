@@ -85,11 +85,24 @@ describe("primary-key data files", () => {
     const table = await createPkTable({ bucket: 1, "target-file-size": "1 kb" });
     const many = Array.from({ length: 300 }, (_, i) => r(i, "k", `v${i}`, i));
     await writeCommit(table, "u", [{ rows: many }]);
+    const first = (await liveFiles(table)).map((x) => x.file);
+    // the flush rolled into non-overlapping level-0 files above compaction.file-size: the
+    // compaction only moved them to the max level (Java MergeTreeCompactTask.upgrade)
+    expect(first.length).toBeGreaterThan(1);
+    expect(first.every((f) => f.level === 5 && f.fileSource === 0)).toBe(true);
     await writeCommit(table, "u", [{ rows: [r(3, "k", null), r(4, "k", "x")], kinds: [RowKind.DELETE, RowKind.UPDATE_AFTER] }], { compact: true });
     const files = (await liveFiles(table)).map((x) => x.file);
     expect(files.length).toBeGreaterThan(1); // rolled at target-file-size
     expect(new Set(files.map((f) => f.level))).toEqual(new Set([5]));
-    expect(files.every((f) => f.fileSource === 1 && f.deleteRowCount === 0n)).toBe(true);
+    expect(files.every((f) => f.deleteRowCount === 0n)).toBe(true);
+    // the file holding keys 3 and 4 was rewritten with the new rows; the others stayed as they were
+    const firstNames = new Set(first.map((f) => f.fileName));
+    const kept = files.filter((f) => firstNames.has(f.fileName));
+    const rewritten = files.filter((f) => !firstNames.has(f.fileName));
+    expect(kept.length).toBe(first.length - 1);
+    expect(kept.every((f) => f.fileSource === 0)).toBe(true);
+    expect(rewritten.length).toBeGreaterThan(0);
+    expect(rewritten.every((f) => f.fileSource === 1)).toBe(true);
     expect(files.reduce((n, f) => n + f.rowCount, 0n)).toBe(299n);
     const snaps = await table.listSnapshots();
     // many small level-0 files trigger universal compaction already in the first commit
@@ -103,6 +116,60 @@ describe("primary-key data files", () => {
     // time travel to before the compaction still merges
     expect((await readRows(table, { snapshotId: 3 })).length).toBe(299);
     expect((await readRows(table, { snapshotId: 2 })).length).toBe(300);
+  });
+
+  // "0 b": no key columns cached, every lookup reads the files again
+  it.each(["256 mb", "0 b"])("deletion vectors: a level-0 file without deletes moves up unchanged, its keys mark older rows, and expiry keeps it (lookup.cache-max-memory-size %s)", async (cacheSize) => {
+    const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true", "lookup.cache-max-memory-size": cacheSize });
+    const rows = (from: number, to: number, v: string) => Array.from({ length: to - from }, (_, i) => r(from + i, "k", `${v}${from + i}`));
+    await writeCommit(table, "u", [{ rows: rows(0, 100, "a") }]);
+    const [bottom] = (await liveFiles(table)).map((x) => x.file);
+    // the only run: moved to the max level as it is (Java CHANGELOG_NO_REWRITE)
+    expect([bottom.level, bottom.fileSource]).toEqual([5, 0]);
+    await writeCommit(table, "u", [{ rows: rows(60, 130, "b") }]);
+    const files = (await liveFiles(table)).map((x) => x.file).sort((a, b) => a.level - b.level);
+    expect(files.map((f) => [f.level, f.fileSource, f.rowCount])).toEqual([
+      [4, 0, 70n],
+      [5, 0, 100n],
+    ]);
+    expect(files[1].fileName).toBe(bottom.fileName);
+    const plan = await table.newScan().plan();
+    const dvs = plan.splits.flatMap((s) => (s.kind === "data" ? s.files.map((f, i) => [f.fileName, Number(s.deletionFiles?.[i]?.cardinality ?? 0)]) : []));
+    expect(new Map(dvs as Array<[string, number]>)).toEqual(new Map([[files[0].fileName, 0], [bottom.fileName, 40]]));
+    const expected = sortRows([...rows(0, 60, "a"), ...rows(60, 130, "b")]);
+    expect(await readRows(table)).toEqual(expected);
+    // the compaction snapshot deletes and re-adds the moved file: expiring it must keep the file
+    await table.newCommit({ commitUser: "admin" }).expireSnapshots({ retainMax: 1, retainMin: 1 });
+    expect(await readRows(table)).toEqual(expected);
+    // one writer, several commits: keys of the moved files are looked up again (cached or re-read)
+    const w = await table.newWrite({ commitUser: "u" });
+    for (const [c, [from, to]] of [[10, 20], [50, 70], [0, 130]].entries()) {
+      await w.write(toBatch(rows(from, to, `c${c}`)));
+      await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(10 + c), 10 + c);
+    }
+    await w.close();
+    expect(await readRows(table)).toEqual(sortRows(rows(0, 130, "c2")));
+  });
+
+  it("deletion vectors: full compaction of one max-level run rewrites only the files with deletion vectors", async () => {
+    const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true", "target-file-size": "1 kb" });
+    await writeCommit(table, "u", [{ rows: Array.from({ length: 300 }, (_, i) => r(i, "k", `v${i}`)) }]);
+    const first = (await liveFiles(table)).map((x) => x.file);
+    expect(first.length).toBeGreaterThan(1);
+    expect(first.every((f) => f.level === 5)).toBe(true);
+    // a DELETE: its level-0 file is rewritten without it (nothing left) and marks the old row
+    await writeCommit(table, "u", [{ rows: [r(3, "k", null)], kinds: [RowKind.DELETE] }]);
+    const dvFiles = async () => (await table.newScan().plan()).splits.flatMap((s) => (s.kind === "data" ? s.files.filter((_, i) => s.deletionFiles?.[i]) : [])).map((f) => f.fileName);
+    const marked = await dvFiles();
+    expect(marked.length).toBe(1);
+    await writeCommit(table, "u", [], { compact: true });
+    const files = (await liveFiles(table)).map((x) => x.file);
+    const firstNames = new Set(first.map((f) => f.fileName));
+    expect(files.filter((f) => firstNames.has(f.fileName)).map((f) => f.fileName).sort()).toEqual(first.map((f) => f.fileName).filter((n) => n !== marked[0]).sort());
+    expect(files.filter((f) => !firstNames.has(f.fileName)).every((f) => f.level === 5 && f.fileSource === 1)).toBe(true);
+    expect(files.reduce((n, f) => n + f.rowCount, 0n)).toBe(299n);
+    expect(await dvFiles()).toEqual([]);
+    expect((await readRows(table)).length).toBe(299);
   });
 
   it("reads with projection without keys, key and value filters, and row kinds", async () => {

@@ -42,6 +42,33 @@ describe("shadowedRows (deletion-vector lookup)", () => {
     expect(Array.from(shadowedRows(target, [[keyColumnFromValues("float64", [null, -0])]]))).toEqual([0, 1]);
   });
 
+  /** Splits sorted unique `sorted` values by role bits (1: target, 2: lookup) and checks the result against the model. */
+  function checkRoles<T>(type: "int64" | "bytes", sorted: T[], roles: number[]): void {
+    const target = [keyColumnFromValues(type, sorted.filter((_, i) => roles[i] & 1))];
+    const lookup = [[keyColumnFromValues(type, sorted.filter((_, i) => roles[i] & 2))]];
+    if (target[0].length > 0) expect(Array.from(shadowedRows(target, lookup))).toEqual(model(target, lookup));
+  }
+  const rolesArb = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 60, maxLength: 60 });
+
+  it("compares 64-bit keys by their words: signs, the 2^32 boundary and extremes", () => {
+    const valuesArb = fc.uniqueArray(fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -(2n ** 33n), max: 2n ** 33n })), { maxLength: 60 });
+    fc.assert(
+      fc.property(valuesArb, rolesArb, (values, roles) => checkRoles("int64", [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), roles)),
+      { numRuns: 300 },
+    );
+  });
+
+  it("compares strings after the prefix both sides share, including keys that are prefixes of others", () => {
+    const suffixArb = fc.uniqueArray(fc.uint8Array({ maxLength: 4 }).map((b) => Array.from(b, (x) => String.fromCharCode(48 + (x % 4))).join("")), { maxLength: 60 });
+    fc.assert(
+      fc.property(fc.constantFrom("", "key-", "key-0000"), suffixArb, rolesArb, (prefix, suffixes, roles) => {
+        const bytes = suffixes.map((s) => new TextEncoder().encode(prefix + s));
+        checkRoles("bytes", bytes.sort((a, b) => Buffer.compare(a, b)), roles);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("matches the key-string model on random sorted key sets", () => {
     fc.assert(
       fc.property(
