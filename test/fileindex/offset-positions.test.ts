@@ -15,6 +15,7 @@ import { fileIOSource } from "../../src/format/source.js";
 import { OffsetSet64 } from "../../src/kernel/bitmap.js";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
 import { OffsetIndexCache, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource } from "../../src/read/offset-positions.js";
+import { col, type Predicate } from "../../src/predicate/predicate.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
 import type { DataField } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
@@ -165,9 +166,14 @@ describe("offset → row positions via the bitmap index", () => {
 /** Counts whole-file reads of `.index` files. */
 class IndexReadCountingFileIO extends LocalFileIO {
   indexReads = 0;
+  indexRangeReads = 0;
   override async readFile(path: string): Promise<Uint8Array> {
     if (path.endsWith(".index")) this.indexReads++;
     return super.readFile(path);
+  }
+  override async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    if (path.endsWith(".index")) this.indexRangeReads++;
+    return super.readRange(path, offset, length);
   }
 }
 
@@ -290,6 +296,25 @@ describe("offset positions of real data files", () => {
     } finally {
       pending.dispose();
     }
+  });
+
+  it("filtered reads open an external index only for the filter's indexed columns; its header is read once", async () => {
+    const io = new IndexReadCountingFileIO();
+    const { table: t } = await offsetTable({ "file-index.in-manifest-threshold": "16", "file-index.read.enabled": "true" }, io);
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.write(offsetsBatch(Array.from({ length: 300 }, (_, i) => BigInt(1000 + 2 * i))), { bucket: 0 });
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    const read = async (filter: Predicate) => {
+      const plan = await t.newScan({ filter }).plan();
+      const rows = (await t.newRead({ filter, predicateFilter: true }).toArrow(plan.splits)).toArray().map((r) => [r.id, r._REALTIME_OFFSET]);
+      return { rows, whole: io.indexReads, ranges: io.indexRangeReads };
+    };
+    // `id` has no index: the header (one probe of a small file) tells, then nothing more is read
+    expect(await read(col("id").eq(7n))).toEqual({ rows: [[7n, 1014n]], whole: 0, ranges: 1 });
+    expect(await read(col("id").eq(8n))).toEqual({ rows: [[8n, 1016n]], whole: 0, ranges: 1 });
+    // the offset has a bitmap index: read and used (1001 is in no row: the file is skipped)
+    expect(await read(col("_REALTIME_OFFSET").eq(1001n))).toEqual({ rows: [], whole: 1, ranges: 1 });
+    expect(await read(col("_REALTIME_OFFSET").eq(1002n))).toEqual({ rows: [[1n, 1002n]], whole: 2, ranges: 1 });
   });
 
   it("a missing .index file is NOT_FOUND, not an empty result", async () => {
