@@ -17,6 +17,7 @@ import { PaimonError } from "../error.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { isNull } from "../kernel/columns.js";
 import type { Timestamp } from "../spec/binary-row.js";
+import { gatherInt64, strictlyAscendingInt64 } from "../arrow/gather.js";
 import { sortPermutation } from "../kernel/sort.js";
 import { compareUtf8 } from "../predicate/predicate.js";
 import type { DataType } from "../spec/types.js";
@@ -507,15 +508,15 @@ export class Int64BitmapDictionary {
       },
       skipKey: (r) => r.bytesOf(8),
     });
-    let values = new BigInt64Array(words.buffer, 0, n);
-    if (!isAscending(words, n)) {
+    let values: BigInt64Array = new BigInt64Array(words.buffer, 0, n);
+    if (!strictlyAscendingInt64(values)) {
       // V1 lists values in Java HashMap order
       const order = sortPermutation([{ type: "int64", length: n, values }], new BigInt64Array(n));
       const unsorted = values;
       const unsortedEntries = entries;
-      values = BigInt64Array.from(order, (i) => unsorted[i]);
+      values = gatherInt64([unsorted], new Uint32Array(n), order);
       entries = Int32Array.from(order, (i) => unsortedEntries[i]);
-      if (!isAscending(new Int32Array(values.buffer), n)) throw new PaimonError("CORRUPT_FILE", "bitmap file index: a dictionary value appears twice");
+      if (!strictlyAscendingInt64(values)) throw new PaimonError("CORRUPT_FILE", "bitmap file index: a dictionary value appears twice");
     }
     this.values = values;
     this.entries = entries;
@@ -546,14 +547,4 @@ export class Int64BitmapDictionary {
     const e = this.entries[i];
     return e < 0 ? -1 - e : -1;
   }
-}
-
-/** Whether the first `n` int64 values in little-endian `words` strictly ascend. */
-function isAscending(words: Int32Array, n: number): boolean {
-  for (let i = 1; i < n; i++) {
-    const h = words[2 * i + 1];
-    const ph = words[2 * i - 1];
-    if (h < ph || (h === ph && words[2 * i] >>> 0 <= words[2 * i - 2] >>> 0)) return false;
-  }
-  return true;
 }

@@ -95,12 +95,13 @@ export class DedupKeyIndex {
     let adds: Uint32Array | null = null;
     let added = 0;
     const w = this.words;
+    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at once).
+    this.reserve(n);
     for (let i = 0; i < n; i++) {
       const kind = kinds ? kinds[kindsFrom + i] : RowKind.INSERT;
       if (kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER) {
         if (adds) adds[added] = i;
         added++;
-        this.reserve(1);
         const slot = this.find(words, i * w);
         const latest = this.latestWords;
         if (slot >= 0) {
@@ -201,11 +202,14 @@ export class DedupKeyIndex {
     this.full++;
   }
 
-  /** Keeps room for `more` inserts under MAX_LOAD (removed slots still end probe chains). */
+  /**
+   * Keeps room for `more` inserts under MAX_LOAD (removed slots still end probe chains): rebuilds
+   * without removed slots, doubling until the live keys and `more` fill at most half the table.
+   */
   private reserve(more: number): void {
     if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return;
     let capacity = this.capacity;
-    while (this.full + more > capacity * MAX_LOAD * 0.5) capacity *= 2;
+    while (this.full + more > capacity * 0.5) capacity *= 2;
     const { identity, latestWords, state } = this;
     const w = this.words;
     this.capacity = capacity;
