@@ -189,14 +189,8 @@ function keyIndexBenchmarks(report, quick) {
     ix.upsert(keyIdentities(committedKeys), committedOffsets);
     return ix;
   };
-  const ingestIndex = (ix) => {
-    let offset = BigInt(committed);
-    for (const keys of batches) {
-      const offsets = new BigInt64Array(BATCH);
-      for (let i = 0; i < BATCH; i++) offsets[i] = offset++;
-      ix.apply(keyIdentities(keys), offsets);
-    }
-  };
+  const batchOffsets = batches.map((_, b) => BigInt64Array.from({ length: BATCH }, (_, i) => BigInt(committed + b * BATCH + i)));
+  const ingestIndex = (ix) => batches.forEach((keys, b) => ix.apply(keyIdentities(keys), batchOffsets[b]));
   const loadMap = () => {
     const map = new Map();
     for (let i = 0; i < committed; i++) map.set(committedKeys.values[i], committedOffsets[i]);
@@ -204,14 +198,13 @@ function keyIndexBenchmarks(report, quick) {
   };
   const ingestMap = (map) => {
     const deleted = [];
-    let offset = BigInt(committed);
-    for (const keys of batches) {
+    batches.forEach((keys, b) => {
       for (let i = 0; i < BATCH; i++) {
         const old = map.get(keys.values[i]);
         if (old !== undefined) deleted.push(old);
-        map.set(keys.values[i], offset++);
+        map.set(keys.values[i], batchOffsets[b][i]);
       }
-    }
+    });
   };
   const loadMs = medianOf(() => null, loadIndex);
   const mapLoadMs = medianOf(() => null, loadMap);
