@@ -9,7 +9,7 @@ import { BITMAP, Int64BitmapDictionary } from "../fileindex/bitmap-index.js";
 import { indexPayload, readFileIndexHeader } from "../fileindex/format.js";
 import type { FileIO } from "../fs/file-io.js";
 import { LoadCache } from "../fs/load-cache.js";
-import { type OffsetSet64, RoaringBitmap32 } from "../kernel/bitmap.js";
+import { OffsetSet64, RoaringBitmap32 } from "../kernel/bitmap.js";
 import { valueStatsOf } from "../predicate/stats.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
@@ -71,9 +71,17 @@ export class OffsetPositionIndex {
     return this.dictionary.memoryBytes;
   }
 
+  /**
+   * The last lookup: a copy of its offsets, its trimmed range and row positions. Pending sets
+   * mostly grow between reads (by a write's superseded offsets), so the next lookup over a
+   * superset looks up the difference only.
+   */
+  private last: { offsets: OffsetSet64; from: bigint; to: bigint; hits: Uint32Array } | null = null;
+
   /** Row positions whose offset is in `offsets` (`IN`); `bounds` trims the offsets looked up. The caller owns the bitmap. */
   positionsIn(offsets: OffsetSet64, bounds: OffsetBounds | null = null): RoaringBitmap32 {
     const out = new RoaringBitmap32();
+    let difference: OffsetSet64 | null = null;
     try {
       const values = this.dictionary.values;
       const n = values.length;
@@ -84,38 +92,61 @@ export class OffsetPositionIndex {
       if (values[0] > from) from = values[0];
       if (values[n - 1] < to) to = values[n - 1];
       if (from > to) return out;
-      const words = new Int32Array(values.buffer, values.byteOffset, 2 * n);
-      const first = lowerBound(words, 0, n, Number(from >> 32n) | 0, Number(from & 0xffffffffn), false);
-      const end = lowerBound(words, first, n, Number(to >> 32n) | 0, Number(to & 0xffffffffn), true);
-      const rows = new PositionBuffer();
-      if (offsets.size > end - first) {
-        // Fewer file values in range than pending offsets: test each value.
-        const hit = offsets.hasMany(new BigUint64Array(values.buffer, values.byteOffset + 8 * first, end - first));
-        for (let i = 0; i < hit.length; i++) if (hit[i] !== 0) this.addRows(rows, out, first + i);
-      } else {
-        // Walk the pending offsets in [from, to], galloping through the sorted values.
-        let k = first;
-        let cursor = from;
-        for (;;) {
-          const page = offsets.page(cursor, PAGE);
-          const pw = new Uint32Array(page.buffer, page.byteOffset, 2 * page.length);
-          for (let j = 0; j < page.length && k < end; j++) {
-            const hi = pw[2 * j + 1] | 0;
-            const lo = pw[2 * j];
-            k = gallop(words, k, end, hi, lo);
-            if (k < end && words[2 * k + 1] === hi && words[2 * k] >>> 0 === lo) this.addRows(rows, out, k);
-          }
-          if (k >= end || page.length < PAGE) break;
-          cursor = page[page.length - 1] + 1n;
-          if (cursor > to) break;
+      let lookUp = offsets;
+      const last = this.last;
+      if (last && last.from === from && last.to === to && offsets.size >= last.offsets.size) {
+        const dropped = OffsetSet64.andNot(last.offsets, offsets);
+        const superset = dropped.isEmpty;
+        dropped.dispose();
+        if (superset) {
+          out.addMany(last.hits);
+          lookUp = difference = OffsetSet64.andNot(offsets, last.offsets);
         }
       }
-      rows.flushInto(out);
+      if (!lookUp.isEmpty) this.lookUpInto(lookUp, from, to, out);
+      const hits = out.toArray();
+      last?.offsets.dispose();
+      this.last = { offsets: offsets.clone(), from, to, hits };
       return out;
     } catch (e) {
       out.dispose();
       throw e;
+    } finally {
+      difference?.dispose();
     }
+  }
+
+  /** Adds the row positions of `offsets` within [from, to] (inside the file's values) to `out`. */
+  private lookUpInto(offsets: OffsetSet64, from: bigint, to: bigint, out: RoaringBitmap32): void {
+    const values = this.dictionary.values;
+    const n = values.length;
+    const words = new Int32Array(values.buffer, values.byteOffset, 2 * n);
+    const first = lowerBound(words, 0, n, Number(from >> 32n) | 0, Number(from & 0xffffffffn), false);
+    const end = lowerBound(words, first, n, Number(to >> 32n) | 0, Number(to & 0xffffffffn), true);
+    const rows = new PositionBuffer();
+    if (offsets.size > end - first) {
+      // Fewer file values in range than pending offsets: test each value.
+      const hit = offsets.hasMany(new BigUint64Array(values.buffer, values.byteOffset + 8 * first, end - first));
+      for (let i = 0; i < hit.length; i++) if (hit[i] !== 0) this.addRows(rows, out, first + i);
+    } else {
+      // Walk the pending offsets in [from, to], galloping through the sorted values.
+      let k = first;
+      let cursor = from;
+      for (;;) {
+        const page = offsets.page(cursor, PAGE);
+        const pw = new Uint32Array(page.buffer, page.byteOffset, 2 * page.length);
+        for (let j = 0; j < page.length && k < end; j++) {
+          const hi = pw[2 * j + 1] | 0;
+          const lo = pw[2 * j];
+          k = gallop(words, k, end, hi, lo);
+          if (k < end && words[2 * k + 1] === hi && words[2 * k] >>> 0 === lo) this.addRows(rows, out, k);
+        }
+        if (k >= end || page.length < PAGE) break;
+        cursor = page[page.length - 1] + 1n;
+        if (cursor > to) break;
+      }
+    }
+    rows.flushInto(out);
   }
 
   private addRows(rows: PositionBuffer, out: RoaringBitmap32, i: number): void {

@@ -71,7 +71,7 @@ describe("offset → row positions via the bitmap index", () => {
     );
   });
 
-  it("matches a model on large files of either bitmap index version: pages of pending offsets, galloping, multi-row offsets (randomized)", () => {
+  it("matches a model on large files of either bitmap index version: pages of pending offsets, galloping, multi-row offsets, lookups after a growing or shrinking set (randomized)", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 30_000 }),
@@ -98,12 +98,23 @@ describe("offset → row positions via the bitmap index", () => {
           const index = OffsetPositionIndex.fromBlob(blobOf(column, { "file-index.bitmap._REALTIME_OFFSET.version": version }), OFFSET, rows, "f");
           const set = new OffsetSet64(pending);
           const bounds = trim ? { min: column[0], max: column[rows - 1] } : null;
-          const inside = index.positionsIn(set, bounds);
+          // the same index over a growing set (the last lookup's difference only), a shrunk one, the first again, another
+          const more = Array.from({ length: 1 + (next() % 300) }, () => 2n ** 32n - 6000n + BigInt(next() % (3 * rows + 2000)));
+          const fewer = pending.filter(() => next() % 4 !== 0);
           try {
-            const wanted = new Set(pending);
-            expect(Array.from(inside.toArray())).toEqual(positionsWhere(column, (v) => wanted.has(v)));
+            const shifted = [...pending.map((v) => v + 1n), 0n]; // no smaller, yet no superset
+            for (const offsets of [pending, [...pending, ...more], [...pending, ...more], fewer, pending, shifted]) {
+              const current = new OffsetSet64(offsets);
+              const inside = index.positionsIn(current, bounds);
+              try {
+                const wanted = new Set(offsets);
+                expect(Array.from(inside.toArray())).toEqual(positionsWhere(column, (v) => wanted.has(v)));
+              } finally {
+                inside.dispose();
+                current.dispose();
+              }
+            }
           } finally {
-            inside.dispose();
             set.dispose();
           }
         },
