@@ -1,75 +1,230 @@
-// Append-deduplicate key state (issue 11 "Benchmarks"): ingest of 4096-row batches with 10%
-// duplicate keys over 1 M committed keys into the typed key index (identities included), against a JavaScript Map<bigint, bigint> doing the same bookkeeping in the same run;
-// and the key-index memory per million keys. The store and file writes around it are not included.
-import { header, timeMedian } from "./harness.mjs";
+// Append-deduplicate benchmarks (issue 11 "Benchmarks"), end to end through the real-time writer
+// and reader over a committed table, plus the key index in isolation:
+// 1. ingest of 4096-row batches with 10% duplicate keys through RealtimeTableWrite.write over
+//    1 M committed rows (the first write of a context loads the committed keys: reported apart),
+//    against append-mode ingest of the same rows;
+// 2. write-to-visible of a key lookup (`id = k`, predicateFilter) after each small write that
+//    supersedes a committed row, over the committed rows and a memory tail;
+// 3. the key index alone (load, ingest, against a Map<bigint>) and its memory per million keys
+//    for int64 and string keys.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { header, timeMedianAsync } from "./harness.mjs";
+import { makeBatch, newTable } from "./realtime.mjs";
+import { countRows } from "./realtime-pk.mjs";
+import { col, RealtimeContext } from "../dist/index.js";
 import { keyColumnFromValues } from "../dist/kernel/columns.js";
 import { DedupKeyIndex, keyIdentities } from "../dist/realtime/dedup-key-index.js";
 
 const BATCH = 4096;
+const B0 = { bucket: 0 };
 
-/** Batches of int64 keys: 10% of each batch repeats a key seen before, the rest are new. */
-function makeBatches(committed, batches, seed) {
+/** The seed's setup of an append deduplicate table (key `id`, exact bitmap index on the offset). */
+const DEDUP_OPTIONS = {
+  "realtime.deduplicate-key-fields": "id",
+  "deletion-vectors.enabled": true,
+  "deletion-vectors.bitmap64": false,
+  "file-index.read.enabled": true,
+  "file-index.bitmap.columns": "_REALTIME_OFFSET",
+};
+
+/** xorshift32 from `seed`: the same stream in every run. */
+function random(seed) {
   let x = seed >>> 0 || 1;
-  const next = () => {
+  return () => {
     x ^= x << 13;
     x ^= x >>> 17;
     x ^= x << 5;
     return x >>> 0;
   };
-  let fresh = BigInt(committed);
-  const out = [];
-  for (let b = 0; b < batches; b++) {
-    const keys = new BigInt64Array(BATCH);
-    for (let i = 0; i < BATCH; i++) keys[i] = i % 10 === 0 ? BigInt(next() % committed) : fresh++;
-    out.push({ type: "int64", length: BATCH, values: keys });
-  }
-  return out;
 }
 
+/**
+ * Keys of a stream over `committed` committed keys (0 … committed-1): every tenth row repeats a
+ * random committed key, the others are new keys from `firstFresh` on.
+ */
+function duplicateStream(committed, firstFresh, seed) {
+  const next = random(seed);
+  let fresh = firstFresh;
+  return (offset) => (offset % 10 === 0 ? next() % committed : fresh++);
+}
+
+/** `count` 4096-row batches from offset `first`, keys from `idOf`. */
+function batchesFrom(first, count, idOf) {
+  return Array.from({ length: count }, (_, i) => makeBatch(first + i * BATCH, BATCH, idOf));
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const median = (values) => pct([...values].sort((a, b) => a - b), 0.5);
+
 export async function runRealtimeDedupBenchmarks(report, { quick = false } = {}) {
+  const extra = keyIndexBenchmarks(report, quick);
+  header("real-time append deduplicate: end to end");
+  const scratch = mkdtempSync(join(tmpdir(), "paimon-rt-bench-dedup-"));
+  try {
+    // committed rows: keys 0 … committed-1 at offsets 0 … committed-1, one commit
+    const committed = quick ? 200_000 : 1_000_000;
+    const table = await newTable(scratch, DEDUP_OPTIONS, { persistedOffset: true });
+    {
+      const ctx = await RealtimeContext.create();
+      const w = await table.newWrite({ commitUser: "b", realtime: ctx });
+      for (let done = 0; done < committed; done += BATCH) await w.write(makeBatch(done, Math.min(BATCH, committed - done)), B0);
+      const p = await w.prepareCommitWithProgress(1);
+      await w.refreshCommittedSnapshot(await table.newCommit({ commitUser: "b" }).commitWithProgress(p, 1));
+      await w.close();
+      await ctx.close();
+    }
+
+    // 1. ingest: a 1-row write loads the committed keys, then the batches follow
+    const nBatches = quick ? 64 : 256;
+    const loadBatch = makeBatch(committed, 1, () => committed);
+    const batches = batchesFrom(committed + 1, nBatches, duplicateStream(committed, committed + 1, 20261202));
+    const rows = nBatches * BATCH;
+    const load = [];
+    const ingest = [];
+    for (let it = 0; it < (quick ? 4 : 6); it++) {
+      globalThis.gc?.();
+      const ctx = await RealtimeContext.create();
+      const w = await table.newWrite({ commitUser: "b", realtime: ctx });
+      const t0 = performance.now();
+      await w.write(loadBatch, B0);
+      const t1 = performance.now();
+      for (const b of batches) await w.write(b, B0);
+      const t2 = performance.now();
+      const visible = ctx.getMetrics().realtimeTotalRowCount;
+      if (visible !== rows + 1) throw new Error(`${visible} rows stored, expected ${rows + 1}`);
+      await ctx.close();
+      if (it === 0) continue; // warm-up
+      load.push(t1 - t0);
+      ingest.push(t2 - t1);
+    }
+    const appendTable = await newTable(`memory://bench-dedup-append`);
+    const appendMs = await timeMedianAsync(
+      async () => {
+        const ctx = await RealtimeContext.create();
+        const w = await appendTable.newWrite({ commitUser: "b", realtime: ctx });
+        for (const b of batches) await w.write(b, B0);
+        await ctx.close();
+      },
+      { iterations: quick ? 3 : 5, warmup: 1 },
+    );
+    report.add({ suite: "realtime-dedup", case: `load ${committed} committed keys`, rows: committed, candidate: "first write", candidateMs: median(load) });
+    report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup", rows, candidate: "dedup mode", candidateMs: median(ingest), baseline: "append mode", baselineMs: appendMs });
+    report.add({ suite: "realtime-dedup", case: "load + ingest", rows, candidate: "dedup mode", candidateMs: median(load.map((l, i) => l + ingest[i])) });
+
+    // 2. write-to-visible: a memory tail (10% of it supersedes committed rows), then rounds of a
+    //    16-row write whose first row supersedes committed key k, and a plan + read of `id = k`
+    //    that must return that row alone (the committed row hidden through the offset index)
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "b", realtime: ctx });
+    const tailRows = quick ? 40_000 : 100_000;
+    let offset = committed;
+    const tailKeys = duplicateStream(committed, committed, 7);
+    for (let done = 0; done < tailRows; done += BATCH) {
+      const n = Math.min(BATCH, tailRows - done);
+      await w.write(makeBatch(offset, n, tailKeys), B0);
+      offset += n;
+    }
+    const pickKey = random(99);
+    const roundKeys = duplicateStream(1, 10 * committed, 1); // new keys for rows 1 … 15
+    const round = async () => {
+      const key = pickKey() % committed;
+      const first = offset;
+      const small = makeBatch(first, 16, (o) => (o === first ? key : roundKeys(o + 1)));
+      offset += 16;
+      const t0 = performance.now();
+      await w.write(small, B0);
+      const n = await countRows(table, ctx, col("id").eq(BigInt(key)));
+      const dt = performance.now() - t0;
+      if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
+      return dt;
+    };
+    for (let i = 0; i < (quick ? 50 : 200); i++) await round(); // warm-up (JIT)
+    const samples = [];
+    for (let i = 0; i < (quick ? 200 : 1000); i++) samples.push(await round());
+    samples.sort((a, b) => a - b);
+    for (const [label, p] of [
+      ["p50", 0.5],
+      ["p99", 0.99],
+    ]) {
+      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (${samples.length} rounds)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(samples, p) });
+    }
+    await ctx.close();
+    return extra;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The key index alone: load + ingest against a Map<bigint>, and memory per million keys. */
+function keyIndexBenchmarks(report, quick) {
   header("real-time append deduplicate: key index");
   const committed = quick ? 100_000 : 1_000_000;
-  const batches = makeBatches(committed, quick ? 16 : 64, 20261202);
+  const stream = duplicateStream(committed, committed, 20261202);
+  const batches = Array.from({ length: quick ? 16 : 64 }, () => {
+    const keys = new BigInt64Array(BATCH);
+    for (let i = 0; i < BATCH; i++) keys[i] = BigInt(stream(i));
+    return { type: "int64", length: BATCH, values: keys };
+  });
   const committedKeys = keyColumnFromValues("int64", Array.from({ length: committed }, (_, i) => BigInt(i)));
   const committedOffsets = BigInt64Array.from({ length: committed }, (_, i) => BigInt(i));
   const rows = batches.length * BATCH;
 
+  const rounds = 3;
+  /** Median over `rounds` of `measure(setup())` (ms), the setup untimed. */
+  const medianOf = (setup, measure) => {
+    const times = [];
+    for (let r = 0; r <= rounds; r++) {
+      const state = setup();
+      globalThis.gc?.();
+      const t0 = performance.now();
+      measure(state);
+      if (r > 0) times.push(performance.now() - t0); // the first round warms up
+    }
+    return median(times);
+  };
+  const loadIndex = () => {
+    const ix = new DedupKeyIndex();
+    ix.upsert(keyIdentities(committedKeys), committedOffsets);
+    return ix;
+  };
+  const batchOffsets = batches.map((_, b) => BigInt64Array.from({ length: BATCH }, (_, i) => BigInt(committed + b * BATCH + i)));
+  const ingestIndex = (ix) => batches.forEach((keys, b) => ix.apply(keyIdentities(keys), batchOffsets[b]));
+  const loadMap = () => {
+    const map = new Map();
+    for (let i = 0; i < committed; i++) map.set(committedKeys.values[i], committedOffsets[i]);
+    return map;
+  };
+  const ingestMap = (map) => {
+    const deleted = [];
+    batches.forEach((keys, b) => {
+      for (let i = 0; i < BATCH; i++) {
+        const old = map.get(keys.values[i]);
+        if (old !== undefined) deleted.push(old);
+        map.set(keys.values[i], batchOffsets[b][i]);
+      }
+    });
+  };
+  const loadMs = medianOf(() => null, loadIndex);
+  const mapLoadMs = medianOf(() => null, loadMap);
   let index;
-  const candidateMs = timeMedian(
-    () => {
-      index = new DedupKeyIndex();
-      index.upsert(keyIdentities(committedKeys), committedOffsets);
-      let offset = BigInt(committed);
-      for (const keys of batches) {
-        const offsets = new BigInt64Array(BATCH);
-        for (let i = 0; i < BATCH; i++) offsets[i] = offset++;
-        index.apply(keyIdentities(keys), offsets);
-      }
-    },
-    { iterations: 3 },
-  );
-  const loadMs = timeMedian(() => new DedupKeyIndex().upsert(keyIdentities(committedKeys), committedOffsets), { iterations: 3 });
-  const baselineMs = timeMedian(
-    () => {
-      const map = new Map();
-      for (let i = 0; i < committed; i++) map.set(committedKeys.values[i], committedOffsets[i]);
-      const deleted = [];
-      let offset = BigInt(committed);
-      for (const keys of batches) {
-        for (let i = 0; i < BATCH; i++) {
-          const old = map.get(keys.values[i]);
-          if (old !== undefined) deleted.push(old);
-          map.set(keys.values[i], offset++);
-        }
-      }
-    },
-    { iterations: 3 },
-  );
-  // Both timings include loading the committed keys: report the ingest part of the index separately.
-  report.add({ suite: "realtime-dedup", case: `load ${committed} committed keys`, rows: committed, candidateMs: loadMs, candidate: "index" });
-  report.add({ suite: "realtime-dedup", case: "load + ingest 10% dup", rows: committed + rows, candidateMs, baselineMs, candidate: "index", baseline: "Map<bigint>" });
-  report.add({ suite: "realtime-dedup", case: "ingest 10% dup (est.)", rows, candidateMs: Math.max(candidateMs - loadMs, 1e-3), candidate: "index" });
-  const perMillion = (index.keyMemoryBytes / index.keyCount) * 1e6;
-  console.log(`key-index memory: ${index.keyCount} keys in ${index.keyMemoryBytes} bytes (${(perMillion / 2 ** 20).toFixed(1)} MiB per million keys)`);
-  return { keyIndexBytesPerMillionKeys: Math.round(perMillion) };
+  const ingestMs = medianOf(loadIndex, (ix) => ingestIndex((index = ix)));
+  const mapIngestMs = medianOf(loadMap, ingestMap);
+  report.add({ suite: "realtime-dedup", case: `index: load ${committed} keys`, rows: committed, candidate: "index", candidateMs: loadMs, baseline: "Map<bigint>", baselineMs: mapLoadMs });
+  report.add({ suite: "realtime-dedup", case: "index: ingest 4096 x 10% dup", rows, candidate: "index", candidateMs: ingestMs, baseline: "Map<bigint>", baselineMs: mapIngestMs });
+
+  // memory per million keys: int64 keys (one identity word) and string keys (two)
+  const perMillion = (ix) => Math.round((ix.keyMemoryBytes / ix.keyCount) * 1e6);
+  const strings = new DedupKeyIndex(2);
+  const names = Array.from({ length: committed }, (_, i) => `user-${i}`);
+  strings.upsert(keyIdentities(keyColumnFromValues("bytes", names)), committedOffsets);
+  const memory = { int64: perMillion(index), string: perMillion(strings) };
+  for (const [kind, ix] of [
+    ["int64", index],
+    ["string", strings],
+  ]) {
+    console.log(`key-index memory (${kind} keys): ${ix.keyCount} keys in ${ix.keyMemoryBytes} bytes (${(perMillion(ix) / 2 ** 20).toFixed(1)} MiB per million keys)`);
+  }
+  return { keyIndexBytesPerMillionKeys: memory };
 }

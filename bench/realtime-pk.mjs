@@ -38,7 +38,8 @@ async function newTable(warehouse, pk, options = {}) {
   });
 }
 
-async function countRows(table, ctx, filter) {
+/** Rows of a real-time plan + read (`filter` applied exactly when given). */
+export async function countRows(table, ctx, filter) {
   const plan = await table.newScan({ realtime: ctx, filter }).plan();
   const reader = await table.newRead({ realtime: ctx, filter, predicateFilter: filter !== undefined }).createReader(plan.splits);
   let n = 0;

@@ -37,12 +37,17 @@ export function makeBatch(first, rows, idOf = (offset) => offset) {
 }
 
 let tableCounter = 0;
-/** An append table (id, a, b, s) with one bucket and `realtime.enabled`, plus `options`. */
-export async function newTable(warehouse, options = {}) {
+/**
+ * A table of `makeBatch` rows (bucket 1, bucket key id) with `realtime.enabled`, plus `options`.
+ * `persistedOffset`: `_REALTIME_OFFSET` is its first table column (append deduplicate), so
+ * `makeBatch` batches are in its own layout.
+ */
+export async function newTable(warehouse, options = {}, { persistedOffset = false } = {}) {
   const catalog = await Catalog.open(warehouse);
   await catalog.createDatabase("b", { ignoreIfExists: true });
   return catalog.createTable(`b.t${tableCounter++}`, {
     fields: [
+      ...(persistedOffset ? [{ name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" }] : []),
       { name: "id", type: "BIGINT NOT NULL" },
       { name: "a", type: "DOUBLE" },
       { name: "b", type: "INT" },

@@ -364,3 +364,14 @@ export function gatherBatches(
   );
   return recordBatch(schema, children, part.length);
 }
+
+/** Whether int64 `values` strictly ascend (compared as signed 32-bit word pairs: no BigInt per value). */
+export function strictlyAscendingInt64(values: BigInt64Array): boolean {
+  const w = new Int32Array(values.buffer, values.byteOffset, 2 * values.length);
+  for (let i = 1; i < values.length; i++) {
+    const h = w[2 * i + 1];
+    const ph = w[2 * i - 1];
+    if (h < ph || (h === ph && w[2 * i] >>> 0 <= w[2 * i - 2] >>> 0)) return false;
+  }
+  return true;
+}

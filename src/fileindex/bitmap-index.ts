@@ -17,6 +17,8 @@ import { PaimonError } from "../error.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { isNull } from "../kernel/columns.js";
 import type { Timestamp } from "../spec/binary-row.js";
+import { gatherInt64, strictlyAscendingInt64 } from "../arrow/gather.js";
+import { sortPermutation } from "../kernel/sort.js";
 import { compareUtf8 } from "../predicate/predicate.js";
 import type { DataType } from "../spec/types.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
@@ -351,6 +353,84 @@ function rowKeyReader(chunk: IndexedChunk, type: DataType): (i: number) => Bitma
 // Reader
 // ---------------------------------------------------------------------------------------------
 
+/** Header fields of a bitmap index and where its bitmaps start. */
+interface BitmapIndexLayout {
+  version: number;
+  rowCount: number;
+  valueCount: number;
+  hasNull: boolean;
+  nullOffset: number;
+  /** Start of the bitmaps in the payload (dictionary offsets are relative to it). */
+  bodyStart: number;
+}
+
+/** How parseBitmapIndex reads the dictionary. */
+interface DictionaryVisitor {
+  /** Called once the header's value count is validated, before any entry. */
+  start?(valueCount: number): void;
+  /** Called per dictionary entry with `r` at its key: reads the key and its i32 offset. */
+  entry(r: ByteReader): void;
+  /** Reads past one key (the V2 block index). */
+  skipKey(r: ByteReader): void;
+}
+
+/** Parses a bitmap index payload (V1 or V2), visiting each dictionary entry. CORRUPT_FILE when malformed. */
+function parseBitmapIndex(payload: Uint8Array, { start, entry, skipKey }: DictionaryVisitor): BitmapIndexLayout {
+  const r = new ByteReader(payload, "bitmap file index");
+  const version = r.u8();
+  if (version !== BITMAP_VERSION_1 && version !== BITMAP_VERSION_2) throw r.corrupt(`unsupported version ${version}`);
+  const rowCount = r.i32();
+  const valueCount = r.i32();
+  if (rowCount < 0 || valueCount < 0 || valueCount > rowCount) throw r.corrupt(`invalid counts (${rowCount} rows, ${valueCount} values)`);
+  const hasNull = r.u8() !== 0;
+  const nullOffset = hasNull ? r.i32() : 0;
+  start?.(valueCount);
+  let bodyStart: number;
+  if (version === BITMAP_VERSION_1) {
+    for (let i = 0; i < valueCount; i++) entry(r);
+    bodyStart = r.pos;
+  } else {
+    if (hasNull) r.i32(); // null bitmap length
+    const blockCount = r.i32();
+    if (blockCount < 0) throw r.corrupt(`negative block count ${blockCount}`);
+    const blockOffsets: number[] = [];
+    for (let i = 0; i < blockCount; i++) {
+      skipKey(r);
+      blockOffsets.push(r.i32());
+    }
+    const bitmapsOffset = r.i32();
+    const blocksStart = r.pos;
+    bodyStart = blocksStart + bitmapsOffset;
+    let entries = 0;
+    for (const blockOffset of blockOffsets) {
+      const block = new ByteReader(payload, "bitmap file index block", blocksStart + blockOffset);
+      const n = block.i32();
+      if (n < 0) throw block.corrupt(`negative entry count ${n}`);
+      for (let i = 0; i < n; i++) {
+        entry(block);
+        block.i32(); // length
+      }
+      entries += n;
+    }
+    if (entries !== valueCount) throw r.corrupt(`${entries} dictionary entries, header says ${valueCount}`);
+  }
+  if (bodyStart > payload.length) throw r.corrupt("bitmaps start past the end");
+  return { version, rowCount, valueCount, hasNull, nullOffset, bodyStart };
+}
+
+/** Row positions of the bitmap at `offset` (relative to `bodyStart`), or the single row `-1 - offset`. */
+function bitmapRows(payload: Uint8Array, bodyStart: number, offset: number): Uint32Array {
+  if (offset < 0) return Uint32Array.of(-1 - offset);
+  const start = bodyStart + offset;
+  if (start >= payload.length) throw new PaimonError("CORRUPT_FILE", "bitmap file index: bitmap offset past the end");
+  const { bitmap } = RoaringBitmap32.deserializePrefix(payload.subarray(start));
+  try {
+    return bitmap.toArray();
+  } finally {
+    bitmap.dispose();
+  }
+}
+
 /** A parsed bitmap index (V1 or V2): the dictionary and where each bitmap lies. */
 export class BitmapIndexReader {
   readonly version: number;
@@ -366,42 +446,9 @@ export class BitmapIndexReader {
     type: DataType,
   ) {
     const codec = codecOf(type);
-    const r = new ByteReader(payload, "bitmap file index");
-    this.version = r.u8();
-    if (this.version !== BITMAP_VERSION_1 && this.version !== BITMAP_VERSION_2) throw r.corrupt(`unsupported version ${this.version}`);
-    this.rowCount = r.i32();
-    const valueCount = r.i32();
-    if (this.rowCount < 0 || valueCount < 0 || valueCount > this.rowCount) throw r.corrupt(`invalid counts (${this.rowCount} rows, ${valueCount} values)`);
-    this.hasNull = r.u8() !== 0;
-    this.nullOffset = this.hasNull ? r.i32() : 0;
-    if (this.version === BITMAP_VERSION_1) {
-      for (let i = 0; i < valueCount; i++) this.offsets.set(codec.read(r), r.i32());
-      this.bodyStart = r.pos;
-    } else {
-      if (this.hasNull) r.i32(); // null bitmap length
-      const blockCount = r.i32();
-      if (blockCount < 0) throw r.corrupt(`negative block count ${blockCount}`);
-      const blockOffsets: number[] = [];
-      for (let i = 0; i < blockCount; i++) {
-        codec.read(r);
-        blockOffsets.push(r.i32());
-      }
-      const bitmapsOffset = r.i32();
-      const blocksStart = r.pos;
-      this.bodyStart = blocksStart + bitmapsOffset;
-      for (const blockOffset of blockOffsets) {
-        const block = new ByteReader(payload, "bitmap file index block", blocksStart + blockOffset);
-        const n = block.i32();
-        if (n < 0) throw block.corrupt(`negative entry count ${n}`);
-        for (let i = 0; i < n; i++) {
-          const key = codec.read(block);
-          this.offsets.set(key, block.i32());
-          block.i32(); // length
-        }
-      }
-      if (this.offsets.size !== valueCount) throw r.corrupt(`${this.offsets.size} dictionary entries, header says ${valueCount}`);
-    }
-    if (this.bodyStart > payload.length) throw r.corrupt("bitmaps start past the end");
+    const layout = parseBitmapIndex(payload, { entry: (r) => this.offsets.set(codec.read(r), r.i32()), skipKey: (r) => codec.read(r) });
+    if (this.offsets.size !== layout.valueCount) throw new PaimonError("CORRUPT_FILE", `bitmap file index: ${this.offsets.size} distinct dictionary values, header says ${layout.valueCount}`);
+    ({ version: this.version, rowCount: this.rowCount, hasNull: this.hasNull, nullOffset: this.nullOffset, bodyStart: this.bodyStart } = layout);
   }
 
   /** Number of distinct non-null values. */
@@ -420,20 +467,84 @@ export class BitmapIndexReader {
 
   /** Row positions holding `key` (null: the null rows). */
   rows(key: BitmapKey | null): Uint32Array {
-    if (key === null) return this.hasNull ? this.bitmapAt(this.nullOffset) : new Uint32Array(0);
+    if (key === null) return this.hasNull ? bitmapRows(this.payload, this.bodyStart, this.nullOffset) : new Uint32Array(0);
     const offset = this.offsets.get(key);
-    return offset === undefined ? new Uint32Array(0) : this.bitmapAt(offset);
+    return offset === undefined ? new Uint32Array(0) : bitmapRows(this.payload, this.bodyStart, offset);
+  }
+}
+
+/**
+ * The dictionary of a bitmap index over a 64-bit integer column (BIGINT), as typed arrays sorted
+ * by value: exact value → row lookups over millions of distinct values (an offset column holds
+ * one per row) without a Map entry or a BigInt per value. Keeps only the bitmaps' bytes of the
+ * payload, none when every value is in one row.
+ */
+export class Int64BitmapDictionary {
+  /** Distinct values, ascending. */
+  readonly values: BigInt64Array;
+  /** Per value: its bitmap's offset relative to `bitmaps`, or `-1 - row` for a single-row value. */
+  private readonly entries: Int32Array;
+  /** The bitmaps of values in several rows (null when there are none). */
+  private readonly bitmaps: Uint8Array | null;
+  readonly rowCount: number;
+
+  constructor(payload: Uint8Array, type: DataType) {
+    if (FAMILY[type.kind] !== "long") throw new PaimonError("INVALID_ARGUMENT", `an Int64BitmapDictionary needs a BIGINT or timestamp column, not ${type.kind}`);
+    const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+    let words = new Int32Array(0);
+    let entries = new Int32Array(0);
+    let n = 0;
+    const layout = parseBitmapIndex(payload, {
+      start: (valueCount) => {
+        words = new Int32Array(2 * valueCount);
+        entries = new Int32Array(valueCount);
+      },
+      entry: (r) => {
+        const at = r.bytesOf(8).byteOffset - payload.byteOffset;
+        // big-endian i64 → this platform's order (little-endian words, as the kernels assume)
+        words[2 * n] = view.getInt32(at + 4);
+        words[2 * n + 1] = view.getInt32(at);
+        entries[n++] = r.i32();
+      },
+      skipKey: (r) => r.bytesOf(8),
+    });
+    let values: BigInt64Array = new BigInt64Array(words.buffer, 0, n);
+    if (!strictlyAscendingInt64(values)) {
+      // V1 lists values in Java HashMap order
+      const order = sortPermutation([{ type: "int64", length: n, values }], new BigInt64Array(n));
+      const unsorted = values;
+      const unsortedEntries = entries;
+      values = gatherInt64([unsorted], new Uint32Array(n), order);
+      entries = Int32Array.from(order, (i) => unsortedEntries[i]);
+      if (!strictlyAscendingInt64(values)) throw new PaimonError("CORRUPT_FILE", "bitmap file index: a dictionary value appears twice");
+    }
+    this.values = values;
+    this.entries = entries;
+    this.rowCount = layout.rowCount;
+    const hasBitmaps = this.entries.some((e) => e >= 0);
+    this.bitmaps = hasBitmaps ? payload.slice(layout.bodyStart) : null;
   }
 
-  private bitmapAt(offset: number): Uint32Array {
-    if (offset < 0) return Uint32Array.of(-1 - offset);
-    const start = this.bodyStart + offset;
-    if (start >= this.payload.length) throw new PaimonError("CORRUPT_FILE", "bitmap file index: bitmap offset past the end");
-    const { bitmap } = RoaringBitmap32.deserializePrefix(this.payload.subarray(start));
-    try {
-      return bitmap.toArray();
-    } finally {
-      bitmap.dispose();
-    }
+  get valueCount(): number {
+    return this.values.length;
+  }
+
+  /** Bytes held (values, entries, bitmaps). */
+  get memoryBytes(): number {
+    return this.values.byteLength + this.entries.byteLength + (this.bitmaps?.byteLength ?? 0);
+  }
+
+  /** Row positions of the value at index `i` of `values`. */
+  rowsAt(i: number): Uint32Array {
+    const e = this.entries[i];
+    if (e < 0) return Uint32Array.of(-1 - e);
+    if (!this.bitmaps) throw new PaimonError("CORRUPT_FILE", "bitmap file index: bitmap offset past the end");
+    return bitmapRows(this.bitmaps, 0, e);
+  }
+
+  /** Single row of the value at index `i`, or -1 when it has a bitmap (several rows). */
+  singleRowAt(i: number): number {
+    const e = this.entries[i];
+    return e < 0 ? -1 - e : -1;
   }
 }

@@ -54,11 +54,17 @@ export interface IndexLocation {
   readonly length: number;
 }
 
+/** Bytes of the container before the header's own fields (magic, version, head length). */
+export const FILE_INDEX_PREAMBLE_BYTES = 16;
+
 /** The parsed header: column → index type → payload location. */
 export type FileIndexHeader = ReadonlyMap<string, ReadonlyMap<string, IndexLocation>>;
 
-/** Parses and validates the container header (CORRUPT_FILE when malformed). */
-export function readFileIndexHeader(blob: Uint8Array): FileIndexHeader {
+/**
+ * Parses and validates the container header (CORRUPT_FILE when malformed). `blob` may be a prefix
+ * holding at least the header of a container of `totalLength` bytes.
+ */
+export function readFileIndexHeader(blob: Uint8Array, totalLength = blob.length): FileIndexHeader {
   const r = new ByteReader(blob, "file index");
   if (r.i64() !== FILE_INDEX_MAGIC) throw r.corrupt("bad magic (not a Paimon file index)");
   const version = r.i32();
@@ -80,8 +86,8 @@ export function readFileIndexHeader(blob: Uint8Array): FileIndexHeader {
       const start = head.i32();
       const length = head.i32();
       // start -1 marks an index without payload (nothing known about the column)
-      if (start !== -1 && (start < 0 || length < 0 || start + length > blob.length))
-        throw head.corrupt(`index ${type} of column ${column} at [${start}, ${start + length}) is outside ${blob.length} bytes`);
+      if (start !== -1 && (start < 0 || length < 0 || start + length > totalLength))
+        throw head.corrupt(`index ${type} of column ${column} at [${start}, ${start + length}) is outside ${totalLength} bytes`);
       indexes.set(type, { start, length });
     }
   }

@@ -25,6 +25,11 @@ export interface ParquetWriteOptions {
   pageSize?: number;
   /** Dictionary encoding (`parquet.enable.dictionary`, default true). */
   dictionary?: boolean;
+  /**
+   * Top-level columns written without dictionary encoding: columns whose values are distinct in
+   * a file (a key), where a dictionary saves nothing and makes a lookup of one row decode it.
+   */
+  plainColumns?: readonly string[];
   /** `metadata.stats-mode` for every column: none | counts | full | truncate(n) (default truncate(16)). */
   statsMode?: string | StatsMode;
   /** Per-column overrides (`fields.<name>.stats-mode`). */
@@ -183,6 +188,7 @@ export class ParquetFileWriter {
           // page-level statistics: the column index lets selective reads skip pages
           .setStatisticsEnabled(pw.EnabledStatistics.Page);
         if (o.pageSize !== undefined) builder = builder.setDataPageSizeLimit(o.pageSize);
+        for (const column of o.plainColumns ?? []) builder = builder.setColumnDictionaryEnabled(column, false);
         if (o.keyValueMetadata) builder = builder.setKeyValueMetadata(new Map(Object.entries(o.keyValueMetadata)));
         const props = builder.build();
         const wasmTable = pw.Table.fromIPCStream(ipc);

@@ -1,11 +1,32 @@
-// An LRU of loads of immutable files (manifests, Parquet footers): each key is loaded once and
-// shared while it stays among the `capacity` most recently used; a failed load is forgotten so
-// the next request retries.
+// An LRU of loads of immutable files (manifests, Parquet footers, decoded file indexes): each key
+// is loaded once and shared while it stays among the most recently used; a failed load is
+// forgotten so the next request retries.
 
 export class LoadCache<V> {
   private readonly entries = new Map<string, Promise<V>>();
+  /** With `weigh`: the weight of each loaded entry, and their sum. */
+  private readonly weights = new Map<string, number>();
+  private total = 0;
 
-  constructor(private readonly capacity: number) {}
+  /**
+   * Keeps the `capacity` most recently used entries; with `weigh`, the most recently used loaded
+   * values whose weights (e.g. bytes) sum to at most `capacity` (a value heavier than that alone
+   * is returned but not kept).
+   */
+  constructor(
+    private readonly capacity: number,
+    private readonly weigh?: (value: V) => number,
+  ) {}
+
+  /** Number of entries kept (loaded or loading). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Summed weight of the loaded entries (with `weigh`). */
+  get weight(): number {
+    return this.total;
+  }
 
   /** The value for `key`, loading it with `load` on first use (or after eviction / failure). */
   get(key: string, load: () => Promise<V>): Promise<V> {
@@ -13,11 +34,44 @@ export class LoadCache<V> {
     if (hit) {
       this.entries.delete(key); // re-insert: most recently used last
     } else {
-      hit = load();
-      hit.catch(() => this.entries.delete(key));
-      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+      const loading = load();
+      hit = loading;
+      loading.then(
+        (value) => this.weighed(key, loading, value),
+        () => {
+          if (this.entries.get(key) === loading) this.entries.delete(key);
+        },
+      );
+      if (!this.weigh && this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     }
     this.entries.set(key, hit);
     return hit;
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.entries.clear();
+    this.weights.clear();
+    this.total = 0;
+  }
+
+  /** A weighted load finished: account for it, then evict least recently used entries over capacity. */
+  private weighed(key: string, loading: Promise<V>, value: V): void {
+    if (!this.weigh || this.entries.get(key) !== loading) return;
+    const w = this.weigh(value);
+    this.weights.set(key, w);
+    this.total += w;
+    for (const oldest of this.entries.keys()) {
+      if (this.total <= this.capacity) break;
+      if (this.weights.has(oldest)) this.evict(oldest); // entries still loading weigh nothing yet
+    }
+  }
+
+  private evict(key: string): void {
+    this.entries.delete(key);
+    const w = this.weights.get(key);
+    if (w === undefined) return;
+    this.weights.delete(key);
+    this.total -= w;
   }
 }

@@ -3,6 +3,7 @@
 // views behind opaque TTL tickets, reclaims memory on refresh, and becomes invalid after a
 // terminal failure.
 import { PaimonError } from "../error.js";
+import { OffsetIndexCache } from "../read/offset-positions.js";
 import { randomId } from "../fs/file-io.js";
 import type { Predicate } from "../predicate/predicate.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -106,6 +107,8 @@ export class RealtimeContext {
   private knownSnapshotId: number | null = null;
   /** Serialises seal / prepare / refresh / close across the writers of this context. */
   readonly lifecycle = new Mutex();
+  /** DEDUPLICATE: decoded offset indexes of committed files, shared by every read of this context. */
+  private offsetIndexes: OffsetIndexCache | null = null;
 
   private constructor(readonly factory: RealtimeStoreFactory) {}
 
@@ -140,6 +143,7 @@ export class RealtimeContext {
   /** Releases every store, ticket and spill file; the context cannot be used afterwards. */
   async close(): Promise<void> {
     if (this.invalidReason === null) this.invalidReason = "the context was closed";
+    this.offsetIndexes?.clear();
     await this.releaseAll();
   }
 
@@ -167,6 +171,14 @@ export class RealtimeContext {
     }
     if (this.tableLocation !== table.location) throw new PaimonError("INVALID_ARGUMENT", `this RealtimeContext serves table ${this.tableLocation}; use a separate context for ${table.location}`);
     if (this.schemaId !== table.schema.id) throw new PaimonError("INVALID_ARGUMENT", `table ${table.identifier} changed schema (${this.schemaId} -> ${table.schema.id}); recreate the RealtimeContext and writer and replay uncommitted input`);
+  }
+
+  /**
+   * DEDUPLICATE reads: the context's cache of decoded exact offset indexes (data files are
+   * immutable), bounded by the table's `lookup.cache-max-memory-size`.
+   */
+  offsetIndexCache(table: FileStoreTable): OffsetIndexCache {
+    return (this.offsetIndexes ??= new OffsetIndexCache(table.coreOptions.lookupCacheMaxMemorySize));
   }
 
   entry(key: string): StoreEntry | undefined {

@@ -6,6 +6,7 @@
 import { columnValues } from "../arrow/values.js";
 import { PaimonError } from "../error.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { gatherInt64, strictlyAscendingInt64 } from "../arrow/gather.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
 import { sortPermutation } from "../kernel/sort.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
@@ -71,11 +72,12 @@ export async function loadCommittedKeys(
   if (total === 0) return 0;
   const identities = concat(identityParts, total * width, BigUint64Array);
   const offsets = concat(offsetParts, total, BigInt64Array);
-  const order = sortPermutation([{ type: "int64", length: total, values: offsets }], new BigInt64Array(total));
-  index.upsert(
-    gatherIdentities(identities, width, order),
-    BigInt64Array.from(order, (i) => offsets[i]),
-  );
+  // Files are usually listed in offset order already, each ascending: then nothing is sorted.
+  if (strictlyAscendingInt64(offsets)) index.upsert(identities, offsets);
+  else {
+    const order = sortPermutation([{ type: "int64", length: total, values: offsets }], new BigInt64Array(total));
+    index.upsert(gatherIdentities(identities, width, order), gatherInt64([offsets], new Uint32Array(total), order));
+  }
   return total;
 }
 

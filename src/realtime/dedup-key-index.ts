@@ -40,6 +40,8 @@ export class DedupKeyIndex {
   private readonly words: number;
   private identity: Uint32Array;
   private latest = new BigInt64Array(INITIAL_CAPACITY);
+  /** `latest` as 32-bit word pairs: offsets move as words, never as BigInt values (an allocation each). */
+  private latestWords = new Int32Array(this.latest.buffer);
   private state = new Uint8Array(INITIAL_CAPACITY);
   private full = 0;
   private removed = 0;
@@ -74,34 +76,41 @@ export class DedupKeyIndex {
   /**
    * Applies one write's rows in row order (seed: "within-batch duplicates are resolved in row
    * order"): row i has key identity `identities[i]` (or words `2i, 2i + 1` of 128-bit identities,
-   * see keyIdentities), offset `offsets[i]` and row kind `kinds[i]` (INSERT when absent). An add
+   * see keyIdentities), offset `offsets[i]` and row kind `kinds[kindsFrom + i]` (INSERT when absent). An add
    * row (INSERT / UPDATE_AFTER) marks the key's live row deleted and becomes the live row; a
    * retract (DELETE / UPDATE_BEFORE) marks the live row deleted and forgets the key, storing
    * nothing. Returns the rows to store (`addRows`: null when every row is an add row) and how
    * many live rows were marked deleted.
    */
-  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>): { addRows: Uint32Array | null; superseded: number } {
+  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0): { addRows: Uint32Array | null; superseded: number } {
     const n = offsets.length;
-    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length !== n)) {
-      throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${identities.length} identity words (${this.width} a key) for ${n} offsets${kinds ? ` and ${kinds.length} row kinds` : ""}`);
+    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n)) {
+      throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${identities.length} identity words (${this.width} a key) for ${n} offsets${kinds ? ` and ${kinds.length - kindsFrom} row kinds` : ""}`);
     }
     const words = identityWords(identities);
+    const offsetWords = new Int32Array(offsets.buffer, offsets.byteOffset, 2 * n);
     const superseded = new BigInt64Array(n);
+    const supersededWords = new Int32Array(superseded.buffer);
     let count = 0;
     let adds: Uint32Array | null = null;
     let added = 0;
     const w = this.words;
+    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at once).
+    this.reserve(n);
     for (let i = 0; i < n; i++) {
-      const kind = kinds ? kinds[i] : RowKind.INSERT;
+      const kind = kinds ? kinds[kindsFrom + i] : RowKind.INSERT;
       if (kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER) {
         if (adds) adds[added] = i;
         added++;
-        this.reserve(1);
         const slot = this.find(words, i * w);
+        const latest = this.latestWords;
         if (slot >= 0) {
-          superseded[count++] = this.latest[slot];
-          this.latest[slot] = offsets[i];
-        } else this.insert(words, i * w, offsets[i]);
+          supersededWords[2 * count] = latest[2 * slot];
+          supersededWords[2 * count + 1] = latest[2 * slot + 1];
+          count++;
+          latest[2 * slot] = offsetWords[2 * i];
+          latest[2 * slot + 1] = offsetWords[2 * i + 1];
+        } else this.insert(words, i * w, offsetWords, 2 * i);
         continue;
       }
       if (!adds) {
@@ -110,7 +119,9 @@ export class DedupKeyIndex {
       }
       const slot = this.find(words, i * w);
       if (slot < 0) continue;
-      superseded[count++] = this.latest[slot];
+      supersededWords[2 * count] = this.latestWords[2 * slot];
+      supersededWords[2 * count + 1] = this.latestWords[2 * slot + 1];
+      count++;
       this.state[slot] = REMOVED;
       this.full--;
       this.removed++;
@@ -175,32 +186,41 @@ export class DedupKeyIndex {
     }
   }
 
-  private insert(words: Uint32Array, at: number, offset: bigint): void {
+  /** Inserts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)`. */
+  private insert(words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number): void {
     const mask = this.capacity - 1;
     let slot = mix(words[at], words[at + 1]) & mask;
     while (this.state[slot] === FULL) slot = (slot + 1) & mask;
     if (this.state[slot] === REMOVED) this.removed--;
     this.state[slot] = FULL;
-    this.identity.set(words.subarray(at, at + this.words), slot * this.words);
-    this.latest[slot] = offset;
+    const w = this.words;
+    const id = this.identity;
+    const base = slot * w;
+    for (let k = 0; k < w; k++) id[base + k] = words[at + k];
+    this.latestWords[2 * slot] = offsetWords[offsetAt];
+    this.latestWords[2 * slot + 1] = offsetWords[offsetAt + 1];
     this.full++;
   }
 
-  /** Keeps room for `more` inserts under MAX_LOAD (removed slots still end probe chains). */
+  /**
+   * Keeps room for `more` inserts under MAX_LOAD (removed slots still end probe chains): rebuilds
+   * without removed slots, doubling until the live keys and `more` fill at most half the table.
+   */
   private reserve(more: number): void {
     if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return;
     let capacity = this.capacity;
-    while (this.full + more > capacity * MAX_LOAD * 0.5) capacity *= 2;
-    const { identity, latest, state } = this;
+    while (this.full + more > capacity * 0.5) capacity *= 2;
+    const { identity, latestWords, state } = this;
     const w = this.words;
     this.capacity = capacity;
     this.identity = new Uint32Array(capacity * w);
     this.latest = new BigInt64Array(capacity);
+    this.latestWords = new Int32Array(this.latest.buffer);
     this.state = new Uint8Array(capacity);
     this.full = 0;
     this.removed = 0;
     for (let slot = 0; slot < state.length; slot++) {
-      if (state[slot] === FULL) this.insert(identity, slot * w, latest[slot]);
+      if (state[slot] === FULL) this.insert(identity, slot * w, latestWords, 2 * slot);
     }
   }
 }

@@ -7,6 +7,7 @@
 import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
+import { gatherInt64 } from "../arrow/gather.js";
 import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
@@ -141,18 +142,22 @@ export async function createRealtimeReader(
     const hi = offsets[n - 1] < end ? n : lowerBound(offsets, end);
     if (lo >= hi) return NONE;
     let b = sliceBatch(raw, lo, hi);
+    // Rows to keep (null: all), filter first: a selective filter leaves few offsets to test and one copy to make.
+    let rows: Uint32Array | null = null;
+    if (residual) {
+      rows = filterBatchIndices(residual, b);
+      if (rows.length === 0) return NONE;
+      if (rows.length === b.numRows) rows = null;
+    }
     if (deleted) {
-      const keep = survivingRows(offsets.subarray(lo, hi), deleted);
+      const window = offsets.subarray(lo, hi);
+      const keep = survivingRows(rows === null ? window : gatherInt64([window], new Uint32Array(rows.length), rows), deleted);
       if (keep !== null) {
         if (keep.length === 0) return NONE;
-        b = takeRows(b, keep);
+        rows = rows === null ? keep : keep.map((k) => rows![k]);
       }
     }
-    if (residual) {
-      const rows = filterBatchIndices(residual, b);
-      if (rows.length === 0) return NONE;
-      if (rows.length < b.numRows) b = takeRows(b, rows);
-    }
+    if (rows !== null) b = takeRows(b, rows);
     return b === raw ? outputChunks(raw, outputSchema, columnIndexes, batchSize, chunkKey) : chunk(b, outputSchema, columnIndexes, batchSize);
   };
 
@@ -164,7 +169,7 @@ export async function createRealtimeReader(
       const deleted = ticket?.deleted ?? null;
       if (split.files.length > 0) {
         // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position.
-        const hidden = deleted ? await pendingOffsetPositions(bucketFileSource(table, split.bucketPath), split.files, dedupFieldsOf(table).offsetField, deleted.offsets) : undefined;
+        const hidden = deleted ? await pendingOffsetPositions(bucketFileSource(table, split.bucketPath), split.files, dedupFieldsOf(table).offsetField, deleted.offsets, ctx.offsetIndexCache(table)) : undefined;
         for await (const b of diskBatches([split], hidden)) yield [b];
       }
       if (!view || !ticket) continue;

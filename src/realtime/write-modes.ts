@@ -83,6 +83,8 @@ export class AppendWriteMode implements RealtimeWriteMode {
   readonly inputOffsetColumn: number = 0;
   private readonly tableSchema: arrow.Schema;
   private readonly fileWriters = new Map<string, AppendBucketWriter>();
+  /** Columns the data files store without dictionary encoding (DEDUPLICATE: key and offset). */
+  protected plainColumns: readonly string[] = [];
 
   constructor(protected readonly table: FileStoreTable) {
     const fields = table.schema.fields.map((f) => readArrowField(f));
@@ -116,6 +118,7 @@ export class AppendWriteMode implements RealtimeWriteMode {
           targetFileSize: opts.targetFileSize(false),
           dataFilePrefix: opts.dataFilePrefix,
           statsMode: opts.get("metadata.stats-mode"),
+          plainColumns: this.plainColumns,
         },
         nextSequence,
       );
@@ -252,6 +255,8 @@ export class DedupWriteMode extends AppendWriteMode {
     this.inputFields = table.schema.fields;
     this.inputOffsetColumn = table.schema.fields.indexOf(offsetField);
     this.keyColumn = table.schema.fields.indexOf(keyField);
+    // One live row per key and offset in a file: a dictionary of either only slows key lookups.
+    this.plainColumns = [keyField.name, offsetField.name];
   }
 
   override checkRowKinds(kinds: ArrayLike<number> | undefined, rows: number): void {
@@ -268,8 +273,7 @@ export class DedupWriteMode extends AppendWriteMode {
       const c = batch.data.children;
       const offsetData = c[this.inputOffsetColumn];
       const offsets = columnValues<BigInt64Array>(offsetData);
-      const rowKinds = kinds ? Array.prototype.slice.call(kinds, kindOffsets[b], kindOffsets[b] + n) : undefined;
-      const { addRows } = index.apply(keyIdentities(keyColumnFromArrow(c[this.keyColumn])), offsets, rowKinds);
+      const { addRows } = index.apply(keyIdentities(keyColumnFromArrow(c[this.keyColumn])), offsets, kinds, kindOffsets[b]);
       const columns = addRows === null ? c : c.map((d) => takeData(d, addRows));
       out.push(recordBatch(this.storeSchema, [columns[this.inputOffsetColumn], ...columns], addRows === null ? n : addRows.length));
     }

@@ -33,6 +33,7 @@ export const Options = {
   PARQUET_ROW_GROUP_SIZE: "parquet.block.size",
   MERGE_ENGINE: "merge-engine",
   DELETION_VECTORS_ENABLED: "deletion-vectors.enabled",
+  LOOKUP_CACHE_MAX_MEMORY_SIZE: "lookup.cache-max-memory-size",
 } as const;
 
 /** Options that cannot change after table creation (Java `CoreOptions.getImmutableOptionKeys` and friends). */
@@ -155,6 +156,11 @@ export class TableOptions {
   /** Java: 128 MB for primary-key tables, 256 MB for append tables. */
   targetFileSize(primaryKeyTable: boolean): number {
     return this.memory(Options.TARGET_FILE_SIZE, primaryKeyTable ? "128 mb" : "256 mb");
+  }
+
+  /** Bound of lookup caches (Java default 256 MB); real-time deduplicate reads cache decoded offset indexes within it. */
+  get lookupCacheMaxMemorySize(): number {
+    return this.memory(Options.LOOKUP_CACHE_MAX_MEMORY_SIZE, "256 mb");
   }
 
   get manifestCompression(): string {

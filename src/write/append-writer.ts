@@ -19,6 +19,8 @@ export interface AppendWriterConfig {
   targetFileSize: number;
   dataFilePrefix: string;
   statsMode?: string;
+  /** Columns written without dictionary encoding (ParquetWriteOptions.plainColumns). */
+  plainColumns?: readonly string[];
 }
 
 /** Types whose min/max Paimon keeps in SimpleStats (nested types keep only null counts). */
@@ -64,7 +66,7 @@ export class AppendBucketWriter {
   async write(batch: arrow.RecordBatch): Promise<void> {
     if (batch.numRows === 0) return;
     if (!this.current) {
-      this.current = new ParquetFileWriter(this.config.schema.fields, { compression: this.config.fileCompression, statsMode: this.config.statsMode });
+      this.current = new ParquetFileWriter(this.config.schema.fields, { compression: this.config.fileCompression, statsMode: this.config.statsMode, plainColumns: this.config.plainColumns });
       this.index = DataFileIndexWriter.forSchema(this.config.schema);
     }
     this.current.write(batch);

@@ -13,7 +13,9 @@ import { FileIndexBuilder, fileIndexSpecOf } from "../../src/fileindex/index.js"
 import { readParquetBatches } from "../../src/format/parquet-reader.js";
 import { fileIOSource } from "../../src/format/source.js";
 import { OffsetSet64 } from "../../src/kernel/bitmap.js";
-import { OffsetPositionIndex, reliableOffsetBounds } from "../../src/read/offset-positions.js";
+import { LocalFileIO } from "../../src/fs/local-file-io.js";
+import { OffsetIndexCache, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource } from "../../src/read/offset-positions.js";
+import { col, type Predicate } from "../../src/predicate/predicate.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
 import type { DataField } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
@@ -69,6 +71,58 @@ describe("offset → row positions via the bitmap index", () => {
     );
   });
 
+  it("matches a model on large files of either bitmap index version: pages of pending offsets, galloping, multi-row offsets, lookups after a growing or shrinking set (randomized)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 30_000 }),
+        fc.integer({ min: 0, max: 12_000 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.constantFrom("1", "2"),
+        fc.boolean(),
+        (rows, pendingCount, seed, version, trim) => {
+          let x = seed;
+          const next = () => {
+            x ^= x << 13;
+            x ^= x >>> 17;
+            x ^= x << 5;
+            return x >>> 0;
+          };
+          // ascending offsets with gaps and an occasional repeat (a value in several rows), around 2^32
+          const column: bigint[] = [];
+          let o = 2n ** 32n - 5000n;
+          for (let i = 0; i < rows; i++) {
+            if (next() % 50 !== 0) o += BigInt(1 + (next() % 3));
+            column.push(o);
+          }
+          const pending = Array.from({ length: pendingCount }, () => 2n ** 32n - 6000n + BigInt(next() % (3 * rows + 2000)));
+          const index = OffsetPositionIndex.fromBlob(blobOf(column, { "file-index.bitmap._REALTIME_OFFSET.version": version }), OFFSET, rows, "f");
+          const set = new OffsetSet64(pending);
+          const bounds = trim ? { min: column[0], max: column[rows - 1] } : null;
+          // the same index over a growing set (the last lookup's difference only), a shrunk one, the first again, another
+          const more = Array.from({ length: 1 + (next() % 300) }, () => 2n ** 32n - 6000n + BigInt(next() % (3 * rows + 2000)));
+          const fewer = pending.filter(() => next() % 4 !== 0);
+          try {
+            const shifted = [...pending.map((v) => v + 1n), 0n]; // no smaller, yet no superset
+            for (const offsets of [pending, [...pending, ...more], [...pending, ...more], fewer, pending, shifted]) {
+              const current = new OffsetSet64(offsets);
+              const inside = index.positionsIn(current, bounds);
+              try {
+                const wanted = new Set(offsets);
+                expect(Array.from(inside.toArray())).toEqual(positionsWhere(column, (v) => wanted.has(v)));
+              } finally {
+                inside.dispose();
+                current.dispose();
+              }
+            }
+          } finally {
+            set.dispose();
+          }
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
   it("pages through large pending sets and stops at the file's max offset", () => {
     const column = Array.from({ length: 5000 }, (_, i) => BigInt(100_000 + i * 3));
     const index = OffsetPositionIndex.fromBlob(blobOf(column), OFFSET, column.length, "f");
@@ -85,6 +139,16 @@ describe("offset → row positions via the bitmap index", () => {
       untrimmed.dispose();
     } finally {
       pending.dispose();
+    }
+    // Fewer pending offsets than file values: the pending set is walked page by page (4096 a page).
+    const dense = Array.from({ length: 20_000 }, (_, i) => BigInt(i));
+    const run = new OffsetSet64(Array.from({ length: 9000 }, (_, i) => BigInt(5000 + i)));
+    const hits = OffsetPositionIndex.fromBlob(blobOf(dense), OFFSET, dense.length, "f").positionsIn(run, null);
+    try {
+      expect(Array.from(hits.toArray())).toEqual(Array.from({ length: 9000 }, (_, i) => 5000 + i));
+    } finally {
+      hits.dispose();
+      run.dispose();
     }
   });
 
@@ -110,10 +174,24 @@ describe("offset → row positions via the bitmap index", () => {
   });
 });
 
-async function offsetTable(options: Record<string, string>): Promise<{ dir: string; table: Table }> {
+/** Counts whole-file reads of `.index` files. */
+class IndexReadCountingFileIO extends LocalFileIO {
+  indexReads = 0;
+  indexRangeReads = 0;
+  override async readFile(path: string): Promise<Uint8Array> {
+    if (path.endsWith(".index")) this.indexReads++;
+    return super.readFile(path);
+  }
+  override async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    if (path.endsWith(".index")) this.indexRangeReads++;
+    return super.readRange(path, offset, length);
+  }
+}
+
+async function offsetTable(options: Record<string, string>, io?: LocalFileIO): Promise<{ dir: string; table: Table }> {
   const dir = mkdtempSync(join(tmpdir(), "paimon-rt-offset-positions-"));
   dirs.push(dir);
-  const c = await Catalog.open(dir);
+  const c = await Catalog.open(dir, io ? { fileIO: io } : {});
   await c.createDatabase("db");
   const table = await c.createTable("db.t", {
     fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" }],
@@ -187,6 +265,67 @@ describe("offset positions of real data files", () => {
       expect(files.every((f) => (threshold === "16" ? f.extraFiles.length > 0 : f.embeddedIndex !== null))).toBe(true);
       expect(await checkFiles(t, [3n, 13n, 1993n, 2003n, 2493n, 2494n, 99999n])).toBe(2);
     }
+  });
+
+  it("the decoded index cache: hits read nothing and give the same positions; least recently used indexes leave past the byte bound", async () => {
+    const io = new IndexReadCountingFileIO();
+    const { table: t } = await offsetTable({ "file-index.in-manifest-threshold": "16" }, io);
+    for (let c = 0; c < 3; c++) {
+      const w = await t.newWrite({ commitUser: "u" });
+      await w.write(offsetsBatch(Array.from({ length: 300 }, (_, i) => BigInt(1000 * c + 2 * i))), { bucket: 0 });
+      await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    }
+    const files = (await t.manifestStore.liveEntries((await t.latestSnapshot())!)).map((e) => e.file).sort((a, b) => Number(a.minSequenceNumber - b.minSequenceNumber));
+    const source: OffsetFileSource = { io, pathOf: (f) => t.paths.dataFile(t.paths.bucketDir("", 0), f), fieldsOf: async () => t.schema.fields };
+    const offsetField = t.schema.fields[1];
+    const pending = new OffsetSet64([0n, 2n, 598n, 1004n, 2000n, 2598n, 2599n]);
+    const positions = async (cache: OffsetIndexCache | null) => {
+      const before = io.indexReads;
+      const byFile = await pendingOffsetPositions(source, files, offsetField, pending, cache);
+      return { reads: io.indexReads - before, positions: files.map((f) => Array.from(byFile.get(f.fileName) ?? [])) };
+    };
+    try {
+      const expected = [[0, 1, 299], [2], [0, 299]];
+      expect(await positions(null)).toEqual({ reads: 3, positions: expected });
+      const cache = new OffsetIndexCache(1 << 20);
+      expect(await positions(cache)).toEqual({ reads: 3, positions: expected });
+      expect(await positions(cache)).toEqual({ reads: 0, positions: expected });
+      // 300 single-row offsets: 8 bytes a value and 4 an entry, no bitmaps
+      expect([cache.size, cache.memoryBytes]).toEqual([3, 3 * 300 * 12]);
+
+      const two = new OffsetIndexCache(2 * 300 * 12);
+      expect(await positions(two)).toEqual({ reads: 3, positions: expected });
+      expect([two.size, two.memoryBytes]).toEqual([2, 2 * 300 * 12]);
+      // the first file's index was evicted (least recently used): read again, which evicts the second's
+      const [first, second] = files;
+      await two.get(io, source.pathOf(first), first, offsetField);
+      await two.get(io, source.pathOf(second), second, offsetField);
+      expect(io.indexReads).toBe(3 + 3 + 3 + 2);
+      const tooSmall = new OffsetIndexCache(300 * 12 - 1);
+      expect(await positions(tooSmall)).toEqual({ reads: 3, positions: expected });
+      expect([tooSmall.size, tooSmall.memoryBytes]).toEqual([0, 0]);
+    } finally {
+      pending.dispose();
+    }
+  });
+
+  it("filtered reads open an external index only for the filter's indexed columns; its header is read once", async () => {
+    const io = new IndexReadCountingFileIO();
+    const { table: t } = await offsetTable({ "file-index.in-manifest-threshold": "16", "file-index.read.enabled": "true" }, io);
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.write(offsetsBatch(Array.from({ length: 300 }, (_, i) => BigInt(1000 + 2 * i))), { bucket: 0 });
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    const read = async (filter: Predicate) => {
+      const plan = await t.newScan({ filter }).plan();
+      const rows = (await t.newRead({ filter, predicateFilter: true }).toArrow(plan.splits)).toArray().map((r) => [r.id, r._REALTIME_OFFSET]);
+      return { rows, whole: io.indexReads, ranges: io.indexRangeReads };
+    };
+    // `id` has no index: the header (one probe of a small file) tells, then nothing more is read
+    expect(await read(col("id").eq(7n))).toEqual({ rows: [[7n, 1014n]], whole: 0, ranges: 1 });
+    expect(await read(col("id").eq(8n))).toEqual({ rows: [[8n, 1016n]], whole: 0, ranges: 1 });
+    // the offset has a bitmap index: read and used (1001 is in no row: the file is skipped)
+    expect(await read(col("_REALTIME_OFFSET").eq(1001n))).toEqual({ rows: [], whole: 1, ranges: 1 });
+    expect(await read(col("_REALTIME_OFFSET").eq(1002n))).toEqual({ rows: [[1n, 1002n]], whole: 2, ranges: 1 });
   });
 
   it("a missing .index file is NOT_FOUND, not an empty result", async () => {

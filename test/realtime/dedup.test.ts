@@ -13,6 +13,9 @@ import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, compactFully, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 import { DEDUP_OPTIONS, dedupBatch, makeDedupTable } from "./dedup-helpers.js";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { fileIOSource, toByteSource } from "../../src/format/source.js";
+import { readParquetFooter } from "../../src/format/parquet-stats.js";
+import { readChunkPages } from "../../src/format/page-index.js";
 
 afterAll(cleanupDirs);
 
@@ -292,5 +295,20 @@ describe("real-time append deduplicate mode", () => {
     );
     expect(await plain.latestSnapshot()).toBeNull();
     await w.prepareCommitWithProgress(1);
+  });
+
+  it("data files store the key and offset columns without a dictionary page (a key lookup decodes no dictionary), other columns with one", async () => {
+    const { table, w, commit } = await setup();
+    await w.write(dedupBatch(Array.from({ length: 50 }, (_, i): [number, number] => [i, i]), { values: Array.from({ length: 50 }, (_, i) => `v${i % 3}`) }), B0);
+    await commit();
+    const [split] = (await table.newScan().plan()).splits;
+    const file = split.files[0];
+    const path = table.paths.dataFile(split.bucketPath, file);
+    const source = toByteSource(await fileIOSource(table.fileIO, path, Number(file.fileSize)), path);
+    const footer = await readParquetFooter(source, path);
+    const dictionaries: Record<string, boolean> = {};
+    for (const [c, column] of footer.columns.entries()) dictionaries[column.name] = (await readChunkPages(source, footer, 0, c, false))!.dictionary !== null;
+    expect(dictionaries).toEqual({ id: false, _REALTIME_OFFSET: false, v: true, dt: true });
+    await w.close();
   });
 });
