@@ -15,15 +15,12 @@
 // writer replays (java-order.ts) so that its bytes equal Java's.
 import { PaimonError } from "../error.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
-import { isNull } from "../kernel/columns.js";
 import type { Timestamp } from "../spec/binary-row.js";
-import { gatherInt64, strictlyAscendingInt64 } from "../arrow/gather.js";
-import { sortPermutation } from "../kernel/sort.js";
 import { compareUtf8 } from "../predicate/predicate.js";
 import type { DataType } from "../spec/types.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
-import { doubleToLongBits, floatToIntBits, timestampLiteralKeys, type IndexedChunk } from "./columns.js";
-import { binaryStringHash, javaBooleanHash, javaLongHash, JavaHashMapReplay } from "./java-order.js";
+import { doubleToLongBits, floatToIntBits, timestampLiteralKeys } from "./columns.js";
+import { binaryStringHash, javaBooleanHash, javaLongHash } from "./java-order.js";
 
 export const BITMAP = "bitmap";
 export const BITMAP_VERSION_1 = 1;
@@ -38,7 +35,7 @@ export type BitmapKey = string | number | bigint | boolean;
 /** The Java value class a type's keys belong to (`BitmapFileIndexMeta.DataTypeVisitorAdapter`). */
 type KeyFamily = "string" | "byte" | "short" | "int" | "long" | "float" | "double" | "boolean";
 
-const FAMILY: Partial<Record<DataType["kind"], KeyFamily>> = {
+export const FAMILY: Partial<Record<DataType["kind"], KeyFamily>> = {
   CHAR: "string",
   VARCHAR: "string",
   BOOLEAN: "boolean",
@@ -58,10 +55,10 @@ const FAMILY: Partial<Record<DataType["kind"], KeyFamily>> = {
 export const BITMAP_TYPES: ReadonlySet<DataType["kind"]> = new Set(Object.keys(FAMILY) as DataType["kind"][]);
 
 const UTF8 = new TextEncoder();
-const UTF8_DECODER = new TextDecoder();
+export const UTF8_DECODER = new TextDecoder();
 
 /** Per key family: Java's hashCode, comparator, serialized size and value encoding. */
-interface KeyCodec {
+export interface KeyCodec {
   hash(key: BitmapKey): number;
   compare(a: BitmapKey, b: BitmapKey): number;
   size(key: BitmapKey): number;
@@ -126,7 +123,7 @@ function canonicalDoubleBits(bits: bigint): bigint {
   return exponent === 0x7ffn && (bits & 0xfffffffffffffn) !== 0n ? 0x7ff8000000000000n : bits;
 }
 
-function codecOf(type: DataType): KeyCodec {
+export function codecOf(type: DataType): KeyCodec {
   const family = FAMILY[type.kind];
   if (family === undefined) throw new PaimonError("UNSUPPORTED", `bitmap index does not support ${type.kind}`);
   return CODECS[family];
@@ -147,205 +144,6 @@ export function literalKeys(type: DataType, value: unknown): BitmapKey[] {
       return timestampLiteralKeys(value as Timestamp, type);
     default:
       return [value as BitmapKey];
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writer
-// ---------------------------------------------------------------------------------------------
-
-/** Row positions per dictionary id as linked chains over rows (no per-value arrays). */
-class RowChains {
-  first: Int32Array<ArrayBuffer> = new Int32Array(64);
-  last: Int32Array<ArrayBuffer> = new Int32Array(64);
-  count: Int32Array<ArrayBuffer> = new Int32Array(64);
-  next: Int32Array<ArrayBuffer> = new Int32Array(1024);
-
-  add(id: number, row: number): void {
-    if (row >= this.next.length) this.next = grow(this.next, row + 1);
-    this.next[row] = -1;
-    if (id >= this.first.length) {
-      this.first = grow(this.first, id + 1);
-      this.last = grow(this.last, id + 1);
-      this.count = grow(this.count, id + 1);
-    }
-    if (this.count[id] === 0) this.first[id] = row;
-    else this.next[this.last[id]!] = row;
-    this.last[id] = row;
-    this.count[id]!++;
-  }
-
-  rows(id: number): Uint32Array {
-    const out = new Uint32Array(this.count[id]!);
-    for (let i = 0, r = this.first[id]!; i < out.length; i++, r = this.next[r]!) out[i] = r;
-    return out;
-  }
-}
-
-function grow(a: Int32Array, min: number): Int32Array<ArrayBuffer> {
-  const out = new Int32Array(Math.max(min, a.length * 2));
-  out.set(a);
-  return out;
-}
-
-/** Java `RoaringBitmap32.serialize()`: run-optimized (Java's tie rule), portable layout. */
-function serializeRows(rows: Uint32Array): Uint8Array {
-  const bitmap = new RoaringBitmap32(rows);
-  try {
-    bitmap.runOptimize("java");
-    return bitmap.serializePortable();
-  } finally {
-    bitmap.dispose();
-  }
-}
-
-/** Builds one column's bitmap index, byte-identical to Java's `BitmapFileIndex.Writer`. */
-export class BitmapIndexWriter {
-  private readonly codec: KeyCodec;
-  private readonly dictionary: JavaHashMapReplay<BitmapKey>;
-  private readonly chains = new RowChains();
-  private readonly nullRows: number[] = [];
-  private rowCount = 0;
-
-  constructor(
-    private readonly type: DataType,
-    private readonly version: number,
-    private readonly indexBlockSize: number,
-  ) {
-    this.codec = codecOf(type);
-    if (version !== BITMAP_VERSION_1 && version !== BITMAP_VERSION_2) throw new PaimonError("UNSUPPORTED", `bitmap index version ${version}`);
-    this.dictionary = new JavaHashMapReplay<BitmapKey>("computeIfAbsent", this.codec.hash);
-  }
-
-  /** Adds the rows of one chunk (row positions continue across calls). */
-  update(chunk: IndexedChunk): void {
-    const { column, mul, div } = chunk;
-    const keyAt = rowKeyReader(chunk, this.type);
-    const scaled = mul !== 1n || div !== 1n;
-    for (let i = 0; i < column.length; i++) {
-      const row = this.rowCount++;
-      if (isNull(column, i)) {
-        this.nullRows.push(row);
-        continue;
-      }
-      let key = keyAt(i);
-      if (scaled) key = floorDiv((key as bigint) * mul, div);
-      this.chains.add(this.dictionary.insert(key), row);
-    }
-  }
-
-  serialize(): Uint8Array {
-    const { codec, chains } = this;
-    const out = new ByteWriter().u8(this.version);
-    const nullCount = this.nullRows.length;
-    const nullBytes = serializeRows(Uint32Array.from(this.nullRows));
-    const keys = [...this.dictionary.keysInInsertionOrder()];
-    // Java: offsets / bitmaps in HashMap order; a single-row value stores -1 - row
-    const entries: Array<{ key: BitmapKey; offset: number; length: number }> = [];
-    const bitmaps: Uint8Array[] = [];
-    let offset = nullCount > 1 ? nullBytes.length : 0;
-    for (const id of this.dictionary.iterationOrder()) {
-      const key = keys[id]!;
-      if (chains.count[id] === 1) {
-        entries.push({ key, offset: -1 - chains.first[id]!, length: -1 });
-        continue;
-      }
-      const bytes = serializeRows(chains.rows(id));
-      bitmaps.push(bytes);
-      entries.push({ key, offset, length: bytes.length });
-      offset += bytes.length;
-    }
-    out.i32(this.rowCount).i32(keys.length).u8(nullCount > 0 ? 1 : 0);
-    if (nullCount > 0) out.i32(nullCount === 1 ? -1 - this.nullRows[0]! : 0);
-    if (this.version === BITMAP_VERSION_1) {
-      for (const e of entries) {
-        codec.write(out, e.key);
-        out.i32(e.offset);
-      }
-    } else {
-      if (nullCount > 0) out.i32(nullBytes.length);
-      this.writeIndexBlocks(out, entries);
-    }
-    if (nullCount > 1) out.bytes(nullBytes);
-    for (const b of bitmaps) out.bytes(b);
-    return out.toBytes();
-  }
-
-  /** V2 dictionary: entries sorted by value, cut into blocks of at most `indexBlockSize` bytes. */
-  private writeIndexBlocks(out: ByteWriter, entries: Array<{ key: BitmapKey; offset: number; length: number }>): void {
-    const { codec } = this;
-    const sorted = entries.slice().sort((a, b) => codec.compare(a.key, b.key));
-    const blocks: Array<{ offset: number; size: number; entries: typeof entries }> = [];
-    for (const e of sorted) {
-      const entryBytes = 8 + codec.size(e.key);
-      let block = blocks[blocks.length - 1];
-      if (block === undefined || block.size + entryBytes > this.indexBlockSize) {
-        // Java fails the same way ("index fail") when one entry does not fit an empty block
-        if (4 + entryBytes > this.indexBlockSize) throw new PaimonError("INVALID_ARGUMENT", "bitmap index-block-size is smaller than one entry");
-        block = { offset: block === undefined ? 0 : block.offset + block.size, size: 4, entries: [] };
-        blocks.push(block);
-      }
-      block.size += entryBytes;
-      block.entries.push(e);
-    }
-    out.i32(blocks.length);
-    let bitmapsOffset = 0;
-    for (const block of blocks) {
-      codec.write(out, block.entries[0]!.key);
-      out.i32(block.offset);
-      bitmapsOffset += block.size;
-    }
-    out.i32(bitmapsOffset);
-    for (const block of blocks) {
-      out.i32(block.entries.length);
-      for (const e of block.entries) {
-        codec.write(out, e.key);
-        out.i32(e.offset).i32(e.length);
-      }
-    }
-  }
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
-
-/** Reads row `i` of a chunk as a dictionary key (before timestamp scaling). */
-function rowKeyReader(chunk: IndexedChunk, type: DataType): (i: number) => BitmapKey {
-  const { column } = chunk;
-  switch (column.type) {
-    case "bool": {
-      const v = column.values as Uint8Array;
-      return (i) => v[i] !== 0;
-    }
-    case "int8":
-    case "int16":
-    case "int32": {
-      const v = column.values as Int8Array | Int16Array | Int32Array;
-      return (i) => v[i]!;
-    }
-    case "int64":
-    case "timestamp_micros":
-    case "timestamp_nanos": {
-      const v = column.values as BigInt64Array;
-      return (i) => v[i]!;
-    }
-    case "float32": {
-      const v = column.values as Float32Array;
-      return (i) => floatToIntBits(v[i]!);
-    }
-    case "float64": {
-      const v = column.values as Float64Array;
-      return (i) => doubleToLongBits(v[i]!);
-    }
-    case "bytes": {
-      const offsets = column.offsets!;
-      const data = column.data!;
-      return (i) => UTF8_DECODER.decode(data.subarray(offsets[i]!, offsets[i + 1]!));
-    }
-    default:
-      throw new PaimonError("UNSUPPORTED", `bitmap index does not support ${type.kind}`);
   }
 }
 
@@ -375,7 +173,7 @@ interface DictionaryVisitor {
 }
 
 /** Parses a bitmap index payload (V1 or V2), visiting each dictionary entry. CORRUPT_FILE when malformed. */
-function parseBitmapIndex(payload: Uint8Array, { start, entry, skipKey }: DictionaryVisitor): BitmapIndexLayout {
+export function parseBitmapIndex(payload: Uint8Array, { start, entry, skipKey }: DictionaryVisitor): BitmapIndexLayout {
   const r = new ByteReader(payload, "bitmap file index");
   const version = r.u8();
   if (version !== BITMAP_VERSION_1 && version !== BITMAP_VERSION_2) throw r.corrupt(`unsupported version ${version}`);
@@ -419,7 +217,7 @@ function parseBitmapIndex(payload: Uint8Array, { start, entry, skipKey }: Dictio
 }
 
 /** Row positions of the bitmap at `offset` (relative to `bodyStart`), or the single row `-1 - offset`. */
-function bitmapRows(payload: Uint8Array, bodyStart: number, offset: number): Uint32Array {
+export function bitmapRows(payload: Uint8Array, bodyStart: number, offset: number): Uint32Array {
   if (offset < 0) return Uint32Array.of(-1 - offset);
   const start = bodyStart + offset;
   if (start >= payload.length) throw new PaimonError("CORRUPT_FILE", "bitmap file index: bitmap offset past the end");
@@ -470,81 +268,5 @@ export class BitmapIndexReader {
     if (key === null) return this.hasNull ? bitmapRows(this.payload, this.bodyStart, this.nullOffset) : new Uint32Array(0);
     const offset = this.offsets.get(key);
     return offset === undefined ? new Uint32Array(0) : bitmapRows(this.payload, this.bodyStart, offset);
-  }
-}
-
-/**
- * The dictionary of a bitmap index over a 64-bit integer column (BIGINT), as typed arrays sorted
- * by value: exact value → row lookups over millions of distinct values (an offset column holds
- * one per row) without a Map entry or a BigInt per value. Keeps only the bitmaps' bytes of the
- * payload, none when every value is in one row.
- */
-export class Int64BitmapDictionary {
-  /** Distinct values, ascending. */
-  readonly values: BigInt64Array;
-  /** Per value: its bitmap's offset relative to `bitmaps`, or `-1 - row` for a single-row value. */
-  private readonly entries: Int32Array;
-  /** The bitmaps of values in several rows (null when there are none). */
-  private readonly bitmaps: Uint8Array | null;
-  readonly rowCount: number;
-
-  constructor(payload: Uint8Array, type: DataType) {
-    if (FAMILY[type.kind] !== "long") throw new PaimonError("INVALID_ARGUMENT", `an Int64BitmapDictionary needs a BIGINT or timestamp column, not ${type.kind}`);
-    const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-    let words = new Int32Array(0);
-    let entries = new Int32Array(0);
-    let n = 0;
-    const layout = parseBitmapIndex(payload, {
-      start: (valueCount) => {
-        words = new Int32Array(2 * valueCount);
-        entries = new Int32Array(valueCount);
-      },
-      entry: (r) => {
-        const at = r.bytesOf(8).byteOffset - payload.byteOffset;
-        // big-endian i64 → this platform's order (little-endian words, as the kernels assume)
-        words[2 * n] = view.getInt32(at + 4);
-        words[2 * n + 1] = view.getInt32(at);
-        entries[n++] = r.i32();
-      },
-      skipKey: (r) => r.bytesOf(8),
-    });
-    let values: BigInt64Array = new BigInt64Array(words.buffer, 0, n);
-    if (!strictlyAscendingInt64(values)) {
-      // V1 lists values in Java HashMap order
-      const order = sortPermutation([{ type: "int64", length: n, values }], new BigInt64Array(n));
-      const unsorted = values;
-      const unsortedEntries = entries;
-      values = gatherInt64([unsorted], new Uint32Array(n), order);
-      entries = Int32Array.from(order, (i) => unsortedEntries[i]);
-      if (!strictlyAscendingInt64(values)) throw new PaimonError("CORRUPT_FILE", "bitmap file index: a dictionary value appears twice");
-    }
-    this.values = values;
-    this.entries = entries;
-    this.rowCount = layout.rowCount;
-    const hasBitmaps = this.entries.some((e) => e >= 0);
-    this.bitmaps = hasBitmaps ? payload.slice(layout.bodyStart) : null;
-  }
-
-  get valueCount(): number {
-    return this.values.length;
-  }
-
-  /** Bytes held (values, entries, bitmaps). */
-  get memoryBytes(): number {
-    return this.values.byteLength + this.entries.byteLength + (this.bitmaps?.byteLength ?? 0);
-  }
-
-  /** Row positions of the value at index `i` of `values`. */
-  rowsAt(i: number): Uint32Array {
-    const e = this.entries[i];
-    if (e < 0) return Uint32Array.of(-1 - e);
-    if (!this.bitmaps) throw new PaimonError("CORRUPT_FILE", "bitmap file index: bitmap offset past the end");
-    return bitmapRows(this.bitmaps, 0, e);
-  }
-
-  /** Single row of the value at index `i`, or -1 when it has a bitmap (several rows). */
-  singleRowAt(i: number): number {
-    const e = this.entries[i];
-    return e < 0 ? -1 - e : -1;
   }
 }

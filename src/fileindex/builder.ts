@@ -4,7 +4,8 @@
 import type * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { DataField, DataType } from "../spec/types.js";
-import { BITMAP, BITMAP_DEFAULT_INDEX_BLOCK_SIZE, BITMAP_DEFAULT_VERSION, BitmapIndexWriter } from "./bitmap-index.js";
+import { BITMAP, BITMAP_DEFAULT_INDEX_BLOCK_SIZE, BITMAP_DEFAULT_VERSION } from "./bitmap-index.js";
+import { BitmapIndexWriter } from "./bitmap-index-writer.js";
 import { BLOOM_DEFAULT_FPP, BLOOM_DEFAULT_ITEMS, BloomFilter64, chunkHashes } from "./bloom-filter.js";
 import { indexedChunks } from "./columns.js";
 import { serializeFileIndex, type ColumnIndexes } from "./format.js";

@@ -5,7 +5,8 @@
 // answered by the file's bitmap index alone. The offsets looked up are trimmed to the file's
 // min/max statistics when those are reliable; otherwise every offset is looked up.
 import { PaimonError } from "../error.js";
-import { BITMAP, Int64BitmapDictionary } from "../fileindex/bitmap-index.js";
+import { BITMAP } from "../fileindex/bitmap-index.js";
+import { Int64BitmapDictionary } from "../fileindex/int64-bitmap-dictionary.js";
 import { indexPayload, readFileIndexHeader } from "../fileindex/format.js";
 import type { FileIO } from "../fs/file-io.js";
 import { LoadCache } from "../fs/load-cache.js";
