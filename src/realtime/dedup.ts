@@ -64,13 +64,13 @@ export class DedupEntryState {
   /** The key index, loaded from the committed files of `snapshotId` on first use (DV-deleted rows skipped). */
   async keys(table: FileStoreTable, partitionRow: Uint8Array, bucket: number, snapshotId: number | null): Promise<DedupKeyIndex> {
     if (this.index) return this.index;
-    const index = new DedupKeyIndex(keyIdentityWidth(dedupFieldsOf(table).keyField.type));
+    const { keyField, offsetField } = dedupFieldsOf(table);
+    const index = new DedupKeyIndex(keyIdentityWidth(keyField.type));
     if (snapshotId !== null) {
       const snapshot = await table.snapshot(snapshotId);
       const key = partitionRow.join(",");
       const live = await table.manifestStore.liveEntries(snapshot, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key);
       if (live.length > 0) {
-        const { keyField, offsetField } = dedupFieldsOf(table);
         const indexEntries = await table.manifestStore.indexEntries(snapshot);
         const vectors = await BucketDeletionVectors.load(
           { io: table.fileIO, paths: table.paths, bitmap64: false },

@@ -161,6 +161,9 @@ export async function createRealtimeReader(
     return b === raw ? outputChunks(raw, outputSchema, columnIndexes, batchSize, chunkKey) : chunk(b, outputSchema, columnIndexes, batchSize);
   };
 
+  /** DEDUPLICATE: the persisted offset column that pending deletions are looked up by. */
+  const offsetField = mode === "DEDUPLICATE" ? dedupFieldsOf(table).offsetField : null;
+
   /** Groups of output batches: per disk batch, per stored batch of an async store, per memory view of a synchronous one. */
   async function* groups(): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
     for (const split of splits) {
@@ -169,7 +172,7 @@ export async function createRealtimeReader(
       const deleted = ticket?.deleted ?? null;
       if (split.files.length > 0) {
         // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position.
-        const hidden = deleted ? await pendingOffsetPositions(bucketFileSource(table, split.bucketPath), split.files, dedupFieldsOf(table).offsetField, deleted.offsets, ctx.offsetIndexCache(table)) : undefined;
+        const hidden = deleted ? await pendingOffsetPositions(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted.offsets, ctx.offsetIndexCache(table)) : undefined;
         for await (const b of diskBatches([split], hidden)) yield [b];
       }
       if (!view || !ticket) continue;
