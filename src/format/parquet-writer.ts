@@ -11,6 +11,7 @@ import { withParquetWasm, type ParquetWasm } from "./wasm.js";
 
 type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
 import { finishParquetFile } from "./parquet-finish.js";
+import { overflowingDictionaryColumns } from "./dictionary-choice.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 /** Compression names as Paimon's `file.compression` spells them (plus parquet aliases). */
@@ -195,7 +196,10 @@ export class ParquetFileWriter {
           // page-level statistics: the column index lets selective reads skip pages
           .setStatisticsEnabled(pw.EnabledStatistics.Page);
         if (o.pageSize !== undefined) builder = builder.setDataPageSizeLimit(o.pageSize);
-        for (const column of o.plainColumns ?? []) builder = builder.setColumnDictionaryEnabled(column, false);
+        // Columns whose dictionary would overflow anyway are written PLAIN from the start.
+        const plain = new Set(o.plainColumns ?? []);
+        if (o.dictionary ?? true) for (const name of overflowingDictionaryColumns(this.schema, this.batches, o.rowGroupRows ?? 1024 * 1024)) plain.add(name);
+        for (const column of plain) builder = builder.setColumnDictionaryEnabled(column, false);
         if (o.keyValueMetadata) builder = builder.setKeyValueMetadata(new Map(Object.entries(o.keyValueMetadata)));
         const props = builder.build();
         const written = sliceRows > 0 && this.rows > sliceRows ? await encodeSliced(pw, this.schema, this.batches, props, sliceRows) : encodeWhole(pw, this.schema, this.batches, props);
