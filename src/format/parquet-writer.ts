@@ -232,7 +232,7 @@ export class ParquetFileWriter {
 /** Files with more Arrow data than this are encoded in slices (ParquetWriteOptions.sliceRows). */
 const SLICE_THRESHOLD_BYTES = 24 * 1024 * 1024;
 /** About this much Arrow data per slice. */
-const SLICE_BYTES = 8 * 1024 * 1024;
+const SLICE_BYTES = 4 * 1024 * 1024;
 
 /** The default slice (rows, a multiple of parquet-rs's 1024-row write batch) for a file of `bytes` Arrow bytes in `rows` rows. */
 function sliceRowsFor(bytes: number, rows: number): number {
