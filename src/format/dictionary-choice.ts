@@ -27,48 +27,56 @@ export function overflowingDictionaryColumns(schema: arrow.Schema, batches: read
   let seen: KeySet | undefined;
   schema.fields.forEach((field, i) => {
     const width = fixedWidth(field.type);
-    const bytes = width === 0 && isVarBinary(field.type);
-    if (width === 0 && !bytes) return;
-    seen = seen ? seen.clear() : new KeySet();
+    if (width === 0 && !isVarBinary(field.type)) return;
+    const set = (seen = seen ? seen.clear() : new KeySet());
     let dictBytes = 0;
     let rows = 0;
     for (const batch of batches) {
       const data = batch.data.children[i]!;
       const n = Math.min(data.length, rowGroupRows - rows);
       const bm = data.nullCount > 0 ? data.nullBitmap : undefined;
-      const off = data.offset;
       const words = width > 0 ? wordsOf(data, width) : undefined;
       if (width > 0 && !words) return;
-      const offsets = bytes ? (data.valueOffsets as Int32Array) : undefined;
-      const values = bytes ? (data.values as Uint8Array) : undefined;
-      for (let r = 0; r < n; r++) {
-        const j = off + r;
-        if (bm && (bm[j >> 3]! & (1 << (j & 7))) === 0) continue;
-        let key: number;
-        let size: number;
-        if (words) {
-          key = width === 4 ? words[j]! : (Math.imul(words[2 * j + 1]!, 0x9e3779b1) ^ words[2 * j]!) >>> 0;
-          size = width;
-        } else {
-          const s = offsets![j]!;
-          const e = offsets![j + 1]!;
-          let h = 0x811c9dc5 ^ (e - s);
-          for (let k = s; k < e; k++) h = Math.imul(h ^ values![k]!, 0x01000193);
-          key = h >>> 0;
-          size = 4 + e - s;
-        }
-        if (!seen.add(key)) continue;
-        dictBytes += size;
+      for (let from = 0; from < n; from += BLOCK) {
+        const to = Math.min(n, from + BLOCK);
+        dictBytes += words ? probeFixed(set, words, width, bm, data.offset + from, data.offset + to) : probeBytes(set, data.valueOffsets as Int32Array, data.values as Uint8Array, bm, data.offset + from, data.offset + to);
         if (dictBytes > DICTIONARY_PAGE_LIMIT) break;
+        if (rows + to >= PROBE_ROWS && set.size < (rows + to) * LOW_CARDINALITY) return; // keeps its dictionary
       }
       rows += n;
       if (dictBytes > DICTIONARY_PAGE_LIMIT || rows >= rowGroupRows) break;
-      if (rows >= PROBE_ROWS && seen.size < rows * LOW_CARDINALITY) break;
-      if (seen.size > (SLOTS * 3) / 4) break; // (past the limit already; keeps probing bounded)
     }
     if (dictBytes > DICTIONARY_PAGE_LIMIT) out.push(field.name);
   });
   return out;
+}
+
+/** Rows probed between checks of the limit and of the cardinality. */
+const BLOCK = 4096;
+
+/** Dictionary bytes the new distinct values among rows [from, to) add (fixed-width values as 32-bit words). */
+function probeFixed(set: KeySet, words: Int32Array, width: number, bm: Uint8Array | undefined, from: number, to: number): number {
+  let added = 0;
+  for (let j = from; j < to; j++) {
+    if (bm && (bm[j >> 3]! & (1 << (j & 7))) === 0) continue;
+    const key = width === 4 ? words[j]! : Math.imul(words[2 * j + 1]!, 0x9e3779b1) ^ words[2 * j]!;
+    if (set.add(key)) added += width;
+  }
+  return added;
+}
+
+/** Dictionary bytes (4-byte length + bytes) the new distinct values among rows [from, to) add. */
+function probeBytes(set: KeySet, offsets: Int32Array, values: Uint8Array, bm: Uint8Array | undefined, from: number, to: number): number {
+  let added = 0;
+  for (let j = from; j < to; j++) {
+    if (bm && (bm[j >> 3]! & (1 << (j & 7))) === 0) continue;
+    const s = offsets[j]!;
+    const e = offsets[j + 1]!;
+    let h = 0x811c9dc5 ^ (e - s);
+    for (let k = s; k < e; k++) h = Math.imul(h ^ values[k]!, 0x01000193);
+    if (set.add(h)) added += 4 + e - s;
+  }
+  return added;
 }
 
 /** Slots of the probe's hash set: more than the most distinct values that fit the limit (4 bytes each) twice over. */

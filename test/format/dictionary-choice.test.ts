@@ -30,6 +30,7 @@ describe("dictionary choice", () => {
       nullMostly: (i) => (i % 10 === 0 ? i * 0.5 : null), // 30k distinct doubles: 240 KB
       smallInt: (i) => i % 30000,
       flag: (i) => i % 2 === 0,
+      longRepeated: (i) => `r-${i % 12000}`.padEnd(120, "."), // 12k x 124 bytes = 1.4 MiB, passed at row ~8.5k
     },
     {
       distinctLong: new arrow.Int64(),
@@ -41,16 +42,18 @@ describe("dictionary choice", () => {
       nullMostly: new arrow.Float64(),
       smallInt: new arrow.Int16(),
       flag: new arrow.Bool(),
+      longRepeated: new arrow.Utf8(),
     },
   );
 
   it("picks exactly the columns whose distinct values pass 1 MiB within the first row group", () => {
-    expect(overflowingDictionaryColumns(t.schema, t.batches, 1024 * 1024)).toEqual(["distinctLong", "distinctInt", "distinctStr"]);
+    expect(overflowingDictionaryColumns(t.schema, t.batches, 1024 * 1024)).toEqual(["distinctLong", "distinctInt", "distinctStr", "longRepeated"]);
     // 262,144 distinct INT32 values are exactly 1 MiB: a 262,144-row group keeps its dictionary
-    expect(overflowingDictionaryColumns(t.schema, t.batches, 262_144)).toEqual(["distinctLong", "distinctStr"]);
-    // within 60k rows no column passes the limit (the longest: 60k strings of 7-9 bytes, ~640 KB)
-    expect(overflowingDictionaryColumns(t.schema, t.batches, 60_000)).toEqual([]);
-    expect(overflowingDictionaryColumns(t.schema, t.batches, 100_000)).toEqual(["distinctStr"]);
+    expect(overflowingDictionaryColumns(t.schema, t.batches, 262_144)).toEqual(["distinctLong", "distinctStr", "longRepeated"]);
+    // within 60k rows only the long strings pass the limit (distinctStr: 60k strings of 3-7 bytes, ~600 KB)
+    expect(overflowingDictionaryColumns(t.schema, t.batches, 60_000)).toEqual(["longRepeated"]);
+    expect(overflowingDictionaryColumns(t.schema, t.batches, 100_000)).toEqual(["distinctStr", "longRepeated"]);
+    expect(overflowingDictionaryColumns(t.schema, t.batches, 8_000)).toEqual([]);
   });
 
   it("chosen columns are written without a dictionary page, the others keep theirs, and all read back exactly", async () => {
