@@ -8,11 +8,11 @@ import type { DataField, DataType, RowType } from "../spec/types.js";
 import { arrowSchemaFooterValue, convertData, int96Leaves, parquetArrowSchema } from "./arrow-types.js";
 import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode } from "./column-stats.js";
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
-
-type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
 import { finishParquetFile } from "./parquet-finish.js";
 import { overflowingDictionaryColumns } from "./dictionary-choice.js";
 import { recordBatch } from "../arrow/record-batch.js";
+
+type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
 
 /** Compression names as Paimon's `file.compression` spells them (plus parquet aliases). */
 export type ParquetCompression = "zstd" | "snappy" | "lz4" | "lz4_raw" | "gzip" | "brotli" | "none" | "uncompressed";
