@@ -20,6 +20,8 @@ export interface FinishOptions {
   arrowSchema?: string;
   /** For error messages. */
   fileName?: string;
+  /** Rows the file must hold (the footer's num_rows and the sum over its row groups), if known. */
+  rowCount?: number;
 }
 
 /** Old page start -> new page start and how many bytes its header grew. */
@@ -40,21 +42,69 @@ interface IndexRef {
 }
 
 /**
- * The post-write pass (see the file comment) over `file`, a complete Parquet file as written by
- * parquet-wasm. Returns a new file; `file` is not modified.
+ * A file given as consecutive pieces (as a streaming writer emits it), read without joining them:
+ * a range inside one piece is a view of it; only a range across pieces is copied.
  */
-export function finishParquetFile(file: Uint8Array, options: FinishOptions = {}): Uint8Array {
+class Pieces {
+  readonly length: number;
+  private readonly starts: number[] = [];
+
+  constructor(private readonly pieces: readonly Uint8Array[]) {
+    let at = 0;
+    for (const p of pieces) {
+      this.starts.push(at);
+      at += p.length;
+    }
+    this.length = at;
+  }
+
+  /** Bytes [start, end) of the file. */
+  range(start: number, end: number): Uint8Array {
+    let lo = 0;
+    let hi = this.pieces.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    const base = this.starts[lo]!;
+    const piece = this.pieces[lo]!;
+    if (end - base <= piece.length) return piece.subarray(start - base, end - base);
+    const out = new Uint8Array(end - start);
+    for (let i = lo, at = 0; at < out.length; i++) {
+      const p = this.pieces[i]!;
+      const from = i === lo ? start - base : 0;
+      const n = Math.min(p.length - from, out.length - at);
+      out.set(p.subarray(from, from + n), at);
+      at += n;
+    }
+    return out;
+  }
+}
+
+/**
+ * The post-write pass (see the file comment) over `written`, a complete Parquet file as written by
+ * parquet-wasm, whole or in consecutive pieces. Returns a new file; `input` is not modified.
+ */
+export function finishParquetFile(input: Uint8Array | readonly Uint8Array[], options: FinishOptions = {}): Uint8Array {
   const name = options.fileName ?? "parquet file";
   const int96 = options.int96Leaves ?? new Set<number>();
   const unbounded = options.unboundedLeaves ?? new Set<number>();
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  const metadataLength = view.getUint32(file.length - 8, true);
+  const file = new Pieces(input instanceof Uint8Array ? [input] : input);
+  const tailBytes = file.range(file.length - 8, file.length);
+  const metadataLength = new DataView(tailBytes.buffer, tailBytes.byteOffset, 8).getUint32(0, true);
   const footerStart = file.length - 8 - metadataLength;
-  const fm = parseStruct(file, footerStart, file.length - 8).value;
+  const fm = parseStruct(file.range(footerStart, file.length - 8), 0, metadataLength).value;
 
   if (int96.size > 0) retypeInt96Schema(fm, int96, name);
+  if (options.rowCount !== undefined) {
+    const groups = (getList(fm, 4) ?? []) as TStruct[];
+    const inGroups = groups.reduce((n, rg) => n + (getNumber(rg, 3) ?? 0), 0);
+    if (getNumber(fm, 3) !== options.rowCount || inGroups !== options.rowCount)
+      throw corrupt(name, `written file holds ${getNumber(fm, 3)} rows (${inGroups} in its row groups), expected ${options.rowCount}`);
+  }
 
-  const parts: Uint8Array[] = [file.subarray(0, 4)];
+  const parts: Uint8Array[] = [file.range(0, 4)];
   let written = 4;
   let copied = 4; // old-file position up to which bytes are accounted for
   const moves = new Map<number, PageMove>();
@@ -75,21 +125,23 @@ export function finishParquetFile(file: Uint8Array, options: FinishOptions = {})
       const length = getNumber(md, 7) ?? -1;
       if (start < copied || start + length > footerStart) throw corrupt(name, `written column chunk ${leaf} is out of order or out of range`);
       if (start > copied) {
-        parts.push(file.subarray(copied, start));
+        parts.push(file.range(copied, start));
         written += start - copied;
       }
       const newStart = written;
       let growth = 0;
-      for (let at = start; at < start + length; ) {
-        const p = readPageHeader(file, at, start + length);
-        const body = file.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
+      const chunk = file.range(start, start + length); // positions in `chunk` are relative to `start`
+      for (let rel = 0; rel < length; ) {
+        const at = start + rel;
+        const p = readPageHeader(chunk, rel, length);
+        const body = chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
         setField(p.header, PH_CRC, T_I32, crc32(body) | 0);
         const header = serializeStruct(p.header);
-        moves.set(at, { to: written, growth: header.length - (p.bodyStart - at) });
-        growth += header.length - (p.bodyStart - at);
+        moves.set(at, { to: written, growth: header.length - (p.bodyStart - rel) });
+        growth += header.length - (p.bodyStart - rel);
         parts.push(header, body);
         written += header.length + body.length;
-        at = p.bodyStart + p.bodyLength;
+        rel = p.bodyStart + p.bodyLength;
       }
       copied = start + length;
       const chunkEnd = written;
@@ -131,10 +183,11 @@ export function finishParquetFile(file: Uint8Array, options: FinishOptions = {})
   for (const ref of indexRefs) {
     if (ref.offset < copied || ref.offset + ref.length > footerStart) throw corrupt(name, `written ${ref.kind} at byte ${ref.offset} overlaps other data`);
     if (ref.offset > copied) {
-      parts.push(file.subarray(copied, ref.offset));
+      parts.push(file.range(copied, ref.offset));
       written += ref.offset - copied;
     }
-    const bytes = ref.kind === "offset-index" ? movedOffsetIndex(file, ref, moves, name) : file.subarray(ref.offset, ref.offset + ref.length);
+    const raw = file.range(ref.offset, ref.offset + ref.length);
+    const bytes = ref.kind === "offset-index" ? movedOffsetIndex(raw, moves, name) : raw;
     setField(ref.owner, ref.offsetField, T_I64, BigInt(written));
     setField(ref.owner, ref.lengthField, T_I32, bytes.length);
     parts.push(bytes);
@@ -177,9 +230,9 @@ function collectIndexRefs(cc: TStruct, md: TStruct, out: IndexRef[]): void {
   add("bloom", md, 14, 15);
 }
 
-/** The offset index at `ref` with every page location moved to its page's new place and size. */
-function movedOffsetIndex(file: Uint8Array, ref: IndexRef, moves: ReadonlyMap<number, PageMove>, name: string): Uint8Array {
-  const index = parseStruct(file, ref.offset, ref.offset + ref.length).value;
+/** The offset index `raw` with every page location moved to its page's new place and size. */
+function movedOffsetIndex(raw: Uint8Array, moves: ReadonlyMap<number, PageMove>, name: string): Uint8Array {
+  const index = parseStruct(raw, 0, raw.length).value;
   for (const loc of (getList(index, 1) ?? []) as TStruct[]) {
     const offset = getNumber(loc, 1) ?? -1;
     const m = moves.get(offset);

@@ -9,7 +9,10 @@ import { arrowSchemaFooterValue, convertData, int96Leaves, parquetArrowSchema } 
 import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode } from "./column-stats.js";
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
 import { finishParquetFile } from "./parquet-finish.js";
+import { overflowingDictionaryColumns } from "./dictionary-choice.js";
 import { recordBatch } from "../arrow/record-batch.js";
+
+type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
 
 /** Compression names as Paimon's `file.compression` spells them (plus parquet aliases). */
 export type ParquetCompression = "zstd" | "snappy" | "lz4" | "lz4_raw" | "gzip" | "brotli" | "none" | "uncompressed";
@@ -38,6 +41,12 @@ export interface ParquetWriteOptions {
   keyValueMetadata?: Record<string, string>;
   /** Used in error messages. */
   fileName?: string;
+  /**
+   * Rows handed to the encoder at a time (0 = all at once). Default: all at once for files up to
+   * SLICE_THRESHOLD_BYTES of Arrow data, else slices of about SLICE_BYTES, so that the encoder's
+   * memory holds one slice and the row group being encoded rather than a copy of the whole input.
+   */
+  sliceRows?: number;
 }
 
 export interface ParquetColumnStats extends ColumnStats {
@@ -174,12 +183,11 @@ export class ParquetFileWriter {
   async finish(): Promise<ParquetWriteResult> {
     if (this.finished) throw new PaimonError("INVALID_ARGUMENT", "ParquetFileWriter already finished");
     this.finished = true;
-    const table = new arrow.Table(this.schema, this.batches);
-    const ipc = arrow.tableToIPC(table, "stream");
     const o = this.options;
+    const sliceRows = o.sliceRows ?? sliceRowsFor(this.bytes, this.rows);
     let bytes: Uint8Array;
     try {
-      bytes = await withParquetWasm((pw) => {
+      bytes = await withParquetWasm(async (pw) => {
         let builder = new pw.WriterPropertiesBuilder()
           .setCompression(codecOf(pw, o.compression))
           .setMaxRowGroupSize(o.rowGroupRows ?? 1024 * 1024)
@@ -188,28 +196,24 @@ export class ParquetFileWriter {
           // page-level statistics: the column index lets selective reads skip pages
           .setStatisticsEnabled(pw.EnabledStatistics.Page);
         if (o.pageSize !== undefined) builder = builder.setDataPageSizeLimit(o.pageSize);
-        for (const column of o.plainColumns ?? []) builder = builder.setColumnDictionaryEnabled(column, false);
+        // Columns whose dictionary would overflow anyway are written PLAIN from the start.
+        const plain = new Set(o.plainColumns ?? []);
+        if (o.dictionary ?? true) for (const name of overflowingDictionaryColumns(this.schema, this.batches, o.rowGroupRows ?? 1024 * 1024)) plain.add(name);
+        for (const column of plain) builder = builder.setColumnDictionaryEnabled(column, false);
         if (o.keyValueMetadata) builder = builder.setKeyValueMetadata(new Map(Object.entries(o.keyValueMetadata)));
         const props = builder.build();
-        const wasmTable = pw.Table.fromIPCStream(ipc);
-        try {
-          // One pass over the written file: page checksums, INT96 leaves, and no bounds on float
-          // leaves holding NaN — parquet-rs leaves NaN out of the bounds, as the Parquet spec asks,
-          // but parquet-mr (Java Paimon) orders NaN above every number and trusts them: a chunk
-          // whose footer says max = 1.0 would be skipped for `v = NaN`, `v >= NaN` or `v > 1.0`.
-          return finishParquetFile(pw.writeParquet(wasmTable, props), {
-            int96Leaves: this.int96Leaves,
-            unboundedLeaves: this.nanLeaves,
-            arrowSchema: this.int96Leaves.size > 0 ? arrowSchemaFooterValue(this.logicalSchema) : undefined,
-            fileName: o.fileName,
-          });
-        } finally {
-          try {
-            wasmTable.free();
-          } catch {
-            // already consumed
-          }
-        }
+        const written = sliceRows > 0 && this.rows > sliceRows ? await encodeSliced(pw, this.schema, this.batches, props, sliceRows) : encodeWhole(pw, this.schema, this.batches, props);
+        // One pass over the written file: page checksums, INT96 leaves, and no bounds on float
+        // leaves holding NaN — parquet-rs leaves NaN out of the bounds, as the Parquet spec asks,
+        // but parquet-mr (Java Paimon) orders NaN above every number and trusts them: a chunk
+        // whose footer says max = 1.0 would be skipped for `v = NaN`, `v >= NaN` or `v > 1.0`.
+        return finishParquetFile(written, {
+          int96Leaves: this.int96Leaves,
+          unboundedLeaves: this.nanLeaves,
+          arrowSchema: this.int96Leaves.size > 0 ? arrowSchemaFooterValue(this.logicalSchema) : undefined,
+          fileName: o.fileName,
+          rowCount: this.rows,
+        });
       });
     } catch (e) {
       if (e instanceof PaimonError) throw e;
@@ -223,6 +227,88 @@ export class ParquetFileWriter {
   private where(): string {
     return this.options.fileName ? ` (file ${this.options.fileName})` : "";
   }
+}
+
+/** Files with more Arrow data than this are encoded in slices (ParquetWriteOptions.sliceRows). */
+const SLICE_THRESHOLD_BYTES = 24 * 1024 * 1024;
+/** About this much Arrow data per slice. */
+const SLICE_BYTES = 4 * 1024 * 1024;
+
+/** The default slice (rows, a multiple of parquet-rs's 1024-row write batch) for a file of `bytes` Arrow bytes in `rows` rows. */
+function sliceRowsFor(bytes: number, rows: number): number {
+  if (bytes <= SLICE_THRESHOLD_BYTES || rows === 0) return 0;
+  return Math.max(1024, Math.floor((SLICE_BYTES / (bytes / rows)) / 1024) * 1024);
+}
+
+/** The whole input through Arrow IPC into one `writeParquet` call. */
+function encodeWhole(pw: ParquetWasm, schema: arrow.Schema, batches: readonly arrow.RecordBatch[], props: ParquetWasmWriterProperties): Uint8Array {
+  const wasmTable = pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(schema, batches as arrow.RecordBatch[]), "stream"));
+  try {
+    return pw.writeParquet(wasmTable, props);
+  } finally {
+    try {
+      wasmTable.free();
+    } catch {
+      // already consumed
+    }
+  }
+}
+
+/**
+ * The input in slices of `sliceRows` rows through parquet-wasm's streaming writer (the same
+ * parquet-rs ArrowWriter and properties as `writeParquet`): each slice crosses into wasm only when
+ * the writer asks for it, and the writer emits each row group when it is complete. The streaming
+ * writer drops write errors, so a file whose footer does not count every row is refused later
+ * (finishParquetFile `rowCount`).
+ */
+async function encodeSliced(pw: ParquetWasm, schema: arrow.Schema, batches: readonly arrow.RecordBatch[], props: ParquetWasmWriterProperties, sliceRows: number): Promise<Uint8Array[]> {
+  const slices = slicesOf(batches, sliceRows);
+  const source = new ReadableStream<unknown>(
+    {
+      pull(controller) {
+        const next = slices.next();
+        if (next.done) {
+          controller.close();
+          return;
+        }
+        const table = pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(schema, next.value), "stream"));
+        try {
+          for (const batch of table.recordBatches()) controller.enqueue(batch);
+        } finally {
+          table.free();
+        }
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  const reader = ((await pw.transformParquetStream(source, props)) as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return chunks;
+}
+
+/** `batches` regrouped into runs of `sliceRows` rows (the last may be shorter); batches are cut without copying. */
+function* slicesOf(batches: readonly arrow.RecordBatch[], sliceRows: number): Generator<arrow.RecordBatch[]> {
+  let group: arrow.RecordBatch[] = [];
+  let rows = 0;
+  for (const batch of batches) {
+    for (let offset = 0; offset < batch.numRows; ) {
+      const take = Math.min(batch.numRows - offset, sliceRows - rows);
+      group.push(offset === 0 && take === batch.numRows ? batch : batch.slice(offset, offset + take));
+      rows += take;
+      offset += take;
+      if (rows === sliceRows) {
+        yield group;
+        group = [];
+        rows = 0;
+      }
+    }
+  }
+  if (rows > 0) yield group;
 }
 
 function hasInt96Leaf(type: DataType): boolean {

@@ -1,0 +1,141 @@
+// Which columns of a Parquet file to write without dictionary encoding (write side only).
+//
+// parquet-rs (like parquet-mr) dictionary-encodes a column chunk until its dictionary outgrows the
+// dictionary page limit (1 MiB), then writes the rest of the chunk PLAIN. For a column whose values
+// are (nearly) all distinct — ids, timestamps, measurements, unique strings — that is wasted work:
+// every value is hashed into a dictionary that is then abandoned, and the first pages are encoded
+// twice. Counting distinct values of the first row group's prefix tells which columns would fall
+// back for certain; those are written PLAIN from the start (a valid encoding every reader takes).
+
+import * as arrow from "apache-arrow";
+
+/** parquet-rs's default dictionary page size limit (bytes of the PLAIN-encoded dictionary). */
+const DICTIONARY_PAGE_LIMIT = 1024 * 1024;
+/** Rows looked at before giving up on a column whose dictionary grows slowly (it keeps its dictionary). */
+const PROBE_ROWS = 65536;
+/** Fraction of distinct values among PROBE_ROWS rows below which the probe stops early. */
+const LOW_CARDINALITY = 0.25;
+
+/**
+ * Names of the flat top-level columns of `batches` (schema order, file layout) whose dictionary
+ * would outgrow parquet-rs's limit within the first row group (`rowGroupRows` rows): the distinct
+ * values seen, in their PLAIN dictionary size, pass the limit. Hash collisions only undercount,
+ * so a column is never chosen that would have kept its dictionary.
+ */
+export function overflowingDictionaryColumns(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], rowGroupRows: number): string[] {
+  const out: string[] = [];
+  let seen: KeySet | undefined;
+  schema.fields.forEach((field, i) => {
+    const width = fixedWidth(field.type);
+    if (width === 0 && !isVarBinary(field.type)) return;
+    const set = (seen = seen ? seen.clear() : new KeySet());
+    let dictBytes = 0;
+    let rows = 0;
+    for (const batch of batches) {
+      const data = batch.data.children[i]!;
+      const n = Math.min(data.length, rowGroupRows - rows);
+      const bm = data.nullCount > 0 ? data.nullBitmap : undefined;
+      const words = width > 0 ? wordsOf(data, width) : undefined;
+      if (width > 0 && !words) return;
+      for (let from = 0; from < n; from += BLOCK) {
+        const to = Math.min(n, from + BLOCK);
+        dictBytes += words ? probeFixed(set, words, width, bm, data.offset + from, data.offset + to) : probeBytes(set, data.valueOffsets as Int32Array, data.values as Uint8Array, bm, data.offset + from, data.offset + to);
+        if (dictBytes > DICTIONARY_PAGE_LIMIT) break;
+        if (rows + to >= PROBE_ROWS && set.size < (rows + to) * LOW_CARDINALITY) return; // keeps its dictionary
+      }
+      rows += n;
+      if (dictBytes > DICTIONARY_PAGE_LIMIT || rows >= rowGroupRows) break;
+    }
+    if (dictBytes > DICTIONARY_PAGE_LIMIT) out.push(field.name);
+  });
+  return out;
+}
+
+/** Rows probed between checks of the limit and of the cardinality. */
+const BLOCK = 4096;
+
+/** Dictionary bytes the new distinct values among rows [from, to) add (fixed-width values as 32-bit words). */
+function probeFixed(set: KeySet, words: Int32Array, width: number, bm: Uint8Array | undefined, from: number, to: number): number {
+  let added = 0;
+  for (let j = from; j < to; j++) {
+    if (bm && (bm[j >> 3]! & (1 << (j & 7))) === 0) continue;
+    const key = width === 4 ? words[j]! : Math.imul(words[2 * j + 1]!, 0x9e3779b1) ^ words[2 * j]!;
+    if (set.add(key)) added += width;
+  }
+  return added;
+}
+
+/** Dictionary bytes (4-byte length + bytes) the new distinct values among rows [from, to) add. */
+function probeBytes(set: KeySet, offsets: Int32Array, values: Uint8Array, bm: Uint8Array | undefined, from: number, to: number): number {
+  let added = 0;
+  for (let j = from; j < to; j++) {
+    if (bm && (bm[j >> 3]! & (1 << (j & 7))) === 0) continue;
+    const s = offsets[j]!;
+    const e = offsets[j + 1]!;
+    let h = 0x811c9dc5 ^ (e - s);
+    for (let k = s; k < e; k++) h = Math.imul(h ^ values[k]!, 0x01000193);
+    if (set.add(h)) added += 4 + e - s;
+  }
+  return added;
+}
+
+/** Slots of the probe's hash set: more than the most distinct values that fit the limit (4 bytes each) twice over. */
+const SLOTS = 1 << 19;
+
+/** A set of 32-bit hash keys (open addressing; 0 is stored as 1, a collision that only undercounts). */
+class KeySet {
+  private readonly slots = new Int32Array(SLOTS);
+  size = 0;
+
+  clear(): this {
+    this.slots.fill(0);
+    this.size = 0;
+    return this;
+  }
+
+  /** Adds `key`; false when it was present. */
+  add(key: number): boolean {
+    const k = key | 0 || 1;
+    let at = Math.imul(k, 0x9e3779b1) >>> 13; // top 19 bits
+    for (;;) {
+      const v = this.slots[at]!;
+      if (v === k) return false;
+      if (v === 0) {
+        this.slots[at] = k;
+        this.size++;
+        return true;
+      }
+      at = (at + 1) & (SLOTS - 1);
+    }
+  }
+}
+
+/** Bytes per value of a dictionary entry for the fixed-width types probed (0 = not probed). */
+function fixedWidth(type: arrow.DataType): number {
+  switch (type.typeId) {
+    case arrow.Type.Int:
+      // TINYINT/SMALLINT: at most 65536 distinct INT32 entries, never past the limit
+      return (type as arrow.Int).bitWidth === 64 ? 8 : (type as arrow.Int).bitWidth === 32 ? 4 : 0;
+    case arrow.Type.Float:
+      return (type as arrow.Float).precision === arrow.Precision.DOUBLE ? 8 : (type as arrow.Float).precision === arrow.Precision.SINGLE ? 4 : 0;
+    case arrow.Type.Date:
+      return (type as arrow.Date_).unit === arrow.DateUnit.DAY ? 4 : 0;
+    case arrow.Type.Time:
+      return (type as arrow.Time).bitWidth === 64 ? 8 : 4;
+    case arrow.Type.Timestamp:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+function isVarBinary(type: arrow.DataType): boolean {
+  return type.typeId === arrow.Type.Utf8 || type.typeId === arrow.Type.Binary;
+}
+
+/** The values of a fixed-width column as 32-bit words (two per 8-byte value, low word first). */
+function wordsOf(data: arrow.Data, width: number): Int32Array | undefined {
+  const v = data.values as unknown as ArrayBufferView | undefined;
+  if (!v || !ArrayBuffer.isView(v) || (v as Int32Array).BYTES_PER_ELEMENT !== width) return undefined;
+  return new Int32Array(v.buffer, v.byteOffset, v.byteLength >> 2);
+}
