@@ -287,7 +287,13 @@ async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: numb
     if (selected.length < pageCount) positions = within;
   }
   const subset = pages && selected.length < pageCount ? { selected, ranges: pageSubset(pages, selected, await pagesNeedDictionary(src, pages, selected)) } : undefined;
-  const data = await decodeChunk(src, footer, rg, col, pages, subset, field);
+  // a chunk too large to keep whole: its pages are kept as decoded, per set of pages asked for
+  const pageKey = cache && subset ? `${key}|${selected.join(",")}` : "";
+  let data = pageKey ? cache!.get(pageKey) : undefined;
+  if (data === undefined) {
+    data = await decodeChunk(src, footer, rg, col, pages, subset, field);
+    if (pageKey && cache!.admit(pageKey, 8 * subset!.ranges.numRows + subset!.ranges.ranges.reduce((n, r) => n + r.length, 0))) cache!.put(pageKey, data);
+  }
   if (positions.length === data.length) return data; // every row, in order
   return takeData(data, positions);
 }
