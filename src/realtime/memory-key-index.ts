@@ -93,12 +93,21 @@ class BatchKeyIndex {
   }
 }
 
-/** Per stored key column: its index, or null when the column cannot be indexed for `kind`. */
-const indexes = new WeakMap<arrow.Data, { kind: KeyColumnType; index: BatchKeyIndex } | null>();
+/**
+ * Per stored key column: its index, null when the column cannot be indexed for `kind`, or
+ * SEEN after its first lookup. A column is indexed from its second lookup: batches that a store
+ * reads back from spill files are new objects every time and are never worth an index.
+ */
+const SEEN = 0;
+const indexes = new WeakMap<arrow.Data, { kind: KeyColumnType; index: BatchKeyIndex } | null | typeof SEEN>();
 
 function indexOf(data: arrow.Data, lookup: KeyLookup): BatchKeyIndex | null {
   let entry = indexes.get(data);
   if (entry === undefined) {
+    indexes.set(data, SEEN);
+    return null;
+  }
+  if (entry === SEEN) {
     entry = null;
     try {
       const column = keyColumnFromArrow(data);
@@ -113,8 +122,8 @@ function indexOf(data: arrow.Data, lookup: KeyLookup): BatchKeyIndex | null {
 
 /**
  * The rows in [from, to) of a stored batch's key column `data` (row numbers relative to `from`,
- * ascending) whose key has one of the lookup's identities, or null when the column cannot be
- * indexed (the caller then filters every row).
+ * ascending) whose key has one of the lookup's identities, or null when the column is not
+ * indexed (yet: see `indexes`) or cannot be (the caller then filters every row).
  */
 export function lookupKeyRows(data: arrow.Data, lookup: KeyLookup, from: number, to: number): Uint32Array | null {
   const index = indexOf(data, lookup);

@@ -1,5 +1,6 @@
 // Key lookups of append-deduplicate tables (issue 11 "write-to-visible"): the memory tail answers
-// `key = v` / `key IN (…)` through per-batch key indexes (src/realtime/memory-key-index.ts),
+// `key = v` / `key IN (…)` through per-batch key indexes (src/realtime/memory-key-index.ts, built
+// from a batch's second lookup),
 // committed files through selective reads that keep decoded chunks, or decoded pages of chunks
 // too large to keep whole, in the table's chunk cache. Each path returns exactly the rows of the
 // plain path (every row filtered), including from views pinned before later writes, seals,
@@ -52,6 +53,8 @@ describe("memory key index", () => {
             expect(lookup).not.toBeNull();
             const window = sliceBatch(batch, from, to);
             const plain = Array.from(filterBatchIndices(bound, window));
+            // indexed from the second lookup (a batch read back from a spill file is never indexed)
+            expect(lookupKeyRows(batch.data.children[0], lookup, from, to)).toBeNull();
             const candidates = lookupKeyRows(batch.data.children[0], lookup, from, to)!;
             const viaIndex = Array.from(candidates).filter((r) => filterBatchIndices(bound, sliceBatch(window, r, r + 1)).length === 1);
             expect(viaIndex).toEqual(plain);
@@ -76,12 +79,14 @@ describe("memory key index", () => {
     const none = keyLookupOf(bindPredicate(col("k").in([null]), fields(small)), small)!;
     expect(none.identities.length).toBe(0);
     const batch = arrow.makeData({ type: new arrow.Int8(), length: 3, data: Int8Array.of(1, -24, 1) });
+    expect(lookupKeyRows(batch, none, 0, 3)).toBeNull(); // first lookup: not indexed yet
     expect(Array.from(lookupKeyRows(batch, none, 0, 3)!)).toEqual([]);
     const ones = keyLookupOf(bindPredicate(col("k").in([1, 1]), fields(small)), small)!;
     expect(Array.from(lookupKeyRows(batch, ones, 0, 3)!)).toEqual([0, 2]);
     expect(Array.from(lookupKeyRows(batch, ones, 1, 3)!)).toEqual([1]); // relative to the window
     // a column of another kind is not indexed: the caller filters every row
     const ints = arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.of(1) });
+    expect(lookupKeyRows(ints, ones, 0, 1)).toBeNull();
     expect(lookupKeyRows(ints, ones, 0, 1)).toBeNull();
   });
 });
