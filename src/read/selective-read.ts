@@ -255,7 +255,7 @@ function rowsOf(ranges: Ranges): Uint32Array {
 
 /** Values of flat-or-nested file column `col` at row-group rows `rows` (ascending), as `field`'s type. */
 async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, rows: Uint32Array, field: arrow.Field, cache: ChunkCache | null): Promise<arrow.Data> {
-  const pick = (whole: arrow.Data): arrow.Data => (rows.length === whole.length ? whole : takeData(whole, rows));
+  const pick = (whole: arrow.Data): arrow.Data => rowsOfData(whole, rows);
   const key = cache ? chunkKey(src, rg, col, field) : "";
   if (cache) {
     const whole = cache.get(key);
@@ -287,9 +287,21 @@ async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: numb
     if (selected.length < pageCount) positions = within;
   }
   const subset = pages && selected.length < pageCount ? { selected, ranges: pageSubset(pages, selected, await pagesNeedDictionary(src, pages, selected)) } : undefined;
-  const data = await decodeChunk(src, footer, rg, col, pages, subset, field);
-  if (positions.length === data.length) return data; // every row, in order
-  return takeData(data, positions);
+  // a chunk too large to keep whole: its pages are kept as decoded, per set of pages asked for
+  const pageKey = cache && subset ? `${key}|${selected.join(",")}` : "";
+  let data = pageKey ? cache!.get(pageKey) : undefined;
+  if (data === undefined) {
+    data = await decodeChunk(src, footer, rg, col, pages, subset, field);
+    if (pageKey && cache!.admit(pageKey, 8 * subset!.ranges.numRows + subset!.ranges.ranges.reduce((n, r) => n + r.length, 0))) cache!.put(pageKey, data);
+  }
+  return rowsOfData(data, positions);
+}
+
+/** Rows `rows` (ascending) of `data`: itself when all, a zero-copy slice when contiguous. */
+function rowsOfData(data: arrow.Data, rows: Uint32Array): arrow.Data {
+  if (rows.length === data.length) return data; // every row, in order
+  if (rows.length > 0 && rows[rows.length - 1]! - rows[0]! === rows.length - 1) return data.slice(rows[0]!, rows.length);
+  return takeData(data, rows);
 }
 
 /** The chunk cache key of file column `col` of row group `rg` decoded as `field`. */

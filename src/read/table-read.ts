@@ -100,7 +100,7 @@ export class TableRead {
     if (isRealtimeRead(this.options, splits)) {
       // real-time hook: the memory reader reads the top-level columns of the projection
       const options = { ...this.options, projection: this.fields.map((f) => f.name) };
-      return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s, hidden) => this.batches(s, hidden));
+      return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s, hidden) => this.batches(s, hidden, true));
     }
     const generator = this.batches(splits);
     return {
@@ -123,8 +123,12 @@ export class TableRead {
     return new arrow.Table(this.output, batches);
   }
 
-  /** `hidden`: more deleted row positions by data file name (real-time deduplicate reads). */
-  private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, ArrayLike<number>>): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+  /**
+   * `hidden`: more deleted row positions by data file name (real-time deduplicate reads).
+   * `cached`: filtered reads keep decoded column chunks in the table's chunk cache (real-time
+   * reads: continuous queries come back to the same files).
+   */
+  private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, ArrayLike<number>>, cached = false): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     if (this.table.schema.primaryKeys.length > 0) {
       // Primary-key tables: merge-on-read / deletion vectors (read/merge-read.ts).
       yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false });
@@ -162,7 +166,7 @@ export class TableRead {
           const footer = await this.table.footers.get(source, path);
           if (this.filter) {
             // exact filter: prune row groups and pages, decode the other columns only where rows match
-            const selective = readSelective(toByteSource(source, path), { fields: readFields, tableFields: this.table.schema.fields, fileFields, filter: this.filter, deleted, batchSize: this.batchSize, footer });
+            const selective = readSelective(toByteSource(source, path), { fields: readFields, tableFields: this.table.schema.fields, fileFields, filter: this.filter, deleted, batchSize: this.batchSize, footer, chunkCache: cached ? this.table.chunkCache : null });
             for await (const batch of selective) yield filterFields.length > 0 ? project(batch, this.schema, this.fields.length) : batch;
             continue;
           }

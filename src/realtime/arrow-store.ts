@@ -4,6 +4,10 @@
 // segments to Arrow IPC (zstd) files; optional per-batch statistics for pruning.
 import type * as arrow from "apache-arrow";
 import { concatBatches } from "../arrow/concat.js";
+import { takeRows } from "../arrow/take.js";
+import { columnValues } from "../arrow/values.js";
+import { keyColumnFromArrow } from "../kernel/columns.js";
+import { sortPermutation } from "../kernel/sort.js";
 import { PaimonError } from "../error.js";
 import { mayMatch, type StatsSet } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
@@ -157,21 +161,19 @@ export class ArrowRealtimeStore implements RealtimeStore {
     seg.dataBytes += bytes;
     if (stats) seg.statBytes += statsBytes(stats);
     this.lastEnd = offsetRange.end;
-    // PK batches are each sorted by key: concatenating them would break that.
-    if (this.request.mode === "PRIMARY_KEY") return;
     seg.smallRun = batch.numRows < SMALL_BATCH_ROWS ? seg.smallRun + 1 : 0;
     if (seg.smallRun >= COALESCE_RUN) this.coalesceSmallRun(seg);
   }
 
   /**
    * Copies the trailing run of small batches into one batch, so that a stream of tiny writes
-   * does not leave queries walking thousands of batches. Copy-on-write: views captured the old
-   * array and keep reading it.
+   * does not leave queries walking thousands of batches (PK: each key lookup probes every
+   * stored batch). Copy-on-write: views captured the old array and keep reading it.
    */
   private coalesceSmallRun(seg: Segment): void {
     const start = seg.batches.length - seg.smallRun;
     const run = seg.batches.slice(start);
-    const batch = concatBatches(run.map((b) => b.batch));
+    const batch = this.request.mode === "PRIMARY_KEY" ? this.sortedByKey(concatBatches(run.map((b) => b.batch))) : concatBatches(run.map((b) => b.batch));
     const rows = batch.numRows;
     const stats = this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
     const bytes = dataBytes(batch.data);
@@ -184,6 +186,18 @@ export class ArrowRealtimeStore implements RealtimeStore {
     seg.batches = [...seg.batches.slice(0, start), { batch, first: run[0].first, end: run[run.length - 1].end, rows, stats, bytes }];
     seg.rep = { kind: "memory", batches: seg.batches };
     seg.smallRun = rows < SMALL_BATCH_ROWS ? 1 : 0;
+  }
+
+  /**
+   * PK: stored batches are each sorted by key then sequence number (an independent merge input):
+   * concatenated ones are sorted again, by the same order.
+   */
+  private sortedByKey(batch: arrow.RecordBatch): arrow.RecordBatch {
+    const c = batch.data.children;
+    const keys = this.request.keyColumnIndexes.map((i) => keyColumnFromArrow(c[i]));
+    const perm = sortPermutation(keys, columnValues<BigInt64Array>(c[this.request.writeFields.length - 2]));
+    for (let i = 0; i < perm.length; i++) if (perm[i] !== i) return takeRows(batch, perm);
+    return batch;
   }
 
   freeze(): RealtimeSegmentHandle | null {

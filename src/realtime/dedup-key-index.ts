@@ -244,7 +244,7 @@ function identityWords(identities: BigUint64Array): Uint32Array {
  * Slot hash: identities can be raw key values (strided ids, timestamps), so both words go
  * through murmur3's 32-bit finaliser before masking.
  */
-function mix(lo: number, hi: number): number {
+export function mix(lo: number, hi: number): number {
   let h = (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

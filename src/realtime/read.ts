@@ -26,6 +26,7 @@ import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js
 import { pendingOffsetPositions } from "../read/offset-positions.js";
 import { bucketFileSource, dedupFieldsOf } from "./dedup.js";
 import { survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
+import { keyLookupOf, lookupKeyRows } from "./memory-key-index.js";
 
 export interface RealtimeReadOptions {
   realtime?: unknown;
@@ -132,6 +133,11 @@ export async function createRealtimeReader(
   const columnIndexes = projection.map((name) => fields.findIndex((f) => f.name === name) + 1); // +1: offset column first
   const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
   const chunkKey = `${batchSize}:${columnIndexes.join(",")}`;
+  /** DEDUPLICATE: the persisted offset column that pending deletions are looked up by, and the key column of lookups. */
+  const dedupFields = mode === "DEDUPLICATE" ? dedupFieldsOf(table) : null;
+  const offsetField = dedupFields?.offsetField ?? null;
+  const keyLookup = dedupFields && residual ? keyLookupOf(residual, dedupFields.keyField) : null;
+  const keyColumn = dedupFields ? fields.findIndex((f) => f.id === dedupFields.keyField.id) + 1 : -1; // +1: offset column first
 
   /** One stored batch's rows in [committed, end), not `deleted` (DEDUPLICATE), filtered, projected, in batchSize chunks. */
   const outputOf = (raw: arrow.RecordBatch, committed: bigint, end: bigint, deleted: FrozenDeletedOffsets | null): readonly arrow.RecordBatch[] => {
@@ -141,11 +147,18 @@ export async function createRealtimeReader(
     const lo = committed < 0n || offsets[0] >= committed ? 0 : lowerBound(offsets, committed);
     const hi = offsets[n - 1] < end ? n : lowerBound(offsets, end);
     if (lo >= hi) return NONE;
+    // DEDUPLICATE `key = v`: the batch's key index gives the candidate rows, the filter checks them
+    const candidates = keyLookup ? lookupKeyRows(raw.data.children[keyColumn], keyLookup, lo, hi) : null;
+    if (candidates !== null && candidates.length === 0) return NONE;
     let b = sliceBatch(raw, lo, hi);
     // Rows to keep (null: all), filter first: a selective filter leaves few offsets to test and one copy to make.
     let rows: Uint32Array | null = null;
     if (residual) {
-      rows = filterBatchIndices(residual, b);
+      if (candidates === null) rows = filterBatchIndices(residual, b);
+      else {
+        const matched = filterBatchIndices(residual, takeRows(b, candidates));
+        rows = matched.length === candidates.length ? candidates : matched.map((k) => candidates[k]);
+      }
       if (rows.length === 0) return NONE;
       if (rows.length === b.numRows) rows = null;
     }
@@ -161,8 +174,6 @@ export async function createRealtimeReader(
     return b === raw ? outputChunks(raw, outputSchema, columnIndexes, batchSize, chunkKey) : chunk(b, outputSchema, columnIndexes, batchSize);
   };
 
-  /** DEDUPLICATE: the persisted offset column that pending deletions are looked up by. */
-  const offsetField = mode === "DEDUPLICATE" ? dedupFieldsOf(table).offsetField : null;
 
   /** Groups of output batches: per disk batch, per stored batch of an async store, per memory view of a synchronous one. */
   async function* groups(): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {

@@ -96,9 +96,14 @@ export class SnapshotManager {
   async latestSnapshot(): Promise<Snapshot | null> {
     // One round after the hint: whether a snapshot follows the hinted one (a HEAD where the store
     // has one) and the hinted snapshot itself, fetched together rather than probe-then-read.
-    const hint = await this.readHint("LATEST");
+    // With a snapshot cached, its successor is probed together with the hint (the usual answer
+    // of a repeated plan: the hint names it and no snapshot follows).
+    const cached = this.lastLatest;
+    const [hint, cachedHasNext] = cached ? await Promise.all([this.readHint("LATEST"), fileExists(this.io, this.paths.snapshot(cached.id + 1))]) : [await this.readHint("LATEST"), true];
     if (hint !== null && hint > 0) {
-      if (this.lastLatest?.id === hint) {
+      if (cached?.id === hint && this.lastLatest === cached) {
+        if (!cachedHasNext) return cached;
+      } else if (this.lastLatest?.id === hint) {
         if (!(await fileExists(this.io, this.paths.snapshot(hint + 1)))) return this.lastLatest;
       } else {
         const [next, snapshot] = await Promise.all([fileExists(this.io, this.paths.snapshot(hint + 1)), this.tryGetSnapshot(hint)]);

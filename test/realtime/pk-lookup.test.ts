@@ -12,6 +12,7 @@ import { ChunkCache, dataBytes } from "../../src/format/chunk-cache.js";
 import * as arrow from "apache-arrow";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
+import type { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
 import { cleanupDirs, compactFully, expectCode, makeTable, range, readRows, rtBatch } from "./helpers.js";
 
 afterAll(cleanupDirs);
@@ -283,6 +284,51 @@ describe("key predicates over memory runs and committed files", () => {
         await ctx.close();
       }),
       { numRuns: 15 },
+    );
+  });
+
+  it("tiny writes coalesce into key-sorted batches: union reads, key lookups and views pinned before coalescing or a commit return the model's rows", async () => {
+    const op = fc.record({ id: fc.integer({ min: 0, max: 15 }), del: fc.boolean(), name: fc.string({ maxLength: 2 }) });
+    const rowsOf = async (table: Table, ctx: RealtimeContext, filter?: Predicate) =>
+      (await readRows(table, { ctx, filter, predicateFilter: filter !== undefined })).map((r): [number, string] => [r.id as number, r.name as string]).sort((x, y) => x[0] - y[0]);
+    const modelRows = (model: Map<number, string>, test: (id: number) => boolean = () => true) => [...model].filter(([id]) => test(id)).sort((x, y) => x[0] - y[0]);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength: 40, maxLength: 110 }), fc.nat(), fc.boolean(), async (writes, pin, commitHalfway) => {
+        const table = await makeTable({ bucket: 1 }, { primaryKeys: ["id"] });
+        const ctx = await RealtimeContext.create();
+        const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+        const model = new Map<number, string>();
+        let pinned: { plan: Awaited<ReturnType<ReturnType<Table["newScan"]>["plan"]>>; rows: Array<[number, string]> } | null = null;
+        let offset = 0;
+        for (const [i, b] of writes.entries()) {
+          if (i === pin % writes.length) pinned = { plan: await table.newScan({ realtime: ctx }).plan(), rows: modelRows(model) };
+          if (commitHalfway && i === writes.length >> 1) await commit(table, w, 1);
+          await w.write(rtBatch(range(offset, offset + b.length), { ids: b.map((o) => o.id), names: b.map((o) => o.name) }), { bucket: 0, rowKinds: b.map((o) => (o.del ? RowKind.DELETE : RowKind.INSERT)) });
+          offset += b.length;
+          for (const o of b) (o.del ? model.delete(o.id) : model.set(o.id, o.name));
+        }
+        // the stored batches were coalesced, each still sorted by key then sequence number
+        const store = (ctx as unknown as { allEntries(): Array<{ store: ArrowRealtimeStore }> }).allEntries()[0]!.store;
+        const view = store.acquireReadView();
+        const stored = store.createQueryReader(view, { offsetBegin: 0n, predicate: null, readBatchSize: 1 }) as arrow.RecordBatch[];
+        await view.release();
+        expect(stored.length).toBeLessThanOrEqual(32); // one coalesced batch and the run of small ones since
+        for (const batch of stored) {
+          const ids = batch.data.children[1]!.values as BigInt64Array;
+          const seq = batch.data.children[batch.numCols - 2]!.values as BigInt64Array;
+          for (let r = 1; r < batch.numRows; r++) expect(ids[r - 1]! < ids[r]! || (ids[r - 1] === ids[r] && seq[r - 1]! < seq[r]!)).toBe(true);
+        }
+        expect(await rowsOf(table, ctx)).toEqual(modelRows(model));
+        for (const k of [0, 7, 15]) expect(await rowsOf(table, ctx, col("id").eq(BigInt(k)))).toEqual(modelRows(model, (id) => id === k));
+        expect(await rowsOf(table, ctx, col("id").in([1n, 2n, 9n]))).toEqual(modelRows(model, (id) => id === 1 || id === 2 || id === 9));
+        expect(await rowsOf(table, ctx, and(col("id").ge(4n), col("id").lt(11n)))).toEqual(modelRows(model, (id) => id >= 4 && id < 11));
+        const old = (await table.newRead({ realtime: ctx }).toArrow(pinned!.plan.splits)).toArray().map((r): [number, string] => [Number(r.id), r.name as string]);
+        expect(old.sort((x, y) => x[0] - y[0])).toEqual(pinned!.rows);
+        await w.prepareCommitWithProgress(2);
+        await w.close();
+        await ctx.close();
+      }),
+      { numRuns: 12, seed: 10 },
     );
   });
 });

@@ -1,0 +1,42 @@
+// Finding the latest snapshot with a cached one (SnapshotManager.latestSnapshot): the hint and the
+// cached snapshot's successor are read together, and every change another table object (another
+// process) makes is seen by the next call: new commits, a rollback, and a new commit that reuses
+// a rolled-back id.
+import * as arrow from "apache-arrow";
+import { afterAll, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import type { Table } from "../../src/table/table.js";
+import { cleanupDirs, tempDir } from "../realtime/helpers.js";
+
+afterAll(cleanupDirs);
+
+async function append(table: Table, ids: number[]): Promise<number> {
+  const w = await table.newWrite({ commitUser: "u" });
+  await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids, BigInt) }) }));
+  const id = await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+  await w.close();
+  return id!;
+}
+
+it("a table object that cached the latest snapshot sees another's commits, rollback and a reused id", async () => {
+  const warehouse = tempDir("paimon-rt-latest-");
+  const catalog = await Catalog.open(warehouse);
+  await catalog.createDatabase("db");
+  const writer = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }] });
+  const reader = await (await Catalog.open(warehouse)).getTable("db.t");
+  expect(await reader.latestSnapshot()).toBeNull();
+  await append(writer, [1]);
+  await append(writer, [2]);
+  expect((await reader.latestSnapshot())?.id).toBe(2);
+  expect((await reader.latestSnapshot())?.id).toBe(2); // cached, still the latest
+  await append(writer, [3]);
+  const third = await reader.latestSnapshot();
+  expect(third?.id).toBe(3);
+  await writer.rollbackTo(2);
+  expect((await reader.latestSnapshot())?.id).toBe(2);
+  await append(writer, [4, 5]);
+  const reused = await reader.latestSnapshot();
+  expect(reused?.id).toBe(3);
+  expect(reused).not.toEqual(third); // the new snapshot 3, not the rolled-back one
+  expect(reused?.deltaRecordCount).toBe(2n);
+});
