@@ -85,6 +85,8 @@ export class AppendWriteMode implements RealtimeWriteMode {
   private readonly fileWriters = new Map<string, AppendBucketWriter>();
   /** Columns the data files store without dictionary encoding (DEDUPLICATE: key and offset). */
   protected plainColumns: readonly string[] = [];
+  /** DEDUPLICATE: the key and offset fields of each file's `.offset` sidecar. */
+  protected offsetSidecar: { keyField: DataField; offsetField: DataField } | undefined = undefined;
 
   constructor(protected readonly table: FileStoreTable) {
     const fields = table.schema.fields.map((f) => readArrowField(f));
@@ -119,6 +121,7 @@ export class AppendWriteMode implements RealtimeWriteMode {
           dataFilePrefix: opts.dataFilePrefix,
           statsMode: opts.get("metadata.stats-mode"),
           plainColumns: this.plainColumns,
+          offsetSidecar: this.offsetSidecar,
         },
         nextSequence,
       );
@@ -257,6 +260,7 @@ export class DedupWriteMode extends AppendWriteMode {
     this.keyColumn = table.schema.fields.indexOf(keyField);
     // One live row per key and offset in a file: a dictionary of either only slows key lookups.
     this.plainColumns = [keyField.name, offsetField.name];
+    this.offsetSidecar = { keyField, offsetField };
   }
 
   override checkRowKinds(kinds: ArrayLike<number> | undefined, rows: number): void {
