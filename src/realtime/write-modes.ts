@@ -22,6 +22,7 @@ import { RowKind } from "../write/table-write.js";
 import type { StoreEntry } from "./context.js";
 import { dedupFieldsOf } from "./dedup.js";
 import { keyIdentities, survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
+import { dedupLookupOptions, type DedupLookupCache } from "./dedup-lookup.js";
 import type { RealtimeStoreMode } from "./options.js";
 import { REALTIME_OFFSET_FIELD } from "./types.js";
 
@@ -252,8 +253,13 @@ export class DedupWriteMode extends AppendWriteMode {
   override readonly inputOffsetColumn: number;
   private readonly keyColumn: number;
 
-  constructor(table: FileStoreTable) {
+  /** `lookupCache`: the context's committed-key lookup cache (its options are checked here). */
+  constructor(
+    table: FileStoreTable,
+    private readonly lookupCache: () => DedupLookupCache,
+  ) {
     super(table);
+    dedupLookupOptions(table.coreOptions);
     const { keyField, offsetField } = dedupFieldsOf(table);
     this.inputFields = table.schema.fields;
     this.inputOffsetColumn = table.schema.fields.indexOf(offsetField);
@@ -267,17 +273,23 @@ export class DedupWriteMode extends AppendWriteMode {
     checkRowKinds(this.table.identifier, kinds, rows);
   }
 
-  /** Call with `entry.dedup.lock` held: the key index changes belong to these stored batches. */
+  /**
+   * Call with `entry.dedup.lock` held: the key index changes belong to these stored batches. Keys
+   * the index does not hold are looked up among committed files first, for every batch, so that
+   * a failed lookup changes nothing.
+   */
   override async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
-    const index = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId);
+    const { index, committed } = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId, entry.baseEnd, this.lookupCache());
+    const identities = batches.map((b) => keyIdentities(keyColumnFromArrow(b.data.children[this.keyColumn])));
+    const found: Array<BigInt64Array | null> = [];
+    for (const ids of identities) found.push(await committed.lookup(ids, index.missing(ids)));
     const out: arrow.RecordBatch[] = [];
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];
       const n = batch.numRows;
       const c = batch.data.children;
-      const offsetData = c[this.inputOffsetColumn];
-      const offsets = columnValues<BigInt64Array>(offsetData);
-      const { addRows } = index.apply(keyIdentities(keyColumnFromArrow(c[this.keyColumn])), offsets, kinds, kindOffsets[b]);
+      const offsets = columnValues<BigInt64Array>(c[this.inputOffsetColumn]);
+      const { addRows } = index.apply(identities[b], offsets, kinds, kindOffsets[b], found[b]);
       const columns = addRows === null ? c : c.map((d) => takeData(d, addRows));
       out.push(recordBatch(this.storeSchema, [columns[this.inputOffsetColumn], ...columns], addRows === null ? n : addRows.length));
     }
@@ -302,8 +314,8 @@ async function* survivors(segments: AsyncIterable<arrow.RecordBatch>, deleted: F
 }
 
 /** The write mode of a validated real-time table. */
-export function realtimeWriteMode(table: FileStoreTable, mode: RealtimeStoreMode): RealtimeWriteMode {
-  if (mode === "DEDUPLICATE") return new DedupWriteMode(table);
+export function realtimeWriteMode(table: FileStoreTable, mode: RealtimeStoreMode, lookupCache: () => DedupLookupCache): RealtimeWriteMode {
+  if (mode === "DEDUPLICATE") return new DedupWriteMode(table, lookupCache);
   if (mode === "PRIMARY_KEY") return new PrimaryKeyWriteMode(table);
   if (mode === "APPEND_ONLY") return new AppendWriteMode(table);
   throw new PaimonError("UNSUPPORTED", `real-time ${mode} mode is not supported (table ${table.identifier})`);
