@@ -142,8 +142,8 @@ export class DedupKeyIndex {
         supersededWords[2 * count] = committedWords[2 * i];
         supersededWords[2 * count + 1] = committedWords[2 * i + 1];
         count++;
-        this.insert(words, i * w, offsetWords, 2 * i, add ? FULL : RETRACTED);
-      } else if (add) this.insert(words, i * w, offsetWords, 2 * i, FULL);
+        this.insertAt(-1 - slot, words, i * w, offsetWords, 2 * i, add ? FULL : RETRACTED);
+      } else if (add) this.insertAt(-1 - slot, words, i * w, offsetWords, 2 * i, FULL);
     }
     this.markDeleted(superseded.subarray(0, count));
     return { addRows: adds ? adds.slice(0, added) : null, superseded: count };
@@ -191,15 +191,22 @@ export class DedupKeyIndex {
     this.deleted.addMany(offsets);
   }
 
-  /** Slot of the identity at `words[at..at + this.words)`, or -1. */
+  /**
+   * Slot of the identity at `words[at..at + this.words)`, or, when absent, `-1 - slot` of the slot
+   * an insert of it takes (the chain's first removed or empty slot).
+   */
   private find(words: Uint32Array, at: number): number {
     const mask = this.capacity - 1;
     const w = this.words;
     const id = this.identity;
-    for (let slot = mix(words[at], words[at + 1]) & mask; ; slot = (slot + 1) & mask) {
+    let free = -1;
+    for (let slot = identityHash(words[at], words[at + 1]) & mask; ; slot = (slot + 1) & mask) {
       const s = this.state[slot];
-      if (s === EMPTY) return -1;
-      if (s === REMOVED) continue;
+      if (s === EMPTY) return -1 - (free >= 0 ? free : slot);
+      if (s === REMOVED) {
+        if (free < 0) free = slot;
+        continue;
+      }
       const base = slot * w;
       if (id[base] === words[at] && id[base + 1] === words[at + 1] && (w === 2 || (id[base + 2] === words[at + 2] && id[base + 3] === words[at + 3]))) return slot;
     }
@@ -208,8 +215,13 @@ export class DedupKeyIndex {
   /** Inserts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)`, as FULL or RETRACTED. */
   private insert(words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state = FULL): void {
     const mask = this.capacity - 1;
-    let slot = mix(words[at], words[at + 1]) & mask;
+    let slot = identityHash(words[at], words[at + 1]) & mask;
     while (this.state[slot] === FULL || this.state[slot] === RETRACTED) slot = (slot + 1) & mask;
+    this.insertAt(slot, words, at, offsetWords, offsetAt, state);
+  }
+
+  /** Puts the identity into `slot` (free: removed or empty; `find` reports it for an absent identity). */
+  private insertAt(slot: number, words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state: number): void {
     if (this.state[slot] === REMOVED) this.removed--;
     this.state[slot] = state;
     const w = this.words;
@@ -301,10 +313,10 @@ function identityWords(identities: BigUint64Array): Uint32Array {
 }
 
 /**
- * Slot hash: identities can be raw key values (strided ids, timestamps), so both words go
- * through murmur3's 32-bit finaliser before masking.
+ * Slot hash of an identity's first two 32-bit words: identities can be raw key values (strided
+ * ids, timestamps), so both words go through murmur3's 32-bit finaliser before masking.
  */
-function mix(lo: number, hi: number): number {
+export function identityHash(lo: number, hi: number): number {
   let h = (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

@@ -23,7 +23,7 @@ import type { OffsetFileSource } from "../read/offset-positions.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField, DataType } from "../spec/types.js";
 import type { TableOptions } from "../table/options.js";
-import { keyIdentities } from "./dedup-key-index.js";
+import { identityHash, keyIdentities } from "./dedup-key-index.js";
 
 /** The seed's three options of the sidecar lookup cache. */
 export interface DedupLookupOptions {
@@ -46,68 +46,62 @@ export function dedupLookupOptions(options: TableOptions): DedupLookupOptions {
   return { pageSize, maxMemory: options.lookupCacheMaxMemorySize, highPriorityRatio: ratio };
 }
 
-/** Slot hash of an identity's first two words (raw key values need mixing: murmur3's finaliser). */
-function mix(lo: number, hi: number): number {
-  let h = (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
 const BLOOM_BITS_PER_KEY = 10;
 const BLOOM_PROBES = 5;
+/** Bits of a filter block: every probe of a key falls into one 64-byte block (one cache line). */
+const BLOCK_BITS = 512;
 
-/** A Bloom filter over one file's key identities (about 1% false positives). */
+/** A blocked Bloom filter over one file's key identities (about 1-2% false positives). */
 export class KeyFilter {
   private readonly bits: Uint32Array;
-  private readonly mask: number;
+  private readonly blockMask: number;
 
   constructor(words: Uint32Array, w: number, count: number) {
-    let size = 64;
-    while (size < count * BLOOM_BITS_PER_KEY) size *= 2;
-    this.bits = new Uint32Array(size >>> 5);
-    this.mask = size - 1;
-    for (let i = 0; i < count; i++) this.add(words, i * w, w);
+    let blocks = 1;
+    while (blocks * BLOCK_BITS < count * BLOOM_BITS_PER_KEY) blocks *= 2;
+    this.bits = new Uint32Array(blocks * (BLOCK_BITS >>> 5));
+    this.blockMask = blocks - 1;
+    for (let i = 0; i < count; i++) this.probe(words, i * w, w, true);
   }
 
   get memoryBytes(): number {
     return this.bits.byteLength;
   }
 
-  private add(words: Uint32Array, at: number, w: number): void {
+  /** Sets (`add`) or tests the bits of the identity at `words[at..at + w)`. */
+  private probe(words: Uint32Array, at: number, w: number, add: boolean): boolean {
     const lo = w === 4 ? (words[at] ^ words[at + 2]) >>> 0 : words[at];
     const hi = w === 4 ? (words[at + 1] ^ words[at + 3]) >>> 0 : words[at + 1];
-    const h1 = mix(lo, hi);
-    const h2 = mix(hi ^ 0x5bd1e995, lo) | 1;
-    for (let k = 0, h = h1; k < BLOOM_PROBES; k++, h = (h + h2) >>> 0) {
-      const bit = h & this.mask;
-      this.bits[bit >>> 5] |= 1 << (bit & 31);
+    const base = (identityHash(lo, hi) & this.blockMask) << 4;
+    const h2 = identityHash(hi ^ 0x5bd1e995, lo);
+    const step = (h2 >>> 16) | 1;
+    const bits = this.bits;
+    for (let k = 0, h = h2; k < BLOOM_PROBES; k++, h = (h + step) >>> 0) {
+      const bit = h & (BLOCK_BITS - 1);
+      const word = base + (bit >>> 5);
+      const mask = 1 << (bit & 31);
+      if (add) bits[word] |= mask;
+      else if ((bits[word] & mask) === 0) return false;
     }
+    return true;
   }
 
   /** False when the identity at `words[at..at + w)` is certainly not in the file. */
   mayContain(words: Uint32Array, at: number, w: number): boolean {
-    const lo = w === 4 ? (words[at] ^ words[at + 2]) >>> 0 : words[at];
-    const hi = w === 4 ? (words[at + 1] ^ words[at + 3]) >>> 0 : words[at + 1];
-    const h1 = mix(lo, hi);
-    const h2 = mix(hi ^ 0x5bd1e995, lo) | 1;
-    for (let k = 0, h = h1; k < BLOOM_PROBES; k++, h = (h + h2) >>> 0) {
-      const bit = h & this.mask;
-      if ((this.bits[bit >>> 5] & (1 << (bit & 31))) === 0) return false;
-    }
-    return true;
+    return this.probe(words, at, w, false);
   }
 }
 
 /**
- * One committed file's keys: identity -> largest offset, open addressing over typed arrays
- * (an empty slot has offset -1: offsets are non-negative), and its filter.
+ * One committed file's keys: identity -> largest offset, open addressing over one typed array
+ * whose slots hold the identity's 32-bit words and then the offset's (low, high) words, so that a
+ * probe touches one cache line; an empty slot has high offset word -1 (offsets are non-negative).
  */
 export class FileKeyTable {
   private readonly mask: number;
-  private readonly identity: Uint32Array;
-  /** Offsets as 32-bit word pairs (little-endian halves of the int64), -1/-1 when empty. */
-  private readonly offsets: Int32Array;
+  /** 32-bit words per slot: identity words + 2. */
+  private readonly stride: number;
+  private readonly slots: Int32Array;
   readonly filter: KeyFilter;
 
   /** `width`: 64-bit words per identity; `identities` / `offsets` one entry per row of the file. */
@@ -121,36 +115,41 @@ export class FileKeyTable {
     let capacity = 16;
     while (capacity < 2 * n) capacity *= 2;
     this.mask = capacity - 1;
-    this.identity = new Uint32Array(capacity * w);
-    this.offsets = new Int32Array(capacity * 2).fill(-1);
+    this.stride = w + 2;
+    this.slots = new Int32Array(capacity * this.stride);
+    for (let slot = 0; slot < capacity; slot++) this.slots[slot * this.stride + w + 1] = -1;
     const words = new Uint32Array(identities.buffer, identities.byteOffset, n * w);
     const offsetWords = new Int32Array(offsets.buffer, offsets.byteOffset, 2 * n);
+    const t = this.slots;
     for (let i = 0; i < n; i++) {
-      const slot = this.slotOf(words, i * w);
+      const base = this.slotOf(words, i * w);
       const lo = offsetWords[2 * i];
       const hi = offsetWords[2 * i + 1];
-      if (this.offsets[2 * slot + 1] === -1 || greater(hi, lo, this.offsets[2 * slot + 1], this.offsets[2 * slot])) {
-        for (let k = 0; k < w; k++) this.identity[slot * w + k] = words[i * w + k];
-        this.offsets[2 * slot] = lo;
-        this.offsets[2 * slot + 1] = hi;
-      }
+      if (t[base + w + 1] === -1) {
+        for (let k = 0; k < w; k++) t[base + k] = words[i * w + k];
+      } else if (!greater(hi, lo, t[base + w + 1], t[base + w])) continue;
+      t[base + w] = lo;
+      t[base + w + 1] = hi;
     }
     this.filter = new KeyFilter(words, w, n);
   }
 
   /** Bytes of the table (the filter is accounted separately). */
   get memoryBytes(): number {
-    return this.identity.byteLength + this.offsets.byteLength;
+    return this.slots.byteLength;
   }
 
-  /** The slot holding the identity at `words[at..]`, or the empty slot where it would go. */
+  /** Start of the slot holding the identity at `words[at..]`, or of the empty slot where it would go. */
   private slotOf(words: Uint32Array, at: number): number {
     const w = 2 * this.width;
-    const id = this.identity;
-    for (let slot = mix(words[at], words[at + 1]) & this.mask; ; slot = (slot + 1) & this.mask) {
-      if (this.offsets[2 * slot + 1] === -1) return slot;
-      const base = slot * w;
-      if (id[base] === words[at] && id[base + 1] === words[at + 1] && (w === 2 || (id[base + 2] === words[at + 2] && id[base + 3] === words[at + 3]))) return slot;
+    const t = this.slots;
+    const stride = this.stride;
+    const a = words[at] | 0;
+    const b = words[at + 1] | 0;
+    for (let slot = identityHash(words[at], words[at + 1]) & this.mask; ; slot = (slot + 1) & this.mask) {
+      const base = slot * stride;
+      if (t[base + w + 1] === -1) return base;
+      if (t[base] === a && t[base + 1] === b && (w === 2 || (t[base + 2] === (words[at + 2] | 0) && t[base + 3] === (words[at + 3] | 0)))) return base;
     }
   }
 
@@ -160,12 +159,13 @@ export class FileKeyTable {
    */
   raise(words: Uint32Array, rows: Uint32Array, found: Int32Array): void {
     const w = 2 * this.width;
+    const t = this.slots;
     for (let j = 0; j < rows.length; j++) {
       const r = rows[j];
-      const slot = this.slotOf(words, r * w);
-      const hi = this.offsets[2 * slot + 1];
+      const base = this.slotOf(words, r * w);
+      const hi = t[base + w + 1];
       if (hi === -1) continue;
-      const lo = this.offsets[2 * slot];
+      const lo = t[base + w];
       if (found[2 * r + 1] === -1 || greater(hi, lo, found[2 * r + 1], found[2 * r])) {
         found[2 * r] = lo;
         found[2 * r + 1] = hi;
@@ -212,11 +212,13 @@ export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount
   const need = (k: number) => {
     if (at + k > bytes.length) throw corrupt("truncated .offset sidecar");
   };
+  const offsetWords = new Int32Array(offsets.buffer);
   const readOffset = (i: number) => {
     need(8);
-    const o = view.getBigInt64(at, false);
-    if (o < 0n) throw corrupt(`negative offset ${o} in .offset sidecar`);
-    offsets[i] = o;
+    const hi = view.getInt32(at, false);
+    if (hi < 0) throw corrupt(`negative offset ${view.getBigInt64(at, false)} in .offset sidecar`);
+    offsetWords[2 * i] = view.getInt32(at + 4, false); // host order: little-endian wherever this runs
+    offsetWords[2 * i + 1] = hi;
     at += 8;
   };
   let identities: BigUint64Array;
@@ -227,7 +229,7 @@ export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount
       need(4 + 1 + width);
       if (view.getInt32(at, false) !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
       // Identities are host-order words; typed arrays are little-endian wherever this runs (the writer checks).
-      out.set(bytes.subarray(at + 5, at + 5 + width), 8 * i);
+      for (let j = 0; j < width; j++) out[8 * i + j] = bytes[at + 5 + j];
       at += 5 + width;
       readOffset(i);
     }
