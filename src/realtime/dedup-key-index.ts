@@ -90,9 +90,9 @@ export class DedupKeyIndex {
    * retract leaves a RETRACTED marker so that a later row of the key does not fall back to its
    * committed row again. Without lookups (`committed` undefined) the index holds every key.
    */
-  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0, committed?: BigInt64Array | null): { addRows: Uint32Array | null; superseded: number } {
+  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0, committed?: BigInt64Array | null, probed?: Int32Array): { addRows: Uint32Array | null; superseded: number } {
     const n = offsets.length;
-    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n) || (committed && committed.length !== n)) {
+    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n) || (committed && committed.length !== n) || (probed && (probed.length !== n || committed === undefined))) {
       throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${identities.length} identity words (${this.width} a key) for ${n} offsets${kinds ? ` and ${kinds.length - kindsFrom} row kinds` : ""}`);
     }
     const words = identityWords(identities);
@@ -103,8 +103,9 @@ export class DedupKeyIndex {
     let adds: Uint32Array | null = null;
     let added = 0;
     const w = this.words;
-    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at once).
-    this.reserve(n);
+    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at
+    // once); a growth moves every key, so probe results from before are dropped.
+    if (this.reserve(n)) probed = undefined;
     const lookups = committed !== undefined;
     const committedWords = committed ? new Int32Array(committed.buffer, committed.byteOffset, 2 * n) : null;
     for (let i = 0; i < n; i++) {
@@ -118,7 +119,9 @@ export class DedupKeyIndex {
         if (adds) adds[added] = i;
         added++;
       }
-      const slot = this.find(words, i * w);
+      let slot = probed ? probed[i] : this.find(words, i * w);
+      // A probe result is stale when its free slot was taken since (by this key or another): probe again.
+      if (slot < 0 && probed && (this.state[-1 - slot] === FULL || this.state[-1 - slot] === RETRACTED)) slot = this.find(words, i * w);
       const latest = this.latestWords;
       if (slot >= 0) {
         if (this.state[slot] === FULL) {
@@ -236,11 +239,18 @@ export class DedupKeyIndex {
   /**
    * Keeps room for `more` inserts under MAX_LOAD (removed slots still end probe chains): rebuilds
    * without removed slots, doubling until the live keys and `more` fill at most half the table.
+   * True when it rebuilt.
    */
-  private reserve(more: number): void {
-    if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return;
+  private reserve(more: number): boolean {
+    if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return false;
     let capacity = this.capacity;
     while (this.full + more > capacity * 0.5) capacity *= 2;
+    this.rebuild(capacity);
+    return true;
+  }
+
+  /** Moves the held keys (live and retracted) into fresh arrays of `capacity` slots. */
+  private rebuild(capacity: number): void {
     const { identity, latestWords, state } = this;
     const w = this.words;
     this.capacity = capacity;
@@ -256,16 +266,26 @@ export class DedupKeyIndex {
   }
 
   /**
-   * Rows (ascending) whose key the index holds neither live nor retracted: the ones to look up
-   * among committed files.
+   * Makes room for `rows` more keys now, so that no insert of the next `apply` calls (with
+   * committed lookups) over that many rows rebuilds the table: their `probe` results stay valid.
    */
-  missing(identities: BigUint64Array): Uint32Array {
+  reserveFor(rows: number): void {
+    this.reserve(rows);
+  }
+
+  /**
+   * Where each key is (`find` per row: its slot, or `-1 - slot` of the free slot an insert would
+   * take when the index holds it neither live nor retracted; negative rows are the ones to look up
+   * among committed files), for `apply(…, committed, probed)` after `reserveFor`. With committed
+   * lookups slots only ever become occupied until the next rebuild, so a result stays right
+   * unless its free slot was taken since, which `apply` checks.
+   */
+  probe(identities: BigUint64Array): Int32Array {
     const n = Math.floor(identities.length / this.width);
     const words = identityWords(identities);
-    const out = new Uint32Array(n);
-    let k = 0;
-    for (let i = 0; i < n; i++) if (this.find(words, i * this.words) < 0) out[k++] = i;
-    return k === n ? out : out.slice(0, k);
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.find(words, i * this.words);
+    return out;
   }
 
   /**
@@ -274,7 +294,7 @@ export class DedupKeyIndex {
    * the remaining keys.
    */
   dropCommitted(end: bigint): void {
-    const { identity, latest, latestWords, state } = this;
+    const { latest, state } = this;
     let keep = 0;
     for (let slot = 0; slot < state.length; slot++) {
       if (state[slot] !== FULL && state[slot] !== RETRACTED) continue;
@@ -283,17 +303,7 @@ export class DedupKeyIndex {
     }
     let capacity = INITIAL_CAPACITY;
     while (keep > capacity * 0.5) capacity *= 2;
-    const w = this.words;
-    this.capacity = capacity;
-    this.identity = new Uint32Array(capacity * w);
-    this.latest = new BigInt64Array(capacity);
-    this.latestWords = new Int32Array(this.latest.buffer);
-    this.state = new Uint8Array(capacity);
-    this.full = 0;
-    this.removed = 0;
-    for (let slot = 0; slot < state.length; slot++) {
-      if (state[slot] === FULL || state[slot] === RETRACTED) this.insert(identity, slot * w, latestWords, 2 * slot, state[slot]);
-    }
+    this.rebuild(capacity);
   }
 }
 
