@@ -1,8 +1,10 @@
 // Append-deduplicate benchmarks (issue 11 "Benchmarks"), end to end through the real-time writer
 // and reader over a committed table, plus the key index in isolation:
 // 1. ingest of 4096-row batches with 10% duplicate keys through RealtimeTableWrite.write over
-//    1 M committed rows (the first write of a context loads the committed keys: reported apart),
-//    against append-mode ingest of the same rows;
+//    1 M committed rows (the first write of a context loads the committed file's key table from
+//    its .offset sidecar into the lookup cache: reported apart), against append-mode ingest of
+//    the same rows; the same with an 8 mb lookup cache (the table does not fit: reloaded per
+//    batch), and the memory of the key index and of the lookup cache after ingest;
 // 2. write-to-visible of a key lookup (`id = k`, predicateFilter) after each small write that
 //    supersedes a committed row, over the committed rows and a memory tail;
 // 3. the key index alone (load, ingest, against a Map<bigint>) and its memory per million keys
@@ -13,7 +15,7 @@ import { join } from "node:path";
 import { header, timeMedianAsync } from "./harness.mjs";
 import { makeBatch, newTable } from "./realtime.mjs";
 import { countRows } from "./realtime-pk.mjs";
-import { col, RealtimeContext } from "../dist/index.js";
+import { Catalog, col, RealtimeContext } from "../dist/index.js";
 import { keyColumnFromValues } from "../dist/kernel/columns.js";
 import { DedupKeyIndex, keyIdentities } from "../dist/realtime/dedup-key-index.js";
 
@@ -81,24 +83,50 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
     const loadBatch = makeBatch(committed, 1, () => committed);
     const batches = batchesFrom(committed + 1, nBatches, duplicateStream(committed, committed + 1, 20261202));
     const rows = nBatches * BATCH;
-    const load = [];
-    const ingest = [];
-    for (let it = 0; it < (quick ? 4 : 6); it++) {
-      globalThis.gc?.();
-      const ctx = await RealtimeContext.create();
-      const w = await table.newWrite({ commitUser: "b", realtime: ctx });
-      const t0 = performance.now();
-      await w.write(loadBatch, B0);
-      const t1 = performance.now();
-      for (const b of batches) await w.write(b, B0);
-      const t2 = performance.now();
-      const visible = ctx.getMetrics().realtimeTotalRowCount;
-      if (visible !== rows + 1) throw new Error(`${visible} rows stored, expected ${rows + 1}`);
-      await ctx.close();
-      if (it === 0) continue; // warm-up
-      load.push(t1 - t0);
-      ingest.push(t2 - t1);
-    }
+    /**
+     * Runs of (1-row first write, ingest) in fresh contexts of `tbl`: their median times, the
+     * memory key index + pending deletions (store metrics) and the lookup cache after ingest.
+     */
+    const ingestRuns = async (tbl, input = batches, iterations = quick ? 4 : 6) => {
+      const expectRows = input.length * BATCH;
+      const load = [];
+      const ingest = [];
+      let keyBytes = 0;
+      let cacheBytes = 0;
+      for (let it = 0; it < iterations; it++) {
+        globalThis.gc?.();
+        const ctx = await RealtimeContext.create();
+        const w = await tbl.newWrite({ commitUser: "b", realtime: ctx });
+        const t0 = performance.now();
+        await w.write(loadBatch, B0);
+        const t1 = performance.now();
+        for (const b of input) await w.write(b, B0);
+        const t2 = performance.now();
+        const visible = ctx.getMetrics().realtimeTotalRowCount;
+        if (visible !== expectRows + 1) throw new Error(`${visible} rows stored, expected ${expectRows + 1}`);
+        keyBytes = ctx.allEntries().reduce((n, e) => n + (e.dedup?.memoryBytes ?? 0), 0);
+        cacheBytes = ctx.dedupLookupCacheBytes ?? 0;
+        await ctx.close();
+        if (it === 0) continue; // warm-up
+        load.push(t1 - t0);
+        ingest.push(t2 - t1);
+      }
+      return { load, ingest, keyBytes, cacheBytes };
+    };
+    const { load, ingest, keyBytes, cacheBytes } = await ingestRuns(table);
+    // the same with a lookup cache too small for the committed file's key table (its filter fits):
+    // every batch reloads the table, so only a few batches
+    const catalog = await Catalog.open(scratch);
+    const small = await catalog.alterTable(table.identifier, [{ kind: "setOption", key: "lookup.cache-max-memory-size", value: "8 mb" }]);
+    const smallBatches = batches.slice(0, quick ? 4 : 8);
+    const smallRuns = await ingestRuns(small, smallBatches, 2);
+    await catalog.alterTable(table.identifier, [{ kind: "removeOption", key: "lookup.cache-max-memory-size" }]);
+    const mib = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+    console.log(`memory after ingest, default lookup cache: key index + pending deletions ${mib(keyBytes)}, lookup cache ${mib(cacheBytes)}`);
+    console.log(`memory after ingest, 8 mb lookup cache: key index + pending deletions ${mib(smallRuns.keyBytes)}, lookup cache ${mib(smallRuns.cacheBytes)}`);
+    extra.memory = { keyBytes, cacheBytes, smallKeyBytes: smallRuns.keyBytes, smallCacheBytes: smallRuns.cacheBytes };
+    report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup, 8 mb cache", rows: smallBatches.length * BATCH, candidate: "dedup mode", candidateMs: median(smallRuns.ingest) });
+    report.add({ suite: "realtime-dedup", case: "first write, 8 mb cache", rows: 1, candidate: "dedup mode", candidateMs: median(smallRuns.load) });
     const appendTable = await newTable(`memory://bench-dedup-append`);
     const appendMs = await timeMedianAsync(
       async () => {
@@ -109,7 +137,7 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
       },
       { iterations: quick ? 3 : 5, warmup: 1 },
     );
-    report.add({ suite: "realtime-dedup", case: `load ${committed} committed keys`, rows: committed, candidate: "first write", candidateMs: median(load) });
+    report.add({ suite: "realtime-dedup", case: `first write over ${committed} committed keys`, rows: committed, candidate: "first write", candidateMs: median(load) });
     report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup", rows, candidate: "dedup mode", candidateMs: median(ingest), baseline: "append mode", baselineMs: appendMs });
     report.add({ suite: "realtime-dedup", case: "load + ingest", rows, candidate: "dedup mode", candidateMs: median(load.map((l, i) => l + ingest[i])) });
 

@@ -14,6 +14,7 @@ import type { Timestamp } from "../spec/binary-row.js";
 import { type DataType, typeToString } from "../spec/types.js";
 import { internalValue } from "../arrow/row-values.js";
 import { doubleToLongBits, floatToIntBits } from "./columns.js";
+import { sortPermutation } from "../kernel/sort.js";
 
 export const OFFSET_SIDECAR_SUFFIX = ".offset";
 export const OFFSET_SIDECAR_MAGIC = 0x5041494d4f464653n;
@@ -150,31 +151,114 @@ function keyStrings(keys: arrow.Data, type: DataType): string[] {
   return out;
 }
 
-/** Builds the sidecar of one data file from its key column and offsets. */
+/**
+ * Integer keys without nulls, kept as typed arrays: per row a 64-bit sort key (the sidecar key
+ * bytes read big-endian, left-aligned, sign bit flipped: signed order = unsigned byte order) and
+ * its offset. Sorted once by the sort kernel when serialized; a repeated key is found there.
+ */
+class IntegerKeys {
+  private readonly sortKeys: BigInt64Array[] = [];
+  private readonly offsets: BigInt64Array[] = [];
+  size = 0;
+
+  constructor(private readonly width: number) {}
+
+  add(keys: arrow.Data, offsets: BigInt64Array): void {
+    const n = keys.length;
+    const w = this.width;
+    const values = keys.values as ArrayLike<number> & { buffer: ArrayBuffer; byteOffset: number };
+    const input = new Uint8Array(values.buffer, values.byteOffset, n * w);
+    const sortKeys = new BigInt64Array(n);
+    const out = new Uint8Array(sortKeys.buffer);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < w; j++) out[8 * i + 7 - j] = input[w * i + j];
+      out[8 * i + 7] ^= 0x80;
+    }
+    this.sortKeys.push(sortKeys);
+    this.offsets.push(offsets.slice());
+    this.size += n;
+  }
+
+  serialize(): Uint8Array {
+    const n = this.size;
+    const w = this.width;
+    const keys = new BigInt64Array(n);
+    const offsets = new BigInt64Array(n);
+    for (let p = 0, at = 0; p < this.sortKeys.length; at += this.sortKeys[p].length, p++) {
+      keys.set(this.sortKeys[p], at);
+      offsets.set(this.offsets[p], at);
+    }
+    const order = sortPermutation([{ type: "int64", length: n, values: keys }], new BigInt64Array(n));
+    const out = new Uint8Array(20 + n * (4 + 1 + w + 8));
+    const view = new DataView(out.buffer);
+    writeHeader(view, n);
+    const keyBytes = new Uint8Array(keys.buffer);
+    let at = 20;
+    for (let i = 0; i < n; i++) {
+      const r = order[i];
+      if (i > 0 && keys[r] === keys[order[i - 1]]) throw new PaimonError("INVALID_ARGUMENT", DUPLICATE_KEY);
+      view.setInt32(at, 1 + w, false);
+      out[at + 4] = 1;
+      out[at + 5] = keyBytes[8 * r + 7] ^ 0x80;
+      for (let j = 1; j < w; j++) out[at + 5 + j] = keyBytes[8 * r + 7 - j];
+      view.setBigInt64(at + 5 + w, offsets[r], false);
+      at += 4 + 1 + w + 8;
+    }
+    return out;
+  }
+}
+
+const DUPLICATE_KEY = "deduplicate data file contains more than one offset for a key";
+
+function writeHeader(view: DataView, count: number): void {
+  view.setBigInt64(0, OFFSET_SIDECAR_MAGIC, false);
+  view.setInt32(8, OFFSET_SIDECAR_VERSION, false);
+  view.setBigInt64(12, BigInt(count), false);
+}
+
+/**
+ * Builds the sidecar of one data file from its key column and offsets. A key repeated in the
+ * file is refused (INVALID_ARGUMENT) by `add` or, for integer keys, by `serialize`; a refused
+ * writer must not be used further.
+ */
 export class KeyOffsetSidecarWriter {
   private readonly offsets = new Map<string, bigint>();
+  /** Integer keys while every batch was null-free (null after the first batch with nulls: then `offsets` holds all). */
+  private integers: IntegerKeys | null;
 
   constructor(private readonly keyType: DataType) {
     if (!sidecarKeySupported(keyType)) throw new PaimonError("UNSUPPORTED", `a .offset sidecar cannot hold keys of type ${typeToString(keyType)}`);
+    const width = RAW_LITTLE_ENDIAN_WIDTH[keyType.kind];
+    this.integers = width !== undefined && LITTLE_ENDIAN_PLATFORM ? new IntegerKeys(width) : null;
   }
 
   get size(): number {
-    return this.offsets.size;
+    return this.integers ? this.integers.size : this.offsets.size;
   }
 
   /** Adds a batch: key column (canonical Arrow layout of the key type) and its rows' offsets. */
   add(keys: arrow.Data, offsets: BigInt64Array): void {
     if (keys.length !== offsets.length) throw new PaimonError("INVALID_ARGUMENT", `.offset sidecar input: ${keys.length} keys but ${offsets.length} offsets`);
-    const encoded = keyStrings(keys, this.keyType);
     for (let row = 0; row < offsets.length; row++) {
       if (offsets[row] < 0n) throw new PaimonError("INVALID_ARGUMENT", `real-time offset ${offsets[row]} must not be negative`);
     }
+    if (this.integers && keys.nullCount === 0) {
+      this.integers.add(keys, offsets);
+      return;
+    }
+    if (this.integers) {
+      // a batch with null keys: the rows so far move to the map (in sidecar order, with the duplicate check)
+      const before = KeyOffsetSidecar.parse(this.integers.size > 0 ? this.integers.serialize() : emptySidecar(), this.keyType, "(sidecar)");
+      this.integers = null;
+      for (const [k, o] of before.entries()) this.offsets.set(k, o);
+    }
+    const encoded = keyStrings(keys, this.keyType);
     const added: string[] = [];
     for (let row = 0; row < offsets.length; row++) {
       const key = encoded[row];
       if (this.offsets.has(key)) {
         for (const k of added) this.offsets.delete(k); // a refused batch adds nothing
-        throw new PaimonError("INVALID_ARGUMENT", "deduplicate data file contains more than one offset for a key");
+        throw new PaimonError("INVALID_ARGUMENT", DUPLICATE_KEY);
       }
       this.offsets.set(key, offsets[row]);
       added.push(key);
@@ -183,15 +267,14 @@ export class KeyOffsetSidecarWriter {
 
   /** The sidecar bytes (INVALID_ARGUMENT when empty, as paimon-cpp refuses an empty sidecar). */
   serialize(): Uint8Array {
-    if (this.offsets.size === 0) throw new PaimonError("INVALID_ARGUMENT", "cannot finish an empty .offset sidecar");
+    if (this.size === 0) throw new PaimonError("INVALID_ARGUMENT", "cannot finish an empty .offset sidecar");
+    if (this.integers) return this.integers.serialize();
     const keys = [...this.offsets.keys()].sort(); // code-unit order = unsigned byte order (one char per byte)
     let size = 8 + 4 + 8;
     for (const k of keys) size += 4 + k.length + 8;
     const out = new Uint8Array(size);
     const view = new DataView(out.buffer);
-    view.setBigInt64(0, OFFSET_SIDECAR_MAGIC, false);
-    view.setInt32(8, OFFSET_SIDECAR_VERSION, false);
-    view.setBigInt64(12, BigInt(keys.length), false);
+    writeHeader(view, keys.length);
     let at = 20;
     for (const k of keys) {
       view.setInt32(at, k.length, false);
@@ -202,6 +285,12 @@ export class KeyOffsetSidecarWriter {
     }
     return out;
   }
+}
+
+function emptySidecar(): Uint8Array {
+  const out = new Uint8Array(20);
+  writeHeader(new DataView(out.buffer), 0);
+  return out;
 }
 
 /** A parsed sidecar: key bytes → offset. */
@@ -244,6 +333,11 @@ export class KeyOffsetSidecar {
     }
     if (at !== bytes.length) throw corrupt("trailing bytes in .offset sidecar");
     return new KeyOffsetSidecar(keyType, offsets);
+  }
+
+  /** Key strings (one char per key byte) and offsets. */
+  entries(): IterableIterator<[string, bigint]> {
+    return this.offsets.entries();
   }
 
   /** The offset of one key (internal value), or undefined. */

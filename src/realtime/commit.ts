@@ -110,19 +110,22 @@ function classify(groups: readonly Group[], offsets: OffsetMap, snapshotId: numb
  */
 function pendingDeletions(table: FileStoreTable, progress: readonly RealtimeCommitProgress[]): PendingBucketDeletions[] {
   const byKey = new Map<string, PendingBucketDeletions>();
+  const files = new Map<string, DataFileMeta[]>();
   for (const p of progress) {
+    const m = p.commitMessage.data;
+    const key = `${m.partition.join(",")}|${m.bucket}`;
+    // Every file the commit adds to the bucket: a deletion of one prepare may hit the file of an earlier one.
+    const added = files.get(key);
+    if (added) added.push(...m.dataIncrement.newFiles);
+    else files.set(key, [...m.dataIncrement.newFiles]);
     const deleted = p.deletedOffsets;
     if (deleted === undefined || deleted === null) continue;
     if (!(deleted instanceof OffsetSet64)) throw progressError(`real-time commit progress of ${describePartitionBucket(p.partition, p.bucket)} has deletedOffsets that is not an OffsetSet64`);
     if (!isDeduplicateTable(table.options)) throw progressError(`real-time commit progress carries deleted offsets, but ${table.identifier} is not an append deduplicate table`);
     if (deleted.isEmpty) continue;
-    const m = p.commitMessage.data;
-    const key = `${m.partition.join(",")}|${m.bucket}`;
     const group = byKey.get(key);
-    if (group) {
-      group.offsets.orInPlace(deleted);
-      (group.newFiles as DataFileMeta[]).push(...m.dataIncrement.newFiles);
-    } else byKey.set(key, { partitionRow: m.partition, bucket: m.bucket, offsets: deleted.clone(), newFiles: [...m.dataIncrement.newFiles] });
+    if (group) group.offsets.orInPlace(deleted);
+    else byKey.set(key, { partitionRow: m.partition, bucket: m.bucket, offsets: deleted.clone(), newFiles: files.get(key)! });
   }
   return [...byKey.values()];
 }

@@ -8,6 +8,7 @@ import { randomId } from "../fs/file-io.js";
 import type { Predicate } from "../predicate/predicate.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { DedupEntryState } from "./dedup.js";
+import { DedupLookupCache, dedupLookupOptions } from "./dedup-lookup.js";
 import type { FrozenDeletedOffsets } from "./dedup-key-index.js";
 import { Mutex } from "./mutex.js";
 import { ArrowRealtimeStoreFactory } from "./arrow-store.js";
@@ -109,6 +110,7 @@ export class RealtimeContext {
   readonly lifecycle = new Mutex();
   /** DEDUPLICATE: decoded offset indexes of committed files, shared by every read of this context. */
   private offsetIndexes: OffsetIndexCache | null = null;
+  private dedupLookups: DedupLookupCache | null = null;
 
   private constructor(readonly factory: RealtimeStoreFactory) {}
 
@@ -144,6 +146,7 @@ export class RealtimeContext {
   async close(): Promise<void> {
     if (this.invalidReason === null) this.invalidReason = "the context was closed";
     this.offsetIndexes?.clear();
+    this.dedupLookups?.clear();
     await this.releaseAll();
   }
 
@@ -179,6 +182,20 @@ export class RealtimeContext {
    */
   offsetIndexCache(table: FileStoreTable): OffsetIndexCache {
     return (this.offsetIndexes ??= new OffsetIndexCache(table.coreOptions.lookupCacheMaxMemorySize));
+  }
+
+  /**
+   * DEDUPLICATE writes: the context's cache of committed keys per data file (filters and key
+   * tables), configured by the table's cache-page-size, lookup.cache-max-memory-size and
+   * lookup.cache.high-priority-pool-ratio. Not store memory: the metrics leave it out.
+   */
+  dedupLookupCache(table: FileStoreTable): DedupLookupCache {
+    return (this.dedupLookups ??= new DedupLookupCache(dedupLookupOptions(table.coreOptions)));
+  }
+
+  /** Bytes held by the deduplicate lookup cache (0 before the first deduplicate write). */
+  get dedupLookupCacheBytes(): number {
+    return this.dedupLookups?.memoryBytes ?? 0;
   }
 
   entry(key: string): StoreEntry | undefined {

@@ -16,6 +16,8 @@ import type { DataType } from "../spec/types.js";
 const EMPTY = 0;
 const FULL = 1;
 const REMOVED = 2;
+/** A key whose live row a retract deleted: lookups must not fall back to its committed row (`latest` holds the retract's offset). */
+const RETRACTED = 3;
 const INITIAL_CAPACITY = 1024;
 /** Grow (or rebuild without removed slots) when full + removed slots exceed this share. */
 const MAX_LOAD = 0.7;
@@ -55,7 +57,7 @@ export class DedupKeyIndex {
     this.identity = new Uint32Array(INITIAL_CAPACITY * this.words);
   }
 
-  /** Number of keys with a live row. */
+  /** Number of keys held: with a live row, or (with committed lookups) retracted since the lookup's snapshot. */
   get keyCount(): number {
     return this.full;
   }
@@ -81,10 +83,16 @@ export class DedupKeyIndex {
    * retract (DELETE / UPDATE_BEFORE) marks the live row deleted and forgets the key, storing
    * nothing. Returns the rows to store (`addRows`: null when every row is an add row) and how
    * many live rows were marked deleted.
+   *
+   * With committed-key lookups, `committed` is the committed live offset of each key the index
+   * does not hold (CommittedKeys.lookup of the rows `missing` reported: -1 where none, null when
+   * none at all): the index then holds only keys written since the lookup's snapshot, and a
+   * retract leaves a RETRACTED marker so that a later row of the key does not fall back to its
+   * committed row again. Without lookups (`committed` undefined) the index holds every key.
    */
-  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0): { addRows: Uint32Array | null; superseded: number } {
+  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0, committed?: BigInt64Array | null, probed?: Int32Array): { addRows: Uint32Array | null; superseded: number } {
     const n = offsets.length;
-    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n)) {
+    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n) || (committed && committed.length !== n) || (probed && (probed.length !== n || committed === undefined))) {
       throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${identities.length} identity words (${this.width} a key) for ${n} offsets${kinds ? ` and ${kinds.length - kindsFrom} row kinds` : ""}`);
     }
     const words = identityWords(identities);
@@ -95,36 +103,50 @@ export class DedupKeyIndex {
     let adds: Uint32Array | null = null;
     let added = 0;
     const w = this.words;
-    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at once).
-    this.reserve(n);
+    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at
+    // once); a growth moves every key, so probe results from before are dropped.
+    if (this.reserve(n)) probed = undefined;
+    const lookups = committed !== undefined;
+    const committedWords = committed ? new Int32Array(committed.buffer, committed.byteOffset, 2 * n) : null;
     for (let i = 0; i < n; i++) {
       const kind = kinds ? kinds[kindsFrom + i] : RowKind.INSERT;
-      if (kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER) {
-        if (adds) adds[added] = i;
-        added++;
-        const slot = this.find(words, i * w);
-        const latest = this.latestWords;
-        if (slot >= 0) {
-          supersededWords[2 * count] = latest[2 * slot];
-          supersededWords[2 * count + 1] = latest[2 * slot + 1];
-          count++;
-          latest[2 * slot] = offsetWords[2 * i];
-          latest[2 * slot + 1] = offsetWords[2 * i + 1];
-        } else this.insert(words, i * w, offsetWords, 2 * i);
-        continue;
-      }
-      if (!adds) {
+      const add = kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER;
+      if (!add && !adds) {
         adds = new Uint32Array(n);
         for (let j = 0; j < i; j++) adds[j] = j;
       }
-      const slot = this.find(words, i * w);
-      if (slot < 0) continue;
-      supersededWords[2 * count] = this.latestWords[2 * slot];
-      supersededWords[2 * count + 1] = this.latestWords[2 * slot + 1];
-      count++;
-      this.state[slot] = REMOVED;
-      this.full--;
-      this.removed++;
+      if (add) {
+        if (adds) adds[added] = i;
+        added++;
+      }
+      let slot = probed ? probed[i] : this.find(words, i * w);
+      // A probe result is stale when its free slot was taken since (by this key or another): probe again.
+      if (slot < 0 && probed && (this.state[-1 - slot] === FULL || this.state[-1 - slot] === RETRACTED)) slot = this.find(words, i * w);
+      const latest = this.latestWords;
+      if (slot >= 0) {
+        if (this.state[slot] === FULL) {
+          supersededWords[2 * count] = latest[2 * slot];
+          supersededWords[2 * count + 1] = latest[2 * slot + 1];
+          count++;
+        }
+        if (add) this.state[slot] = FULL;
+        else if (lookups) this.state[slot] = RETRACTED;
+        else {
+          this.state[slot] = REMOVED;
+          this.full--;
+          this.removed++;
+          continue;
+        }
+        latest[2 * slot] = offsetWords[2 * i];
+        latest[2 * slot + 1] = offsetWords[2 * i + 1];
+        continue;
+      }
+      if (committedWords !== null && committedWords[2 * i + 1] !== -1) {
+        supersededWords[2 * count] = committedWords[2 * i];
+        supersededWords[2 * count + 1] = committedWords[2 * i + 1];
+        count++;
+        this.insertAt(-1 - slot, words, i * w, offsetWords, 2 * i, add ? FULL : RETRACTED);
+      } else if (add) this.insertAt(-1 - slot, words, i * w, offsetWords, 2 * i, FULL);
     }
     this.markDeleted(superseded.subarray(0, count));
     return { addRows: adds ? adds.slice(0, added) : null, superseded: count };
@@ -146,7 +168,7 @@ export class DedupKeyIndex {
     const value = typeof identity === "bigint" ? BigUint64Array.of(identity) : identity;
     if (value.length !== this.width) return undefined;
     const slot = this.find(identityWords(value), 0);
-    return slot >= 0 ? this.latest[slot] : undefined;
+    return slot >= 0 && this.state[slot] === FULL ? this.latest[slot] : undefined;
   }
 
   /** The offsets deleted since the last commit, frozen (copy-on-write: O(1) until the next write). */
@@ -172,27 +194,39 @@ export class DedupKeyIndex {
     this.deleted.addMany(offsets);
   }
 
-  /** Slot of the identity at `words[at..at + this.words)`, or -1. */
+  /**
+   * Slot of the identity at `words[at..at + this.words)`, or, when absent, `-1 - slot` of the slot
+   * an insert of it takes (the chain's first removed or empty slot).
+   */
   private find(words: Uint32Array, at: number): number {
     const mask = this.capacity - 1;
     const w = this.words;
     const id = this.identity;
-    for (let slot = mix(words[at], words[at + 1]) & mask; ; slot = (slot + 1) & mask) {
+    let free = -1;
+    for (let slot = identityHash(words[at], words[at + 1]) & mask; ; slot = (slot + 1) & mask) {
       const s = this.state[slot];
-      if (s === EMPTY) return -1;
-      if (s !== FULL) continue;
+      if (s === EMPTY) return -1 - (free >= 0 ? free : slot);
+      if (s === REMOVED) {
+        if (free < 0) free = slot;
+        continue;
+      }
       const base = slot * w;
       if (id[base] === words[at] && id[base + 1] === words[at + 1] && (w === 2 || (id[base + 2] === words[at + 2] && id[base + 3] === words[at + 3]))) return slot;
     }
   }
 
-  /** Inserts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)`. */
-  private insert(words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number): void {
+  /** Inserts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)`, as FULL or RETRACTED. */
+  private insert(words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state = FULL): void {
     const mask = this.capacity - 1;
-    let slot = mix(words[at], words[at + 1]) & mask;
-    while (this.state[slot] === FULL) slot = (slot + 1) & mask;
+    let slot = identityHash(words[at], words[at + 1]) & mask;
+    while (this.state[slot] === FULL || this.state[slot] === RETRACTED) slot = (slot + 1) & mask;
+    this.insertAt(slot, words, at, offsetWords, offsetAt, state);
+  }
+
+  /** Puts the identity into `slot` (free: removed or empty; `find` reports it for an absent identity). */
+  private insertAt(slot: number, words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state: number): void {
     if (this.state[slot] === REMOVED) this.removed--;
-    this.state[slot] = FULL;
+    this.state[slot] = state;
     const w = this.words;
     const id = this.identity;
     const base = slot * w;
@@ -205,11 +239,18 @@ export class DedupKeyIndex {
   /**
    * Keeps room for `more` inserts under MAX_LOAD (removed slots still end probe chains): rebuilds
    * without removed slots, doubling until the live keys and `more` fill at most half the table.
+   * True when it rebuilt.
    */
-  private reserve(more: number): void {
-    if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return;
+  private reserve(more: number): boolean {
+    if (this.full + this.removed + more <= this.capacity * MAX_LOAD) return false;
     let capacity = this.capacity;
     while (this.full + more > capacity * 0.5) capacity *= 2;
+    this.rebuild(capacity);
+    return true;
+  }
+
+  /** Moves the held keys (live and retracted) into fresh arrays of `capacity` slots. */
+  private rebuild(capacity: number): void {
     const { identity, latestWords, state } = this;
     const w = this.words;
     this.capacity = capacity;
@@ -220,8 +261,49 @@ export class DedupKeyIndex {
     this.full = 0;
     this.removed = 0;
     for (let slot = 0; slot < state.length; slot++) {
-      if (state[slot] === FULL) this.insert(identity, slot * w, latestWords, 2 * slot);
+      if (state[slot] === FULL || state[slot] === RETRACTED) this.insert(identity, slot * w, latestWords, 2 * slot, state[slot]);
     }
+  }
+
+  /**
+   * Makes room for `rows` more keys now, so that no insert of the next `apply` calls (with
+   * committed lookups) over that many rows rebuilds the table: their `probe` results stay valid.
+   */
+  reserveFor(rows: number): void {
+    this.reserve(rows);
+  }
+
+  /**
+   * Where each key is (`find` per row: its slot, or `-1 - slot` of the free slot an insert would
+   * take when the index holds it neither live nor retracted; negative rows are the ones to look up
+   * among committed files), for `apply(…, committed, probed)` after `reserveFor`. With committed
+   * lookups slots only ever become occupied until the next rebuild, so a result stays right
+   * unless its free slot was taken since, which `apply` checks.
+   */
+  probe(identities: BigUint64Array): Int32Array {
+    const n = Math.floor(identities.length / this.width);
+    const words = identityWords(identities);
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.find(words, i * this.words);
+    return out;
+  }
+
+  /**
+   * Forgets the keys whose latest row (or retract) has an offset below `end`: committed files
+   * now hold them (a refresh to a snapshot whose committed offset is `end`). Shrinks the table to
+   * the remaining keys.
+   */
+  dropCommitted(end: bigint): void {
+    const { latest, state } = this;
+    let keep = 0;
+    for (let slot = 0; slot < state.length; slot++) {
+      if (state[slot] !== FULL && state[slot] !== RETRACTED) continue;
+      if (latest[slot] < end) state[slot] = REMOVED;
+      else keep++;
+    }
+    let capacity = INITIAL_CAPACITY;
+    while (keep > capacity * 0.5) capacity *= 2;
+    this.rebuild(capacity);
   }
 }
 
@@ -241,10 +323,10 @@ function identityWords(identities: BigUint64Array): Uint32Array {
 }
 
 /**
- * Slot hash: identities can be raw key values (strided ids, timestamps), so both words go
- * through murmur3's 32-bit finaliser before masking.
+ * Slot hash of an identity's first two 32-bit words: identities can be raw key values (strided
+ * ids, timestamps), so both words go through murmur3's 32-bit finaliser before masking.
  */
-export function mix(lo: number, hi: number): number {
+export function identityHash(lo: number, hi: number): number {
   let h = (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

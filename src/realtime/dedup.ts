@@ -15,8 +15,7 @@ import type { DataField } from "../spec/types.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
-import { BucketDeletionVectors, deletionVectorIndexFiles } from "../write/deletion-vector-index.js";
-import { loadCommittedKeys } from "./dedup-committed-keys.js";
+import { CommittedKeys, type DedupLookupCache } from "./dedup-lookup.js";
 import { DedupKeyIndex, keyIdentityWidth, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 
 /** The key field and the persisted offset field of a deduplicate table. */
@@ -59,36 +58,34 @@ export class DedupEntryState {
   /** Serialises key-index changes with the store writes they belong to, and views with the deletions they pin. */
   readonly lock = new Mutex();
   private index: DedupKeyIndex | null = null;
+  private committed: CommittedKeys | null = null;
   private readonly prepared: PreparedDeletions[] = [];
 
-  /** The key index, loaded from the committed files of `snapshotId` on first use (DV-deleted rows skipped). */
-  async keys(table: FileStoreTable, partitionRow: Uint8Array, bucket: number, snapshotId: number | null): Promise<DedupKeyIndex> {
-    if (this.index) return this.index;
+  /**
+   * The key index (keys written since the committed-key lookup's snapshot) and that lookup, at
+   * `snapshotId` (the entry's base snapshot, whose committed offset is `committedEnd`). Called
+   * with the lock held, at each write: when a refresh moved the base snapshot, the lookup moves
+   * to the new snapshot's files and the index forgets the keys those files now hold, in one step.
+   */
+  async keys(table: FileStoreTable, partitionRow: Uint8Array, bucket: number, snapshotId: number | null, committedEnd: bigint | null, cache: DedupLookupCache): Promise<{ index: DedupKeyIndex; committed: CommittedKeys }> {
+    if (this.index && this.committed && this.committed.snapshotId === snapshotId) return { index: this.index, committed: this.committed };
     const { keyField, offsetField } = dedupFieldsOf(table);
-    const index = new DedupKeyIndex(keyIdentityWidth(keyField.type));
+    let files: DataFileMeta[] = [];
     if (snapshotId !== null) {
       const snapshot = await table.snapshot(snapshotId);
       const key = partitionRow.join(",");
-      const live = await table.manifestStore.liveEntries(snapshot, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key);
-      if (live.length > 0) {
-        const indexEntries = await table.manifestStore.indexEntries(snapshot);
-        const vectors = await BucketDeletionVectors.load(
-          { io: table.fileIO, paths: table.paths, bitmap64: false },
-          deletionVectorIndexFiles(indexEntries, partitionRow, bucket),
-          true,
-        );
-        try {
-          await loadCommittedKeys(bucketFileSource(table, bucketDirOf(table, partitionRow, bucket)), live.map((e) => e.file), vectors, keyField, offsetField, index);
-        } finally {
-          vectors.dispose();
-        }
-      }
+      files = (await table.manifestStore.liveEntries(snapshot, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key)).map((e) => e.file);
     }
-    this.index = index;
-    return index;
+    const dir = bucketDirOf(table, partitionRow, bucket);
+    const source = { ...bucketFileSource(table, dir), extraPathOf: (file: DataFileMeta, extra: string) => table.paths.extraFile(dir, file, extra) };
+    const width = keyIdentityWidth(keyField.type);
+    this.committed = new CommittedKeys(snapshotId, files, source, keyField, offsetField, width, cache);
+    if (!this.index) this.index = new DedupKeyIndex(width);
+    else if (committedEnd !== null) this.index.dropCommitted(committedEnd);
+    return { index: this.index, committed: this.committed };
   }
 
-  /** The loaded index (null before the first write of this context). */
+  /** The key index (null before the first write of this context). */
   get loadedKeys(): DedupKeyIndex | null {
     return this.index;
   }
@@ -125,7 +122,10 @@ export class DedupEntryState {
     if (last && this.index) this.index.committed(last.deleted);
   }
 
-  /** Key-map and pending-deletion bytes (the seed's deduplicate memory accounting). */
+  /**
+   * Key-map and pending-deletion bytes (the seed's deduplicate memory accounting): keys written
+   * since the lookup's snapshot; the lookup cache is not store memory (DedupLookupCache.memoryBytes).
+   */
   get memoryBytes(): number {
     if (!this.index) return 0;
     return this.index.keyMemoryBytes + this.index.deletedMemoryBytes;

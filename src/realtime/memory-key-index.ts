@@ -10,7 +10,7 @@ import type * as arrow from "apache-arrow";
 import { keyColumnFromArrow, keyColumnFromValues, type KeyColumnType } from "../kernel/columns.js";
 import type { BoundLeafPredicate, Predicate } from "../predicate/predicate.js";
 import type { DataType } from "../spec/types.js";
-import { keyIdentities, keyIdentityWidth, mix } from "./dedup-key-index.js";
+import { keyIdentities, keyIdentityWidth, identityHash } from "./dedup-key-index.js";
 
 /** The identities a bound filter requires of the key field (one `=` or `IN` leaf, alone or in an AND). */
 export interface KeyLookup {
@@ -71,7 +71,7 @@ class BatchKeyIndex {
     const mask = capacity - 1;
     const w = 2 * width;
     for (let row = 0; row < n; row++) {
-      let slot = mix(this.words[row * w], this.words[row * w + 1]) & mask;
+      let slot = identityHash(this.words[row * w], this.words[row * w + 1]) & mask;
       while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
       this.slots[slot] = row + 1;
     }
@@ -82,7 +82,7 @@ class BatchKeyIndex {
     const mask = this.slots.length - 1;
     const w = 2 * this.width;
     const words = this.words;
-    for (let slot = mix(wanted[at], wanted[at + 1]) & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = identityHash(wanted[at], wanted[at + 1]) & mask; ; slot = (slot + 1) & mask) {
       const r = this.slots[slot] - 1;
       if (r < 0) return;
       if (r < from || r >= to) continue;

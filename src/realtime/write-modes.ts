@@ -22,6 +22,7 @@ import { RowKind } from "../write/table-write.js";
 import type { StoreEntry } from "./context.js";
 import { dedupFieldsOf } from "./dedup.js";
 import { keyIdentities, survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
+import { dedupLookupOptions, type DedupLookupCache } from "./dedup-lookup.js";
 import type { RealtimeStoreMode } from "./options.js";
 import { REALTIME_OFFSET_FIELD } from "./types.js";
 
@@ -85,6 +86,8 @@ export class AppendWriteMode implements RealtimeWriteMode {
   private readonly fileWriters = new Map<string, AppendBucketWriter>();
   /** Columns the data files store without dictionary encoding (DEDUPLICATE: key and offset). */
   protected plainColumns: readonly string[] = [];
+  /** DEDUPLICATE: the key and offset fields of each file's `.offset` sidecar. */
+  protected offsetSidecar: { keyField: DataField; offsetField: DataField } | undefined = undefined;
 
   constructor(protected readonly table: FileStoreTable) {
     const fields = table.schema.fields.map((f) => readArrowField(f));
@@ -119,6 +122,7 @@ export class AppendWriteMode implements RealtimeWriteMode {
           dataFilePrefix: opts.dataFilePrefix,
           statsMode: opts.get("metadata.stats-mode"),
           plainColumns: this.plainColumns,
+          offsetSidecar: this.offsetSidecar,
         },
         nextSequence,
       );
@@ -249,31 +253,45 @@ export class DedupWriteMode extends AppendWriteMode {
   override readonly inputOffsetColumn: number;
   private readonly keyColumn: number;
 
-  constructor(table: FileStoreTable) {
+  /** `lookupCache`: the context's committed-key lookup cache (its options are checked here). */
+  constructor(
+    table: FileStoreTable,
+    private readonly lookupCache: () => DedupLookupCache,
+  ) {
     super(table);
+    dedupLookupOptions(table.coreOptions);
     const { keyField, offsetField } = dedupFieldsOf(table);
     this.inputFields = table.schema.fields;
     this.inputOffsetColumn = table.schema.fields.indexOf(offsetField);
     this.keyColumn = table.schema.fields.indexOf(keyField);
     // One live row per key and offset in a file: a dictionary of either only slows key lookups.
     this.plainColumns = [keyField.name, offsetField.name];
+    this.offsetSidecar = { keyField, offsetField };
   }
 
   override checkRowKinds(kinds: ArrayLike<number> | undefined, rows: number): void {
     checkRowKinds(this.table.identifier, kinds, rows);
   }
 
-  /** Call with `entry.dedup.lock` held: the key index changes belong to these stored batches. */
+  /**
+   * Call with `entry.dedup.lock` held: the key index changes belong to these stored batches. Keys
+   * the index does not hold are looked up among committed files first, for every batch, so that
+   * a failed lookup changes nothing.
+   */
   override async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
-    const index = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId);
+    const { index, committed } = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId, entry.baseEnd, this.lookupCache());
+    const identities = batches.map((b) => keyIdentities(keyColumnFromArrow(b.data.children[this.keyColumn])));
+    index.reserveFor(batches.reduce((n, b) => n + b.numRows, 0));
+    const probed = identities.map((ids) => index.probe(ids));
+    const found: Array<BigInt64Array | null> = [];
+    for (let b = 0; b < batches.length; b++) found.push(await committed.lookup(identities[b], missingRows(probed[b])));
     const out: arrow.RecordBatch[] = [];
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];
       const n = batch.numRows;
       const c = batch.data.children;
-      const offsetData = c[this.inputOffsetColumn];
-      const offsets = columnValues<BigInt64Array>(offsetData);
-      const { addRows } = index.apply(keyIdentities(keyColumnFromArrow(c[this.keyColumn])), offsets, kinds, kindOffsets[b]);
+      const offsets = columnValues<BigInt64Array>(c[this.inputOffsetColumn]);
+      const { addRows } = index.apply(identities[b], offsets, kinds, kindOffsets[b], found[b], probed[b]);
       const columns = addRows === null ? c : c.map((d) => takeData(d, addRows));
       out.push(recordBatch(this.storeSchema, [columns[this.inputOffsetColumn], ...columns], addRows === null ? n : addRows.length));
     }
@@ -283,6 +301,14 @@ export class DedupWriteMode extends AppendWriteMode {
   override async prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>, deleted: FrozenDeletedOffsets | null): Promise<PreparedFiles> {
     return super.prepare(entry, deleted === null ? segments : survivors(segments, deleted));
   }
+}
+
+/** Rows whose probe found no key (negative results), ascending. */
+function missingRows(probed: Int32Array): Uint32Array {
+  const out = new Uint32Array(probed.length);
+  let k = 0;
+  for (let i = 0; i < probed.length; i++) if (probed[i] < 0) out[k++] = i;
+  return out.subarray(0, k);
 }
 
 /** Stored batches without the rows whose offsets (column 0) `deleted` holds. */
@@ -298,8 +324,8 @@ async function* survivors(segments: AsyncIterable<arrow.RecordBatch>, deleted: F
 }
 
 /** The write mode of a validated real-time table. */
-export function realtimeWriteMode(table: FileStoreTable, mode: RealtimeStoreMode): RealtimeWriteMode {
-  if (mode === "DEDUPLICATE") return new DedupWriteMode(table);
+export function realtimeWriteMode(table: FileStoreTable, mode: RealtimeStoreMode, lookupCache: () => DedupLookupCache): RealtimeWriteMode {
+  if (mode === "DEDUPLICATE") return new DedupWriteMode(table, lookupCache);
   if (mode === "PRIMARY_KEY") return new PrimaryKeyWriteMode(table);
   if (mode === "APPEND_ONLY") return new AppendWriteMode(table);
   throw new PaimonError("UNSUPPORTED", `real-time ${mode} mode is not supported (table ${table.identifier})`);

@@ -71,7 +71,7 @@ export async function newRealtimeWrite(table: FileStoreTable, options: TableWrit
   ctx.bind(table);
   // Spill files of processes that died on this directory are never read again: remove them.
   if (rt.spillEnabled) await cleanDeadSpillFiles(options.tempDirectory!);
-  return new RealtimeTableWrite(table, options, ctx, rt, realtimeWriteMode(table, mode));
+  return new RealtimeTableWrite(table, options, ctx, rt, realtimeWriteMode(table, mode, () => ctx.dedupLookupCache(table)));
 }
 
 const partitionKeyJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x instanceof Date ? `D${x.toISOString()}` : x instanceof Uint8Array ? Array.from(x) : x));

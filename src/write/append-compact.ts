@@ -18,6 +18,7 @@ import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataFileMeta, ManifestEntry } from "../spec/manifest.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
+import { checkDeduplicateTable, type DeduplicateLayout } from "../table/dedup-table.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "./deletion-vector-index.js";
 import { keptPositions } from "../read/kv-file-reader.js";
@@ -104,8 +105,19 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
   );
   if (picked.length === 0) return null;
   const dir = table.paths.bucketDir(partitionPath(fields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
+  const dedup = deduplicateLayoutOf(table);
   const writer = new AppendBucketWriter(
-    { io: table.fileIO, schema: table.schema, bucketDir: dir, fileCompression: opts.fileCompression, targetFileSize: target, dataFilePrefix: opts.dataFilePrefix, statsMode: opts.get("metadata.stats-mode") },
+    {
+      io: table.fileIO,
+      schema: table.schema,
+      bucketDir: dir,
+      fileCompression: opts.fileCompression,
+      targetFileSize: target,
+      dataFilePrefix: opts.dataFilePrefix,
+      statsMode: opts.get("metadata.stats-mode"),
+      // Deduplicate tables: compacted files keep a key/offset sidecar, and key and offset columns without dictionaries, as prepared files do.
+      ...(dedup ? { offsetSidecar: dedup, plainColumns: [dedup.keyField.name, dedup.offsetField.name] } : {}),
+    },
     picked[0].minSequenceNumber,
   );
   for (const f of picked) {
@@ -132,6 +144,15 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
     makeCommitMessage({ partition: first.partition, bucket: first.bucket, totalBuckets: first.totalBuckets, compactIncrement: { compactBefore: picked, compactAfter: after, ...index } }),
     Object.fromEntries(fields.map((f, i) => [f.name, values[i]])),
   );
+}
+
+/** The key and offset fields of a deduplicate table (null otherwise, or when its layout is invalid: such files get no sidecar). */
+function deduplicateLayoutOf(table: FileStoreTable): DeduplicateLayout | null {
+  try {
+    return checkDeduplicateTable(table.schema, table.identifier);
+  } catch {
+    return null;
+  }
 }
 
 function big(_k: string, v: unknown): unknown {

@@ -10,6 +10,9 @@ import { emptyStats, makeDataFileMeta, type DataFileMeta, type SimpleStats } fro
 import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 import type { ParquetColumnStats } from "../format/parquet-writer.js";
+import { columnValues } from "../arrow/values.js";
+import { PaimonError } from "../error.js";
+import { KeyOffsetSidecarWriter, OFFSET_SIDECAR_SUFFIX, sidecarKeySupported } from "../fileindex/key-offset-sidecar.js";
 
 export interface AppendWriterConfig {
   io: FileIO;
@@ -21,6 +24,13 @@ export interface AppendWriterConfig {
   statsMode?: string;
   /** Columns written without dictionary encoding (ParquetWriteOptions.plainColumns). */
   plainColumns?: readonly string[];
+  /**
+   * Append-deduplicate tables: the key and offset fields, to write each file's `.offset` sidecar
+   * (key -> offset, paimon-cpp's layout) next to it, listed in its extra files after the external
+   * file index if any. Key types the sidecar cannot hold, and files that hold a key twice (a
+   * foreign writer's duplicates carried by compaction), get none.
+   */
+  offsetSidecar?: { keyField: DataField; offsetField: DataField };
 }
 
 /** Types whose min/max Paimon keeps in SimpleStats (nested types keep only null counts). */
@@ -50,13 +60,20 @@ export class AppendBucketWriter {
   private fileCounter = 0;
   private current: ParquetFileWriter | null = null;
   private index: DataFileIndexWriter | null = null;
+  /** The open file's sidecar (null without one, or after a batch it cannot hold). */
+  private sidecar: KeyOffsetSidecarWriter | null = null;
+  /** Column positions of the sidecar's key and offset fields in written batches. */
+  private readonly sidecarColumns: { key: number; offset: number } | null;
   private readonly finished: DataFileMeta[] = [];
 
   /** `nextSequence`: the sequence number of the next row (restored max + 1 for bucketed tables). */
   constructor(
     private readonly config: AppendWriterConfig,
     private nextSequence: bigint,
-  ) {}
+  ) {
+    const s = config.offsetSidecar;
+    this.sidecarColumns = s && sidecarKeySupported(s.keyField.type) ? { key: config.schema.fields.findIndex((f) => f.id === s.keyField.id), offset: config.schema.fields.findIndex((f) => f.id === s.offsetField.id) } : null;
+  }
 
   get bufferedRows(): number {
     return this.current?.rowCount ?? 0;
@@ -68,24 +85,46 @@ export class AppendBucketWriter {
     if (!this.current) {
       this.current = new ParquetFileWriter(this.config.schema.fields, { compression: this.config.fileCompression, statsMode: this.config.statsMode, plainColumns: this.config.plainColumns });
       this.index = DataFileIndexWriter.forSchema(this.config.schema);
+      this.sidecar = this.sidecarColumns ? new KeyOffsetSidecarWriter(this.config.offsetSidecar!.keyField.type) : null;
     }
     this.current.write(batch);
     this.index?.update(batch);
+    if (this.sidecar && this.sidecarColumns) this.addToSidecar(batch, this.sidecarColumns);
     if (this.current.bufferedBytes >= this.config.targetFileSize) await this.roll();
+  }
+
+  /** Adds a batch's keys and offsets to the open sidecar; a key repeated in the file (or a null offset) drops the sidecar. */
+  private addToSidecar(batch: arrow.RecordBatch, columns: { key: number; offset: number }): void {
+    const offsets = batch.data.children[columns.offset];
+    try {
+      if (offsets.nullCount > 0) throw new PaimonError("INVALID_ARGUMENT", "null offset");
+      this.sidecar!.add(batch.data.children[columns.key], columnValues<BigInt64Array>(offsets));
+    } catch (e) {
+      if (!(e instanceof PaimonError) || e.code !== "INVALID_ARGUMENT") throw e;
+      this.sidecar = null; // the file is still written; key lookups read its key column instead
+    }
   }
 
   /** Finishes the open file, if any. */
   private async roll(): Promise<void> {
     const writer = this.current;
     const index = this.index;
+    const sidecar = this.sidecar;
     this.current = null;
     this.index = null;
+    this.sidecar = null;
     if (!writer || writer.rowCount === 0) return;
     const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.fileCounter++}.parquet`;
     const path = `${this.config.bucketDir}/${fileName}`;
     const result = await writer.finish();
     await this.config.io.writeFile(path, result.bytes);
-    const { embeddedIndex, extraFiles } = index ? await index.finish(this.config.io, path, fileName) : NO_FILE_INDEX;
+    const stored = index ? await index.finish(this.config.io, path, fileName) : NO_FILE_INDEX;
+    const embeddedIndex = stored.embeddedIndex;
+    let extraFiles = stored.extraFiles;
+    if (sidecar && sidecar.size > 0) {
+      await this.config.io.writeFile(`${path}${OFFSET_SIDECAR_SUFFIX}`, sidecar.serialize());
+      extraFiles = [...extraFiles, `${fileName}${OFFSET_SIDECAR_SUFFIX}`];
+    }
     const rows = BigInt(result.rowCount);
     const minSeq = this.nextSequence;
     this.nextSequence += rows;

@@ -104,11 +104,44 @@ describe(".offset sidecar", () => {
   });
 
   it("refuses duplicate keys, negative offsets and empty sidecars when writing", () => {
+    // integer keys are checked when serialized (sorted once), others when added
     const w = new KeyOffsetSidecarWriter(BIGINT);
-    expect(thrown(() => w.add(int64Data([1n, 1n]), BigInt64Array.of(1n, 2n))).message).toBe("deduplicate data file contains more than one offset for a key");
-    expect(w.size).toBe(0); // the refused batch added nothing
+    w.add(int64Data([1n, 2n]), BigInt64Array.of(1n, 2n));
+    w.add(int64Data([3n, 1n]), BigInt64Array.of(3n, 4n));
+    expect(thrown(() => w.serialize()).message).toBe("deduplicate data file contains more than one offset for a key");
+    const s = new KeyOffsetSidecarWriter(STRING);
+    s.add(arrow.vectorFromArray(["a"], new arrow.Utf8()).data[0], BigInt64Array.of(0n));
+    expect(thrown(() => s.add(arrow.vectorFromArray(["b", "a"], new arrow.Utf8()).data[0], BigInt64Array.of(1n, 2n))).message).toBe("deduplicate data file contains more than one offset for a key");
+    expect(s.size).toBe(1); // the refused batch added nothing
     expect(thrown(() => new KeyOffsetSidecarWriter(BIGINT).add(int64Data([1n]), BigInt64Array.of(-1n))).message).toBe("real-time offset -1 must not be negative");
     expect(thrown(() => new KeyOffsetSidecarWriter(BIGINT).serialize()).message).toBe("cannot finish an empty .offset sidecar");
+  });
+
+  it("integer keys: batches with and without nulls give the bytes of one writer fed value by value", () => {
+    const keys = [5n, -1n, 127n, 0n, -128n, 70000n];
+    const offsets = BigInt64Array.from(keys.map((_, i) => BigInt(10 + i)));
+    for (const [type, data] of [
+      [BIGINT, int64Data(keys)],
+      [{ kind: "INT", nullable: true } as DataType, arrow.makeData({ type: new arrow.Int32(), length: keys.length, nullCount: 0, data: Int32Array.from(keys.map(Number)) })],
+      [{ kind: "SMALLINT", nullable: true } as DataType, arrow.makeData({ type: new arrow.Int16(), length: keys.length, nullCount: 0, data: Int16Array.from(keys.map((k) => Number(BigInt.asIntN(16, k)))) })],
+      [{ kind: "TINYINT", nullable: true } as DataType, arrow.makeData({ type: new arrow.Int8(), length: keys.length, nullCount: 0, data: Int8Array.from(keys.map((k) => Number(BigInt.asIntN(8, k)))) })],
+    ] as const) {
+      const fast = new KeyOffsetSidecarWriter(type);
+      fast.add(data.slice(0, 3), offsets.subarray(0, 3));
+      fast.add(data.slice(3, 3), offsets.subarray(3));
+      const expected = [...keys.keys()].map((i) => [hex(encodeSidecarKey(type, type.kind === "BIGINT" ? keys[i] : Number(data.values[i]))), offsets[i]] as const);
+      expected.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      const bytes = fast.serialize();
+      const parsed = KeyOffsetSidecar.parse(bytes, type, "f.offset");
+      expect([...parsed.entries()].map(([k, o]) => [hex(Uint8Array.from(k, (c) => c.charCodeAt(0))), o])).toEqual(expected);
+      // a later batch with a null key moves the rows to the general path: same bytes plus the null key
+      const mixed = new KeyOffsetSidecarWriter({ ...type, nullable: true } as DataType);
+      mixed.add(data, offsets);
+      const withNull = arrow.vectorFromArray([null], data.type as arrow.DataType).data[0];
+      mixed.add(withNull, BigInt64Array.of(99n));
+      const all = KeyOffsetSidecar.parse(mixed.serialize(), type, "f.offset");
+      expect([...all.entries()].map(([k, o]) => [hex(Uint8Array.from(k, (c) => c.charCodeAt(0))), o])).toEqual([["00", 99n], ...expected]);
+    }
   });
 
   it("refuses corrupt sidecars with CORRUPT_FILE naming the file", () => {

@@ -12,6 +12,38 @@ const offsets = (...values: number[]) => BigInt64Array.from(values.map(BigInt));
 const deletedOf = (frozen: FrozenDeletedOffsets) => [...frozen.offsets];
 
 describe("DedupKeyIndex", () => {
+  it("with committed lookups: a missing key falls back to its committed offset, a retract leaves a marker, dropCommitted forgets keys below the committed end", () => {
+    const ix = new DedupKeyIndex();
+    const ids = (...v: number[]) => BigUint64Array.from(v.map(BigInt));
+    const offs = (...v: number[]) => BigInt64Array.from(v.map(BigInt));
+    const missing = (keys: BigUint64Array) => [...ix.probe(keys)].flatMap((slot, row) => (slot < 0 ? [row] : []));
+    // keys 1 and 2 are committed at offsets 3 and 4; key 5 is new
+    expect(missing(ids(1, 2, 5))).toEqual([0, 1, 2]);
+    const first = ix.apply(ids(1, 2, 5), offs(10, 11, 12), undefined, 0, offs(3, 4, -1));
+    expect(first).toEqual({ addRows: null, superseded: 2 });
+    // retract key 1 (memory) and key 7 (committed at 6); key 2 again supersedes its memory row
+    const second = ix.apply(ids(1, 7, 2), offs(13, 14, 15), [RowKind.DELETE, RowKind.DELETE, RowKind.INSERT], 0, offs(-1, 6, -1));
+    expect(second).toEqual({ addRows: Uint32Array.of(2), superseded: 3 });
+    expect([...ix.freezeDeleted().offsets]).toEqual([3n, 4n, 6n, 10n, 11n]);
+    // retracted keys are held (no fallback to the committed row) but have no live offset
+    expect(missing(ids(1, 7, 8))).toEqual([2]);
+    expect([ix.latestOffset(1n), ix.latestOffset(7n), ix.latestOffset(2n), ix.latestOffset(5n)]).toEqual([undefined, undefined, 15n, 12n]);
+    expect(ix.apply(ids(7), offs(16), undefined, 0, null)).toEqual({ addRows: null, superseded: 0 });
+    expect(ix.keyCount).toBe(4);
+    ix.dropCommitted(14n); // keys 1 (retracted at 13) and 5 (12) are committed now
+    expect(ix.keyCount).toBe(2);
+    // probe results used by apply: key 9 twice in one batch (the second probe result is stale)
+    ix.reserveFor(2);
+    const batch = ids(9, 9);
+    const probed = ix.probe(batch);
+    expect(ix.apply(batch, offs(20, 21), undefined, 0, offs(8, 8), probed)).toEqual({ addRows: null, superseded: 2 });
+    expect(ix.latestOffset(9n)).toBe(21n);
+    expect(ix.keyCount).toBe(3);
+    expect(missing(ids(1, 2, 5, 7))).toEqual([0, 2]);
+    expect([ix.latestOffset(2n), ix.latestOffset(7n)]).toEqual([15n, 16n]);
+    expect([...ix.freezeDeleted().offsets]).toEqual([3n, 4n, 6n, 8n, 10n, 11n, 20n]);
+  });
+
   it("keeps the latest offset per key and marks the superseded offsets deleted, within and across batches", () => {
     const index = new DedupKeyIndex();
     expect(index.upsert(fingerprints(["a", "b", "a"]), offsets(0, 1, 2))).toBe(1);

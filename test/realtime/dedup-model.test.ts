@@ -109,3 +109,15 @@ it("append deduplicate: matches a last-row-per-key model after every step over m
     { numRuns: 60, seed: 20261202 },
   );
 }, 600_000);
+
+it("append deduplicate: the same model with a lookup cache too small to keep a file's keys (every lookup evicts and reloads, sidecars read in 16-byte pages)", async () => {
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(modelOps(TARGETS.length), async (ops) => {
+      const options = { "lookup.cache-max-memory-size": "600 b", "cache-page-size": "16 b", "lookup.cache.high-priority-pool-ratio": "0.5" };
+      const table = await makeDedupTable(options, { warehouse: `memory://rt-dedup-model-small-${run++}`, partitioned: true });
+      await runSequence(table, ops, tempDir());
+    }),
+    { numRuns: 40, seed: 20261203 },
+  );
+}, 600_000);
