@@ -1,11 +1,10 @@
-// Parquet footer: reading and validating it (hyparquet + a typed thrift parse) before any byte
+// Parquet footer: reading and validating it (one typed thrift parse, thrift.ts) before any byte
 // reaches parquet-wasm, and building "pruned" in-memory Parquet files that contain only the
 // selected top-level columns of the selected row groups, after checking the page checksums of
 // every chunk fetched. Projected reads decode such a pruned file with parquet-wasm's synchronous
 // reader, where a Rust panic is a catchable exception (its async reader turns panics and source
 // errors into process-killing uncaught exceptions).
 
-import { parquetMetadata, type FileMetaData } from "hyparquet";
 import { PaimonError } from "../error.js";
 import { corrupt, type ByteSource } from "./source.js";
 import { PARQUET_MAGIC, PHYSICAL_INT96, checkInt96Range, leafLevels, verifyChunkChecksums } from "./parquet-pages.js";
@@ -54,9 +53,7 @@ export interface ParquetFooter {
   size: number;
   metadataLength: number;
   numRows: number;
-  /** hyparquet's decoded metadata (schema, row groups, statistics, key/value metadata). */
-  metadata: FileMetaData;
-  /** Typed thrift tree of FileMetaData (used for raw statistics and pruning). */
+  /** Typed thrift tree of FileMetaData (schema, row groups, statistics, key/value metadata). */
   raw: TStruct;
   columns: TopLevelColumn[];
   leafCount: number;
@@ -86,10 +83,8 @@ export async function readFooter(src: ByteSource): Promise<ParquetFooter> {
 }
 
 function parseFooter(name: string, size: number, footerBytes: Uint8Array, metadataLength: number): ParquetFooter {
-  let metadata: FileMetaData;
   let raw: TStruct;
   try {
-    metadata = parquetMetadata(footerBytes, { geoparquet: false });
     const parsed = parseStruct(footerBytes, 0, metadataLength);
     raw = parsed.value;
   } catch (e) {
@@ -159,12 +154,21 @@ function parseFooter(name: string, size: number, footerBytes: Uint8Array, metada
   }
   const numRows = getNumber(raw, 3) ?? total;
   if (numRows !== total) throw corrupt(name, `footer row count ${numRows} differs from the row groups' ${total}`);
-  return { name, size, metadataLength, numRows, metadata, raw, columns, leafCount: leaf, rowGroups };
+  return { name, size, metadataLength, numRows, raw, columns, leafCount: leaf, rowGroups };
 }
 
 /** Dotted schema path of leaf `leaf` (for messages). */
 function leafPath(footer: ParquetFooter, rowGroup: number, leaf: number): string {
-  return footer.metadata.row_groups[rowGroup]?.columns[leaf]?.meta_data?.path_in_schema.join(".") ?? `#${leaf}`;
+  const md = columnMetaData(footer, rowGroup, leaf);
+  const path = md && getList(md, 3); // path_in_schema
+  return path ? path.map((p) => new TextDecoder().decode(p as Uint8Array)).join(".") : `#${leaf}`;
+}
+
+/** The ColumnMetaData of leaf `leaf` in row group `rowGroup` (thrift tree). */
+export function columnMetaData(footer: ParquetFooter, rowGroup: number, leaf: number): TStruct | undefined {
+  const group = (getList(footer.raw, 4) as TStruct[] | undefined)?.[rowGroup];
+  const chunk = group && (getList(group, 1) as TStruct[] | undefined)?.[leaf];
+  return chunk && getStruct(chunk, 3);
 }
 
 function chunkRange(md: TStruct): ChunkRange {

@@ -2,7 +2,7 @@
 // Arrow record batches, with projection, row-group selection, batch size and mapping of columns
 // by Parquet field id for files written under older schema versions.
 //
-// Flow: the footer is read and validated in TypeScript (hyparquet + typed thrift parse), the
+// Flow: the footer is read and validated in TypeScript (typed thrift parse), the
 // byte ranges of only the requested columns of a row group are fetched from the source, an
 // in-memory Parquet file with just those column chunks is assembled (footer rewritten), and
 // parquet-wasm's synchronous reader decodes it. Any decoder failure — including a Rust panic,

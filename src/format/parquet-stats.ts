@@ -1,7 +1,7 @@
 // Footer statistics of a Parquet file (min, max, null count per leaf column, per row group and
-// merged over the file) for pruning, read without decoding any data page. The footer is parsed
-// by hyparquet (validation, schema) and a typed thrift pass that keeps the raw min/max bytes so
-// values are exact (hyparquet converts decimals and timestamps lossily).
+// merged over the file) for pruning, read without decoding any data page. The footer's typed
+// thrift tree keeps the raw min/max bytes, so values are exact (decimals and timestamps are
+// converted here, not by a general-purpose metadata decoder).
 //
 // Value representation (same as the writer's stats): INT32 -> number, INT64 -> bigint,
 // FLOAT/DOUBLE -> number, BOOLEAN -> boolean, BYTE_ARRAY (STRING) -> string, other BYTE_ARRAY /

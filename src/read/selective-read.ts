@@ -10,7 +10,8 @@ import { takeData } from "../arrow/take.js";
 import { concatData } from "../arrow/concat.js";
 import { PaimonError } from "../error.js";
 import { convertData, makeNullData } from "../format/arrow-types.js";
-import { buildPrunedFile, type PageSubset, type ParquetFooter } from "../format/footer.js";
+import { buildPrunedFile, columnMetaData, type PageSubset, type ParquetFooter } from "../format/footer.js";
+import { getNumber } from "../format/thrift.js";
 import { ChunkCache } from "../format/chunk-cache.js";
 import { type ChunkPages, pageSubset, pagesNeedDictionary, readChunkPages } from "../format/page-index.js";
 import { footerStatistics, type ParquetStatistics } from "../format/parquet-stats.js";
@@ -313,7 +314,10 @@ function chunkKey(src: ByteSource, rg: number, col: number, field: arrow.Field):
 function decodedSizeEstimate(footer: ParquetFooter, rg: number, col: number): number {
   const c = footer.columns[col]!;
   let bytes = footer.rowGroups[rg]!.numRows * 8 * (c.leafEnd - c.leafStart);
-  for (let leaf = c.leafStart; leaf < c.leafEnd; leaf++) bytes += Number(footer.metadata.row_groups[rg]?.columns[leaf]?.meta_data?.total_uncompressed_size ?? 0);
+  for (let leaf = c.leafStart; leaf < c.leafEnd; leaf++) {
+    const md = columnMetaData(footer, rg, leaf);
+    bytes += (md && getNumber(md, 6)) ?? 0; // total_uncompressed_size
+  }
   return bytes;
 }
 

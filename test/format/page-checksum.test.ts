@@ -8,7 +8,7 @@ import { checkInt96Range } from "../../src/format/parquet-pages.js";
 import { readParquet, readParquetFooter, writeParquet } from "../../src/format/index.js";
 import { PaimonError } from "../../src/error.js";
 import { DataTypes as T, type DataField } from "../../src/spec/types.js";
-import { getList, getNumber, getStruct, parseStruct, type TStruct } from "../../src/format/thrift.js";
+import { getList, getNumber, getStruct, getValue, parseStruct, type TStruct, type TValue } from "../../src/format/thrift.js";
 import { batch, footerOf, pagesOf, tableColumn } from "./helpers.js";
 
 const F = T.FIELD;
@@ -242,7 +242,9 @@ describe("TIMESTAMP(7-9) as INT96", () => {
   it("the ARROW:schema hint names Timestamp(ns) for INT96 columns", async () => {
     const file = await writeParquet(tsFields, batch(tsFields, { t9: values, l9: values, t7: values, t6: micros, arr: arrays }));
     const footer = await readParquetFooter(file.bytes);
-    const hint = footer.metadata.key_value_metadata?.find((e) => e.key === "ARROW:schema")?.value;
+    const text = (v: TValue | undefined) => new TextDecoder().decode(v as Uint8Array);
+    const entry = (getList(footer.raw, 5) as TStruct[]).find((e) => text(getValue(e, 1)) === "ARROW:schema");
+    const hint = entry && text(getValue(entry, 2));
     expect(hint).toBeDefined();
     const { tableFromIPC } = await import("apache-arrow");
     const raw = Buffer.from(hint!, "base64");
