@@ -61,6 +61,8 @@ export interface Plan {
   sourceIndex: number[];
   rowGroups: number[];
   batchSize: number;
+  /** Whether flat columns of the common types may be decoded by parquet-flat.ts (reads with a read schema). */
+  flat?: boolean;
 }
 
 /** Resolves the file columns, output schema and row groups of a read (exported for selective reads). */
@@ -98,15 +100,50 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
   const sourceIndex = fileIdx.map((i) => (i < 0 ? -1 : fileColumns.indexOf(i)));
   // Without a read schema the output schema is the decoded one (known after the first decode).
   const schema = new arrow.Schema(outFields ?? []);
-  return { src, footer, fileColumns, schema, sourceIndex, rowGroups, batchSize };
+  return { src, footer, fileColumns, schema, sourceIndex, rowGroups, batchSize, flat: options.fields !== undefined };
+}
+
+let flatDecoding = true;
+let flatModule: Promise<typeof import("./parquet-flat.js") | null> | undefined;
+
+/**
+ * Whether reads with a read schema decode flat columns of the common types with the focused
+ * decoder (parquet-flat.ts, the default) or every column with parquet-wasm (tests compare both).
+ */
+export function setFlatDecoding(on: boolean): void {
+  flatDecoding = on;
 }
 
 async function decode(p: Plan, rowGroup: number): Promise<arrow.Table | undefined> {
   if (p.fileColumns.length === 0) return undefined;
-  const file = await buildPrunedFile(p.src, p.footer, p.fileColumns, [rowGroup]);
+  if (!p.flat || !flatDecoding) return decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
+  const mod = await (flatModule ??= import("./parquet-flat.js").catch(() => null));
+  const flat = mod ? await mod.decodeFlatColumns(p.src, p.footer, p.fileColumns, rowGroup) : [];
+  const rest = p.fileColumns.filter((_, i) => !flat[i]);
+  if (rest.length === p.fileColumns.length) return decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
+  // the other columns as one batch of the row group, then all of them in batchSize slices
+  const rows = p.footer.rowGroups[rowGroup]!.numRows;
+  const wasm = rest.length > 0 ? (await decodeWasm(p, rest, rowGroup, rows))! : undefined;
+  const children = p.fileColumns.map((c, i) => {
+    const done = flat[i];
+    if (done) return done;
+    const column = wasm!.getChildAt(rest.indexOf(c))!;
+    return column.data.length === 1 ? column.data[0]! : concatData(column.data);
+  });
+  if (wasm && wasm.numRows !== rows) throw corrupt(p.src.name, `row group ${rowGroup} decoded ${wasm.numRows} rows, footer says ${rows}`);
+  const schema = new arrow.Schema(children.map((d, i) => new arrow.Field(p.footer.columns[p.fileColumns[i]!]!.name, d.type, true)));
+  const batch = recordBatch(schema, children, rows);
+  const batches: arrow.RecordBatch[] = [];
+  for (let at = 0; at < rows; at += p.batchSize) batches.push(sliceBatch(batch, at, Math.min(rows, at + p.batchSize)));
+  return new arrow.Table(schema, batches);
+}
+
+
+async function decodeWasm(p: Plan, fileColumns: readonly number[], rowGroup: number, batchSize: number): Promise<arrow.Table | undefined> {
+  const file = await buildPrunedFile(p.src, p.footer, fileColumns, [rowGroup]);
   try {
     const ipc = await withParquetWasm((pw) => {
-      const table = pw.readParquet(file, { batchSize: p.batchSize });
+      const table = pw.readParquet(file, { batchSize });
       return table.intoIPCStream();
     });
     return arrow.tableFromIPC(ipc);
