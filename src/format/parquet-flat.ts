@@ -214,6 +214,7 @@ interface Dict {
   bytes: Uint8Array;
   /** Fixed-width values as aligned 32-bit words. */
   words?: Int32Array;
+  /** Byte arrays: where each value starts in `bytes` (the page), 4-byte length prefixes between. */
   offsets?: Int32Array;
 }
 
@@ -330,9 +331,17 @@ function readHybrid(buf: Uint8Array, pos: number, end: number, bitWidth: number,
       const bytes = groups * bitWidth;
       if (pos + bytes > end) fail("bit-packed run past the end");
       const take = Math.min(groups * 8, count - n);
-      for (let i = 0, bit = pos * 8; i < take; i++, bit += bitWidth) {
+      // whole 4-byte words while they lie inside buf, then byte by byte
+      const last = buf.length - 4;
+      let i = 0;
+      let bit = pos * 8;
+      for (; i < take && bit >> 3 <= last; i++, bit += bitWidth) {
         const q = bit >> 3;
-        const word = buf[q]! | ((buf[q + 1] ?? 0) << 8) | ((buf[q + 2] ?? 0) << 16) | ((buf[q + 3] ?? 0) << 24);
+        out[n + i] = ((buf[q]! | (buf[q + 1]! << 8) | (buf[q + 2]! << 16) | (buf[q + 3]! << 24)) >>> (bit & 7)) & mask;
+      }
+      for (; i < take; i++, bit += bitWidth) {
+        let word = 0;
+        for (let k = 0, q = bit >> 3; k < 4 && q + k < buf.length; k++) word |= buf[q + k]! << (8 * k);
         out[n + i] = (word >>> (bit & 7)) & mask;
       }
       n += take;
@@ -415,21 +424,18 @@ function readDictionary(page: Uint8Array, count: number, width: number): Dict {
     return { count, bytes: page, words: new Int32Array(page.slice().buffer) };
   }
   if (width === 0) fail("boolean dictionary");
-  const offsets = new Int32Array(count + 1);
-  const bytes = new Uint8Array(page.length - 4 * count >= 0 ? page.length - 4 * count : fail("dictionary length"));
+  // values stay in the page: value i is page[starts[i], starts[i + 1] - 4) (starts[count] = length + 4)
+  const starts = new Int32Array(count + 1);
   let pos = 0;
-  let out = 0;
   for (let i = 0; i < count; i++) {
-    const len = u32(page, pos);
-    pos += 4;
-    if (pos + len > page.length) fail("dictionary value past the end");
-    for (let j = 0; j < len; j++) bytes[out + j] = page[pos + j]!;
-    pos += len;
-    out += len;
-    offsets[i + 1] = out;
+    if (pos + 4 > page.length) fail("dictionary value past the end");
+    const len = (page[pos]! | (page[pos + 1]! << 8) | (page[pos + 2]! << 16) | (page[pos + 3]! << 24)) >>> 0;
+    starts[i] = pos + 4;
+    pos += 4 + len;
   }
-  if (pos !== page.length) fail("dictionary trailing bytes");
-  return { count, bytes, offsets };
+  if (pos !== page.length) fail("dictionary values do not fill the page");
+  starts[count] = pos + 4;
+  return { count, bytes: page, offsets: starts };
 }
 
 /** PLAIN values: `nonNull` of them at values[pos..), spread over `numValues` rows by `valid` (undefined: no nulls). */
@@ -533,7 +539,7 @@ function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, num
   for (let k = 0; k < nonNull; k++) {
     const v = idx[k]!;
     if (v >= count) fail("dictionary index out of range");
-    total += dOff[v + 1]! - dOff[v]!;
+    total += dOff[v + 1]! - dOff[v]! - 4;
   }
   b.reserveBytes(total);
   const out = b.values;
@@ -543,7 +549,7 @@ function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, num
     if (!valid || ((valid[r >> 3]! >> (r & 7)) & 1) === 1) {
       const v = idx[k++]!;
       const s = dOff[v]!;
-      const len = dOff[v + 1]! - s;
+      const len = dOff[v + 1]! - s - 4;
       if (len > 32) out.set(dBytes.subarray(s, s + len), o);
       else for (let j = 0; j < len; j++) out[o + j] = dBytes[s + j]!;
       o += len;
