@@ -471,17 +471,23 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     }
     return;
   }
-  // byte arrays: length-prefixed values
+  plainByteArrays(b, values, pos, numValues, valid);
+}
+
+/** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
+function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, valid: Uint8Array | undefined): void {
   const offsets = b.offsets!;
-  b.reserveBytes(values.length - pos);
+  const end = values.length;
+  b.reserveBytes(end - pos);
   const out = b.values;
   let o = b.bytesAt;
-  for (let i = 0, r = b.at; i < numValues; i++, r++) {
-    if (!valid || ((valid[r >> 3]! >> (r & 7)) & 1) === 1) {
-      if (pos + 4 > values.length) fail("value past the page end");
+  let r = b.at;
+  for (const last = r + numValues; r < last; r++) {
+    if (valid === undefined || ((valid[r >> 3]! >> (r & 7)) & 1) === 1) {
+      if (pos + 4 > end) break;
       const len = (values[pos]! | (values[pos + 1]! << 8) | (values[pos + 2]! << 16) | (values[pos + 3]! << 24)) >>> 0;
       pos += 4;
-      if (pos + len > values.length) fail("value past the page end");
+      if (len > end - pos) break;
       if (len > 32) out.set(values.subarray(pos, pos + len), o);
       else for (let j = 0; j < len; j++) out[o + j] = values[pos + j]!;
       pos += len;
@@ -489,6 +495,7 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     }
     offsets[r + 1] = o;
   }
+  if (r !== b.at + numValues) fail("value past the page end");
   b.bytesAt = o;
 }
 
