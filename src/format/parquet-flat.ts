@@ -5,7 +5,8 @@
 // Scope: a top-level leaf, REQUIRED or OPTIONAL (no repetition), of physical type BOOLEAN, INT32
 // (plain or DATE), INT64 (plain or TIMESTAMP), FLOAT, DOUBLE or BYTE_ARRAY (STRING/UTF8 or plain
 // binary); data pages v1 and v2; values PLAIN or dictionary-encoded (PLAIN_DICTIONARY /
-// RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED, SNAPPY, GZIP or ZSTD.
+// RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED or ZSTD (parquet-wasm's
+// SNAPPY and GZIP decoders are faster than the JS ones, so those chunks stay with it).
 // The output is the Arrow Data parquet-rs would produce for the column (same type, values and
 // validity), built straight into typed arrays. Anything else — or any inconsistency in the
 // pages — returns undefined and the caller decodes that column with parquet-wasm, which also
@@ -13,8 +14,6 @@
 // fetches the chunk (footer.ts `readLeafChunks`).
 
 import * as arrow from "apache-arrow";
-import { gunzipSync } from "fflate";
-import snappy from "snappyjs";
 import { initCodecs } from "../spec/avro.js";
 import { readLeafChunks, type ParquetFooter } from "./footer.js";
 import { readPageHeader } from "./parquet-pages.js";
@@ -117,7 +116,8 @@ export async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, 
     const element = schema[column.schemaStart]!;
     const type = flatArrowType(element);
     const codec = getNumber(getStruct(rawChunks[column.leafStart]!, 3)!, 4) ?? 0;
-    if (type) picked.push({ i, leaf: column.leafStart, col: { element, type, codec, rows: footer.rowGroups[r]!.numRows } });
+    // zstd and uncompressed only: parquet-wasm's SNAPPY and GZIP (Rust) beat snappyjs and fflate
+    if (type && (codec === 0 || codec === 6)) picked.push({ i, leaf: column.leafStart, col: { element, type, codec, rows: footer.rowGroups[r]!.numRows } });
   });
   if (picked.length === 0) return out;
   const zstdFn = picked.some((x) => x.col.codec === 6) ? await loadZstd() : null;
@@ -158,12 +158,6 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
   switch (codec) {
     case 0:
       out = body;
-      break;
-    case 1:
-      out = snappy.uncompress(body) as Uint8Array;
-      break;
-    case 2:
-      out = gunzipSync(body);
       break;
     case 6:
       out = zstdFn ? zstdFn(body, size) : fail("no zstd decoder");
