@@ -13,12 +13,61 @@
 // reports corrupt data exactly as before. Page checksums are verified by the caller when it
 // fetches the chunk (footer.ts `readLeafChunks`).
 
-import * as arrow from "apache-arrow";
-import { initCodecs } from "../spec/avro.js";
-import { readLeafChunks, type ParquetFooter } from "./footer.js";
-import { readPageHeader } from "./parquet-pages.js";
-import type { ByteSource } from "./source.js";
-import { type TStruct, getList, getNumber, getStruct, getValue } from "./thrift.js";
+import type * as arrow from "apache-arrow";
+import type { concatData } from "../arrow/concat.js";
+import type { recordBatch, sliceBatch } from "../arrow/record-batch.js";
+import type { initCodecs } from "../spec/avro.js";
+import type { readLeafChunks, ParquetFooter } from "./footer.js";
+import type { readPageHeader } from "./parquet-pages.js";
+import type { Plan } from "./parquet-reader.js";
+import type { corrupt, ByteSource } from "./source.js";
+import type { TStruct, getList, getNumber, getStruct, getValue } from "./thrift.js";
+
+/**
+ * The library functions this module uses, handed over by the reader (`bindFlatDecoder`) rather
+ * than imported: a lazy chunk that imported them would make bundlers split the modules it shares
+ * with the entry into extra chunks (measured: 13 → 18 chunks, +3.7 KB gzip for a query page;
+ * importing apache-arrow alone: 15 chunks, +1.7 KB). Positional, so the entry carries no keys.
+ */
+export type FlatDeps = [
+  arrow: [makeData: typeof arrow.makeData, Schema: typeof arrow.Schema, Field: typeof arrow.Field, Table: typeof arrow.Table, Bool: typeof arrow.Bool, Int32: typeof arrow.Int32, Int64: typeof arrow.Int64, DateDay: typeof arrow.DateDay, Timestamp: typeof arrow.Timestamp, Float32: typeof arrow.Float32, Float64: typeof arrow.Float64, Utf8: typeof arrow.Utf8, Binary: typeof arrow.Binary],
+  readLeafChunks: typeof readLeafChunks,
+  readPageHeader: typeof readPageHeader,
+  initCodecs: typeof initCodecs,
+  recordBatch: typeof recordBatch,
+  sliceBatch: typeof sliceBatch,
+  concatData: typeof concatData,
+  corrupt: typeof corrupt,
+  getList: typeof getList,
+  getNumber: typeof getNumber,
+  getStruct: typeof getStruct,
+  getValue: typeof getValue,
+];
+
+interface Deps {
+  arrow: Pick<typeof arrow, "makeData" | "Schema" | "Field" | "Table" | "Bool" | "Int32" | "Int64" | "DateDay" | "Timestamp" | "Float32" | "Float64" | "Utf8" | "Binary">;
+  readLeafChunks: typeof readLeafChunks;
+  readPageHeader: typeof readPageHeader;
+  initCodecs: typeof initCodecs;
+  recordBatch: typeof recordBatch;
+  sliceBatch: typeof sliceBatch;
+  concatData: typeof concatData;
+  corrupt: typeof corrupt;
+  getList: typeof getList;
+  getNumber: typeof getNumber;
+  getStruct: typeof getStruct;
+  getValue: typeof getValue;
+}
+
+let D: Deps;
+
+/** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
+export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns }> {
+  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getList, getNumber, getStruct, getValue] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getList, getNumber, getStruct, getValue };
+  await loadZstd();
+  return { decodeRowGroup, decodeFlatColumns };
+}
 
 // parquet.thrift enums
 const BOOLEAN = 0;
@@ -31,6 +80,14 @@ const ENC_PLAIN = 0;
 const ENC_PLAIN_DICTIONARY = 2;
 const ENC_RLE = 3;
 const ENC_RLE_DICTIONARY = 8;
+// apache-arrow's enum values (Type, TimeUnit, Precision), fixed by the Arrow format
+const TYPE_INT = 2;
+const TYPE_FLOAT = 3;
+const TYPE_DATE = 8;
+const TIME_UNIT_MILLISECOND = 1;
+const TIME_UNIT_MICROSECOND = 2;
+const TIME_UNIT_NANOSECOND = 3;
+const PRECISION_DOUBLE = 2;
 
 /** Not decodable here: the caller falls back to parquet-wasm. */
 class Unsupported extends Error {}
@@ -42,10 +99,10 @@ type Zstd = (body: Uint8Array, size: number) => Uint8Array;
 let zstd: Promise<Zstd | null> | undefined;
 
 /** The zstd decompressor (the wasm module the manifest codec initialises), or null where it cannot load. */
-export function loadZstd(): Promise<Zstd | null> {
+function loadZstd(): Promise<Zstd | null> {
   zstd ??= (async () => {
     try {
-      await initCodecs(); // initialises the module exactly once per process
+      await D.initCodecs(); // initialises the module exactly once per process
       type Mod = { decompress: (b: Uint8Array, o?: { defaultHeapSize: number }) => Uint8Array };
       const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
       const mod = typeof imported.decompress === "function" ? imported : imported.default!;
@@ -58,45 +115,74 @@ export function loadZstd(): Promise<Zstd | null> {
 }
 
 /** The Arrow type the decoder produces for a leaf schema element, or undefined when out of scope. */
-export function flatArrowType(element: TStruct): arrow.DataType | undefined {
-  const physical = getNumber(element, 1);
-  const converted = getNumber(element, 6);
-  const logical = getStruct(element, 10);
+function flatArrowType(element: TStruct): arrow.DataType | undefined {
+  const physical = D.getNumber(element, 1);
+  const converted = D.getNumber(element, 6);
+  const logical = D.getStruct(element, 10);
   const logicalKind = logical?.fields[0]?.id;
   const logicalBody = logical?.fields[0]?.value as TStruct | undefined;
   const plainInt = (bits: number): boolean => {
     if (logicalKind === undefined) return converted === undefined || converted === (bits === 32 ? 17 : 18);
-    return logicalKind === 10 && getNumber(logicalBody!, 1) === bits && getValue(logicalBody!, 2) === true;
+    return logicalKind === 10 && D.getNumber(logicalBody!, 1) === bits && D.getValue(logicalBody!, 2) === true;
   };
   switch (physical) {
     case BOOLEAN:
-      return logical === undefined && converted === undefined ? new arrow.Bool() : undefined;
+      return logical === undefined && converted === undefined ? new D.arrow.Bool() : undefined;
     case INT32:
-      if (plainInt(32)) return new arrow.Int32();
-      if ((logicalKind === 6 || logicalKind === undefined) && (logicalKind === 6 || converted === 6) && (converted === undefined || converted === 6)) return new arrow.DateDay();
+      if (plainInt(32)) return new D.arrow.Int32();
+      if ((logicalKind === 6 || logicalKind === undefined) && (logicalKind === 6 || converted === 6) && (converted === undefined || converted === 6)) return new D.arrow.DateDay();
       return undefined;
     case INT64: {
-      if (plainInt(64)) return new arrow.Int64();
+      if (plainInt(64)) return new D.arrow.Int64();
       if (logicalKind !== 8) return undefined; // TIMESTAMP: MILLIS / MICROS / NANOS
-      const unit = getStruct(logicalBody!, 2)?.fields[0]?.id;
-      const utc = getValue(logicalBody!, 1) === true;
+      const unit = D.getStruct(logicalBody!, 2)?.fields[0]?.id;
+      const utc = D.getValue(logicalBody!, 1) === true;
       const tz = utc ? "+00:00" : null;
-      if (unit === 1) return new arrow.Timestamp(arrow.TimeUnit.MILLISECOND, tz);
-      if (unit === 2) return new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, tz);
-      if (unit === 3) return new arrow.Timestamp(arrow.TimeUnit.NANOSECOND, tz);
+      if (unit === 1) return new D.arrow.Timestamp(TIME_UNIT_MILLISECOND, tz);
+      if (unit === 2) return new D.arrow.Timestamp(TIME_UNIT_MICROSECOND, tz);
+      if (unit === 3) return new D.arrow.Timestamp(TIME_UNIT_NANOSECOND, tz);
       return undefined;
     }
     case FLOAT:
-      return logical === undefined && converted === undefined ? new arrow.Float32() : undefined;
+      return logical === undefined && converted === undefined ? new D.arrow.Float32() : undefined;
     case DOUBLE:
-      return logical === undefined && converted === undefined ? new arrow.Float64() : undefined;
+      return logical === undefined && converted === undefined ? new D.arrow.Float64() : undefined;
     case BYTE_ARRAY:
-      if (logicalKind === 1 || (logicalKind === undefined && converted === 0)) return new arrow.Utf8();
-      if (logical === undefined && converted === undefined) return new arrow.Binary();
+      if (logicalKind === 1 || (logicalKind === undefined && converted === 0)) return new D.arrow.Utf8();
+      if (logical === undefined && converted === undefined) return new D.arrow.Binary();
       return undefined;
     default:
       return undefined;
   }
+}
+
+/**
+ * Decodes row group `rowGroup` of the plan's columns: those in scope here, the others with
+ * `decodeWasm` (parquet-wasm) as one batch; the table comes in `batchSize` slices. Undefined when
+ * no column is in scope (the caller decodes them all with parquet-wasm).
+ */
+async function decodeRowGroup(
+  p: Plan,
+  rowGroup: number,
+  decodeWasm: (p: Plan, fileColumns: readonly number[], rowGroup: number, batchSize: number) => Promise<arrow.Table | undefined>,
+): Promise<arrow.Table | undefined> {
+  const flat = await decodeFlatColumns(p.src, p.footer, p.fileColumns, rowGroup);
+  const rest = p.fileColumns.filter((_, i) => !flat[i]);
+  if (rest.length === p.fileColumns.length) return undefined;
+  const rows = p.footer.rowGroups[rowGroup]!.numRows;
+  const wasm = rest.length > 0 ? (await decodeWasm(p, rest, rowGroup, rows))! : undefined;
+  if (wasm && wasm.numRows !== rows) throw D.corrupt(p.src.name, `row group ${rowGroup} decoded ${wasm.numRows} rows, footer says ${rows}`);
+  const children = p.fileColumns.map((c, i) => {
+    const done = flat[i];
+    if (done) return done;
+    const column = wasm!.getChildAt(rest.indexOf(c))!;
+    return column.data.length === 1 ? column.data[0]! : D.concatData(column.data);
+  });
+  const schema = new D.arrow.Schema(children.map((d, i) => new D.arrow.Field(p.footer.columns[p.fileColumns[i]!]!.name, d.type, true)));
+  const batch = D.recordBatch(schema, children, rows);
+  const batches: arrow.RecordBatch[] = [];
+  for (let at = 0; at < rows; at += p.batchSize) batches.push(D.sliceBatch(batch, at, Math.min(rows, at + p.batchSize)));
+  return new D.arrow.Table(schema, batches);
 }
 
 /**
@@ -105,23 +191,23 @@ export function flatArrowType(element: TStruct): arrow.DataType | undefined {
  * to parquet-wasm. The chunks are fetched (and their page checksums verified) only for the
  * columns in scope.
  */
-export async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileColumns: readonly number[], r: number): Promise<Array<arrow.Data | undefined>> {
+async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileColumns: readonly number[], r: number): Promise<Array<arrow.Data | undefined>> {
   const out: Array<arrow.Data | undefined> = fileColumns.map(() => undefined);
-  const schema = getList(footer.raw, 2) as TStruct[];
-  const rawChunks = getList((getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[];
+  const schema = D.getList(footer.raw, 2) as TStruct[];
+  const rawChunks = D.getList((D.getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[];
   const picked: Array<{ i: number; leaf: number; col: FlatColumn }> = [];
   fileColumns.forEach((c, i) => {
     const column = footer.columns[c]!;
     if (column.schemaEnd - column.schemaStart !== 1) return; // a group: nested
     const element = schema[column.schemaStart]!;
     const type = flatArrowType(element);
-    const codec = getNumber(getStruct(rawChunks[column.leafStart]!, 3)!, 4) ?? 0;
+    const codec = D.getNumber(D.getStruct(rawChunks[column.leafStart]!, 3)!, 4) ?? 0;
     // zstd and uncompressed only: parquet-wasm's SNAPPY and GZIP (Rust) beat snappyjs and fflate
     if (type && (codec === 0 || codec === 6)) picked.push({ i, leaf: column.leafStart, col: { element, type, codec, rows: footer.rowGroups[r]!.numRows } });
   });
   if (picked.length === 0) return out;
   const zstdFn = picked.some((x) => x.col.codec === 6) ? await loadZstd() : null;
-  const chunks = await readLeafChunks(src, footer, picked.map((x) => x.leaf), r);
+  const chunks = await D.readLeafChunks(src, footer, picked.map((x) => x.leaf), r);
   picked.forEach((x, j) => {
     out[x.i] = decodeFlatChunk(chunks[j]!, x.col, zstdFn);
   });
@@ -145,7 +231,7 @@ export interface FlatColumn {
  * chunk uses something outside this decoder's scope or is inconsistent (the caller then uses
  * parquet-wasm). `zstdFn` is `await loadZstd()`.
  */
-export function decodeFlatChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data | undefined {
+function decodeFlatChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data | undefined {
   try {
     return decodeChunk(chunk, col, zstdFn);
   } catch {
@@ -213,25 +299,25 @@ interface Dict {
 }
 
 function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data {
-  const repetition = getNumber(col.element, 3) ?? 0;
+  const repetition = D.getNumber(col.element, 3) ?? 0;
   if (repetition === 2) fail("repeated");
   const maxDef = repetition === 1 ? 1 : 0;
-  const physical = getNumber(col.element, 1)!;
+  const physical = D.getNumber(col.element, 1)!;
   const width = physical === BOOLEAN ? 0 : physical === BYTE_ARRAY ? -1 : physical === INT32 || physical === FLOAT ? 4 : 8;
   const b = new Builder(col.rows, width);
   let dict: Dict | undefined;
 
   for (let at = 0; at < chunk.length; ) {
-    const p = readPageHeader(chunk, at, chunk.length);
+    const p = D.readPageHeader(chunk, at, chunk.length);
     at = p.bodyStart + p.bodyLength;
     const body = chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
-    const type = getNumber(p.header, 1);
-    const size = getNumber(p.header, 2) ?? -1;
+    const type = D.getNumber(p.header, 1);
+    const size = D.getNumber(p.header, 2) ?? -1;
     if (type === 2) {
-      const h = getStruct(p.header, 7) ?? fail("dictionary page header");
-      const enc = getNumber(h, 2);
+      const h = D.getStruct(p.header, 7) ?? fail("dictionary page header");
+      const enc = D.getNumber(h, 2);
       if (dict || (enc !== ENC_PLAIN && enc !== ENC_PLAIN_DICTIONARY)) fail("dictionary page");
-      const count = getNumber(h, 1) ?? -1;
+      const count = D.getNumber(h, 1) ?? -1;
       const page = decompress(col.codec, body, size, zstdFn);
       dict = readDictionary(page, count, width);
       continue;
@@ -242,27 +328,27 @@ function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): a
     let numValues: number;
     let encoding: number;
     if (type === 0) {
-      const h = getStruct(p.header, 5) ?? fail("data page header");
-      numValues = getNumber(h, 1) ?? -1;
-      encoding = getNumber(h, 2) ?? -1;
+      const h = D.getStruct(p.header, 5) ?? fail("data page header");
+      numValues = D.getNumber(h, 1) ?? -1;
+      encoding = D.getNumber(h, 2) ?? -1;
       values = decompress(col.codec, body, size, zstdFn);
       if (maxDef > 0) {
-        if (getNumber(h, 3) !== ENC_RLE) fail("definition level encoding");
+        if (D.getNumber(h, 3) !== ENC_RLE) fail("definition level encoding");
         const len = u32(values, 0);
         if (4 + len > values.length) fail("definition levels");
         levels = values.subarray(4, 4 + len);
         pos = 4 + len;
       }
     } else if (type === 3) {
-      const h = getStruct(p.header, 8) ?? fail("data page v2 header");
-      numValues = getNumber(h, 1) ?? -1;
-      encoding = getNumber(h, 4) ?? -1;
-      const defLen = getNumber(h, 5) ?? -1;
-      const repLen = getNumber(h, 6) ?? -1;
+      const h = D.getStruct(p.header, 8) ?? fail("data page v2 header");
+      numValues = D.getNumber(h, 1) ?? -1;
+      encoding = D.getNumber(h, 4) ?? -1;
+      const defLen = D.getNumber(h, 5) ?? -1;
+      const repLen = D.getNumber(h, 6) ?? -1;
       if (repLen !== 0 || defLen < 0 || defLen > body.length || (maxDef === 0 && defLen !== 0)) fail("levels");
       if (maxDef > 0) levels = body.subarray(0, defLen);
       const rest = body.subarray(defLen);
-      values = getValue(h, 7) === false ? rest : decompress(col.codec, rest, size - defLen, zstdFn);
+      values = D.getValue(h, 7) === false ? rest : decompress(col.codec, rest, size - defLen, zstdFn);
     } else {
       return fail(`page type ${type}`);
     }
@@ -583,23 +669,23 @@ function finish(b: Builder, type: arrow.DataType): arrow.Data {
   const nullCount = b.nullCount;
   if (b.width < 0) {
     const bytes = b.values.subarray(0, b.bytesAt);
-    if (type instanceof arrow.Utf8) checkUtf8(bytes, b.offsets!, length);
-    return arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets: b.offsets!, data: bytes });
+    if (type instanceof D.arrow.Utf8) checkUtf8(bytes, b.offsets!, length);
+    return D.arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets: b.offsets!, data: bytes });
   }
-  if (b.width === 0) return arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: b.values });
+  if (b.width === 0) return D.arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: b.values });
   const buf = b.values.buffer;
   switch (type.typeId) {
-    case arrow.Type.Int:
+    case TYPE_INT:
       return (type as arrow.Int).bitWidth === 64
-        ? arrow.makeData({ type: type as arrow.Int64, length, nullCount, nullBitmap, data: new BigInt64Array(buf) })
-        : arrow.makeData({ type: type as arrow.Int32, length, nullCount, nullBitmap, data: new Int32Array(buf) });
-    case arrow.Type.Float:
-      return (type as arrow.Float).precision === arrow.Precision.DOUBLE
-        ? arrow.makeData({ type: type as arrow.Float64, length, nullCount, nullBitmap, data: new Float64Array(buf) })
-        : arrow.makeData({ type: type as arrow.Float32, length, nullCount, nullBitmap, data: new Float32Array(buf) });
-    case arrow.Type.Date:
-      return arrow.makeData({ type: type as arrow.DateDay, length, nullCount, nullBitmap, data: new Int32Array(buf) });
+        ? D.arrow.makeData({ type: type as arrow.Int64, length, nullCount, nullBitmap, data: new BigInt64Array(buf) })
+        : D.arrow.makeData({ type: type as arrow.Int32, length, nullCount, nullBitmap, data: new Int32Array(buf) });
+    case TYPE_FLOAT:
+      return (type as arrow.Float).precision === PRECISION_DOUBLE
+        ? D.arrow.makeData({ type: type as arrow.Float64, length, nullCount, nullBitmap, data: new Float64Array(buf) })
+        : D.arrow.makeData({ type: type as arrow.Float32, length, nullCount, nullBitmap, data: new Float32Array(buf) });
+    case TYPE_DATE:
+      return D.arrow.makeData({ type: type as arrow.DateDay, length, nullCount, nullBitmap, data: new Int32Array(buf) });
     default:
-      return arrow.makeData({ type: type as arrow.TimestampMicrosecond, length, nullCount, nullBitmap, data: new BigInt64Array(buf) });
+      return D.arrow.makeData({ type: type as arrow.TimestampMicrosecond, length, nullCount, nullBitmap, data: new BigInt64Array(buf) });
   }
 }

@@ -12,7 +12,10 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { DataField } from "../spec/types.js";
 import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-types.js";
-import { buildPrunedFile, readFooter, type ParquetFooter } from "./footer.js";
+import { buildPrunedFile, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
+import { readPageHeader } from "./parquet-pages.js";
+import { getList, getNumber, getStruct, getValue } from "./thrift.js";
+import { initCodecs } from "../spec/avro.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isWasmTrap, withParquetWasm } from "./wasm.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
@@ -104,7 +107,9 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
 }
 
 let flatDecoding = true;
-let flatModule: Promise<typeof import("./parquet-flat.js") | null> | undefined;
+type FlatDecoder = Awaited<ReturnType<typeof import("./parquet-flat.js").bindFlatDecoder>>;
+type FlatDeps = import("./parquet-flat.js").FlatDeps;
+let flatModule: Promise<FlatDecoder | null> | undefined;
 
 /**
  * Whether reads with a read schema decode flat columns of the common types with the focused
@@ -114,32 +119,23 @@ export function setFlatDecoding(on: boolean): void {
   flatDecoding = on;
 }
 
-async function decode(p: Plan, rowGroup: number): Promise<arrow.Table | undefined> {
-  if (p.fileColumns.length === 0) return undefined;
-  if (!p.flat || !flatDecoding) return decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
-  const mod = await (flatModule ??= import("./parquet-flat.js").catch(() => null));
-  const flat = mod ? await mod.decodeFlatColumns(p.src, p.footer, p.fileColumns, rowGroup) : [];
-  const rest = p.fileColumns.filter((_, i) => !flat[i]);
-  if (rest.length === p.fileColumns.length) return decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
-  // the other columns as one batch of the row group, then all of them in batchSize slices
-  const rows = p.footer.rowGroups[rowGroup]!.numRows;
-  const wasm = rest.length > 0 ? (await decodeWasm(p, rest, rowGroup, rows))! : undefined;
-  const children = p.fileColumns.map((c, i) => {
-    const done = flat[i];
-    if (done) return done;
-    const column = wasm!.getChildAt(rest.indexOf(c))!;
-    return column.data.length === 1 ? column.data[0]! : concatData(column.data);
-  });
-  if (wasm && wasm.numRows !== rows) throw corrupt(p.src.name, `row group ${rowGroup} decoded ${wasm.numRows} rows, footer says ${rows}`);
-  const schema = new arrow.Schema(children.map((d, i) => new arrow.Field(p.footer.columns[p.fileColumns[i]!]!.name, d.type, true)));
-  const batch = recordBatch(schema, children, rows);
-  const batches: arrow.RecordBatch[] = [];
-  for (let at = 0; at < rows; at += p.batchSize) batches.push(sliceBatch(batch, at, Math.min(rows, at + p.batchSize)));
-  return new arrow.Table(schema, batches);
+/** Loads the flat decoder (a lazy chunk) and its zstd module; called without waiting when a scan is planned. */
+export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
+  const deps: FlatDeps = [
+    [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
+    readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getList, getNumber, getStruct, getValue,
+  ];
+  return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }
 
+async function decode(p: Plan, rowGroup: number): Promise<arrow.Table | undefined> {
+  if (p.fileColumns.length === 0) return undefined;
+  const flat = p.flat && flatDecoding ? await prefetchFlatDecoder() : null;
+  return (await flat?.decodeRowGroup(p, rowGroup, decodeWasm)) ?? decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
+}
 
-async function decodeWasm(p: Plan, fileColumns: readonly number[], rowGroup: number, batchSize: number): Promise<arrow.Table | undefined> {
+/** Decodes `fileColumns` of a row group with parquet-wasm, in batches of `batchSize` rows. */
+export async function decodeWasm(p: Plan, fileColumns: readonly number[], rowGroup: number, batchSize: number): Promise<arrow.Table | undefined> {
   const file = await buildPrunedFile(p.src, p.footer, fileColumns, [rowGroup]);
   try {
     const ipc = await withParquetWasm((pw) => {

@@ -9,8 +9,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { readParquet, writeParquet } from "../../src/format/index.js";
 import { readFooter } from "../../src/format/footer.js";
-import { decodeFlatColumns } from "../../src/format/parquet-flat.js";
-import { setFlatDecoding } from "../../src/format/parquet-reader.js";
+import { prefetchFlatDecoder, setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { toByteSource } from "../../src/format/source.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
 import { batch, tableColumn } from "./helpers.js";
@@ -103,13 +102,13 @@ describe("flat-column decoder", () => {
         const all = footer.columns.map((_, i) => i);
         const inScope = options.compression === "none" || options.compression === "zstd";
         for (let r = 0; r < footer.rowGroups.length; r++) {
-          const decoded = await decodeFlatColumns(src, footer, all, r);
+          const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, all, r);
           expect(decoded.map((d, i) => (d ? "flat" : footer.columns[i]!.name))).toEqual(all.map((i) => (inScope ? "flat" : footer.columns[i]!.name)));
         }
       }),
-      { numRuns: 80 },
+      { numRuns: 50 },
     );
-  });
+  }, 240_000);
 
   it("all-null and no-null columns, one row and empty strings", async () => {
     const fields = FLAT_FIELDS.slice(0, 11);
@@ -147,11 +146,11 @@ describe("flat-column decoder", () => {
           expect(flat.batches.every((b) => b.numRows <= batchSize)).toBe(true);
           const src = toByteSource(written.bytes, "m.parquet");
           const footer = await readFooter(src);
-          const decoded = await decodeFlatColumns(src, footer, [0, 1, 2, 3, 4], 0);
+          const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, [0, 1, 2, 3, 4], 0);
           expect(decoded.map((d) => d !== undefined)).toEqual([false, true, false, false, true]);
         },
       ),
       { numRuns: 30 },
     );
-  });
+  }, 240_000);
 });
