@@ -21,7 +21,7 @@ import type { readLeafChunks, ParquetFooter } from "./footer.js";
 import type { readPageHeader } from "./parquet-pages.js";
 import type { Plan } from "./parquet-reader.js";
 import type { corrupt, ByteSource } from "./source.js";
-import type { TStruct, getList, getNumber, getStruct, getValue } from "./thrift.js";
+import type { TList, TStruct, TValue, getValue } from "./thrift.js";
 
 /**
  * The library functions this module uses, handed over by the reader (`bindFlatDecoder`) rather
@@ -38,9 +38,6 @@ export type FlatDeps = [
   sliceBatch: typeof sliceBatch,
   concatData: typeof concatData,
   corrupt: typeof corrupt,
-  getList: typeof getList,
-  getNumber: typeof getNumber,
-  getStruct: typeof getStruct,
   getValue: typeof getValue,
 ];
 
@@ -53,18 +50,29 @@ interface Deps {
   sliceBatch: typeof sliceBatch;
   concatData: typeof concatData;
   corrupt: typeof corrupt;
-  getList: typeof getList;
-  getNumber: typeof getNumber;
-  getStruct: typeof getStruct;
   getValue: typeof getValue;
 }
 
 let D: Deps;
 
+// thrift.ts's typed getters over the one getter handed over
+function getNumber(s: TStruct, id: number): number | undefined {
+  const v = D.getValue(s, id);
+  return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined;
+}
+function getStruct(s: TStruct, id: number): TStruct | undefined {
+  const v: TValue | undefined = D.getValue(s, id);
+  return v !== undefined && typeof v === "object" && "fields" in v ? v : undefined;
+}
+function getList(s: TStruct, id: number): TValue[] | undefined {
+  const v = D.getValue(s, id);
+  return v !== undefined && typeof v === "object" && "items" in v ? (v as TList).items : undefined;
+}
+
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns }> {
-  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getList, getNumber, getStruct, getValue] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getList, getNumber, getStruct, getValue };
+  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue };
   await loadZstd();
   return { decodeRowGroup, decodeFlatColumns };
 }
@@ -116,14 +124,14 @@ function loadZstd(): Promise<Zstd | null> {
 
 /** The Arrow type the decoder produces for a leaf schema element, or undefined when out of scope. */
 function flatArrowType(element: TStruct): arrow.DataType | undefined {
-  const physical = D.getNumber(element, 1);
-  const converted = D.getNumber(element, 6);
-  const logical = D.getStruct(element, 10);
+  const physical = getNumber(element, 1);
+  const converted = getNumber(element, 6);
+  const logical = getStruct(element, 10);
   const logicalKind = logical?.fields[0]?.id;
   const logicalBody = logical?.fields[0]?.value as TStruct | undefined;
   const plainInt = (bits: number): boolean => {
     if (logicalKind === undefined) return converted === undefined || converted === (bits === 32 ? 17 : 18);
-    return logicalKind === 10 && D.getNumber(logicalBody!, 1) === bits && D.getValue(logicalBody!, 2) === true;
+    return logicalKind === 10 && getNumber(logicalBody!, 1) === bits && D.getValue(logicalBody!, 2) === true;
   };
   switch (physical) {
     case BOOLEAN:
@@ -135,7 +143,7 @@ function flatArrowType(element: TStruct): arrow.DataType | undefined {
     case INT64: {
       if (plainInt(64)) return new D.arrow.Int64();
       if (logicalKind !== 8) return undefined; // TIMESTAMP: MILLIS / MICROS / NANOS
-      const unit = D.getStruct(logicalBody!, 2)?.fields[0]?.id;
+      const unit = getStruct(logicalBody!, 2)?.fields[0]?.id;
       const utc = D.getValue(logicalBody!, 1) === true;
       const tz = utc ? "+00:00" : null;
       if (unit === 1) return new D.arrow.Timestamp(TIME_UNIT_MILLISECOND, tz);
@@ -193,15 +201,15 @@ async function decodeRowGroup(
  */
 async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileColumns: readonly number[], r: number): Promise<Array<arrow.Data | undefined>> {
   const out: Array<arrow.Data | undefined> = fileColumns.map(() => undefined);
-  const schema = D.getList(footer.raw, 2) as TStruct[];
-  const rawChunks = D.getList((D.getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[];
+  const schema = getList(footer.raw, 2) as TStruct[];
+  const rawChunks = getList((getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[];
   const picked: Array<{ i: number; leaf: number; col: FlatColumn }> = [];
   fileColumns.forEach((c, i) => {
     const column = footer.columns[c]!;
     if (column.schemaEnd - column.schemaStart !== 1) return; // a group: nested
     const element = schema[column.schemaStart]!;
     const type = flatArrowType(element);
-    const codec = D.getNumber(D.getStruct(rawChunks[column.leafStart]!, 3)!, 4) ?? 0;
+    const codec = getNumber(getStruct(rawChunks[column.leafStart]!, 3)!, 4) ?? 0;
     // zstd and uncompressed only: parquet-wasm's SNAPPY and GZIP (Rust) beat snappyjs and fflate
     if (type && (codec === 0 || codec === 6)) picked.push({ i, leaf: column.leafStart, col: { element, type, codec, rows: footer.rowGroups[r]!.numRows } });
   });
@@ -299,10 +307,10 @@ interface Dict {
 }
 
 function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data {
-  const repetition = D.getNumber(col.element, 3) ?? 0;
+  const repetition = getNumber(col.element, 3) ?? 0;
   if (repetition === 2) fail("repeated");
   const maxDef = repetition === 1 ? 1 : 0;
-  const physical = D.getNumber(col.element, 1)!;
+  const physical = getNumber(col.element, 1)!;
   const width = physical === BOOLEAN ? 0 : physical === BYTE_ARRAY ? -1 : physical === INT32 || physical === FLOAT ? 4 : 8;
   const b = new Builder(col.rows, width);
   let dict: Dict | undefined;
@@ -311,13 +319,13 @@ function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): a
     const p = D.readPageHeader(chunk, at, chunk.length);
     at = p.bodyStart + p.bodyLength;
     const body = chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
-    const type = D.getNumber(p.header, 1);
-    const size = D.getNumber(p.header, 2) ?? -1;
+    const type = getNumber(p.header, 1);
+    const size = getNumber(p.header, 2) ?? -1;
     if (type === 2) {
-      const h = D.getStruct(p.header, 7) ?? fail("dictionary page header");
-      const enc = D.getNumber(h, 2);
+      const h = getStruct(p.header, 7) ?? fail("dictionary page header");
+      const enc = getNumber(h, 2);
       if (dict || (enc !== ENC_PLAIN && enc !== ENC_PLAIN_DICTIONARY)) fail("dictionary page");
-      const count = D.getNumber(h, 1) ?? -1;
+      const count = getNumber(h, 1) ?? -1;
       const page = decompress(col.codec, body, size, zstdFn);
       dict = readDictionary(page, count, width);
       continue;
@@ -328,23 +336,23 @@ function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): a
     let numValues: number;
     let encoding: number;
     if (type === 0) {
-      const h = D.getStruct(p.header, 5) ?? fail("data page header");
-      numValues = D.getNumber(h, 1) ?? -1;
-      encoding = D.getNumber(h, 2) ?? -1;
+      const h = getStruct(p.header, 5) ?? fail("data page header");
+      numValues = getNumber(h, 1) ?? -1;
+      encoding = getNumber(h, 2) ?? -1;
       values = decompress(col.codec, body, size, zstdFn);
       if (maxDef > 0) {
-        if (D.getNumber(h, 3) !== ENC_RLE) fail("definition level encoding");
+        if (getNumber(h, 3) !== ENC_RLE) fail("definition level encoding");
         const len = u32(values, 0);
         if (4 + len > values.length) fail("definition levels");
         levels = values.subarray(4, 4 + len);
         pos = 4 + len;
       }
     } else if (type === 3) {
-      const h = D.getStruct(p.header, 8) ?? fail("data page v2 header");
-      numValues = D.getNumber(h, 1) ?? -1;
-      encoding = D.getNumber(h, 4) ?? -1;
-      const defLen = D.getNumber(h, 5) ?? -1;
-      const repLen = D.getNumber(h, 6) ?? -1;
+      const h = getStruct(p.header, 8) ?? fail("data page v2 header");
+      numValues = getNumber(h, 1) ?? -1;
+      encoding = getNumber(h, 4) ?? -1;
+      const defLen = getNumber(h, 5) ?? -1;
+      const repLen = getNumber(h, 6) ?? -1;
       if (repLen !== 0 || defLen < 0 || defLen > body.length || (maxDef === 0 && defLen !== 0)) fail("levels");
       if (maxDef > 0) levels = body.subarray(0, defLen);
       const rest = body.subarray(defLen);

@@ -14,7 +14,7 @@ import type { DataField } from "../spec/types.js";
 import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-types.js";
 import { buildPrunedFile, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
 import { readPageHeader } from "./parquet-pages.js";
-import { getList, getNumber, getStruct, getValue } from "./thrift.js";
+import { getValue } from "./thrift.js";
 import { initCodecs } from "../spec/avro.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isWasmTrap, withParquetWasm } from "./wasm.js";
@@ -64,8 +64,6 @@ export interface Plan {
   sourceIndex: number[];
   rowGroups: number[];
   batchSize: number;
-  /** Whether flat columns of the common types may be decoded by parquet-flat.ts (reads with a read schema). */
-  flat?: boolean;
 }
 
 /** Resolves the file columns, output schema and row groups of a read (exported for selective reads). */
@@ -103,7 +101,7 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
   const sourceIndex = fileIdx.map((i) => (i < 0 ? -1 : fileColumns.indexOf(i)));
   // Without a read schema the output schema is the decoded one (known after the first decode).
   const schema = new arrow.Schema(outFields ?? []);
-  return { src, footer, fileColumns, schema, sourceIndex, rowGroups, batchSize, flat: options.fields !== undefined };
+  return { src, footer, fileColumns, schema, sourceIndex, rowGroups, batchSize };
 }
 
 let flatDecoding = true;
@@ -119,18 +117,19 @@ export function setFlatDecoding(on: boolean): void {
   flatDecoding = on;
 }
 
-/** Loads the flat decoder (a lazy chunk) and its zstd module; called without waiting when a scan is planned. */
+/** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
 export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
-    readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getList, getNumber, getStruct, getValue,
+    readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue,
   ];
   return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }
 
 async function decode(p: Plan, rowGroup: number): Promise<arrow.Table | undefined> {
   if (p.fileColumns.length === 0) return undefined;
-  const flat = p.flat && flatDecoding ? await prefetchFlatDecoder() : null;
+  // with a read schema (the output schema is known before decoding), flat columns go to parquet-flat.ts
+  const flat = p.schema.fields.length > 0 && flatDecoding ? await prefetchFlatDecoder() : null;
   return (await flat?.decodeRowGroup(p, rowGroup, decodeWasm)) ?? decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
 }
 

@@ -1,7 +1,6 @@
 // Planning a batch read: the live files of a snapshot, pruned by partition, bucket and
 // statistics, packed into splits.
 import { PaimonError } from "../error.js";
-import { prefetchFlatDecoder } from "../format/parquet-reader.js";
 import { prefetchParquetWasm } from "../format/wasm.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
@@ -44,8 +43,7 @@ export class TableScan {
   }
 
   async plan(): Promise<Plan> {
-    prefetchParquetWasm(); // a plan is read next: compile the decoders while the metadata is read
-    void prefetchFlatDecoder();
+    prefetchParquetWasm(); // a plan is read next: compile the decoder while the metadata is read
     if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, { realtimeUnion: true }).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
