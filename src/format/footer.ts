@@ -189,6 +189,43 @@ function shift(s: TStruct, id: number, delta: number): void {
 }
 
 /**
+ * The complete bytes of column chunks `leaves` (leaf indices, ascending) of row group `r`,
+ * fetched from `src` with adjacent ranges coalesced. Every page CRC present is verified and
+ * INT96 chunks are range-checked (CORRUPT_FILE / UNSUPPORTED naming the file and chunk).
+ */
+export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, leaves: readonly number[], r: number): Promise<Uint8Array[]> {
+  const rawGroups = getList(footer.raw, 4) as TStruct[];
+  let levels: ReturnType<typeof leafLevels> | undefined;
+  const rg = footer.rowGroups[r]!;
+  const ranges = leaves.map((l) => rg.chunks[l]!);
+  const merged: ChunkRange[] = [];
+  for (const range of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && last.start + last.length === range.start) last.length += range.length;
+    else merged.push({ ...range });
+  }
+  const fetched = await Promise.all(merged.map((m) => src.read(m.start, m.length)));
+  // Split merged reads back into per-leaf pieces.
+  const out: Uint8Array[] = [];
+  let mi = 0;
+  let within = 0;
+  ranges.forEach((range, j) => {
+    while (within >= merged[mi]!.length) {
+      mi++;
+      within = 0;
+    }
+    const chunk = fetched[mi]!.subarray(within, within + range.length);
+    const where = `row group ${r}, column ${leafPath(footer, r, leaves[j]!)}`;
+    verifyChunkChecksums(chunk, src.name, where);
+    const md = getStruct((getList(rawGroups[r]!, 1) as TStruct[])[leaves[j]!]!, 3)!;
+    if (getNumber(md, 1) === PHYSICAL_INT96) checkInt96Range(chunk, getNumber(md, 4) ?? 0, (levels ??= leafLevels(getList(footer.raw, 2) as TStruct[]))[leaves[j]!]!, src.name, where);
+    out.push(chunk);
+    within += range.length;
+  });
+  return out;
+}
+
+/**
  * Some data pages of one flat column chunk (from its offset index): `ranges` are the byte
  * ranges of the dictionary page (`dictionaryLength` bytes, 0 when none) and then of the
  * selected data pages, which together hold `numRows` rows.
@@ -212,20 +249,11 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
   const leaves: number[] = [];
   for (const c of selected) for (let l = c.leafStart; l < c.leafEnd; l++) leaves.push(l);
 
-  // Fetch chunk bytes, coalescing adjacent ranges per row group; check page CRCs and INT96 ranges.
+  // Fetch chunk bytes (adjacent ranges coalesced); page CRCs and INT96 ranges are checked.
   const rawGroups = getList(footer.raw, 4) as TStruct[];
-  let levels: ReturnType<typeof leafLevels> | undefined;
   const pieces: Uint8Array[][] = [];
   let dataLen = 0;
   for (const r of rowGroups) {
-    const rg = footer.rowGroups[r]!;
-    const ranges = leaves.map((l) => rg.chunks[l]!);
-    const merged: ChunkRange[] = [];
-    for (const range of ranges) {
-      const last = merged[merged.length - 1];
-      if (last && last.start + last.length === range.start) last.length += range.length;
-      else merged.push({ ...range });
-    }
     if (pageSubset) {
       const parts = await Promise.all(pageSubset.ranges.map((m) => src.read(m.start, m.length)));
       const chunk = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
@@ -238,25 +266,8 @@ export async function buildPrunedFile(src: ByteSource, footer: ParquetFooter, co
       dataLen += chunk.length;
       continue;
     }
-    const fetched = await Promise.all(merged.map((m) => src.read(m.start, m.length)));
-    // Split merged reads back into per-leaf pieces.
-    const out: Uint8Array[] = [];
-    let mi = 0;
-    let within = 0;
-    ranges.forEach((range, j) => {
-      while (within >= merged[mi]!.length) {
-        mi++;
-        within = 0;
-      }
-      const chunk = fetched[mi]!.subarray(within, within + range.length);
-      const where = `row group ${r}, column ${leafPath(footer, r, leaves[j]!)}`;
-      verifyChunkChecksums(chunk, src.name, where);
-      const md = getStruct((getList(rawGroups[r]!, 1) as TStruct[])[leaves[j]!]!, 3)!;
-      if (getNumber(md, 1) === PHYSICAL_INT96) checkInt96Range(chunk, getNumber(md, 4) ?? 0, (levels ??= leafLevels(getList(footer.raw, 2) as TStruct[]))[leaves[j]!]!, src.name, where);
-      out.push(chunk);
-      within += range.length;
-      dataLen += range.length;
-    });
+    const out = await readLeafChunks(src, footer, leaves, r);
+    for (const c of out) dataLen += c.length;
     pieces.push(out);
   }
 

@@ -12,7 +12,10 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { DataField } from "../spec/types.js";
 import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-types.js";
-import { buildPrunedFile, readFooter, type ParquetFooter } from "./footer.js";
+import { buildPrunedFile, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
+import { readPageHeader } from "./parquet-pages.js";
+import { getValue } from "./thrift.js";
+import { initCodecs } from "../spec/avro.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isWasmTrap, withParquetWasm } from "./wasm.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
@@ -101,12 +104,41 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
   return { src, footer, fileColumns, schema, sourceIndex, rowGroups, batchSize };
 }
 
+let flatDecoding = true;
+type FlatDecoder = Awaited<ReturnType<typeof import("./parquet-flat.js").bindFlatDecoder>>;
+type FlatDeps = import("./parquet-flat.js").FlatDeps;
+let flatModule: Promise<FlatDecoder | null> | undefined;
+
+/**
+ * Whether reads with a read schema decode flat columns of the common types with the focused
+ * decoder (parquet-flat.ts, the default) or every column with parquet-wasm (tests compare both).
+ */
+export function setFlatDecoding(on: boolean): void {
+  flatDecoding = on;
+}
+
+/** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
+export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
+  const deps: FlatDeps = [
+    [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
+    readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue,
+  ];
+  return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
+}
+
 async function decode(p: Plan, rowGroup: number): Promise<arrow.Table | undefined> {
   if (p.fileColumns.length === 0) return undefined;
-  const file = await buildPrunedFile(p.src, p.footer, p.fileColumns, [rowGroup]);
+  // with a read schema (the output schema is known before decoding), flat columns go to parquet-flat.ts
+  const flat = p.schema.fields.length > 0 && flatDecoding ? await prefetchFlatDecoder() : null;
+  return (await flat?.decodeRowGroup(p, rowGroup, decodeWasm)) ?? decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
+}
+
+/** Decodes `fileColumns` of a row group with parquet-wasm, in batches of `batchSize` rows. */
+export async function decodeWasm(p: Plan, fileColumns: readonly number[], rowGroup: number, batchSize: number): Promise<arrow.Table | undefined> {
+  const file = await buildPrunedFile(p.src, p.footer, fileColumns, [rowGroup]);
   try {
     const ipc = await withParquetWasm((pw) => {
-      const table = pw.readParquet(file, { batchSize: p.batchSize });
+      const table = pw.readParquet(file, { batchSize });
       return table.intoIPCStream();
     });
     return arrow.tableFromIPC(ipc);

@@ -1,0 +1,699 @@
+// A focused Parquet decoder for flat columns of the common types, used by the reader
+// (parquet-reader.ts) instead of parquet-wasm where it applies; loaded on first read by a dynamic
+// import, so query bundles that never read Parquet do not carry it.
+//
+// Scope: a top-level leaf, REQUIRED or OPTIONAL (no repetition), of physical type BOOLEAN, INT32
+// (plain or DATE), INT64 (plain or TIMESTAMP), FLOAT, DOUBLE or BYTE_ARRAY (STRING/UTF8 or plain
+// binary); data pages v1 and v2; values PLAIN or dictionary-encoded (PLAIN_DICTIONARY /
+// RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED or ZSTD (parquet-wasm's
+// SNAPPY and GZIP decoders are faster than the JS ones, so those chunks stay with it).
+// The output is the Arrow Data parquet-rs would produce for the column (same type, values and
+// validity), built straight into typed arrays. Anything else — or any inconsistency in the
+// pages — returns undefined and the caller decodes that column with parquet-wasm, which also
+// reports corrupt data exactly as before. Page checksums are verified by the caller when it
+// fetches the chunk (footer.ts `readLeafChunks`).
+
+import type * as arrow from "apache-arrow";
+import type { concatData } from "../arrow/concat.js";
+import type { recordBatch, sliceBatch } from "../arrow/record-batch.js";
+import type { initCodecs } from "../spec/avro.js";
+import type { readLeafChunks, ParquetFooter } from "./footer.js";
+import type { readPageHeader } from "./parquet-pages.js";
+import type { Plan } from "./parquet-reader.js";
+import type { corrupt, ByteSource } from "./source.js";
+import type { TList, TStruct, TValue, getValue } from "./thrift.js";
+
+/**
+ * The library functions this module uses, handed over by the reader (`bindFlatDecoder`) rather
+ * than imported: a lazy chunk that imported them would make bundlers split the modules it shares
+ * with the entry into extra chunks (measured: 13 → 18 chunks, +3.7 KB gzip for a query page;
+ * importing apache-arrow alone: 15 chunks, +1.7 KB). Positional, so the entry carries no keys.
+ */
+export type FlatDeps = [
+  arrow: [makeData: typeof arrow.makeData, Schema: typeof arrow.Schema, Field: typeof arrow.Field, Table: typeof arrow.Table, Bool: typeof arrow.Bool, Int32: typeof arrow.Int32, Int64: typeof arrow.Int64, DateDay: typeof arrow.DateDay, Timestamp: typeof arrow.Timestamp, Float32: typeof arrow.Float32, Float64: typeof arrow.Float64, Utf8: typeof arrow.Utf8, Binary: typeof arrow.Binary],
+  readLeafChunks: typeof readLeafChunks,
+  readPageHeader: typeof readPageHeader,
+  initCodecs: typeof initCodecs,
+  recordBatch: typeof recordBatch,
+  sliceBatch: typeof sliceBatch,
+  concatData: typeof concatData,
+  corrupt: typeof corrupt,
+  getValue: typeof getValue,
+];
+
+interface Deps {
+  arrow: Pick<typeof arrow, "makeData" | "Schema" | "Field" | "Table" | "Bool" | "Int32" | "Int64" | "DateDay" | "Timestamp" | "Float32" | "Float64" | "Utf8" | "Binary">;
+  readLeafChunks: typeof readLeafChunks;
+  readPageHeader: typeof readPageHeader;
+  initCodecs: typeof initCodecs;
+  recordBatch: typeof recordBatch;
+  sliceBatch: typeof sliceBatch;
+  concatData: typeof concatData;
+  corrupt: typeof corrupt;
+  getValue: typeof getValue;
+}
+
+let D: Deps;
+
+// thrift.ts's typed getters over the one getter handed over
+function getNumber(s: TStruct, id: number): number | undefined {
+  const v = D.getValue(s, id);
+  return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined;
+}
+function getStruct(s: TStruct, id: number): TStruct | undefined {
+  const v: TValue | undefined = D.getValue(s, id);
+  return v !== undefined && typeof v === "object" && "fields" in v ? v : undefined;
+}
+function getList(s: TStruct, id: number): TValue[] | undefined {
+  const v = D.getValue(s, id);
+  return v !== undefined && typeof v === "object" && "items" in v ? (v as TList).items : undefined;
+}
+
+/** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
+export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns }> {
+  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue };
+  await loadZstd();
+  return { decodeRowGroup, decodeFlatColumns };
+}
+
+// parquet.thrift enums
+const BOOLEAN = 0;
+const INT32 = 1;
+const INT64 = 2;
+const FLOAT = 4;
+const DOUBLE = 5;
+const BYTE_ARRAY = 6;
+const ENC_PLAIN = 0;
+const ENC_PLAIN_DICTIONARY = 2;
+const ENC_RLE = 3;
+const ENC_RLE_DICTIONARY = 8;
+// apache-arrow's enum values (Type, TimeUnit, Precision), fixed by the Arrow format
+const TYPE_INT = 2;
+const TYPE_FLOAT = 3;
+const TYPE_DATE = 8;
+const TIME_UNIT_MILLISECOND = 1;
+const TIME_UNIT_MICROSECOND = 2;
+const TIME_UNIT_NANOSECOND = 3;
+const PRECISION_DOUBLE = 2;
+
+/** Not decodable here: the caller falls back to parquet-wasm. */
+class Unsupported extends Error {}
+const fail = (why: string): never => {
+  throw new Unsupported(why);
+};
+
+type Zstd = (body: Uint8Array, size: number) => Uint8Array;
+let zstd: Promise<Zstd | null> | undefined;
+
+/** The zstd decompressor (the wasm module the manifest codec initialises), or null where it cannot load. */
+function loadZstd(): Promise<Zstd | null> {
+  zstd ??= (async () => {
+    try {
+      await D.initCodecs(); // initialises the module exactly once per process
+      type Mod = { decompress: (b: Uint8Array, o?: { defaultHeapSize: number }) => Uint8Array };
+      const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
+      const mod = typeof imported.decompress === "function" ? imported : imported.default!;
+      return (body: Uint8Array, size: number) => mod.decompress(body, { defaultHeapSize: Math.max(size, 1) });
+    } catch {
+      return null;
+    }
+  })();
+  return zstd;
+}
+
+/** The Arrow type the decoder produces for a leaf schema element, or undefined when out of scope. */
+function flatArrowType(element: TStruct): arrow.DataType | undefined {
+  const physical = getNumber(element, 1);
+  const converted = getNumber(element, 6);
+  const logical = getStruct(element, 10);
+  const logicalKind = logical?.fields[0]?.id;
+  const logicalBody = logical?.fields[0]?.value as TStruct | undefined;
+  const plainInt = (bits: number): boolean => {
+    if (logicalKind === undefined) return converted === undefined || converted === (bits === 32 ? 17 : 18);
+    return logicalKind === 10 && getNumber(logicalBody!, 1) === bits && D.getValue(logicalBody!, 2) === true;
+  };
+  switch (physical) {
+    case BOOLEAN:
+      return logical === undefined && converted === undefined ? new D.arrow.Bool() : undefined;
+    case INT32:
+      if (plainInt(32)) return new D.arrow.Int32();
+      if ((logicalKind === 6 || logicalKind === undefined) && (logicalKind === 6 || converted === 6) && (converted === undefined || converted === 6)) return new D.arrow.DateDay();
+      return undefined;
+    case INT64: {
+      if (plainInt(64)) return new D.arrow.Int64();
+      if (logicalKind !== 8) return undefined; // TIMESTAMP: MILLIS / MICROS / NANOS
+      const unit = getStruct(logicalBody!, 2)?.fields[0]?.id;
+      const utc = D.getValue(logicalBody!, 1) === true;
+      const tz = utc ? "+00:00" : null;
+      if (unit === 1) return new D.arrow.Timestamp(TIME_UNIT_MILLISECOND, tz);
+      if (unit === 2) return new D.arrow.Timestamp(TIME_UNIT_MICROSECOND, tz);
+      if (unit === 3) return new D.arrow.Timestamp(TIME_UNIT_NANOSECOND, tz);
+      return undefined;
+    }
+    case FLOAT:
+      return logical === undefined && converted === undefined ? new D.arrow.Float32() : undefined;
+    case DOUBLE:
+      return logical === undefined && converted === undefined ? new D.arrow.Float64() : undefined;
+    case BYTE_ARRAY:
+      if (logicalKind === 1 || (logicalKind === undefined && converted === 0)) return new D.arrow.Utf8();
+      if (logical === undefined && converted === undefined) return new D.arrow.Binary();
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Decodes row group `rowGroup` of the plan's columns: those in scope here, the others with
+ * `decodeWasm` (parquet-wasm) as one batch; the table comes in `batchSize` slices. Undefined when
+ * no column is in scope (the caller decodes them all with parquet-wasm).
+ */
+async function decodeRowGroup(
+  p: Plan,
+  rowGroup: number,
+  decodeWasm: (p: Plan, fileColumns: readonly number[], rowGroup: number, batchSize: number) => Promise<arrow.Table | undefined>,
+): Promise<arrow.Table | undefined> {
+  const flat = await decodeFlatColumns(p.src, p.footer, p.fileColumns, rowGroup);
+  const rest = p.fileColumns.filter((_, i) => !flat[i]);
+  if (rest.length === p.fileColumns.length) return undefined;
+  const rows = p.footer.rowGroups[rowGroup]!.numRows;
+  const wasm = rest.length > 0 ? (await decodeWasm(p, rest, rowGroup, rows))! : undefined;
+  if (wasm && wasm.numRows !== rows) throw D.corrupt(p.src.name, `row group ${rowGroup} decoded ${wasm.numRows} rows, footer says ${rows}`);
+  const children = p.fileColumns.map((c, i) => {
+    const done = flat[i];
+    if (done) return done;
+    const column = wasm!.getChildAt(rest.indexOf(c))!;
+    return column.data.length === 1 ? column.data[0]! : D.concatData(column.data);
+  });
+  const schema = new D.arrow.Schema(children.map((d, i) => new D.arrow.Field(p.footer.columns[p.fileColumns[i]!]!.name, d.type, true)));
+  const batch = D.recordBatch(schema, children, rows);
+  const batches: arrow.RecordBatch[] = [];
+  for (let at = 0; at < rows; at += p.batchSize) batches.push(D.sliceBatch(batch, at, Math.min(rows, at + p.batchSize)));
+  return new D.arrow.Table(schema, batches);
+}
+
+/**
+ * Decodes the column chunks of row group `r` of top-level file columns `fileColumns` that are
+ * in scope: per column its Data (all rows of the row group), or undefined for the columns left
+ * to parquet-wasm. The chunks are fetched (and their page checksums verified) only for the
+ * columns in scope.
+ */
+async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileColumns: readonly number[], r: number): Promise<Array<arrow.Data | undefined>> {
+  const out: Array<arrow.Data | undefined> = fileColumns.map(() => undefined);
+  const schema = getList(footer.raw, 2) as TStruct[];
+  const rawChunks = getList((getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[];
+  const picked: Array<{ i: number; leaf: number; col: FlatColumn }> = [];
+  fileColumns.forEach((c, i) => {
+    const column = footer.columns[c]!;
+    if (column.schemaEnd - column.schemaStart !== 1) return; // a group: nested
+    const element = schema[column.schemaStart]!;
+    const type = flatArrowType(element);
+    const codec = getNumber(getStruct(rawChunks[column.leafStart]!, 3)!, 4) ?? 0;
+    // zstd and uncompressed only: parquet-wasm's SNAPPY and GZIP (Rust) beat snappyjs and fflate
+    if (type && (codec === 0 || codec === 6)) picked.push({ i, leaf: column.leafStart, col: { element, type, codec, rows: footer.rowGroups[r]!.numRows } });
+  });
+  if (picked.length === 0) return out;
+  const zstdFn = picked.some((x) => x.col.codec === 6) ? await loadZstd() : null;
+  const chunks = await D.readLeafChunks(src, footer, picked.map((x) => x.leaf), r);
+  picked.forEach((x, j) => {
+    out[x.i] = decodeFlatChunk(chunks[j]!, x.col, zstdFn);
+  });
+  return out;
+}
+
+/** What the decoder needs of one column chunk. */
+export interface FlatColumn {
+  /** The leaf's schema element. */
+  element: TStruct;
+  /** Its Arrow type (`flatArrowType`). */
+  type: arrow.DataType;
+  /** CompressionCodec of the chunk. */
+  codec: number;
+  /** Rows of the row group. */
+  rows: number;
+}
+
+/**
+ * Decodes one column chunk (its complete bytes) into Arrow Data, or returns undefined when the
+ * chunk uses something outside this decoder's scope or is inconsistent (the caller then uses
+ * parquet-wasm). `zstdFn` is `await loadZstd()`.
+ */
+function decodeFlatChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data | undefined {
+  try {
+    return decodeChunk(chunk, col, zstdFn);
+  } catch {
+    return undefined; // out of scope or inconsistent: parquet-wasm decodes it (and reports corruption)
+  }
+}
+
+function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd | null): Uint8Array {
+  let out: Uint8Array;
+  switch (codec) {
+    case 0:
+      out = body;
+      break;
+    case 6:
+      out = zstdFn ? zstdFn(body, size) : fail("no zstd decoder");
+      break;
+    default:
+      return fail(`codec ${codec}`);
+  }
+  if (out.length !== size) fail("page size mismatch");
+  return out;
+}
+
+/** Output under construction: validity, fixed-width values (as bytes) or strings. */
+class Builder {
+  readonly rows: number;
+  readonly width: number; // bytes per value; 0 = booleans (bits), -1 = byte arrays
+  readonly valid: Uint8Array;
+  nullCount = 0;
+  at = 0; // rows written
+  values: Uint8Array;
+  offsets: Int32Array | undefined;
+  bytesAt = 0;
+
+  constructor(rows: number, width: number) {
+    this.rows = rows;
+    this.width = width;
+    this.valid = new Uint8Array((rows + 7) >> 3);
+    if (width > 0) this.values = new Uint8Array(rows * width);
+    else if (width === 0) this.values = new Uint8Array((rows + 7) >> 3);
+    else {
+      this.offsets = new Int32Array(rows + 1);
+      this.values = new Uint8Array(Math.max(64, rows * 8));
+    }
+  }
+
+  reserveBytes(n: number): void {
+    const need = this.bytesAt + n;
+    if (need <= this.values.length) return;
+    if (need > 0x7fffffff) fail("string data over 2 GiB");
+    const next = new Uint8Array(Math.min(0x7fffffff, Math.max(need, this.values.length * 2)));
+    next.set(this.values.subarray(0, this.bytesAt));
+    this.values = next;
+  }
+}
+
+/** Dictionary values: fixed-width bytes, or offsets + bytes of byte arrays. */
+interface Dict {
+  count: number;
+  bytes: Uint8Array;
+  /** Fixed-width values as aligned 32-bit words. */
+  words?: Int32Array;
+  /** Byte arrays: where each value starts in `bytes` (the page), 4-byte length prefixes between. */
+  offsets?: Int32Array;
+}
+
+function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data {
+  const repetition = getNumber(col.element, 3) ?? 0;
+  if (repetition === 2) fail("repeated");
+  const maxDef = repetition === 1 ? 1 : 0;
+  const physical = getNumber(col.element, 1)!;
+  const width = physical === BOOLEAN ? 0 : physical === BYTE_ARRAY ? -1 : physical === INT32 || physical === FLOAT ? 4 : 8;
+  const b = new Builder(col.rows, width);
+  let dict: Dict | undefined;
+
+  for (let at = 0; at < chunk.length; ) {
+    const p = D.readPageHeader(chunk, at, chunk.length);
+    at = p.bodyStart + p.bodyLength;
+    const body = chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
+    const type = getNumber(p.header, 1);
+    const size = getNumber(p.header, 2) ?? -1;
+    if (type === 2) {
+      const h = getStruct(p.header, 7) ?? fail("dictionary page header");
+      const enc = getNumber(h, 2);
+      if (dict || (enc !== ENC_PLAIN && enc !== ENC_PLAIN_DICTIONARY)) fail("dictionary page");
+      const count = getNumber(h, 1) ?? -1;
+      const page = decompress(col.codec, body, size, zstdFn);
+      dict = readDictionary(page, count, width);
+      continue;
+    }
+    let values: Uint8Array;
+    let levels: Uint8Array | undefined;
+    let pos = 0;
+    let numValues: number;
+    let encoding: number;
+    if (type === 0) {
+      const h = getStruct(p.header, 5) ?? fail("data page header");
+      numValues = getNumber(h, 1) ?? -1;
+      encoding = getNumber(h, 2) ?? -1;
+      values = decompress(col.codec, body, size, zstdFn);
+      if (maxDef > 0) {
+        if (getNumber(h, 3) !== ENC_RLE) fail("definition level encoding");
+        const len = u32(values, 0);
+        if (4 + len > values.length) fail("definition levels");
+        levels = values.subarray(4, 4 + len);
+        pos = 4 + len;
+      }
+    } else if (type === 3) {
+      const h = getStruct(p.header, 8) ?? fail("data page v2 header");
+      numValues = getNumber(h, 1) ?? -1;
+      encoding = getNumber(h, 4) ?? -1;
+      const defLen = getNumber(h, 5) ?? -1;
+      const repLen = getNumber(h, 6) ?? -1;
+      if (repLen !== 0 || defLen < 0 || defLen > body.length || (maxDef === 0 && defLen !== 0)) fail("levels");
+      if (maxDef > 0) levels = body.subarray(0, defLen);
+      const rest = body.subarray(defLen);
+      values = D.getValue(h, 7) === false ? rest : decompress(col.codec, rest, size - defLen, zstdFn);
+    } else {
+      return fail(`page type ${type}`);
+    }
+    if (!(numValues >= 0) || b.at + numValues > b.rows) fail("row count");
+    // validity of this page's rows (the bitmap is only consulted when the page has nulls)
+    let nonNull = numValues;
+    if (levels) {
+      nonNull = readDefLevels(levels, numValues, b.valid, b.at);
+      b.nullCount += numValues - nonNull;
+    }
+    const valid = nonNull < numValues ? b.valid : undefined;
+    if (encoding === ENC_PLAIN) plainValues(b, values, pos, numValues, nonNull, valid);
+    else if (encoding === ENC_PLAIN_DICTIONARY || encoding === ENC_RLE_DICTIONARY) {
+      if (!dict) fail("dictionary indices without a dictionary");
+      dictValues(b, dict!, values, pos, numValues, nonNull, valid);
+    } else fail(`encoding ${encoding}`);
+    b.at += numValues;
+  }
+  if (b.at !== b.rows) fail("chunk row count differs from the row group's");
+  return finish(b, col.type);
+}
+
+function u32(buf: Uint8Array, at: number): number {
+  if (at + 4 > buf.length) fail("truncated");
+  return (buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> 0;
+}
+
+// Position after the last run header read by `runHeader`.
+let cursor = 0;
+
+/** Reads the ULEB128 header of an RLE / bit-packed hybrid run at buf[pos] (sets `cursor` past it). */
+function runHeader(buf: Uint8Array, pos: number, end: number): number {
+  let header = 0;
+  let shift = 0;
+  for (;;) {
+    if (pos >= end || shift > 28) fail("run header");
+    const byte = buf[pos++]!;
+    header += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) break;
+    shift += 7;
+  }
+  cursor = pos;
+  return header;
+}
+
+/**
+ * Decodes `count` values of the RLE / bit-packed hybrid in buf[pos, end) with `bitWidth` (≤ 24)
+ * into `out`. Values past `count` in the last bit-packed group are padding.
+ */
+function readHybrid(buf: Uint8Array, pos: number, end: number, bitWidth: number, count: number, out: Int32Array): void {
+  if (bitWidth > 24) fail("bit width");
+  const mask = bitWidth === 0 ? 0 : (1 << bitWidth) - 1;
+  const valueBytes = (bitWidth + 7) >> 3;
+  let n = 0;
+  while (n < count) {
+    const header = runHeader(buf, pos, end);
+    pos = cursor;
+    if (header % 2 === 1) {
+      const groups = Math.floor(header / 2);
+      const bytes = groups * bitWidth;
+      if (pos + bytes > end) fail("bit-packed run past the end");
+      const take = Math.min(groups * 8, count - n);
+      // whole 4-byte words while they lie inside buf, then byte by byte
+      const last = buf.length - 4;
+      let i = 0;
+      let bit = pos * 8;
+      for (; i < take && bit >> 3 <= last; i++, bit += bitWidth) {
+        const q = bit >> 3;
+        out[n + i] = ((buf[q]! | (buf[q + 1]! << 8) | (buf[q + 2]! << 16) | (buf[q + 3]! << 24)) >>> (bit & 7)) & mask;
+      }
+      for (; i < take; i++, bit += bitWidth) {
+        let word = 0;
+        for (let k = 0, q = bit >> 3; k < 4 && q + k < buf.length; k++) word |= buf[q + k]! << (8 * k);
+        out[n + i] = (word >>> (bit & 7)) & mask;
+      }
+      n += take;
+      pos += bytes;
+    } else {
+      const run = header / 2;
+      if (pos + valueBytes > end) fail("run value past the end");
+      let v = 0;
+      for (let i = 0; i < valueBytes; i++) v |= buf[pos + i]! << (8 * i);
+      pos += valueBytes;
+      if (run === 0) fail("empty run");
+      const take = Math.min(run, count - n);
+      out.fill(v, n, n + take);
+      n += take;
+    }
+  }
+}
+
+/**
+ * Definition levels (0/1, bit width 1) of `count` rows as validity bits from row `row` on;
+ * returns how many rows are valid.
+ */
+function readDefLevels(buf: Uint8Array, count: number, valid: Uint8Array, row: number): number {
+  const end = buf.length;
+  let pos = 0;
+  let n = 0;
+  let nonNull = 0;
+  while (n < count) {
+    const header = runHeader(buf, pos, end);
+    pos = cursor;
+    if (header % 2 === 1) {
+      const groups = Math.floor(header / 2);
+      if (pos + groups > end) fail("bit-packed run past the end");
+      const take = Math.min(groups * 8, count - n);
+      for (let k = 0; k < take; k += 8) {
+        let byte = buf[pos + (k >> 3)]!;
+        if (take - k < 8) byte &= (1 << (take - k)) - 1;
+        if (byte === 0) continue;
+        const r = row + n + k;
+        const sh = r & 7;
+        valid[r >> 3]! |= (byte << sh) & 0xff;
+        if (sh !== 0) valid[(r >> 3) + 1]! |= byte >> (8 - sh);
+        let c = byte - ((byte >> 1) & 0x55);
+        c = (c & 0x33) + ((c >> 2) & 0x33);
+        nonNull += (c + (c >> 4)) & 0x0f;
+      }
+      n += take;
+      pos += groups;
+    } else {
+      const run = header / 2;
+      if (pos >= end || run === 0) fail("run");
+      const v = buf[pos++]!;
+      if (v > 1) fail("definition level");
+      const take = Math.min(run, count - n);
+      if (v === 1) {
+        setBits(valid, row + n, take);
+        nonNull += take;
+      }
+      n += take;
+    }
+  }
+  return nonNull;
+}
+
+function setBits(valid: Uint8Array, from: number, n: number): void {
+  let r = from;
+  const end = from + n;
+  for (; r < end && (r & 7) !== 0; r++) valid[r >> 3]! |= 1 << (r & 7);
+  if (end - r >= 8) {
+    valid.fill(0xff, r >> 3, end >> 3);
+    r = end & ~7;
+  }
+  for (; r < end; r++) valid[r >> 3]! |= 1 << (r & 7);
+}
+
+function readDictionary(page: Uint8Array, count: number, width: number): Dict {
+  if (!(count >= 0)) fail("dictionary size");
+  if (width > 0) {
+    if (page.length !== count * width) fail("dictionary length");
+    return { count, bytes: page, words: new Int32Array(page.slice().buffer) };
+  }
+  if (width === 0) fail("boolean dictionary");
+  // values stay in the page: value i is page[starts[i], starts[i + 1] - 4) (starts[count] = length + 4)
+  const starts = new Int32Array(count + 1);
+  let pos = 0;
+  for (let i = 0; i < count; i++) {
+    if (pos + 4 > page.length) fail("dictionary value past the end");
+    const len = (page[pos]! | (page[pos + 1]! << 8) | (page[pos + 2]! << 16) | (page[pos + 3]! << 24)) >>> 0;
+    starts[i] = pos + 4;
+    pos += 4 + len;
+  }
+  if (pos !== page.length) fail("dictionary values do not fill the page");
+  starts[count] = pos + 4;
+  return { count, bytes: page, offsets: starts };
+}
+
+/** PLAIN values: `nonNull` of them at values[pos..), spread over `numValues` rows by `valid` (undefined: no nulls). */
+function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined): void {
+  const width = b.width;
+  const at = b.at;
+  if (width > 0) {
+    const bytes = nonNull * width;
+    if (pos + bytes > values.length) fail("values past the page end");
+    const src = values.subarray(pos, pos + bytes);
+    if (!valid) {
+      b.values.set(src, b.at * width);
+      return;
+    }
+    // scatter, as 32-bit words (bit-exact for every value, NaN payloads included)
+    const words = width >> 2;
+    const aligned = new Int32Array(src.slice().buffer);
+    const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
+    for (let i = 0, k = 0; i < numValues; i++) {
+      if (((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
+      for (let w = 0; w < words; w++) out[i * words + w] = aligned[k * words + w]!;
+      k++;
+    }
+    return;
+  }
+  if (width === 0) {
+    if (pos + ((nonNull + 7) >> 3) > values.length) fail("values past the page end");
+    const out = b.values;
+    for (let i = 0, k = 0; i < numValues; i++) {
+      if (valid && ((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
+      if ((values[pos + (k >> 3)]! >> (k & 7)) & 1) out[(b.at + i) >> 3]! |= 1 << ((b.at + i) & 7);
+      k++;
+    }
+    return;
+  }
+  plainByteArrays(b, values, pos, numValues, valid);
+}
+
+/** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
+function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, valid: Uint8Array | undefined): void {
+  const offsets = b.offsets!;
+  const end = values.length;
+  b.reserveBytes(end - pos);
+  const out = b.values;
+  let o = b.bytesAt;
+  let r = b.at;
+  for (const last = r + numValues; r < last; r++) {
+    if (valid === undefined || ((valid[r >> 3]! >> (r & 7)) & 1) === 1) {
+      if (pos + 4 > end) break;
+      const len = (values[pos]! | (values[pos + 1]! << 8) | (values[pos + 2]! << 16) | (values[pos + 3]! << 24)) >>> 0;
+      pos += 4;
+      if (len > end - pos) break;
+      if (len > 32) out.set(values.subarray(pos, pos + len), o);
+      else for (let j = 0; j < len; j++) out[o + j] = values[pos + j]!;
+      pos += len;
+      o += len;
+    }
+    offsets[r + 1] = o;
+  }
+  if (r !== b.at + numValues) fail("value past the page end");
+  b.bytesAt = o;
+}
+
+let indexScratch = new Int32Array(0);
+
+/** Dictionary-encoded values: bit width byte + hybrid indices of the `nonNull` values. */
+function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined): void {
+  if (pos >= values.length) {
+    if (nonNull === 0) {
+      if (b.width < 0) for (let i = 0; i < numValues; i++) b.offsets![b.at + i + 1] = b.bytesAt;
+      return;
+    }
+    fail("indices missing");
+  }
+  const bitWidth = values[pos]!;
+  const at = b.at;
+  if (indexScratch.length < nonNull) indexScratch = new Int32Array(Math.max(nonNull, 1024));
+  const idx = indexScratch;
+  readHybrid(values, pos + 1, values.length, bitWidth, nonNull, idx);
+  const count = dict.count;
+  const width = b.width;
+  if (width > 0) {
+    const words = width >> 2;
+    const d = dict.words!;
+    const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
+    if (words === 2) {
+      for (let i = 0, k = 0; i < numValues; i++) {
+        if (valid && ((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
+        const v = idx[k++]!;
+        if (v >= count) fail("dictionary index out of range");
+        const j = v * 2;
+        out[i * 2] = d[j]!;
+        out[i * 2 + 1] = d[j + 1]!;
+      }
+    } else {
+      for (let i = 0, k = 0; i < numValues; i++) {
+        if (valid && ((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
+        const v = idx[k++]!;
+        if (v >= count) fail("dictionary index out of range");
+        out[i] = d[v]!;
+      }
+    }
+    return;
+  }
+  const dOff = dict.offsets!;
+  const dBytes = dict.bytes;
+  let total = 0;
+  for (let k = 0; k < nonNull; k++) {
+    const v = idx[k]!;
+    if (v >= count) fail("dictionary index out of range");
+    total += dOff[v + 1]! - dOff[v]! - 4;
+  }
+  b.reserveBytes(total);
+  const out = b.values;
+  const offsets = b.offsets!;
+  let o = b.bytesAt;
+  for (let i = 0, k = 0, r = b.at; i < numValues; i++, r++) {
+    if (!valid || ((valid[r >> 3]! >> (r & 7)) & 1) === 1) {
+      const v = idx[k++]!;
+      const s = dOff[v]!;
+      const len = dOff[v + 1]! - s - 4;
+      if (len > 32) out.set(dBytes.subarray(s, s + len), o);
+      else for (let j = 0; j < len; j++) out[o + j] = dBytes[s + j]!;
+      o += len;
+    }
+    offsets[r + 1] = o;
+  }
+  b.bytesAt = o;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Throws unless every value is valid UTF-8 (as parquet-rs checks). */
+function checkUtf8(bytes: Uint8Array, offsets: Int32Array, rows: number): void {
+  // ASCII fast path, four bytes at a time (`bytes` starts its own buffer)
+  const words = new Uint32Array(bytes.buffer, 0, bytes.length >> 2);
+  let high = 0;
+  for (let i = 0; i < words.length; i++) high |= words[i]!;
+  for (let i = words.length * 4; i < bytes.length; i++) high |= bytes[i]!;
+  if ((high & 0x80808080) === 0) return;
+  utf8.decode(bytes); // the whole buffer valid, and no value starts inside a character:
+  for (let r = 0; r < rows; r++) {
+    const s = offsets[r]!;
+    if (s < offsets[r + 1]! && (bytes[s]! & 0xc0) === 0x80) fail("invalid UTF-8");
+  }
+}
+
+function finish(b: Builder, type: arrow.DataType): arrow.Data {
+  const nullBitmap = b.nullCount > 0 ? b.valid : undefined;
+  const length = b.rows;
+  const nullCount = b.nullCount;
+  if (b.width < 0) {
+    const bytes = b.values.subarray(0, b.bytesAt);
+    if (type instanceof D.arrow.Utf8) checkUtf8(bytes, b.offsets!, length);
+    return D.arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets: b.offsets!, data: bytes });
+  }
+  if (b.width === 0) return D.arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: b.values });
+  const buf = b.values.buffer;
+  switch (type.typeId) {
+    case TYPE_INT:
+      return (type as arrow.Int).bitWidth === 64
+        ? D.arrow.makeData({ type: type as arrow.Int64, length, nullCount, nullBitmap, data: new BigInt64Array(buf) })
+        : D.arrow.makeData({ type: type as arrow.Int32, length, nullCount, nullBitmap, data: new Int32Array(buf) });
+    case TYPE_FLOAT:
+      return (type as arrow.Float).precision === PRECISION_DOUBLE
+        ? D.arrow.makeData({ type: type as arrow.Float64, length, nullCount, nullBitmap, data: new Float64Array(buf) })
+        : D.arrow.makeData({ type: type as arrow.Float32, length, nullCount, nullBitmap, data: new Float32Array(buf) });
+    case TYPE_DATE:
+      return D.arrow.makeData({ type: type as arrow.DateDay, length, nullCount, nullBitmap, data: new Int32Array(buf) });
+    default:
+      return D.arrow.makeData({ type: type as arrow.TimestampMicrosecond, length, nullCount, nullBitmap, data: new BigInt64Array(buf) });
+  }
+}
