@@ -19,17 +19,25 @@
 // CARGO and RUSTC select other binaries; by default /usr/bin/cargo and /usr/bin/rustc,
 // because a rustup toolchain earlier on PATH would shadow Debian's.
 // The component is cargo's output for wasm/component wrapped by jco's componentNew.
+//
+// PAIMON_RT_KERNEL_BUILD_DIR=<dir> builds a copy of the crate sources in <dir>/wasm instead of in
+// place. CI sets it to a cache directory: the path remapped out of the module is then the same in
+// every fresh clone, so cargo's fingerprints hold and std (built from source) and the
+// dependencies are reused; only the kernel crates recompile. The output is the same either way.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { componentNew } from "@bytecodealliance/jco";
 import { kernelSourceHash } from "./kernel-source-hash.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const crateDir = join(root, "wasm");
-const wasmOut = join(crateDir, "pkg", "paimon_rt_kernels.wasm");
-const componentOut = join(crateDir, "pkg", "paimon_rt_kernels.component.wasm");
+const sourceDir = join(root, "wasm");
+const wasmOut = join(sourceDir, "pkg", "paimon_rt_kernels.wasm");
+const componentOut = join(sourceDir, "pkg", "paimon_rt_kernels.component.wasm");
+const crateDir = process.env.PAIMON_RT_KERNEL_BUILD_DIR
+  ? copyCrate(sourceDir, join(resolve(process.env.PAIMON_RT_KERNEL_BUILD_DIR), "wasm"))
+  : sourceDir;
 const moduleOut = join(root, "src", "kernel", "wasm-module.ts");
 const check = process.argv.includes("--check");
 
@@ -46,8 +54,9 @@ const env = {
   PATH: [toolsBin, dirname(cargo), process.env.PATH ?? ""].join(delimiter),
   RUSTC_BOOTSTRAP: "1",
   CARGO_UNSTABLE_BUILD_STD: "std,panic_abort",
-  // Paths must not leak into the module, or builds from two checkouts would differ.
-  RUSTFLAGS: [`--remap-path-prefix=${crateDir}=/paimon-rt/wasm`, `--remap-path-prefix=${home}=/home`]
+  // Paths must not leak into the module, or builds from two checkouts would differ. The last
+  // matching prefix wins: the crate's own comes last, for a build directory under $HOME.
+  RUSTFLAGS: [`--remap-path-prefix=${home}=/home`, `--remap-path-prefix=${crateDir}=/paimon-rt/wasm`]
     .concat(process.env.RUSTFLAGS ? [process.env.RUSTFLAGS] : [])
     .join(" "),
 };
@@ -89,6 +98,15 @@ if (check) {
   writeFileSync(moduleOut, moduleSource);
   writeFileSync(componentOut, component);
   console.log(`wrote ${wasmOut} (${built.length} bytes), ${moduleOut} and ${componentOut} (${component.length} bytes)`);
+}
+
+/** Mirrors the crate's sources (everything but target/ and pkg/) into `to`, keeping `to`'s target/. */
+function copyCrate(from, to) {
+  const skip = new Set(["target", "pkg"]);
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(to)) if (!skip.has(name)) rmSync(join(to, name), { recursive: true, force: true });
+  for (const name of readdirSync(from)) if (!skip.has(name)) cpSync(join(from, name), join(to, name), { recursive: true });
+  return to;
 }
 
 /** A tool from the cache dir or PATH, or a clear message on how to install it. */

@@ -18,7 +18,7 @@ import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataFileMeta, ManifestEntry } from "../spec/manifest.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
-import { checkDeduplicateTable, type DeduplicateLayout } from "../table/dedup-table.js";
+import { checkDeduplicateTable } from "../table/dedup-table.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "./deletion-vector-index.js";
 import { keptPositions } from "../read/kv-file-reader.js";
@@ -105,7 +105,8 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
   );
   if (picked.length === 0) return null;
   const dir = table.paths.bucketDir(partitionPath(fields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
-  const dedup = deduplicateLayoutOf(table);
+  // null for other tables; a deduplicate table that fails the check was already refused at load
+  const dedup = checkDeduplicateTable(table.schema, table.identifier);
   const writer = new AppendBucketWriter(
     {
       io: table.fileIO,
@@ -147,14 +148,6 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
 }
 
 /** The key and offset fields of a deduplicate table (null otherwise, or when its layout is invalid: such files get no sidecar). */
-function deduplicateLayoutOf(table: FileStoreTable): DeduplicateLayout | null {
-  try {
-    return checkDeduplicateTable(table.schema, table.identifier);
-  } catch {
-    return null;
-  }
-}
-
 function big(_k: string, v: unknown): unknown {
   return typeof v === "bigint" ? `${v}n` : v instanceof Uint8Array ? Array.from(v) : v;
 }
