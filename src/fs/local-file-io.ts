@@ -1,5 +1,6 @@
 /**
- * The local file system through `node:fs/promises` (also provided by Deno and Bun).
+ * The local file system through `node:fs/promises` (also provided by Deno and Bun), plus two
+ * synchronous `node:fs` probes for tiny metadata (`readFileIfExistsSync`, `fileExistsSync`).
  * This is the only module of `src/fs/` that imports `node:` modules.
  *
  * Paths are OS paths or `file:` URLs. Listings return child paths in the syntax of the directory
