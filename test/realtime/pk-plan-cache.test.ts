@@ -8,8 +8,9 @@ import { afterAll, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { col, RealtimeContext } from "../../src/index.js";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
+import { PaimonError } from "../../src/error.js";
 import type { Table } from "../../src/table/table.js";
-import { cleanupDirs, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
+import { cleanupDirs, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -17,8 +18,16 @@ afterAll(cleanupDirs);
 class ManifestReadCountingFileIO extends LocalFileIO {
   manifestReads = 0;
   asyncHintReads = 0;
+  /** Manifest reads still to fail with IO_ERROR. */
+  failManifestReads = 0;
   override async readFile(path: string): Promise<Uint8Array> {
-    if (path.includes("/manifest/")) this.manifestReads++;
+    if (path.includes("/manifest/")) {
+      this.manifestReads++;
+      if (this.failManifestReads > 0) {
+        this.failManifestReads--;
+        throw new PaimonError("IO_ERROR", `injected failure reading ${path}`);
+      }
+    }
     return super.readFile(path);
   }
   override async readFileIfExists(path: string): Promise<Uint8Array | null> {
@@ -69,6 +78,20 @@ it("a repeated real-time plan of an unchanged snapshot reads no manifest and no 
   expect(io.manifestReads).toBeGreaterThan(before.manifests);
   expect(io.asyncHintReads).toBe(before.hints);
   await w.close().catch(() => undefined); // uncommitted memory: the context is invalidated on close
+  await ctx.close();
+});
+
+it("a failed read of the latest snapshot's file list is not kept: the next real-time plan reads it again", async () => {
+  const warehouse = tempDir();
+  const io = new ManifestReadCountingFileIO();
+  const created = await makeTable({ bucket: 1 }, { warehouse, name: "fail", primaryKeys: ["id"] });
+  const reader = await (await Catalog.open(warehouse, { fileIO: io })).getTable("db.fail");
+  await commitRows(created, [[5, "e"]]);
+  const ctx = await RealtimeContext.create();
+  io.failManifestReads = 1;
+  await expectCode(readRows(reader, { ctx }), "IO_ERROR");
+  expect(io.failManifestReads).toBe(0);
+  expect(namesOf(await readRows(reader, { ctx }))).toEqual(new Map([[5, "e"]]));
   await ctx.close();
 });
 
