@@ -9,6 +9,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { col, RealtimeContext } from "../../src/index.js";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
 import { PaimonError } from "../../src/error.js";
+import { validateRealtimeTable } from "../../src/realtime/options.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 
@@ -93,6 +94,21 @@ it("a failed read of the latest snapshot's file list is not kept: the next real-
   expect(io.failManifestReads).toBe(0);
   expect(namesOf(await readRows(reader, { ctx }))).toEqual(new Map([[5, "e"]]));
   await ctx.close();
+});
+
+it("a table object's real-time validation is done once; a refused table is refused every time, naming the operation", async () => {
+  const pk = await makeTable({ bucket: 1, "realtime.read-view-ttl": "2 min" }, { primaryKeys: ["id"] });
+  const first = validateRealtimeTable(pk, "real-time scan");
+  expect(validateRealtimeTable(pk, "real-time read")).toBe(first);
+  expect(first.mode).toBe("PRIMARY_KEY");
+  expect(first.options).toEqual({ enabled: true, spillEnabled: false, readViewTtlMs: 120_000, statsMode: "none", spillCompression: "zstd", spillZstdLevel: 1, readBatchSize: 1024 });
+  expect(Object.isFrozen(first.options)).toBe(true);
+  const off = await makeTable({ bucket: 1, "realtime.enabled": false }, { primaryKeys: ["id"] });
+  expect((await expectCode(() => validateRealtimeTable(off, "real-time scan"), "REALTIME_NOT_ENABLED")).message).toContain("real-time scan on table");
+  expect((await expectCode(() => validateRealtimeTable(off, "real-time read"), "REALTIME_NOT_ENABLED")).message).toContain("real-time read on table");
+  const float = await makeTable({ bucket: 1 }, { primaryKeys: ["v"] });
+  await expectCode(() => validateRealtimeTable(float, "real-time write"), "UNSUPPORTED");
+  await expectCode(() => validateRealtimeTable(float, "real-time write"), "UNSUPPORTED");
 });
 
 type Op = { kind: "commit"; rows: Array<[number, string]> } | { kind: "memory"; ids: number[] } | { kind: "rollback"; back: number } | { kind: "expire" } | { kind: "plan"; key: number | null };
