@@ -53,6 +53,16 @@ export interface FileIO {
   /** Optional: `readFile`, but null when missing (probes of hint files need no exception). */
   readFileIfExists?(path: string): Promise<Uint8Array | null>;
   /**
+   * Optional synchronous probes, for file systems that answer them without waiting (a local disk
+   * answers a stat or a few-byte read in microseconds, where an awaited call first waits for a
+   * thread-pool slot; memory answers at once). Used only for tiny metadata: finding the latest
+   * snapshot (the LATEST hint and whether a snapshot file exists) on every plan. Same results and
+   * errors as `readFileIfExists` / `fileExists`; remote file systems leave them out.
+   */
+  readFileIfExistsSync?(path: string): Uint8Array | null;
+  /** See {@link readFileIfExistsSync}: whether a *file* exists at `path`, synchronously. */
+  fileExistsSync?(path: string): boolean;
+  /**
    * Exactly `length` bytes starting at `offset`. `NOT_FOUND` when missing; `IO_ERROR` when the file
    * is shorter than `offset + length`.
    */
@@ -184,6 +194,21 @@ export async function readTextFile(io: FileIO, path: string): Promise<string> {
 /** Whether a file exists at `path`: `io.fileExists` where implemented, else `io.exists`. */
 export function fileExists(io: FileIO, path: string): Promise<boolean> {
   return io.fileExists ? io.fileExists(path) : io.exists(path);
+}
+
+/**
+ * `fileExists`, answered synchronously where the file system can (`io.fileExistsSync`): the
+ * result is then already there instead of waiting for a thread-pool round trip.
+ */
+export function probeFileExists(io: FileIO, path: string): boolean | Promise<boolean> {
+  return io.fileExistsSync ? io.fileExistsSync(path) : fileExists(io, path);
+}
+
+/** `readTextFileIfExists`, answered synchronously where the file system can (`io.readFileIfExistsSync`). */
+export function probeTextFileIfExists(io: FileIO, path: string): string | null | Promise<string | null> {
+  if (!io.readFileIfExistsSync) return readTextFileIfExists(io, path);
+  const bytes = io.readFileIfExistsSync(path);
+  return bytes === null ? null : decoder.decode(bytes);
 }
 
 /**

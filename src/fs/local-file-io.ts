@@ -1,10 +1,12 @@
 /**
- * The local file system through `node:fs/promises` (also provided by Deno and Bun).
+ * The local file system through `node:fs/promises` (also provided by Deno and Bun), plus two
+ * synchronous `node:fs` probes for tiny metadata (`readFileIfExistsSync`, `fileExistsSync`).
  * This is the only module of `src/fs/` that imports `node:` modules.
  *
  * Paths are OS paths or `file:` URLs. Listings return child paths in the syntax of the directory
  * path that was passed in.
  */
+import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as nodePath from "node:path";
 import { randomUUID } from "node:crypto";
@@ -98,6 +100,28 @@ export class LocalFileIO implements FileIO {
       const code = (e as { code?: string }).code;
       if (code === "ENOENT" || code === "ENOTDIR") return null;
       throw mapLocalError(e, "read", path);
+    }
+  }
+
+  readFileIfExistsSync(path: string): Uint8Array | null {
+    try {
+      const buf = fs.readFileSync(toLocalPath(path));
+      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    } catch (e) {
+      const code = errCode(e);
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw mapLocalError(e, "read", path);
+    }
+  }
+
+  fileExistsSync(path: string): boolean {
+    try {
+      const st = fs.statSync(toLocalPath(path), { throwIfNoEntry: false });
+      return st !== undefined && !st.isDirectory();
+    } catch (e) {
+      const code = errCode(e);
+      if (code === "ENOTDIR") return false;
+      throw mapLocalError(e, "exists", path);
     }
   }
 

@@ -182,8 +182,16 @@ export class MemoryFileIO implements FileIO {
   }
 
   async readFileIfExists(path: string): Promise<Uint8Array | null> {
+    return this.readFileIfExistsSync(path);
+  }
+
+  readFileIfExistsSync(path: string): Uint8Array | null {
     const node = this.lookup(path);
     return node === undefined ? null : this.fileAt(path, "read").data.slice();
+  }
+
+  fileExistsSync(path: string): boolean {
+    return this.lookup(path)?.kind === "file";
   }
 
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {

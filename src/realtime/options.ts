@@ -109,8 +109,16 @@ function checkRealtimePrimaryKeyTable(table: FileStoreTable, what: string): void
   }
 }
 
+/**
+ * Tables that passed validateRealtimeTable, with its result: a table object's schema and options
+ * never change, and every real-time write, plan and read validates again (several times a query).
+ */
+const validated = new WeakMap<FileStoreTable, { readonly mode: RealtimeStoreMode; readonly options: Readonly<RealtimeOptions> }>();
+
 /** Checks everything a real-time write/scan/read needs from the table; returns its mode and options. */
-export function validateRealtimeTable(table: FileStoreTable, what: string): { mode: RealtimeStoreMode; options: RealtimeOptions } {
+export function validateRealtimeTable(table: FileStoreTable, what: string): { readonly mode: RealtimeStoreMode; readonly options: Readonly<RealtimeOptions> } {
+  const known = validated.get(table);
+  if (known !== undefined) return known;
   const options = requireRealtimeEnabled(table, what);
   const mode = realtimeModeOf(table);
   // The deduplicate table's setup (key, offset column, index, DVs, bucket key) is checked as the schema is loaded; again here for tables built around the catalog.
@@ -120,5 +128,7 @@ export function validateRealtimeTable(table: FileStoreTable, what: string): { mo
   if (table.coreOptions.bool("data-evolution.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time mode does not support data-evolution.enabled (table ${table.identifier})`);
   if (mode === "APPEND_ONLY" && table.coreOptions.bool("deletion-vectors.enabled", false)) throw new PaimonError("UNSUPPORTED", `${what}: real-time append mode does not support deletion vectors (table ${table.identifier})`);
   if (mode === "PRIMARY_KEY") checkRealtimePrimaryKeyTable(table, what);
-  return { mode, options };
+  const result = Object.freeze({ mode, options: Object.freeze(options) });
+  validated.set(table, result);
+  return result;
 }

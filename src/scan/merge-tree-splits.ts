@@ -4,10 +4,12 @@
 // deletion-vector tables skip level 0 and read files raw with their deletion vectors.
 import { PaimonError } from "../error.js";
 import { type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
-import { fileMayMatch, keyStatsOf, mayMatch } from "../predicate/stats.js";
+import { fileMayMatch, keyStatsOf, mayMatch, type StatsSet } from "../predicate/stats.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
+import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
+import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
@@ -77,11 +79,31 @@ export interface PrimaryKeyPlanMode {
   realtimeUnion?: boolean;
 }
 
+/**
+ * Per table schema: its key fields, a key decoder and the decoded key statistics of data files.
+ * Both decode immutable file metadata (the manifest entries a snapshot's plans share), so
+ * repeated plans (continuous real-time queries) decode each file's key bounds once.
+ */
+const keyPlanning = new WeakMap<TableSchema, { keyFields: DataField[]; keys: KeyDecoder; stats: WeakMap<DataFileMeta, StatsSet> }>();
+
+function keyPlanningOf(schema: TableSchema): { keyFields: DataField[]; keys: KeyDecoder; stats: WeakMap<DataFileMeta, StatsSet> } {
+  let p = keyPlanning.get(schema);
+  if (p === undefined) {
+    const keyFields = keyFieldsOf(schema);
+    keyPlanning.set(schema, (p = { keyFields, keys: new KeyDecoder(keyFields), stats: new WeakMap() }));
+  }
+  return p;
+}
+
 /** Splits of a primary-key table's live files (`entries`, already pruned by partition and bucket). */
 export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snapshot, entries: readonly ManifestEntry[], filter: Predicate | undefined, mode: PrimaryKeyPlanMode = {}): Promise<DataSplit[]> {
   const config = primaryKeyConfig(table.coreOptions);
-  const keyFields = keyFieldsOf(table.schema);
-  const keys = new KeyDecoder(keyFields);
+  const { keyFields, keys, stats: keyStats } = keyPlanningOf(table.schema);
+  const keyStatsOfFile = (f: DataFileMeta): StatsSet => {
+    let st = keyStats.get(f);
+    if (st === undefined) keyStats.set(f, (st = keyStatsOf(f, keyFields)));
+    return st;
+  };
   const keyFilter = filter ? splitPredicateByFields(filter, keyFields.map((f) => f.name)).picked : null;
   const dv = config.deletionVectors;
   const skipLevel0 = ((dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row") && !mode.realtimeUnion;
@@ -92,7 +114,7 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
   for (const e of entries) {
     if (skipLevel0 && e.file.level === 0) continue;
     // Only key predicates may prune before merging: value stats describe unmerged rows.
-    if (keyFilter && !mayMatch(keyFilter, keyStatsOf(e.file, keyFields), keyFields)) continue;
+    if (keyFilter && !mayMatch(keyFilter, keyStatsOfFile(e.file), keyFields)) continue;
     if (highLevelFilter && e.file.level > 0 && e.file.schemaId === schema.id && !fileMayMatch(highLevelFilter, e.file, schema.fields)) continue;
     const key = `${e.partition.join(",")}|${e.bucket}`;
     let g = groups.get(key);

@@ -170,6 +170,26 @@ export class ManifestStore {
     return [...live.values()];
   }
 
+  /** The snapshot whose complete live file list `allLiveEntries` returned last, and that list. */
+  private lastLive: { snapshot: Snapshot; entries: Promise<readonly ManifestEntry[]> } | null = null;
+
+  /**
+   * Every live entry of `snapshot` (read-only), kept for the snapshot object asked for last:
+   * continuous real-time queries plan the same latest snapshot again and again, and the snapshot
+   * manager hands out a new object whenever another snapshot becomes the latest (an explicit
+   * snapshot id read again, or a rolled-back id reused, is another object and is read again).
+   */
+  allLiveEntries(snapshot: Snapshot): Promise<readonly ManifestEntry[]> {
+    const last = this.lastLive;
+    if (last !== null && last.snapshot === snapshot) return last.entries;
+    const entries = this.liveEntries(snapshot);
+    this.lastLive = { snapshot, entries };
+    entries.catch(() => {
+      if (this.lastLive?.entries === entries) this.lastLive = null; // a failed read is retried next time
+    });
+    return entries;
+  }
+
   async indexEntries(snapshot: Snapshot | null): Promise<IndexManifestEntry[]> {
     if (!snapshot?.indexManifest) return [];
     return this.readIndexManifest(snapshot.indexManifest);

@@ -2,7 +2,7 @@
 // hints are only hints; publication is an atomic no-replace write of snapshot-<id>.
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
-import { fileExists, readTextFileIfExists } from "../fs/file-io.js";
+import { probeFileExists, probeTextFileIfExists, readTextFileIfExists } from "../fs/file-io.js";
 import { parseSnapshotJson, type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import { TablePaths } from "./paths.js";
 
@@ -11,11 +11,17 @@ const SNAPSHOT_PREFIX = "snapshot-";
 export class SnapshotManager {
   readonly paths: TablePaths;
   /**
-   * The snapshot `latestSnapshot()` returned last. Snapshot files never change and the latest
-   * one is never expired, so while the hint still names it (and no next one exists) it is
-   * reused: finding the latest snapshot then costs two small reads, as in Java.
+   * The snapshot `latestSnapshot()` returned last, and the text of its file. While the hint still
+   * names it, no next one exists and its file still holds that text, it is reused: finding the
+   * latest snapshot then costs three small reads, as in Java (the hint, the successor probe and
+   * the snapshot file, together; synchronous where the file system offers it, see
+   * `FileIO.readFileIfExistsSync`), and no parse. The file is compared because another process
+   * may roll back and commit again, reusing the id with another snapshot. The object is replaced
+   * whenever another snapshot becomes the latest, so caches of what was planned from a snapshot
+   * may key on its identity.
    */
   private lastLatest: Snapshot | null = null;
+  private lastLatestText: string | null = null;
 
   constructor(
     readonly io: FileIO,
@@ -27,6 +33,7 @@ export class SnapshotManager {
   /** Drops the cached latest snapshot (after a rollback deleted it, its id may be reused). */
   forgetCachedLatest(): void {
     this.lastLatest = null;
+    this.lastLatestText = null;
   }
 
   /** Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master does). */
@@ -42,7 +49,9 @@ export class SnapshotManager {
   }
 
   private async readHint(name: "LATEST" | "EARLIEST"): Promise<number | null> {
-    const text = await readTextFileIfExists(this.io, `${this.paths.snapshotDir}/${name}`);
+    // Hints and the probes below are answered synchronously where the file system can: finding
+    // the latest snapshot is part of every plan, and a thread-pool round trip costs more than it.
+    const text = await probeTextFileIfExists(this.io, `${this.paths.snapshotDir}/${name}`);
     if (text === null || !/^\s*\d+\s*$/.test(text)) return null;
     return Number(text.trim());
   }
@@ -54,7 +63,7 @@ export class SnapshotManager {
   private async latestFromHint(): Promise<number | null> {
     const hint = await this.readHint("LATEST");
     if (hint === null || hint <= 0) return null;
-    return (await fileExists(this.io, this.paths.snapshot(hint + 1))) ? null : hint;
+    return (await probeFileExists(this.io, this.paths.snapshot(hint + 1))) ? null : hint;
   }
 
   private async latestListed(): Promise<number | null> {
@@ -65,15 +74,15 @@ export class SnapshotManager {
   /** The latest snapshot id, or null for a table without snapshots. */
   async latestSnapshotId(): Promise<number | null> {
     const hint = await this.latestFromHint();
-    if (hint !== null && (this.lastLatest?.id === hint || (await fileExists(this.io, this.paths.snapshot(hint))))) return hint;
+    if (hint !== null && (this.lastLatest?.id === hint || (await probeFileExists(this.io, this.paths.snapshot(hint))))) return hint;
     return this.latestListed();
   }
 
   /** The earliest snapshot id still present, or null. */
   async earliestSnapshotId(): Promise<number | null> {
     const hint = await this.readHint("EARLIEST");
-    if (hint !== null && (await fileExists(this.io, this.paths.snapshot(hint)))) {
-      if (hint === 1 || !(await fileExists(this.io, this.paths.snapshot(hint - 1)))) return hint;
+    if (hint !== null && (await probeFileExists(this.io, this.paths.snapshot(hint)))) {
+      if (hint === 1 || !(await probeFileExists(this.io, this.paths.snapshot(hint - 1)))) return hint;
     }
     const ids = await this.listSnapshotIds();
     return ids.length === 0 ? null : ids[0];
@@ -93,33 +102,48 @@ export class SnapshotManager {
     return text === null ? null : parseSnapshotJson(text, this.paths.snapshot(id));
   }
 
+  /** Snapshot `id` and the text of its file (null when it does not exist). */
+  private async readWithText(id: number): Promise<{ snapshot: Snapshot; text: string } | null> {
+    const text = await readTextFileIfExists(this.io, this.paths.snapshot(id));
+    return text === null ? null : { snapshot: parseSnapshotJson(text, this.paths.snapshot(id)), text };
+  }
+
+  private remember(read: { snapshot: Snapshot; text: string }): Snapshot {
+    this.lastLatest = read.snapshot;
+    this.lastLatestText = read.text;
+    return read.snapshot;
+  }
+
   async latestSnapshot(): Promise<Snapshot | null> {
+    // With a snapshot cached: the hint, whether a snapshot follows the cached one, and the cached
+    // one's file, read together (the usual answer of a repeated plan: unchanged).
+    const cached = this.lastLatest;
+    const cachedText = this.lastLatestText;
+    let hint: number | null;
+    if (cached !== null) {
+      let hasNext: boolean;
+      let text: string | null;
+      [hint, hasNext, text] = await Promise.all([this.readHint("LATEST"), probeFileExists(this.io, this.paths.snapshot(cached.id + 1)), probeTextFileIfExists(this.io, this.paths.snapshot(cached.id))]);
+      if (text !== cachedText) {
+        if (this.lastLatest === cached) this.forgetCachedLatest(); // rolled back (and maybe the id reused)
+      } else if (hint === cached.id && !hasNext) {
+        return cached;
+      }
+    } else {
+      hint = await this.readHint("LATEST");
+    }
     // One round after the hint: whether a snapshot follows the hinted one (a HEAD where the store
     // has one) and the hinted snapshot itself, fetched together rather than probe-then-read.
-    // With a snapshot cached, its successor is probed together with the hint (the usual answer
-    // of a repeated plan: the hint names it and no snapshot follows).
-    const cached = this.lastLatest;
-    const [hint, cachedHasNext] = cached ? await Promise.all([this.readHint("LATEST"), fileExists(this.io, this.paths.snapshot(cached.id + 1))]) : [await this.readHint("LATEST"), true];
     if (hint !== null && hint > 0) {
-      if (cached?.id === hint && this.lastLatest === cached) {
-        if (!cachedHasNext) return cached;
-      } else if (this.lastLatest?.id === hint) {
-        if (!(await fileExists(this.io, this.paths.snapshot(hint + 1)))) return this.lastLatest;
-      } else {
-        const [next, snapshot] = await Promise.all([fileExists(this.io, this.paths.snapshot(hint + 1)), this.tryGetSnapshot(hint)]);
-        if (!next && snapshot !== null) return (this.lastLatest = snapshot);
-      }
+      const [next, read] = await Promise.all([probeFileExists(this.io, this.paths.snapshot(hint + 1)), this.readWithText(hint)]);
+      if (!next && read !== null) return this.remember(read);
     }
     // The latest id can expire or advance between listing and reading: retry.
     for (let attempt = 0; attempt < 5; attempt++) {
       const id = await this.latestListed();
       if (id === null) return null;
-      if (this.lastLatest?.id === id) return this.lastLatest;
-      const snapshot = await this.tryGetSnapshot(id);
-      if (snapshot !== null) {
-        this.lastLatest = snapshot;
-        return snapshot;
-      }
+      const read = await this.readWithText(id);
+      if (read !== null) return this.remember(read);
     }
     throw new PaimonError("IO_ERROR", `latest snapshot of ${this.paths.root} keeps disappearing`);
   }

@@ -4,7 +4,7 @@
 import { describe, expect, it, beforeEach, afterEach } from "vitest";
 import fc from "fast-check";
 import { PaimonError } from "../../src/error.js";
-import { type FileIO, joinPath, readTextFile, readTextFileIfExists } from "../../src/fs/file-io.js";
+import { type FileIO, joinPath, probeFileExists, probeTextFileIfExists, readTextFile, readTextFileIfExists } from "../../src/fs/file-io.js";
 
 export interface Fixture {
   io: FileIO;
@@ -102,6 +102,31 @@ export function fileIOContract(name: string, make: () => Promise<Fixture>): void
       expect(await readTextFileIfExists(io, p("d", "f"))).toBe("abc");
       expect(await readTextFileIfExists(io, p("nope"))).toBeNull();
       await expect(io.readFileIfExists(p("d"))).rejects.toMatchObject({ code: "IO_ERROR" });
+    });
+
+    it("synchronous probes (where offered) answer as readFileIfExists and fileExists do", async () => {
+      if (!io.readFileIfExistsSync && !io.fileExistsSync) return;
+      expect(typeof io.readFileIfExistsSync).toBe("function"); // offered together
+      expect(typeof io.fileExistsSync).toBe("function");
+      await io.writeFile(p("d", "f"), "abc");
+      expect(io.readFileIfExistsSync!(p("d", "f"))).toEqual(enc.encode("abc"));
+      expect(io.readFileIfExistsSync!(p("d", "nope"))).toBeNull();
+      expect(io.readFileIfExistsSync!(p("d", "f", "g"))).toBeNull();
+      expect(() => io.readFileIfExistsSync!(p("d"))).toThrow(expect.objectContaining({ code: "IO_ERROR" }));
+      expect(await probeTextFileIfExists(io, p("d", "f"))).toBe("abc");
+      expect(await probeTextFileIfExists(io, p("nope"))).toBeNull();
+      expect(io.fileExistsSync!(p("d", "f"))).toBe(true);
+      expect(io.fileExistsSync!(p("d"))).toBe(false); // a directory is not a file
+      expect(io.fileExistsSync!(p("d", "nope"))).toBe(false);
+      expect(io.fileExistsSync!(p("d", "f", "g"))).toBe(false);
+      expect(probeFileExists(io, p("d", "f"))).toBe(true);
+      // a new file is seen at once
+      await io.writeFile(p("d", "h"), "x");
+      expect(io.fileExistsSync!(p("d", "h"))).toBe(true);
+      expect(io.readFileIfExistsSync!(p("d", "h"))).toEqual(enc.encode("x"));
+      await io.delete(p("d", "h"));
+      expect(io.fileExistsSync!(p("d", "h"))).toBe(false);
+      expect(io.readFileIfExistsSync!(p("d", "h"))).toBeNull();
     });
 
     it("writeFile overwrites and an empty file is fine", async () => {
