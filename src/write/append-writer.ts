@@ -96,12 +96,16 @@ export class AppendBucketWriter {
   /** Adds a batch's keys and offsets to the open sidecar; a key repeated in the file (or a null offset) drops the sidecar. */
   private addToSidecar(batch: arrow.RecordBatch, columns: { key: number; offset: number }): void {
     const offsets = batch.data.children[columns.offset];
+    // Either way the file is still written; key lookups read its key column instead.
+    if (offsets.nullCount > 0) {
+      this.sidecar = null;
+      return;
+    }
     try {
-      if (offsets.nullCount > 0) throw new PaimonError("INVALID_ARGUMENT", "null offset");
       this.sidecar!.add(batch.data.children[columns.key], columnValues<BigInt64Array>(offsets));
     } catch (e) {
       if (!(e instanceof PaimonError) || e.code !== "INVALID_ARGUMENT") throw e;
-      this.sidecar = null; // the file is still written; key lookups read its key column instead
+      this.sidecar = null;
     }
   }
 
