@@ -1,10 +1,11 @@
 // Append-deduplicate benchmarks (issue 11 "Benchmarks"), end to end through the real-time writer
 // and reader over a committed table, plus the key index in isolation:
 // 1. ingest of 4096-row batches with 10% duplicate keys through RealtimeTableWrite.write over
-//    1 M committed rows (the first write of a context loads the committed file's key table from
-//    its .offset sidecar into the lookup cache: reported apart), against append-mode ingest of
-//    the same rows; the same with an 8 mb lookup cache (the table does not fit: reloaded per
-//    batch), and the memory of the key index and of the lookup cache after ingest;
+//    1 M committed rows (the first write of a context reads the pages of the committed file's
+//    .offset sidecar its key falls into: reported apart), against append-mode ingest of the same
+//    rows; the same with an 8 mb lookup cache (the sidecar's pages do not all fit: the pages a
+//    batch touches are reloaded), and the memory of the key index and of the lookup cache after
+//    ingest. Wall times and, marked (cpu), this process's CPU time (the machine may be shared);
 // 2. write-to-visible of a key lookup (`id = k`, predicateFilter) after each small write that
 //    supersedes a committed row, over the committed rows and a memory tail;
 // 3. the key index alone (load, ingest, against a Map<bigint>) and its memory per million keys
@@ -57,6 +58,11 @@ function batchesFrom(first, count, idOf) {
   return Array.from({ length: count }, (_, i) => makeBatch(first + i * BATCH, BATCH, idOf));
 }
 
+/** CPU time of this process in ms (user + system): on a shared machine, what a step cost us. */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const median = (values) => pct([...values].sort((a, b) => a - b), 0.5);
 
@@ -91,17 +97,22 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
       const expectRows = input.length * BATCH;
       const load = [];
       const ingest = [];
+      const loadCpu = [];
+      const ingestCpu = [];
       let keyBytes = 0;
       let cacheBytes = 0;
       for (let it = 0; it < iterations; it++) {
         globalThis.gc?.();
         const ctx = await RealtimeContext.create();
         const w = await tbl.newWrite({ commitUser: "b", realtime: ctx });
+        const c0 = cpuMs();
         const t0 = performance.now();
         await w.write(loadBatch, B0);
         const t1 = performance.now();
+        const c1 = cpuMs();
         for (const b of input) await w.write(b, B0);
         const t2 = performance.now();
+        const c2 = cpuMs();
         const visible = ctx.getMetrics().realtimeTotalRowCount;
         if (visible !== expectRows + 1) throw new Error(`${visible} rows stored, expected ${expectRows + 1}`);
         keyBytes = ctx.allEntries().reduce((n, e) => n + (e.dedup?.memoryBytes ?? 0), 0);
@@ -110,12 +121,14 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
         if (it === 0) continue; // warm-up
         load.push(t1 - t0);
         ingest.push(t2 - t1);
+        loadCpu.push(c1 - c0);
+        ingestCpu.push(c2 - c1);
       }
-      return { load, ingest, keyBytes, cacheBytes };
+      return { load, ingest, loadCpu, ingestCpu, keyBytes, cacheBytes };
     };
-    const { load, ingest, keyBytes, cacheBytes } = await ingestRuns(table);
-    // the same with a lookup cache too small for the committed file's key table (its filter fits):
-    // every batch reloads the table, so only a few batches
+    const { load, ingest, loadCpu, ingestCpu, keyBytes, cacheBytes } = await ingestRuns(table);
+    // the same with a lookup cache too small for the committed file's sidecar pages: each batch
+    // reloads the pages it touches, so only a few batches
     const catalog = await Catalog.open(scratch);
     const small = await catalog.alterTable(table.identifier, [{ kind: "setOption", key: "lookup.cache-max-memory-size", value: "8 mb" }]);
     const smallBatches = batches.slice(0, quick ? 4 : 8);
@@ -126,6 +139,7 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
     console.log(`memory after ingest, 8 mb lookup cache: key index + pending deletions ${mib(smallRuns.keyBytes)}, lookup cache ${mib(smallRuns.cacheBytes)}`);
     extra.memory = { keyBytes, cacheBytes, smallKeyBytes: smallRuns.keyBytes, smallCacheBytes: smallRuns.cacheBytes };
     report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup, 8 mb cache", rows: smallBatches.length * BATCH, candidate: "dedup mode", candidateMs: median(smallRuns.ingest) });
+    report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup, 8 mb cache (cpu)", rows: smallBatches.length * BATCH, candidate: "dedup mode", candidateMs: median(smallRuns.ingestCpu) });
     report.add({ suite: "realtime-dedup", case: "first write, 8 mb cache", rows: 1, candidate: "dedup mode", candidateMs: median(smallRuns.load) });
     const appendTable = await newTable(`memory://bench-dedup-append`);
     const appendMs = await timeMedianAsync(
@@ -138,7 +152,9 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
       { iterations: quick ? 3 : 5, warmup: 1 },
     );
     report.add({ suite: "realtime-dedup", case: `first write over ${committed} committed keys`, rows: committed, candidate: "first write", candidateMs: median(load) });
+    report.add({ suite: "realtime-dedup", case: `first write over ${committed} committed keys (cpu)`, rows: committed, candidate: "first write", candidateMs: median(loadCpu) });
     report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup", rows, candidate: "dedup mode", candidateMs: median(ingest), baseline: "append mode", baselineMs: appendMs });
+    report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup (cpu)", rows, candidate: "dedup mode", candidateMs: median(ingestCpu) });
     report.add({ suite: "realtime-dedup", case: "load + ingest", rows, candidate: "dedup mode", candidateMs: median(load.map((l, i) => l + ingest[i])) });
 
     // 2. write-to-visible: a memory tail (10% of it supersedes committed rows), then rounds of a
@@ -161,22 +177,28 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
       const first = offset;
       const small = makeBatch(first, 16, (o) => (o === first ? key : roundKeys(o + 1)));
       offset += 16;
+      const c0 = cpuMs();
       const t0 = performance.now();
       await w.write(small, B0);
       const n = await countRows(table, ctx, col("id").eq(BigInt(key)));
       const dt = performance.now() - t0;
+      cpuSamples.push(cpuMs() - c0);
       if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
       return dt;
     };
+    const cpuSamples = [];
     for (let i = 0; i < (quick ? 50 : 200); i++) await round(); // warm-up (JIT)
+    cpuSamples.length = 0;
     const samples = [];
     for (let i = 0; i < (quick ? 200 : 1000); i++) samples.push(await round());
     samples.sort((a, b) => a - b);
+    cpuSamples.sort((a, b) => a - b);
     for (const [label, p] of [
       ["p50", 0.5],
       ["p99", 0.99],
     ]) {
       report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (${samples.length} rounds)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(samples, p) });
+      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (cpu)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(cpuSamples, p) });
     }
     await ctx.close();
     return extra;
