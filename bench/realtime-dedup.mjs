@@ -1,11 +1,10 @@
 // Append-deduplicate benchmarks (issue 11 "Benchmarks"), end to end through the real-time writer
 // and reader over a committed table, plus the key index in isolation:
 // 1. ingest of 4096-row batches with 10% duplicate keys through RealtimeTableWrite.write over
-//    1 M committed rows (the first write of a context reads the pages of the committed file's
-//    .offset sidecar its key falls into: reported apart), against append-mode ingest of the same
-//    rows; the same with an 8 mb lookup cache (the sidecar's pages do not all fit: the pages a
-//    batch touches are reloaded), and the memory of the key index and of the lookup cache after
-//    ingest. Wall times and, marked (cpu), this process's CPU time (the machine may be shared);
+//    1 M committed rows (the first write of a context loads the committed file's key table from
+//    its .offset sidecar into the lookup cache: reported apart), against append-mode ingest of
+//    the same rows; the same with an 8 mb lookup cache (the table does not fit: reloaded per
+//    batch), and the memory of the key index and of the lookup cache after ingest. Wall times and, marked (cpu), this process's CPU time (the machine may be shared);
 // 2. write-to-visible of a key lookup (`id = k`, predicateFilter) after each small write that
 //    supersedes a committed row, over the committed rows and a memory tail;
 // 3. the key index alone (load, ingest, against a Map<bigint>) and its memory per million keys
@@ -127,8 +126,8 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
       return { load, ingest, loadCpu, ingestCpu, keyBytes, cacheBytes };
     };
     const { load, ingest, loadCpu, ingestCpu, keyBytes, cacheBytes } = await ingestRuns(table);
-    // the same with a lookup cache too small for the committed file's sidecar pages: each batch
-    // reloads the pages it touches, so only a few batches
+    // the same with a lookup cache too small for the committed file's key table (its filter fits):
+    // every batch reloads the table, so only a few batches
     const catalog = await Catalog.open(scratch);
     const small = await catalog.alterTable(table.identifier, [{ kind: "setOption", key: "lookup.cache-max-memory-size", value: "8 mb" }]);
     const smallBatches = batches.slice(0, quick ? 4 : 8);
