@@ -4,7 +4,8 @@
 //    1 M committed rows (the first write of a context loads the committed file's key table from
 //    its .offset sidecar into the lookup cache: reported apart), against append-mode ingest of
 //    the same rows; the same with an 8 mb lookup cache (the table does not fit: reloaded per
-//    batch), and the memory of the key index and of the lookup cache after ingest. Wall times and, marked (cpu), this process's CPU time (the machine may be shared);
+//    batch), and the memory of the key index and of the lookup cache after ingest. Wall times
+//    and, marked (cpu), this process's CPU time (the machine may be shared);
 // 2. write-to-visible of a key lookup (`id = k`, predicateFilter) after each small write that
 //    supersedes a committed row, over the committed rows and a memory tail;
 // 3. the key index alone (load, ingest, against a Map<bigint>) and its memory per million keys
