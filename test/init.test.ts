@@ -85,17 +85,25 @@ describe("init", () => {
     expect(message).toContain("missing.wasm");
   });
 
-  it("a parquet module that fails to load is UNSUPPORTED on the read (not CORRUPT_FILE) and init with the right one retries cleanly", async () => {
+  it("a parquet module that fails to load is UNSUPPORTED on a read that needs it (not CORRUPT_FILE), flat columns read without it, and init with the right one retries cleanly", async () => {
     const catalog = await edge.Catalog.open(`memory://init-${Date.now()}`);
     await catalog.createDatabase("db");
-    const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }] });
+    // TINYINT: a column the flat decoder leaves to parquet-wasm
+    const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "small", type: "TINYINT" }] });
     const w = await t.newWrite({ commitUser: "u" });
-    await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 2, data: new BigInt64Array([7n, 8n]) }) }));
+    await w.write(
+      new arrow.RecordBatch({
+        id: arrow.makeData({ type: new arrow.Int64(), length: 2, data: new BigInt64Array([7n, 8n]) }),
+        small: arrow.makeData({ type: new arrow.Int8(), length: 2, data: new Int8Array([-1, 2]) }),
+      }),
+    );
     expect(await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(1), 1)).toBe(1);
     const plan = await t.newScan().plan();
 
     // a host where parquet-wasm cannot be loaded: here, bytes that are no wasm at all
     setParquetWasmSource(new Uint8Array([0, 1, 2, 3]));
+    const ids = (await t.newRead({ projection: ["id"] }).toArrow(plan.splits)).getChild("id")!.toArray();
+    expect(Array.from(ids as BigInt64Array)).toEqual([7n, 8n]); // the flat decoder: no parquet-wasm needed
     const [readCode, readMessage] = await codeOf(t.newRead().toArrow(plan.splits));
     expect(readCode).toBe("UNSUPPORTED");
     expect(readMessage).toContain("the parquet module (parquet-wasm) could not be loaded");
@@ -105,8 +113,9 @@ describe("init", () => {
 
     const parquetWasm = readFileSync(require.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"));
     await edge.init({ parquet: new Uint8Array(parquetWasm) });
-    const rows = (await t.newRead().toArrow(plan.splits)).getChild("id")!.toArray();
-    expect(Array.from(rows as BigInt64Array)).toEqual([7n, 8n]);
+    const table = await t.newRead().toArrow(plan.splits);
+    expect(Array.from(table.getChild("id")!.toArray() as BigInt64Array)).toEqual([7n, 8n]);
+    expect(Array.from(table.getChild("small")!.toArray() as Int8Array)).toEqual([-1, 2]);
   });
 });
 

@@ -5,8 +5,9 @@
 // Scope: a top-level leaf, REQUIRED or OPTIONAL (no repetition), of physical type BOOLEAN, INT32
 // (plain or DATE), INT64 (plain or TIMESTAMP), FLOAT, DOUBLE or BYTE_ARRAY (STRING/UTF8 or plain
 // binary); data pages v1 and v2; values PLAIN or dictionary-encoded (PLAIN_DICTIONARY /
-// RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED or ZSTD (parquet-wasm's
-// SNAPPY and GZIP decoders are faster than the JS ones, so those chunks stay with it).
+// RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED or ZSTD, and SNAPPY for
+// the few pages of a selective read (`decodeFlatPages`: no in-memory file for parquet-wasm); whole
+// SNAPPY row groups and GZIP stay with parquet-wasm, whose Rust decompressors are faster.
 // The output is the Arrow Data parquet-rs would produce for the column (same type, values and
 // validity), built straight into typed arrays. Anything else — or any inconsistency in the
 // pages — returns undefined and the caller decodes that column with parquet-wasm, which also
@@ -17,10 +18,11 @@ import type * as arrow from "apache-arrow";
 import type { concatData } from "../arrow/concat.js";
 import type { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import type { initCodecs } from "../spec/avro.js";
-import type { readLeafChunks, ParquetFooter } from "./footer.js";
+import type { readLeafChunks, PageSubset, ParquetFooter } from "./footer.js";
 import type { readPageHeader } from "./parquet-pages.js";
 import type { Plan } from "./parquet-reader.js";
 import type { corrupt, ByteSource } from "./source.js";
+import type { isServerRuntime } from "./wasm.js";
 import type { TList, TStruct, TValue, getValue } from "./thrift.js";
 
 /**
@@ -39,6 +41,7 @@ export type FlatDeps = [
   concatData: typeof concatData,
   corrupt: typeof corrupt,
   getValue: typeof getValue,
+  isServerRuntime: typeof isServerRuntime,
 ];
 
 interface Deps {
@@ -51,6 +54,7 @@ interface Deps {
   concatData: typeof concatData;
   corrupt: typeof corrupt;
   getValue: typeof getValue;
+  isServerRuntime: typeof isServerRuntime;
 }
 
 let D: Deps;
@@ -70,11 +74,11 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 }
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
-export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns }> {
-  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue };
-  await loadZstd();
-  return { decodeRowGroup, decodeFlatColumns };
+export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
+  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime };
+  await zstdNow();
+  return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
 
 // parquet.thrift enums
@@ -105,6 +109,15 @@ const fail = (why: string): never => {
 
 type Zstd = (body: Uint8Array, size: number) => Uint8Array;
 let zstd: Promise<Zstd | null> | undefined;
+/**
+ * The zstd decompressor for the chunks decoded now, or null (they go to parquet-wasm). Node, Deno
+ * and Bun load it from the installed package. Browsers and workers do not: a bundle that does not
+ * serve zstd.wasm (esbuild copies no asset the code does not import) would abort its load with a
+ * page error and never settle it.
+ */
+function zstdNow(): Promise<Zstd | null> {
+  return D.isServerRuntime() ? loadZstd() : Promise.resolve(null);
+}
 
 /** The zstd decompressor (the wasm module the manifest codec initialises), or null where it cannot load. */
 function loadZstd(): Promise<Zstd | null> {
@@ -201,25 +214,48 @@ async function decodeRowGroup(
  */
 async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileColumns: readonly number[], r: number): Promise<Array<arrow.Data | undefined>> {
   const out: Array<arrow.Data | undefined> = fileColumns.map(() => undefined);
-  const schema = getList(footer.raw, 2) as TStruct[];
-  const rawChunks = getList((getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[];
   const picked: Array<{ i: number; leaf: number; col: FlatColumn }> = [];
   fileColumns.forEach((c, i) => {
-    const column = footer.columns[c]!;
-    if (column.schemaEnd - column.schemaStart !== 1) return; // a group: nested
-    const element = schema[column.schemaStart]!;
-    const type = flatArrowType(element);
-    const codec = getNumber(getStruct(rawChunks[column.leafStart]!, 3)!, 4) ?? 0;
-    // zstd and uncompressed only: parquet-wasm's SNAPPY and GZIP (Rust) beat snappyjs and fflate
-    if (type && (codec === 0 || codec === 6)) picked.push({ i, leaf: column.leafStart, col: { element, type, codec, rows: footer.rowGroups[r]!.numRows } });
+    // zstd and uncompressed only: parquet-wasm's SNAPPY and GZIP (Rust) beat ours and fflate on whole chunks
+    const col = flatColumn(footer, c, r, footer.rowGroups[r]!.numRows, false);
+    if (col) picked.push({ i, leaf: footer.columns[c]!.leafStart, col });
   });
   if (picked.length === 0) return out;
-  const zstdFn = picked.some((x) => x.col.codec === 6) ? await loadZstd() : null;
+  const zstdFn = picked.some((x) => x.col.codec === 6) ? await zstdNow() : null;
   const chunks = await D.readLeafChunks(src, footer, picked.map((x) => x.leaf), r);
   picked.forEach((x, j) => {
     out[x.i] = decodeFlatChunk(chunks[j]!, x.col, zstdFn);
   });
   return out;
+}
+
+/**
+ * Decodes top-level file column `c` of row group `r` (its pages `subset`, whole when undefined),
+ * or returns undefined when the column or chunk is out of scope (the caller uses parquet-wasm).
+ * Selective reads use it: SNAPPY pages are in scope here.
+ */
+async function decodeFlatPages(src: ByteSource, footer: ParquetFooter, c: number, r: number, subset: PageSubset | undefined): Promise<arrow.Data | undefined> {
+  const col = flatColumn(footer, c, r, subset ? subset.numRows : footer.rowGroups[r]!.numRows, true);
+  if (!col) return undefined;
+  const zstdFn = col.codec === 6 ? await zstdNow() : null;
+  let chunk: Uint8Array;
+  if (subset) {
+    const parts = await Promise.all(subset.ranges.map((m) => src.read(m.start, m.length)));
+    chunk = parts.length === 1 ? parts[0]! : new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
+    if (parts.length > 1) parts.reduce((at, x) => (chunk.set(x, at), at + x.length), 0);
+  } else chunk = (await D.readLeafChunks(src, footer, [footer.columns[c]!.leafStart], r))[0]!;
+  return decodeFlatChunk(chunk, col, zstdFn);
+}
+
+/** File column `c` of row group `r` as the decoder takes it (`rows` rows; SNAPPY with `snappy`), or undefined when out of scope. */
+function flatColumn(footer: ParquetFooter, c: number, r: number, rows: number, snappy: boolean): FlatColumn | undefined {
+  const column = footer.columns[c]!;
+  if (column.schemaEnd - column.schemaStart !== 1) return undefined; // a group: nested
+  const element = (getList(footer.raw, 2) as TStruct[])[column.schemaStart]!;
+  const type = flatArrowType(element);
+  const rawChunk = (getList((getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[])[column.leafStart]!;
+  const codec = getNumber(getStruct(rawChunk, 3)!, 4) ?? 0;
+  return type && (codec === 0 || codec === 6 || (snappy && codec === 1)) ? { element, type, codec, rows } : undefined;
 }
 
 /** What the decoder needs of one column chunk. */
@@ -237,7 +273,7 @@ export interface FlatColumn {
 /**
  * Decodes one column chunk (its complete bytes) into Arrow Data, or returns undefined when the
  * chunk uses something outside this decoder's scope or is inconsistent (the caller then uses
- * parquet-wasm). `zstdFn` is `await loadZstd()`.
+ * parquet-wasm). `zstdFn` is `await zstdNow()`.
  */
 function decodeFlatChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data | undefined {
   try {
@@ -253,6 +289,9 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
     case 0:
       out = body;
       break;
+    case 1:
+      out = snappyInto(body, new Uint8Array(Math.max(size, 0)));
+      break;
     case 6:
       out = zstdFn ? zstdFn(body, size) : fail("no zstd decoder");
       break;
@@ -261,6 +300,69 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
   }
   if (out.length !== size) fail("page size mismatch");
   return out;
+}
+
+/** Decompresses the snappy block `src` into `out`, which must be exactly its uncompressed length. */
+function snappyInto(src: Uint8Array, out: Uint8Array): Uint8Array {
+  let pos = 0;
+  let len = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (pos >= src.length || shift > 28) fail("snappy length");
+    const byte = src[pos++]!;
+    len += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) break;
+  }
+  if (len !== out.length || snappyOps(src, pos, out) !== len) fail("snappy block");
+  return out;
+}
+
+/**
+ * The literal and copy elements of a snappy block from src[pos] on, into `out`; returns the
+ * bytes written (-1 when an element is out of bounds). A function of its own: the check after
+ * its loop would otherwise deoptimise the OSR-compiled loop on every call.
+ */
+function snappyOps(src: Uint8Array, pos: number, out: Uint8Array): number {
+  const end = src.length;
+  const len = out.length;
+  let o = 0;
+  while (pos < end) {
+    const tag = src[pos++]!;
+    const kind = tag & 3;
+    let n: number;
+    if (kind === 0) {
+      n = tag >>> 2;
+      if (n >= 60) {
+        const bytes = n - 59;
+        n = 0;
+        for (let i = 0; i < bytes; i++) n |= src[pos++]! << (8 * i);
+        n >>>= 0;
+      }
+      n += 1;
+      if (pos + n > end || o + n > len) return -1;
+      if (n > 256) out.set(src.subarray(pos, pos + n), o);
+      else for (let i = 0; i < n; i++) out[o + i] = src[pos + i]!;
+      pos += n;
+      o += n;
+      continue;
+    }
+    let off: number;
+    if (kind === 1) {
+      n = ((tag >>> 2) & 7) + 4;
+      off = ((tag >>> 5) << 8) | src[pos++]!;
+    } else if (kind === 2) {
+      n = (tag >>> 2) + 1;
+      off = src[pos]! | (src[pos + 1]! << 8);
+      pos += 2;
+    } else {
+      n = (tag >>> 2) + 1;
+      off = (src[pos]! | (src[pos + 1]! << 8) | (src[pos + 2]! << 16) | (src[pos + 3]! << 24)) >>> 0;
+      pos += 4;
+    }
+    if (off === 0 || off > o || o + n > len || pos > end) return -1;
+    for (let i = 0; i < n; i++) out[o + i] = out[o - off + i]!; // overlapping copies repeat bytes
+    o += n;
+  }
+  return o;
 }
 
 /** Output under construction: validity, fixed-width values (as bytes) or strings. */

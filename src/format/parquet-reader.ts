@@ -17,7 +17,7 @@ import { readPageHeader } from "./parquet-pages.js";
 import { getValue } from "./thrift.js";
 import { initCodecs } from "../spec/avro.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
-import { isWasmTrap, withParquetWasm } from "./wasm.js";
+import { isServerRuntime, isWasmTrap, prefetchParquetWasm, withParquetWasm } from "./wasm.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { concatData } from "../arrow/concat.js";
 import { ChunkCache, dataBytes } from "./chunk-cache.js";
@@ -121,15 +121,35 @@ export function setFlatDecoding(on: boolean): void {
 export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
-    readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue,
+    readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime,
   ];
   return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
+}
+
+/** Paimon type kinds whose columns the flat decoder takes (parquet-flat.ts `flatArrowType`). */
+const FLAT_KINDS = new Set(["BOOLEAN", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "CHAR", "VARCHAR", "VARBINARY", "TIMESTAMP", "TIMESTAMP_LTZ"]);
+
+/**
+ * Starts loading the decoders a read of `fields` will use, without waiting (a scan calls it, so
+ * loading overlaps reading the table's metadata): the flat decoder and its zstd module, and
+ * parquet-wasm only where a chunk will need it: a column outside the flat decoder's scope, or
+ * `wasmLikely` (the caller expects chunks it does not take, e.g. SNAPPY or GZIP files, or the
+ * pages of a selective read). Reads load parquet-wasm themselves when a chunk needs it.
+ */
+export function prefetchDecoders(fields: readonly DataField[], wasmLikely: boolean): void {
+  void prefetchFlatDecoder();
+  if (wasmLikely || fields.some((f) => !FLAT_KINDS.has(f.type.kind) || ("precision" in f.type && f.type.precision > 6))) prefetchParquetWasm();
+}
+
+/** The flat decoder, or null when it is switched off (`setFlatDecoding`) or cannot load. */
+export function flatDecoder(): Promise<FlatDecoder | null> {
+  return flatDecoding ? prefetchFlatDecoder() : Promise.resolve(null);
 }
 
 async function decode(p: Plan, rowGroup: number): Promise<arrow.Table | undefined> {
   if (p.fileColumns.length === 0) return undefined;
   // with a read schema (the output schema is known before decoding), flat columns go to parquet-flat.ts
-  const flat = p.schema.fields.length > 0 && flatDecoding ? await prefetchFlatDecoder() : null;
+  const flat = p.schema.fields.length > 0 ? await flatDecoder() : null;
   return (await flat?.decodeRowGroup(p, rowGroup, decodeWasm)) ?? decodeWasm(p, p.fileColumns, rowGroup, p.batchSize);
 }
 

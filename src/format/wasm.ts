@@ -110,7 +110,8 @@ const NODE_MODULE = ["node", "module"].join(":");
 const NODE_URL = ["node", "url"].join(":");
 const NODE_FS = ["node", "fs/promises"].join(":");
 
-function isServerRuntime(): boolean {
+/** Node, Deno or Bun: wasm files load from the installed packages (no URL to guess). */
+export function isServerRuntime(): boolean {
   const g = globalThis as { process?: { versions?: { node?: string } }; Deno?: unknown; Bun?: unknown };
   return g.Deno !== undefined || g.Bun !== undefined || typeof g.process?.versions?.node === "string";
 }

@@ -2,7 +2,8 @@
 // statistics rule the filter out are skipped, pages ruled out by the column index are not
 // decoded, and the filter columns are decoded first (late materialisation): the other
 // projected columns are decoded only for the pages holding matching rows (offset index).
-// Pages are cut out of a column chunk into an in-memory file that parquet-wasm decodes.
+// Pages cut out of a column chunk are decoded by the flat decoder (format/parquet-flat.ts) when
+// the column is in its scope, else put into an in-memory file that parquet-wasm decodes.
 import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -15,7 +16,7 @@ import { getNumber } from "../format/thrift.js";
 import { ChunkCache } from "../format/chunk-cache.js";
 import { type ChunkPages, pageSubset, pagesNeedDictionary, readChunkPages } from "../format/page-index.js";
 import { footerStatistics, type ParquetStatistics } from "../format/parquet-stats.js";
-import { plan } from "../format/parquet-reader.js";
+import { flatDecoder, plan } from "../format/parquet-reader.js";
 import { corrupt, type ByteSource } from "../format/source.js";
 import { isWasmTrap, withParquetWasm } from "../format/wasm.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
@@ -25,7 +26,7 @@ import { type ColumnStats, mayMatch } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
 
 /** What selective reads skipped and decoded (process-wide totals; tests and benchmarks read them). */
-export const selectiveReadCounters = { rowGroupsPruned: 0, rowGroupsRead: 0, chunkDecodes: 0, pagesDecoded: 0, pagesSkipped: 0 };
+export const selectiveReadCounters = { rowGroupsPruned: 0, rowGroupsRead: 0, chunkDecodes: 0, flatDecodes: 0, pagesDecoded: 0, pagesSkipped: 0 };
 
 /** Kinds whose Parquet statistics values compare exactly as the predicate's values do. */
 const STATS_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "VARCHAR"]);
@@ -324,13 +325,15 @@ function decodedSizeEstimate(footer: ParquetFooter, rg: number, col: number): nu
 /** Decodes column `col` of row group `rg`: its pages `subset` (all when undefined), as `field`'s type. */
 async function decodeChunk(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, subset: { selected: readonly number[]; ranges: PageSubset } | undefined, field: arrow.Field): Promise<arrow.Data> {
   const pageCount = pages ? pages.offsets.length : 1;
-  const file = await buildPrunedFile(src, footer, [col], [rg], subset?.ranges);
   selectiveReadCounters.chunkDecodes++;
   selectiveReadCounters.pagesDecoded += subset ? subset.selected.length : pageCount;
   selectiveReadCounters.pagesSkipped += subset ? pageCount - subset.selected.length : 0;
   const total = subset ? subset.ranges.numRows : footer.rowGroups[rg]!.numRows;
-  let data: arrow.Data;
-  try {
+  // flat columns straight from their pages; the rest through an in-memory file for parquet-wasm
+  let data = await (await flatDecoder())?.decodeFlatPages(src, footer, col, rg, subset?.ranges);
+  if (data) selectiveReadCounters.flatDecodes++;
+  else try {
+    const file = await buildPrunedFile(src, footer, [col], [rg], subset?.ranges);
     // one batch of exactly the chunk's rows (the decoder allocates batchSize up front)
     const ipc = await withParquetWasm((pw) => pw.readParquet(file, { batchSize: Math.max(1, total) }).intoIPCStream());
     const decoded = arrow.tableFromIPC(ipc);

@@ -8,7 +8,6 @@ import { fileIndexMayMatchFile, indexColumnsMatch } from "./file-index-filter.js
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
-import { getParquetWasm } from "../format/wasm.js";
 import { initKernels } from "../kernel/wasm.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { fileIOSource, toByteSource } from "../format/source.js";
@@ -42,12 +41,12 @@ export interface ReadOptions {
 export type { BatchReader };
 
 /**
- * Loads both wasm modules a read needs before it starts, so hosts that load them asynchronously
- * (browsers fetch them by URL) are ready before the synchronous kernel calls. Parquet first: a
- * host that can load neither is told about the module every read needs.
+ * Loads the kernel module before a read starts, so hosts that load it asynchronously (browsers
+ * fetch it by URL) are ready before the synchronous kernel calls. parquet-wasm is loaded by the
+ * Parquet reader when a column chunk needs it (the flat decoder takes the common flat columns
+ * without it); a host that cannot load it gets UNSUPPORTED from that read.
  */
 async function loadWasm(): Promise<void> {
-  await getParquetWasm();
   await initKernels();
 }
 

@@ -1,7 +1,7 @@
 // Planning a batch read: the live files of a snapshot, pruned by partition, bucket and
 // statistics, packed into splits.
 import { PaimonError } from "../error.js";
-import { prefetchParquetWasm } from "../format/wasm.js";
+import { prefetchDecoders } from "../format/parquet-reader.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
@@ -43,7 +43,11 @@ export class TableScan {
   }
 
   async plan(): Promise<Plan> {
-    prefetchParquetWasm(); // a plan is read next: compile the decoder while the metadata is read
+    // a read follows: load its decoders while the metadata is read (parquet-wasm for primary-key
+    // tables, which read TINYINT system columns, filtered scans, whose selective reads decode pages
+    // with it, and codecs the flat decoder lacks)
+    const t = this.table;
+    prefetchDecoders(t.schema.fields, t.schema.primaryKeys.length > 0 || this.options.filter !== undefined || !["zstd", "none"].includes(t.coreOptions.fileCompression));
     if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, { realtimeUnion: true }).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();

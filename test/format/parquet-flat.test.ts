@@ -3,12 +3,15 @@
 // off, small and large pages and row groups, decode to exactly what parquet-wasm decodes (values,
 // nulls, Arrow types), and the flat decoder really decodes each such column chunk. Columns out of
 // its scope (TINYINT, DECIMAL, ARRAY; SNAPPY and GZIP chunks) are decoded by parquet-wasm in the
-// same row group.
+// same row group. Any subset of a chunk's pages (selective reads) decodes to exactly the rows of
+// those pages, SNAPPY included.
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { readParquet, writeParquet } from "../../src/format/index.js";
 import { readFooter } from "../../src/format/footer.js";
+import { convertData, readArrowField } from "../../src/format/arrow-types.js";
+import { pageSubset, pagesNeedDictionary, readChunkPages } from "../../src/format/page-index.js";
 import { prefetchFlatDecoder, setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { toByteSource } from "../../src/format/source.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
@@ -107,6 +110,42 @@ describe("flat-column decoder", () => {
         }
       }),
       { numRuns: 50 },
+    );
+  }, 240_000);
+
+  it("randomized: any subset of a chunk's pages decodes to exactly those pages' rows (decodeFlatPages, SNAPPY included; GZIP left to parquet-wasm)", async () => {
+    await fc.assert(
+      fc.asyncProperty(rowsArb(15), writeOptions, fc.integer(), async (cols, options, seed) => {
+        const written = await writeParquet(FLAT_FIELDS, batch(FLAT_FIELDS, cols), options);
+        const src = toByteSource(written.bytes, "p.parquet");
+        const footer = await readFooter(src);
+        const flat = (await prefetchFlatDecoder())!;
+        let rowGroupStart = 0;
+        for (let r = 0; r < footer.rowGroups.length; rowGroupStart += footer.rowGroups[r]!.numRows, r++) {
+          for (const [c, f] of FLAT_FIELDS.entries()) {
+            const pages = (await readChunkPages(src, footer, r, c, false))!;
+            const count = pages.offsets.length;
+            // a pseudo-random non-empty subset of the pages, by the seed
+            let selected = Array.from({ length: count }, (_, p) => p).filter((p) => ((seed >>> (p % 31)) & 1) === 1 || p === (seed >>> 0) % count);
+            if (seed % 5 === 0) selected = Array.from({ length: count }, (_, p) => p); // every page
+            const subset = pageSubset(pages, selected, await pagesNeedDictionary(src, pages, selected));
+            const data = await flat.decodeFlatPages(src, footer, c, r, subset);
+            if (options.compression === "gzip") {
+              expect(data).toBeUndefined();
+              continue;
+            }
+            expect(data, `${f.name}: the flat decoder took the pages`).toBeDefined();
+            const want = selected.flatMap((p) => cols[f.name]!.slice(rowGroupStart + pages.rowStarts[p]!, rowGroupStart + pages.rowStarts[p + 1]!));
+            const field = readArrowField(f);
+            const got = new arrow.Table({ [f.name]: arrow.makeVector(convertData(data!, field.type, f.name)) });
+            expect(tableColumn(got, f.name, f.type), f.name).toEqual(want);
+            // the whole chunk too
+            const whole = await flat.decodeFlatPages(src, footer, c, r, undefined);
+            expect(whole!.length).toBe(footer.rowGroups[r]!.numRows);
+          }
+        }
+      }),
+      { numRuns: 40 },
     );
   }, 240_000);
 

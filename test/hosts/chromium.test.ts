@@ -82,7 +82,7 @@ describe.skipIf(executablePath === null)("paimon-rt/edge in headless Chromium", 
     const result = await page.evaluate((wh) => (window as unknown as { afterInit(w: string): Promise<unknown> }).afterInit(wh), warehouse());
     expect(result).toEqual(EXPECTED);
     expect(pageErrors).toEqual([]);
-    expect(server.requests.filter((r) => r.path.endsWith(".wasm")).map((r) => r.path)).toEqual(["/parquet_wasm_bg.wasm", "/parquet.wasm", "/wasm/pkg/paimon_rt_kernels.wasm"]); // the first: the glue's own default, before init
+    expect(server.requests.filter((r) => r.path.endsWith(".wasm")).map((r) => r.path)).toEqual(["/wasm/pkg/paimon_rt_kernels.wasm", "/parquet_wasm_bg.wasm", "/parquet.wasm"]); // the kernels first (a read loads them before it starts; parquet-wasm when a chunk needs it), then the glue's own default, before init
   });
 
   it("after a wasm panic the parquet instance is replaced by a fresh glue copy and the same reads return exactly the Node read", async () => {

@@ -2,7 +2,8 @@
 // by vite reads the fixture warehouse over HTTP from 127.0.0.1 and must return exactly the Node
 // read. workerd refuses to compile wasm from bytes and has no file URL for parquet-wasm, so the
 // worker imports both .wasm files as modules and hands them to init(); before that, a read
-// must fail with UNSUPPORTED naming the missing module, and init must then recover cleanly.
+// must fail with UNSUPPORTED naming the missing module (the kernels first; with only the kernels
+// given, a read that needs parquet-wasm names that), and init must then recover cleanly.
 // (startHostWorker: a compatibility date without FinalizationRegistry; importing must not crash.)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,7 +44,12 @@ export default {
       const plan = await table.newScan().plan();
       const read = await failure(() => table.newRead().toArrow(plan.splits));
       const kernel = await failure(() => pr.sortPermutation([pr.keyColumnFromValues("int32", [2, 1])], new BigInt64Array(2)));
-      return json({ read, kernel });
+      // with the kernels only: the zstd chunks go to parquet-wasm (workerd compiles no wasm from bytes)
+      const parquetRead = await failure(async () => {
+        await pr.init({ kernels });
+        return table.newRead().toArrow((await table.newScan().plan()).splits);
+      });
+      return json({ read, kernel, parquetRead });
     }
     await pr.init({ kernels, parquet });
     if (url.pathname === "/after-panic") {
@@ -79,13 +85,17 @@ describe.skipIf(miniflare === null)("paimon-rt/edge in workerd (miniflare)", () 
 
   it("without init, reads fail with UNSUPPORTED naming the missing module (not CORRUPT_FILE)", async () => {
     const res = await mf.dispatchFetch(`http://worker/before-init?warehouse=${warehouse()}`);
-    const body = (await res.json()) as { read: { code: string; message: string }; kernel: { code: string; message: string } };
+    type Failure = { code: string; message: string };
+    const body = (await res.json()) as { read: Failure; kernel: Failure; parquetRead: Failure };
     expect(body.read.code).toBe("UNSUPPORTED");
-    expect(body.read.message).toContain("the parquet module (parquet-wasm) could not be loaded");
-    expect(body.read.message).toContain("init({ parquet })");
+    expect(body.read.message).toContain("the kernels module");
+    expect(body.read.message).toContain("init({ kernels })");
     expect(body.kernel.code).toBe("UNSUPPORTED");
     expect(body.kernel.message).toContain("the kernels module");
     expect(body.kernel.message).toContain("init({ kernels })");
+    expect(body.parquetRead.code).toBe("UNSUPPORTED");
+    expect(body.parquetRead.message).toContain("the parquet module (parquet-wasm) could not be loaded");
+    expect(body.parquetRead.message).toContain("init({ parquet })");
   });
 
   it("after init({ kernels, parquet }) returns exactly the Node read", async () => {
