@@ -41,13 +41,8 @@ export interface FlatEncodeOptions {
   unboundedLeaves?: ReadonlySet<number>;
 }
 
-// parquet.thrift enums
-const BOOLEAN = 0;
-const INT32 = 1;
-const INT64 = 2;
-const FLOAT = 4;
-const DOUBLE = 5;
-const BYTE_ARRAY = 6;
+// parquet.thrift enums: physical types, then encodings
+const { BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY } = { BOOLEAN: 0, INT32: 1, INT64: 2, FLOAT: 4, DOUBLE: 5, BYTE_ARRAY: 6 };
 const PLAIN = 0;
 const RLE = 3;
 const CODEC = { none: 0, snappy: 1, zstd: 6 } as const;
