@@ -171,11 +171,29 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
   const unbounded = options.unboundedLeaves ?? new Set<number>();
   const codec = CODEC[options.codec];
 
-  const parts: Uint8Array[] = [];
+  // The file is collected as parts until the first row group is complete; then one buffer sized
+  // for the whole file at that group's bytes per row takes the parts and every later page (grown
+  // if the estimate falls short), so the file is not held twice (parts and their join) at the end.
+  let parts: Uint8Array[] | undefined = [];
+  let out: Uint8Array = new Uint8Array(0);
   let at = 0;
   const emit = (b: Uint8Array): void => {
-    parts.push(b);
+    if (parts) parts.push(b);
+    else {
+      if (at + b.length > out.length) out = grow(out, at, Math.max(at + b.length, Math.ceil(out.length * 1.25)));
+      out.set(b, at);
+    }
     at += b.length;
+  };
+  const settle = (rowsDone: number): void => {
+    if (!parts) return;
+    out = new Uint8Array(Math.ceil((at / Math.max(rowsDone, 1)) * rows * 1.02) + 65536);
+    let p = 0;
+    for (const part of parts) {
+      out.set(part, p);
+      p += part.length;
+    }
+    parts = undefined;
   };
   emit(u32le(PARQUET_MAGIC));
   const scratch = { values: new Scratch(), levels: new Scratch(), body: new Scratch() };
@@ -247,6 +265,7 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
         f(7, T_I16, ordinal),
       ),
     );
+    settle(g1);
   }
 
   // Column indexes, then offset indexes (parquet-rs's order), referenced from their chunks.
@@ -279,14 +298,15 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
   emit(footer);
   emit(u32le(footer.length));
   emit(u32le(PARQUET_MAGIC));
+  settle(rows);
+  return at === out.length ? out : out.subarray(0, at);
+}
 
-  const out = new Uint8Array(at);
-  let p = 0;
-  for (const part of parts) {
-    out.set(part, p);
-    p += part.length;
-  }
-  return out;
+/** A larger buffer holding the first `used` bytes of `buf`. */
+function grow(buf: Uint8Array, used: number, size: number): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(size);
+  next.set(buf.subarray(0, used));
+  return next;
 }
 
 /** Adds `field` keeping ascending id order. */
@@ -584,11 +604,8 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
 }
 
 function growScratch(scratch: Scratch, keep: number, need: number): Uint8Array {
-  const old = scratch.buf;
-  const next = new Uint8Array(Math.max(need, old.length * 2));
-  next.set(old.subarray(0, keep));
-  scratch.buf = next;
-  return next;
+  scratch.buf = grow(scratch.buf, keep, Math.max(need, scratch.buf.length * 2));
+  return scratch.buf;
 }
 
 /** Unsigned lexicographic comparison of a[as, ae) and b[bs, be). */
