@@ -10,6 +10,7 @@ import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode 
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
 import { finishParquetFile } from "./parquet-finish.js";
 import { overflowingDictionaryColumns } from "./dictionary-choice.js";
+import { encodeFlatParquet, flatCompressor, flatEncodable, type FlatCodec } from "./parquet-encode.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
@@ -47,6 +48,11 @@ export interface ParquetWriteOptions {
    * memory holds one slice and the row group being encoded rather than a copy of the whole input.
    */
   sliceRows?: number;
+  /**
+   * Whether files in the flat encoder's scope (parquet-encode.ts) are written by it (default
+   * true); false writes every file through parquet-wasm (tests and benchmarks compare the two).
+   */
+  flatEncoder?: boolean;
 }
 
 export interface ParquetColumnStats extends ColumnStats {
@@ -73,6 +79,8 @@ const COMPRESSION: Record<string, keyof typeof CODEC_NAMES> = {
   none: "UNCOMPRESSED",
   uncompressed: "UNCOMPRESSED",
 };
+/** Codecs the flat encoder writes (others go through parquet-wasm). */
+const FLAT_CODECS: Record<string, FlatCodec | undefined> = { zstd: "zstd", snappy: "snappy", none: "none", uncompressed: "none" };
 const CODEC_NAMES = { ZSTD: 1, SNAPPY: 1, LZ4_RAW: 1, GZIP: 1, BROTLI: 1, UNCOMPRESSED: 1 };
 
 function codecOf(pw: ParquetWasm, name: string | undefined): number {
@@ -187,6 +195,8 @@ export class ParquetFileWriter {
     const sliceRows = o.sliceRows ?? sliceRowsFor(this.bytes, this.rows);
     let bytes: Uint8Array;
     try {
+      const flat = await this.encodeFlat();
+      if (flat) return { bytes: flat, fileSize: flat.length, rowCount: this.rows, stats: this.stats() };
       bytes = await withParquetWasm(async (pw) => {
         let builder = new pw.WriterPropertiesBuilder()
           .setCompression(codecOf(pw, o.compression))
@@ -222,6 +232,37 @@ export class ParquetFileWriter {
       this.batches.length = 0;
     }
     return { bytes, fileSize: bytes.length, rowCount: this.rows, stats: this.stats() };
+  }
+
+  /**
+   * The file by the flat encoder (parquet-encode.ts) when it applies: every column flat and in its
+   * scope, no INT96 leaf, no column that keeps a dictionary, a codec it has; else undefined.
+   */
+  private async encodeFlat(): Promise<Uint8Array | undefined> {
+    const o = this.options;
+    const codec = FLAT_CODECS[(o.compression ?? "zstd").toLowerCase()];
+    if (o.flatEncoder === false || !codec || this.rows === 0 || this.int96Leaves.size > 0 || !flatEncodable(this.schema)) return undefined;
+    const rowGroupRows = o.rowGroupRows ?? 1024 * 1024;
+    if (o.dictionary ?? true) {
+      const plain = new Set([...(o.plainColumns ?? []), ...overflowingDictionaryColumns(this.schema, this.batches, rowGroupRows)]);
+      if (!this.fields.every((f) => plain.has(f.name))) return undefined;
+    }
+    const compress = await flatCompressor(codec);
+    if (!compress) return undefined;
+    const kv = new Map(Object.entries(o.keyValueMetadata ?? {}));
+    kv.set("ARROW:schema", arrowSchemaFooterValue(this.schema));
+    try {
+      return encodeFlatParquet(this.schema, this.batches, compress, {
+        codec,
+        rowGroupRows,
+        rowGroupBytes: o.rowGroupBytes ?? 128 * 1024 * 1024,
+        pageSize: o.pageSize,
+        keyValueMetadata: kv,
+        unboundedLeaves: this.nanLeaves,
+      });
+    } finally {
+      this.batches.length = 0;
+    }
   }
 
   private where(): string {

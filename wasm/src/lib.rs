@@ -13,6 +13,7 @@
 
 pub mod binary_row;
 pub mod bitmap;
+pub mod codec;
 pub mod columns;
 pub mod hash;
 pub mod merge;

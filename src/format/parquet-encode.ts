@@ -1,0 +1,679 @@
+// A focused Parquet encoder for flat columns (write side only; the twin of parquet-flat.ts):
+// top-level REQUIRED/OPTIONAL leaves of BOOLEAN, INT32 (plain, DATE), INT64 (plain, TIMESTAMP
+// millis/micros), FLOAT, DOUBLE and BYTE_ARRAY (STRING or binary), every value PLAIN, data pages
+// v1 with RLE/bit-packed definition levels, SNAPPY, ZSTD or no compression. Values go from the
+// Arrow buffers into the page bodies (a fixed-width REQUIRED column without nulls is compressed
+// straight from its Arrow buffer): no Arrow IPC copy, no wasm Parquet writer.
+//
+// It writes what parquet-wasm (parquet-rs) plus the post-write pass (parquet-finish.ts) write for
+// the same columns, as far as readers care: the same schema elements (field ids, converted and
+// logical types), pages of at most 20,000 rows and `pageSize` bytes with their CRC, chunk
+// statistics (deprecated min/max too for signed orders), column and offset indexes after the row
+// groups, column orders, `ARROW:schema` and the caller's key/value metadata. The writer
+// (parquet-writer.ts) uses it when every column is in scope and none wants a dictionary.
+
+import * as arrow from "apache-arrow";
+import { PaimonError } from "../error.js";
+import { crc32 } from "../kernel/deletion-vector.js";
+import { snappyCompress } from "../kernel/snappy.js";
+import { initCodecs } from "../spec/avro.js";
+import { fieldIdOf } from "./arrow-types.js";
+import { PARQUET_MAGIC } from "./parquet-pages.js";
+import { T_BINARY, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
+
+export type FlatCodec = "zstd" | "snappy" | "none";
+
+export interface FlatEncodeOptions {
+  codec: FlatCodec;
+  /** zstd level (Paimon `file.compression.zstd-level`, default 1). */
+  zstdLevel?: number;
+  /** Maximum rows per row group. */
+  rowGroupRows: number;
+  /** Maximum (Arrow) bytes per row group. */
+  rowGroupBytes: number;
+  /** Data page size limit in bytes (default 1 MiB). */
+  pageSize?: number;
+  /** Data page row limit (default 20,000, parquet-rs's and parquet-mr's). */
+  pageRows?: number;
+  /** Footer key/value metadata (`ARROW:schema` included by the caller). */
+  keyValueMetadata: ReadonlyMap<string, string>;
+  /** Leaves whose min/max must not be written (chunk statistics and column index). */
+  unboundedLeaves?: ReadonlySet<number>;
+}
+
+// parquet.thrift enums: physical types, then encodings
+const { BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY } = { BOOLEAN: 0, INT32: 1, INT64: 2, FLOAT: 4, DOUBLE: 5, BYTE_ARRAY: 6 };
+const PLAIN = 0;
+const RLE = 3;
+const CODEC = { none: 0, snappy: 1, zstd: 6 } as const;
+const CREATED_BY = "paimon-rt version 0.1.0";
+/** parquet-rs's column index / statistics truncation length: longer bounds are left out here. */
+const MAX_BOUND_BYTES = 64;
+
+/** How a leaf is encoded. */
+interface Leaf {
+  name: string;
+  physical: number;
+  /** Bytes per PLAIN value (0: BYTE_ARRAY, 1/8: BOOLEAN bits are packed). */
+  width: number;
+  optional: boolean;
+  element: TStruct;
+  /** Signed sort order: the deprecated min/max statistics fields are written too (as parquet-rs does). */
+  signed: boolean;
+  kind: "bool" | "i32" | "i64" | "f32" | "f64" | "bytes";
+}
+
+const f = (id: number, type: number, value: TValue): TField => ({ id, type, value });
+const struct = (...fields: TField[]): TStruct => ({ fields });
+const list = (elemType: number, items: TValue[]): TValue => ({ elemType, items });
+const utf8 = new TextEncoder();
+
+/** The leaf for an Arrow field of the Parquet file layout, or undefined when out of scope. */
+function leafOf(field: arrow.Field): Leaf | undefined {
+  const t = field.type;
+  const id = fieldIdOf(field);
+  const element = (physical: number, converted?: number, logical?: TStruct): TStruct => {
+    const fields = [f(1, T_I32, physical), f(3, T_I32, field.nullable ? 1 : 0), f(4, T_BINARY, utf8.encode(field.name))];
+    if (converted !== undefined) fields.push(f(6, T_I32, converted));
+    if (id !== undefined) fields.push(f(9, T_I32, id));
+    if (logical) fields.push(f(10, T_STRUCT, logical));
+    return struct(...fields);
+  };
+  const leaf = (kind: Leaf["kind"], physical: number, width: number, signed: boolean, el: TStruct): Leaf => ({ name: field.name, physical, width, optional: field.nullable, element: el, signed, kind });
+  if (arrow.DataType.isBool(t)) return leaf("bool", BOOLEAN, 0, false, element(BOOLEAN));
+  if (arrow.DataType.isInt(t) && t.isSigned && t.bitWidth === 32) return leaf("i32", INT32, 4, true, element(INT32));
+  if (arrow.DataType.isInt(t) && t.isSigned && t.bitWidth === 64) return leaf("i64", INT64, 8, true, element(INT64));
+  if (arrow.DataType.isDate(t) && t.unit === arrow.DateUnit.DAY) return leaf("i32", INT32, 4, true, element(INT32, 6, struct(f(6, T_STRUCT, struct()))));
+  if (arrow.DataType.isTimestamp(t) && (t.unit === arrow.TimeUnit.MILLISECOND || t.unit === arrow.TimeUnit.MICROSECOND)) {
+    const millis = t.unit === arrow.TimeUnit.MILLISECOND;
+    const unit = struct(f(millis ? 1 : 2, T_STRUCT, struct()));
+    const logical = struct(f(8, T_STRUCT, struct(f(1, T_TRUE, t.timezone != null), f(2, T_STRUCT, unit))));
+    return leaf("i64", INT64, 8, true, element(INT64, millis ? 9 : 10, logical));
+  }
+  if (arrow.DataType.isFloat(t) && t.precision === arrow.Precision.SINGLE) return leaf("f32", FLOAT, 4, true, element(FLOAT));
+  if (arrow.DataType.isFloat(t) && t.precision === arrow.Precision.DOUBLE) return leaf("f64", DOUBLE, 8, true, element(DOUBLE));
+  if (t.typeId === arrow.Type.Utf8) return leaf("bytes", BYTE_ARRAY, 0, false, element(BYTE_ARRAY, 0, struct(f(1, T_STRUCT, struct()))));
+  if (t.typeId === arrow.Type.Binary) return leaf("bytes", BYTE_ARRAY, 0, false, element(BYTE_ARRAY));
+  return undefined;
+}
+
+/** Whether every column of `schema` (the Parquet file layout) is in this encoder's scope. */
+export function flatEncodable(schema: arrow.Schema): boolean {
+  return schema.fields.length > 0 && schema.fields.every((field) => leafOf(field) !== undefined);
+}
+
+type Compress = (body: Uint8Array) => Uint8Array;
+
+let zstd: Promise<((b: Uint8Array, level: number) => Uint8Array) | null> | undefined;
+
+/** The zstd compressor (the wasm module the manifest codec uses), or null where it cannot load. */
+function loadZstd(): Promise<((b: Uint8Array, level: number) => Uint8Array) | null> {
+  zstd ??= (async () => {
+    try {
+      await initCodecs(); // initialises the module exactly once per process
+      type Mod = { compress: (b: Uint8Array, level: number) => Uint8Array };
+      const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
+      const mod = typeof imported.compress === "function" ? imported : imported.default!;
+      return (b: Uint8Array, level: number) => mod.compress(b, level);
+    } catch {
+      return null;
+    }
+  })();
+  return zstd;
+}
+
+/** The page compressor for `codec`, or null when it cannot be loaded here (the caller falls back to parquet-wasm). */
+export async function flatCompressor(codec: FlatCodec, zstdLevel = 1): Promise<Compress | null> {
+  if (codec === "none") return (b) => b;
+  if (codec === "snappy") return snappyCompress;
+  const z = await loadZstd();
+  return z ? (b) => z(b, zstdLevel) : null;
+}
+
+/** A growable byte buffer reused between pages. */
+class Scratch {
+  buf = new Uint8Array(1 << 16);
+  reserve(n: number): Uint8Array {
+    if (this.buf.length < n) this.buf = new Uint8Array(Math.max(n, this.buf.length * 2));
+    return this.buf;
+  }
+}
+
+/** Rows [from, to) of one Arrow Data (indexes without data.offset). */
+interface Piece {
+  data: arrow.Data;
+  from: number;
+  to: number;
+}
+
+/** Page statistics: bounds as PLAIN bytes (undefined when no non-null, non-NaN value). */
+interface PageStats {
+  nulls: number;
+  /** Non-null values. */
+  values: number;
+  min?: Uint8Array;
+  max?: Uint8Array;
+}
+
+/** Writes the Parquet file for `batches` (columns in `schema` order, the Parquet file layout). */
+export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], compress: Compress, options: FlatEncodeOptions): Uint8Array {
+  const leaves = schema.fields.map((field) => {
+    const leaf = leafOf(field);
+    if (!leaf) throw new PaimonError("UNSUPPORTED", `column '${field.name}' (${String(field.type)}) is not a flat Parquet column`);
+    return leaf;
+  });
+  const rows = batches.reduce((n, b) => n + b.numRows, 0);
+  const arrowBytes = batches.reduce((n, b) => n + b.data.children.reduce((m, c) => m + c.byteLength, 0), 0);
+  const perRow = rows > 0 ? arrowBytes / rows : 1;
+  const groupRows = Math.max(1, Math.min(options.rowGroupRows, Math.floor(options.rowGroupBytes / Math.max(perRow, 1e-9))));
+  const pageRows = options.pageRows ?? 20_000;
+  const pageSize = options.pageSize ?? 1024 * 1024;
+  const unbounded = options.unboundedLeaves ?? new Set<number>();
+  const codec = CODEC[options.codec];
+
+  // The file is collected as parts until the first row group is complete; then one buffer sized
+  // for the whole file at that group's bytes per row takes the parts and every later page (grown
+  // if the estimate falls short), so the file is not held twice (parts and their join) at the end.
+  let parts: Uint8Array[] | undefined = [];
+  let out: Uint8Array = new Uint8Array(0);
+  let at = 0;
+  const emit = (b: Uint8Array): void => {
+    if (parts) parts.push(b);
+    else {
+      if (at + b.length > out.length) out = grow(out, at, Math.max(at + b.length, Math.ceil(out.length * 1.25)));
+      out.set(b, at);
+    }
+    at += b.length;
+  };
+  const settle = (rowsDone: number): void => {
+    if (!parts) return;
+    out = new Uint8Array(Math.ceil((at / Math.max(rowsDone, 1)) * rows * 1.02) + 65536);
+    let p = 0;
+    for (const part of parts) {
+      out.set(part, p);
+      p += part.length;
+    }
+    parts = undefined;
+  };
+  emit(u32le(PARQUET_MAGIC));
+  const scratch = { values: new Scratch(), levels: new Scratch(), body: new Scratch() };
+  const rowGroups: TStruct[] = [];
+  /** Per chunk (row group major): its column index (or undefined) and offset index, written after the row groups. */
+  const indexes: Array<{ chunk: TStruct; column?: TStruct; offset: TStruct }> = [];
+
+  for (let g0 = 0, ordinal = 0; g0 < rows; g0 += groupRows, ordinal++) {
+    const g1 = Math.min(rows, g0 + groupRows);
+    const chunks: TStruct[] = [];
+    let groupStart = -1;
+    let groupUncompressed = 0;
+    let groupCompressed = 0;
+    leaves.forEach((leaf, c) => {
+      const start = at;
+      let uncompressed = 0;
+      const pageStats: PageStats[] = [];
+      const locations: TStruct[] = [];
+      let nulls = 0;
+      for (const page of pagesOf(batches, c, g0, g1, leaf, pageRows, pageSize)) {
+        const { body, stats, values } = encodePage(leaf, page.pieces, page.rows, scratch);
+        const compressed = codec === 0 ? body.slice() : compress(body);
+        const header = serializeStruct(
+          struct(
+            f(1, T_I32, 0), // DATA_PAGE
+            f(2, T_I32, body.length),
+            f(3, T_I32, compressed.length),
+            f(4, T_I32, crc32(compressed) | 0),
+            f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, PLAIN), f(3, T_I32, RLE), f(4, T_I32, RLE))),
+          ),
+        );
+        locations.push(struct(f(1, T_I64, BigInt(at)), f(2, T_I32, header.length + compressed.length), f(3, T_I64, BigInt(page.first - g0))));
+        emit(header);
+        emit(compressed);
+        uncompressed += header.length + body.length;
+        pageStats.push(stats);
+        nulls += page.rows - values;
+      }
+      const compressedSize = at - start;
+      // bounds only when every page with values has them (not NaN-only) and none is longer than parquet-rs would write in full
+      const bounded = !unbounded.has(c) && pageStats.every((s) => (s.values === 0 || (s.min && s.max)) && (s.min?.length ?? 0) <= MAX_BOUND_BYTES && (s.max?.length ?? 0) <= MAX_BOUND_BYTES);
+      const statistics = chunkStatistics(leaf, pageStats, nulls, bounded);
+      const meta = struct(
+        f(1, T_I32, leaf.physical),
+        f(2, T_LIST, list(T_I32, leaf.optional ? [PLAIN, RLE] : [PLAIN])),
+        f(3, T_LIST, list(T_BINARY, [utf8.encode(leaf.name)])),
+        f(4, T_I32, codec),
+        f(5, T_I64, BigInt(g1 - g0)),
+        f(6, T_I64, BigInt(uncompressed)),
+        f(7, T_I64, BigInt(compressedSize)),
+        f(9, T_I64, BigInt(start)),
+        f(12, T_STRUCT, statistics),
+        f(13, T_LIST, list(T_STRUCT, [struct(f(1, T_I32, 0), f(2, T_I32, PLAIN), f(3, T_I32, locations.length))])),
+      );
+      const chunk = struct(f(2, T_I64, BigInt(start)), f(3, T_STRUCT, meta));
+      chunks.push(chunk);
+      indexes.push({ chunk, column: bounded ? columnIndex(leaf, pageStats) : undefined, offset: struct(f(1, T_LIST, list(T_STRUCT, locations))) });
+      if (groupStart < 0) groupStart = start;
+      groupUncompressed += uncompressed;
+      groupCompressed += compressedSize;
+    });
+    rowGroups.push(
+      struct(
+        f(1, T_LIST, list(T_STRUCT, chunks)),
+        f(2, T_I64, BigInt(groupUncompressed)),
+        f(3, T_I64, BigInt(g1 - g0)),
+        f(5, T_I64, BigInt(groupStart)),
+        f(6, T_I64, BigInt(groupCompressed)),
+        f(7, T_I16, ordinal),
+      ),
+    );
+    settle(g1);
+  }
+
+  // Column indexes, then offset indexes (parquet-rs's order), referenced from their chunks.
+  for (const ix of indexes) {
+    if (!ix.column) continue;
+    const bytes = serializeStruct(ix.column);
+    insertField(ix.chunk, f(6, T_I64, BigInt(at)));
+    insertField(ix.chunk, f(7, T_I32, bytes.length));
+    emit(bytes);
+  }
+  for (const ix of indexes) {
+    const bytes = serializeStruct(ix.offset);
+    insertField(ix.chunk, f(4, T_I64, BigInt(at)));
+    insertField(ix.chunk, f(5, T_I32, bytes.length));
+    emit(bytes);
+  }
+
+  const kv = [...options.keyValueMetadata].map(([k, v]) => struct(f(1, T_BINARY, utf8.encode(k)), f(2, T_BINARY, utf8.encode(v))));
+  const footer = serializeStruct(
+    struct(
+      f(1, T_I32, 1),
+      f(2, T_LIST, list(T_STRUCT, [struct(f(4, T_BINARY, utf8.encode("arrow_schema")), f(5, T_I32, leaves.length)), ...leaves.map((l) => l.element)])),
+      f(3, T_I64, BigInt(rows)),
+      f(4, T_LIST, list(T_STRUCT, rowGroups)),
+      ...(kv.length > 0 ? [f(5, T_LIST, list(T_STRUCT, kv))] : []),
+      f(6, T_BINARY, utf8.encode(CREATED_BY)),
+      f(7, T_LIST, list(T_STRUCT, leaves.map(() => struct(f(1, T_STRUCT, struct()))))),
+    ),
+  );
+  emit(footer);
+  emit(u32le(footer.length));
+  emit(u32le(PARQUET_MAGIC));
+  settle(rows);
+  return at === out.length ? out : out.subarray(0, at);
+}
+
+/** A larger buffer holding the first `used` bytes of `buf`. */
+function grow(buf: Uint8Array, used: number, size: number): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(size);
+  next.set(buf.subarray(0, used));
+  return next;
+}
+
+/** Adds `field` keeping ascending id order. */
+function insertField(s: TStruct, field: TField): void {
+  const i = s.fields.findIndex((x) => x.id > field.id);
+  if (i < 0) s.fields.push(field);
+  else s.fields.splice(i, 0, field);
+}
+
+function u32le(n: number): Uint8Array {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, n, true);
+  return b;
+}
+
+/**
+ * The pages of column `c` over rows [g0, g1): at most `pageRows` rows and about `pageSize` PLAIN
+ * bytes each (at least one row), as pieces of the batches' Data.
+ */
+function* pagesOf(batches: readonly arrow.RecordBatch[], c: number, g0: number, g1: number, leaf: Leaf, pageRows: number, pageSize: number): Generator<{ pieces: Piece[]; rows: number; first: number }> {
+  let pieces: Piece[] = [];
+  let rows = 0;
+  let bytes = 0;
+  let first = g0;
+  let base = 0; // first row of the current batch
+  for (const batch of batches) {
+    const end = base + batch.numRows;
+    if (end > g0 && base < g1) {
+      const data = batch.data.children[c]!;
+      let from = Math.max(g0, base) - base;
+      const to = Math.min(g1, end) - base;
+      while (from < to) {
+        const wanted = Math.min(to - from, pageRows - rows);
+        let take = wanted;
+        if (leaf.kind === "bytes") {
+          const offsets = data.valueOffsets as Int32Array;
+          const o = data.offset + from;
+          let n = 0;
+          for (; n < wanted; n++) {
+            const size = 4 + offsets[o + n + 1]! - offsets[o + n]!;
+            if (bytes + size > pageSize && rows + n > 0) break;
+            bytes += size;
+          }
+          take = n;
+        } else if (leaf.width > 0) {
+          take = Math.min(wanted, Math.max(rows === 0 ? 1 : 0, Math.floor((pageSize - bytes) / leaf.width)));
+          bytes += take * leaf.width;
+        }
+        if (take > 0) {
+          pieces.push({ data, from, to: from + take });
+          rows += take;
+          from += take;
+        }
+        if (take < wanted || rows >= pageRows) {
+          yield { pieces, rows, first };
+          first += rows;
+          pieces = [];
+          rows = 0;
+          bytes = 0;
+        }
+      }
+    }
+    base = end;
+    if (base >= g1) break;
+  }
+  if (rows > 0) yield { pieces, rows, first };
+}
+
+/** Validity bit of row `i` of `data` (index without data.offset). */
+function validAt(data: arrow.Data, i: number): boolean {
+  const bm = data.nullBitmap;
+  if (data.nullCount === 0 || !bm || bm.length === 0) return true;
+  const j = data.offset + i;
+  return ((bm[j >> 3]! >> (j & 7)) & 1) === 1;
+}
+
+/**
+ * One page body (definition levels, then PLAIN values) and its statistics; `values` is the
+ * number of non-null values. The body may be a view of the input or of a scratch buffer.
+ */
+function encodePage(leaf: Leaf, pieces: readonly Piece[], rows: number, scratch: { values: Scratch; levels: Scratch; body: Scratch }): { body: Uint8Array; stats: PageStats; values: number } {
+  // validity of the page's rows, LSB first (only when some piece has nulls)
+  let nulls = 0;
+  let bits: Uint8Array | undefined;
+  if (leaf.optional && pieces.some((p) => p.data.nullCount > 0)) {
+    bits = scratch.levels.reserve(((rows + 7) >> 3) + 16).fill(0, 0, ((rows + 7) >> 3) + 16);
+    let r = 0;
+    for (const p of pieces) {
+      const bm = p.data.nullBitmap;
+      const all = p.data.nullCount === 0 || !bm || bm.length === 0;
+      for (let j = p.data.offset + p.from, end = p.data.offset + p.to; j < end; j++, r++) {
+        if (all || (bm[j >> 3]! >> (j & 7)) & 1) bits[r >> 3]! |= 1 << (r & 7);
+        else nulls++;
+      }
+    }
+  }
+  const values = rows - nulls;
+  const { bytes: plain, stats } = plainValues(leaf, pieces, values, nulls > 0, scratch.values);
+  stats.nulls = nulls;
+  stats.values = values;
+  if (!leaf.optional) return { body: plain, stats, values };
+  // definition levels: one RLE run when the page has no nulls (or only nulls), else bit-packed
+  const levels = scratch.body.reserve(4 + 10 + ((rows + 7) >> 3) + plain.length);
+  let p = 4;
+  if (nulls === 0 || nulls === rows) {
+    p = varint(levels, p, rows << 1);
+    levels[p++] = nulls === 0 ? 1 : 0;
+  } else {
+    const groups = (rows + 7) >> 3;
+    p = varint(levels, p, (groups << 1) | 1);
+    levels.set(bits!.subarray(0, groups), p);
+    p += groups;
+  }
+  new DataView(levels.buffer, levels.byteOffset).setUint32(0, p - 4, true);
+  levels.set(plain, p);
+  return { body: levels.subarray(0, p + plain.length), stats, values };
+}
+
+function varint(buf: Uint8Array, at: number, n: number): number {
+  while (n >= 0x80) {
+    buf[at++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  buf[at++] = n;
+  return at;
+}
+
+/** The PLAIN values of the non-null rows of `pieces` and their bounds. */
+function plainValues(leaf: Leaf, pieces: readonly Piece[], count: number, hasNulls: boolean, scratch: Scratch): { bytes: Uint8Array; stats: PageStats } {
+  if (leaf.kind === "bool") return plainBooleans(pieces, count, scratch);
+  if (leaf.kind === "bytes") return plainBinary(pieces, count, scratch);
+  const width = leaf.width;
+  let bytes: Uint8Array;
+  const only = pieces.length === 1 ? pieces[0]! : undefined;
+  if (only && !hasNulls && (only.data.nullCount === 0 || !leaf.optional)) {
+    // straight from the Arrow buffer
+    const v = only.data.values as ArrayBufferView;
+    bytes = new Uint8Array(v.buffer, v.byteOffset + (only.data.offset + only.from) * width, (only.to - only.from) * width);
+  } else {
+    bytes = scratch.reserve(count * width + 8).subarray(0, count * width);
+    const words = width >> 2;
+    const out = new Int32Array(bytes.buffer, bytes.byteOffset, count * words);
+    let k = 0;
+    for (const p of pieces) {
+      const v = p.data.values as ArrayBufferView;
+      const src = new Int32Array(v.buffer, v.byteOffset, (p.data.offset + p.to) * words);
+      const bm = p.data.nullBitmap;
+      const allValid = p.data.nullCount === 0 || !bm || bm.length === 0;
+      for (let j = p.data.offset + p.from, end = p.data.offset + p.to; j < end; j++) {
+        if (!allValid && ((bm[j >> 3]! >> (j & 7)) & 1) === 0) continue;
+        const s = j * words;
+        out[k++] = src[s]!;
+        if (words === 2) out[k++] = src[s + 1]!;
+      }
+    }
+  }
+  return { bytes, stats: fixedBounds(leaf.kind, bytes, count) };
+}
+
+/** Min/max of `count` PLAIN fixed-width values (signed ints; floats without NaN, zeros as parquet-rs writes them). */
+function fixedBounds(kind: Leaf["kind"], bytes: Uint8Array, count: number): PageStats {
+  if (count === 0) return { nulls: 0, values: 0 };
+  let lo = -1;
+  let hi = -1;
+  if (kind === "i32") {
+    const v = new Int32Array(bytes.buffer, bytes.byteOffset, count);
+    lo = hi = 0;
+    for (let i = 1; i < count; i++) {
+      const x = v[i]!;
+      if (x < v[lo]!) lo = i;
+      if (x > v[hi]!) hi = i;
+    }
+  } else if (kind === "i64") {
+    const v = new Int32Array(bytes.buffer, bytes.byteOffset, count * 2);
+    let loHi = v[1]!;
+    let loLo = v[0]! >>> 0;
+    let hiHi = loHi;
+    let hiLo = loLo;
+    lo = hi = 0;
+    for (let i = 1; i < count; i++) {
+      const h = v[2 * i + 1]!;
+      const l = v[2 * i]! >>> 0;
+      if (h < loHi || (h === loHi && l < loLo)) {
+        lo = i;
+        loHi = h;
+        loLo = l;
+      }
+      if (h > hiHi || (h === hiHi && l > hiLo)) {
+        hi = i;
+        hiHi = h;
+        hiLo = l;
+      }
+    }
+  } else {
+    const v = kind === "f32" ? new Float32Array(bytes.buffer, bytes.byteOffset, count) : new Float64Array(bytes.buffer, bytes.byteOffset, count);
+    let min = Infinity;
+    let max = -Infinity;
+    let any = false;
+    for (let i = 0; i < count; i++) {
+      const x = v[i]!;
+      if (x !== x) continue;
+      any = true;
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    if (!any) return { nulls: 0, values: 0 };
+    // -0.0 as the lower bound and +0.0 as the upper bound when a bound is zero (Parquet spec)
+    if (min === 0) min = -0;
+    if (max === 0) max = 0;
+    const enc = (x: number): Uint8Array => (kind === "f32" ? new Uint8Array(new Float32Array([x]).buffer) : new Uint8Array(new Float64Array([x]).buffer));
+    return { nulls: 0, values: 0, min: enc(min), max: enc(max) };
+  }
+  const w = kind === "i32" ? 4 : 8;
+  return { nulls: 0, values: 0, min: bytes.slice(lo * w, lo * w + w), max: bytes.slice(hi * w, hi * w + w) };
+}
+
+function plainBooleans(pieces: readonly Piece[], count: number, scratch: Scratch): { bytes: Uint8Array; stats: PageStats } {
+  const n = (count + 7) >> 3;
+  const out = scratch.reserve(n + 8).fill(0, 0, n);
+  let k = 0;
+  let trues = 0;
+  for (const p of pieces) {
+    const v = p.data.values as Uint8Array;
+    const allValid = p.data.nullCount === 0;
+    for (let i = p.from; i < p.to; i++) {
+      if (!allValid && !validAt(p.data, i)) continue;
+      const j = p.data.offset + i;
+      if ((v[j >> 3]! >> (j & 7)) & 1) {
+        out[k >> 3]! |= 1 << (k & 7);
+        trues++;
+      }
+      k++;
+    }
+  }
+  const stats: PageStats = { nulls: 0, values: 0 };
+  if (count > 0) {
+    stats.min = Uint8Array.of(trues === count ? 1 : 0);
+    stats.max = Uint8Array.of(trues > 0 ? 1 : 0);
+  }
+  return { bytes: out.subarray(0, n), stats };
+}
+
+function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch): { bytes: Uint8Array; stats: PageStats } {
+  let size = count * 4;
+  for (const p of pieces) {
+    const o = p.data.valueOffsets as Int32Array;
+    size += o[p.data.offset + p.to]! - o[p.data.offset + p.from]!; // null slots hold no bytes in valid Arrow data, but are not counted below
+  }
+  let out = scratch.reserve(size + 8);
+  let at = 0;
+  let minV: Uint8Array | undefined;
+  let minS = 0;
+  let minE = 0;
+  let maxV: Uint8Array | undefined;
+  let maxS = 0;
+  let maxE = 0;
+  for (const p of pieces) {
+    const o = p.data.valueOffsets as Int32Array;
+    const v = p.data.values as Uint8Array;
+    const allValid = p.data.nullCount === 0;
+    for (let i = p.from; i < p.to; i++) {
+      if (!allValid && !validAt(p.data, i)) continue;
+      const s = o[p.data.offset + i]!;
+      const e = o[p.data.offset + i + 1]!;
+      const len = e - s;
+      if (at + 4 + len > out.length) out = growScratch(scratch, at, at + 4 + len);
+      out[at] = len & 0xff;
+      out[at + 1] = (len >>> 8) & 0xff;
+      out[at + 2] = (len >>> 16) & 0xff;
+      out[at + 3] = len >>> 24;
+      at += 4;
+      if (len < 16) for (let b = s; b < e; b++) out[at++] = v[b]!;
+      else {
+        out.set(v.subarray(s, e), at);
+        at += len;
+      }
+      if (!minV || compareBytes(v, s, e, minV, minS, minE) < 0) {
+        minV = v;
+        minS = s;
+        minE = e;
+      }
+      if (!maxV || compareBytes(v, s, e, maxV, maxS, maxE) > 0) {
+        maxV = v;
+        maxS = s;
+        maxE = e;
+      }
+    }
+  }
+  const stats: PageStats = { nulls: 0, values: 0 };
+  if (minV && maxV) {
+    stats.min = minV.slice(minS, minE);
+    stats.max = maxV.slice(maxS, maxE);
+  }
+  return { bytes: out.subarray(0, at), stats };
+}
+
+function growScratch(scratch: Scratch, keep: number, need: number): Uint8Array {
+  scratch.buf = grow(scratch.buf, keep, Math.max(need, scratch.buf.length * 2));
+  return scratch.buf;
+}
+
+/** Unsigned lexicographic comparison of a[as, ae) and b[bs, be). */
+function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let i = 0; i < n; i++) {
+    const d = a[as + i]! - b[bs + i]!;
+    if (d !== 0) return d;
+  }
+  return ae - as - (be - bs);
+}
+
+/** Compares two PLAIN-encoded bounds in the leaf's sort order. */
+function compareBound(kind: Leaf["kind"], a: Uint8Array, b: Uint8Array): number {
+  switch (kind) {
+    case "i32":
+      return new DataView(a.buffer, a.byteOffset).getInt32(0, true) - new DataView(b.buffer, b.byteOffset).getInt32(0, true);
+    case "i64": {
+      const x = new DataView(a.buffer, a.byteOffset).getBigInt64(0, true);
+      const y = new DataView(b.buffer, b.byteOffset).getBigInt64(0, true);
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case "f32":
+      return new DataView(a.buffer, a.byteOffset).getFloat32(0, true) - new DataView(b.buffer, b.byteOffset).getFloat32(0, true);
+    case "f64":
+      return new DataView(a.buffer, a.byteOffset).getFloat64(0, true) - new DataView(b.buffer, b.byteOffset).getFloat64(0, true);
+    default:
+      return compareBytes(a, 0, a.length, b, 0, b.length);
+  }
+}
+
+/** The chunk's Statistics: null count, and min/max over its pages when `bounded`. */
+function chunkStatistics(leaf: Leaf, pages: readonly PageStats[], nulls: number, bounded: boolean): TStruct {
+  let min: Uint8Array | undefined;
+  let max: Uint8Array | undefined;
+  if (bounded) {
+    for (const p of pages) {
+      if (p.min && (!min || compareBound(leaf.kind, p.min, min) < 0)) min = p.min;
+      if (p.max && (!max || compareBound(leaf.kind, p.max, max) > 0)) max = p.max;
+    }
+  }
+  const fields: TField[] = [];
+  if (min && max && leaf.signed) fields.push(f(1, T_BINARY, max), f(2, T_BINARY, min));
+  fields.push(f(3, T_I64, BigInt(nulls)));
+  if (min && max) fields.push(f(5, T_BINARY, max), f(6, T_BINARY, min), f(7, T_TRUE, true), f(8, T_TRUE, true));
+  return struct(...fields);
+}
+
+/** The column index of a chunk whose every page bound is written in full. */
+function columnIndex(leaf: Leaf, pages: readonly PageStats[]): TStruct {
+  const empty = new Uint8Array(0);
+  const withBounds = pages.filter((p) => p.min && p.max);
+  let ascending = true;
+  let descending = true;
+  for (let i = 1; i < withBounds.length; i++) {
+    const a = withBounds[i - 1]!;
+    const b = withBounds[i]!;
+    const dMin = compareBound(leaf.kind, a.min!, b.min!);
+    const dMax = compareBound(leaf.kind, a.max!, b.max!);
+    if (dMin > 0 || dMax > 0) ascending = false;
+    if (dMin < 0 || dMax < 0) descending = false;
+  }
+  const order = withBounds.length === 0 ? 0 : ascending ? 1 : descending ? 2 : 0;
+  return struct(
+    f(1, T_LIST, list(T_TRUE, pages.map((p) => !p.min))),
+    f(2, T_LIST, list(T_BINARY, pages.map((p) => p.min ?? empty))),
+    f(3, T_LIST, list(T_BINARY, pages.map((p) => p.max ?? empty))),
+    f(4, T_I32, order),
+    f(5, T_LIST, list(T_I64, pages.map((p) => BigInt(p.nulls)))),
+  );
+}
