@@ -1,7 +1,7 @@
 // Test helpers: exact Arrow columns from JS values (makeData over typed arrays) and JS values
 // back from Arrow columns, for the Paimon types of spec/types.ts.
 import * as arrow from "apache-arrow";
-import { type DataField, type DataType, toArrowType } from "../../src/spec/types.js";
+import { type DataField, type DataType, DataTypes as T, notNull, toArrowType } from "../../src/spec/types.js";
 import { getList, getNumber, getStruct, parseStruct, type TStruct } from "../../src/format/thrift.js";
 
 const enc = new TextEncoder();
@@ -220,3 +220,20 @@ export function pagesOf(bytes: Uint8Array): Page[] {
   }
   return pages;
 }
+
+/** One field of every flat type the focused Parquet decoder and encoder handle, nullable and NOT NULL. */
+export const FLAT_FIELDS: readonly DataField[] = [
+  T.FIELD(0, "b", T.BOOLEAN()),
+  T.FIELD(1, "i", T.INT()),
+  T.FIELD(2, "l", T.BIGINT()),
+  T.FIELD(3, "f", T.FLOAT()),
+  T.FIELD(4, "d", T.DOUBLE()),
+  T.FIELD(5, "s", T.STRING()),
+  T.FIELD(6, "y", T.BYTES()),
+  T.FIELD(7, "dt", T.DATE()),
+  T.FIELD(8, "ts3", T.TIMESTAMP(3)),
+  T.FIELD(9, "ts6", T.TIMESTAMP(6)),
+  T.FIELD(10, "ltz", T.TIMESTAMP_LTZ(6)),
+  T.FIELD(11, "nn", notNull(T.BIGINT())),
+  T.FIELD(12, "ns", notNull(T.STRING())),
+];

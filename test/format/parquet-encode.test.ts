@@ -12,28 +12,13 @@ import { readParquet, readParquetStatistics, writeParquet } from "../../src/form
 import { setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { verifyChunkChecksums } from "../../src/format/parquet-pages.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
-import { batch, footerOf, pagesOf, tableColumn } from "./helpers.js";
+import { batch, FLAT_FIELDS, footerOf, pagesOf, tableColumn } from "./helpers.js";
 import { getBytes, getList, getNumber, getStruct, parseStruct, type TStruct } from "../../src/format/thrift.js";
 
 const F = T.FIELD;
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
 
-const FIELDS: DataField[] = [
-  F(0, "b", T.BOOLEAN()),
-  F(1, "i", T.INT()),
-  F(2, "l", T.BIGINT()),
-  F(3, "f", T.FLOAT()),
-  F(4, "d", T.DOUBLE()),
-  F(5, "s", T.STRING()),
-  F(6, "y", T.BYTES()),
-  F(7, "dt", T.DATE()),
-  F(8, "ts3", T.TIMESTAMP(3)),
-  F(9, "ts6", T.TIMESTAMP(6)),
-  F(10, "ltz", T.TIMESTAMP_LTZ(6)),
-  F(11, "nn", notNull(T.BIGINT())),
-  F(12, "ns", notNull(T.STRING())),
-  F(13, "nd", notNull(T.DOUBLE())),
-];
+const FIELDS: readonly DataField[] = [...FLAT_FIELDS, F(13, "nd", notNull(T.DOUBLE()))];
 
 const value: Record<string, fc.Arbitrary<unknown>> = {
   b: fc.boolean(),

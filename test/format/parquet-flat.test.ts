@@ -15,28 +15,13 @@ import { pageSubset, pagesNeedDictionary, readChunkPages } from "../../src/forma
 import { prefetchFlatDecoder, setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { toByteSource } from "../../src/format/source.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
-import { batch, tableColumn } from "./helpers.js";
+import { batch, FLAT_FIELDS, tableColumn } from "./helpers.js";
 
 const F = T.FIELD;
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
 /** Each column's values: repeats from a small pool (dictionary pages) mixed with free values. */
 const withRepeats = <V>(free: fc.Arbitrary<V>, pool: readonly V[]) => fc.oneof(fc.constantFrom(...pool), free);
 
-const FLAT_FIELDS: DataField[] = [
-  F(0, "b", T.BOOLEAN()),
-  F(1, "i", T.INT()),
-  F(2, "l", T.BIGINT()),
-  F(3, "f", T.FLOAT()),
-  F(4, "d", T.DOUBLE()),
-  F(5, "s", T.STRING()),
-  F(6, "y", T.BYTES()),
-  F(7, "dt", T.DATE()),
-  F(8, "ts3", T.TIMESTAMP(3)),
-  F(9, "ts6", T.TIMESTAMP(6)),
-  F(10, "ltz", T.TIMESTAMP_LTZ(6)),
-  F(11, "nn", notNull(T.BIGINT())),
-  F(12, "ns", notNull(T.STRING())),
-];
 
 const value = {
   b: fc.boolean(),
