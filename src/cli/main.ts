@@ -13,6 +13,7 @@ import { compactCommand, parseCompactArgs } from "./compact.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
 import { serveCommand } from "./serve.js";
 import { commandUsage, usage } from "./usage.js";
+import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 /** Where a command writes: results and help to `out`, usage errors to `err`. */
 export interface CliOutput {
@@ -119,7 +120,7 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       });
       return 0;
     case "version":
-      io.out("paimon-rt 0.1.0");
+      io.out(`paimon-rt ${PAIMON_RT_VERSION}`);
       return 0;
     default:
       return usageError(io, `unknown command: ${command}`);

@@ -24,6 +24,7 @@ import { SnapshotManager } from "../table/snapshot-manager.js";
 import { DataFilePaths } from "../table/data-file-paths.js";
 import { referencedFileNames } from "./orphan-files.js";
 import { checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
+import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 export interface CommitOptions {
   watermark?: bigint | null;
@@ -460,7 +461,7 @@ export class FileStoreCommit {
       deltaManifestListSize: delta.size,
       indexManifest,
       commitUser: this.commitUser,
-      writerVersion: "paimon-rt 0.1.0",
+      writerVersion: `paimon-rt ${PAIMON_RT_VERSION}`,
       commitIdentifier: identifier,
       commitKind: prepared.kind,
       timeMillis: Date.now(),

@@ -20,6 +20,7 @@ import { initCodecs } from "../spec/avro.js";
 import { fieldIdOf } from "./arrow-types.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
 import { T_BINARY, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
+import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 export type FlatCodec = "zstd" | "snappy" | "none";
 
@@ -46,7 +47,7 @@ const { BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY } = { BOOLEAN: 0, INT32
 const PLAIN = 0;
 const RLE = 3;
 const CODEC = { none: 0, snappy: 1, zstd: 6 } as const;
-const CREATED_BY = "paimon-rt version 0.1.0";
+const CREATED_BY = `paimon-rt version ${PAIMON_RT_VERSION}`;
 /** parquet-rs's column index / statistics truncation length: longer bounds are left out here. */
 const MAX_BOUND_BYTES = 64;
 
