@@ -6,8 +6,9 @@
 // (plain or DATE), INT64 (plain or TIMESTAMP), FLOAT, DOUBLE or BYTE_ARRAY (STRING/UTF8 or plain
 // binary); data pages v1 and v2; values PLAIN or dictionary-encoded (PLAIN_DICTIONARY /
 // RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED or ZSTD, and SNAPPY for
-// the few pages of a selective read (`decodeFlatPages`: no in-memory file for parquet-wasm); whole
-// SNAPPY row groups and GZIP stay with parquet-wasm, whose Rust decompressors are faster.
+// the few pages of a selective read (`decodeFlatPages`: no in-memory file for parquet-wasm; the
+// library's snappyjs, handed over by the reader); whole SNAPPY row groups and GZIP stay with
+// parquet-wasm, whose Rust decompressors are faster.
 // The output is the Arrow Data parquet-rs would produce for the column (same type, values and
 // validity), built straight into typed arrays. Anything else — or any inconsistency in the
 // pages — returns undefined and the caller decodes that column with parquet-wasm, which also
@@ -19,7 +20,7 @@ import type { concatData } from "../arrow/concat.js";
 import type { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import type { initCodecs } from "../spec/avro.js";
 import type { readLeafChunks, PageSubset, ParquetFooter } from "./footer.js";
-import type { readPageHeader } from "./parquet-pages.js";
+import type { readPageHeader, snappyUncompress } from "./parquet-pages.js";
 import type { Plan } from "./parquet-reader.js";
 import type { corrupt, ByteSource } from "./source.js";
 import type { isServerRuntime } from "./wasm.js";
@@ -42,6 +43,7 @@ export type FlatDeps = [
   corrupt: typeof corrupt,
   getValue: typeof getValue,
   isServerRuntime: typeof isServerRuntime,
+  snappyUncompress: typeof snappyUncompress,
 ];
 
 interface Deps {
@@ -55,6 +57,7 @@ interface Deps {
   corrupt: typeof corrupt;
   getValue: typeof getValue;
   isServerRuntime: typeof isServerRuntime;
+  snappyUncompress: typeof snappyUncompress;
 }
 
 let D: Deps;
@@ -75,8 +78,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime };
+  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -290,7 +293,7 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
       out = body;
       break;
     case 1:
-      out = snappyInto(body, new Uint8Array(Math.max(size, 0)));
+      out = D.snappyUncompress(body); // throws on a bad block: parquet-wasm then reports it
       break;
     case 6:
       out = zstdFn ? zstdFn(body, size) : fail("no zstd decoder");
@@ -300,69 +303,6 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
   }
   if (out.length !== size) fail("page size mismatch");
   return out;
-}
-
-/** Decompresses the snappy block `src` into `out`, which must be exactly its uncompressed length. */
-function snappyInto(src: Uint8Array, out: Uint8Array): Uint8Array {
-  let pos = 0;
-  let len = 0;
-  for (let shift = 0; ; shift += 7) {
-    if (pos >= src.length || shift > 28) fail("snappy length");
-    const byte = src[pos++]!;
-    len += (byte & 0x7f) * 2 ** shift;
-    if (byte < 0x80) break;
-  }
-  if (len !== out.length || snappyOps(src, pos, out) !== len) fail("snappy block");
-  return out;
-}
-
-/**
- * The literal and copy elements of a snappy block from src[pos] on, into `out`; returns the
- * bytes written (-1 when an element is out of bounds). A function of its own: the check after
- * its loop would otherwise deoptimise the OSR-compiled loop on every call.
- */
-function snappyOps(src: Uint8Array, pos: number, out: Uint8Array): number {
-  const end = src.length;
-  const len = out.length;
-  let o = 0;
-  while (pos < end) {
-    const tag = src[pos++]!;
-    const kind = tag & 3;
-    let n: number;
-    if (kind === 0) {
-      n = tag >>> 2;
-      if (n >= 60) {
-        const bytes = n - 59;
-        n = 0;
-        for (let i = 0; i < bytes; i++) n |= src[pos++]! << (8 * i);
-        n >>>= 0;
-      }
-      n += 1;
-      if (pos + n > end || o + n > len) return -1;
-      if (n > 256) out.set(src.subarray(pos, pos + n), o);
-      else for (let i = 0; i < n; i++) out[o + i] = src[pos + i]!;
-      pos += n;
-      o += n;
-      continue;
-    }
-    let off: number;
-    if (kind === 1) {
-      n = ((tag >>> 2) & 7) + 4;
-      off = ((tag >>> 5) << 8) | src[pos++]!;
-    } else if (kind === 2) {
-      n = (tag >>> 2) + 1;
-      off = src[pos]! | (src[pos + 1]! << 8);
-      pos += 2;
-    } else {
-      n = (tag >>> 2) + 1;
-      off = (src[pos]! | (src[pos + 1]! << 8) | (src[pos + 2]! << 16) | (src[pos + 3]! << 24)) >>> 0;
-      pos += 4;
-    }
-    if (off === 0 || off > o || o + n > len || pos > end) return -1;
-    for (let i = 0; i < n; i++) out[o + i] = out[o - off + i]!; // overlapping copies repeat bytes
-    o += n;
-  }
-  return o;
 }
 
 /** Output under construction: validity, fixed-width values (as bytes) or strings. */

@@ -90,12 +90,17 @@ const NANOS_PER_DAY = 86_400_000_000_000;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+/** A SNAPPY page body, decompressed (snappyjs; throws on a malformed block). */
+export function snappyUncompress(block: Uint8Array): Uint8Array {
+  return snappy.uncompress(block) as Uint8Array;
+}
+
 function decompressPage(codec: number, body: Uint8Array, size: number): Uint8Array | undefined {
   switch (codec) {
     case 0:
       return body;
     case 1:
-      return snappy.uncompress(body) as Uint8Array;
+      return snappyUncompress(body);
     case 2:
       return gunzipSync(body);
     case 6:
