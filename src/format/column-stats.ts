@@ -51,7 +51,8 @@ function isValid(bm: Uint8Array | null | undefined, offset: number, i: number): 
   return (bm[j >> 3]! & (1 << (j & 7))) !== 0;
 }
 
-function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
+/** Unsigned lexicographic comparison of a[as, ae) and b[bs, be) (Parquet's order for binary bounds). */
+export function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
   const la = ae - as;
   const lb = be - bs;
   const n = la < lb ? la : lb;

@@ -18,6 +18,7 @@ import { crc32 } from "../kernel/deletion-vector.js";
 import { snappyCompress } from "../kernel/snappy.js";
 import { initCodecs } from "../spec/avro.js";
 import { fieldIdOf } from "./arrow-types.js";
+import { compareBytes } from "./column-stats.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
 import { T_BINARY, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
@@ -607,16 +608,6 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
 function growScratch(scratch: Scratch, keep: number, need: number): Uint8Array {
   scratch.buf = grow(scratch.buf, keep, Math.max(need, scratch.buf.length * 2));
   return scratch.buf;
-}
-
-/** Unsigned lexicographic comparison of a[as, ae) and b[bs, be). */
-function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
-  const n = Math.min(ae - as, be - bs);
-  for (let i = 0; i < n; i++) {
-    const d = a[as + i]! - b[bs + i]!;
-    if (d !== 0) return d;
-  }
-  return ae - as - (be - bs);
 }
 
 /** Compares two PLAIN-encoded bounds in the leaf's sort order. */

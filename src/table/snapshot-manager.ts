@@ -98,8 +98,7 @@ export class SnapshotManager {
   }
 
   async tryGetSnapshot(id: number): Promise<Snapshot | null> {
-    const text = await readTextFileIfExists(this.io, this.paths.snapshot(id));
-    return text === null ? null : parseSnapshotJson(text, this.paths.snapshot(id));
+    return (await this.readWithText(id))?.snapshot ?? null;
   }
 
   /** Snapshot `id` and the text of its file (null when it does not exist). */
