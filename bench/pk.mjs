@@ -11,21 +11,27 @@ import { header, timeMedianAsync, timePairedAsync } from "./harness.mjs";
 const root = new URL("..", import.meta.url).pathname;
 const python = join(root, ".oracles", "venv", "bin", "python");
 
+// Reads each named table iters + 1 times (the first is warm-up) in one process: one
+// interpreter start for all tables. Prints {ident: {ms, rows}}.
 const PY_READ = `
 import json, sys, time
 from pypaimon import CatalogFactory
-wh, ident, iters = sys.argv[1], sys.argv[2], int(sys.argv[3])
-table = CatalogFactory.create({"warehouse": wh}).get_table(ident)
-times = []
-rows = 0
-for _ in range(iters + 1):
-    t0 = time.perf_counter()
-    rb = table.new_read_builder()
-    t = rb.new_read().to_arrow(rb.new_scan().plan().splits())
-    times.append((time.perf_counter() - t0) * 1000)
-    rows = t.num_rows
-times = sorted(times[1:])
-print(json.dumps({"ms": times[len(times) // 2], "rows": rows}))
+wh, iters, idents = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+catalog = CatalogFactory.create({"warehouse": wh})
+out = {}
+for ident in idents:
+    table = catalog.get_table(ident)
+    times = []
+    rows = 0
+    for _ in range(iters + 1):
+        t0 = time.perf_counter()
+        rb = table.new_read_builder()
+        t = rb.new_read().to_arrow(rb.new_scan().plan().splits())
+        times.append((time.perf_counter() - t0) * 1000)
+        rows = t.num_rows
+    times = sorted(times[1:])
+    out[ident] = {"ms": times[len(times) // 2], "rows": rows}
+print(json.dumps(out))
 `;
 
 /** Deterministic pseudo-random keys in [0, space). */
@@ -131,9 +137,10 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
       const [plain, dv] = await timePairedAsync(writeAll("false"), writeAll("true"), { iterations, warmup: 1 });
       report.add({ suite: "pk write dv vs plain", case: `${keyType} key, ${commits} commits`, rows: per * commits, candidate: "dv", candidateMs: dv, baseline: "plain", baselineMs: plain });
     }
-    // 2. merge-on-read: the same number of input rows spread over 1, 4, 16 overlapping runs
+    // 2. merge-on-read: the same number of input rows spread over 1, 4, 16 overlapping runs (quick: 1, 4)
+    const morCases = [];
     for (const keyType of cases.includes("mor") ? ["int64", "string"] : []) {
-      for (const runs of [1, 4, 16]) {
+      for (const runs of quick ? [1, 4] : [1, 4, 16]) {
         const name = `mor_${keyType}_${runs}`;
         const table = await createTable(lib, catalog, name, keyType);
         for (let r = 0; r < runs; r++) {
@@ -149,26 +156,22 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
           const t = await table.newRead({ batchSize: 65536 }).toArrow((await table.newScan().plan()).splits);
           out = t.numRows;
         }, { iterations, warmup: 1 });
-        let py;
-        if (havePython) {
-          try {
-            py = JSON.parse(execFileSync(python, ["-c", PY_READ, dir, `bench.${name}`, String(iterations)], { encoding: "utf8", env: { ...process.env, TZ: "UTC" } }).trim().split("\n").pop());
-            if (py.rows !== out) throw new Error(`pypaimon read ${py.rows} rows, paimon-rt ${out}`);
-          } catch (e) {
-            console.log(`(pypaimon read of ${name} failed: ${e.message})`);
-            py = undefined;
-          }
-        }
-        report.add({
-          suite: "pk merge-on-read",
-          case: `${keyType}, ${runs} run(s) (${files} files) -> ${out}`,
-          rows,
-          candidate: "paimon-rt",
-          candidateMs: ms,
-          baseline: py ? "pypaimon" : undefined,
-          baselineMs: py?.ms,
-        });
+        morCases.push({ ident: `bench.${name}`, case: `${keyType}, ${runs} run(s) (${files} files) -> ${out}`, ms, out });
       }
+    }
+    let py = {};
+    if (havePython && morCases.length > 0) {
+      try {
+        const args = ["-c", PY_READ, dir, String(iterations), ...morCases.map((c) => c.ident)];
+        py = JSON.parse(execFileSync(python, args, { encoding: "utf8", env: { ...process.env, TZ: "UTC" } }).trim().split("\n").pop());
+      } catch (e) {
+        console.log(`(pypaimon read failed: ${e.message})`);
+      }
+    }
+    for (const c of morCases) {
+      const theirs = py[c.ident];
+      if (theirs && theirs.rows !== c.out) throw new Error(`pypaimon read ${theirs.rows} rows of ${c.ident}, paimon-rt ${c.out}`);
+      report.add({ suite: "pk merge-on-read", case: c.case, rows, candidate: "paimon-rt", candidateMs: c.ms, baseline: theirs ? "pypaimon" : undefined, baselineMs: theirs?.ms });
     }
     if (!havePython) console.log("(pypaimon not installed: run scripts/setup-oracles.sh for the comparison)");
   } finally {

@@ -90,7 +90,10 @@ export class SnapshotManager {
 
   /** Snapshot `id`; `NOT_FOUND` when it does not exist (never written, or expired). */
   async snapshot(id: number): Promise<Snapshot> {
-    if (this.lastLatest?.id === id) return this.lastLatest; // immutable, and the latest is never expired
+    // Snapshot files are immutable and the latest is never expired. A rollback elsewhere that
+    // reuses the id is noticed by the next `latestSnapshot()`, which replaces this object (Java's
+    // caching catalog likewise serves snapshots by path until it learns otherwise).
+    if (this.lastLatest?.id === id) return this.lastLatest;
     const path = this.paths.snapshot(id);
     const text = await readTextFileIfExists(this.io, path);
     if (text === null) throw new PaimonError("NOT_FOUND", `snapshot ${id} does not exist (${path})`);
