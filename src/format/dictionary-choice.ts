@@ -28,6 +28,10 @@ export function overflowingDictionaryColumns(schema: arrow.Schema, batches: read
   schema.fields.forEach((field, i) => {
     const width = fixedWidth(field.type);
     if (width === 0 && !isVarBinary(field.type)) return;
+    if (width > 0 && ascendingPastLimit(batches, i, width, rowGroupRows)) {
+      out.push(field.name);
+      return;
+    }
     const set = (seen = seen ? seen.clear() : new KeySet());
     let dictBytes = 0;
     let rows = 0;
@@ -39,7 +43,7 @@ export function overflowingDictionaryColumns(schema: arrow.Schema, batches: read
       if (width > 0 && !words) return;
       for (let from = 0; from < n; from += BLOCK) {
         const to = Math.min(n, from + BLOCK);
-        dictBytes += words ? probeFixed(set, words, width, bm, data.offset + from, data.offset + to) : probeBytes(set, data.valueOffsets as Int32Array, data.values as Uint8Array, bm, data.offset + from, data.offset + to);
+        dictBytes += words ? probeFixed(set, words, width, bm, data.offset, from, to) : probeBytes(set, data.valueOffsets as Int32Array, data.values as Uint8Array, bm, data.offset, from, to);
         if (dictBytes > DICTIONARY_PAGE_LIMIT) break;
         if (rows + to >= PROBE_ROWS && set.size < (rows + to) * LOW_CARDINALITY) return; // keeps its dictionary
       }
@@ -51,14 +55,50 @@ export function overflowingDictionaryColumns(schema: arrow.Schema, batches: read
   return out;
 }
 
+/**
+ * Whether the first non-null values of fixed-width column `c` within `rowGroupRows` rows ascend
+ * strictly (as signed integers of `width` bytes) for more values than fit the dictionary limit:
+ * then they are all distinct and the dictionary overflows, without hashing them. Ids, sequence
+ * numbers and event times usually do; any other column is probed by hashing.
+ */
+function ascendingPastLimit(batches: readonly arrow.RecordBatch[], c: number, width: number, rowGroupRows: number): boolean {
+  const need = Math.floor(DICTIONARY_PAGE_LIMIT / width) + 1;
+  let count = 0;
+  let rows = 0;
+  let prevHi = 0;
+  let prevLo = 0;
+  for (const batch of batches) {
+    const data = batch.data.children[c]!;
+    const words = wordsOf(data, width);
+    if (!words) return false;
+    const bm = data.nullCount > 0 ? data.nullBitmap : undefined;
+    const n = Math.min(data.length, rowGroupRows - rows);
+    for (let j = 0; j < n; j++) {
+      if (bm && (bm[(data.offset + j) >> 3]! & (1 << ((data.offset + j) & 7))) === 0) continue;
+      const hi = width === 4 ? words[j]! : words[2 * j + 1]!;
+      const lo = width === 4 ? 0 : words[2 * j]! >>> 0;
+      if (count > 0 && (hi < prevHi || (hi === prevHi && lo <= prevLo))) return false;
+      prevHi = hi;
+      prevLo = lo;
+      if (++count >= need) return true;
+    }
+    rows += n;
+    if (rows >= rowGroupRows) break;
+  }
+  return false;
+}
+
 /** Rows probed between checks of the limit and of the cardinality. */
 const BLOCK = 4096;
 
+// Arrow JS slices a Data's values (fixed width) or value offsets (variable width) to its rows, but
+// not its validity bitmap: row j is value j and validity bit `bitOffset + j` (bitOffset = data.offset).
+
 /** Dictionary bytes the new distinct values among rows [from, to) add (fixed-width values as 32-bit words). */
-function probeFixed(set: KeySet, words: Int32Array, width: number, bm: Uint8Array | undefined, from: number, to: number): number {
+function probeFixed(set: KeySet, words: Int32Array, width: number, bm: Uint8Array | undefined, bitOffset: number, from: number, to: number): number {
   let added = 0;
   for (let j = from; j < to; j++) {
-    if (bm && (bm[j >> 3]! & (1 << (j & 7))) === 0) continue;
+    if (bm && (bm[(bitOffset + j) >> 3]! & (1 << ((bitOffset + j) & 7))) === 0) continue;
     const key = width === 4 ? words[j]! : Math.imul(words[2 * j + 1]!, 0x9e3779b1) ^ words[2 * j]!;
     if (set.add(key)) added += width;
   }
@@ -66,10 +106,10 @@ function probeFixed(set: KeySet, words: Int32Array, width: number, bm: Uint8Arra
 }
 
 /** Dictionary bytes (4-byte length + bytes) the new distinct values among rows [from, to) add. */
-function probeBytes(set: KeySet, offsets: Int32Array, values: Uint8Array, bm: Uint8Array | undefined, from: number, to: number): number {
+function probeBytes(set: KeySet, offsets: Int32Array, values: Uint8Array, bm: Uint8Array | undefined, bitOffset: number, from: number, to: number): number {
   let added = 0;
   for (let j = from; j < to; j++) {
-    if (bm && (bm[j >> 3]! & (1 << (j & 7))) === 0) continue;
+    if (bm && (bm[(bitOffset + j) >> 3]! & (1 << ((bitOffset + j) & 7))) === 0) continue;
     const s = offsets[j]!;
     const e = offsets[j + 1]!;
     let h = 0x811c9dc5 ^ (e - s);

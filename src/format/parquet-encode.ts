@@ -16,7 +16,7 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { crc32 } from "../kernel/deletion-vector.js";
 import { snappyCompress } from "../kernel/snappy.js";
-import { initCodecs } from "../spec/avro.js";
+import { loadZstd } from "../spec/zstd.js";
 import { fieldIdOf } from "./arrow-types.js";
 import { compareBytes } from "./column-stats.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
@@ -106,30 +106,12 @@ export function flatEncodable(schema: arrow.Schema): boolean {
 
 type Compress = (body: Uint8Array) => Uint8Array;
 
-let zstd: Promise<((b: Uint8Array, level: number) => Uint8Array) | null> | undefined;
-
-/** The zstd compressor (the wasm module the manifest codec uses), or null where it cannot load. */
-function loadZstd(): Promise<((b: Uint8Array, level: number) => Uint8Array) | null> {
-  zstd ??= (async () => {
-    try {
-      await initCodecs(); // initialises the module exactly once per process
-      type Mod = { compress: (b: Uint8Array, level: number) => Uint8Array };
-      const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
-      const mod = typeof imported.compress === "function" ? imported : imported.default!;
-      return (b: Uint8Array, level: number) => mod.compress(b, level);
-    } catch {
-      return null;
-    }
-  })();
-  return zstd;
-}
-
 /** The page compressor for `codec`, or null when it cannot be loaded here (the caller falls back to parquet-wasm). */
 export async function flatCompressor(codec: FlatCodec, zstdLevel = 1): Promise<Compress | null> {
   if (codec === "none") return (b) => b;
   if (codec === "snappy") return snappyCompress;
   const z = await loadZstd();
-  return z ? (b) => z(b, zstdLevel) : null;
+  return z ? (b) => z.compress(b, zstdLevel) : null;
 }
 
 /** A growable byte buffer reused between pages. */
@@ -559,20 +541,27 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
   }
   let out = scratch.reserve(size + 8);
   let at = 0;
+  // The current bounds, and their first 8 bytes as big-endian words, zero-padded: a value whose
+  // padded prefix lies strictly between them is neither bound, without a full comparison.
   let minV: Uint8Array | undefined;
   let minS = 0;
   let minE = 0;
   let maxV: Uint8Array | undefined;
   let maxS = 0;
   let maxE = 0;
+  let minHi = 0;
+  let minLo = 0;
+  let maxHi = 0;
+  let maxLo = 0;
   for (const p of pieces) {
     const o = p.data.valueOffsets as Int32Array;
     const v = p.data.values as Uint8Array;
-    const allValid = p.data.nullCount === 0;
-    for (let i = p.from; i < p.to; i++) {
-      if (!allValid && !validAt(p.data, i)) continue;
-      const s = o[p.data.offset + i]!;
-      const e = o[p.data.offset + i + 1]!;
+    const bm = p.data.nullBitmap;
+    const allValid = p.data.nullCount === 0 || !bm || bm.length === 0;
+    for (let j = p.data.offset + p.from, end = p.data.offset + p.to; j < end; j++) {
+      if (!allValid && ((bm[j >> 3]! >> (j & 7)) & 1) === 0) continue;
+      const s = o[j]!;
+      const e = o[j + 1]!;
       const len = e - s;
       if (at + 4 + len > out.length) out = growScratch(scratch, at, at + 4 + len);
       out[at] = len & 0xff;
@@ -585,15 +574,42 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
         out.set(v.subarray(s, e), at);
         at += len;
       }
-      if (!minV || compareBytes(v, s, e, minV, minS, minE) < 0) {
+      let hi: number;
+      let lo: number;
+      if (len >= 8) {
+        hi = ((v[s]! << 24) | (v[s + 1]! << 16) | (v[s + 2]! << 8) | v[s + 3]!) >>> 0;
+        lo = ((v[s + 4]! << 24) | (v[s + 5]! << 16) | (v[s + 6]! << 8) | v[s + 7]!) >>> 0;
+      } else {
+        hi = 0;
+        lo = 0;
+        for (let k = 0; k < len; k++) {
+          if (k < 4) hi |= v[s + k]! << (24 - 8 * k);
+          else lo |= v[s + k]! << (56 - 8 * k);
+        }
+        hi >>>= 0;
+        lo >>>= 0;
+      }
+      if (!minV || !maxV) {
+        minV = maxV = v;
+        minS = maxS = s;
+        minE = maxE = e;
+        minHi = maxHi = hi;
+        minLo = maxLo = lo;
+        continue;
+      }
+      if ((hi > minHi || (hi === minHi && lo > minLo)) && (hi < maxHi || (hi === maxHi && lo < maxLo))) continue;
+      if (compareBytes(v, s, e, minV, minS, minE) < 0) {
         minV = v;
         minS = s;
         minE = e;
-      }
-      if (!maxV || compareBytes(v, s, e, maxV, maxS, maxE) > 0) {
+        minHi = hi;
+        minLo = lo;
+      } else if (compareBytes(v, s, e, maxV, maxS, maxE) > 0) {
         maxV = v;
         maxS = s;
         maxE = e;
+        maxHi = hi;
+        maxLo = lo;
       }
     }
   }

@@ -18,7 +18,7 @@
 import type * as arrow from "apache-arrow";
 import type { concatData } from "../arrow/concat.js";
 import type { recordBatch, sliceBatch } from "../arrow/record-batch.js";
-import type { initCodecs } from "../spec/avro.js";
+import type { loadZstd } from "../spec/zstd.js";
 import type { readLeafChunks, PageSubset, ParquetFooter } from "./footer.js";
 import type { readPageHeader, snappyUncompress } from "./parquet-pages.js";
 import type { Plan } from "./parquet-reader.js";
@@ -36,7 +36,7 @@ export type FlatDeps = [
   arrow: [makeData: typeof arrow.makeData, Schema: typeof arrow.Schema, Field: typeof arrow.Field, Table: typeof arrow.Table, Bool: typeof arrow.Bool, Int32: typeof arrow.Int32, Int64: typeof arrow.Int64, DateDay: typeof arrow.DateDay, Timestamp: typeof arrow.Timestamp, Float32: typeof arrow.Float32, Float64: typeof arrow.Float64, Utf8: typeof arrow.Utf8, Binary: typeof arrow.Binary],
   readLeafChunks: typeof readLeafChunks,
   readPageHeader: typeof readPageHeader,
-  initCodecs: typeof initCodecs,
+  loadZstd: typeof loadZstd,
   recordBatch: typeof recordBatch,
   sliceBatch: typeof sliceBatch,
   concatData: typeof concatData,
@@ -50,7 +50,7 @@ interface Deps {
   arrow: Pick<typeof arrow, "makeData" | "Schema" | "Field" | "Table" | "Bool" | "Int32" | "Int64" | "DateDay" | "Timestamp" | "Float32" | "Float64" | "Utf8" | "Binary">;
   readLeafChunks: typeof readLeafChunks;
   readPageHeader: typeof readPageHeader;
-  initCodecs: typeof initCodecs;
+  loadZstd: typeof loadZstd;
   recordBatch: typeof recordBatch;
   sliceBatch: typeof sliceBatch;
   concatData: typeof concatData;
@@ -78,8 +78,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress };
+  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -119,22 +119,12 @@ let zstd: Promise<Zstd | null> | undefined;
  * page error and never settle it.
  */
 function zstdNow(): Promise<Zstd | null> {
-  return D.isServerRuntime() ? loadZstd() : Promise.resolve(null);
+  return D.isServerRuntime() ? zstdDecoder() : Promise.resolve(null);
 }
 
-/** The zstd decompressor (the wasm module the manifest codec initialises), or null where it cannot load. */
-function loadZstd(): Promise<Zstd | null> {
-  zstd ??= (async () => {
-    try {
-      await D.initCodecs(); // initialises the module exactly once per process
-      type Mod = { decompress: (b: Uint8Array, o?: { defaultHeapSize: number }) => Uint8Array };
-      const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
-      const mod = typeof imported.decompress === "function" ? imported : imported.default!;
-      return (body: Uint8Array, size: number) => mod.decompress(body, { defaultHeapSize: Math.max(size, 1) });
-    } catch {
-      return null;
-    }
-  })();
+/** The zstd decompressor of the library's zstd accessor (spec/zstd.ts), or null where it cannot load. */
+function zstdDecoder(): Promise<Zstd | null> {
+  zstd ??= D.loadZstd().then((z) => z?.decompress ?? null);
   return zstd;
 }
 

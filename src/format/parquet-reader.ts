@@ -15,7 +15,7 @@ import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-ty
 import { buildPrunedFile, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
 import { readPageHeader, snappyUncompress } from "./parquet-pages.js";
 import { getValue } from "./thrift.js";
-import { initCodecs } from "../spec/avro.js";
+import { loadZstd } from "../spec/zstd.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isServerRuntime, isWasmTrap, prefetchParquetWasm, withParquetWasm } from "./wasm.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
@@ -121,7 +121,7 @@ export function setFlatDecoding(on: boolean): void {
 export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
-    readLeafChunks, readPageHeader, initCodecs, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress,
+    readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress,
   ];
   return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }

@@ -6,27 +6,12 @@ import { decompress as fzstdDecompress } from "fzstd";
 import { PaimonError } from "../error.js";
 import { joinPath, randomId, type FileIO } from "../fs/file-io.js";
 import { resolveFileIO } from "../fs/resolve.js";
-import { initCodecs } from "../spec/avro.js";
+import { loadZstd } from "../spec/zstd.js";
 
-type Compress = (buf: Uint8Array, level?: number) => Uint8Array;
-let compressor: Promise<Compress | null> | null = null;
+type Compress = (buf: Uint8Array, level: number) => Uint8Array;
 
 function loadCompressor(): Promise<Compress | null> {
-  compressor ??= (async () => {
-    try {
-      // The zstd wasm module must be initialised exactly once per process (a second init()
-      // corrupts concurrent compressions): share the manifest codec's initialisation.
-      await initCodecs();
-      type Mod = { compress: Compress };
-      const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
-      const mod = typeof imported.compress === "function" ? imported : imported.default!;
-      mod.compress(new Uint8Array(8), 1); // throws when the module did not initialise
-      return mod.compress;
-    } catch {
-      return null;
-    }
-  })();
-  return compressor;
+  return loadZstd().then((z) => (z ? z.compress : null));
 }
 
 const ioCache = new Map<string, Promise<FileIO>>();

@@ -7,6 +7,7 @@
 
 import { deflateSync, inflateSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
+import { loadZstd } from "./zstd.js";
 import snappy from "snappyjs";
 import { PaimonError } from "../error.js";
 
@@ -516,29 +517,6 @@ export function crc32(data: Uint8Array): number {
   return (crc ^ -1) >>> 0;
 }
 
-interface ZstdWasm {
-  compress(buf: Uint8Array, level?: number): Uint8Array;
-}
-let zstdWasm: Promise<ZstdWasm | null> | null = null;
-
-/** Loads the zstd compressor once (wasm). Resolves to null where it cannot load (then a stored-block encoder is used). */
-export function initCodecs(): Promise<void> {
-  if (!zstdWasm) {
-    zstdWasm = (async () => {
-      try {
-        type Mod = { init: () => Promise<void>; compress: ZstdWasm["compress"] };
-        const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
-        const mod = typeof imported.init === "function" ? imported : imported.default!;
-        await mod.init();
-        return { compress: mod.compress };
-      } catch {
-        return null;
-      }
-    })();
-  }
-  return zstdWasm.then(() => undefined);
-}
-
 /** A valid zstd frame made of raw (stored) blocks: no compression, decodable by every zstd reader. */
 export function zstdStoredFrame(data: Uint8Array): Uint8Array {
   const MAX_BLOCK = 128 * 1024;
@@ -578,8 +556,7 @@ async function compressBlock(codec: AvroCodec, data: Uint8Array, level: number |
       return out;
     }
     case "zstandard": {
-      await initCodecs();
-      const z = await zstdWasm;
+      const z = await loadZstd();
       return z ? z.compress(data, level ?? 1) : zstdStoredFrame(data);
     }
   }

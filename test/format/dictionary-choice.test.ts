@@ -56,6 +56,31 @@ describe("dictionary choice", () => {
     expect(overflowingDictionaryColumns(t.schema, t.batches, 8_000)).toEqual([]);
   });
 
+  it("ascending columns (found without hashing) and others: the same choice at the limit's edge, across batches and nulls", () => {
+    const rows = 140_000;
+    const u = table(
+      rows,
+      {
+        ascExact: (i) => (i < 131_072 ? BigInt(i) : 0n), // 131,072 distinct x 8 bytes = 1 MiB: keeps its dictionary
+        ascPastLimit: (i) => (i <= 131_072 ? BigInt(i) - 70_000n : 5n), // one more distinct value: overflows
+        descending: (i) => BigInt(rows - i), // distinct but not ascending: found by hashing
+        ascNulls: (i) => (i % 3 === 0 ? null : i * 0.5), // 93,333 ascending doubles: 747 KB, keeps it
+        ascInt: (i) => (i % 5 === 0 ? null : i - 100_000), // 112k ascending INT32: 448 KB, keeps it
+        flatThenUp: (i) => BigInt(i < 1000 ? 7 : i), // repeats first, then distinct: overflows by hashing
+      },
+      { ascExact: new arrow.Int64(), ascPastLimit: new arrow.Int64(), descending: new arrow.Int64(), ascNulls: new arrow.Float64(), ascInt: new arrow.Int32(), flatThenUp: new arrow.Int64() },
+    );
+    const expected = ["ascPastLimit", "descending", "flatThenUp"];
+    expect(overflowingDictionaryColumns(u.schema, u.batches, 1024 * 1024)).toEqual(expected);
+    // the same rows in batches of 7,777 rows (offsets into shared buffers)
+    const batches = [];
+    for (let at = 0; at < rows; at += 7777) batches.push(...u.slice(at, Math.min(rows, at + 7777)).batches);
+    expect(overflowingDictionaryColumns(u.schema, batches, 1024 * 1024)).toEqual(expected);
+    // a row group of 131,072 rows holds at most 1 MiB of distinct 8-byte values
+    expect(overflowingDictionaryColumns(u.schema, u.batches, 131_072)).toEqual([]);
+    expect(overflowingDictionaryColumns(u.schema, batches, 131_073)).toEqual(["ascPastLimit", "descending"]);
+  });
+
   it("chosen columns are written without a dictionary page, the others keep theirs, and all read back exactly", async () => {
     const fields = [F(0, "distinctLong", T.BIGINT()), F(1, "fewStr", T.STRING()), F(2, "distinctStr", T.STRING())];
     const data = t.select(["distinctLong", "fewStr", "distinctStr"]);

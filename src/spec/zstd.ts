@@ -1,0 +1,50 @@
+// The one accessor of the zstd wasm module (@bokuweb/zstd-wasm, emscripten): the manifest codec
+// (avro.ts), the Parquet encoder and flat decoder, and the real-time spill files all take it from
+// here. The module must be initialised exactly once per process (a second init() corrupts
+// concurrent compressions), so this module loads it once and hands out the same codec.
+//
+// Compression reuses one compression context (ZSTD_compress_usingDict with an empty dictionary,
+// which is ZSTD_compressCCtx): ZSTD_compress would create and free a context (and zero its
+// tables) on every call, i.e. on every Parquet page. The frames are the same bytes either way.
+
+/** zstd through the wasm module. */
+export interface ZstdCodec {
+  /** One zstd frame of `data` at `level`. */
+  compress(data: Uint8Array, level: number): Uint8Array;
+  /** The content of the zstd frame `data`, whose content is `size` bytes when its header does not say. */
+  decompress(data: Uint8Array, size: number): Uint8Array;
+}
+
+interface ZstdWasmModule {
+  init(): Promise<void>;
+  compress(data: Uint8Array, level?: number): Uint8Array;
+  decompress(data: Uint8Array, opts?: { defaultHeapSize: number }): Uint8Array;
+  createCCtx?(): number;
+  compressUsingDict?(cctx: number, data: Uint8Array, dict: Uint8Array, level?: number): Uint8Array;
+}
+
+let codec: Promise<ZstdCodec | null> | undefined;
+
+/** The zstd codec, loaded once; null where the module cannot load (callers fall back: stored blocks, parquet-wasm, fzstd). */
+export function loadZstd(): Promise<ZstdCodec | null> {
+  codec ??= (async (): Promise<ZstdCodec | null> => {
+    try {
+      const imported = (await import("@bokuweb/zstd-wasm")) as unknown as ZstdWasmModule & { default?: ZstdWasmModule };
+      const mod = typeof imported.init === "function" ? imported : imported.default!;
+      await mod.init();
+      const decompress = (data: Uint8Array, size: number): Uint8Array => mod.decompress(data, { defaultHeapSize: Math.max(size, 1) });
+      let compress = (data: Uint8Array, level: number): Uint8Array => mod.compress(data, level);
+      if (typeof mod.createCCtx === "function" && typeof mod.compressUsingDict === "function") {
+        const cctx = mod.createCCtx();
+        const withCtx = mod.compressUsingDict.bind(mod);
+        const noDict = new Uint8Array(0);
+        if (cctx !== 0) compress = (data, level) => withCtx(cctx, data, noDict, level);
+      }
+      compress(new Uint8Array(8), 1); // throws when the module did not initialise
+      return { compress, decompress };
+    } catch {
+      return null;
+    }
+  })();
+  return codec;
+}
