@@ -127,10 +127,13 @@ function loadZstd(): Promise<Zstd | null> {
   zstd ??= (async () => {
     try {
       await D.initCodecs(); // initialises the module exactly once per process
-      type Mod = { decompress: (b: Uint8Array, o?: { defaultHeapSize: number }) => Uint8Array };
+      type Mod = { createDCtx: () => number; decompressUsingDict: (dctx: number, b: Uint8Array, dict: Uint8Array, o?: { defaultHeapSize: number }) => Uint8Array };
       const imported = (await import("@bokuweb/zstd-wasm")) as unknown as Mod & { default?: Mod };
-      const mod = typeof imported.decompress === "function" ? imported : imported.default!;
-      return (body: Uint8Array, size: number) => mod.decompress(body, { defaultHeapSize: Math.max(size, 1) });
+      const mod = typeof imported.decompressUsingDict === "function" ? imported : imported.default!;
+      // one decompression context for the process (ZSTD_decompress makes and frees one per call)
+      const dctx = mod.createDCtx();
+      const noDict = new Uint8Array(0);
+      return (body: Uint8Array, size: number) => mod.decompressUsingDict(dctx, body, noDict, { defaultHeapSize: Math.max(size, 1) });
     } catch {
       return null;
     }
