@@ -574,6 +574,16 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     const words = width >> 2;
     const aligned = new Int32Array(src.slice().buffer);
     const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
+    if (words === 2) {
+      // 8-byte values (INT64, DOUBLE, TIMESTAMP): the common case, unrolled
+      for (let i = 0, k = 0; i < numValues; i++) {
+        if (((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
+        out[2 * i] = aligned[k]!;
+        out[2 * i + 1] = aligned[k + 1]!;
+        k += 2;
+      }
+      return;
+    }
     for (let i = 0, k = 0; i < numValues; i++) {
       if (((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
       for (let w = 0; w < words; w++) out[i * words + w] = aligned[k * words + w]!;

@@ -114,6 +114,15 @@ export function mayMatch(predicate: Predicate, stats: StatsSet, fields: readonly
   return walk(bound);
 }
 
+/**
+ * `mayMatch` of one leaf that is already bound (a leaf of `bindPredicate`'s result) over the
+ * statistics of its column: for callers testing many stats sets (pages of a column chunk)
+ * without binding the predicate and building a StatsSet per test.
+ */
+export function boundLeafMayMatch(leaf: BoundLeafPredicate, stats: ColumnStats | undefined, rowCount: number): boolean {
+  return leafMayMatch(leaf, stats, BigInt(rowCount));
+}
+
 // ---------------------------------------------------------------------------------------------
 // SimpleStats decoding
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 // Compression reuses one compression context (ZSTD_compress_usingDict with an empty dictionary,
 // which is ZSTD_compressCCtx): ZSTD_compress would create and free a context (and zero its
 // tables) on every call, i.e. on every Parquet page. The frames are the same bytes either way.
+// Decompression likewise keeps one context (ZSTD_decompress makes and frees one per call).
 
 /** zstd through the wasm module. */
 export interface ZstdCodec {
@@ -21,6 +22,8 @@ interface ZstdWasmModule {
   decompress(data: Uint8Array, opts?: { defaultHeapSize: number }): Uint8Array;
   createCCtx?(): number;
   compressUsingDict?(cctx: number, data: Uint8Array, dict: Uint8Array, level?: number): Uint8Array;
+  createDCtx?(): number;
+  decompressUsingDict?(dctx: number, data: Uint8Array, dict: Uint8Array, opts?: { defaultHeapSize: number }): Uint8Array;
 }
 
 let codec: Promise<ZstdCodec | null> | undefined;
@@ -32,15 +35,20 @@ export function loadZstd(): Promise<ZstdCodec | null> {
       const imported = (await import("@bokuweb/zstd-wasm")) as unknown as ZstdWasmModule & { default?: ZstdWasmModule };
       const mod = typeof imported.init === "function" ? imported : imported.default!;
       await mod.init();
-      const decompress = (data: Uint8Array, size: number): Uint8Array => mod.decompress(data, { defaultHeapSize: Math.max(size, 1) });
+      const noDict = new Uint8Array(0);
+      let decompress = (data: Uint8Array, size: number): Uint8Array => mod.decompress(data, { defaultHeapSize: Math.max(size, 1) });
+      if (typeof mod.createDCtx === "function" && typeof mod.decompressUsingDict === "function") {
+        const dctx = mod.createDCtx();
+        const withCtx = mod.decompressUsingDict.bind(mod);
+        if (dctx !== 0) decompress = (data, size) => withCtx(dctx, data, noDict, { defaultHeapSize: Math.max(size, 1) });
+      }
       let compress = (data: Uint8Array, level: number): Uint8Array => mod.compress(data, level);
       if (typeof mod.createCCtx === "function" && typeof mod.compressUsingDict === "function") {
         const cctx = mod.createCCtx();
         const withCtx = mod.compressUsingDict.bind(mod);
-        const noDict = new Uint8Array(0);
         if (cctx !== 0) compress = (data, level) => withCtx(cctx, data, noDict, level);
       }
-      compress(new Uint8Array(8), 1); // throws when the module did not initialise
+      decompress(compress(new Uint8Array(8), 1), 8); // throws when the module did not initialise
       return { compress, decompress };
     } catch {
       return null;
