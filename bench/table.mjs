@@ -125,7 +125,7 @@ export async function runTableBenchmarks(report, { quick = false } = {}) {
       const selectiveMs = await timeMedianAsync(async () => {
         const t = await table.newRead({ batchSize: 65536, projection: ["id", "value"], filter: selectiveFilter, predicateFilter: true }).toArrow(plan.splits);
         if (t.numRows !== rows / 100) throw new Error(`selective read ${t.numRows} rows`);
-      }, { iterations: quick ? 5 : 15, warmup: 2 });
+      }, { iterations: quick ? 5 : 15, warmup: 2, gc: false });
       const duck = duckdbSelective(join(dir, "bench.db", `t${n - 1}`), lo, hi, rows / 100);
       let py = null;
       if (havePython) {
