@@ -105,7 +105,11 @@ function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowC
  * The predicate is bound against `fields` (INVALID_ARGUMENT for unknown columns / bad literals).
  */
 export function mayMatch(predicate: Predicate, stats: StatsSet, fields: readonly DataField[]): boolean {
-  const bound = bindPredicate(predicate, fields);
+  return boundMayMatch(bindPredicate(predicate, fields), stats);
+}
+
+/** `mayMatch` of a predicate already bound (`bindPredicate`): bind once, test many files. */
+export function boundMayMatch(bound: Predicate, stats: StatsSet): boolean {
   const rowCount = stats.rowCount === null || stats.rowCount === undefined ? null : BigInt(stats.rowCount);
   const walk = (p: Predicate): boolean => {
     if (p.kind === "leaf") return leafMayMatch(p as BoundLeafPredicate, stats.columns[p.field], rowCount);

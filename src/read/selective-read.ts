@@ -4,7 +4,6 @@
 // projected columns are decoded only for the pages holding matching rows (offset index).
 // Pages cut out of a column chunk are decoded by the flat decoder (format/parquet-flat.ts) when
 // the column is in its scope, else put into an in-memory file that parquet-wasm decodes.
-import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeData } from "../arrow/take.js";
@@ -125,6 +124,47 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** 32-bit word views of BIGINT value buffers, kept per buffer (stored runs and cached chunks are probed by every lookup). */
+const wordViews = new WeakMap<BigInt64Array, Int32Array>();
+
+/** The [low, high] words of each value of `values` (little-endian), or null on a big-endian platform. */
+function int64Words(values: BigInt64Array): Int32Array | null {
+  if (!LITTLE_ENDIAN) return null;
+  let words = wordViews.get(values);
+  if (words === undefined) wordViews.set(values, (words = new Int32Array(values.buffer, values.byteOffset, values.length * 2)));
+  return words;
+}
+
+let lastLiteral = 0n;
+let lastHigh = 0;
+let lastLow = 0;
+
+/**
+ * `sortedKeyRange`'s binary search over BIGINT keys by their words (high word signed, then low
+ * word unsigned): reading a BigInt64Array element allocates a BigInt, and a key lookup probes
+ * every stored run, so a boxed search made most of a lookup's garbage.
+ */
+function searchInt64Words(words: Int32Array, n: number, v: bigint, inclusive: boolean): number {
+  if (v !== lastLiteral) {
+    lastHigh = Number(v >> 32n);
+    lastLow = Number(v & 0xffffffffn);
+    lastLiteral = v;
+  }
+  const vHigh = lastHigh;
+  const vLow = lastLow;
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const xHigh = words[2 * mid + 1]!;
+    const xLow = words[2 * mid]! >>> 0;
+    if (xHigh < vHigh || (xHigh === vHigh && (xLow < vLow || (inclusive && xLow === vLow)))) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
 const SEARCHABLE_KEY_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
 const RANGE_OPS = new Set(["eq", "lt", "le", "gt", "ge"]);
@@ -136,36 +176,39 @@ const RANGE_OPS = new Set(["eq", "lt", "le", "gt", "ge"]);
  * touches O(log n) rows of each sorted run.
  */
 export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate): [number, number] {
+  // Allocation-free but for the result: it runs for every stored run of every key lookup.
   const n = data.length;
-  let leaves: BoundLeafPredicate[] | null = null;
-  for (const p of filter.kind === "and" ? filter.children : [filter]) {
-    if (p.kind === "leaf" && p.field === field && p.type !== undefined && RANGE_OPS.has(p.op) && SEARCHABLE_KEY_KINDS.has(p.type.kind)) (leaves ??= []).push(p as BoundLeafPredicate);
-  }
-  if (leaves === null) return [0, n];
-  // bigint for BIGINT, number otherwise (as the literals)
-  const values = columnValues<Int32Array | BigInt64Array>(data);
-  // first row whose key is not below `v` (`inclusive`: not at or below it)
-  const search = (v: number | bigint, inclusive: boolean): number => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const x = values[mid]!;
-      if (x < v || (inclusive && x === v)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+  const children = filter.kind === "and" ? filter.children : null;
   let from = 0;
   let to = n;
-  for (const p of leaves) {
+  for (let i = 0, count = children === null ? 1 : children.length; i < count; i++) {
+    const p = children === null ? filter : children[i]!;
+    if (p.kind !== "leaf" || p.field !== field || p.type === undefined || !RANGE_OPS.has(p.op) || !SEARCHABLE_KEY_KINDS.has(p.type.kind)) continue;
     const v = p.literals[0] as number | bigint;
-    if (p.op === "eq" || p.op === "ge") from = Math.max(from, search(v, false));
-    if (p.op === "gt") from = Math.max(from, search(v, true));
-    if (p.op === "eq" || p.op === "le") to = Math.min(to, search(v, true));
-    if (p.op === "lt") to = Math.min(to, search(v, false));
+    if (p.op === "eq" || p.op === "ge") from = Math.max(from, searchSorted(data, v, false));
+    if (p.op === "gt") from = Math.max(from, searchSorted(data, v, true));
+    if (p.op === "eq" || p.op === "le") to = Math.min(to, searchSorted(data, v, true));
+    if (p.op === "lt") to = Math.min(to, searchSorted(data, v, false));
   }
   return [from, Math.max(from, to)];
+}
+
+/** First row of the sorted integer column `data` whose key is not below `v` (`inclusive`: not at or below it). */
+function searchSorted(data: arrow.Data, v: number | bigint, inclusive: boolean): number {
+  // bigint for BIGINT, number otherwise (as the literals); Arrow JS slices `values` with the Data
+  const values = data.values as Int32Array | BigInt64Array;
+  const n = data.length;
+  const words = values instanceof BigInt64Array ? int64Words(values) : null;
+  if (words !== null) return searchInt64Words(words, n, v as bigint, inclusive);
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = values[mid]!;
+    if (x < v || (inclusive && x === v)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 // Footers are cached per table (Table.footers); their statistics and page indexes are kept with them.

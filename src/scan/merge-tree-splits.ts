@@ -3,8 +3,8 @@
 // split across splits (a key's versions must be merged together) and are packed by size;
 // deletion-vector tables skip level 0 and read files raw with their deletion vectors.
 import { PaimonError } from "../error.js";
-import { type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
-import { fileMayMatch, keyStatsOf, mayMatch, type StatsSet } from "../predicate/stats.js";
+import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
+import { boundMayMatch, fileMayMatch, keyStatsOf, type StatsSet } from "../predicate/stats.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -105,6 +105,7 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
     return st;
   };
   const keyFilter = filter ? splitPredicateByFields(filter, keyFields.map((f) => f.name)).picked : null;
+  let boundKeyFilter: Predicate | null = null; // bound at the first file (binding checks the literals)
   const dv = config.deletionVectors;
   const skipLevel0 = ((dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row") && !mode.realtimeUnion;
   const highLevelFilter = mode.realtimeUnion && dv && filter ? filter : null;
@@ -114,7 +115,7 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
   for (const e of entries) {
     if (skipLevel0 && e.file.level === 0) continue;
     // Only key predicates may prune before merging: value stats describe unmerged rows.
-    if (keyFilter && !mayMatch(keyFilter, keyStatsOfFile(e.file), keyFields)) continue;
+    if (keyFilter && !boundMayMatch((boundKeyFilter ??= bindPredicate(keyFilter, keyFields)), keyStatsOfFile(e.file))) continue;
     if (highLevelFilter && e.file.level > 0 && e.file.schemaId === schema.id && !fileMayMatch(highLevelFilter, e.file, schema.fields)) continue;
     const key = `${e.partition.join(",")}|${e.bucket}`;
     let g = groups.get(key);

@@ -7,7 +7,8 @@ import { and, col, RealtimeContext } from "../../src/index.js";
 import type { Predicate } from "../../src/predicate/predicate.js";
 import { readFooter } from "../../src/format/footer.js";
 import { fileIOSource, toByteSource } from "../../src/format/source.js";
-import { selectiveReadCounters } from "../../src/read/selective-read.js";
+import { selectiveReadCounters, sortedKeyRange } from "../../src/read/selective-read.js";
+import { bindPredicate } from "../../src/predicate/predicate.js";
 import { ChunkCache, dataBytes } from "../../src/format/chunk-cache.js";
 import * as arrow from "apache-arrow";
 import type { Table } from "../../src/table/table.js";
@@ -234,6 +235,31 @@ describe("ChunkCache", () => {
     const strings = arrow.vectorFromArray(["ab", null, "cde"], new arrow.Utf8()).data[0]!;
     expect(dataBytes(strings)).toBe(strings.valueOffsets.byteLength + strings.values.byteLength + strings.nullBitmap!.byteLength);
     expect(dataBytes(column(3))).toBe(24);
+  });
+});
+
+describe("sortedKeyRange", () => {
+  const INT64 = [-(2n ** 63n), -(2n ** 32n) - 1n, -(2n ** 32n), -(2n ** 31n) - 1n, -(2n ** 31n), -1n, 0n, 1n, 2n ** 31n - 1n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 32n + 1n, 2n ** 63n - 1n];
+  const key = fc.oneof(fc.constantFrom(...INT64), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -5n, max: 5n }));
+  const ops = ["eq", "lt", "le", "gt", "ge"] as const;
+  const holds = (op: (typeof ops)[number], x: bigint, v: bigint) => (op === "eq" ? x === v : op === "lt" ? x < v : op === "le" ? x <= v : op === "gt" ? x > v : x >= v);
+
+  it("BIGINT keys (negative, across 32-bit word boundaries, sliced columns): exactly the rows the conjunctive bounds hold for", () => {
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 60 }), fc.array(fc.tuple(fc.constantFrom(...ops), key), { minLength: 1, maxLength: 3 }), fc.nat(5), (keys, bounds, cut) => {
+        const sorted = BigInt64Array.from(keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        const whole = arrow.makeData({ type: new arrow.Int64(), length: sorted.length, data: sorted });
+        const from = Math.min(cut, sorted.length);
+        const data = whole.slice(from, sorted.length - from);
+        const rows = Array.from(sorted.subarray(from, from + data.length));
+        const preds = bounds.map(([op, v]) => col("id")[op](v));
+        const filter = bindPredicate(preds.length === 1 ? preds[0]! : and(...preds), [{ id: 0, name: "id", type: { kind: "BIGINT", nullable: false } }] as never);
+        const [lo, hi] = sortedKeyRange(data, "id", filter);
+        const matching = rows.flatMap((x, i) => (bounds.every(([op, v]) => holds(op, x, v)) ? [i] : []));
+        expect(matching.length === 0 ? lo >= hi : [lo, hi]).toEqual(matching.length === 0 ? true : [matching[0], matching[matching.length - 1]! + 1]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
