@@ -16,7 +16,7 @@ import type { DataType } from "../spec/types.js";
 const EMPTY = 0;
 const FULL = 1;
 const REMOVED = 2;
-/** A key whose live row a retract deleted: lookups must not fall back to its committed row (`latest` holds the retract's offset). */
+/** A key whose live row a retract deleted: lookups must not fall back to its committed row (the slot holds the retract's offset). */
 const RETRACTED = 3;
 const INITIAL_CAPACITY = 1024;
 /** Grow (or rebuild without removed slots) when full + removed slots exceed this share. */
@@ -35,16 +35,18 @@ export interface FrozenDeletedOffsets {
  * Identities are one 64-bit word per key (the key's own bits) or two (fingerprints of variable
  * width keys: 128 bits, so that two distinct keys never share one in practice), see
  * keyIdentityWidth.
+ *
+ * One Int32Array holds the slots, each `[identity words…, offset low, offset high, state]`: a
+ * probe reads one slot (one cache line, mostly) instead of a state, an identity and an offset
+ * array apart, which is what ingest into a large index waits on.
  */
 export class DedupKeyIndex {
   private capacity = INITIAL_CAPACITY;
   /** 32-bit words per identity. */
   private readonly words: number;
-  private identity: Uint32Array;
-  private latest = new BigInt64Array(INITIAL_CAPACITY);
-  /** `latest` as 32-bit word pairs: offsets move as words, never as BigInt values (an allocation each). */
-  private latestWords = new Int32Array(this.latest.buffer);
-  private state = new Uint8Array(INITIAL_CAPACITY);
+  /** 32-bit words per slot: identity, offset (2), state (1). */
+  private readonly stride: number;
+  private slots: Int32Array;
   private full = 0;
   private removed = 0;
   private deleted = new OffsetSet64();
@@ -54,7 +56,8 @@ export class DedupKeyIndex {
   /** `width`: 64-bit words per key identity (keyIdentityWidth of the key type). */
   constructor(readonly width: 1 | 2 = 1) {
     this.words = 2 * width;
-    this.identity = new Uint32Array(INITIAL_CAPACITY * this.words);
+    this.stride = this.words + 3;
+    this.slots = new Int32Array(INITIAL_CAPACITY * this.stride);
   }
 
   /** Number of keys held: with a live row, or (with committed lookups) retracted since the lookup's snapshot. */
@@ -64,7 +67,7 @@ export class DedupKeyIndex {
 
   /** Bytes held by the key table (the seed's key-map memory metric; the deleted set is extra). */
   get keyMemoryBytes(): number {
-    return this.capacity * (4 * this.words + 8 + 1);
+    return this.slots.byteLength;
   }
 
   /**
@@ -90,9 +93,9 @@ export class DedupKeyIndex {
    * retract leaves a RETRACTED marker so that a later row of the key does not fall back to its
    * committed row again. Without lookups (`committed` undefined) the index holds every key.
    */
-  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0, committed?: BigInt64Array | null, probed?: Int32Array): { addRows: Uint32Array | null; superseded: number } {
+  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0, committed?: BigInt64Array | null): { addRows: Uint32Array | null; superseded: number } {
     const n = offsets.length;
-    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n) || (committed && committed.length !== n) || (probed && (probed.length !== n || committed === undefined))) {
+    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n) || (committed && committed.length !== n)) {
       throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${identities.length} identity words (${this.width} a key) for ${n} offsets${kinds ? ` and ${kinds.length - kindsFrom} row kinds` : ""}`);
     }
     const words = identityWords(identities);
@@ -103,9 +106,10 @@ export class DedupKeyIndex {
     let adds: Uint32Array | null = null;
     let added = 0;
     const w = this.words;
-    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at
-    // once); a growth moves every key, so probe results from before are dropped.
-    if (this.reserve(n)) probed = undefined;
+    const stride = this.stride;
+    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at once).
+    this.reserve(n);
+    const t = this.slots;
     const lookups = committed !== undefined;
     const committedWords = committed ? new Int32Array(committed.buffer, committed.byteOffset, 2 * n) : null;
     for (let i = 0; i < n; i++) {
@@ -119,26 +123,24 @@ export class DedupKeyIndex {
         if (adds) adds[added] = i;
         added++;
       }
-      let slot = probed ? probed[i] : this.find(words, i * w);
-      // A probe result is stale when its free slot was taken since (by this key or another): probe again.
-      if (slot < 0 && probed && (this.state[-1 - slot] === FULL || this.state[-1 - slot] === RETRACTED)) slot = this.find(words, i * w);
-      const latest = this.latestWords;
+      const slot = this.find(words, i * w);
       if (slot >= 0) {
-        if (this.state[slot] === FULL) {
-          supersededWords[2 * count] = latest[2 * slot];
-          supersededWords[2 * count + 1] = latest[2 * slot + 1];
+        const at = slot * stride + w;
+        if (t[at + 2] === FULL) {
+          supersededWords[2 * count] = t[at];
+          supersededWords[2 * count + 1] = t[at + 1];
           count++;
         }
-        if (add) this.state[slot] = FULL;
-        else if (lookups) this.state[slot] = RETRACTED;
+        if (add) t[at + 2] = FULL;
+        else if (lookups) t[at + 2] = RETRACTED;
         else {
-          this.state[slot] = REMOVED;
+          t[at + 2] = REMOVED;
           this.full--;
           this.removed++;
           continue;
         }
-        latest[2 * slot] = offsetWords[2 * i];
-        latest[2 * slot + 1] = offsetWords[2 * i + 1];
+        t[at] = offsetWords[2 * i];
+        t[at + 1] = offsetWords[2 * i + 1];
         continue;
       }
       if (committedWords !== null && committedWords[2 * i + 1] !== -1) {
@@ -168,7 +170,9 @@ export class DedupKeyIndex {
     const value = typeof identity === "bigint" ? BigUint64Array.of(identity) : identity;
     if (value.length !== this.width) return undefined;
     const slot = this.find(identityWords(value), 0);
-    return slot >= 0 && this.state[slot] === FULL ? this.latest[slot] : undefined;
+    if (slot < 0) return undefined;
+    const at = slot * this.stride + this.words;
+    return this.slots[at + 2] === FULL ? offsetOf(this.slots, at) : undefined;
   }
 
   /** The offsets deleted since the last commit, frozen (copy-on-write: O(1) until the next write). */
@@ -198,41 +202,36 @@ export class DedupKeyIndex {
    * Slot of the identity at `words[at..at + this.words)`, or, when absent, `-1 - slot` of the slot
    * an insert of it takes (the chain's first removed or empty slot).
    */
-  private find(words: Uint32Array, at: number): number {
+  private find(words: Int32Array, at: number): number {
     const mask = this.capacity - 1;
     const w = this.words;
-    const id = this.identity;
+    const stride = this.stride;
+    const t = this.slots;
+    const a = words[at];
+    const b = words[at + 1];
     let free = -1;
-    for (let slot = identityHash(words[at], words[at + 1]) & mask; ; slot = (slot + 1) & mask) {
-      const s = this.state[slot];
+    for (let slot = identityHash(a, b) & mask; ; slot = (slot + 1) & mask) {
+      const base = slot * stride;
+      const s = t[base + w + 2];
       if (s === EMPTY) return -1 - (free >= 0 ? free : slot);
       if (s === REMOVED) {
         if (free < 0) free = slot;
         continue;
       }
-      const base = slot * w;
-      if (id[base] === words[at] && id[base + 1] === words[at + 1] && (w === 2 || (id[base + 2] === words[at + 2] && id[base + 3] === words[at + 3]))) return slot;
+      if (t[base] === a && t[base + 1] === b && (w === 2 || (t[base + 2] === words[at + 2] && t[base + 3] === words[at + 3]))) return slot;
     }
   }
 
-  /** Inserts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)`, as FULL or RETRACTED. */
-  private insert(words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state = FULL): void {
-    const mask = this.capacity - 1;
-    let slot = identityHash(words[at], words[at + 1]) & mask;
-    while (this.state[slot] === FULL || this.state[slot] === RETRACTED) slot = (slot + 1) & mask;
-    this.insertAt(slot, words, at, offsetWords, offsetAt, state);
-  }
-
-  /** Puts the identity into `slot` (free: removed or empty; `find` reports it for an absent identity). */
-  private insertAt(slot: number, words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state: number): void {
-    if (this.state[slot] === REMOVED) this.removed--;
-    this.state[slot] = state;
+  /** Puts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)` into `slot` (free: removed or empty; `find` reports it for an absent identity), as FULL or RETRACTED. */
+  private insertAt(slot: number, words: Int32Array, at: number, offsetWords: Int32Array, offsetAt: number, state: number): void {
     const w = this.words;
-    const id = this.identity;
-    const base = slot * w;
-    for (let k = 0; k < w; k++) id[base + k] = words[at + k];
-    this.latestWords[2 * slot] = offsetWords[offsetAt];
-    this.latestWords[2 * slot + 1] = offsetWords[offsetAt + 1];
+    const t = this.slots;
+    const base = slot * this.stride;
+    if (t[base + w + 2] === REMOVED) this.removed--;
+    for (let k = 0; k < w; k++) t[base + k] = words[at + k];
+    t[base + w] = offsetWords[offsetAt];
+    t[base + w + 1] = offsetWords[offsetAt + 1];
+    t[base + w + 2] = state;
     this.full++;
   }
 
@@ -249,42 +248,38 @@ export class DedupKeyIndex {
     return true;
   }
 
-  /** Moves the held keys (live and retracted) into fresh arrays of `capacity` slots. */
+  /** Moves the held keys (live and retracted) into a fresh table of `capacity` slots. */
   private rebuild(capacity: number): void {
-    const { identity, latestWords, state } = this;
+    const old = this.slots;
+    const oldCapacity = this.capacity;
     const w = this.words;
-    this.capacity = capacity;
-    this.identity = new Uint32Array(capacity * w);
-    this.latest = new BigInt64Array(capacity);
-    this.latestWords = new Int32Array(this.latest.buffer);
-    this.state = new Uint8Array(capacity);
-    this.full = 0;
-    this.removed = 0;
-    for (let slot = 0; slot < state.length; slot++) {
-      if (state[slot] === FULL || state[slot] === RETRACTED) this.insert(identity, slot * w, latestWords, 2 * slot, state[slot]);
+    const stride = this.stride;
+    const t = new Int32Array(capacity * stride);
+    const mask = capacity - 1;
+    let full = 0;
+    for (let from = 0; from < oldCapacity * stride; from += stride) {
+      const s = old[from + w + 2];
+      if (s !== FULL && s !== RETRACTED) continue;
+      let slot = identityHash(old[from], old[from + 1]) & mask;
+      while (t[slot * stride + w + 2] !== EMPTY) slot = (slot + 1) & mask;
+      for (let k = 0, to = slot * stride; k < stride; k++) t[to + k] = old[from + k];
+      full++;
     }
+    this.slots = t;
+    this.capacity = capacity;
+    this.full = full;
+    this.removed = 0;
   }
 
   /**
-   * Makes room for `rows` more keys now, so that no insert of the next `apply` calls (with
-   * committed lookups) over that many rows rebuilds the table: their `probe` results stay valid.
+   * Which keys the index holds, live or retracted (1 per such row, else 0): with committed
+   * lookups, the others fall back to their committed rows.
    */
-  reserveFor(rows: number): void {
-    this.reserve(rows);
-  }
-
-  /**
-   * Where each key is (`find` per row: its slot, or `-1 - slot` of the free slot an insert would
-   * take when the index holds it neither live nor retracted; negative rows are the ones to look up
-   * among committed files), for `apply(…, committed, probed)` after `reserveFor`. With committed
-   * lookups slots only ever become occupied until the next rebuild, so a result stays right
-   * unless its free slot was taken since, which `apply` checks.
-   */
-  probe(identities: BigUint64Array): Int32Array {
+  holds(identities: BigUint64Array): Uint8Array {
     const n = Math.floor(identities.length / this.width);
     const words = identityWords(identities);
-    const out = new Int32Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.find(words, i * this.words);
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.find(words, i * this.words) >= 0 ? 1 : 0;
     return out;
   }
 
@@ -294,17 +289,24 @@ export class DedupKeyIndex {
    * the remaining keys.
    */
   dropCommitted(end: bigint): void {
-    const { latest, state } = this;
+    const t = this.slots;
+    const w = this.words;
     let keep = 0;
-    for (let slot = 0; slot < state.length; slot++) {
-      if (state[slot] !== FULL && state[slot] !== RETRACTED) continue;
-      if (latest[slot] < end) state[slot] = REMOVED;
+    for (let base = 0; base < t.length; base += this.stride) {
+      const at = base + w;
+      if (t[at + 2] !== FULL && t[at + 2] !== RETRACTED) continue;
+      if (offsetOf(t, at) < end) t[at + 2] = REMOVED;
       else keep++;
     }
     let capacity = INITIAL_CAPACITY;
     while (keep > capacity * 0.5) capacity *= 2;
     this.rebuild(capacity);
   }
+}
+
+/** The offset whose (low, high) words are `words[at]`, `words[at + 1]`. */
+function offsetOf(words: Int32Array, at: number): bigint {
+  return (BigInt(words[at + 1]) << 32n) | BigInt(words[at] >>> 0);
 }
 
 /** Identities (`width` 64-bit words each) of the rows `rows`, in that order. */
@@ -318,8 +320,8 @@ export function gatherIdentities(identities: BigUint64Array, width: number, rows
 }
 
 /** The identities as 32-bit word pairs (platform byte order: an identity, never stored) without copying. */
-function identityWords(identities: BigUint64Array): Uint32Array {
-  return new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+function identityWords(identities: BigUint64Array): Int32Array {
+  return new Int32Array(identities.buffer, identities.byteOffset, identities.length * 2);
 }
 
 /**
