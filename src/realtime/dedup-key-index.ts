@@ -52,6 +52,8 @@ export class DedupKeyIndex {
   private deleted = new OffsetSet64();
   /** The deleted set is referenced by a frozen view: copy before mutating it. */
   private deletedShared = false;
+  /** Sink of the states `homes` reads (so that the reads are not optimised away). */
+  private touched = 0;
 
   /** `width`: 64-bit words per key identity (keyIdentityWidth of the key type). */
   constructor(readonly width: 1 | 2 = 1) {
@@ -112,6 +114,7 @@ export class DedupKeyIndex {
     const t = this.slots;
     const lookups = committed !== undefined;
     const committedWords = committed ? new Int32Array(committed.buffer, committed.byteOffset, 2 * n) : null;
+    const homes = this.homes(words, n);
     for (let i = 0; i < n; i++) {
       const kind = kinds ? kinds[kindsFrom + i] : RowKind.INSERT;
       const add = kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER;
@@ -123,7 +126,7 @@ export class DedupKeyIndex {
         if (adds) adds[added] = i;
         added++;
       }
-      const slot = this.find(words, i * w);
+      const slot = this.find(words, i * w, homes[i]);
       if (slot >= 0) {
         const at = slot * stride + w;
         if (t[at + 2] === FULL) {
@@ -202,7 +205,7 @@ export class DedupKeyIndex {
    * Slot of the identity at `words[at..at + this.words)`, or, when absent, `-1 - slot` of the slot
    * an insert of it takes (the chain's first removed or empty slot).
    */
-  private find(words: Int32Array, at: number): number {
+  private find(words: Int32Array, at: number, home = identityHash(words[at], words[at + 1]) & (this.capacity - 1)): number {
     const mask = this.capacity - 1;
     const w = this.words;
     const stride = this.stride;
@@ -210,7 +213,7 @@ export class DedupKeyIndex {
     const a = words[at];
     const b = words[at + 1];
     let free = -1;
-    for (let slot = identityHash(a, b) & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = home; ; slot = (slot + 1) & mask) {
       const base = slot * stride;
       const s = t[base + w + 2];
       if (s === EMPTY) return -1 - (free >= 0 ? free : slot);
@@ -220,6 +223,27 @@ export class DedupKeyIndex {
       }
       if (t[base] === a && t[base + 1] === b && (w === 2 || (t[base + 2] === words[at + 2] && t[base + 3] === words[at + 3]))) return slot;
     }
+  }
+
+  /**
+   * The home slot of each of `n` identities, reading each home slot's state on the way: the
+   * reads do not depend on each other, so the processor overlaps their cache misses, and the
+   * probes that follow (one dependent chain of loads per key) find their slots in cache.
+   */
+  private homes(words: Int32Array, n: number): Int32Array {
+    const homes = new Int32Array(n);
+    const mask = this.capacity - 1;
+    const w = this.words;
+    const stride = this.stride;
+    const t = this.slots;
+    let touched = 0;
+    for (let i = 0; i < n; i++) {
+      const home = identityHash(words[i * w], words[i * w + 1]) & mask;
+      homes[i] = home;
+      touched |= t[home * stride + w + 2];
+    }
+    this.touched = touched;
+    return homes;
   }
 
   /** Puts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)` into `slot` (free: removed or empty; `find` reports it for an absent identity), as FULL or RETRACTED. */
