@@ -16,7 +16,7 @@ import type { DataType } from "../spec/types.js";
 const EMPTY = 0;
 const FULL = 1;
 const REMOVED = 2;
-/** A key whose live row a retract deleted: lookups must not fall back to its committed row (the slot holds the retract's offset). */
+/** A key whose live row a retract deleted: lookups must not fall back to its committed row (`latest` holds the retract's offset). */
 const RETRACTED = 3;
 const INITIAL_CAPACITY = 1024;
 /** Grow (or rebuild without removed slots) when full + removed slots exceed this share. */
@@ -35,31 +35,26 @@ export interface FrozenDeletedOffsets {
  * Identities are one 64-bit word per key (the key's own bits) or two (fingerprints of variable
  * width keys: 128 bits, so that two distinct keys never share one in practice), see
  * keyIdentityWidth.
- *
- * One Int32Array holds the slots, each `[identity words…, offset low, offset high, state]`: a
- * probe reads one slot (one cache line, mostly) instead of a state, an identity and an offset
- * array apart, which is what ingest into a large index waits on.
  */
 export class DedupKeyIndex {
   private capacity = INITIAL_CAPACITY;
   /** 32-bit words per identity. */
   private readonly words: number;
-  /** 32-bit words per slot: identity, offset (2), state (1). */
-  private readonly stride: number;
-  private slots: Int32Array;
+  private identity: Uint32Array;
+  private latest = new BigInt64Array(INITIAL_CAPACITY);
+  /** `latest` as 32-bit word pairs: offsets move as words, never as BigInt values (an allocation each). */
+  private latestWords = new Int32Array(this.latest.buffer);
+  private state = new Uint8Array(INITIAL_CAPACITY);
   private full = 0;
   private removed = 0;
   private deleted = new OffsetSet64();
   /** The deleted set is referenced by a frozen view: copy before mutating it. */
   private deletedShared = false;
-  /** Sink of the states `homes` reads (so that the reads are not optimised away). */
-  private touched = 0;
 
   /** `width`: 64-bit words per key identity (keyIdentityWidth of the key type). */
   constructor(readonly width: 1 | 2 = 1) {
     this.words = 2 * width;
-    this.stride = this.words + 3;
-    this.slots = new Int32Array(INITIAL_CAPACITY * this.stride);
+    this.identity = new Uint32Array(INITIAL_CAPACITY * this.words);
   }
 
   /** Number of keys held: with a live row, or (with committed lookups) retracted since the lookup's snapshot. */
@@ -69,7 +64,7 @@ export class DedupKeyIndex {
 
   /** Bytes held by the key table (the seed's key-map memory metric; the deleted set is extra). */
   get keyMemoryBytes(): number {
-    return this.slots.byteLength;
+    return this.capacity * (4 * this.words + 8 + 1);
   }
 
   /**
@@ -108,13 +103,10 @@ export class DedupKeyIndex {
     let adds: Uint32Array | null = null;
     let added = 0;
     const w = this.words;
-    const stride = this.stride;
     // Room for every row as a new key: the table grows at most once per call (bulk loads size it at once).
     this.reserve(n);
-    const t = this.slots;
     const lookups = committed !== undefined;
     const committedWords = committed ? new Int32Array(committed.buffer, committed.byteOffset, 2 * n) : null;
-    const homes = this.homes(words, n);
     for (let i = 0; i < n; i++) {
       const kind = kinds ? kinds[kindsFrom + i] : RowKind.INSERT;
       const add = kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER;
@@ -126,24 +118,24 @@ export class DedupKeyIndex {
         if (adds) adds[added] = i;
         added++;
       }
-      const slot = this.find(words, i * w, homes[i]);
+      const slot = this.find(words, i * w);
+      const latest = this.latestWords;
       if (slot >= 0) {
-        const at = slot * stride + w;
-        if (t[at + 2] === FULL) {
-          supersededWords[2 * count] = t[at];
-          supersededWords[2 * count + 1] = t[at + 1];
+        if (this.state[slot] === FULL) {
+          supersededWords[2 * count] = latest[2 * slot];
+          supersededWords[2 * count + 1] = latest[2 * slot + 1];
           count++;
         }
-        if (add) t[at + 2] = FULL;
-        else if (lookups) t[at + 2] = RETRACTED;
+        if (add) this.state[slot] = FULL;
+        else if (lookups) this.state[slot] = RETRACTED;
         else {
-          t[at + 2] = REMOVED;
+          this.state[slot] = REMOVED;
           this.full--;
           this.removed++;
           continue;
         }
-        t[at] = offsetWords[2 * i];
-        t[at + 1] = offsetWords[2 * i + 1];
+        latest[2 * slot] = offsetWords[2 * i];
+        latest[2 * slot + 1] = offsetWords[2 * i + 1];
         continue;
       }
       if (committedWords !== null && committedWords[2 * i + 1] !== -1) {
@@ -173,9 +165,7 @@ export class DedupKeyIndex {
     const value = typeof identity === "bigint" ? BigUint64Array.of(identity) : identity;
     if (value.length !== this.width) return undefined;
     const slot = this.find(identityWords(value), 0);
-    if (slot < 0) return undefined;
-    const at = slot * this.stride + this.words;
-    return this.slots[at + 2] === FULL ? offsetOf(this.slots, at) : undefined;
+    return slot >= 0 && this.state[slot] === FULL ? this.latest[slot] : undefined;
   }
 
   /** The offsets deleted since the last commit, frozen (copy-on-write: O(1) until the next write). */
@@ -205,57 +195,41 @@ export class DedupKeyIndex {
    * Slot of the identity at `words[at..at + this.words)`, or, when absent, `-1 - slot` of the slot
    * an insert of it takes (the chain's first removed or empty slot).
    */
-  private find(words: Int32Array, at: number, home = identityHash(words[at], words[at + 1]) & (this.capacity - 1)): number {
+  private find(words: Uint32Array, at: number): number {
     const mask = this.capacity - 1;
     const w = this.words;
-    const stride = this.stride;
-    const t = this.slots;
-    const a = words[at];
-    const b = words[at + 1];
+    const id = this.identity;
     let free = -1;
-    for (let slot = home; ; slot = (slot + 1) & mask) {
-      const base = slot * stride;
-      const s = t[base + w + 2];
+    for (let slot = identityHash(words[at], words[at + 1]) & mask; ; slot = (slot + 1) & mask) {
+      const s = this.state[slot];
       if (s === EMPTY) return -1 - (free >= 0 ? free : slot);
       if (s === REMOVED) {
         if (free < 0) free = slot;
         continue;
       }
-      if (t[base] === a && t[base + 1] === b && (w === 2 || (t[base + 2] === words[at + 2] && t[base + 3] === words[at + 3]))) return slot;
+      const base = slot * w;
+      if (id[base] === words[at] && id[base + 1] === words[at + 1] && (w === 2 || (id[base + 2] === words[at + 2] && id[base + 3] === words[at + 3]))) return slot;
     }
   }
 
-  /**
-   * The home slot of each of `n` identities, reading each home slot's state on the way: the
-   * reads do not depend on each other, so the processor overlaps their cache misses, and the
-   * probes that follow (one dependent chain of loads per key) find their slots in cache.
-   */
-  private homes(words: Int32Array, n: number): Int32Array {
-    const homes = new Int32Array(n);
+  /** Inserts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)`, as FULL or RETRACTED. */
+  private insert(words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state = FULL): void {
     const mask = this.capacity - 1;
-    const w = this.words;
-    const stride = this.stride;
-    const t = this.slots;
-    let touched = 0;
-    for (let i = 0; i < n; i++) {
-      const home = identityHash(words[i * w], words[i * w + 1]) & mask;
-      homes[i] = home;
-      touched |= t[home * stride + w + 2];
-    }
-    this.touched = touched;
-    return homes;
+    let slot = identityHash(words[at], words[at + 1]) & mask;
+    while (this.state[slot] === FULL || this.state[slot] === RETRACTED) slot = (slot + 1) & mask;
+    this.insertAt(slot, words, at, offsetWords, offsetAt, state);
   }
 
-  /** Puts the identity at `words[at..]` with the offset at `offsetWords[offsetAt..offsetAt + 2)` into `slot` (free: removed or empty; `find` reports it for an absent identity), as FULL or RETRACTED. */
-  private insertAt(slot: number, words: Int32Array, at: number, offsetWords: Int32Array, offsetAt: number, state: number): void {
+  /** Puts the identity into `slot` (free: removed or empty; `find` reports it for an absent identity). */
+  private insertAt(slot: number, words: Uint32Array, at: number, offsetWords: Int32Array, offsetAt: number, state: number): void {
+    if (this.state[slot] === REMOVED) this.removed--;
+    this.state[slot] = state;
     const w = this.words;
-    const t = this.slots;
-    const base = slot * this.stride;
-    if (t[base + w + 2] === REMOVED) this.removed--;
-    for (let k = 0; k < w; k++) t[base + k] = words[at + k];
-    t[base + w] = offsetWords[offsetAt];
-    t[base + w + 1] = offsetWords[offsetAt + 1];
-    t[base + w + 2] = state;
+    const id = this.identity;
+    const base = slot * w;
+    for (let k = 0; k < w; k++) id[base + k] = words[at + k];
+    this.latestWords[2 * slot] = offsetWords[offsetAt];
+    this.latestWords[2 * slot + 1] = offsetWords[offsetAt + 1];
     this.full++;
   }
 
@@ -272,27 +246,20 @@ export class DedupKeyIndex {
     return true;
   }
 
-  /** Moves the held keys (live and retracted) into a fresh table of `capacity` slots. */
+  /** Moves the held keys (live and retracted) into fresh arrays of `capacity` slots. */
   private rebuild(capacity: number): void {
-    const old = this.slots;
-    const oldCapacity = this.capacity;
+    const { identity, latestWords, state } = this;
     const w = this.words;
-    const stride = this.stride;
-    const t = new Int32Array(capacity * stride);
-    const mask = capacity - 1;
-    let full = 0;
-    for (let from = 0; from < oldCapacity * stride; from += stride) {
-      const s = old[from + w + 2];
-      if (s !== FULL && s !== RETRACTED) continue;
-      let slot = identityHash(old[from], old[from + 1]) & mask;
-      while (t[slot * stride + w + 2] !== EMPTY) slot = (slot + 1) & mask;
-      for (let k = 0, to = slot * stride; k < stride; k++) t[to + k] = old[from + k];
-      full++;
-    }
-    this.slots = t;
     this.capacity = capacity;
-    this.full = full;
+    this.identity = new Uint32Array(capacity * w);
+    this.latest = new BigInt64Array(capacity);
+    this.latestWords = new Int32Array(this.latest.buffer);
+    this.state = new Uint8Array(capacity);
+    this.full = 0;
     this.removed = 0;
+    for (let slot = 0; slot < state.length; slot++) {
+      if (state[slot] === FULL || state[slot] === RETRACTED) this.insert(identity, slot * w, latestWords, 2 * slot, state[slot]);
+    }
   }
 
   /**
@@ -313,24 +280,17 @@ export class DedupKeyIndex {
    * the remaining keys.
    */
   dropCommitted(end: bigint): void {
-    const t = this.slots;
-    const w = this.words;
+    const { latest, state } = this;
     let keep = 0;
-    for (let base = 0; base < t.length; base += this.stride) {
-      const at = base + w;
-      if (t[at + 2] !== FULL && t[at + 2] !== RETRACTED) continue;
-      if (offsetOf(t, at) < end) t[at + 2] = REMOVED;
+    for (let slot = 0; slot < state.length; slot++) {
+      if (state[slot] !== FULL && state[slot] !== RETRACTED) continue;
+      if (latest[slot] < end) state[slot] = REMOVED;
       else keep++;
     }
     let capacity = INITIAL_CAPACITY;
     while (keep > capacity * 0.5) capacity *= 2;
     this.rebuild(capacity);
   }
-}
-
-/** The offset whose (low, high) words are `words[at]`, `words[at + 1]`. */
-function offsetOf(words: Int32Array, at: number): bigint {
-  return (BigInt(words[at + 1]) << 32n) | BigInt(words[at] >>> 0);
 }
 
 /** Identities (`width` 64-bit words each) of the rows `rows`, in that order. */
@@ -344,8 +304,8 @@ export function gatherIdentities(identities: BigUint64Array, width: number, rows
 }
 
 /** The identities as 32-bit word pairs (platform byte order: an identity, never stored) without copying. */
-function identityWords(identities: BigUint64Array): Int32Array {
-  return new Int32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+function identityWords(identities: BigUint64Array): Uint32Array {
+  return new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
 }
 
 /**
