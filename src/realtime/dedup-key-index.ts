@@ -90,9 +90,9 @@ export class DedupKeyIndex {
    * retract leaves a RETRACTED marker so that a later row of the key does not fall back to its
    * committed row again. Without lookups (`committed` undefined) the index holds every key.
    */
-  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0, committed?: BigInt64Array | null, probed?: Int32Array): { addRows: Uint32Array | null; superseded: number } {
+  apply(identities: BigUint64Array, offsets: BigInt64Array, kinds?: ArrayLike<number>, kindsFrom = 0, committed?: BigInt64Array | null): { addRows: Uint32Array | null; superseded: number } {
     const n = offsets.length;
-    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n) || (committed && committed.length !== n) || (probed && (probed.length !== n || committed === undefined))) {
+    if (identities.length !== n * this.width || (kinds !== undefined && kinds.length - kindsFrom < n) || (committed && committed.length !== n)) {
       throw new PaimonError("INVALID_ARGUMENT", `dedup key index: ${identities.length} identity words (${this.width} a key) for ${n} offsets${kinds ? ` and ${kinds.length - kindsFrom} row kinds` : ""}`);
     }
     const words = identityWords(identities);
@@ -103,9 +103,8 @@ export class DedupKeyIndex {
     let adds: Uint32Array | null = null;
     let added = 0;
     const w = this.words;
-    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at
-    // once); a growth moves every key, so probe results from before are dropped.
-    if (this.reserve(n)) probed = undefined;
+    // Room for every row as a new key: the table grows at most once per call (bulk loads size it at once).
+    this.reserve(n);
     const lookups = committed !== undefined;
     const committedWords = committed ? new Int32Array(committed.buffer, committed.byteOffset, 2 * n) : null;
     for (let i = 0; i < n; i++) {
@@ -119,9 +118,7 @@ export class DedupKeyIndex {
         if (adds) adds[added] = i;
         added++;
       }
-      let slot = probed ? probed[i] : this.find(words, i * w);
-      // A probe result is stale when its free slot was taken since (by this key or another): probe again.
-      if (slot < 0 && probed && (this.state[-1 - slot] === FULL || this.state[-1 - slot] === RETRACTED)) slot = this.find(words, i * w);
+      const slot = this.find(words, i * w);
       const latest = this.latestWords;
       if (slot >= 0) {
         if (this.state[slot] === FULL) {
@@ -266,25 +263,14 @@ export class DedupKeyIndex {
   }
 
   /**
-   * Makes room for `rows` more keys now, so that no insert of the next `apply` calls (with
-   * committed lookups) over that many rows rebuilds the table: their `probe` results stay valid.
+   * Which keys the index holds, live or retracted (1 per such row, else 0): with committed
+   * lookups, the others fall back to their committed rows.
    */
-  reserveFor(rows: number): void {
-    this.reserve(rows);
-  }
-
-  /**
-   * Where each key is (`find` per row: its slot, or `-1 - slot` of the free slot an insert would
-   * take when the index holds it neither live nor retracted; negative rows are the ones to look up
-   * among committed files), for `apply(…, committed, probed)` after `reserveFor`. With committed
-   * lookups slots only ever become occupied until the next rebuild, so a result stays right
-   * unless its free slot was taken since, which `apply` checks.
-   */
-  probe(identities: BigUint64Array): Int32Array {
+  holds(identities: BigUint64Array): Uint8Array {
     const n = Math.floor(identities.length / this.width);
     const words = identityWords(identities);
-    const out = new Int32Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.find(words, i * this.words);
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.find(words, i * this.words) >= 0 ? 1 : 0;
     return out;
   }
 

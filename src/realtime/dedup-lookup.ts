@@ -51,10 +51,19 @@ const BLOOM_PROBES = 5;
 /** Bits of a filter block: every probe of a key falls into one 64-byte block (one cache line). */
 const BLOCK_BITS = 512;
 
-/** A blocked Bloom filter over one file's key identities (about 1-2% false positives). */
+/**
+ * A blocked Bloom filter over one file's key identities (about 1-2% false positives), behind the
+ * range of the file's one-word identities (integer keys: keys outside the file's [min, max], such
+ * as new keys above a file of ascending ids, are answered without touching the filter's bits).
+ */
 export class KeyFilter {
   private readonly bits: Uint32Array;
   private readonly blockMask: number;
+  /** Smallest and largest one-word identity of the file as unsigned (high, low) words; min > max when none (or two-word identities). */
+  private minHi = 0xffffffff;
+  private minLo = 0xffffffff;
+  private maxHi = 0;
+  private maxLo = 0;
 
   constructor(words: Uint32Array, w: number, count: number) {
     let blocks = 1;
@@ -62,6 +71,28 @@ export class KeyFilter {
     this.bits = new Uint32Array(blocks * (BLOCK_BITS >>> 5));
     this.blockMask = blocks - 1;
     for (let i = 0; i < count; i++) this.probe(words, i * w, w, true);
+    if (w === 2 && count > 0) {
+      let minHi = 0xffffffff;
+      let minLo = 0xffffffff;
+      let maxHi = 0;
+      let maxLo = 0;
+      for (let i = 0; i < count; i++) {
+        const lo = words[2 * i];
+        const hi = words[2 * i + 1];
+        if (hi < minHi || (hi === minHi && lo < minLo)) {
+          minHi = hi;
+          minLo = lo;
+        }
+        if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
+          maxHi = hi;
+          maxLo = lo;
+        }
+      }
+      this.minHi = minHi;
+      this.minLo = minLo;
+      this.maxHi = maxHi;
+      this.maxLo = maxLo;
+    }
   }
 
   get memoryBytes(): number {
@@ -88,6 +119,11 @@ export class KeyFilter {
 
   /** False when the identity at `words[at..at + w)` is certainly not in the file. */
   mayContain(words: Uint32Array, at: number, w: number): boolean {
+    if (w === 2) {
+      const lo = words[at];
+      const hi = words[at + 1];
+      if (hi < this.minHi || (hi === this.minHi && lo < this.minLo) || hi > this.maxHi || (hi === this.maxHi && lo > this.maxLo)) return false;
+    }
     return this.probe(words, at, w, false);
   }
 }
@@ -346,24 +382,24 @@ export class CommittedKeys {
   }
 
   /**
-   * The committed offset of the live row of each key `rows[j]` of `identities` (`width` words a
-   * key): an array over all keys of `identities`, -1 where none (or for rows not asked), or null
-   * when no asked key is committed.
+   * The committed offset of the live row of each key of `identities` (`width` words a key): an
+   * array over the keys, -1 where none, or null when no key is committed.
    */
-  async lookup(identities: BigUint64Array, rows: Uint32Array): Promise<BigInt64Array | null> {
-    if (rows.length === 0 || this.files.length === 0) return null;
+  async lookup(identities: BigUint64Array): Promise<BigInt64Array | null> {
+    const rows = identities.length / this.width;
+    if (rows === 0 || this.files.length === 0) return null;
     const w = 2 * this.width;
     const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
-    const found = new BigInt64Array(identities.length / this.width).fill(-1n);
-    const foundWords = new Int32Array(found.buffer);
-    const candidates = new Uint32Array(rows.length);
+    const found = new BigInt64Array(rows);
+    const foundWords = new Int32Array(found.buffer).fill(-1);
+    const candidates = new Uint32Array(rows);
     let any = false;
     for (const file of this.files) {
       const path = this.source.pathOf(file);
       const load = () => this.load(file, path);
       const filter = await this.cache.filter(path, load);
       let n = 0;
-      for (let j = 0; j < rows.length; j++) if (filter.mayContain(words, rows[j] * w, w)) candidates[n++] = rows[j];
+      for (let r = 0; r < rows; r++) if (filter.mayContain(words, r * w, w)) candidates[n++] = r;
       if (n === 0) continue;
       (await this.cache.table(path, load)).raise(words, candidates.subarray(0, n), foundWords);
       any = true;

@@ -281,17 +281,18 @@ export class DedupWriteMode extends AppendWriteMode {
   override async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
     const { index, committed } = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId, entry.baseEnd, this.lookupCache());
     const identities = batches.map((b) => keyIdentities(keyColumnFromArrow(b.data.children[this.keyColumn])));
-    index.reserveFor(batches.reduce((n, b) => n + b.numRows, 0));
-    const probed = identities.map((ids) => index.probe(ids));
+    // Every row's key is looked up among committed files (apply uses the answer only for keys the
+    // index does not hold): per-file key ranges and filters answer most rows without a table
+    // probe, and apply then finds each key in the index once.
     const found: Array<BigInt64Array | null> = [];
-    for (let b = 0; b < batches.length; b++) found.push(await committed.lookup(identities[b], missingRows(probed[b])));
+    for (let b = 0; b < batches.length; b++) found.push(await committed.lookup(identities[b]));
     const out: arrow.RecordBatch[] = [];
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];
       const n = batch.numRows;
       const c = batch.data.children;
       const offsets = columnValues<BigInt64Array>(c[this.inputOffsetColumn]);
-      const { addRows } = index.apply(identities[b], offsets, kinds, kindOffsets[b], found[b], probed[b]);
+      const { addRows } = index.apply(identities[b], offsets, kinds, kindOffsets[b], found[b]);
       const columns = addRows === null ? c : c.map((d) => takeData(d, addRows));
       out.push(recordBatch(this.storeSchema, [columns[this.inputOffsetColumn], ...columns], addRows === null ? n : addRows.length));
     }
@@ -301,14 +302,6 @@ export class DedupWriteMode extends AppendWriteMode {
   override async prepare(entry: StoreEntry, segments: AsyncIterable<arrow.RecordBatch>, deleted: FrozenDeletedOffsets | null): Promise<PreparedFiles> {
     return super.prepare(entry, deleted === null ? segments : survivors(segments, deleted));
   }
-}
-
-/** Rows whose probe found no key (negative results), ascending. */
-function missingRows(probed: Int32Array): Uint32Array {
-  const out = new Uint32Array(probed.length);
-  let k = 0;
-  for (let i = 0; i < probed.length; i++) if (probed[i] < 0) out[k++] = i;
-  return out.subarray(0, k);
 }
 
 /** Stored batches without the rows whose offsets (column 0) `deleted` holds. */

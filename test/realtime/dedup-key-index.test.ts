@@ -16,7 +16,7 @@ describe("DedupKeyIndex", () => {
     const ix = new DedupKeyIndex();
     const ids = (...v: number[]) => BigUint64Array.from(v.map(BigInt));
     const offs = (...v: number[]) => BigInt64Array.from(v.map(BigInt));
-    const missing = (keys: BigUint64Array) => [...ix.probe(keys)].flatMap((slot, row) => (slot < 0 ? [row] : []));
+    const missing = (keys: BigUint64Array) => [...ix.holds(keys)].flatMap((held, row) => (held ? [] : [row]));
     // keys 1 and 2 are committed at offsets 3 and 4; key 5 is new
     expect(missing(ids(1, 2, 5))).toEqual([0, 1, 2]);
     const first = ix.apply(ids(1, 2, 5), offs(10, 11, 12), undefined, 0, offs(3, 4, -1));
@@ -32,11 +32,9 @@ describe("DedupKeyIndex", () => {
     expect(ix.keyCount).toBe(4);
     ix.dropCommitted(14n); // keys 1 (retracted at 13) and 5 (12) are committed now
     expect(ix.keyCount).toBe(2);
-    // probe results used by apply: key 9 twice in one batch (the second probe result is stale)
-    ix.reserveFor(2);
+    // key 9 twice in one batch: its committed row (8) is superseded once, then its first memory row
     const batch = ids(9, 9);
-    const probed = ix.probe(batch);
-    expect(ix.apply(batch, offs(20, 21), undefined, 0, offs(8, 8), probed)).toEqual({ addRows: null, superseded: 2 });
+    expect(ix.apply(batch, offs(20, 21), undefined, 0, offs(8, 8))).toEqual({ addRows: null, superseded: 2 });
     expect(ix.latestOffset(9n)).toBe(21n);
     expect(ix.keyCount).toBe(3);
     expect(missing(ids(1, 2, 5, 7))).toEqual([0, 2]);
@@ -258,5 +256,79 @@ describe("DedupKeyIndex", () => {
       }),
       { numRuns: 150, seed: 20261202 },
     );
+  });
+
+  it("with committed lookups, matches a model of committed rows + keys written since, through writes and refreshes (int64 and string identities)", () => {
+    type Step = { kind: "write"; rows: Array<{ key: number; retract: boolean }> } | { kind: "refresh" };
+    const stepArb: fc.Arbitrary<Step> = fc.oneof({ weight: 5, arbitrary: rowsArb.map((rows) => ({ kind: "write" as const, rows })) }, { weight: 1, arbitrary: fc.constant({ kind: "refresh" as const }) });
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 30 }), fc.boolean(), fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 30 }), (steps, strings, initial) => {
+        const width = strings ? 2 : 1;
+        const ids = (keys: number[]) => (strings ? keyIdentities(keyColumnFromValues("bytes", keys.map((k) => `key-${k}`))) : keyIdentities(keyColumnFromValues("int64", keys.map(BigInt))));
+        const index = new DedupKeyIndex(width);
+        // committed: key -> live offset at the lookup's snapshot; memory: key -> offset, or a retract ("r" + offset)
+        const committed = new Map<number, bigint>(initial.map((k, i) => [k, BigInt(i)]));
+        const memory = new Map<number, { offset: bigint; live: boolean }>();
+        let next = BigInt(initial.length);
+        let pending = new Set<bigint>();
+        for (const step of steps) {
+          if (step.kind === "refresh") {
+            // everything written so far is committed: the committed rows become the model's, the index forgets them
+            for (const [k, m] of memory) {
+              if (m.live) committed.set(k, m.offset);
+              else committed.delete(k);
+            }
+            memory.clear();
+            index.dropCommitted(next);
+            index.committed(index.freezeDeleted());
+            pending = new Set();
+          } else {
+            const keys = step.rows.map((r) => r.key);
+            const offs = BigInt64Array.from(step.rows, () => next++);
+            const found = BigInt64Array.from(keys, (k) => committed.get(k) ?? -1n);
+            let superseded = 0;
+            const adds: number[] = [];
+            step.rows.forEach((r, i) => {
+              const m = memory.get(r.key);
+              const old = m !== undefined ? (m.live ? m.offset : undefined) : committed.get(r.key);
+              if (old !== undefined) {
+                pending.add(old);
+                superseded++;
+              }
+              if (!r.retract) adds.push(i);
+              if (!r.retract || m !== undefined || committed.has(r.key)) memory.set(r.key, { offset: offs[i], live: !r.retract });
+            });
+            const kinds = step.rows.map((r) => (r.retract ? RowKind.DELETE : RowKind.INSERT));
+            const result = index.apply(ids(keys), offs, kinds, 0, found.some((o) => o >= 0n) ? found : null);
+            expect(result.superseded).toBe(superseded);
+            expect(result.addRows === null ? step.rows.map((_, i) => i) : Array.from(result.addRows)).toEqual(adds);
+          }
+          expect(index.keyCount).toBe(memory.size);
+          const all = Array.from({ length: 41 }, (_, k) => k);
+          expect(Array.from(index.holds(ids(all)))).toEqual(all.map((k) => (memory.has(k) ? 1 : 0)));
+          for (const k of all) {
+            const m = memory.get(k);
+            expect(index.latestOffset(ids([k]))).toBe(m?.live ? m.offset : undefined);
+          }
+          expect([...index.freezeDeleted().offsets]).toEqual(ascending(pending));
+        }
+      }),
+      { numRuns: 150, seed: 20261202 },
+    );
+  });
+
+  it("keeps every key of a table grown far past its initial capacity, with 64-bit keys of all magnitudes", () => {
+    const index = new DedupKeyIndex();
+    const n = 50_000;
+    const keys = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? BigInt(i) : i % 3 === 1 ? -BigInt(i) * 7919n : BigInt(i) << 40n));
+    const ids = keyIdentities(keyColumnFromValues("int64", keys));
+    for (let from = 0; from < n; from += 4096) index.upsert(ids.subarray(from, Math.min(n, from + 4096)), BigInt64Array.from(keys.slice(from, from + 4096), (_, i) => BigInt(from + i) + (1n << 40n)));
+    expect(index.keyCount).toBe(n);
+    expect(index.keyMemoryBytes).toBe(131072 * 17);
+    for (let i = 0; i < n; i += 101) expect(index.latestOffset(ids[i])).toBe(BigInt(i) + (1n << 40n));
+    index.dropCommitted((1n << 40n) + BigInt(n / 2));
+    expect(index.keyCount).toBe(n / 2);
+    expect(index.latestOffset(ids[0])).toBeUndefined();
+    expect(index.latestOffset(ids[n - 1])).toBe(BigInt(n - 1) + (1n << 40n));
   });
 });
