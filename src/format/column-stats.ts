@@ -63,6 +63,18 @@ export function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Arra
   return la - lb;
 }
 
+/**
+ * Bytes [s, s + 4) of bytes[.., e) as a big-endian unsigned word, zero-padded past `e`: the first
+ * and second words of two values compare as the values' first 8 bytes do, which settles most
+ * comparisons of a min/max scan without `compareBytes`.
+ */
+export function prefixWord(bytes: Uint8Array, s: number, e: number): number {
+  if (e - s >= 4) return ((bytes[s]! << 24) | (bytes[s + 1]! << 16) | (bytes[s + 2]! << 8) | bytes[s + 3]!) >>> 0;
+  let w = 0;
+  for (let k = 0; k < 4; k++) w = (w << 8) | (s + k < e ? bytes[s + k]! : 0);
+  return w >>> 0;
+}
+
 type Kind = "int" | "long" | "float" | "bool" | "string" | "decimal" | "timestamp" | "none";
 
 function kindOf(type: DataType): Kind {
@@ -253,21 +265,8 @@ export class ColumnStatsCollector {
       if (bm && !isValid(bm, off, i)) continue;
       const s = offsets[i]!;
       const e = offsets[i + 1]!;
-      let hi: number;
-      let lo: number;
-      if (e - s >= 8) {
-        hi = ((bytes[s]! << 24) | (bytes[s + 1]! << 16) | (bytes[s + 2]! << 8) | bytes[s + 3]!) >>> 0;
-        lo = ((bytes[s + 4]! << 24) | (bytes[s + 5]! << 16) | (bytes[s + 6]! << 8) | bytes[s + 7]!) >>> 0;
-      } else {
-        hi = 0;
-        lo = 0;
-        for (let k = 0; k < e - s; k++) {
-          if (k < 4) hi |= bytes[s + k]! << (24 - 8 * k);
-          else lo |= bytes[s + k]! << (56 - 8 * k);
-        }
-        hi >>>= 0;
-        lo >>>= 0;
-      }
+      const hi = prefixWord(bytes, s, e);
+      const lo = prefixWord(bytes, s + 4, e);
       if (minI < 0) {
         minI = maxI = i;
         minHi = maxHi = hi;

@@ -18,7 +18,7 @@ import { crc32 } from "../kernel/deletion-vector.js";
 import { snappyCompress } from "../kernel/snappy.js";
 import { loadZstd } from "../spec/zstd.js";
 import { fieldIdOf } from "./arrow-types.js";
-import { compareBytes } from "./column-stats.js";
+import { compareBytes, prefixWord } from "./column-stats.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
 import { T_BINARY, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
@@ -574,21 +574,8 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
         out.set(v.subarray(s, e), at);
         at += len;
       }
-      let hi: number;
-      let lo: number;
-      if (len >= 8) {
-        hi = ((v[s]! << 24) | (v[s + 1]! << 16) | (v[s + 2]! << 8) | v[s + 3]!) >>> 0;
-        lo = ((v[s + 4]! << 24) | (v[s + 5]! << 16) | (v[s + 6]! << 8) | v[s + 7]!) >>> 0;
-      } else {
-        hi = 0;
-        lo = 0;
-        for (let k = 0; k < len; k++) {
-          if (k < 4) hi |= v[s + k]! << (24 - 8 * k);
-          else lo |= v[s + k]! << (56 - 8 * k);
-        }
-        hi >>>= 0;
-        lo >>>= 0;
-      }
+      const hi = prefixWord(v, s, e);
+      const lo = prefixWord(v, s + 4, e);
       if (!minV || !maxV) {
         minV = maxV = v;
         minS = maxS = s;
