@@ -1,7 +1,9 @@
 // A focused Parquet encoder for flat columns (write side only; the twin of parquet-flat.ts):
 // top-level REQUIRED/OPTIONAL leaves of BOOLEAN, INT32 (plain, DATE), INT64 (plain, TIMESTAMP
-// millis/micros), FLOAT, DOUBLE and BYTE_ARRAY (STRING or binary), every value PLAIN, data pages
-// v1 with RLE/bit-packed definition levels, SNAPPY, ZSTD or no compression. Values go from the
+// millis/micros), FLOAT, DOUBLE and BYTE_ARRAY (STRING or binary), values PLAIN or, for the
+// columns asked for (not BOOLEAN), dictionary-encoded per chunk as parquet-rs does (a PLAIN
+// dictionary page, data pages of RLE_DICTIONARY indices; PLAIN when the chunk's dictionary passes
+// 1 MiB), data pages v1 with RLE/bit-packed definition levels, SNAPPY, ZSTD or no compression. Values go from the
 // Arrow buffers into the page bodies (a fixed-width REQUIRED column without nulls is compressed
 // straight from its Arrow buffer): no Arrow IPC copy, no wasm Parquet writer.
 //
@@ -10,7 +12,7 @@
 // logical types), pages of at most 20,000 rows and `pageSize` bytes with their CRC, chunk
 // statistics (deprecated min/max too for signed orders), column and offset indexes after the row
 // groups, column orders, `ARROW:schema` and the caller's key/value metadata. The writer
-// (parquet-writer.ts) uses it when every column is in scope and none wants a dictionary.
+// (parquet-writer.ts) uses it when every column is in scope.
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
@@ -19,6 +21,7 @@ import { snappyCompress } from "../kernel/snappy.js";
 import { loadZstd } from "../spec/zstd.js";
 import { fieldIdOf } from "./arrow-types.js";
 import { compareBytes } from "./column-stats.js";
+import { buildDictionary, type ChunkDictionary, DictionaryScratch, encodedIndicesBound, encodeIndices } from "./parquet-dictionary-encode.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
 import { T_BINARY, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
@@ -41,12 +44,15 @@ export interface FlatEncodeOptions {
   keyValueMetadata: ReadonlyMap<string, string>;
   /** Leaves whose min/max must not be written (chunk statistics and column index). */
   unboundedLeaves?: ReadonlySet<number>;
+  /** Leaves whose chunks are dictionary-encoded while their dictionary stays within 1 MiB (BOOLEAN leaves never are). */
+  dictionaryLeaves?: ReadonlySet<number>;
 }
 
 // parquet.thrift enums: physical types, then encodings
 const { BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY } = { BOOLEAN: 0, INT32: 1, INT64: 2, FLOAT: 4, DOUBLE: 5, BYTE_ARRAY: 6 };
 const PLAIN = 0;
 const RLE = 3;
+const RLE_DICTIONARY = 8;
 const CODEC = { none: 0, snappy: 1, zstd: 6 } as const;
 const CREATED_BY = `paimon-rt version ${PAIMON_RT_VERSION}`;
 /** parquet-rs's column index / statistics truncation length: longer bounds are left out here. */
@@ -153,6 +159,7 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
   const pageRows = options.pageRows ?? 20_000;
   const pageSize = options.pageSize ?? 1024 * 1024;
   const unbounded = options.unboundedLeaves ?? new Set<number>();
+  const dictionaryLeaves = options.dictionaryLeaves ?? new Set<number>();
   const codec = CODEC[options.codec];
 
   // The file is collected as parts until the first row group is complete; then one buffer sized
@@ -180,7 +187,7 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
     parts = undefined;
   };
   emit(u32le(PARQUET_MAGIC));
-  const scratch = { values: new Scratch(), levels: new Scratch(), body: new Scratch() };
+  const scratch = { values: new Scratch(), levels: new Scratch(), body: new Scratch(), dict: new DictionaryScratch() };
   const rowGroups: TStruct[] = [];
   /** Per chunk (row group major): its column index (or undefined) and offset index, written after the row groups. */
   const indexes: Array<{ chunk: TStruct; column?: TStruct; offset: TStruct }> = [];
@@ -194,11 +201,33 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
     leaves.forEach((leaf, c) => {
       const start = at;
       let uncompressed = 0;
+      const dict = dictionaryLeaves.has(c) && leaf.kind !== "bool" ? buildDictionary(batches, c, g0, g1, leaf.width, scratch.dict) : undefined;
+      if (dict) {
+        const compressed = codec === 0 ? dict.plain.slice() : compress(dict.plain);
+        const header = serializeStruct(
+          struct(
+            f(1, T_I32, 2), // DICTIONARY_PAGE
+            f(2, T_I32, dict.plain.length),
+            f(3, T_I32, compressed.length),
+            f(4, T_I32, crc32(compressed) | 0),
+            f(7, T_STRUCT, struct(f(1, T_I32, dict.count), f(2, T_I32, PLAIN), f(3, T_TRUE, false))),
+          ),
+        );
+        emit(header);
+        emit(compressed);
+        uncompressed += header.length + dict.plain.length;
+      }
+      const dataStart = at;
+      const valueEncoding = dict ? RLE_DICTIONARY : PLAIN;
       const pageStats: PageStats[] = [];
       const locations: TStruct[] = [];
       let nulls = 0;
-      for (const page of pagesOf(batches, c, g0, g1, leaf, pageRows, pageSize)) {
-        const { body, stats, values } = encodePage(leaf, page.pieces, page.rows, scratch);
+      let k = 0; // next dictionary index
+      // dictionary pages are sized by their indices (parquet-rs's estimate: bytes of bit-packed indices)
+      const sizing = dict ? { kind: "i32" as const, width: Math.max(1, (dict.bitWidth + 7) >> 3) } : leaf;
+      for (const page of pagesOf(batches, c, g0, g1, sizing, pageRows, pageSize)) {
+        const { body, stats, values } = encodePage(leaf, page.pieces, page.rows, scratch, dict && { dict, from: k });
+        k += values;
         const compressed = codec === 0 ? body.slice() : compress(body);
         const header = serializeStruct(
           struct(
@@ -206,7 +235,7 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
             f(2, T_I32, body.length),
             f(3, T_I32, compressed.length),
             f(4, T_I32, crc32(compressed) | 0),
-            f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, PLAIN), f(3, T_I32, RLE), f(4, T_I32, RLE))),
+            f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, valueEncoding), f(3, T_I32, RLE), f(4, T_I32, RLE))),
           ),
         );
         locations.push(struct(f(1, T_I64, BigInt(at)), f(2, T_I32, header.length + compressed.length), f(3, T_I64, BigInt(page.first - g0))));
@@ -222,15 +251,23 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
       const statistics = chunkStatistics(leaf, pageStats, nulls, bounded);
       const meta = struct(
         f(1, T_I32, leaf.physical),
-        f(2, T_LIST, list(T_I32, leaf.optional ? [PLAIN, RLE] : [PLAIN])),
+        f(2, T_LIST, list(T_I32, dict ? [PLAIN, RLE, RLE_DICTIONARY] : leaf.optional ? [PLAIN, RLE] : [PLAIN])),
         f(3, T_LIST, list(T_BINARY, [utf8.encode(leaf.name)])),
         f(4, T_I32, codec),
         f(5, T_I64, BigInt(g1 - g0)),
         f(6, T_I64, BigInt(uncompressed)),
         f(7, T_I64, BigInt(compressedSize)),
-        f(9, T_I64, BigInt(start)),
+        f(9, T_I64, BigInt(dataStart)),
+        ...(dict ? [f(11, T_I64, BigInt(start))] : []),
         f(12, T_STRUCT, statistics),
-        f(13, T_LIST, list(T_STRUCT, [struct(f(1, T_I32, 0), f(2, T_I32, PLAIN), f(3, T_I32, locations.length))])),
+        f(
+          13,
+          T_LIST,
+          list(T_STRUCT, [
+            struct(f(1, T_I32, 0), f(2, T_I32, valueEncoding), f(3, T_I32, locations.length)),
+            ...(dict ? [struct(f(1, T_I32, 2), f(2, T_I32, PLAIN), f(3, T_I32, 1))] : []),
+          ]),
+        ),
       );
       const chunk = struct(f(2, T_I64, BigInt(start)), f(3, T_STRUCT, meta));
       chunks.push(chunk);
@@ -310,7 +347,7 @@ function u32le(n: number): Uint8Array {
  * The pages of column `c` over rows [g0, g1): at most `pageRows` rows and about `pageSize` PLAIN
  * bytes each (at least one row), as pieces of the batches' Data.
  */
-function* pagesOf(batches: readonly arrow.RecordBatch[], c: number, g0: number, g1: number, leaf: Leaf, pageRows: number, pageSize: number): Generator<{ pieces: Piece[]; rows: number; first: number }> {
+function* pagesOf(batches: readonly arrow.RecordBatch[], c: number, g0: number, g1: number, leaf: Pick<Leaf, "kind" | "width">, pageRows: number, pageSize: number): Generator<{ pieces: Piece[]; rows: number; first: number }> {
   let pieces: Piece[] = [];
   let rows = 0;
   let bytes = 0;
@@ -368,10 +405,17 @@ function validAt(data: arrow.Data, i: number): boolean {
 }
 
 /**
- * One page body (definition levels, then PLAIN values) and its statistics; `values` is the
- * number of non-null values. The body may be a view of the input or of a scratch buffer.
+ * One page body (definition levels, then PLAIN values, or with `dict` the indices of its values
+ * from `dict.from` on) and its statistics; `values` is the number of non-null values. The body
+ * may be a view of the input or of a scratch buffer.
  */
-function encodePage(leaf: Leaf, pieces: readonly Piece[], rows: number, scratch: { values: Scratch; levels: Scratch; body: Scratch }): { body: Uint8Array; stats: PageStats; values: number } {
+function encodePage(
+  leaf: Leaf,
+  pieces: readonly Piece[],
+  rows: number,
+  scratch: { values: Scratch; levels: Scratch; body: Scratch; dict: DictionaryScratch },
+  dict?: { dict: ChunkDictionary; from: number },
+): { body: Uint8Array; stats: PageStats; values: number } {
   // validity of the page's rows, LSB first (only when some piece has nulls)
   let nulls = 0;
   let bits: Uint8Array | undefined;
@@ -388,7 +432,7 @@ function encodePage(leaf: Leaf, pieces: readonly Piece[], rows: number, scratch:
     }
   }
   const values = rows - nulls;
-  const { bytes: plain, stats } = plainValues(leaf, pieces, values, nulls > 0, scratch.values);
+  const { bytes: plain, stats } = dict ? dictionaryValues(leaf, dict.dict, dict.from, values, scratch.values, scratch.dict) : plainValues(leaf, pieces, values, nulls > 0, scratch.values);
   stats.nulls = nulls;
   stats.values = values;
   if (!leaf.optional) return { body: plain, stats, values };
@@ -448,6 +492,60 @@ function plainValues(leaf: Leaf, pieces: readonly Piece[], count: number, hasNul
     }
   }
   return { bytes, stats: fixedBounds(leaf.kind, bytes, count) };
+}
+
+/** The encoded indices of the page's `count` values from dictionary index `from` on, and their bounds. */
+function dictionaryValues(leaf: Leaf, d: ChunkDictionary, from: number, count: number, scratch: Scratch, ds: DictionaryScratch): { bytes: Uint8Array; stats: PageStats } {
+  const out = scratch.reserve(encodedIndicesBound(count, d.bitWidth));
+  const end = encodeIndices(out, 0, d.indices, from, from + count, d.bitWidth);
+  return { bytes: out.subarray(0, end), stats: dictionaryBounds(leaf, d, from, from + count, ds) };
+}
+
+/** Min/max of the dictionary entries indices[from, to) refer to (each distinct entry compared once). */
+function dictionaryBounds(leaf: Leaf, d: ChunkDictionary, from: number, to: number, ds: DictionaryScratch): PageStats {
+  if (ds.stamps.length < d.count) {
+    ds.stamps = new Int32Array(Math.max(d.count, ds.stamps.length * 2));
+    ds.stamp = 0;
+  }
+  const stamp = ++ds.stamp;
+  const stamps = ds.stamps;
+  const idx = d.indices;
+  if (leaf.kind === "bytes") {
+    const starts = d.starts!;
+    const ends = d.ends!;
+    let lo = -1;
+    let hi = -1;
+    for (let i = from; i < to; i++) {
+      const e = idx[i]!;
+      if (stamps[e] === stamp) continue;
+      stamps[e] = stamp;
+      if (lo < 0) lo = hi = e;
+      else if (compareBytes(d.plain, starts[e]!, ends[e]!, d.plain, starts[lo]!, ends[lo]!) < 0) lo = e;
+      else if (compareBytes(d.plain, starts[e]!, ends[e]!, d.plain, starts[hi]!, ends[hi]!) > 0) hi = e;
+    }
+    const stats: PageStats = { nulls: 0, values: 0 };
+    if (lo >= 0) {
+      stats.min = d.plain.slice(starts[lo]!, ends[lo]!);
+      stats.max = d.plain.slice(starts[hi]!, ends[hi]!);
+    }
+    return stats;
+  }
+  // the distinct entries' PLAIN bytes, then the fixed-width bounds over them
+  const width = leaf.width;
+  const words = width >> 2;
+  if (ds.distinct.length < d.count * width) ds.distinct = new Uint8Array(Math.max(d.count * width, ds.distinct.length * 2));
+  const dst = new Int32Array(ds.distinct.buffer, 0, ds.distinct.length >> 2);
+  const src = new Int32Array(d.plain.buffer, d.plain.byteOffset, d.plain.length >> 2);
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const e = idx[i]!;
+    if (stamps[e] === stamp) continue;
+    stamps[e] = stamp;
+    dst[n * words] = src[e * words]!;
+    if (words === 2) dst[n * 2 + 1] = src[e * 2 + 1]!;
+    n++;
+  }
+  return fixedBounds(leaf.kind, ds.distinct, n);
 }
 
 /** Min/max of `count` PLAIN fixed-width values (signed ints; floats without NaN, zeros as parquet-rs writes them). */
