@@ -1,5 +1,5 @@
 // A focused Parquet encoder for flat columns (write side only; the twin of parquet-flat.ts):
-// top-level REQUIRED/OPTIONAL leaves of BOOLEAN, INT32 (plain, DATE), INT64 (plain, TIMESTAMP
+// top-level REQUIRED/OPTIONAL leaves of BOOLEAN, INT32 (plain, INT_8, INT_16, DATE), INT64 (plain, TIMESTAMP
 // millis/micros), FLOAT, DOUBLE and BYTE_ARRAY (STRING or binary), values PLAIN or, for the
 // columns asked for (not BOOLEAN), dictionary-encoded per chunk as parquet-rs does (a PLAIN
 // dictionary page, data pages of RLE_DICTIONARY indices; PLAIN when the chunk's dictionary passes
@@ -23,7 +23,8 @@ import { fieldIdOf } from "./arrow-types.js";
 import { compareBytes } from "./column-stats.js";
 import { buildDictionary, type ChunkDictionary, DictionaryScratch, encodedIndicesBound, encodeIndices } from "./parquet-dictionary-encode.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
-import { T_BINARY, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
+import { recordBatch } from "../arrow/record-batch.js";
+import { T_BINARY, T_BYTE, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 export type FlatCodec = "zstd" | "snappy" | "none";
@@ -90,6 +91,10 @@ function leafOf(field: arrow.Field): Leaf | undefined {
   const leaf = (kind: Leaf["kind"], physical: number, width: number, signed: boolean, el: TStruct): Leaf => ({ name: field.name, physical, width, optional: field.nullable, element: el, signed, kind });
   if (arrow.DataType.isBool(t)) return leaf("bool", BOOLEAN, 0, false, element(BOOLEAN));
   if (arrow.DataType.isInt(t) && t.isSigned && t.bitWidth === 32) return leaf("i32", INT32, 4, true, element(INT32));
+  // TINYINT / SMALLINT: INT32 with INT_8 / INT_16 (values widened by widenSmallInts)
+  if (arrow.DataType.isInt(t) && t.isSigned && (t.bitWidth === 8 || t.bitWidth === 16)) {
+    return leaf("i32", INT32, 4, true, element(INT32, t.bitWidth === 8 ? 15 : 16, struct(f(10, T_STRUCT, struct(f(1, T_BYTE, t.bitWidth), f(2, T_TRUE, true))))));
+  }
   if (arrow.DataType.isInt(t) && t.isSigned && t.bitWidth === 64) return leaf("i64", INT64, 8, true, element(INT64));
   if (arrow.DataType.isDate(t) && t.unit === arrow.DateUnit.DAY) return leaf("i32", INT32, 4, true, element(INT32, 6, struct(f(6, T_STRUCT, struct()))));
   if (arrow.DataType.isTimestamp(t) && (t.unit === arrow.TimeUnit.MILLISECOND || t.unit === arrow.TimeUnit.MICROSECOND)) {
@@ -146,12 +151,13 @@ interface PageStats {
 }
 
 /** Writes the Parquet file for `batches` (columns in `schema` order, the Parquet file layout). */
-export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], compress: Compress, options: FlatEncodeOptions): Uint8Array {
+export function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.RecordBatch[], compress: Compress, options: FlatEncodeOptions): Uint8Array {
   const leaves = schema.fields.map((field) => {
     const leaf = leafOf(field);
     if (!leaf) throw new PaimonError("UNSUPPORTED", `column '${field.name}' (${String(field.type)}) is not a flat Parquet column`);
     return leaf;
   });
+  const batches = widenSmallInts(schema, input);
   const rows = batches.reduce((n, b) => n + b.numRows, 0);
   const arrowBytes = batches.reduce((n, b) => n + b.data.children.reduce((m, c) => m + c.byteLength, 0), 0);
   const perRow = rows > 0 ? arrowBytes / rows : 1;
@@ -321,6 +327,34 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
   emit(u32le(PARQUET_MAGIC));
   settle(rows);
   return at === out.length ? out : out.subarray(0, at);
+}
+
+/** `batches` with their TINYINT / SMALLINT columns as Int32 (offset 0), the other columns as they are. */
+function widenSmallInts(schema: arrow.Schema, batches: readonly arrow.RecordBatch[]): readonly arrow.RecordBatch[] {
+  const small = schema.fields.map((field) => arrow.DataType.isInt(field.type) && field.type.bitWidth < 32);
+  if (!small.includes(true)) return batches;
+  const wide = new arrow.Schema(schema.fields.map((field, i) => (small[i] ? new arrow.Field(field.name, new arrow.Int32(), field.nullable, field.metadata) : field)));
+  return batches.map((batch) =>
+    recordBatch(
+      wide,
+      batch.data.children.map((data, i) => {
+        if (!small[i]) return data;
+        // Arrow slices the values to the Data's rows, not its validity bitmap (bit data.offset + j)
+        const values = Int32Array.from((data.values as Int8Array | Int16Array).subarray(0, data.length));
+        let nullBitmap: Uint8Array | undefined;
+        if (data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0) {
+          const bm = data.nullBitmap;
+          nullBitmap = new Uint8Array((data.length + 7) >> 3);
+          for (let j = 0; j < data.length; j++) {
+            const b = data.offset + j;
+            if ((bm[b >> 3]! >> (b & 7)) & 1) nullBitmap[j >> 3]! |= 1 << (j & 7);
+          }
+        }
+        return arrow.makeData({ type: new arrow.Int32(), length: data.length, nullCount: data.nullCount, nullBitmap, data: values });
+      }),
+      batch.numRows,
+    ),
+  );
 }
 
 /** A larger buffer holding the first `used` bytes of `buf`. */
