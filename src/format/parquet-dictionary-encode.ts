@@ -49,7 +49,10 @@ export class DictionaryScratch {
 export function buildDictionary(batches: readonly arrow.RecordBatch[], c: number, from: number, to: number, width: number, s: DictionaryScratch): ChunkDictionary | undefined {
   if (s.indices.length < to - from) s.indices = new Int32Array(Math.max(to - from, s.indices.length * 2));
   const indices = s.indices;
-  let cap = s.slots.length;
+  // at most half full without rehashing: entries ≤ rows and ≤ 1 MiB / 4 (the smallest entry)
+  let cap = 1 << 12;
+  while (cap < 2 * Math.min(to - from, DICTIONARY_PAGE_LIMIT >> 2)) cap *= 2;
+  if (s.slots.length !== cap) s.slots = new Int32Array(cap);
   let slots = s.slots.fill(0);
   let plain = s.plain;
   let starts = s.starts;
@@ -258,7 +261,8 @@ export function encodedIndicesBound(n: number, bitWidth: number): number {
   return 1 + Math.ceil((n * Math.max(bitWidth, 1)) / 8) + 8 + 5 * (Math.ceil(n / 8) + 1);
 }
 
-function varint(buf: Uint8Array, at: number, n: number): number {
+/** Writes `n` as a ULEB128 varint at `at`; returns the new end. */
+export function varint(buf: Uint8Array, at: number, n: number): number {
   while (n >= 0x80) {
     buf[at++] = (n & 0x7f) | 0x80;
     n >>>= 7;

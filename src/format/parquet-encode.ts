@@ -21,7 +21,7 @@ import { snappyCompress } from "../kernel/snappy.js";
 import { loadZstd } from "../spec/zstd.js";
 import { fieldIdOf } from "./arrow-types.js";
 import { compareBytes } from "./column-stats.js";
-import { buildDictionary, type ChunkDictionary, DictionaryScratch, encodedIndicesBound, encodeIndices } from "./parquet-dictionary-encode.js";
+import { buildDictionary, type ChunkDictionary, DictionaryScratch, encodedIndicesBound, encodeIndices, varint } from "./parquet-dictionary-encode.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { T_BINARY, T_BYTE, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
@@ -485,15 +485,6 @@ function encodePage(
   new DataView(levels.buffer, levels.byteOffset).setUint32(0, p - 4, true);
   levels.set(plain, p);
   return { body: levels.subarray(0, p + plain.length), stats, values };
-}
-
-function varint(buf: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) {
-    buf[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  buf[at++] = n;
-  return at;
 }
 
 /** The PLAIN values of the non-null rows of `pieces` and their bounds. */
