@@ -1,7 +1,9 @@
 // A focused Parquet encoder for flat columns (write side only; the twin of parquet-flat.ts):
-// top-level REQUIRED/OPTIONAL leaves of BOOLEAN, INT32 (plain, DATE), INT64 (plain, TIMESTAMP
-// millis/micros), FLOAT, DOUBLE and BYTE_ARRAY (STRING or binary), every value PLAIN, data pages
-// v1 with RLE/bit-packed definition levels, SNAPPY, ZSTD or no compression. Values go from the
+// top-level REQUIRED/OPTIONAL leaves of BOOLEAN, INT32 (plain, INT_8, INT_16, DATE), INT64 (plain, TIMESTAMP
+// millis/micros), FLOAT, DOUBLE and BYTE_ARRAY (STRING or binary), values PLAIN or, for the
+// columns asked for (not BOOLEAN), dictionary-encoded per chunk as parquet-rs does (a PLAIN
+// dictionary page, data pages of RLE_DICTIONARY indices; PLAIN when the chunk's dictionary passes
+// 1 MiB), data pages v1 with RLE/bit-packed definition levels, SNAPPY, ZSTD or no compression. Values go from the
 // Arrow buffers into the page bodies (a fixed-width REQUIRED column without nulls is compressed
 // straight from its Arrow buffer): no Arrow IPC copy, no wasm Parquet writer.
 //
@@ -10,7 +12,7 @@
 // logical types), pages of at most 20,000 rows and `pageSize` bytes with their CRC, chunk
 // statistics (deprecated min/max too for signed orders), column and offset indexes after the row
 // groups, column orders, `ARROW:schema` and the caller's key/value metadata. The writer
-// (parquet-writer.ts) uses it when every column is in scope and none wants a dictionary.
+// (parquet-writer.ts) uses it when every column is in scope.
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
@@ -19,8 +21,10 @@ import { snappyCompress } from "../kernel/snappy.js";
 import { loadZstd } from "../spec/zstd.js";
 import { fieldIdOf } from "./arrow-types.js";
 import { compareBytes, prefixWord } from "./column-stats.js";
+import { buildDictionary, type ChunkDictionary, DictionaryScratch, encodedIndicesBound, encodeIndices, varint } from "./parquet-dictionary-encode.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
-import { T_BINARY, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
+import { recordBatch } from "../arrow/record-batch.js";
+import { T_BINARY, T_BYTE, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 export type FlatCodec = "zstd" | "snappy" | "none";
@@ -41,12 +45,15 @@ export interface FlatEncodeOptions {
   keyValueMetadata: ReadonlyMap<string, string>;
   /** Leaves whose min/max must not be written (chunk statistics and column index). */
   unboundedLeaves?: ReadonlySet<number>;
+  /** Leaves whose chunks are dictionary-encoded while their dictionary stays within 1 MiB (BOOLEAN leaves never are). */
+  dictionaryLeaves?: ReadonlySet<number>;
 }
 
 // parquet.thrift enums: physical types, then encodings
 const { BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY } = { BOOLEAN: 0, INT32: 1, INT64: 2, FLOAT: 4, DOUBLE: 5, BYTE_ARRAY: 6 };
 const PLAIN = 0;
 const RLE = 3;
+const RLE_DICTIONARY = 8;
 const CODEC = { none: 0, snappy: 1, zstd: 6 } as const;
 const CREATED_BY = `paimon-rt version ${PAIMON_RT_VERSION}`;
 /** parquet-rs's column index / statistics truncation length: longer bounds are left out here. */
@@ -84,6 +91,10 @@ function leafOf(field: arrow.Field): Leaf | undefined {
   const leaf = (kind: Leaf["kind"], physical: number, width: number, signed: boolean, el: TStruct): Leaf => ({ name: field.name, physical, width, optional: field.nullable, element: el, signed, kind });
   if (arrow.DataType.isBool(t)) return leaf("bool", BOOLEAN, 0, false, element(BOOLEAN));
   if (arrow.DataType.isInt(t) && t.isSigned && t.bitWidth === 32) return leaf("i32", INT32, 4, true, element(INT32));
+  // TINYINT / SMALLINT: INT32 with INT_8 / INT_16 (values widened by widenSmallInts)
+  if (arrow.DataType.isInt(t) && t.isSigned && (t.bitWidth === 8 || t.bitWidth === 16)) {
+    return leaf("i32", INT32, 4, true, element(INT32, t.bitWidth === 8 ? 15 : 16, struct(f(10, T_STRUCT, struct(f(1, T_BYTE, t.bitWidth), f(2, T_TRUE, true))))));
+  }
   if (arrow.DataType.isInt(t) && t.isSigned && t.bitWidth === 64) return leaf("i64", INT64, 8, true, element(INT64));
   if (arrow.DataType.isDate(t) && t.unit === arrow.DateUnit.DAY) return leaf("i32", INT32, 4, true, element(INT32, 6, struct(f(6, T_STRUCT, struct()))));
   if (arrow.DataType.isTimestamp(t) && (t.unit === arrow.TimeUnit.MILLISECOND || t.unit === arrow.TimeUnit.MICROSECOND)) {
@@ -140,12 +151,13 @@ interface PageStats {
 }
 
 /** Writes the Parquet file for `batches` (columns in `schema` order, the Parquet file layout). */
-export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], compress: Compress, options: FlatEncodeOptions): Uint8Array {
+export function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.RecordBatch[], compress: Compress, options: FlatEncodeOptions): Uint8Array {
   const leaves = schema.fields.map((field) => {
     const leaf = leafOf(field);
     if (!leaf) throw new PaimonError("UNSUPPORTED", `column '${field.name}' (${String(field.type)}) is not a flat Parquet column`);
     return leaf;
   });
+  const batches = widenSmallInts(schema, input);
   const rows = batches.reduce((n, b) => n + b.numRows, 0);
   const arrowBytes = batches.reduce((n, b) => n + b.data.children.reduce((m, c) => m + c.byteLength, 0), 0);
   const perRow = rows > 0 ? arrowBytes / rows : 1;
@@ -153,6 +165,7 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
   const pageRows = options.pageRows ?? 20_000;
   const pageSize = options.pageSize ?? 1024 * 1024;
   const unbounded = options.unboundedLeaves ?? new Set<number>();
+  const dictionaryLeaves = options.dictionaryLeaves ?? new Set<number>();
   const codec = CODEC[options.codec];
 
   // The file is collected as parts until the first row group is complete; then one buffer sized
@@ -180,7 +193,7 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
     parts = undefined;
   };
   emit(u32le(PARQUET_MAGIC));
-  const scratch = { values: new Scratch(), levels: new Scratch(), body: new Scratch() };
+  const scratch = { values: new Scratch(), levels: new Scratch(), body: new Scratch(), dict: new DictionaryScratch() };
   const rowGroups: TStruct[] = [];
   /** Per chunk (row group major): its column index (or undefined) and offset index, written after the row groups. */
   const indexes: Array<{ chunk: TStruct; column?: TStruct; offset: TStruct }> = [];
@@ -194,11 +207,33 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
     leaves.forEach((leaf, c) => {
       const start = at;
       let uncompressed = 0;
+      const dict = dictionaryLeaves.has(c) && leaf.kind !== "bool" ? buildDictionary(batches, c, g0, g1, leaf.width, scratch.dict) : undefined;
+      if (dict) {
+        const compressed = codec === 0 ? dict.plain.slice() : compress(dict.plain);
+        const header = serializeStruct(
+          struct(
+            f(1, T_I32, 2), // DICTIONARY_PAGE
+            f(2, T_I32, dict.plain.length),
+            f(3, T_I32, compressed.length),
+            f(4, T_I32, crc32(compressed) | 0),
+            f(7, T_STRUCT, struct(f(1, T_I32, dict.count), f(2, T_I32, PLAIN), f(3, T_TRUE, false))),
+          ),
+        );
+        emit(header);
+        emit(compressed);
+        uncompressed += header.length + dict.plain.length;
+      }
+      const dataStart = at;
+      const valueEncoding = dict ? RLE_DICTIONARY : PLAIN;
       const pageStats: PageStats[] = [];
       const locations: TStruct[] = [];
       let nulls = 0;
-      for (const page of pagesOf(batches, c, g0, g1, leaf, pageRows, pageSize)) {
-        const { body, stats, values } = encodePage(leaf, page.pieces, page.rows, scratch);
+      let k = 0; // next dictionary index
+      // dictionary pages are sized by their indices (parquet-rs's estimate: bytes of bit-packed indices)
+      const sizing = dict ? { kind: "i32" as const, width: Math.max(1, (dict.bitWidth + 7) >> 3) } : leaf;
+      for (const page of pagesOf(batches, c, g0, g1, sizing, pageRows, pageSize)) {
+        const { body, stats, values } = encodePage(leaf, page.pieces, page.rows, scratch, dict && { dict, from: k });
+        k += values;
         const compressed = codec === 0 ? body.slice() : compress(body);
         const header = serializeStruct(
           struct(
@@ -206,7 +241,7 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
             f(2, T_I32, body.length),
             f(3, T_I32, compressed.length),
             f(4, T_I32, crc32(compressed) | 0),
-            f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, PLAIN), f(3, T_I32, RLE), f(4, T_I32, RLE))),
+            f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, valueEncoding), f(3, T_I32, RLE), f(4, T_I32, RLE))),
           ),
         );
         locations.push(struct(f(1, T_I64, BigInt(at)), f(2, T_I32, header.length + compressed.length), f(3, T_I64, BigInt(page.first - g0))));
@@ -222,15 +257,23 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
       const statistics = chunkStatistics(leaf, pageStats, nulls, bounded);
       const meta = struct(
         f(1, T_I32, leaf.physical),
-        f(2, T_LIST, list(T_I32, leaf.optional ? [PLAIN, RLE] : [PLAIN])),
+        f(2, T_LIST, list(T_I32, dict ? [PLAIN, RLE, RLE_DICTIONARY] : leaf.optional ? [PLAIN, RLE] : [PLAIN])),
         f(3, T_LIST, list(T_BINARY, [utf8.encode(leaf.name)])),
         f(4, T_I32, codec),
         f(5, T_I64, BigInt(g1 - g0)),
         f(6, T_I64, BigInt(uncompressed)),
         f(7, T_I64, BigInt(compressedSize)),
-        f(9, T_I64, BigInt(start)),
+        f(9, T_I64, BigInt(dataStart)),
+        ...(dict ? [f(11, T_I64, BigInt(start))] : []),
         f(12, T_STRUCT, statistics),
-        f(13, T_LIST, list(T_STRUCT, [struct(f(1, T_I32, 0), f(2, T_I32, PLAIN), f(3, T_I32, locations.length))])),
+        f(
+          13,
+          T_LIST,
+          list(T_STRUCT, [
+            struct(f(1, T_I32, 0), f(2, T_I32, valueEncoding), f(3, T_I32, locations.length)),
+            ...(dict ? [struct(f(1, T_I32, 2), f(2, T_I32, PLAIN), f(3, T_I32, 1))] : []),
+          ]),
+        ),
       );
       const chunk = struct(f(2, T_I64, BigInt(start)), f(3, T_STRUCT, meta));
       chunks.push(chunk);
@@ -286,6 +329,34 @@ export function encodeFlatParquet(schema: arrow.Schema, batches: readonly arrow.
   return at === out.length ? out : out.subarray(0, at);
 }
 
+/** `batches` with their TINYINT / SMALLINT columns as Int32 (offset 0), the other columns as they are. */
+function widenSmallInts(schema: arrow.Schema, batches: readonly arrow.RecordBatch[]): readonly arrow.RecordBatch[] {
+  const small = schema.fields.map((field) => arrow.DataType.isInt(field.type) && field.type.bitWidth < 32);
+  if (!small.includes(true)) return batches;
+  const wide = new arrow.Schema(schema.fields.map((field, i) => (small[i] ? new arrow.Field(field.name, new arrow.Int32(), field.nullable, field.metadata) : field)));
+  return batches.map((batch) =>
+    recordBatch(
+      wide,
+      batch.data.children.map((data, i) => {
+        if (!small[i]) return data;
+        // Arrow slices the values to the Data's rows, not its validity bitmap (bit data.offset + j)
+        const values = Int32Array.from((data.values as Int8Array | Int16Array).subarray(0, data.length));
+        let nullBitmap: Uint8Array | undefined;
+        if (data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0) {
+          const bm = data.nullBitmap;
+          nullBitmap = new Uint8Array((data.length + 7) >> 3);
+          for (let j = 0; j < data.length; j++) {
+            const b = data.offset + j;
+            if ((bm[b >> 3]! >> (b & 7)) & 1) nullBitmap[j >> 3]! |= 1 << (j & 7);
+          }
+        }
+        return arrow.makeData({ type: new arrow.Int32(), length: data.length, nullCount: data.nullCount, nullBitmap, data: values });
+      }),
+      batch.numRows,
+    ),
+  );
+}
+
 /** A larger buffer holding the first `used` bytes of `buf`. */
 function grow(buf: Uint8Array, used: number, size: number): Uint8Array<ArrayBuffer> {
   const next = new Uint8Array(size);
@@ -310,7 +381,7 @@ function u32le(n: number): Uint8Array {
  * The pages of column `c` over rows [g0, g1): at most `pageRows` rows and about `pageSize` PLAIN
  * bytes each (at least one row), as pieces of the batches' Data.
  */
-function* pagesOf(batches: readonly arrow.RecordBatch[], c: number, g0: number, g1: number, leaf: Leaf, pageRows: number, pageSize: number): Generator<{ pieces: Piece[]; rows: number; first: number }> {
+function* pagesOf(batches: readonly arrow.RecordBatch[], c: number, g0: number, g1: number, leaf: Pick<Leaf, "kind" | "width">, pageRows: number, pageSize: number): Generator<{ pieces: Piece[]; rows: number; first: number }> {
   let pieces: Piece[] = [];
   let rows = 0;
   let bytes = 0;
@@ -326,8 +397,8 @@ function* pagesOf(batches: readonly arrow.RecordBatch[], c: number, g0: number, 
         const wanted = Math.min(to - from, pageRows - rows);
         let take = wanted;
         if (leaf.kind === "bytes") {
-          const offsets = data.valueOffsets as Int32Array;
-          const o = data.offset + from;
+          const offsets = data.valueOffsets as Int32Array; // sliced to the Data's rows, like values
+          const o = from;
           let n = 0;
           for (; n < wanted; n++) {
             const size = 4 + offsets[o + n + 1]! - offsets[o + n]!;
@@ -368,10 +439,17 @@ function validAt(data: arrow.Data, i: number): boolean {
 }
 
 /**
- * One page body (definition levels, then PLAIN values) and its statistics; `values` is the
- * number of non-null values. The body may be a view of the input or of a scratch buffer.
+ * One page body (definition levels, then PLAIN values, or with `dict` the indices of its values
+ * from `dict.from` on) and its statistics; `values` is the number of non-null values. The body
+ * may be a view of the input or of a scratch buffer.
  */
-function encodePage(leaf: Leaf, pieces: readonly Piece[], rows: number, scratch: { values: Scratch; levels: Scratch; body: Scratch }): { body: Uint8Array; stats: PageStats; values: number } {
+function encodePage(
+  leaf: Leaf,
+  pieces: readonly Piece[],
+  rows: number,
+  scratch: { values: Scratch; levels: Scratch; body: Scratch; dict: DictionaryScratch },
+  dict?: { dict: ChunkDictionary; from: number },
+): { body: Uint8Array; stats: PageStats; values: number } {
   // validity of the page's rows, LSB first (only when some piece has nulls)
   let nulls = 0;
   let bits: Uint8Array | undefined;
@@ -388,7 +466,7 @@ function encodePage(leaf: Leaf, pieces: readonly Piece[], rows: number, scratch:
     }
   }
   const values = rows - nulls;
-  const { bytes: plain, stats } = plainValues(leaf, pieces, values, nulls > 0, scratch.values);
+  const { bytes: plain, stats } = dict ? dictionaryValues(leaf, dict.dict, dict.from, values, scratch.values, scratch.dict) : plainValues(leaf, pieces, values, nulls > 0, scratch.values);
   stats.nulls = nulls;
   stats.values = values;
   if (!leaf.optional) return { body: plain, stats, values };
@@ -409,15 +487,6 @@ function encodePage(leaf: Leaf, pieces: readonly Piece[], rows: number, scratch:
   return { body: levels.subarray(0, p + plain.length), stats, values };
 }
 
-function varint(buf: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) {
-    buf[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  buf[at++] = n;
-  return at;
-}
-
 /** The PLAIN values of the non-null rows of `pieces` and their bounds. */
 function plainValues(leaf: Leaf, pieces: readonly Piece[], count: number, hasNulls: boolean, scratch: Scratch): { bytes: Uint8Array; stats: PageStats } {
   if (leaf.kind === "bool") return plainBooleans(pieces, count, scratch);
@@ -428,7 +497,7 @@ function plainValues(leaf: Leaf, pieces: readonly Piece[], count: number, hasNul
   if (only && !hasNulls && (only.data.nullCount === 0 || !leaf.optional)) {
     // straight from the Arrow buffer
     const v = only.data.values as ArrayBufferView;
-    bytes = new Uint8Array(v.buffer, v.byteOffset + (only.data.offset + only.from) * width, (only.to - only.from) * width);
+    bytes = new Uint8Array(v.buffer, v.byteOffset + only.from * width, (only.to - only.from) * width);
   } else {
     bytes = scratch.reserve(count * width + 8).subarray(0, count * width);
     const words = width >> 2;
@@ -436,11 +505,12 @@ function plainValues(leaf: Leaf, pieces: readonly Piece[], count: number, hasNul
     let k = 0;
     for (const p of pieces) {
       const v = p.data.values as ArrayBufferView;
-      const src = new Int32Array(v.buffer, v.byteOffset, (p.data.offset + p.to) * words);
+      const src = new Int32Array(v.buffer, v.byteOffset, p.to * words);
       const bm = p.data.nullBitmap;
       const allValid = p.data.nullCount === 0 || !bm || bm.length === 0;
-      for (let j = p.data.offset + p.from, end = p.data.offset + p.to; j < end; j++) {
-        if (!allValid && ((bm[j >> 3]! >> (j & 7)) & 1) === 0) continue;
+      const bit = p.data.offset; // values are sliced to the Data's rows, its validity bitmap is not
+      for (let j = p.from; j < p.to; j++) {
+        if (!allValid && ((bm[(j + bit) >> 3]! >> ((j + bit) & 7)) & 1) === 0) continue;
         const s = j * words;
         out[k++] = src[s]!;
         if (words === 2) out[k++] = src[s + 1]!;
@@ -448,6 +518,60 @@ function plainValues(leaf: Leaf, pieces: readonly Piece[], count: number, hasNul
     }
   }
   return { bytes, stats: fixedBounds(leaf.kind, bytes, count) };
+}
+
+/** The encoded indices of the page's `count` values from dictionary index `from` on, and their bounds. */
+function dictionaryValues(leaf: Leaf, d: ChunkDictionary, from: number, count: number, scratch: Scratch, ds: DictionaryScratch): { bytes: Uint8Array; stats: PageStats } {
+  const out = scratch.reserve(encodedIndicesBound(count, d.bitWidth));
+  const end = encodeIndices(out, 0, d.indices, from, from + count, d.bitWidth);
+  return { bytes: out.subarray(0, end), stats: dictionaryBounds(leaf, d, from, from + count, ds) };
+}
+
+/** Min/max of the dictionary entries indices[from, to) refer to (each distinct entry compared once). */
+function dictionaryBounds(leaf: Leaf, d: ChunkDictionary, from: number, to: number, ds: DictionaryScratch): PageStats {
+  if (ds.stamps.length < d.count) {
+    ds.stamps = new Int32Array(Math.max(d.count, ds.stamps.length * 2));
+    ds.stamp = 0;
+  }
+  const stamp = ++ds.stamp;
+  const stamps = ds.stamps;
+  const idx = d.indices;
+  if (leaf.kind === "bytes") {
+    const starts = d.starts!;
+    const ends = d.ends!;
+    let lo = -1;
+    let hi = -1;
+    for (let i = from; i < to; i++) {
+      const e = idx[i]!;
+      if (stamps[e] === stamp) continue;
+      stamps[e] = stamp;
+      if (lo < 0) lo = hi = e;
+      else if (compareBytes(d.plain, starts[e]!, ends[e]!, d.plain, starts[lo]!, ends[lo]!) < 0) lo = e;
+      else if (compareBytes(d.plain, starts[e]!, ends[e]!, d.plain, starts[hi]!, ends[hi]!) > 0) hi = e;
+    }
+    const stats: PageStats = { nulls: 0, values: 0 };
+    if (lo >= 0) {
+      stats.min = d.plain.slice(starts[lo]!, ends[lo]!);
+      stats.max = d.plain.slice(starts[hi]!, ends[hi]!);
+    }
+    return stats;
+  }
+  // the distinct entries' PLAIN bytes, then the fixed-width bounds over them
+  const width = leaf.width;
+  const words = width >> 2;
+  if (ds.distinct.length < d.count * width) ds.distinct = new Uint8Array(Math.max(d.count * width, ds.distinct.length * 2));
+  const dst = new Int32Array(ds.distinct.buffer, 0, ds.distinct.length >> 2);
+  const src = new Int32Array(d.plain.buffer, d.plain.byteOffset, d.plain.length >> 2);
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const e = idx[i]!;
+    if (stamps[e] === stamp) continue;
+    stamps[e] = stamp;
+    dst[n * words] = src[e * words]!;
+    if (words === 2) dst[n * 2 + 1] = src[e * 2 + 1]!;
+    n++;
+  }
+  return fixedBounds(leaf.kind, ds.distinct, n);
 }
 
 /** Min/max of `count` PLAIN fixed-width values (signed ints; floats without NaN, zeros as parquet-rs writes them). */
@@ -537,7 +661,7 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
   let size = count * 4;
   for (const p of pieces) {
     const o = p.data.valueOffsets as Int32Array;
-    size += o[p.data.offset + p.to]! - o[p.data.offset + p.from]!; // null slots hold no bytes in valid Arrow data, but are not counted below
+    size += o[p.to]! - o[p.from]!; // null slots hold no bytes in valid Arrow data, but are not counted below
   }
   let out = scratch.reserve(size + 8);
   let at = 0;
@@ -558,8 +682,9 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
     const v = p.data.values as Uint8Array;
     const bm = p.data.nullBitmap;
     const allValid = p.data.nullCount === 0 || !bm || bm.length === 0;
-    for (let j = p.data.offset + p.from, end = p.data.offset + p.to; j < end; j++) {
-      if (!allValid && ((bm[j >> 3]! >> (j & 7)) & 1) === 0) continue;
+    const bit = p.data.offset; // offsets are sliced to the Data's rows, its validity bitmap is not
+    for (let j = p.from; j < p.to; j++) {
+      if (!allValid && ((bm[(j + bit) >> 3]! >> ((j + bit) & 7)) & 1) === 0) continue;
       const s = o[j]!;
       const e = o[j + 1]!;
       const len = e - s;

@@ -236,16 +236,20 @@ export class ParquetFileWriter {
 
   /**
    * The file by the flat encoder (parquet-encode.ts) when it applies: every column flat and in its
-   * scope, no INT96 leaf, no column that keeps a dictionary, a codec it has; else undefined.
+   * scope, no INT96 leaf, a codec it has; else undefined.
    */
   private async encodeFlat(): Promise<Uint8Array | undefined> {
     const o = this.options;
     const codec = FLAT_CODECS[(o.compression ?? "zstd").toLowerCase()];
     if (o.flatEncoder === false || !codec || this.rows === 0 || this.int96Leaves.size > 0 || !flatEncodable(this.schema)) return undefined;
     const rowGroupRows = o.rowGroupRows ?? 1024 * 1024;
+    // Columns whose dictionary would overflow anyway are written PLAIN; the others keep a dictionary.
+    const dictionaryLeaves = new Set<number>();
     if (o.dictionary ?? true) {
       const plain = new Set([...(o.plainColumns ?? []), ...overflowingDictionaryColumns(this.schema, this.batches, rowGroupRows)]);
-      if (!this.fields.every((f) => plain.has(f.name))) return undefined;
+      this.fields.forEach((f, i) => {
+        if (!plain.has(f.name)) dictionaryLeaves.add(i);
+      });
     }
     const compress = await flatCompressor(codec);
     if (!compress) return undefined;
@@ -259,6 +263,7 @@ export class ParquetFileWriter {
         pageSize: o.pageSize,
         keyValueMetadata: kv,
         unboundedLeaves: this.nanLeaves,
+        dictionaryLeaves,
       });
     } finally {
       this.batches.length = 0;
@@ -372,9 +377,10 @@ function collectNaNLeaves(data: arrow.Data, firstLeaf: number, out: Set<number>)
   if (children.length === 0) {
     if (!out.has(firstLeaf) && arrow.DataType.isFloat(data.type)) {
       // Paimon FLOAT/DOUBLE only: Float32Array / Float64Array (no half floats).
+      // Arrow slices the values to the Data's rows (only validity bitmaps keep data.offset).
       const values = data.values as Float32Array | Float64Array;
-      const end = Math.min(values.length, data.offset + data.length);
-      for (let i = data.offset; i < end; i++) {
+      const end = Math.min(values.length, data.length);
+      for (let i = 0; i < end; i++) {
         const x = values[i]!;
         if (x !== x) {
           out.add(firstLeaf);

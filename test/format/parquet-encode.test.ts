@@ -2,7 +2,8 @@
 // its scope, with nulls, split into several input batches, written with each codec it writes and
 // small and large pages and row groups, decode to exactly the input by parquet-wasm and by
 // hyparquet (an independent reader), carry page checksums that verify, and have the same footer
-// statistics as the same rows written by parquet-wasm (parquet-rs).
+// statistics as the same rows written by parquet-wasm (parquet-rs) — PLAIN, or dictionary-encoded
+// (low-cardinality columns with runs, and chunks whose dictionary passes 1 MiB written PLAIN).
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { decompress as zstdDecompress } from "fzstd";
@@ -18,7 +19,7 @@ import { getBytes, getList, getNumber, getStruct, parseStruct, type TStruct } fr
 const F = T.FIELD;
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
 
-const FIELDS: readonly DataField[] = [...FLAT_FIELDS, F(13, "nd", notNull(T.DOUBLE()))];
+const FIELDS: readonly DataField[] = [...FLAT_FIELDS, F(13, "nd", notNull(T.DOUBLE())), F(14, "ti", T.TINYINT()), F(15, "si", T.SMALLINT())];
 
 const value: Record<string, fc.Arbitrary<unknown>> = {
   b: fc.boolean(),
@@ -36,16 +37,36 @@ const value: Record<string, fc.Arbitrary<unknown>> = {
   nn: int64,
   ns: fc.string({ unit: "grapheme-ascii", maxLength: 10 }),
   nd: fc.double({ noNaN: true }),
+  ti: fc.integer({ min: -128, max: 127 }),
+  si: fc.integer({ min: -32768, max: 32767 }),
 };
 
-/** Columns of n rows; nullable columns take nulls at `nullRate` percent (0: none, 100: all). */
-const tableArb = fc.record({ n: fc.integer({ min: 1, max: 600 }), nullRate: fc.constantFrom(0, 10, 60, 100) }).chain(({ n, nullRate }) =>
+/**
+ * Columns of n rows; nullable columns take nulls at `nullRate` percent (0: none, 100: all). With
+ * a `pool`, each column's values come from `pool` values drawn first (low cardinality), in random
+ * order or in runs of up to 40 equal values (RLE runs of dictionary indices).
+ */
+const tableArb = fc.record({ n: fc.integer({ min: 1, max: 600 }), nullRate: fc.constantFrom(0, 10, 60, 100), pool: fc.constantFrom(0, 1, 3, 40) }).chain(({ n, nullRate, pool }) =>
   fc.record(
     Object.fromEntries(
       FIELDS.map((f) => {
+        const withNulls = (v: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
+          f.type.nullable && nullRate > 0 ? (nullRate === 100 ? fc.constant(null) : fc.oneof({ weight: nullRate, arbitrary: fc.constant(null) }, { weight: 100 - nullRate, arbitrary: v })) : v;
         const v = value[f.name]!;
-        const cell = f.type.nullable && nullRate > 0 ? (nullRate === 100 ? fc.constant(null) : fc.oneof({ weight: nullRate, arbitrary: fc.constant(null) }, { weight: 100 - nullRate, arbitrary: v })) : v;
-        return [f.name, fc.array(cell, { minLength: n, maxLength: n })];
+        if (pool === 0) return [f.name, fc.array(withNulls(v), { minLength: n, maxLength: n })];
+        const column = fc.array(v, { minLength: pool, maxLength: pool }).chain((vals) =>
+          fc.oneof(
+            fc.array(withNulls(fc.constantFrom(...vals)), { minLength: n, maxLength: n }),
+            fc
+              .array(fc.tuple(withNulls(fc.constantFrom(...vals)), fc.integer({ min: 1, max: 40 })), { minLength: 1, maxLength: n })
+              .map((runs) => {
+                const out = runs.flatMap(([x, k]) => Array.from({ length: k }, () => x));
+                while (out.length < n) out.push(...out.slice(0, n - out.length));
+                return out.slice(0, n);
+              }),
+          ),
+        );
+        return [f.name, column];
       }),
     ) as Record<string, fc.Arbitrary<unknown[]>>,
   ),
@@ -56,14 +77,27 @@ const optionsArb = fc.record({
   pageSize: fc.constantFrom(64, 700, 1 << 20),
   rowGroupRows: fc.constantFrom(13, 150, 100_000),
   cuts: fc.array(fc.integer({ min: 0, max: 600 }), { maxLength: 3 }),
+  dictionary: fc.boolean(),
+  // input batches as slices of larger batches (Arrow slices values and offsets, not validity bitmaps)
+  slicePad: fc.constantFrom(0, 0, 3, 8, 13),
 });
 
-/** `cols` as record batches cut at `cuts` (input to the writer in several batches). */
-function batches(fields: readonly DataField[], cols: Record<string, unknown[]>, cuts: readonly number[]): arrow.RecordBatch[] {
+/**
+ * `cols` as record batches cut at `cuts` (input to the writer in several batches). With `pad` > 0
+ * each batch is a slice of a larger one: `pad` other rows before it and after it.
+ */
+function batches(fields: readonly DataField[], cols: Record<string, unknown[]>, cuts: readonly number[], pad = 0): arrow.RecordBatch[] {
   const n = cols[fields[0]!.name]!.length;
   const at = [...new Set([0, ...cuts.filter((c) => c > 0 && c < n), n])].sort((a, b) => a - b);
   const out: arrow.RecordBatch[] = [];
-  for (let k = 0; k + 1 < at.length; k++) out.push(batch(fields, Object.fromEntries(Object.entries(cols).map(([name, v]) => [name, v.slice(at[k], at[k + 1])]))));
+  for (let k = 0; k + 1 < at.length; k++) {
+    const from = at[k]!;
+    const to = at[k + 1]!;
+    // padding rows: the column's values in reverse order, so they differ from the slice's rows
+    const padding = (v: unknown[]): unknown[] => Array.from({ length: pad }, (_, i) => v[(n - 1 - i + n * pad) % n]);
+    const whole = batch(fields, Object.fromEntries(Object.entries(cols).map(([name, v]) => [name, [...padding(v), ...v.slice(from, to), ...padding(v)]])));
+    out.push(pad === 0 ? whole : whole.slice(pad, pad + to - from));
+  }
   return out;
 }
 
@@ -84,11 +118,11 @@ async function readByHyparquet(bytes: Uint8Array): Promise<Record<string, unknow
 afterEach(() => setFlatDecoding(true));
 
 describe("flat-column Parquet encoder", () => {
-  it("randomized: every type in scope, nulls, codecs, page and row-group sizes and input batches read back exactly by parquet-wasm and hyparquet, with parquet-rs's statistics", async () => {
+  it("randomized: every type in scope, nulls, codecs, page and row-group sizes, input batches, PLAIN or dictionary-encoded, read back exactly by parquet-wasm, the flat decoder and hyparquet, with parquet-rs's statistics", async () => {
     await fc.assert(
-      fc.asyncProperty(tableArb, optionsArb, async (cols, { cuts, ...options }) => {
-        const input = batches(FIELDS, cols, cuts);
-        const written = await writeParquet(FIELDS, input, { ...options, dictionary: false });
+      fc.asyncProperty(tableArb, optionsArb, async (cols, { cuts, slicePad, ...options }) => {
+        const input = batches(FIELDS, cols, cuts, slicePad);
+        const written = await writeParquet(FIELDS, input, options);
         // written by the flat encoder (parquet-rs names itself in created_by)
         const footer = footerOf(written.bytes);
         expect(new TextDecoder().decode(getBytes(footer, 6))).toBe("paimon-rt version 0.1.0");
@@ -116,17 +150,22 @@ describe("flat-column Parquet encoder", () => {
         for (const rg of meta.row_groups) {
           for (const cc of rg.columns) {
             const md = cc.meta_data!;
-            const start = Number(md.data_page_offset);
+            // with `dictionary`, every column but BOOLEAN is dictionary-encoded (no chunk here passes 1 MiB)
+            const dictionary = options.dictionary && md.type !== "BOOLEAN";
+            expect(md.encodings, md.path_in_schema[0]).toEqual(dictionary ? ["PLAIN", "RLE", "RLE_DICTIONARY"] : md.path_in_schema[0]!.startsWith("n") ? ["PLAIN"] : ["PLAIN", "RLE"]);
+            expect(md.dictionary_page_offset !== undefined).toBe(dictionary);
+            const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
             verifyChunkChecksums(written.bytes.subarray(start, start + Number(md.total_compressed_size)), "t.parquet", md.path_in_schema.join("."));
-            // offset index: one location per page, first rows ascending from 0
+            // offset index: one location per data page, first rows ascending from 0
             const oi = readOffsetIndex({ view: new DataView(written.bytes.buffer, written.bytes.byteOffset + Number(cc.offset_index_offset), cc.offset_index_length!), offset: 0 });
-            expect(Number(oi.page_locations[0]!.offset)).toBe(start);
+            expect(Number(oi.page_locations[0]!.offset)).toBe(Number(md.data_page_offset));
             expect(Number(oi.page_locations[0]!.first_row_index)).toBe(0);
+            expect(md.encoding_stats!.find((e) => e.page_type === "DATA_PAGE")!.count).toBe(oi.page_locations.length);
           }
         }
 
         // the same footer statistics as parquet-rs writes for the same rows
-        const reference = await writeParquet(FIELDS, input, { ...options, dictionary: false, flatEncoder: false });
+        const reference = await writeParquet(FIELDS, input, { ...options, flatEncoder: false });
         expect(await readParquetStatistics(written.bytes)).toEqual(await readParquetStatistics(reference.bytes));
         expect(written.stats).toEqual(reference.stats);
       }),
@@ -165,15 +204,66 @@ describe("flat-column Parquet encoder", () => {
     expect(tableColumn(back, "d", fields[2]!.type)).toEqual(d);
   });
 
-  it("files out of its scope are written by parquet-wasm: a column keeping its dictionary, INT96, nested, gzip", async () => {
+  it("a NaN inside a sliced input batch drops the chunk's bounds; one in the rows sliced away does not", async () => {
+    const fields = [F(0, "d", T.DOUBLE())];
+    const whole = batch(fields, { d: [Number.NaN, 1, Number.NaN, 2, 3, 4, 5, 6, 7, 8, 9, Number.NaN] });
+    const boundsOf = async (input: arrow.RecordBatch) => {
+      const written = await writeParquet(fields, input, { dictionary: false });
+      const chunk = (getList(getList(footerOf(written.bytes), 4)![0] as TStruct, 1) as TStruct[])[0]!;
+      return { stats: written.stats[0], footerFields: getStruct(getStruct(chunk, 3)!, 12)!.fields.map((x) => x.id), values: tableColumn(await readParquet(written.bytes, { fields }), "d", fields[0]!.type) };
+    };
+    const inside = await boundsOf(whole.slice(1, 6)); // 1, NaN, 2, 3, 4
+    expect(inside.values).toEqual([1, Number.NaN, 2, 3, 4]);
+    expect(inside.footerFields).toEqual([3]); // null_count only
+    const outside = await boundsOf(whole.slice(3, 11)); // 2 .. 9
+    expect(outside.values).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(outside.stats).toMatchObject({ min: 2, max: 9, nullCount: 0 });
+    expect(outside.footerFields).toEqual([1, 2, 3, 5, 6, 7, 8]); // max, min, null_count, max_value, min_value, exactness
+  });
+
+  it("files out of its scope are written by parquet-wasm: INT96, nested, gzip", async () => {
     const created = async (fields: DataField[], cols: Record<string, unknown[]>, options: object): Promise<string> =>
       new TextDecoder().decode(getBytes(footerOf((await writeParquet(fields, batch(fields, cols), options)).bytes), 6));
     const s = [F(0, "s", T.STRING())];
-    expect(await created(s, { s: ["a", "b", "a"] }, {})).toMatch(/^parquet-rs/); // dictionary kept
+    expect(await created(s, { s: ["a", "b", "a"] }, {})).toBe("paimon-rt version 0.1.0"); // dictionary-encoded
     expect(await created(s, { s: ["a", "b", "a"] }, { dictionary: false })).toBe("paimon-rt version 0.1.0");
     expect(await created(s, { s: ["a", "b", "a"] }, { dictionary: false, compression: "gzip" })).toMatch(/^parquet-rs/);
     expect(await created([F(0, "t", T.TIMESTAMP(9))], { t: [1n] }, { dictionary: false })).toMatch(/^parquet-rs/);
     expect(await created([F(0, "a", T.ARRAY(T.INT()))], { a: [[1]] }, { dictionary: false })).toMatch(/^parquet-rs/);
-    expect(await created([F(0, "t", T.TINYINT())], { t: [1] }, { dictionary: false })).toMatch(/^parquet-rs/);
+    expect(await created([F(0, "t", T.TINYINT())], { t: [1] }, { dictionary: false })).toBe("paimon-rt version 0.1.0");
+  });
+
+  it("a chunk whose dictionary passes 1 MiB is written PLAIN; the other chunks of the column keep their dictionary", async () => {
+    const fields = [F(0, "s", T.STRING()), F(1, "i", notNull(T.INT()))];
+    const n = 200_000;
+    // row group 0 (100,000 rows): 3 strings; row group 1: distinct 20-byte strings (~2.4 MB of dictionary)
+    const s = Array.from({ length: n }, (_, i) => (i < 100_000 ? (i % 11 === 0 ? null : `v${i % 3}`) : `row-${String(i).padStart(16, "0")}`));
+    const i = Array.from({ length: n }, (_, k) => k % 1000);
+    const written = await writeParquet(fields, batch(fields, { s, i }), { compression: "zstd", rowGroupRows: 100_000 });
+    const footer = footerOf(written.bytes);
+    expect(new TextDecoder().decode(getBytes(footer, 6))).toBe("paimon-rt version 0.1.0");
+    const encodings = (getList(footer, 4) as TStruct[]).map((rg) => (getList(rg, 1) as TStruct[]).map((cc) => getList(getStruct(cc, 3)!, 2)));
+    expect(encodings).toEqual([
+      [
+        [0, 3, 8],
+        [0, 3, 8],
+      ],
+      [
+        [0, 3],
+        [0, 3, 8],
+      ],
+    ]);
+    for (const flat of [false, true]) {
+      setFlatDecoding(flat);
+      const back = await readParquet(written.bytes, { fields });
+      expect(tableColumn(back, "s", fields[0]!.type)).toEqual(s);
+      expect(tableColumn(back, "i", fields[1]!.type)).toEqual(i);
+    }
+    const rows = await readByHyparquet(written.bytes);
+    expect(rows.map((r) => r.s)).toEqual(s);
+    expect(rows.map((r) => r.i)).toEqual(i);
+    for (const page of pagesOf(written.bytes)) expect(getNumber(page.header, 4), "crc").toBeDefined();
+    const reference = await writeParquet(fields, batch(fields, { s, i }), { compression: "zstd", rowGroupRows: 100_000, flatEncoder: false });
+    expect(await readParquetStatistics(written.bytes)).toEqual(await readParquetStatistics(reference.bytes));
   });
 });

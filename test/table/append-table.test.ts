@@ -104,6 +104,17 @@ describe("append tables", () => {
     });
   }
 
+  it("writes sliced Arrow input exactly (Arrow slices values and offsets, not validity bitmaps)", async () => {
+    const table = await newTable();
+    const n = 2000;
+    const ids = Array.from({ length: n }, (_, i) => i);
+    const whole = batch(ids, ids.map((i) => (i % 5 === 0 ? null : `name-${i}`)), ids.map(() => "2024-01-01"));
+    // unique ids and names: written PLAIN by the flat encoder; a slice at a non-byte boundary
+    await writeAndCommit(table, "u1", [whole.slice(3, 1003), whole.slice(1501, 1999)]);
+    const expected = [...ids.slice(3, 1003), ...ids.slice(1501, 1999)].map((i) => ({ id: BigInt(i), name: i % 5 === 0 ? null : `name-${i}`, dt: "2024-01-01" }));
+    expect(await rows(table)).toEqual(expected);
+  });
+
   it("prunes files and manifests with statistics, never wrongly", async () => {
     const catalog = await Catalog.open(warehouse());
     await catalog.createDatabase("db");
