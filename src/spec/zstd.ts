@@ -12,6 +12,11 @@
 // which is ZSTD_compressCCtx): ZSTD_compress would create and free a context (and zero its
 // tables) on every call, i.e. on every Parquet page. The frames are the same bytes either way.
 // Decompression likewise keeps one context (ZSTD_decompress makes and frees one per call).
+//
+// Decoders measured on the 200 pages of a 1 M-row full read (37.5 MiB out, CPU time): this module
+// 330-410 MiB/s with or without the kept context, zstddec 0.3.4 the same in isolation and slower
+// inside the full read (208 vs 192 ms), slower to load in Node and 29 KB gzip more for browser
+// bundles; fzstd (pure JS) 32 MiB/s. So one package serves both directions.
 
 /** zstd through the wasm module. */
 export interface ZstdCodec {
