@@ -207,7 +207,8 @@ export function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.Re
     leaves.forEach((leaf, c) => {
       const start = at;
       let uncompressed = 0;
-      const dict = dictionaryLeaves.has(c) && leaf.kind !== "bool" ? buildDictionary(batches, c, g0, g1, leaf.width, scratch.dict) : undefined;
+      const built = dictionaryLeaves.has(c) && leaf.kind !== "bool" ? buildDictionary(batches, c, g0, g1, leaf.width, scratch.dict) : undefined;
+      const dict = built && dictionaryPays(built, batches, c, g0, g1, leaf.width) ? built : undefined;
       if (dict) {
         const compressed = codec === 0 ? dict.plain.slice() : compress(dict.plain);
         const header = serializeStruct(
@@ -327,6 +328,31 @@ export function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.Re
   emit(u32le(PARQUET_MAGIC));
   settle(rows);
   return at === out.length ? out : out.subarray(0, at);
+}
+
+/**
+ * Whether dictionary encoding makes the chunk smaller than PLAIN, parquet-mr's rule
+ * (`isCompressionSatisfying`: dictionary page + encoded indices < PLAIN values), which Java
+ * Paimon's files follow: columns of (nearly) unique values — keys, sequence numbers,
+ * measurements — are written PLAIN even when their dictionary fits the 1 MiB page (parquet-rs
+ * would keep it), so readers do not gather every value through a dictionary of the same size.
+ */
+function dictionaryPays(dict: ChunkDictionary, batches: readonly arrow.RecordBatch[], c: number, from: number, to: number, width: number): boolean {
+  const encoded = dict.plain.length + Math.ceil((dict.values * dict.bitWidth) / 8);
+  let plain = dict.values * (width > 0 ? width : 4);
+  if (width === 0) {
+    let base = 0;
+    for (const batch of batches) {
+      const end = base + batch.numRows;
+      if (end > from && base < to) {
+        const o = batch.data.children[c]!.valueOffsets as Int32Array; // sliced to the Data's rows
+        plain += o[Math.min(to, end) - base]! - o[Math.max(from, base) - base]!;
+      }
+      base = end;
+      if (base >= to) break;
+    }
+  }
+  return encoded < plain;
 }
 
 /** `batches` with their TINYINT / SMALLINT columns as Int32 (offset 0), the other columns as they are. */
