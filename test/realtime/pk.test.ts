@@ -404,6 +404,9 @@ describe.each(MODES)("real-time $name spill", ({ options }) => {
   });
 });
 
+/** Offsets, ids, sequence numbers and row kinds of a stored PK batch, column by column. */
+const columns = (b: arrow.RecordBatch) => ["_REALTIME_OFFSET", "id", "_SEQUENCE_NUMBER", "_VALUE_KIND"].map((c) => Array.from(b.getChild(c)!.toArray() as ArrayLike<unknown>, (v) => Number(v)));
+
 /** A minimal store of the SPI written from scratch (no spill, no statistics): lists of batches. */
 class ListStore implements RealtimeStore {
   protected building: arrow.RecordBatch[] = [];
@@ -463,7 +466,6 @@ describe("real-time PK store SPI", () => {
     await w.refreshCommittedSnapshot(await commit(table, w, 1));
     await w.write(rtBatch([3, 4], { ids: [3, 1], names: [null, "d"] }), { bucket: 0, rowKinds: [RowKind.DELETE, RowKind.UPDATE_AFTER] });
     expect(requests.map((r) => [r.mode, r.writeSchema.fields.map((f) => f.name).join(","), r.keyColumnIndexes])).toEqual([["PRIMARY_KEY", "_REALTIME_OFFSET,id,name,v,dt,_SEQUENCE_NUMBER,_VALUE_KIND", [1]]]);
-    const columns = (b: arrow.RecordBatch) => ["_REALTIME_OFFSET", "id", "_SEQUENCE_NUMBER", "_VALUE_KIND"].map((c) => Array.from(b.getChild(c)!.toArray() as ArrayLike<unknown>, (v) => Number(v)));
     expect(received.map(columns)).toEqual([
       // sorted by key, then sequence; the first sequence number of an empty bucket is 0
       [
@@ -521,8 +523,6 @@ class SortingListStore extends ListStore {
 }
 
 describe("real-time PK deferred sort", () => {
-  const columns = (b: arrow.RecordBatch) => ["_REALTIME_OFFSET", "id", "_SEQUENCE_NUMBER", "_VALUE_KIND"].map((c) => Array.from(b.getChild(c)!.toArray() as ArrayLike<unknown>, (v) => Number(v)));
-
   it("a store that sorts on demand receives numbered batches in input order and sorts them with request.sortPrimaryKeyBatch", async () => {
     const table = await pkTable();
     const received: arrow.RecordBatch[] = [];
