@@ -8,6 +8,7 @@
 // exactly one index per partition.
 import { PaimonError } from "../error.js";
 import { OffsetSet64 } from "../kernel/bitmap.js";
+import { OffsetLog, type PendingOffsets } from "../read/offset-positions.js";
 import { VALUE_WIDTH, type KeyColumn } from "../kernel/columns.js";
 import { fingerprintKeys } from "../kernel/hash.js";
 import { RowKind } from "../spec/row-kind.js";
@@ -24,9 +25,10 @@ const MAX_LOAD = 0.7;
 
 /**
  * Superseded offsets frozen for a view, a seal or a prepare: later writes never change it
- * (the index copies its set before the next mutation).
+ * (the index copies its set before the next mutation). With the log they were frozen from and
+ * its length then (the set holds that prefix of the log): reads resolve it incrementally.
  */
-export interface FrozenDeletedOffsets {
+export interface FrozenDeletedOffsets extends PendingOffsets {
   readonly offsets: OffsetSet64;
 }
 
@@ -50,6 +52,8 @@ export class DedupKeyIndex {
   private deleted = new OffsetSet64();
   /** The deleted set is referenced by a frozen view: copy before mutating it. */
   private deletedShared = false;
+  /** `deleted` in the order of deletion since the last commit (append-only: frozen views hold a prefix). */
+  private deletedLog = new OffsetLog();
 
   /** `width`: 64-bit words per key identity (keyIdentityWidth of the key type). */
   constructor(readonly width: 1 | 2 = 1) {
@@ -72,7 +76,7 @@ export class DedupKeyIndex {
    * value (an upper bound: run and bitmap containers of dense offsets take less).
    */
   get deletedMemoryBytes(): number {
-    return this.deleted.isEmpty ? 0 : 2 * this.deleted.size;
+    return this.deleted.isEmpty ? 0 : 2 * this.deleted.size + 8 * this.deletedLog.length;
   }
 
   /**
@@ -171,15 +175,19 @@ export class DedupKeyIndex {
   /** The offsets deleted since the last commit, frozen (copy-on-write: O(1) until the next write). */
   freezeDeleted(): FrozenDeletedOffsets {
     this.deletedShared = true;
-    return { offsets: this.deleted };
+    return { offsets: this.deleted, log: this.deletedLog, logLength: this.deletedLog.length };
   }
 
-  /** Forgets deletions a successful commit made durable (`frozen` is what its prepare froze). */
+  /**
+   * Forgets deletions a successful commit made durable (`frozen` is what its prepare froze): the
+   * remaining ones start a new log (views frozen before keep the old one).
+   */
   committed(frozen: FrozenDeletedOffsets): void {
     if (frozen.offsets.isEmpty) return;
     const remaining = OffsetSet64.andNot(this.deleted, frozen.offsets);
     this.deleted = remaining;
     this.deletedShared = false;
+    this.deletedLog = new OffsetLog(remaining.toBigUint64Array());
   }
 
   private markDeleted(offsets: BigInt64Array): void {
@@ -189,6 +197,7 @@ export class DedupKeyIndex {
       this.deletedShared = false;
     }
     this.deleted.addMany(offsets);
+    this.deletedLog.append(offsets);
   }
 
   /**
