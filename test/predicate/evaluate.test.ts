@@ -238,7 +238,7 @@ describe("rows and partitions", () => {
 
 describe("BIGINT key = v without a mask", () => {
   it("filterBatchIndices of a bound `=` on a BIGINT column matches the mask path: nulls, slices, extremes, duplicates (randomized)", () => {
-    const field: DataField = { id: 0, name: "k", type: T.BIGINT(false) };
+    const field: DataField = { id: 0, name: "k", type: { kind: "BIGINT", nullable: false } };
     const value = fc.oneof(fc.bigInt({ min: -3n, max: 3n }), fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, 2n ** 32n, -(2n ** 32n), 2n ** 32n + 1n, (1n << 40n) - 1n));
     fc.assert(
       fc.property(fc.array(fc.option(value, { freq: 6 }), { minLength: 1, maxLength: 60 }), value, fc.nat(), fc.nat(), (values, literal, a, b) => {
