@@ -198,7 +198,32 @@ export function countSelected(mask: Uint8Array): number {
 
 /** `evaluateBatch` as row indices. */
 export function filterBatchIndices(predicate: Predicate, batch: arrow.RecordBatch, options?: BatchEvalOptions): Uint32Array {
-  return selectedIndices(evaluateBatch(predicate, batch, options));
+  return (options === undefined ? int64EqualRows(predicate, batch) : null) ?? selectedIndices(evaluateBatch(predicate, batch, options));
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * A bound `column = v` over a BIGINT column without nulls: the matching rows by one scan of the
+ * values' 32-bit words, with no per-row mask (a key lookup over a page of a data file). Null when
+ * the filter is not that.
+ */
+function int64EqualRows(p: Predicate, batch: arrow.RecordBatch): Uint32Array | null {
+  if (p.kind !== "leaf" || p.op !== "eq" || p.type?.kind !== "BIGINT") return null;
+  const v = p.literals[0];
+  if (typeof v !== "bigint" || v < INT64_MIN || v > INT64_MAX) return null;
+  const c = batch.schema.fields.findIndex((f) => f.name === p.field);
+  const d = c < 0 ? undefined : batch.data.children[c];
+  const values = d?.values as unknown;
+  if (!d || d.typeId !== Type.Int || d.nullCount !== 0 || !(values instanceof BigInt64Array)) return null;
+  const n = d.length;
+  const words = new Int32Array(values.buffer, values.byteOffset, 2 * n);
+  const lo = Number(BigInt.asIntN(32, v));
+  const hi = Number(BigInt.asIntN(32, v >> 32n));
+  const found: number[] = [];
+  for (let r = 0; r < n; r++) if (words[2 * r] === lo && words[2 * r + 1] === hi) found.push(r);
+  return Uint32Array.from(found);
 }
 
 function evalNode(p: Predicate, cols: (name: string) => arrow.Data, n: number): Uint8Array {

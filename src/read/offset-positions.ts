@@ -18,6 +18,62 @@ import { fileIndexBlob } from "./file-index-filter.js";
 
 /** Offsets looked up per page of the pending set (bounded memory for huge sets). */
 const PAGE = 4096;
+/** Up to this many offsets added to a pending log since the last read are looked up by binary search each. */
+const LOOKUP_ONE_BY_ONE = 1024;
+
+let generations = 0;
+
+/**
+ * The pending deleted offsets of one generation (from one commit to the next) in the order they
+ * were deleted: append-only, so a frozen pending state is a prefix of it (`PendingOffsets`).
+ */
+export class OffsetLog {
+  /** Creation order of logs: a later generation has a larger number. */
+  readonly generation = ++generations;
+  private buffer: BigInt64Array;
+  private count = 0;
+
+  constructor(initial?: BigInt64Array | BigUint64Array) {
+    this.buffer = new BigInt64Array(Math.max(16, initial?.length ?? 0));
+    if (initial) this.append(initial);
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** The offsets appended so far (a view: later appends never change it). */
+  get values(): BigInt64Array {
+    return this.buffer.subarray(0, this.count);
+  }
+
+  /** Bytes held. */
+  get memoryBytes(): number {
+    return this.buffer.byteLength;
+  }
+
+  append(offsets: BigInt64Array | BigUint64Array): void {
+    const n = offsets.length;
+    if (this.count + n > this.buffer.length) {
+      const grown = new BigInt64Array(Math.max(2 * this.buffer.length, this.count + n));
+      grown.set(this.buffer.subarray(0, this.count));
+      this.buffer = grown;
+    }
+    // the same 64 bits: offsets are non-negative
+    this.buffer.set(offsets instanceof BigInt64Array ? offsets : new BigInt64Array(offsets.buffer, offsets.byteOffset, n), this.count);
+    this.count += n;
+  }
+}
+
+/**
+ * Pending deleted offsets: a set, and optionally the log it was frozen from with the log's length
+ * then (`offsets` holds exactly `log.values[0, logLength)`): reads resolve it incrementally.
+ */
+export interface PendingOffsets {
+  readonly offsets: OffsetSet64;
+  readonly log?: OffsetLog;
+  readonly logLength?: number;
+}
 
 /** Inclusive offset bounds of a file's rows. */
 export interface OffsetBounds {
@@ -73,16 +129,16 @@ export class OffsetPositionIndex {
   }
 
   /**
-   * The last lookup: a copy of its offsets, its trimmed range and row positions. Pending sets
-   * mostly grow between reads (by a write's superseded offsets), so the next lookup over a
-   * superset looks up the difference only.
+   * Positions of the pending offsets of the latest generation read (`PendingOffsets.log`): what
+   * the first `length` offsets of its log resolve to. The log only grows, so a read of a longer
+   * prefix looks up the offsets added since and adds their rows here. Never handed out (reads get
+   * copies): an older view must not see what a newer one added.
    */
-  private last: { offsets: OffsetSet64; from: bigint; to: bigint; hits: Uint32Array } | null = null;
+  private pending: { log: OffsetLog; length: number; hits: RoaringBitmap32 } | null = null;
 
   /** Row positions whose offset is in `offsets` (`IN`); `bounds` trims the offsets looked up. The caller owns the bitmap. */
   positionsIn(offsets: OffsetSet64, bounds: OffsetBounds | null = null): RoaringBitmap32 {
     const out = new RoaringBitmap32();
-    let difference: OffsetSet64 | null = null;
     try {
       const values = this.dictionary.values;
       const n = values.length;
@@ -92,29 +148,67 @@ export class OffsetPositionIndex {
       let to = bounds ? bounds.max : (offsets.maximum() as bigint);
       if (values[0] > from) from = values[0];
       if (values[n - 1] < to) to = values[n - 1];
-      if (from > to) return out;
-      let lookUp = offsets;
-      const last = this.last;
-      if (last && last.from === from && last.to === to && offsets.size >= last.offsets.size) {
-        const dropped = OffsetSet64.andNot(last.offsets, offsets);
-        const superset = dropped.isEmpty;
-        dropped.dispose();
-        if (superset) {
-          out.addMany(last.hits);
-          lookUp = difference = OffsetSet64.andNot(offsets, last.offsets);
-        }
-      }
-      if (!lookUp.isEmpty) this.lookUpInto(lookUp, from, to, out);
-      const hits = out.toArray();
-      last?.offsets.dispose();
-      this.last = { offsets: offsets.clone(), from, to, hits };
+      if (from <= to) this.lookUpInto(offsets, from, to, out);
       return out;
     } catch (e) {
       out.dispose();
       throw e;
-    } finally {
-      difference?.dispose();
     }
+  }
+
+  /**
+   * `positionsIn(pending.offsets)`, incrementally when `pending` has a log: the cached positions of
+   * the log's prefix read last are extended by the offsets added since (a pending set only grows
+   * between commits: one read after a write looks up that write's superseded offsets only). A
+   * view of a shorter prefix than the cached one (an older view read late) is resolved from its
+   * set. The caller owns the bitmap.
+   */
+  positionsOfPending(pending: PendingOffsets): RoaringBitmap32 {
+    const { log, logLength } = pending;
+    if (!log || logLength === undefined) return this.positionsIn(pending.offsets);
+    const c = this.pending;
+    if (c !== null && c.log === log && c.length <= logLength) {
+      if (c.length < logLength) {
+        this.lookUpValues(log.values.subarray(c.length, logLength), c.hits);
+        c.length = logLength;
+      }
+      return c.hits.clone();
+    }
+    const hits = this.positionsIn(pending.offsets);
+    // keep the newest generation's (or the longer) prefix
+    if (c === null || (c.log === log ? c.length < logLength : c.log.generation < log.generation)) {
+      const kept = hits.clone();
+      c?.hits.dispose();
+      this.pending = { log, length: logLength, hits: kept };
+    }
+    return hits;
+  }
+
+  /** Adds the row positions of `offsets` (any order) to `out`. */
+  private lookUpValues(offsets: BigInt64Array, out: RoaringBitmap32): void {
+    if (offsets.length === 0) return;
+    if (offsets.length > LOOKUP_ONE_BY_ONE) {
+      const set = new OffsetSet64(offsets);
+      try {
+        const values = this.dictionary.values;
+        if (values.length > 0) this.lookUpInto(set, values[0] < 0n ? 0n : values[0], values[values.length - 1], out);
+      } finally {
+        set.dispose();
+      }
+      return;
+    }
+    const values = this.dictionary.values;
+    const n = values.length;
+    const words = new Int32Array(values.buffer, values.byteOffset, 2 * n);
+    const asked = new Int32Array(offsets.buffer, offsets.byteOffset, 2 * offsets.length);
+    const rows = new PositionBuffer();
+    for (let j = 0; j < offsets.length; j++) {
+      const hi = asked[2 * j + 1];
+      const lo = asked[2 * j] >>> 0;
+      const k = lowerBound(words, 0, n, hi, lo, false);
+      if (k < n && words[2 * k + 1] === hi && words[2 * k] >>> 0 === lo) this.addRows(rows, out, k);
+    }
+    rows.flushInto(out);
   }
 
   /** Adds the row positions of `offsets` within [from, to] (inside the file's values) to `out`. */
@@ -269,9 +363,43 @@ export interface OffsetFileSource {
 /**
  * The row positions, per data file, of the rows whose offset column (`offsetField`, matched by
  * field id in each file's schema) holds a `pending` offset: what a deduplicate commit merges into
- * the files' deletion vectors. Files whose reliable min/max statistics exclude every pending offset
- * are skipped without reading their index. Files without hits are left out.
+ * the files' deletion vectors, and what a real-time read hides. Files whose reliable min/max
+ * statistics exclude every pending offset are skipped without reading their index. Files without
+ * hits are left out. The caller owns the bitmaps.
  */
+export async function pendingOffsetBitmaps(
+  source: OffsetFileSource,
+  files: readonly DataFileMeta[],
+  offsetField: DataField,
+  pending: PendingOffsets,
+  cache: OffsetIndexCache | null = null,
+): Promise<Map<string, RoaringBitmap32>> {
+  const out = new Map<string, RoaringBitmap32>();
+  const set = pending.offsets;
+  if (set.isEmpty) return out;
+  const lowest = set.minimum() as bigint;
+  const highest = set.maximum() as bigint;
+  try {
+    for (const file of files) {
+      const fileFields = await source.fieldsOf(file.schemaId);
+      const field = fileFields.find((f) => f.id === offsetField.id);
+      if (!field) throw new PaimonError("UNSUPPORTED", `data file ${file.fileName} has no ${offsetField.name} column (field id ${offsetField.id}): its offsets cannot be looked up`);
+      const bounds = reliableOffsetBounds(file, fileFields, field.name);
+      if (bounds && (bounds.max < lowest || bounds.min > highest)) continue;
+      const path = source.pathOf(file);
+      const index = cache ? await cache.get(source.io, path, file, field) : await OffsetPositionIndex.ofFile(source.io, path, file, field);
+      const hits = index.positionsOfPending(pending);
+      if (hits.isEmpty) hits.dispose();
+      else out.set(file.fileName, hits);
+    }
+    return out;
+  } catch (e) {
+    for (const b of out.values()) b.dispose();
+    throw e;
+  }
+}
+
+/** `pendingOffsetBitmaps` as ascending position arrays. */
 export async function pendingOffsetPositions(
   source: OffsetFileSource,
   files: readonly DataFileMeta[],
@@ -280,23 +408,9 @@ export async function pendingOffsetPositions(
   cache: OffsetIndexCache | null = null,
 ): Promise<Map<string, Uint32Array>> {
   const out = new Map<string, Uint32Array>();
-  if (pending.isEmpty) return out;
-  const lowest = pending.minimum() as bigint;
-  const highest = pending.maximum() as bigint;
-  for (const file of files) {
-    const fileFields = await source.fieldsOf(file.schemaId);
-    const field = fileFields.find((f) => f.id === offsetField.id);
-    if (!field) throw new PaimonError("UNSUPPORTED", `data file ${file.fileName} has no ${offsetField.name} column (field id ${offsetField.id}): its offsets cannot be looked up`);
-    const bounds = reliableOffsetBounds(file, fileFields, field.name);
-    if (bounds && (bounds.max < lowest || bounds.min > highest)) continue;
-    const path = source.pathOf(file);
-    const index = cache ? await cache.get(source.io, path, file, field) : await OffsetPositionIndex.ofFile(source.io, path, file, field);
-    const hits = index.positionsIn(pending, bounds);
-    try {
-      if (!hits.isEmpty) out.set(file.fileName, hits.toArray());
-    } finally {
-      hits.dispose();
-    }
+  for (const [name, hits] of await pendingOffsetBitmaps(source, files, offsetField, { offsets: pending }, cache)) {
+    out.set(name, hits.toArray());
+    hits.dispose();
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { initKernels } from "../kernel/wasm.js";
-import { RoaringBitmap32 } from "../kernel/bitmap.js";
+import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { fileIOSource, toByteSource } from "../format/source.js";
 import { readSelective } from "./selective-read.js";
 import { bindPredicate, type Predicate, referencedFields } from "../predicate/predicate.js";
@@ -123,11 +123,12 @@ export class TableRead {
   }
 
   /**
-   * `hidden`: more deleted row positions by data file name (real-time deduplicate reads).
+   * `hidden`: more deleted row positions by data file name (real-time deduplicate reads; borrowed:
+   * the caller disposes them after the read).
    * `cached`: filtered reads keep decoded column chunks in the table's chunk cache (real-time
    * reads: continuous queries come back to the same files).
    */
-  private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, ArrayLike<number>>, cached = false): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+  private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, RoaringBitmap32>, cached = false): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     if (this.table.schema.primaryKeys.length > 0) {
       // Primary-key tables: merge-on-read / deletion vectors (read/merge-read.ts).
       yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false });
@@ -159,7 +160,9 @@ export class TableRead {
         const deletionFile = split.deletionFiles?.[index] ?? null;
         let deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
         const more = hidden?.get(file.fileName);
-        if (more && more.length > 0) (deleted ??= new RoaringBitmap32()).addMany(more instanceof Uint32Array ? more : Uint32Array.from(more));
+        // without a committed deletion vector the hidden positions are used as they are (not owned)
+        const borrowed = more !== undefined && deleted === null;
+        if (more !== undefined) deleted = deleted === null ? more : deleted.orInPlace(more);
         let position = 0;
         try {
           const footer = await this.table.footers.get(source, path);
@@ -186,7 +189,7 @@ export class TableRead {
             if (batch.numRows > 0) yield batch;
           }
         } finally {
-          deleted?.dispose();
+          if (!borrowed) deleted?.dispose();
         }
       }
     }

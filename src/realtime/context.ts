@@ -56,12 +56,13 @@ export interface EntryIdentity {
   bucket: number;
 }
 
-/** A read view plus a reference count (tickets and readers each hold one). */
+/** A read view (and DEDUPLICATE: the deletions frozen with it) plus a reference count (tickets and readers each hold one). */
 export class PinnedView {
   private refs = 1;
   constructor(
     readonly entry: StoreEntry,
     readonly view: RealtimeReadView,
+    private readonly deleted: FrozenDeletedOffsets | null = null,
   ) {}
 
   retain(): void {
@@ -70,7 +71,10 @@ export class PinnedView {
 
   async release(): Promise<void> {
     if (this.refs <= 0) return;
-    if (--this.refs === 0) await this.view.release();
+    if (--this.refs === 0) {
+      this.deleted?.release?.();
+      await this.view.release();
+    }
   }
 }
 
@@ -300,7 +304,7 @@ export class RealtimeContext {
 
   /** Pins a view behind a new ticket valid for `ttlMs`. The ticket owns the view's first reference. */
   issueTicket(entry: StoreEntry, view: RealtimeReadView, committedEnd: bigint, memoryEnd: bigint, ttlMs: number, scanFilter: Predicate | null, deleted: FrozenDeletedOffsets | null = null): Ticket {
-    const ticket: Ticket = { id: `rt-${randomId()}`, entry, pinned: new PinnedView(entry, view), committedEnd, memoryEnd, expiresAt: Date.now() + ttlMs, scanFilter, deleted };
+    const ticket: Ticket = { id: `rt-${randomId()}`, entry, pinned: new PinnedView(entry, view, deleted), committedEnd, memoryEnd, expiresAt: Date.now() + ttlMs, scanFilter, deleted };
     this.tickets.set(ticket.id, ticket);
     this.startSweeper();
     return ticket;

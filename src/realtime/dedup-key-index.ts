@@ -8,6 +8,7 @@
 // exactly one index per partition.
 import { PaimonError } from "../error.js";
 import { OffsetSet64 } from "../kernel/bitmap.js";
+import { OffsetLog, type PendingOffsets } from "../read/offset-positions.js";
 import { VALUE_WIDTH, type KeyColumn } from "../kernel/columns.js";
 import { fingerprintKeys } from "../kernel/hash.js";
 import { RowKind } from "../spec/row-kind.js";
@@ -24,10 +25,28 @@ const MAX_LOAD = 0.7;
 
 /**
  * Superseded offsets frozen for a view, a seal or a prepare: later writes never change it
- * (the index copies its set before the next mutation).
+ * (the index copies its set before the next mutation). With the log they were frozen from and
+ * its length then (the set holds that prefix of the log): reads resolve it incrementally.
  */
-export interface FrozenDeletedOffsets {
+export interface FrozenDeletedOffsets extends PendingOffsets {
   readonly offsets: OffsetSet64;
+  /**
+   * Of a releasable freeze (a read view's): its holder is done with `offsets` (idempotent). The
+   * index then changes the set in place again, or frees a set it has replaced, instead of leaving
+   * a copy per write to the garbage collector.
+   */
+  readonly release?: () => void;
+}
+
+/** The index's deleted set and who holds it frozen. */
+interface SharedDeleted {
+  readonly set: OffsetSet64;
+  /** Releasable freezes not released yet. */
+  holders: number;
+  /** A freeze without release holds it (a seal or prepare): copy before changing it, never free it. */
+  held: boolean;
+  /** Still the index's set. */
+  current: boolean;
 }
 
 /**
@@ -47,9 +66,9 @@ export class DedupKeyIndex {
   private state = new Uint8Array(INITIAL_CAPACITY);
   private full = 0;
   private removed = 0;
-  private deleted = new OffsetSet64();
-  /** The deleted set is referenced by a frozen view: copy before mutating it. */
-  private deletedShared = false;
+  private shared: SharedDeleted = { set: new OffsetSet64(), holders: 0, held: false, current: true };
+  /** `deleted` in the order of deletion since the last commit (append-only: frozen views hold a prefix). */
+  private deletedLog = new OffsetLog();
 
   /** `width`: 64-bit words per key identity (keyIdentityWidth of the key type). */
   constructor(readonly width: 1 | 2 = 1) {
@@ -72,7 +91,8 @@ export class DedupKeyIndex {
    * value (an upper bound: run and bitmap containers of dense offsets take less).
    */
   get deletedMemoryBytes(): number {
-    return this.deleted.isEmpty ? 0 : 2 * this.deleted.size;
+    const deleted = this.shared.set;
+    return deleted.isEmpty ? 0 : 2 * deleted.size + 8 * this.deletedLog.length;
   }
 
   /**
@@ -169,26 +189,53 @@ export class DedupKeyIndex {
   }
 
   /** The offsets deleted since the last commit, frozen (copy-on-write: O(1) until the next write). */
-  freezeDeleted(): FrozenDeletedOffsets {
-    this.deletedShared = true;
-    return { offsets: this.deleted };
+  /**
+   * The offsets deleted since the last commit, frozen (copy-on-write: O(1) until the next write).
+   * `releasable`: the holder calls `release` when done (read views); others hold it for good.
+   */
+  freezeDeleted(releasable = false): FrozenDeletedOffsets {
+    const shared = this.shared;
+    const frozen = { offsets: shared.set, log: this.deletedLog, logLength: this.deletedLog.length };
+    if (!releasable) {
+      shared.held = true;
+      return frozen;
+    }
+    shared.holders++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      shared.holders--;
+      freeIfUnused(shared);
+    };
+    return { ...frozen, release };
   }
 
-  /** Forgets deletions a successful commit made durable (`frozen` is what its prepare froze). */
+  /**
+   * Forgets deletions a successful commit made durable (`frozen` is what its prepare froze): the
+   * remaining ones start a new log (views frozen before keep the old one).
+   */
   committed(frozen: FrozenDeletedOffsets): void {
     if (frozen.offsets.isEmpty) return;
-    const remaining = OffsetSet64.andNot(this.deleted, frozen.offsets);
-    this.deleted = remaining;
-    this.deletedShared = false;
+    const remaining = OffsetSet64.andNot(this.shared.set, frozen.offsets);
+    this.replaceDeleted(remaining);
+    this.deletedLog = new OffsetLog(remaining.toBigUint64Array());
   }
 
   private markDeleted(offsets: BigInt64Array): void {
     if (offsets.length === 0) return;
-    if (this.deletedShared) {
-      this.deleted = this.deleted.clone();
-      this.deletedShared = false;
-    }
-    this.deleted.addMany(offsets);
+    const shared = this.shared;
+    if (shared.holders > 0 || shared.held) this.replaceDeleted(shared.set.clone());
+    this.shared.set.addMany(offsets);
+    this.deletedLog.append(offsets);
+  }
+
+  /** Makes `set` the deleted set; the one it replaces is freed once no freeze holds it. */
+  private replaceDeleted(set: OffsetSet64): void {
+    const old = this.shared;
+    old.current = false;
+    freeIfUnused(old);
+    this.shared = { set, holders: 0, held: false, current: true };
   }
 
   /**
@@ -291,6 +338,11 @@ export class DedupKeyIndex {
     while (keep > capacity * 0.5) capacity *= 2;
     this.rebuild(capacity);
   }
+}
+
+/** Frees a replaced deleted set that no freeze holds any more. */
+function freeIfUnused(shared: SharedDeleted): void {
+  if (!shared.current && !shared.held && shared.holders === 0) shared.set.dispose();
 }
 
 /** Identities (`width` 64-bit words each) of the rows `rows`, in that order. */

@@ -90,19 +90,20 @@ export class DedupEntryState {
     return this.index;
   }
 
-  /** Offsets superseded since the last commit, frozen (none before the first write). */
-  freezeDeleted(): FrozenDeletedOffsets | null {
-    return this.index ? this.index.freezeDeleted() : null;
+  /** Offsets superseded since the last commit, frozen (none before the first write); `releasable`: see DedupKeyIndex.freezeDeleted. */
+  freezeDeleted(releasable = false): FrozenDeletedOffsets | null {
+    return this.index ? this.index.freezeDeleted(releasable) : null;
   }
 
   /**
    * Runs `step` (a store freeze or view acquisition) with no write in between, and freezes the
    * pending deletions at the same point: the data and the deletions that apply to it.
+   * `releasable`: the caller releases the deletions when done with them (read views).
    */
-  withFrozenDeletions<T>(step: () => T | Promise<T>): Promise<{ value: T; deleted: FrozenDeletedOffsets | null }> {
+  withFrozenDeletions<T>(step: () => T | Promise<T>, releasable = false): Promise<{ value: T; deleted: FrozenDeletedOffsets | null }> {
     return this.lock.run(async () => {
       const value = await step();
-      return { value, deleted: this.freezeDeleted() };
+      return { value, deleted: this.freezeDeleted(releasable) };
     });
   }
 

@@ -7,6 +7,7 @@ import type { Plan, Split } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { RealtimeSplit } from "./scan.js";
 import type * as arrow from "apache-arrow";
+import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 
 export interface RealtimeHooks {
   checkRealtimeScan(table: FileStoreTable, options: { realtime?: unknown }): void;
@@ -18,8 +19,8 @@ export interface RealtimeHooks {
     schema: arrow.Schema,
     batchSize: number,
     splits: readonly Split[],
-    /** `hidden`: more deleted row positions by data file name (pending deduplicate deletions). */
-    readDisk: (splits: readonly Split[], hidden?: ReadonlyMap<string, ArrayLike<number>>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+    /** `hidden`: more deleted row positions by data file name (pending deduplicate deletions; the caller keeps owning the bitmaps). */
+    readDisk: (splits: readonly Split[], hidden?: ReadonlyMap<string, RoaringBitmap32>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
   ): Promise<BatchReader>;
 }
 

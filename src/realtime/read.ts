@@ -23,7 +23,8 @@ import { validateRealtimeTable } from "./options.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
 import { isRealtimeSplit } from "./hooks.js";
 import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
-import { pendingOffsetPositions } from "../read/offset-positions.js";
+import { pendingOffsetBitmaps } from "../read/offset-positions.js";
+import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { bucketFileSource, dedupFieldsOf } from "./dedup.js";
 import { survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 import { keyLookupOf, lookupKeyRows } from "./memory-key-index.js";
@@ -93,7 +94,7 @@ export async function createRealtimeReader(
   outputSchema: arrow.Schema,
   batchSize: number,
   splits: readonly Split[],
-  diskBatches: (splits: readonly DataSplit[], hidden?: ReadonlyMap<string, ArrayLike<number>>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+  diskBatches: (splits: readonly DataSplit[], hidden?: ReadonlyMap<string, RoaringBitmap32>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
 ): Promise<BatchReader> {
   const ctx = asRealtimeContext(options.realtime, "createReader");
   ctx.checkValid();
@@ -183,8 +184,12 @@ export async function createRealtimeReader(
       const deleted = ticket?.deleted ?? null;
       if (split.files.length > 0) {
         // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position.
-        const hidden = deleted ? await pendingOffsetPositions(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted.offsets, ctx.offsetIndexCache(table)) : undefined;
-        for await (const b of diskBatches([split], hidden)) yield [b];
+        const hidden = deleted ? await pendingOffsetBitmaps(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
+        try {
+          for await (const b of diskBatches([split], hidden)) yield [b];
+        } finally {
+          if (hidden) for (const bitmap of hidden.values()) bitmap.dispose();
+        }
       }
       if (!view || !ticket) continue;
       const { committedEnd, memoryEnd } = ticket;

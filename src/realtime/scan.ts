@@ -82,14 +82,18 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
   // 1. Pin immutable memory views first.
   const views: Array<{ entry: StoreEntry; view: RealtimeReadView; deleted: FrozenDeletedOffsets | null }> = [];
   const releaseAll = async () => {
-    for (const v of views.splice(0, views.length)) await v.view.release();
+    for (const v of views.splice(0, views.length)) {
+      v.deleted?.release?.();
+      await v.view.release();
+    }
   };
   try {
     for (const entry of ctx.allEntries()) {
       if (!relevant(entry)) continue;
       // DEDUPLICATE: the deletions pinned with the view are those of exactly the rows it sees.
-      const { value: view, deleted } = entry.dedup ? await entry.dedup.withFrozenDeletions(() => entry.store.acquireReadView()) : { value: await entry.store.acquireReadView(), deleted: null };
+      const { value: view, deleted } = entry.dedup ? await entry.dedup.withFrozenDeletions(() => entry.store.acquireReadView(), true) : { value: await entry.store.acquireReadView(), deleted: null };
       const pending = deleted !== null && !deleted.offsets.isEmpty;
+      if (!pending) deleted?.release?.();
       if (view.offsetRange === null && !pending) await view.release();
       else views.push({ entry, view, deleted: pending ? deleted : null });
     }

@@ -14,7 +14,8 @@ import { readParquetBatches } from "../../src/format/parquet-reader.js";
 import { fileIOSource } from "../../src/format/source.js";
 import { OffsetSet64 } from "../../src/kernel/bitmap.js";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
-import { OffsetIndexCache, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource } from "../../src/read/offset-positions.js";
+import { OffsetIndexCache, OffsetLog, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource } from "../../src/read/offset-positions.js";
+import { DedupKeyIndex, keyIdentities, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
 import type { DataField } from "../../src/spec/types.js";
@@ -121,6 +122,85 @@ describe("offset → row positions via the bitmap index", () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  it("resolves frozen pending deletions incrementally: views frozen between writes, prepares and commits, read in any order, see exactly their own deletions (randomized)", () => {
+    // Two committed files (offsets 0 … 2K-1 with gaps and repeats, split in two), keys superseded
+    // by writes of new offsets; the key index's frozen deletions are read through the files'
+    // incremental caches and compared with a model of the deleted set at each freeze.
+    const K = 400;
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("write" as const), keys: fc.array(fc.integer({ min: 0, max: K + 50 }), { minLength: 1, maxLength: 40 }) }),
+      fc.record({ kind: fc.constant("big write" as const), keys: fc.array(fc.integer({ min: 0, max: K - 1 }), { minLength: 1100, maxLength: 1400 }) }),
+      fc.record({ kind: fc.constant("view" as const) }),
+      fc.record({ kind: fc.constant("prepare" as const) }),
+      fc.record({ kind: fc.constant("commit" as const) }),
+      fc.record({ kind: fc.constant("read" as const), pick: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), fc.nat(), (ops, seed) => {
+        // committed row of key k: offset 2k (every 7th key absent, every 11th in two rows)
+        const column: bigint[] = [];
+        for (let k = 0; k < K; k++) if (k % 7 !== 3) for (let r = k % 11 === 5 ? 2 : 1; r > 0; r--) column.push(BigInt(2 * k));
+        const half = column.length >> 1;
+        const files = [column.slice(0, half), column.slice(half)].map((c) => ({ column: c, index: OffsetPositionIndex.fromBlob(blobOf(c), OFFSET, c.length, "f") }));
+        const index = new DedupKeyIndex();
+        const live = new Map<number, bigint>(); // model: key -> live offset
+        for (const o of new Set(column)) live.set(Number(o) / 2, o);
+        const keys = [...live.keys()];
+        index.upsert(keyIdentities({ type: "int64", length: keys.length, values: BigInt64Array.from(keys, BigInt) }), BigInt64Array.from(keys, (k) => live.get(k)!));
+        let deleted = new Set<bigint>(); // model: deleted since the last commit
+        let next = 10n * BigInt(K);
+        const views: Array<{ frozen: FrozenDeletedOffsets; expected: Set<bigint> }> = [];
+        const prepared: Array<{ frozen: FrozenDeletedOffsets; expected: Set<bigint> }> = [];
+        const read = (v: { frozen: FrozenDeletedOffsets; expected: Set<bigint> }) => {
+          for (const f of files) {
+            const hits = f.index.positionsOfPending(v.frozen);
+            try {
+              expect(Array.from(hits.toArray())).toEqual(positionsWhere(f.column, (o) => v.expected.has(o)));
+            } finally {
+              hits.dispose();
+            }
+          }
+        };
+        let pick = seed;
+        for (const o of ops) {
+          if (o.kind === "write" || o.kind === "big write") {
+            const offsets = BigInt64Array.from(o.keys, () => next++);
+            o.keys.forEach((k, i) => {
+              const old = live.get(k);
+              if (old !== undefined) deleted.add(old);
+              live.set(k, offsets[i]);
+            });
+            index.apply(keyIdentities({ type: "int64", length: o.keys.length, values: BigInt64Array.from(o.keys, BigInt) }), offsets);
+          } else if (o.kind === "view") {
+            views.push({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
+          } else if (o.kind === "prepare") {
+            prepared.push({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
+          } else if (o.kind === "commit" && prepared.length > 0) {
+            const p = prepared.shift()!;
+            index.committed(p.frozen);
+            deleted = new Set([...deleted].filter((x) => !p.expected.has(x)));
+          } else if (o.kind === "read") {
+            // the current state, then a random earlier view (older after newer)
+            read({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
+            if (views.length > 0) read(views[(o.pick + pick++) % views.length]);
+          }
+        }
+        for (const v of [...views].reverse()) read(v);
+        read({ frozen: index.freezeDeleted(), expected: deleted });
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("an offset log is append-only: earlier views of it keep their values when it grows", () => {
+    const log = new OffsetLog(BigUint64Array.of(5n, 3n));
+    const before = log.values;
+    log.append(BigInt64Array.from({ length: 100 }, (_, i) => BigInt(100 + i)));
+    expect([before.length, ...before]).toEqual([2, 5n, 3n]);
+    expect([log.length, log.values[1], log.values[2], log.values[101]]).toEqual([102, 3n, 100n, 199n]);
+    expect(new OffsetLog().generation).toBeGreaterThan(log.generation);
   });
 
   it("pages through large pending sets and stops at the file's max offset", () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import * as arrow from "apache-arrow";
+import fc from "fast-check";
 import {
   and,
+  bindPredicate,
   col,
   countSelected,
   evaluateBatch,
@@ -231,5 +233,26 @@ describe("rows and partitions", () => {
     expect(evaluateRow(col("p").eq(2), { p: 200n }, fields, { canonical: true })).toBe(true);
     expect(evaluateRow(col("p").eq(2), { p: 2n }, fields)).toBe(true);
     expect(evaluateRow(col("p").eq(2), (c) => (c === "p" ? "2.00" : null), fields)).toBe(true);
+  });
+});
+
+describe("BIGINT key = v without a mask", () => {
+  it("filterBatchIndices of a bound `=` on a BIGINT column matches the mask path: nulls, slices, extremes, duplicates (randomized)", () => {
+    const field: DataField = { id: 0, name: "k", type: { kind: "BIGINT", nullable: false } };
+    const value = fc.oneof(fc.bigInt({ min: -3n, max: 3n }), fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, 2n ** 32n, -(2n ** 32n), 2n ** 32n + 1n, (1n << 40n) - 1n));
+    fc.assert(
+      fc.property(fc.array(fc.option(value, { freq: 6 }), { minLength: 1, maxLength: 60 }), value, fc.nat(), fc.nat(), (values, literal, a, b) => {
+        const whole = columnData(T.BIGINT(), values);
+        const from = a % values.length;
+        const data = whole.slice(from, b % (values.length - from + 1));
+        const schema = new arrow.Schema([new arrow.Field("k", new arrow.Int64(), true)]);
+        const batch = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: data.length, nullCount: 0, children: [data] }));
+        const bound = bindPredicate(col("k").eq(literal), [field]);
+        const expected = values.slice(from, from + data.length).flatMap((v, i) => (v === literal ? [i] : []));
+        expect(Array.from(filterBatchIndices(bound, batch))).toEqual(expected);
+        expect(Array.from(selectedIndices(evaluateBatch(bound, batch, { fields: [field] })))).toEqual(expected);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

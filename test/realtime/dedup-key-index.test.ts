@@ -12,6 +12,40 @@ const offsets = (...values: number[]) => BigInt64Array.from(values.map(BigInt));
 const deletedOf = (frozen: FrozenDeletedOffsets) => [...frozen.offsets];
 
 describe("DedupKeyIndex", () => {
+  it("released read-view freezes let writes change the deleted set in place and free the copies they replaced; held freezes keep theirs", () => {
+    const index = new DedupKeyIndex();
+    const ids = (...k: number[]) => keyIdentities(keyColumnFromValues("int64", k.map(BigInt)));
+    index.upsert(ids(1, 2, 3, 4), BigInt64Array.of(10n, 20n, 30n, 40n));
+    index.upsert(ids(1), BigInt64Array.of(11n));
+    // a view holds {10}: the next write copies, the view keeps its values; its release frees the copy it held
+    const view = index.freezeDeleted(true);
+    index.upsert(ids(2), BigInt64Array.of(21n));
+    expect([...view.offsets]).toEqual([10n]);
+    expect(deletedOf(index.freezeDeleted(true))).toEqual([10n, 20n]);
+    view.release!();
+    view.release!(); // idempotent
+    expect(view.offsets.isDisposed).toBe(true);
+    // released views: no copy, the set changes in place
+    const a = index.freezeDeleted(true);
+    a.release!();
+    const setBefore = a.offsets;
+    // (the freeze taken in the expect above was never released: the set is copied once more)
+    index.upsert(ids(3), BigInt64Array.of(31n));
+    const b = index.freezeDeleted(true);
+    b.release!();
+    index.upsert(ids(4), BigInt64Array.of(41n));
+    const c = index.freezeDeleted(true);
+    expect(c.offsets).toBe(b.offsets);
+    expect(deletedOf(c)).toEqual([10n, 20n, 30n, 40n]);
+    expect(setBefore.isDisposed).toBe(false); // an unreleased freeze still holds it
+    // a held freeze (seal / prepare) is never freed; a commit of it frees nothing it holds
+    const held = index.freezeDeleted();
+    c.release!();
+    index.upsert(ids(1), BigInt64Array.of(12n));
+    index.committed(held);
+    expect([deletedOf(held), deletedOf(index.freezeDeleted()), held.offsets.isDisposed]).toEqual([[10n, 20n, 30n, 40n], [11n], false]);
+  });
+
   it("with committed lookups: a missing key falls back to its committed offset, a retract leaves a marker, dropCommitted forgets keys below the committed end", () => {
     const ix = new DedupKeyIndex();
     const ids = (...v: number[]) => BigUint64Array.from(v.map(BigInt));
