@@ -86,7 +86,6 @@ class PageWorker {
     const progress = new SharedArrayBuffer(4);
     this.done = new Int32Array(progress);
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { zstd: zstdPath, progress } });
-    this.worker.unref();
     let started!: (ok: boolean) => void;
     this.ready = new Promise((r) => (started = r));
     this.worker.on("message", (m: { ready?: boolean; failed?: string; id?: number; body?: ArrayBuffer; error?: string }) => {
@@ -99,6 +98,7 @@ class PageWorker {
       } else {
         const p = this.pending.get(m.id!);
         this.pending.delete(m.id!);
+        if (this.pending.size === 0) this.worker.unref();
         if (m.body) p?.resolve(new Uint8Array(m.body));
         else p?.reject(new PaimonError("IO_ERROR", `page compression failed in the worker: ${m.error}`));
       }
@@ -111,6 +111,19 @@ class PageWorker {
       this.fail(new PaimonError("IO_ERROR", `the page compression worker exited (code ${code})`), !this.isReady);
       started(false);
     });
+    // after the listeners (adding a "message" listener refs the worker again in Node)
+    this.worker.unref();
+  }
+
+  /** Waits for the worker to start (keeping the process alive meanwhile): whether it did. */
+  async started(): Promise<boolean> {
+    if (this.isReady || this.dead) return this.isReady && !this.dead;
+    this.worker.ref();
+    try {
+      return await this.ready;
+    } finally {
+      if (this.pending.size === 0) this.worker.unref();
+    }
   }
 
   /** zstd of `body` in the worker (a copy of it is transferred), or undefined when the worker is not ready or has enough to do. */
@@ -119,6 +132,9 @@ class PageWorker {
     if (!always && (body.length < MIN_OFFLOAD_BYTES || ((this.posted - Atomics.load(this.done, 0)) | 0) > MAX_OUTSTANDING_BYTES)) return undefined;
     const id = this.nextId++;
     const copy = body.slice();
+    // the worker keeps the process alive while it holds pages (an unref'd one would let Node exit
+    // with a file half written and its promise never settled)
+    if (this.pending.size === 0) this.worker.ref();
     const result = new Promise<Uint8Array>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     // a file that fails on an earlier page stops awaiting the later ones: their rejection is not unhandled
     result.catch(() => undefined);
@@ -136,6 +152,7 @@ class PageWorker {
   private fail(error: PaimonError, permanently: boolean): void {
     if (this.dead) return;
     this.dead = true;
+    this.worker.unref();
     if (current === this) current = permanently ? null : undefined;
     for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
@@ -145,7 +162,7 @@ class PageWorker {
 /** undefined: not started yet (or the last one died after starting); null: cannot start here. */
 let current: PageWorker | null | undefined;
 
-/** The process's page compression worker, started now if it is not; null where none can start. */
+/** The process's page compression worker, started now if it is not (not waited for); null where none can start. */
 export function pageWorker(): PageWorker | null {
   if (current === undefined) {
     try {

@@ -307,7 +307,7 @@ async function pageWorkerFor(use: boolean | "always", bytes: number): Promise<Pa
   const worker = (await pageWorkerModule)?.pageWorker();
   if (!worker) return undefined;
   if (worker.isReady) return worker;
-  if (use === "always" || bytes >= WORKER_WAIT_FILE_BYTES) return (await worker.ready) ? worker : undefined;
+  if (use === "always" || bytes >= WORKER_WAIT_FILE_BYTES) return (await worker.started()) ? worker : undefined;
   return undefined;
 }
 

@@ -318,7 +318,7 @@ describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts
     const schema = parquetArrowSchema(fields);
     const layout = [recordBatch(schema, input.data.children, n)];
     const worker = pageWorker()!;
-    expect(await worker.ready).toBe(true);
+    expect(await worker.started()).toBe(true);
     const compress = (await flatCompressor("zstd"))!;
     let pages = 0;
     const dying = {
