@@ -259,13 +259,14 @@ export class ParquetFileWriter {
         if (!plain.has(f.name)) dictionaryLeaves.add(i);
       });
     }
-    const compress = await flatCompressor(codec);
+    const zstdLevel = 1; // parquet-rs's and Paimon's default level
+    const compress = await flatCompressor(codec, zstdLevel);
     if (!compress) return undefined;
     const compression: PageCompression = { compress };
     if (codec === "zstd") {
       const worker = await pageWorkerFor(o.compressionWorker ?? true, this.bytes);
       const always = o.compressionWorker === "always";
-      if (worker) compression.offload = (body) => worker.offload(body, 1, always);
+      if (worker) compression.offload = (body) => worker.offload(body, zstdLevel, always);
     }
     const kv = new Map(Object.entries(o.keyValueMetadata ?? {}));
     kv.set("ARROW:schema", arrowSchemaFooterValue(this.schema));
