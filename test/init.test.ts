@@ -88,13 +88,13 @@ describe("init", () => {
   it("a parquet module that fails to load is UNSUPPORTED on a read that needs it (not CORRUPT_FILE), flat columns read without it, and init with the right one retries cleanly", async () => {
     const catalog = await edge.Catalog.open(`memory://init-${Date.now()}`);
     await catalog.createDatabase("db");
-    // TINYINT: a column the flat decoder leaves to parquet-wasm
-    const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "small", type: "TINYINT" }] });
+    // TIME: a column the flat decoder leaves to parquet-wasm
+    const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "time", type: "TIME" }] });
     const w = await t.newWrite({ commitUser: "u" });
     await w.write(
       new arrow.RecordBatch({
         id: arrow.makeData({ type: new arrow.Int64(), length: 2, data: new BigInt64Array([7n, 8n]) }),
-        small: arrow.makeData({ type: new arrow.Int8(), length: 2, data: new Int8Array([-1, 2]) }),
+        time: arrow.makeData({ type: new arrow.TimeMillisecond(), length: 2, data: new Int32Array([1000, 86_399_000]) }),
       }),
     );
     expect(await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(1), 1)).toBe(1);
@@ -104,6 +104,16 @@ describe("init", () => {
     setParquetWasmSource(new Uint8Array([0, 1, 2, 3]));
     const ids = (await t.newRead({ projection: ["id"] }).toArrow(plan.splits)).getChild("id")!.toArray();
     expect(Array.from(ids as BigInt64Array)).toEqual([7n, 8n]); // the flat decoder: no parquet-wasm needed
+    // primary-key tables: their files (with the TINYINT _VALUE_KIND) are written and read without parquet-wasm
+    const pk = await catalog.createTable("db.pk", { fields: [{ name: "k", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], primaryKeys: ["k"], options: { bucket: "1" } });
+    for (const [id, [k, v]] of [[1, [[1n, 2n], ["a", "b"]]], [2, [[2n, 3n], ["B", "c"]]]] as const) {
+      const pw = await pk.newWrite({ commitUser: "u" });
+      await pw.write(new arrow.RecordBatch({ k: arrow.makeData({ type: new arrow.Int64(), length: 2, data: BigInt64Array.from(k) }), v: arrow.vectorFromArray([...v], new arrow.Utf8()).data[0]! }));
+      await pk.newCommit({ commitUser: "u" }).commit(await pw.prepareCommit(id), id);
+      await pw.close();
+    }
+    const merged = await pk.newRead().toArrow((await pk.newScan().plan()).splits);
+    expect(merged.toArray().map((r) => [r.k, r.v])).toEqual([[1n, "a"], [2n, "B"], [3n, "c"]]);
     const [readCode, readMessage] = await codeOf(t.newRead().toArrow(plan.splits));
     expect(readCode).toBe("UNSUPPORTED");
     expect(readMessage).toContain("the parquet module (parquet-wasm) could not be loaded");
@@ -115,7 +125,7 @@ describe("init", () => {
     await edge.init({ parquet: new Uint8Array(parquetWasm) });
     const table = await t.newRead().toArrow(plan.splits);
     expect(Array.from(table.getChild("id")!.toArray() as BigInt64Array)).toEqual([7n, 8n]);
-    expect(Array.from(table.getChild("small")!.toArray() as Int8Array)).toEqual([-1, 2]);
+    expect(Array.from(table.getChild("time")!.toArray() as Int32Array)).toEqual([1000, 86_399_000]);
   });
 });
 

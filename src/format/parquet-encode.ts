@@ -317,7 +317,8 @@ export async function encodeFlatParquet(schema: arrow.Schema, input: readonly ar
     for (let c = 0; c < leaves.length; c++) {
       const leaf = leaves[c]!;
       const pages: EncodedPage[] = [];
-      const dict = dictionaryLeaves.has(c) && leaf.kind !== "bool" ? buildDictionary(batches, c, g0, g1, leaf.width, scratch.dict) : undefined;
+      const built = dictionaryLeaves.has(c) && leaf.kind !== "bool" ? buildDictionary(batches, c, g0, g1, leaf.width, scratch.dict) : undefined;
+      const dict = built && dictionaryPays(built, batches, c, g0, g1, leaf.width) ? built : undefined;
       if (dict) {
         const header = f(7, T_STRUCT, struct(f(1, T_I32, dict.count), f(2, T_I32, PLAIN), f(3, T_TRUE, false)));
         pages.push({ type: 2, bodyLength: dict.plain.length, compressed: compressPage(dict.plain), header, first: g0 });
@@ -375,6 +376,31 @@ export async function encodeFlatParquet(schema: arrow.Schema, input: readonly ar
   emit(u32le(PARQUET_MAGIC));
   settle(rows);
   return at === out.length ? out : out.subarray(0, at);
+}
+
+/**
+ * Whether dictionary encoding makes the chunk smaller than PLAIN, parquet-mr's rule
+ * (`isCompressionSatisfying`: dictionary page + encoded indices < PLAIN values), which Java
+ * Paimon's files follow: columns of (nearly) unique values — keys, sequence numbers,
+ * measurements — are written PLAIN even when their dictionary fits the 1 MiB page (parquet-rs
+ * would keep it), so readers do not gather every value through a dictionary of the same size.
+ */
+function dictionaryPays(dict: ChunkDictionary, batches: readonly arrow.RecordBatch[], c: number, from: number, to: number, width: number): boolean {
+  const encoded = dict.plain.length + Math.ceil((dict.values * dict.bitWidth) / 8);
+  let plain = dict.values * (width > 0 ? width : 4);
+  if (width === 0) {
+    let base = 0;
+    for (const batch of batches) {
+      const end = base + batch.numRows;
+      if (end > from && base < to) {
+        const o = batch.data.children[c]!.valueOffsets as Int32Array; // sliced to the Data's rows
+        plain += o[Math.min(to, end) - base]! - o[Math.max(from, base) - base]!;
+      }
+      base = end;
+      if (base >= to) break;
+    }
+  }
+  return encoded < plain;
 }
 
 /** `batches` with their TINYINT / SMALLINT columns as Int32 (offset 0), the other columns as they are. */

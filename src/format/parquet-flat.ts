@@ -33,7 +33,7 @@ import type { TList, TStruct, TValue, getValue } from "./thrift.js";
  * importing apache-arrow alone: 15 chunks, +1.7 KB). Positional, so the entry carries no keys.
  */
 export type FlatDeps = [
-  arrow: [makeData: typeof arrow.makeData, Schema: typeof arrow.Schema, Field: typeof arrow.Field, Table: typeof arrow.Table, Bool: typeof arrow.Bool, Int32: typeof arrow.Int32, Int64: typeof arrow.Int64, DateDay: typeof arrow.DateDay, Timestamp: typeof arrow.Timestamp, Float32: typeof arrow.Float32, Float64: typeof arrow.Float64, Utf8: typeof arrow.Utf8, Binary: typeof arrow.Binary],
+  arrow: [makeData: typeof arrow.makeData, Schema: typeof arrow.Schema, Field: typeof arrow.Field, Table: typeof arrow.Table, Bool: typeof arrow.Bool, Int8: typeof arrow.Int8, Int16: typeof arrow.Int16, Int32: typeof arrow.Int32, Int64: typeof arrow.Int64, DateDay: typeof arrow.DateDay, Timestamp: typeof arrow.Timestamp, Float32: typeof arrow.Float32, Float64: typeof arrow.Float64, Utf8: typeof arrow.Utf8, Binary: typeof arrow.Binary],
   readLeafChunks: typeof readLeafChunks,
   readPageHeader: typeof readPageHeader,
   loadZstd: typeof loadZstd,
@@ -47,7 +47,7 @@ export type FlatDeps = [
 ];
 
 interface Deps {
-  arrow: Pick<typeof arrow, "makeData" | "Schema" | "Field" | "Table" | "Bool" | "Int32" | "Int64" | "DateDay" | "Timestamp" | "Float32" | "Float64" | "Utf8" | "Binary">;
+  arrow: Pick<typeof arrow, "makeData" | "Schema" | "Field" | "Table" | "Bool" | "Int8" | "Int16" | "Int32" | "Int64" | "DateDay" | "Timestamp" | "Float32" | "Float64" | "Utf8" | "Binary">;
   readLeafChunks: typeof readLeafChunks;
   readPageHeader: typeof readPageHeader;
   loadZstd: typeof loadZstd;
@@ -78,8 +78,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress };
+  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -144,6 +144,12 @@ function flatArrowType(element: TStruct): arrow.DataType | undefined {
       return logical === undefined && converted === undefined ? new D.arrow.Bool() : undefined;
     case INT32:
       if (plainInt(32)) return new D.arrow.Int32();
+      // TINYINT / SMALLINT: signed INTEGER(8|16) / INT_8 (15) / INT_16 (16), decoded as INT32 and narrowed
+      for (const [bits, ct] of [[8, 15], [16, 16]] as const) {
+        const logicalOk = logicalKind === undefined || (logicalKind === 10 && getNumber(logicalBody!, 1) === bits && D.getValue(logicalBody!, 2) === true);
+        const convertedOk = converted === ct || (converted === undefined && logicalKind === 10);
+        if (logicalOk && convertedOk) return bits === 8 ? new D.arrow.Int8() : new D.arrow.Int16();
+      }
       if ((logicalKind === 6 || logicalKind === undefined) && (logicalKind === 6 || converted === 6) && (converted === undefined || converted === 6)) return new D.arrow.DateDay();
       return undefined;
     case INT64: {
@@ -725,10 +731,15 @@ function finish(b: Builder, type: arrow.DataType): arrow.Data {
   if (b.width === 0) return D.arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: b.values });
   const buf = b.values.buffer;
   switch (type.typeId) {
-    case TYPE_INT:
-      return (type as arrow.Int).bitWidth === 64
-        ? D.arrow.makeData({ type: type as arrow.Int64, length, nullCount, nullBitmap, data: new BigInt64Array(buf) })
-        : D.arrow.makeData({ type: type as arrow.Int32, length, nullCount, nullBitmap, data: new Int32Array(buf) });
+    case TYPE_INT: {
+      const bits = (type as arrow.Int).bitWidth;
+      if (bits === 64) return D.arrow.makeData({ type: type as arrow.Int64, length, nullCount, nullBitmap, data: new BigInt64Array(buf) });
+      if (bits === 32) return D.arrow.makeData({ type: type as arrow.Int32, length, nullCount, nullBitmap, data: new Int32Array(buf) });
+      // TINYINT / SMALLINT were decoded as INT32 words: narrowed in one typed-array copy
+      const wide = new Int32Array(buf, 0, length);
+      if (bits === 8) return D.arrow.makeData({ type: type as arrow.Int8, length, nullCount, nullBitmap, data: Int8Array.from(wide) });
+      return D.arrow.makeData({ type: type as arrow.Int16, length, nullCount, nullBitmap, data: Int16Array.from(wide) });
+    }
     case TYPE_FLOAT:
       return (type as arrow.Float).precision === PRECISION_DOUBLE
         ? D.arrow.makeData({ type: type as arrow.Float64, length, nullCount, nullBitmap, data: new Float64Array(buf) })

@@ -120,14 +120,14 @@ export function setFlatDecoding(on: boolean): void {
 /** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
 export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   const deps: FlatDeps = [
-    [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
+    [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int8, arrow.Int16, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
     readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress,
   ];
   return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }
 
 /** Paimon type kinds whose columns the flat decoder takes (parquet-flat.ts `flatArrowType`). */
-const FLAT_KINDS = new Set(["BOOLEAN", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "CHAR", "VARCHAR", "VARBINARY", "TIMESTAMP", "TIMESTAMP_LTZ"]);
+const FLAT_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "CHAR", "VARCHAR", "VARBINARY", "TIMESTAMP", "TIMESTAMP_LTZ"]);
 
 /**
  * Starts loading the decoders a read of `fields` will use, without waiting (a scan calls it, so

@@ -22,24 +22,6 @@ export function sortPermutation(keys: readonly KeyColumn[], sequence: BigInt64Ar
   return frame.u32(outAt, rows).slice();
 }
 
-/** 0, 1, 2, … shared by sorts of batches up to this many rows (larger ones build their own). */
-const SHARED_ASCENDING_ROWS = 1 << 16;
-let ascending: BigInt64Array | null = null;
-
-function ascendingFrom0(rows: number): BigInt64Array {
-  if (rows > SHARED_ASCENDING_ROWS) return BigInt64Array.from({ length: rows }, (_, i) => BigInt(i));
-  ascending ??= BigInt64Array.from({ length: SHARED_ASCENDING_ROWS }, (_, i) => BigInt(i));
-  return ascending.subarray(0, rows);
-}
-
-/**
- * `sortPermutation` of rows whose sequence numbers ascend in row order (a writer numbering a
- * batch): row order stands in for them, so no sequence column needs building.
- */
-export function sortPermutationInRowOrder(keys: readonly KeyColumn[], rows: number): Uint32Array {
-  return sortPermutation(keys, ascendingFrom0(rows));
-}
-
 /** Checks that a permutation covers `0..rows` once (for callers accepting external permutations). */
 export function isPermutation(perm: Uint32Array, rows: number): boolean {
   requireArgument(perm.length === rows, `permutation has ${perm.length} entries for ${rows} rows`);

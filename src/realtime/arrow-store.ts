@@ -1,17 +1,15 @@
-// The default real-time store: Arrow batches kept as given (PK mode: each already sorted by key
-// then sequence, an independent merge input), in write order, in a building
+// The default real-time store: Arrow batches kept as given, in write order, in a building
 // segment and immutable sealed segments; immutable read views; optional spill of sealed
-// segments to Arrow IPC (zstd) files; optional per-batch statistics for pruning.
+// segments to Arrow IPC (zstd) files; optional per-batch statistics for pruning. PK mode: each
+// batch arrives numbered, in input order, and is sorted by key then sequence (an independent
+// merge input) once, the first time a query, commit reader or spill needs it.
 import type * as arrow from "apache-arrow";
 import { concatBatches } from "../arrow/concat.js";
-import { takeRows } from "../arrow/take.js";
-import { columnValues } from "../arrow/values.js";
-import { keyColumnFromArrow } from "../kernel/columns.js";
-import { sortPermutation } from "../kernel/sort.js";
 import { PaimonError } from "../error.js";
 import { mayMatch, type StatsSet } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
 import { computeBatchStats, statsBytes } from "./batch-stats.js";
+import { sortPrimaryKeyBatch } from "./pk-batch.js";
 import { deleteSpillFile, readSpillFile, writeSpillFile } from "./spill.js";
 import type {
   RealtimeQueryContext,
@@ -52,6 +50,14 @@ interface BatchMeta {
 interface StoredBatch extends BatchMeta {
   batch: arrow.RecordBatch;
   bytes: number;
+  /**
+   * PK: false until the batch is sorted by key then sequence (`settle`); its statistics are
+   * computed then too. The sorted batch replaces `batch` (the same rows, so a view holding this
+   * entry reads the same data) and `owner`'s byte counts are adjusted (null once coalesced
+   * into another entry: only views taken before hold it, and the segment no longer counts it).
+   */
+  sorted: boolean;
+  owner: Segment | null;
 }
 
 /** A spill file shared by the store and by views that captured it; deleted at refcount 0. */
@@ -135,7 +141,11 @@ export class ArrowRealtimeStore implements RealtimeStore {
   private closed = false;
   private readonly statsFields: readonly DataField[] | null;
 
+  /** PK: batches arrive in input order; this store sorts each once, when first needed. */
+  readonly sortsPrimaryKeyBatches: boolean;
+
   constructor(readonly request: RealtimeStoreCreateRequest) {
+    this.sortsPrimaryKeyBatches = request.mode === "PRIMARY_KEY";
     if (request.mode !== "APPEND_ONLY" && request.mode !== "PRIMARY_KEY" && request.mode !== "DEDUPLICATE") throw new PaimonError("UNSUPPORTED", `invalid real-time store mode ${request.mode} for the default Arrow store`);
     if (request.spillEnabled && !request.tempDirectory) throw new PaimonError("INVALID_ARGUMENT", "realtime.spill-enabled requires a non-empty temporary directory");
     this.building = new Segment(this.nextSegmentId++);
@@ -153,10 +163,12 @@ export class ArrowRealtimeStore implements RealtimeStore {
     if (batch.numRows === 0 && this.request.mode !== "DEDUPLICATE") return;
     if (offsetRange.begin >= offsetRange.end) throw new PaimonError("OFFSET_INVALID", `real-time offset range is invalid for ${this.request.description}`);
     if (this.lastEnd !== null && offsetRange.begin < this.lastEnd) throw new PaimonError("OFFSET_INVALID", `offset ranges must be ordered and non-overlapping in ${this.request.description}`);
-    const stats = this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
+    // PK: sorted (and its statistics computed) when first needed, see settle.
+    const sorted = this.request.mode !== "PRIMARY_KEY";
+    const stats = sorted && this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
     const bytes = dataBytes(batch.data);
     const seg = this.building;
-    seg.batches.push({ batch, first: offsetRange.begin, end: offsetRange.end, rows: batch.numRows, stats, bytes });
+    seg.batches.push({ batch, first: offsetRange.begin, end: offsetRange.end, rows: batch.numRows, stats, bytes, sorted, owner: seg });
     seg.rowCount += batch.numRows;
     seg.dataBytes += bytes;
     if (stats) seg.statBytes += statsBytes(stats);
@@ -168,36 +180,47 @@ export class ArrowRealtimeStore implements RealtimeStore {
   /**
    * Copies the trailing run of small batches into one batch, so that a stream of tiny writes
    * does not leave queries walking thousands of batches (PK: each key lookup probes every
-   * stored batch). Copy-on-write: views captured the old array and keep reading it.
+   * stored batch; the concatenation is sorted when first needed, like a written batch).
+   * Copy-on-write: views captured the old array and keep reading it.
    */
   private coalesceSmallRun(seg: Segment): void {
     const start = seg.batches.length - seg.smallRun;
     const run = seg.batches.slice(start);
-    const batch = this.request.mode === "PRIMARY_KEY" ? this.sortedByKey(concatBatches(run.map((b) => b.batch))) : concatBatches(run.map((b) => b.batch));
+    const batch = concatBatches(run.map((b) => b.batch));
     const rows = batch.numRows;
-    const stats = this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
+    const sorted = this.request.mode !== "PRIMARY_KEY";
+    const stats = sorted && this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
     const bytes = dataBytes(batch.data);
     for (const b of run) {
       seg.dataBytes -= b.bytes;
       if (b.stats) seg.statBytes -= statsBytes(b.stats);
+      b.owner = null;
     }
     seg.dataBytes += bytes;
     if (stats) seg.statBytes += statsBytes(stats);
-    seg.batches = [...seg.batches.slice(0, start), { batch, first: run[0].first, end: run[run.length - 1].end, rows, stats, bytes }];
+    seg.batches = [...seg.batches.slice(0, start), { batch, first: run[0].first, end: run[run.length - 1].end, rows, stats, bytes, sorted, owner: seg }];
     seg.rep = { kind: "memory", batches: seg.batches };
     seg.smallRun = rows < SMALL_BATCH_ROWS ? 1 : 0;
   }
 
   /**
-   * PK: stored batches are each sorted by key then sequence number (an independent merge input):
-   * concatenated ones are sorted again, by the same order.
+   * PK: sorts a stored batch by key then sequence number, once (then computes its statistics),
+   * replacing the entry's batch by the sorted one. Synchronous, so no read or write interleaves.
    */
-  private sortedByKey(batch: arrow.RecordBatch): arrow.RecordBatch {
-    const c = batch.data.children;
-    const keys = this.request.keyColumnIndexes.map((i) => keyColumnFromArrow(c[i]));
-    const perm = sortPermutation(keys, columnValues<BigInt64Array>(c[this.request.writeFields.length - 2]));
-    for (let i = 0; i < perm.length; i++) if (perm[i] !== i) return takeRows(batch, perm);
-    return batch;
+  private settle(b: StoredBatch): void {
+    if (b.sorted) return;
+    const batch = sortPrimaryKeyBatch(b.batch, this.request.keyColumnIndexes);
+    const stats = this.statsFields ? computeBatchStats(batch, this.statsFields) : null;
+    const bytes = dataBytes(batch.data);
+    const owner = b.owner;
+    if (owner !== null) {
+      owner.dataBytes += bytes - b.bytes;
+      if (stats) owner.statBytes += statsBytes(stats);
+    }
+    b.batch = batch;
+    b.stats = stats;
+    b.bytes = bytes;
+    b.sorted = true;
   }
 
   freeze(): RealtimeSegmentHandle | null {
@@ -220,6 +243,7 @@ export class ArrowRealtimeStore implements RealtimeStore {
     const seg = this.segmentOf(handle);
     if (seg.rep.kind === "spill") return;
     const memory = seg.rep.batches;
+    for (const b of memory) this.settle(b);
     const info = await writeSpillFile(
       this.request.tempDirectory,
       memory.map((b) => b.batch),
@@ -242,7 +266,10 @@ export class ArrowRealtimeStore implements RealtimeStore {
     const seg = this.segmentOf(handle);
     const rep = seg.rep;
     if (rep.kind === "memory") {
-      for (const b of rep.batches) yield b.batch;
+      for (const b of rep.batches) {
+        this.settle(b);
+        yield b.batch;
+      }
       return;
     }
     rep.file.retain();
@@ -279,23 +306,35 @@ export class ArrowRealtimeStore implements RealtimeStore {
     if (view.isReleased) throw new PaimonError("INVALID_ARGUMENT", `read view of ${this.request.description} was released`);
     const predicate = this.statsFields ? context.predicate : null;
     const keep = (m: BatchMeta): boolean => m.end > context.offsetBegin && (predicate === null || m.stats === null || mayMatch(predicate, m.stats, this.statsFields!));
+    /** A stored batch the query needs, sorted first (PK): null when below the window or pruned. */
+    const kept = (b: StoredBatch): arrow.RecordBatch | null => {
+      if (b.end <= context.offsetBegin) return null;
+      this.settle(b);
+      return keep(b) ? b.batch : null;
+    };
     if (view.parts.every((p) => p.rep.kind === "memory")) {
       const out: arrow.RecordBatch[] = [];
       for (const part of view.parts) {
         const batches = (part.rep as { batches: StoredBatch[] }).batches;
-        for (let i = 0; i < part.count; i++) if (keep(batches[i])) out.push(batches[i].batch);
+        for (let i = 0; i < part.count; i++) {
+          const b = kept(batches[i]);
+          if (b !== null) out.push(b);
+        }
       }
       return out;
     }
-    return this.readParts(view.parts, keep);
+    return this.readParts(view.parts, keep, kept);
   }
 
   /** Batches of view parts; spill files are read chunk by chunk, skipping chunks without a kept batch. */
-  private async *readParts(parts: readonly ViewPart[], keep: (m: BatchMeta) => boolean): AsyncGenerator<arrow.RecordBatch> {
+  private async *readParts(parts: readonly ViewPart[], keep: (m: BatchMeta) => boolean, kept: (b: StoredBatch) => arrow.RecordBatch | null): AsyncGenerator<arrow.RecordBatch> {
     for (const part of parts) {
       const rep = part.rep;
       if (rep.kind === "memory") {
-        for (let i = 0; i < part.count; i++) if (keep(rep.batches[i])) yield rep.batches[i].batch;
+        for (let i = 0; i < part.count; i++) {
+          const b = kept(rep.batches[i]);
+          if (b !== null) yield b;
+        }
         continue;
       }
       // Batches past `count` were not in the segment when the view was taken (none: frozen).

@@ -1,8 +1,7 @@
 // Spill files of the default store: a sealed segment's batches as chunks of Arrow IPC streams,
-// each compressed as a zstd frame (@bokuweb/zstd-wasm to compress, fzstd to decompress). Spill
-// files are temporary storage of this process, not a recovery log: the format is internal.
+// each compressed as a zstd frame (by the zstd accessor spec/zstd.ts both ways). Spill files are
+// temporary storage of this process, not a recovery log: the format is internal.
 import * as arrow from "apache-arrow";
-import { decompress as fzstdDecompress } from "fzstd";
 import { PaimonError } from "../error.js";
 import { joinPath, randomId, type FileIO } from "../fs/file-io.js";
 import { resolveFileIO } from "../fs/resolve.js";
@@ -12,6 +11,17 @@ type Compress = (buf: Uint8Array, level: number) => Uint8Array;
 
 function loadCompressor(): Promise<Compress | null> {
   return loadZstd().then((z) => (z ? z.compress : null));
+}
+
+/**
+ * The decompressor of spill chunks: the wasm module (2.8x fzstd on 2 MB Arrow IPC chunks). A
+ * process that has zstd spill files had it (it wrote them); their frames carry their content size
+ * (ZSTD_compress writes it), so no size is given.
+ */
+async function loadDecompressor(): Promise<(frame: Uint8Array) => Uint8Array> {
+  const z = await loadZstd();
+  if (!z) throw new PaimonError("UNSUPPORTED", "zstd is not available in this runtime (reading a spill file written with spill-compression=zstd)");
+  return (frame) => z.decompress(frame, 0);
 }
 
 const ioCache = new Map<string, Promise<FileIO>>();
@@ -184,6 +194,7 @@ export async function* readSpillFile(path: string, wanted: (index: number) => bo
   const fileSize = await io.fileSize(path);
   let at = 0;
   let index = 0;
+  let decompress: ((frame: Uint8Array) => Uint8Array) | undefined;
   while (at < fileSize) {
     if (fileSize - at < CHUNK_HEADER_BYTES) throw corrupt(`truncated chunk header at byte ${at}`);
     const header = new DataView((await io.readRange(path, at, CHUNK_HEADER_BYTES)).buffer);
@@ -196,9 +207,10 @@ export async function* readSpillFile(path: string, wanted: (index: number) => bo
     for (let i = 0; i < count && !needed; i++) needed = wanted(index + i);
     if (needed) {
       const payload = await io.readRange(path, at, length);
+      if (codec === CODEC_ZSTD) decompress ??= await loadDecompressor();
       let batches: arrow.RecordBatch[];
       try {
-        batches = arrow.tableFromIPC(codec === CODEC_ZSTD ? fzstdDecompress(payload) : payload).batches;
+        batches = arrow.tableFromIPC(codec === CODEC_ZSTD ? decompress!(payload) : payload).batches;
       } catch (e) {
         throw corrupt((e as Error).message, e);
       }

@@ -15,9 +15,11 @@ export type MaybePromise<T> = T | Promise<T>;
  * A validated input batch in the store-write layout: `[_REALTIME_OFFSET, table fields…]`
  * (APPEND_ONLY), or `[_REALTIME_OFFSET, table fields…, _SEQUENCE_NUMBER, _VALUE_KIND]`
  * (PRIMARY_KEY: sorted by primary key then sequence number, so each stored batch is an
- * independent merge input; offsets are then not ordered within the batch). DEDUPLICATE stores
- * `[_REALTIME_OFFSET, table fields…]` too (the table fields hold the same offsets again) and
- * hands over zero-row batches for writes that only deleted keys: their offset range is progress.
+ * independent merge input; offsets are then not ordered within the batch. A store that sets
+ * `sortsPrimaryKeyBatches` receives the batch in input order instead, sequence numbers ascending
+ * with the rows, and sorts it itself). DEDUPLICATE stores `[_REALTIME_OFFSET, table fields…]`
+ * too (the table fields hold the same offsets again) and hands over zero-row batches for writes
+ * that only deleted keys: their offset range is progress.
  */
 export interface RealtimeWriteBatch {
   readonly batch: arrow.RecordBatch;
@@ -62,6 +64,13 @@ export interface RealtimeStoreCreateRequest {
   readonly writeFields: readonly DataField[];
   /** PRIMARY_KEY: indexes of the primary-key columns in `writeSchema` (empty otherwise). */
   readonly keyColumnIndexes: readonly number[];
+  /**
+   * PRIMARY_KEY: a stored batch (any row order, e.g. input order or sorted batches concatenated)
+   * sorted by primary key, then sequence number, with the framework's sort kernel; the batch
+   * itself when already in that order, else a new one (the argument is not changed). For stores
+   * that set `sortsPrimaryKeyBatches`.
+   */
+  readonly sortPrimaryKeyBatch: (batch: arrow.RecordBatch) => arrow.RecordBatch;
   /** The table options. */
   readonly options: Readonly<Record<string, string>>;
   readonly mode: RealtimeStoreMode;
@@ -90,9 +99,20 @@ export interface RealtimeStoreCreateRequest {
  *   entirely below `offsetBegin` or pruned by statistics; returning the same immutable batch
  *   objects every time is expected (no copies);
  * - `advanceCommittedOffset` is monotonic and idempotent; it may reclaim sealed segments whose
- *   whole envelope is below the committed end.
+ *   whole envelope is below the committed end;
+ * - PRIMARY_KEY with `sortsPrimaryKeyBatches`: `write` receives batches in input order, and every
+ *   batch the store hands out (query and commit readers) is sorted by key then sequence number
+ *   (`request.sortPrimaryKeyBatch`); sorting must not change what a view returns, only the order
+ *   of each batch's rows (a view never returns an unsorted batch).
  */
 export interface RealtimeStore {
+  /**
+   * PRIMARY_KEY: true when the store sorts the batches it receives itself, when it first needs
+   * them (the Arrow store: once per batch, on the first query, commit reader or spill that
+   * touches it), so a write costs numbering only. Absent or false: the framework sorts each
+   * batch before `write`.
+   */
+  readonly sortsPrimaryKeyBatches?: boolean;
   write(batch: RealtimeWriteBatch): MaybePromise<void>;
   freeze(): MaybePromise<RealtimeSegmentHandle | null>;
   spill?(segment: RealtimeSegmentHandle): Promise<void>;

@@ -9,14 +9,13 @@ import { takeData, takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
-import { sortPermutationInRowOrder } from "../kernel/sort.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
 import { keyFieldsOf, primaryKeyConfig, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
 import { partitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { AppendBucketWriter } from "../write/append-writer.js";
-import { MergeTreeBucketWriter, sequenceRange } from "../write/merge-tree-writer.js";
+import { MergeTreeBucketWriter } from "../write/merge-tree-writer.js";
 import { checkRowKinds } from "../write/pk-write.js";
 import { RowKind } from "../write/table-write.js";
 import type { StoreEntry } from "./context.js";
@@ -24,10 +23,8 @@ import { dedupFieldsOf } from "./dedup.js";
 import { keyIdentities, survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 import { dedupLookupOptions, type DedupLookupCache } from "./dedup-lookup.js";
 import type { RealtimeStoreMode } from "./options.js";
+import { numberedPrimaryKeyBatch, sortPrimaryKeyBatch } from "./pk-batch.js";
 import { REALTIME_OFFSET_FIELD } from "./types.js";
-
-const INT64 = new arrow.Int64();
-const INT8 = new arrow.Int8();
 
 /** Field id of the hidden offset column (Paimon special field `INT32_MAX - 10002`). */
 export const REALTIME_OFFSET_FIELD_ID = 2147483647 - 10002;
@@ -143,8 +140,9 @@ export class AppendWriteMode implements RealtimeWriteMode {
 
 /**
  * PK MOR / PK DV: the framework numbers rows (continuing the bucket's committed maximum
- * sequence number) and sorts each stored batch by primary key, then sequence, with the wasm
- * sort kernel; `_SEQUENCE_NUMBER` and `_VALUE_KIND` follow the table fields. Prepare hands the
+ * sequence number); each stored batch is sorted by primary key, then sequence, with the wasm
+ * sort kernel (pk-batch.ts: by the store when it first needs the batch, or here for a store
+ * that does not sort); `_SEQUENCE_NUMBER` and `_VALUE_KIND` follow the table fields. Prepare hands the
  * rows, with those sequence numbers, to the ordinary merge-tree writer in write-only mode.
  */
 export class PrimaryKeyWriteMode implements RealtimeWriteMode {
@@ -171,29 +169,20 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
     checkRowKinds(this.table.identifier, kinds, rows);
   }
 
+  /**
+   * Numbers the rows (input order, so sequence order); sorts them only for a store that does not
+   * sort its batches itself (`sortsPrimaryKeyBatches`): the Arrow store sorts each batch once,
+   * when it is first needed.
+   */
   async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
     entry.nextSequence ??= (await this.table.maxSequenceNumber(entry.partitionRow, entry.bucket)) + 1n;
+    const sortHere = entry.store.sortsPrimaryKeyBatches !== true;
     const out: arrow.RecordBatch[] = [];
     let next = entry.nextSequence;
     for (let b = 0; b < batches.length; b++) {
-      const batch = batches[b];
-      const n = batch.numRows;
-      // Rows are numbered in input order, so sorting by (key, row) is sorting by (key, sequence).
-      const keys = this.keyColumnIndexes.map((c) => keyColumnFromArrow(batch.data.children[c]));
-      const perm = sortPermutationInRowOrder(keys, n);
-      const sortedSequence = sequenceRange(next, n, perm);
-      next += BigInt(n);
-      const sortedKinds = new Int8Array(n); // all INSERT (0) without kinds
-      if (kinds) {
-        const from = kindOffsets[b];
-        for (let i = 0; i < n; i++) sortedKinds[i] = kinds[from + perm[i]];
-      }
-      let sorted = true; // input already in key order (common for keyed streams): no copy
-      for (let i = 0; i < n && sorted; i++) sorted = perm[i] === i;
-      const children = sorted ? [...batch.data.children] : batch.data.children.map((c, i) => (i === 0 ? permutedOffsets(c, perm) : takeData(c, perm)));
-      children.push(new arrow.Data(INT64, 0, n, 0, [undefined, sortedSequence] as never));
-      children.push(new arrow.Data(INT8, 0, n, 0, [undefined, sortedKinds] as never));
-      out.push(recordBatch(this.storeSchema, children, n));
+      const numbered = numberedPrimaryKeyBatch(this.storeSchema, batches[b], next, kinds, kindOffsets[b]);
+      next += BigInt(numbered.numRows);
+      out.push(sortHere ? sortPrimaryKeyBatch(numbered, this.keyColumnIndexes) : numbered);
     }
     entry.nextSequence = next;
     return out;
@@ -225,17 +214,6 @@ export class PrimaryKeyWriteMode implements RealtimeWriteMode {
       writer.close();
     }
   }
-}
-
-/**
- * The (validated: non-null, strictly increasing) offset column permuted by `perm`. Offsets of a
- * batch are usually consecutive, and then offset[perm[i]] is first + perm[i]: computed, not gathered.
- */
-function permutedOffsets(column: arrow.Data, perm: Uint32Array): arrow.Data {
-  const n = column.length;
-  const values = column.values as unknown as BigInt64Array;
-  if (values[n - 1] - values[0] !== BigInt(n - 1)) return takeData(column, perm);
-  return new arrow.Data(INT64, 0, n, 0, [undefined, sequenceRange(values[0], n, perm)] as never);
 }
 
 /**

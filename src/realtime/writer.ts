@@ -24,6 +24,7 @@ import type { RealtimeStoreCreateRequest } from "./store.js";
 import { INT64_MAX, partitionBucketKey, REALTIME_OFFSET_FIELD, type OffsetRange, type RealtimeCommitProgress } from "./types.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { realtimeWriteMode, type RealtimeWriteMode } from "./write-modes.js";
+import { sortPrimaryKeyBatch } from "./pk-batch.js";
 import { DedupEntryState } from "./dedup.js";
 import type { FrozenDeletedOffsets } from "./dedup-key-index.js";
 
@@ -203,10 +204,16 @@ export class RealtimeTableWrite extends TableWrite {
   }
 
   private storeRequest(description: string): RealtimeStoreCreateRequest {
+    const keys = this.mode.keyColumnIndexes;
+    const storeMode = this.mode.storeMode;
     return {
       writeSchema: this.mode.storeSchema,
       writeFields: this.mode.storeFields,
-      keyColumnIndexes: this.mode.keyColumnIndexes,
+      keyColumnIndexes: keys,
+      sortPrimaryKeyBatch: (batch) => {
+        if (storeMode !== "PRIMARY_KEY") throw new PaimonError("UNSUPPORTED", `the real-time ${storeMode} store of ${description} has no primary key to sort by`);
+        return sortPrimaryKeyBatch(batch, keys);
+      },
       options: this.rtTable.options,
       mode: this.mode.storeMode,
       statisticsMode: this.rt.statsMode,

@@ -43,11 +43,11 @@ export class TableScan {
   }
 
   async plan(): Promise<Plan> {
-    // a read follows: load its decoders while the metadata is read (parquet-wasm for primary-key
-    // tables, which read TINYINT system columns, filtered scans, whose selective reads decode pages
-    // with it, and codecs the flat decoder lacks)
+    // a read follows: load its decoders while the metadata is read (parquet-wasm only for columns
+    // outside the flat decoder's scope and for codecs whose whole chunks it leaves to parquet-wasm;
+    // primary-key system columns and the pages of selective reads are flat)
     const t = this.table;
-    prefetchDecoders(t.schema.fields, t.schema.primaryKeys.length > 0 || this.options.filter !== undefined || !["zstd", "none"].includes(t.coreOptions.fileCompression));
+    prefetchDecoders(t.schema.fields, !["zstd", "none"].includes(t.coreOptions.fileCompression));
     if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, { realtimeUnion: true }).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();

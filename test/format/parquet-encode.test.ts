@@ -106,6 +106,33 @@ function batches(fields: readonly DataField[], cols: Record<string, unknown[]>, 
   return out;
 }
 
+/**
+ * parquet-mr's rule the encoder follows: a chunk keeps its dictionary when the dictionary page
+ * plus the bit-packed indices are smaller than the PLAIN values (entries are distinct bit
+ * patterns of the Parquet value: -0 and 0 differ, FLOAT as float32, TINYINT/SMALLINT as INT32).
+ */
+function dictionaryPays(f: DataField, chunk: readonly unknown[]): boolean {
+  const values = chunk.filter((v) => v !== null);
+  const fixed: Record<string, number> = { INT: 4, DATE: 4, TINYINT: 4, SMALLINT: 4, FLOAT: 4, BIGINT: 8, DOUBLE: 8, TIMESTAMP: 8, TIMESTAMP_LTZ: 8 };
+  const width = fixed[f.type.kind] ?? 0;
+  const bytesOf = (v: unknown): Uint8Array => (typeof v === "string" ? new TextEncoder().encode(v) : (v as Uint8Array));
+  const keyOf = (v: unknown): string => {
+    if (f.type.kind === "FLOAT") return String(new Uint32Array(Float32Array.of(v as number).buffer)[0]);
+    if (f.type.kind === "DOUBLE") return new Uint32Array(Float64Array.of(v as number).buffer).join(",");
+    if (width === 0) return Array.from(bytesOf(v)).join(",");
+    return String(v);
+  };
+  const distinct = new Map<string, unknown>();
+  for (const v of values) if (!distinct.has(keyOf(v))) distinct.set(keyOf(v), v);
+  const size = (vs: Iterable<unknown>): number => {
+    let n = 0;
+    for (const v of vs) n += width > 0 ? width : 4 + bytesOf(v).length;
+    return n;
+  };
+  const bitWidth = distinct.size <= 1 ? 0 : 32 - Math.clz32(distinct.size - 1);
+  return size(distinct.values()) + Math.ceil((values.length * bitWidth) / 8) < size(values);
+}
+
 /** The JS value hyparquet gives for `v` (as `column` takes it) of field `f`, read with the parsers below. */
 function hyparquetValue(f: DataField, v: unknown): unknown {
   if (v === null) return null;
@@ -152,11 +179,15 @@ describe("flat-column Parquet encoder", () => {
         // every page checksum verifies
         for (const page of pagesOf(written.bytes)) expect(getNumber(page.header, 4), "crc").toBeDefined();
         const meta = parquetMetadata(written.bytes.buffer.slice(written.bytes.byteOffset, written.bytes.byteOffset + written.bytes.byteLength) as ArrayBuffer);
-        for (const rg of meta.row_groups) {
+        for (const [g, rg] of meta.row_groups.entries()) {
           for (const cc of rg.columns) {
             const md = cc.meta_data!;
             // with `dictionary`, every column but BOOLEAN is dictionary-encoded (no chunk here passes 1 MiB)
-            const dictionary = options.dictionary && md.type !== "BOOLEAN";
+            // with `dictionary`, every column but BOOLEAN whose dictionary makes the chunk smaller
+            // (no chunk here passes 1 MiB)
+            const field = FIELDS.find((x) => x.name === md.path_in_schema[0])!;
+            const first = g * options.rowGroupRows;
+            const dictionary = options.dictionary && md.type !== "BOOLEAN" && dictionaryPays(field, cols[field.name]!.slice(first, first + options.rowGroupRows));
             expect(md.encodings, md.path_in_schema[0]).toEqual(dictionary ? ["PLAIN", "RLE", "RLE_DICTIONARY"] : md.path_in_schema[0]!.startsWith("n") ? ["PLAIN"] : ["PLAIN", "RLE"]);
             expect(md.dictionary_page_offset !== undefined).toBe(dictionary);
             const start = Number(md.dictionary_page_offset ?? md.data_page_offset);

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { makeData, Int32, Utf8, Int64, vectorFromArray, Float64, TimestampMicrosecond, Bool, Decimal } from "apache-arrow";
 import { keyColumnFromArrow, keyColumnFromValues, type KeyColumn } from "../../src/kernel/columns.js";
-import { sortPermutation, sortPermutationInRowOrder } from "../../src/kernel/sort.js";
+import { sortPermutation } from "../../src/kernel/sort.js";
 import { sortPermutationReference } from "../../src/kernel/reference.js";
 import { PaimonError } from "../../src/error.js";
 import { columnsOf, keyTableArb, sequenceArb } from "./arbitraries.js";
@@ -58,24 +58,6 @@ describe("sortPermutation", () => {
       }),
       { numRuns: 300 },
     );
-  });
-
-  it("sortPermutationInRowOrder equals a sort by any sequence ascending in row order (property)", () => {
-    fc.assert(
-      fc.property(keyTableArb(3000), fc.bigInt({ min: 0n, max: 2n ** 62n }), (table, start) => {
-        const keys = columnsOf(table);
-        const numbered = BigInt64Array.from(table.rows, (_, i) => start + BigInt(i));
-        expect(Array.from(sortPermutationInRowOrder(keys, table.rows.length))).toEqual(Array.from(sortPermutationReference(keys, numbered)));
-      }),
-      { numRuns: 100 },
-    );
-    // beyond the shared ascending column: descending keys reverse the rows
-    const rows = (1 << 16) + 5;
-    const desc = [keyColumnFromValues("int64", Array.from({ length: rows }, (_, i) => BigInt(rows - i)))];
-    const perm = sortPermutationInRowOrder(desc, rows);
-    expect(perm[0]).toBe(rows - 1);
-    expect(perm[rows - 1]).toBe(0);
-    expect(perm.every((p, i) => p === rows - 1 - i)).toBe(true);
   });
 
   it("matches the reference on batches large enough for the radix path", () => {

@@ -5,7 +5,8 @@ import { readdirSync } from "node:fs";
 import type * as arrow from "apache-arrow";
 import type { RealtimeReadView, RealtimeSegmentHandle, RealtimeStore, RealtimeStoreCreateRequest, RealtimeWriteBatch } from "../../src/realtime/store.js";
 import type { OffsetRange } from "../../src/realtime/types.js";
-import { col, RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
+import { dataBytes } from "../../src/realtime/arrow-store.js";
+import { ArrowRealtimeStore, col, RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, compactFully, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
@@ -403,9 +404,12 @@ describe.each(MODES)("real-time $name spill", ({ options }) => {
   });
 });
 
+/** Offsets, ids, sequence numbers and row kinds of a stored PK batch, column by column. */
+const columns = (b: arrow.RecordBatch) => ["_REALTIME_OFFSET", "id", "_SEQUENCE_NUMBER", "_VALUE_KIND"].map((c) => Array.from(b.getChild(c)!.toArray() as ArrayLike<unknown>, (v) => Number(v)));
+
 /** A minimal store of the SPI written from scratch (no spill, no statistics): lists of batches. */
 class ListStore implements RealtimeStore {
-  private building: arrow.RecordBatch[] = [];
+  protected building: arrow.RecordBatch[] = [];
   private buildingRange: OffsetRange | null = null;
   private sealed: Array<{ batches: arrow.RecordBatch[]; offsetRange: OffsetRange; rowCount: number }> = [];
   constructor(readonly received: arrow.RecordBatch[]) {}
@@ -462,7 +466,6 @@ describe("real-time PK store SPI", () => {
     await w.refreshCommittedSnapshot(await commit(table, w, 1));
     await w.write(rtBatch([3, 4], { ids: [3, 1], names: [null, "d"] }), { bucket: 0, rowKinds: [RowKind.DELETE, RowKind.UPDATE_AFTER] });
     expect(requests.map((r) => [r.mode, r.writeSchema.fields.map((f) => f.name).join(","), r.keyColumnIndexes])).toEqual([["PRIMARY_KEY", "_REALTIME_OFFSET,id,name,v,dt,_SEQUENCE_NUMBER,_VALUE_KIND", [1]]]);
-    const columns = (b: arrow.RecordBatch) => ["_REALTIME_OFFSET", "id", "_SEQUENCE_NUMBER", "_VALUE_KIND"].map((c) => Array.from(b.getChild(c)!.toArray() as ArrayLike<unknown>, (v) => Number(v)));
     expect(received.map(columns)).toEqual([
       // sorted by key, then sequence; the first sequence number of an empty bucket is 0
       [
@@ -488,6 +491,168 @@ describe("real-time PK store SPI", () => {
       [1, "d"],
       [5, "c"],
     ]);
+    await w.close();
+  });
+});
+
+/** A ListStore that sorts on demand: it takes batches in input order and sorts each the first time it hands it out. */
+class SortingListStore extends ListStore {
+  readonly sortsPrimaryKeyBatches = true;
+  readonly sorts: number[] = [];
+  private readonly sortedOf = new Map<arrow.RecordBatch, arrow.RecordBatch>();
+  constructor(
+    received: arrow.RecordBatch[],
+    private readonly request: RealtimeStoreCreateRequest,
+  ) {
+    super(received);
+  }
+  private sorted(b: arrow.RecordBatch): arrow.RecordBatch {
+    let s = this.sortedOf.get(b);
+    if (s === undefined) {
+      this.sorts.push(b.numRows);
+      this.sortedOf.set(b, (s = this.request.sortPrimaryKeyBatch(b)));
+    }
+    return s;
+  }
+  override async *createCommitReader(seg: RealtimeSegmentHandle) {
+    for await (const b of super.createCommitReader(seg)) yield this.sorted(b);
+  }
+  override createQueryReader(view: RealtimeReadView) {
+    return super.createQueryReader(view).map((b) => this.sorted(b));
+  }
+}
+
+describe("real-time PK deferred sort", () => {
+  it("a store that sorts on demand receives numbered batches in input order and sorts them with request.sortPrimaryKeyBatch", async () => {
+    const table = await pkTable();
+    const received: arrow.RecordBatch[] = [];
+    let store: SortingListStore | null = null;
+    const ctx = await RealtimeContext.create({ create: (request: RealtimeStoreCreateRequest) => (store = new SortingListStore(received, request)) });
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1, 2], { ids: [5, 3, 5], names: ["a", "b", "c"] }), { bucket: 0, rowKinds: [RowKind.INSERT, RowKind.INSERT, RowKind.UPDATE_AFTER] });
+    await w.write(rtBatch([4, 6], { ids: [3, 1], names: [null, "d"] }), { bucket: 0, rowKinds: [RowKind.DELETE, RowKind.INSERT] });
+    expect(received.map(columns)).toEqual([
+      [
+        [0, 1, 2],
+        [5, 3, 5],
+        [0, 1, 2],
+        [0, 0, 2],
+      ],
+      [
+        [4, 6],
+        [3, 1],
+        [3, 4],
+        [3, 0],
+      ],
+    ]);
+    expect(store!.sorts).toEqual([]); // nothing sorted by writing
+    expect(await view(table, ctx)).toEqual([
+      [1, "d"],
+      [5, "c"],
+    ]);
+    expect(await view(table, ctx)).toEqual([
+      [1, "d"],
+      [5, "c"],
+    ]);
+    expect(store!.sorts).toEqual([3, 2]); // once per batch
+    await w.refreshCommittedSnapshot(await commit(table, w, 1));
+    expect(store!.sorts).toEqual([3, 2]);
+    expect(await view(table)).toEqual([
+      [1, "d"],
+      [5, "c"],
+    ]);
+    await w.close();
+  });
+
+  it("sortPrimaryKeyBatch sorts any row order by key then sequence and returns a sorted batch itself", async () => {
+    const table = await pkTable();
+    let request: RealtimeStoreCreateRequest | null = null;
+    const ctx = await RealtimeContext.create({ create: (r: RealtimeStoreCreateRequest) => ((request = r), new ListStore([])) });
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([10, 11, 12, 13], { ids: [4, 2, 4, 2] }), { bucket: 0 });
+    const sorted = (ctx as unknown as { allEntries(): Array<{ store: ListStore }> }).allEntries()[0]!.store.received[0]!;
+    expect(columns(sorted)).toEqual([
+      [11, 13, 10, 12],
+      [2, 2, 4, 4],
+      [1, 3, 0, 2],
+      [0, 0, 0, 0],
+    ]);
+    expect(request!.sortPrimaryKeyBatch(sorted)).toBe(sorted);
+    // rows out of input order (two sorted batches concatenated, reversed): sequence numbers decide ties
+    const reversed = (await import("../../src/arrow/take.js")).takeRows(sorted, Uint32Array.from([3, 2, 1, 0]));
+    expect(columns(request!.sortPrimaryKeyBatch(reversed))).toEqual(columns(sorted));
+    await w.prepareCommitWithProgress(1);
+    await w.close();
+  });
+
+  it.each([false, true])("the Arrow store sorts a batch once, when first read, sealed with spill or prepared; views pinned earlier see exactly their rows; metrics stay exact (spill %s)", async (spill) => {
+    const tmp = tempDir();
+    const table = await pkTable(spill ? { "realtime.spill-enabled": true } : {});
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
+    const store = () => (ctx as unknown as { allEntries(): Array<{ store: ArrowRealtimeStore }> }).allEntries()[0]!.store;
+    const stored = () => {
+      const v = store().acquireReadView();
+      const out = store().createQueryReader(v, { offsetBegin: 0n, predicate: null, readBatchSize: 1 }) as arrow.RecordBatch[];
+      void v.release();
+      return out;
+    };
+    await w.write(rtBatch([0, 1, 2], { ids: [3, 1, 2], names: ["c", "a", "b"] }), { bucket: 0 });
+    const before = ctx.getMetrics();
+    const plan1 = await table.newScan({ realtime: ctx }).plan(); // pins the unsorted batch
+    await w.write(rtBatch([3, 4], { ids: [2, 0], names: ["b2", "z"] }), { bucket: 0, rowKinds: [RowKind.UPDATE_AFTER, RowKind.INSERT] });
+    const plan2 = await table.newScan({ realtime: ctx }).plan();
+    const unsorted = ctx.getMetrics();
+    const first = stored();
+    expect(first.map(columns)).toEqual([
+      [
+        [1, 2, 0],
+        [1, 2, 3],
+        [1, 2, 0],
+        [0, 0, 0],
+      ],
+      [
+        [4, 3],
+        [0, 2],
+        [4, 3],
+        [0, 2],
+      ],
+    ]);
+    expect(stored()[0]).toBe(first[0]); // sorted once: the same batch objects afterwards
+    expect(stored()[1]).toBe(first[1]);
+    // the gauges count what the store holds: the caller's buffers (with the numbering) until the
+    // sort, the sorted copies (exact-size buffers) after it
+    expect(unsorted.realtimeBuildingMemoryBytes).toBeGreaterThan(before.realtimeBuildingMemoryBytes);
+    expect(ctx.getMetrics()).toEqual({ ...unsorted, realtimeBuildingMemoryBytes: dataBytes(first[0]!.data) + dataBytes(first[1]!.data), realtimeTotalMemoryBytes: dataBytes(first[0]!.data) + dataBytes(first[1]!.data) });
+    expect(unsorted.realtimeBuildingRowCount).toBe(5);
+    await w.write(rtBatch([5], { ids: [1], names: [null] }), { bucket: 0, rowKinds: [RowKind.DELETE] });
+    const read = async (plan: typeof plan1) => (await table.newRead({ realtime: ctx }).toArrow(plan.splits)).toArray().map((r) => [Number(r.id), r.name]);
+    expect(await read(plan1)).toEqual([
+      [1, "a"],
+      [2, "b"],
+      [3, "c"],
+    ]);
+    expect(await read(plan2)).toEqual([
+      [0, "z"],
+      [1, "a"],
+      [2, "b2"],
+      [3, "c"],
+    ]);
+    // the third batch is sorted by the seal's spill (or by the prepare)
+    await w.seal();
+    if (spill) expect(spillFiles(tmp)).toHaveLength(1);
+    expect(await view(table, ctx)).toEqual([
+      [0, "z"],
+      [2, "b2"],
+      [3, "c"],
+    ]);
+    await w.refreshCommittedSnapshot(await commit(table, w, 1));
+    expect(await view(table)).toEqual([
+      [0, "z"],
+      [2, "b2"],
+      [3, "c"],
+    ]);
+    expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
     await w.close();
   });
 });
