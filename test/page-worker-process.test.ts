@@ -4,28 +4,21 @@
 // the same bytes as an inline write. (An unref'd worker with pages in flight let Node exit in the
 // middle of a write; a worker left ref'd keeps the process alive for ever.)
 // Node only (it spawns process.execPath with Node flags): not among the Deno/Bun portable suites.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { buildDistInto } from "./support/built-dist.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { writeParquet } from "../src/format/index.js";
 import { DataTypes as T, notNull } from "../src/spec/types.js";
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "paimon-rt-page-worker-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 beforeAll(() => {
-  copyFileSync(join(repo, "package.json"), join(dir, "package.json"));
-  symlinkSync(realpathSync(join(repo, "node_modules")), join(dir, "node_modules"), "dir");
-  symlinkSync(join(repo, "wasm"), join(dir, "wasm"), "dir");
-  const tsc = createRequire(join(repo, "package.json")).resolve("typescript/bin/tsc");
-  const build = spawnSync(process.execPath, [tsc, "-p", join(repo, "tsconfig.build.json"), "--outDir", join(dir, "dist")], { encoding: "utf8" });
-  expect(build.status, build.stdout + build.stderr).toBe(0);
+  buildDistInto(dir);
 }, 300_000);
 
 const ROWS = 400_000;
