@@ -1,28 +1,20 @@
 // The built `paimon-rt` command line run as a process, as a shell pipeline runs it.
-import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
-import { createRequire } from "node:module";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as arrow from "apache-arrow";
+import { buildDistInto } from "./support/built-dist.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Catalog } from "../src/catalog/catalog.js";
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "paimon-rt-cli-process-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** dist/cli/main.js built from this checkout's src into `dir` (beside the package.json, node_modules and wasm/ it resolves against). */
 let cli = "";
 beforeAll(() => {
-  copyFileSync(join(repo, "package.json"), join(dir, "package.json"));
-  symlinkSync(realpathSync(join(repo, "node_modules")), join(dir, "node_modules"), "dir");
-  // the package ships the kernel as wasm/pkg/paimon_rt_kernels.wasm beside dist/ (package.json "files")
-  symlinkSync(join(repo, "wasm"), join(dir, "wasm"), "dir");
-  const tsc = createRequire(join(repo, "package.json")).resolve("typescript/bin/tsc");
-  const build = spawnSync(process.execPath, [tsc, "-p", join(repo, "tsconfig.build.json"), "--outDir", join(dir, "dist")], { encoding: "utf8" });
-  expect(build.status, build.stdout + build.stderr).toBe(0);
+  buildDistInto(dir);
   cli = join(dir, "dist", "cli", "main.js");
 }, 300_000);
 

@@ -117,6 +117,13 @@ export function flatEncodable(schema: arrow.Schema): boolean {
 
 type Compress = (body: Uint8Array) => Uint8Array;
 
+/** How page bodies are compressed: here, or (where `offload` takes a body) on another thread, to the same bytes. */
+export interface PageCompression {
+  compress: Compress;
+  /** The compressed body by another thread (which gets a copy), or undefined to compress it here. */
+  offload?(body: Uint8Array): Promise<Uint8Array> | undefined;
+}
+
 /** The page compressor for `codec`, or null when it cannot be loaded here (the caller falls back to parquet-wasm). */
 export async function flatCompressor(codec: FlatCodec, zstdLevel = 1): Promise<Compress | null> {
   if (codec === "none") return (b) => b;
@@ -150,8 +157,43 @@ interface PageStats {
   max?: Uint8Array;
 }
 
+/** A page encoded and compressed (or being compressed), not yet written. */
+interface EncodedPage {
+  /** DATA_PAGE (0) or DICTIONARY_PAGE (2). */
+  type: 0 | 2;
+  bodyLength: number;
+  compressed: Uint8Array | Promise<Uint8Array>;
+  /** The page header's DataPageHeader (5) or DictionaryPageHeader (7) field. */
+  header: TField;
+  /** First row (of the file). */
+  first: number;
+}
+
+/** A row group being written. */
+interface GroupState {
+  g0: number;
+  g1: number;
+  ordinal: number;
+  chunks: TStruct[];
+  start: number;
+  uncompressed: number;
+  compressed: number;
+}
+
+/** A column chunk whose pages are encoded, not yet written. */
+interface EncodedChunk {
+  leaf: Leaf;
+  c: number;
+  group: GroupState;
+  dict?: { count: number };
+  pages: EncodedPage[];
+  pageStats: PageStats[];
+  nulls: number;
+  valueEncoding: number;
+}
+
 /** Writes the Parquet file for `batches` (columns in `schema` order, the Parquet file layout). */
-export function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.RecordBatch[], compress: Compress, options: FlatEncodeOptions): Uint8Array {
+export async function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.RecordBatch[], compression: PageCompression, options: FlatEncodeOptions): Promise<Uint8Array> {
   const leaves = schema.fields.map((field) => {
     const leaf = leafOf(field);
     if (!leaf) throw new PaimonError("UNSUPPORTED", `column '${field.name}' (${String(field.type)}) is not a flat Parquet column`);
@@ -198,36 +240,91 @@ export function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.Re
   /** Per chunk (row group major): its column index (or undefined) and offset index, written after the row groups. */
   const indexes: Array<{ chunk: TStruct; column?: TStruct; offset: TStruct }> = [];
 
+  // Each column chunk is encoded first (page bodies compressed inline or handed to
+  // `compression.offload`), and written once the next chunk is encoded: by then the pages the
+  // other thread took are compressed, so waiting for them rarely leaves this thread idle. Only
+  // the written bytes decide offsets, so the file is the same whichever thread compressed a page.
+  let previous: EncodedChunk | undefined;
+  const write = async (chunk: EncodedChunk): Promise<void> => {
+    const { leaf, c, dict, group } = chunk;
+    const start = at;
+    let uncompressed = 0;
+    let dataStart = at;
+    const locations: TStruct[] = [];
+    for (const page of chunk.pages) {
+      const compressed = page.compressed instanceof Uint8Array ? page.compressed : await page.compressed;
+      const header = serializeStruct(struct(f(1, T_I32, page.type), f(2, T_I32, page.bodyLength), f(3, T_I32, compressed.length), f(4, T_I32, crc32(compressed) | 0), page.header));
+      if (page.type === 0) locations.push(struct(f(1, T_I64, BigInt(at)), f(2, T_I32, header.length + compressed.length), f(3, T_I64, BigInt(page.first - group.g0))));
+      emit(header);
+      emit(compressed);
+      uncompressed += header.length + page.bodyLength;
+      if (page.type === 2) dataStart = at;
+    }
+    const compressedSize = at - start;
+    const { pageStats, nulls, valueEncoding } = chunk;
+    // bounds only when every page with values has them (not NaN-only) and none is longer than parquet-rs would write in full
+    const bounded = !unbounded.has(c) && pageStats.every((s) => (s.values === 0 || (s.min && s.max)) && (s.min?.length ?? 0) <= MAX_BOUND_BYTES && (s.max?.length ?? 0) <= MAX_BOUND_BYTES);
+    const statistics = chunkStatistics(leaf, pageStats, nulls, bounded);
+    const meta = struct(
+      f(1, T_I32, leaf.physical),
+      f(2, T_LIST, list(T_I32, dict ? [PLAIN, RLE, RLE_DICTIONARY] : leaf.optional ? [PLAIN, RLE] : [PLAIN])),
+      f(3, T_LIST, list(T_BINARY, [utf8.encode(leaf.name)])),
+      f(4, T_I32, codec),
+      f(5, T_I64, BigInt(group.g1 - group.g0)),
+      f(6, T_I64, BigInt(uncompressed)),
+      f(7, T_I64, BigInt(compressedSize)),
+      f(9, T_I64, BigInt(dataStart)),
+      ...(dict ? [f(11, T_I64, BigInt(start))] : []),
+      f(12, T_STRUCT, statistics),
+      f(
+        13,
+        T_LIST,
+        list(T_STRUCT, [
+          struct(f(1, T_I32, 0), f(2, T_I32, valueEncoding), f(3, T_I32, locations.length)),
+          ...(dict ? [struct(f(1, T_I32, 2), f(2, T_I32, PLAIN), f(3, T_I32, 1))] : []),
+        ]),
+      ),
+    );
+    const chunkMeta = struct(f(2, T_I64, BigInt(start)), f(3, T_STRUCT, meta));
+    group.chunks.push(chunkMeta);
+    indexes.push({ chunk: chunkMeta, column: bounded ? columnIndex(leaf, pageStats) : undefined, offset: struct(f(1, T_LIST, list(T_STRUCT, locations))) });
+    if (group.start < 0) group.start = start;
+    group.uncompressed += uncompressed;
+    group.compressed += compressedSize;
+    if (group.chunks.length === leaves.length) {
+      rowGroups.push(
+        struct(
+          f(1, T_LIST, list(T_STRUCT, group.chunks)),
+          f(2, T_I64, BigInt(group.uncompressed)),
+          f(3, T_I64, BigInt(group.g1 - group.g0)),
+          f(5, T_I64, BigInt(group.start)),
+          f(6, T_I64, BigInt(group.compressed)),
+          f(7, T_I16, group.ordinal),
+        ),
+      );
+      settle(group.g1);
+    }
+  };
+  /** The body compressed here, or by the other thread when it takes it. */
+  const compressPage = (body: Uint8Array): Uint8Array | Promise<Uint8Array> => {
+    if (codec === 0) return body.slice();
+    return compression.offload?.(body) ?? compression.compress(body);
+  };
+
   for (let g0 = 0, ordinal = 0; g0 < rows; g0 += groupRows, ordinal++) {
-    const g1 = Math.min(rows, g0 + groupRows);
-    const chunks: TStruct[] = [];
-    let groupStart = -1;
-    let groupUncompressed = 0;
-    let groupCompressed = 0;
-    leaves.forEach((leaf, c) => {
-      const start = at;
-      let uncompressed = 0;
+    const group: GroupState = { g0, g1: Math.min(rows, g0 + groupRows), ordinal, chunks: [], start: -1, uncompressed: 0, compressed: 0 };
+    const { g1 } = group;
+    for (let c = 0; c < leaves.length; c++) {
+      const leaf = leaves[c]!;
+      const pages: EncodedPage[] = [];
       const built = dictionaryLeaves.has(c) && leaf.kind !== "bool" ? buildDictionary(batches, c, g0, g1, leaf.width, scratch.dict) : undefined;
       const dict = built && dictionaryPays(built, batches, c, g0, g1, leaf.width) ? built : undefined;
       if (dict) {
-        const compressed = codec === 0 ? dict.plain.slice() : compress(dict.plain);
-        const header = serializeStruct(
-          struct(
-            f(1, T_I32, 2), // DICTIONARY_PAGE
-            f(2, T_I32, dict.plain.length),
-            f(3, T_I32, compressed.length),
-            f(4, T_I32, crc32(compressed) | 0),
-            f(7, T_STRUCT, struct(f(1, T_I32, dict.count), f(2, T_I32, PLAIN), f(3, T_TRUE, false))),
-          ),
-        );
-        emit(header);
-        emit(compressed);
-        uncompressed += header.length + dict.plain.length;
+        const header = f(7, T_STRUCT, struct(f(1, T_I32, dict.count), f(2, T_I32, PLAIN), f(3, T_TRUE, false)));
+        pages.push({ type: 2, bodyLength: dict.plain.length, compressed: compressPage(dict.plain), header, first: g0 });
       }
-      const dataStart = at;
       const valueEncoding = dict ? RLE_DICTIONARY : PLAIN;
       const pageStats: PageStats[] = [];
-      const locations: TStruct[] = [];
       let nulls = 0;
       let k = 0; // next dictionary index
       // dictionary pages are sized by their indices (parquet-rs's estimate: bytes of bit-packed indices)
@@ -235,66 +332,17 @@ export function encodeFlatParquet(schema: arrow.Schema, input: readonly arrow.Re
       for (const page of pagesOf(batches, c, g0, g1, sizing, pageRows, pageSize)) {
         const { body, stats, values } = encodePage(leaf, page.pieces, page.rows, scratch, dict && { dict, from: k });
         k += values;
-        const compressed = codec === 0 ? body.slice() : compress(body);
-        const header = serializeStruct(
-          struct(
-            f(1, T_I32, 0), // DATA_PAGE
-            f(2, T_I32, body.length),
-            f(3, T_I32, compressed.length),
-            f(4, T_I32, crc32(compressed) | 0),
-            f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, valueEncoding), f(3, T_I32, RLE), f(4, T_I32, RLE))),
-          ),
-        );
-        locations.push(struct(f(1, T_I64, BigInt(at)), f(2, T_I32, header.length + compressed.length), f(3, T_I64, BigInt(page.first - g0))));
-        emit(header);
-        emit(compressed);
-        uncompressed += header.length + body.length;
+        const header = f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, valueEncoding), f(3, T_I32, RLE), f(4, T_I32, RLE)));
+        pages.push({ type: 0, bodyLength: body.length, compressed: compressPage(body), header, first: page.first });
         pageStats.push(stats);
         nulls += page.rows - values;
       }
-      const compressedSize = at - start;
-      // bounds only when every page with values has them (not NaN-only) and none is longer than parquet-rs would write in full
-      const bounded = !unbounded.has(c) && pageStats.every((s) => (s.values === 0 || (s.min && s.max)) && (s.min?.length ?? 0) <= MAX_BOUND_BYTES && (s.max?.length ?? 0) <= MAX_BOUND_BYTES);
-      const statistics = chunkStatistics(leaf, pageStats, nulls, bounded);
-      const meta = struct(
-        f(1, T_I32, leaf.physical),
-        f(2, T_LIST, list(T_I32, dict ? [PLAIN, RLE, RLE_DICTIONARY] : leaf.optional ? [PLAIN, RLE] : [PLAIN])),
-        f(3, T_LIST, list(T_BINARY, [utf8.encode(leaf.name)])),
-        f(4, T_I32, codec),
-        f(5, T_I64, BigInt(g1 - g0)),
-        f(6, T_I64, BigInt(uncompressed)),
-        f(7, T_I64, BigInt(compressedSize)),
-        f(9, T_I64, BigInt(dataStart)),
-        ...(dict ? [f(11, T_I64, BigInt(start))] : []),
-        f(12, T_STRUCT, statistics),
-        f(
-          13,
-          T_LIST,
-          list(T_STRUCT, [
-            struct(f(1, T_I32, 0), f(2, T_I32, valueEncoding), f(3, T_I32, locations.length)),
-            ...(dict ? [struct(f(1, T_I32, 2), f(2, T_I32, PLAIN), f(3, T_I32, 1))] : []),
-          ]),
-        ),
-      );
-      const chunk = struct(f(2, T_I64, BigInt(start)), f(3, T_STRUCT, meta));
-      chunks.push(chunk);
-      indexes.push({ chunk, column: bounded ? columnIndex(leaf, pageStats) : undefined, offset: struct(f(1, T_LIST, list(T_STRUCT, locations))) });
-      if (groupStart < 0) groupStart = start;
-      groupUncompressed += uncompressed;
-      groupCompressed += compressedSize;
-    });
-    rowGroups.push(
-      struct(
-        f(1, T_LIST, list(T_STRUCT, chunks)),
-        f(2, T_I64, BigInt(groupUncompressed)),
-        f(3, T_I64, BigInt(g1 - g0)),
-        f(5, T_I64, BigInt(groupStart)),
-        f(6, T_I64, BigInt(groupCompressed)),
-        f(7, T_I16, ordinal),
-      ),
-    );
-    settle(g1);
+      const chunk: EncodedChunk = { leaf, c, group, dict: dict && { count: dict.count }, pages, pageStats, nulls, valueEncoding };
+      if (previous) await write(previous);
+      previous = chunk;
+    }
   }
+  if (previous) await write(previous);
 
   // Column indexes, then offset indexes (parquet-rs's order), referenced from their chunks.
   for (const ix of indexes) {

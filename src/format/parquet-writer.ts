@@ -10,7 +10,8 @@ import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode 
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
 import { finishParquetFile } from "./parquet-finish.js";
 import { overflowingDictionaryColumns } from "./dictionary-choice.js";
-import { encodeFlatParquet, flatCompressor, flatEncodable, type FlatCodec } from "./parquet-encode.js";
+import { encodeFlatParquet, flatCompressor, flatEncodable, type FlatCodec, type PageCompression } from "./parquet-encode.js";
+import type { PageWorker } from "./page-worker.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
@@ -53,6 +54,13 @@ export interface ParquetWriteOptions {
    * true); false writes every file through parquet-wasm (tests and benchmarks compare the two).
    */
   flatEncoder?: boolean;
+  /**
+   * Whether zstd pages of the flat encoder are compressed partly on a second thread (page-worker.ts,
+   * where the runtime has node:worker_threads): default true for files of at least
+   * WORKER_MIN_FILE_BYTES Arrow bytes; false compresses every page inline; "always" hands every
+   * page to the worker, waiting for it to start (tests). The file is the same bytes either way.
+   */
+  compressionWorker?: boolean | "always";
 }
 
 export interface ParquetColumnStats extends ColumnStats {
@@ -251,12 +259,19 @@ export class ParquetFileWriter {
         if (!plain.has(f.name)) dictionaryLeaves.add(i);
       });
     }
-    const compress = await flatCompressor(codec);
+    const zstdLevel = 1; // parquet-rs's and Paimon's default level
+    const compress = await flatCompressor(codec, zstdLevel);
     if (!compress) return undefined;
+    const compression: PageCompression = { compress };
+    if (codec === "zstd") {
+      const worker = await pageWorkerFor(o.compressionWorker ?? true, this.bytes);
+      const always = o.compressionWorker === "always";
+      if (worker) compression.offload = (body) => worker.offload(body, zstdLevel, always);
+    }
     const kv = new Map(Object.entries(o.keyValueMetadata ?? {}));
     kv.set("ARROW:schema", arrowSchemaFooterValue(this.schema));
     try {
-      return encodeFlatParquet(this.schema, this.batches, compress, {
+      return await encodeFlatParquet(this.schema, this.batches, compression, {
         codec,
         rowGroupRows,
         rowGroupBytes: o.rowGroupBytes ?? 128 * 1024 * 1024,
@@ -273,6 +288,28 @@ export class ParquetFileWriter {
   private where(): string {
     return this.options.fileName ? ` (file ${this.options.fileName})` : "";
   }
+}
+
+/** Files with less Arrow data than this compress every page inline (the default of ParquetWriteOptions.compressionWorker). */
+const WORKER_MIN_FILE_BYTES = 1024 * 1024;
+/** Files with at least this much Arrow data wait for the worker to start (the first such file of a process). */
+const WORKER_WAIT_FILE_BYTES = 8 * 1024 * 1024;
+// A computed specifier keeps bundlers from following this import into `node:` modules.
+const PAGE_WORKER_MODULE = ["./page", "worker.js"].join("-");
+let pageWorkerModule: Promise<typeof import("./page-worker.js") | null> | undefined;
+
+/**
+ * The page compression worker for a file of `bytes` Arrow bytes, if it is to be used and is ready
+ * (started here when it is not; waited for when `use` is "always" or the file is large).
+ */
+async function pageWorkerFor(use: boolean | "always", bytes: number): Promise<PageWorker | undefined> {
+  if (use === false || (use === true && bytes < WORKER_MIN_FILE_BYTES)) return undefined;
+  pageWorkerModule ??= import(/* @vite-ignore */ PAGE_WORKER_MODULE).catch(() => null);
+  const worker = (await pageWorkerModule)?.pageWorker();
+  if (!worker) return undefined;
+  if (worker.isReady) return worker;
+  if (use === "always" || bytes >= WORKER_WAIT_FILE_BYTES) return (await worker.started()) ? worker : undefined;
+  return undefined;
 }
 
 /** Files with more Arrow data than this are encoded in slices (ParquetWriteOptions.sliceRows). */

@@ -14,6 +14,11 @@ import { setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { verifyChunkChecksums } from "../../src/format/parquet-pages.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
 import { batch, FLAT_FIELDS, footerOf, pagesOf, tableColumn } from "./helpers.js";
+import { pageWorker } from "../../src/format/page-worker.js";
+import { encodeFlatParquet, flatCompressor } from "../../src/format/parquet-encode.js";
+import { parquetArrowSchema } from "../../src/format/arrow-types.js";
+import { recordBatch } from "../../src/arrow/record-batch.js";
+import { PaimonError } from "../../src/error.js";
 import { getBytes, getList, getNumber, getStruct, parseStruct, type TStruct } from "../../src/format/thrift.js";
 
 const F = T.FIELD;
@@ -297,4 +302,76 @@ describe("flat-column Parquet encoder", () => {
     const reference = await writeParquet(fields, batch(fields, { s, i }), { compression: "zstd", rowGroupRows: 100_000, flatEncoder: false });
     expect(await readParquetStatistics(written.bytes)).toEqual(await readParquetStatistics(reference.bytes));
   });
+});
+
+describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts)", () => {
+  it("randomized: every page through the worker gives the same bytes as every page inline", async () => {
+    let offloaded = 0;
+    await fc.assert(
+      fc.asyncProperty(tableArb, optionsArb, async (cols, { cuts, slicePad, compression: _, ...options }) => {
+        const input = batches(FIELDS, cols, cuts, slicePad);
+        const inline = await writeParquet(FIELDS, input, { ...options, compression: "zstd", compressionWorker: false });
+        const before = pageWorker()!.offloaded;
+        const worker = await writeParquet(FIELDS, input, { ...options, compression: "zstd", compressionWorker: "always" });
+        offloaded += pageWorker()!.offloaded - before;
+        expect(Buffer.compare(worker.bytes, inline.bytes)).toBe(0);
+        expect(worker.stats).toEqual(inline.stats);
+      }),
+      { numRuns: 40 },
+    );
+    // the worker did compress pages (a worker that cannot start would leave every page inline)
+    expect(offloaded).toBeGreaterThan(40 * FIELDS.length);
+  }, 300_000);
+
+  it("a large file split between the threads by the default (backlog-balanced) is the same bytes as inline, and reads back", async () => {
+    const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING()), F(3, "v", T.DOUBLE())];
+    const n = 300_000;
+    const cols = {
+      id: Array.from({ length: n }, (_, i) => BigInt(i) * 7919n),
+      name: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `name-${(Math.imul(i, 2654435761) >>> 0).toString(16)}`)),
+      v: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : i * 0.25)),
+    };
+    const input = batches(fields, cols, [70_000, 210_000]);
+    const inline = await writeParquet(fields, input, { compressionWorker: false, rowGroupRows: 120_000 });
+    const before = pageWorker()!.offloaded;
+    const split = await writeParquet(fields, input, { rowGroupRows: 120_000 });
+    expect(pageWorker()!.offloaded - before).toBeGreaterThan(0);
+    expect(Buffer.compare(split.bytes, inline.bytes)).toBe(0);
+    const back = await readParquet(split.bytes, { fields });
+    for (const f of fields) expect(tableColumn(back, f.name, f.type), f.name).toEqual(cols[f.name as keyof typeof cols]);
+  }, 120_000);
+
+  it("a worker that dies with pages in flight fails the file with a PaimonError; the next file gets a new worker and the same bytes as inline", async () => {
+    const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING())];
+    const n = 50_000;
+    const cols = { id: Array.from({ length: n }, (_, i) => BigInt(i)), name: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : `n${i}`)) };
+    const input = batch(fields, cols);
+    const schema = parquetArrowSchema(fields);
+    const layout = [recordBatch(schema, input.data.children, n)];
+    const worker = pageWorker()!;
+    expect(await worker.started()).toBe(true);
+    const compress = (await flatCompressor("zstd"))!;
+    let pages = 0;
+    const dying = {
+      compress,
+      offload: (body: Uint8Array) => {
+        const result = worker.offload(body, 1, true);
+        if (++pages === 3) void worker.terminate();
+        return result;
+      },
+    };
+    const options = { codec: "zstd" as const, rowGroupRows: 20_000, rowGroupBytes: 1 << 30, pageRows: 2_000, keyValueMetadata: new Map<string, string>() };
+    const failure = await encodeFlatParquet(schema, layout, dying, options).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PaimonError);
+    expect((failure as PaimonError).code).toBe("IO_ERROR");
+    expect((failure as PaimonError).message).toMatch(/page compression worker exited/);
+    // the dead worker takes no more pages; a new one is started for the next file
+    expect(worker.offload(new Uint8Array(1 << 20), 1, true)).toBeUndefined();
+    const inline = await writeParquet(fields, [input], { compressionWorker: false, rowGroupRows: 20_000 });
+    const again = await writeParquet(fields, [input], { compressionWorker: "always", rowGroupRows: 20_000 });
+    expect(pageWorker()).not.toBe(worker);
+    expect(pageWorker()!.offloaded).toBeGreaterThan(0);
+    expect(Buffer.compare(again.bytes, inline.bytes)).toBe(0);
+    expect(await encodeFlatParquet(schema, layout, { compress }, options)).toEqual(await encodeFlatParquet(schema, layout, { compress, offload: (b) => pageWorker()!.offload(b, 1, true) }, options));
+  }, 120_000);
 });

@@ -1,0 +1,177 @@
+// The second core for Parquet page compression (Node-specific: node:worker_threads, which Deno and
+// Bun implement too). One worker thread per process, started on first use and unref()'d so it
+// never keeps a process alive, compresses zstd page bodies the flat encoder (parquet-encode.ts)
+// hands it while the main thread encodes and compresses the other pages. It loads the same zstd
+// package and compresses as src/spec/zstd.ts does (ZSTD_compress_usingDict with an empty
+// dictionary on one context): the same frames, so a file is the same bytes whichever thread
+// compressed which page.
+//
+// Loaded through a computed specifier (parquet-writer.ts), so bundles for browsers and edge
+// runtimes never follow it; where it cannot load or the worker cannot start, pages are compressed
+// inline. A worker that fails (an error, an exit) rejects every page it holds with a PaimonError:
+// the file being encoded fails as a whole, nothing partial is written; the next file starts a new
+// worker.
+//
+// Balance: the worker adds the bytes it has compressed to a shared counter, so the main thread
+// (busy encoding, its message queue unread) knows how far behind the worker is and keeps a page
+// for itself when the worker already has MAX_OUTSTANDING_BYTES to do.
+
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import { PaimonError } from "../error.js";
+
+/** Pages smaller than this are compressed inline: a message round trip costs about what compressing them does. */
+export const MIN_OFFLOAD_BYTES = 16 * 1024;
+/** The worker's backlog (bytes posted and not yet compressed) beyond which the main thread compresses a page itself. */
+const MAX_OUTSTANDING_BYTES = 1024 * 1024;
+
+// Plain JavaScript that runs as a CommonJS script (Node) or a module (Deno, Bun): only dynamic
+// imports. It answers "ready" once zstd is initialised; pages posted before that may be dropped by
+// some runtimes (Deno), so none are.
+const WORKER_SOURCE = `
+(async () => {
+  const { parentPort, workerData } = await import("node:worker_threads");
+  const { createRequire } = await import("node:module");
+  const done = new Int32Array(workerData.progress);
+  let compress;
+  try {
+    const imported = createRequire(workerData.zstd)(workerData.zstd);
+    const mod = typeof imported.init === "function" ? imported : imported.default;
+    await mod.init();
+    const cctx = mod.createCCtx();
+    if (!cctx) throw new Error("ZSTD_createCCtx failed");
+    const noDict = new Uint8Array(0);
+    compress = (data, level) => mod.compressUsingDict(cctx, data, noDict, level);
+  } catch (e) {
+    parentPort.postMessage({ failed: String((e && e.message) || e) });
+    return;
+  }
+  parentPort.on("message", (m) => {
+    let out;
+    try {
+      out = compress(new Uint8Array(m.body), m.level);
+    } catch (e) {
+      parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
+      return;
+    } finally {
+      Atomics.add(done, 0, m.body.byteLength);
+    }
+    const buffer = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.slice().buffer;
+    parentPort.postMessage({ id: m.id, body: buffer }, [buffer]);
+  });
+  parentPort.postMessage({ ready: true });
+})();
+`;
+
+interface Pending {
+  resolve(b: Uint8Array): void;
+  reject(e: Error): void;
+}
+
+/** A started (or starting) worker and the pages it holds. */
+class PageWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private readonly done: Int32Array;
+  private posted = 0;
+  private nextId = 0;
+  private dead = false;
+  /** Resolves true once zstd is initialised there, false when the worker did not start. */
+  readonly ready: Promise<boolean>;
+  isReady = false;
+  /** Pages handed to the worker so far. */
+  offloaded = 0;
+
+  constructor(zstdPath: string) {
+    const progress = new SharedArrayBuffer(4);
+    this.done = new Int32Array(progress);
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { zstd: zstdPath, progress } });
+    let started!: (ok: boolean) => void;
+    this.ready = new Promise((r) => (started = r));
+    this.worker.on("message", (m: { ready?: boolean; failed?: string; id?: number; body?: ArrayBuffer; error?: string }) => {
+      if (m.ready) {
+        this.isReady = true;
+        started(true);
+      } else if (m.failed !== undefined) {
+        this.fail(new PaimonError("IO_ERROR", `the page compression worker did not start: ${m.failed}`), true);
+        started(false);
+      } else {
+        const p = this.pending.get(m.id!);
+        this.pending.delete(m.id!);
+        if (this.pending.size === 0) this.worker.unref();
+        if (m.body) p?.resolve(new Uint8Array(m.body));
+        else p?.reject(new PaimonError("IO_ERROR", `page compression failed in the worker: ${m.error}`));
+      }
+    });
+    this.worker.on("error", (e) => {
+      this.fail(new PaimonError("IO_ERROR", `the page compression worker failed: ${e?.message ?? e}`, { cause: e }), !this.isReady);
+      started(false);
+    });
+    this.worker.on("exit", (code) => {
+      this.fail(new PaimonError("IO_ERROR", `the page compression worker exited (code ${code})`), !this.isReady);
+      started(false);
+    });
+    // after the listeners (adding a "message" listener refs the worker again in Node)
+    this.worker.unref();
+  }
+
+  /** Waits for the worker to start (keeping the process alive meanwhile): whether it did. */
+  async started(): Promise<boolean> {
+    if (this.isReady || this.dead) return this.isReady && !this.dead;
+    this.worker.ref();
+    try {
+      return await this.ready;
+    } finally {
+      if (this.pending.size === 0) this.worker.unref();
+    }
+  }
+
+  /** zstd of `body` in the worker (a copy of it is transferred), or undefined when the worker is not ready or has enough to do. */
+  offload(body: Uint8Array, level: number, always: boolean): Promise<Uint8Array> | undefined {
+    if (!this.isReady || this.dead) return undefined;
+    if (!always && (body.length < MIN_OFFLOAD_BYTES || ((this.posted - Atomics.load(this.done, 0)) | 0) > MAX_OUTSTANDING_BYTES)) return undefined;
+    const id = this.nextId++;
+    const copy = body.slice();
+    // the worker keeps the process alive while it holds pages (an unref'd one would let Node exit
+    // with a file half written and its promise never settled)
+    if (this.pending.size === 0) this.worker.ref();
+    const result = new Promise<Uint8Array>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    // a file that fails on an earlier page stops awaiting the later ones: their rejection is not unhandled
+    result.catch(() => undefined);
+    this.posted = (this.posted + copy.byteLength) | 0;
+    this.offloaded++;
+    this.worker.postMessage({ id, level, body: copy.buffer }, [copy.buffer]);
+    return result;
+  }
+
+  /** Ends the worker (its pages fail with a PaimonError). */
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
+
+  private fail(error: PaimonError, permanently: boolean): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.worker.unref();
+    if (current === this) current = permanently ? null : undefined;
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+  }
+}
+
+/** undefined: not started yet (or the last one died after starting); null: cannot start here. */
+let current: PageWorker | null | undefined;
+
+/** The process's page compression worker, started now if it is not (not waited for); null where none can start. */
+export function pageWorker(): PageWorker | null {
+  if (current === undefined) {
+    try {
+      current = new PageWorker(createRequire(import.meta.url).resolve("@bokuweb/zstd-wasm"));
+    } catch {
+      current = null;
+    }
+  }
+  return current;
+}
+
+export type { PageWorker };

@@ -1,0 +1,67 @@
+// The page compression worker (src/format/page-worker.ts) in a process of its own, built from this
+// checkout's src: a process that writes a large zstd file (pages in flight on the worker while the
+// main thread awaits them) and then has nothing left to do exits by itself, after the write, with
+// the same bytes as an inline write. (An unref'd worker with pages in flight let Node exit in the
+// middle of a write; a worker left ref'd keeps the process alive for ever.)
+// Node only (it spawns process.execPath with Node flags): not among the Deno/Bun portable suites.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildDistInto } from "./support/built-dist.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { writeParquet } from "../src/format/index.js";
+import { DataTypes as T, notNull } from "../src/spec/types.js";
+
+const dir = mkdtempSync(join(tmpdir(), "paimon-rt-page-worker-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+beforeAll(() => {
+  buildDistInto(dir);
+}, 300_000);
+
+const ROWS = 400_000;
+const fields = [T.FIELD(1, "id", notNull(T.BIGINT())), T.FIELD(2, "name", T.STRING())];
+const input = (apache: typeof import("apache-arrow"), rows: number) => {
+  const ids = new BigInt64Array(rows);
+  const names: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    ids[i] = BigInt(i) * 31n;
+    names.push(`name-${(Math.imul(i, 2654435761) >>> 0).toString(16)}`);
+  }
+  return new apache.Table({ id: apache.makeVector(ids), name: apache.vectorFromArray(names, new apache.Utf8()) });
+};
+
+const CHILD = `
+import * as arrow from "apache-arrow";
+import { createHash } from "node:crypto";
+import { writeParquet } from "./dist/format/index.js";
+import { pageWorker } from "./dist/format/page-worker.js";
+import { DataTypes as T, notNull } from "./dist/spec/types.js";
+const input = (${input.toString()})(arrow, ${ROWS});
+const fields = [T.FIELD(1, "id", notNull(T.BIGINT())), T.FIELD(2, "name", T.STRING())];
+const written = await writeParquet(fields, input, { rowGroupRows: 100_000 });
+process.stdout.write(JSON.stringify({ sha: createHash("sha256").update(written.bytes).digest("hex"), offloaded: pageWorker().offloaded }));
+`;
+
+it("a process whose large zstd write went through the worker exits by itself after the write, with the inline bytes", async () => {
+  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (c) => {
+      clearTimeout(timer);
+      resolve({ code: c, stdout: out, stderr: err });
+    });
+  });
+  expect(code, stderr).toBe(0);
+  const result = JSON.parse(stdout) as { sha: string; offloaded: number };
+  expect(result.offloaded).toBeGreaterThan(0);
+  const inline = await writeParquet(fields, input(await import("apache-arrow"), ROWS), { rowGroupRows: 100_000, compressionWorker: false });
+  expect(result.sha).toBe(createHash("sha256").update(inline.bytes).digest("hex"));
+}, 300_000);
