@@ -156,6 +156,60 @@ export class ColumnStatsCollector {
     }
   }
 
+  /**
+   * Adds a column's statistics computed elsewhere over its non-null values (the flat Parquet
+   * encoder's, parquet-encode.ts): `nulls` null values, bounds as PLAIN Parquet bytes of the
+   * column's physical type (`arrowType` the written Arrow type: FLOAT or DOUBLE width, timestamp
+   * unit), absent when no non-null, non-NaN value; `nan` when a non-null value is NaN. The same
+   * result as `update` over the same data, without a pass over the values.
+   */
+  addPlainBounds(arrowType: arrow.DataType, nulls: number, min: Uint8Array | undefined, max: Uint8Array | undefined, nan: boolean): void {
+    this.nullCount += nulls;
+    if (nan) this.hasNaN = true;
+    if (!min || !max) return;
+    const view = (b: Uint8Array): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+    switch (this.kind) {
+      case "int": {
+        const lo = view(min).getInt32(0, true);
+        const hi = view(max).getInt32(0, true);
+        if (!this.hasValue || lo < this.minN) this.minN = lo;
+        if (!this.hasValue || hi > this.maxN) this.maxN = hi;
+        break;
+      }
+      case "timestamp":
+      case "long": {
+        if (this.kind === "timestamp") {
+          const unit = (arrowType as arrow.Timestamp).unit;
+          this.tsUnitNanos = unit === 0 ? 1000000000n : unit === 1 ? 1000000n : unit === 2 ? 1000n : 1n;
+        }
+        const lo = view(min).getBigInt64(0, true);
+        const hi = view(max).getBigInt64(0, true);
+        if (!this.hasValue || lo < this.minB) this.minB = lo;
+        if (!this.hasValue || hi > this.maxB) this.maxB = hi;
+        break;
+      }
+      case "float": {
+        const lo = min.length === 4 ? view(min).getFloat32(0, true) : view(min).getFloat64(0, true);
+        const hi = max.length === 4 ? view(max).getFloat32(0, true) : view(max).getFloat64(0, true);
+        if (!this.hasValue || lo < this.minN) this.minN = lo;
+        if (!this.hasValue || hi > this.maxN) this.maxN = hi;
+        break;
+      }
+      case "bool":
+        // min true: every value is true; max false: every value is false
+        if (min[0] === 0) this.seenFalse = true;
+        if (max[0] === 1) this.seenTrue = true;
+        break;
+      case "string":
+        if (!this.minBytes || compareBytes(min, 0, min.length, this.minBytes, 0, this.minBytes.length) < 0) this.minBytes = min;
+        if (!this.maxBytes || compareBytes(max, 0, max.length, this.maxBytes, 0, this.maxBytes.length) > 0) this.maxBytes = max;
+        break;
+      default:
+        return;
+    }
+    this.hasValue = true;
+  }
+
   private updateInt(v: ArrayLike<number>, n: number, bm: Uint8Array | undefined, off: number): void {
     let min = this.hasValue ? this.minN : Infinity;
     let max = this.hasValue ? this.maxN : -Infinity;

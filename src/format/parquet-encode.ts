@@ -47,6 +47,20 @@ export interface FlatEncodeOptions {
   unboundedLeaves?: ReadonlySet<number>;
   /** Leaves whose chunks are dictionary-encoded while their dictionary stays within 1 MiB (BOOLEAN leaves never are). */
   dictionaryLeaves?: ReadonlySet<number>;
+  /**
+   * Filled (one entry per leaf) with each leaf's statistics over the whole file, from the page
+   * statistics the encoder computes anyway: the caller's file statistics need no second pass.
+   */
+  leafStats?: FlatLeafStats[];
+}
+
+/** A leaf's statistics over a file: bounds as PLAIN bytes (undefined when no non-null, non-NaN value). */
+export interface FlatLeafStats {
+  nulls: number;
+  min?: Uint8Array;
+  max?: Uint8Array;
+  /** Whether a non-null value is NaN (FLOAT / DOUBLE; NaN is never a bound). */
+  nan: boolean;
 }
 
 // parquet.thrift enums: physical types, then encodings
@@ -155,6 +169,8 @@ interface PageStats {
   values: number;
   min?: Uint8Array;
   max?: Uint8Array;
+  /** Whether a non-null value is NaN (left out of the bounds). */
+  nan?: boolean;
 }
 
 /** A page encoded and compressed (or being compressed), not yet written. */
@@ -337,6 +353,7 @@ export async function encodeFlatParquet(schema: arrow.Schema, input: readonly ar
         pageStats.push(stats);
         nulls += page.rows - values;
       }
+      if (options.leafStats) addLeafStats((options.leafStats[c] ??= { nulls: 0, nan: false }), leaf.kind, pageStats, nulls);
       const chunk: EncodedChunk = { leaf, c, group, dict: dict && { count: dict.count }, pages, pageStats, nulls, valueEncoding };
       if (previous) await write(previous);
       previous = chunk;
@@ -687,19 +704,23 @@ function fixedBounds(kind: Leaf["kind"], bytes: Uint8Array, count: number): Page
     let min = Infinity;
     let max = -Infinity;
     let any = false;
+    let nan = false;
     for (let i = 0; i < count; i++) {
       const x = v[i]!;
-      if (x !== x) continue;
+      if (x !== x) {
+        nan = true;
+        continue;
+      }
       any = true;
       if (x < min) min = x;
       if (x > max) max = x;
     }
-    if (!any) return { nulls: 0, values: 0 };
+    if (!any) return { nulls: 0, values: 0, nan };
     // -0.0 as the lower bound and +0.0 as the upper bound when a bound is zero (Parquet spec)
     if (min === 0) min = -0;
     if (max === 0) max = 0;
     const enc = (x: number): Uint8Array => (kind === "f32" ? new Uint8Array(new Float32Array([x]).buffer) : new Uint8Array(new Float64Array([x]).buffer));
-    return { nulls: 0, values: 0, min: enc(min), max: enc(max) };
+    return { nulls: 0, values: 0, min: enc(min), max: enc(max), nan };
   }
   const w = kind === "i32" ? 4 : 8;
   return { nulls: 0, values: 0, min: bytes.slice(lo * w, lo * w + w), max: bytes.slice(hi * w, hi * w + w) };
@@ -828,6 +849,16 @@ function compareBound(kind: Leaf["kind"], a: Uint8Array, b: Uint8Array): number 
       return new DataView(a.buffer, a.byteOffset).getFloat64(0, true) - new DataView(b.buffer, b.byteOffset).getFloat64(0, true);
     default:
       return compareBytes(a, 0, a.length, b, 0, b.length);
+  }
+}
+
+/** Adds a chunk's pages to a leaf's file statistics. */
+function addLeafStats(to: FlatLeafStats, kind: Leaf["kind"], pages: readonly PageStats[], nulls: number): void {
+  to.nulls += nulls;
+  for (const p of pages) {
+    if (p.nan) to.nan = true;
+    if (p.min && (!to.min || compareBound(kind, p.min, to.min) < 0)) to.min = p.min;
+    if (p.max && (!to.max || compareBound(kind, p.max, to.max) > 0)) to.max = p.max;
   }
 }
 

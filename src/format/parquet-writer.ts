@@ -10,7 +10,7 @@ import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode 
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
 import { finishParquetFile } from "./parquet-finish.js";
 import { overflowingDictionaryColumns } from "./dictionary-choice.js";
-import { encodeFlatParquet, flatCompressor, flatEncodable, type FlatCodec, type PageCompression } from "./parquet-encode.js";
+import { encodeFlatParquet, flatCompressor, flatEncodable, type FlatCodec, type FlatLeafStats, type PageCompression } from "./parquet-encode.js";
 import type { PageWorker } from "./page-worker.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
@@ -126,6 +126,13 @@ export class ParquetFileWriter {
   private readonly int96Leaves: Set<number>;
   /** `schema` with TIMESTAMP(7-9) as Timestamp(ns) rather than INT96 bytes: what statistics see. */
   private readonly logicalSchema: arrow.Schema;
+  /**
+   * Whether the collectors take each batch as it is written. Not for a file the flat encoder is
+   * to write: its statistics come from the encoder's page statistics (`encodeFlat`) with no pass
+   * over the values here, unless they are asked for earlier or parquet-wasm writes the file after
+   * all (`collectBuffered`).
+   */
+  private collecting: boolean;
   private rows = 0;
   private bytes = 0;
   private finished = false;
@@ -148,6 +155,7 @@ export class ParquetFileWriter {
       return m === undefined ? fileMode : parseStatsMode(m);
     });
     codecOfName(options.compression);
+    this.collecting = !(options.flatEncoder !== false && FLAT_CODECS[(options.compression ?? "zstd").toLowerCase()] !== undefined && this.int96Leaves.size === 0 && flatEncodable(this.schema));
     let leaf = 0;
     this.leafStarts = this.schema.fields.map((f) => {
       const start = leaf;
@@ -179,7 +187,7 @@ export class ParquetFileWriter {
         const logical = convertData(col.data[0]!, logicalType, f.name);
         if (!target.nullable && logical.nullCount > 0)
           throw new PaimonError("INVALID_ARGUMENT", `Column '${f.name}' is NOT NULL but has ${logical.nullCount} null values${this.where()}`);
-        this.collectors[i]!.update(logical);
+        if (this.collecting) this.collectors[i]!.update(logical);
         collectNaNLeaves(logical, this.leafStarts[i]!, this.nanLeaves);
         const converted = logicalType === target.type ? logical : convertData(logical, target.type, f.name);
         this.bytes += converted.byteLength;
@@ -190,8 +198,20 @@ export class ParquetFileWriter {
     }
   }
 
-  /** Statistics of the rows written so far. */
+  /** Statistics of the rows written so far (of the whole file once finished). */
   stats(): ParquetColumnStats[] {
+    if (!this.finished) this.collectBuffered();
+    return this.fieldStats();
+  }
+
+  /** Starts collecting statistics here: over the batches buffered so far, then as batches are written. */
+  private collectBuffered(): void {
+    if (this.collecting) return;
+    this.collecting = true;
+    for (const batch of this.batches) batch.data.children.forEach((data, i) => this.collectors[i]!.update(data));
+  }
+
+  private fieldStats(): ParquetColumnStats[] {
     return this.fields.map((f, i) => ({ name: f.name, fieldId: f.id, ...this.collectors[i]!.result(this.modes[i]!) }));
   }
 
@@ -204,7 +224,8 @@ export class ParquetFileWriter {
     let bytes: Uint8Array;
     try {
       const flat = await this.encodeFlat();
-      if (flat) return { bytes: flat, fileSize: flat.length, rowCount: this.rows, stats: this.stats() };
+      if (flat) return { bytes: flat, fileSize: flat.length, rowCount: this.rows, stats: this.fieldStats() };
+      this.collectBuffered();
       bytes = await withParquetWasm(async (pw) => {
         let builder = new pw.WriterPropertiesBuilder()
           .setCompression(codecOf(pw, o.compression))
@@ -239,7 +260,7 @@ export class ParquetFileWriter {
     } finally {
       this.batches.length = 0;
     }
-    return { bytes, fileSize: bytes.length, rowCount: this.rows, stats: this.stats() };
+    return { bytes, fileSize: bytes.length, rowCount: this.rows, stats: this.fieldStats() };
   }
 
   /**
@@ -270,8 +291,9 @@ export class ParquetFileWriter {
     }
     const kv = new Map(Object.entries(o.keyValueMetadata ?? {}));
     kv.set("ARROW:schema", arrowSchemaFooterValue(this.schema));
+    const leafStats: FlatLeafStats[] = [];
     try {
-      return await encodeFlatParquet(this.schema, this.batches, compression, {
+      const bytes = await encodeFlatParquet(this.schema, this.batches, compression, {
         codec,
         rowGroupRows,
         rowGroupBytes: o.rowGroupBytes ?? 128 * 1024 * 1024,
@@ -279,7 +301,14 @@ export class ParquetFileWriter {
         keyValueMetadata: kv,
         unboundedLeaves: this.nanLeaves,
         dictionaryLeaves,
+        leafStats: this.collecting ? undefined : leafStats,
       });
+      // flat columns: leaf i is field i
+      if (!this.collecting) {
+        this.collecting = true;
+        leafStats.forEach((s, i) => this.collectors[i]!.addPlainBounds(this.schema.fields[i]!.type, s.nulls, s.min, s.max, s.nan));
+      }
+      return bytes;
     } finally {
       this.batches.length = 0;
     }

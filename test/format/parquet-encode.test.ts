@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { decompress as zstdDecompress } from "fzstd";
 import { parquetMetadata, parquetReadObjects, readOffsetIndex } from "hyparquet";
 import { afterEach, describe, expect, it } from "vitest";
-import { readParquet, readParquetStatistics, writeParquet } from "../../src/format/index.js";
+import { ParquetFileWriter, readParquet, readParquetStatistics, writeParquet } from "../../src/format/index.js";
 import { setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { verifyChunkChecksums } from "../../src/format/parquet-pages.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
@@ -255,6 +255,82 @@ describe("flat-column Parquet encoder", () => {
     expect(outside.values).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
     expect(outside.stats).toMatchObject({ min: 2, max: 9, nullCount: 0 });
     expect(outside.footerFields).toEqual([1, 2, 3, 5, 6, 7, 8]); // max, min, null_count, max_value, min_value, exactness
+  });
+
+  it("randomized: the file statistics taken from the encoder's pages equal a pass over the values (NaN among the values or only under nulls, row groups, input batches, dictionary or PLAIN, stats() before finish)", async () => {
+    const fields = [F(0, "b", T.BOOLEAN()), F(1, "i", T.INT()), F(2, "l", T.BIGINT()), F(3, "f", T.FLOAT()), F(4, "d", T.DOUBLE()), F(5, "s", T.STRING()), F(6, "y", T.BYTES()), F(7, "dt", T.DATE()), F(8, "ts3", T.TIMESTAMP(3)), F(9, "ltz", T.TIMESTAMP_LTZ(6)), F(10, "ti", T.TINYINT()), F(11, "si", T.SMALLINT())];
+    const floats = fc.oneof(fc.double(), fc.constantFrom(Number.NaN, 0, -0, 1.5));
+    const cell: Record<string, fc.Arbitrary<unknown>> = { ...value, f: fc.oneof(fc.float(), fc.constantFrom(Number.NaN, 0, -0)), d: floats, ltz: value.ts6! };
+    const rowsArb = fc.integer({ min: 1, max: 300 }).chain((n) =>
+      fc.record({
+        cols: fc.record(Object.fromEntries(fields.map((f) => [f.name, fc.array(fc.option(cell[f.name]!, { freq: 4 }), { minLength: n, maxLength: n })])) as Record<string, fc.Arbitrary<unknown[]>>),
+        // null slots of the DOUBLE column that hold a NaN in the Arrow buffer (not a value)
+        nanUnderNull: fc.boolean(),
+        cut: fc.integer({ min: 0, max: n }),
+        rowGroupRows: fc.constantFrom(7, 64, 1000),
+        dictionary: fc.boolean(),
+        early: fc.boolean(),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(rowsArb, async ({ cols, nanUnderNull, cut, rowGroupRows, dictionary, early }) => {
+        let whole = batch(fields, cols);
+        if (nanUnderNull) {
+          const d = whole.data.children[4]!;
+          const values = (d.values as Float64Array).slice();
+          cols.d!.forEach((x, r) => {
+            if (x === null) values[r] = Number.NaN;
+          });
+          const replaced = arrow.makeData({ type: d.type as arrow.Float64, length: d.length, nullCount: d.nullCount, nullBitmap: d.nullBitmap, data: values });
+          whole = recordBatch(whole.schema, whole.data.children.map((c, i) => (i === 4 ? replaced : c)) as arrow.Data[], whole.numRows);
+        }
+        const input = [whole.slice(0, cut), whole.slice(cut)];
+        const options = { compression: "snappy", rowGroupRows, dictionary, statsMode: "full" };
+        const writer = new ParquetFileWriter(fields, options);
+        writer.write(input);
+        const before = early ? writer.stats() : undefined;
+        const written = await writer.finish();
+        const reference = await writeParquet(fields, input, { ...options, flatEncoder: false });
+        expect(written.stats).toEqual(reference.stats);
+        if (before) expect(before).toEqual(reference.stats);
+        // the model: NaN among a column's values leaves it without bounds; one under a null does not
+        const doubles = cols.d!.filter((x): x is number => x !== null);
+        const hasNaN = doubles.some((x) => Number.isNaN(x));
+        expect(written.stats[4]).toMatchObject({ nullCount: cols.d!.length - doubles.length });
+        if (hasNaN || doubles.length === 0) expect(written.stats[4]).toMatchObject({ min: null, max: null });
+        else {
+          expect(written.stats[4]!.max).toBe(Math.max(...doubles) === 0 ? 0 : Math.max(...doubles));
+          expect(Object.is(written.stats[4]!.min, Math.min(...doubles) === 0 ? -0 : Math.min(...doubles))).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 300_000);
+
+  it("file statistics from the encoder: exact values over two row groups, a NaN under a null, BINARY without bounds", async () => {
+    const fields = [F(0, "l", T.BIGINT()), F(1, "d", T.DOUBLE()), F(2, "s", T.STRING()), F(3, "y", T.BYTES()), F(4, "ts", T.TIMESTAMP(6)), F(5, "b", T.BOOLEAN())];
+    const input = batch(fields, {
+      l: [5n, null, -3n, 9n],
+      d: [0.5, null, -0, 2],
+      s: ["m", "zebra", null, "apple"],
+      y: [Uint8Array.of(9), null, Uint8Array.of(1), null],
+      ts: [1_700_000_000_000_001n, null, 1_600_000_000_000_000n, null],
+      b: [true, true, null, true],
+    });
+    const d = input.data.children[1]!;
+    const values = (d.values as Float64Array).slice();
+    values[1] = Number.NaN; // the null slot
+    const withNaN = recordBatch(input.schema, input.data.children.map((c, i) => (i === 1 ? arrow.makeData({ type: d.type as arrow.Float64, length: 4, nullCount: 1, nullBitmap: d.nullBitmap, data: values }) : c)) as arrow.Data[], 4);
+    const written = await writeParquet(fields, withNaN, { rowGroupRows: 2, statsMode: "full" });
+    expect(written.stats.map(({ min, max, nullCount }) => ({ min, max, nullCount }))).toEqual([
+      { min: -3n, max: 9n, nullCount: 1 },
+      { min: -0, max: 2, nullCount: 1 },
+      { min: "apple", max: "zebra", nullCount: 1 },
+      { min: null, max: null, nullCount: 2 },
+      { min: { millis: 1_600_000_000_000n, nanoOfMillisecond: 0 }, max: { millis: 1_700_000_000_000n, nanoOfMillisecond: 1000 }, nullCount: 2 },
+      { min: true, max: true, nullCount: 1 },
+    ]);
+    expect(Object.is(written.stats[1]!.min, -0)).toBe(true);
   });
 
   it("files out of its scope are written by parquet-wasm: INT96, nested, gzip", async () => {
