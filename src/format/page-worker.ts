@@ -1,10 +1,12 @@
 // The second core for Parquet page compression (Node-specific: node:worker_threads, which Deno and
 // Bun implement too). One worker thread per process, started on first use and unref()'d so it
-// never keeps a process alive, compresses zstd page bodies the flat encoder (parquet-encode.ts)
-// hands it while the main thread encodes and compresses the other pages. It loads the same zstd
-// package and compresses as src/spec/zstd.ts does (ZSTD_compress_usingDict with an empty
-// dictionary on one context): the same frames, so a file is the same bytes whichever thread
-// compressed which page.
+// never keeps a process alive, compresses zstd and snappy page bodies the flat encoder
+// (parquet-encode.ts) hands it while the main thread encodes and compresses the other pages. For
+// zstd it loads the same zstd package and compresses as src/spec/zstd.ts does
+// (ZSTD_compress_usingDict with an empty dictionary on one context); for snappy it instantiates
+// the package's kernel module (the bytes src/kernel/wasm-source.ts reads) and calls the same
+// `pr_snappy_compress` as src/kernel/snappy.ts: the same bytes, so a file is the same whichever
+// thread compressed which page. Where the kernel bytes cannot be read, snappy pages stay inline.
 //
 // Loaded through a computed specifier (parquet-writer.ts), so bundles for browsers and edge
 // runtimes never follow it; where it cannot load or the worker cannot start, pages are compressed
@@ -19,6 +21,10 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { PaimonError } from "../error.js";
+import { readKernelWasmSync } from "../kernel/wasm-source.js";
+
+/** The codecs the worker compresses. */
+export type WorkerCodec = "zstd" | "snappy";
 
 /** Pages smaller than this are compressed inline: a message round trip costs about what compressing them does. */
 export const MIN_OFFLOAD_BYTES = 16 * 1024;
@@ -26,14 +32,14 @@ export const MIN_OFFLOAD_BYTES = 16 * 1024;
 const MAX_OUTSTANDING_BYTES = 1024 * 1024;
 
 // Plain JavaScript that runs as a CommonJS script (Node) or a module (Deno, Bun): only dynamic
-// imports. It answers "ready" once zstd is initialised; pages posted before that may be dropped by
-// some runtimes (Deno), so none are.
+// imports. It answers "ready" once zstd (and the kernel module, when given) is initialised, saying
+// whether snappy is there; pages posted before that may be dropped by some runtimes (Deno), so none are.
 const WORKER_SOURCE = `
 (async () => {
   const { parentPort, workerData } = await import("node:worker_threads");
   const { createRequire } = await import("node:module");
   const done = new Int32Array(workerData.progress);
-  let compress;
+  let zstd;
   try {
     const imported = createRequire(workerData.zstd)(workerData.zstd);
     const mod = typeof imported.init === "function" ? imported : imported.default;
@@ -41,15 +47,43 @@ const WORKER_SOURCE = `
     const cctx = mod.createCCtx();
     if (!cctx) throw new Error("ZSTD_createCCtx failed");
     const noDict = new Uint8Array(0);
-    compress = (data, level) => mod.compressUsingDict(cctx, data, noDict, level);
+    zstd = (data, level) => mod.compressUsingDict(cctx, data, noDict, level);
   } catch (e) {
     parentPort.postMessage({ failed: String((e && e.message) || e) });
     return;
   }
+  let snappy;
+  if (workerData.kernel) {
+    try {
+      const { instance } = await WebAssembly.instantiate(workerData.kernel, {});
+      const k = instance.exports;
+      let input = 0, inputSize = 0, output = 0, outputSize = 0;
+      snappy = (data) => {
+        const capacity = k.pr_snappy_max_compressed_len(data.length);
+        if (capacity === 0) throw new Error(data.length + " bytes are too many for one snappy block");
+        if (inputSize < data.length) {
+          if (inputSize > 0) k.pr_free(input, inputSize);
+          inputSize = Math.max(data.length, inputSize * 2);
+          input = k.pr_alloc(inputSize);
+        }
+        if (outputSize < capacity) {
+          if (outputSize > 0) k.pr_free(output, outputSize);
+          outputSize = Math.max(capacity, outputSize * 2);
+          output = k.pr_alloc(outputSize);
+        }
+        new Uint8Array(k.memory.buffer, input, data.length).set(data);
+        const n = k.pr_snappy_compress(input, data.length, output, capacity);
+        if (n === 0) throw new Error("snappy compression failed");
+        return new Uint8Array(k.memory.buffer, output, n).slice();
+      };
+    } catch {
+      // snappy pages stay on the main thread
+    }
+  }
   parentPort.on("message", (m) => {
     let out;
     try {
-      out = compress(new Uint8Array(m.body), m.level);
+      out = m.codec === "snappy" ? snappy(new Uint8Array(m.body)) : zstd(new Uint8Array(m.body), m.level);
     } catch (e) {
       parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
       return;
@@ -59,7 +93,7 @@ const WORKER_SOURCE = `
     const buffer = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.slice().buffer;
     parentPort.postMessage({ id: m.id, body: buffer }, [buffer]);
   });
-  parentPort.postMessage({ ready: true });
+  parentPort.postMessage({ ready: true, snappy: snappy !== undefined });
 })();
 `;
 
@@ -79,17 +113,20 @@ class PageWorker {
   /** Resolves true once zstd is initialised there, false when the worker did not start. */
   readonly ready: Promise<boolean>;
   isReady = false;
+  /** Whether the worker compresses snappy pages (known once ready). */
+  snappy = false;
   /** Pages handed to the worker so far. */
   offloaded = 0;
 
-  constructor(zstdPath: string) {
+  constructor(zstdPath: string, kernel: Uint8Array | undefined) {
     const progress = new SharedArrayBuffer(4);
     this.done = new Int32Array(progress);
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { zstd: zstdPath, progress } });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { zstd: zstdPath, kernel, progress } });
     let started!: (ok: boolean) => void;
     this.ready = new Promise((r) => (started = r));
-    this.worker.on("message", (m: { ready?: boolean; failed?: string; id?: number; body?: ArrayBuffer; error?: string }) => {
+    this.worker.on("message", (m: { ready?: boolean; snappy?: boolean; failed?: string; id?: number; body?: ArrayBuffer; error?: string }) => {
       if (m.ready) {
+        this.snappy = m.snappy === true;
         this.isReady = true;
         started(true);
       } else if (m.failed !== undefined) {
@@ -126,9 +163,12 @@ class PageWorker {
     }
   }
 
-  /** zstd of `body` in the worker (a copy of it is transferred), or undefined when the worker is not ready or has enough to do. */
-  offload(body: Uint8Array, level: number, always: boolean): Promise<Uint8Array> | undefined {
-    if (!this.isReady || this.dead) return undefined;
+  /**
+   * `body` compressed by `codec` (zstd at `level`) in the worker (a copy of it is transferred), or
+   * undefined when the worker is not ready, cannot do that codec or has enough to do.
+   */
+  offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean): Promise<Uint8Array> | undefined {
+    if (!this.isReady || this.dead || (codec === "snappy" && !this.snappy)) return undefined;
     if (!always && (body.length < MIN_OFFLOAD_BYTES || ((this.posted - Atomics.load(this.done, 0)) | 0) > MAX_OUTSTANDING_BYTES)) return undefined;
     const id = this.nextId++;
     const copy = body.slice();
@@ -140,7 +180,7 @@ class PageWorker {
     result.catch(() => undefined);
     this.posted = (this.posted + copy.byteLength) | 0;
     this.offloaded++;
-    this.worker.postMessage({ id, level, body: copy.buffer }, [copy.buffer]);
+    this.worker.postMessage({ id, codec, level, body: copy.buffer }, [copy.buffer]);
     return result;
   }
 
@@ -166,7 +206,13 @@ let current: PageWorker | null | undefined;
 export function pageWorker(): PageWorker | null {
   if (current === undefined) {
     try {
-      current = new PageWorker(createRequire(import.meta.url).resolve("@bokuweb/zstd-wasm"));
+      let kernel: Uint8Array | undefined;
+      try {
+        kernel = readKernelWasmSync();
+      } catch {
+        // unreadable: snappy pages stay inline
+      }
+      current = new PageWorker(createRequire(import.meta.url).resolve("@bokuweb/zstd-wasm"), kernel);
     } catch {
       current = null;
     }

@@ -55,7 +55,7 @@ export interface ParquetWriteOptions {
    */
   flatEncoder?: boolean;
   /**
-   * Whether zstd pages of the flat encoder are compressed partly on a second thread (page-worker.ts,
+   * Whether zstd and snappy pages of the flat encoder are compressed partly on a second thread (page-worker.ts,
    * where the runtime has node:worker_threads): default true for files of at least
    * WORKER_MIN_FILE_BYTES Arrow bytes; false compresses every page inline; "always" hands every
    * page to the worker, waiting for it to start (tests). The file is the same bytes either way.
@@ -284,10 +284,10 @@ export class ParquetFileWriter {
     const compress = await flatCompressor(codec, zstdLevel);
     if (!compress) return undefined;
     const compression: PageCompression = { compress };
-    if (codec === "zstd") {
+    if (codec !== "none") {
       const worker = await pageWorkerFor(o.compressionWorker ?? true, this.bytes);
       const always = o.compressionWorker === "always";
-      if (worker) compression.offload = (body) => worker.offload(body, zstdLevel, always);
+      if (worker && (codec === "zstd" || worker.snappy)) compression.offload = (body) => worker.offload(body, codec, zstdLevel, always);
     }
     const kv = new Map(Object.entries(o.keyValueMetadata ?? {}));
     kv.set("ARROW:schema", arrowSchemaFooterValue(this.schema));

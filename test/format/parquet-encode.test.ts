@@ -380,26 +380,27 @@ describe("flat-column Parquet encoder", () => {
   });
 });
 
-describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts)", () => {
-  it("randomized: every page through the worker gives the same bytes as every page inline", async () => {
+describe("flat encoder: zstd and snappy pages compressed on a worker thread (page-worker.ts)", () => {
+  it("randomized: every page through the worker gives the same bytes as every page inline (zstd and snappy)", async () => {
     let offloaded = 0;
     await fc.assert(
-      fc.asyncProperty(tableArb, optionsArb, async (cols, { cuts, slicePad, compression: _, ...options }) => {
+      fc.asyncProperty(tableArb, optionsArb, fc.constantFrom("zstd", "snappy"), async (cols, { cuts, slicePad, compression: _, ...options }, compression) => {
         const input = batches(FIELDS, cols, cuts, slicePad);
-        const inline = await writeParquet(FIELDS, input, { ...options, compression: "zstd", compressionWorker: false });
+        const inline = await writeParquet(FIELDS, input, { ...options, compression, compressionWorker: false });
         const before = pageWorker()!.offloaded;
-        const worker = await writeParquet(FIELDS, input, { ...options, compression: "zstd", compressionWorker: "always" });
+        const worker = await writeParquet(FIELDS, input, { ...options, compression, compressionWorker: "always" });
         offloaded += pageWorker()!.offloaded - before;
         expect(Buffer.compare(worker.bytes, inline.bytes)).toBe(0);
         expect(worker.stats).toEqual(inline.stats);
       }),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
     // the worker did compress pages (a worker that cannot start would leave every page inline)
-    expect(offloaded).toBeGreaterThan(40 * FIELDS.length);
+    expect(offloaded).toBeGreaterThan(60 * FIELDS.length);
+    expect(pageWorker()!.snappy).toBe(true);
   }, 300_000);
 
-  it("a large file split between the threads by the default (backlog-balanced) is the same bytes as inline, and reads back", async () => {
+  it("a large file split between the threads by the default (backlog-balanced) is the same bytes as inline, and reads back (zstd and snappy)", async () => {
     const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING()), F(3, "v", T.DOUBLE())];
     const n = 300_000;
     const cols = {
@@ -408,13 +409,15 @@ describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts
       v: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : i * 0.25)),
     };
     const input = batches(fields, cols, [70_000, 210_000]);
-    const inline = await writeParquet(fields, input, { compressionWorker: false, rowGroupRows: 120_000 });
-    const before = pageWorker()!.offloaded;
-    const split = await writeParquet(fields, input, { rowGroupRows: 120_000 });
-    expect(pageWorker()!.offloaded - before).toBeGreaterThan(0);
-    expect(Buffer.compare(split.bytes, inline.bytes)).toBe(0);
-    const back = await readParquet(split.bytes, { fields });
-    for (const f of fields) expect(tableColumn(back, f.name, f.type), f.name).toEqual(cols[f.name as keyof typeof cols]);
+    for (const compression of ["zstd", "snappy"]) {
+      const inline = await writeParquet(fields, input, { compression, compressionWorker: false, rowGroupRows: 120_000 });
+      const before = pageWorker()!.offloaded;
+      const split = await writeParquet(fields, input, { compression, rowGroupRows: 120_000 });
+      expect(pageWorker()!.offloaded - before, compression).toBeGreaterThan(0);
+      expect(Buffer.compare(split.bytes, inline.bytes), compression).toBe(0);
+      const back = await readParquet(split.bytes, { fields });
+      for (const f of fields) expect(tableColumn(back, f.name, f.type), f.name).toEqual(cols[f.name as keyof typeof cols]);
+    }
   }, 120_000);
 
   it("a worker that dies with pages in flight fails the file with a PaimonError; the next file gets a new worker and the same bytes as inline", async () => {
@@ -431,7 +434,7 @@ describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts
     const dying = {
       compress,
       offload: (body: Uint8Array) => {
-        const result = worker.offload(body, 1, true);
+        const result = worker.offload(body, "zstd", 1, true);
         if (++pages === 3) void worker.terminate();
         return result;
       },
@@ -442,12 +445,12 @@ describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts
     expect((failure as PaimonError).code).toBe("IO_ERROR");
     expect((failure as PaimonError).message).toMatch(/page compression worker exited/);
     // the dead worker takes no more pages; a new one is started for the next file
-    expect(worker.offload(new Uint8Array(1 << 20), 1, true)).toBeUndefined();
+    expect(worker.offload(new Uint8Array(1 << 20), "zstd", 1, true)).toBeUndefined();
     const inline = await writeParquet(fields, [input], { compressionWorker: false, rowGroupRows: 20_000 });
     const again = await writeParquet(fields, [input], { compressionWorker: "always", rowGroupRows: 20_000 });
     expect(pageWorker()).not.toBe(worker);
     expect(pageWorker()!.offloaded).toBeGreaterThan(0);
     expect(Buffer.compare(again.bytes, inline.bytes)).toBe(0);
-    expect(await encodeFlatParquet(schema, layout, { compress }, options)).toEqual(await encodeFlatParquet(schema, layout, { compress, offload: (b) => pageWorker()!.offload(b, 1, true) }, options));
+    expect(await encodeFlatParquet(schema, layout, { compress }, options)).toEqual(await encodeFlatParquet(schema, layout, { compress, offload: (b) => pageWorker()!.offload(b, "zstd", 1, true) }, options));
   }, 120_000);
 });
