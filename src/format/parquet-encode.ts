@@ -759,6 +759,7 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
     size += o[p.to]! - o[p.from]!; // null slots hold no bytes in valid Arrow data, but are not counted below
   }
   let out = scratch.reserve(size + 8);
+  let outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
   let at = 0;
   // The current bounds, and their first 8 bytes as big-endian words, zero-padded: a value whose
   // padded prefix lies strictly between them is neither bound, without a full comparison.
@@ -778,19 +779,24 @@ function plainBinary(pieces: readonly Piece[], count: number, scratch: Scratch):
     const bm = p.data.nullBitmap;
     const allValid = p.data.nullCount === 0 || !bm || bm.length === 0;
     const bit = p.data.offset; // offsets are sliced to the Data's rows, its validity bitmap is not
+    const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
     for (let j = p.from; j < p.to; j++) {
       if (!allValid && ((bm[(j + bit) >> 3]! >> ((j + bit) & 7)) & 1) === 0) continue;
       const s = o[j]!;
       const e = o[j + 1]!;
       const len = e - s;
-      if (at + 4 + len > out.length) out = growScratch(scratch, at, at + 4 + len);
-      out[at] = len & 0xff;
-      out[at + 1] = (len >>> 8) & 0xff;
-      out[at + 2] = (len >>> 16) & 0xff;
-      out[at + 3] = len >>> 24;
+      if (at + 4 + len > out.length) {
+        out = growScratch(scratch, at, at + 4 + len);
+        outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
+      }
+      outView.setInt32(at, len, true);
       at += 4;
-      if (len < 16) for (let b = s; b < e; b++) out[at++] = v[b]!;
-      else {
+      // short values word by word (unaligned DataView words: several times faster than bytes or a subarray per value)
+      if (len < 64) {
+        let b = s;
+        for (; b + 4 <= e; b += 4, at += 4) outView.setInt32(at, view.getInt32(b, true), true);
+        for (; b < e; b++) out[at++] = v[b]!;
+      } else {
         out.set(v.subarray(s, e), at);
         at += len;
       }
