@@ -521,6 +521,13 @@ function* pagesOf(batches: readonly arrow.RecordBatch[], c: number, g0: number, 
   if (rows > 0) yield { pieces, rows, first };
 }
 
+/** Set bits of each byte value. */
+const POPCOUNT = Uint8Array.from({ length: 256 }, (_, x) => {
+  let n = 0;
+  for (let v = x; v; v &= v - 1) n++;
+  return n;
+});
+
 /** Validity bit of row `i` of `data` (index without data.offset). */
 function validAt(data: arrow.Data, i: number): boolean {
   const bm = data.nullBitmap;
@@ -550,7 +557,22 @@ function encodePage(
     for (const p of pieces) {
       const bm = p.data.nullBitmap;
       const all = p.data.nullCount === 0 || !bm || bm.length === 0;
-      for (let j = p.data.offset + p.from, end = p.data.offset + p.to; j < end; j++, r++) {
+      let j = p.data.offset + p.from;
+      const end = p.data.offset + p.to;
+      if (!all && (j & 7) === 0 && (r & 7) === 0) {
+        // byte-aligned on both sides: whole bitmap bytes, nulls counted by bytes
+        const whole = (end - j) >> 3;
+        const src = j >> 3;
+        const dst = r >> 3;
+        for (let b = 0; b < whole; b++) {
+          const x = bm[src + b]!;
+          bits[dst + b] = x;
+          nulls += 8 - POPCOUNT[x]!;
+        }
+        j += whole << 3;
+        r += whole << 3;
+      }
+      for (; j < end; j++, r++) {
         if (all || (bm[j >> 3]! >> (j & 7)) & 1) bits[r >> 3]! |= 1 << (r & 7);
         else nulls++;
       }
@@ -601,7 +623,24 @@ function plainValues(leaf: Leaf, pieces: readonly Piece[], count: number, hasNul
       const allValid = p.data.nullCount === 0 || !bm || bm.length === 0;
       const bit = p.data.offset; // values are sliced to the Data's rows, its validity bitmap is not
       for (let j = p.from; j < p.to; j++) {
-        if (!allValid && ((bm[(j + bit) >> 3]! >> ((j + bit) & 7)) & 1) === 0) continue;
+        if (!allValid) {
+          // a whole validity byte at once where it is all valid or all null
+          if (((j + bit) & 7) === 0 && j + 8 <= p.to) {
+            const byte = bm[(j + bit) >> 3]!;
+            if (byte === 0) {
+              j += 7;
+              continue;
+            }
+            if (byte === 0xff) {
+              const s = j * words;
+              const n = 8 * words;
+              for (let w = 0; w < n; w++) out[k++] = src[s + w]!;
+              j += 7;
+              continue;
+            }
+          }
+          if (((bm[(j + bit) >> 3]! >> ((j + bit) & 7)) & 1) === 0) continue;
+        }
         const s = j * words;
         out[k++] = src[s]!;
         if (words === 2) out[k++] = src[s + 1]!;

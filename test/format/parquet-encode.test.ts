@@ -333,6 +333,32 @@ describe("flat-column Parquet encoder", () => {
     expect(Object.is(written.stats[1]!.min, -0)).toBe(true);
   });
 
+  it("validity taken a byte at a time (all-valid and all-null bytes, byte-aligned and unaligned pieces) gives exact values, null counts and bounds", async () => {
+    const fields = [F(0, "d", T.DOUBLE()), F(1, "i", T.INT())];
+    const n = 5_000;
+    // runs of values and of nulls of every length from 1 to 40, so pieces see whole 0xff and 0x00 bytes and mixed ones
+    const valid = Array.from({ length: n }, (_, r) => Math.floor(Math.sqrt(r * 7)) % 2 === 0 || r % 97 === 3);
+    const d = valid.map((v, r) => (v ? r * 0.5 - 100 : null));
+    const i = valid.map((v, r) => (v ? (r * 7919) % 4001 - 2000 : null));
+    const whole = batch(fields, { d, i });
+    for (const cuts of [[], [8, 1024], [3, 1500, 1501], [13, 4093]]) {
+      const bounds = [0, ...cuts, n];
+      const input = bounds.slice(1).map((to, k) => whole.slice(bounds[k]!, to));
+      const written = await writeParquet(fields, input, { compression: "none", dictionary: false, rowGroupRows: 2_000, pageSize: 4_096 });
+      const back = await readParquet(written.bytes, { fields });
+      expect(tableColumn(back, "d", fields[0]!.type)).toEqual(d);
+      expect(tableColumn(back, "i", fields[1]!.type)).toEqual(i);
+      const ds = d.filter((x): x is number => x !== null);
+      const is = i.filter((x): x is number => x !== null);
+      expect(written.stats.map(({ min, max, nullCount }) => ({ min, max, nullCount }))).toEqual([
+        { min: Math.min(...ds), max: Math.max(...ds), nullCount: n - ds.length },
+        { min: Math.min(...is), max: Math.max(...is), nullCount: n - is.length },
+      ]);
+      const reference = await writeParquet(fields, input, { compression: "none", dictionary: false, rowGroupRows: 2_000, pageSize: 4_096, flatEncoder: false });
+      expect(await readParquetStatistics(written.bytes)).toEqual(await readParquetStatistics(reference.bytes));
+    }
+  });
+
   it("files out of its scope are written by parquet-wasm: INT96, nested, gzip", async () => {
     const created = async (fields: DataField[], cols: Record<string, unknown[]>, options: object): Promise<string> =>
       new TextDecoder().decode(getBytes(footerOf((await writeParquet(fields, batch(fields, cols), options)).bytes), 6));
