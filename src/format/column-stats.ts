@@ -139,8 +139,7 @@ export class ColumnStatsCollector {
       case "long":
         return this.updateLong(data.values as unknown as BigInt64Array, n, bm, off);
       case "timestamp": {
-        const unit = (data.type as arrow.Timestamp).unit;
-        this.tsUnitNanos = unit === 0 ? 1000000000n : unit === 1 ? 1000000n : unit === 2 ? 1000n : 1n;
+        this.tsUnitNanos = unitNanos(data.type as arrow.Timestamp);
         return this.updateLong(data.values as unknown as BigInt64Array, n, bm, off);
       }
       case "float":
@@ -178,10 +177,7 @@ export class ColumnStatsCollector {
       }
       case "timestamp":
       case "long": {
-        if (this.kind === "timestamp") {
-          const unit = (arrowType as arrow.Timestamp).unit;
-          this.tsUnitNanos = unit === 0 ? 1000000000n : unit === 1 ? 1000000n : unit === 2 ? 1000n : 1n;
-        }
+        if (this.kind === "timestamp") this.tsUnitNanos = unitNanos(arrowType as arrow.Timestamp);
         const lo = view(min).getBigInt64(0, true);
         const hi = view(max).getBigInt64(0, true);
         if (!this.hasValue || lo < this.minB) this.minB = lo;
@@ -419,6 +415,12 @@ export class ColumnStatsCollector {
         return { min: null, max: null, nullCount };
     }
   }
+}
+
+/** Nanoseconds per unit of an Arrow timestamp type. */
+function unitNanos(type: arrow.Timestamp): bigint {
+  const unit = type.unit;
+  return unit === 0 ? 1000000000n : unit === 1 ? 1000000n : unit === 2 ? 1000n : 1n;
 }
 
 function toTimestamp(v: bigint, unitNanos: bigint): { millis: bigint; nanoOfMillisecond: number } {
