@@ -311,6 +311,8 @@ class Builder {
   values: Uint8Array;
   offsets: Int32Array | undefined;
   bytesAt = 0;
+  /** Whether some byte arrays were copied from PLAIN pages (else all came from the dictionary). */
+  plainBytes = false;
 
   constructor(rows: number, width: number) {
     this.rows = rows;
@@ -414,7 +416,7 @@ function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): a
     b.at += numValues;
   }
   if (b.at !== b.rows) fail("chunk row count differs from the row group's");
-  return finish(b, col.type);
+  return finish(b, col.type, dict);
 }
 
 function u32(buf: Uint8Array, at: number): number {
@@ -612,6 +614,7 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
 
 /** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
 function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, valid: Uint8Array | undefined): void {
+  b.plainBytes = true;
   const offsets = b.offsets!;
   const end = values.length;
   b.reserveBytes(end - pos);
@@ -719,13 +722,30 @@ function checkUtf8(bytes: Uint8Array, offsets: Int32Array, rows: number): void {
   }
 }
 
-function finish(b: Builder, type: arrow.DataType): arrow.Data {
+/** Throws unless every value of a byte-array dictionary is valid UTF-8. */
+function checkDictionaryUtf8(dict: Dict): void {
+  const bytes = dict.bytes;
+  const starts = dict.offsets!;
+  for (let v = 0; v < dict.count; v++) {
+    const s = starts[v]!;
+    const e = starts[v + 1]! - 4;
+    let high = 0;
+    for (let i = s; i < e; i++) high |= bytes[i]!;
+    if (high >= 0x80) utf8.decode(bytes.subarray(s, e));
+  }
+}
+
+/** `dict`: the chunk's dictionary; when every value came from it, its values are checked instead of the output's bytes. */
+function finish(b: Builder, type: arrow.DataType, dict: Dict | undefined): arrow.Data {
   const nullBitmap = b.nullCount > 0 ? b.valid : undefined;
   const length = b.rows;
   const nullCount = b.nullCount;
   if (b.width < 0) {
     const bytes = b.values.subarray(0, b.bytesAt);
-    if (type instanceof D.arrow.Utf8) checkUtf8(bytes, b.offsets!, length);
+    if (type instanceof D.arrow.Utf8) {
+      if (b.plainBytes || !dict) checkUtf8(bytes, b.offsets!, length);
+      else checkDictionaryUtf8(dict);
+    }
     return D.arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets: b.offsets!, data: bytes });
   }
   if (b.width === 0) return D.arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: b.values });
