@@ -301,6 +301,8 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
   return out;
 }
 
+const NO_VALUES = new Uint8Array(0);
+
 /** Output under construction: validity, fixed-width values (as bytes) or strings. */
 class Builder {
   readonly rows: number;
@@ -318,12 +320,18 @@ class Builder {
     this.rows = rows;
     this.width = width;
     this.valid = new Uint8Array((rows + 7) >> 3);
-    if (width > 0) this.values = new Uint8Array(rows * width);
+    if (width > 0) this.values = NO_VALUES; // allocated by fixedValues(), unless a page's buffer is taken whole
     else if (width === 0) this.values = new Uint8Array((rows + 7) >> 3);
     else {
       this.offsets = new Int32Array(rows + 1);
       this.values = new Uint8Array(Math.max(64, rows * 8));
     }
+  }
+
+  /** The fixed-width values buffer (`rows * width` bytes), allocated on first use. */
+  fixedValues(): Uint8Array {
+    if (this.values === NO_VALUES) this.values = new Uint8Array(this.rows * this.width);
+    return this.values;
   }
 
   reserveBytes(n: number): void {
@@ -575,13 +583,20 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     if (pos + bytes > values.length) fail("values past the page end");
     const src = values.subarray(pos, pos + bytes);
     if (!valid) {
-      b.values.set(src, b.at * width);
+      // One page holding every row of a column without nulls, decompressed into a buffer of
+      // its own that holds exactly the values: the values themselves (no copy).
+      if (b.values === NO_VALUES && numValues === b.rows && pos === 0 && values.byteOffset === 0 && values.byteLength === bytes && values.buffer.byteLength === bytes && values.buffer instanceof ArrayBuffer) {
+        b.values = values;
+        return;
+      }
+      b.fixedValues().set(src, b.at * width);
       return;
     }
     // scatter, as 32-bit words (bit-exact for every value, NaN payloads included)
     const words = width >> 2;
     const aligned = new Int32Array(src.slice().buffer);
-    const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
+    const fixed = b.fixedValues();
+    const out = new Int32Array(fixed.buffer, fixed.byteOffset + b.at * width, numValues * words);
     if (words === 2) {
       // 8-byte values (INT64, DOUBLE, TIMESTAMP): the common case, unrolled
       for (let i = 0, k = 0; i < numValues; i++) {
@@ -659,7 +674,8 @@ function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, num
   if (width > 0) {
     const words = width >> 2;
     const d = dict.words!;
-    const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
+    const fixed = b.fixedValues();
+    const out = new Int32Array(fixed.buffer, fixed.byteOffset + b.at * width, numValues * words);
     if (words === 2) {
       for (let i = 0, k = 0; i < numValues; i++) {
         if (valid && ((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
@@ -749,7 +765,7 @@ function finish(b: Builder, type: arrow.DataType, dict: Dict | undefined): arrow
     return D.arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets: b.offsets!, data: bytes });
   }
   if (b.width === 0) return D.arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: b.values });
-  const buf = b.values.buffer;
+  const buf = b.fixedValues().buffer;
   switch (type.typeId) {
     case TYPE_INT: {
       const bits = (type as arrow.Int).bitWidth;
