@@ -301,6 +301,8 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
   return out;
 }
 
+const NO_VALUES = new Uint8Array(0);
+
 /** Output under construction: validity, fixed-width values (as bytes) or strings. */
 class Builder {
   readonly rows: number;
@@ -311,17 +313,25 @@ class Builder {
   values: Uint8Array;
   offsets: Int32Array | undefined;
   bytesAt = 0;
+  /** Whether some byte arrays were copied from PLAIN pages (else all came from the dictionary). */
+  plainBytes = false;
 
   constructor(rows: number, width: number) {
     this.rows = rows;
     this.width = width;
     this.valid = new Uint8Array((rows + 7) >> 3);
-    if (width > 0) this.values = new Uint8Array(rows * width);
+    if (width > 0) this.values = NO_VALUES; // allocated by fixedValues(), unless a page's buffer is taken whole
     else if (width === 0) this.values = new Uint8Array((rows + 7) >> 3);
     else {
       this.offsets = new Int32Array(rows + 1);
       this.values = new Uint8Array(Math.max(64, rows * 8));
     }
+  }
+
+  /** The fixed-width values buffer (`rows * width` bytes), allocated on first use. */
+  fixedValues(): Uint8Array {
+    if (this.values === NO_VALUES) this.values = new Uint8Array(this.rows * this.width);
+    return this.values;
   }
 
   reserveBytes(n: number): void {
@@ -414,7 +424,7 @@ function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): a
     b.at += numValues;
   }
   if (b.at !== b.rows) fail("chunk row count differs from the row group's");
-  return finish(b, col.type);
+  return finish(b, col.type, dict);
 }
 
 function u32(buf: Uint8Array, at: number): number {
@@ -573,13 +583,20 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     if (pos + bytes > values.length) fail("values past the page end");
     const src = values.subarray(pos, pos + bytes);
     if (!valid) {
-      b.values.set(src, b.at * width);
+      // One page holding every row of a column without nulls, decompressed into a buffer of
+      // its own that holds exactly the values: the values themselves (no copy).
+      if (b.values === NO_VALUES && numValues === b.rows && pos === 0 && values.byteOffset === 0 && values.byteLength === bytes && values.buffer.byteLength === bytes && values.buffer instanceof ArrayBuffer) {
+        b.values = values;
+        return;
+      }
+      b.fixedValues().set(src, b.at * width);
       return;
     }
     // scatter, as 32-bit words (bit-exact for every value, NaN payloads included)
     const words = width >> 2;
     const aligned = new Int32Array(src.slice().buffer);
-    const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
+    const fixed = b.fixedValues();
+    const out = new Int32Array(fixed.buffer, fixed.byteOffset + b.at * width, numValues * words);
     if (words === 2) {
       // 8-byte values (INT64, DOUBLE, TIMESTAMP): the common case, unrolled
       for (let i = 0, k = 0; i < numValues; i++) {
@@ -612,6 +629,7 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
 
 /** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
 function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, valid: Uint8Array | undefined): void {
+  b.plainBytes = true;
   const offsets = b.offsets!;
   const end = values.length;
   b.reserveBytes(end - pos);
@@ -656,7 +674,8 @@ function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, num
   if (width > 0) {
     const words = width >> 2;
     const d = dict.words!;
-    const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
+    const fixed = b.fixedValues();
+    const out = new Int32Array(fixed.buffer, fixed.byteOffset + b.at * width, numValues * words);
     if (words === 2) {
       for (let i = 0, k = 0; i < numValues; i++) {
         if (valid && ((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
@@ -719,17 +738,34 @@ function checkUtf8(bytes: Uint8Array, offsets: Int32Array, rows: number): void {
   }
 }
 
-function finish(b: Builder, type: arrow.DataType): arrow.Data {
+/** Throws unless every value of a byte-array dictionary is valid UTF-8. */
+function checkDictionaryUtf8(dict: Dict): void {
+  const bytes = dict.bytes;
+  const starts = dict.offsets!;
+  for (let v = 0; v < dict.count; v++) {
+    const s = starts[v]!;
+    const e = starts[v + 1]! - 4;
+    let high = 0;
+    for (let i = s; i < e; i++) high |= bytes[i]!;
+    if (high >= 0x80) utf8.decode(bytes.subarray(s, e));
+  }
+}
+
+/** `dict`: the chunk's dictionary; when every value came from it, its values are checked instead of the output's bytes. */
+function finish(b: Builder, type: arrow.DataType, dict: Dict | undefined): arrow.Data {
   const nullBitmap = b.nullCount > 0 ? b.valid : undefined;
   const length = b.rows;
   const nullCount = b.nullCount;
   if (b.width < 0) {
     const bytes = b.values.subarray(0, b.bytesAt);
-    if (type instanceof D.arrow.Utf8) checkUtf8(bytes, b.offsets!, length);
+    if (type instanceof D.arrow.Utf8) {
+      if (b.plainBytes || !dict) checkUtf8(bytes, b.offsets!, length);
+      else checkDictionaryUtf8(dict);
+    }
     return D.arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets: b.offsets!, data: bytes });
   }
   if (b.width === 0) return D.arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: b.values });
-  const buf = b.values.buffer;
+  const buf = b.fixedValues().buffer;
   switch (type.typeId) {
     case TYPE_INT: {
       const bits = (type as arrow.Int).bitWidth;

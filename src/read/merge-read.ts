@@ -148,12 +148,38 @@ export class PrimaryKeySplitReader {
     // Files are read selectively by the key filter; memory runs (sorted by key) are narrowed by
     // binary search on the first key column before the exact filter.
     // Real-time queries come back to the same committed files: their decoded chunks are cached.
-    for (const { f, df } of files) for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter, false, true)) chunks.push(c);
+    const ordered = !this.firstRow && this.sequenceOrdered(files.map((x) => x.f), memory);
+    for (const { f, df } of files) {
+      // Files in sequence order (see sequenceOrdered): each file's rows are ordered against the
+      // others by its range, so `_SEQUENCE_NUMBER` is not decoded; without retract rows (and
+      // without row kinds wanted) neither is `_VALUE_KIND`: every row is a live version.
+      const noSystem = ordered && f.deleteRowCount === 0n && !this.options.withRowKind;
+      for await (const c of this.readFile(split, f, df, MERGE_READ_BATCH, keyFilter, noSystem, true)) {
+        if (noSystem) c.sequence.fill(f.maxSequenceNumber); // (zeros, allocated for this chunk)
+        chunks.push(c);
+      }
+    }
     for (const m of memory) {
       const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, sortedKeyRange(m.batch.data.children[this.keyColumns[0]!]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
       if (kept.batch.numRows > 0) chunks.push(kept);
     }
     yield* this.emitMerged(chunks);
+  }
+
+  /**
+   * Whether `files` (sorted by their first sequence number) hold disjoint sequence ranges, all
+   * below every sequence number of the `memory` runs: then a row of a file is ordered against
+   * any row of another file or of memory by its file's maximum sequence number alone (what a
+   * real-time writer produces: each commit numbers on from the bucket's maximum, memory after
+   * it). Deduplicate ties (two rows of one key in one file) still go to the later row, which
+   * is the newer one in a file sorted by key then sequence.
+   */
+  private sequenceOrdered(files: readonly DataFileMeta[], memory: readonly KvBatch[]): boolean {
+    if (this.fold || files.length === 0) return false;
+    for (let i = 1; i < files.length; i++) if (files[i].minSequenceNumber <= files[i - 1].maxSequenceNumber) return false;
+    const fileMax = files[files.length - 1].maxSequenceNumber;
+    for (const m of memory) if (!allAboveInt64(m.sequence, fileMax)) return false;
+    return true;
   }
 
   /** Merge winners of sorted chunks (oldest first), retract rows dropped, in batchSize batches. */
@@ -255,6 +281,20 @@ function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
 function sliceKvBatch(c: KvBatch, [from, to]: readonly [number, number]): KvBatch {
   if (from === 0 && to === c.batch.numRows) return c;
   return { batch: sliceBatch(c.batch, from, to), sequence: c.sequence.subarray(from, to), kinds: c.kinds.subarray(from, to) };
+}
+
+/** Whether every value of `values` is greater than `bound` (compared as 32-bit word pairs: no BigInt per value). */
+function allAboveInt64(values: BigInt64Array, bound: bigint): boolean {
+  if (bound < -(1n << 63n)) return true;
+  if (bound >= (1n << 63n) - 1n) return values.length === 0;
+  const hi = Number(bound >> 32n);
+  const lo = Number(bound & 0xffffffffn);
+  const w = new Int32Array(values.buffer, values.byteOffset, 2 * values.length);
+  for (let i = 0; i < values.length; i++) {
+    const h = w[2 * i + 1];
+    if (h < hi || (h === hi && w[2 * i] >>> 0 <= lo)) return false;
+  }
+  return true;
 }
 
 function compareSequence(a: bigint, b: bigint): number {

@@ -6,6 +6,7 @@
 // like the Arrow store, calls `sortPrimaryKeyBatch` on a query, commit reader or spill), as
 // Java Paimon's merge-tree writer sorts its write buffer when it flushes.
 import * as arrow from "apache-arrow";
+import { strictlyAscendingInt64 } from "../arrow/gather.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeData } from "../arrow/take.js";
 import { columnValues } from "../arrow/values.js";
@@ -43,6 +44,10 @@ export function numberedPrimaryKeyBatch(storeSchema: arrow.Schema, batch: arrow.
 export function sortPrimaryKeyBatch(batch: arrow.RecordBatch, keyColumnIndexes: readonly number[]): arrow.RecordBatch {
   const c = batch.data.children;
   const seq = c.length - 2;
+  // In order already, without a kernel call: one row (each write of a row-at-a-time stream), or
+  // one BIGINT key strictly ascending (a stream of increasing keys, and the concatenations of
+  // its coalesced small batches); the sequence numbers cannot reorder distinct keys.
+  if (batch.numRows <= 1 || (keyColumnIndexes.length === 1 && strictlyAscendingBigintColumn(c[keyColumnIndexes[0]]))) return batch;
   const keys = keyColumnIndexes.map((i) => keyColumnFromArrow(c[i]));
   const perm = sortPermutation(keys, columnValues<BigInt64Array>(c[seq]));
   let identity = true;
@@ -70,6 +75,12 @@ function permutedInt64(column: arrow.Data, perm: Uint32Array): arrow.Data {
     if (words[i * 2] !== v >>> 0 || words[i * 2 + 1] !== (v > 0xffffffff ? hi + 1 : hi)) return takeData(column, perm);
   }
   return new arrow.Data(INT64, 0, n, 0, [undefined, sequenceRange(first, n, perm)] as never);
+}
+
+/** Whether `column` is a non-null signed 64-bit integer column whose values strictly ascend. */
+function strictlyAscendingBigintColumn(column: arrow.Data): boolean {
+  const t = column.type;
+  return arrow.DataType.isInt(t) && t.bitWidth === 64 && t.isSigned && column.nullCount === 0 && strictlyAscendingInt64(columnValues<BigInt64Array>(column));
 }
 
 /** Whether every value of a non-null int8 column is the same. */

@@ -139,6 +139,33 @@ describe("flat-column decoder", () => {
     );
   }, 240_000);
 
+  it("STRING chunks with invalid UTF-8 are left to parquet-wasm, from a dictionary (whose values are checked) or PLAIN pages", async () => {
+    const fields = [F(0, "s", T.STRING())];
+    const utf8 = (values: Uint8Array[]) => {
+      const offsets = new Int32Array(values.length + 1);
+      values.forEach((v, i) => (offsets[i + 1] = offsets[i]! + v.length));
+      const data = new Uint8Array(offsets[values.length]!);
+      values.forEach((v, i) => data.set(v, offsets[i]!));
+      const d = arrow.makeData({ type: new arrow.Utf8(), length: values.length, valueOffsets: offsets, data });
+      const schema = new arrow.Schema([new arrow.Field("s", new arrow.Utf8(), true)]);
+      return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: values.length, nullCount: 0, children: [d] }));
+    };
+    const enc = new TextEncoder();
+    const bad = new Uint8Array([0x61, 0xc3]); // truncated two-byte sequence
+    for (const dictionary of [true, false]) {
+      for (const [name, values, flat] of [
+        ["valid", Array.from({ length: 60 }, (_, i) => enc.encode(["a", "ü€", "😀x"][i % 3]!)), true],
+        ["invalid", Array.from({ length: 60 }, (_, i) => (i === 31 ? bad : enc.encode(["a", "ü€"][i % 2]!))), false],
+      ] as const) {
+        const written = await writeParquet(fields, utf8([...values]), { compression: "zstd", dictionary });
+        const src = toByteSource(written.bytes, "u.parquet");
+        const footer = await readFooter(src);
+        const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, [0], 0);
+        expect(decoded[0] !== undefined, `${name}, dictionary ${dictionary}`).toBe(flat);
+      }
+    }
+  });
+
   it("all-null and no-null columns, one row and empty strings", async () => {
     const fields = FLAT_FIELDS.slice(0, 11);
     for (const n of [1, 9, 1000]) {
