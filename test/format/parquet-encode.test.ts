@@ -364,7 +364,7 @@ describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts
     const failure = await encodeFlatParquet(schema, layout, dying, options).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(PaimonError);
     expect((failure as PaimonError).code).toBe("IO_ERROR");
-    expect((failure as PaimonError).message).toMatch(/page compression worker exited/);
+    expect((failure as PaimonError).message).toMatch(/zstd page worker exited/);
     // the dead worker takes no more pages; a new one is started for the next file
     expect(worker.offload(new Uint8Array(1 << 20), 1, true)).toBeUndefined();
     const inline = await writeParquet(fields, [input], { compressionWorker: false, rowGroupRows: 20_000 });
