@@ -162,7 +162,7 @@ class PageWorker {
   private post(m: { level?: number; size?: number }, body: Uint8Array, work: number, decompress: boolean): Promise<Uint8Array | undefined> | undefined {
     if (!this.isReady || this.dead) return undefined;
     const id = this.nextId++;
-    const copy = body.slice();
+    const copy = new Uint8Array(body); // a copy of its own (Buffer#slice would be a view of a shared, maybe pooled buffer)
     // the worker keeps the process alive while it holds pages (an unref'd one would let Node exit
     // with a file half written and its promise never settled)
     if (this.pending.size === 0) this.worker.ref();

@@ -652,7 +652,7 @@ function readDictionary(page: Uint8Array, count: number, width: number): Dict {
   if (!(count >= 0)) fail("dictionary size");
   if (width > 0) {
     if (page.length !== count * width) fail("dictionary length");
-    return { count, bytes: page, words: new Int32Array(page.slice().buffer) };
+    return { count, bytes: page, words: new Int32Array(new Uint8Array(page).buffer) };
   }
   if (width === 0) fail("boolean dictionary");
   // values stay in the page: value i is page[starts[i], starts[i + 1] - 4) (starts[count] = length + 4)
@@ -683,7 +683,8 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     }
     // scatter, as 32-bit words (bit-exact for every value, NaN payloads included)
     const words = width >> 2;
-    const aligned = new Int32Array(src.slice().buffer);
+    // a copy of its own: `new Uint8Array`, not slice(), which on a Node Buffer (a file read into one) is a view of it
+    const aligned = new Int32Array(new Uint8Array(src).buffer);
     const out = new Int32Array(b.values.buffer, b.values.byteOffset + b.at * width, numValues * words);
     if (words === 2) {
       // 8-byte values (INT64, DOUBLE, TIMESTAMP): the common case, unrolled
