@@ -13,7 +13,7 @@ import { readParquet, readParquetStatistics, writeParquet } from "../../src/form
 import { setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { verifyChunkChecksums } from "../../src/format/parquet-pages.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
-import { batch, FLAT_FIELDS, footerOf, pagesOf, tableColumn } from "./helpers.js";
+import { batch, FLAT_FIELDS, footerOf, pagesOf, tableColumn, workerTable } from "./helpers.js";
 import { pageWorker } from "../../src/format/page-worker.js";
 import { encodeFlatParquet, flatCompressor } from "../../src/format/parquet-encode.js";
 import { parquetArrowSchema } from "../../src/format/arrow-types.js";
@@ -324,13 +324,7 @@ describe("flat encoder: zstd pages compressed on a worker thread (page-worker.ts
   }, 300_000);
 
   it("a large file split between the threads by the default (backlog-balanced) is the same bytes as inline, and reads back", async () => {
-    const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING()), F(3, "v", T.DOUBLE())];
-    const n = 300_000;
-    const cols = {
-      id: Array.from({ length: n }, (_, i) => BigInt(i) * 7919n),
-      name: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `name-${(Math.imul(i, 2654435761) >>> 0).toString(16)}`)),
-      v: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : i * 0.25)),
-    };
+    const { fields, cols } = workerTable(300_000);
     const input = batches(fields, cols, [70_000, 210_000]);
     const inline = await writeParquet(fields, input, { compressionWorker: false, rowGroupRows: 120_000 });
     const before = pageWorker()!.offloaded;

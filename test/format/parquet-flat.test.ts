@@ -18,7 +18,7 @@ import { prefetchFlatDecoder, setDecompressionWorker, setFlatDecoding } from "..
 import { PaimonError } from "../../src/error.js";
 import { toByteSource } from "../../src/format/source.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
-import { batch, FLAT_FIELDS, tableColumn } from "./helpers.js";
+import { batch, FLAT_FIELDS, tableColumn, workerTable } from "./helpers.js";
 
 const F = T.FIELD;
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
@@ -229,13 +229,7 @@ describe("flat-column decoder", () => {
   }, 240_000);
 
   it("a page worker that dies with pages in flight fails the read with a PaimonError (no rows); the next read gets a new worker and the same rows", async () => {
-    const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING()), F(3, "v", T.DOUBLE())];
-    const n = 200_000;
-    const cols = {
-      id: Array.from({ length: n }, (_, i) => BigInt(i) * 7919n),
-      name: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `name-${(Math.imul(i, 2654435761) >>> 0).toString(16)}`)),
-      v: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : i * 0.25)),
-    };
+    const { fields, cols } = workerTable(200_000);
     const written = await writeParquet(fields, batch(fields, cols), { compression: "zstd", pageSize: 32 * 1024 });
     setDecompressionWorker(false);
     const inline = await readParquet(written.bytes, { fields });
