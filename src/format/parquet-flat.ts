@@ -713,14 +713,14 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     }
     return;
   }
-  plainByteArrays(b, values, pos, numValues, valid);
+  plainByteArrays(b, values, pos, numValues, nonNull, valid);
 }
 
 /** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
-function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, valid: Uint8Array | undefined): void {
+function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined): void {
   const offsets = b.offsets!;
   const end = values.length;
-  b.reserveBytes(end - pos + 4);
+  b.reserveBytes(Math.max(0, end - pos - 4 * nonNull) + 4); // the page's bytes less a length per value
   const out = b.values;
   const from = new DataView(values.buffer, values.byteOffset, values.byteLength);
   const to = new DataView(out.buffer, out.byteOffset, out.byteLength);
