@@ -81,6 +81,13 @@ function expectSame(flat: arrow.Table, wasm: arrow.Table, fields: readonly DataF
   }
 }
 
+/** `bytes` in a Node Buffer that is a view into a larger buffer, as Node's Buffer pool hands out (Buffer#slice is a view too). */
+function pooledBuffer(bytes: Uint8Array): Buffer {
+  const pool = Buffer.alloc(bytes.length + 8192, 0x5a);
+  pool.set(bytes, 4099);
+  return pool.subarray(4099, 4099 + bytes.length);
+}
+
 afterEach(() => {
   setFlatDecoding(true);
   setDecompressionWorker(true);
@@ -198,8 +205,8 @@ describe("flat-column decoder", () => {
         const inline = await readParquet(written.bytes, { fields: FIELDS, batchSize });
         setDecompressionWorker("always");
         const before = pageWorker()!.offloaded;
-        // from a Node Buffer (a view of a shared pool for small files): the worker gets copies, the pool stays intact
-        const pooled = Buffer.from(written.bytes);
+        // from a Node Buffer that is a view of a larger one (as Node's pool is): the worker gets copies, the pool stays intact
+        const pooled = pooledBuffer(written.bytes);
         const split = await readParquet(pooled, { fields: FIELDS, batchSize });
         expect(Buffer.compare(pooled, written.bytes)).toBe(0);
         const handed = pageWorker()!.offloaded - before;
@@ -244,7 +251,7 @@ describe("flat-column decoder", () => {
       return result;
     };
     const failure = await readParquet(written.bytes, { fields }).catch((e: unknown) => e);
-    expect(pages).toBeGreaterThan(10);
+    expect(pages).toBeGreaterThanOrEqual(3);
     expect(failure).toBeInstanceOf(PaimonError);
     expect((failure as PaimonError).code).toBe("IO_ERROR");
     expect((failure as PaimonError).message).toMatch(/zstd page worker exited/);
@@ -262,8 +269,7 @@ describe("flat-column decoder", () => {
     const cols = { i: [7, null, -3, 7], d: [null, 0.25, 1.5, 0.25], l: [1n, 2n, null, 1n] };
     for (const dictionary of [false, true]) {
       const written = await writeParquet(fields, batch(fields, cols), { compression: "none", dictionary });
-      const pooled = Buffer.from(written.bytes);
-      expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length); // a view into the pool
+      const pooled = pooledBuffer(written.bytes);
       const back = await readParquet(pooled, { fields });
       for (const f of fields) expect(tableColumn(back, f.name, f.type), `${f.name}, dictionary ${dictionary}`).toEqual(cols[f.name as keyof typeof cols]);
     }
