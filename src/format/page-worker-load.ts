@@ -1,7 +1,7 @@
 // Loads the zstd page worker (page-worker.ts, Node-specific) for the flat encoder and the flat
-// decoder, through a computed specifier that keeps bundlers from following the import into
-// `node:` modules: browser and edge bundles never contain the worker; there the import fails and
-// pages are (de)compressed inline.
+// decoder, through a computed specifier that keeps bundlers from following it into `node:`
+// modules: browser and edge bundles never contain the worker; there loading it fails and pages
+// are (de)compressed inline.
 
 import type { PageWorker } from "./page-worker.js";
 
