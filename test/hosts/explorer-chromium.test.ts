@@ -47,6 +47,15 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /**
+   * Clicks a table in the navigation and waits until the page has shown all of it: the selected
+   * button is marked last, after the snapshot history (read after the name, schema and options).
+   */
+  async function showTable(identifier: string) {
+    await page.click(`nav button[data-table='${identifier}']`);
+    await page.waitForFunction((id) => (document.querySelector("nav button.selected") as HTMLElement | null)?.dataset.table === id, identifier);
+  }
+
   /** Header and body cells of a table element, as text. */
   const tableText = (id: string) =>
     page.$eval(`#${id}`, (t) => Array.from((t as HTMLTableElement).rows, (r) => Array.from(r.cells, (c) => c.textContent ?? "")));
@@ -83,8 +92,7 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
   });
 
   it("shows a table's schema, options and snapshot history", async () => {
-    await page.click("nav button[data-table='db.app']");
-    await page.waitForFunction(() => document.getElementById("table-name")?.textContent === "db.app");
+    await showTable("db.app");
     expect(await page.textContent("#keys")).toBe("append table (no primary key) · partitioned by: dt · schema 0");
     expect(await tableText("schema")).toEqual([
       ["id", "name", "type", "description"],
@@ -138,8 +146,7 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
   });
 
   it("merges a primary-key table with deletion vectors, and reads an older schema at its snapshot", async () => {
-    await page.click("nav button[data-table='db.pk']");
-    await page.waitForFunction(() => document.getElementById("table-name")?.textContent === "db.pk");
+    await showTable("db.pk");
     const pk = await runQuery({});
     expect(pk.table.slice(1).sort()).toEqual([
       ["1", "p1", "x"],
@@ -150,8 +157,7 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
     const expectedPk = await nodeQuery("db.pk", {});
     expect(pk).toEqual({ table: expectedPk.table, stats: expectedPk.stats, error: null });
 
-    await page.click("nav button[data-table='db.evolved']");
-    await page.waitForFunction(() => document.getElementById("table-name")?.textContent === "db.evolved");
+    await showTable("db.evolved");
     const old = await runQuery({ snapshot: "1" });
     expect(old.table).toEqual([
       ["id", "name", "dt"],
