@@ -1,22 +1,27 @@
-// The second core for Parquet page compression (Node-specific: node:worker_threads, which Deno and
-// Bun implement too). One worker thread per process, started on first use and unref()'d so it
-// never keeps a process alive, compresses zstd and snappy page bodies the flat encoder
-// (parquet-encode.ts) hands it while the main thread encodes and compresses the other pages. For
-// zstd it loads the same zstd package and compresses as src/spec/zstd.ts does
-// (ZSTD_compress_usingDict with an empty dictionary on one context); for snappy it instantiates
-// the package's kernel module (the bytes src/kernel/wasm-source.ts reads) and calls the same
-// `pr_snappy_compress` as src/kernel/snappy.ts: the same bytes, so a file is the same whichever
-// thread compressed which page. Where the kernel bytes cannot be read, snappy pages stay inline.
+// The second core for Parquet pages (Node-specific: node:worker_threads, which Deno and Bun
+// implement too). One worker thread per process, started on first use and unref()'d so it never
+// keeps a process alive, compresses the zstd and snappy page bodies the flat encoder
+// (parquet-encode.ts) hands it while the main thread encodes and compresses the other pages, and
+// decompresses the zstd pages the flat decoder (parquet-flat.ts) hands it while the main thread
+// decodes the pages before them. For zstd it loads the same zstd package and (de)compresses as
+// src/spec/zstd.ts does (ZSTD_compress_usingDict with an empty dictionary on one context;
+// ZSTD_decompress_usingDict on one context); for snappy it instantiates the package's kernel
+// module (the bytes src/kernel/wasm-source.ts reads) and calls the same `pr_snappy_compress` as
+// src/kernel/snappy.ts: the same bytes whichever thread did which page. Where the kernel bytes
+// cannot be read, snappy pages stay inline.
 //
-// Loaded through a computed specifier (parquet-writer.ts), so bundles for browsers and edge
-// runtimes never follow it; where it cannot load or the worker cannot start, pages are compressed
-// inline. A worker that fails (an error, an exit) rejects every page it holds with a PaimonError:
-// the file being encoded fails as a whole, nothing partial is written; the next file starts a new
-// worker.
+// Loaded through a computed specifier (page-worker-load.ts), so bundles for browsers and edge
+// runtimes never follow it; where it cannot load or the worker cannot start, pages are
+// (de)compressed inline. A worker that fails (an error, an exit) rejects every page it holds with a
+// PaimonError: the file being encoded or the row group being read fails as a whole, nothing partial
+// is written or returned; the next file starts a new worker. A page that does not decompress
+// resolves to undefined, where the inline decompressor throws (the decoder then leaves the chunk to
+// parquet-wasm, which reports the corruption).
 //
-// Balance: the worker adds the bytes it has compressed to a shared counter, so the main thread
-// (busy encoding, its message queue unread) knows how far behind the worker is and keeps a page
-// for itself when the worker already has MAX_OUTSTANDING_BYTES to do.
+// Balance: the worker adds the bytes it has (de)compressed (input bytes for compression, output
+// bytes for decompression) to a shared counter, so the main thread (busy, its message queue
+// unread) knows how far behind the worker is and keeps a page for itself when the worker already
+// has enough to do.
 
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -30,6 +35,8 @@ export type WorkerCodec = "zstd" | "snappy";
 export const MIN_OFFLOAD_BYTES = 16 * 1024;
 /** The worker's backlog (bytes posted and not yet compressed) beyond which the main thread compresses a page itself. */
 const MAX_OUTSTANDING_BYTES = 1024 * 1024;
+/** The same for decompression (output bytes): a few pages, so the decoder waits little for a page it handed over. */
+const MAX_OUTSTANDING_DECOMPRESS_BYTES = 1024 * 1024;
 
 // Plain JavaScript that runs as a CommonJS script (Node) or a module (Deno, Bun): only dynamic
 // imports. It answers "ready" once zstd (and the kernel module, when given) is initialised, saying
@@ -39,7 +46,7 @@ const WORKER_SOURCE = `
   const { parentPort, workerData } = await import("node:worker_threads");
   const { createRequire } = await import("node:module");
   const done = new Int32Array(workerData.progress);
-  let zstd;
+  let compress, decompress;
   try {
     const imported = createRequire(workerData.zstd)(workerData.zstd);
     const mod = typeof imported.init === "function" ? imported : imported.default;
@@ -47,7 +54,10 @@ const WORKER_SOURCE = `
     const cctx = mod.createCCtx();
     if (!cctx) throw new Error("ZSTD_createCCtx failed");
     const noDict = new Uint8Array(0);
-    zstd = (data, level) => mod.compressUsingDict(cctx, data, noDict, level);
+    compress = (data, level) => mod.compressUsingDict(cctx, data, noDict, level);
+    const dctx = mod.createDCtx();
+    if (!dctx) throw new Error("ZSTD_createDCtx failed");
+    decompress = (data, size) => mod.decompressUsingDict(dctx, data, noDict, { defaultHeapSize: Math.max(size, 1) });
   } catch (e) {
     parentPort.postMessage({ failed: String((e && e.message) || e) });
     return;
@@ -83,12 +93,13 @@ const WORKER_SOURCE = `
   parentPort.on("message", (m) => {
     let out;
     try {
-      out = m.codec === "snappy" ? snappy(new Uint8Array(m.body)) : zstd(new Uint8Array(m.body), m.level);
+      const body = new Uint8Array(m.body);
+      out = m.size !== undefined ? decompress(body, m.size) : m.codec === "snappy" ? snappy(body) : compress(body, m.level);
     } catch (e) {
       parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
       return;
     } finally {
-      Atomics.add(done, 0, m.body.byteLength);
+      Atomics.add(done, 0, m.work);
     }
     const buffer = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.slice().buffer;
     parentPort.postMessage({ id: m.id, body: buffer }, [buffer]);
@@ -98,8 +109,10 @@ const WORKER_SOURCE = `
 `;
 
 interface Pending {
-  resolve(b: Uint8Array): void;
+  resolve(b: Uint8Array | undefined): void;
   reject(e: Error): void;
+  /** A decompression (its failure is the page's, a plain Error), not a compression. */
+  decompress: boolean;
 }
 
 /** A started (or starting) worker and the pages it holds. */
@@ -130,22 +143,23 @@ class PageWorker {
         this.isReady = true;
         started(true);
       } else if (m.failed !== undefined) {
-        this.fail(new PaimonError("IO_ERROR", `the page compression worker did not start: ${m.failed}`), true);
+        this.fail(new PaimonError("IO_ERROR", `the page worker did not start: ${m.failed}`), true);
         started(false);
       } else {
         const p = this.pending.get(m.id!);
         this.pending.delete(m.id!);
         if (this.pending.size === 0) this.worker.unref();
         if (m.body) p?.resolve(new Uint8Array(m.body));
+        else if (p?.decompress) p.resolve(undefined);
         else p?.reject(new PaimonError("IO_ERROR", `page compression failed in the worker: ${m.error}`));
       }
     });
     this.worker.on("error", (e) => {
-      this.fail(new PaimonError("IO_ERROR", `the page compression worker failed: ${e?.message ?? e}`, { cause: e }), !this.isReady);
+      this.fail(new PaimonError("IO_ERROR", `the page worker failed: ${e?.message ?? e}`, { cause: e }), !this.isReady);
       started(false);
     });
     this.worker.on("exit", (code) => {
-      this.fail(new PaimonError("IO_ERROR", `the page compression worker exited (code ${code})`), !this.isReady);
+      this.fail(new PaimonError("IO_ERROR", `the page worker exited (code ${code})`), !this.isReady);
       started(false);
     });
     // after the listeners (adding a "message" listener refs the worker again in Node)
@@ -168,19 +182,39 @@ class PageWorker {
    * undefined when the worker is not ready, cannot do that codec or has enough to do.
    */
   offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean): Promise<Uint8Array> | undefined {
-    if (!this.isReady || this.dead || (codec === "snappy" && !this.snappy)) return undefined;
-    if (!always && (body.length < MIN_OFFLOAD_BYTES || ((this.posted - Atomics.load(this.done, 0)) | 0) > MAX_OUTSTANDING_BYTES)) return undefined;
+    if (codec === "snappy" && !this.snappy) return undefined;
+    if (!always && (body.length < MIN_OFFLOAD_BYTES || this.backlog() > MAX_OUTSTANDING_BYTES)) return undefined;
+    return this.post({ codec, level }, body, body.byteLength, false) as Promise<Uint8Array> | undefined;
+  }
+
+  /**
+   * The content (`size` bytes at most) of the zstd frame `body`, decompressed in the worker (a
+   * copy of `body` is transferred, the content transferred back; undefined when the frame does not
+   * decompress), or undefined when the worker is not ready or (unless `always`) has enough to do.
+   */
+  decompress(body: Uint8Array, size: number, always: boolean): Promise<Uint8Array | undefined> | undefined {
+    if (!always && this.backlog() > MAX_OUTSTANDING_DECOMPRESS_BYTES) return undefined;
+    return this.post({ size }, body, size, true);
+  }
+
+  /** Bytes (de)compression work posted and not yet done by the worker. */
+  backlog(): number {
+    return (this.posted - Atomics.load(this.done, 0)) | 0;
+  }
+
+  private post(m: { codec?: WorkerCodec; level?: number; size?: number }, body: Uint8Array, work: number, decompress: boolean): Promise<Uint8Array | undefined> | undefined {
+    if (!this.isReady || this.dead) return undefined;
     const id = this.nextId++;
-    const copy = body.slice();
+    const copy = new Uint8Array(body); // a copy of its own (Buffer#slice would be a view of a shared, maybe pooled buffer)
     // the worker keeps the process alive while it holds pages (an unref'd one would let Node exit
     // with a file half written and its promise never settled)
     if (this.pending.size === 0) this.worker.ref();
-    const result = new Promise<Uint8Array>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const result = new Promise<Uint8Array | undefined>((resolve, reject) => this.pending.set(id, { resolve, reject, decompress }));
     // a file that fails on an earlier page stops awaiting the later ones: their rejection is not unhandled
     result.catch(() => undefined);
-    this.posted = (this.posted + copy.byteLength) | 0;
+    this.posted = (this.posted + work) | 0;
     this.offloaded++;
-    this.worker.postMessage({ id, codec, level, body: copy.buffer }, [copy.buffer]);
+    this.worker.postMessage({ id, ...m, work, body: copy.buffer }, [copy.buffer]);
     return result;
   }
 
@@ -202,7 +236,7 @@ class PageWorker {
 /** undefined: not started yet (or the last one died after starting); null: cannot start here. */
 let current: PageWorker | null | undefined;
 
-/** The process's page compression worker, started now if it is not (not waited for); null where none can start. */
+/** The process's page worker, started now if it is not (not waited for); null where none can start. */
 export function pageWorker(): PageWorker | null {
   if (current === undefined) {
     try {

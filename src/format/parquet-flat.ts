@@ -44,6 +44,7 @@ export type FlatDeps = [
   getValue: typeof getValue,
   isServerRuntime: typeof isServerRuntime,
   snappyUncompress: typeof snappyUncompress,
+  pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>,
 ];
 
 interface Deps {
@@ -58,6 +59,8 @@ interface Deps {
   getValue: typeof getValue;
   isServerRuntime: typeof isServerRuntime;
   snappyUncompress: typeof snappyUncompress;
+  /** The page worker's decompressor for a row group of `work` zstd page bytes, when one is to be used (server runtimes). */
+  pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>;
 }
 
 let D: Deps;
@@ -78,8 +81,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress };
+  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -222,8 +225,9 @@ async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileCol
   if (picked.length === 0) return out;
   const zstdFn = picked.some((x) => x.col.codec === 6) ? await zstdNow() : null;
   const chunks = await D.readLeafChunks(src, footer, picked.map((x) => x.leaf), r);
+  const decoded = await decodeChunks(chunks, picked.map((x) => x.col), zstdFn, D.pageDecompressor);
   picked.forEach((x, j) => {
-    out[x.i] = decodeFlatChunk(chunks[j]!, x.col, zstdFn);
+    out[x.i] = decoded[j];
   });
   return out;
 }
@@ -243,7 +247,7 @@ async function decodeFlatPages(src: ByteSource, footer: ParquetFooter, c: number
     chunk = parts.length === 1 ? parts[0]! : new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
     if (parts.length > 1) parts.reduce((at, x) => (chunk.set(x, at), at + x.length), 0);
   } else chunk = (await D.readLeafChunks(src, footer, [footer.columns[c]!.leafStart], r))[0]!;
-  return decodeFlatChunk(chunk, col, zstdFn);
+  return (await decodeChunks([chunk], [col], zstdFn))[0];
 }
 
 /** File column `c` of row group `r` as the decoder takes it (`rows` rows; SNAPPY with `snappy`), or undefined when out of scope. */
@@ -253,8 +257,11 @@ function flatColumn(footer: ParquetFooter, c: number, r: number, rows: number, s
   const element = (getList(footer.raw, 2) as TStruct[])[column.schemaStart]!;
   const type = flatArrowType(element);
   const rawChunk = (getList((getList(footer.raw, 4) as TStruct[])[r]!, 1) as TStruct[])[column.leafStart]!;
-  const codec = getNumber(getStruct(rawChunk, 3)!, 4) ?? 0;
-  return type && (codec === 0 || codec === 6 || (snappy && codec === 1)) ? { element, type, codec, rows } : undefined;
+  const meta = getStruct(rawChunk, 3)!;
+  const codec = getNumber(meta, 4) ?? 0;
+  // byte arrays of a whole PLAIN chunk take about its uncompressed size less a length per row
+  const bytes = rows === footer.rowGroups[r]!.numRows ? (getNumber(meta, 6) ?? 0) - 4 * rows : 0;
+  return type && (codec === 0 || codec === 6 || (snappy && codec === 1)) ? { element, type, codec, rows, bytes } : undefined;
 }
 
 /** What the decoder needs of one column chunk. */
@@ -267,19 +274,77 @@ export interface FlatColumn {
   codec: number;
   /** Rows of the row group. */
   rows: number;
+  /** Expected bytes of byte-array values (a first capacity; 0: unknown). */
+  bytes: number;
 }
 
+/** Decompresses zstd page data of `size` bytes on another thread, or returns undefined when that thread has enough to do. */
+export type PageDecompressor = (data: Uint8Array, size: number) => Promise<Uint8Array | undefined> | undefined;
+
 /**
- * Decodes one column chunk (its complete bytes) into Arrow Data, or returns undefined when the
- * chunk uses something outside this decoder's scope or is inconsistent (the caller then uses
- * parquet-wasm). `zstdFn` is `await zstdNow()`.
+ * Decodes column chunks (their complete bytes) into Arrow Data, each undefined when it uses
+ * something outside this decoder's scope or is inconsistent (the caller then uses parquet-wasm).
+ * `zstdFn` is `await zstdNow()`. With `offload` (the page worker, for large zstd reads on server
+ * runtimes), zstd pages ahead of the one being decoded are decompressed on the worker while this
+ * thread decodes, a few pages' worth at a time; the pages the worker has no room for are
+ * decompressed here. Either way each page's content is the same bytes. A worker that fails
+ * rejects: the read fails with its PaimonError (IO_ERROR), not with a fallback.
  */
-function decodeFlatChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data | undefined {
-  try {
-    return decodeChunk(chunk, col, zstdFn);
-  } catch {
-    return undefined; // out of scope or inconsistent: parquet-wasm decodes it (and reports corruption)
+async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatColumn[], zstdFn: Zstd | null, offload?: (work: number) => Promise<PageDecompressor | undefined>): Promise<Array<arrow.Data | undefined>> {
+  const units: Page[] = [];
+  const parsed = chunks.map((chunk, j) => {
+    try {
+      const c = startChunk(cols[j]!);
+      const pages = chunkPages(chunk, c.maxDef);
+      if (c.col.codec === 6) for (const page of pages) if (page.packed) page.unit = units.push(page) - 1;
+      return { c, pages };
+    } catch {
+      return undefined;
+    }
+  });
+  const decompressor = zstdFn && offload && units.length > 1 ? await offload(units.reduce((n, u) => n + Math.max(u.size, 0), 0)) : undefined;
+  const handed: Array<Promise<Uint8Array | undefined> | undefined> = [];
+  let next = 0; // the next unit to hand over
+  const out: Array<arrow.Data | undefined> = [];
+  for (const x of parsed) {
+    let ok = x !== undefined;
+    for (const page of x?.pages ?? []) {
+      let fromWorker: Uint8Array | undefined | null = null; // null: not handed over
+      if (decompressor && page.unit >= 0) {
+        // hand the worker the pages after this one while it has room, then take this one
+        for (next = Math.max(next, page.unit + 1); next < units.length; next++) {
+          const u = units[next]!;
+          const r = decompressor(u.data, u.size);
+          if (!r) break;
+          handed[next] = r;
+        }
+        const pending = handed[page.unit];
+        handed[page.unit] = undefined;
+        if (pending) fromWorker = await pending; // a failing worker rejects: so does the read
+      }
+      if (!ok) continue;
+      try {
+        let content = page.data;
+        if (fromWorker !== null) {
+          content = fromWorker ?? fail("zstd frame");
+          if (content.length !== page.size) fail("page size mismatch");
+        } else if (page.packed) content = decompress(x!.c.col.codec, page.data, page.size, zstdFn);
+        decodePage(x!.c, page, content);
+      } catch {
+        ok = false; // out of scope or inconsistent: parquet-wasm decodes the chunk (and reports corruption)
+      }
+    }
+    let data: arrow.Data | undefined;
+    if (ok) {
+      try {
+        data = finishChunk(x!.c);
+      } catch {
+        data = undefined;
+      }
+    }
+    out.push(data);
   }
+  return out;
 }
 
 function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd | null): Uint8Array {
@@ -316,7 +381,7 @@ class Builder {
   /** Whether some byte arrays were copied from PLAIN pages (else all came from the dictionary). */
   plainBytes = false;
 
-  constructor(rows: number, width: number) {
+  constructor(rows: number, width: number, bytes: number) {
     this.rows = rows;
     this.width = width;
     this.valid = new Uint8Array((rows + 7) >> 3);
@@ -324,7 +389,7 @@ class Builder {
     else if (width === 0) this.values = new Uint8Array((rows + 7) >> 3);
     else {
       this.offsets = new Int32Array(rows + 1);
-      this.values = new Uint8Array(Math.max(64, rows * 8));
+      this.values = new Uint8Array(Math.min(0x7fffffff, Math.max(64, rows * 8, bytes)));
     }
   }
 
@@ -354,77 +419,117 @@ interface Dict {
   offsets?: Int32Array;
 }
 
-function decodeChunk(chunk: Uint8Array, col: FlatColumn, zstdFn: Zstd | null): arrow.Data {
-  const repetition = getNumber(col.element, 3) ?? 0;
-  if (repetition === 2) fail("repeated");
-  const maxDef = repetition === 1 ? 1 : 0;
-  const physical = getNumber(col.element, 1)!;
-  const width = physical === BOOLEAN ? 0 : physical === BYTE_ARRAY ? -1 : physical === INT32 || physical === FLOAT ? 4 : 8;
-  const b = new Builder(col.rows, width);
-  let dict: Dict | undefined;
+/** One page of a chunk, its header read. */
+interface Page {
+  header: TStruct;
+  /** PageType: 0 data v1, 2 dictionary, 3 data v2. */
+  type: number;
+  /** Definition levels of a data page v2 (stored uncompressed before the values). */
+  levels: Uint8Array | undefined;
+  /** The bytes the codec compressed: the body, or a v2 page's values; as stored when `packed` is false. */
+  data: Uint8Array;
+  /** Whether `data` is compressed by the chunk's codec (all but v2 pages with is_compressed false). */
+  packed: boolean;
+  /** Uncompressed size of `data`. */
+  size: number;
+  /** Index among the zstd pages of the chunks decoded together (`decodeChunks`), -1 for others. */
+  unit: number;
+}
 
+/** The pages of one column chunk (its complete bytes) of a leaf with `maxDef`. */
+function chunkPages(chunk: Uint8Array, maxDef: number): Page[] {
+  const pages: Page[] = [];
   for (let at = 0; at < chunk.length; ) {
     const p = D.readPageHeader(chunk, at, chunk.length);
     at = p.bodyStart + p.bodyLength;
     const body = chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
-    const type = getNumber(p.header, 1);
+    const type = getNumber(p.header, 1) ?? -1;
     const size = getNumber(p.header, 2) ?? -1;
-    if (type === 2) {
-      const h = getStruct(p.header, 7) ?? fail("dictionary page header");
-      const enc = getNumber(h, 2);
-      if (dict || (enc !== ENC_PLAIN && enc !== ENC_PLAIN_DICTIONARY)) fail("dictionary page");
-      const count = getNumber(h, 1) ?? -1;
-      const page = decompress(col.codec, body, size, zstdFn);
-      dict = readDictionary(page, count, width);
+    if (type !== 3) {
+      pages.push({ header: p.header, type, levels: undefined, data: body, packed: true, size, unit: -1 });
       continue;
     }
-    let values: Uint8Array;
-    let levels: Uint8Array | undefined;
-    let pos = 0;
-    let numValues: number;
-    let encoding: number;
-    if (type === 0) {
-      const h = getStruct(p.header, 5) ?? fail("data page header");
-      numValues = getNumber(h, 1) ?? -1;
-      encoding = getNumber(h, 2) ?? -1;
-      values = decompress(col.codec, body, size, zstdFn);
-      if (maxDef > 0) {
-        if (getNumber(h, 3) !== ENC_RLE) fail("definition level encoding");
-        const len = u32(values, 0);
-        if (4 + len > values.length) fail("definition levels");
-        levels = values.subarray(4, 4 + len);
-        pos = 4 + len;
-      }
-    } else if (type === 3) {
-      const h = getStruct(p.header, 8) ?? fail("data page v2 header");
-      numValues = getNumber(h, 1) ?? -1;
-      encoding = getNumber(h, 4) ?? -1;
-      const defLen = getNumber(h, 5) ?? -1;
-      const repLen = getNumber(h, 6) ?? -1;
-      if (repLen !== 0 || defLen < 0 || defLen > body.length || (maxDef === 0 && defLen !== 0)) fail("levels");
-      if (maxDef > 0) levels = body.subarray(0, defLen);
-      const rest = body.subarray(defLen);
-      values = D.getValue(h, 7) === false ? rest : decompress(col.codec, rest, size - defLen, zstdFn);
-    } else {
-      return fail(`page type ${type}`);
-    }
-    if (!(numValues >= 0) || b.at + numValues > b.rows) fail("row count");
-    // validity of this page's rows (the bitmap is only consulted when the page has nulls)
-    let nonNull = numValues;
-    if (levels) {
-      nonNull = readDefLevels(levels, numValues, b.valid, b.at);
-      b.nullCount += numValues - nonNull;
-    }
-    const valid = nonNull < numValues ? b.valid : undefined;
-    if (encoding === ENC_PLAIN) plainValues(b, values, pos, numValues, nonNull, valid);
-    else if (encoding === ENC_PLAIN_DICTIONARY || encoding === ENC_RLE_DICTIONARY) {
-      if (!dict) fail("dictionary indices without a dictionary");
-      dictValues(b, dict!, values, pos, numValues, nonNull, valid);
-    } else fail(`encoding ${encoding}`);
-    b.at += numValues;
+    const h = getStruct(p.header, 8) ?? fail("data page v2 header");
+    const defLen = getNumber(h, 5) ?? -1;
+    const repLen = getNumber(h, 6) ?? -1;
+    if (repLen !== 0 || defLen < 0 || defLen > body.length || (maxDef === 0 && defLen !== 0)) fail("levels");
+    const levels = maxDef > 0 ? body.subarray(0, defLen) : undefined;
+    pages.push({ header: p.header, type, levels, data: body.subarray(defLen), packed: D.getValue(h, 7) !== false, size: size - defLen, unit: -1 });
   }
-  if (b.at !== b.rows) fail("chunk row count differs from the row group's");
-  return finish(b, col.type, dict);
+  return pages;
+}
+
+/** A column chunk being decoded, page by page. */
+interface ChunkDecode {
+  col: FlatColumn;
+  maxDef: number;
+  b: Builder;
+  dict: Dict | undefined;
+}
+
+function startChunk(col: FlatColumn): ChunkDecode {
+  const repetition = getNumber(col.element, 3) ?? 0;
+  if (repetition === 2) fail("repeated");
+  const physical = getNumber(col.element, 1)!;
+  const width = physical === BOOLEAN ? 0 : physical === BYTE_ARRAY ? -1 : physical === INT32 || physical === FLOAT ? 4 : 8;
+  return { col, maxDef: repetition === 1 ? 1 : 0, b: new Builder(col.rows, width, col.bytes), dict: undefined };
+}
+
+/** Decodes `page` of chunk `c`, its `data` uncompressed in `content`. */
+function decodePage(c: ChunkDecode, page: Page, content: Uint8Array): void {
+  const b = c.b;
+  const maxDef = c.maxDef;
+  if (page.type === 2) {
+    const h = getStruct(page.header, 7) ?? fail("dictionary page header");
+    const enc = getNumber(h, 2);
+    if (c.dict || (enc !== ENC_PLAIN && enc !== ENC_PLAIN_DICTIONARY)) fail("dictionary page");
+    const count = getNumber(h, 1) ?? -1;
+    c.dict = readDictionary(content, count, b.width);
+    return;
+  }
+  const values = content;
+  let levels: Uint8Array | undefined;
+  let pos = 0;
+  let numValues: number;
+  let encoding: number;
+  if (page.type === 0) {
+    const h = getStruct(page.header, 5) ?? fail("data page header");
+    numValues = getNumber(h, 1) ?? -1;
+    encoding = getNumber(h, 2) ?? -1;
+    if (maxDef > 0) {
+      if (getNumber(h, 3) !== ENC_RLE) fail("definition level encoding");
+      const len = u32(values, 0);
+      if (4 + len > values.length) fail("definition levels");
+      levels = values.subarray(4, 4 + len);
+      pos = 4 + len;
+    }
+  } else if (page.type === 3) {
+    const h = getStruct(page.header, 8)!;
+    numValues = getNumber(h, 1) ?? -1;
+    encoding = getNumber(h, 4) ?? -1;
+    levels = page.levels;
+  } else {
+    return fail(`page type ${page.type}`);
+  }
+  if (!(numValues >= 0) || b.at + numValues > b.rows) fail("row count");
+  // validity of this page's rows (the bitmap is only consulted when the page has nulls)
+  let nonNull = numValues;
+  if (levels) {
+    nonNull = readDefLevels(levels, numValues, b.valid, b.at);
+    b.nullCount += numValues - nonNull;
+  }
+  const valid = nonNull < numValues ? b.valid : undefined;
+  if (encoding === ENC_PLAIN) plainValues(b, values, pos, numValues, nonNull, valid);
+  else if (encoding === ENC_PLAIN_DICTIONARY || encoding === ENC_RLE_DICTIONARY) {
+    if (!c.dict) fail("dictionary indices without a dictionary");
+    dictValues(b, c.dict!, values, pos, numValues, nonNull, valid);
+  } else fail(`encoding ${encoding}`);
+  b.at += numValues;
+}
+
+function finishChunk(c: ChunkDecode): arrow.Data {
+  if (c.b.at !== c.b.rows) fail("chunk row count differs from the row group's");
+  return finish(c.b, c.col.type, c.dict);
 }
 
 function u32(buf: Uint8Array, at: number): number {
@@ -557,7 +662,7 @@ function readDictionary(page: Uint8Array, count: number, width: number): Dict {
   if (!(count >= 0)) fail("dictionary size");
   if (width > 0) {
     if (page.length !== count * width) fail("dictionary length");
-    return { count, bytes: page, words: new Int32Array(page.slice().buffer) };
+    return { count, bytes: page, words: new Int32Array(new Uint8Array(page).buffer) };
   }
   if (width === 0) fail("boolean dictionary");
   // values stay in the page: value i is page[starts[i], starts[i + 1] - 4) (starts[count] = length + 4)
@@ -594,7 +699,8 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     }
     // scatter, as 32-bit words (bit-exact for every value, NaN payloads included)
     const words = width >> 2;
-    const aligned = new Int32Array(src.slice().buffer);
+    // a copy of its own: `new Uint8Array`, not slice(), which on a Node Buffer (a file read into one) is a view of it
+    const aligned = new Int32Array(new Uint8Array(src).buffer);
     const fixed = b.fixedValues();
     const out = new Int32Array(fixed.buffer, fixed.byteOffset + b.at * width, numValues * words);
     if (words === 2) {
@@ -624,26 +730,30 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     }
     return;
   }
-  plainByteArrays(b, values, pos, numValues, valid);
+  plainByteArrays(b, values, pos, numValues, nonNull, valid);
 }
 
 /** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
-function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, valid: Uint8Array | undefined): void {
+function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined): void {
   b.plainBytes = true;
   const offsets = b.offsets!;
   const end = values.length;
-  b.reserveBytes(end - pos);
+  b.reserveBytes(Math.max(0, end - pos - 4 * nonNull) + 4); // the page's bytes less a length per value
   const out = b.values;
+  const from = new DataView(values.buffer, values.byteOffset, values.byteLength);
+  const to = new DataView(out.buffer, out.byteOffset, out.byteLength);
   let o = b.bytesAt;
   let r = b.at;
   for (const last = r + numValues; r < last; r++) {
     if (valid === undefined || ((valid[r >> 3]! >> (r & 7)) & 1) === 1) {
       if (pos + 4 > end) break;
-      const len = (values[pos]! | (values[pos + 1]! << 8) | (values[pos + 2]! << 16) | (values[pos + 3]! << 24)) >>> 0;
+      const len = from.getUint32(pos, true);
       pos += 4;
       if (len > end - pos) break;
-      if (len > 32) out.set(values.subarray(pos, pos + len), o);
-      else for (let j = 0; j < len; j++) out[o + j] = values[pos + j]!;
+      // short values as (unaligned) 32-bit words, up to 3 bytes past the value on both sides:
+      // inside the page (else a byte copy) and the reserved output (the next value overwrites them)
+      if (len > 32 || len + 4 > end - pos) out.set(values.subarray(pos, pos + len), o);
+      else for (let j = 0; j < len; j += 4) to.setUint32(o + j, from.getUint32(pos + j, true), true);
       pos += len;
       o += len;
     }
@@ -703,17 +813,21 @@ function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, num
     if (v >= count) fail("dictionary index out of range");
     total += dOff[v + 1]! - dOff[v]! - 4;
   }
-  b.reserveBytes(total);
+  b.reserveBytes(total + 4);
   const out = b.values;
   const offsets = b.offsets!;
+  const from = new DataView(dBytes.buffer, dBytes.byteOffset, dBytes.byteLength);
+  const to = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const wordsEnd = dBytes.length - 4;
   let o = b.bytesAt;
   for (let i = 0, k = 0, r = b.at; i < numValues; i++, r++) {
     if (!valid || ((valid[r >> 3]! >> (r & 7)) & 1) === 1) {
       const v = idx[k++]!;
       const s = dOff[v]!;
       const len = dOff[v + 1]! - s - 4;
-      if (len > 32) out.set(dBytes.subarray(s, s + len), o);
-      else for (let j = 0; j < len; j++) out[o + j] = dBytes[s + j]!;
+      // as in plainByteArrays: words while they stay inside the dictionary page and the reservation
+      if (len > 32 || s + len > wordsEnd) out.set(dBytes.subarray(s, s + len), o);
+      else for (let j = 0; j < len; j += 4) to.setUint32(o + j, from.getUint32(s + j, true), true);
       o += len;
     }
     offsets[r + 1] = o;

@@ -18,6 +18,7 @@ import { getValue } from "./thrift.js";
 import { loadZstd } from "../spec/zstd.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isServerRuntime, isWasmTrap, prefetchParquetWasm, withParquetWasm } from "./wasm.js";
+import { pageWorkerFor } from "./page-worker-load.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { concatData } from "../arrow/concat.js";
 import { ChunkCache, dataBytes } from "./chunk-cache.js";
@@ -107,6 +108,7 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
 let flatDecoding = true;
 type FlatDecoder = Awaited<ReturnType<typeof import("./parquet-flat.js").bindFlatDecoder>>;
 type FlatDeps = import("./parquet-flat.js").FlatDeps;
+type PageDecompressor = import("./parquet-flat.js").PageDecompressor;
 let flatModule: Promise<FlatDecoder | null> | undefined;
 
 /**
@@ -117,11 +119,33 @@ export function setFlatDecoding(on: boolean): void {
   flatDecoding = on;
 }
 
+let decompressionWorker: boolean | "always" = true;
+/** Row groups with fewer zstd page bytes (uncompressed) than this decompress every page inline. */
+const WORKER_MIN_READ_BYTES = 4 * 1024 * 1024;
+/** Row groups with at least this many wait for the page worker to start (the first such read of a process). */
+const WORKER_WAIT_READ_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Whether the flat decoder decompresses zstd pages of large row groups partly on the page worker
+ * (page-worker.ts; the default, where the runtime has node:worker_threads), never (false), or
+ * hands it every page it can, waiting for it to start ("always", tests). Same rows either way.
+ */
+export function setDecompressionWorker(use: boolean | "always"): void {
+  decompressionWorker = use;
+}
+
+/** The page worker's decompressor for a row group of `work` zstd page bytes, if the worker is to be used and ready. */
+async function pageDecompressor(work: number): Promise<PageDecompressor | undefined> {
+  const use = decompressionWorker;
+  const worker = await pageWorkerFor(use, work, WORKER_MIN_READ_BYTES, WORKER_WAIT_READ_BYTES);
+  return worker && ((data, size) => worker.decompress(data, size, use === "always"));
+}
+
 /** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
 export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int8, arrow.Int16, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
-    readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress,
+    readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor,
   ];
   return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }

@@ -11,7 +11,7 @@ import { withParquetWasm, type ParquetWasm } from "./wasm.js";
 import { finishParquetFile } from "./parquet-finish.js";
 import { overflowingDictionaryColumns } from "./dictionary-choice.js";
 import { encodeFlatParquet, flatCompressor, flatEncodable, type FlatCodec, type FlatLeafStats, type PageCompression } from "./parquet-encode.js";
-import type { PageWorker } from "./page-worker.js";
+import { pageWorkerFor } from "./page-worker-load.js";
 import { recordBatch } from "../arrow/record-batch.js";
 
 type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
@@ -285,7 +285,7 @@ export class ParquetFileWriter {
     if (!compress) return undefined;
     const compression: PageCompression = { compress };
     if (codec !== "none") {
-      const worker = await pageWorkerFor(o.compressionWorker ?? true, this.bytes);
+      const worker = await pageWorkerFor(o.compressionWorker ?? true, this.bytes, WORKER_MIN_FILE_BYTES, WORKER_WAIT_FILE_BYTES);
       const always = o.compressionWorker === "always";
       if (worker && (codec === "zstd" || worker.snappy)) compression.offload = (body) => worker.offload(body, codec, zstdLevel, always);
     }
@@ -323,24 +323,6 @@ export class ParquetFileWriter {
 const WORKER_MIN_FILE_BYTES = 1024 * 1024;
 /** Files with at least this much Arrow data wait for the worker to start (the first such file of a process). */
 const WORKER_WAIT_FILE_BYTES = 8 * 1024 * 1024;
-// A computed specifier keeps bundlers from following this import into `node:` modules.
-const PAGE_WORKER_MODULE = ["./page", "worker.js"].join("-");
-let pageWorkerModule: Promise<typeof import("./page-worker.js") | null> | undefined;
-
-/**
- * The page compression worker for a file of `bytes` Arrow bytes, if it is to be used and is ready
- * (started here when it is not; waited for when `use` is "always" or the file is large).
- */
-async function pageWorkerFor(use: boolean | "always", bytes: number): Promise<PageWorker | undefined> {
-  if (use === false || (use === true && bytes < WORKER_MIN_FILE_BYTES)) return undefined;
-  pageWorkerModule ??= import(/* @vite-ignore */ PAGE_WORKER_MODULE).catch(() => null);
-  const worker = (await pageWorkerModule)?.pageWorker();
-  if (!worker) return undefined;
-  if (worker.isReady) return worker;
-  if (use === "always" || bytes >= WORKER_WAIT_FILE_BYTES) return (await worker.started()) ? worker : undefined;
-  return undefined;
-}
-
 /** Files with more Arrow data than this are encoded in slices (ParquetWriteOptions.sliceRows). */
 const SLICE_THRESHOLD_BYTES = 24 * 1024 * 1024;
 /** About this much Arrow data per slice. */

@@ -237,3 +237,15 @@ export const FLAT_FIELDS: readonly DataField[] = [
   T.FIELD(11, "nn", notNull(T.BIGINT())),
   T.FIELD(12, "ns", notNull(T.STRING())),
 ];
+
+/** Fields and values of a larger table for the page worker tests: ids, strings with nulls, doubles with nulls. */
+export function workerTable(n: number): { fields: DataField[]; cols: { id: bigint[]; name: Array<string | null>; v: Array<number | null> } } {
+  const fields = [T.FIELD(1, "id", notNull(T.BIGINT())), T.FIELD(2, "name", T.STRING()), T.FIELD(3, "v", T.DOUBLE())];
+  const cols = {
+    id: Array.from({ length: n }, (_, i) => BigInt(i) * 7919n),
+    name: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `name-${(Math.imul(i, 2654435761) >>> 0).toString(16)}`)),
+    v: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : i * 0.25)),
+  };
+  return { fields, cols };
+}
+

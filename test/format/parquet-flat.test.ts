@@ -9,13 +9,16 @@ import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { readParquet, writeParquet } from "../../src/format/index.js";
-import { readFooter } from "../../src/format/footer.js";
+import { readFooter, readLeafChunks } from "../../src/format/footer.js";
+import { readPageHeader } from "../../src/format/parquet-pages.js";
 import { convertData, readArrowField } from "../../src/format/arrow-types.js";
 import { pageSubset, pagesNeedDictionary, readChunkPages } from "../../src/format/page-index.js";
-import { prefetchFlatDecoder, setFlatDecoding } from "../../src/format/parquet-reader.js";
+import { pageWorker } from "../../src/format/page-worker.js";
+import { prefetchFlatDecoder, setDecompressionWorker, setFlatDecoding } from "../../src/format/parquet-reader.js";
+import { PaimonError } from "../../src/error.js";
 import { toByteSource } from "../../src/format/source.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
-import { batch, FLAT_FIELDS, tableColumn } from "./helpers.js";
+import { batch, FLAT_FIELDS, tableColumn, workerTable } from "./helpers.js";
 
 const F = T.FIELD;
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
@@ -78,7 +81,17 @@ function expectSame(flat: arrow.Table, wasm: arrow.Table, fields: readonly DataF
   }
 }
 
-afterEach(() => setFlatDecoding(true));
+/** `bytes` in a Node Buffer that is a view into a larger buffer, as Node's Buffer pool hands out (Buffer#slice is a view too). */
+function pooledBuffer(bytes: Uint8Array): Buffer {
+  const pool = Buffer.alloc(bytes.length + 8192, 0x5a);
+  pool.set(bytes, 4099);
+  return pool.subarray(4099, 4099 + bytes.length);
+}
+
+afterEach(() => {
+  setFlatDecoding(true);
+  setDecompressionWorker(true);
+});
 
 describe("flat-column decoder", () => {
   it("randomized: every in-scope type, codec, dictionary setting, page and row-group size and null pattern decodes exactly as parquet-wasm", async () => {
@@ -209,4 +222,83 @@ describe("flat-column decoder", () => {
       { numRuns: 30 },
     );
   }, 240_000);
+
+  it("randomized: zstd pages decompressed on the page worker decode to exactly the inline decoder's Arrow data (every in-scope type, nulls, dictionary and PLAIN pages)", async () => {
+    await fc.assert(
+      fc.asyncProperty(rowsArb(15), writeOptions, fc.constantFrom(5, 64, 65536), async (cols, options, batchSize) => {
+        const compression = options.compression === "none" ? "none" : "zstd"; // the chunks the flat decoder takes
+        const written = await writeParquet(FIELDS, batch(FIELDS, cols), { ...options, compression });
+        setDecompressionWorker(false);
+        const inline = await readParquet(written.bytes, { fields: FIELDS, batchSize });
+        setDecompressionWorker("always");
+        const before = pageWorker()!.offloaded;
+        // from a Node Buffer that is a view of a larger one (as Node's pool is): the worker gets copies, the pool stays intact
+        const pooled = pooledBuffer(written.bytes);
+        const split = await readParquet(pooled, { fields: FIELDS, batchSize });
+        expect(Buffer.compare(pooled, written.bytes)).toBe(0);
+        const handed = pageWorker()!.offloaded - before;
+        // the written values, and the same Arrow buffers byte for byte (IPC of both)
+        for (const f of FIELDS) expect(tableColumn(split, f.name, f.type), f.name).toEqual(cols[f.name]);
+        expect(Buffer.compare(arrow.tableToIPC(split, "stream"), arrow.tableToIPC(inline, "stream"))).toBe(0);
+        // every zstd page but the first of each row group went to the worker, and the flat decoder took every chunk
+        const src = toByteSource(written.bytes, "w.parquet");
+        const footer = await readFooter(src);
+        let zstdPages = 0;
+        for (let r = 0; r < footer.rowGroups.length; r++) {
+          let pages = 0;
+          for (const chunk of await readLeafChunks(src, footer, footer.columns.map((c) => c.leafStart), r)) {
+            for (let at = 0; at < chunk.length; pages++) {
+              const p = readPageHeader(chunk, at, chunk.length);
+              at = p.bodyStart + p.bodyLength;
+            }
+          }
+          if (compression === "zstd" && pages > 1) zstdPages += pages - 1;
+          const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, FIELDS.map((_, i) => i), r);
+          expect(decoded.every((d) => d !== undefined)).toBe(true);
+        }
+        expect(handed).toBe(zstdPages);
+      }),
+      { numRuns: 40 },
+    );
+  }, 240_000);
+
+  it("a page worker that dies with pages in flight fails the read with a PaimonError (no rows); the next read gets a new worker and the same rows", async () => {
+    const { fields, cols } = workerTable(200_000);
+    const written = await writeParquet(fields, batch(fields, cols), { compression: "zstd", pageSize: 32 * 1024 });
+    setDecompressionWorker(false);
+    const inline = await readParquet(written.bytes, { fields });
+    setDecompressionWorker("always");
+    const worker = pageWorker()!;
+    expect(await worker.started()).toBe(true);
+    const decompress = worker.decompress.bind(worker);
+    let pages = 0;
+    worker.decompress = (data, size, always) => {
+      const result = decompress(data, size, always);
+      if (++pages === 3) void worker.terminate();
+      return result;
+    };
+    const failure = await readParquet(written.bytes, { fields }).catch((e: unknown) => e);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(failure).toBeInstanceOf(PaimonError);
+    expect((failure as PaimonError).code).toBe("IO_ERROR");
+    expect((failure as PaimonError).message).toMatch(/page worker exited/);
+    // the dead worker takes no more pages; the next read starts a new one
+    expect(worker.decompress(new Uint8Array(8), 8, true)).toBeUndefined();
+    const again = await readParquet(written.bytes, { fields });
+    expect(pageWorker()).not.toBe(worker);
+    expect(pageWorker()!.offloaded).toBeGreaterThan(0);
+    expect(Buffer.compare(arrow.tableToIPC(again, "stream"), arrow.tableToIPC(inline, "stream"))).toBe(0);
+    for (const f of fields) expect(tableColumn(again, f.name, f.type), f.name).toEqual(cols[f.name as keyof typeof cols]);
+  }, 120_000);
+
+  it("an uncompressed file in a Node Buffer (a view of a shared pool) decodes to the written values: nullable fixed-width PLAIN pages and dictionaries copy their own bytes", async () => {
+    const fields = [F(1, "i", T.INT()), F(2, "d", T.DOUBLE()), F(3, "l", T.BIGINT())];
+    const cols = { i: [7, null, -3, 7], d: [null, 0.25, 1.5, 0.25], l: [1n, 2n, null, 1n] };
+    for (const dictionary of [false, true]) {
+      const written = await writeParquet(fields, batch(fields, cols), { compression: "none", dictionary });
+      const pooled = pooledBuffer(written.bytes);
+      const back = await readParquet(pooled, { fields });
+      for (const f of fields) expect(tableColumn(back, f.name, f.type), `${f.name}, dictionary ${dictionary}`).toEqual(cols[f.name as keyof typeof cols]);
+    }
+  });
 });
