@@ -58,18 +58,30 @@ const BLOCK_BITS = 512;
  */
 export class KeyFilter {
   private readonly bits: Uint32Array;
+  /** Blocks - 1 when a power of two, else -1 (a block is then chosen by multiply-shift). */
   private readonly blockMask: number;
+  private readonly blocks: number;
   /** Smallest and largest one-word identity of the file as unsigned (high, low) words; min > max when none (or two-word identities). */
   private minHi = 0xffffffff;
   private minLo = 0xffffffff;
   private maxHi = 0;
   private maxLo = 0;
 
-  constructor(words: Uint32Array, w: number, count: number) {
+  /**
+   * `maxBytes`: the filter takes just enough blocks for its bits per key, and at most this many
+   * bytes (fewer bits per key, more false positives); without it, a power of two of blocks.
+   */
+  constructor(words: Uint32Array, w: number, count: number, maxBytes?: number) {
     let blocks = 1;
-    while (blocks * BLOCK_BITS < count * BLOOM_BITS_PER_KEY) blocks *= 2;
+    if (maxBytes === undefined) {
+      while (blocks * BLOCK_BITS < count * BLOOM_BITS_PER_KEY) blocks *= 2;
+      this.blockMask = blocks - 1;
+    } else {
+      blocks = Math.max(1, Math.min(Math.ceil((count * BLOOM_BITS_PER_KEY) / BLOCK_BITS), Math.floor(maxBytes / (BLOCK_BITS >>> 3))));
+      this.blockMask = (blocks & (blocks - 1)) === 0 ? blocks - 1 : -1;
+    }
+    this.blocks = blocks;
     this.bits = new Uint32Array(blocks * (BLOCK_BITS >>> 5));
-    this.blockMask = blocks - 1;
     for (let i = 0; i < count; i++) this.probe(words, i * w, w, true);
     if (w === 2 && count > 0) {
       let minHi = 0xffffffff;
@@ -103,7 +115,8 @@ export class KeyFilter {
   private probe(words: Uint32Array, at: number, w: number, add: boolean): boolean {
     const lo = w === 4 ? (words[at] ^ words[at + 2]) >>> 0 : words[at];
     const hi = w === 4 ? (words[at + 1] ^ words[at + 3]) >>> 0 : words[at + 1];
-    const base = (identityHash(lo, hi) & this.blockMask) << 4;
+    const h1 = identityHash(lo, hi);
+    const base = (this.blockMask >= 0 ? h1 & this.blockMask : Math.floor((h1 * this.blocks) / 4294967296)) << 4;
     const h2 = identityHash(hi ^ 0x5bd1e995, lo);
     const step = (h2 >>> 16) | 1;
     const bits = this.bits;
@@ -231,20 +244,36 @@ async function readPaged(source: OffsetFileSource, path: string, pageSize: numbe
   return out;
 }
 
+const SIDECAR_HEADER_BYTES = 20;
+
+/** Checks a sidecar's header (its first 20 bytes or more): CORRUPT_FILE naming it unless it is a version 1 sidecar of `rowCount` entries. */
+function checkSidecarHeader(bytes: Uint8Array, rowCount: number, name: string): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < SIDECAR_HEADER_BYTES || view.getBigInt64(0, false) !== OFFSET_SIDECAR_MAGIC || view.getInt32(8, false) !== OFFSET_SIDECAR_VERSION) throw new PaimonError("CORRUPT_FILE", `${name}: unsupported .offset sidecar format`);
+  const count = view.getBigInt64(12, false);
+  if (count !== BigInt(rowCount)) throw new PaimonError("CORRUPT_FILE", `${name}: .offset sidecar has ${count} entries for a data file of ${rowCount} rows`);
+}
+
 /**
  * The identities and offsets of a sidecar's entries (`rowCount` of them: one per row of its data
  * file); CORRUPT_FILE naming the sidecar on any deviation from the layout.
  */
 export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount: number, name: string): { identities: BigUint64Array; offsets: BigInt64Array } {
+  checkSidecarHeader(bytes, rowCount, name);
+  return decodeSidecarEntries(bytes.subarray(SIDECAR_HEADER_BYTES), keyType, rowCount, name);
+}
+
+/**
+ * The identities and offsets of `n` sidecar entries that fill `bytes` exactly (the entries of a
+ * whole sidecar after its header, or of a page of it); CORRUPT_FILE naming the sidecar on any
+ * deviation from the layout.
+ */
+function decodeSidecarEntries(bytes: Uint8Array, keyType: DataType, n: number, name: string): { identities: BigUint64Array; offsets: BigInt64Array } {
   const corrupt = (what: string) => new PaimonError("CORRUPT_FILE", `${name}: ${what}`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 20 || view.getBigInt64(0, false) !== OFFSET_SIDECAR_MAGIC || view.getInt32(8, false) !== OFFSET_SIDECAR_VERSION) throw corrupt("unsupported .offset sidecar format");
-  const count = view.getBigInt64(12, false);
-  if (count !== BigInt(rowCount)) throw corrupt(`.offset sidecar has ${count} entries for a data file of ${rowCount} rows`);
-  const n = rowCount;
   const offsets = new BigInt64Array(n);
   const width = SIDECAR_INTEGER_WIDTH[keyType.kind];
-  let at = 20;
+  let at = 0;
   const need = (k: number) => {
     if (at + k > bytes.length) throw corrupt("truncated .offset sidecar");
   };
@@ -260,14 +289,32 @@ export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount
   let identities: BigUint64Array;
   if (width !== undefined) {
     identities = new BigUint64Array(n);
-    const out = new Uint8Array(identities.buffer);
-    for (let i = 0; i < n; i++) {
+    const ids = new Uint32Array(identities.buffer);
+    // fixed-size entries: length 1 + width (big-endian), flag 1, key (little-endian), offset (big-endian)
+    const size = 13 + width;
+    const whole = Math.min(n, Math.floor(bytes.length / size));
+    for (let i = 0; i < whole; i++, at += size) {
+      if (bytes[at] !== 0 || bytes[at + 1] !== 0 || bytes[at + 2] !== 0 || bytes[at + 3] !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
+      const k = at + 5;
+      // identity words: the key's little-endian bytes, zero-extended (host order: little-endian wherever this runs, the writer checks)
+      let lo = bytes[k];
+      let hi = 0;
+      if (width >= 2) lo |= bytes[k + 1] << 8;
+      if (width >= 4) lo |= (bytes[k + 2] << 16) | (bytes[k + 3] << 24);
+      if (width === 8) hi = bytes[k + 4] | (bytes[k + 5] << 8) | (bytes[k + 6] << 16) | (bytes[k + 7] << 24);
+      ids[2 * i] = lo;
+      ids[2 * i + 1] = hi;
+      const o = k + width;
+      if (bytes[o] >= 0x80) throw corrupt(`negative offset ${view.getBigInt64(o, false)} in .offset sidecar`);
+      offsetWords[2 * i] = (bytes[o + 4] << 24) | (bytes[o + 5] << 16) | (bytes[o + 6] << 8) | bytes[o + 7];
+      offsetWords[2 * i + 1] = (bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3];
+    }
+    if (whole < n) {
+      // the first entry that does not fit: its key part, if present, is checked before the truncation is reported
       need(4 + 1 + width);
       if (view.getInt32(at, false) !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
-      // Identities are host-order words; typed arrays are little-endian wherever this runs (the writer checks).
-      for (let j = 0; j < width; j++) out[8 * i + j] = bytes[at + 5 + j];
       at += 5 + width;
-      readOffset(i);
+      need(8);
     }
   } else {
     const starts = new Int32Array(n + 1);
@@ -290,6 +337,34 @@ export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount
   }
   if (at !== bytes.length) throw corrupt("trailing bytes in .offset sidecar");
   return { identities, offsets };
+}
+
+/**
+ * Where the pages of a sidecar's entries start: entry indexes and byte positions (from the
+ * sidecar's start), one more of each for the end. A page holds the whole entries that fit in
+ * `pageSize` bytes (at least one). CORRUPT_FILE naming the sidecar when its entries do not fill it.
+ */
+function sidecarPages(bytes: Uint8Array, n: number, pageSize: number, name: string): { entries: Uint32Array; positions: Float64Array } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const entries: number[] = [0];
+  const positions: number[] = [SIDECAR_HEADER_BYTES];
+  let at = SIDECAR_HEADER_BYTES;
+  let pageStart = at;
+  for (let i = 0; i < n; i++) {
+    if (at + 4 > bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: truncated .offset sidecar`);
+    const size = 4 + Math.max(0, view.getInt32(at, false)) + 8;
+    if (at > pageStart && at + size - pageStart > pageSize) {
+      entries.push(i);
+      positions.push(at);
+      pageStart = at;
+    }
+    at += size;
+  }
+  if (at > bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: truncated .offset sidecar`);
+  if (at < bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: trailing bytes in .offset sidecar`);
+  entries.push(n);
+  positions.push(at);
+  return { entries: Uint32Array.from(entries), positions: Float64Array.from(positions) };
 }
 
 /** Identities and offsets of every row of a data file, from its key and offset Parquet columns (matched by field id). */
@@ -319,22 +394,276 @@ async function parquetKeys(source: OffsetFileSource, file: DataFileMeta, path: s
   return { identities, offsets };
 }
 
-/** The lookup cache of one context: filters in the high-priority pool, key tables in the low-priority one. */
-export class DedupLookupCache {
-  private readonly filters: LoadCache<KeyFilter>;
-  private readonly tables: LoadCache<FileKeyTable>;
-  /** Key tables loaded (a reload after eviction counts again): for tests and benchmarks. */
-  loads = 0;
+/** A 32-bit word with its bytes reversed (unsigned). */
+function byteSwap(x: number): number {
+  return (((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24)) >>> 0;
+}
 
-  constructor(readonly options: DedupLookupOptions) {
-    const high = Math.floor(options.maxMemory * options.highPriorityRatio);
-    this.filters = new LoadCache(high, (f) => f.memoryBytes);
-    this.tables = new LoadCache(options.maxMemory - high, (t) => t.memoryBytes);
+/**
+ * How the entries of a paged file are compared (page bounds, sorted pages): by the identity's
+ * first 64-bit word as an unsigned number (IDENTITY), or, for one-word identities, by that word's
+ * bytes in little-endian order (SWAPPED: the order of integer keys in a sidecar sorted by key
+ * bytes, as ours are). Neither order is assumed: bounds and sortedness are measured per page.
+ */
+const IDENTITY = 0;
+const SWAPPED = 1;
+type Order = typeof IDENTITY | typeof SWAPPED;
+
+/** The sort key of the identity at `words[at..]` under `order`: its high 32-bit word (unsigned). */
+function sortHi(words: Uint32Array | Int32Array, at: number, order: Order): number {
+  return order === SWAPPED ? byteSwap(words[at]) : words[at + 1] >>> 0;
+}
+
+/** The sort key's low 32-bit word (unsigned). */
+function sortLo(words: Uint32Array | Int32Array, at: number, order: Order): number {
+  return order === SWAPPED ? byteSwap(words[at + 1]) : words[at] >>> 0;
+}
+
+/** Unsigned (hi, lo) word pairs: a < b. */
+function below(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
+  return aHi < bHi || (aHi === bHi && aLo < bLo);
+}
+
+/**
+ * One page of a file's entries held by a cache too small for the file's key table: identity
+ * words and offset word pairs as typed arrays. A lookup binary-searches a page whose entries
+ * ascend under the file's order (checked once per page) and scans any other page.
+ */
+export class KeyPage {
+  /** Per order: 1 when the entries' sort keys never decrease, 0 when they do, -1 not checked yet. */
+  private readonly sorted = [-1, -1];
+
+  constructor(
+    /** 32-bit words per identity (2 or 4). */
+    readonly w: number,
+    readonly ids: Uint32Array,
+    readonly offsets: Int32Array,
+  ) {}
+
+  /** True when the entries' sort keys never decrease under `order` (checked on first use). */
+  private sortedBy(order: Order): boolean {
+    if (this.sorted[order] === -1) {
+      const { w, ids } = this;
+      const n = this.offsets.length >>> 1;
+      let sorted = order === IDENTITY || w === 2;
+      for (let i = 1; i < n && sorted; i++) {
+        if (below(sortHi(ids, i * w, order), sortLo(ids, i * w, order), sortHi(ids, (i - 1) * w, order), sortLo(ids, (i - 1) * w, order))) sorted = false;
+      }
+      this.sorted[order] = sorted ? 1 : 0;
+    }
+    return this.sorted[order] === 1;
   }
 
-  /** Bytes of the cached filters and key tables. */
+  get memoryBytes(): number {
+    return this.ids.byteLength + this.offsets.byteLength;
+  }
+
+  /** Page `p` of whole-file identities and offsets, by entry starts: copies (a page must not hold the file's arrays). */
+  static of(w: number, identities: BigUint64Array, offsets: BigInt64Array, from: number, to: number): KeyPage {
+    const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+    const offsetWords = new Int32Array(offsets.buffer, offsets.byteOffset, offsets.length * 2);
+    return new KeyPage(w, words.slice(from * w, to * w), offsetWords.slice(2 * from, 2 * to));
+  }
+
+  /**
+   * For the rows `rows[from..to)` (identity at `words[row * w..]`), raises `found[row]` (word
+   * pairs, -1 when none yet) to the offset of the row's identity in this page if larger.
+   */
+  raise(words: Uint32Array, rows: Uint32Array, from: number, to: number, order: Order, found: Int32Array): void {
+    const { w, ids, offsets } = this;
+    const n = offsets.length >>> 1;
+    const sorted = this.sortedBy(order);
+    for (let j = from; j < to; j++) {
+      const r = rows[j];
+      const at = r * w;
+      let i = 0;
+      let end = n;
+      if (sorted) {
+        // first entry whose sort key is not below the row's, then the entries of an equal sort key
+        const hi = sortHi(words, at, order);
+        const lo = sortLo(words, at, order);
+        let high = n;
+        while (i < high) {
+          const mid = (i + high) >>> 1;
+          if (below(sortHi(ids, mid * w, order), sortLo(ids, mid * w, order), hi, lo)) i = mid + 1;
+          else high = mid;
+        }
+        end = i;
+        while (end < n && sortHi(ids, end * w, order) === hi && sortLo(ids, end * w, order) === lo) end++;
+      }
+      for (; i < end; i++) {
+        const e = i * w;
+        if (ids[e] !== words[at] || ids[e + 1] !== words[at + 1] || (w === 4 && (ids[e + 2] !== words[at + 2] || ids[e + 3] !== words[at + 3]))) continue;
+        const oLo = offsets[2 * i];
+        const oHi = offsets[2 * i + 1];
+        if (found[2 * r + 1] === -1 || greater(oHi, oLo, found[2 * r + 1], found[2 * r])) {
+          found[2 * r] = oLo;
+          found[2 * r + 1] = oHi;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * What a cache too small for a file's key table keeps of the file in its high-priority pool: the
+ * Bloom filter over all its identities, where its pages start (entries; bytes of a sidecar) and
+ * each page's smallest and largest sort key, measured when the pages were read, under the order
+ * in which the file's pages ascend (else under the likely order: a key is then looked for in
+ * every page whose bounds hold it).
+ */
+export class PagedFile {
+  /** Pages ascend: every page's keys lie above the previous page's (one page can hold a key). */
+  readonly ascending: boolean;
+
+  constructor(
+    readonly filter: KeyFilter,
+    /** Entry index of each page's first entry, and the entry count at the end. */
+    readonly entries: Uint32Array,
+    /** Of a sidecar: byte position of each page's first entry, and the sidecar's size at the end. */
+    readonly positions: Float64Array | null,
+    readonly order: Order,
+    /** Per page: smallest sort key (hi, lo) and largest (hi, lo). */
+    readonly bounds: Uint32Array,
+  ) {
+    let ascending = true;
+    for (let p = 1; p < this.pageCount && ascending; p++) {
+      if (!below(bounds[4 * p - 2], bounds[4 * p - 1], bounds[4 * p], bounds[4 * p + 1])) ascending = false;
+    }
+    this.ascending = ascending;
+  }
+
+  get pageCount(): number {
+    return this.entries.length - 1;
+  }
+
+  get memoryBytes(): number {
+    return this.filter.memoryBytes + this.entries.byteLength + (this.positions?.byteLength ?? 0) + this.bounds.byteLength;
+  }
+
+  /** Of the pages of a file (all of them, in order): their bounds under the order in which they ascend, or under `preferred`. */
+  static of(filter: KeyFilter, entries: Uint32Array, positions: Float64Array | null, pages: readonly KeyPage[], preferred: Order): PagedFile {
+    const w = pages.length > 0 ? pages[0].w : 2;
+    const orders: Order[] = w === 2 ? [preferred, (1 - preferred) as Order] : [IDENTITY];
+    let chosen: PagedFile | null = null;
+    for (const order of orders) {
+      const bounds = new Uint32Array(4 * pages.length);
+      for (let p = 0; p < pages.length; p++) {
+        const { ids } = pages[p];
+        const n = pages[p].offsets.length >>> 1;
+        let minHi = 0xffffffff;
+        let minLo = 0xffffffff;
+        let maxHi = 0;
+        let maxLo = 0;
+        for (let i = 0; i < n; i++) {
+          const hi = sortHi(ids, i * w, order);
+          const lo = sortLo(ids, i * w, order);
+          if (below(hi, lo, minHi, minLo)) {
+            minHi = hi;
+            minLo = lo;
+          }
+          if (below(maxHi, maxLo, hi, lo)) {
+            maxHi = hi;
+            maxLo = lo;
+          }
+        }
+        bounds.set([minHi, minLo, maxHi, maxLo], 4 * p);
+      }
+      const file = new PagedFile(filter, entries, positions, order, bounds);
+      if (file.ascending) return file;
+      chosen ??= file;
+    }
+    return chosen!;
+  }
+
+  /**
+   * The pages that can hold each of the rows `rows[0..n)` (identity at `words[row * w..]`): the
+   * rows grouped by page (`rows` of page p at `grouped[starts[p]..starts[p + 1])`).
+   */
+  group(words: Uint32Array, w: number, rows: Uint32Array, n: number): { grouped: Uint32Array; starts: Uint32Array } {
+    const pages = this.pageCount;
+    const b = this.bounds;
+    const order = this.order;
+    // (page, row) pairs: one per row when pages ascend, else one per page whose bounds hold the row
+    let pairPage = new Uint32Array(n);
+    let pairRow = new Uint32Array(n);
+    let pairs = 0;
+    const add = (p: number, r: number) => {
+      if (pairs === pairPage.length) {
+        const grow = (a: Uint32Array) => {
+          const next = new Uint32Array(2 * a.length);
+          next.set(a);
+          return next;
+        };
+        pairPage = grow(pairPage);
+        pairRow = grow(pairRow);
+      }
+      pairPage[pairs] = p;
+      pairRow[pairs++] = r;
+    };
+    for (let j = 0; j < n; j++) {
+      const r = rows[j];
+      const hi = sortHi(words, r * w, order);
+      const lo = sortLo(words, r * w, order);
+      if (this.ascending) {
+        // last page whose smallest key is not above the row's
+        let low = 0;
+        let high = pages;
+        while (low < high) {
+          const mid = (low + high) >>> 1;
+          if (below(hi, lo, b[4 * mid], b[4 * mid + 1])) high = mid;
+          else low = mid + 1;
+        }
+        const p = low - 1;
+        if (p >= 0 && !below(b[4 * p + 2], b[4 * p + 3], hi, lo)) add(p, r);
+        continue;
+      }
+      for (let p = 0; p < pages; p++) {
+        if (!below(hi, lo, b[4 * p], b[4 * p + 1]) && !below(b[4 * p + 2], b[4 * p + 3], hi, lo)) add(p, r);
+      }
+    }
+    const starts = new Uint32Array(pages + 1);
+    for (let k = 0; k < pairs; k++) starts[pairPage[k] + 1]++;
+    for (let p = 0; p < pages; p++) starts[p + 1] += starts[p];
+    const grouped = new Uint32Array(pairs);
+    const fill = starts.slice(0, pages);
+    for (let k = 0; k < pairs; k++) grouped[fill[pairPage[k]]++] = pairRow[k];
+    return { grouped, starts };
+  }
+}
+
+/**
+ * The lookup cache of one context. A file whose key table fits in the low-priority pool is
+ * looked up in its whole table (kept there) behind its filter (kept in the high-priority pool).
+ * Of a larger file, the high-priority pool keeps a PagedFile (its filter sized to fit the pool,
+ * and its pages' bounds) and the low-priority pool the KeyPages that batches needed last.
+ */
+export class DedupLookupCache {
+  private readonly filters: LoadCache<KeyFilter | PagedFile>;
+  private readonly tables: LoadCache<FileKeyTable | KeyPage>;
+  /** Bytes of the high-priority pool. */
+  readonly highBytes: number;
+  /** Key tables loaded (a reload after eviction counts again): for tests and benchmarks. */
+  loads = 0;
+  /** Pages of paged files read again after the file's first read: for tests and benchmarks. */
+  pageLoads = 0;
+
+  constructor(readonly options: DedupLookupOptions) {
+    this.highBytes = Math.floor(options.maxMemory * options.highPriorityRatio);
+    this.filters = new LoadCache(this.highBytes, (f) => f.memoryBytes);
+    this.tables = new LoadCache(options.maxMemory - this.highBytes, (t) => t.memoryBytes);
+  }
+
+  /** Bytes of the cached filters, key tables, paged files and pages. */
   get memoryBytes(): number {
     return this.filters.weight + this.tables.weight;
+  }
+
+  /** True when the key table of a file of `rows` rows (`width`-word identities) fits in the low-priority pool. */
+  fitsWhole(rows: number, width: 1 | 2): boolean {
+    let capacity = 16;
+    while (capacity < 2 * rows) capacity *= 2;
+    return capacity * (2 * width + 2) * 4 <= this.options.maxMemory - this.highBytes;
   }
 
   /** The key table of a data file (at `path`), cached or loaded. */
@@ -342,12 +671,27 @@ export class DedupLookupCache {
     return this.tables.get(path, async () => {
       this.loads++;
       return load();
-    });
+    }) as Promise<FileKeyTable>;
   }
 
   /** The filter of a data file, cached or taken from its (loaded) key table. */
   filter(path: string, load: () => Promise<FileKeyTable>): Promise<KeyFilter> {
-    return this.filters.get(path, async () => (await this.table(path, load)).filter);
+    return this.filters.get(path, async () => (await this.table(path, load)).filter) as Promise<KeyFilter>;
+  }
+
+  /** The PagedFile of a data file too large for the low-priority pool, cached or loaded. */
+  paged(path: string, load: () => Promise<PagedFile>): Promise<PagedFile> {
+    return this.filters.get(`${path}\u0000paged`, load) as Promise<PagedFile>;
+  }
+
+  /** Page `p` of a paged file, when kept (then as most recently used). */
+  keptPage(path: string, p: number): Promise<KeyPage> | undefined {
+    return this.tables.peek(`${path}\u0000${p}`) as Promise<KeyPage> | undefined;
+  }
+
+  /** Keeps page `p` of a paged file (while it fits among the most recently used). */
+  keepPage(path: string, p: number, page: KeyPage): void {
+    void this.tables.get(`${path}\u0000${p}`, () => Promise.resolve(page));
   }
 
   clear(): void {
@@ -355,7 +699,6 @@ export class DedupLookupCache {
     this.tables.clear();
   }
 }
-
 /** The committed files of one partition-bucket at one snapshot, and lookups of keys in them. */
 export class CommittedKeys {
   constructor(
@@ -372,13 +715,108 @@ export class CommittedKeys {
     return this.files.length;
   }
 
+  /** The `.offset` sidecar of a file (its name), when its keys are read from it rather than from the Parquet columns. */
+  private sidecarOf(file: DataFileMeta): string | undefined {
+    return sidecarDecodes(this.keyField.type) ? offsetSidecarOf(file.fileName, file.extraFiles) : undefined;
+  }
+
+  /** Identities and offsets of all rows of a file: from its sidecar (read in cache-page-size chunks, as `bytes` too) or its Parquet columns. */
+  private async readKeys(file: DataFileMeta, path: string): Promise<{ identities: BigUint64Array; offsets: BigInt64Array; bytes?: Uint8Array }> {
+    const sidecar = this.sidecarOf(file);
+    if (sidecar === undefined) return parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+    const bytes = await readPaged(this.source, this.source.extraPathOf(file, sidecar), this.cache.options.pageSize);
+    return { ...decodeSidecarKeys(bytes, this.keyField.type, Number(file.rowCount), sidecar), bytes };
+  }
+
   private async load(file: DataFileMeta, path: string): Promise<FileKeyTable> {
-    const sidecar = sidecarDecodes(this.keyField.type) ? offsetSidecarOf(file.fileName, file.extraFiles) : undefined;
-    const { identities, offsets } =
-      sidecar !== undefined
-        ? decodeSidecarKeys(await readPaged(this.source, this.source.extraPathOf(file, sidecar), this.cache.options.pageSize), this.keyField.type, Number(file.rowCount), sidecar)
-        : await parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+    const { identities, offsets } = await this.readKeys(file, path);
     return new FileKeyTable(this.width, identities, offsets);
+  }
+
+  /**
+   * Reads a file too large for the cache's low-priority pool: its PagedFile and all its pages.
+   * Sidecar pages are whole entries in cache-page-size bytes, pages of Parquet columns as many
+   * rows as take that many bytes as identity and offset.
+   */
+  private async loadPaged(file: DataFileMeta, path: string): Promise<{ paged: PagedFile; pages: KeyPage[] }> {
+    const { identities, offsets, bytes } = await this.readKeys(file, path);
+    const n = offsets.length;
+    const w = 2 * this.width;
+    const pageSize = this.cache.options.pageSize;
+    let entries: Uint32Array;
+    let positions: Float64Array | null = null;
+    if (bytes !== undefined) ({ entries, positions } = sidecarPages(bytes, n, pageSize, this.sidecarOf(file)!));
+    else {
+      const per = Math.max(1, Math.floor(pageSize / (4 * w + 8)));
+      entries = new Uint32Array(Math.ceil(n / per) + 1);
+      for (let p = 1; p < entries.length; p++) entries[p] = Math.min(n, p * per);
+    }
+    const pages: KeyPage[] = [];
+    for (let p = 0; p + 1 < entries.length; p++) pages.push(KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
+    const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+    // the filter takes what the high-priority pool has left beside the page directory
+    const directory = entries.byteLength + (positions?.byteLength ?? 0) + 16 * pages.length;
+    const filter = new KeyFilter(words, w, n, Math.max(0, this.cache.highBytes - directory));
+    const preferred = bytes !== undefined && SIDECAR_INTEGER_WIDTH[this.keyField.type.kind] !== undefined ? SWAPPED : IDENTITY;
+    return { paged: PagedFile.of(filter, entries, positions, pages, preferred), pages };
+  }
+
+  /** Pages `from..to` (inclusive) of a paged file, read again: one range of its sidecar, or its Parquet columns. */
+  private async reloadPages(file: DataFileMeta, path: string, paged: PagedFile, from: number, to: number): Promise<KeyPage[]> {
+    const w = 2 * this.width;
+    const { entries, positions } = paged;
+    const out: KeyPage[] = [];
+    const sidecar = this.sidecarOf(file);
+    if (positions === null || sidecar === undefined) {
+      const { identities, offsets } = await parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+      if (offsets.length !== entries[entries.length - 1]) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} changed while its keys were cached`);
+      for (let p = from; p <= to; p++) out.push(KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
+      return out;
+    }
+    const start = positions[from];
+    const bytes = await this.source.io.readRange(this.source.extraPathOf(file, sidecar), start, positions[to + 1] - start);
+    for (let p = from; p <= to; p++) {
+      const { identities, offsets } = decodeSidecarEntries(bytes.subarray(positions[p] - start, positions[p + 1] - start), this.keyField.type, entries[p + 1] - entries[p], sidecar);
+      out.push(new KeyPage(w, new Uint32Array(identities.buffer), new Int32Array(offsets.buffer)));
+    }
+    return out;
+  }
+
+  /**
+   * Raises `found` for the rows `candidates[0..n)` in a file too large for the low-priority
+   * pool: looks for each row in the pages whose bounds can hold it, reading the pages the cache
+   * does not keep (runs of adjacent pages at once). True when some row had such a page.
+   */
+  private async lookupPaged(file: DataFileMeta, path: string, words: Uint32Array, rows: number, candidates: Uint32Array, found: Int32Array): Promise<boolean> {
+    const w = 2 * this.width;
+    let fresh: KeyPage[] | null = null;
+    const paged = await this.cache.paged(path, async () => {
+      const loaded = await this.loadPaged(file, path);
+      fresh = loaded.pages;
+      return loaded.paged;
+    });
+    if (fresh !== null) for (let p = 0; p < paged.pageCount; p++) this.cache.keepPage(path, p, (fresh as KeyPage[])[p]);
+    let n = 0;
+    for (let r = 0; r < rows; r++) if (paged.filter.mayContain(words, r * w, w)) candidates[n++] = r;
+    if (n === 0) return false;
+    const { grouped, starts } = paged.group(words, w, candidates, n);
+    if (grouped.length === 0) return false;
+    const pages: Array<KeyPage | Promise<KeyPage> | undefined> = new Array(paged.pageCount);
+    const needed = (p: number) => starts[p + 1] > starts[p];
+    for (let p = 0; p < paged.pageCount; p++) if (needed(p)) pages[p] = fresh !== null ? (fresh as KeyPage[])[p] : this.cache.keptPage(path, p);
+    for (let p = 0; p < paged.pageCount; p++) {
+      if (!needed(p) || pages[p] !== undefined) continue;
+      let to = p;
+      while (to + 1 < paged.pageCount && needed(to + 1) && pages[to + 1] === undefined) to++;
+      const read = await this.reloadPages(file, path, paged, p, to);
+      this.cache.pageLoads += read.length;
+      for (let q = p; q <= to; q++) {
+        pages[q] = read[q - p];
+        this.cache.keepPage(path, q, read[q - p]);
+      }
+    }
+    for (let p = 0; p < paged.pageCount; p++) if (needed(p)) (await pages[p]!).raise(words, grouped, starts[p], starts[p + 1], paged.order, found);
+    return true;
   }
 
   /**
@@ -396,6 +834,10 @@ export class CommittedKeys {
     let any = false;
     for (const file of this.files) {
       const path = this.source.pathOf(file);
+      if (!this.cache.fitsWhole(Number(file.rowCount), this.width)) {
+        any = (await this.lookupPaged(file, path, words, rows, candidates, foundWords)) || any;
+        continue;
+      }
       const load = () => this.load(file, path);
       const filter = await this.cache.filter(path, load);
       let n = 0;
