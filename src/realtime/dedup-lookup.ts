@@ -289,33 +289,7 @@ function decodeSidecarEntries(bytes: Uint8Array, keyType: DataType, n: number, n
   let identities: BigUint64Array;
   if (width !== undefined) {
     identities = new BigUint64Array(n);
-    const ids = new Uint32Array(identities.buffer);
-    // fixed-size entries: length 1 + width (big-endian), flag 1, key (little-endian), offset (big-endian)
-    const size = 13 + width;
-    const whole = Math.min(n, Math.floor(bytes.length / size));
-    for (let i = 0; i < whole; i++, at += size) {
-      if (bytes[at] !== 0 || bytes[at + 1] !== 0 || bytes[at + 2] !== 0 || bytes[at + 3] !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
-      const k = at + 5;
-      // identity words: the key's little-endian bytes, zero-extended (host order: little-endian wherever this runs, the writer checks)
-      let lo = bytes[k];
-      let hi = 0;
-      if (width >= 2) lo |= bytes[k + 1] << 8;
-      if (width >= 4) lo |= (bytes[k + 2] << 16) | (bytes[k + 3] << 24);
-      if (width === 8) hi = bytes[k + 4] | (bytes[k + 5] << 8) | (bytes[k + 6] << 16) | (bytes[k + 7] << 24);
-      ids[2 * i] = lo;
-      ids[2 * i + 1] = hi;
-      const o = k + width;
-      if (bytes[o] >= 0x80) throw corrupt(`negative offset ${view.getBigInt64(o, false)} in .offset sidecar`);
-      offsetWords[2 * i] = (bytes[o + 4] << 24) | (bytes[o + 5] << 16) | (bytes[o + 6] << 8) | bytes[o + 7];
-      offsetWords[2 * i + 1] = (bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3];
-    }
-    if (whole < n) {
-      // the first entry that does not fit: its key part, if present, is checked before the truncation is reported
-      need(4 + 1 + width);
-      if (view.getInt32(at, false) !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
-      at += 5 + width;
-      need(8);
-    }
+    at = decodeIntegerEntries(bytes, width, n, new Uint32Array(identities.buffer), offsetWords, keyType, name);
   } else {
     const starts = new Int32Array(n + 1);
     const data: Uint8Array[] = [];
@@ -337,6 +311,59 @@ function decodeSidecarEntries(bytes: Uint8Array, keyType: DataType, n: number, n
   }
   if (at !== bytes.length) throw corrupt("trailing bytes in .offset sidecar");
   return { identities, offsets };
+}
+
+/**
+ * Decodes `n` sidecar entries of `width`-byte integer keys from the start of `bytes` into
+ * identity words (`ids`: the key's little-endian bytes, zero-extended; host order, little-endian
+ * wherever this runs, the writer checks) and offset word pairs; returns the position after them.
+ * CORRUPT_FILE naming the sidecar on a bad entry, a negative offset or too few bytes.
+ */
+function decodeIntegerEntries(bytes: Uint8Array, width: number, n: number, ids: Uint32Array, offsetWords: Int32Array, keyType: DataType, name: string): number {
+  const corrupt = (what: string) => new PaimonError("CORRUPT_FILE", `${name}: ${what}`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // fixed-size entries: length 1 + width (big-endian), flag 1, key (little-endian), offset (big-endian)
+  const size = 13 + width;
+  const whole = Math.min(n, Math.floor(bytes.length / size));
+  let at = 0;
+  for (let i = 0; i < whole; i++, at += size) {
+    if (bytes[at] !== 0 || bytes[at + 1] !== 0 || bytes[at + 2] !== 0 || bytes[at + 3] !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
+    const k = at + 5;
+    let lo = bytes[k];
+    let hi = 0;
+    if (width >= 2) lo |= bytes[k + 1] << 8;
+    if (width >= 4) lo |= (bytes[k + 2] << 16) | (bytes[k + 3] << 24);
+    if (width === 8) hi = bytes[k + 4] | (bytes[k + 5] << 8) | (bytes[k + 6] << 16) | (bytes[k + 7] << 24);
+    ids[2 * i] = lo;
+    ids[2 * i + 1] = hi;
+    const o = k + width;
+    if (bytes[o] >= 0x80) throw corrupt(`negative offset ${view.getBigInt64(o, false)} in .offset sidecar`);
+    offsetWords[2 * i] = (bytes[o + 4] << 24) | (bytes[o + 5] << 16) | (bytes[o + 6] << 8) | bytes[o + 7];
+    offsetWords[2 * i + 1] = (bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3];
+  }
+  if (whole < n) {
+    // the first entry that does not fit: its key part, if present, is checked before the truncation is reported
+    if (at + 5 + width <= bytes.length && (view.getInt32(at, false) !== 1 + width || bytes[at + 4] !== 1)) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
+    throw corrupt("truncated .offset sidecar");
+  }
+  return at;
+}
+
+/** Reused identity and offset words of integer sidecar pages being decoded (a page copies what it keeps). */
+let pageScratch = { ids: new Uint32Array(0), offsets: new Int32Array(0) };
+
+/** A page of `n` sidecar entries filling `bytes` (CORRUPT_FILE naming the sidecar on any deviation). */
+function decodeSidecarPage(bytes: Uint8Array, keyType: DataType, n: number, w: number, name: string): KeyPage {
+  const width = SIDECAR_INTEGER_WIDTH[keyType.kind];
+  if (width === undefined) {
+    const { identities, offsets } = decodeSidecarEntries(bytes, keyType, n, name);
+    return new KeyPage(w, new Uint32Array(identities.buffer), new Int32Array(offsets.buffer));
+  }
+  if (pageScratch.offsets.length < 2 * n) pageScratch = { ids: new Uint32Array(2 * n), offsets: new Int32Array(2 * n) };
+  const ids = pageScratch.ids.subarray(0, 2 * n);
+  const offsets = pageScratch.offsets.subarray(0, 2 * n);
+  if (decodeIntegerEntries(bytes, width, n, ids, offsets, keyType, name) !== bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: trailing bytes in .offset sidecar`);
+  return new KeyPage(w, ids, offsets);
 }
 
 /**
@@ -424,45 +451,109 @@ function below(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
   return aHi < bHi || (aHi === bHi && aLo < bLo);
 }
 
+const TWO_32 = 4294967296;
+
+
 /**
- * One page of a file's entries held by a cache too small for the file's key table: identity
- * words and offset word pairs as typed arrays. A lookup binary-searches a page whose entries
+ * One page of a file's entries held by a cache too small for the file's key table, as typed
+ * arrays: identity words, or, when the identities are one word each and lie within 2^32 of the
+ * page's smallest, that identity and their 32-bit distances from it; likewise the offsets (a page
+ * of integer keys then takes 8 bytes an entry). A lookup binary-searches a page whose entries
  * ascend under the file's order (checked once per page) and scans any other page.
  */
 export class KeyPage {
+  readonly count: number;
   /** Per order: 1 when the entries' sort keys never decrease, 0 when they do, -1 not checked yet. */
   private readonly sorted = [-1, -1];
+  /** Identity words (`w` an entry), or null: then `idDelta` above (`idHi`, `idLo`). */
+  private readonly ids: Uint32Array | null = null;
+  private readonly idDelta: Uint32Array | null = null;
+  private readonly idHi: number = 0;
+  private readonly idLo: number = 0;
+  /** Offset word pairs, or null: then `offsetDelta` above (`offsetHi`, `offsetLo`). */
+  private readonly offsets: Int32Array | null = null;
+  private readonly offsetDelta: Uint32Array | null = null;
+  private readonly offsetHi: number = 0;
+  private readonly offsetLo: number = 0;
 
+  /** `ids`: `w` (2 or 4) identity words an entry; `offsets`: (low, high) word pairs (both copied: the page never holds the caller's arrays). */
   constructor(
-    /** 32-bit words per identity (2 or 4). */
     readonly w: number,
-    readonly ids: Uint32Array,
-    readonly offsets: Int32Array,
-  ) {}
+    ids: Uint32Array,
+    offsets: Int32Array,
+  ) {
+    const n = (this.count = offsets.length >>> 1);
+    const base = (words: Uint32Array | Int32Array, stride: number): [number, number] | null => {
+      let minHi = 0xffffffff;
+      let minLo = 0xffffffff;
+      let maxHi = 0;
+      let maxLo = 0;
+      for (let i = 0; i < n; i++) {
+        const hi = words[i * stride + 1] >>> 0;
+        const lo = words[i * stride] >>> 0;
+        if (below(hi, lo, minHi, minLo)) {
+          minHi = hi;
+          minLo = lo;
+        }
+        if (below(maxHi, maxLo, hi, lo)) {
+          maxHi = hi;
+          maxLo = lo;
+        }
+      }
+      return n > 0 && (maxHi - minHi) * TWO_32 + (maxLo - minLo) < TWO_32 ? [minHi, minLo] : null;
+    };
+    const delta = (words: Uint32Array | Int32Array, stride: number, hi: number, lo: number): Uint32Array => {
+      const out = new Uint32Array(n);
+      for (let i = 0; i < n; i++) out[i] = (words[i * stride + 1] >>> 0) === hi ? (words[i * stride] >>> 0) - lo : (words[i * stride] >>> 0) + TWO_32 - lo;
+      return out;
+    };
+    const idBase = w === 2 ? base(ids, 2) : null;
+    if (idBase !== null) {
+      [this.idHi, this.idLo] = idBase;
+      this.idDelta = delta(ids, 2, this.idHi, this.idLo);
+    } else this.ids = ids.slice();
+    const offsetBase = base(offsets, 2);
+    if (offsetBase !== null) {
+      [this.offsetHi, this.offsetLo] = offsetBase;
+      this.offsetDelta = delta(offsets, 2, this.offsetHi, this.offsetLo);
+    } else this.offsets = offsets.slice();
+  }
+
+  get memoryBytes(): number {
+    return (this.ids ?? this.idDelta!).byteLength + (this.offsets ?? this.offsetDelta!).byteLength;
+  }
+
+  /** Page `p` of whole-file identities and offsets, by entry starts. */
+  static of(w: number, identities: BigUint64Array, offsets: BigInt64Array, from: number, to: number): KeyPage {
+    const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+    const offsetWords = new Int32Array(offsets.buffer, offsets.byteOffset, offsets.length * 2);
+    return new KeyPage(w, words.subarray(from * w, to * w), offsetWords.subarray(2 * from, 2 * to));
+  }
+
+  /** High word of the sort key of entry `i` under `order` (unsigned). */
+  sortHiAt(i: number, order: Order): number {
+    if (this.ids !== null) return order === SWAPPED ? byteSwap(this.ids[i * this.w]) : this.ids[i * this.w + 1];
+    const s = this.idLo + this.idDelta![i];
+    return order === SWAPPED ? byteSwap(s >>> 0) : this.idHi + (s >= TWO_32 ? 1 : 0);
+  }
+
+  /** Low word of the sort key of entry `i` under `order` (unsigned). */
+  sortLoAt(i: number, order: Order): number {
+    if (this.ids !== null) return order === SWAPPED ? byteSwap(this.ids[i * this.w + 1]) : this.ids[i * this.w];
+    const s = this.idLo + this.idDelta![i];
+    return order === SWAPPED ? byteSwap(this.idHi + (s >= TWO_32 ? 1 : 0)) : s >>> 0;
+  }
 
   /** True when the entries' sort keys never decrease under `order` (checked on first use). */
   private sortedBy(order: Order): boolean {
     if (this.sorted[order] === -1) {
-      const { w, ids } = this;
-      const n = this.offsets.length >>> 1;
-      let sorted = order === IDENTITY || w === 2;
-      for (let i = 1; i < n && sorted; i++) {
-        if (below(sortHi(ids, i * w, order), sortLo(ids, i * w, order), sortHi(ids, (i - 1) * w, order), sortLo(ids, (i - 1) * w, order))) sorted = false;
+      let sorted = order === IDENTITY || this.w === 2;
+      for (let i = 1; i < this.count && sorted; i++) {
+        if (below(this.sortHiAt(i, order), this.sortLoAt(i, order), this.sortHiAt(i - 1, order), this.sortLoAt(i - 1, order))) sorted = false;
       }
       this.sorted[order] = sorted ? 1 : 0;
     }
     return this.sorted[order] === 1;
-  }
-
-  get memoryBytes(): number {
-    return this.ids.byteLength + this.offsets.byteLength;
-  }
-
-  /** Page `p` of whole-file identities and offsets, by entry starts: copies (a page must not hold the file's arrays). */
-  static of(w: number, identities: BigUint64Array, offsets: BigInt64Array, from: number, to: number): KeyPage {
-    const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
-    const offsetWords = new Int32Array(offsets.buffer, offsets.byteOffset, offsets.length * 2);
-    return new KeyPage(w, words.slice(from * w, to * w), offsetWords.slice(2 * from, 2 * to));
   }
 
   /**
@@ -470,12 +561,17 @@ export class KeyPage {
    * pairs, -1 when none yet) to the offset of the row's identity in this page if larger.
    */
   raise(words: Uint32Array, rows: Uint32Array, from: number, to: number, order: Order, found: Int32Array): void {
-    const { w, ids, offsets } = this;
-    const n = offsets.length >>> 1;
+    const { w, ids, idDelta, count: n } = this;
     const sorted = this.sortedBy(order);
     for (let j = from; j < to; j++) {
       const r = rows[j];
       const at = r * w;
+      // with distances: the row's distance from the page's smallest identity (none: not in the page)
+      let d = -1;
+      if (idDelta !== null) {
+        d = words[at + 1] === this.idHi ? words[at] - this.idLo : words[at + 1] === this.idHi + 1 ? words[at] + TWO_32 - this.idLo : -1;
+        if (d < 0 || d >= TWO_32) continue;
+      }
       let i = 0;
       let end = n;
       if (sorted) {
@@ -485,17 +581,27 @@ export class KeyPage {
         let high = n;
         while (i < high) {
           const mid = (i + high) >>> 1;
-          if (below(sortHi(ids, mid * w, order), sortLo(ids, mid * w, order), hi, lo)) i = mid + 1;
+          if (below(this.sortHiAt(mid, order), this.sortLoAt(mid, order), hi, lo)) i = mid + 1;
           else high = mid;
         }
         end = i;
-        while (end < n && sortHi(ids, end * w, order) === hi && sortLo(ids, end * w, order) === lo) end++;
+        while (end < n && this.sortHiAt(end, order) === hi && this.sortLoAt(end, order) === lo) end++;
       }
       for (; i < end; i++) {
-        const e = i * w;
-        if (ids[e] !== words[at] || ids[e + 1] !== words[at + 1] || (w === 4 && (ids[e + 2] !== words[at + 2] || ids[e + 3] !== words[at + 3]))) continue;
-        const oLo = offsets[2 * i];
-        const oHi = offsets[2 * i + 1];
+        if (ids !== null) {
+          const e = i * w;
+          if (ids[e] !== words[at] || ids[e + 1] !== words[at + 1] || (w === 4 && (ids[e + 2] !== words[at + 2] || ids[e + 3] !== words[at + 3]))) continue;
+        } else if (idDelta![i] !== d) continue;
+        let oLo: number;
+        let oHi: number;
+        if (this.offsets !== null) {
+          oLo = this.offsets[2 * i];
+          oHi = this.offsets[2 * i + 1];
+        } else {
+          const s = this.offsetLo + this.offsetDelta![i];
+          oLo = s >>> 0;
+          oHi = this.offsetHi + (s >= TWO_32 ? 1 : 0);
+        }
         if (found[2 * r + 1] === -1 || greater(oHi, oLo, found[2 * r + 1], found[2 * r])) {
           found[2 * r] = oLo;
           found[2 * r + 1] = oHi;
@@ -549,15 +655,15 @@ export class PagedFile {
     for (const order of orders) {
       const bounds = new Uint32Array(4 * pages.length);
       for (let p = 0; p < pages.length; p++) {
-        const { ids } = pages[p];
-        const n = pages[p].offsets.length >>> 1;
+        const page = pages[p];
+        const n = page.count;
         let minHi = 0xffffffff;
         let minLo = 0xffffffff;
         let maxHi = 0;
         let maxLo = 0;
         for (let i = 0; i < n; i++) {
-          const hi = sortHi(ids, i * w, order);
-          const lo = sortLo(ids, i * w, order);
+          const hi = page.sortHiAt(i, order);
+          const lo = page.sortLoAt(i, order);
           if (below(hi, lo, minHi, minLo)) {
             minHi = hi;
             minLo = lo;
@@ -776,8 +882,7 @@ export class CommittedKeys {
     const start = positions[from];
     const bytes = await this.source.io.readRange(this.source.extraPathOf(file, sidecar), start, positions[to + 1] - start);
     for (let p = from; p <= to; p++) {
-      const { identities, offsets } = decodeSidecarEntries(bytes.subarray(positions[p] - start, positions[p + 1] - start), this.keyField.type, entries[p + 1] - entries[p], sidecar);
-      out.push(new KeyPage(w, new Uint32Array(identities.buffer), new Int32Array(offsets.buffer)));
+      out.push(decodeSidecarPage(bytes.subarray(positions[p] - start, positions[p + 1] - start), this.keyField.type, entries[p + 1] - entries[p], w, sidecar));
     }
     return out;
   }
