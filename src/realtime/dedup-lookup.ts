@@ -453,6 +453,27 @@ function below(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
 
 const TWO_32 = 4294967296;
 
+/** Smallest and largest of `n` unsigned (hi, lo) word pairs: [minHi, minLo, maxHi, maxLo] (the smallest above the largest when n = 0). */
+function pairRange(n: number, hiAt: (i: number) => number, loAt: (i: number) => number): [number, number, number, number] {
+  let minHi = 0xffffffff;
+  let minLo = 0xffffffff;
+  let maxHi = 0;
+  let maxLo = 0;
+  for (let i = 0; i < n; i++) {
+    const hi = hiAt(i);
+    const lo = loAt(i);
+    if (below(hi, lo, minHi, minLo)) {
+      minHi = hi;
+      minLo = lo;
+    }
+    if (below(maxHi, maxLo, hi, lo)) {
+      maxHi = hi;
+      maxLo = lo;
+    }
+  }
+  return [minHi, minLo, maxHi, maxLo];
+}
+
 
 /**
  * One page of a file's entries held by a cache too small for the file's key table, as typed
@@ -484,22 +505,11 @@ export class KeyPage {
   ) {
     const n = (this.count = offsets.length >>> 1);
     const base = (words: Uint32Array | Int32Array, stride: number): [number, number] | null => {
-      let minHi = 0xffffffff;
-      let minLo = 0xffffffff;
-      let maxHi = 0;
-      let maxLo = 0;
-      for (let i = 0; i < n; i++) {
-        const hi = words[i * stride + 1] >>> 0;
-        const lo = words[i * stride] >>> 0;
-        if (below(hi, lo, minHi, minLo)) {
-          minHi = hi;
-          minLo = lo;
-        }
-        if (below(maxHi, maxLo, hi, lo)) {
-          maxHi = hi;
-          maxLo = lo;
-        }
-      }
+      const [minHi, minLo, maxHi, maxLo] = pairRange(
+        n,
+        (i) => words[i * stride + 1] >>> 0,
+        (i) => words[i * stride] >>> 0,
+      );
       return n > 0 && (maxHi - minHi) * TWO_32 + (maxLo - minLo) < TWO_32 ? [minHi, minLo] : null;
     };
     const delta = (words: Uint32Array | Int32Array, stride: number, hi: number, lo: number): Uint32Array => {
@@ -656,24 +666,14 @@ export class PagedFile {
       const bounds = new Uint32Array(4 * pages.length);
       for (let p = 0; p < pages.length; p++) {
         const page = pages[p];
-        const n = page.count;
-        let minHi = 0xffffffff;
-        let minLo = 0xffffffff;
-        let maxHi = 0;
-        let maxLo = 0;
-        for (let i = 0; i < n; i++) {
-          const hi = page.sortHiAt(i, order);
-          const lo = page.sortLoAt(i, order);
-          if (below(hi, lo, minHi, minLo)) {
-            minHi = hi;
-            minLo = lo;
-          }
-          if (below(maxHi, maxLo, hi, lo)) {
-            maxHi = hi;
-            maxLo = lo;
-          }
-        }
-        bounds.set([minHi, minLo, maxHi, maxLo], 4 * p);
+        bounds.set(
+          pairRange(
+            page.count,
+            (i) => page.sortHiAt(i, order),
+            (i) => page.sortLoAt(i, order),
+          ),
+          4 * p,
+        );
       }
       const file = new PagedFile(filter, entries, positions, order, bounds);
       if (file.ascending) return file;
