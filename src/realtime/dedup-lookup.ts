@@ -453,6 +453,9 @@ function below(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
 
 const TWO_32 = 4294967296;
 
+/** Pages a read of a sidecar's missing pages may pass over between two of them (one read costs about as much CPU as decoding this many). */
+const READ_GAP_PAGES = 8;
+
 /** Smallest and largest of `n` unsigned (hi, lo) word pairs: [minHi, minLo, maxHi, maxLo] (the smallest above the largest when n = 0). */
 function pairRange(n: number, hiAt: (i: number) => number, loAt: (i: number) => number): [number, number, number, number] {
   let minHi = 0xffffffff;
@@ -867,30 +870,29 @@ export class CommittedKeys {
     return { paged: PagedFile.of(filter, entries, positions, pages, preferred), pages };
   }
 
-  /** Pages `from..to` (inclusive) of a paged file, read again: one range of its sidecar, or its Parquet columns. */
-  private async reloadPages(file: DataFileMeta, path: string, paged: PagedFile, from: number, to: number): Promise<KeyPage[]> {
+  /**
+   * Pages `list` (ascending) of a paged file, read again: of a sidecar, one range from the first
+   * listed page to the last (the caller keeps the pages between them few); else the Parquet
+   * columns, once.
+   */
+  private async reloadPages(file: DataFileMeta, path: string, paged: PagedFile, list: readonly number[]): Promise<KeyPage[]> {
     const w = 2 * this.width;
     const { entries, positions } = paged;
-    const out: KeyPage[] = [];
     const sidecar = this.sidecarOf(file);
     if (positions === null || sidecar === undefined) {
       const { identities, offsets } = await parquetKeys(this.source, file, path, this.keyField, this.offsetField);
       if (offsets.length !== entries[entries.length - 1]) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} changed while its keys were cached`);
-      for (let p = from; p <= to; p++) out.push(KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
-      return out;
+      return list.map((p) => KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
     }
-    const start = positions[from];
-    const bytes = await this.source.io.readRange(this.source.extraPathOf(file, sidecar), start, positions[to + 1] - start);
-    for (let p = from; p <= to; p++) {
-      out.push(decodeSidecarPage(bytes.subarray(positions[p] - start, positions[p + 1] - start), this.keyField.type, entries[p + 1] - entries[p], w, sidecar));
-    }
-    return out;
+    const start = positions[list[0]];
+    const bytes = await this.source.io.readRange(this.source.extraPathOf(file, sidecar), start, positions[list[list.length - 1] + 1] - start);
+    return list.map((p) => decodeSidecarPage(bytes.subarray(positions[p] - start, positions[p + 1] - start), this.keyField.type, entries[p + 1] - entries[p], w, sidecar));
   }
 
   /**
    * Raises `found` for the rows `candidates[0..n)` in a file too large for the low-priority
    * pool: looks for each row in the pages whose bounds can hold it, reading the pages the cache
-   * does not keep (runs of adjacent pages at once). True when some row had such a page.
+   * does not keep (nearby pages in one read). True when some row had such a page.
    */
   private async lookupPaged(file: DataFileMeta, path: string, words: Uint32Array, rows: number, candidates: Uint32Array, found: Int32Array): Promise<boolean> {
     const w = 2 * this.width;
@@ -909,16 +911,21 @@ export class CommittedKeys {
     const pages: Array<KeyPage | Promise<KeyPage> | undefined> = new Array(paged.pageCount);
     const needed = (p: number) => starts[p + 1] > starts[p];
     for (let p = 0; p < paged.pageCount; p++) if (needed(p)) pages[p] = fresh !== null ? (fresh as KeyPage[])[p] : this.cache.keptPage(path, p);
-    for (let p = 0; p < paged.pageCount; p++) {
-      if (!needed(p) || pages[p] !== undefined) continue;
-      let to = p;
-      while (to + 1 < paged.pageCount && needed(to + 1) && pages[to + 1] === undefined) to++;
-      const read = await this.reloadPages(file, path, paged, p, to);
+    // the missing pages, in reads of a sidecar's ranges that skip at most READ_GAP_PAGES pages
+    // between two missing ones (a read costs more than a few pages' bytes), or one Parquet read
+    const missing: number[] = [];
+    for (let p = 0; p < paged.pageCount; p++) if (needed(p) && pages[p] === undefined) missing.push(p);
+    for (let k = 0; k < missing.length; ) {
+      let end = k + 1;
+      while (end < missing.length && (paged.positions === null || missing[end] - missing[end - 1] <= READ_GAP_PAGES + 1)) end++;
+      const list = missing.slice(k, end);
+      const read = await this.reloadPages(file, path, paged, list);
       this.cache.pageLoads += read.length;
-      for (let q = p; q <= to; q++) {
-        pages[q] = read[q - p];
-        this.cache.keepPage(path, q, read[q - p]);
-      }
+      list.forEach((p, i) => {
+        pages[p] = read[i];
+        this.cache.keepPage(path, p, read[i]);
+      });
+      k = end;
     }
     for (let p = 0; p < paged.pageCount; p++) if (needed(p)) (await pages[p]!).raise(words, grouped, starts[p], starts[p + 1], paged.order, found);
     return true;
