@@ -9,6 +9,17 @@
 // kept in the high-priority pool so that files a batch's keys cannot be in are skipped without
 // their tables; tables live in the low-priority pool and are reloaded after eviction.
 //
+// A file whose key table does not fit in the low-priority pool is kept in pages instead: whole
+// sidecar entries of at most cache-page-size bytes (or as many Parquet rows), each page typed
+// arrays of 32-bit distances from its smallest identity and offset where they fit (8 bytes an
+// integer key). The high-priority pool keeps the file's filter (sized to fit beside the page
+// directory) and each page's smallest and largest sort key, measured when the page was read;
+// a batch's keys that pass the filter are looked for only in the pages whose bounds hold them
+// (binary search over the pages when their bounds ascend, as in our sidecars sorted by key
+// bytes; else every page whose bounds hold the key, so that a sidecar written in any order is
+// searched correctly), and within a page by binary search when its entries ascend (checked per
+// page), else by a scan. Missing pages are read again, nearby ones in one range.
+//
 // Lookups ignore deletion vectors: offsets only grow per partition-bucket, so the live row of a
 // key is its row with the largest offset over the files, and marking an offset deleted that a
 // vector already deletes, or that a compaction dropped, resolves to nothing new at commit.
