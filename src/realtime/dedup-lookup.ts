@@ -464,7 +464,7 @@ function below(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
 
 const TWO_32 = 4294967296;
 
-/** Pages a read of a sidecar's missing pages may pass over between two of them (one read costs about as much CPU as decoding this many). */
+/** Pages a read of a sidecar's missing pages may pass over between two of them (a read costs more than a few pages' bytes: on remote storage, a request). */
 const READ_GAP_PAGES = 8;
 
 /** Smallest and largest of `n` unsigned (hi, lo) word pairs: [minHi, minLo, maxHi, maxLo] (the smallest above the largest when n = 0). */
