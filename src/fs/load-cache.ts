@@ -48,6 +48,16 @@ export class LoadCache<V> {
     return hit;
   }
 
+  /** The value for `key` when kept (loaded or loading), then as most recently used; else undefined. */
+  peek(key: string): Promise<V> | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
   /** Drops every entry. */
   clear(): void {
     this.entries.clear();

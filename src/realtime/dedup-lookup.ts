@@ -9,6 +9,17 @@
 // kept in the high-priority pool so that files a batch's keys cannot be in are skipped without
 // their tables; tables live in the low-priority pool and are reloaded after eviction.
 //
+// A file whose key table does not fit in the low-priority pool is kept in pages instead: whole
+// sidecar entries of at most cache-page-size bytes (or as many Parquet rows), each page typed
+// arrays of 32-bit distances from its smallest identity and offset where they fit (8 bytes an
+// integer key). The high-priority pool keeps the file's filter (sized to fit beside the page
+// directory) and each page's smallest and largest sort key, measured when the page was read;
+// a batch's keys that pass the filter are looked for only in the pages whose bounds hold them
+// (binary search over the pages when their bounds ascend, as in our sidecars sorted by key
+// bytes; else every page whose bounds hold the key, so that a sidecar written in any order is
+// searched correctly), and within a page by binary search when its entries ascend (checked per
+// page), else by a scan. Missing pages are read again, nearby ones in one range.
+//
 // Lookups ignore deletion vectors: offsets only grow per partition-bucket, so the live row of a
 // key is its row with the largest offset over the files, and marking an offset deleted that a
 // vector already deletes, or that a compaction dropped, resolves to nothing new at commit.
@@ -58,18 +69,30 @@ const BLOCK_BITS = 512;
  */
 export class KeyFilter {
   private readonly bits: Uint32Array;
+  /** Blocks - 1 when a power of two, else -1 (a block is then chosen by multiply-shift). */
   private readonly blockMask: number;
+  private readonly blocks: number;
   /** Smallest and largest one-word identity of the file as unsigned (high, low) words; min > max when none (or two-word identities). */
   private minHi = 0xffffffff;
   private minLo = 0xffffffff;
   private maxHi = 0;
   private maxLo = 0;
 
-  constructor(words: Uint32Array, w: number, count: number) {
+  /**
+   * `maxBytes`: the filter takes just enough blocks for its bits per key, and at most this many
+   * bytes (fewer bits per key, more false positives); without it, a power of two of blocks.
+   */
+  constructor(words: Uint32Array, w: number, count: number, maxBytes?: number) {
     let blocks = 1;
-    while (blocks * BLOCK_BITS < count * BLOOM_BITS_PER_KEY) blocks *= 2;
+    if (maxBytes === undefined) {
+      while (blocks * BLOCK_BITS < count * BLOOM_BITS_PER_KEY) blocks *= 2;
+      this.blockMask = blocks - 1;
+    } else {
+      blocks = Math.max(1, Math.min(Math.ceil((count * BLOOM_BITS_PER_KEY) / BLOCK_BITS), Math.floor(maxBytes / (BLOCK_BITS >>> 3))));
+      this.blockMask = (blocks & (blocks - 1)) === 0 ? blocks - 1 : -1;
+    }
+    this.blocks = blocks;
     this.bits = new Uint32Array(blocks * (BLOCK_BITS >>> 5));
-    this.blockMask = blocks - 1;
     for (let i = 0; i < count; i++) this.probe(words, i * w, w, true);
     if (w === 2 && count > 0) {
       let minHi = 0xffffffff;
@@ -103,7 +126,8 @@ export class KeyFilter {
   private probe(words: Uint32Array, at: number, w: number, add: boolean): boolean {
     const lo = w === 4 ? (words[at] ^ words[at + 2]) >>> 0 : words[at];
     const hi = w === 4 ? (words[at + 1] ^ words[at + 3]) >>> 0 : words[at + 1];
-    const base = (identityHash(lo, hi) & this.blockMask) << 4;
+    const h1 = identityHash(lo, hi);
+    const base = (this.blockMask >= 0 ? h1 & this.blockMask : Math.floor((h1 * this.blocks) / 4294967296)) << 4;
     const h2 = identityHash(hi ^ 0x5bd1e995, lo);
     const step = (h2 >>> 16) | 1;
     const bits = this.bits;
@@ -231,20 +255,36 @@ async function readPaged(source: OffsetFileSource, path: string, pageSize: numbe
   return out;
 }
 
+const SIDECAR_HEADER_BYTES = 20;
+
+/** Checks a sidecar's header (its first 20 bytes or more): CORRUPT_FILE naming it unless it is a version 1 sidecar of `rowCount` entries. */
+function checkSidecarHeader(bytes: Uint8Array, rowCount: number, name: string): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < SIDECAR_HEADER_BYTES || view.getBigInt64(0, false) !== OFFSET_SIDECAR_MAGIC || view.getInt32(8, false) !== OFFSET_SIDECAR_VERSION) throw new PaimonError("CORRUPT_FILE", `${name}: unsupported .offset sidecar format`);
+  const count = view.getBigInt64(12, false);
+  if (count !== BigInt(rowCount)) throw new PaimonError("CORRUPT_FILE", `${name}: .offset sidecar has ${count} entries for a data file of ${rowCount} rows`);
+}
+
 /**
  * The identities and offsets of a sidecar's entries (`rowCount` of them: one per row of its data
  * file); CORRUPT_FILE naming the sidecar on any deviation from the layout.
  */
 export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount: number, name: string): { identities: BigUint64Array; offsets: BigInt64Array } {
+  checkSidecarHeader(bytes, rowCount, name);
+  return decodeSidecarEntries(bytes.subarray(SIDECAR_HEADER_BYTES), keyType, rowCount, name);
+}
+
+/**
+ * The identities and offsets of `n` sidecar entries that fill `bytes` exactly (the entries of a
+ * whole sidecar after its header, or of a page of it); CORRUPT_FILE naming the sidecar on any
+ * deviation from the layout.
+ */
+function decodeSidecarEntries(bytes: Uint8Array, keyType: DataType, n: number, name: string): { identities: BigUint64Array; offsets: BigInt64Array } {
   const corrupt = (what: string) => new PaimonError("CORRUPT_FILE", `${name}: ${what}`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 20 || view.getBigInt64(0, false) !== OFFSET_SIDECAR_MAGIC || view.getInt32(8, false) !== OFFSET_SIDECAR_VERSION) throw corrupt("unsupported .offset sidecar format");
-  const count = view.getBigInt64(12, false);
-  if (count !== BigInt(rowCount)) throw corrupt(`.offset sidecar has ${count} entries for a data file of ${rowCount} rows`);
-  const n = rowCount;
   const offsets = new BigInt64Array(n);
   const width = SIDECAR_INTEGER_WIDTH[keyType.kind];
-  let at = 20;
+  let at = 0;
   const need = (k: number) => {
     if (at + k > bytes.length) throw corrupt("truncated .offset sidecar");
   };
@@ -260,15 +300,7 @@ export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount
   let identities: BigUint64Array;
   if (width !== undefined) {
     identities = new BigUint64Array(n);
-    const out = new Uint8Array(identities.buffer);
-    for (let i = 0; i < n; i++) {
-      need(4 + 1 + width);
-      if (view.getInt32(at, false) !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
-      // Identities are host-order words; typed arrays are little-endian wherever this runs (the writer checks).
-      for (let j = 0; j < width; j++) out[8 * i + j] = bytes[at + 5 + j];
-      at += 5 + width;
-      readOffset(i);
-    }
+    at = decodeIntegerEntries(bytes, width, n, new Uint32Array(identities.buffer), offsetWords, keyType, name);
   } else {
     const starts = new Int32Array(n + 1);
     const data: Uint8Array[] = [];
@@ -290,6 +322,87 @@ export function decodeSidecarKeys(bytes: Uint8Array, keyType: DataType, rowCount
   }
   if (at !== bytes.length) throw corrupt("trailing bytes in .offset sidecar");
   return { identities, offsets };
+}
+
+/**
+ * Decodes `n` sidecar entries of `width`-byte integer keys from the start of `bytes` into
+ * identity words (`ids`: the key's little-endian bytes, zero-extended; host order, little-endian
+ * wherever this runs, the writer checks) and offset word pairs; returns the position after them.
+ * CORRUPT_FILE naming the sidecar on a bad entry, a negative offset or too few bytes.
+ */
+function decodeIntegerEntries(bytes: Uint8Array, width: number, n: number, ids: Uint32Array, offsetWords: Int32Array, keyType: DataType, name: string): number {
+  const corrupt = (what: string) => new PaimonError("CORRUPT_FILE", `${name}: ${what}`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // fixed-size entries: length 1 + width (big-endian), flag 1, key (little-endian), offset (big-endian)
+  const size = 13 + width;
+  const whole = Math.min(n, Math.floor(bytes.length / size));
+  let at = 0;
+  for (let i = 0; i < whole; i++, at += size) {
+    if (bytes[at] !== 0 || bytes[at + 1] !== 0 || bytes[at + 2] !== 0 || bytes[at + 3] !== 1 + width || bytes[at + 4] !== 1) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
+    const k = at + 5;
+    let lo = bytes[k];
+    let hi = 0;
+    if (width >= 2) lo |= bytes[k + 1] << 8;
+    if (width >= 4) lo |= (bytes[k + 2] << 16) | (bytes[k + 3] << 24);
+    if (width === 8) hi = bytes[k + 4] | (bytes[k + 5] << 8) | (bytes[k + 6] << 16) | (bytes[k + 7] << 24);
+    ids[2 * i] = lo;
+    ids[2 * i + 1] = hi;
+    const o = k + width;
+    if (bytes[o] >= 0x80) throw corrupt(`negative offset ${view.getBigInt64(o, false)} in .offset sidecar`);
+    offsetWords[2 * i] = (bytes[o + 4] << 24) | (bytes[o + 5] << 16) | (bytes[o + 6] << 8) | bytes[o + 7];
+    offsetWords[2 * i + 1] = (bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3];
+  }
+  if (whole < n) {
+    // the first entry that does not fit: its key part, if present, is checked before the truncation is reported
+    if (at + 5 + width <= bytes.length && (view.getInt32(at, false) !== 1 + width || bytes[at + 4] !== 1)) throw corrupt(`unexpected key entry in .offset sidecar of ${keyType.kind} keys`);
+    throw corrupt("truncated .offset sidecar");
+  }
+  return at;
+}
+
+/** Reused identity and offset words of integer sidecar pages being decoded (a page copies what it keeps). */
+let pageScratch = { ids: new Uint32Array(0), offsets: new Int32Array(0) };
+
+/** A page of `n` sidecar entries filling `bytes` (CORRUPT_FILE naming the sidecar on any deviation). */
+function decodeSidecarPage(bytes: Uint8Array, keyType: DataType, n: number, w: number, name: string): KeyPage {
+  const width = SIDECAR_INTEGER_WIDTH[keyType.kind];
+  if (width === undefined) {
+    const { identities, offsets } = decodeSidecarEntries(bytes, keyType, n, name);
+    return new KeyPage(w, new Uint32Array(identities.buffer), new Int32Array(offsets.buffer));
+  }
+  if (pageScratch.offsets.length < 2 * n) pageScratch = { ids: new Uint32Array(2 * n), offsets: new Int32Array(2 * n) };
+  const ids = pageScratch.ids.subarray(0, 2 * n);
+  const offsets = pageScratch.offsets.subarray(0, 2 * n);
+  if (decodeIntegerEntries(bytes, width, n, ids, offsets, keyType, name) !== bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: trailing bytes in .offset sidecar`);
+  return new KeyPage(w, ids, offsets);
+}
+
+/**
+ * Where the pages of a sidecar's entries start: entry indexes and byte positions (from the
+ * sidecar's start), one more of each for the end. A page holds the whole entries that fit in
+ * `pageSize` bytes (at least one). CORRUPT_FILE naming the sidecar when its entries do not fill it.
+ */
+function sidecarPages(bytes: Uint8Array, n: number, pageSize: number, name: string): { entries: Uint32Array; positions: Float64Array } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const entries: number[] = [0];
+  const positions: number[] = [SIDECAR_HEADER_BYTES];
+  let at = SIDECAR_HEADER_BYTES;
+  let pageStart = at;
+  for (let i = 0; i < n; i++) {
+    if (at + 4 > bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: truncated .offset sidecar`);
+    const size = 4 + Math.max(0, view.getInt32(at, false)) + 8;
+    if (at > pageStart && at + size - pageStart > pageSize) {
+      entries.push(i);
+      positions.push(at);
+      pageStart = at;
+    }
+    at += size;
+  }
+  if (at > bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: truncated .offset sidecar`);
+  if (at < bytes.length) throw new PaimonError("CORRUPT_FILE", `${name}: trailing bytes in .offset sidecar`);
+  entries.push(n);
+  positions.push(at);
+  return { entries: Uint32Array.from(entries), positions: Float64Array.from(positions) };
 }
 
 /** Identities and offsets of every row of a data file, from its key and offset Parquet columns (matched by field id). */
@@ -319,22 +432,358 @@ async function parquetKeys(source: OffsetFileSource, file: DataFileMeta, path: s
   return { identities, offsets };
 }
 
-/** The lookup cache of one context: filters in the high-priority pool, key tables in the low-priority one. */
-export class DedupLookupCache {
-  private readonly filters: LoadCache<KeyFilter>;
-  private readonly tables: LoadCache<FileKeyTable>;
-  /** Key tables loaded (a reload after eviction counts again): for tests and benchmarks. */
-  loads = 0;
+/** A 32-bit word with its bytes reversed (unsigned). */
+function byteSwap(x: number): number {
+  return (((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24)) >>> 0;
+}
 
-  constructor(readonly options: DedupLookupOptions) {
-    const high = Math.floor(options.maxMemory * options.highPriorityRatio);
-    this.filters = new LoadCache(high, (f) => f.memoryBytes);
-    this.tables = new LoadCache(options.maxMemory - high, (t) => t.memoryBytes);
+/**
+ * How the entries of a paged file are compared (page bounds, sorted pages): by the identity's
+ * first 64-bit word as an unsigned number (IDENTITY), or, for one-word identities, by that word's
+ * bytes in little-endian order (SWAPPED: the order of integer keys in a sidecar sorted by key
+ * bytes, as ours are). Neither order is assumed: bounds and sortedness are measured per page.
+ */
+const IDENTITY = 0;
+const SWAPPED = 1;
+type Order = typeof IDENTITY | typeof SWAPPED;
+
+/** The sort key of the identity at `words[at..]` under `order`: its high 32-bit word (unsigned). */
+function sortHi(words: Uint32Array | Int32Array, at: number, order: Order): number {
+  return order === SWAPPED ? byteSwap(words[at]) : words[at + 1] >>> 0;
+}
+
+/** The sort key's low 32-bit word (unsigned). */
+function sortLo(words: Uint32Array | Int32Array, at: number, order: Order): number {
+  return order === SWAPPED ? byteSwap(words[at + 1]) : words[at] >>> 0;
+}
+
+/** Unsigned (hi, lo) word pairs: a < b. */
+function below(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
+  return aHi < bHi || (aHi === bHi && aLo < bLo);
+}
+
+const TWO_32 = 4294967296;
+
+/** Pages a read of a sidecar's missing pages may pass over between two of them (a read costs more than a few pages' bytes: on remote storage, a request). */
+const READ_GAP_PAGES = 8;
+
+/** Smallest and largest of `n` unsigned (hi, lo) word pairs: [minHi, minLo, maxHi, maxLo] (the smallest above the largest when n = 0). */
+function pairRange(n: number, hiAt: (i: number) => number, loAt: (i: number) => number): [number, number, number, number] {
+  let minHi = 0xffffffff;
+  let minLo = 0xffffffff;
+  let maxHi = 0;
+  let maxLo = 0;
+  for (let i = 0; i < n; i++) {
+    const hi = hiAt(i);
+    const lo = loAt(i);
+    if (below(hi, lo, minHi, minLo)) {
+      minHi = hi;
+      minLo = lo;
+    }
+    if (below(maxHi, maxLo, hi, lo)) {
+      maxHi = hi;
+      maxLo = lo;
+    }
+  }
+  return [minHi, minLo, maxHi, maxLo];
+}
+
+
+/**
+ * One page of a file's entries held by a cache too small for the file's key table, as typed
+ * arrays: identity words, or, when the identities are one word each and lie within 2^32 of the
+ * page's smallest, that identity and their 32-bit distances from it; likewise the offsets (a page
+ * of integer keys then takes 8 bytes an entry). A lookup binary-searches a page whose entries
+ * ascend under the file's order (checked once per page) and scans any other page.
+ */
+export class KeyPage {
+  readonly count: number;
+  /** Per order: 1 when the entries' sort keys never decrease, 0 when they do, -1 not checked yet. */
+  private readonly sorted = [-1, -1];
+  /** Identity words (`w` an entry), or null: then `idDelta` above (`idHi`, `idLo`). */
+  private readonly ids: Uint32Array | null = null;
+  private readonly idDelta: Uint32Array | null = null;
+  private readonly idHi: number = 0;
+  private readonly idLo: number = 0;
+  /** Offset word pairs, or null: then `offsetDelta` above (`offsetHi`, `offsetLo`). */
+  private readonly offsets: Int32Array | null = null;
+  private readonly offsetDelta: Uint32Array | null = null;
+  private readonly offsetHi: number = 0;
+  private readonly offsetLo: number = 0;
+
+  /** `ids`: `w` (2 or 4) identity words an entry; `offsets`: (low, high) word pairs (both copied: the page never holds the caller's arrays). */
+  constructor(
+    readonly w: number,
+    ids: Uint32Array,
+    offsets: Int32Array,
+  ) {
+    const n = (this.count = offsets.length >>> 1);
+    const base = (words: Uint32Array | Int32Array, stride: number): [number, number] | null => {
+      const [minHi, minLo, maxHi, maxLo] = pairRange(
+        n,
+        (i) => words[i * stride + 1] >>> 0,
+        (i) => words[i * stride] >>> 0,
+      );
+      return n > 0 && (maxHi - minHi) * TWO_32 + (maxLo - minLo) < TWO_32 ? [minHi, minLo] : null;
+    };
+    const delta = (words: Uint32Array | Int32Array, stride: number, hi: number, lo: number): Uint32Array => {
+      const out = new Uint32Array(n);
+      for (let i = 0; i < n; i++) out[i] = (words[i * stride + 1] >>> 0) === hi ? (words[i * stride] >>> 0) - lo : (words[i * stride] >>> 0) + TWO_32 - lo;
+      return out;
+    };
+    const idBase = w === 2 ? base(ids, 2) : null;
+    if (idBase !== null) {
+      [this.idHi, this.idLo] = idBase;
+      this.idDelta = delta(ids, 2, this.idHi, this.idLo);
+    } else this.ids = ids.slice();
+    const offsetBase = base(offsets, 2);
+    if (offsetBase !== null) {
+      [this.offsetHi, this.offsetLo] = offsetBase;
+      this.offsetDelta = delta(offsets, 2, this.offsetHi, this.offsetLo);
+    } else this.offsets = offsets.slice();
   }
 
-  /** Bytes of the cached filters and key tables. */
+  get memoryBytes(): number {
+    return (this.ids ?? this.idDelta!).byteLength + (this.offsets ?? this.offsetDelta!).byteLength;
+  }
+
+  /** Page `p` of whole-file identities and offsets, by entry starts. */
+  static of(w: number, identities: BigUint64Array, offsets: BigInt64Array, from: number, to: number): KeyPage {
+    const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+    const offsetWords = new Int32Array(offsets.buffer, offsets.byteOffset, offsets.length * 2);
+    return new KeyPage(w, words.subarray(from * w, to * w), offsetWords.subarray(2 * from, 2 * to));
+  }
+
+  /** High word of the sort key of entry `i` under `order` (unsigned). */
+  sortHiAt(i: number, order: Order): number {
+    if (this.ids !== null) return order === SWAPPED ? byteSwap(this.ids[i * this.w]) : this.ids[i * this.w + 1];
+    const s = this.idLo + this.idDelta![i];
+    return order === SWAPPED ? byteSwap(s >>> 0) : this.idHi + (s >= TWO_32 ? 1 : 0);
+  }
+
+  /** Low word of the sort key of entry `i` under `order` (unsigned). */
+  sortLoAt(i: number, order: Order): number {
+    if (this.ids !== null) return order === SWAPPED ? byteSwap(this.ids[i * this.w + 1]) : this.ids[i * this.w];
+    const s = this.idLo + this.idDelta![i];
+    return order === SWAPPED ? byteSwap(this.idHi + (s >= TWO_32 ? 1 : 0)) : s >>> 0;
+  }
+
+  /** True when the entries' sort keys never decrease under `order` (checked on first use). */
+  private sortedBy(order: Order): boolean {
+    if (this.sorted[order] === -1) {
+      let sorted = order === IDENTITY || this.w === 2;
+      for (let i = 1; i < this.count && sorted; i++) {
+        if (below(this.sortHiAt(i, order), this.sortLoAt(i, order), this.sortHiAt(i - 1, order), this.sortLoAt(i - 1, order))) sorted = false;
+      }
+      this.sorted[order] = sorted ? 1 : 0;
+    }
+    return this.sorted[order] === 1;
+  }
+
+  /**
+   * For the rows `rows[from..to)` (identity at `words[row * w..]`), raises `found[row]` (word
+   * pairs, -1 when none yet) to the offset of the row's identity in this page if larger.
+   */
+  raise(words: Uint32Array, rows: Uint32Array, from: number, to: number, order: Order, found: Int32Array): void {
+    const { w, ids, idDelta, count: n } = this;
+    const sorted = this.sortedBy(order);
+    for (let j = from; j < to; j++) {
+      const r = rows[j];
+      const at = r * w;
+      // with distances: the row's distance from the page's smallest identity (none: not in the page)
+      let d = -1;
+      if (idDelta !== null) {
+        d = words[at + 1] === this.idHi ? words[at] - this.idLo : words[at + 1] === this.idHi + 1 ? words[at] + TWO_32 - this.idLo : -1;
+        if (d < 0 || d >= TWO_32) continue;
+      }
+      let i = 0;
+      let end = n;
+      if (sorted) {
+        // first entry whose sort key is not below the row's, then the entries of an equal sort key
+        const hi = sortHi(words, at, order);
+        const lo = sortLo(words, at, order);
+        let high = n;
+        while (i < high) {
+          const mid = (i + high) >>> 1;
+          if (below(this.sortHiAt(mid, order), this.sortLoAt(mid, order), hi, lo)) i = mid + 1;
+          else high = mid;
+        }
+        end = i;
+        while (end < n && this.sortHiAt(end, order) === hi && this.sortLoAt(end, order) === lo) end++;
+      }
+      for (; i < end; i++) {
+        if (ids !== null) {
+          const e = i * w;
+          if (ids[e] !== words[at] || ids[e + 1] !== words[at + 1] || (w === 4 && (ids[e + 2] !== words[at + 2] || ids[e + 3] !== words[at + 3]))) continue;
+        } else if (idDelta![i] !== d) continue;
+        let oLo: number;
+        let oHi: number;
+        if (this.offsets !== null) {
+          oLo = this.offsets[2 * i];
+          oHi = this.offsets[2 * i + 1];
+        } else {
+          const s = this.offsetLo + this.offsetDelta![i];
+          oLo = s >>> 0;
+          oHi = this.offsetHi + (s >= TWO_32 ? 1 : 0);
+        }
+        if (found[2 * r + 1] === -1 || greater(oHi, oLo, found[2 * r + 1], found[2 * r])) {
+          found[2 * r] = oLo;
+          found[2 * r + 1] = oHi;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * What a cache too small for a file's key table keeps of the file in its high-priority pool: the
+ * Bloom filter over all its identities, where its pages start (entries; bytes of a sidecar) and
+ * each page's smallest and largest sort key, measured when the pages were read, under the order
+ * in which the file's pages ascend (else under the likely order: a key is then looked for in
+ * every page whose bounds hold it).
+ */
+export class PagedFile {
+  /** Pages ascend: every page's keys lie above the previous page's (one page can hold a key). */
+  readonly ascending: boolean;
+
+  constructor(
+    readonly filter: KeyFilter,
+    /** Entry index of each page's first entry, and the entry count at the end. */
+    readonly entries: Uint32Array,
+    /** Of a sidecar: byte position of each page's first entry, and the sidecar's size at the end. */
+    readonly positions: Float64Array | null,
+    readonly order: Order,
+    /** Per page: smallest sort key (hi, lo) and largest (hi, lo). */
+    readonly bounds: Uint32Array,
+  ) {
+    let ascending = true;
+    for (let p = 1; p < this.pageCount && ascending; p++) {
+      if (!below(bounds[4 * p - 2], bounds[4 * p - 1], bounds[4 * p], bounds[4 * p + 1])) ascending = false;
+    }
+    this.ascending = ascending;
+  }
+
+  get pageCount(): number {
+    return this.entries.length - 1;
+  }
+
+  get memoryBytes(): number {
+    return this.filter.memoryBytes + this.entries.byteLength + (this.positions?.byteLength ?? 0) + this.bounds.byteLength;
+  }
+
+  /** Of the pages of a file (all of them, in order): their bounds under the order in which they ascend, or under `preferred`. */
+  static of(filter: KeyFilter, entries: Uint32Array, positions: Float64Array | null, pages: readonly KeyPage[], preferred: Order): PagedFile {
+    const w = pages.length > 0 ? pages[0].w : 2;
+    const orders: Order[] = w === 2 ? [preferred, (1 - preferred) as Order] : [IDENTITY];
+    let chosen: PagedFile | null = null;
+    for (const order of orders) {
+      const bounds = new Uint32Array(4 * pages.length);
+      for (let p = 0; p < pages.length; p++) {
+        const page = pages[p];
+        bounds.set(
+          pairRange(
+            page.count,
+            (i) => page.sortHiAt(i, order),
+            (i) => page.sortLoAt(i, order),
+          ),
+          4 * p,
+        );
+      }
+      const file = new PagedFile(filter, entries, positions, order, bounds);
+      if (file.ascending) return file;
+      chosen ??= file;
+    }
+    return chosen!;
+  }
+
+  /**
+   * The pages that can hold each of the rows `rows[0..n)` (identity at `words[row * w..]`): the
+   * rows grouped by page (`rows` of page p at `grouped[starts[p]..starts[p + 1])`).
+   */
+  group(words: Uint32Array, w: number, rows: Uint32Array, n: number): { grouped: Uint32Array; starts: Uint32Array } {
+    const pages = this.pageCount;
+    const b = this.bounds;
+    const order = this.order;
+    // (page, row) pairs: one per row when pages ascend, else one per page whose bounds hold the row
+    let pairPage = new Uint32Array(n);
+    let pairRow = new Uint32Array(n);
+    let pairs = 0;
+    const add = (p: number, r: number) => {
+      if (pairs === pairPage.length) {
+        const grow = (a: Uint32Array) => {
+          const next = new Uint32Array(2 * a.length);
+          next.set(a);
+          return next;
+        };
+        pairPage = grow(pairPage);
+        pairRow = grow(pairRow);
+      }
+      pairPage[pairs] = p;
+      pairRow[pairs++] = r;
+    };
+    for (let j = 0; j < n; j++) {
+      const r = rows[j];
+      const hi = sortHi(words, r * w, order);
+      const lo = sortLo(words, r * w, order);
+      if (this.ascending) {
+        // last page whose smallest key is not above the row's
+        let low = 0;
+        let high = pages;
+        while (low < high) {
+          const mid = (low + high) >>> 1;
+          if (below(hi, lo, b[4 * mid], b[4 * mid + 1])) high = mid;
+          else low = mid + 1;
+        }
+        const p = low - 1;
+        if (p >= 0 && !below(b[4 * p + 2], b[4 * p + 3], hi, lo)) add(p, r);
+        continue;
+      }
+      for (let p = 0; p < pages; p++) {
+        if (!below(hi, lo, b[4 * p], b[4 * p + 1]) && !below(b[4 * p + 2], b[4 * p + 3], hi, lo)) add(p, r);
+      }
+    }
+    const starts = new Uint32Array(pages + 1);
+    for (let k = 0; k < pairs; k++) starts[pairPage[k] + 1]++;
+    for (let p = 0; p < pages; p++) starts[p + 1] += starts[p];
+    const grouped = new Uint32Array(pairs);
+    const fill = starts.slice(0, pages);
+    for (let k = 0; k < pairs; k++) grouped[fill[pairPage[k]]++] = pairRow[k];
+    return { grouped, starts };
+  }
+}
+
+/**
+ * The lookup cache of one context. A file whose key table fits in the low-priority pool is
+ * looked up in its whole table (kept there) behind its filter (kept in the high-priority pool).
+ * Of a larger file, the high-priority pool keeps a PagedFile (its filter sized to fit the pool,
+ * and its pages' bounds) and the low-priority pool the KeyPages that batches needed last.
+ */
+export class DedupLookupCache {
+  private readonly filters: LoadCache<KeyFilter | PagedFile>;
+  private readonly tables: LoadCache<FileKeyTable | KeyPage>;
+  /** Bytes of the high-priority pool. */
+  readonly highBytes: number;
+  /** Key tables loaded (a reload after eviction counts again): for tests and benchmarks. */
+  loads = 0;
+  /** Pages of paged files read again after the file's first read: for tests and benchmarks. */
+  pageLoads = 0;
+
+  constructor(readonly options: DedupLookupOptions) {
+    this.highBytes = Math.floor(options.maxMemory * options.highPriorityRatio);
+    this.filters = new LoadCache(this.highBytes, (f) => f.memoryBytes);
+    this.tables = new LoadCache(options.maxMemory - this.highBytes, (t) => t.memoryBytes);
+  }
+
+  /** Bytes of the cached filters, key tables, paged files and pages. */
   get memoryBytes(): number {
     return this.filters.weight + this.tables.weight;
+  }
+
+  /** True when the key table of a file of `rows` rows (`width`-word identities) fits in the low-priority pool. */
+  fitsWhole(rows: number, width: 1 | 2): boolean {
+    let capacity = 16;
+    while (capacity < 2 * rows) capacity *= 2;
+    return capacity * (2 * width + 2) * 4 <= this.options.maxMemory - this.highBytes;
   }
 
   /** The key table of a data file (at `path`), cached or loaded. */
@@ -342,12 +791,27 @@ export class DedupLookupCache {
     return this.tables.get(path, async () => {
       this.loads++;
       return load();
-    });
+    }) as Promise<FileKeyTable>;
   }
 
   /** The filter of a data file, cached or taken from its (loaded) key table. */
   filter(path: string, load: () => Promise<FileKeyTable>): Promise<KeyFilter> {
-    return this.filters.get(path, async () => (await this.table(path, load)).filter);
+    return this.filters.get(path, async () => (await this.table(path, load)).filter) as Promise<KeyFilter>;
+  }
+
+  /** The PagedFile of a data file too large for the low-priority pool, cached or loaded. */
+  paged(path: string, load: () => Promise<PagedFile>): Promise<PagedFile> {
+    return this.filters.get(`${path}\u0000paged`, load) as Promise<PagedFile>;
+  }
+
+  /** Page `p` of a paged file, when kept (then as most recently used). */
+  keptPage(path: string, p: number): Promise<KeyPage> | undefined {
+    return this.tables.peek(`${path}\u0000${p}`) as Promise<KeyPage> | undefined;
+  }
+
+  /** Keeps page `p` of a paged file (while it fits among the most recently used). */
+  keepPage(path: string, p: number, page: KeyPage): void {
+    void this.tables.get(`${path}\u0000${p}`, () => Promise.resolve(page));
   }
 
   clear(): void {
@@ -355,7 +819,6 @@ export class DedupLookupCache {
     this.tables.clear();
   }
 }
-
 /** The committed files of one partition-bucket at one snapshot, and lookups of keys in them. */
 export class CommittedKeys {
   constructor(
@@ -372,13 +835,111 @@ export class CommittedKeys {
     return this.files.length;
   }
 
+  /** The `.offset` sidecar of a file (its name), when its keys are read from it rather than from the Parquet columns. */
+  private sidecarOf(file: DataFileMeta): string | undefined {
+    return sidecarDecodes(this.keyField.type) ? offsetSidecarOf(file.fileName, file.extraFiles) : undefined;
+  }
+
+  /** Identities and offsets of all rows of a file: from its sidecar (read in cache-page-size chunks, as `bytes` too) or its Parquet columns. */
+  private async readKeys(file: DataFileMeta, path: string): Promise<{ identities: BigUint64Array; offsets: BigInt64Array; bytes?: Uint8Array }> {
+    const sidecar = this.sidecarOf(file);
+    if (sidecar === undefined) return parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+    const bytes = await readPaged(this.source, this.source.extraPathOf(file, sidecar), this.cache.options.pageSize);
+    return { ...decodeSidecarKeys(bytes, this.keyField.type, Number(file.rowCount), sidecar), bytes };
+  }
+
   private async load(file: DataFileMeta, path: string): Promise<FileKeyTable> {
-    const sidecar = sidecarDecodes(this.keyField.type) ? offsetSidecarOf(file.fileName, file.extraFiles) : undefined;
-    const { identities, offsets } =
-      sidecar !== undefined
-        ? decodeSidecarKeys(await readPaged(this.source, this.source.extraPathOf(file, sidecar), this.cache.options.pageSize), this.keyField.type, Number(file.rowCount), sidecar)
-        : await parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+    const { identities, offsets } = await this.readKeys(file, path);
     return new FileKeyTable(this.width, identities, offsets);
+  }
+
+  /**
+   * Reads a file too large for the cache's low-priority pool: its PagedFile and all its pages.
+   * Sidecar pages are whole entries in cache-page-size bytes, pages of Parquet columns as many
+   * rows as take that many bytes as identity and offset.
+   */
+  private async loadPaged(file: DataFileMeta, path: string): Promise<{ paged: PagedFile; pages: KeyPage[] }> {
+    const { identities, offsets, bytes } = await this.readKeys(file, path);
+    const n = offsets.length;
+    const w = 2 * this.width;
+    const pageSize = this.cache.options.pageSize;
+    let entries: Uint32Array;
+    let positions: Float64Array | null = null;
+    if (bytes !== undefined) ({ entries, positions } = sidecarPages(bytes, n, pageSize, this.sidecarOf(file)!));
+    else {
+      const per = Math.max(1, Math.floor(pageSize / (4 * w + 8)));
+      entries = new Uint32Array(Math.ceil(n / per) + 1);
+      for (let p = 1; p < entries.length; p++) entries[p] = Math.min(n, p * per);
+    }
+    const pages: KeyPage[] = [];
+    for (let p = 0; p + 1 < entries.length; p++) pages.push(KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
+    const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+    // the filter takes what the high-priority pool has left beside the page directory
+    const directory = entries.byteLength + (positions?.byteLength ?? 0) + 16 * pages.length;
+    const filter = new KeyFilter(words, w, n, Math.max(0, this.cache.highBytes - directory));
+    const preferred = bytes !== undefined && SIDECAR_INTEGER_WIDTH[this.keyField.type.kind] !== undefined ? SWAPPED : IDENTITY;
+    return { paged: PagedFile.of(filter, entries, positions, pages, preferred), pages };
+  }
+
+  /**
+   * Pages `list` (ascending) of a paged file, read again: of a sidecar, one range from the first
+   * listed page to the last (the caller keeps the pages between them few); else the Parquet
+   * columns, once.
+   */
+  private async reloadPages(file: DataFileMeta, path: string, paged: PagedFile, list: readonly number[]): Promise<KeyPage[]> {
+    const w = 2 * this.width;
+    const { entries, positions } = paged;
+    const sidecar = this.sidecarOf(file);
+    if (positions === null || sidecar === undefined) {
+      const { identities, offsets } = await parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+      if (offsets.length !== entries[entries.length - 1]) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} changed while its keys were cached`);
+      return list.map((p) => KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
+    }
+    const start = positions[list[0]];
+    const bytes = await this.source.io.readRange(this.source.extraPathOf(file, sidecar), start, positions[list[list.length - 1] + 1] - start);
+    return list.map((p) => decodeSidecarPage(bytes.subarray(positions[p] - start, positions[p + 1] - start), this.keyField.type, entries[p + 1] - entries[p], w, sidecar));
+  }
+
+  /**
+   * Raises `found` for the rows `candidates[0..n)` in a file too large for the low-priority
+   * pool: looks for each row in the pages whose bounds can hold it, reading the pages the cache
+   * does not keep (nearby pages in one read). True when some row had such a page.
+   */
+  private async lookupPaged(file: DataFileMeta, path: string, words: Uint32Array, rows: number, candidates: Uint32Array, found: Int32Array): Promise<boolean> {
+    const w = 2 * this.width;
+    let fresh: KeyPage[] | null = null;
+    const paged = await this.cache.paged(path, async () => {
+      const loaded = await this.loadPaged(file, path);
+      fresh = loaded.pages;
+      return loaded.paged;
+    });
+    if (fresh !== null) for (let p = 0; p < paged.pageCount; p++) this.cache.keepPage(path, p, (fresh as KeyPage[])[p]);
+    let n = 0;
+    for (let r = 0; r < rows; r++) if (paged.filter.mayContain(words, r * w, w)) candidates[n++] = r;
+    if (n === 0) return false;
+    const { grouped, starts } = paged.group(words, w, candidates, n);
+    if (grouped.length === 0) return false;
+    const pages: Array<KeyPage | Promise<KeyPage> | undefined> = new Array(paged.pageCount);
+    const needed = (p: number) => starts[p + 1] > starts[p];
+    for (let p = 0; p < paged.pageCount; p++) if (needed(p)) pages[p] = fresh !== null ? (fresh as KeyPage[])[p] : this.cache.keptPage(path, p);
+    // the missing pages, in reads of a sidecar's ranges that skip at most READ_GAP_PAGES pages
+    // between two missing ones (a read costs more than a few pages' bytes), or one Parquet read
+    const missing: number[] = [];
+    for (let p = 0; p < paged.pageCount; p++) if (needed(p) && pages[p] === undefined) missing.push(p);
+    for (let k = 0; k < missing.length; ) {
+      let end = k + 1;
+      while (end < missing.length && (paged.positions === null || missing[end] - missing[end - 1] <= READ_GAP_PAGES + 1)) end++;
+      const list = missing.slice(k, end);
+      const read = await this.reloadPages(file, path, paged, list);
+      this.cache.pageLoads += read.length;
+      list.forEach((p, i) => {
+        pages[p] = read[i];
+        this.cache.keepPage(path, p, read[i]);
+      });
+      k = end;
+    }
+    for (let p = 0; p < paged.pageCount; p++) if (needed(p)) (await pages[p]!).raise(words, grouped, starts[p], starts[p + 1], paged.order, found);
+    return true;
   }
 
   /**
@@ -396,6 +957,10 @@ export class CommittedKeys {
     let any = false;
     for (const file of this.files) {
       const path = this.source.pathOf(file);
+      if (!this.cache.fitsWhole(Number(file.rowCount), this.width)) {
+        any = (await this.lookupPaged(file, path, words, rows, candidates, foundWords)) || any;
+        continue;
+      }
       const load = () => this.load(file, path);
       const filter = await this.cache.filter(path, load);
       let n = 0;
