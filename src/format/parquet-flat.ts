@@ -601,6 +601,10 @@ function readHybrid(buf: Uint8Array, pos: number, end: number, bitWidth: number,
   }
 }
 
+/** Set bits of each byte value. */
+const POPCOUNT = new Uint8Array(256);
+for (let v = 1; v < 256; v++) POPCOUNT[v] = (v & 1) + POPCOUNT[v >> 1]!;
+
 /**
  * Definition levels (0/1, bit width 1) of `count` rows as validity bits from row `row` on;
  * returns how many rows are valid.
@@ -617,7 +621,17 @@ function readDefLevels(buf: Uint8Array, count: number, valid: Uint8Array, row: n
       const groups = Math.floor(header / 2);
       if (pos + groups > end) fail("bit-packed run past the end");
       const take = Math.min(groups * 8, count - n);
-      for (let k = 0; k < take; k += 8) {
+      let k = 0;
+      if (((row + n) & 7) === 0) {
+        // the run starts a byte of validity (as every run does on pages of a multiple of 8 rows):
+        // its whole bytes are the validity bytes (bit i is row i in both), copied at once, and
+        // counted a byte a step
+        const whole = take >> 3;
+        valid.set(buf.subarray(pos, pos + whole), (row + n) >> 3);
+        for (let i = pos, stop = pos + whole; i < stop; i++) nonNull += POPCOUNT[buf[i]!]!;
+        k = whole * 8;
+      }
+      for (; k < take; k += 8) {
         let byte = buf[pos + (k >> 3)]!;
         if (take - k < 8) byte &= (1 << (take - k)) - 1;
         if (byte === 0) continue;
@@ -837,14 +851,35 @@ function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, num
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Throws unless every value is valid UTF-8 (as parquet-rs checks). */
-function checkUtf8(bytes: Uint8Array, offsets: Int32Array, rows: number): void {
-  // ASCII fast path, four bytes at a time (`bytes` starts its own buffer)
+/**
+ * The host's native ASCII check (node:buffer `isAscii`: Node, Bun, Deno), looked up without an
+ * import so browser bundles stay free of `node:` modules; undefined elsewhere. Unlike the loop
+ * below it costs the same on a process's first read as on later ones (no JIT warm-up).
+ */
+const nativeIsAscii = ((): ((bytes: Uint8Array) => boolean) | undefined => {
+  try {
+    const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const f = (host?.getBuiltinModule?.("node:buffer") as { isAscii?: unknown } | undefined)?.isAscii;
+    return typeof f === "function" ? (f as (bytes: Uint8Array) => boolean) : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Whether every byte of `bytes` (which starts its own buffer) is ASCII. */
+function isAscii(bytes: Uint8Array): boolean {
+  if (nativeIsAscii) return nativeIsAscii(bytes);
+  // four bytes at a time
   const words = new Uint32Array(bytes.buffer, 0, bytes.length >> 2);
   let high = 0;
   for (let i = 0; i < words.length; i++) high |= words[i]!;
   for (let i = words.length * 4; i < bytes.length; i++) high |= bytes[i]!;
-  if ((high & 0x80808080) === 0) return;
+  return (high & 0x80808080) === 0;
+}
+
+/** Throws unless every value is valid UTF-8 (as parquet-rs checks). */
+function checkUtf8(bytes: Uint8Array, offsets: Int32Array, rows: number): void {
+  if (isAscii(bytes)) return;
   utf8.decode(bytes); // the whole buffer valid, and no value starts inside a character:
   for (let r = 0; r < rows; r++) {
     const s = offsets[r]!;
