@@ -711,27 +711,7 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
       b.fixedValues().set(src, b.at * width);
       return;
     }
-    // scatter, as 32-bit words (bit-exact for every value, NaN payloads included)
-    const words = width >> 2;
-    // a copy of its own: `new Uint8Array`, not slice(), which on a Node Buffer (a file read into one) is a view of it
-    const aligned = new Int32Array(new Uint8Array(src).buffer);
-    const fixed = b.fixedValues();
-    const out = new Int32Array(fixed.buffer, fixed.byteOffset + b.at * width, numValues * words);
-    if (words === 2) {
-      // 8-byte values (INT64, DOUBLE, TIMESTAMP): the common case, unrolled
-      for (let i = 0, k = 0; i < numValues; i++) {
-        if (((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
-        out[2 * i] = aligned[k]!;
-        out[2 * i + 1] = aligned[k + 1]!;
-        k += 2;
-      }
-      return;
-    }
-    for (let i = 0, k = 0; i < numValues; i++) {
-      if (((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
-      for (let w = 0; w < words; w++) out[i * words + w] = aligned[k * words + w]!;
-      k++;
-    }
+    spreadValues(b.fixedValues(), width, at, numValues, nonNull, src, valid);
     return;
   }
   if (width === 0) {
@@ -745,6 +725,45 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     return;
   }
   plainByteArrays(b, values, pos, numValues, nonNull, valid);
+}
+
+/**
+ * Spreads the `nonNull` values of `width` bytes in `src` over rows [at, at + numValues) of `fixed`
+ * by the validity bits `valid`; null rows get zeros. The values go to the end of the rows' bytes
+ * first (one copy), then each run of valid rows moves down to its rows (copyWithin: a run never
+ * overtakes the values not moved yet, which lie past it), walking the null rows (few, by their set
+ * bits) rather than every row: builtins do the copying, fast on a process's first read too (a
+ * per-row loop runs in the interpreter until the JIT has compiled it). Bytes are moved as they
+ * are: every value bit-exact, NaN payloads included.
+ */
+function spreadValues(fixed: Uint8Array, width: number, at: number, numValues: number, nonNull: number, src: Uint8Array, valid: Uint8Array): void {
+  const base = at * width;
+  const words = new Int32Array(fixed.buffer, fixed.byteOffset, fixed.length >> 2); // a builder's own buffer: aligned, width 4 or 8
+  let from = base + (numValues - nonNull) * width; // the next value to move
+  fixed.set(src, from);
+  let row = 0; // the next row to fill (from `at`)
+  const first = at >> 3;
+  const last = (at + numValues - 1) >> 3;
+  for (let j = first; j <= last; j++) {
+    let nulls = ~valid[j]! & 0xff;
+    if (j === first) nulls &= (0xff << (at & 7)) & 0xff;
+    if (j === last) nulls &= 0xff >> (7 - ((at + numValues - 1) & 7));
+    while (nulls !== 0) {
+      const bit = nulls & -nulls;
+      const r = j * 8 + 31 - Math.clz32(bit) - at; // a null row
+      if (r > row) {
+        const bytes = (r - row) * width;
+        fixed.copyWithin(base + row * width, from, from + bytes);
+        from += bytes;
+      }
+      const q = (base + r * width) >> 2;
+      words[q] = 0;
+      if (width === 8) words[q + 1] = 0;
+      row = r + 1;
+      nulls ^= bit;
+    }
+  }
+  if (row < numValues) fixed.copyWithin(base + row * width, from, from + (numValues - row) * width);
 }
 
 /** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
