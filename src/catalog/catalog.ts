@@ -94,8 +94,9 @@ export class Catalog {
 
   async getTable(identifier: string): Promise<Table> {
     const { path } = this.tablePath(identifier);
+    const latest = new SchemaManager(this.fileIO, path).latest();
     prefetchTableModules(); // while the schema is read
-    const schema = await new SchemaManager(this.fileIO, path).latest();
+    const schema = await latest;
     if (schema === null) throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     checkDeduplicateTable(schema, identifier); // the mode's setup is checked at load too (seed 000)
     return new Table(this.fileIO, identifier, path, schema);

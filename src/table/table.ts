@@ -20,9 +20,9 @@ import { FileStoreTable } from "./file-store-table.js";
 /**
  * Starts loading, without waiting, the modules a table's first read needs on this runtime: the
  * flat Parquet decoder with its zstd module (Node, Deno, Bun) and the kernel module where it is a
- * local file. Opening a table calls it before reading the schema, so compiling the wasm (off the
- * main thread) and importing the decoder overlap opening the table and planning its first scan
- * instead of following them. Failures are left to the read, which reports them (or falls back).
+ * local file. Opening a table calls it once the schema read is under way, so compiling the wasm
+ * (off the main thread) and loading the modules overlap opening the table and planning its first
+ * scan instead of following them. Failures are left to the read, which reports them (or falls back).
  */
 export function prefetchTableModules(): void {
   void prefetchFlatDecoder();
@@ -36,8 +36,9 @@ export class Table extends FileStoreTable {
    */
   static async open(location: string | URL, options: WarehouseOptions = {}): Promise<Table> {
     const { fileIO, root } = await resolveWarehouse(location, options);
-    prefetchTableModules();
-    const schema = await new SchemaManager(fileIO, root).latest();
+    const latest = new SchemaManager(fileIO, root).latest();
+    prefetchTableModules(); // while the schema is read
+    const schema = await latest;
     if (schema === null) throw new PaimonError("NOT_FOUND", `no Paimon table at ${root} (no schema files)`);
     const parts = root.split("/").filter((p) => p !== "");
     const table = parts[parts.length - 1] ?? root;
