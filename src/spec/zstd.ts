@@ -80,6 +80,10 @@ function requireZstd(): ZstdWasmModule | undefined {
   }
 }
 
+/** A zstd frame of one raw block holding PROBE_CONTENT (magic, single-segment header with the content size, block header). */
+const PROBE_CONTENT = [0x70, 0x61, 0x69, 0x6d, 0x6f, 0x6e];
+const PROBE_FRAME = new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0x20, PROBE_CONTENT.length, (PROBE_CONTENT.length << 3) | 1, 0, 0, ...PROBE_CONTENT]);
+
 /** The zstd codec, loaded once; null where the module cannot load (callers fall back: stored blocks, parquet-wasm, fzstd). */
 export function loadZstd(): Promise<ZstdCodec | null> {
   codec ??= (async (): Promise<ZstdCodec | null> => {
@@ -94,13 +98,15 @@ export function loadZstd(): Promise<ZstdCodec | null> {
         const withCtx = mod.decompressUsingDict.bind(mod);
         if (dctx !== 0) decompress = (data, size) => withCtx(dctx, data, noDict, { defaultHeapSize: Math.max(size, 1) });
       }
-      let compress = (data: Uint8Array, level: number): Uint8Array => mod.compress(data, level);
-      if (typeof mod.createCCtx === "function" && typeof mod.compressUsingDict === "function") {
-        const cctx = mod.createCCtx();
-        const withCtx = mod.compressUsingDict.bind(mod);
-        if (cctx !== 0) compress = (data, level) => withCtx(cctx, data, noDict, level);
-      }
-      decompress(compress(new Uint8Array(8), 1), 8); // throws when the module did not initialise
+      // the compression context on first use: creating it and compressing a first frame cost a
+      // process's first read ~5 ms of cold wasm for a context that reads never use
+      let cctx: number | undefined;
+      const compress = (data: Uint8Array, level: number): Uint8Array => {
+        cctx ??= typeof mod.createCCtx === "function" && typeof mod.compressUsingDict === "function" ? mod.createCCtx() : 0;
+        return cctx !== 0 ? mod.compressUsingDict!(cctx, data, noDict, level) : mod.compress(data, level);
+      };
+      // throws when the module did not initialise
+      if (decompress(PROBE_FRAME, PROBE_CONTENT.length).join() !== PROBE_CONTENT.join()) throw new Error("zstd-wasm decompressed the probe frame wrongly");
       return { compress, decompress };
     } catch {
       return null;
