@@ -168,7 +168,8 @@ async function firstReadBenchmark(report, lib, quick) {
       runs.push(JSON.parse(execFileSync(process.execPath, [join(root, "bench", "first-read.mjs"), dir, "bench.first"], { encoding: "utf8" }).trim().split("\n").pop()));
     }
     const median = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
-    report.add({ suite: "first read (fresh proc)", case: "plan+read 100k x 4", rows, candidate: "first", candidateMs: median("firstMs"), baseline: "warm", baselineMs: median("warmMs") });
+    report.add({ suite: "first read (fresh proc)", case: "open+plan+read 100k x 4", rows, candidate: "first", candidateMs: median("firstMs"), baseline: "warm", baselineMs: median("warmMs") });
+    report.add({ suite: "first read (fresh proc)", case: "open table (inside first)", candidate: "open", candidateMs: median("openMs") });
     report.add({ suite: "first read (fresh proc)", case: "import dist/index.js", candidate: "import", candidateMs: median("importMs") });
   } finally {
     rmSync(dir, { recursive: true, force: true });
