@@ -26,6 +26,7 @@ import { PARQUET_MAGIC } from "./parquet-pages.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { T_BINARY, T_BYTE, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
+import { keepShape } from "../kernel/shapes.js";
 
 export type FlatCodec = "zstd" | "snappy" | "none";
 
@@ -154,6 +155,7 @@ class Scratch {
     return this.buf;
   }
 }
+keepShape(new Scratch());
 
 /** Rows [from, to) of one Arrow Data (indexes without data.offset). */
 interface Piece {
