@@ -202,11 +202,17 @@ class PageWorker {
 
   /**
    * `body` compressed by `codec` (zstd at `level`) in the worker (a copy of it is transferred), or
-   * undefined when the worker is not ready, cannot do that codec or has enough to do.
+   * undefined when the worker is not ready, cannot do that codec or has enough to do: a backlog
+   * past MAX_OUTSTANDING_BYTES, or (near the end of a file) more than the `remaining` bytes the
+   * caller still has to encode after this page, which the worker would still be compressing when
+   * the caller is done and waits.
    */
-  offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean): Promise<Uint8Array> | undefined {
+  offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean, remaining = Infinity): Promise<Uint8Array> | undefined {
     if (codec === "snappy" && !this.snappy) return undefined;
-    if (!always && (body.length < MIN_OFFLOAD_BYTES || this.backlog() > MAX_OUTSTANDING_BYTES)) return undefined;
+    if (!always) {
+      const backlog = this.backlog();
+      if (body.length < MIN_OFFLOAD_BYTES || backlog > MAX_OUTSTANDING_BYTES || backlog + body.length > remaining) return undefined;
+    }
     return this.post({ codec, level }, body, body.byteLength, false) as Promise<Uint8Array> | undefined;
   }
 
