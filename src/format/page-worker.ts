@@ -44,7 +44,7 @@ const MAX_OUTSTANDING_DECOMPRESS_BYTES = 1024 * 1024;
 /** Page buffers kept for reuse once the worker hands them back (the backlog limits keep a few in flight), */
 const MAX_SPARE_BUFFERS = 8;
 /** and the largest kept (larger ones are single big pages: not worth holding). */
-const MAX_SPARE_BYTES = 4 * 1024 * 1024;
+const MAX_SPARE_BYTES = 2 * 1024 * 1024;
 /** New page buffers are rounded up to this, so a buffer fits later pages of about the same size. */
 const BUFFER_GRAIN = 64 * 1024;
 
