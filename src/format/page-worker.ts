@@ -22,6 +22,10 @@
 // bytes for decompression) to a shared counter, so the main thread (busy, its message queue
 // unread) knows how far behind the worker is and keeps a page for itself when the worker already
 // has enough to do.
+//
+// Buffers: each page goes over in a buffer of the main thread's (a copy: the page may be a view of
+// the caller's Arrow data or of the encoder's scratch), transferred, and comes back transferred
+// with the result, to carry a later page: pages cost a memcpy each, not an allocation.
 
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -37,6 +41,12 @@ export const MIN_OFFLOAD_BYTES = 16 * 1024;
 const MAX_OUTSTANDING_BYTES = 1024 * 1024;
 /** The same for decompression (output bytes): a few pages, so the decoder waits little for a page it handed over. */
 const MAX_OUTSTANDING_DECOMPRESS_BYTES = 1024 * 1024;
+/** Page buffers kept for reuse once the worker hands them back (the backlog limits keep a few in flight), */
+const MAX_SPARE_BUFFERS = 8;
+/** and the largest kept (larger ones are single big pages: not worth holding). */
+const MAX_SPARE_BYTES = 2 * 1024 * 1024;
+/** New page buffers are rounded up to this, so a buffer fits later pages of about the same size. */
+const BUFFER_GRAIN = 64 * 1024;
 
 // Plain JavaScript that runs as a CommonJS script (Node) or a module (Deno, Bun): only dynamic
 // imports. It answers "ready" once zstd (and the kernel module, when given) is initialised, saying
@@ -93,16 +103,17 @@ const WORKER_SOURCE = `
   parentPort.on("message", (m) => {
     let out;
     try {
-      const body = new Uint8Array(m.body);
+      const body = new Uint8Array(m.body, 0, m.length);
       out = m.size !== undefined ? decompress(body, m.size) : m.codec === "snappy" ? snappy(body) : compress(body, m.level);
     } catch (e) {
-      parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
+      parentPort.postMessage({ id: m.id, error: String((e && e.message) || e), input: m.body }, [m.body]);
       return;
     } finally {
       Atomics.add(done, 0, m.work);
     }
-    const buffer = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.slice().buffer;
-    parentPort.postMessage({ id: m.id, body: buffer }, [buffer]);
+    const buffer = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength && out.buffer !== m.body ? out.buffer : out.slice().buffer;
+    // the input buffer goes back too: the main thread copies its next pages into it
+    parentPort.postMessage({ id: m.id, body: buffer, input: m.body }, [buffer, m.body]);
   });
   parentPort.postMessage({ ready: true, snappy: snappy !== undefined });
 })();
@@ -119,6 +130,12 @@ interface Pending {
 class PageWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
+  /**
+   * Buffers the worker has handed back with its results, for the next pages posted: copying a
+   * page into one costs a memcpy, a fresh buffer also its allocation and first-touch page faults
+   * (several times the copy, measured on 1 M-row files).
+   */
+  private readonly spare: ArrayBuffer[] = [];
   private readonly done: Int32Array;
   private posted = 0;
   private nextId = 0;
@@ -131,13 +148,18 @@ class PageWorker {
   /** Pages handed to the worker so far. */
   offloaded = 0;
 
+  /** Buffers handed back by the worker and kept for the next pages. */
+  get spareBuffers(): number {
+    return this.spare.length;
+  }
+
   constructor(zstdPath: string, kernel: Uint8Array | undefined) {
     const progress = new SharedArrayBuffer(4);
     this.done = new Int32Array(progress);
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { zstd: zstdPath, kernel, progress } });
     let started!: (ok: boolean) => void;
     this.ready = new Promise((r) => (started = r));
-    this.worker.on("message", (m: { ready?: boolean; snappy?: boolean; failed?: string; id?: number; body?: ArrayBuffer; error?: string }) => {
+    this.worker.on("message", (m: { ready?: boolean; snappy?: boolean; failed?: string; id?: number; body?: ArrayBuffer; input?: ArrayBuffer; error?: string }) => {
       if (m.ready) {
         this.snappy = m.snappy === true;
         this.isReady = true;
@@ -148,6 +170,7 @@ class PageWorker {
       } else {
         const p = this.pending.get(m.id!);
         this.pending.delete(m.id!);
+        if (m.input && this.spare.length < MAX_SPARE_BUFFERS && m.input.byteLength <= MAX_SPARE_BYTES) this.spare.push(m.input);
         if (this.pending.size === 0) this.worker.unref();
         if (m.body) p?.resolve(new Uint8Array(m.body));
         else if (p?.decompress) p.resolve(undefined);
@@ -179,11 +202,17 @@ class PageWorker {
 
   /**
    * `body` compressed by `codec` (zstd at `level`) in the worker (a copy of it is transferred), or
-   * undefined when the worker is not ready, cannot do that codec or has enough to do.
+   * undefined when the worker is not ready, cannot do that codec or has enough to do: a backlog
+   * past MAX_OUTSTANDING_BYTES, or (near the end of a file) more than the `remaining` bytes the
+   * caller still has to encode after this page, which the worker would still be compressing when
+   * the caller is done and waits.
    */
-  offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean): Promise<Uint8Array> | undefined {
+  offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean, remaining = Infinity): Promise<Uint8Array> | undefined {
     if (codec === "snappy" && !this.snappy) return undefined;
-    if (!always && (body.length < MIN_OFFLOAD_BYTES || this.backlog() > MAX_OUTSTANDING_BYTES)) return undefined;
+    if (!always) {
+      const backlog = this.backlog();
+      if (body.length < MIN_OFFLOAD_BYTES || backlog > MAX_OUTSTANDING_BYTES || backlog + body.length > remaining) return undefined;
+    }
     return this.post({ codec, level }, body, body.byteLength, false) as Promise<Uint8Array> | undefined;
   }
 
@@ -205,7 +234,9 @@ class PageWorker {
   private post(m: { codec?: WorkerCodec; level?: number; size?: number }, body: Uint8Array, work: number, decompress: boolean): Promise<Uint8Array | undefined> | undefined {
     if (!this.isReady || this.dead) return undefined;
     const id = this.nextId++;
-    const copy = new Uint8Array(body); // a copy of its own (Buffer#slice would be a view of a shared, maybe pooled buffer)
+    // a copy of its own (Buffer#slice would be a view of a shared, maybe pooled buffer), in a spare buffer when one fits
+    const buffer = this.takeBuffer(body.byteLength);
+    new Uint8Array(buffer, 0, body.byteLength).set(body);
     // the worker keeps the process alive while it holds pages (an unref'd one would let Node exit
     // with a file half written and its promise never settled)
     if (this.pending.size === 0) this.worker.ref();
@@ -214,8 +245,22 @@ class PageWorker {
     result.catch(() => undefined);
     this.posted = (this.posted + work) | 0;
     this.offloaded++;
-    this.worker.postMessage({ id, ...m, work, body: copy.buffer }, [copy.buffer]);
+    this.worker.postMessage({ id, ...m, work, body: buffer, length: body.byteLength }, [buffer]);
     return result;
+  }
+
+  /** A spare buffer of at least `bytes` (the smallest that fits), or a new one. */
+  private takeBuffer(bytes: number): ArrayBuffer {
+    let best = -1;
+    for (let i = 0; i < this.spare.length; i++) {
+      const n = this.spare[i]!.byteLength;
+      if (n >= bytes && (best < 0 || n < this.spare[best]!.byteLength)) best = i;
+    }
+    if (best < 0) return new ArrayBuffer(Math.ceil(Math.max(bytes, 1) / BUFFER_GRAIN) * BUFFER_GRAIN);
+    const buffer = this.spare[best]!;
+    this.spare[best] = this.spare[this.spare.length - 1]!;
+    this.spare.pop();
+    return buffer;
   }
 
   /** Ends the worker (its pages fail with a PaimonError). */
