@@ -9,6 +9,9 @@ import type { Predicate } from "../../src/predicate/predicate.js";
 import { selectiveReadCounters } from "../../src/read/selective-read.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
+import { Catalog } from "../../src/catalog/catalog.js";
+import { valueStatsOf } from "../../src/predicate/stats.js";
+import { primaryKeyConfig } from "../../src/table/primary-key.js";
 import { cleanupDirs, makeTable, readIds, rtBatch } from "./helpers.js";
 
 afterAll(cleanupDirs);
@@ -106,5 +109,47 @@ describe("committed key columns found ascending", () => {
     await commit(table, w, 3);
     await w.close();
     await ctx.close();
+  });
+});
+
+describe("what plans and reads keep per schema", () => {
+  it("file value stats are decoded once per file and schema: renamed columns, new files and filters after a schema change plan exactly", async () => {
+    const table = await makeTable({ bucket: 1 }, { name: "stats_cache" });
+    const commitRows = async (t: Table, ids: number[]) => {
+      const w = await t.newWrite({ commitUser: "u" });
+      await w.write(rtBatch(ids).selectAt([1, 2, 3, 4]), B0);
+      await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+      await w.close();
+    };
+    await commitRows(table, [0, 1, 2, 3]);
+    const files = async (t: Table, filter: Predicate) => (await t.newScan({ filter }).plan()).splits.reduce((n, s) => n + s.files.length, 0);
+    expect(await files(table, col("id").eq(2n))).toBe(1);
+    expect(await files(table, col("id").eq(12n))).toBe(0);
+    await commitRows(table, [10, 11, 12]);
+    expect(await files(table, col("id").eq(12n))).toBe(1); // the new file's stats, the old file's kept
+    expect(await files(table, col("id").eq(2n))).toBe(1);
+    const file = (await table.newScan().plan()).splits[0].files[0];
+    const v1 = valueStatsOf(file, table.schema.fields);
+    expect(valueStatsOf(file, table.schema.fields)).toBe(v1);
+    const catalog = await Catalog.open(table.location.replace(/\/db\.db\/stats_cache\/?$/, ""));
+    const renamed = await catalog.alterTable("db.stats_cache", [{ kind: "renameColumn", name: "v", newName: "w" }]);
+    const v2 = valueStatsOf(file, renamed.schema.fields);
+    expect(Object.keys(v2.columns)).toEqual(["id", "name", "w", "dt"]);
+    expect(v2.columns.w).toEqual(v1.columns.v);
+    // files of the old schema are kept by a filter on the new one; the new schema's files are pruned
+    expect(await files(renamed, col("w").eq(100))).toBe(2);
+    expect(await files(renamed, col("id").eq(12n))).toBe(2);
+  });
+
+  it("a primary-key config is parsed once per options object, frozen, and follows option changes", async () => {
+    const table = await makeTable({ bucket: 1 }, { primaryKeys: ["id"], name: "pk_config" });
+    const config = primaryKeyConfig(table.coreOptions);
+    expect(primaryKeyConfig(table.coreOptions)).toBe(config);
+    expect(config.mergeEngine).toBe("deduplicate");
+    expect(Object.isFrozen(config) && Object.isFrozen(config.sequenceFields)).toBe(true);
+    const catalog = await Catalog.open(table.location.replace(/\/db\.db\/pk_config\/?$/, ""));
+    const altered = await catalog.alterTable("db.pk_config", [{ kind: "setOption", key: "num-sorted-run.compaction-trigger", value: "7" }]);
+    expect(primaryKeyConfig(altered.coreOptions).numSortedRunCompactionTrigger).toBe(7);
+    expect(primaryKeyConfig(table.coreOptions).numSortedRunCompactionTrigger).toBe(5);
   });
 });
