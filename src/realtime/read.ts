@@ -12,7 +12,7 @@ import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { and, bindPredicate, splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
-import { readArrowField } from "../format/arrow-types.js";
+import { readArrowField, readArrowSchema } from "../format/arrow-types.js";
 import type { KvBatch } from "../read/kv-file-reader.js";
 import { PrimaryKeySplitReader } from "../read/merge-read.js";
 import { sortedKeyRange } from "../read/selective-read.js";
@@ -290,7 +290,8 @@ async function* primaryKeyGroups(
   });
   const readFields = reader.readFieldList;
   const readColumns = readFields.map((f) => all.indexOf(f) + 1); // +1: offset column first
-  const readSchema = new arrow.Schema(readFields.map((f) => readArrowField(f)));
+  // (all columns, in table order, unless the read is projected: the table schema's cached Arrow schema)
+  const readSchema = readFields.length === all.length ? readArrowSchema(all) : new arrow.Schema(readFields.map((f) => readArrowField(f)));
   const keyNames = table.schema.primaryKeys;
   const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
   for (const split of splits) {
