@@ -18,12 +18,17 @@ async function append(table: Table, ids: number[]): Promise<number> {
   return id!;
 }
 
-it("a table object that cached the latest snapshot sees another's commits, rollback and a reused id", async () => {
+/** A new table, and a second table object of it (another process's view). */
+async function writerAndReader(): Promise<{ writer: Table; reader: Table }> {
   const warehouse = tempDir("paimon-rt-latest-");
   const catalog = await Catalog.open(warehouse);
   await catalog.createDatabase("db");
   const writer = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }] });
-  const reader = await (await Catalog.open(warehouse)).getTable("db.t");
+  return { writer, reader: await (await Catalog.open(warehouse)).getTable("db.t") };
+}
+
+it("a table object that cached the latest snapshot sees another's commits, rollback and a reused id", async () => {
+  const { writer, reader } = await writerAndReader();
   expect(await reader.latestSnapshot()).toBeNull();
   await append(writer, [1]);
   await append(writer, [2]);
@@ -42,11 +47,7 @@ it("a table object that cached the latest snapshot sees another's commits, rollb
 });
 
 it("on a synchronous file system the cached snapshot needs no hint: a stale, missing or wrong LATEST changes no answer", async () => {
-  const warehouse = tempDir("paimon-rt-latest-");
-  const catalog = await Catalog.open(warehouse);
-  await catalog.createDatabase("db");
-  const writer = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }] });
-  const reader = await (await Catalog.open(warehouse)).getTable("db.t");
+  const { writer, reader } = await writerAndReader();
   const hint = `${writer.location}/snapshot/LATEST`;
   await append(writer, [1]);
   await append(writer, [2]);
