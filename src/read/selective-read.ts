@@ -84,8 +84,10 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     }
     selectiveReadCounters.rowGroupsRead++;
     const pagesOf = (col: number) => pageIndexOf(src, footer, rg, col);
-    // candidate rows: pages of the filter columns whose column-index statistics may match
-    let ranges = await candidateRanges(filter, o.fields, usable, fileColumnOf, numRows, pagesOf);
+    // candidate rows: the range a sorted filter column's bounds leave (below), and pages of the
+    // filter columns whose column-index statistics may match (not walked when the sorted range
+    // left a few rows already: a key lookup's one row)
+    let sorted: Ranges | null = null;
     if (o.chunkCache) {
       // rows sorted by a filter column decoded whole before (declared: a primary-key file's first
       // key; found: an integer column whose cached chunk ascends, such as the keys of an append
@@ -94,10 +96,17 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
         if (!usable[i] || !SEARCHABLE_KEY_KINDS.has(o.fields[i]!.type.kind)) continue;
         const whole = o.chunkCache.get(chunkKey(src, rg, fileColumnOf[i]!, p.schema.fields[i]!));
         if (whole && (i === sortedIdx || ascendingIntegers(whole))) {
-          ranges = intersect(ranges, [sortedKeyRange(whole, o.fields[i]!.name, filter)]);
+          const range = sortedKeyRange(whole, o.fields[i]!.name, filter);
+          sorted = sorted === null ? [range] : intersect(sorted, [range]);
           selectiveReadCounters.sortedNarrowings++;
         }
       }
+    }
+    let ranges: Ranges;
+    if (sorted !== null && sorted.reduce((n, [lo, hi]) => n + hi - lo, 0) <= FEW_SORTED_ROWS) ranges = sorted;
+    else {
+      ranges = await candidateRanges(filter, o.fields, usable, fileColumnOf, numRows, pagesOf);
+      if (sorted !== null) ranges = intersect(ranges, sorted);
     }
     // one candidate range (a page index or sorted key narrowed it): its rows are not listed
     const single = ranges.length === 1 ? ranges[0]! : null;
@@ -320,6 +329,9 @@ async function prefetchPages(src: ByteSource, ranges: Ranges, numRows: number, c
     },
   };
 }
+
+/** Candidate rows of a sorted filter column below which the page statistics are not consulted (the exact filter tests them). */
+const FEW_SORTED_ROWS = 1024;
 
 /** Sorted, disjoint [start, end) row ranges. */
 type Ranges = Array<[number, number]>;
