@@ -197,7 +197,7 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
       ["p50", 0.5],
       ["p99", 0.99],
     ]) {
-      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (${samples.length} rounds)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(samples, p) });
+      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (${samples.length} rounds)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(samples, p), ...(label === "p99" ? { slowOver2ms: samples.filter((ms) => ms > 2).length, cpuOver2ms: cpuSamples.filter((ms) => ms > 2).length } : {}) });
       report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (cpu)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(cpuSamples, p) });
     }
     await ctx.close();

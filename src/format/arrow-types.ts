@@ -170,6 +170,27 @@ export function base64(bytes: Uint8Array): string {
 
 /** The in-memory Arrow field for a Paimon field (spec/types.ts mapping) — what the reader returns. */
 export function readArrowField(field: DataField): arrow.Field {
+  // Schema fields are immutable and every read builds its schema from them: one Field each.
+  let f = readFields.get(field);
+  if (f === undefined) readFields.set(field, (f = newReadArrowField(field)));
+  return f;
+}
+
+const readFields = new WeakMap<DataField, arrow.Field>();
+
+/**
+ * The Arrow schema of reading `fields` (readArrowField each), one per fields array: a table
+ * schema's field list is immutable, and every read of all its columns needs this schema.
+ */
+export function readArrowSchema(fields: readonly DataField[]): arrow.Schema {
+  let schema = readSchemas.get(fields);
+  if (schema === undefined) readSchemas.set(fields, (schema = new arrow.Schema(fields.map((f) => readArrowField(f)))));
+  return schema;
+}
+
+const readSchemas = new WeakMap<readonly DataField[], arrow.Schema>();
+
+function newReadArrowField(field: DataField): arrow.Field {
   return new arrow.Field(field.name, toArrowType(field.type), field.type.nullable, new Map([[ARROW_FIELD_ID_KEY, String(field.id)]]));
 }
 

@@ -172,6 +172,18 @@ export function statsFromSimpleStats(stats: SimpleStats, fields: readonly DataFi
  * vectors or for the key fields).
  */
 export function valueStatsOf(file: DataFileMeta, schemaFields: readonly DataField[]): StatsSet {
+  // File metadata is immutable and plans of a snapshot share it: decoded once per file and
+  // schema (the result is shared, not to be changed)
+  const cached = decodedValueStats.get(file);
+  if (cached !== undefined && cached.fields === schemaFields) return cached.stats;
+  const stats = decodeValueStats(file, schemaFields);
+  decodedValueStats.set(file, { fields: schemaFields, stats });
+  return stats;
+}
+
+const decodedValueStats = new WeakMap<DataFileMeta, { fields: readonly DataField[]; stats: StatsSet }>();
+
+function decodeValueStats(file: DataFileMeta, schemaFields: readonly DataField[]): StatsSet {
   const names = file.valueStatsCols ?? file.writeCols ?? null;
   let covered: readonly DataField[];
   if (names === null) covered = schemaFields;

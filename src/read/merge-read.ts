@@ -184,6 +184,14 @@ export class PrimaryKeySplitReader {
 
   /** Merge winners of sorted chunks (oldest first), retract rows dropped, in batchSize batches. */
   private *emitMerged(chunks: readonly KvBatch[]): Generator<arrow.RecordBatch> {
+    const single = onlyRow(chunks);
+    if (single !== null) {
+      // one row in all (a key lookup's usual result): it is the winner, unless a retract row
+      if (single.kinds[0] === 1 || single.kinds[0] === 3) return;
+      const out = this.finish(single.batch, this.options.withRowKind ? single.kinds : null);
+      if (out) yield out;
+      return;
+    }
     const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
     const total = merged.part.length;
     if (total === 0) return;
@@ -267,6 +275,18 @@ export class PrimaryKeySplitReader {
     if (children.length !== schema.fields.length) throw new PaimonError("INVALID_ARGUMENT", `internal: ${children.length} columns for a ${schema.fields.length}-column schema`);
     return recordBatch(schema, children, batch.numRows);
   }
+}
+
+/** The chunk holding the only row of `chunks` (the others empty), or null when they hold none or several. */
+function onlyRow(chunks: readonly KvBatch[]): KvBatch | null {
+  let found: KvBatch | null = null;
+  for (const c of chunks) {
+    const n = c.batch.numRows;
+    if (n === 0) continue;
+    if (n > 1 || found !== null) return null;
+    found = c;
+  }
+  return found;
 }
 
 /** The rows of a KV batch matching `predicate` (bound to the table's fields). */

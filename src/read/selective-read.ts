@@ -25,7 +25,7 @@ import { boundLeafMayMatch, type ColumnStats, mayMatch } from "../predicate/stat
 import type { DataField } from "../spec/types.js";
 
 /** What selective reads skipped and decoded (process-wide totals; tests and benchmarks read them). */
-export const selectiveReadCounters = { rowGroupsPruned: 0, rowGroupsRead: 0, chunkDecodes: 0, flatDecodes: 0, pagesDecoded: 0, pagesSkipped: 0 };
+export const selectiveReadCounters = { rowGroupsPruned: 0, rowGroupsRead: 0, chunkDecodes: 0, flatDecodes: 0, pagesDecoded: 0, pagesSkipped: 0, sortedNarrowings: 0 };
 
 /** Kinds whose Parquet statistics values compare exactly as the predicate's values do. */
 const STATS_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "VARCHAR"]);
@@ -84,12 +84,29 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     }
     selectiveReadCounters.rowGroupsRead++;
     const pagesOf = (col: number) => pageIndexOf(src, footer, rg, col);
-    // candidate rows: pages of the filter columns whose column-index statistics may match
-    let ranges = await candidateRanges(filter, o.fields, usable, fileColumnOf, numRows, pagesOf);
-    if (sortedIdx >= 0 && o.chunkCache) {
-      // rows sorted by this column, decoded whole before: the filter's bounds on it are a row range
-      const whole = o.chunkCache.get(chunkKey(src, rg, fileColumnOf[sortedIdx]!, p.schema.fields[sortedIdx]!));
-      if (whole) ranges = intersect(ranges, [sortedKeyRange(whole, o.sortedBy!, filter)]);
+    // candidate rows: the range a sorted filter column's bounds leave (below), and pages of the
+    // filter columns whose column-index statistics may match (not walked when the sorted range
+    // left a few rows already: a key lookup's one row)
+    let sorted: Ranges | null = null;
+    if (o.chunkCache) {
+      // rows sorted by a filter column decoded whole before (declared: a primary-key file's first
+      // key; found: an integer column whose cached chunk ascends, such as the keys of an append
+      // table written in key order): the filter's bounds on it are a row range
+      for (const i of sortedIdx >= 0 ? [sortedIdx] : filterIdx) {
+        if (!usable[i] || !SEARCHABLE_KEY_KINDS.has(o.fields[i]!.type.kind)) continue;
+        const whole = o.chunkCache.get(chunkKey(src, rg, fileColumnOf[i]!, p.schema.fields[i]!));
+        if (whole && (i === sortedIdx || ascendingIntegers(whole))) {
+          const range = sortedKeyRange(whole, o.fields[i]!.name, filter);
+          sorted = sorted === null ? [range] : intersect(sorted, [range]);
+          selectiveReadCounters.sortedNarrowings++;
+        }
+      }
+    }
+    let ranges: Ranges;
+    if (sorted !== null && sorted.reduce((n, [lo, hi]) => n + hi - lo, 0) <= FEW_SORTED_ROWS) ranges = sorted;
+    else {
+      ranges = await candidateRanges(filter, o.fields, usable, fileColumnOf, numRows, pagesOf);
+      if (sorted !== null) ranges = intersect(ranges, sorted);
     }
     // one candidate range (a page index or sorted key narrowed it): its rows are not listed
     const single = ranges.length === 1 ? ranges[0]! : null;
@@ -204,6 +221,32 @@ export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicat
   return [from, Math.max(from, to)];
 }
 
+/** Whether cached chunks (immutable) are non-null integers in ascending order, found once per chunk. */
+const ascendingChunks = new WeakMap<arrow.Data, boolean>();
+
+function ascendingIntegers(data: arrow.Data): boolean {
+  let known = ascendingChunks.get(data);
+  if (known === undefined) ascendingChunks.set(data, (known = data.nullCount === 0 && nonDecreasing(data.values as unknown, data.length)));
+  return known;
+}
+
+/** Whether the first `n` values ascend (ties allowed); false for values that are not signed integers. */
+function nonDecreasing(values: unknown, n: number): boolean {
+  if (values instanceof BigInt64Array) {
+    const w = int64Words(values);
+    if (w === null) return false;
+    for (let i = 1; i < n; i++) {
+      const h = w[2 * i + 1]!;
+      const ph = w[2 * i - 1]!;
+      if (h < ph || (h === ph && w[2 * i]! >>> 0 < w[2 * i - 2]! >>> 0)) return false;
+    }
+    return true;
+  }
+  if (!(values instanceof Int32Array || values instanceof Int16Array || values instanceof Int8Array)) return false;
+  for (let i = 1; i < n; i++) if (values[i]! < values[i - 1]!) return false;
+  return true;
+}
+
 /** First row of the sorted integer column `data` whose key is not below `v` (`inclusive`: not at or below it). */
 function searchSorted(data: arrow.Data, v: number | bigint, inclusive: boolean): number {
   // bigint for BIGINT, number otherwise (as the literals); Arrow JS slices `values` with the Data
@@ -286,6 +329,9 @@ async function prefetchPages(src: ByteSource, ranges: Ranges, numRows: number, c
     },
   };
 }
+
+/** Candidate rows of a sorted filter column below which the page statistics are not consulted (the exact filter tests them). */
+const FEW_SORTED_ROWS = 1024;
 
 /** Sorted, disjoint [start, end) row ranges. */
 type Ranges = Array<[number, number]>;

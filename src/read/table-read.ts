@@ -6,7 +6,7 @@ import { takeRows } from "../arrow/take.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
 import { fileIndexMayMatchFile, indexColumnsMatch } from "./file-index-filter.js";
 import { PaimonError } from "../error.js";
-import { readArrowField } from "../format/arrow-types.js";
+import { readArrowField, readArrowSchema } from "../format/arrow-types.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { initKernels } from "../kernel/wasm.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
@@ -71,7 +71,8 @@ export class TableRead {
     this.projection = planProjection(all, options.projection, table.identifier);
     this.fields = this.projection.topLevel;
     const rowKind = options.withRowKind ? [new arrow.Field(ROW_KIND_FIELD_NAME, new arrow.Int8(), false)] : [];
-    this.schema = new arrow.Schema([...rowKind, ...this.fields.map((f) => readArrowField(f))]);
+    // all columns without row kinds (the usual read): the table schema's cached Arrow schema
+    this.schema = options.projection === undefined && rowKind.length === 0 ? readArrowSchema(all) : new arrow.Schema([...rowKind, ...this.fields.map((f) => readArrowField(f))]);
     this.output = this.projection.nested ? new arrow.Schema([...rowKind, ...this.projection.nested.map((c) => c.field)]) : this.schema;
     this.filter = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
     this.batchSize = options.batchSize ?? table.coreOptions.readBatchSize;

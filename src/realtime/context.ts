@@ -104,6 +104,12 @@ export class RealtimeContext {
   private readonly pendingEntries = new Map<string, Promise<StoreEntry>>();
   private readonly tickets = new Map<string, Ticket>();
   private sweeper: ReturnType<typeof setInterval> | null = null;
+  /**
+   * Ticket ids: this context's random prefix and a counter (unique per context, never reused);
+   * a UUID per plan cost a key lookup more than the rest of issuing its ticket.
+   */
+  private readonly ticketPrefix = `rt-${randomId()}-`;
+  private ticketCounter = 0;
   private tableLocation: string | null = null;
   private schemaId: number | null = null;
   private invalidReason: string | null = null;
@@ -304,7 +310,7 @@ export class RealtimeContext {
 
   /** Pins a view behind a new ticket valid for `ttlMs`. The ticket owns the view's first reference. */
   issueTicket(entry: StoreEntry, view: RealtimeReadView, committedEnd: bigint, memoryEnd: bigint, ttlMs: number, scanFilter: Predicate | null, deleted: FrozenDeletedOffsets | null = null): Ticket {
-    const ticket: Ticket = { id: `rt-${randomId()}`, entry, pinned: new PinnedView(entry, view, deleted), committedEnd, memoryEnd, expiresAt: Date.now() + ttlMs, scanFilter, deleted };
+    const ticket: Ticket = { id: this.ticketPrefix + String(++this.ticketCounter), entry, pinned: new PinnedView(entry, view, deleted), committedEnd, memoryEnd, expiresAt: Date.now() + ttlMs, scanFilter, deleted };
     this.tickets.set(ticket.id, ticket);
     this.startSweeper();
     return ticket;
@@ -322,10 +328,13 @@ export class RealtimeContext {
     return t;
   }
 
-  /** Consumes tickets: the reader takes over their view references. */
+  /**
+   * Consumes tickets: the reader takes over their view references. The sweeper keeps running
+   * until a sweep finds no ticket (it is unref'd): a plan + read per key lookup would otherwise
+   * create and clear an interval timer every time.
+   */
   consumeTickets(tickets: readonly Ticket[]): PinnedView[] {
     for (const t of tickets) this.tickets.delete(t.id);
-    if (this.tickets.size === 0) this.stopSweeper();
     return tickets.map((t) => t.pinned);
   }
 
@@ -348,7 +357,9 @@ export class RealtimeContext {
   private startSweeper(): void {
     if (this.sweeper !== null) return;
     this.sweeper = setInterval(() => void this.sweepExpired().catch(() => undefined), 1000);
-    (this.sweeper as { unref?: () => void }).unref?.();
+    // never keeps the process alive (Node, Bun: Timeout#unref; Deno: numeric ids, Deno.unrefTimer)
+    if (typeof this.sweeper === "object") (this.sweeper as { unref?: () => void }).unref?.();
+    else (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(this.sweeper as unknown as number);
   }
 
   private stopSweeper(): void {

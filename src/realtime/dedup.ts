@@ -11,6 +11,7 @@ import { OffsetSet64 } from "../kernel/bitmap.js";
 import { pendingOffsetPositions, type OffsetFileSource } from "../read/offset-positions.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta } from "../spec/manifest.js";
+import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -20,10 +21,16 @@ import { DedupKeyIndex, keyIdentityWidth, type FrozenDeletedOffsets } from "./de
 
 /** The key field and the persisted offset field of a deduplicate table. */
 export function dedupFieldsOf(table: FileStoreTable): { keyField: DataField; offsetField: DataField } {
-  const layout = checkDeduplicateTable(table.schema, table.identifier);
+  // checked once per schema (immutable): every deduplicate key lookup's read asks
+  let layout = dedupLayouts.get(table.schema) ?? null;
+  if (layout !== null) return layout;
+  layout = checkDeduplicateTable(table.schema, table.identifier);
   if (!layout) throw new PaimonError("INVALID_ARGUMENT", `table ${table.identifier} is not an append deduplicate table`);
+  dedupLayouts.set(table.schema, Object.freeze(layout));
   return layout;
 }
+
+const dedupLayouts = new WeakMap<TableSchema, Readonly<{ keyField: DataField; offsetField: DataField }>>();
 
 /** The directory of a partition-bucket given its serialized partition row. */
 function bucketDirOf(table: FileStoreTable, serializedPartition: Uint8Array, bucket: number): string {

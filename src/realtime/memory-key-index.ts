@@ -19,6 +19,11 @@ export interface KeyLookup {
   readonly width: 1 | 2;
   /** The distinct wanted identities, `width` words each. */
   readonly identities: BigUint64Array;
+  /**
+   * The filter is the `=` / `IN` leaf alone and the key an integer (its identity is its value):
+   * the rows found are exactly the rows the filter selects, not only candidates.
+   */
+  readonly exact: boolean;
 }
 
 const INTEGER_KINDS: Readonly<Record<string, { kind: KeyColumnType; min: bigint; max: bigint }>> = {
@@ -49,7 +54,7 @@ export function keyLookupOf(filter: Predicate, keyField: { name: string; type: D
     } else if (typeof v === "string" && !values.includes(v)) values.push(v);
   }
   const column = keyColumnFromValues(kind, integer ? values.map((b) => (kind === "int64" ? b : Number(b))) : values);
-  return { kind, width: keyIdentityWidth(keyField.type), identities: keyIdentities(column) };
+  return { kind, width: keyIdentityWidth(keyField.type), identities: keyIdentities(column), exact: integer !== undefined && filter === leaf };
 }
 
 /** Rows of one stored batch's key column by identity: open addressing over row numbers. */

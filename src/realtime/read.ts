@@ -12,7 +12,7 @@ import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { and, bindPredicate, splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
-import { readArrowField } from "../format/arrow-types.js";
+import { readArrowField, readArrowSchema } from "../format/arrow-types.js";
 import type { KvBatch } from "../read/kv-file-reader.js";
 import { PrimaryKeySplitReader } from "../read/merge-read.js";
 import { sortedKeyRange } from "../read/selective-read.js";
@@ -39,6 +39,16 @@ export interface RealtimeReadOptions {
 }
 
 const NONE: readonly arrow.RecordBatch[] = [];
+
+/**
+ * The read's filter and the scan's (either may be absent) as one predicate: the same predicate
+ * object once (a query plans and reads with one filter), else their conjunction.
+ */
+function bothFilters(read: Predicate | undefined, scan: Predicate | null): Predicate | null {
+  if (!read) return scan ?? null;
+  if (!scan || scan === read) return read;
+  return and(read, scan);
+}
 
 /** Validation done when a real-time read is created. */
 export function checkRealtimeRead(table: FileStoreTable, options: RealtimeReadOptions): void {
@@ -156,6 +166,7 @@ export async function createRealtimeReader(
     let rows: Uint32Array | null = null;
     if (residual) {
       if (candidates === null) rows = filterBatchIndices(residual, b);
+      else if (keyLookup!.exact) rows = candidates;
       else {
         const matched = filterBatchIndices(residual, takeRows(b, candidates));
         rows = matched.length === candidates.length ? candidates : matched.map((k) => candidates[k]);
@@ -193,8 +204,7 @@ export async function createRealtimeReader(
       }
       if (!view || !ticket) continue;
       const { committedEnd, memoryEnd } = ticket;
-      const preds = [options.filter, ticket.scanFilter].filter((p): p is Predicate => !!p);
-      const prune = preds.length === 0 ? null : preds.length === 1 ? preds[0] : and(...preds);
+      const prune = bothFilters(options.filter, ticket.scanFilter);
       const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
       if (Symbol.iterator in reader) {
         const out: arrow.RecordBatch[] = [];
@@ -280,7 +290,8 @@ async function* primaryKeyGroups(
   });
   const readFields = reader.readFieldList;
   const readColumns = readFields.map((f) => all.indexOf(f) + 1); // +1: offset column first
-  const readSchema = new arrow.Schema(readFields.map((f) => readArrowField(f)));
+  // (all columns, in table order, unless the read is projected: the table schema's cached Arrow schema)
+  const readSchema = readFields.length === all.length ? readArrowSchema(all) : new arrow.Schema(readFields.map((f) => readArrowField(f)));
   const keyNames = table.schema.primaryKeys;
   const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
   for (const split of splits) {
@@ -291,8 +302,8 @@ async function* primaryKeyGroups(
     }
     const { committedEnd, memoryEnd, scanFilter } = tickets.get(split as RealtimeSplit)!;
     // Only key predicates are safe below the merge: a value predicate could hide the newest version.
-    const keyPreds = [options.filter, scanFilter].map((p) => splitPredicateByFields(p ?? null, keyNames).picked).filter((p): p is Predicate => !!p);
-    const prune = keyPreds.length === 0 ? null : keyPreds.length === 1 ? keyPreds[0] : and(...keyPreds);
+    const both = bothFilters(options.filter, scanFilter);
+    const prune = both === null ? null : splitPredicateByFields(both, keyNames).picked;
     const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
     const memory: KvBatch[] = [];
     const boundPrune = prune ? bindPredicate(prune, all) : null;

@@ -93,7 +93,8 @@ export class RealtimeTableWrite extends TableWrite {
   /** Layout of input batches: `[_REALTIME_OFFSET, table fields…]`, or the table fields in DEDUPLICATE mode. */
   private readonly writeSchema: arrow.Schema;
   private readonly touched = new Set<StoreEntry>();
-  private readonly identities = new Map<string, EntryIdentity>();
+  /** Resolved targets: by bucket (no partition given) or `bucket|partition JSON`. */
+  private readonly identities = new Map<string | number, EntryIdentity>();
   private readonly schemaChecks = new WeakMap<arrow.Schema, boolean>();
   private rtClosed = false;
 
@@ -123,7 +124,8 @@ export class RealtimeTableWrite extends TableWrite {
     const bucket = target.bucket;
     if (bucket === undefined || bucket === null) throw new PaimonError("INVALID_ARGUMENT", `real-time writes to ${this.rtTable.identifier} need target.bucket (fixed bucket mode, bucket = ${this.buckets})`);
     if (!Number.isInteger(bucket) || bucket < 0 || bucket >= this.buckets) throw new PaimonError("INVALID_ARGUMENT", `bucket ${bucket} is out of range for table ${this.rtTable.identifier} (bucket = ${this.buckets})`);
-    const cacheKey = `${bucket}|${partitionKeyJson(target.partition ?? {})}`;
+    // (no partition given, the usual target of an unpartitioned table: no JSON per write)
+    const cacheKey = target.partition === undefined ? bucket : `${bucket}|${partitionKeyJson(target.partition)}`;
     const cached = this.identities.get(cacheKey);
     if (cached) return cached;
     const keys = this.rtTable.schema.partitionKeys;

@@ -6,7 +6,7 @@ import { bindPredicate, type Predicate, splitPredicateByFields } from "../predic
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
-import { fileMayMatch, mayMatch, partitionStatsOf } from "../predicate/stats.js";
+import { boundMayMatch, mayMatch, partitionStatsOf, valueStatsOf } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { partitionPath } from "../table/paths.js";
@@ -29,6 +29,8 @@ export interface ScanOptions {
 
 export class TableScan {
   private readonly partitionFields: DataField[];
+  /** The filter bound to the table's fields (null without one). */
+  private readonly boundFilter: Predicate | null;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -38,7 +40,7 @@ export class TableScan {
   ) {
     const schema = table.schema;
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    if (options.filter) bindPredicate(options.filter, schema.fields); // validates columns and literals
+    this.boundFilter = options.filter ? bindPredicate(options.filter, schema.fields) : null; // validates columns and literals
     if (options.realtime !== undefined) realtimeHooks("newScan").checkRealtimeScan(table, options); // real-time hook
   }
 
@@ -72,10 +74,11 @@ export class TableScan {
     const schema = this.table.schema;
     const keepManifest = (m: ManifestFileMeta): boolean => !partitionFilter || mayMatch(partitionFilter, partitionStatsOf(m, this.partitionFields), this.partitionFields);
     const valueFilter = this.options.filter && schema.primaryKeys.length === 0 ? this.options.filter : null;
+    const boundValueFilter = valueFilter ? this.boundFilter : null;
     const useIndex = this.table.coreOptions.fileIndexReadEnabled;
     const keepFile = (e: ManifestEntry): boolean =>
       keepEntry(e) &&
-      (!valueFilter || e.file.schemaId !== schema.id || (fileMayMatch(valueFilter, e.file, schema.fields) && (!useIndex || embeddedIndexMayMatch(e.file, valueFilter, schema.fields))));
+      (!valueFilter || e.file.schemaId !== schema.id || (boundMayMatch(boundValueFilter!, valueStatsOf(e.file, schema.fields)) && (!useIndex || embeddedIndexMayMatch(e.file, valueFilter, schema.fields))));
     // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
     // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
     const entries = this.primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);

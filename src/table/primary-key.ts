@@ -53,7 +53,20 @@ export interface PrimaryKeyConfig {
   maxSizeAmplificationPercent: number;
 }
 
-export function primaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
+/** Configs by options object (immutable: a table's options are fixed per schema); reads and plans of a PK table ask for it on every query. */
+const configs = new WeakMap<TableOptions, Readonly<PrimaryKeyConfig>>();
+
+export function primaryKeyConfig(options: TableOptions): Readonly<PrimaryKeyConfig> {
+  let config = configs.get(options);
+  if (config === undefined) {
+    config = parsePrimaryKeyConfig(options);
+    Object.freeze(config.sequenceFields);
+    configs.set(options, Object.freeze(config));
+  }
+  return config;
+}
+
+function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
   const mergeEngine = (options.get("merge-engine") ?? "deduplicate").trim().toLowerCase() as MergeEngine;
   if (!["deduplicate", "partial-update", "aggregation", "first-row"].includes(mergeEngine)) {
     throw new PaimonError("INVALID_ARGUMENT", `unknown merge-engine '${options.get("merge-engine")}' (deduplicate, partial-update, aggregation, first-row)`);
@@ -82,7 +95,7 @@ export function primaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
 }
 
 /** Throws a precise UNSUPPORTED error unless paimon-rt can write this PK table. */
-export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema, options: TableOptions): PrimaryKeyConfig {
+export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema, options: TableOptions): Readonly<PrimaryKeyConfig> {
   keyFieldsOf(schema); // INVALID_ARGUMENT when the key is only partition fields
   const config = primaryKeyConfig(options);
   const unsupported = (what: string) => new PaimonError("UNSUPPORTED", `writing primary-key table ${identifier}: ${what} is not supported`);

@@ -122,7 +122,16 @@ export class SnapshotManager {
     const cached = this.lastLatest;
     const cachedText = this.lastLatestText;
     let hint: number | null;
-    if (cached !== null) {
+    if (cached !== null && this.io.readFileIfExistsSync) {
+      // Answered synchronously (local disk, memory): no round trips to save by reading the hint
+      // along. The cached snapshot is still the latest when its file is unchanged and no
+      // snapshot follows it (snapshots are published atomically and consecutively, and expiry
+      // never removes the latest), whatever the hint says; else read on as below.
+      const [hasNext, text] = await Promise.all([probeFileExists(this.io, this.paths.snapshot(cached.id + 1)), probeTextFileIfExists(this.io, this.paths.snapshot(cached.id))]);
+      if (text === cachedText && !hasNext) return cached;
+      if (text !== cachedText && this.lastLatest === cached) this.forgetCachedLatest(); // rolled back (and maybe the id reused)
+      hint = await this.readHint("LATEST");
+    } else if (cached !== null) {
       let hasNext: boolean;
       let text: string | null;
       [hint, hasNext, text] = await Promise.all([this.readHint("LATEST"), probeFileExists(this.io, this.paths.snapshot(cached.id + 1)), probeTextFileIfExists(this.io, this.paths.snapshot(cached.id))]);

@@ -18,12 +18,17 @@ async function append(table: Table, ids: number[]): Promise<number> {
   return id!;
 }
 
-it("a table object that cached the latest snapshot sees another's commits, rollback and a reused id", async () => {
+/** A new table, and a second table object of it (another process's view). */
+async function writerAndReader(): Promise<{ writer: Table; reader: Table }> {
   const warehouse = tempDir("paimon-rt-latest-");
   const catalog = await Catalog.open(warehouse);
   await catalog.createDatabase("db");
   const writer = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }] });
-  const reader = await (await Catalog.open(warehouse)).getTable("db.t");
+  return { writer, reader: await (await Catalog.open(warehouse)).getTable("db.t") };
+}
+
+it("a table object that cached the latest snapshot sees another's commits, rollback and a reused id", async () => {
+  const { writer, reader } = await writerAndReader();
   expect(await reader.latestSnapshot()).toBeNull();
   await append(writer, [1]);
   await append(writer, [2]);
@@ -39,4 +44,24 @@ it("a table object that cached the latest snapshot sees another's commits, rollb
   expect(reused?.id).toBe(3);
   expect(reused).not.toEqual(third); // the new snapshot 3, not the rolled-back one
   expect(reused?.deltaRecordCount).toBe(2n);
+});
+
+it("on a synchronous file system the cached snapshot needs no hint: a stale, missing or wrong LATEST changes no answer", async () => {
+  const { writer, reader } = await writerAndReader();
+  const hint = `${writer.location}/snapshot/LATEST`;
+  await append(writer, [1]);
+  await append(writer, [2]);
+  expect((await reader.latestSnapshot())?.id).toBe(2);
+  await writer.fileIO.writeFile(hint, "1"); // stale (a hint write that failed after a commit)
+  expect((await reader.latestSnapshot())?.id).toBe(2);
+  await writer.fileIO.delete(hint);
+  expect((await reader.latestSnapshot())?.id).toBe(2);
+  await append(writer, [3]); // rewrites the hint
+  await writer.fileIO.writeFile(hint, "1");
+  expect((await reader.latestSnapshot())?.id).toBe(3); // found past the stale hint
+  await writer.fileIO.writeFile(hint, "7"); // names a snapshot that does not exist
+  expect((await reader.latestSnapshot())?.id).toBe(3);
+  await writer.rollbackTo(2); // the cached snapshot is gone
+  await writer.fileIO.writeFile(hint, "3");
+  expect((await reader.latestSnapshot())?.id).toBe(2);
 });
