@@ -305,14 +305,14 @@ export type PageDecompressor = (data: Uint8Array, size: number) => { content: Pr
 /**
  * Decodes column chunks (their complete bytes) into Arrow Data, each undefined when it uses
  * something outside this decoder's scope or is inconsistent (the caller then uses parquet-wasm).
- * `zstdFn` is `await zstdNow()`, `zstdView` `await zstdViewNow()` (used instead where not null). With `offload` (the page worker, for large zstd reads on server
- * runtimes), zstd pages ahead of the one being decoded are decompressed on the worker while this
- * thread decodes, a few pages' worth at a time; the pages the worker has no room for are
- * decompressed here, and so are the next pages not handed over while the worker is still busy
- * with the page this thread is about to decode (instead of waiting idle: decoding takes this
- * thread less time than decompressing takes the worker). Either way each page's content is the
- * same bytes. A worker that fails rejects: the read fails with its PaimonError (IO_ERROR), not
- * with a fallback.
+ * `zstdFn` is `await zstdNow()`; `zstdView` is `await zstdViewNow()`, used instead where not null
+ * (its content is decoded before the next call). With `offload` (the page worker, for large zstd
+ * reads on server runtimes), zstd pages after the one being decoded are handed to the worker while
+ * it has room (a few pages' worth), the others are decompressed here: at their turn, or ahead of
+ * it while the worker is still on the page this thread is about to decode (instead of waiting
+ * idle: decoding takes this thread less time than decompressing takes the worker), the worker's
+ * queue refilled between those pages. Either way each page's content is the same bytes. A worker
+ * that fails rejects: the read fails with its PaimonError (IO_ERROR), not with a fallback.
  */
 async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatColumn[], zstdFn: Zstd | null, zstdView: Zstd | null, offload?: (work: number) => Promise<PageDecompressor | undefined>): Promise<Array<arrow.Data | undefined>> {
   const units: Page[] = [];
@@ -338,28 +338,24 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
       let fromWorker: Uint8Array | undefined | null = null; // null: not handed over
       let pending: ReturnType<PageDecompressor>;
       if (decompressor && page.unit >= 0) {
-        // hand the worker the pages after this one while it has room, then take this one
+        pending = handed[page.unit];
+        handed[page.unit] = undefined;
+        // hand the worker the pages after this one while it has room; while it is still on this
+        // page (and has no room), decompress the next page here and try again
         for (next = Math.max(next, page.unit + 1); next < units.length; next++) {
           const u = units[next]!;
           const r = decompressor(u.data, u.size);
-          if (!r) break;
-          handed[next] = r;
-        }
-        pending = handed[page.unit];
-        handed[page.unit] = undefined;
-        if (pending) {
-          // while the worker is still on this page, decompress the next pages here
-          for (; pending.busy() && next < units.length; next++) {
-            const u = units[next]!;
+          if (r) handed[next] = r;
+          else if (pending?.busy()) {
             try {
               // kept until its turn: out of the module's memory into a spare buffer (reused once decoded)
               ahead[next] = zstdView ? spareCopy(zstdView(u.data, u.size)) : zstdFn!(u.data, u.size);
             } catch {
               ahead[next] = null;
             }
-          }
-          fromWorker = await pending.content; // a failing worker rejects: so does the read
+          } else break;
         }
+        if (pending) fromWorker = await pending.content; // a failing worker rejects: so does the read
       }
       const early = page.unit >= 0 ? ahead[page.unit] : undefined;
       if (early !== undefined) ahead[page.unit] = undefined;
