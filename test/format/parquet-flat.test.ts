@@ -104,6 +104,9 @@ function pooledBuffer(bytes: Uint8Array): Buffer {
   return pool.subarray(4099, 4099 + bytes.length);
 }
 
+/** Node (not Deno or Bun, which run this suite too): where the zstd package's raw module is known to be reachable. */
+const onNode = (globalThis as { Deno?: unknown; Bun?: unknown }).Deno === undefined && (globalThis as { Bun?: unknown }).Bun === undefined;
+
 afterEach(() => {
   setFlatDecoding(true);
   setDecompressionWorker(true);
@@ -349,8 +352,11 @@ describe("flat-column decoder", () => {
   }, 120_000);
 
   it("zstd content decompressed into the zstd heap is the frame's exact content, a view that the next decompression overwrites (the flat decoder decodes each page before the next call)", async () => {
-    const view = (await zstdHeapView())!;
+    const view = await zstdHeapView();
+    // Node reaches the package's emscripten module; Deno and Bun may not (then pages are copied out as before)
+    if (!onNode && view === null) return;
     expect(view).toBeTypeOf("function");
+    if (!view) return;
     const zstd = (await loadZstd())!;
     const a = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) & 0xff);
     const b = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 13 + 5) & 0xff);
@@ -369,7 +375,7 @@ describe("flat-column decoder", () => {
     setDecompressionWorker("always");
     const worker = pageWorker()!;
     expect(await worker.started()).toBe(true);
-    expect(worker.heapDecompression).toBe(true);
+    if (onNode) expect(worker.heapDecompression).toBe(true); // else it may copy out of decompressUsingDict: the same contents
     const zstd = (await loadZstd())!;
     const a = Uint8Array.from({ length: 50_000 }, (_, i) => (i * 7) & 0xff);
     const b = Uint8Array.from({ length: 40_000 }, (_, i) => (i * 11 + 3) & 0xff);
