@@ -389,9 +389,11 @@ describe("flat-column decoder", () => {
     const cb = (await pb.content)!;
     expect(Buffer.compare(cb, b)).toBe(0);
     // the released buffer went to the worker again (transferred: detached here, so the old view
-    // reads nothing rather than stale bytes) and came back with the new content
-    expect(bufferA.byteLength).toBe(0);
-    expect(ca.byteLength).toBe(0);
+    // reads nothing rather than stale bytes) and came back with the new content (Node's transfer)
+    if (onNode) {
+      expect(bufferA.byteLength).toBe(0);
+      expect(ca.byteLength).toBe(0);
+    }
     pb.release();
     const bad = worker.decompress(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 8, true)!;
     expect(await bad.content).toBeUndefined();
