@@ -24,15 +24,17 @@ export function timeMedian(fn, { iterations = 5, warmup = 1 } = {}) {
  * Async variant of `timeMedian`. `gc: false` skips the full GC before each run: for reads of a
  * few ms it would discard their optimised code (V8 deoptimises code whose embedded objects a full
  * GC collected, "weak objects") and time a half-cold read, which a serving process does not see;
- * the peers' loops (DuckDB, pypaimon) force no GC either.
+ * the peers' loops (DuckDB, pypaimon) force no GC either. `setup`, when given, runs untimed
+ * before each run and its result is passed to `fn`.
  */
-export async function timeMedianAsync(fn, { iterations = 5, warmup = 1, gc = true } = {}) {
-  for (let i = 0; i < warmup; i++) await fn();
+export async function timeMedianAsync(fn, { iterations = 5, warmup = 1, gc = true, setup } = {}) {
+  for (let i = 0; i < warmup; i++) await fn(await setup?.());
   const times = [];
   for (let i = 0; i < iterations; i++) {
+    const input = await setup?.();
     if (gc) globalThis.gc?.();
     const t0 = performance.now();
-    await fn();
+    await fn(input);
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);

@@ -6,6 +6,7 @@
 // the batch can be assembled directly. The object is a genuine RecordBatch (same prototype and
 // own fields as the constructor makes; a test compares them against apache-arrow's own).
 import * as arrow from "apache-arrow";
+import { keepShape } from "../kernel/shapes.js";
 
 /** The Struct type of a schema, cached per schema object (schemas are immutable). */
 const structTypes = new WeakMap<arrow.Schema, arrow.Struct>();
@@ -32,6 +33,8 @@ export function recordBatch(schema: arrow.Schema, children: readonly arrow.Data[
   batch._metadata = new Map();
   return batch as unknown as arrow.RecordBatch;
 }
+// the shapes of the batch object and its struct Data (see kernel/shapes.ts): batches built here often all die between two uses
+keepShape(recordBatch(new arrow.Schema([]), [], 0));
 
 /** Rows [begin, end) of a batch, sharing its buffers. */
 export function sliceBatch(batch: arrow.RecordBatch, begin: number, end: number): arrow.RecordBatch {

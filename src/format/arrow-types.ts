@@ -297,12 +297,46 @@ function convertOffsets32(data: arrow.Data): Int32Array {
   return out;
 }
 
+/** Whether `a` and `b` are the same primitive type with the same parameters (arrow's compareTypes ignores decimal precision and scale). */
+function samePrimitiveType(a: arrow.DataType, b: arrow.DataType): boolean {
+  if (a.typeId !== b.typeId) return false;
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  const same = (...keys: string[]): boolean => keys.every((k) => x[k] === y[k]);
+  switch (a.typeId) {
+    case arrow.Type.Bool:
+    case arrow.Type.Utf8:
+    case arrow.Type.Binary:
+    case arrow.Type.LargeUtf8:
+    case arrow.Type.LargeBinary:
+      return true;
+    case arrow.Type.Int:
+      return same("bitWidth", "isSigned");
+    case arrow.Type.Float:
+      return same("precision");
+    case arrow.Type.Date:
+      return same("unit");
+    case arrow.Type.Timestamp:
+      return same("unit", "timezone");
+    case arrow.Type.Time:
+      return same("unit", "bitWidth");
+    case arrow.Type.Decimal:
+      return same("precision", "scale", "bitWidth");
+    case arrow.Type.FixedSizeBinary:
+      return same("byteWidth");
+    default:
+      return false;
+  }
+}
+
 /**
  * Converts `data` to Arrow type `to`: relabels identical layouts (names, metadata, time zone,
  * decimal precision), widens integers/floats, converts timestamp units, Large* <-> 32-bit
  * offsets, fixed-size binary -> binary, and recursively lists, maps and structs (struct children
  * matched by `PARQUET:field_id`, else by name — or only by name with `matchBy: "name"`, for
- * user input whose field ids mean nothing; missing children become nulls).
+ * user input whose field ids mean nothing; missing children become nulls). `data` itself when
+ * it is a primitive already of type `to` (equal type parameters): no relabelled copy whose
+ * object shape only this conversion makes (see kernel/shapes.ts).
  */
 export function convertData(data: arrow.Data, to: arrow.DataType, what: string, matchBy: "id" | "name" = "id"): arrow.Data {
   const from = data.type;
@@ -310,6 +344,7 @@ export function convertData(data: arrow.Data, to: arrow.DataType, what: string, 
   if (from.typeId === T.Dictionary) {
     throw unsupported(what, from, to);
   }
+  if (from === to || samePrimitiveType(from, to)) return data;
   switch (to.typeId) {
     case T.Int: {
       if (from.typeId !== T.Int || !(from as arrow.Int).isSigned || bitWidthOf(from) > bitWidthOf(to)) throw unsupported(what, from, to);

@@ -8,6 +8,7 @@
 // back for certain; those are written PLAIN from the start (a valid encoding every reader takes).
 
 import * as arrow from "apache-arrow";
+import { keepShape } from "../kernel/shapes.js";
 
 /** parquet-rs's default dictionary page size limit (bytes of the PLAIN-encoded dictionary). */
 const DICTIONARY_PAGE_LIMIT = 1024 * 1024;
@@ -124,8 +125,13 @@ const SLOTS = 1 << 19;
 
 /** A set of 32-bit hash keys (open addressing; 0 is stored as 1, a collision that only undercounts). */
 class KeySet {
-  private readonly slots = new Int32Array(SLOTS);
+  private readonly slots: Int32Array;
   size = 0;
+
+  /** `slots`: SLOTS, or 0 for the shape exemplar below (never probed). */
+  constructor(slots = SLOTS) {
+    this.slots = new Int32Array(slots);
+  }
 
   clear(): this {
     this.slots.fill(0);
@@ -149,6 +155,7 @@ class KeySet {
     }
   }
 }
+keepShape(new KeySet(0));
 
 /** Bytes per value of a dictionary entry for the fixed-width types probed (0 = not probed). */
 function fixedWidth(type: arrow.DataType): number {

@@ -23,16 +23,16 @@
 // unread) knows how far behind the worker is and keeps a page for itself when the worker already
 // has enough to do.
 //
-// Decompression reuses its buffers instead of allocating a fresh one each way per page: the main
-// thread copies a page's zstd frame into a buffer of a pool it keeps, transfers it to the worker,
-// which decompresses the frame in its zstd heap (the package's raw module exports, one context,
-// reused source and destination buffers; the package's decompressUsingDict where those are
-// missing), copies the content into the same buffer after the frame and transfers it back; the
-// decoder reads the content there and releases the buffer to the pool once the page is decoded
-// (nothing it returns keeps a view of it). The buffers are plain ArrayBuffers, not shared memory:
-// V8 copies between shared and unshared memory byte by byte unless both sides are word-aligned
-// alike (measured 2.5-3 GB/s against 20 GB/s), and page values start anywhere. (A fresh buffer per
-// page each way was 37.5 MB of garbage per 1 M-row read for the main thread's GC.)
+// Buffers: each page goes over in a buffer of the main thread's (a copy: the page may be a view of
+// the caller's Arrow data or of the encoder's scratch), transferred, and comes back transferred
+// with the result, to carry a later page: pages cost a memcpy each, not an allocation. A zstd
+// page to decompress comes back with its content in the same buffer, after the frame: the worker
+// decompresses in its zstd heap (the package's raw module exports, one context, reused source and
+// destination buffers; the package's decompressUsingDict where those are missing) and copies the
+// content there; the decoder reads it in place and returns the buffer to the spares once the page
+// is decoded (nothing it returns keeps a view of it). Plain ArrayBuffers, not shared memory: V8
+// copies between shared and unshared memory byte by byte unless both sides are word-aligned alike
+// (measured 2.5-3 GB/s against 20 GB/s), and page values start anywhere.
 
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -49,10 +49,12 @@ export const MIN_OFFLOAD_BYTES = 16 * 1024;
 const MAX_OUTSTANDING_BYTES = 1024 * 1024;
 /** The same for decompression (output bytes): a few pages, so the decoder waits little for a page it handed over. */
 const MAX_OUTSTANDING_DECOMPRESS_BYTES = 1024 * 1024;
-/** Bytes of page buffers kept for reuse (frames and contents of the pages being decompressed and decoded). */
-const POOL_BYTES = 4 * 1024 * 1024;
-/** The smallest page buffer allocated (a typical page and its frame fit: pages grow buffers only when they must). */
-const MIN_PAGE_BUFFER = 256 * 1024;
+/** Page buffers kept for reuse once the worker hands them back (the backlog limits keep a few in flight), */
+const MAX_SPARE_BUFFERS = 8;
+/** and the largest kept (larger ones are single big pages: not worth holding). */
+const MAX_SPARE_BYTES = 2 * 1024 * 1024;
+/** New page buffers are rounded up to this, so a buffer fits later pages of about the same size. */
+const BUFFER_GRAIN = 64 * 1024;
 
 /** The raw exports of the zstd package's emscripten module this code uses. */
 interface ZstdHeap {
@@ -185,7 +187,7 @@ const WORKER_SOURCE = `
   }
   parentPort.on("message", (m) => {
     if (m.out !== undefined) {
-      // a page in a buffer of the main thread's pool: its frame at 0, its content (m.size bytes at most) at m.out
+      // a page in a buffer of the main thread's: its frame at 0, its content (m.size bytes at most) at m.out
       let n;
       try {
         n = into(new Uint8Array(m.body, 0, m.length), m.size, new Uint8Array(m.body, m.out, m.size));
@@ -199,16 +201,17 @@ const WORKER_SOURCE = `
     }
     let out;
     try {
-      const body = new Uint8Array(m.body);
+      const body = new Uint8Array(m.body, 0, m.length);
       out = m.size !== undefined ? decompress(body, m.size) : m.codec === "snappy" ? snappy(body) : compress(body, m.level);
     } catch (e) {
-      parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
+      parentPort.postMessage({ id: m.id, error: String((e && e.message) || e), input: m.body }, [m.body]);
       return;
     } finally {
       Atomics.add(done, 0, m.work);
     }
-    const buffer = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.slice().buffer;
-    parentPort.postMessage({ id: m.id, body: buffer }, [buffer]);
+    const buffer = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength && out.buffer !== m.body ? out.buffer : out.slice().buffer;
+    // the input buffer goes back too: the main thread copies its next pages into it
+    parentPort.postMessage({ id: m.id, body: buffer, input: m.body }, [buffer, m.body]);
   });
   parentPort.postMessage({ ready: true, snappy: snappy !== undefined, heap: heapDecompression });
 })();
@@ -240,13 +243,16 @@ export interface HandedPage {
 class PageWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
+  /**
+   * Buffers the worker has handed back with its results, for the next pages posted: copying a
+   * page into one costs a memcpy, a fresh buffer also its allocation and first-touch page faults
+   * (several times the copy, measured on 1 M-row files).
+   */
+  private readonly spare: ArrayBuffer[] = [];
   private readonly done: Int32Array;
   private posted = 0;
   private nextId = 0;
   private dead = false;
-  /** Page buffers free for reuse (`pooled`: their bytes). */
-  private readonly pool: ArrayBuffer[] = [];
-  private pooled = 0;
   /** Resolves true once zstd is initialised there, false when the worker did not start. */
   readonly ready: Promise<boolean>;
   isReady = false;
@@ -257,13 +263,18 @@ class PageWorker {
   /** Pages handed to the worker so far. */
   offloaded = 0;
 
+  /** Buffers handed back by the worker and kept for the next pages. */
+  get spareBuffers(): number {
+    return this.spare.length;
+  }
+
   constructor(zstdPath: string, kernel: Uint8Array | undefined) {
     const progress = new SharedArrayBuffer(4);
     this.done = new Int32Array(progress);
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { zstd: zstdPath, kernel, progress } });
     let started!: (ok: boolean) => void;
     this.ready = new Promise((r) => (started = r));
-    this.worker.on("message", (m: { ready?: boolean; snappy?: boolean; heap?: boolean; failed?: string; id?: number; body?: ArrayBuffer; error?: string; n?: number }) => {
+    this.worker.on("message", (m: { ready?: boolean; snappy?: boolean; heap?: boolean; failed?: string; id?: number; body?: ArrayBuffer; input?: ArrayBuffer; error?: string; n?: number }) => {
       if (m.ready) {
         this.snappy = m.snappy === true;
         this.heapDecompression = m.heap === true;
@@ -275,6 +286,7 @@ class PageWorker {
       } else {
         const p = this.pending.get(m.id!);
         this.pending.delete(m.id!);
+        if (m.input) this.keepBuffer(m.input);
         if (this.pending.size === 0) this.worker.unref();
         if (m.n !== undefined) p?.resolve(m.n >= 0 ? new Uint8Array(m.body!, p.contentAt, m.n) : undefined, m.body);
         else if (m.body) p?.resolve(new Uint8Array(m.body));
@@ -307,49 +319,41 @@ class PageWorker {
 
   /**
    * `body` compressed by `codec` (zstd at `level`) in the worker (a copy of it is transferred), or
-   * undefined when the worker is not ready, cannot do that codec or has enough to do.
+   * undefined when the worker is not ready, cannot do that codec or has enough to do: a backlog
+   * past MAX_OUTSTANDING_BYTES, or (near the end of a file) more than the `remaining` bytes the
+   * caller still has to encode after this page, which the worker would still be compressing when
+   * the caller is done and waits.
    */
-  offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean): Promise<Uint8Array> | undefined {
+  offload(body: Uint8Array, codec: WorkerCodec, level: number, always: boolean, remaining = Infinity): Promise<Uint8Array> | undefined {
     if (codec === "snappy" && !this.snappy) return undefined;
-    if (!always && (body.length < MIN_OFFLOAD_BYTES || this.backlog() > MAX_OUTSTANDING_BYTES)) return undefined;
+    if (!always) {
+      const backlog = this.backlog();
+      if (body.length < MIN_OFFLOAD_BYTES || backlog > MAX_OUTSTANDING_BYTES || backlog + body.length > remaining) return undefined;
+    }
     return this.post({ codec, level }, body, body.byteLength, false) as Promise<Uint8Array> | undefined;
   }
 
   /**
    * The content (`size` bytes at most) of the zstd frame `body`, decompressed in the worker (`body`
-   * is copied into a pooled buffer, transferred there and back with the content), or undefined
+   * is copied into a spare buffer, transferred there and back with the content), or undefined
    * when the worker is not ready or (unless `always`) has enough to do.
    */
   decompress(body: Uint8Array, size: number, always: boolean): HandedPage | undefined {
     if (!this.isReady || this.dead || (!always && this.backlog() > MAX_OUTSTANDING_DECOMPRESS_BYTES)) return undefined;
     const contentAt = (body.length + 7) & ~7;
-    const buffer = this.take(contentAt + size);
+    const buffer = this.takeBuffer(contentAt + size);
     new Uint8Array(buffer, 0, body.length).set(body);
     let back: ArrayBuffer | undefined;
     const content = this.send({ length: body.length, out: contentAt, size }, buffer, size, true, contentAt, (b) => (back = b));
     // the worker takes pages in order and counts each one's work when done: this page is done once
     // the count reaches the work posted up to it (a wrapping 32-bit count)
     const posted = this.posted;
-    return { content, release: () => back && this.give(back), busy: () => !always && ((Atomics.load(this.done, 0) - posted) | 0) < 0 };
+    return { content, release: () => back && this.keepBuffer(back), busy: () => !always && ((Atomics.load(this.done, 0) - posted) | 0) < 0 };
   }
 
-  /** A buffer of at least `n` bytes: the pooled one released last that is large enough (warm in cache), else a new one. */
-  private take(n: number): ArrayBuffer {
-    let i = this.pool.length - 1;
-    while (i >= 0 && this.pool[i]!.byteLength < n) i--;
-    if (i < 0) return new ArrayBuffer(Math.max(n, MIN_PAGE_BUFFER));
-    const b = this.pool[i]!;
-    this.pool[i] = this.pool[this.pool.length - 1]!;
-    this.pool.pop();
-    this.pooled -= b.byteLength;
-    return b;
-  }
-
-  /** Returns a page buffer to the pool (dropped when the pool is full). */
-  private give(b: ArrayBuffer): void {
-    if (b.byteLength === 0 || this.pooled + b.byteLength > POOL_BYTES) return;
-    this.pool.push(b);
-    this.pooled += b.byteLength;
+  /** Keeps a buffer for later pages (dropped when enough are kept or it is a big one). */
+  private keepBuffer(b: ArrayBuffer): void {
+    if (b.byteLength > 0 && this.spare.length < MAX_SPARE_BUFFERS && b.byteLength <= MAX_SPARE_BYTES) this.spare.push(b);
   }
 
   /** Bytes (de)compression work posted and not yet done by the worker. */
@@ -359,8 +363,10 @@ class PageWorker {
 
   private post(m: { codec?: WorkerCodec; level?: number }, body: Uint8Array, work: number, decompress: boolean): Promise<Uint8Array | undefined> | undefined {
     if (!this.isReady || this.dead) return undefined;
-    const copy = new Uint8Array(body); // a copy of its own (Buffer#slice would be a view of a shared, maybe pooled buffer)
-    return this.send(m, copy.buffer, work, decompress, undefined, undefined);
+    // a copy of its own (Buffer#slice would be a view of a shared, maybe pooled buffer), in a spare buffer when one fits
+    const buffer = this.takeBuffer(body.byteLength);
+    new Uint8Array(buffer, 0, body.byteLength).set(body);
+    return this.send({ ...m, length: body.byteLength }, buffer, work, decompress, undefined, undefined);
   }
 
   /** Posts a page (`body` transferred), the promise of its result; `back` gets the buffer a decompressed page comes back in. */
@@ -386,6 +392,20 @@ class PageWorker {
     this.offloaded++;
     this.worker.postMessage({ id, ...m, work, body }, [body]);
     return result;
+  }
+
+  /** A spare buffer of at least `bytes` (the smallest that fits), or a new one. */
+  private takeBuffer(bytes: number): ArrayBuffer {
+    let best = -1;
+    for (let i = 0; i < this.spare.length; i++) {
+      const n = this.spare[i]!.byteLength;
+      if (n >= bytes && (best < 0 || n < this.spare[best]!.byteLength)) best = i;
+    }
+    if (best < 0) return new ArrayBuffer(Math.ceil(Math.max(bytes, 1) / BUFFER_GRAIN) * BUFFER_GRAIN);
+    const buffer = this.spare[best]!;
+    this.spare[best] = this.spare[this.spare.length - 1]!;
+    this.spare.pop();
+    return buffer;
   }
 
   /** Ends the worker (its pages fail with a PaimonError). */

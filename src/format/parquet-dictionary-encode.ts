@@ -8,6 +8,7 @@
 // but not its validity bitmap: row j is value j and validity bit data.offset + j.
 
 import type * as arrow from "apache-arrow";
+import { keepShape } from "../kernel/shapes.js";
 
 /** parquet-rs's default dictionary page size limit (bytes of the PLAIN-encoded dictionary). */
 export const DICTIONARY_PAGE_LIMIT = 1024 * 1024;
@@ -40,6 +41,7 @@ export class DictionaryScratch {
   stamp = 0;
   distinct = new Uint8Array(1 << 12);
 }
+keepShape(new DictionaryScratch());
 
 /**
  * The dictionary of rows [from, to) of column `c` of `batches` (row numbers over all batches), of

@@ -26,6 +26,7 @@ import { PARQUET_MAGIC } from "./parquet-pages.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { T_BINARY, T_BYTE, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
+import { keepShape } from "../kernel/shapes.js";
 
 export type FlatCodec = "zstd" | "snappy" | "none";
 
@@ -134,8 +135,13 @@ type Compress = (body: Uint8Array) => Uint8Array;
 /** How page bodies are compressed: here, or (where `offload` takes a body) on another thread, to the same bytes. */
 export interface PageCompression {
   compress: Compress;
-  /** The compressed body by another thread (which gets a copy), or undefined to compress it here. */
-  offload?(body: Uint8Array): Promise<Uint8Array> | undefined;
+  /**
+   * The compressed body by another thread (which gets a copy), or undefined to compress it here.
+   * `remaining`: about how many bytes this thread still has to encode after this page (the file's
+   * Arrow bytes not yet encoded), so that near the end of the file it keeps the pages the other
+   * thread could not finish before it.
+   */
+  offload?(body: Uint8Array, remaining: number): Promise<Uint8Array> | undefined;
 }
 
 /** The page compressor for `codec`, or null when it cannot be loaded here (the caller falls back to parquet-wasm). */
@@ -154,6 +160,7 @@ class Scratch {
     return this.buf;
   }
 }
+keepShape(new Scratch());
 
 /** Rows [from, to) of one Arrow Data (indexes without data.offset). */
 interface Piece {
@@ -321,10 +328,13 @@ export async function encodeFlatParquet(schema: arrow.Schema, input: readonly ar
       settle(group.g1);
     }
   };
+  /** Arrow bytes per row of each leaf, and the file's Arrow bytes not yet encoded (the `remaining` of PageCompression.offload). */
+  const leafBytesPerRow = leaves.map((_, c) => batches.reduce((n, b) => n + b.data.children[c]!.byteLength, 0) / Math.max(rows, 1));
+  let remaining = arrowBytes;
   /** The body compressed here, or by the other thread when it takes it. */
   const compressPage = (body: Uint8Array): Uint8Array | Promise<Uint8Array> => {
     if (codec === 0) return body.slice();
-    return compression.offload?.(body) ?? compression.compress(body);
+    return compression.offload?.(body, remaining) ?? compression.compress(body);
   };
 
   for (let g0 = 0, ordinal = 0; g0 < rows; g0 += groupRows, ordinal++) {
@@ -348,6 +358,7 @@ export async function encodeFlatParquet(schema: arrow.Schema, input: readonly ar
       for (const page of pagesOf(batches, c, g0, g1, sizing, pageRows, pageSize)) {
         const { body, stats, values } = encodePage(leaf, page.pieces, page.rows, scratch, dict && { dict, from: k });
         k += values;
+        remaining -= leafBytesPerRow[c]! * page.rows;
         const header = f(5, T_STRUCT, struct(f(1, T_I32, page.rows), f(2, T_I32, valueEncoding), f(3, T_I32, RLE), f(4, T_I32, RLE)));
         pages.push({ type: 0, bodyLength: body.length, compressed: compressPage(body), header, first: page.first });
         pageStats.push(stats);

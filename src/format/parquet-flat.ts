@@ -665,6 +665,10 @@ function readHybrid(buf: Uint8Array, pos: number, end: number, bitWidth: number,
   }
 }
 
+/** Set bits of each byte value. */
+const POPCOUNT = new Uint8Array(256);
+for (let v = 1; v < 256; v++) POPCOUNT[v] = (v & 1) + POPCOUNT[v >> 1]!;
+
 /**
  * Definition levels (0/1, bit width 1) of `count` rows as validity bits from row `row` on;
  * returns how many rows are valid.
@@ -681,7 +685,17 @@ function readDefLevels(buf: Uint8Array, count: number, valid: Uint8Array, row: n
       const groups = Math.floor(header / 2);
       if (pos + groups > end) fail("bit-packed run past the end");
       const take = Math.min(groups * 8, count - n);
-      for (let k = 0; k < take; k += 8) {
+      let k = 0;
+      if (((row + n) & 7) === 0) {
+        // the run starts a byte of validity (as every run does on pages of a multiple of 8 rows):
+        // its whole bytes are the validity bytes (bit i is row i in both), copied at once, and
+        // counted a byte a step
+        const whole = take >> 3;
+        valid.set(buf.subarray(pos, pos + whole), (row + n) >> 3);
+        for (let i = pos, stop = pos + whole; i < stop; i++) nonNull += POPCOUNT[buf[i]!]!;
+        k = whole * 8;
+      }
+      for (; k < take; k += 8) {
         let byte = buf[pos + (k >> 3)]!;
         if (take - k < 8) byte &= (1 << (take - k)) - 1;
         if (byte === 0) continue;
@@ -743,8 +757,6 @@ function readDictionary(page: Uint8Array, count: number, width: number): Dict {
   return { count, bytes: page, offsets: starts };
 }
 
-let alignedScratch = new Int32Array(0);
-
 /** PLAIN values: `nonNull` of them at values[pos..), spread over `numValues` rows by `valid` (undefined: no nulls). */
 function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined, borrowed: boolean): void {
   const width = b.width;
@@ -763,30 +775,7 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
       b.fixedValues().set(src, b.at * width);
       return;
     }
-    // scatter, as 32-bit words (bit-exact for every value, NaN payloads included)
-    const words = width >> 2;
-    // aligned 32-bit words of the values: a copy into scratch memory (the page's values may start
-    // anywhere; one reused buffer, not a fresh one per page)
-    if (alignedScratch.length < bytes >> 2) alignedScratch = new Int32Array(Math.max(bytes >> 2, 2 * alignedScratch.length));
-    const aligned = alignedScratch;
-    new Uint8Array(aligned.buffer, 0, bytes).set(src);
-    const fixed = b.fixedValues();
-    const out = new Int32Array(fixed.buffer, fixed.byteOffset + b.at * width, numValues * words);
-    if (words === 2) {
-      // 8-byte values (INT64, DOUBLE, TIMESTAMP): the common case, unrolled
-      for (let i = 0, k = 0; i < numValues; i++) {
-        if (((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
-        out[2 * i] = aligned[k]!;
-        out[2 * i + 1] = aligned[k + 1]!;
-        k += 2;
-      }
-      return;
-    }
-    for (let i = 0, k = 0; i < numValues; i++) {
-      if (((valid[(at + i) >> 3]! >> ((at + i) & 7)) & 1) === 0) continue;
-      for (let w = 0; w < words; w++) out[i * words + w] = aligned[k * words + w]!;
-      k++;
-    }
+    spreadValues(b.fixedValues(), width, at, numValues, nonNull, src, valid);
     return;
   }
   if (width === 0) {
@@ -800,6 +789,45 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     return;
   }
   plainByteArrays(b, values, pos, numValues, nonNull, valid);
+}
+
+/**
+ * Spreads the `nonNull` values of `width` bytes in `src` over rows [at, at + numValues) of `fixed`
+ * by the validity bits `valid`; null rows get zeros. The values go to the end of the rows' bytes
+ * first (one copy), then each run of valid rows moves down to its rows (copyWithin: a run never
+ * overtakes the values not moved yet, which lie past it), walking the null rows (few, by their set
+ * bits) rather than every row: builtins do the copying, fast on a process's first read too (a
+ * per-row loop runs in the interpreter until the JIT has compiled it). Bytes are moved as they
+ * are: every value bit-exact, NaN payloads included.
+ */
+function spreadValues(fixed: Uint8Array, width: number, at: number, numValues: number, nonNull: number, src: Uint8Array, valid: Uint8Array): void {
+  const base = at * width;
+  const words = new Int32Array(fixed.buffer, fixed.byteOffset, fixed.length >> 2); // a builder's own buffer: aligned, width 4 or 8
+  let from = base + (numValues - nonNull) * width; // the next value to move
+  fixed.set(src, from);
+  let row = 0; // the next row to fill (from `at`)
+  const first = at >> 3;
+  const last = (at + numValues - 1) >> 3;
+  for (let j = first; j <= last; j++) {
+    let nulls = ~valid[j]! & 0xff;
+    if (j === first) nulls &= (0xff << (at & 7)) & 0xff;
+    if (j === last) nulls &= 0xff >> (7 - ((at + numValues - 1) & 7));
+    while (nulls !== 0) {
+      const bit = nulls & -nulls;
+      const r = j * 8 + 31 - Math.clz32(bit) - at; // a null row
+      if (r > row) {
+        const bytes = (r - row) * width;
+        fixed.copyWithin(base + row * width, from, from + bytes);
+        from += bytes;
+      }
+      const q = (base + r * width) >> 2;
+      words[q] = 0;
+      if (width === 8) words[q + 1] = 0;
+      row = r + 1;
+      nulls ^= bit;
+    }
+  }
+  if (row < numValues) fixed.copyWithin(base + row * width, from, from + (numValues - row) * width);
 }
 
 /** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
@@ -906,26 +934,35 @@ function dictValues(b: Builder, dict: Dict, values: Uint8Array, pos: number, num
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * The host's native ASCII check (node:buffer `isAscii`: Node, Bun, Deno), looked up without an
+ * import so browser bundles stay free of `node:` modules; undefined elsewhere. Unlike the loop
+ * below it costs the same on a process's first read as on later ones (no JIT warm-up).
+ */
+const nativeIsAscii = ((): ((bytes: Uint8Array) => boolean) | undefined => {
+  try {
+    const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const f = (host?.getBuiltinModule?.("node:buffer") as { isAscii?: unknown } | undefined)?.isAscii;
+    return typeof f === "function" ? (f as (bytes: Uint8Array) => boolean) : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Whether every byte of `bytes` (which starts its own buffer) is ASCII. */
+function isAscii(bytes: Uint8Array): boolean {
+  if (nativeIsAscii) return nativeIsAscii(bytes);
+  // four bytes at a time
+  const words = new Uint32Array(bytes.buffer, 0, bytes.length >> 2);
+  let high = 0;
+  for (let i = 0; i < words.length; i++) high |= words[i]!;
+  for (let i = words.length * 4; i < bytes.length; i++) high |= bytes[i]!;
+  return (high & 0x80808080) === 0;
+}
+
 /** Throws unless every value is valid UTF-8 (as parquet-rs checks). */
 function checkUtf8(bytes: Uint8Array, offsets: Int32Array, rows: number): void {
-  // ASCII fast path, sixteen bytes at a time in four int32 lanes (twice as fast as one lane;
-  // Int32Array keeps the loop in int32 arithmetic) (`bytes` starts its own buffer)
-  const words = new Int32Array(bytes.buffer, 0, bytes.length >> 2);
-  let h0 = 0;
-  let h1 = 0;
-  let h2 = 0;
-  let h3 = 0;
-  let i = 0;
-  for (const last = words.length & ~3; i < last; i += 4) {
-    h0 |= words[i]!;
-    h1 |= words[i + 1]!;
-    h2 |= words[i + 2]!;
-    h3 |= words[i + 3]!;
-  }
-  let high = h0 | h1 | h2 | h3;
-  for (; i < words.length; i++) high |= words[i]!;
-  for (i = words.length * 4; i < bytes.length; i++) high |= bytes[i]!;
-  if ((high & 0x80808080) === 0) return;
+  if (isAscii(bytes)) return;
   utf8.decode(bytes); // the whole buffer valid, and no value starts inside a character:
   for (let r = 0; r < rows; r++) {
     const s = offsets[r]!;

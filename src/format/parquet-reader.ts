@@ -143,11 +143,14 @@ async function pageDecompressor(work: number): Promise<PageDecompressor | undefi
 
 /** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
 export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
+  if (flatModule) return flatModule;
+  // zstd starts loading now (server runtimes, where the decoder uses it) rather than once the chunk is imported
+  if (isServerRuntime()) void loadZstd();
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int8, arrow.Int16, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
     readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView,
   ];
-  return (flatModule ??= import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
+  return (flatModule = import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }
 
 /** Paimon type kinds whose columns the flat decoder takes (parquet-flat.ts `flatArrowType`). */

@@ -287,7 +287,7 @@ export class ParquetFileWriter {
     if (codec !== "none") {
       const worker = await pageWorkerFor(o.compressionWorker ?? true, this.bytes, WORKER_MIN_FILE_BYTES, WORKER_WAIT_FILE_BYTES);
       const always = o.compressionWorker === "always";
-      if (worker && (codec === "zstd" || worker.snappy)) compression.offload = (body) => worker.offload(body, codec, zstdLevel, always);
+      if (worker && (codec === "zstd" || worker.snappy)) compression.offload = (body, remaining) => worker.offload(body, codec, zstdLevel, always, remaining);
     }
     const kv = new Map(Object.entries(o.keyValueMetadata ?? {}));
     kv.set("ARROW:schema", arrowSchemaFooterValue(this.schema));

@@ -2,6 +2,8 @@
 // edited and written back byte-compatible. Used to read Parquet footers (FileMetaData) and to
 // build pruned footers for projected reads. Errors are plain `Error`s; callers wrap them.
 
+import { keepShape } from "../kernel/shapes.js";
+
 export const T_STOP = 0;
 export const T_TRUE = 1;
 export const T_FALSE = 2;
@@ -98,6 +100,7 @@ class Reader {
     return out;
   }
 }
+keepShape(new Reader(new Uint8Array(0), 0, 0));
 
 function readValue(r: Reader, type: number, depth: number): TValue {
   switch (type) {
@@ -229,6 +232,7 @@ class Writer {
     this.pos += b.length;
   }
 }
+keepShape(new Writer());
 
 function writeValue(w: Writer, type: number, value: TValue): void {
   switch (type) {

@@ -111,7 +111,36 @@ function instantiate(module: WebAssembly.Module): KernelExports {
  * `paimon-rt/kernels.wasm`, here or to `init({ kernels })`). A failed attempt leaves nothing
  * behind: a later call (or first use) tries again.
  */
-export async function initKernels(source?: KernelSource): Promise<void> {
+export function initKernels(source?: KernelSource): Promise<void> {
+  if (source !== undefined) return loadKernels(source);
+  if (kernel) return Promise.resolve();
+  // concurrent calls (a prefetch at table open, then the read) share one compile
+  loadingDefault ??= loadKernels(undefined).finally(() => {
+    loadingDefault = undefined;
+  });
+  return loadingDefault;
+}
+
+/** The package's own module being loaded by `initKernels()`, while it is. */
+let loadingDefault: Promise<void> | undefined;
+
+/**
+ * Starts loading the package's kernel module without waiting, where its bytes are a local file
+ * (Node, Deno, Bun), so compiling it (off the main thread) overlaps what comes before its first
+ * use: a table being opened calls it. Browsers and edge hosts load it when a read starts (or by
+ * init). A failure is left to that use, which reports it.
+ */
+export function prefetchKernels(): void {
+  if (kernel || loadingDefault) return;
+  try {
+    if (kernelWasmUrl().protocol !== "file:") return;
+  } catch {
+    return;
+  }
+  initKernels().catch(() => undefined);
+}
+
+async function loadKernels(source: KernelSource | undefined): Promise<void> {
   if (kernel && source === undefined) return;
   let module: WebAssembly.Module;
   try {

@@ -7,6 +7,8 @@ import { PaimonError } from "../error.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
 import { TableRead, type ReadOptions } from "../read/table-read.js";
+import { prefetchFlatDecoder } from "../format/parquet-reader.js";
+import { prefetchKernels } from "../kernel/wasm.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
 import { SchemaManager } from "./schema-manager.js";
@@ -15,6 +17,18 @@ import { FileStoreTable } from "./file-store-table.js";
 // Writing, committing, maintenance and the real-time writer are imported when first used, so
 // that a query-only bundle (paimon-rt/edge in a browser) leaves their code in chunks it never loads.
 
+/**
+ * Starts loading, without waiting, the modules a table's first read needs on this runtime: the
+ * flat Parquet decoder with its zstd module (Node, Deno, Bun) and the kernel module where it is a
+ * local file. Opening a table calls it once the schema read is under way, so compiling the wasm
+ * (off the main thread) and loading the modules overlap opening the table and planning its first
+ * scan instead of following them. Failures are left to the read, which reports them (or falls back).
+ */
+export function prefetchTableModules(): void {
+  void prefetchFlatDecoder();
+  prefetchKernels();
+}
+
 export class Table extends FileStoreTable {
   /**
    * Opens the table stored at `location` (a table directory: local path, `file://`,
@@ -22,7 +36,9 @@ export class Table extends FileStoreTable {
    */
   static async open(location: string | URL, options: WarehouseOptions = {}): Promise<Table> {
     const { fileIO, root } = await resolveWarehouse(location, options);
-    const schema = await new SchemaManager(fileIO, root).latest();
+    const latest = new SchemaManager(fileIO, root).latest();
+    prefetchTableModules(); // while the schema is read
+    const schema = await latest;
     if (schema === null) throw new PaimonError("NOT_FOUND", `no Paimon table at ${root} (no schema files)`);
     const parts = root.split("/").filter((p) => p !== "");
     const table = parts[parts.length - 1] ?? root;

@@ -27,4 +27,23 @@ describe("arrow-types", () => {
     // by id (file columns), a child whose id is absent is missing: nulls
     expect(convertData(data, to, "r").children[0]!.nullCount).toBe(2);
   });
+
+  it("returns a primitive Data of an equal type as it is, and relabels one whose type parameters differ", () => {
+    const ts = arrow.makeData({ type: new arrow.TimestampMicrosecond(), length: 2, nullCount: 0, data: BigInt64Array.from([1n, 2n]) });
+    // an equal type (another object): the same Data, no copy
+    expect(convertData(ts, new arrow.TimestampMicrosecond(), "t")).toBe(ts);
+    const s = arrow.vectorFromArray(["a", null, "bc"], new arrow.Utf8()).data[0]!;
+    expect(convertData(s, new arrow.Utf8(), "s")).toBe(s);
+    // a time zone only in the target: relabelled, same values
+    const zoned = convertData(ts, new arrow.TimestampMicrosecond("UTC"), "t");
+    expect(zoned).not.toBe(ts);
+    expect((zoned.type as arrow.TimestampMicrosecond).timezone).toBe("UTC");
+    expect(Array.from(zoned.values as unknown as BigInt64Array)).toEqual([1n, 2n]);
+    // decimal precision differs: relabelled
+    const dec = arrow.makeData({ type: new arrow.Decimal(2, 10, 128), length: 1, nullCount: 0, data: new Uint32Array([7, 0, 0, 0]) });
+    const wider = convertData(dec, new arrow.Decimal(2, 20, 128), "d");
+    expect(wider).not.toBe(dec);
+    expect((wider.type as arrow.Decimal).precision).toBe(20);
+    expect(Array.from(wider.values as unknown as Uint32Array)).toEqual([7, 0, 0, 0]);
+  });
 });

@@ -440,6 +440,57 @@ describe("flat encoder: zstd and snappy pages compressed on a worker thread (pag
     }
   }, 120_000);
 
+  it("pages travel in buffers the worker hands back: a page copied into a larger page's buffer gives exactly its own frame (zstd, snappy) and content (zstd decompression)", async () => {
+    // a new worker: no spare buffers yet
+    const previous = pageWorker()!;
+    await previous.terminate();
+    const worker = pageWorker()!;
+    expect(worker).not.toBe(previous);
+    expect(await worker.started()).toBe(true);
+    expect(worker.spareBuffers).toBe(0);
+    expect(worker.snappy).toBe(true);
+    const zstd = (await flatCompressor("zstd"))!;
+    const snappy = (await flatCompressor("snappy"))!;
+    const page = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => 97 + (Math.imul(i + seed, 2654435761) >>> 28));
+    // one page at a time: each goes over in the buffer the previous one came back in
+    const big = page(300_000, 1);
+    expect(await worker.offload(big, "zstd", 1, true)).toEqual(zstd(big));
+    expect(worker.spareBuffers).toBe(1);
+    for (const [n, seed] of [
+      [100_000, 2],
+      [17, 3],
+      [250_001, 4],
+      [1, 5],
+    ] as const) {
+      const p = page(n, seed);
+      const frame = (await worker.offload(p, "zstd", 1, true))!;
+      expect(frame, `zstd ${n}`).toEqual(zstd(p));
+      expect(await worker.offload(p, "snappy", 1, true), `snappy ${n}`).toEqual(snappy(p));
+      const d = worker.decompress(frame, n, true)!;
+      expect(await d.content, `decompressed ${n}`).toEqual(p);
+      expect(worker.spareBuffers).toBe(0); // the content is in it until the page is released
+      d.release();
+      expect(worker.spareBuffers).toBe(1); // reused, not a new buffer per page
+    }
+  });
+
+  it("near the end of a file the worker takes a page only while its backlog and the page fit the bytes the caller still has to encode (offload's remaining)", async () => {
+    const worker = pageWorker()!;
+    expect(await worker.started()).toBe(true);
+    expect(worker.backlog()).toBe(0);
+    const zstd = (await flatCompressor("zstd"))!;
+    const body = Uint8Array.from({ length: 64 * 1024 }, (_, i) => i % 251);
+    expect(worker.offload(body, "zstd", 1, false, 0)).toBeUndefined(); // nothing left to encode: the caller compresses it
+    expect(worker.offload(body, "zstd", 1, false, body.length - 1)).toBeUndefined();
+    // an idle worker takes a page that fits what is left (how long it holds a page is up to the
+    // thread scheduler: a page in its backlog is not asserted on)
+    const taken = worker.offload(body, "zstd", 1, false, body.length);
+    expect(taken).toBeDefined();
+    expect(await taken).toEqual(zstd(body));
+    // without a hint (mid-file), only the backlog limit applies
+    expect(await worker.offload(body, "zstd", 1, false)).toEqual(zstd(body));
+  });
+
   it("a worker that dies with pages in flight fails the file with a PaimonError; the next file gets a new worker and the same bytes as inline", async () => {
     const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING())];
     const n = 50_000;

@@ -1,0 +1,86 @@
+// Opening a table starts loading what its first read needs (table.ts `prefetchTableModules`: the
+// flat decoder with zstd, the kernel module) without waiting for it. In processes of their own,
+// built from this checkout's src: where WebAssembly is unavailable (node --jitless) the table
+// still opens and plans, and the read fails with the kernels' UNSUPPORTED PaimonError (no
+// unhandled rejection from the prefetch ends the process); and the prefetch and a read's
+// initKernels() share one load of the kernel module.
+// Node only (it spawns process.execPath with Node flags): not among the Deno/Bun portable suites.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as arrow from "apache-arrow";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { Catalog } from "../src/index.js";
+import { buildDistInto } from "./support/built-dist.js";
+
+const dir = mkdtempSync(join(tmpdir(), "paimon-rt-open-prefetch-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+beforeAll(async () => {
+  buildDistInto(dir);
+  const catalog = await Catalog.open(join(dir, "warehouse"));
+  await catalog.createDatabase("db");
+  const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT" }, { name: "name", type: "STRING" }] });
+  const w = await table.newWrite({ commitUser: "u" });
+  await w.write(
+    new arrow.RecordBatch({
+      id: arrow.makeData({ type: new arrow.Int64(), length: 3, data: BigInt64Array.from([1n, 2n, 3n]) }),
+      name: arrow.vectorFromArray(["a", null, "c"], new arrow.Utf8()).data[0]!,
+    }),
+  );
+  await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+}, 300_000);
+
+/** Runs `script` (an ES module) with Node `flags` in `dir`. */
+function run(flags: string[], script: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [...flags, "--input-type=module", "-e", script], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const OPEN_AND_READ = `
+import { Catalog, Table } from "./dist/index.js";
+const out = [];
+for (const open of [() => Catalog.open("warehouse").then((c) => c.getTable("db.t")), () => Table.open("warehouse/db.db/t")]) {
+  const table = await open();
+  out.push("opened " + table.schema.fields.map((f) => f.name).join(","));
+  const plan = await table.newScan().plan();
+  out.push("splits " + plan.splits.length);
+  try {
+    const t = await table.newRead().toArrow(plan.splits);
+    out.push("rows " + t.numRows);
+  } catch (e) {
+    out.push(e.constructor.name + " " + e.code + " " + e.message);
+  }
+}
+process.stdout.write(out.join("\\n"));
+`;
+
+it("a table opens and plans where WebAssembly is unavailable; its read fails with the kernels' UNSUPPORTED PaimonError", () => {
+  const { code, stdout, stderr } = run(["--jitless"], OPEN_AND_READ);
+  expect(code, stderr).toBe(0);
+  const failure =
+    "PaimonError UNSUPPORTED the kernels module (paimon-rt's kernel wasm) could not be compiled in this runtime: WebAssembly is not defined; pass the module to init({ kernels }) (import paimon-rt/kernels.wasm as a WebAssembly.Module)";
+  expect(stdout.split("\n")).toEqual(["opened id,name", "splits 1", failure, "opened id,name", "splits 1", failure]);
+});
+
+it("the same process with WebAssembly reads the rows", () => {
+  const { code, stdout, stderr } = run([], OPEN_AND_READ);
+  expect(code, stderr).toBe(0);
+  expect(stdout.split("\n")).toEqual(["opened id,name", "splits 1", "rows 3", "opened id,name", "splits 1", "rows 3"]);
+});
+
+it("the kernel prefetch of a table open and a read's initKernels() share one load", () => {
+  const script = `
+import { initKernels, kernelExports, prefetchKernels } from "./dist/kernel/wasm.js";
+prefetchKernels();
+const a = initKernels();
+const b = initKernels();
+await a;
+const after = initKernels();
+process.stdout.write(JSON.stringify({ shared: a === b, fresh: after !== a, alloc: typeof kernelExports().pr_alloc }));
+`;
+  const { code, stdout, stderr } = run([], script);
+  expect(code, stderr).toBe(0);
+  expect(JSON.parse(stdout)).toEqual({ shared: true, fresh: true, alloc: "function" });
+});
