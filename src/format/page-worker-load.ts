@@ -22,3 +22,9 @@ export async function pageWorkerFor(use: boolean | "always", bytes: number, minB
   if (use === "always" || bytes >= waitBytes) return (await worker.started()) ? worker : undefined;
   return undefined;
 }
+
+/** zstd decompression into the zstd package's heap on this thread (page-worker.ts `zstdHeapView`), where the worker module loads. */
+export async function zstdHeapView(): Promise<((data: Uint8Array, size: number) => Uint8Array) | null> {
+  pageWorkerModule ??= import(/* @vite-ignore */ PAGE_WORKER_MODULE).catch(() => null);
+  return (await (await pageWorkerModule)?.zstdHeapView()) ?? null;
+}

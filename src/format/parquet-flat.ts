@@ -45,6 +45,7 @@ export type FlatDeps = [
   isServerRuntime: typeof isServerRuntime,
   snappyUncompress: typeof snappyUncompress,
   pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>,
+  zstdHeapView: () => Promise<Zstd | null>,
 ];
 
 interface Deps {
@@ -61,6 +62,8 @@ interface Deps {
   snappyUncompress: typeof snappyUncompress;
   /** The page worker's decompressor for a row group of `work` zstd page bytes, when one is to be used (server runtimes). */
   pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>;
+  /** zstd decompression into reused memory of the zstd module (the content valid until the next call into it), where there is one (Node). */
+  zstdHeapView: () => Promise<Zstd | null>;
 }
 
 let D: Deps;
@@ -81,8 +84,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor };
+  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -129,6 +132,18 @@ function zstdNow(): Promise<Zstd | null> {
 function zstdDecoder(): Promise<Zstd | null> {
   zstd ??= D.loadZstd().then((z) => z?.decompress ?? null);
   return zstd;
+}
+
+let zstdView: Promise<Zstd | null> | undefined;
+/**
+ * zstd decompression into the zstd module's own memory, reused from call to call (no fresh buffer
+ * and copy per page: a 1 M-row read decompresses 37.5 MB), or null where that is not available
+ * (then `zstdNow`'s). Its content is valid until the next call into the module, so a page is
+ * decoded right after it is decompressed and nothing decoded keeps a view of it.
+ */
+function zstdViewNow(): Promise<Zstd | null> {
+  zstdView ??= D.isServerRuntime() ? D.zstdHeapView().catch(() => null) : Promise.resolve(null);
+  return zstdView;
 }
 
 /** The Arrow type the decoder produces for a leaf schema element, or undefined when out of scope. */
@@ -224,8 +239,9 @@ async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileCol
   });
   if (picked.length === 0) return out;
   const zstdFn = picked.some((x) => x.col.codec === 6) ? await zstdNow() : null;
+  const view = zstdFn ? await zstdViewNow() : null;
   const chunks = await D.readLeafChunks(src, footer, picked.map((x) => x.leaf), r);
-  const decoded = await decodeChunks(chunks, picked.map((x) => x.col), zstdFn, D.pageDecompressor);
+  const decoded = await decodeChunks(chunks, picked.map((x) => x.col), zstdFn, view, D.pageDecompressor);
   picked.forEach((x, j) => {
     out[x.i] = decoded[j];
   });
@@ -241,13 +257,14 @@ async function decodeFlatPages(src: ByteSource, footer: ParquetFooter, c: number
   const col = flatColumn(footer, c, r, subset ? subset.numRows : footer.rowGroups[r]!.numRows, true);
   if (!col) return undefined;
   const zstdFn = col.codec === 6 ? await zstdNow() : null;
+  const view = zstdFn ? await zstdViewNow() : null;
   let chunk: Uint8Array;
   if (subset) {
     const parts = await Promise.all(subset.ranges.map((m) => src.read(m.start, m.length)));
     chunk = parts.length === 1 ? parts[0]! : new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
     if (parts.length > 1) parts.reduce((at, x) => (chunk.set(x, at), at + x.length), 0);
   } else chunk = (await D.readLeafChunks(src, footer, [footer.columns[c]!.leafStart], r))[0]!;
-  return (await decodeChunks([chunk], [col], zstdFn))[0];
+  return (await decodeChunks([chunk], [col], zstdFn, view))[0];
 }
 
 /** File column `c` of row group `r` as the decoder takes it (`rows` rows; SNAPPY with `snappy`), or undefined when out of scope. */
@@ -278,19 +295,26 @@ export interface FlatColumn {
   bytes: number;
 }
 
-/** Decompresses zstd page data of `size` bytes on another thread, or returns undefined when that thread has enough to do. */
-export type PageDecompressor = (data: Uint8Array, size: number) => Promise<Uint8Array | undefined> | undefined;
+/**
+ * Decompresses zstd page data of `size` bytes on another thread, or returns undefined when that
+ * thread has enough to do: the content (undefined when the frame does not decompress) is a view of
+ * memory that is reused once `release()` is called, so nothing decoded from it may keep a view of it.
+ */
+export type PageDecompressor = (data: Uint8Array, size: number) => { content: Promise<Uint8Array | undefined>; release(): void; busy(): boolean } | undefined;
 
 /**
  * Decodes column chunks (their complete bytes) into Arrow Data, each undefined when it uses
  * something outside this decoder's scope or is inconsistent (the caller then uses parquet-wasm).
- * `zstdFn` is `await zstdNow()`. With `offload` (the page worker, for large zstd reads on server
- * runtimes), zstd pages ahead of the one being decoded are decompressed on the worker while this
- * thread decodes, a few pages' worth at a time; the pages the worker has no room for are
- * decompressed here. Either way each page's content is the same bytes. A worker that fails
- * rejects: the read fails with its PaimonError (IO_ERROR), not with a fallback.
+ * `zstdFn` is `await zstdNow()`; `zstdView` is `await zstdViewNow()`, used instead where not null
+ * (its content is decoded before the next call). With `offload` (the page worker, for large zstd
+ * reads on server runtimes), zstd pages after the one being decoded are handed to the worker while
+ * it has room (a few pages' worth), the others are decompressed here: at their turn, or ahead of
+ * it while the worker is still on the page this thread is about to decode (instead of waiting
+ * idle: decoding takes this thread less time than decompressing takes the worker), the worker's
+ * queue refilled between those pages. Either way each page's content is the same bytes. A worker
+ * that fails rejects: the read fails with its PaimonError (IO_ERROR), not with a fallback.
  */
-async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatColumn[], zstdFn: Zstd | null, offload?: (work: number) => Promise<PageDecompressor | undefined>): Promise<Array<arrow.Data | undefined>> {
+async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatColumn[], zstdFn: Zstd | null, zstdView: Zstd | null, offload?: (work: number) => Promise<PageDecompressor | undefined>): Promise<Array<arrow.Data | undefined>> {
   const units: Page[] = [];
   const parsed = chunks.map((chunk, j) => {
     try {
@@ -303,35 +327,57 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
     }
   });
   const decompressor = zstdFn && offload && units.length > 1 ? await offload(units.reduce((n, u) => n + Math.max(u.size, 0), 0)) : undefined;
-  const handed: Array<Promise<Uint8Array | undefined> | undefined> = [];
-  let next = 0; // the next unit to hand over
+  const handed: Array<ReturnType<PageDecompressor>> = [];
+  /** Units decompressed here ahead of their turn (null: the frame did not decompress). */
+  const ahead: Array<Uint8Array | null | undefined> = [];
+  let next = 0; // the next unit to hand over (or decompress ahead)
   const out: Array<arrow.Data | undefined> = [];
   for (const x of parsed) {
     let ok = x !== undefined;
     for (const page of x?.pages ?? []) {
       let fromWorker: Uint8Array | undefined | null = null; // null: not handed over
+      let pending: ReturnType<PageDecompressor>;
       if (decompressor && page.unit >= 0) {
-        // hand the worker the pages after this one while it has room, then take this one
+        pending = handed[page.unit];
+        handed[page.unit] = undefined;
+        // hand the worker the pages after this one while it has room; while it is still on this
+        // page (and has no room), decompress the next page here and try again
         for (next = Math.max(next, page.unit + 1); next < units.length; next++) {
           const u = units[next]!;
           const r = decompressor(u.data, u.size);
-          if (!r) break;
-          handed[next] = r;
+          if (r) handed[next] = r;
+          else if (pending?.busy()) {
+            try {
+              // kept until its turn: out of the module's memory into a spare buffer (reused once decoded)
+              ahead[next] = zstdView ? spareCopy(zstdView(u.data, u.size)) : zstdFn!(u.data, u.size);
+            } catch {
+              ahead[next] = null;
+            }
+          } else break;
         }
-        const pending = handed[page.unit];
-        handed[page.unit] = undefined;
-        if (pending) fromWorker = await pending; // a failing worker rejects: so does the read
+        if (pending) fromWorker = await pending.content; // a failing worker rejects: so does the read
       }
-      if (!ok) continue;
+      const early = page.unit >= 0 ? ahead[page.unit] : undefined;
+      if (early !== undefined) ahead[page.unit] = undefined;
       try {
+        if (!ok) continue;
         let content = page.data;
-        if (fromWorker !== null) {
-          content = fromWorker ?? fail("zstd frame");
+        let borrowed = true; // content in memory that is reused after this page
+        if (early !== undefined) {
+          content = early ?? fail("zstd frame");
+          borrowed = zstdView !== null;
+        } else if (fromWorker !== null) content = fromWorker ?? fail("zstd frame");
+        else if (page.packed && x!.c.col.codec === 6 && zstdView) content = zstdView(page.data, page.size);
+        else borrowed = false;
+        if (borrowed || early !== undefined) {
           if (content.length !== page.size) fail("page size mismatch");
         } else if (page.packed) content = decompress(x!.c.col.codec, page.data, page.size, zstdFn);
-        decodePage(x!.c, page, content);
+        decodePage(x!.c, page, content, borrowed);
       } catch {
         ok = false; // out of scope or inconsistent: parquet-wasm decodes the chunk (and reports corruption)
+      } finally {
+        pending?.release(); // the page is decoded: nothing decoded keeps a view of its content
+        if (early && zstdView) giveSpare(early);
       }
     }
     let data: arrow.Data | undefined;
@@ -367,6 +413,21 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
 }
 
 const NO_VALUES = new Uint8Array(0);
+
+/** Buffers for pages decompressed ahead of their turn, reused once those pages are decoded. */
+const spares: Uint8Array[] = [];
+
+/** `content` copied into a spare buffer (`giveSpare` it back once decoded). */
+function spareCopy(content: Uint8Array): Uint8Array {
+  const i = spares.findIndex((b) => b.length >= content.length);
+  const buffer = i < 0 ? new Uint8Array(Math.max(content.length, 256 * 1024)) : spares.splice(i, 1)[0]!;
+  buffer.set(content);
+  return buffer.subarray(0, content.length);
+}
+
+function giveSpare(content: Uint8Array): void {
+  if (spares.length < 8) spares.push(new Uint8Array(content.buffer));
+}
 
 /** Output under construction: validity, fixed-width values (as bytes) or strings. */
 class Builder {
@@ -475,8 +536,11 @@ function startChunk(col: FlatColumn): ChunkDecode {
   return { col, maxDef: repetition === 1 ? 1 : 0, b: new Builder(col.rows, width, col.bytes), dict: undefined };
 }
 
-/** Decodes `page` of chunk `c`, its `data` uncompressed in `content`. */
-function decodePage(c: ChunkDecode, page: Page, content: Uint8Array): void {
+/**
+ * Decodes `page` of chunk `c`, its `data` uncompressed in `content`; `borrowed`: `content` is
+ * memory that is reused after this call, so what the chunk keeps (a dictionary, values) is copied.
+ */
+function decodePage(c: ChunkDecode, page: Page, content: Uint8Array, borrowed: boolean): void {
   const b = c.b;
   const maxDef = c.maxDef;
   if (page.type === 2) {
@@ -484,7 +548,7 @@ function decodePage(c: ChunkDecode, page: Page, content: Uint8Array): void {
     const enc = getNumber(h, 2);
     if (c.dict || (enc !== ENC_PLAIN && enc !== ENC_PLAIN_DICTIONARY)) fail("dictionary page");
     const count = getNumber(h, 1) ?? -1;
-    c.dict = readDictionary(content, count, b.width);
+    c.dict = readDictionary(borrowed ? new Uint8Array(content) : content, count, b.width);
     return;
   }
   const values = content;
@@ -519,7 +583,7 @@ function decodePage(c: ChunkDecode, page: Page, content: Uint8Array): void {
     b.nullCount += numValues - nonNull;
   }
   const valid = nonNull < numValues ? b.valid : undefined;
-  if (encoding === ENC_PLAIN) plainValues(b, values, pos, numValues, nonNull, valid);
+  if (encoding === ENC_PLAIN) plainValues(b, values, pos, numValues, nonNull, valid, borrowed);
   else if (encoding === ENC_PLAIN_DICTIONARY || encoding === ENC_RLE_DICTIONARY) {
     if (!c.dict) fail("dictionary indices without a dictionary");
     dictValues(b, c.dict!, values, pos, numValues, nonNull, valid);
@@ -694,7 +758,7 @@ function readDictionary(page: Uint8Array, count: number, width: number): Dict {
 }
 
 /** PLAIN values: `nonNull` of them at values[pos..), spread over `numValues` rows by `valid` (undefined: no nulls). */
-function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined): void {
+function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined, borrowed: boolean): void {
   const width = b.width;
   const at = b.at;
   if (width > 0) {
@@ -704,7 +768,7 @@ function plainValues(b: Builder, values: Uint8Array, pos: number, numValues: num
     if (!valid) {
       // One page holding every row of a column without nulls, decompressed into a buffer of
       // its own that holds exactly the values: the values themselves (no copy).
-      if (b.values === NO_VALUES && numValues === b.rows && pos === 0 && values.byteOffset === 0 && values.byteLength === bytes && values.buffer.byteLength === bytes && values.buffer instanceof ArrayBuffer) {
+      if (!borrowed && b.values === NO_VALUES && numValues === b.rows && pos === 0 && values.byteOffset === 0 && values.byteLength === bytes && values.buffer.byteLength === bytes && values.buffer instanceof ArrayBuffer) {
         b.values = values;
         return;
       }

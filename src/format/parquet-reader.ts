@@ -18,7 +18,7 @@ import { getValue } from "./thrift.js";
 import { loadZstd } from "../spec/zstd.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
 import { isServerRuntime, isWasmTrap, prefetchParquetWasm, withParquetWasm } from "./wasm.js";
-import { pageWorkerFor } from "./page-worker-load.js";
+import { pageWorkerFor, zstdHeapView } from "./page-worker-load.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { concatData } from "../arrow/concat.js";
 import { ChunkCache, dataBytes } from "./chunk-cache.js";
@@ -148,7 +148,7 @@ export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   if (isServerRuntime()) void loadZstd();
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int8, arrow.Int16, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
-    readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor,
+    readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView,
   ];
   return (flatModule = import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }

@@ -13,7 +13,8 @@ import { readFooter, readLeafChunks } from "../../src/format/footer.js";
 import { readPageHeader } from "../../src/format/parquet-pages.js";
 import { convertData, readArrowField } from "../../src/format/arrow-types.js";
 import { pageSubset, pagesNeedDictionary, readChunkPages } from "../../src/format/page-index.js";
-import { pageWorker } from "../../src/format/page-worker.js";
+import { pageWorker, zstdHeapView } from "../../src/format/page-worker.js";
+import { loadZstd } from "../../src/spec/zstd.js";
 import { prefetchFlatDecoder, setDecompressionWorker, setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { PaimonError } from "../../src/error.js";
 import { toByteSource } from "../../src/format/source.js";
@@ -81,12 +82,30 @@ function expectSame(flat: arrow.Table, wasm: arrow.Table, fields: readonly DataF
   }
 }
 
+/** The flat decoder's Data of every column of the one row group of `bytes` (`columns` of them; each must be taken by the decoder). */
+async function decodeFlatData(bytes: Uint8Array, columns: number): Promise<arrow.Data[]> {
+  const src = toByteSource(bytes, "f.parquet");
+  const footer = await readFooter(src);
+  expect(footer.rowGroups.length).toBe(1);
+  const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, Array.from({ length: columns }, (_, i) => i), 0);
+  expect(decoded.every((d) => d !== undefined)).toBe(true);
+  return decoded as arrow.Data[];
+}
+
+/** `decodeFlatData` as the values of each column. */
+async function decodeFlat(bytes: Uint8Array, columns: number): Promise<unknown[][]> {
+  return (await decodeFlatData(bytes, columns)).map((d) => [...arrow.makeVector(d)]);
+}
+
 /** `bytes` in a Node Buffer that is a view into a larger buffer, as Node's Buffer pool hands out (Buffer#slice is a view too). */
 function pooledBuffer(bytes: Uint8Array): Buffer {
   const pool = Buffer.alloc(bytes.length + 8192, 0x5a);
   pool.set(bytes, 4099);
   return pool.subarray(4099, 4099 + bytes.length);
 }
+
+/** Node (not Deno or Bun, which run this suite too): where the zstd package's raw module is known to be reachable. */
+const onNode = (globalThis as { Deno?: unknown; Bun?: unknown }).Deno === undefined && (globalThis as { Bun?: unknown }).Bun === undefined;
 
 afterEach(() => {
   setFlatDecoding(true);
@@ -290,6 +309,91 @@ describe("flat-column decoder", () => {
     expect(Buffer.compare(arrow.tableToIPC(again, "stream"), arrow.tableToIPC(inline, "stream"))).toBe(0);
     for (const f of fields) expect(tableColumn(again, f.name, f.type), f.name).toEqual(cols[f.name as keyof typeof cols]);
   }, 120_000);
+
+  it("reused page memory leaks into no result: a zstd read's Arrow data stays the written values after other reads reuse the memory its pages were decompressed in (inline into the zstd heap, pooled worker buffers, pages decompressed ahead)", async () => {
+    // two files of different values: single-page no-null columns (a page the decoder could take
+    // whole), dictionary pages (kept while the chunk decodes), PLAIN strings and nullable doubles
+    const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING()), F(3, "v", T.DOUBLE()), F(4, "tag", T.STRING()), F(5, "n", notNull(T.INT()))];
+    const make = (n: number, salt: number) => ({
+      id: Array.from({ length: n }, (_, i) => BigInt(i) * 7919n + BigInt(salt)),
+      name: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `name-${salt}-${(Math.imul(i + salt, 2654435761) >>> 0).toString(16)}`)),
+      v: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : i * 0.25 + salt)),
+      tag: Array.from({ length: n }, (_, i) => `tag-${salt}-${i % 7}`),
+      n: Array.from({ length: n }, (_, i) => i * 3 + salt),
+    });
+    const cases = [
+      { rows: 5_000, pageSize: 1 << 20, dictionary: false }, // one page per column
+      { rows: 60_000, pageSize: 16 * 1024, dictionary: true }, // many pages, dictionaries
+    ];
+    for (const use of [false, "always", true] as const) {
+      for (const { rows, pageSize, dictionary } of cases) {
+        const a = make(rows, 1);
+        const b = make(rows, 2);
+        const fileA = await writeParquet(fields, batch(fields, a), { compression: "zstd", pageSize, dictionary });
+        const fileB = await writeParquet(fields, batch(fields, b), { compression: "zstd", pageSize, dictionary });
+        setDecompressionWorker(use);
+        const first = await readParquet(fileA.bytes, { fields });
+        const ipc = arrow.tableToIPC(first, "stream");
+        // the flat decoder's own Data (it takes every chunk: none is left to parquet-wasm, whose
+        // fallback would hide a decoder that read overwritten memory)
+        const flatA = await decodeFlat(fileA.bytes, fields.length);
+        expect(flatA, `${use} ${rows}`).toEqual(fields.map((f) => a[f.name as keyof typeof a]));
+        const dataA = await decodeFlatData(fileA.bytes, fields.length);
+        for (const f of fields) expect(tableColumn(first, f.name, f.type), `${use} ${rows} ${f.name}`).toEqual(a[f.name as keyof typeof a]);
+        // reads of the other file (and of the same one) reuse the heap, the pool and the spare buffers
+        const second = await readParquet(fileB.bytes, { fields });
+        await Promise.all([readParquet(fileB.bytes, { fields }), readParquet(fileA.bytes, { fields }), decodeFlat(fileB.bytes, fields.length)]);
+        for (const f of fields) expect(tableColumn(second, f.name, f.type), `${use} ${rows} ${f.name}`).toEqual(b[f.name as keyof typeof b]);
+        for (const f of fields) expect(tableColumn(first, f.name, f.type), `${use} ${rows} ${f.name} after`).toEqual(a[f.name as keyof typeof a]);
+        expect(Buffer.compare(arrow.tableToIPC(first, "stream"), ipc)).toBe(0);
+        expect(dataA.map((d) => [...arrow.makeVector(d)]), `${use} ${rows} flat after`).toEqual(fields.map((f) => a[f.name as keyof typeof a]));
+      }
+    }
+  }, 120_000);
+
+  it("zstd content decompressed into the zstd heap is the frame's exact content, a view that the next decompression overwrites (the flat decoder decodes each page before the next call)", async () => {
+    const view = await zstdHeapView();
+    // Node reaches the package's emscripten module; Deno and Bun may not (then pages are copied out as before)
+    if (!onNode && view === null) return;
+    expect(view).toBeTypeOf("function");
+    if (!view) return;
+    const zstd = (await loadZstd())!;
+    const a = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) & 0xff);
+    const b = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 13 + 5) & 0xff);
+    const first = view(zstd.compress(a, 3), a.length);
+    expect(Buffer.compare(first, a)).toBe(0);
+    const second = view(zstd.compress(b, 3), b.length);
+    expect(Buffer.compare(second, b)).toBe(0);
+    expect(first.byteOffset).toBe(second.byteOffset); // the same memory: the first content is gone
+    expect(Buffer.compare(new Uint8Array(second.buffer, first.byteOffset, first.length), b)).toBe(0);
+    // a frame whose content is not `size` bytes throws (the decoder then leaves the chunk to parquet-wasm)
+    expect(() => view(zstd.compress(a, 3), a.length - 1)).toThrow();
+    expect(() => view(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 8)).toThrow();
+  });
+
+  it("the page worker decompresses in its zstd heap into spare buffers: exact contents, a released buffer is kept for later pages, a bad frame resolves to undefined", async () => {
+    setDecompressionWorker("always");
+    const worker = pageWorker()!;
+    expect(await worker.started()).toBe(true);
+    if (onNode) expect(worker.heapDecompression).toBe(true); // else it may copy out of decompressUsingDict: the same contents
+    const zstd = (await loadZstd())!;
+    const a = Uint8Array.from({ length: 50_000 }, (_, i) => (i * 7) & 0xff);
+    const b = Uint8Array.from({ length: 40_000 }, (_, i) => (i * 11 + 3) & 0xff);
+    const pa = worker.decompress(zstd.compress(a, 3), a.length, true)!;
+    expect(pa.busy()).toBe(false); // handed over "always": the caller does not work around it
+    const ca = (await pa.content)!;
+    expect(Buffer.compare(ca, a)).toBe(0);
+    const kept = worker.spareBuffers;
+    pa.release(); // its buffer joins the spares (at most 8 kept), for later pages
+    expect(worker.spareBuffers).toBe(Math.min(kept + 1, 8));
+    const pb = worker.decompress(zstd.compress(b, 3), b.length, true)!;
+    const cb = (await pb.content)!;
+    expect(Buffer.compare(cb, b)).toBe(0);
+    pb.release();
+    const bad = worker.decompress(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 8, true)!;
+    expect(await bad.content).toBeUndefined();
+    bad.release();
+  });
 
   it("an uncompressed file in a Node Buffer (a view of a shared pool) decodes to the written values: nullable fixed-width PLAIN pages and dictionaries copy their own bytes", async () => {
     const fields = [F(1, "i", T.INT()), F(2, "d", T.DOUBLE()), F(3, "l", T.BIGINT())];
