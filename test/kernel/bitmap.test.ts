@@ -250,6 +250,35 @@ describe("RoaringBitmap32 (kernel crate)", () => {
     for (const x of [a, b, staticOr]) x.dispose();
   });
 
+  it("in-place or leaves a container that is already full as it is, like CRoaring", () => {
+    // found by the property below (seed -688563050): key 1 of a is a full bitmap container,
+    // key 1 of b a full run; roaring_bitmap_or_inplace skips a full container, the static or does not
+    const buildA = <T extends { addMany(v: Uint32Array): unknown; addRange(a: number, b: number): unknown }>(x: T): T => {
+      x.addMany(Uint32Array.from([131071]));
+      x.addRange(65537, 65537 + 65534);
+      x.addMany(Uint32Array.from([65536]));
+      return x;
+    };
+    const buildB = <T extends { addRange(a: number, b: number): unknown }>(x: T): T => {
+      x.addRange(65535, 65535 + 65537);
+      return x;
+    };
+    const a = buildA(new RoaringBitmap32());
+    const ra = buildA(new RW());
+    const b = buildB(new RoaringBitmap32());
+    const rb = buildB(new RW());
+    const staticOr = RoaringBitmap32.or(a, b);
+    expect(hex(staticOr.serializePortable())).toBe(hex(RW.or(ra, rb).serialize("portable")));
+    a.orInPlace(b);
+    ra.orInPlace(rb);
+    expect(hex(a.serializePortable())).toBe(hex(ra.serialize("portable")));
+    expect(a.size).toBe(65537);
+    expect(staticOr.size).toBe(65537);
+    for (const x of [a, b, staticOr]) x.dispose();
+    ra.dispose();
+    rb.dispose();
+  });
+
   it("or / andNot / and match the model and roaring-wasm (static and in place)", () => {
     fc.assert(
       fc.property(opsArb, opsArb, (opsA, opsB) => {

@@ -1223,6 +1223,13 @@ impl Bitmap32 {
             }
             if j < other.keys.len() && other.keys[j] == k {
                 out_k.push(k);
+                // CRoaring's in-place union leaves a container that is already full as it
+                // is, whatever its kind (roaring_bitmap_or_inplace skips it).
+                if c.is_full() {
+                    out_c.push(c);
+                    j += 1;
+                    continue;
+                }
                 // CRoaring's in-place union (OR_BITSET_CONVERSION_TO_FULL) turns a bitmap ∪
                 // bitmap that fills the container into a full run; the static union does not.
                 let bitmaps = matches!(c, Container::Bitmap(..)) && matches!(other.conts[j], Container::Bitmap(..));
