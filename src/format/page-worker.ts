@@ -348,7 +348,13 @@ class PageWorker {
     // the worker takes pages in order and counts each one's work when done: this page is done once
     // the count reaches the work posted up to it (a wrapping 32-bit count)
     const posted = this.posted;
-    return { content, release: () => back && this.keepBuffer(back), busy: () => !always && ((Atomics.load(this.done, 0) - posted) | 0) < 0 };
+    // release() returns the buffer once: a second call must not pool it twice (two later pages would share it)
+    const release = () => {
+      const b = back;
+      back = undefined;
+      if (b) this.keepBuffer(b);
+    };
+    return { content, release, busy: () => !always && ((Atomics.load(this.done, 0) - posted) | 0) < 0 };
   }
 
   /** Keeps a buffer for later pages (dropped when enough are kept or it is a big one). */
