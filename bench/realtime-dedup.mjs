@@ -3,19 +3,23 @@
 // 1. ingest of 4096-row batches with 10% duplicate keys through RealtimeTableWrite.write over
 //    1 M committed rows (the first write of a context loads the committed file's key table from
 //    its .offset sidecar into the lookup cache: reported apart), against append-mode ingest of
-//    the same rows; the same with an 8 mb lookup cache (the table does not fit: reloaded per
-//    batch), and the memory of the key index and of the lookup cache after ingest. Wall times
+//    the same rows; the same with an 8 mb lookup cache (the table does not fit: kept in
+//    cache-page-size pages), and the memory of the key index and of the lookup cache after ingest. Wall times
 //    and, marked (cpu), this process's CPU time (the machine may be shared);
 // 2. write-to-visible of a key lookup (`id = k`, predicateFilter) after each small write that
 //    supersedes a committed row, over the committed rows and a memory tail;
 // 3. the key index alone (load, ingest, against a Map<bigint>) and its memory per million keys
-//    for int64 and string keys.
+//    for int64 and string keys;
+// 4. the lookup cache's limits (issue 11): ingest over a file of string keys kept in pages (each
+//    key placed among the pages by its bytes) and over several files whose key tables do not fit
+//    in the cache together (kept in pages, not reloaded whole per batch), CPU time.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { header, timeMedianAsync } from "./harness.mjs";
 import { makeBatch, newTable } from "./realtime.mjs";
 import { countRows } from "./realtime-pk.mjs";
+import * as arrow from "apache-arrow";
 import { Catalog, col, RealtimeContext } from "../dist/index.js";
 import { keyColumnFromValues } from "../dist/kernel/columns.js";
 import { DedupKeyIndex, keyIdentities } from "../dist/realtime/dedup-key-index.js";
@@ -201,6 +205,7 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
       report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (cpu)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(cpuSamples, p) });
     }
     await ctx.close();
+    await cacheLimitBenchmarks(report, scratch, quick);
     return extra;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -277,4 +282,98 @@ function keyIndexBenchmarks(report, quick) {
     console.log(`key-index memory (${kind} keys): ${ix.keyCount} keys in ${ix.keyMemoryBytes} bytes (${(perMillion(ix) / 2 ** 20).toFixed(1)} MiB per million keys)`);
   }
   return { keyIndexBytesPerMillionKeys: memory };
+}
+
+/** Batches of a table keyed by a string `id` (`k${key}`, zero-padded) with `_REALTIME_OFFSET` first, from offset `first`, keys from `idOf`. */
+function stringKeyBatch(first, rows, idOf) {
+  const offsets = new BigInt64Array(rows);
+  const valueOffsets = new Int32Array(rows + 1);
+  const bytes = new Uint8Array(rows * 11);
+  for (let i = 0; i < rows; i++) {
+    offsets[i] = BigInt(first + i);
+    const text = `k${String(idOf(first + i)).padStart(10, "0")}`;
+    for (let k = 0; k < 11; k++) bytes[i * 11 + k] = text.charCodeAt(k);
+    valueOffsets[i + 1] = (i + 1) * 11;
+  }
+  return new arrow.RecordBatch({
+    _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int64(), length: rows, data: offsets }),
+    id: arrow.makeData({ type: new arrow.Utf8(), length: rows, valueOffsets, data: bytes }),
+  });
+}
+
+/**
+ * 4. The lookup cache's limits: CPU time of ingesting 4096-row batches (10% duplicate keys) in a
+ * fresh context, median of a few runs (the first a warm-up), over (a) one file of string keys
+ * whose key table exceeds a 4 mb cache (kept in cache-page-size pages), (b) 8 files of BIGINT
+ * keys each of whose key tables (4 MiB) fits in a 16 mb cache, all 8 not.
+ */
+export async function cacheLimitBenchmarks(report, scratch, quick = false) {
+  header("real-time append deduplicate: lookup cache limits");
+  const catalog = await Catalog.open(scratch);
+  await catalog.createDatabase("limits", { ignoreIfExists: true });
+  const nBatches = quick ? 4 : 8;
+  /** Commits `files` files of `perFile` keys (0 … files * perFile - 1), then returns the median CPU ms of ingesting `nBatches` batches. */
+  const run = async (name, fields, batchOf, files, perFile, cacheSize) => {
+    const table = await catalog.createTable(`limits.${name}`, { fields, options: { ...DEDUP_OPTIONS, bucket: 1, "bucket-key": "id", "realtime.enabled": true } });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "b", realtime: ctx });
+    let offset = 0;
+    for (let f = 0; f < files; f++) {
+      for (let done = 0; done < perFile; done += BATCH) {
+        const n = Math.min(BATCH, perFile - done);
+        await w.write(batchOf(offset, n, (o) => o), B0);
+        offset += n;
+      }
+      const p = await w.prepareCommitWithProgress(f + 1);
+      await w.refreshCommittedSnapshot(await table.newCommit({ commitUser: "b" }).commitWithProgress(p, f + 1));
+    }
+    await w.close();
+    await ctx.close();
+    const committed = offset;
+    const sized = await catalog.alterTable(table.identifier, [{ kind: "setOption", key: "lookup.cache-max-memory-size", value: cacheSize }]);
+    const input = Array.from({ length: nBatches }, (_, i) => batchOf(committed + 1 + i * BATCH, BATCH, duplicateStream(committed, committed + 1 + i * BATCH, 20261203)));
+    const cpu = [];
+    let pageLoads = 0;
+    let loads = 0;
+    for (let it = 0; it < (quick ? 3 : 4); it++) {
+      globalThis.gc?.();
+      const c = await RealtimeContext.create();
+      const wr = await sized.newWrite({ commitUser: "b", realtime: c });
+      await wr.write(batchOf(committed, 1, () => committed), B0); // loads the committed files' directories
+      const c0 = cpuMs();
+      for (const b of input) await wr.write(b, B0);
+      const spent = cpuMs() - c0;
+      const cache = c.dedupLookupCache(sized);
+      pageLoads = cache.pageLoads;
+      loads = cache.loads;
+      await c.close();
+      if (it > 0) cpu.push(spent);
+    }
+    console.log(`${name}: whole key tables loaded ${loads}, pages read again ${pageLoads} (last run)`);
+    return { cpu: median(cpu), rows: input.length * BATCH, loads, pageLoads };
+  };
+  const stringFields = [
+    { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
+    { name: "id", type: "STRING NOT NULL" },
+  ];
+  const strings = await run("strings", stringFields, stringKeyBatch, 1, quick ? 100_000 : 300_000, "4 mb");
+  report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup, string keys in pages (4 mb cache) (cpu)", rows: strings.rows, candidate: "dedup mode", candidateMs: strings.cpu, wholeLoads: strings.loads, pageLoads: strings.pageLoads });
+  const longFields = [
+    { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
+    { name: "id", type: "BIGINT NOT NULL" },
+  ];
+  const longBatch = (first, rows, idOf) => {
+    const offsets = new BigInt64Array(rows);
+    const ids = new BigInt64Array(rows);
+    for (let i = 0; i < rows; i++) {
+      offsets[i] = BigInt(first + i);
+      ids[i] = BigInt(idOf(first + i));
+    }
+    return new arrow.RecordBatch({
+      _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int64(), length: rows, data: offsets }),
+      id: arrow.makeData({ type: new arrow.Int64(), length: rows, data: ids }),
+    });
+  };
+  const files = await run("files", longFields, longBatch, 8, quick ? 50_000 : 100_000, quick ? "8 mb" : "16 mb");
+  report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup, 8 files over the cache (16 mb) (cpu)", rows: files.rows, candidate: "dedup mode", candidateMs: files.cpu, wholeLoads: files.loads, pageLoads: files.pageLoads });
 }

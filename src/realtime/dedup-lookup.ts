@@ -29,7 +29,7 @@ import { OFFSET_SIDECAR_MAGIC, OFFSET_SIDECAR_VERSION, offsetSidecarOf } from ".
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { fileIOSource } from "../format/source.js";
 import { LoadCache } from "../fs/load-cache.js";
-import { keyColumnFromArrow } from "../kernel/columns.js";
+import { keyColumnFromArrow, type KeyColumn } from "../kernel/columns.js";
 import type { OffsetFileSource } from "../read/offset-positions.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField, DataType } from "../spec/types.js";
@@ -490,6 +490,43 @@ function pairRange(n: number, hiAt: (i: number) => number, loAt: (i: number) => 
 
 
 /**
+ * Copies of the `n` entries of four-word identities `ids` and offset pairs `offsets`, ordered by
+ * the identity's first 64-bit word (unsigned): sorted natively by (high word, entry) packed in a
+ * float64 (exact below 2^21 entries), then by the whole word with an insertion pass that only
+ * moves entries whose high words tie (rare); larger pages are sorted by a comparator.
+ */
+function byFirstWord(ids: Uint32Array, offsets: Int32Array, n: number): [Uint32Array, Int32Array] {
+  const hiAt = (i: number) => ids[4 * i + 1] >>> 0;
+  const loAt = (i: number) => ids[4 * i] >>> 0;
+  let order: Uint32Array;
+  if (n < 2 ** 21) {
+    const packed = new Float64Array(n);
+    for (let i = 0; i < n; i++) packed[i] = hiAt(i) * 2 ** 21 + i;
+    packed.sort();
+    order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = packed[i] % 2 ** 21;
+    for (let i = 1; i < n; i++) {
+      const e = order[i];
+      let j = i;
+      while (j > 0 && hiAt(order[j - 1]) === hiAt(e) && loAt(order[j - 1]) > loAt(e)) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = e;
+    }
+  } else order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => hiAt(a) - hiAt(b) || loAt(a) - loAt(b));
+  const sortedIds = new Uint32Array(4 * n);
+  const sortedOffsets = new Int32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const e = order[i];
+    sortedIds.set(ids.subarray(4 * e, 4 * e + 4), 4 * i);
+    sortedOffsets[2 * i] = offsets[2 * e];
+    sortedOffsets[2 * i + 1] = offsets[2 * e + 1];
+  }
+  return [sortedIds, sortedOffsets];
+}
+
+/**
  * One page of a file's entries held by a cache too small for the file's key table, as typed
  * arrays: identity words, or, when the identities are one word each and lie within 2^32 of the
  * page's smallest, that identity and their 32-bit distances from it; likewise the offsets (a page
@@ -511,7 +548,11 @@ export class KeyPage {
   private readonly offsetHi: number = 0;
   private readonly offsetLo: number = 0;
 
-  /** `ids`: `w` (2 or 4) identity words an entry; `offsets`: (low, high) word pairs (both copied: the page never holds the caller's arrays). */
+  /**
+   * `ids`: `w` (2 or 4) identity words an entry; `offsets`: (low, high) word pairs (both copied: the
+   * page never holds the caller's arrays). Two-word identities (fingerprints) are kept ordered by
+   * their first word whatever their order in the file, so that a page is binary-searched.
+   */
   constructor(
     readonly w: number,
     ids: Uint32Array,
@@ -531,6 +572,7 @@ export class KeyPage {
       for (let i = 0; i < n; i++) out[i] = (words[i * stride + 1] >>> 0) === hi ? (words[i * stride] >>> 0) - lo : (words[i * stride] >>> 0) + TWO_32 - lo;
       return out;
     };
+    if (w === 4 && n > 1) [ids, offsets] = byFirstWord(ids, offsets, n);
     const idBase = w === 2 ? base(ids, 2) : null;
     if (idBase !== null) {
       [this.idHi, this.idLo] = idBase;
@@ -636,15 +678,79 @@ export class KeyPage {
 }
 
 /**
+ * Key bytes bounds of the pages of a file of string keys read from its sidecar: page p's smallest
+ * key bytes (without the sidecar's leading 1 flag) at `data[starts[2p]..starts[2p + 1])`, its
+ * largest at `data[starts[2p + 1]..starts[2p + 2])`.
+ */
+export interface KeyBytesBounds {
+  readonly data: Uint8Array;
+  readonly starts: Uint32Array;
+}
+
+/** Unsigned byte order of `a[aFrom..aTo)` and `b[bFrom..bTo)`, shorter first on a common prefix (the sidecar's order): negative, 0 or positive. */
+function compareBytes(a: Uint8Array, aFrom: number, aTo: number, b: Uint8Array, bFrom: number, bTo: number): number {
+  const n = Math.min(aTo - aFrom, bTo - bFrom);
+  for (let i = 0; i < n; i++) {
+    const d = a[aFrom + i] - b[bFrom + i];
+    if (d !== 0) return d;
+  }
+  return aTo - aFrom - (bTo - bFrom);
+}
+
+/**
+ * The smallest and largest key bytes of each page of a sidecar of CHAR / VARCHAR keys (`bytes`,
+ * the whole sidecar, its entries checked; pages by byte `positions` and `entries`).
+ */
+function sidecarKeyBounds(bytes: Uint8Array, entries: Uint32Array, positions: Float64Array): KeyBytesBounds {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const pages = entries.length - 1;
+  // per bound: start and end of its key bytes in `bytes`
+  const from = new Float64Array(2 * pages);
+  const to = new Float64Array(2 * pages);
+  let total = 0;
+  for (let p = 0; p < pages; p++) {
+    let at = positions[p];
+    let minFrom = 0;
+    let minTo = -1;
+    let maxFrom = 0;
+    let maxTo = -1;
+    for (let i = entries[p]; i < entries[p + 1]; i++) {
+      const length = view.getInt32(at, false);
+      const keyFrom = at + 5;
+      const keyTo = at + 4 + length;
+      if (minTo < 0 || compareBytes(bytes, keyFrom, keyTo, bytes, minFrom, minTo) < 0) [minFrom, minTo] = [keyFrom, keyTo];
+      if (maxTo < 0 || compareBytes(bytes, keyFrom, keyTo, bytes, maxFrom, maxTo) > 0) [maxFrom, maxTo] = [keyFrom, keyTo];
+      at = keyTo + 8;
+    }
+    from[2 * p] = minFrom;
+    to[2 * p] = minTo;
+    from[2 * p + 1] = maxFrom;
+    to[2 * p + 1] = maxTo;
+    total += minTo - minFrom + maxTo - maxFrom;
+  }
+  const data = new Uint8Array(total);
+  const starts = new Uint32Array(2 * pages + 1);
+  for (let b = 0; b < 2 * pages; b++) {
+    data.set(bytes.subarray(from[b], to[b]), starts[b]);
+    starts[b + 1] = starts[b] + to[b] - from[b];
+  }
+  return { data, starts };
+}
+
+/**
  * What a cache too small for a file's key table keeps of the file in its high-priority pool: the
  * Bloom filter over all its identities, where its pages start (entries; bytes of a sidecar) and
  * each page's smallest and largest sort key, measured when the pages were read, under the order
  * in which the file's pages ascend (else under the likely order: a key is then looked for in
- * every page whose bounds hold it).
+ * every page whose bounds hold it). Of string keys read from a sidecar, whose identities are
+ * fingerprints unrelated to the sidecar's order, also each page's smallest and largest key bytes:
+ * a key is then placed among the pages by its bytes.
  */
 export class PagedFile {
   /** Pages ascend: every page's keys lie above the previous page's (one page can hold a key). */
   readonly ascending: boolean;
+  /** With `keyBounds`: every page's key bytes lie above the previous page's. */
+  readonly keysAscending: boolean;
 
   constructor(
     readonly filter: KeyFilter,
@@ -655,12 +761,20 @@ export class PagedFile {
     readonly order: Order,
     /** Per page: smallest sort key (hi, lo) and largest (hi, lo). */
     readonly bounds: Uint32Array,
+    /** Of string keys read from a sidecar: each page's smallest and largest key bytes. */
+    readonly keyBounds: KeyBytesBounds | null = null,
   ) {
     let ascending = true;
     for (let p = 1; p < this.pageCount && ascending; p++) {
       if (!below(bounds[4 * p - 2], bounds[4 * p - 1], bounds[4 * p], bounds[4 * p + 1])) ascending = false;
     }
     this.ascending = ascending;
+    let keysAscending = keyBounds !== null;
+    for (let p = 1; p < this.pageCount && keysAscending; p++) {
+      const { data, starts } = keyBounds!;
+      if (compareBytes(data, starts[2 * p - 1], starts[2 * p], data, starts[2 * p], starts[2 * p + 1]) >= 0) keysAscending = false;
+    }
+    this.keysAscending = keysAscending;
   }
 
   get pageCount(): number {
@@ -668,11 +782,11 @@ export class PagedFile {
   }
 
   get memoryBytes(): number {
-    return this.filter.memoryBytes + this.entries.byteLength + (this.positions?.byteLength ?? 0) + this.bounds.byteLength;
+    return this.filter.memoryBytes + this.entries.byteLength + (this.positions?.byteLength ?? 0) + this.bounds.byteLength + (this.keyBounds === null ? 0 : this.keyBounds.data.byteLength + this.keyBounds.starts.byteLength);
   }
 
   /** Of the pages of a file (all of them, in order): their bounds under the order in which they ascend, or under `preferred`. */
-  static of(filter: KeyFilter, entries: Uint32Array, positions: Float64Array | null, pages: readonly KeyPage[], preferred: Order): PagedFile {
+  static of(filter: KeyFilter, entries: Uint32Array, positions: Float64Array | null, pages: readonly KeyPage[], preferred: Order, keyBounds: KeyBytesBounds | null = null): PagedFile {
     const w = pages.length > 0 ? pages[0].w : 2;
     const orders: Order[] = w === 2 ? [preferred, (1 - preferred) as Order] : [IDENTITY];
     let chosen: PagedFile | null = null;
@@ -689,7 +803,7 @@ export class PagedFile {
           4 * p,
         );
       }
-      const file = new PagedFile(filter, entries, positions, order, bounds);
+      const file = new PagedFile(filter, entries, positions, order, bounds, keyBounds);
       if (file.ascending) return file;
       chosen ??= file;
     }
@@ -697,13 +811,17 @@ export class PagedFile {
   }
 
   /**
-   * The pages that can hold each of the rows `rows[0..n)` (identity at `words[row * w..]`): the
-   * rows grouped by page (`rows` of page p at `grouped[starts[p]..starts[p + 1])`).
+   * The pages that can hold each of the rows `rows[0..n)` (identity at `words[row * w..]`; key
+   * bytes, when given, in `keys`): the rows grouped by page (`rows` of page p at
+   * `grouped[starts[p]..starts[p + 1])`). With key bytes bounds and `keys`, by the keys' bytes,
+   * else by their identities' sort keys.
    */
-  group(words: Uint32Array, w: number, rows: Uint32Array, n: number): { grouped: Uint32Array; starts: Uint32Array } {
+  group(words: Uint32Array, w: number, rows: Uint32Array, n: number, keys?: KeyColumn): { grouped: Uint32Array; starts: Uint32Array } {
     const pages = this.pageCount;
     const b = this.bounds;
     const order = this.order;
+    const kb = keys?.type === "bytes" ? this.keyBounds : null;
+    const ascending = kb !== null ? this.keysAscending : this.ascending;
     // (page, row) pairs: one per row when pages ascend, else one per page whose bounds hold the row
     let pairPage = new Uint32Array(n);
     let pairRow = new Uint32Array(n);
@@ -721,25 +839,40 @@ export class PagedFile {
       pairPage[pairs] = p;
       pairRow[pairs++] = r;
     };
+    let hi = 0;
+    let lo = 0;
+    let keyFrom = 0;
+    let keyTo = 0;
+    /** The row's key against page p's smallest (bound 0) or largest (bound 1) key: negative, 0 or positive. */
+    const versus = (p: number, bound: 0 | 1): number => {
+      if (kb !== null) return compareBytes(keys!.data!, keyFrom, keyTo, kb.data, kb.starts[2 * p + bound], kb.starts[2 * p + bound + 1]);
+      const at = 4 * p + 2 * bound;
+      return below(hi, lo, b[at], b[at + 1]) ? -1 : below(b[at], b[at + 1], hi, lo) ? 1 : 0;
+    };
     for (let j = 0; j < n; j++) {
       const r = rows[j];
-      const hi = sortHi(words, r * w, order);
-      const lo = sortLo(words, r * w, order);
-      if (this.ascending) {
+      if (kb !== null) {
+        keyFrom = keys!.offsets![r];
+        keyTo = keys!.offsets![r + 1];
+      } else {
+        hi = sortHi(words, r * w, order);
+        lo = sortLo(words, r * w, order);
+      }
+      if (ascending) {
         // last page whose smallest key is not above the row's
         let low = 0;
         let high = pages;
         while (low < high) {
           const mid = (low + high) >>> 1;
-          if (below(hi, lo, b[4 * mid], b[4 * mid + 1])) high = mid;
+          if (versus(mid, 0) < 0) high = mid;
           else low = mid + 1;
         }
         const p = low - 1;
-        if (p >= 0 && !below(b[4 * p + 2], b[4 * p + 3], hi, lo)) add(p, r);
+        if (p >= 0 && versus(p, 1) <= 0) add(p, r);
         continue;
       }
       for (let p = 0; p < pages; p++) {
-        if (!below(hi, lo, b[4 * p], b[4 * p + 1]) && !below(b[4 * p + 2], b[4 * p + 3], hi, lo)) add(p, r);
+        if (versus(p, 0) >= 0 && versus(p, 1) <= 0) add(p, r);
       }
     }
     const starts = new Uint32Array(pages + 1);
@@ -751,6 +884,19 @@ export class PagedFile {
     return { grouped, starts };
   }
 }
+
+/** Bytes of the key table of a file of `rows` rows (`width`-word identities): see FileKeyTable. */
+function tableBytes(rows: number, width: 1 | 2): number {
+  let capacity = 16;
+  while (capacity < 2 * rows) capacity *= 2;
+  return capacity * (2 * width + 2) * 4;
+}
+
+/**
+ * Bytes an entry of a KeyPage usually takes, by identity width: 32-bit distances for one-word
+ * identities and offsets, four words and a distance for fingerprints.
+ */
+const PAGE_ENTRY_BYTES = { 1: 8, 2: 20 } as const;
 
 /**
  * The lookup cache of one context. A file whose key table fits in the low-priority pool is
@@ -767,6 +913,8 @@ export class DedupLookupCache {
   loads = 0;
   /** Pages of paged files read again after the file's first read: for tests and benchmarks. */
   pageLoads = 0;
+  /** Pages of paged files searched for a lookup's keys (a page once per lookup): for tests and benchmarks. */
+  pagesSearched = 0;
 
   constructor(readonly options: DedupLookupOptions) {
     this.highBytes = Math.floor(options.maxMemory * options.highPriorityRatio);
@@ -781,9 +929,30 @@ export class DedupLookupCache {
 
   /** True when the key table of a file of `rows` rows (`width`-word identities) fits in the low-priority pool. */
   fitsWhole(rows: number, width: 1 | 2): boolean {
-    let capacity = 16;
-    while (capacity < 2 * rows) capacity *= 2;
-    return capacity * (2 * width + 2) * 4 <= this.options.maxMemory - this.highBytes;
+    return tableBytes(rows, width) <= this.options.maxMemory - this.highBytes;
+  }
+
+  /**
+   * Which of a lookup's files (by row count; `width`-word identities) to keep whole: as many as
+   * fit in the low-priority pool beside the pages of the others, smallest key tables first (the
+   * others are kept in pages). All of them when their key tables fit together; when they do not,
+   * keeping them whole would make each lookup evict the tables the next one needs (every batch
+   * would reload whole tables), so files move to pages, which take a fraction of a table's bytes
+   * (PAGE_ENTRY_BYTES an entry).
+   */
+  wholeFiles(rows: readonly number[], width: 1 | 2): boolean[] {
+    const low = this.options.maxMemory - this.highBytes;
+    const paged = (r: number) => r * PAGE_ENTRY_BYTES[width];
+    let used = rows.reduce((n, r) => n + paged(r), 0);
+    const whole = rows.map(() => false);
+    const bySaving = rows.map((_, i) => i).sort((a, b) => tableBytes(rows[a], width) - paged(rows[a]) - (tableBytes(rows[b], width) - paged(rows[b])));
+    for (const i of bySaving) {
+      const next = used - paged(rows[i]) + tableBytes(rows[i], width);
+      if (next > low) break;
+      used = next;
+      whole[i] = true;
+    }
+    return whole;
   }
 
   /** The key table of a data file (at `path`), cached or loaded. */
@@ -831,6 +1000,9 @@ export class CommittedKeys {
     private readonly cache: DedupLookupCache,
   ) {}
 
+  /** Per file, true when kept whole, else in pages (DedupLookupCache.wholeFiles), decided on first lookup. */
+  private whole: boolean[] | null = null;
+
   get fileCount(): number {
     return this.files.length;
   }
@@ -874,11 +1046,14 @@ export class CommittedKeys {
     const pages: KeyPage[] = [];
     for (let p = 0; p + 1 < entries.length; p++) pages.push(KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
     const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+    const integer = SIDECAR_INTEGER_WIDTH[this.keyField.type.kind] !== undefined;
+    const preferred = bytes !== undefined && integer ? SWAPPED : IDENTITY;
+    // string keys of a sidecar: pages placed by key bytes (their fingerprints follow no order)
+    const keyBounds = bytes !== undefined && !integer ? sidecarKeyBounds(bytes, entries, positions!) : null;
     // the filter takes what the high-priority pool has left beside the page directory
-    const directory = entries.byteLength + (positions?.byteLength ?? 0) + 16 * pages.length;
+    const directory = entries.byteLength + (positions?.byteLength ?? 0) + 16 * pages.length + (keyBounds === null ? 0 : keyBounds.data.byteLength + keyBounds.starts.byteLength);
     const filter = new KeyFilter(words, w, n, Math.max(0, this.cache.highBytes - directory));
-    const preferred = bytes !== undefined && SIDECAR_INTEGER_WIDTH[this.keyField.type.kind] !== undefined ? SWAPPED : IDENTITY;
-    return { paged: PagedFile.of(filter, entries, positions, pages, preferred), pages };
+    return { paged: PagedFile.of(filter, entries, positions, pages, preferred, keyBounds), pages };
   }
 
   /**
@@ -905,7 +1080,7 @@ export class CommittedKeys {
    * pool: looks for each row in the pages whose bounds can hold it, reading the pages the cache
    * does not keep (nearby pages in one read). True when some row had such a page.
    */
-  private async lookupPaged(file: DataFileMeta, path: string, words: Uint32Array, rows: number, candidates: Uint32Array, found: Int32Array): Promise<boolean> {
+  private async lookupPaged(file: DataFileMeta, path: string, words: Uint32Array, rows: number, candidates: Uint32Array, found: Int32Array, keys: KeyColumn | undefined): Promise<boolean> {
     const w = 2 * this.width;
     let fresh: KeyPage[] | null = null;
     const paged = await this.cache.paged(path, async () => {
@@ -917,7 +1092,7 @@ export class CommittedKeys {
     let n = 0;
     for (let r = 0; r < rows; r++) if (paged.filter.mayContain(words, r * w, w)) candidates[n++] = r;
     if (n === 0) return false;
-    const { grouped, starts } = paged.group(words, w, candidates, n);
+    const { grouped, starts } = paged.group(words, w, candidates, n, keys);
     if (grouped.length === 0) return false;
     const pages: Array<KeyPage | Promise<KeyPage> | undefined> = new Array(paged.pageCount);
     const needed = (p: number) => starts[p + 1] > starts[p];
@@ -938,15 +1113,19 @@ export class CommittedKeys {
       });
       k = end;
     }
+    for (let p = 0; p < paged.pageCount; p++) if (needed(p)) this.cache.pagesSearched++;
     for (let p = 0; p < paged.pageCount; p++) if (needed(p)) (await pages[p]!).raise(words, grouped, starts[p], starts[p + 1], paged.order, found);
     return true;
   }
 
   /**
    * The committed offset of the live row of each key of `identities` (`width` words a key): an
-   * array over the keys, -1 where none, or null when no key is committed.
+   * array over the keys, -1 where none, or null when no key is committed. `keys`: the keys
+   * themselves (the column the identities were taken from): string keys are then placed among a
+   * paged file's pages by their bytes (without, every page whose fingerprint bounds hold a key is
+   * searched for it).
    */
-  async lookup(identities: BigUint64Array): Promise<BigInt64Array | null> {
+  async lookup(identities: BigUint64Array, keys?: KeyColumn): Promise<BigInt64Array | null> {
     const rows = identities.length / this.width;
     if (rows === 0 || this.files.length === 0) return null;
     const w = 2 * this.width;
@@ -955,10 +1134,15 @@ export class CommittedKeys {
     const foundWords = new Int32Array(found.buffer).fill(-1);
     const candidates = new Uint32Array(rows);
     let any = false;
-    for (const file of this.files) {
+    const whole = (this.whole ??= this.cache.wholeFiles(
+      this.files.map((f) => Number(f.rowCount)),
+      this.width,
+    ));
+    for (let f = 0; f < this.files.length; f++) {
+      const file = this.files[f];
       const path = this.source.pathOf(file);
-      if (!this.cache.fitsWhole(Number(file.rowCount), this.width)) {
-        any = (await this.lookupPaged(file, path, words, rows, candidates, foundWords)) || any;
+      if (!whole[f]) {
+        any = (await this.lookupPaged(file, path, words, rows, candidates, foundWords, keys)) || any;
         continue;
       }
       const load = () => this.load(file, path);

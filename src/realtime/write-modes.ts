@@ -258,12 +258,13 @@ export class DedupWriteMode extends AppendWriteMode {
    */
   override async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
     const { index, committed } = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId, entry.baseEnd, this.lookupCache());
-    const identities = batches.map((b) => keyIdentities(keyColumnFromArrow(b.data.children[this.keyColumn])));
+    const keys = batches.map((b) => keyColumnFromArrow(b.data.children[this.keyColumn]));
+    const identities = keys.map(keyIdentities);
     // Every row's key is looked up among committed files (apply uses the answer only for keys the
     // index does not hold): per-file key ranges and filters answer most rows without a table
     // probe, and apply then finds each key in the index once.
     const found: Array<BigInt64Array | null> = [];
-    for (let b = 0; b < batches.length; b++) found.push(await committed.lookup(identities[b]));
+    for (let b = 0; b < batches.length; b++) found.push(await committed.lookup(identities[b], keys[b]));
     const out: arrow.RecordBatch[] = [];
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];

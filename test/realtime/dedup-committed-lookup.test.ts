@@ -117,9 +117,9 @@ describe("append deduplicate .offset sidecars", () => {
 });
 
 describe("append deduplicate committed-key lookup", () => {
-  it("deduplicates exactly over many committed files with a cache that holds one key table: tables are evicted and reloaded", async () => {
+  it("deduplicates exactly over many committed files whose key tables do not fit together: the files are kept in pages, nothing is read twice", async () => {
     // 5 committed files of 40 keys; a key table takes 2 KiB (128 slots x 16 bytes) of the 3000-byte
-    // low-priority pool, a filter 64 bytes of the 1000-byte high-priority pool
+    // low-priority pool: one fits, five do not
     const first = await setup({ "lookup.cache-max-memory-size": "4000 b", "lookup.cache.high-priority-pool-ratio": "0.25", "cache-page-size": "100 b" });
     const table = first.table;
     for (let f = 0; f < 5; f++) {
@@ -142,10 +142,17 @@ describe("append deduplicate committed-key lookup", () => {
     const loadsBefore = cache.loads;
     // supersede keys of every file, twice over: each file's table is loaded once per write
     await w.write(dedupBatch([[5, 200], [45, 201], [85, 202], [125, 203], [165, 204], [999, 205]]), B0);
-    expect(cache.loads - loadsBefore).toBe(5);
-    expect(cache.memoryBytes).toBe(5 * 64 + 2048);
+    // the five tables (10 KiB) do not fit together, nor one beside the others' pages (2048 + 4 x 320
+    // bytes): all five files are kept in pages (320 bytes each), never a whole table; each key
+    // written is searched for in one page of its file
+    expect(cache.loads - loadsBefore).toBe(0);
+    expect(cache.pagesSearched).toBe(5);
+    expect(cache.memoryBytes).toBeLessThanOrEqual(4000);
     await w.write(dedupBatch([[6, 206], [46, 207], [86, 208], [126, 209], [166, 210], [5, 211]]), B0);
-    expect(cache.loads - loadsBefore).toBe(10); // one table fits: all five were reloaded
+    // before, each write reloaded all five tables (one fits at a time); now nothing is read again
+    expect(cache.loads - loadsBefore).toBe(0);
+    expect(cache.pageLoads).toBe(0);
+    expect(cache.pagesSearched).toBe(10);
     const expected: Row[] = Array.from({ length: 200 }, (_, i): Row => [i, i]);
     for (const [id, offset] of [[5, 211], [45, 201], [85, 202], [125, 203], [165, 204], [6, 206], [46, 207], [86, 208], [126, 209], [166, 210]]) expected[id] = [id, offset];
     expected.push([999, 205]);

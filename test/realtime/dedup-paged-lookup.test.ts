@@ -76,6 +76,29 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return out;
 }
 
+/**
+ * The committed keys of synthetic files (each: its sidecar's entries, in sidecar order) in memory,
+ * looked up through a cache of `options`.
+ */
+async function committedOver(kind: KeyKind, files: ReadonlyArray<ReadonlyArray<[Key, number]>>, options: { pageSize: number; maxMemory: number; highPriorityRatio: number }, root: string): Promise<{ committed: CommittedKeys; cache: DedupLookupCache }> {
+  const io = new MemoryFileIO();
+  const type = parseDataType(`${kind} NOT NULL`);
+  const metas: DataFileMeta[] = [];
+  for (let f = 0; f < files.length; f++) {
+    const fileName = `data-${f}.parquet`;
+    await io.writeFile(`${root}/${fileName}.offset`, sidecarBytes(kind, files[f]));
+    metas.push({ fileName, extraFiles: [`${fileName}.offset`], rowCount: BigInt(files[f].length), schemaId: 0n, fileSize: 1n } as unknown as DataFileMeta);
+  }
+  const keyField = { id: 0, name: "k", type };
+  const offsetField = { id: 1, name: "_REALTIME_OFFSET", type: parseDataType("BIGINT NOT NULL") };
+  const source = { io, pathOf: (f: DataFileMeta) => `${root}/${f.fileName}`, extraPathOf: (_f: DataFileMeta, e: string) => `${root}/${e}`, fieldsOf: async () => [keyField, offsetField] };
+  const cache = new DedupLookupCache(options);
+  return { committed: new CommittedKeys(1, metas, source, keyField, offsetField, keyIdentityWidth(type), cache), cache };
+}
+
+/** The key column of `keys` (as the writer passes it to a lookup beside their identities). */
+const keyColumnOf = (kind: KeyKind, keys: readonly Key[]) => keyColumnFromValues(kind === "BIGINT" ? "int64" : kind === "INT" ? "int32" : "bytes", [...keys]);
+
 describe("committed-key lookup through a cache smaller than the key tables", () => {
   it("finds exactly the largest committed offset of every key, in sorted and unsorted sidecars (model check)", async () => {
     let run = 0;
@@ -161,6 +184,71 @@ describe("committed-key lookup through a cache smaller than the key tables", () 
       expect(cache.loads).toBe(0); // never a whole key table
       expect(cache.pageLoads).toBeGreaterThan(0); // evicted pages were read again
     }
+  });
+
+  it("places string keys among a sorted sidecar's pages by their bytes: one page searched a key, evicted pages read again", async () => {
+    // 2000 VARCHAR keys of 9 bytes (22-byte entries), 50 entries a 1100-byte page: 40 pages of
+    // 1000 bytes in memory (fingerprint, offset distance); a 16 kb cache keeps about 12 of them.
+    // Fingerprints follow no order: by their bounds every page could hold almost every key, so
+    // each key was searched for in (and reread) nearly all 40 pages
+    const name = (k: number) => `key-${String(k).padStart(5, "0")}`;
+    const sorted = Array.from({ length: 2000 }, (_, k): [Key, number] => [name(k), 2 ** 32 - 5000 + 10 * k]);
+    const expectedOf = (k: number) => (k >= 0 && k < 2000 ? 2n ** 32n - 5000n + 10n * BigInt(k) : -1n);
+    for (const [order, entries] of [
+      ["sorted", sorted],
+      ["descending", [...sorted].reverse()],
+      ["shuffled", shuffled(sorted, 11)],
+    ] as const) {
+      const { committed, cache } = await committedOver("VARCHAR", [entries], { pageSize: 1100, maxMemory: 16384, highPriorityRatio: 0.25 }, `memory://paged-strings-${order}`);
+      for (let round = 0; round < 6; round++) {
+        // five keys of five pages (page = key / 50 in the sorted sidecar)
+        const probe = [0, 1, 2, 3, 4].map((p) => p * 400 + ((round * 37) % 50) + 50 * round);
+        const searched = cache.pagesSearched;
+        const reads = cache.pageLoads;
+        const keys = probe.map(name);
+        const found = await committed.lookup(identitiesOf("VARCHAR", keys), keyColumnOf("VARCHAR", keys));
+        expect([...found!]).toEqual(probe.map(expectedOf));
+        if (order !== "shuffled") {
+          // pages hold disjoint key ranges (descending: no binary search over them, same pages)
+          expect(cache.pagesSearched - searched).toBe(5);
+          expect(cache.pageLoads - reads).toBeLessThanOrEqual(5);
+        }
+        expect(cache.memoryBytes).toBeLessThanOrEqual(16384);
+      }
+      // absent keys (between, before and after the file's) and the same keys without their bytes
+      // (every page whose fingerprint bounds hold a key is searched): the same answers
+      const absent = ["key-0", "key-00100a", "a", "zzz", "key-02000", name(1999)];
+      const found = await committed.lookup(identitiesOf("VARCHAR", absent), keyColumnOf("VARCHAR", absent));
+      expect([...found!]).toEqual([-1n, -1n, -1n, -1n, -1n, expectedOf(1999)]);
+      const keys = [name(5), name(777), "nope", name(1500)];
+      expect([...(await committed.lookup(identitiesOf("VARCHAR", keys)))!]).toEqual([expectedOf(5), expectedOf(777), -1n, expectedOf(1500)]);
+      expect(cache.loads).toBe(0);
+    }
+  });
+
+  it("keeps the files of a lookup whose key tables do not fit together in pages instead of reloading whole tables", async () => {
+    // 4 files of 300 BIGINT keys: a key table takes 16 KiB (1024 slots x 16 bytes), 300 entries in
+    // pages 2400 bytes. The 40 001-byte low-priority pool holds two tables, not four: two files are
+    // kept whole beside the pages of the other two. Before, all four were whole and each lookup
+    // of keys of every file evicted the table the next file needed (4 loads a lookup)
+    const files = [0, 1, 2, 3].map((f) => Array.from({ length: 300 }, (_, i): [Key, number] => [BigInt(f * 1000 + i), f * 300 + i]));
+    const { committed, cache } = await committedOver("BIGINT", files, { pageSize: 210, maxMemory: 53334, highPriorityRatio: 0.25 }, "memory://paged-set");
+    expect(cache.fitsWhole(300, 1)).toBe(true);
+    expect(cache.wholeFiles([300, 300, 300, 300], 1)).toEqual([true, true, false, false]);
+    expect(cache.wholeFiles([300, 300], 1)).toEqual([true, true]);
+    // a file too large for the pool is paged; a small one stays whole beside its pages (16 000
+    // bytes), not two; when the pages alone (40 000 + 4800 bytes) exceed the pool, none is whole
+    expect(cache.wholeFiles([300, 2000, 300], 1)).toEqual([true, false, false]);
+    expect(cache.wholeFiles([300, 5000, 300], 1)).toEqual([false, false, false]);
+    for (let round = 0; round < 5; round++) {
+      const probe = [0, 1, 2, 3].flatMap((f) => [BigInt(f * 1000 + round * 50), BigInt(f * 1000 + 299 - round), BigInt(f * 1000 + 500)]);
+      const keys = new BigInt64Array(probe);
+      const found = await committed.lookup(identitiesOf("BIGINT", probe), { type: "int64", length: probe.length, values: keys });
+      expect([...found!]).toEqual([0, 1, 2, 3].flatMap((f) => [BigInt(f * 300 + round * 50), BigInt(f * 300 + 299 - round), -1n]));
+      expect(cache.memoryBytes).toBeLessThanOrEqual(53334);
+    }
+    expect(cache.loads).toBe(2); // the two whole tables, once
+    expect(cache.pageLoads).toBe(0); // the pages of the other two stay
   });
 });
 
