@@ -490,14 +490,15 @@ function pairRange(n: number, hiAt: (i: number) => number, loAt: (i: number) => 
 
 
 /**
- * Copies of the `n` entries of four-word identities `ids` and offset pairs `offsets`, ordered by
- * the identity's first 64-bit word (unsigned): sorted natively by (high word, entry) packed in a
- * float64 (exact below 2^21 entries), then by the whole word with an insertion pass that only
- * moves entries whose high words tie (rare); larger pages are sorted by a comparator.
+ * Copies of the `n` entries of `w`-word identities `ids` and offset pairs `offsets`, ordered by
+ * the identity's first 64-bit word (unsigned; the IDENTITY order), ties in entry order: sorted
+ * natively by (high word, entry) packed in a float64 (exact below 2^21 entries), then by the
+ * whole word with an insertion pass that only moves entries whose high words tie (rare); more
+ * entries are sorted by a comparator.
  */
-function byFirstWord(ids: Uint32Array, offsets: Int32Array, n: number): [Uint32Array, Int32Array] {
-  const hiAt = (i: number) => ids[4 * i + 1] >>> 0;
-  const loAt = (i: number) => ids[4 * i] >>> 0;
+function byFirstWord(ids: Uint32Array, offsets: Int32Array, n: number, w: number): [Uint32Array, Int32Array] {
+  const hiAt = (i: number) => ids[w * i + 1] >>> 0;
+  const loAt = (i: number) => ids[w * i] >>> 0;
   let order: Uint32Array;
   if (n < 2 ** 21) {
     const packed = new Float64Array(n);
@@ -514,12 +515,12 @@ function byFirstWord(ids: Uint32Array, offsets: Int32Array, n: number): [Uint32A
       }
       order[j] = e;
     }
-  } else order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => hiAt(a) - hiAt(b) || loAt(a) - loAt(b));
-  const sortedIds = new Uint32Array(4 * n);
+  } else order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => hiAt(a) - hiAt(b) || loAt(a) - loAt(b) || a - b);
+  const sortedIds = new Uint32Array(w * n);
   const sortedOffsets = new Int32Array(2 * n);
   for (let i = 0; i < n; i++) {
     const e = order[i];
-    sortedIds.set(ids.subarray(4 * e, 4 * e + 4), 4 * i);
+    for (let k = 0; k < w; k++) sortedIds[w * i + k] = ids[w * e + k];
     sortedOffsets[2 * i] = offsets[2 * e];
     sortedOffsets[2 * i + 1] = offsets[2 * e + 1];
   }
@@ -572,7 +573,7 @@ export class KeyPage {
       for (let i = 0; i < n; i++) out[i] = (words[i * stride + 1] >>> 0) === hi ? (words[i * stride] >>> 0) - lo : (words[i * stride] >>> 0) + TWO_32 - lo;
       return out;
     };
-    if (w === 4 && n > 1) [ids, offsets] = byFirstWord(ids, offsets, n);
+    if (w === 4 && n > 1) [ids, offsets] = byFirstWord(ids, offsets, n, 4);
     const idBase = w === 2 ? base(ids, 2) : null;
     if (idBase !== null) {
       [this.idHi, this.idLo] = idBase;
@@ -1012,6 +1013,19 @@ export class CommittedKeys {
     return sidecarDecodes(this.keyField.type) ? offsetSidecarOf(file.fileName, file.extraFiles) : undefined;
   }
 
+  /**
+   * Identities and offsets of all rows of a paged file without a sidecar, for its pages:
+   * its Parquet columns, ordered by identity (IDENTITY order) so that its pages' bounds ascend
+   * (its rows follow no key order); the same order on every read.
+   */
+  private async parquetKeysByIdentity(file: DataFileMeta, path: string): Promise<{ identities: BigUint64Array; offsets: BigInt64Array }> {
+    const { identities, offsets } = await parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+    const w = 2 * this.width;
+    const n = offsets.length;
+    const [ids, offsetWords] = byFirstWord(new Uint32Array(identities.buffer, identities.byteOffset, n * w), new Int32Array(offsets.buffer, offsets.byteOffset, 2 * n), n, w);
+    return { identities: new BigUint64Array(ids.buffer), offsets: new BigInt64Array(offsetWords.buffer) };
+  }
+
   /** Identities and offsets of all rows of a file: from its sidecar (read in cache-page-size chunks, as `bytes` too) or its Parquet columns. */
   private async readKeys(file: DataFileMeta, path: string): Promise<{ identities: BigUint64Array; offsets: BigInt64Array; bytes?: Uint8Array }> {
     const sidecar = this.sidecarOf(file);
@@ -1027,11 +1041,11 @@ export class CommittedKeys {
 
   /**
    * Reads a file too large for the cache's low-priority pool: its PagedFile and all its pages.
-   * Sidecar pages are whole entries in cache-page-size bytes, pages of Parquet columns as many
-   * rows as take that many bytes as identity and offset.
+   * Sidecar pages are whole entries in cache-page-size bytes, pages of Parquet columns (ordered by
+   * identity) as many rows as take that many bytes as identity and offset.
    */
   private async loadPaged(file: DataFileMeta, path: string): Promise<{ paged: PagedFile; pages: KeyPage[] }> {
-    const { identities, offsets, bytes } = await this.readKeys(file, path);
+    const { identities, offsets, bytes }: { identities: BigUint64Array; offsets: BigInt64Array; bytes?: Uint8Array } = this.sidecarOf(file) === undefined ? await this.parquetKeysByIdentity(file, path) : await this.readKeys(file, path);
     const n = offsets.length;
     const w = 2 * this.width;
     const pageSize = this.cache.options.pageSize;
@@ -1066,7 +1080,7 @@ export class CommittedKeys {
     const { entries, positions } = paged;
     const sidecar = this.sidecarOf(file);
     if (positions === null || sidecar === undefined) {
-      const { identities, offsets } = await parquetKeys(this.source, file, path, this.keyField, this.offsetField);
+      const { identities, offsets } = await this.parquetKeysByIdentity(file, path);
       if (offsets.length !== entries[entries.length - 1]) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} changed while its keys were cached`);
       return list.map((p) => KeyPage.of(w, identities, offsets, entries[p], entries[p + 1]));
     }

@@ -287,6 +287,36 @@ function keyedBatch(kind: string, rows: ReadonlyArray<[key: number, offset: numb
   });
 }
 
+describe("committed-key lookup of files without sidecars", () => {
+  it("orders the keys of files without sidecars by identity: a key is searched for in one page", async () => {
+    // DOUBLE keys (no sidecar: the Parquet columns are read), 2000 committed rows in shuffled key
+    // order; 16-byte entries (identity, offset) in 800-byte pages: 40 pages. In the file's row
+    // order every page held keys of the whole range (a key was searched for in about every page)
+    const table = await keyedTable("DOUBLE", { "cache-page-size": "800 b", "lookup.cache-max-memory-size": "16 kb" });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(keyedBatch("DOUBLE", shuffled(Array.from({ length: 2000 }, (_, k) => k), 5).map((k, i): [number, number] => [k, i])), { bucket: 0 });
+    await w.refreshCommittedSnapshot((await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1))!);
+    await w.close();
+    await ctx.close();
+    const fresh = await RealtimeContext.create();
+    const writer = await table.newWrite({ commitUser: "u", realtime: fresh });
+    const cache = fresh.dedupLookupCache(table as never);
+    await writer.write(keyedBatch("DOUBLE", [0, 400, 800, 1200, 1600].map((k, i): [number, number] => [k, 5000 + i])), { bucket: 0 });
+    expect(cache.loads).toBe(0);
+    expect(cache.pagesSearched).toBe(5);
+    await writer.write(keyedBatch("DOUBLE", [1, 401, 801, 1201, 1601].map((k, i): [number, number] => [k, 6000 + i])), { bucket: 0 });
+    expect(cache.pagesSearched).toBe(10);
+    const rows = await readRows(table, { ctx: fresh });
+    expect(rows.length).toBe(2000);
+    expect(rows.filter((r) => Number(r._REALTIME_OFFSET) >= 5000).map((r) => [r.id, Number(r._REALTIME_OFFSET)])).toEqual([0, 400, 800, 1200, 1600, 1, 401, 801, 1201, 1601].map((k, i) => [k / 4, i < 5 ? 5000 + i : 6000 + i - 5]));
+    await writer.refreshCommittedSnapshot((await table.newCommit({ commitUser: "u" }).commitWithProgress(await writer.prepareCommitWithProgress(2), 2))!);
+    expect((await readRows(table)).length).toBe(2000);
+    await writer.close();
+    await fresh.close();
+  });
+});
+
 describe("append deduplicate writes with a lookup cache far below the committed key tables", () => {
   it("keep exactly one row per key, the last written (model check), before and after commits and context restarts", async () => {
     await fc.assert(
