@@ -9,11 +9,13 @@
 // kept in the high-priority pool so that files a batch's keys cannot be in are skipped without
 // their tables; tables live in the low-priority pool and are reloaded after eviction.
 //
-// A file whose key table does not fit in the low-priority pool is kept in pages instead: whole
-// sidecar entries of at most cache-page-size bytes (or as many Parquet rows), each page typed
-// arrays of 32-bit distances from its smallest identity and offset where they fit (8 bytes an
-// integer key). The high-priority pool keeps the file's filter (sized to fit beside the page
-// directory) and each page's smallest and largest sort key, measured when the page was read;
+// When the key tables of a lookup's files do not fit in the low-priority pool together, files
+// are kept in pages instead (those that do not fit beside the others' pages: wholeFiles), so that
+// lookups do not evict and reload whole tables: whole sidecar entries of at most cache-page-size
+// bytes (or as many Parquet rows, ordered by identity), each page typed arrays of 32-bit
+// distances from its smallest identity and offset where they fit (8 bytes an integer key). The high-priority pool keeps the file's filter (sized to fit beside the page
+// directory) and each page's smallest and largest sort key (of string keys of a sidecar, also
+// their key bytes: fingerprints follow no order), measured when the page was read;
 // a batch's keys that pass the filter are looked for only in the pages whose bounds hold them
 // (binary search over the pages when their bounds ascend, as in our sidecars sorted by key
 // bytes; else every page whose bounds hold the key, so that a sidecar written in any order is
@@ -900,9 +902,9 @@ function tableBytes(rows: number, width: 1 | 2): number {
 const PAGE_ENTRY_BYTES = { 1: 8, 2: 20 } as const;
 
 /**
- * The lookup cache of one context. A file whose key table fits in the low-priority pool is
- * looked up in its whole table (kept there) behind its filter (kept in the high-priority pool).
- * Of a larger file, the high-priority pool keeps a PagedFile (its filter sized to fit the pool,
+ * The lookup cache of one context. A file kept whole (see wholeFiles) is looked up in its whole
+ * table (kept in the low-priority pool) behind its filter (kept in the high-priority pool). Of a
+ * file kept in pages, the high-priority pool keeps a PagedFile (its filter sized to fit the pool,
  * and its pages' bounds) and the low-priority pool the KeyPages that batches needed last.
  */
 export class DedupLookupCache {
@@ -926,11 +928,6 @@ export class DedupLookupCache {
   /** Bytes of the cached filters, key tables, paged files and pages. */
   get memoryBytes(): number {
     return this.filters.weight + this.tables.weight;
-  }
-
-  /** True when the key table of a file of `rows` rows (`width`-word identities) fits in the low-priority pool. */
-  fitsWhole(rows: number, width: 1 | 2): boolean {
-    return tableBytes(rows, width) <= this.options.maxMemory - this.highBytes;
   }
 
   /**

@@ -173,7 +173,7 @@ describe("committed-key lookup through a cache smaller than the key tables", () 
       const offsetField = { id: 1, name: "_REALTIME_OFFSET", type: parseDataType("BIGINT NOT NULL") };
       const source = { io, pathOf: (f: DataFileMeta) => `${root}/${f.fileName}`, extraPathOf: (_f: DataFileMeta, e: string) => `${root}/${e}`, fieldsOf: async () => [keyField, offsetField] };
       const cache = new DedupLookupCache({ pageSize: 1050, maxMemory: 16384, highPriorityRatio: 0.25 });
-      expect(cache.fitsWhole(2000, 1)).toBe(false);
+      expect(cache.wholeFiles([2000], 1)).toEqual([false]);
       const committed = new CommittedKeys(1, [meta], source, keyField, offsetField, 1, cache);
       for (let round = 0; round < 3; round++) {
         const probe = Array.from({ length: 600 }, (_, i) => BigInt(((i * 7919 + round * 104729) % 6100) - 50));
@@ -233,7 +233,7 @@ describe("committed-key lookup through a cache smaller than the key tables", () 
     // of keys of every file evicted the table the next file needed (4 loads a lookup)
     const files = [0, 1, 2, 3].map((f) => Array.from({ length: 300 }, (_, i): [Key, number] => [BigInt(f * 1000 + i), f * 300 + i]));
     const { committed, cache } = await committedOver("BIGINT", files, { pageSize: 210, maxMemory: 53334, highPriorityRatio: 0.25 }, "memory://paged-set");
-    expect(cache.fitsWhole(300, 1)).toBe(true);
+    expect(cache.wholeFiles([300], 1)).toEqual([true]);
     expect(cache.wholeFiles([300, 300, 300, 300], 1)).toEqual([true, true, false, false]);
     expect(cache.wholeFiles([300, 300], 1)).toEqual([true, true]);
     // a file too large for the pool is paged; a small one stays whole beside its pages (16 000
