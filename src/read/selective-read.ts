@@ -179,8 +179,11 @@ function searchInt64Words(words: Int32Array, n: number, v: bigint, inclusive: bo
     lastLow = Number(v & 0xffffffffn);
     lastLiteral = v;
   }
-  const vHigh = lastHigh;
-  const vLow = lastLow;
+  return searchWords(words, n, lastHigh, lastLow, inclusive);
+}
+
+/** `searchInt64Words` of the int64 whose high word (signed) is `vHigh` and low word (unsigned) `vLow`. */
+function searchWords(words: Int32Array, n: number, vHigh: number, vLow: number, inclusive: boolean): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {
@@ -191,6 +194,23 @@ function searchInt64Words(words: Int32Array, n: number, v: bigint, inclusive: bo
     else hi = mid;
   }
   return lo;
+}
+
+/** The words of an int64 for `int64LowerBound`: [high word (signed), low word (unsigned)]. */
+export function int64WordsOf(v: bigint): [number, number] {
+  return [Number(BigInt.asIntN(32, v >> 32n)), Number(v & 0xffffffffn)];
+}
+
+/**
+ * First index of `values` (ascending) whose value is not below the int64 `words`
+ * (`int64WordsOf`), `inclusive`: not at or below it. Compares 32-bit words: reading a
+ * BigInt64Array element boxes a BigInt, and the real-time reads bound the offsets of every
+ * stored batch of every lookup this way.
+ */
+export function int64LowerBound(values: BigInt64Array, words: readonly [number, number], inclusive = false): number {
+  const w = int64Words(values);
+  if (w !== null) return searchWords(w, values.length, words[0], words[1], inclusive);
+  return searchValues(values, values.length, (BigInt(words[0]) << 32n) | BigInt(words[1]), inclusive);
 }
 
 /** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
@@ -254,6 +274,11 @@ function searchSorted(data: arrow.Data, v: number | bigint, inclusive: boolean):
   const n = data.length;
   const words = values instanceof BigInt64Array ? int64Words(values) : null;
   if (words !== null) return searchInt64Words(words, n, v as bigint, inclusive);
+  return searchValues(values, n, v, inclusive);
+}
+
+/** First of the `n` ascending `values` not below `v` (`inclusive`: not at or below it). */
+function searchValues(values: Int32Array | BigInt64Array, n: number, v: number | bigint, inclusive: boolean): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {

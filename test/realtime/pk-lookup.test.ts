@@ -7,7 +7,7 @@ import { and, col, RealtimeContext } from "../../src/index.js";
 import type { Predicate } from "../../src/predicate/predicate.js";
 import { readFooter } from "../../src/format/footer.js";
 import { fileIOSource, toByteSource } from "../../src/format/source.js";
-import { selectiveReadCounters, sortedKeyRange } from "../../src/read/selective-read.js";
+import { int64LowerBound, int64WordsOf, selectiveReadCounters, sortedKeyRange } from "../../src/read/selective-read.js";
 import { bindPredicate } from "../../src/predicate/predicate.js";
 import { ChunkCache, dataBytes } from "../../src/format/chunk-cache.js";
 import * as arrow from "apache-arrow";
@@ -282,6 +282,25 @@ describe("sortedKeyRange", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("int64LowerBound (the real-time reads' offset windows): the first value not below (inclusive: not at or below) the target, by 32-bit words", () => {
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 60 }), key, fc.nat(5), (keys, v, cut) => {
+        const sorted = BigInt64Array.from(keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        const values = sorted.subarray(Math.min(cut, sorted.length)); // a view at a byte offset
+        const model = (inclusive: boolean) => {
+          const i = Array.from(values).findIndex((x) => (inclusive ? x > v : x >= v));
+          return i < 0 ? values.length : i;
+        };
+        expect(int64LowerBound(values, int64WordsOf(v))).toBe(model(false));
+        expect(int64LowerBound(values, int64WordsOf(v), true)).toBe(model(true));
+      }),
+      { numRuns: 500 },
+    );
+    expect(int64WordsOf(-(2n ** 63n))).toEqual([-(2 ** 31), 0]);
+    expect(int64WordsOf(2n ** 32n + 5n)).toEqual([1, 5]);
+    expect(int64WordsOf(-1n)).toEqual([-1, 2 ** 32 - 1]);
   });
 });
 
