@@ -223,8 +223,8 @@ const RANGE_OPS = new Set(["eq", "lt", "le", "gt", "ge"]);
  * puts none or the column is not an integer. Binary search over the typed values: a key lookup
  * touches O(log n) rows of each sorted run.
  */
-export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate): [number, number] {
-  // Allocation-free but for the result: it runs for every stored run of every key lookup.
+export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate, out: [number, number] = [0, 0]): [number, number] {
+  // Allocation-free (given `out`, which it fills and returns): it runs for every stored run of every key lookup.
   const n = data.length;
   const children = filter.kind === "and" ? filter.children : null;
   let from = 0;
@@ -238,7 +238,9 @@ export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicat
     if (p.op === "eq" || p.op === "le") to = Math.min(to, searchSorted(data, v, true));
     if (p.op === "lt") to = Math.min(to, searchSorted(data, v, false));
   }
-  return [from, Math.max(from, to)];
+  out[0] = from;
+  out[1] = Math.max(from, to);
+  return out;
 }
 
 /** Whether cached chunks (immutable) are non-null integers in ascending order, found once per chunk. */

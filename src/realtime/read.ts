@@ -315,7 +315,9 @@ async function* primaryKeyGroups(
     const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
     const memory: KvBatch[] = [];
     const boundPrune = prune ? bindPredicate(prune, all) : null;
-    const keyRange = boundPrune ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[firstKeyColumn]!, keyNames[0]!, boundPrune) : null;
+    // (memoryRun reads the range at once: one pair serves every stored batch)
+    const range: [number, number] = [0, 0];
+    const keyRange = boundPrune ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[firstKeyColumn]!, keyNames[0]!, boundPrune, range) : null;
     const add = (raw: arrow.RecordBatch) => {
       const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length, keyRange);
       if (run) memory.push(run);
