@@ -188,12 +188,17 @@ function searchWords(words: Int32Array, n: number, vHigh: number, vLow: number, 
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const xHigh = words[2 * mid + 1]!;
-    const xLow = words[2 * mid]! >>> 0;
-    if (xHigh < vHigh || (xHigh === vHigh && (xLow < vLow || (inclusive && xLow === vLow)))) lo = mid + 1;
+    if (wordsBelow(words, mid, vHigh, vLow, inclusive)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** Whether int64 `i` of `words` is below (`inclusive`: at or below) the int64 (vHigh signed, vLow unsigned). */
+function wordsBelow(words: Int32Array, i: number, vHigh: number, vLow: number, inclusive: boolean): boolean {
+  const xHigh = words[2 * i + 1]!;
+  const xLow = words[2 * i]! >>> 0;
+  return xHigh < vHigh || (xHigh === vHigh && (xLow < vLow || (inclusive && xLow === vLow)));
 }
 
 /** The words of an int64 for `int64LowerBound`: [high word (signed), low word (unsigned)]. */
@@ -209,7 +214,13 @@ export function int64WordsOf(v: bigint): [number, number] {
  */
 export function int64LowerBound(values: BigInt64Array, words: readonly [number, number], inclusive = false): number {
   const w = int64Words(values);
-  if (w !== null) return searchWords(w, values.length, words[0], words[1], inclusive);
+  if (w !== null) {
+    // the usual real-time case, a stored batch wholly inside the window: two probes, no search
+    const n = values.length;
+    if (n === 0 || !wordsBelow(w, 0, words[0], words[1], inclusive)) return 0;
+    if (wordsBelow(w, n - 1, words[0], words[1], inclusive)) return n;
+    return searchWords(w, n, words[0], words[1], inclusive);
+  }
   return searchValues(values, values.length, (BigInt(words[0]) << 32n) | BigInt(words[1]), inclusive);
 }
 
