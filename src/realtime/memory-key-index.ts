@@ -138,16 +138,13 @@ export function lookupKeyRows(data: arrow.Data, lookup: KeyLookup, from: number,
   const index = indexOf(data, lookup);
   if (index === null) return null;
   const wanted = lookup.wanted;
-  const rows = foundRows;
-  rows.length = 0;
+  // (a fresh array: an empty literal costs less than resetting a reused one, whose length setter is a runtime call)
+  const rows: number[] = [];
   for (let at = 0; at < wanted.length; at += 2 * lookup.width) index.rowsOf(wanted, at, from, to, rows);
   if (rows.length === 0) return NO_ROWS;
   const out = new Uint32Array(rows.length);
   for (let i = 0; i < rows.length; i++) out[i] = rows[i]! - from;
-  rows.length = 0;
   return out.sort();
 }
 
 const NO_ROWS = new Uint32Array(0);
-/** The rows `lookupKeyRows` finds, reused (it is synchronous): a lookup probes every stored batch. */
-const foundRows: number[] = [];
