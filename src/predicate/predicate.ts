@@ -260,6 +260,11 @@ export function splitPredicateByFields(
   fields: Iterable<string>,
   rename?: Record<string, string> | ((name: string) => string),
 ): SplitPredicate {
+  if (p != null && p.kind === "leaf" && rename === undefined && isPredicate(p)) {
+    // one leaf (a key lookup's filter; every plan and read splits it): no sets or arrays
+    for (const f of fields) if (f === p.field) return { picked: p, rest: null };
+    return { picked: null, rest: p };
+  }
   const allowed = new Set(fields);
   const picked: Predicate[] = [];
   const rest: Predicate[] = [];

@@ -47,6 +47,11 @@ const isFloat = (t: DataType): boolean => t.kind === "FLOAT" || t.kind === "DOUB
 const isNaNValue = (v: unknown): boolean => typeof v === "number" && v !== v;
 const isBinary = (t: DataType): boolean => t.kind === "BINARY" || t.kind === "VARBINARY" || t.kind === "BLOB";
 
+/** Whether `l` lies in [min, max] of a column of type `t` (a NaN of a float column always may). */
+function inRange(t: DataType, float: boolean, l: unknown, min: unknown, max: unknown): boolean {
+  return (float && isNaNValue(l)) || (compareValues(t, l, min) >= 0 && compareValues(t, l, max) <= 0);
+}
+
 function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowCount: bigint | null): boolean {
   if (rowCount !== null && rowCount <= 0n) return false;
   if (s === undefined || s === null) return true;
@@ -69,29 +74,29 @@ function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowC
   // bound may stand for either sign, so a zero min is read as -0.0 and a zero max as +0.0.
   if (float && min === 0) min = -0;
   if (float && max === 0) max = 0;
-  const cmp = (a: unknown, b: unknown): number => compareValues(t, a, b);
-  const inRange = (l: unknown): boolean => (float && isNaNValue(l)) || (cmp(l, min) >= 0 && cmp(l, max) <= 0);
+  // (no closures: this runs for every file of every plan)
+  const cmp = compareValues;
   const lit = leaf.literals[0];
   switch (leaf.op) {
     case "eq":
-      return inRange(lit);
+      return inRange(t, float, lit, min, max);
     case "ne":
-      return float || !(cmp(lit, min) === 0 && cmp(lit, max) === 0);
+      return float || !(cmp(t, lit, min) === 0 && cmp(t, lit, max) === 0);
     case "lt":
-      return cmp(min, lit) < 0;
+      return cmp(t, min, lit) < 0;
     case "le":
-      return cmp(min, lit) <= 0;
+      return cmp(t, min, lit) <= 0;
     case "gt":
-      return float || cmp(max, lit) > 0;
+      return float || cmp(t, max, lit) > 0;
     case "ge":
-      return float || cmp(max, lit) >= 0;
+      return float || cmp(t, max, lit) >= 0;
     case "in":
-      return leaf.literals.some((l) => l !== null && inRange(l));
+      return leaf.literals.some((l) => l !== null && inRange(t, float, l, min, max));
     case "notIn":
       if (leaf.literals.some((l) => l === null)) return false;
-      return float || !leaf.literals.some((l) => cmp(l, min) === 0 && cmp(l, max) === 0);
+      return float || !leaf.literals.some((l) => cmp(t, l, min) === 0 && cmp(t, l, max) === 0);
     case "startsWith":
-      return (startsWithValue(min, lit) || cmp(min, lit) <= 0) && (startsWithValue(max, lit) || cmp(max, lit) >= 0);
+      return (startsWithValue(min, lit) || cmp(t, min, lit) <= 0) && (startsWithValue(max, lit) || cmp(t, max, lit) >= 0);
     case "notStartsWith":
       // values with a given prefix form an interval, so [min, max] inside it ⇒ all values have it
       return !(startsWithValue(min, lit) && startsWithValue(max, lit));
@@ -111,11 +116,14 @@ export function mayMatch(predicate: Predicate, stats: StatsSet, fields: readonly
 /** `mayMatch` of a predicate already bound (`bindPredicate`): bind once, test many files. */
 export function boundMayMatch(bound: Predicate, stats: StatsSet): boolean {
   const rowCount = stats.rowCount === null || stats.rowCount === undefined ? null : BigInt(stats.rowCount);
-  const walk = (p: Predicate): boolean => {
-    if (p.kind === "leaf") return leafMayMatch(p as BoundLeafPredicate, stats.columns[p.field], rowCount);
-    return p.kind === "and" ? p.children.every(walk) : p.children.some(walk);
-  };
-  return walk(bound);
+  return walkMayMatch(bound, stats, rowCount);
+}
+
+function walkMayMatch(p: Predicate, stats: StatsSet, rowCount: bigint | null): boolean {
+  if (p.kind === "leaf") return leafMayMatch(p as BoundLeafPredicate, stats.columns[p.field], rowCount);
+  const and = p.kind === "and";
+  for (let i = 0; i < p.children.length; i++) if (walkMayMatch(p.children[i]!, stats, rowCount) !== and) return !and;
+  return and;
 }
 
 /**

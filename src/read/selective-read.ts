@@ -179,18 +179,49 @@ function searchInt64Words(words: Int32Array, n: number, v: bigint, inclusive: bo
     lastLow = Number(v & 0xffffffffn);
     lastLiteral = v;
   }
-  const vHigh = lastHigh;
-  const vLow = lastLow;
+  return searchWords(words, n, lastHigh, lastLow, inclusive);
+}
+
+/** `searchInt64Words` of the int64 whose high word (signed) is `vHigh` and low word (unsigned) `vLow`. */
+function searchWords(words: Int32Array, n: number, vHigh: number, vLow: number, inclusive: boolean): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const xHigh = words[2 * mid + 1]!;
-    const xLow = words[2 * mid]! >>> 0;
-    if (xHigh < vHigh || (xHigh === vHigh && (xLow < vLow || (inclusive && xLow === vLow)))) lo = mid + 1;
+    if (wordsBelow(words, mid, vHigh, vLow, inclusive)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** Whether int64 `i` of `words` is below (`inclusive`: at or below) the int64 (vHigh signed, vLow unsigned). */
+function wordsBelow(words: Int32Array, i: number, vHigh: number, vLow: number, inclusive: boolean): boolean {
+  const xHigh = words[2 * i + 1]!;
+  const xLow = words[2 * i]! >>> 0;
+  return xHigh < vHigh || (xHigh === vHigh && (xLow < vLow || (inclusive && xLow === vLow)));
+}
+
+/** The words of an int64 for `int64LowerBound`: [high word (signed), low word (unsigned)]. */
+export function int64WordsOf(v: bigint): [number, number] {
+  return [Number(BigInt.asIntN(32, v >> 32n)), Number(v & 0xffffffffn)];
+}
+
+/**
+ * First index of `values` (ascending) whose value is not below the int64 `words`
+ * (`int64WordsOf`), `inclusive`: not at or below it. Compares 32-bit words: reading a
+ * BigInt64Array element boxes a BigInt, and the real-time reads bound the offsets of every
+ * stored batch of every lookup this way.
+ */
+export function int64LowerBound(values: BigInt64Array, words: readonly [number, number], inclusive = false): number {
+  const w = int64Words(values);
+  if (w !== null) {
+    // the usual real-time case, a stored batch wholly inside the window: two probes, no search
+    const n = values.length;
+    if (n === 0 || !wordsBelow(w, 0, words[0], words[1], inclusive)) return 0;
+    if (wordsBelow(w, n - 1, words[0], words[1], inclusive)) return n;
+    return searchWords(w, n, words[0], words[1], inclusive);
+  }
+  return searchValues(values, values.length, (BigInt(words[0]) << 32n) | BigInt(words[1]), inclusive);
 }
 
 /** Integer key kinds whose Arrow values compare as the bound predicate's literals do. */
@@ -203,8 +234,8 @@ const RANGE_OPS = new Set(["eq", "lt", "le", "gt", "ge"]);
  * puts none or the column is not an integer. Binary search over the typed values: a key lookup
  * touches O(log n) rows of each sorted run.
  */
-export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate): [number, number] {
-  // Allocation-free but for the result: it runs for every stored run of every key lookup.
+export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicate, out: [number, number] = [0, 0]): [number, number] {
+  // Allocation-free (given `out`, which it fills and returns): it runs for every stored run of every key lookup.
   const n = data.length;
   const children = filter.kind === "and" ? filter.children : null;
   let from = 0;
@@ -218,7 +249,9 @@ export function sortedKeyRange(data: arrow.Data, field: string, filter: Predicat
     if (p.op === "eq" || p.op === "le") to = Math.min(to, searchSorted(data, v, true));
     if (p.op === "lt") to = Math.min(to, searchSorted(data, v, false));
   }
-  return [from, Math.max(from, to)];
+  out[0] = from;
+  out[1] = Math.max(from, to);
+  return out;
 }
 
 /** Whether cached chunks (immutable) are non-null integers in ascending order, found once per chunk. */
@@ -254,6 +287,11 @@ function searchSorted(data: arrow.Data, v: number | bigint, inclusive: boolean):
   const n = data.length;
   const words = values instanceof BigInt64Array ? int64Words(values) : null;
   if (words !== null) return searchInt64Words(words, n, v as bigint, inclusive);
+  return searchValues(values, n, v, inclusive);
+}
+
+/** First of the `n` ascending `values` not below `v` (`inclusive`: not at or below it). */
+function searchValues(values: Int32Array | BigInt64Array, n: number, v: number | bigint, inclusive: boolean): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {

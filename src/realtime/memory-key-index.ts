@@ -19,6 +19,8 @@ export interface KeyLookup {
   readonly width: 1 | 2;
   /** The distinct wanted identities, `width` words each. */
   readonly identities: BigUint64Array;
+  /** `identities` as 32-bit words (what a batch's index is probed with). */
+  readonly wanted: Uint32Array;
   /**
    * The filter is the `=` / `IN` leaf alone and the key an integer (its identity is its value):
    * the rows found are exactly the rows the filter selects, not only candidates.
@@ -54,7 +56,9 @@ export function keyLookupOf(filter: Predicate, keyField: { name: string; type: D
     } else if (typeof v === "string" && !values.includes(v)) values.push(v);
   }
   const column = keyColumnFromValues(kind, integer ? values.map((b) => (kind === "int64" ? b : Number(b))) : values);
-  return { kind, width: keyIdentityWidth(keyField.type), identities: keyIdentities(column), exact: integer !== undefined && filter === leaf };
+  const identities = keyIdentities(column);
+  const wanted = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+  return { kind, width: keyIdentityWidth(keyField.type), identities, wanted, exact: integer !== undefined && filter === leaf };
 }
 
 /** Rows of one stored batch's key column by identity: open addressing over row numbers. */
@@ -133,11 +137,13 @@ function indexOf(data: arrow.Data, lookup: KeyLookup): BatchKeyIndex | null {
 export function lookupKeyRows(data: arrow.Data, lookup: KeyLookup, from: number, to: number): Uint32Array | null {
   const index = indexOf(data, lookup);
   if (index === null) return null;
-  const wanted = new Uint32Array(lookup.identities.buffer, lookup.identities.byteOffset, lookup.identities.length * 2);
+  const wanted = lookup.wanted;
+  // (a fresh array: an empty literal costs less than resetting a reused one, whose length setter is a runtime call)
   const rows: number[] = [];
   for (let at = 0; at < wanted.length; at += 2 * lookup.width) index.rowsOf(wanted, at, from, to, rows);
   if (rows.length === 0) return NO_ROWS;
-  const out = Uint32Array.from(rows, (r) => r - from);
+  const out = new Uint32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = rows[i]! - from;
   return out.sort();
 }
 

@@ -15,7 +15,7 @@ import { and, bindPredicate, splitPredicateByFields, type Predicate } from "../p
 import { readArrowField, readArrowSchema } from "../format/arrow-types.js";
 import type { KvBatch } from "../read/kv-file-reader.js";
 import { PrimaryKeySplitReader } from "../read/merge-read.js";
-import { sortedKeyRange } from "../read/selective-read.js";
+import { int64LowerBound, int64WordsOf, sortedKeyRange } from "../read/selective-read.js";
 import type { DataSplit, Split } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { PinnedView, Ticket } from "./context.js";
@@ -58,16 +58,19 @@ export function checkRealtimeRead(table: FileStoreTable, options: RealtimeReadOp
   ctx.bind(table);
 }
 
-/** First index whose offset is >= `target` (offsets strictly increasing). */
-function lowerBound(values: BigInt64Array, target: bigint): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/**
+ * The offset window [committed, end) of a ticket's memory rows, with both bounds as int64 words:
+ * each stored batch's rows in it are found by binary search without boxing a BigInt per probe.
+ */
+interface OffsetWindow {
+  readonly committed: bigint;
+  readonly end: bigint;
+  readonly committedWords: readonly [number, number];
+  readonly endWords: readonly [number, number];
+}
+
+function offsetWindow(committed: bigint, end: bigint): OffsetWindow {
+  return { committed, end, committedWords: int64WordsOf(committed), endWords: int64WordsOf(end) };
 }
 
 /** `batch` projected to `columnIndexes`, in chunks of at most `batchSize` rows. */
@@ -151,12 +154,13 @@ export async function createRealtimeReader(
   const keyColumn = dedupFields ? fields.findIndex((f) => f.id === dedupFields.keyField.id) + 1 : -1; // +1: offset column first
 
   /** One stored batch's rows in [committed, end), not `deleted` (DEDUPLICATE), filtered, projected, in batchSize chunks. */
-  const outputOf = (raw: arrow.RecordBatch, committed: bigint, end: bigint, deleted: FrozenDeletedOffsets | null): readonly arrow.RecordBatch[] => {
+  const outputOf = (raw: arrow.RecordBatch, window: OffsetWindow, deleted: FrozenDeletedOffsets | null): readonly arrow.RecordBatch[] => {
     const offsets = raw.data.children[0].values as unknown as BigInt64Array;
     const n = raw.numRows;
     if (n === 0) return NONE;
-    const lo = committed < 0n || offsets[0] >= committed ? 0 : lowerBound(offsets, committed);
-    const hi = offsets[n - 1] < end ? n : lowerBound(offsets, end);
+    // (offsets strictly increase within a stored batch)
+    const lo = window.committed < 0n ? 0 : int64LowerBound(offsets, window.committedWords);
+    const hi = int64LowerBound(offsets, window.endWords);
     if (lo >= hi) return NONE;
     // DEDUPLICATE `key = v`: the batch's key index gives the candidate rows, the filter checks them
     const candidates = keyLookup ? lookupKeyRows(raw.data.children[keyColumn], keyLookup, lo, hi) : null;
@@ -204,15 +208,16 @@ export async function createRealtimeReader(
       }
       if (!view || !ticket) continue;
       const { committedEnd, memoryEnd } = ticket;
+      const window = offsetWindow(committedEnd, memoryEnd);
       const prune = bothFilters(options.filter, ticket.scanFilter);
       const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
       if (Symbol.iterator in reader) {
         const out: arrow.RecordBatch[] = [];
-        for (const raw of reader) for (const b of outputOf(raw, committedEnd, memoryEnd, deleted)) out.push(b);
+        for (const raw of reader) for (const b of outputOf(raw, window, deleted)) out.push(b);
         if (out.length > 0) yield out;
       } else {
         for await (const raw of reader) {
-          const out = outputOf(raw, committedEnd, memoryEnd, deleted);
+          const out = outputOf(raw, window, deleted);
           if (out.length > 0) yield out;
         }
       }
@@ -231,7 +236,10 @@ export async function createRealtimeReader(
 function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number, keyRange: ((raw: arrow.RecordBatch) => [number, number]) | null): KvBatch | null {
   const n = raw.numRows;
   if (n === 0) return null;
-  const [from, to] = keyRange ? keyRange(raw) : [0, n];
+  // (indexed, not destructured: destructuring iterates, which allocates in not yet optimised code)
+  const range = keyRange ? keyRange(raw) : null;
+  const from = range === null ? 0 : range[0];
+  const to = range === null ? n : range[1];
   if (from >= to) return null;
   const c = raw.data.children;
   const offsetData = c[0];
@@ -307,7 +315,9 @@ async function* primaryKeyGroups(
     const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
     const memory: KvBatch[] = [];
     const boundPrune = prune ? bindPredicate(prune, all) : null;
-    const keyRange = boundPrune ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[firstKeyColumn]!, keyNames[0]!, boundPrune) : null;
+    // (memoryRun reads the range at once: one pair serves every stored batch)
+    const range: [number, number] = [0, 0];
+    const keyRange = boundPrune ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[firstKeyColumn]!, keyNames[0]!, boundPrune, range) : null;
     const add = (raw: arrow.RecordBatch) => {
       const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length, keyRange);
       if (run) memory.push(run);

@@ -106,6 +106,13 @@ describe("builder and plain data", () => {
     const renamed = splitPredicateByFields(and(col("k").eq(1), col("v").eq(2)), ["k"], { k: "_KEY_k" });
     expect(renamed.picked).toEqual(col("_KEY_k").eq(1));
     expect(splitPredicateByFields(col("k").eq(1), ["k"], (n) => n.toUpperCase()).picked).toEqual(col("K").eq(1));
+    // one leaf: itself picked or left, the same object (a key lookup's filter)
+    const leaf = col("k").eq(1);
+    expect(splitPredicateByFields(leaf, ["v", "k"])).toEqual({ picked: leaf, rest: null });
+    expect(splitPredicateByFields(leaf, ["v", "k"]).picked).toBe(leaf);
+    expect(splitPredicateByFields(leaf, new Set(["v"]))).toEqual({ picked: null, rest: leaf });
+    expect(splitPredicateByFields(leaf, [])).toEqual({ picked: null, rest: leaf });
+    expect(() => splitPredicateByFields({ kind: "leaf", field: "k" } as never, ["k"])).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
   });
 
   it("predicateToString", () => {

@@ -86,6 +86,13 @@ describe("memory key index", () => {
     const ones = keyLookupOf(bindPredicate(col("k").in([1, 1]), fields(small)), small)!;
     expect(Array.from(lookupKeyRows(batch, ones, 0, 3)!)).toEqual([0, 2]);
     expect(Array.from(lookupKeyRows(batch, ones, 1, 3)!)).toEqual([1]); // relative to the window
+    // each call's rows are its own (they are collected in a reused buffer)
+    const other = arrow.makeData({ type: new arrow.Int8(), length: 2, data: Int8Array.of(7, 1) });
+    expect(lookupKeyRows(other, ones, 0, 2)).toBeNull();
+    expect(Array.from(lookupKeyRows(other, ones, 0, 2)!)).toEqual([1]);
+    expect(Array.from(lookupKeyRows(other, ones, 0, 1)!)).toEqual([]);
+    expect(Array.from(lookupKeyRows(batch, ones, 0, 3)!)).toEqual([0, 2]);
+    expect(Array.from(lookupKeyRows(other, ones, 0, 2)!)).toEqual([1]);
     // a column of another kind is not indexed: the caller filters every row
     const ints = arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.of(1) });
     expect(lookupKeyRows(ints, ones, 0, 1)).toBeNull();

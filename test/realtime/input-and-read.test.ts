@@ -327,3 +327,28 @@ describe("real-time scan and read", () => {
     await w.close();
   });
 });
+
+describe("offset windows of stored batches", () => {
+  it("memory rows at offsets across 2^32 and near INT64_MAX are read exactly, before and after a commit below them", async () => {
+    const table = await makeTable();
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    const edge = 2n ** 32n;
+    // ids are the offsets mod 10^6: 967294, 967295, 967296, 967297 | 627776, 387904
+    await w.write(offsetsBatch(BigInt64Array.from([edge - 2n, edge - 1n, edge, edge + 1n])), { bucket: 0 });
+    await w.write(offsetsBatch(BigInt64Array.from([2n ** 40n, 2n ** 62n])), { bucket: 0 });
+    const all = [387904, 627776, 967294, 967295, 967296, 967297];
+    expect(await readIds(table, { ctx })).toEqual(all);
+    expect(await readIds(table, { ctx, filter: col("id").eq(967296n), predicateFilter: true })).toEqual([967296]);
+    const commit = table.newCommit({ commitUser: "u" });
+    await w.refreshCommittedSnapshot(await commit.commitWithProgress(await w.prepareCommitWithProgress(1), 1));
+    await w.write(offsetsBatch(BigInt64Array.from([2n ** 62n + 1n, 2n ** 62n + 2n ** 32n])), { bucket: 0 });
+    // 2^62 + 1 → 387905, 2^62 + 2^32 → 355200: disk rows once, memory rows once
+    expect(await readIds(table, { ctx })).toEqual([355200, 387904, 387905, 627776, 967294, 967295, 967296, 967297]);
+    expect(await readIds(table, { ctx, filter: col("id").eq(355200n), predicateFilter: true })).toEqual([355200]);
+    await w.refreshCommittedSnapshot(await commit.commitWithProgress(await w.prepareCommitWithProgress(2), 2));
+    expect(await readIds(table, { ctx })).toEqual([355200, 387904, 387905, 627776, 967294, 967295, 967296, 967297]);
+    await w.close();
+    await ctx.close();
+  });
+});

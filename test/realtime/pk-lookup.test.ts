@@ -7,7 +7,7 @@ import { and, col, RealtimeContext } from "../../src/index.js";
 import type { Predicate } from "../../src/predicate/predicate.js";
 import { readFooter } from "../../src/format/footer.js";
 import { fileIOSource, toByteSource } from "../../src/format/source.js";
-import { selectiveReadCounters, sortedKeyRange } from "../../src/read/selective-read.js";
+import { int64LowerBound, int64WordsOf, selectiveReadCounters, sortedKeyRange } from "../../src/read/selective-read.js";
 import { bindPredicate } from "../../src/predicate/predicate.js";
 import { ChunkCache, dataBytes } from "../../src/format/chunk-cache.js";
 import * as arrow from "apache-arrow";
@@ -267,6 +267,7 @@ describe("sortedKeyRange", () => {
   const holds = (op: (typeof ops)[number], x: bigint, v: bigint) => (op === "eq" ? x === v : op === "lt" ? x < v : op === "le" ? x <= v : op === "gt" ? x > v : x >= v);
 
   it("BIGINT keys (negative, across 32-bit word boundaries, sliced columns): exactly the rows the conjunctive bounds hold for", () => {
+    const shared: [number, number] = [0, 0];
     fc.assert(
       fc.property(fc.array(key, { maxLength: 60 }), fc.array(fc.tuple(fc.constantFrom(...ops), key), { minLength: 1, maxLength: 3 }), fc.nat(5), (keys, bounds, cut) => {
         const sorted = BigInt64Array.from(keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -276,12 +277,32 @@ describe("sortedKeyRange", () => {
         const rows = Array.from(sorted.subarray(from, from + data.length));
         const preds = bounds.map(([op, v]) => col("id")[op](v));
         const filter = bindPredicate(preds.length === 1 ? preds[0]! : and(...preds), [{ id: 0, name: "id", type: { kind: "BIGINT", nullable: false } }] as never);
-        const [lo, hi] = sortedKeyRange(data, "id", filter);
+        const [lo, hi] = sortedKeyRange(data, "id", filter, shared); // a pair reused across calls, as the union read does
+        expect(sortedKeyRange(data, "id", filter)).toEqual([lo, hi]);
         const matching = rows.flatMap((x, i) => (bounds.every(([op, v]) => holds(op, x, v)) ? [i] : []));
         expect(matching.length === 0 ? lo >= hi : [lo, hi]).toEqual(matching.length === 0 ? true : [matching[0], matching[matching.length - 1]! + 1]);
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("int64LowerBound (the real-time reads' offset windows): the first value not below (inclusive: not at or below) the target, by 32-bit words", () => {
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 60 }), key, fc.nat(5), (keys, v, cut) => {
+        const sorted = BigInt64Array.from(keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        const values = sorted.subarray(Math.min(cut, sorted.length)); // a view at a byte offset
+        const model = (inclusive: boolean) => {
+          const i = Array.from(values).findIndex((x) => (inclusive ? x > v : x >= v));
+          return i < 0 ? values.length : i;
+        };
+        expect(int64LowerBound(values, int64WordsOf(v))).toBe(model(false));
+        expect(int64LowerBound(values, int64WordsOf(v), true)).toBe(model(true));
+      }),
+      { numRuns: 500 },
+    );
+    expect(int64WordsOf(-(2n ** 63n))).toEqual([-(2 ** 31), 0]);
+    expect(int64WordsOf(2n ** 32n + 5n)).toEqual([1, 5]);
+    expect(int64WordsOf(-1n)).toEqual([-1, 2 ** 32 - 1]);
   });
 });
 
