@@ -110,10 +110,9 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     }
     // one candidate range (a page index or sorted key narrowed it): its rows are not listed
     let single = ranges.length === 1 ? ranges[0]! : null;
-    let listed: Uint32Array | null = single ? null : rowsOf(ranges);
+    const listed = single ? null : rowsOf(ranges);
     let candidateCount = single ? single[1] - single[0] : listed!.length;
     if (candidateCount === 0) continue;
-    const candidates = (): Uint32Array => (listed ??= rowsOf(ranges));
     const candidateAt = (k: number): number => (single ? single[0] + k : listed![k]!);
     // the other columns' candidate pages are fetched while the filter columns are decoded
     // (not with a chunk cache: its chunks are often held decoded, and then never read)
@@ -121,16 +120,11 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
     const decodeAt = async (i: number, rows: Rows): Promise<arrow.Data> => {
       const col = fileColumnOf[i]!;
       const field = p.schema.fields[i]!;
-      if (col < 0) return makeNullData(field.type, rowCount(rows));
+      if (col < 0) return makeNullData(field.type, rows instanceof Uint32Array ? rows.length : rows[1] - rows[0]);
       return decodeColumnRows(filterIdx.includes(i) ? src : other, footer, rg, col, await pagesOf(col), rows, field, o.chunkCache ?? null);
     };
-    /** The candidate rows of filter column `i`: a slice of its cached chunk for one range. */
-    const decodeCandidates = (i: number): Promise<arrow.Data> => {
-      const col = fileColumnOf[i]!;
-      const whole = single && o.chunkCache && col >= 0 ? o.chunkCache.get(chunkKey(src, rg, col, p.schema.fields[i]!)) : undefined;
-      return whole ? Promise.resolve(whole.slice(single![0], candidateCount)) : decodeAt(i, single ?? candidates());
-    };
-    let filterData = await Promise.all(filterIdx.map(decodeCandidates));
+    // the candidate rows of the filter columns (of one range: a slice of a cached chunk)
+    let filterData = await Promise.all(filterIdx.map((i) => decodeAt(i, single ?? listed!)));
     if (single && sorted === null) {
       // one range of a filter column that ascends (an append table written in key order): the
       // filter's bounds on it narrow the candidates by binary search before the exact test, which
@@ -140,7 +134,6 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
         const [from, to] = sortedKeyRange(filterData[k]!, o.fields[filterIdx[k]!]!.name, filter);
         if (to - from < candidateCount) {
           single = [single[0] + from, single[0] + to];
-          ranges = [single];
           candidateCount = to - from;
           filterData = filterData.map((d) => d.slice(from, candidateCount));
           selectiveReadCounters.sortedNarrowings++;
@@ -360,10 +353,6 @@ type Ranges = Array<[number, number]>;
 
 /** Ascending row-group rows: listed, or the [start, end) range of them. */
 type Rows = Uint32Array | [number, number];
-
-function rowCount(rows: Rows): number {
-  return rows instanceof Uint32Array ? rows.length : rows[1] - rows[0];
-}
 
 function intersect(a: Ranges, b: Ranges): Ranges {
   const out: Ranges = [];
