@@ -70,6 +70,10 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
   });
   const stats = statisticsOf(footer);
   const sortedIdx = o.sortedBy === undefined ? -1 : o.fields.findIndex((f, i) => f.name === o.sortedBy && usable[i]);
+  /** Whether filter column `i`'s bounds can be searched in its values. */
+  const searchable = (i: number) => usable[i] && SEARCHABLE_KEY_KINDS.has(o.fields[i]!.type.kind);
+  /** The rows of `data` (values of filter column `i`) the filter's bounds leave, when they ascend (or `i` is sortedBy). */
+  const keyRange = (i: number, data: arrow.Data | undefined) => (data && (i === sortedIdx || ascendingIntegers(data)) ? sortedKeyRange(data, o.fields[i]!.name, filter) : null);
   let rowGroupStart = 0;
   for (let rg = 0; rg < footer.rowGroups.length; rowGroupStart += footer.rowGroups[rg]!.numRows, rg++) {
     const numRows = footer.rowGroups[rg]!.numRows;
@@ -93,10 +97,8 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
       // key; found: an integer column whose cached chunk ascends, such as the keys of an append
       // table written in key order): the filter's bounds on it are a row range
       for (const i of sortedIdx >= 0 ? [sortedIdx] : filterIdx) {
-        if (!usable[i] || !SEARCHABLE_KEY_KINDS.has(o.fields[i]!.type.kind)) continue;
-        const whole = o.chunkCache.get(chunkKey(src, rg, fileColumnOf[i]!, p.schema.fields[i]!));
-        if (whole && (i === sortedIdx || ascendingIntegers(whole))) {
-          const range = sortedKeyRange(whole, o.fields[i]!.name, filter);
+        const range = searchable(i) && keyRange(i, o.chunkCache.get(chunkKey(src, rg, fileColumnOf[i]!, p.schema.fields[i]!)));
+        if (range) {
           sorted = sorted === null ? [range] : intersect(sorted, [range]);
           selectiveReadCounters.sortedNarrowings++;
         }
@@ -129,9 +131,9 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
       // one range of a filter column that ascends (an append table written in key order): the
       // filter's bounds on it narrow the candidates by binary search before the exact test, which
       // then tests the rows of a 1% range rather than every row of its pages
-      const k = filterIdx.findIndex((i, j) => usable[i] && SEARCHABLE_KEY_KINDS.has(o.fields[i]!.type.kind) && ascendingIntegers(filterData[j]!));
-      if (k >= 0) {
-        const [from, to] = sortedKeyRange(filterData[k]!, o.fields[filterIdx[k]!]!.name, filter);
+      const range = filterIdx.reduce<[number, number] | null>((r, i, k) => r ?? (searchable(i) ? keyRange(i, filterData[k]) : null), null);
+      if (range) {
+        const [from, to] = range;
         if (to - from < candidateCount) {
           single = [single[0] + from, single[0] + to];
           candidateCount = to - from;
