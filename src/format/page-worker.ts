@@ -37,6 +37,7 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { PaimonError } from "../error.js";
+import { BufferPool } from "./buffer-pool.js";
 import { readKernelWasmSync } from "../kernel/wasm-source.js";
 import { loadZstd } from "../spec/zstd.js";
 
@@ -243,12 +244,8 @@ export interface HandedPage {
 class PageWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
-  /**
-   * Buffers the worker has handed back with its results, for the next pages posted: copying a
-   * page into one costs a memcpy, a fresh buffer also its allocation and first-touch page faults
-   * (several times the copy, measured on 1 M-row files).
-   */
-  private readonly spare: ArrayBuffer[] = [];
+  /** Buffers the worker has handed back with its results, for the next pages posted. */
+  private readonly spare = new BufferPool(MAX_SPARE_BUFFERS, MAX_SPARE_BYTES, 1, BUFFER_GRAIN);
   private readonly done: Int32Array;
   private posted = 0;
   private nextId = 0;
@@ -265,7 +262,7 @@ class PageWorker {
 
   /** Buffers handed back by the worker and kept for the next pages. */
   get spareBuffers(): number {
-    return this.spare.length;
+    return this.spare.size;
   }
 
   constructor(zstdPath: string, kernel: Uint8Array | undefined) {
@@ -286,7 +283,7 @@ class PageWorker {
       } else {
         const p = this.pending.get(m.id!);
         this.pending.delete(m.id!);
-        if (m.input) this.keepBuffer(m.input);
+        if (m.input) this.spare.give(m.input);
         if (this.pending.size === 0) this.worker.unref();
         if (m.n !== undefined) p?.resolve(m.n >= 0 ? new Uint8Array(m.body!, p.contentAt, m.n) : undefined, m.body);
         else if (m.body) p?.resolve(new Uint8Array(m.body));
@@ -341,7 +338,7 @@ class PageWorker {
   decompress(body: Uint8Array, size: number, always: boolean): HandedPage | undefined {
     if (!this.isReady || this.dead || (!always && this.backlog() > MAX_OUTSTANDING_DECOMPRESS_BYTES)) return undefined;
     const contentAt = (body.length + 7) & ~7;
-    const buffer = this.takeBuffer(contentAt + size);
+    const buffer = this.spare.take(contentAt + size);
     new Uint8Array(buffer, 0, body.length).set(body);
     let back: ArrayBuffer | undefined;
     const content = this.send({ length: body.length, out: contentAt, size }, buffer, size, true, contentAt, (b) => (back = b));
@@ -352,14 +349,9 @@ class PageWorker {
     const release = () => {
       const b = back;
       back = undefined;
-      if (b) this.keepBuffer(b);
+      if (b) this.spare.give(b);
     };
     return { content, release, busy: () => !always && ((Atomics.load(this.done, 0) - posted) | 0) < 0 };
-  }
-
-  /** Keeps a buffer for later pages (dropped when enough are kept or it is a big one). */
-  private keepBuffer(b: ArrayBuffer): void {
-    if (b.byteLength > 0 && this.spare.length < MAX_SPARE_BUFFERS && b.byteLength <= MAX_SPARE_BYTES) this.spare.push(b);
   }
 
   /** Bytes (de)compression work posted and not yet done by the worker. */
@@ -370,7 +362,7 @@ class PageWorker {
   private post(m: { codec?: WorkerCodec; level?: number }, body: Uint8Array, work: number, decompress: boolean): Promise<Uint8Array | undefined> | undefined {
     if (!this.isReady || this.dead) return undefined;
     // a copy of its own (Buffer#slice would be a view of a shared, maybe pooled buffer), in a spare buffer when one fits
-    const buffer = this.takeBuffer(body.byteLength);
+    const buffer = this.spare.take(body.byteLength);
     new Uint8Array(buffer, 0, body.byteLength).set(body);
     return this.send({ ...m, length: body.byteLength }, buffer, work, decompress, undefined, undefined);
   }
@@ -398,20 +390,6 @@ class PageWorker {
     this.offloaded++;
     this.worker.postMessage({ id, ...m, work, body }, [body]);
     return result;
-  }
-
-  /** A spare buffer of at least `bytes` (the smallest that fits), or a new one. */
-  private takeBuffer(bytes: number): ArrayBuffer {
-    let best = -1;
-    for (let i = 0; i < this.spare.length; i++) {
-      const n = this.spare[i]!.byteLength;
-      if (n >= bytes && (best < 0 || n < this.spare[best]!.byteLength)) best = i;
-    }
-    if (best < 0) return new ArrayBuffer(Math.ceil(Math.max(bytes, 1) / BUFFER_GRAIN) * BUFFER_GRAIN);
-    const buffer = this.spare[best]!;
-    this.spare[best] = this.spare[this.spare.length - 1]!;
-    this.spare.pop();
-    return buffer;
   }
 
   /** Ends the worker (its pages fail with a PaimonError). */

@@ -25,6 +25,7 @@ import type { Plan } from "./parquet-reader.js";
 import type { corrupt, ByteSource } from "./source.js";
 import type { isServerRuntime } from "./wasm.js";
 import type { TList, TStruct, TValue, getValue } from "./thrift.js";
+import { BufferPool } from "./buffer-pool.js";
 
 /**
  * The library functions this module uses, handed over by the reader (`bindFlatDecoder`) rather
@@ -377,7 +378,7 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
         ok = false; // out of scope or inconsistent: parquet-wasm decodes the chunk (and reports corruption)
       } finally {
         pending?.release(); // the page is decoded: nothing decoded keeps a view of its content
-        if (early && zstdView) giveSpare(early);
+        if (early && zstdView) spares.give(early.buffer as ArrayBuffer);
       }
     }
     let data: arrow.Data | undefined;
@@ -415,18 +416,13 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
 const NO_VALUES = new Uint8Array(0);
 
 /** Buffers for pages decompressed ahead of their turn, reused once those pages are decoded. */
-const spares: Uint8Array[] = [];
+const spares = new BufferPool(8, Infinity, 256 * 1024, 1);
 
-/** `content` copied into a spare buffer (`giveSpare` it back once decoded). */
+/** `content` copied into a spare buffer (`spares.give` its buffer back once decoded). */
 function spareCopy(content: Uint8Array): Uint8Array {
-  const i = spares.findIndex((b) => b.length >= content.length);
-  const buffer = i < 0 ? new Uint8Array(Math.max(content.length, 256 * 1024)) : spares.splice(i, 1)[0]!;
+  const buffer = new Uint8Array(spares.take(content.length), 0, content.length);
   buffer.set(content);
-  return buffer.subarray(0, content.length);
-}
-
-function giveSpare(content: Uint8Array): void {
-  if (spares.length < 8) spares.push(new Uint8Array(content.buffer));
+  return buffer;
 }
 
 /** Output under construction: validity, fixed-width values (as bytes) or strings. */

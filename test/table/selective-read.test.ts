@@ -172,3 +172,79 @@ describe("selective reads (row-group and page pruning, late materialisation)", (
     }
   });
 });
+
+describe("one candidate range narrowed by binary search over an ascending decoded filter column", () => {
+  const kFields: DataField[] = [
+    { id: 0, name: "k", type: DataTypes.INT() },
+    { id: 1, name: "b", type: DataTypes.BIGINT() },
+    { id: 2, name: "s", type: DataTypes.STRING() },
+  ];
+  type KRow = { k: number | null; b: bigint | null; s: string };
+  type Layout = "ascending" | "descending" | "shuffled" | "ascending with nulls";
+
+  /** `n` rows whose k and b follow `layout` (ascending: values from a small domain, so with ties). */
+  function makeRows(layout: Layout, n: number, seed: number): KRow[] {
+    let x = seed >>> 0;
+    const next = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 8) % Math.max(1, n >> 1);
+    const ks = Array.from({ length: n }, () => next() - (n >> 2)); // negative values too
+    if (layout !== "shuffled") ks.sort((a, b) => (layout === "descending" ? b - a : a - b));
+    return ks.map((k, i) => {
+      const nul = layout === "ascending with nulls" && i % 97 === 13;
+      return { k: nul ? null : k, b: nul ? null : BigInt(k) * 3_000_000_000n, s: `s${i % 11}` };
+    });
+  }
+
+  async function readRows(rs: KRow[], filter: Predicate): Promise<{ rows: KRow[]; narrowed: number }> {
+    const t = new arrow.Table({
+      k: arrow.vectorFromArray(rs.map((r) => r.k), new arrow.Int32()),
+      b: arrow.vectorFromArray(rs.map((r) => r.b), new arrow.Int64()),
+      s: arrow.vectorFromArray(rs.map((r) => r.s), new arrow.Utf8()),
+    });
+    const { bytes } = await writeParquet(kFields, t, { pageSize: 256 });
+    const f = await readParquetFooter(bytes);
+    const before = selectiveReadCounters.sortedNarrowings;
+    const out: KRow[] = [];
+    for await (const b of readSelective(toByteSource(bytes, "k.parquet"), { fields: kFields, tableFields: kFields, fileFields: kFields, filter, deleted: null, batchSize: 500, footer: f })) {
+      for (const r of b.toArray()) out.push({ k: r.k ?? null, b: r.b ?? null, s: r.s });
+    }
+    return { rows: out, narrowed: selectiveReadCounters.sortedNarrowings - before };
+  }
+
+  const ops = ["ge", "gt", "le", "lt", "eq"] as const;
+  const test = (v: number | null, op: (typeof ops)[number], x: number): boolean =>
+    v !== null && (op === "ge" ? v >= x : op === "gt" ? v > x : op === "le" ? v <= x : op === "lt" ? v < x : v === x);
+
+  it("a 1% range over an ascending column with ties is narrowed and exact; a shuffled or descending one is not narrowed and exact", async () => {
+    for (const layout of ["ascending", "shuffled", "descending"] as const) {
+      const rs = makeRows(layout, 4000, 7);
+      const { rows: got, narrowed } = await readRows(rs, and(col("k").ge(100), col("k").le(119)));
+      expect(got).toEqual(rs.filter((r) => r.k !== null && r.k >= 100 && r.k <= 119));
+      expect(got.length).toBeGreaterThan(0);
+      expect(narrowed).toBe(layout === "ascending" ? 1 : 0);
+    }
+  });
+
+  it("random layouts and random bound filters on k or b (with other conjuncts and disjunctions) return exactly the model's rows", async () => {
+    const leaf = fc.tuple(fc.constantFrom("k", "b"), fc.constantFrom(...ops), fc.integer({ min: -1200, max: 2200 }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<Layout>("ascending", "descending", "shuffled", "ascending with nulls"),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.integer(),
+        fc.array(leaf, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom("and", "or", "and with s"),
+        async (layout, n, seed, leaves, shape) => {
+          const rs = makeRows(layout, n, seed);
+          const preds = leaves.map(([c, op, x]) => (c === "k" ? col("k")[op](x) : col("b")[op](BigInt(x) * 3_000_000_000n)));
+          const ms = leaves.map(([, op, x]) => (r: KRow) => test(r.k, op, x)); // b = 3e9 k orders as k
+          const sLeaf = col("s").eq("s3");
+          const filter = shape === "or" ? or(...preds) : shape === "and" ? and(...preds) : and(...preds, sLeaf);
+          const model = (r: KRow) => (shape === "or" ? ms.some((m) => m(r)) : ms.every((m) => m(r)) && (shape === "and" || r.s === "s3"));
+          const { rows: got } = await readRows(rs, preds.length === 1 && shape !== "and with s" ? preds[0]! : filter);
+          expect(got).toEqual(rs.filter(model));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
