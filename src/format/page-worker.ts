@@ -39,7 +39,7 @@ import { Worker } from "node:worker_threads";
 import { PaimonError } from "../error.js";
 import { BufferPool } from "./buffer-pool.js";
 import { readKernelWasmSync } from "../kernel/wasm-source.js";
-import { loadZstd } from "../spec/zstd.js";
+import { loadZstd, PROBE_CONTENT, PROBE_FRAME } from "../spec/zstd.js";
 
 /** The codecs the worker compresses. */
 export type WorkerCodec = "zstd" | "snappy";
@@ -413,7 +413,9 @@ let heapView: Promise<((data: Uint8Array, size: number) => Uint8Array) | null> |
  * zstd decompression on this thread into the zstd package's heap (`heapDecompressor`: the content
  * is a view of the heap, valid until the next call into the package), or null where the package's
  * module is not reachable so (the flat decoder then uses loadZstd()'s decompress, a copy per page).
- * Checked against the package's own decompress on a frame of its own compress.
+ * Checked on spec/zstd.ts's probe frame (the one loadZstd() checks the package with). The flat
+ * decoder's prefetch starts it when a table opens, so loading this module and the check overlap
+ * the table's metadata reads.
  */
 export function zstdHeapView(): Promise<((data: Uint8Array, size: number) => Uint8Array) | null> {
   heapView ??= (async () => {
@@ -424,9 +426,8 @@ export function zstdHeapView(): Promise<((data: Uint8Array, size: number) => Uin
       const dctx = M ? M._ZSTD_createDCtx() : 0;
       if (!codec || !M || dctx === 0) return null;
       const view = heapDecompressor(M, dctx);
-      const probe = Uint8Array.from({ length: 4096 }, (_, i) => (i * 131) >> 4);
-      const back = view(codec.compress(probe, 3), probe.length);
-      return back.length === probe.length && back.every((b, i) => b === probe[i]) ? view : null;
+      const back = view(PROBE_FRAME, PROBE_CONTENT.length);
+      return back.length === PROBE_CONTENT.length && back.every((b, i) => b === PROBE_CONTENT[i]) ? view : null;
     } catch {
       return null;
     }

@@ -24,6 +24,7 @@ import type { readPageHeader, snappyUncompress } from "./parquet-pages.js";
 import type { Plan } from "./parquet-reader.js";
 import type { corrupt, ByteSource } from "./source.js";
 import type { isServerRuntime } from "./wasm.js";
+import type { KernelFrame } from "../kernel/wasm.js";
 import type { TList, TStruct, TValue, getValue } from "./thrift.js";
 import { BufferPool } from "./buffer-pool.js";
 
@@ -47,6 +48,7 @@ export type FlatDeps = [
   snappyUncompress: typeof snappyUncompress,
   pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>,
   zstdHeapView: () => Promise<Zstd | null>,
+  kernelFrame: () => KernelFrame | undefined,
 ];
 
 interface Deps {
@@ -65,6 +67,8 @@ interface Deps {
   pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>;
   /** zstd decompression into reused memory of the zstd module (the content valid until the next call into it), where there is one (Node). */
   zstdHeapView: () => Promise<Zstd | null>;
+  /** A frame over the kernel module when it is loaded (it is prefetched at table open on server runtimes), else undefined. */
+  kernelFrame: () => KernelFrame | undefined;
 }
 
 let D: Deps;
@@ -85,8 +89,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView };
+  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView, kernelFrame] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView, kernelFrame };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -826,9 +830,15 @@ function spreadValues(fixed: Uint8Array, width: number, at: number, numValues: n
   if (row < numValues) fixed.copyWithin(base + row * width, from, from + (numValues - row) * width);
 }
 
-/** PLAIN byte arrays (4-byte length, bytes) of the page's valid rows. */
+/**
+ * PLAIN byte arrays (4-byte length, bytes) of the page's valid rows: by the kernel module when it
+ * is loaded (wasm/src/pages.rs; compiled code from a process's first page on, where this loop runs
+ * in the interpreter until the JIT compiles it), else by the loop. Same offsets and bytes.
+ */
 function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues: number, nonNull: number, valid: Uint8Array | undefined): void {
   b.plainBytes = true;
+  const frame = numValues > 0 ? D.kernelFrame() : undefined;
+  if (frame) return kernelByteArrays(frame, b, values.subarray(pos), numValues, valid);
   const offsets = b.offsets!;
   const end = values.length;
   b.reserveBytes(Math.max(0, end - pos - 4 * nonNull) + 4); // the page's bytes less a length per value
@@ -854,6 +864,24 @@ function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues:
   }
   if (r !== b.at + numValues) fail("value past the page end");
   b.bytesAt = o;
+}
+
+/** plainByteArrays by the kernel: the page's values and validity bytes go into wasm memory, offsets and bytes come out. */
+function kernelByteArrays(frame: KernelFrame, b: Builder, page: Uint8Array, numValues: number, valid: Uint8Array | undefined): void {
+  const at = b.at;
+  const bits = valid ? valid.subarray(at >> 3, ((at + numValues - 1) >> 3) + 1) : undefined;
+  const data = frame.reserve(page.length);
+  const offsets = frame.reserve(numValues * 4);
+  const validity = frame.reserve(bits ? bits.length : 0);
+  frame.open();
+  frame.write(data, page);
+  if (bits) frame.write(validity, bits);
+  const n = frame.k.pr_plain_byte_arrays(frame.ptr(data), page.length, numValues, bits ? frame.ptr(validity) : 0, at & 7, b.bytesAt, frame.ptr(offsets));
+  if (n < 0) fail("value past the page end");
+  b.reserveBytes(n);
+  b.values.set(frame.u8(data, n), b.bytesAt);
+  b.offsets!.set(frame.i32(offsets, numValues), at + 1);
+  b.bytesAt += n;
 }
 
 let indexScratch = new Int32Array(0);

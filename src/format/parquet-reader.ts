@@ -22,6 +22,7 @@ import { pageWorkerFor, zstdHeapView } from "./page-worker-load.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { concatData } from "../arrow/concat.js";
 import { ChunkCache, dataBytes } from "./chunk-cache.js";
+import { loadedKernelFrame } from "../kernel/wasm.js";
 
 export interface ParquetReadOptions {
   /**
@@ -106,6 +107,7 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
 }
 
 let flatDecoding = true;
+let byteArrayKernel = true;
 type FlatDecoder = Awaited<ReturnType<typeof import("./parquet-flat.js").bindFlatDecoder>>;
 type FlatDeps = import("./parquet-flat.js").FlatDeps;
 type PageDecompressor = import("./parquet-flat.js").PageDecompressor;
@@ -117,6 +119,14 @@ let flatModule: Promise<FlatDecoder | null> | undefined;
  */
 export function setFlatDecoding(on: boolean): void {
   flatDecoding = on;
+}
+
+/**
+ * Whether the flat decoder splits PLAIN byte-array pages with the kernel module when it is loaded
+ * (the default) or always with its own loop (tests compare both).
+ */
+export function setByteArrayKernel(on: boolean): void {
+  byteArrayKernel = on;
 }
 
 let decompressionWorker: boolean | "always" = true;
@@ -144,11 +154,16 @@ async function pageDecompressor(work: number): Promise<PageDecompressor | undefi
 /** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
 export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   if (flatModule) return flatModule;
-  // zstd starts loading now (server runtimes, where the decoder uses it) rather than once the chunk is imported
-  if (isServerRuntime()) void loadZstd();
+  // zstd and its heap decompressor (the page worker module) start loading now (server runtimes,
+  // where the decoder uses them) rather than once the chunk is imported or the first page is read
+  if (isServerRuntime()) {
+    void loadZstd();
+    void zstdHeapView();
+  }
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int8, arrow.Int16, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
     readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView,
+    () => (byteArrayKernel ? loadedKernelFrame() : undefined),
   ];
   return (flatModule = import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }
@@ -200,7 +215,7 @@ function outputBatch(p: Plan, decoded: arrow.RecordBatch | undefined, length: nu
   const children = schema.fields.map((f, i) => {
     const si = p.sourceIndex[i]!;
     if (si < 0 || !decoded) return makeNullData(f.type, length);
-    const data = decoded.getChildAt(si)!.data[0]!;
+    const data = decoded.data.children[si]!; // not getChildAt: no Vector made per column
     if (fromFile) return data;
     return convertData(data, f.type, `${f.name} of ${p.src.name}`);
   });

@@ -26,6 +26,7 @@ export interface KernelExports {
   pr_bucket(columns: number, columnCount: number, rows: number, buckets: number, out: number): void;
   pr_xxh64_bytes(offsets: number, bytes: number, rows: number, seed: bigint, out: number): void;
   pr_wang_hash64(values: number, rows: number, mul: bigint, div: bigint, out: number): void;
+  pr_plain_byte_arrays(page: number, len: number, rows: number, valid: number, bit: number, base: number, offsets: number): number;
   // Roaring bitmaps (wasm/src/bitmap.rs). Handles are non-zero; deserialize returns 0 on malformed input.
   pr_bitmap32_new(): number;
   pr_bitmap32_free(handle: number): void;
@@ -206,6 +207,11 @@ export function kernelExports(): KernelExports {
     throw kernelLoadError(e, false);
   }
   return kernel;
+}
+
+/** A frame over the kernel module if it is loaded already (nothing is loaded or awaited), else undefined. */
+export function loadedKernelFrame(): KernelFrame | undefined {
+  return kernel && new KernelFrame();
 }
 
 /**

@@ -80,9 +80,14 @@ function requireZstd(): ZstdWasmModule | undefined {
   }
 }
 
-/** A zstd frame of one raw block holding PROBE_CONTENT (magic, single-segment header with the content size, block header). */
-const PROBE_CONTENT = [0x70, 0x61, 0x69, 0x6d, 0x6f, 0x6e];
-const PROBE_FRAME = new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0x20, PROBE_CONTENT.length, (PROBE_CONTENT.length << 3) | 1, 0, 0, ...PROBE_CONTENT]);
+/**
+ * A zstd frame of one raw block holding PROBE_CONTENT (magic, single-segment header with the
+ * content size, block header): decompressing it checks that a module loaded (here and in the page
+ * worker's heap decompressor) without compressing anything (a compression context costs a
+ * process's first read several ms of cold wasm).
+ */
+export const PROBE_CONTENT: readonly number[] = [0x70, 0x61, 0x69, 0x6d, 0x6f, 0x6e];
+export const PROBE_FRAME = new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0x20, PROBE_CONTENT.length, (PROBE_CONTENT.length << 3) | 1, 0, 0, ...PROBE_CONTENT]);
 
 /** The zstd codec, loaded once; null where the module cannot load (callers fall back: stored blocks, parquet-wasm, fzstd). */
 export function loadZstd(): Promise<ZstdCodec | null> {

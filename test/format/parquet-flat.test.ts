@@ -15,11 +15,14 @@ import { convertData, readArrowField } from "../../src/format/arrow-types.js";
 import { pageSubset, pagesNeedDictionary, readChunkPages } from "../../src/format/page-index.js";
 import { pageWorker, zstdHeapView } from "../../src/format/page-worker.js";
 import { loadZstd } from "../../src/spec/zstd.js";
-import { prefetchFlatDecoder, setDecompressionWorker, setFlatDecoding } from "../../src/format/parquet-reader.js";
+import { prefetchFlatDecoder, setByteArrayKernel, setDecompressionWorker, setFlatDecoding } from "../../src/format/parquet-reader.js";
+import { initKernels, loadedKernelFrame } from "../../src/kernel/wasm.js";
+import { crc32 } from "../../src/kernel/deletion-vector.js";
+import { getNumber, serializeStruct, setField, T_I32 } from "../../src/format/thrift.js";
 import { PaimonError } from "../../src/error.js";
 import { toByteSource } from "../../src/format/source.js";
 import { type DataField, DataTypes as T, notNull } from "../../src/spec/types.js";
-import { batch, FLAT_FIELDS, tableColumn, workerTable } from "./helpers.js";
+import { batch, FLAT_FIELDS, pagesOf, tableColumn, values as dataValues, workerTable } from "./helpers.js";
 
 const F = T.FIELD;
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
@@ -110,6 +113,7 @@ const onNode = (globalThis as { Deno?: unknown; Bun?: unknown }).Deno === undefi
 afterEach(() => {
   setFlatDecoding(true);
   setDecompressionWorker(true);
+  setByteArrayKernel(true);
 });
 
 describe("flat-column decoder", () => {
@@ -403,6 +407,93 @@ describe("flat-column decoder", () => {
       const pooled = pooledBuffer(written.bytes);
       const back = await readParquet(pooled, { fields });
       for (const f of fields) expect(tableColumn(back, f.name, f.type), `${f.name}, dictionary ${dictionary}`).toEqual(cols[f.name as keyof typeof cols]);
+    }
+  });
+});
+
+describe("PLAIN byte-array pages by the kernel module (wasm/src/pages.rs)", () => {
+  const fields = [F(1, "s", T.STRING()), F(2, "y", T.BYTES()), F(3, "ns", notNull(T.STRING()))];
+  const str = fc.oneof(fc.constantFrom("", "a", "ü€😀", "x".repeat(40)), fc.string({ unit: "grapheme", maxLength: 60 }));
+  const bytesArb = fc.oneof(fc.constant(new Uint8Array(0)), fc.uint8Array({ maxLength: 70 }));
+
+  /** Each column's Data decoded with the kernel, then with the decoder's own loop. */
+  async function bothWays(bytes: Uint8Array): Promise<[arrow.Data[], arrow.Data[]]> {
+    await initKernels();
+    expect(loadedKernelFrame()).toBeDefined(); // the decoder gets a frame: the kernel path is taken
+    setByteArrayKernel(true);
+    const kernel = await decodeFlatData(bytes, fields.length);
+    setByteArrayKernel(false);
+    const loop = await decodeFlatData(bytes, fields.length);
+    setByteArrayKernel(true);
+    return [kernel, loop];
+  }
+
+  it("randomized: offsets, bytes and validity equal the decoder's loop (empty values, multi-byte UTF-8, nulls, page boundaries inside validity bytes, uncompressed and zstd pages)", async () => {
+    const n = fc.integer({ min: 1, max: 300 });
+    const nullable = <V>(g: fc.Arbitrary<V>, rate: number) => fc.oneof({ weight: rate, arbitrary: fc.constant(null) }, { weight: 100 - rate, arbitrary: g });
+    const colsArb = fc.tuple(n, fc.constantFrom(0, 10, 60, 100)).chain(([rows, rate]) =>
+      fc.record({
+        s: fc.array(nullable(str, rate), { minLength: rows, maxLength: rows }),
+        y: fc.array(nullable(bytesArb, rate), { minLength: rows, maxLength: rows }),
+        ns: fc.array(str, { minLength: rows, maxLength: rows }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(colsArb, fc.constantFrom("none", "zstd"), fc.constantFrom(64, 333, 1 << 20), async (cols, compression, pageSize) => {
+        const written = await writeParquet(fields, batch(fields, cols), { compression, dictionary: false, pageSize });
+        const [kernel, loop] = await bothWays(written.bytes);
+        for (let c = 0; c < fields.length; c++) {
+          const k = kernel[c]!;
+          const l = loop[c]!;
+          expect(k.nullCount).toBe(l.nullCount);
+          expect(k.valueOffsets).toEqual(l.valueOffsets);
+          expect(k.values).toEqual(l.values);
+          expect(k.nullBitmap).toEqual(l.nullBitmap);
+          expect(dataValues(k, fields[c]!.type), fields[c]!.name).toEqual(cols[fields[c]!.name as keyof typeof cols]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 240_000);
+
+  it("a length running past the page end gives the same CORRUPT_FILE as the decoder's loop (parquet-wasm reports it)", async () => {
+    const one = [F(1, "s", notNull(T.STRING()))];
+    const values = Array.from({ length: 50 }, (_, i) => `value-${i}`);
+    const written = await writeParquet(one, batch(one, { s: values }), { compression: "none", dictionary: false });
+    const page = pagesOf(written.bytes).find((p) => getNumber(p.header, 1) === 0)!;
+    const headerBytes = written.bytes.subarray(page.at, page.bodyStart);
+    const prefix = written.bytes.indexOf(7, page.bodyStart); // "value-0"'s length, 7
+    expect(new TextDecoder().decode(written.bytes.subarray(prefix + 4, prefix + 11))).toBe("value-0");
+    let bad: Uint8Array | undefined;
+    // a length past the page end, with the page's crc made to match (a header of the same size)
+    for (let extra = 1000; !bad; extra++) {
+      const copy = written.bytes.slice();
+      new DataView(copy.buffer).setUint32(prefix, 7 + extra, true);
+      setField(page.header, 4, T_I32, crc32(copy.subarray(page.bodyStart, page.bodyEnd)) | 0);
+      const header = serializeStruct(page.header);
+      if (header.length !== headerBytes.length) continue;
+      copy.set(header, page.at);
+      bad = copy;
+    }
+    const errors: unknown[] = [];
+    for (const on of [true, false]) {
+      await initKernels();
+      setByteArrayKernel(on);
+      errors.push(await readParquet(bad, { fields: one, fileName: "bad.parquet" }).then(() => undefined, (e: unknown) => e));
+    }
+    for (const e of errors) {
+      expect(e).toBeInstanceOf(PaimonError);
+      expect((e as PaimonError).code).toBe("CORRUPT_FILE");
+      expect((e as PaimonError).message).toContain("bad.parquet");
+    }
+    expect((errors[0] as Error).message).toBe((errors[1] as Error).message);
+    // the page itself: the flat decoder refuses it either way (and the file reads fine unchanged)
+    for (const on of [true, false]) {
+      setByteArrayKernel(on);
+      const src = toByteSource(bad, "bad.parquet");
+      const footer = await readFooter(src);
+      expect(await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, [0], 0)).toEqual([undefined]);
+      expect(tableColumn(await readParquet(written.bytes, { fields: one }), "s", T.STRING())).toEqual(values);
     }
   });
 });

@@ -17,6 +17,7 @@ pub mod codec;
 pub mod columns;
 pub mod hash;
 pub mod merge;
+pub mod pages;
 pub mod sort;
 
 use std::alloc::{alloc, dealloc, Layout};
