@@ -7,9 +7,6 @@ import {
   decodeIndexManifestEntries,
   decodeManifestEntries,
   decodeManifestFileMetas,
-  encodeIndexManifestEntries,
-  encodeManifestEntries,
-  encodeManifestFileMetas,
   FILE_KIND_ADD,
   FILE_KIND_DELETE,
   type IndexManifestEntry,
@@ -24,6 +21,11 @@ import { fileNameProblem } from "../spec/file-names.js";
 import { PaimonError } from "../error.js";
 import { compareValues } from "./values.js";
 import { LoadCache } from "../fs/load-cache.js";
+
+/** The encoders are write-only: loaded on the first write, so a query-only bundle leaves them (and the Avro writer) out. */
+function manifestEncoders(): Promise<typeof import("../spec/manifest-write.js")> {
+  return import("../spec/manifest-write.js");
+}
 
 function hex(bytes: Uint8Array): string {
   let s = "";
@@ -198,6 +200,7 @@ export class ManifestStore {
   /** Writes entries as one manifest file and returns its ManifestFileMeta. */
   async writeManifest(entries: readonly ManifestEntry[], schemaId: number): Promise<ManifestFileMeta> {
     const fileName = this.nextName("manifest");
+    const { encodeManifestEntries } = await manifestEncoders();
     const bytes = await encodeManifestEntries(entries, { compression: this.compression });
     await this.io.writeFile(this.paths.manifest(fileName), bytes);
     let minBucket = Infinity;
@@ -233,6 +236,7 @@ export class ManifestStore {
   /** Writes a manifest list; returns its file name and size. */
   async writeManifestList(metas: readonly ManifestFileMeta[]): Promise<{ name: string; size: bigint }> {
     const name = this.nextName("manifest-list");
+    const { encodeManifestFileMetas } = await manifestEncoders();
     const bytes = await encodeManifestFileMetas(metas, { compression: this.compression });
     await this.io.writeFile(this.paths.manifest(name), bytes);
     return { name, size: BigInt(bytes.length) };
@@ -240,6 +244,7 @@ export class ManifestStore {
 
   async writeIndexManifest(entries: readonly IndexManifestEntry[]): Promise<string> {
     const name = this.nextName("index-manifest");
+    const { encodeIndexManifestEntries } = await manifestEncoders();
     await this.io.writeFile(this.paths.manifest(name), await encodeIndexManifestEntries(entries, { compression: this.compression }));
     return name;
   }

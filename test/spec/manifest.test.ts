@@ -5,16 +5,15 @@ import {
   decodeIndexManifestEntries,
   decodeManifestEntries,
   decodeManifestFileMetas,
-  encodeIndexManifestEntries,
-  encodeManifestEntries,
-  encodeManifestFileMetas,
   makeDataFileMeta,
   MANIFEST_ENTRY_SCHEMA,
   type IndexManifestEntry,
   type ManifestEntry,
   type ManifestFileMeta,
 } from "../../src/spec/manifest.js";
-import { compileSchema, crc32, readContainer, writeContainer, zstdStoredFrame } from "../../src/spec/avro.js";
+import { compileSchema, crc32, readContainer } from "../../src/spec/avro.js";
+import { writeContainer, zstdStoredFrame } from "../../src/spec/avro-write.js";
+import { encodeIndexManifestEntries, encodeManifestEntries, encodeManifestFileMetas } from "../../src/spec/manifest-write.js";
 import { decompress } from "fzstd";
 import { BinaryRow, serializeBinaryRow, toBinaryRow } from "../../src/spec/binary-row.js";
 import { DataTypes as T } from "../../src/spec/types.js";
