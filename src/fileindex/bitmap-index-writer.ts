@@ -5,7 +5,7 @@ import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { isNull } from "../kernel/columns.js";
 import type { DataType } from "../spec/types.js";
 import { BITMAP_VERSION_1, BITMAP_VERSION_2, codecOf, UTF8_DECODER, type BitmapKey, type KeyCodec } from "./bitmap-index.js";
-import { ByteWriter } from "./bytes.js";
+import { ByteWriter } from "../spec/data-stream.js";
 import { doubleToLongBits, floatToIntBits, type IndexedChunk } from "./columns.js";
 import { JavaHashMapReplay } from "./java-order.js";
 

@@ -18,7 +18,7 @@ import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import type { Timestamp } from "../spec/binary-row.js";
 import { compareUtf8 } from "../predicate/predicate.js";
 import type { DataType } from "../spec/types.js";
-import { ByteReader, ByteWriter } from "./bytes.js";
+import { ByteReader, ByteWriter } from "../spec/data-stream.js";
 import { doubleToLongBits, floatToIntBits, timestampLiteralKeys } from "./columns.js";
 import { binaryStringHash, javaBooleanHash, javaLongHash } from "./java-order.js";
 

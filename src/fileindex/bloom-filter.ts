@@ -11,7 +11,7 @@ import { wangHash64Values, xxh64Values } from "../kernel/hash.js";
 import { xxh64 } from "../kernel/reference.js";
 import type { Timestamp } from "../spec/binary-row.js";
 import type { DataType } from "../spec/types.js";
-import { ByteReader, ByteWriter } from "./bytes.js";
+import { ByteReader, ByteWriter } from "../spec/data-stream.js";
 import { doubleToLongBits, floatToIntBits, timestampLiteralKeys, type IndexedChunk } from "./columns.js";
 
 export const BLOOM_FILTER = "bloom-filter";

@@ -5,7 +5,7 @@
 //   per column: UTF name | int32 indexCount | per index: UTF type | int32 start | int32 length
 //   int32 redundantLength = 0 | body (the index payloads; `start` is absolute in the blob)
 import { PaimonError } from "../error.js";
-import { ByteReader, ByteWriter, modifiedUtf8 } from "./bytes.js";
+import { ByteReader, ByteWriter, modifiedUtf8 } from "../spec/data-stream.js";
 
 export const FILE_INDEX_MAGIC = 1493475289347502n;
 export const FILE_INDEX_VERSION = 1;

@@ -24,6 +24,7 @@
 //   list<T> = int32 count + per element int32 rowSize + BinaryRow bytes of T's row type.
 
 import { PaimonError } from "../error.js";
+import { ByteReader, ByteWriter } from "./data-stream.js";
 import { deserializeBinaryRow, fromBinaryRow, toBinaryRow } from "./binary-row.js";
 import type { DataFileMeta, DeletionVectorMeta, FileSource, GlobalIndexMeta, IndexFileMeta, SimpleStats } from "./manifest.js";
 import { parseDataType, type DataType } from "./types.js";
@@ -380,96 +381,43 @@ export function indexFileMetaFromRow(row: Uint8Array, version = COMMIT_MESSAGE_V
 // Byte streams
 // ---------------------------------------------------------------------------------------------
 
-class Out {
-  private buf = new Uint8Array(256);
-  private view = new DataView(this.buf.buffer);
-  private pos = 0;
-
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = new Uint8Array(Math.max(this.pos + n, this.buf.length * 2));
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
-  }
-  i32(v: number): void {
-    this.ensure(4);
-    this.view.setInt32(this.pos, v, false);
-    this.pos += 4;
-  }
-  i64(v: bigint): void {
-    this.ensure(8);
-    this.view.setBigInt64(this.pos, v, false);
-    this.pos += 8;
-  }
-  bool(v: boolean): void {
-    this.ensure(1);
-    this.buf[this.pos++] = v ? 1 : 0;
-  }
-  bytes(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
-  }
-  finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
-  }
-}
-
-class In {
-  private readonly view: DataView;
-  pos = 0;
+/** Reads a commit message body: errors also say which field was being read and where. */
+class In extends ByteReader {
   /** What is being read, for error messages. */
   what = "";
 
   constructor(
-    private readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     private readonly context: string,
   ) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    super(bytes, context);
   }
 
-  fail(message: string, cause?: unknown): PaimonError {
+  override corrupt(message: string, cause?: unknown): PaimonError {
     return corrupt(`${this.context}: ${message}${this.what ? ` (reading ${this.what})` : ""} at byte ${this.pos} of ${this.bytes.length}`, cause);
   }
-  private need(n: number): void {
-    if (this.pos + n > this.bytes.length) throw this.fail(`truncated: needs ${n} more bytes`);
-  }
-  i32(): number {
-    this.need(4);
-    const v = this.view.getInt32(this.pos, false);
-    this.pos += 4;
-    return v;
-  }
-  i64(): bigint {
-    this.need(8);
-    const v = this.view.getBigInt64(this.pos, false);
-    this.pos += 8;
-    return v;
-  }
   bool(): boolean {
-    this.need(1);
-    const b = this.bytes[this.pos]!;
-    if (b > 1) throw this.fail(`invalid boolean byte ${b}`);
-    this.pos++;
+    const b = this.u8();
+    if (b > 1) {
+      this.pos--;
+      throw this.corrupt(`invalid boolean byte ${b}`);
+    }
     return b === 1;
   }
+  /** A copy of the next `n` bytes (the rows outlive the input). */
   take(n: number): Uint8Array {
-    if (n < 0) throw this.fail(`negative length ${n}`);
-    this.need(n);
-    const out = this.bytes.slice(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
+    if (n < 0) throw this.corrupt(`negative length ${n}`);
+    return this.bytesOf(n).slice();
   }
   count(): number {
     const n = this.i32();
-    if (n < 0) throw this.fail(`negative list size ${n}`);
+    if (n < 0) throw this.corrupt(`negative list size ${n}`);
     // every element needs at least its 4-byte size prefix
-    if (n > (this.bytes.length - this.pos) / 4) throw this.fail(`list size ${n} exceeds the remaining bytes`);
+    if (n > (this.bytes.length - this.pos) / 4) throw this.corrupt(`list size ${n} exceeds the remaining bytes`);
     return n;
   }
   end(): void {
-    if (this.pos !== this.bytes.length) throw this.fail(`${this.bytes.length - this.pos} trailing bytes`);
+    if (this.pos !== this.bytes.length) throw this.corrupt(`${this.bytes.length - this.pos} trailing bytes`);
   }
 }
 
@@ -482,7 +430,7 @@ function checkVersion(version: number, min: number): void {
     throw new PaimonError("UNSUPPORTED", `CommitMessage serializer version ${version} is not supported (supported: ${min}..${COMMIT_MESSAGE_VERSION})`);
 }
 
-function writeBody(out: Out, m: CommitMessageData, version: number): void {
+function writeBody(out: ByteWriter, m: CommitMessageData, version: number): void {
   try {
     deserializeBinaryRow(m.partition);
   } catch (e) {
@@ -534,7 +482,7 @@ function readBody(inp: In, version: number): CommitMessageData {
     try {
       return decode(row);
     } catch (e) {
-      throw inp.fail(`bad row: ${(e as Error).message}`, e);
+      throw inp.corrupt(`bad row: ${(e as Error).message}`, e);
     }
   };
   const files = (what: string): DataFileMeta[] => {
@@ -557,7 +505,7 @@ function readBody(inp: In, version: number): CommitMessageData {
   try {
     checkSerializedRow(partition, "partition");
   } catch (e) {
-    throw inp.fail((e as Error).message, e);
+    throw inp.corrupt((e as Error).message, e);
   }
   inp.what = "bucket";
   const bucket = inp.i32();
@@ -614,18 +562,18 @@ function readBody(inp: In, version: number): CommitMessageData {
 /** Java `CommitMessageSerializer.serialize` at `version` (default and Java-golden-verified: 14; 10–13 per §11.1). */
 export function serializeCommitMessage(message: CommitMessageData, version = COMMIT_MESSAGE_VERSION): Uint8Array {
   checkVersion(version, COMMIT_MESSAGE_MIN_WRITE_VERSION);
-  const out = new Out();
+  const out = new ByteWriter();
   writeBody(out, message, version);
-  return out.finish();
+  return out.toBytes();
 }
 
 /** Java `CommitMessageSerializer.serializeList`: int32 count + the bodies. */
 export function serializeCommitMessageList(messages: readonly CommitMessageData[], version = COMMIT_MESSAGE_VERSION): Uint8Array {
   checkVersion(version, COMMIT_MESSAGE_MIN_WRITE_VERSION);
-  const out = new Out();
+  const out = new ByteWriter();
   out.i32(messages.length);
   for (const m of messages) writeBody(out, m, version);
-  return out.finish();
+  return out.toBytes();
 }
 
 /**

@@ -1,6 +1,7 @@
 // Big-endian byte writer and reader in the shape of Java's DataOutputStream /
-// DataInputStream, which every file-index payload is written with. A read past the end
-// (or any malformed structure) is a CORRUPT_FILE error naming what was being read.
+// DataInputStream, which file-index payloads and serialized commit messages are written with.
+// A read past the end (or any malformed structure) is a CORRUPT_FILE error naming what was
+// being read.
 import { PaimonError } from "../error.js";
 
 /** A growable big-endian buffer (Java `DataOutputStream` over a `ByteArrayOutputStream`). */
@@ -25,6 +26,11 @@ export class ByteWriter {
     this.ensure(1);
     this.buf[this.pos++] = v & 0xff;
     return this;
+  }
+
+  /** Java `writeBoolean`: one byte, 1 or 0. */
+  bool(v: boolean): this {
+    return this.u8(v ? 1 : 0);
   }
 
   i16(v: number): this {
@@ -79,61 +85,62 @@ export function modifiedUtf8(s: string): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** A big-endian reader over a byte range (Java `DataInputStream`); `what` names the structure in errors. */
+/** A big-endian reader over a byte range (Java `DataInputStream`); `subject` names the structure in errors. */
 export class ByteReader {
   private readonly view: DataView;
   pos: number;
 
   constructor(
     readonly bytes: Uint8Array,
-    private readonly what: string,
+    private readonly subject: string,
     start = 0,
-    private readonly end = bytes.length,
+    private readonly limit = bytes.length,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = start;
-    if (start < 0 || end > bytes.length || start > end) throw this.corrupt(`range [${start}, ${end}) outside ${bytes.length} bytes`);
+    if (start < 0 || limit > bytes.length || start > limit) throw this.corrupt(`range [${start}, ${limit}) outside ${bytes.length} bytes`);
   }
 
-  corrupt(detail: string): PaimonError {
-    return new PaimonError("CORRUPT_FILE", `${this.what}: ${detail}`);
+  /** The error for malformed bytes; readers of a structure may say more (where, what field). */
+  corrupt(detail: string, cause?: unknown): PaimonError {
+    return new PaimonError("CORRUPT_FILE", `${this.subject}: ${detail} at byte ${this.pos} of ${this.limit}`, cause === undefined ? undefined : { cause });
   }
 
-  private take(n: number): number {
+  private claim(n: number): number {
     const at = this.pos;
-    if (n < 0 || at + n > this.end) throw this.corrupt(`truncated at byte ${at} (needs ${n} more)`);
+    if (n < 0 || at + n > this.limit) throw this.corrupt(`truncated: needs ${n} more bytes`);
     this.pos = at + n;
     return at;
   }
 
   u8(): number {
-    return this.bytes[this.take(1)]!;
+    return this.bytes[this.claim(1)]!;
   }
 
   i8(): number {
-    return this.view.getInt8(this.take(1));
+    return this.view.getInt8(this.claim(1));
   }
 
   i16(): number {
-    return this.view.getInt16(this.take(2));
+    return this.view.getInt16(this.claim(2));
   }
 
   i32(): number {
-    return this.view.getInt32(this.take(4));
+    return this.view.getInt32(this.claim(4));
   }
 
   i64(): bigint {
-    return this.view.getBigInt64(this.take(8));
+    return this.view.getBigInt64(this.claim(8));
   }
 
   bytesOf(n: number): Uint8Array {
-    const at = this.take(n);
+    const at = this.claim(n);
     return this.bytes.subarray(at, at + n);
   }
 
   /** Java `readUTF` (modified UTF-8). */
   utf(): string {
-    const n = this.view.getUint16(this.take(2));
+    const n = this.view.getUint16(this.claim(2));
     const b = this.bytesOf(n);
     let s = "";
     for (let i = 0; i < b.length; ) {
