@@ -419,8 +419,12 @@ function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd 
 
 const NO_VALUES = new Uint8Array(0);
 
-/** Buffers for pages decompressed ahead of their turn, reused once those pages are decoded. */
-const spares = new BufferPool(8, Infinity, 256 * 1024, 1);
+/**
+ * Buffers for pages decompressed ahead of their turn, reused once those pages are decoded. A
+ * kept buffer is at most 16 MiB (string pages of 1 M-row files reach a few MiB; larger pages are
+ * rare one-offs), so the pool holds at most 128 MiB for the life of the process.
+ */
+const spares = new BufferPool(8, 16 * 1024 * 1024, 256 * 1024, 1);
 
 /** `content` copied into a spare buffer (`spares.give` its buffer back once decoded). */
 function spareCopy(content: Uint8Array): Uint8Array {
