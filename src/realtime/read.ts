@@ -263,20 +263,17 @@ function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readC
   const kindData = c[width + 2];
   let sequence = columnValues<BigInt64Array>(seqData);
   let kinds = columnValues<Int8Array>(kindData);
-  let batch = recordBatch(readSchema, readColumns.map((i) => c[i]), n);
-  if (kept < n) {
-    const take = rows.subarray(0, kept);
-    if (take[kept - 1] - take[0] === kept - 1) {
-      // one contiguous range (always, unless the window cuts through): share buffers
-      batch = sliceBatch(batch, take[0], take[0] + kept);
-      sequence = sequence.subarray(take[0], take[0] + kept);
-      kinds = kinds.subarray(take[0], take[0] + kept);
-    } else {
-      batch = takeRows(batch, take);
-      sequence = BigInt64Array.from(take, (r) => sequence[r]);
-      kinds = Int8Array.from(take, (r) => kinds[r]);
-    }
+  if (kept === n) return { batch: recordBatch(readSchema, readColumns.map((i) => c[i]), n), sequence, kinds };
+  const first = rows[0];
+  if (rows[kept - 1] - first === kept - 1) {
+    // one contiguous range (always, unless the window cuts through): share buffers
+    const batch = recordBatch(readSchema, readColumns.map((i) => c[i].slice(first, kept)), kept);
+    return { batch, sequence: sequence.subarray(first, first + kept), kinds: kinds.subarray(first, first + kept) };
   }
+  const take = rows.subarray(0, kept);
+  const batch = takeRows(recordBatch(readSchema, readColumns.map((i) => c[i]), n), take);
+  sequence = BigInt64Array.from(take, (r) => sequence[r]);
+  kinds = Int8Array.from(take, (r) => kinds[r]);
   return { batch, sequence, kinds };
 }
 
