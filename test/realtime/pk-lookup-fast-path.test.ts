@@ -41,7 +41,7 @@ interface Probe {
   filter: Predicate;
   predicateFilter: boolean;
   withRowKind: boolean;
-  projection?: string[];
+  projection?: readonly string[];
 }
 
 /** Key lookups (full key, first key column, with partition, IN, OR) with and without a value residual. */
@@ -75,7 +75,7 @@ async function lookup(table: Table, ctx: RealtimeContext, probe: Probe, fast: bo
   setPrimaryKeyLookupFastPath(fast);
   try {
     const plan = await table.newScan({ realtime: ctx, filter: probe.filter }).plan();
-    const read = table.newRead({ realtime: ctx, filter: probe.filter, predicateFilter: probe.predicateFilter, withRowKind: probe.withRowKind, projection: probe.projection });
+    const read = table.newRead({ realtime: ctx, filter: probe.filter, predicateFilter: probe.predicateFilter, withRowKind: probe.withRowKind, projection: probe.projection && [...probe.projection] });
     const result = await read.toArrow(plan.splits);
     expect(result.schema.fields.map((f) => f.name)).toEqual(read.outputSchema.fields.map((f) => f.name));
     return result.toArray().map((r) => r.toJSON());
@@ -107,7 +107,7 @@ describe.each([
     await fc.assert(
       // the partition field in the key, last or first (data files and memory runs are sorted by the key without it)
       fc.asyncProperty(modelOps(2), fc.array(probeArb, { minLength: 2, maxLength: 5 }), fc.constantFrom(["id", "name", "dt"], ["dt", "id", "name"]), async (ops, probes, primaryKeys) => {
-        const table = await makeTable({ bucket: 1, ...options }, { partitioned: true, primaryKeys });
+        const table = await makeTable({ bucket: 1, ...options }, { partitioned: true, primaryKeys: [...primaryKeys] });
         await runSequence(table, ops, probes);
       }),
       { numRuns: 25 },
