@@ -578,23 +578,33 @@ function bindLeaf(p: LeafPredicate, type: DataType): BoundLeafPredicate {
  * to the same type are kept; leaves bound to another type (schema evolution) are converted.
  */
 export function bindPredicate(p: Predicate, fields: readonly DataField[] | ReadonlyMap<string, DataType>): Predicate {
-  const lookup =
-    fields instanceof Map
-      ? (n: string): DataType | undefined => (fields as ReadonlyMap<string, DataType>).get(n)
-      : (() => {
-          const m = new Map<string, DataType>();
-          for (const f of fields as readonly DataField[]) m.set(f.name, f.type);
-          return (n: string): DataType | undefined => m.get(n);
-        })();
-  const names = (): string => (fields instanceof Map ? [...fields.keys()] : (fields as readonly DataField[]).map((f) => f.name)).join(", ");
-  const walk = (q: Predicate): Predicate => {
-    if (q.kind !== "leaf") return { kind: q.kind, children: q.children.map(walk) };
-    const type = lookup(q.field);
-    if (type === undefined) throw invalid(`Unknown column \`${q.field}\` in filter ${predicateToString(q)}; known columns: ${names()}`);
-    return bindLeaf(q, type);
-  };
+  const types = fields instanceof Map ? (fields as ReadonlyMap<string, DataType>) : fieldTypesOf(fields as readonly DataField[]);
   if (!isPredicate(p)) throw invalid(`Not a predicate: ${describe(p)}`);
-  return walk(p);
+  return bindWalk(p, types);
+}
+
+function bindWalk(q: Predicate, types: ReadonlyMap<string, DataType>): Predicate {
+  if (q.kind !== "leaf") return { kind: q.kind, children: q.children.map((c) => bindWalk(c, types)) };
+  const type = types.get(q.field);
+  if (type === undefined) throw invalid(`Unknown column \`${q.field}\` in filter ${predicateToString(q)}; known columns: ${[...types.keys()].join(", ")}`);
+  return bindLeaf(q, type);
+}
+
+/**
+ * Field types by name of a field list, kept per list: predicates are bound to the same schema's
+ * fields at every plan and read (several times per real-time key lookup). Field lists are not
+ * changed once made (schemas are immutable).
+ */
+const fieldTypes = new WeakMap<readonly DataField[], Map<string, DataType>>();
+
+function fieldTypesOf(fields: readonly DataField[]): ReadonlyMap<string, DataType> {
+  let m = fieldTypes.get(fields);
+  if (m === undefined) {
+    m = new Map();
+    for (const f of fields) m.set(f.name, f.type);
+    fieldTypes.set(fields, m);
+  }
+  return m;
 }
 
 /** Whether every leaf of `p` is bound. */

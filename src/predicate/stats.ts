@@ -52,11 +52,13 @@ function inRange(t: DataType, float: boolean, l: unknown, min: unknown, max: unk
   return (float && isNaNValue(l)) || (compareValues(t, l, min) >= 0 && compareValues(t, l, max) <= 0);
 }
 
-function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowCount: bigint | null): boolean {
-  if (rowCount !== null && rowCount <= 0n) return false;
+// Counts stay numbers or bigints as given (no BigInt boxed per test): `<`, `<=` compare a number
+// with a bigint exactly.
+function leafMayMatch(leaf: BoundLeafPredicate, s: ColumnStats | undefined, rowCount: bigint | number | null): boolean {
+  if (rowCount !== null && rowCount <= 0) return false;
   if (s === undefined || s === null) return true;
-  const nullCount = s.nullCount === null || s.nullCount === undefined ? null : BigInt(s.nullCount);
-  if (leaf.op === "isNull") return nullCount === null || nullCount > 0n;
+  const nullCount = s.nullCount ?? null;
+  if (leaf.op === "isNull") return nullCount === null || nullCount > 0;
   if (leaf.op === "isNotNull") return nullCount === null || rowCount === null || nullCount < rowCount;
   if (nullCount !== null && rowCount !== null && nullCount >= rowCount) return false; // all null
   const t = leaf.type;
@@ -115,11 +117,10 @@ export function mayMatch(predicate: Predicate, stats: StatsSet, fields: readonly
 
 /** `mayMatch` of a predicate already bound (`bindPredicate`): bind once, test many files. */
 export function boundMayMatch(bound: Predicate, stats: StatsSet): boolean {
-  const rowCount = stats.rowCount === null || stats.rowCount === undefined ? null : BigInt(stats.rowCount);
-  return walkMayMatch(bound, stats, rowCount);
+  return walkMayMatch(bound, stats, stats.rowCount ?? null);
 }
 
-function walkMayMatch(p: Predicate, stats: StatsSet, rowCount: bigint | null): boolean {
+function walkMayMatch(p: Predicate, stats: StatsSet, rowCount: bigint | number | null): boolean {
   if (p.kind === "leaf") return leafMayMatch(p as BoundLeafPredicate, stats.columns[p.field], rowCount);
   const and = p.kind === "and";
   for (let i = 0; i < p.children.length; i++) if (walkMayMatch(p.children[i]!, stats, rowCount) !== and) return !and;
@@ -132,7 +133,7 @@ function walkMayMatch(p: Predicate, stats: StatsSet, rowCount: bigint | null): b
  * without binding the predicate and building a StatsSet per test.
  */
 export function boundLeafMayMatch(leaf: BoundLeafPredicate, stats: ColumnStats | undefined, rowCount: number): boolean {
-  return leafMayMatch(leaf, stats, BigInt(rowCount));
+  return leafMayMatch(leaf, stats, rowCount);
 }
 
 // ---------------------------------------------------------------------------------------------

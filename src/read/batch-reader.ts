@@ -17,9 +17,13 @@ class GroupedBatchReader implements BatchReader, AsyncIterator<arrow.RecordBatch
   private finished = false;
 
   constructor(
-    private readonly groups: AsyncGenerator<readonly arrow.RecordBatch[], void, undefined>,
+    /** null: `group` is all there is. */
+    private readonly groups: AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> | null,
     private readonly onClose: () => Promise<void>,
-  ) {}
+    group: readonly arrow.RecordBatch[] = [],
+  ) {
+    this.group = group;
+  }
 
   [Symbol.asyncIterator](): AsyncIterator<arrow.RecordBatch, undefined> {
     return this;
@@ -34,6 +38,10 @@ class GroupedBatchReader implements BatchReader, AsyncIterator<arrow.RecordBatch
   private async pull(): Promise<IteratorResult<arrow.RecordBatch, undefined>> {
     while (this.at >= this.group.length) {
       if (this.finished) return DONE;
+      if (this.groups === null) {
+        await this.finish();
+        return DONE;
+      }
       let r: IteratorResult<readonly arrow.RecordBatch[], void>;
       try {
         r = await this.groups.next();
@@ -65,7 +73,7 @@ class GroupedBatchReader implements BatchReader, AsyncIterator<arrow.RecordBatch
     this.finished = true;
     this.group = [];
     try {
-      await this.groups.return(undefined);
+      await this.groups?.return(undefined);
     } finally {
       await this.onClose();
     }
@@ -78,4 +86,9 @@ export function groupedBatchReader(
   onClose: () => Promise<void> = async () => undefined,
 ): BatchReader {
   return new GroupedBatchReader(groups, onClose);
+}
+
+/** A reader handing out `batches`, computed already (no generator to step); `onClose` as above. */
+export function batchArrayReader(batches: readonly arrow.RecordBatch[], onClose: () => Promise<void> = async () => undefined): BatchReader {
+  return new GroupedBatchReader(null, onClose, batches);
 }

@@ -58,6 +58,8 @@ export function mergeKvBatches(
 
 export class PrimaryKeySplitReader {
   private readonly keyFields: DataField[];
+  /** Names of `keyFields`: the primary key without partition fields. */
+  readonly keyNames: readonly string[];
   private readonly readFields: DataField[];
   private readonly keyColumns: number[];
   private readonly outColumns: number[];
@@ -87,7 +89,9 @@ export class PrimaryKeySplitReader {
     this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
     this.dvs = new DeletionVectorLoader(table.fileIO);
     this.schemas = new FileSchemas(table);
-    this.keyFilter = options.filter ? splitPredicateByFields(options.filter, schema.primaryKeys).picked : null;
+    // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
+    this.keyNames = this.keyFields.map((f) => f.name);
+    this.keyFilter = options.filter ? splitPredicateByFields(options.filter, this.keyNames).picked : null;
   }
 
   async *read(split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
@@ -159,11 +163,28 @@ export class PrimaryKeySplitReader {
         chunks.push(c);
       }
     }
+    this.addMemory(chunks, memory, keyFilter);
+    yield* this.emitMerged(chunks);
+  }
+
+  /**
+   * `readWithMemory` of a split without committed files (a key lookup whose files the scan pruned
+   * by key statistics), synchronously: the same merge of the memory runs, as an array.
+   */
+  readMemoryOnly(memory: readonly KvBatch[], keyFilter: Predicate | null): arrow.RecordBatch[] {
+    const chunks: KvBatch[] = [];
+    this.addMemory(chunks, memory, keyFilter);
+    const out: arrow.RecordBatch[] = [];
+    for (const b of this.emitMerged(chunks)) out.push(b);
+    return out;
+  }
+
+  /** Memory runs (newest data, after the files' chunks) exactly filtered by the key filter. */
+  private addMemory(chunks: KvBatch[], memory: readonly KvBatch[], keyFilter: Predicate | null): void {
     for (const m of memory) {
       const kept = keyFilter ? filterKvBatch(sliceKvBatch(m, sortedKeyRange(m.batch.data.children[this.keyColumns[0]!]!, this.keyFields[0]!.name, keyFilter)), keyFilter) : m;
       if (kept.batch.numRows > 0) chunks.push(kept);
     }
-    yield* this.emitMerged(chunks);
   }
 
   /**

@@ -6,7 +6,8 @@
 import type * as arrow from "apache-arrow";
 import { concatBatches } from "../arrow/concat.js";
 import { PaimonError } from "../error.js";
-import { mayMatch, type StatsSet } from "../predicate/stats.js";
+import { boundMayMatch, type StatsSet } from "../predicate/stats.js";
+import { bindPredicate } from "../predicate/predicate.js";
 import type { DataField } from "../spec/types.js";
 import { computeBatchStats, statsBytes } from "./batch-stats.js";
 import { sortPrimaryKeyBatch } from "./pk-batch.js";
@@ -304,8 +305,9 @@ export class ArrowRealtimeStore implements RealtimeStore {
   createQueryReader(view: RealtimeReadView, context: RealtimeQueryContext): arrow.RecordBatch[] | AsyncGenerator<arrow.RecordBatch> {
     if (!(view instanceof ArrowReadView) || view.store !== this) throw new PaimonError("INVALID_ARGUMENT", `read view does not belong to the store of ${this.request.description}`);
     if (view.isReleased) throw new PaimonError("INVALID_ARGUMENT", `read view of ${this.request.description} was released`);
-    const predicate = this.statsFields ? context.predicate : null;
-    const keep = (m: BatchMeta): boolean => m.end > context.offsetBegin && (predicate === null || m.stats === null || mayMatch(predicate, m.stats, this.statsFields!));
+    // (bound once: every stored batch's statistics are tested with it)
+    const predicate = this.statsFields && context.predicate ? bindPredicate(context.predicate, this.statsFields) : null;
+    const keep = (m: BatchMeta): boolean => m.end > context.offsetBegin && (predicate === null || m.stats === null || boundMayMatch(predicate, m.stats));
     /** A stored batch the query needs, sorted first (PK): null when below the window or pruned. */
     const kept = (b: StoredBatch): arrow.RecordBatch | null => {
       if (b.end <= context.offsetBegin) return null;

@@ -8,7 +8,7 @@ import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { gatherInt64 } from "../arrow/gather.js";
-import { groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
+import { batchArrayReader, groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { and, bindPredicate, splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
@@ -143,7 +143,17 @@ export async function createRealtimeReader(
 
   const fields = table.schema.fields;
   const projection = options.projection ?? fields.map((f) => f.name);
-  if (mode === "PRIMARY_KEY") return groupedBatchReader(primaryKeyGroups(table, options, outputSchema, batchSize, splits, tickets, pinned, diskBatches), releaseAll);
+  if (mode === "PRIMARY_KEY") {
+    let lookup: arrow.RecordBatch[] | null;
+    try {
+      lookup = primaryKeyLookup(table, options, outputSchema, batchSize, splits, tickets, pinned);
+    } catch (e) {
+      await releaseAll();
+      throw e;
+    }
+    if (lookup !== null) return batchArrayReader(lookup, releaseAll);
+    return groupedBatchReader(primaryKeyGroups(table, options, outputSchema, batchSize, splits, tickets, pinned, diskBatches), releaseAll);
+  }
   const columnIndexes = projection.map((name) => fields.findIndex((f) => f.name === name) + 1); // +1: offset column first
   const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
   const chunkKey = `${batchSize}:${columnIndexes.join(",")}`;
@@ -253,21 +263,111 @@ function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readC
   const kindData = c[width + 2];
   let sequence = columnValues<BigInt64Array>(seqData);
   let kinds = columnValues<Int8Array>(kindData);
-  let batch = recordBatch(readSchema, readColumns.map((i) => c[i]), n);
-  if (kept < n) {
-    const take = rows.subarray(0, kept);
-    if (take[kept - 1] - take[0] === kept - 1) {
-      // one contiguous range (always, unless the window cuts through): share buffers
-      batch = sliceBatch(batch, take[0], take[0] + kept);
-      sequence = sequence.subarray(take[0], take[0] + kept);
-      kinds = kinds.subarray(take[0], take[0] + kept);
-    } else {
-      batch = takeRows(batch, take);
-      sequence = BigInt64Array.from(take, (r) => sequence[r]);
-      kinds = Int8Array.from(take, (r) => kinds[r]);
-    }
+  if (kept === n) return { batch: recordBatch(readSchema, readColumns.map((i) => c[i]), n), sequence, kinds };
+  const first = rows[0];
+  if (rows[kept - 1] - first === kept - 1) {
+    // one contiguous range (always, unless the window cuts through): share buffers
+    const batch = recordBatch(readSchema, readColumns.map((i) => c[i].slice(first, kept)), kept);
+    return { batch, sequence: sequence.subarray(first, first + kept), kinds: kinds.subarray(first, first + kept) };
   }
+  const take = rows.subarray(0, kept);
+  const batch = takeRows(recordBatch(readSchema, readColumns.map((i) => c[i]), n), take);
+  sequence = BigInt64Array.from(take, (r) => sequence[r]);
+  kinds = Int8Array.from(take, (r) => kinds[r]);
   return { batch, sequence, kinds };
+}
+
+/** What every split of a PK union read shares: the merge reader and the memory runs' layout. */
+interface PrimaryKeyRead {
+  readonly reader: PrimaryKeySplitReader;
+  readonly readColumns: readonly number[];
+  readonly readSchema: arrow.Schema;
+  readonly keyNames: readonly string[];
+  readonly firstKeyColumn: number;
+}
+
+function primaryKeyRead(table: FileStoreTable, options: RealtimeReadOptions, outputSchema: arrow.Schema, batchSize: number): PrimaryKeyRead {
+  const all = table.schema.fields;
+  const projection = options.projection ?? all.map((f) => f.name);
+  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
+  const reader = new PrimaryKeySplitReader(table, {
+    fields: projection.map((name) => all.find((f) => f.name === name)!),
+    schema: outputSchema,
+    filter: residual,
+    batchSize,
+    withRowKind: options.withRowKind ?? false,
+  });
+  const readFields = reader.readFieldList;
+  const readColumns = readFields.map((f) => all.indexOf(f) + 1); // +1: offset column first
+  // (all columns, in table order, unless the read is projected: the table schema's cached Arrow schema)
+  const readSchema = readFields.length === all.length ? readArrowSchema(all) : new arrow.Schema(readFields.map((f) => readArrowField(f)));
+  const keyNames = reader.keyNames;
+  const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
+  return { reader, readColumns, readSchema, keyNames, firstKeyColumn };
+}
+
+/**
+ * The pinned memory runs of a real-time split, narrowed by the key predicates of the read's and
+ * the scan's filters (`keyFilter`, bound; null when there are none). Only key predicates are safe
+ * below the merge: a value predicate could hide the newest version. A store that holds its view
+ * in memory gives them at once; otherwise (part of the view spilled) `pending` holds the stored
+ * batches still to `add`.
+ */
+function memoryRunsOf(table: FileStoreTable, pk: PrimaryKeyRead, options: RealtimeReadOptions, batchSize: number, ticket: Ticket, view: PinnedView) {
+  const { committedEnd, memoryEnd, scanFilter } = ticket;
+  const both = bothFilters(options.filter, scanFilter);
+  const prune = both === null ? null : splitPredicateByFields(both, pk.keyNames).picked;
+  const all = table.schema.fields;
+  const keyFilter = prune ? bindPredicate(prune, all) : null;
+  const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
+  const memory: KvBatch[] = [];
+  // (memoryRun reads the range at once: one pair serves every stored batch)
+  const range: [number, number] = [0, 0];
+  const keyRange = keyFilter ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[pk.firstKeyColumn]!, pk.keyNames[0]!, keyFilter, range) : null;
+  const add = (raw: arrow.RecordBatch): void => {
+    const run = memoryRun(raw, committedEnd, memoryEnd, pk.readColumns, pk.readSchema, all.length, keyRange);
+    if (run) memory.push(run);
+  };
+  if (!(Symbol.iterator in stored)) return { memory, keyFilter, pending: stored, add };
+  for (const raw of stored) add(raw);
+  return { memory, keyFilter, pending: null, add };
+}
+
+let keyLookupFastPath = true;
+
+/** Tests: turn the synchronous key-lookup path off (false) to compare it with the general path. */
+export function setPrimaryKeyLookupFastPath(enabled: boolean): void {
+  keyLookupFastPath = enabled;
+}
+
+/** Tests: how many PK union reads took the synchronous key-lookup path. */
+export const primaryKeyLookupCounters = { fast: 0 };
+
+/**
+ * The output of a PK union read computed at once, synchronously, when it is a key lookup that
+ * needs no file: every split is a real-time split without committed files (the scan pruned them
+ * by key statistics: a new key, or one only written since the last commit) over a store that
+ * holds its view in memory, and the filter has a key part (a lookup's result is small). The same
+ * memory runs and merge as `primaryKeyGroups`, without its async generators; null otherwise.
+ */
+function primaryKeyLookup(table: FileStoreTable, options: RealtimeReadOptions, outputSchema: arrow.Schema, batchSize: number, splits: readonly Split[], tickets: ReadonlyMap<RealtimeSplit, Ticket>, pinned: ReadonlyMap<RealtimeSplit, PinnedView>): arrow.RecordBatch[] | null {
+  if (!keyLookupFastPath || !options.filter) return null;
+  const views: Array<{ ticket: Ticket; view: PinnedView }> = [];
+  for (const split of splits) {
+    const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
+    if (view === undefined || split.files.length > 0) return null;
+    views.push({ ticket: tickets.get(split as RealtimeSplit)!, view });
+  }
+  const pk = primaryKeyRead(table, options, outputSchema, batchSize);
+  if (splitPredicateByFields(options.filter, pk.keyNames).picked === null) return null;
+  const out: arrow.RecordBatch[] = [];
+  for (const { ticket, view } of views) {
+    const { memory, keyFilter, pending } = memoryRunsOf(table, pk, options, batchSize, ticket, view);
+    if (pending !== null) return null; // (not started: an async generator reads nothing until stepped)
+    for (const b of pk.reader.readMemoryOnly(memory, keyFilter)) out.push(b);
+  }
+  primaryKeyLookupCounters.fast++;
+  return out;
 }
 
 /**
@@ -286,44 +386,15 @@ async function* primaryKeyGroups(
   pinned: ReadonlyMap<RealtimeSplit, PinnedView>,
   diskBatches: (splits: readonly DataSplit[]) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
 ): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
-  const all = table.schema.fields;
-  const projection = options.projection ?? all.map((f) => f.name);
-  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
-  const reader = new PrimaryKeySplitReader(table, {
-    fields: projection.map((name) => all.find((f) => f.name === name)!),
-    schema: outputSchema,
-    filter: residual,
-    batchSize,
-    withRowKind: options.withRowKind ?? false,
-  });
-  const readFields = reader.readFieldList;
-  const readColumns = readFields.map((f) => all.indexOf(f) + 1); // +1: offset column first
-  // (all columns, in table order, unless the read is projected: the table schema's cached Arrow schema)
-  const readSchema = readFields.length === all.length ? readArrowSchema(all) : new arrow.Schema(readFields.map((f) => readArrowField(f)));
-  const keyNames = table.schema.primaryKeys;
-  const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
+  const pk = primaryKeyRead(table, options, outputSchema, batchSize);
   for (const split of splits) {
     const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
     if (!view) {
       if (split.files.length > 0) for await (const b of diskBatches([split])) yield [b];
       continue;
     }
-    const { committedEnd, memoryEnd, scanFilter } = tickets.get(split as RealtimeSplit)!;
-    // Only key predicates are safe below the merge: a value predicate could hide the newest version.
-    const both = bothFilters(options.filter, scanFilter);
-    const prune = both === null ? null : splitPredicateByFields(both, keyNames).picked;
-    const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
-    const memory: KvBatch[] = [];
-    const boundPrune = prune ? bindPredicate(prune, all) : null;
-    // (memoryRun reads the range at once: one pair serves every stored batch)
-    const range: [number, number] = [0, 0];
-    const keyRange = boundPrune ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[firstKeyColumn]!, keyNames[0]!, boundPrune, range) : null;
-    const add = (raw: arrow.RecordBatch) => {
-      const run = memoryRun(raw, committedEnd, memoryEnd, readColumns, readSchema, all.length, keyRange);
-      if (run) memory.push(run);
-    };
-    if (Symbol.iterator in stored) for (const raw of stored) add(raw);
-    else for await (const raw of stored) add(raw);
-    for await (const b of reader.readWithMemory(split, memory, boundPrune)) yield [b];
+    const { memory, keyFilter, pending, add } = memoryRunsOf(table, pk, options, batchSize, tickets.get(split as RealtimeSplit)!, view);
+    if (pending !== null) for await (const raw of pending) add(raw);
+    for await (const b of pk.reader.readWithMemory(split, memory, keyFilter)) yield [b];
   }
 }
