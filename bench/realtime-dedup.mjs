@@ -23,6 +23,7 @@ import { Catalog, col, RealtimeContext } from "../dist/index.js";
 import { keyColumnFromValues } from "../dist/kernel/columns.js";
 import { DedupKeyIndex, keyIdentities } from "../dist/realtime/dedup-key-index.js";
 import { CommittedKeys } from "../dist/realtime/dedup-lookup.js";
+import { OffsetPositionIndex } from "../dist/read/offset-positions.js";
 
 const BATCH = 4096;
 const B0 = { bucket: 0 };
@@ -180,6 +181,8 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
  * "plan" and "read". Besides: GC pauses in the measured rounds and the heap growth of a round in
  * which no GC ran (the garbage a round leaves).
  */
+const PHASES = ["keyLookup", "keyIndex", "write", "plan", "dv", "read"];
+
 export async function dedupLookupLatencies(report, table, committed, quick = false) {
   const ctx = await RealtimeContext.create();
   const w = await table.newWrite({ commitUser: "b", realtime: ctx });
@@ -204,7 +207,7 @@ export async function dedupLookupLatencies(report, table, committed, quick = fal
     };
     return () => (proto[name] = inner);
   };
-  const restore = [timed(CommittedKeys.prototype, "lookup", "keyLookup"), timed(DedupKeyIndex.prototype, "apply", "keyIndex")];
+  const restore = [timed(CommittedKeys.prototype, "lookup", "keyLookup"), timed(DedupKeyIndex.prototype, "apply", "keyIndex"), timed(OffsetPositionIndex.prototype, "positionsOfPending", "dv")];
   const pickKey = random(99);
   const roundKeys = duplicateStream(1, 10 * committed, 1); // new keys for rows 1 … 15
   const round = async () => {
@@ -213,7 +216,7 @@ export async function dedupLookupLatencies(report, table, committed, quick = fal
     const small = makeBatch(first, 16, (o) => (o === first ? key : roundKeys(o + 1)));
     offset += 16;
     const filter = col("id").eq(BigInt(key));
-    phases = { keyLookup: 0, keyIndex: 0 };
+    phases = { keyLookup: 0, keyIndex: 0, dv: 0 };
     const cpu0 = process.cpuUsage();
     const heap0 = process.memoryUsage().heapUsed;
     const t0 = performance.now();
@@ -229,8 +232,8 @@ export async function dedupLookupLatencies(report, table, committed, quick = fal
     const heap = process.memoryUsage().heapUsed - heap0;
     const cpu = process.cpuUsage(cpu0);
     if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
-    const { keyLookup, keyIndex } = phases;
-    return { start: t0, end: t3, keyLookup, keyIndex, write: t1 - t0 - keyLookup - keyIndex, plan: t2 - t1, read: t3 - t2, cpuMs: (cpu.user + cpu.system) / 1000, heap };
+    const { keyLookup, keyIndex, dv } = phases;
+    return { start: t0, end: t3, keyLookup, keyIndex, write: t1 - t0 - keyLookup - keyIndex, plan: t2 - t1, dv, read: t3 - t2 - dv, cpuMs: (cpu.user + cpu.system) / 1000, heap };
   };
   try {
     for (let i = 0; i < (quick ? 50 : 200); i++) await round(); // warm-up (JIT)
@@ -239,7 +242,7 @@ export async function dedupLookupLatencies(report, table, committed, quick = fal
     const iterations = [];
     for (let i = 0; i < (quick ? 200 : 1000); i++) iterations.push(await round());
     const pauses = await gcPauses.stop();
-    const slow = slowIterationCauses(iterations, ["keyLookup", "keyIndex", "write", "plan", "read"], pauses);
+    const slow = slowIterationCauses(iterations, PHASES, pauses);
     const samples = iterations.map((it) => it.end - it.start).sort((a, b) => a - b);
     const cpuSamples = iterations.map((it) => it.cpuMs).sort((a, b) => a - b);
     // heap growth of the rounds no GC pause overlapped (heapUsed is read outside the timed span)
@@ -252,7 +255,7 @@ export async function dedupLookupLatencies(report, table, committed, quick = fal
       report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (${samples.length} rounds)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(samples, p), ...(label === "p99" ? { slowOver2ms: slow, cpuOver2ms: cpuSamples.filter((ms) => ms > 2).length, gcPauses: pauses.length, gcMs, heapGrowthPerRound: median(growth) } : {}) });
       report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (cpu)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(cpuSamples, p) });
     }
-    const phaseP99 = ["keyLookup", "keyIndex", "write", "plan", "read"].map((ph) => `${ph} ${pct(iterations.map((it) => it[ph]).sort((a, b) => a - b), 0.99).toFixed(2)}`).join(", ");
+    const phaseP99 = PHASES.map((ph) => `${ph} ${pct(iterations.map((it) => it[ph]).sort((a, b) => a - b), 0.99).toFixed(2)}`).join(", ");
     console.log(`(${samples.length} rounds; slower than 2 ms: ${JSON.stringify(slow)}; ${pauses.length} GC pauses, ${gcMs.toFixed(1)} ms; heap growth per round without GC ${(median(growth) / 1024).toFixed(1)} KiB; phase p99 ms: ${phaseP99})`);
   } finally {
     for (const r of restore) r();
