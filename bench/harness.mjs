@@ -161,3 +161,24 @@ export function slowIterationCauses(iterations, phases, pauses, overMs = 2) {
   }
   return slow;
 }
+
+/**
+ * One write-to-visible round in a real-time context: `write()`, then a plan + read of `filter`
+ * (applied exactly). The phases' times (ms), the round's span (`start`, `end`: performance.now()),
+ * the rows read and this process's CPU ms (user + system, all threads).
+ */
+export async function writeThenLookup(write, table, ctx, filter) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await write();
+  const t1 = performance.now();
+  const plan = await table.newScan({ realtime: ctx, filter }).plan();
+  const t2 = performance.now();
+  const reader = await table.newRead({ realtime: ctx, filter, predicateFilter: true }).createReader(plan.splits);
+  let rows = 0;
+  for await (const batch of reader) rows += batch.numRows;
+  await reader.close();
+  const t3 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
+  return { start: t0, end: t3, write: t1 - t0, plan: t2 - t1, read: t3 - t2, rows, cpuMs: (cpu.user + cpu.system) / 1000 };
+}

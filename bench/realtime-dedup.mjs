@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { header, recordGcPauses, slowIterationCauses, timeMedianAsync } from "./harness.mjs";
+import { header, recordGcPauses, slowIterationCauses, timeMedianAsync, writeThenLookup } from "./harness.mjs";
 import { makeBatch, newTable } from "./realtime.mjs";
 import * as arrow from "apache-arrow";
 import { Catalog, col, RealtimeContext } from "../dist/index.js";
@@ -217,23 +217,12 @@ export async function dedupLookupLatencies(report, table, committed, quick = fal
     offset += 16;
     const filter = col("id").eq(BigInt(key));
     phases = { keyLookup: 0, keyIndex: 0, dv: 0 };
-    const cpu0 = process.cpuUsage();
     const heap0 = process.memoryUsage().heapUsed;
-    const t0 = performance.now();
-    await w.write(small, B0);
-    const t1 = performance.now();
-    const plan = await table.newScan({ realtime: ctx, filter }).plan();
-    const t2 = performance.now();
-    const reader = await table.newRead({ realtime: ctx, filter, predicateFilter: true }).createReader(plan.splits);
-    let n = 0;
-    for await (const batch of reader) n += batch.numRows;
-    await reader.close();
-    const t3 = performance.now();
+    const it = await writeThenLookup(() => w.write(small, B0), table, ctx, filter);
     const heap = process.memoryUsage().heapUsed - heap0;
-    const cpu = process.cpuUsage(cpu0);
-    if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
+    if (it.rows !== 1) throw new Error(`key ${key}: ${it.rows} rows visible`);
     const { keyLookup, keyIndex, dv } = phases;
-    return { start: t0, end: t3, keyLookup, keyIndex, write: t1 - t0 - keyLookup - keyIndex, plan: t2 - t1, dv, read: t3 - t2 - dv, cpuMs: (cpu.user + cpu.system) / 1000, heap };
+    return { ...it, keyLookup, keyIndex, write: it.write - keyLookup - keyIndex, dv, read: it.read - dv, heap };
   };
   try {
     for (let i = 0; i < (quick ? 50 : 200); i++) await round(); // warm-up (JIT)

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { header, recordGcPauses, slowIterationCauses, timeMedianAsync } from "./harness.mjs";
+import { header, recordGcPauses, slowIterationCauses, timeMedianAsync, writeThenLookup } from "./harness.mjs";
 import { makeBatch as makeAppendBatch, sameStreamVsPypaimon } from "./realtime.mjs";
 import { Catalog, col, RealtimeContext } from "../dist/index.js";
 
@@ -65,22 +65,11 @@ async function lookupLatencies(w, table, ctx, { rounds, warmup, firstKey, offset
     const one = makeBatch(offset + i, 1, 1, 1);
     one.data.children[1].values[0] = BigInt(key);
     const filter = col("id").eq(BigInt(key));
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    await w.write(one, { bucket: 0 });
-    const t1 = performance.now();
-    const plan = await table.newScan({ realtime: ctx, filter }).plan();
-    const t2 = performance.now();
-    const reader = await table.newRead({ realtime: ctx, filter, predicateFilter: true }).createReader(plan.splits);
-    let n = 0;
-    for await (const batch of reader) n += batch.numRows;
-    await reader.close();
-    const t3 = performance.now();
-    const cpu = process.cpuUsage(cpu0);
-    if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
+    const it = await writeThenLookup(() => w.write(one, { bucket: 0 }), table, ctx, filter);
+    if (it.rows !== 1) throw new Error(`key ${key}: ${it.rows} rows visible`);
     if (i < warmup) continue;
-    samples.push(t3 - t0);
-    iterations.push({ start: t0, end: t3, write: t1 - t0, plan: t2 - t1, read: t3 - t2, cpuMs: (cpu.user + cpu.system) / 1000 });
+    samples.push(it.end - it.start);
+    iterations.push(it);
   }
   const slow = slowIterationCauses(iterations, ["write", "plan", "read"], await gcPauses.stop());
   samples.sort((a, b) => a - b);

@@ -69,6 +69,18 @@ async function fileAndSidecar(table: Table, file: DataFileMeta): Promise<{ rows:
   return { rows: out, sidecar: parsed };
 }
 
+/** `db.t` in `catalog`: a plain append table with the layout of a deduplicate table (STRING key `k`, offset column): its files have no sidecars. */
+async function plainDedupLayoutTable(catalog: Catalog) {
+  await catalog.createDatabase("db");
+  return catalog.createTable("db.t", {
+    fields: [
+      { name: "k", type: "STRING NOT NULL" },
+      { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
+    ],
+    options: { bucket: "1", "bucket-key": "k", "deletion-vectors.enabled": "true", "file-index.bitmap.columns": "_REALTIME_OFFSET" },
+  });
+}
+
 describe("append deduplicate .offset sidecars", () => {
   it("every prepared and compacted file has a sidecar listed after its external index, holding exactly its rows' keys and offsets", async () => {
     // an index threshold of 0 bytes stores the offset bitmap index in an external .index file
@@ -191,17 +203,8 @@ describe("append deduplicate committed-key lookup", () => {
   });
 
   it("finds keys in files without sidecars (a plain append table of the same layout), also after the key column was renamed", async () => {
-    const dir = tempDir("paimon-rt-dedup-lookup-");
-    const catalog = await Catalog.open(dir);
-    await catalog.createDatabase("db");
-    // a plain append table with the layout of a deduplicate table: its files have no sidecars
-    let t = await catalog.createTable("db.t", {
-      fields: [
-        { name: "k", type: "STRING NOT NULL" },
-        { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
-      ],
-      options: { bucket: "1", "bucket-key": "k", "deletion-vectors.enabled": "true", "file-index.bitmap.columns": "_REALTIME_OFFSET" },
-    });
+    const catalog = await Catalog.open(tempDir("paimon-rt-dedup-lookup-"));
+    let t = await plainDedupLayoutTable(catalog);
     const write = async (keys: string[], offsets: number[]) => {
       const w = await t.newWrite({ commitUser: "writer" });
       await w.write(
@@ -232,16 +235,7 @@ describe("append deduplicate committed-key lookup", () => {
   });
 
   it("lookups of one CommittedKeys share a scratch of candidate rows: lookups of more, then fewer keys, and overlapping ones, each get their own answer", async () => {
-    const dir = tempDir("paimon-rt-dedup-lookup-");
-    const catalog = await Catalog.open(dir);
-    await catalog.createDatabase("db");
-    const t = await catalog.createTable("db.t", {
-      fields: [
-        { name: "k", type: "STRING NOT NULL" },
-        { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
-      ],
-      options: { bucket: "1", "bucket-key": "k", "deletion-vectors.enabled": "true", "file-index.bitmap.columns": "_REALTIME_OFFSET" },
-    });
+    const t = await plainDedupLayoutTable(await Catalog.open(tempDir("paimon-rt-dedup-lookup-")));
     const names = Array.from({ length: 40 }, (_, i) => `key-${i}`);
     const w = await t.newWrite({ commitUser: "writer" });
     await w.write(
