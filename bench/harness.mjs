@@ -121,3 +121,64 @@ export function header(title) {
     ["suite".padEnd(22), "case".padEnd(28), "rows".padStart(9), "candidate".padEnd(22), "baseline".padEnd(22), "ratio", "throughput"].join("  "),
   );
 }
+
+/**
+ * Records the runtime's GC pauses (where PerformanceObserver reports "gc" entries: Node) from
+ * now on; `stop()` ends the recording and resolves to the pauses as [start, end] (ms, the
+ * performance.now() clock). Entries are delivered asynchronously: stop waits for the last ones.
+ */
+export function recordGcPauses() {
+  const pauses = [];
+  const observer =
+    typeof PerformanceObserver !== "undefined" && PerformanceObserver.supportedEntryTypes?.includes("gc")
+      ? new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) pauses.push([e.startTime, e.startTime + e.duration]);
+        })
+      : null;
+  observer?.observe({ entryTypes: ["gc"] });
+  return {
+    async stop() {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      observer?.disconnect();
+      return pauses;
+    },
+  };
+}
+
+/**
+ * Counts of the iterations slower than `overMs` by cause: "gc" when a recorded GC pause overlaps
+ * it, "preempted" when the process got less than half its wall time as CPU time (a busy
+ * machine), else the name of its slowest phase. Each iteration is `{ start, end, cpuMs, [phase]:
+ * ms }` with the phases named in `phases`.
+ */
+export function slowIterationCauses(iterations, phases, pauses, overMs = 2) {
+  const slow = {};
+  for (const it of iterations) {
+    const ms = it.end - it.start;
+    if (ms <= overMs) continue;
+    const cause = pauses.some(([s, e]) => s < it.end && e > it.start) ? "gc" : it.cpuMs < ms / 2 ? "preempted" : phases.reduce((a, b) => (it[b] > it[a] ? b : a));
+    slow[cause] = (slow[cause] ?? 0) + 1;
+  }
+  return slow;
+}
+
+/**
+ * One write-to-visible round in a real-time context: `write()`, then a plan + read of `filter`
+ * (applied exactly). The phases' times (ms), the round's span (`start`, `end`: performance.now()),
+ * the rows read and this process's CPU ms (user + system, all threads).
+ */
+export async function writeThenLookup(write, table, ctx, filter) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await write();
+  const t1 = performance.now();
+  const plan = await table.newScan({ realtime: ctx, filter }).plan();
+  const t2 = performance.now();
+  const reader = await table.newRead({ realtime: ctx, filter, predicateFilter: true }).createReader(plan.splits);
+  let rows = 0;
+  for await (const batch of reader) rows += batch.numRows;
+  await reader.close();
+  const t3 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
+  return { start: t0, end: t3, write: t1 - t0, plan: t2 - t1, read: t3 - t2, rows, cpuMs: (cpu.user + cpu.system) / 1000 };
+}

@@ -16,13 +16,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { header, timeMedianAsync } from "./harness.mjs";
+import { header, recordGcPauses, slowIterationCauses, timeMedianAsync, writeThenLookup } from "./harness.mjs";
 import { makeBatch, newTable } from "./realtime.mjs";
-import { countRows } from "./realtime-pk.mjs";
 import * as arrow from "apache-arrow";
 import { Catalog, col, RealtimeContext } from "../dist/index.js";
 import { keyColumnFromValues } from "../dist/kernel/columns.js";
 import { DedupKeyIndex, keyIdentities } from "../dist/realtime/dedup-key-index.js";
+import { CommittedKeys } from "../dist/realtime/dedup-lookup.js";
+import { OffsetPositionIndex } from "../dist/read/offset-positions.js";
 
 const BATCH = 4096;
 const B0 = { bucket: 0 };
@@ -161,54 +162,93 @@ export async function runRealtimeDedupBenchmarks(report, { quick = false } = {})
     report.add({ suite: "realtime-dedup", case: "ingest 4096 x 10% dup (cpu)", rows, candidate: "dedup mode", candidateMs: median(ingestCpu) });
     report.add({ suite: "realtime-dedup", case: "load + ingest", rows, candidate: "dedup mode", candidateMs: median(load.map((l, i) => l + ingest[i])) });
 
-    // 2. write-to-visible: a memory tail (10% of it supersedes committed rows), then rounds of a
-    //    16-row write whose first row supersedes committed key k, and a plan + read of `id = k`
-    //    that must return that row alone (the committed row hidden through the offset index)
-    const ctx = await RealtimeContext.create();
-    const w = await table.newWrite({ commitUser: "b", realtime: ctx });
-    const tailRows = quick ? 40_000 : 100_000;
-    let offset = committed;
-    const tailKeys = duplicateStream(committed, committed, 7);
-    for (let done = 0; done < tailRows; done += BATCH) {
-      const n = Math.min(BATCH, tailRows - done);
-      await w.write(makeBatch(offset, n, tailKeys), B0);
-      offset += n;
-    }
-    const pickKey = random(99);
-    const roundKeys = duplicateStream(1, 10 * committed, 1); // new keys for rows 1 … 15
-    const round = async () => {
-      const key = pickKey() % committed;
-      const first = offset;
-      const small = makeBatch(first, 16, (o) => (o === first ? key : roundKeys(o + 1)));
-      offset += 16;
-      const c0 = cpuMs();
-      const t0 = performance.now();
-      await w.write(small, B0);
-      const n = await countRows(table, ctx, col("id").eq(BigInt(key)));
-      const dt = performance.now() - t0;
-      cpuSamples.push(cpuMs() - c0);
-      if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
-      return dt;
-    };
-    const cpuSamples = [];
-    for (let i = 0; i < (quick ? 50 : 200); i++) await round(); // warm-up (JIT)
-    cpuSamples.length = 0;
-    const samples = [];
-    for (let i = 0; i < (quick ? 200 : 1000); i++) samples.push(await round());
-    samples.sort((a, b) => a - b);
-    cpuSamples.sort((a, b) => a - b);
-    for (const [label, p] of [
-      ["p50", 0.5],
-      ["p99", 0.99],
-    ]) {
-      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (${samples.length} rounds)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(samples, p), ...(label === "p99" ? { slowOver2ms: samples.filter((ms) => ms > 2).length, cpuOver2ms: cpuSamples.filter((ms) => ms > 2).length } : {}) });
-      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (cpu)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(cpuSamples, p) });
-    }
-    await ctx.close();
+    // 2. write-to-visible of a key lookup after each small write that supersedes a committed row
+    await dedupLookupLatencies(report, table, committed, quick);
     await cacheLimitBenchmarks(report, scratch, quick);
     return extra;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * 2. Write-to-visible: a memory tail (10% of it supersedes committed rows), then rounds of a
+ * 16-row write whose first row supersedes committed key k, and a plan + read of `id = k` that
+ * must return that row alone (the committed row hidden through the offset index). Each slow
+ * round (> 2 ms) is attributed to an overlapping GC pause, else its slowest phase: the write's
+ * committed-key lookup ("keyLookup", CommittedKeys.lookup), its key-index update and pending
+ * deletions ("keyIndex", DedupKeyIndex.apply), the rest of the write ("write": offsets, store),
+ * "plan" and "read". Besides: GC pauses in the measured rounds and the heap growth of a round in
+ * which no GC ran (the garbage a round leaves).
+ */
+const PHASES = ["keyLookup", "keyIndex", "write", "plan", "dv", "read"];
+
+export async function dedupLookupLatencies(report, table, committed, quick = false) {
+  const ctx = await RealtimeContext.create();
+  const w = await table.newWrite({ commitUser: "b", realtime: ctx });
+  const tailRows = quick ? 40_000 : 100_000;
+  let offset = committed;
+  const tailKeys = duplicateStream(committed, committed, 7);
+  for (let done = 0; done < tailRows; done += BATCH) {
+    const n = Math.min(BATCH, tailRows - done);
+    await w.write(makeBatch(offset, n, tailKeys), B0);
+    offset += n;
+  }
+  // the write's dedup steps, timed inside it (the current round's phase totals)
+  let phases = null;
+  const timed = (proto, name, phase) => {
+    const inner = proto[name];
+    proto[name] = function (...args) {
+      const t = performance.now();
+      const out = inner.apply(this, args);
+      if (out instanceof Promise) return out.finally(() => phases && (phases[phase] += performance.now() - t));
+      if (phases) phases[phase] += performance.now() - t;
+      return out;
+    };
+    return () => (proto[name] = inner);
+  };
+  const restore = [timed(CommittedKeys.prototype, "lookup", "keyLookup"), timed(DedupKeyIndex.prototype, "apply", "keyIndex"), timed(OffsetPositionIndex.prototype, "positionsOfPending", "dv")];
+  const pickKey = random(99);
+  const roundKeys = duplicateStream(1, 10 * committed, 1); // new keys for rows 1 … 15
+  const round = async () => {
+    const key = pickKey() % committed;
+    const first = offset;
+    const small = makeBatch(first, 16, (o) => (o === first ? key : roundKeys(o + 1)));
+    offset += 16;
+    const filter = col("id").eq(BigInt(key));
+    phases = { keyLookup: 0, keyIndex: 0, dv: 0 };
+    const heap0 = process.memoryUsage().heapUsed;
+    const it = await writeThenLookup(() => w.write(small, B0), table, ctx, filter);
+    const heap = process.memoryUsage().heapUsed - heap0;
+    if (it.rows !== 1) throw new Error(`key ${key}: ${it.rows} rows visible`);
+    const { keyLookup, keyIndex, dv } = phases;
+    return { ...it, keyLookup, keyIndex, write: it.write - keyLookup - keyIndex, dv, read: it.read - dv, heap };
+  };
+  try {
+    for (let i = 0; i < (quick ? 50 : 200); i++) await round(); // warm-up (JIT)
+    globalThis.gc?.();
+    const gcPauses = recordGcPauses();
+    const iterations = [];
+    for (let i = 0; i < (quick ? 200 : 1000); i++) iterations.push(await round());
+    const pauses = await gcPauses.stop();
+    const slow = slowIterationCauses(iterations, PHASES, pauses);
+    const samples = iterations.map((it) => it.end - it.start).sort((a, b) => a - b);
+    const cpuSamples = iterations.map((it) => it.cpuMs).sort((a, b) => a - b);
+    // heap growth of the rounds no GC pause overlapped (heapUsed is read outside the timed span)
+    const growth = iterations.filter((it) => !pauses.some(([s, e]) => s < it.end && e > it.start)).map((it) => it.heap);
+    const gcMs = pauses.reduce((t, [s, e]) => t + e - s, 0);
+    for (const [label, p] of [
+      ["p50", 0.5],
+      ["p99", 0.99],
+    ]) {
+      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (${samples.length} rounds)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(samples, p), ...(label === "p99" ? { slowOver2ms: slow, cpuOver2ms: cpuSamples.filter((ms) => ms > 2).length, gcPauses: pauses.length, gcMs, heapGrowthPerRound: median(growth) } : {}) });
+      report.add({ suite: "realtime-dedup", case: `key lookup write-to-visible ${label} (cpu)`, rows: 16, candidate: "paimon-rt", candidateMs: pct(cpuSamples, p) });
+    }
+    const phaseP99 = PHASES.map((ph) => `${ph} ${pct(iterations.map((it) => it[ph]).sort((a, b) => a - b), 0.99).toFixed(2)}`).join(", ");
+    console.log(`(${samples.length} rounds; slower than 2 ms: ${JSON.stringify(slow)}; ${pauses.length} GC pauses, ${gcMs.toFixed(1)} ms; heap growth per round without GC ${(median(growth) / 1024).toFixed(1)} KiB; phase p99 ms: ${phaseP99})`);
+  } finally {
+    for (const r of restore) r();
+    await ctx.close();
   }
 }
 

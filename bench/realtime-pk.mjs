@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { header, timeMedianAsync } from "./harness.mjs";
+import { header, recordGcPauses, slowIterationCauses, timeMedianAsync, writeThenLookup } from "./harness.mjs";
 import { makeBatch as makeAppendBatch, sameStreamVsPypaimon } from "./realtime.mjs";
 import { Catalog, col, RealtimeContext } from "../dist/index.js";
 
@@ -56,14 +56,7 @@ export async function countRows(table, ctx, filter) {
  * iteration's wall time as CPU time (a busy machine).
  */
 async function lookupLatencies(w, table, ctx, { rounds, warmup, firstKey, offset }) {
-  const pauses = [];
-  const observer =
-    typeof PerformanceObserver !== "undefined" && PerformanceObserver.supportedEntryTypes?.includes("gc")
-      ? new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) pauses.push([e.startTime, e.startTime + e.duration]);
-        })
-      : null;
-  observer?.observe({ entryTypes: ["gc"] });
+  const gcPauses = recordGcPauses();
   const samples = [];
   const iterations = [];
   globalThis.gc?.();
@@ -72,32 +65,13 @@ async function lookupLatencies(w, table, ctx, { rounds, warmup, firstKey, offset
     const one = makeBatch(offset + i, 1, 1, 1);
     one.data.children[1].values[0] = BigInt(key);
     const filter = col("id").eq(BigInt(key));
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    await w.write(one, { bucket: 0 });
-    const t1 = performance.now();
-    const plan = await table.newScan({ realtime: ctx, filter }).plan();
-    const t2 = performance.now();
-    const reader = await table.newRead({ realtime: ctx, filter, predicateFilter: true }).createReader(plan.splits);
-    let n = 0;
-    for await (const batch of reader) n += batch.numRows;
-    await reader.close();
-    const t3 = performance.now();
-    const cpu = process.cpuUsage(cpu0);
-    if (n !== 1) throw new Error(`key ${key}: ${n} rows visible`);
+    const it = await writeThenLookup(() => w.write(one, { bucket: 0 }), table, ctx, filter);
+    if (it.rows !== 1) throw new Error(`key ${key}: ${it.rows} rows visible`);
     if (i < warmup) continue;
-    samples.push(t3 - t0);
-    iterations.push({ t0, t3, write: t1 - t0, plan: t2 - t1, read: t3 - t2, cpuMs: (cpu.user + cpu.system) / 1000 });
+    samples.push(it.end - it.start);
+    iterations.push(it);
   }
-  await new Promise((resolve) => setTimeout(resolve, 10)); // gc entries are delivered asynchronously
-  observer?.disconnect();
-  const slow = {};
-  for (const it of iterations) {
-    const ms = it.t3 - it.t0;
-    if (ms <= 2) continue;
-    const cause = pauses.some(([s, e]) => s < it.t3 && e > it.t0) ? "gc" : it.cpuMs < ms / 2 ? "preempted" : ["write", "plan", "read"].reduce((a, b) => (it[b] > it[a] ? b : a));
-    slow[cause] = (slow[cause] ?? 0) + 1;
-  }
+  const slow = slowIterationCauses(iterations, ["write", "plan", "read"], await gcPauses.stop());
   samples.sort((a, b) => a - b);
   // this process's CPU time per lookup (user + system, all its threads): what a lookup cost
   // apart from time the machine gave to other processes (a shared machine's p99 is mostly that)

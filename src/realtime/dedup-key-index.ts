@@ -69,6 +69,9 @@ export class DedupKeyIndex {
   private shared: SharedDeleted = { set: new OffsetSet64(), holders: 0, held: false, current: true };
   /** `deleted` in the order of deletion since the last commit (append-only: frozen views hold a prefix). */
   private deletedLog = new OffsetLog();
+  /** Scratch of `apply`: the offsets a call supersedes (copied into the deleted set and log before it returns). */
+  private superseded = new BigInt64Array(16);
+  private supersededWords = new Int32Array(this.superseded.buffer);
 
   /** `width`: 64-bit words per key identity (keyIdentityWidth of the key type). */
   constructor(readonly width: 1 | 2 = 1) {
@@ -117,8 +120,13 @@ export class DedupKeyIndex {
     }
     const words = identityWords(identities);
     const offsetWords = new Int32Array(offsets.buffer, offsets.byteOffset, 2 * n);
-    const superseded = new BigInt64Array(n);
-    const supersededWords = new Int32Array(superseded.buffer);
+    // the superseded offsets go into the deleted set and log by copy: one scratch serves every call
+    if (this.superseded.length < n) {
+      this.superseded = new BigInt64Array(Math.max(n, 2 * this.superseded.length));
+      this.supersededWords = new Int32Array(this.superseded.buffer);
+    }
+    const superseded = this.superseded;
+    const supersededWords = this.supersededWords;
     let count = 0;
     let adds: Uint32Array | null = null;
     let added = 0;

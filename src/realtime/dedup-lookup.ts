@@ -1000,6 +1000,10 @@ export class CommittedKeys {
 
   /** Per file, true when kept whole, else in pages (DedupLookupCache.wholeFiles), decided on first lookup. */
   private whole: boolean[] | null = null;
+  /** Per file, its path and the loader of its key table (made once: every write looks its keys up). */
+  private located: Array<{ path: string; load: () => Promise<FileKeyTable> }> | null = null;
+  /** Scratch of `lookup`: the rows a file's filter lets through; null while a lookup uses it (an overlapping one allocates its own). */
+  private candidates: Uint32Array | null = new Uint32Array(0);
 
   get fileCount(): number {
     return this.files.length;
@@ -1143,26 +1147,35 @@ export class CommittedKeys {
     const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
     const found = new BigInt64Array(rows);
     const foundWords = new Int32Array(found.buffer).fill(-1);
-    const candidates = new Uint32Array(rows);
+    let candidates = this.candidates;
+    this.candidates = null;
+    if (candidates === null || candidates.length < rows) candidates = new Uint32Array(Math.max(rows, 2 * (candidates?.length ?? 0)));
     let any = false;
     const whole = (this.whole ??= this.cache.wholeFiles(
       this.files.map((f) => Number(f.rowCount)),
       this.width,
     ));
-    for (let f = 0; f < this.files.length; f++) {
-      const file = this.files[f];
+    const located = (this.located ??= this.files.map((file) => {
       const path = this.source.pathOf(file);
-      if (!whole[f]) {
-        any = (await this.lookupPaged(file, path, words, rows, candidates, foundWords, keys)) || any;
-        continue;
+      return { path, load: () => this.load(file, path) };
+    }));
+    try {
+      for (let f = 0; f < this.files.length; f++) {
+        const file = this.files[f];
+        const { path, load } = located[f];
+        if (!whole[f]) {
+          any = (await this.lookupPaged(file, path, words, rows, candidates, foundWords, keys)) || any;
+          continue;
+        }
+        const filter = await this.cache.filter(path, load);
+        let n = 0;
+        for (let r = 0; r < rows; r++) if (filter.mayContain(words, r * w, w)) candidates[n++] = r;
+        if (n === 0) continue;
+        (await this.cache.table(path, load)).raise(words, candidates.subarray(0, n), foundWords);
+        any = true;
       }
-      const load = () => this.load(file, path);
-      const filter = await this.cache.filter(path, load);
-      let n = 0;
-      for (let r = 0; r < rows; r++) if (filter.mayContain(words, r * w, w)) candidates[n++] = r;
-      if (n === 0) continue;
-      (await this.cache.table(path, load)).raise(words, candidates.subarray(0, n), foundWords);
-      any = true;
+    } finally {
+      this.candidates = candidates;
     }
     return any ? found : null;
   }

@@ -65,7 +65,8 @@ export class DedupEntryState {
   /** Serialises key-index changes with the store writes they belong to, and views with the deletions they pin. */
   readonly lock = new Mutex();
   private index: DedupKeyIndex | null = null;
-  private committed: CommittedKeys | null = null;
+  /** `index` and `committed` together (null before the first `keys`). */
+  private current: { index: DedupKeyIndex; committed: CommittedKeys } | null = null;
   private readonly prepared: PreparedDeletions[] = [];
 
   /**
@@ -75,7 +76,8 @@ export class DedupEntryState {
    * to the new snapshot's files and the index forgets the keys those files now hold, in one step.
    */
   async keys(table: FileStoreTable, partitionRow: Uint8Array, bucket: number, snapshotId: number | null, committedEnd: bigint | null, cache: DedupLookupCache): Promise<{ index: DedupKeyIndex; committed: CommittedKeys }> {
-    if (this.index && this.committed && this.committed.snapshotId === snapshotId) return { index: this.index, committed: this.committed };
+    const current = this.keysAt(snapshotId);
+    if (current !== null) return current;
     const { keyField, offsetField } = dedupFieldsOf(table);
     let files: DataFileMeta[] = [];
     if (snapshotId !== null) {
@@ -86,10 +88,17 @@ export class DedupEntryState {
     const dir = bucketDirOf(table, partitionRow, bucket);
     const source = { ...bucketFileSource(table, dir), extraPathOf: (file: DataFileMeta, extra: string) => table.paths.extraFile(dir, file, extra) };
     const width = keyIdentityWidth(keyField.type);
-    this.committed = new CommittedKeys(snapshotId, files, source, keyField, offsetField, width, cache);
+    const committed = new CommittedKeys(snapshotId, files, source, keyField, offsetField, width, cache);
     if (!this.index) this.index = new DedupKeyIndex(width);
     else if (committedEnd !== null) this.index.dropCommitted(committedEnd);
-    return { index: this.index, committed: this.committed };
+    this.current = { index: this.index, committed };
+    return this.current;
+  }
+
+  /** What `keys` returns when the lookup is at `snapshotId` already (no await: every write asks), else null. */
+  keysAt(snapshotId: number | null): { index: DedupKeyIndex; committed: CommittedKeys } | null {
+    const current = this.current;
+    return current !== null && current.committed.snapshotId === snapshotId ? current : null;
   }
 
   /** The key index (null before the first write of this context). */

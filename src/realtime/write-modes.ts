@@ -257,7 +257,8 @@ export class DedupWriteMode extends AppendWriteMode {
    * a failed lookup changes nothing.
    */
   override async toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]> {
-    const { index, committed } = await entry.dedup!.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId, entry.baseEnd, this.lookupCache());
+    const dedup = entry.dedup!;
+    const { index, committed } = dedup.keysAt(entry.baseSnapshotId) ?? (await dedup.keys(this.table, entry.partitionRow, entry.bucket, entry.baseSnapshotId, entry.baseEnd, this.lookupCache()));
     const keys = batches.map((b) => keyColumnFromArrow(b.data.children[this.keyColumn]));
     const identities = keys.map(keyIdentities);
     // Every row's key is looked up among committed files (apply uses the answer only for keys the

@@ -69,6 +69,18 @@ async function fileAndSidecar(table: Table, file: DataFileMeta): Promise<{ rows:
   return { rows: out, sidecar: parsed };
 }
 
+/** `db.t` in `catalog`: a plain append table with the layout of a deduplicate table (STRING key `k`, offset column): its files have no sidecars. */
+async function plainDedupLayoutTable(catalog: Catalog) {
+  await catalog.createDatabase("db");
+  return catalog.createTable("db.t", {
+    fields: [
+      { name: "k", type: "STRING NOT NULL" },
+      { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
+    ],
+    options: { bucket: "1", "bucket-key": "k", "deletion-vectors.enabled": "true", "file-index.bitmap.columns": "_REALTIME_OFFSET" },
+  });
+}
+
 describe("append deduplicate .offset sidecars", () => {
   it("every prepared and compacted file has a sidecar listed after its external index, holding exactly its rows' keys and offsets", async () => {
     // an index threshold of 0 bytes stores the offset bitmap index in an external .index file
@@ -191,17 +203,8 @@ describe("append deduplicate committed-key lookup", () => {
   });
 
   it("finds keys in files without sidecars (a plain append table of the same layout), also after the key column was renamed", async () => {
-    const dir = tempDir("paimon-rt-dedup-lookup-");
-    const catalog = await Catalog.open(dir);
-    await catalog.createDatabase("db");
-    // a plain append table with the layout of a deduplicate table: its files have no sidecars
-    let t = await catalog.createTable("db.t", {
-      fields: [
-        { name: "k", type: "STRING NOT NULL" },
-        { name: "_REALTIME_OFFSET", type: "BIGINT NOT NULL" },
-      ],
-      options: { bucket: "1", "bucket-key": "k", "deletion-vectors.enabled": "true", "file-index.bitmap.columns": "_REALTIME_OFFSET" },
-    });
+    const catalog = await Catalog.open(tempDir("paimon-rt-dedup-lookup-"));
+    let t = await plainDedupLayoutTable(catalog);
     const write = async (keys: string[], offsets: number[]) => {
       const w = await t.newWrite({ commitUser: "writer" });
       await w.write(
@@ -229,6 +232,39 @@ describe("append deduplicate committed-key lookup", () => {
     expect(await keys.lookup(keyIdentities(keyColumnFromValues("bytes", ["e", "f"])))).toBe(null);
     expect(cache.memoryBytes).toBe(0); // a zero-byte cache keeps nothing
     expect(await new CommittedKeys(null, [], source, t.schema.fields[0], t.schema.fields[1], 2, cache).lookup(ids)).toBe(null);
+  });
+
+  it("lookups of one CommittedKeys share a scratch of candidate rows: lookups of more, then fewer keys, and overlapping ones, each get their own answer", async () => {
+    const t = await plainDedupLayoutTable(await Catalog.open(tempDir("paimon-rt-dedup-lookup-")));
+    const names = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+    const w = await t.newWrite({ commitUser: "writer" });
+    await w.write(
+      new arrow.RecordBatch({
+        k: arrow.vectorFromArray(names, new arrow.Utf8()).data[0],
+        _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int64(), length: names.length, nullCount: 0, data: BigInt64Array.from(names, (_, i) => BigInt(100 + i)) }),
+      }),
+    );
+    await t.newCommit({ commitUser: "writer" }).commit(await w.prepareCommit());
+    const files = await liveFiles(t);
+    const dir0 = t.paths.bucketDir("", 0);
+    const source = { io: t.fileIO, pathOf: (f: DataFileMeta) => t.paths.dataFile(dir0, f), extraPathOf: (f: DataFileMeta, e: string) => t.paths.extraFile(dir0, f, e), fieldsOf: async () => t.schema.fields };
+    // the file kept whole: a lookup awaits its filter, then its key table (overlapping lookups interleave there)
+    const cache = new DedupLookupCache({ pageSize: 65536, maxMemory: 64 * 2 ** 20, highPriorityRatio: 0.25 });
+    const keys = new CommittedKeys(null, files, source, t.schema.fields[0], t.schema.fields[1], 2, cache);
+    const ids = (...k: string[]) => keyIdentities(keyColumnFromValues("bytes", k));
+    const answer = async (...k: string[]) => {
+      const found = await keys.lookup(ids(...k));
+      return found === null ? null : [...found];
+    };
+    // 30 keys (all committed but the last two), then 3 of which only the first is committed: none of the first lookup's rows remain
+    const many = names.slice(0, 28).concat(["x", "y"]);
+    expect(await answer(...many)).toEqual([...Array.from({ length: 28 }, (_, i) => BigInt(100 + i)), -1n, -1n]);
+    expect(await answer("key-39", "z", "w")).toEqual([139n, -1n, -1n]);
+    expect(await answer("z")).toBe(null);
+    // overlapping lookups of different sizes
+    // (each starts with keys that are not committed: its candidate rows differ from the others')
+    const together = await Promise.all([answer("q", "p", "key-5"), answer(...names.slice(10, 30)), answer("r", "key-1"), answer("s")]);
+    expect(together).toEqual([[-1n, -1n, 105n], Array.from({ length: 20 }, (_, i) => BigInt(110 + i)), [-1n, 101n], null]);
   });
 
   it("after a restart, committed keys are found through the sidecars; a second context reads files a compaction rewrote", async () => {

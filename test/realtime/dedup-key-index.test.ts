@@ -12,6 +12,25 @@ const offsets = (...values: number[]) => BigInt64Array.from(values.map(BigInt));
 const deletedOf = (frozen: FrozenDeletedOffsets) => [...frozen.offsets];
 
 describe("DedupKeyIndex", () => {
+  it("apply's scratch of superseded offsets leaks nothing between calls: each call deletes exactly the offsets it superseded", () => {
+    const index = new DedupKeyIndex();
+    const ids = (...k: number[]) => keyIdentities(keyColumnFromValues("int64", k.map(BigInt)));
+    const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+    // 40 keys, then all 40 again (superseding 0 … 39: more than the scratch's first size), then 3 of which one is known
+    index.upsert(ids(...range(0, 40)), offsets(...range(0, 40)));
+    const view = index.freezeDeleted(true);
+    expect(index.upsert(ids(...range(0, 40)), offsets(...range(100, 40)))).toBe(40);
+    expect(deletedOf(view)).toEqual([]);
+    const afterBig = index.freezeDeleted();
+    expect(index.upsert(ids(1000, 7, 1001), offsets(200, 201, 202))).toBe(1);
+    expect(deletedOf(index.freezeDeleted())).toEqual([...range(0, 40).map(BigInt), 107n]);
+    // a freeze before the small call keeps what it held; a call superseding nothing deletes nothing
+    expect(deletedOf(afterBig)).toEqual(range(0, 40).map(BigInt));
+    expect(index.upsert(ids(2000), offsets(300))).toBe(0);
+    expect(deletedOf(index.freezeDeleted())).toHaveLength(41);
+    view.release!();
+  });
+
   it("released read-view freezes let writes change the deleted set in place and free the copies they replaced; held freezes keep theirs", () => {
     const index = new DedupKeyIndex();
     const ids = (...k: number[]) => keyIdentities(keyColumnFromValues("int64", k.map(BigInt)));
