@@ -5,7 +5,7 @@
 // predicates are evaluated on merged rows only; the output has the table's logical columns
 // (optionally with a leading `_VALUE_KIND`).
 import * as arrow from "apache-arrow";
-import { gatherBatches, gatherData, gatherInt64, gatherInt8 } from "../arrow/gather.js";
+import { gatherBatches, gatherInt64, gatherInt8 } from "../arrow/gather.js";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
@@ -52,70 +52,8 @@ export function mergeKvBatches(
     sequence: options.firstRow ? c.sequence.map((s) => -s) : c.sequence,
     rowKinds: c.kinds,
   }));
-  // (not for first-row: its negated sequence numbers descend within a key of a run, so the
-  // winner of a key is not a maximum that a partial merge would keep)
-  const from = options.firstRow ? -1 : smallRunsSuffix(runs.map((r) => r.sequence.length));
-  if (from < 0) {
-    const r = mergeDeduplicate(runs, { dropDeletes: options.dropDeletes });
-    return { part: r.run, row: r.row };
-  }
-  // Many small runs after a few large ones (a union read's memory batches after its files):
-  // merge the small ones first (retract rows kept), then that run with the large ones. The
-  // winners are the same: the suffix's runs come after every other run, so its winner of a key
-  // is what it contributes to the key's (sequence, run, row) maximum. Every row of the large
-  // runs then passes through a tree of about log2(from + 1) levels instead of log2(runs).
-  const tail = runs.slice(from);
-  const sub = mergeDeduplicate(tail, { dropDeletes: false });
-  const merged: SortedRun = {
-    keys: keyColumns.map((k) => keyColumnFromArrow(gatherData(tail.map((_, i) => chunks[from + i].batch.data.children[k]), sub.run, sub.row))),
-    sequence: gatherInt64(tail.map((r) => r.sequence), sub.run, sub.row),
-    rowKinds: gatherInt8(tail.map((r) => r.rowKinds as Int8Array), sub.run, sub.row),
-  };
-  const r = mergeDeduplicate([...runs.slice(0, from), merged], { dropDeletes: options.dropDeletes });
-  const part = r.run;
-  const row = r.row;
-  for (let i = 0; i < part.length; i++) {
-    if (part[i] === from) {
-      const j = row[i];
-      part[i] = from + sub.run[j];
-      row[i] = sub.row[j];
-    }
-  }
-  return { part, row };
-}
-
-/** Levels of a loser tree over `runs` runs. */
-function treeLevels(runs: number): number {
-  return runs <= 1 ? 0 : 32 - Math.clz32(runs - 1);
-}
-
-/**
- * Where the suffix of runs worth merging on their own starts (see mergeKvBatches), or -1: the
- * suffix with the fewest row-levels (its rows through a tree over its runs, then every row
- * through a tree over the runs before it plus one), if below 9/10 of one tree over all runs.
- * (Measured on 8 runs of 117k rows + 50 of 4096, random keys: the suffix of the last file and
- * the memory runs, 7/10 of the levels by this count, took 9/10 of the kernel's CPU time: the
- * copies in and out of the kernel cost the same either way.)
- */
-export function smallRunsSuffix(rows: readonly number[]): number {
-  const n = rows.length;
-  if (n < 4) return -1;
-  let total = 0;
-  for (const r of rows) total += r;
-  const whole = total * treeLevels(n);
-  let best = -1;
-  let bestCost = 0.9 * whole;
-  let suffix = 0;
-  for (let from = n - 1; from >= 1; from--) {
-    suffix += rows[from];
-    if (n - from < 2) continue;
-    const cost = suffix * treeLevels(n - from) + total * treeLevels(from + 1);
-    if (cost < bestCost) {
-      best = from;
-      bestCost = cost;
-    }
-  }
-  return best;
+  const r = mergeDeduplicate(runs, { dropDeletes: options.dropDeletes });
+  return { part: r.run, row: r.row };
 }
 
 export class PrimaryKeySplitReader {
