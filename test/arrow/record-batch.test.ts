@@ -159,6 +159,36 @@ describe("gatherBatches", () => {
   });
 });
 
+describe("gatherBatches of several sources", () => {
+  const schema = new arrow.Schema([new arrow.Field("i", new arrow.Int64()), new arrow.Field("d", new arrow.Float64()), new arrow.Field("s", new arrow.Utf8())]);
+  const source = (bits: bigint[], strings: string[]): arrow.RecordBatch => {
+    const ints = arrow.makeData({ type: new arrow.Int64(), length: bits.length, data: BigInt64Array.from(bits) });
+    const doubles = arrow.makeData({ type: new arrow.Float64(), length: bits.length, data: new Float64Array(BigInt64Array.from(bits).buffer) });
+    const strs = arrow.vectorFromArray(strings, new arrow.Utf8()).data[0];
+    return recordBatch(schema, [ints, doubles, strs], bits.length);
+  };
+
+  it("copies 64-bit values bit for bit and short strings ending at their buffers' ends", () => {
+    const bits = [0x7ff0000000000001n, -0x000fffffffffffffn, 0x7ff8000000000001n, -1n, -(2n ** 63n), 2n ** 63n - 1n, 0n];
+    // strings of 0..9 bytes, the last of each source ending at the end of its bytes
+    const a = source(bits.slice(0, 4), ["", "abcdefgh", "xyz", "abcdefghi"]);
+    const b = source(bits.slice(4), ["1234567", "é", "12345678"]);
+    const part = Uint32Array.from([1, 0, 1, 0, 0, 1, 0, 1]);
+    const row = Uint32Array.from([2, 3, 0, 1, 0, 1, 2, 2]);
+    const out = gatherBatches([a, b], part, row, schema, [0, 1, 2]);
+    const expected = Array.from(part, (p, i) => (p === 0 ? bits.slice(0, 4) : bits.slice(4))[row[i]]);
+    expect(new BigInt64Array((out.getChild("i")!.data[0].values as BigInt64Array).slice().buffer)).toEqual(BigInt64Array.from(expected));
+    expect(new BigInt64Array((out.getChild("d")!.data[0].values as Float64Array).slice().buffer)).toEqual(BigInt64Array.from(expected));
+    const strings = [
+      ["", "abcdefgh", "xyz", "abcdefghi"],
+      ["1234567", "é", "12345678"],
+    ];
+    expect(out.getChild("s")!.toArray()).toEqual(Array.from(part, (p, i) => strings[p][row[i]]));
+    const s = out.getChild("s")!.data[0];
+    expect(s.values.length).toBe(s.valueOffsets[s.length]);
+  });
+});
+
 describe("takeRows", () => {
   it("picks rows by index from one (sliced) batch for every type, repeats included (property)", () => {
     fc.assert(
