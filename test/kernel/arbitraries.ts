@@ -96,13 +96,18 @@ export function take(col: KeyColumn, perm: ArrayLike<number>): KeyColumn {
 }
 
 /** 1..maxRuns runs over the same key kinds, each sorted by (key, sequence). */
-export function sortedRunsArb(maxRuns = 6, maxRows = 120, types: KeyColumnType[] = ALL_TYPES): fc.Arbitrary<SortedRun[]> {
+export function sortedRunsArb(
+  maxRuns = 6,
+  maxRows = 120,
+  types: KeyColumnType[] = ALL_TYPES,
+  { maxColumns = 2, nullable = fc.boolean(), sequence = fc.bigInt({ min: 0n, max: 6n }) }: { maxColumns?: number; nullable?: fc.Arbitrary<boolean>; sequence?: fc.Arbitrary<bigint> } = {},
+): fc.Arbitrary<SortedRun[]> {
   return fc
-    .array(fc.tuple(fc.constantFrom(...types), fc.boolean()), { minLength: 1, maxLength: 2 })
+    .array(fc.tuple(fc.constantFrom(...types), nullable), { minLength: 1, maxLength: maxColumns })
     .chain((cols) => {
       const rowArb = fc.tuple(
         fc.tuple(...cols.map(([t, nullable]) => (nullable ? fc.option(valueArb(t), { freq: 4, nil: null }) : valueArb(t)))),
-        fc.bigInt({ min: 0n, max: 6n }),
+        sequence,
         fc.integer({ min: 0, max: 3 }),
       );
       return fc.array(fc.array(rowArb, { maxLength: maxRows }), { minLength: 1, maxLength: maxRuns }).map((runs) =>

@@ -103,4 +103,21 @@ describe("mergeDeduplicate", () => {
       { numRuns: 100 },
     );
   });
+
+  it("matches the model on single fixed-width keys: many runs, equal keys, sequence ties, extremes", () => {
+    // One non-null fixed-width column is the merge's cached-word path; the extremes put live
+    // heads on the words and sequences an exhausted run stands for (u64::MAX, i64::MAX).
+    const INT64_MAX = 2n ** 63n - 1n;
+    const sequence = fc.oneof(fc.bigInt({ min: 0n, max: 3n }), fc.constantFrom(-(2n ** 63n), INT64_MAX - 1n, INT64_MAX));
+    fc.assert(
+      fc.property(
+        sortedRunsArb(40, 30, ["int64", "int32", "timestamp_nanos", "float64"], { maxColumns: 1, nullable: fc.constant(false), sequence }),
+        fc.boolean(),
+        (runs, dropDeletes) => {
+          expect(pairs(mergeDeduplicate(runs, { dropDeletes }))).toEqual(model(runs, dropDeletes));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
