@@ -6,7 +6,7 @@
 import { PaimonError } from "../error.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
-import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { bytesEqual, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { DataSplit, Plan } from "../scan/split.js";
 import { partitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -122,9 +122,8 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
       }
       const ticket = ctx.issueTicket(entry, view, committed, memoryEnd, rt.readViewTtlMs, options.filter ?? null, deleted);
       const info: RealtimeSplitInfo = { version: REALTIME_SPLIT_VERSION, ticket: ticket.id, committedEndOffset: committed, memoryEndOffset: memoryEnd, snapshotId: plan.snapshotId };
-      const rowKey = entry.partitionRow.join(",");
       const mine: number[] = [];
-      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && splits[i].partitionRow.join(",") === rowKey) mine.push(i);
+      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && bytesEqual(splits[i].partitionRow, entry.partitionRow)) mine.push(i);
       if (mine.length > 0 && mode !== "APPEND_ONLY") {
         // Versions of a key may be in any disk split and in memory: one split merges them all
         // (PRIMARY_KEY), or applies the pending deletions to them all (DEDUPLICATE).

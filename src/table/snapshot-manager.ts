@@ -3,6 +3,7 @@
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { probeFileExists, probeTextFileIfExists, readTextFileIfExists } from "../fs/file-io.js";
+import { bytesEqual } from "../spec/binary-row.js";
 import { parseSnapshotJson, type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import { TablePaths } from "./paths.js";
 
@@ -142,7 +143,7 @@ export class SnapshotManager {
     const hasNext = io.fileExistsSync(probe.nextPath);
     const bytes = io.readFileIfExistsSync(probe.path);
     // the bytes of the text it was parsed from; else (a BOM, invalid UTF-8) compared as text
-    let unchanged = bytes !== null && sameBytes(bytes, probe.bytes);
+    let unchanged = bytes !== null && bytesEqual(bytes, probe.bytes);
     if (!unchanged && bytes !== null && new TextDecoder().decode(bytes) === this.lastLatestText) {
       unchanged = true;
       probe.bytes = bytes;
@@ -239,9 +240,3 @@ export class SnapshotManager {
   }
 }
 
-/** Whether two byte arrays hold the same bytes. */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
