@@ -68,9 +68,9 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
   ctx.checkValid();
   ctx.bind(table);
   const partitionFields = table.partitionFields;
-  const types = partitionFields.map((f) => f.type);
   const partitionFilter = options.filter ? splitPredicateByFields(options.filter, partitionFields.map((f) => f.name)).picked : null;
-  const wanted = options.partitions?.map((p) => serializeBinaryRow(toBinaryRow(partitionFields.map((f) => p[f.name] ?? null), types), types.length).join(","));
+  const types = options.partitions && partitionFields.map((f) => f.type);
+  const wanted = options.partitions?.map((p) => serializeBinaryRow(toBinaryRow(partitionFields.map((f) => p[f.name] ?? null), types!), types!.length).join(","));
   const buckets = options.buckets ? new Set(options.buckets) : null;
   const relevant = (e: StoreEntry): boolean => {
     if (buckets && !buckets.has(e.bucket)) return false;
@@ -111,7 +111,7 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
         );
       }
     }
-    const splits = [...plan.splits];
+    const splits = plan.splits; // made by this plan's planDisk: extended in place
     const opts = table.coreOptions;
     for (const { entry, view, deleted } of views) {
       const committed = offsets.get(entry.key)?.offset ?? -1n;
@@ -131,9 +131,9 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
         const withDvs = group.some((g) => g.deletionFiles !== undefined);
         const merged: RealtimeSplit = {
           ...group[0],
-          files: group.flatMap((g) => g.files),
+          files: group.length === 1 ? group[0].files : group.flatMap((g) => g.files),
           rawConvertible: false,
-          ...(withDvs ? { deletionFiles: group.flatMap((g) => g.deletionFiles ?? g.files.map(() => null)) } : {}),
+          ...(withDvs ? { deletionFiles: group.length === 1 ? group[0].deletionFiles : group.flatMap((g) => g.deletionFiles ?? g.files.map(() => null)) } : {}),
           realtime: info,
         };
         splits[mine[0]] = merged;
