@@ -52,8 +52,14 @@ export function mapLocalError(e: unknown, op: string, path: string): PaimonError
 /** Errors of `link(2)` that mean "hard links are not supported here", not "target exists". */
 const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV", "EMLINK"]);
 
+/** An empty, `.` or `..` segment, or a trailing slash: what `path.resolve` would rewrite. */
+const NOT_NORMAL_POSIX = /\/\/|\/\.\.?(\/|$)|.\/$/;
+
 /** Converts a `file:` URL or OS path to an absolute OS path. */
 export function toLocalPath(path: string): string {
+  // an absolute POSIX path that is already normal (the table's own paths) is its own resolution:
+  // no new string per probe of a plan
+  if (nodePath.sep === "/" && path.charCodeAt(0) === 47 && !NOT_NORMAL_POSIX.test(path)) return path;
   if (/^file:/i.test(path)) return fileURLToPath(path);
   return nodePath.resolve(path);
 }

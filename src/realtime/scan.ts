@@ -6,7 +6,7 @@
 import { PaimonError } from "../error.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
-import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { bytesEqual, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { DataSplit, Plan } from "../scan/split.js";
 import { partitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -68,9 +68,9 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
   ctx.checkValid();
   ctx.bind(table);
   const partitionFields = table.partitionFields;
-  const types = partitionFields.map((f) => f.type);
   const partitionFilter = options.filter ? splitPredicateByFields(options.filter, partitionFields.map((f) => f.name)).picked : null;
-  const wanted = options.partitions?.map((p) => serializeBinaryRow(toBinaryRow(partitionFields.map((f) => p[f.name] ?? null), types), types.length).join(","));
+  const types = options.partitions && partitionFields.map((f) => f.type);
+  const wanted = options.partitions?.map((p) => serializeBinaryRow(toBinaryRow(partitionFields.map((f) => p[f.name] ?? null), types!), types!.length).join(","));
   const buckets = options.buckets ? new Set(options.buckets) : null;
   const relevant = (e: StoreEntry): boolean => {
     if (buckets && !buckets.has(e.bucket)) return false;
@@ -111,7 +111,7 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
         );
       }
     }
-    const splits = [...plan.splits];
+    const splits = plan.splits; // made by this plan's planDisk: extended in place
     const opts = table.coreOptions;
     for (const { entry, view, deleted } of views) {
       const committed = offsets.get(entry.key)?.offset ?? -1n;
@@ -122,9 +122,8 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
       }
       const ticket = ctx.issueTicket(entry, view, committed, memoryEnd, rt.readViewTtlMs, options.filter ?? null, deleted);
       const info: RealtimeSplitInfo = { version: REALTIME_SPLIT_VERSION, ticket: ticket.id, committedEndOffset: committed, memoryEndOffset: memoryEnd, snapshotId: plan.snapshotId };
-      const rowKey = entry.partitionRow.join(",");
       const mine: number[] = [];
-      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && splits[i].partitionRow.join(",") === rowKey) mine.push(i);
+      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && bytesEqual(splits[i].partitionRow, entry.partitionRow)) mine.push(i);
       if (mine.length > 0 && mode !== "APPEND_ONLY") {
         // Versions of a key may be in any disk split and in memory: one split merges them all
         // (PRIMARY_KEY), or applies the pending deletions to them all (DEDUPLICATE).
@@ -132,9 +131,9 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
         const withDvs = group.some((g) => g.deletionFiles !== undefined);
         const merged: RealtimeSplit = {
           ...group[0],
-          files: group.flatMap((g) => g.files),
+          files: group.length === 1 ? group[0].files : group.flatMap((g) => g.files),
           rawConvertible: false,
-          ...(withDvs ? { deletionFiles: group.flatMap((g) => g.deletionFiles ?? g.files.map(() => null)) } : {}),
+          ...(withDvs ? { deletionFiles: group.length === 1 ? group[0].deletionFiles : group.flatMap((g) => g.deletionFiles ?? g.files.map(() => null)) } : {}),
           realtime: info,
         };
         splits[mine[0]] = merged;

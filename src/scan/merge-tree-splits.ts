@@ -5,7 +5,7 @@
 import { PaimonError } from "../error.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { boundMayMatch, fileMayMatch, keyStatsOf, type StatsSet } from "../predicate/stats.js";
-import { fromBinaryRow } from "../spec/binary-row.js";
+import { bytesEqual, fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
@@ -69,6 +69,8 @@ export function deletionFilesOf(table: FileStoreTable, entries: readonly IndexMa
   return out;
 }
 
+const NO_DELETION_FILES: ReadonlyMap<string, Map<string, DeletionFile>> = new Map();
+
 /** How a real-time union scan plans the committed side of a PK table (seed "Primary Key DV"). */
 export interface PrimaryKeyPlanMode {
   /**
@@ -110,17 +112,23 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
   const skipLevel0 = ((dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row") && !mode.realtimeUnion;
   const highLevelFilter = mode.realtimeUnion && dv && filter ? filter : null;
   const schema = table.schema;
-  const deletionFiles = dv ? deletionFilesOf(table, await table.manifestStore.indexEntries(snapshot)) : new Map<string, Map<string, DeletionFile>>();
+  const deletionFiles = dv ? deletionFilesOf(table, await table.manifestStore.indexEntries(snapshot)) : NO_DELETION_FILES;
   const groups = new Map<string, ManifestEntry[]>();
+  // the group key of the previous entry, reused while partition and bucket repeat (the usual run)
+  let last: ManifestEntry | null = null;
+  let lastGroup: ManifestEntry[] | null = null;
   for (const e of entries) {
     if (skipLevel0 && e.file.level === 0) continue;
     // Only key predicates may prune before merging: value stats describe unmerged rows.
     if (keyFilter && !boundMayMatch((boundKeyFilter ??= bindPredicate(keyFilter, keyFields)), keyStatsOfFile(e.file))) continue;
     if (highLevelFilter && e.file.level > 0 && e.file.schemaId === schema.id && !fileMayMatch(highLevelFilter, e.file, schema.fields)) continue;
-    const key = `${e.partition.join(",")}|${e.bucket}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(e);
+    if (last === null || last.bucket !== e.bucket || !bytesEqual(last.partition, e.partition)) {
+      const key = `${e.partition.join(",")}|${e.bucket}`;
+      lastGroup = groups.get(key) ?? null;
+      if (lastGroup === null) groups.set(key, (lastGroup = []));
+    }
+    last = e;
+    lastGroup!.push(e);
   }
   const opts = table.coreOptions;
   const target = opts.splitTargetSize;
@@ -152,7 +160,7 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
     // Raw reading: DV tables / first-row (levels >= 1 hold one live row per key), or a single level.
     const raw =
       files.every(noDeletes) &&
-      ((allAboveZero && (dv || config.mergeEngine === "first-row")) || (allAboveZero && new Set(files.map((f) => f.level)).size === 1));
+      ((allAboveZero && (dv || config.mergeEngine === "first-row")) || (allAboveZero && files.every((f) => f.level === files[0].level)));
     const units: DataFileMeta[][] = raw ? [...files].sort((a, b) => keys.compare(a.minKey, b.minKey)).map((f) => [f]) : intervalPartition(files, keys).map((runs) => runs.flat());
     let bin: DataFileMeta[] = [];
     let weight = 0;

@@ -27,6 +27,8 @@ export interface ScanOptions {
   realtime?: RealtimeContext;
 }
 
+const REALTIME_UNION: PrimaryKeyPlanMode = Object.freeze({ realtimeUnion: true });
+
 export class TableScan {
   private readonly partitionFields: DataField[];
   /** The filter bound to the table's fields (null without one). */
@@ -37,10 +39,11 @@ export class TableScan {
     private readonly options: ScanOptions = {},
     /** Internal: how the committed side of a real-time union scan is planned (src/realtime/scan.ts). */
     private readonly primaryKeyMode: PrimaryKeyPlanMode = {},
+    /** Internal: `options.filter` already bound to the table's fields (by the real-time scan that plans this one). */
+    boundFilter?: Predicate | null,
   ) {
-    const schema = table.schema;
-    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.boundFilter = options.filter ? bindPredicate(options.filter, schema.fields) : null; // validates columns and literals
+    this.partitionFields = table.partitionFields;
+    this.boundFilter = boundFilter !== undefined ? boundFilter : options.filter ? bindPredicate(options.filter, table.schema.fields) : null; // validates columns and literals
     if (options.realtime !== undefined) realtimeHooks("newScan").checkRealtimeScan(table, options); // real-time hook
   }
 
@@ -50,7 +53,7 @@ export class TableScan {
     // primary-key system columns and the pages of selective reads are flat)
     const t = this.table;
     prefetchDecoders(t.schema.fields, !["zstd", "none"].includes(t.coreOptions.fileCompression));
-    if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, { realtimeUnion: true }).plan()); // real-time hook
+    if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, REALTIME_UNION, this.boundFilter).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };

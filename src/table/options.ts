@@ -113,6 +113,9 @@ export function parseDuration(text: string, key = "duration"): number {
 
 /** Typed read access to a table's options with Java's defaults. */
 export class TableOptions {
+  /** Memory sizes parsed, by their text. */
+  private readonly parsedSizes = new Map<string, number>();
+
   constructor(readonly raw: Readonly<Record<string, string>>) {}
 
   get(key: string): string | undefined {
@@ -133,7 +136,11 @@ export class TableOptions {
   }
 
   memory(key: string, fallback: string): number {
-    return parseMemorySize(this.raw[key] ?? fallback, key);
+    // by text: split sizes are read on every plan (parsing allocated a match per read)
+    const text = this.raw[key] ?? fallback;
+    let bytes = this.parsedSizes.get(text);
+    if (bytes === undefined) this.parsedSizes.set(text, (bytes = parseMemorySize(text, key)));
+    return bytes;
   }
 
   duration(key: string, fallback: string): number {

@@ -3,6 +3,7 @@
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { probeFileExists, probeTextFileIfExists, readTextFileIfExists } from "../fs/file-io.js";
+import { bytesEqual } from "../spec/binary-row.js";
 import { parseSnapshotJson, type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import { TablePaths } from "./paths.js";
 
@@ -22,6 +23,12 @@ export class SnapshotManager {
    */
   private lastLatest: Snapshot | null = null;
   private lastLatestText: string | null = null;
+  /**
+   * For the synchronous check of the cached snapshot (see `latestSnapshot`): the paths of its
+   * file and of its successor, and the file's bytes, made once per cached snapshot rather than
+   * per plan (a plan of an unchanged table then allocates only what reading the file does).
+   */
+  private lastLatestProbe: { readonly path: string; readonly nextPath: string; bytes: Uint8Array } | null = null;
 
   constructor(
     readonly io: FileIO,
@@ -34,6 +41,7 @@ export class SnapshotManager {
   forgetCachedLatest(): void {
     this.lastLatest = null;
     this.lastLatestText = null;
+    this.lastLatestProbe = null;
   }
 
   /** Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master does). */
@@ -113,7 +121,36 @@ export class SnapshotManager {
   private remember(read: { snapshot: Snapshot; text: string }): Snapshot {
     this.lastLatest = read.snapshot;
     this.lastLatestText = read.text;
+    this.lastLatestProbe = null;
     return read.snapshot;
+  }
+
+  /**
+   * The cached snapshot when, read synchronously, no snapshot follows it and its file still holds
+   * the bytes it was parsed from; `undefined` when that cannot be answered so (no cached
+   * snapshot, an asynchronous file system) or the answer is no (the cache is then dropped if the
+   * file changed: rolled back, and maybe the id reused).
+   */
+  private cachedLatestIfUnchangedSync(): Snapshot | undefined {
+    const cached = this.lastLatest;
+    const io = this.io;
+    if (cached === null || !io.readFileIfExistsSync || !io.fileExistsSync) return undefined;
+    let probe = this.lastLatestProbe;
+    if (probe === null) {
+      const path = this.paths.snapshot(cached.id);
+      this.lastLatestProbe = probe = { path, nextPath: this.paths.snapshot(cached.id + 1), bytes: new TextEncoder().encode(this.lastLatestText!) };
+    }
+    const hasNext = io.fileExistsSync(probe.nextPath);
+    const bytes = io.readFileIfExistsSync(probe.path);
+    // the bytes of the text it was parsed from; else (a BOM, invalid UTF-8) compared as text
+    let unchanged = bytes !== null && bytesEqual(bytes, probe.bytes);
+    if (!unchanged && bytes !== null && new TextDecoder().decode(bytes) === this.lastLatestText) {
+      unchanged = true;
+      probe.bytes = bytes;
+    }
+    if (unchanged && !hasNext) return cached;
+    if (!unchanged && this.lastLatest === cached) this.forgetCachedLatest();
+    return undefined;
   }
 
   async latestSnapshot(): Promise<Snapshot | null> {
@@ -122,14 +159,13 @@ export class SnapshotManager {
     const cached = this.lastLatest;
     const cachedText = this.lastLatestText;
     let hint: number | null;
-    if (cached !== null && this.io.readFileIfExistsSync) {
+    if (cached !== null && this.io.readFileIfExistsSync && this.io.fileExistsSync) {
       // Answered synchronously (local disk, memory): no round trips to save by reading the hint
       // along. The cached snapshot is still the latest when its file is unchanged and no
       // snapshot follows it (snapshots are published atomically and consecutively, and expiry
       // never removes the latest), whatever the hint says; else read on as below.
-      const [hasNext, text] = await Promise.all([probeFileExists(this.io, this.paths.snapshot(cached.id + 1)), probeTextFileIfExists(this.io, this.paths.snapshot(cached.id))]);
-      if (text === cachedText && !hasNext) return cached;
-      if (text !== cachedText && this.lastLatest === cached) this.forgetCachedLatest(); // rolled back (and maybe the id reused)
+      const unchanged = this.cachedLatestIfUnchangedSync();
+      if (unchanged !== undefined) return unchanged;
       hint = await this.readHint("LATEST");
     } else if (cached !== null) {
       let hasNext: boolean;
@@ -203,3 +239,4 @@ export class SnapshotManager {
     }
   }
 }
+

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -40,6 +41,18 @@ describe("LocalFileIO specifics", () => {
     expect(await fsp.readFile(path.join(d, "dir with space", "f.txt"), "utf8")).toBe("hello");
     expect(await readTextFile(io, path.join(d, "dir with space", "f.txt"))).toBe("hello");
     expect(toLocalPath(url)).toBe(path.join(d, "dir with space", "f.txt"));
+  });
+
+  it("an OS path resolves as path.resolve does (absolute normal paths are returned as they are)", () => {
+    const segments = ["a", "", ".", "..", ".b", "..c", "...", "d.", "e f"];
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(fc.constantFrom(...segments), { maxLength: 6 }), (absolute, parts) => {
+        const p = (absolute ? "/" : "") + parts.join("/");
+        expect(toLocalPath(p)).toBe(path.resolve(p));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const p of ["/", "//", "/a/", "/a/.", "/a/..", "/a//b", "/./a", "/../a", "/a/b/c"]) expect(toLocalPath(p)).toBe(path.resolve(p));
   });
 
   it("normalizes warehouse locations to absolute paths without trailing slash", () => {

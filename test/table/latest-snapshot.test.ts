@@ -65,3 +65,36 @@ it("on a synchronous file system the cached snapshot needs no hint: a stale, mis
   await writer.fileIO.writeFile(hint, "3");
   expect((await reader.latestSnapshot())?.id).toBe(2);
 });
+
+it("a plan of a table object with a cached snapshot sees raw writes of snapshot files: a successor, and the cached id rewritten", async () => {
+  const { writer, reader } = await writerAndReader();
+  const dir = `${writer.location}/snapshot`;
+  const ids = async () => {
+    const plan = await reader.newScan().plan();
+    const rows: bigint[] = [];
+    for await (const b of await reader.newRead().createReader(plan.splits)) rows.push(...(b.getChild("id")!.toArray() as BigInt64Array));
+    return { snapshotId: plan.snapshotId, rows: rows.sort((a, b) => (a < b ? -1 : 1)) };
+  };
+  await append(writer, [1]);
+  await append(writer, [2]);
+  expect(await ids()).toEqual({ snapshotId: 2, rows: [1n, 2n] });
+  expect(await ids()).toEqual({ snapshotId: 2, rows: [1n, 2n] }); // the cached snapshot
+  // a second table object commits: the next plan sees it
+  await append(writer, [3]);
+  expect(await ids()).toEqual({ snapshotId: 3, rows: [1n, 2n, 3n] });
+  // a raw write of the successor (snapshot 2's text as snapshot 4, the hint left at 3)
+  const second = new TextDecoder().decode(await writer.fileIO.readFile(`${dir}/snapshot-2`));
+  await writer.fileIO.writeFile(`${dir}/snapshot-4`, second.replace(/"id"\s*:\s*2/, '"id" : 4'));
+  expect(await ids()).toEqual({ snapshotId: 4, rows: [1n, 2n] });
+  // the cached snapshot's file rewritten in place (another snapshot's content): seen
+  const third = new TextDecoder().decode(await writer.fileIO.readFile(`${dir}/snapshot-3`));
+  await writer.fileIO.writeFile(`${dir}/snapshot-4`, third.replace(/"id"\s*:\s*3/, '"id" : 4'));
+  expect(await ids()).toEqual({ snapshotId: 4, rows: [1n, 2n, 3n] });
+  // the same text with a byte order mark: the same snapshot (the file is compared as text)
+  const cached = await reader.latestSnapshot();
+  const text = new TextDecoder().decode(await writer.fileIO.readFile(`${dir}/snapshot-4`));
+  await writer.fileIO.writeFile(`${dir}/snapshot-4`, "\uFEFF" + text);
+  expect(await reader.latestSnapshot()).toBe(cached);
+  expect(await reader.latestSnapshot()).toBe(cached);
+  expect(await ids()).toEqual({ snapshotId: 4, rows: [1n, 2n, 3n] });
+});
