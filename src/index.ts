@@ -33,3 +33,13 @@ export { init } from "./init.js";
 export type { InitOptions } from "./init.js";
 export * from "./kernel/index.js";
 export * from "./realtime/index.js";
+
+// This entry is the server runtimes' (Node, Deno, Bun): what a process's first table read needs
+// starts loading now, with the library, rather than on the read's critical path — the flat
+// decoder's chunk (statically, with this module graph), zstd's package and the kernel module
+// (their wasm compiles on V8's background threads). Nothing waits for it and nothing fails here:
+// a host without WebAssembly (node --jitless) reports it on its first read, as before. Opening a
+// table starts the same loads (table.ts) for the browser/edge entry, where they stay lazy.
+import "./format/parquet-flat.js";
+import { prefetchTableModules } from "./table/table.js";
+prefetchTableModules();

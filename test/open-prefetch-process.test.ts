@@ -3,7 +3,8 @@
 // built from this checkout's src: where WebAssembly is unavailable (node --jitless) the table
 // still opens and plans, and the read fails with the kernels' UNSUPPORTED PaimonError (no
 // unhandled rejection from the prefetch ends the process); and the prefetch and a read's
-// initKernels() share one load of the kernel module.
+// initKernels() share one load of the kernel module; and importing the server entry starts those
+// loads before any table opens (index.ts).
 // Node only (it spawns process.execPath with Node flags): not among the Deno/Bun portable suites.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -83,4 +84,21 @@ process.stdout.write(JSON.stringify({ shared: a === b, fresh: after !== a, alloc
   const { code, stdout, stderr } = run([], script);
   expect(code, stderr).toBe(0);
   expect(JSON.parse(stdout)).toEqual({ shared: true, fresh: true, alloc: "function" });
+});
+
+it("importing the library (the server entry) starts loading zstd's package and compiling the kernel module, before any table opens", () => {
+  const script = `
+import { createRequire } from "node:module";
+const compiled = [];
+const compile = WebAssembly.compile;
+WebAssembly.compile = (bytes) => { compiled.push(bytes.byteLength); return compile(bytes); };
+await import("./dist/index.js");
+await new Promise((resolve) => setImmediate(resolve));
+const require = createRequire(import.meta.url);
+const kernelBytes = require("node:fs").statSync("./wasm/pkg/paimon_rt_kernels.wasm").size;
+process.stdout.write(JSON.stringify({ zstdRequired: require.resolve("@bokuweb/zstd-wasm") in require.cache, kernelCompiles: compiled.filter((n) => n === kernelBytes).length }));
+`;
+  const { code, stdout, stderr } = run([], script);
+  expect(code, stderr).toBe(0);
+  expect(JSON.parse(stdout)).toEqual({ zstdRequired: true, kernelCompiles: 1 });
 });

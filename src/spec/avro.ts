@@ -1,14 +1,16 @@
 // Avro binary decoding and Object Container File reading, self-contained and runtime-neutral
 // (no Node modules): longs are bigint (full int64 range), records are plain objects,
 // unions decode to the branch value (Paimon only uses ["null", T]), bytes are Uint8Array.
-// Codecs: null, deflate (fflate), snappy (snappyjs + CRC32 trailer), zstandard (fzstd, any
-// frame). Encoding and writing are in avro-write.ts (write-only, left out of query bundles).
+// Codecs: null, deflate (fflate), snappy (snappyjs + CRC32 trailer), zstandard (the zstd module
+// once loaded, for frames that declare their size; else fzstd, any frame). Encoding and writing
+// are in avro-write.ts (write-only, left out of query bundles).
 // Spec: https://avro.apache.org/docs/1.11.1/specification/ (binary encoding, containers).
 
 import { inflateSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
 import snappy from "snappyjs";
 import { PaimonError } from "../error.js";
+import { declaredContentSize, loadedZstd } from "./zstd.js";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -309,8 +311,21 @@ function decompressBlock(codec: string, data: Uint8Array): Uint8Array {
       if (crc32(out) !== expected) throw new PaimonError("CORRUPT_FILE", "Snappy block CRC mismatch");
       return out;
     }
-    case "zstandard":
+    case "zstandard": {
+      // by the zstd module where it is loaded (already compiled for the data files: a process's
+      // first plan skips fzstd's cold JS) and the frame declares its size; fzstd otherwise, and
+      // for what the module refuses (fzstd reports it)
+      const size = declaredContentSize(data);
+      const wasm = size === undefined ? undefined : loadedZstd();
+      if (wasm) {
+        try {
+          return wasm.decompress(data, size!);
+        } catch {
+          // below
+        }
+      }
       return zstdDecompress(data);
+    }
     default:
       throw new PaimonError("UNSUPPORTED", `Unsupported Avro codec '${codec}'`);
   }

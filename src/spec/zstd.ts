@@ -89,6 +89,31 @@ function requireZstd(): ZstdWasmModule | undefined {
 export const PROBE_CONTENT: readonly number[] = [0x70, 0x61, 0x69, 0x6d, 0x6f, 0x6e];
 export const PROBE_FRAME = new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0x20, PROBE_CONTENT.length, (PROBE_CONTENT.length << 3) | 1, 0, 0, ...PROBE_CONTENT]);
 
+/** What loadZstd() resolved to, once it has: the codec, or null where it cannot load. */
+let loaded: ZstdCodec | null | undefined;
+
+/** The zstd codec if loadZstd() has finished loading it (synchronous callers: Avro blocks), else undefined or null. */
+export function loadedZstd(): ZstdCodec | null | undefined {
+  return loaded;
+}
+
+/**
+ * The content size the header of the zstd frame `data` declares, or undefined where it declares
+ * none (frames written by streaming compressors, e.g. Java's) or is no frame header.
+ */
+export function declaredContentSize(data: Uint8Array): number | undefined {
+  if (data.length < 6 || data[0] !== 0x28 || data[1] !== 0xb5 || data[2] !== 0x2f || data[3] !== 0xfd) return undefined;
+  const descriptor = data[4]!;
+  const single = (descriptor >> 5) & 1;
+  const bytes = descriptor >> 6 === 0 ? single : 1 << (descriptor >> 6); // Frame_Content_Size field: 0, 1, 2, 4 or 8 bytes
+  const at = 5 + (single ^ 1) + [0, 1, 2, 4][descriptor & 3]!; // after the window and dictionary id fields
+  if (bytes === 0 || at + bytes > data.length) return undefined;
+  let size = 0;
+  for (let i = bytes - 1; i >= 0; i--) size = size * 256 + data[at + i]!;
+  size += bytes === 2 ? 256 : 0;
+  return size <= 0x7fffffff ? size : undefined;
+}
+
 /** The zstd codec, loaded once; null where the module cannot load (callers fall back: stored blocks, parquet-wasm, fzstd). */
 export function loadZstd(): Promise<ZstdCodec | null> {
   codec ??= (async (): Promise<ZstdCodec | null> => {
@@ -116,6 +141,6 @@ export function loadZstd(): Promise<ZstdCodec | null> {
     } catch {
       return null;
     }
-  })();
+  })().then((c) => (loaded = c));
   return codec;
 }
