@@ -297,6 +297,9 @@ export function crc32(data: Uint8Array): number {
   return (crc ^ -1) >>> 0;
 }
 
+/** Largest declared block size the zstd module decompresses for Avro (manifests' blocks are far smaller). */
+const MAX_WASM_AVRO_BLOCK = 64 << 20;
+
 function decompressBlock(codec: string, data: Uint8Array): Uint8Array {
   switch (codec) {
     case "null":
@@ -315,8 +318,10 @@ function decompressBlock(codec: string, data: Uint8Array): Uint8Array {
       // by the zstd module where it is loaded (already compiled for the data files: a process's
       // first plan skips fzstd's cold JS) and the frame declares its size; fzstd otherwise, and
       // for what the module refuses (fzstd reports it)
+      // (a manifest block is small: a larger declared size, maybe a corrupt header, is left to fzstd
+      // rather than growing the shared wasm memory, which never shrinks)
       const size = declaredContentSize(data);
-      const wasm = size === undefined ? undefined : loadedZstd();
+      const wasm = size === undefined || size > MAX_WASM_AVRO_BLOCK ? undefined : loadedZstd();
       if (wasm) {
         try {
           return wasm.decompress(data, size!);

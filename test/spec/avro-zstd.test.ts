@@ -90,3 +90,18 @@ it("a corrupt zstandard block that declares its size still fails with fzstd's er
   expect(() => readContainer(bytes)).toThrow();
   expect(fzstdCalls.n).toBe(1);
 });
+
+it("a block whose frame declares more than 64 MiB is left to fzstd: the shared wasm memory is not grown for it", async () => {
+  const codec = (await loadZstd())!;
+  const wasmCalls = vi.spyOn(codec, "decompress");
+  // a raw-block frame declaring 64 MiB + 1 bytes but holding 16: fzstd reports the mismatch
+  const content = new Uint8Array(16).fill(3);
+  const size = (64 << 20) + 1;
+  const frame = new Uint8Array([...MAGIC_BYTES, 0xa0, size & 0xff, (size >> 8) & 0xff, (size >> 16) & 0xff, (size >>> 24) & 0xff, 1 | (16 << 3), 0, 0, ...content]);
+  expect(declaredContentSize(frame)).toBe(size);
+  const bytes = container(() => frame);
+  expect(() => readContainer(bytes)).toThrow();
+  expect(fzstdCalls.n).toBe(1);
+  expect(wasmCalls).not.toHaveBeenCalled();
+  wasmCalls.mockRestore();
+});
