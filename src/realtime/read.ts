@@ -243,14 +243,16 @@ export async function createRealtimeReader(
  * search since the batch is sorted by key), only those rows are windowed: a key lookup touches
  * a few rows of each stored batch, not all of them.
  */
-function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number, keyRange: ((raw: arrow.RecordBatch) => [number, number]) | null): KvBatch | null {
+function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, pk: PrimaryKeyRead, width: number, keyFilter: Predicate | null, range: [number, number]): KvBatch | null {
   const n = raw.numRows;
   if (n === 0) return null;
   // (indexed, not destructured: destructuring iterates, which allocates in not yet optimised code)
-  const range = keyRange ? keyRange(raw) : null;
-  const from = range === null ? 0 : range[0];
-  const to = range === null ? n : range[1];
+  if (keyFilter !== null) sortedKeyRange(raw.data.children[pk.firstKeyColumn]!, pk.keyNames[0]!, keyFilter, range);
+  const from = keyFilter === null ? 0 : range[0];
+  const to = keyFilter === null ? n : range[1];
   if (from >= to) return null;
+  const readColumns = pk.readColumns;
+  const readSchema = pk.readSchema;
   const c = raw.data.children;
   const offsetData = c[0];
   const offsets = columnValues<BigInt64Array>(offsetData);
@@ -284,6 +286,8 @@ interface PrimaryKeyRead {
   readonly readSchema: arrow.Schema;
   readonly keyNames: readonly string[];
   readonly firstKeyColumn: number;
+  /** The read's filter bound to the table's fields, when applied exactly (predicateFilter), else null. */
+  readonly residual: Predicate | null;
 }
 
 function primaryKeyRead(table: FileStoreTable, options: RealtimeReadOptions, outputSchema: arrow.Schema, batchSize: number): PrimaryKeyRead {
@@ -303,7 +307,7 @@ function primaryKeyRead(table: FileStoreTable, options: RealtimeReadOptions, out
   const readSchema = readFields.length === all.length ? readArrowSchema(all) : new arrow.Schema(readFields.map((f) => readArrowField(f)));
   const keyNames = reader.keyNames;
   const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
-  return { reader, readColumns, readSchema, keyNames, firstKeyColumn };
+  return { reader, readColumns, readSchema, keyNames, firstKeyColumn, residual };
 }
 
 /**
@@ -318,14 +322,23 @@ function memoryRunsOf(table: FileStoreTable, pk: PrimaryKeyRead, options: Realti
   const both = bothFilters(options.filter, scanFilter);
   const prune = both === null ? null : splitPredicateByFields(both, pk.keyNames).picked;
   const all = table.schema.fields;
-  const keyFilter = prune ? bindPredicate(prune, all) : null;
+  // (the read's filter is already bound when it is the only one: its key part is the bound key filter)
+  const keyFilter = prune === null ? null : both === options.filter && pk.residual !== null ? splitPredicateByFields(pk.residual, pk.keyNames).picked : bindPredicate(prune, all);
   const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
   const memory: KvBatch[] = [];
   // (memoryRun reads the range at once: one pair serves every stored batch)
   const range: [number, number] = [0, 0];
-  const keyRange = keyFilter ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[pk.firstKeyColumn]!, pk.keyNames[0]!, keyFilter, range) : null;
+  const width = all.length;
+  if (Array.isArray(stored)) {
+    // (a store holding its view in memory: the usual case, looped here without a closure per read)
+    for (let i = 0; i < stored.length; i++) {
+      const run = memoryRun(stored[i], committedEnd, memoryEnd, pk, width, keyFilter, range);
+      if (run !== null) memory.push(run);
+    }
+    return { memory, keyFilter, pending: null, add: null };
+  }
   const add = (raw: arrow.RecordBatch): void => {
-    const run = memoryRun(raw, committedEnd, memoryEnd, pk.readColumns, pk.readSchema, all.length, keyRange);
+    const run = memoryRun(raw, committedEnd, memoryEnd, pk, width, keyFilter, range);
     if (run) memory.push(run);
   };
   if (!(Symbol.iterator in stored)) return { memory, keyFilter, pending: stored, add };
@@ -394,7 +407,7 @@ async function* primaryKeyGroups(
       continue;
     }
     const { memory, keyFilter, pending, add } = memoryRunsOf(table, pk, options, batchSize, tickets.get(split as RealtimeSplit)!, view);
-    if (pending !== null) for await (const raw of pending) add(raw);
+    if (pending !== null) for await (const raw of pending) add!(raw);
     for await (const b of pk.reader.readWithMemory(split, memory, keyFilter)) yield [b];
   }
 }

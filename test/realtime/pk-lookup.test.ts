@@ -286,6 +286,26 @@ describe("sortedKeyRange", () => {
     );
   });
 
+  it("INT keys (first / last value probed before the search, sliced columns): exactly the rows the conjunctive bounds hold for", () => {
+    const int = fc.oneof(fc.constantFrom(-(2 ** 31), -1, 0, 1, 2 ** 31 - 1), fc.integer({ min: -6, max: 6 }), fc.integer());
+    fc.assert(
+      fc.property(fc.array(int, { maxLength: 40 }), fc.array(fc.tuple(fc.constantFrom(...ops), int), { minLength: 1, maxLength: 3 }), fc.nat(3), (keys, bounds, cut) => {
+        const sorted = Int32Array.from(keys.sort((a, b) => a - b));
+        const whole = arrow.makeData({ type: new arrow.Int32(), length: sorted.length, data: sorted });
+        const from = Math.min(cut, sorted.length);
+        const data = whole.slice(from, sorted.length - from);
+        const rows = Array.from(sorted.subarray(from, from + data.length));
+        const preds = bounds.map(([op, v]) => col("k")[op](v));
+        const filter = bindPredicate(preds.length === 1 ? preds[0]! : and(...preds), [{ id: 0, name: "k", type: { kind: "INT", nullable: false } }] as never);
+        const [lo, hi] = sortedKeyRange(data, "k", filter);
+        const big = (x: number) => BigInt(x);
+        const matching = rows.flatMap((x, i) => (bounds.every(([op, v]) => holds(op, big(x), big(v))) ? [i] : []));
+        expect(matching.length === 0 ? lo >= hi : [lo, hi]).toEqual(matching.length === 0 ? true : [matching[0], matching[matching.length - 1]! + 1]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("int64LowerBound (the real-time reads' offset windows): the first value not below (inclusive: not at or below) the target, by 32-bit words", () => {
     fc.assert(
       fc.property(fc.array(key, { maxLength: 60 }), key, fc.nat(5), (keys, v, cut) => {
