@@ -18,8 +18,10 @@ import { PrimaryKeySplitReader } from "../read/merge-read.js";
 import { int64LowerBound, int64WordsOf, sortedKeyRange } from "../read/selective-read.js";
 import type { DataSplit, Split } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
+import type { DataField } from "../spec/types.js";
 import type { PinnedView, Ticket } from "./context.js";
 import { validateRealtimeTable } from "./options.js";
+import { bytesEqual } from "../spec/binary-row.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
 import { isRealtimeSplit } from "./hooks.js";
 import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
@@ -36,6 +38,14 @@ export interface RealtimeReadOptions {
   predicateFilter?: boolean;
   /** PK tables: a leading `_VALUE_KIND` column (as ordinary PK reads). */
   withRowKind?: boolean;
+  /** `filter` bound to the table's fields when predicateFilter is set (TableRead binds it once). */
+  boundFilter?: Predicate | null;
+}
+
+/** The read's filter bound to the table's fields when it is applied exactly, else null. */
+function residualOf(options: RealtimeReadOptions, fields: readonly DataField[]): Predicate | null {
+  if (!options.filter || !options.predicateFilter) return null;
+  return options.boundFilter ?? bindPredicate(options.filter, fields);
 }
 
 const NONE: readonly arrow.RecordBatch[] = [];
@@ -122,7 +132,7 @@ export async function createRealtimeReader(
     if (seen.has(info.ticket)) throw new PaimonError("TICKET_EXPIRED", `real-time read-view ticket ${info.ticket} is used twice in one createReader call`);
     seen.add(info.ticket);
     const t = await ctx.lookupTicket(info.ticket);
-    if (t.entry.bucket !== split.bucket || t.entry.partitionRow.join(",") !== split.partitionRow.join(",")) {
+    if (t.entry.bucket !== split.bucket || !bytesEqual(t.entry.partitionRow, split.partitionRow)) {
       throw new PaimonError("INVALID_ARGUMENT", `real-time read-view ticket ${info.ticket} belongs to another partition-bucket (${t.entry.description})`);
     }
     if (t.committedEnd !== info.committedEndOffset || t.memoryEnd !== info.memoryEndOffset) {
@@ -132,8 +142,9 @@ export async function createRealtimeReader(
   }
   // Every ticket is valid: consume them (from here the reader owns the views).
   const pinned = new Map<RealtimeSplit, PinnedView>();
-  const consumed = ctx.consumeTickets([...tickets.values()]);
-  [...tickets.keys()].forEach((s, i) => pinned.set(s, consumed[i]));
+  const consumed = ctx.consumeTickets(Array.from(tickets.values()));
+  let i = 0;
+  for (const s of tickets.keys()) pinned.set(s, consumed[i++]);
   let released = false;
   const releaseAll = async () => {
     if (released) return;
@@ -141,8 +152,6 @@ export async function createRealtimeReader(
     for (const p of pinned.values()) await p.release();
   };
 
-  const fields = table.schema.fields;
-  const projection = options.projection ?? fields.map((f) => f.name);
   if (mode === "PRIMARY_KEY") {
     let lookup: arrow.RecordBatch[] | null;
     try {
@@ -154,8 +163,10 @@ export async function createRealtimeReader(
     if (lookup !== null) return batchArrayReader(lookup, releaseAll);
     return groupedBatchReader(primaryKeyGroups(table, options, outputSchema, batchSize, splits, tickets, pinned, diskBatches), releaseAll);
   }
+  const fields = table.schema.fields;
+  const projection = options.projection ?? fields.map((f) => f.name);
   const columnIndexes = projection.map((name) => fields.findIndex((f) => f.name === name) + 1); // +1: offset column first
-  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
+  const residual = residualOf(options, fields);
   const chunkKey = `${batchSize}:${columnIndexes.join(",")}`;
   /** DEDUPLICATE: the persisted offset column that pending deletions are looked up by, and the key column of lookups. */
   const dedupFields = mode === "DEDUPLICATE" ? dedupFieldsOf(table) : null;
@@ -292,10 +303,9 @@ interface PrimaryKeyRead {
 
 function primaryKeyRead(table: FileStoreTable, options: RealtimeReadOptions, outputSchema: arrow.Schema, batchSize: number): PrimaryKeyRead {
   const all = table.schema.fields;
-  const projection = options.projection ?? all.map((f) => f.name);
-  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
+  const residual = residualOf(options, all);
   const reader = new PrimaryKeySplitReader(table, {
-    fields: projection.map((name) => all.find((f) => f.name === name)!),
+    fields: options.projection === undefined ? all : options.projection.map((name) => all.find((f) => f.name === name)!),
     schema: outputSchema,
     filter: residual,
     batchSize,
