@@ -15,6 +15,7 @@ import { filterBatchIndices } from "../predicate/evaluate.js";
 import { type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
+import type { TableSchema } from "../spec/schema.js";
 import type { DataSplit } from "../scan/split.js";
 import { checkMergeable, intervalPartition } from "../scan/merge-tree-splits.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -66,8 +67,9 @@ export class PrimaryKeySplitReader {
   private readonly firstRow: boolean;
   /** partial-update / aggregation: the field fold (null for deduplicate and first-row) */
   private readonly fold: MergeFold | null;
-  private readonly dvs: DeletionVectorLoader;
-  private readonly schemas: FileSchemas;
+  /** (created on the first file read: a key lookup answered from memory reads none) */
+  private dvLoader: DeletionVectorLoader | null = null;
+  private fileSchemas: FileSchemas | null = null;
   /** The key-column part of the filter: exact before the merge, so files are read selectively by it. */
   private readonly keyFilter: Predicate | null;
 
@@ -76,21 +78,27 @@ export class PrimaryKeySplitReader {
     private readonly options: PrimaryKeyReadOptions,
   ) {
     const schema = table.schema;
-    this.keyFields = keyFieldsOf(schema);
-    const filterNames = new Set<string>();
-    if (options.filter) collectFields(options.filter, filterNames);
-    const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
-    // Read in table order; output picks the projected ones.
-    this.readFields = schema.fields.filter((f) => wanted.has(f));
-    this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
-    this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
-    this.firstRow = primaryKeyConfig(table.coreOptions).mergeEngine === "first-row";
+    const layout = keyLayoutOf(schema);
+    this.keyFields = layout.keyFields;
+    // Read in table order; output picks the projected ones. Every field in table order (an
+    // unprojected read, e.g. every key lookup) reads all of them: the schema's own layout.
+    if (sameFields(options.fields, schema.fields)) {
+      this.readFields = schema.fields;
+      this.keyColumns = layout.keyColumns;
+      this.outColumns = layout.allColumns;
+    } else {
+      const filterNames = new Set<string>();
+      if (options.filter) collectFields(options.filter, filterNames);
+      const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
+      this.readFields = schema.fields.filter((f) => wanted.has(f));
+      this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
+      this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
+    }
     const engine = primaryKeyConfig(table.coreOptions).mergeEngine;
+    this.firstRow = engine === "first-row";
     this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
-    this.dvs = new DeletionVectorLoader(table.fileIO);
-    this.schemas = new FileSchemas(table);
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
-    this.keyNames = this.keyFields.map((f) => f.name);
+    this.keyNames = layout.keyNames;
     this.keyFilter = options.filter ? splitPredicateByFields(options.filter, this.keyNames).picked : null;
   }
 
@@ -241,9 +249,9 @@ export class PrimaryKeySplitReader {
   private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false, cached = false): AsyncGenerator<KvBatch> {
     const path = this.table.paths.dataFile(split.bucketPath, f);
     let deleted: RoaringBitmap32 | null = null;
-    if (df) deleted = await this.dvs.load(df);
+    if (df) deleted = await (this.dvLoader ??= new DeletionVectorLoader(this.table.fileIO)).load(df);
     try {
-      const fileFields = await this.schemas.fieldsOf(f.schemaId);
+      const fileFields = await (this.fileSchemas ??= new FileSchemas(this.table)).fieldsOf(f.schemaId);
       yield* readKvFile(this.table.fileIO, path, f, this.readFields, {
         batchSize,
         deleted,
@@ -340,6 +348,39 @@ function allAboveInt64(values: BigInt64Array, bound: bigint): boolean {
 
 function compareSequence(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** What a PK reader of a schema's every field needs of its key, the same for every read: computed once per schema. */
+interface KeyLayout {
+  readonly keyFields: DataField[];
+  readonly keyNames: readonly string[];
+  /** Positions of the key fields and of every field in the schema's field list. */
+  readonly keyColumns: number[];
+  readonly allColumns: number[];
+}
+
+const keyLayouts = new WeakMap<TableSchema, KeyLayout>();
+
+function keyLayoutOf(schema: TableSchema): KeyLayout {
+  let layout = keyLayouts.get(schema);
+  if (layout === undefined) {
+    const keyFields = keyFieldsOf(schema);
+    layout = {
+      keyFields,
+      keyNames: Object.freeze(keyFields.map((f) => f.name)),
+      keyColumns: keyFields.map((k) => schema.fields.indexOf(k)),
+      allColumns: schema.fields.map((_, i) => i),
+    };
+    keyLayouts.set(schema, layout);
+  }
+  return layout;
+}
+
+/** Whether `fields` are exactly `all` (the same objects, in order). */
+function sameFields(fields: readonly DataField[], all: readonly DataField[]): boolean {
+  if (fields.length !== all.length) return false;
+  for (let i = 0; i < fields.length; i++) if (fields[i] !== all[i]) return false;
+  return true;
 }
 
 function collectFields(p: Predicate, into: Set<string>): void {

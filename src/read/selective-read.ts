@@ -199,10 +199,17 @@ function searchInt64Words(words: Int32Array, n: number, v: bigint, inclusive: bo
   return searchWords(words, n, lastHigh, lastLow, inclusive);
 }
 
-/** `searchInt64Words` of the int64 whose high word (signed) is `vHigh` and low word (unsigned) `vLow`. */
+/**
+ * `searchInt64Words` of the int64 whose high word (signed) is `vHigh` and low word (unsigned)
+ * `vLow`. The first and last values are tested first: a value outside a sorted run's key range
+ * (most runs of a key lookup: each stored batch is its own sorted run) takes two probes, not a
+ * search.
+ */
 function searchWords(words: Int32Array, n: number, vHigh: number, vLow: number, inclusive: boolean): number {
-  let lo = 0;
-  let hi = n;
+  if (n === 0 || !wordsBelow(words, 0, vHigh, vLow, inclusive)) return 0;
+  if (wordsBelow(words, n - 1, vHigh, vLow, inclusive)) return n;
+  let lo = 1;
+  let hi = n - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (wordsBelow(words, mid, vHigh, vLow, inclusive)) lo = mid + 1;
@@ -231,13 +238,8 @@ export function int64WordsOf(v: bigint): [number, number] {
  */
 export function int64LowerBound(values: BigInt64Array, words: readonly [number, number], inclusive = false): number {
   const w = int64Words(values);
-  if (w !== null) {
-    // the usual real-time case, a stored batch wholly inside the window: two probes, no search
-    const n = values.length;
-    if (n === 0 || !wordsBelow(w, 0, words[0], words[1], inclusive)) return 0;
-    if (wordsBelow(w, n - 1, words[0], words[1], inclusive)) return n;
-    return searchWords(w, n, words[0], words[1], inclusive);
-  }
+  // (the usual real-time case, a stored batch wholly inside the window: two probes, no search)
+  if (w !== null) return searchWords(w, values.length, words[0], words[1], inclusive);
   return searchValues(values, values.length, (BigInt(words[0]) << 32n) | BigInt(words[1]), inclusive);
 }
 
@@ -309,8 +311,12 @@ function searchSorted(data: arrow.Data, v: number | bigint, inclusive: boolean):
 
 /** First of the `n` ascending `values` not below `v` (`inclusive`: not at or below it). */
 function searchValues(values: Int32Array | BigInt64Array, n: number, v: number | bigint, inclusive: boolean): number {
-  let lo = 0;
-  let hi = n;
+  // (first and last value first, as searchWords)
+  if (n === 0 || !(values[0]! < v || (inclusive && values[0] === v))) return 0;
+  const last = values[n - 1]!;
+  if (last < v || (inclusive && last === v)) return n;
+  let lo = 1;
+  let hi = n - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const x = values[mid]!;

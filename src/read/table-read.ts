@@ -98,8 +98,9 @@ export class TableRead {
   private async innerReader(splits: readonly Split[]): Promise<BatchReader> {
     await loadWasm();
     if (isRealtimeRead(this.options, splits)) {
-      // real-time hook: the memory reader reads the top-level columns of the projection
-      const options = { ...this.options, projection: this.fields.map((f) => f.name) };
+      // real-time hook: the memory reader reads the top-level columns of the projection (every
+      // column without one), with the filter this read bound
+      const options = { ...this.options, projection: this.options.projection === undefined ? undefined : this.fields.map((f) => f.name), boundFilter: this.filter };
       return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s, hidden) => this.batches(s, hidden, true));
     }
     const generator = this.batches(splits);

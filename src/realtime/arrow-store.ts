@@ -307,24 +307,28 @@ export class ArrowRealtimeStore implements RealtimeStore {
     if (view.isReleased) throw new PaimonError("INVALID_ARGUMENT", `read view of ${this.request.description} was released`);
     // (bound once: every stored batch's statistics are tested with it)
     const predicate = this.statsFields && context.predicate ? bindPredicate(context.predicate, this.statsFields) : null;
-    const keep = (m: BatchMeta): boolean => m.end > context.offsetBegin && (predicate === null || m.stats === null || boundMayMatch(predicate, m.stats));
-    /** A stored batch the query needs, sorted first (PK): null when below the window or pruned. */
-    const kept = (b: StoredBatch): arrow.RecordBatch | null => {
-      if (b.end <= context.offsetBegin) return null;
-      this.settle(b);
-      return keep(b) ? b.batch : null;
-    };
+    const begin = context.offsetBegin;
     if (view.parts.every((p) => p.rep.kind === "memory")) {
+      // (looped here, without the closures below: every key lookup takes this path)
       const out: arrow.RecordBatch[] = [];
       for (const part of view.parts) {
         const batches = (part.rep as { batches: StoredBatch[] }).batches;
         for (let i = 0; i < part.count; i++) {
-          const b = kept(batches[i]);
-          if (b !== null) out.push(b);
+          const b = batches[i];
+          if (b.end <= begin) continue;
+          this.settle(b);
+          if (predicate === null || b.stats === null || boundMayMatch(predicate, b.stats)) out.push(b.batch);
         }
       }
       return out;
     }
+    const keep = (m: BatchMeta): boolean => m.end > begin && (predicate === null || m.stats === null || boundMayMatch(predicate, m.stats));
+    /** A stored batch the query needs, sorted first (PK): null when below the window or pruned. */
+    const kept = (b: StoredBatch): arrow.RecordBatch | null => {
+      if (b.end <= begin) return null;
+      this.settle(b);
+      return keep(b) ? b.batch : null;
+    };
     return this.readParts(view.parts, keep, kept);
   }
 

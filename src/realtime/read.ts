@@ -18,8 +18,10 @@ import { PrimaryKeySplitReader } from "../read/merge-read.js";
 import { int64LowerBound, int64WordsOf, sortedKeyRange } from "../read/selective-read.js";
 import type { DataSplit, Split } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
+import type { DataField } from "../spec/types.js";
 import type { PinnedView, Ticket } from "./context.js";
 import { validateRealtimeTable } from "./options.js";
+import { bytesEqual } from "../spec/binary-row.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
 import { isRealtimeSplit } from "./hooks.js";
 import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
@@ -36,6 +38,14 @@ export interface RealtimeReadOptions {
   predicateFilter?: boolean;
   /** PK tables: a leading `_VALUE_KIND` column (as ordinary PK reads). */
   withRowKind?: boolean;
+  /** `filter` bound to the table's fields when predicateFilter is set (TableRead binds it once). */
+  boundFilter?: Predicate | null;
+}
+
+/** The read's filter bound to the table's fields when it is applied exactly, else null. */
+function residualOf(options: RealtimeReadOptions, fields: readonly DataField[]): Predicate | null {
+  if (!options.filter || !options.predicateFilter) return null;
+  return options.boundFilter ?? bindPredicate(options.filter, fields);
 }
 
 const NONE: readonly arrow.RecordBatch[] = [];
@@ -122,7 +132,7 @@ export async function createRealtimeReader(
     if (seen.has(info.ticket)) throw new PaimonError("TICKET_EXPIRED", `real-time read-view ticket ${info.ticket} is used twice in one createReader call`);
     seen.add(info.ticket);
     const t = await ctx.lookupTicket(info.ticket);
-    if (t.entry.bucket !== split.bucket || t.entry.partitionRow.join(",") !== split.partitionRow.join(",")) {
+    if (t.entry.bucket !== split.bucket || !bytesEqual(t.entry.partitionRow, split.partitionRow)) {
       throw new PaimonError("INVALID_ARGUMENT", `real-time read-view ticket ${info.ticket} belongs to another partition-bucket (${t.entry.description})`);
     }
     if (t.committedEnd !== info.committedEndOffset || t.memoryEnd !== info.memoryEndOffset) {
@@ -132,8 +142,9 @@ export async function createRealtimeReader(
   }
   // Every ticket is valid: consume them (from here the reader owns the views).
   const pinned = new Map<RealtimeSplit, PinnedView>();
-  const consumed = ctx.consumeTickets([...tickets.values()]);
-  [...tickets.keys()].forEach((s, i) => pinned.set(s, consumed[i]));
+  const consumed = ctx.consumeTickets(Array.from(tickets.values()));
+  let i = 0;
+  for (const s of tickets.keys()) pinned.set(s, consumed[i++]);
   let released = false;
   const releaseAll = async () => {
     if (released) return;
@@ -141,8 +152,6 @@ export async function createRealtimeReader(
     for (const p of pinned.values()) await p.release();
   };
 
-  const fields = table.schema.fields;
-  const projection = options.projection ?? fields.map((f) => f.name);
   if (mode === "PRIMARY_KEY") {
     let lookup: arrow.RecordBatch[] | null;
     try {
@@ -154,8 +163,10 @@ export async function createRealtimeReader(
     if (lookup !== null) return batchArrayReader(lookup, releaseAll);
     return groupedBatchReader(primaryKeyGroups(table, options, outputSchema, batchSize, splits, tickets, pinned, diskBatches), releaseAll);
   }
+  const fields = table.schema.fields;
+  const projection = options.projection ?? fields.map((f) => f.name);
   const columnIndexes = projection.map((name) => fields.findIndex((f) => f.name === name) + 1); // +1: offset column first
-  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, fields) : null;
+  const residual = residualOf(options, fields);
   const chunkKey = `${batchSize}:${columnIndexes.join(",")}`;
   /** DEDUPLICATE: the persisted offset column that pending deletions are looked up by, and the key column of lookups. */
   const dedupFields = mode === "DEDUPLICATE" ? dedupFieldsOf(table) : null;
@@ -243,14 +254,16 @@ export async function createRealtimeReader(
  * search since the batch is sorted by key), only those rows are windowed: a key lookup touches
  * a few rows of each stored batch, not all of them.
  */
-function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, readColumns: readonly number[], readSchema: arrow.Schema, width: number, keyRange: ((raw: arrow.RecordBatch) => [number, number]) | null): KvBatch | null {
+function memoryRun(raw: arrow.RecordBatch, committed: bigint, end: bigint, pk: PrimaryKeyRead, width: number, keyFilter: Predicate | null, range: [number, number]): KvBatch | null {
   const n = raw.numRows;
   if (n === 0) return null;
   // (indexed, not destructured: destructuring iterates, which allocates in not yet optimised code)
-  const range = keyRange ? keyRange(raw) : null;
-  const from = range === null ? 0 : range[0];
-  const to = range === null ? n : range[1];
+  if (keyFilter !== null) sortedKeyRange(raw.data.children[pk.firstKeyColumn]!, pk.keyNames[0]!, keyFilter, range);
+  const from = keyFilter === null ? 0 : range[0];
+  const to = keyFilter === null ? n : range[1];
   if (from >= to) return null;
+  const readColumns = pk.readColumns;
+  const readSchema = pk.readSchema;
   const c = raw.data.children;
   const offsetData = c[0];
   const offsets = columnValues<BigInt64Array>(offsetData);
@@ -284,14 +297,15 @@ interface PrimaryKeyRead {
   readonly readSchema: arrow.Schema;
   readonly keyNames: readonly string[];
   readonly firstKeyColumn: number;
+  /** The read's filter bound to the table's fields, when applied exactly (predicateFilter), else null. */
+  readonly residual: Predicate | null;
 }
 
 function primaryKeyRead(table: FileStoreTable, options: RealtimeReadOptions, outputSchema: arrow.Schema, batchSize: number): PrimaryKeyRead {
   const all = table.schema.fields;
-  const projection = options.projection ?? all.map((f) => f.name);
-  const residual = options.filter && options.predicateFilter ? bindPredicate(options.filter, all) : null;
+  const residual = residualOf(options, all);
   const reader = new PrimaryKeySplitReader(table, {
-    fields: projection.map((name) => all.find((f) => f.name === name)!),
+    fields: options.projection === undefined ? all : options.projection.map((name) => all.find((f) => f.name === name)!),
     schema: outputSchema,
     filter: residual,
     batchSize,
@@ -303,7 +317,7 @@ function primaryKeyRead(table: FileStoreTable, options: RealtimeReadOptions, out
   const readSchema = readFields.length === all.length ? readArrowSchema(all) : new arrow.Schema(readFields.map((f) => readArrowField(f)));
   const keyNames = reader.keyNames;
   const firstKeyColumn = all.findIndex((f) => f.name === keyNames[0]) + 1; // +1: offset column first
-  return { reader, readColumns, readSchema, keyNames, firstKeyColumn };
+  return { reader, readColumns, readSchema, keyNames, firstKeyColumn, residual };
 }
 
 /**
@@ -318,14 +332,23 @@ function memoryRunsOf(table: FileStoreTable, pk: PrimaryKeyRead, options: Realti
   const both = bothFilters(options.filter, scanFilter);
   const prune = both === null ? null : splitPredicateByFields(both, pk.keyNames).picked;
   const all = table.schema.fields;
-  const keyFilter = prune ? bindPredicate(prune, all) : null;
+  // (the read's filter is already bound when it is the only one: its key part is the bound key filter)
+  const keyFilter = prune === null ? null : both === options.filter && pk.residual !== null ? splitPredicateByFields(pk.residual, pk.keyNames).picked : bindPredicate(prune, all);
   const stored = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
   const memory: KvBatch[] = [];
   // (memoryRun reads the range at once: one pair serves every stored batch)
   const range: [number, number] = [0, 0];
-  const keyRange = keyFilter ? (raw: arrow.RecordBatch) => sortedKeyRange(raw.data.children[pk.firstKeyColumn]!, pk.keyNames[0]!, keyFilter, range) : null;
+  const width = all.length;
+  if (Array.isArray(stored)) {
+    // (a store holding its view in memory: the usual case, looped here without a closure per read)
+    for (let i = 0; i < stored.length; i++) {
+      const run = memoryRun(stored[i], committedEnd, memoryEnd, pk, width, keyFilter, range);
+      if (run !== null) memory.push(run);
+    }
+    return { memory, keyFilter, pending: null, add: null };
+  }
   const add = (raw: arrow.RecordBatch): void => {
-    const run = memoryRun(raw, committedEnd, memoryEnd, pk.readColumns, pk.readSchema, all.length, keyRange);
+    const run = memoryRun(raw, committedEnd, memoryEnd, pk, width, keyFilter, range);
     if (run) memory.push(run);
   };
   if (!(Symbol.iterator in stored)) return { memory, keyFilter, pending: stored, add };
@@ -394,7 +417,7 @@ async function* primaryKeyGroups(
       continue;
     }
     const { memory, keyFilter, pending, add } = memoryRunsOf(table, pk, options, batchSize, tickets.get(split as RealtimeSplit)!, view);
-    if (pending !== null) for await (const raw of pending) add(raw);
+    if (pending !== null) for await (const raw of pending) add!(raw);
     for await (const b of pk.reader.readWithMemory(split, memory, keyFilter)) yield [b];
   }
 }

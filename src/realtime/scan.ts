@@ -72,26 +72,27 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
   const types = options.partitions && partitionFields.map((f) => f.type);
   const wanted = options.partitions?.map((p) => serializeBinaryRow(toBinaryRow(partitionFields.map((f) => p[f.name] ?? null), types!), types!.length).join(","));
   const buckets = options.buckets ? new Set(options.buckets) : null;
-  const relevant = (e: StoreEntry): boolean => {
-    if (buckets && !buckets.has(e.bucket)) return false;
-    if (wanted && !wanted.includes(e.partitionRow.join(","))) return false;
-    if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partitionRow, partitionFields)) return false;
-    return true;
-  };
+  // (null without partition or bucket restrictions: every entry, the usual key lookup)
+  const relevant =
+    buckets || wanted || partitionFilter
+      ? (e: StoreEntry): boolean => {
+          if (buckets && !buckets.has(e.bucket)) return false;
+          if (wanted && !wanted.includes(e.partitionRow.join(","))) return false;
+          if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partitionRow, partitionFields)) return false;
+          return true;
+        }
+      : null;
 
   // 1. Pin immutable memory views first.
   const views: Array<{ entry: StoreEntry; view: RealtimeReadView; deleted: FrozenDeletedOffsets | null }> = [];
-  const releaseAll = async () => {
-    for (const v of views.splice(0, views.length)) {
-      v.deleted?.release?.();
-      await v.view.release();
-    }
-  };
   try {
     for (const entry of ctx.allEntries()) {
-      if (!relevant(entry)) continue;
+      if (relevant !== null && !relevant(entry)) continue;
       // DEDUPLICATE: the deletions pinned with the view are those of exactly the rows it sees.
-      const { value: view, deleted } = entry.dedup ? await entry.dedup.withFrozenDeletions(() => entry.store.acquireReadView(), true) : { value: await entry.store.acquireReadView(), deleted: null };
+      let view: RealtimeReadView;
+      let deleted: FrozenDeletedOffsets | null = null;
+      if (entry.dedup) ({ value: view, deleted } = await entry.dedup.withFrozenDeletions(() => entry.store.acquireReadView(), true));
+      else view = await entry.store.acquireReadView();
       const pending = deleted !== null && !deleted.offsets.isEmpty;
       if (!pending) deleted?.release?.();
       if (view.offsetRange === null && !pending) await view.release();
@@ -160,7 +161,10 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
     views.length = 0; // tickets own them now
     return { snapshotId: plan.snapshotId, splits };
   } catch (e) {
-    await releaseAll();
+    for (const v of views.splice(0, views.length)) {
+      v.deleted?.release?.();
+      await v.view.release();
+    }
     throw e;
   }
 }

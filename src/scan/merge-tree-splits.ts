@@ -86,13 +86,13 @@ export interface PrimaryKeyPlanMode {
  * Both decode immutable file metadata (the manifest entries a snapshot's plans share), so
  * repeated plans (continuous real-time queries) decode each file's key bounds once.
  */
-const keyPlanning = new WeakMap<TableSchema, { keyFields: DataField[]; keys: KeyDecoder; stats: WeakMap<DataFileMeta, StatsSet> }>();
+const keyPlanning = new WeakMap<TableSchema, { keyFields: DataField[]; keyNames: readonly string[]; keys: KeyDecoder; stats: WeakMap<DataFileMeta, StatsSet> }>();
 
-function keyPlanningOf(schema: TableSchema): { keyFields: DataField[]; keys: KeyDecoder; stats: WeakMap<DataFileMeta, StatsSet> } {
+function keyPlanningOf(schema: TableSchema): { keyFields: DataField[]; keyNames: readonly string[]; keys: KeyDecoder; stats: WeakMap<DataFileMeta, StatsSet> } {
   let p = keyPlanning.get(schema);
   if (p === undefined) {
     const keyFields = keyFieldsOf(schema);
-    keyPlanning.set(schema, (p = { keyFields, keys: new KeyDecoder(keyFields), stats: new WeakMap() }));
+    keyPlanning.set(schema, (p = { keyFields, keyNames: Object.freeze(keyFields.map((f) => f.name)), keys: new KeyDecoder(keyFields), stats: new WeakMap() }));
   }
   return p;
 }
@@ -100,13 +100,13 @@ function keyPlanningOf(schema: TableSchema): { keyFields: DataField[]; keys: Key
 /** Splits of a primary-key table's live files (`entries`, already pruned by partition and bucket). */
 export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snapshot, entries: readonly ManifestEntry[], filter: Predicate | undefined, mode: PrimaryKeyPlanMode = {}): Promise<DataSplit[]> {
   const config = primaryKeyConfig(table.coreOptions);
-  const { keyFields, keys, stats: keyStats } = keyPlanningOf(table.schema);
+  const { keyFields, keyNames, keys, stats: keyStats } = keyPlanningOf(table.schema);
   const keyStatsOfFile = (f: DataFileMeta): StatsSet => {
     let st = keyStats.get(f);
     if (st === undefined) keyStats.set(f, (st = keyStatsOf(f, keyFields)));
     return st;
   };
-  const keyFilter = filter ? splitPredicateByFields(filter, keyFields.map((f) => f.name)).picked : null;
+  const keyFilter = filter ? splitPredicateByFields(filter, keyNames).picked : null;
   let boundKeyFilter: Predicate | null = null; // bound at the first file (binding checks the literals)
   const dv = config.deletionVectors;
   const skipLevel0 = ((dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row") && !mode.realtimeUnion;

@@ -85,7 +85,7 @@ export class TableScan {
     // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
     // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
     const entries = this.primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
-    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.options.filter, this.primaryKeyMode) };
+    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.boundFilter ?? undefined, this.primaryKeyMode) };
     // Append tables with deletion vectors (written by Java's DELETE on append tables).
     const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };

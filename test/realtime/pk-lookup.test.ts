@@ -265,22 +265,37 @@ describe("sortedKeyRange", () => {
   const key = fc.oneof(fc.constantFrom(...INT64), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -5n, max: 5n }));
   const ops = ["eq", "lt", "le", "gt", "ge"] as const;
   const holds = (op: (typeof ops)[number], x: bigint, v: bigint) => (op === "eq" ? x === v : op === "lt" ? x < v : op === "le" ? x <= v : op === "gt" ? x > v : x >= v);
+  /** sortedKeyRange of `whole` (sorted) cut by `cut` rows at both ends (a sliced column) against the model: the rows every bound holds for. */
+  const checkRange = (whole: arrow.Data, kind: "BIGINT" | "INT", bounds: Array<[(typeof ops)[number], bigint | number]>, cut: number, shared: [number, number]) => {
+    const from = Math.min(cut, whole.length);
+    const data = whole.slice(from, whole.length - from);
+    const rows = Array.from((whole.values as BigInt64Array | Int32Array).subarray(from, from + data.length) as ArrayLike<bigint | number>, (x) => BigInt(x));
+    const preds = bounds.map(([op, v]) => col("id")[op](v));
+    const filter = bindPredicate(preds.length === 1 ? preds[0]! : and(...preds), [{ id: 0, name: "id", type: { kind, nullable: false } }] as never);
+    const [lo, hi] = sortedKeyRange(data, "id", filter, shared); // a pair reused across calls, as the union read does
+    expect(sortedKeyRange(data, "id", filter)).toEqual([lo, hi]);
+    const matching = rows.flatMap((x, i) => (bounds.every(([op, v]) => holds(op, x, BigInt(v))) ? [i] : []));
+    expect(matching.length === 0 ? lo >= hi : [lo, hi]).toEqual(matching.length === 0 ? true : [matching[0], matching[matching.length - 1]! + 1]);
+  };
 
   it("BIGINT keys (negative, across 32-bit word boundaries, sliced columns): exactly the rows the conjunctive bounds hold for", () => {
     const shared: [number, number] = [0, 0];
     fc.assert(
       fc.property(fc.array(key, { maxLength: 60 }), fc.array(fc.tuple(fc.constantFrom(...ops), key), { minLength: 1, maxLength: 3 }), fc.nat(5), (keys, bounds, cut) => {
         const sorted = BigInt64Array.from(keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-        const whole = arrow.makeData({ type: new arrow.Int64(), length: sorted.length, data: sorted });
-        const from = Math.min(cut, sorted.length);
-        const data = whole.slice(from, sorted.length - from);
-        const rows = Array.from(sorted.subarray(from, from + data.length));
-        const preds = bounds.map(([op, v]) => col("id")[op](v));
-        const filter = bindPredicate(preds.length === 1 ? preds[0]! : and(...preds), [{ id: 0, name: "id", type: { kind: "BIGINT", nullable: false } }] as never);
-        const [lo, hi] = sortedKeyRange(data, "id", filter, shared); // a pair reused across calls, as the union read does
-        expect(sortedKeyRange(data, "id", filter)).toEqual([lo, hi]);
-        const matching = rows.flatMap((x, i) => (bounds.every(([op, v]) => holds(op, x, v)) ? [i] : []));
-        expect(matching.length === 0 ? lo >= hi : [lo, hi]).toEqual(matching.length === 0 ? true : [matching[0], matching[matching.length - 1]! + 1]);
+        checkRange(arrow.makeData({ type: new arrow.Int64(), length: sorted.length, data: sorted }), "BIGINT", bounds, cut, shared);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("INT keys (first / last value probed before the search, sliced columns): exactly the rows the conjunctive bounds hold for", () => {
+    const int = fc.oneof(fc.constantFrom(-(2 ** 31), -1, 0, 1, 2 ** 31 - 1), fc.integer({ min: -6, max: 6 }), fc.integer());
+    const shared: [number, number] = [0, 0];
+    fc.assert(
+      fc.property(fc.array(int, { maxLength: 40 }), fc.array(fc.tuple(fc.constantFrom(...ops), int), { minLength: 1, maxLength: 3 }), fc.nat(3), (keys, bounds, cut) => {
+        const sorted = Int32Array.from(keys.sort((a, b) => a - b));
+        checkRange(arrow.makeData({ type: new arrow.Int32(), length: sorted.length, data: sorted }), "INT", bounds, cut, shared);
       }),
       { numRuns: 500 },
     );
