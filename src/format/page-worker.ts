@@ -39,6 +39,7 @@ import { Worker } from "node:worker_threads";
 import { PaimonError } from "../error.js";
 import { BufferPool } from "./buffer-pool.js";
 import { readKernelWasmSync } from "../kernel/wasm-source.js";
+import { snappyHeapDecompressor } from "../kernel/snappy.js";
 import { loadZstd, PROBE_CONTENT, PROBE_FRAME } from "../spec/zstd.js";
 
 /** The codecs the worker compresses. */
@@ -158,11 +159,18 @@ const WORKER_SOURCE = `
     parentPort.postMessage({ failed: String((e && e.message) || e) });
     return;
   }
-  let snappy;
+  let snappy, snappyInto;
   if (workerData.kernel) {
     try {
       const { instance } = await WebAssembly.instantiate(workerData.kernel, {});
       const k = instance.exports;
+      // decompression in the kernel's memory (reused buffers), the content copied into the page's buffer
+      const view = (${snappyHeapDecompressor.toString()})(k);
+      snappyInto = (data, size, out) => {
+        const content = view(data, size);
+        out.set(content);
+        return content.length;
+      };
       let input = 0, inputSize = 0, output = 0, outputSize = 0;
       snappy = (data) => {
         const capacity = k.pr_snappy_max_compressed_len(data.length);
@@ -191,7 +199,7 @@ const WORKER_SOURCE = `
       // a page in a buffer of the main thread's: its frame at 0, its content (m.size bytes at most) at m.out
       let n;
       try {
-        n = into(new Uint8Array(m.body, 0, m.length), m.size, new Uint8Array(m.body, m.out, m.size));
+        n = (m.codec === "snappy" ? snappyInto : into)(new Uint8Array(m.body, 0, m.length), m.size, new Uint8Array(m.body, m.out, m.size));
       } catch (e) {
         n = -1;
       } finally {
@@ -331,17 +339,18 @@ class PageWorker {
   }
 
   /**
-   * The content (`size` bytes at most) of the zstd frame `body`, decompressed in the worker (`body`
-   * is copied into a spare buffer, transferred there and back with the content), or undefined
-   * when the worker is not ready or (unless `always`) has enough to do.
+   * The content (`size` bytes at most; snappy: exactly) of the zstd frame or raw snappy block
+   * `body`, decompressed in the worker (`body` is copied into a spare buffer, transferred there and
+   * back with the content), or undefined when the worker is not ready, cannot do that codec or
+   * (unless `always`) has enough to do.
    */
-  decompress(body: Uint8Array, size: number, always: boolean): HandedPage | undefined {
-    if (!this.isReady || this.dead || (!always && this.backlog() > MAX_OUTSTANDING_DECOMPRESS_BYTES)) return undefined;
+  decompress(body: Uint8Array, size: number, codec: WorkerCodec, always: boolean): HandedPage | undefined {
+    if (!this.isReady || this.dead || (codec === "snappy" && !this.snappy) || (!always && this.backlog() > MAX_OUTSTANDING_DECOMPRESS_BYTES)) return undefined;
     const contentAt = (body.length + 7) & ~7;
     const buffer = this.spare.take(contentAt + size);
     new Uint8Array(buffer, 0, body.length).set(body);
     let back: ArrayBuffer | undefined;
-    const content = this.send({ length: body.length, out: contentAt, size }, buffer, size, true, contentAt, (b) => (back = b));
+    const content = this.send({ codec, length: body.length, out: contentAt, size }, buffer, size, true, contentAt, (b) => (back = b));
     // the worker takes pages in order and counts each one's work when done: this page is done once
     // the count reaches the work posted up to it (a wrapping 32-bit count)
     const posted = this.posted;

@@ -125,11 +125,11 @@ describe("flat-column decoder", () => {
         expectSame(flat, wasm, FIELDS);
         for (const f of FIELDS) expect(tableColumn(flat, f.name, f.type), f.name).toEqual(cols[f.name]);
         // the flat decoder took every column chunk (no silent fallback) of the codecs in its
-        // scope; SNAPPY and GZIP chunks are left to parquet-wasm
+        // scope; GZIP chunks are left to parquet-wasm
         const src = toByteSource(written.bytes, "t.parquet");
         const footer = await readFooter(src);
         const all = footer.columns.map((_, i) => i);
-        const inScope = options.compression === "none" || options.compression === "zstd";
+        const inScope = options.compression !== "gzip";
         for (let r = 0; r < footer.rowGroups.length; r++) {
           const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, all, r);
           expect(decoded.map((d, i) => (d ? "flat" : footer.columns[i]!.name))).toEqual(all.map((i) => (inScope ? "flat" : footer.columns[i]!.name)));
@@ -295,8 +295,8 @@ describe("flat-column decoder", () => {
     expect(await worker.started()).toBe(true);
     const decompress = worker.decompress.bind(worker);
     let pages = 0;
-    worker.decompress = (data, size, always) => {
-      const result = decompress(data, size, always);
+    worker.decompress = (data, size, codec, always) => {
+      const result = decompress(data, size, codec, always);
       if (++pages === 3) void worker.terminate();
       return result;
     };
@@ -306,7 +306,7 @@ describe("flat-column decoder", () => {
     expect((failure as PaimonError).code).toBe("IO_ERROR");
     expect((failure as PaimonError).message).toMatch(/page worker exited/);
     // the dead worker takes no more pages; the next read starts a new one
-    expect(worker.decompress(new Uint8Array(8), 8, true)).toBeUndefined();
+    expect(worker.decompress(new Uint8Array(8), 8, "zstd", true)).toBeUndefined();
     const again = await readParquet(written.bytes, { fields });
     expect(pageWorker()).not.toBe(worker);
     expect(pageWorker()!.offloaded).toBeGreaterThan(0);
@@ -383,18 +383,18 @@ describe("flat-column decoder", () => {
     const zstd = (await loadZstd())!;
     const a = Uint8Array.from({ length: 50_000 }, (_, i) => (i * 7) & 0xff);
     const b = Uint8Array.from({ length: 40_000 }, (_, i) => (i * 11 + 3) & 0xff);
-    const pa = worker.decompress(zstd.compress(a, 3), a.length, true)!;
+    const pa = worker.decompress(zstd.compress(a, 3), a.length, "zstd", true)!;
     expect(pa.busy()).toBe(false); // handed over "always": the caller does not work around it
     const ca = (await pa.content)!;
     expect(Buffer.compare(ca, a)).toBe(0);
     const kept = worker.spareBuffers;
     pa.release(); // its buffer joins the spares (at most 8 kept), for later pages
     expect(worker.spareBuffers).toBe(Math.min(kept + 1, 8));
-    const pb = worker.decompress(zstd.compress(b, 3), b.length, true)!;
+    const pb = worker.decompress(zstd.compress(b, 3), b.length, "zstd", true)!;
     const cb = (await pb.content)!;
     expect(Buffer.compare(cb, b)).toBe(0);
     pb.release();
-    const bad = worker.decompress(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 8, true)!;
+    const bad = worker.decompress(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 8, "zstd", true)!;
     expect(await bad.content).toBeUndefined();
     bad.release();
   });
