@@ -8,6 +8,7 @@
 import { PaimonError } from "../error.js";
 import { corrupt, type ByteSource } from "./source.js";
 import { PARQUET_MAGIC, PHYSICAL_INT96, checkInt96Range, leafLevels, verifyChunkChecksums } from "./parquet-pages.js";
+import { initKernels } from "../kernel/wasm.js";
 import {
   T_I32,
   T_I64,
@@ -205,6 +206,9 @@ export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, lea
     else merged.push({ ...range });
   }
   const fetched = await Promise.all(merged.map((m) => src.read(m.start, m.length)));
+  const meta = leaves.map((l) => getStruct((getList(rawGroups[r]!, 1) as TStruct[])[l]!, 3)!);
+  // SNAPPY INT96 chunks are range-checked with the kernel's snappy (loaded now where it is not yet)
+  if (meta.some((md) => getNumber(md, 1) === PHYSICAL_INT96 && getNumber(md, 4) === 1)) await initKernels();
   // Split merged reads back into per-leaf pieces.
   const out: Uint8Array[] = [];
   let mi = 0;
@@ -217,7 +221,7 @@ export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, lea
     const chunk = fetched[mi]!.subarray(within, within + range.length);
     const where = `row group ${r}, column ${leafPath(footer, r, leaves[j]!)}`;
     verifyChunkChecksums(chunk, src.name, where);
-    const md = getStruct((getList(rawGroups[r]!, 1) as TStruct[])[leaves[j]!]!, 3)!;
+    const md = meta[j]!;
     if (getNumber(md, 1) === PHYSICAL_INT96) checkInt96Range(chunk, getNumber(md, 4) ?? 0, (levels ??= leafLevels(getList(footer.raw, 2) as TStruct[]))[leaves[j]!]!, src.name, where);
     out.push(chunk);
     within += range.length;

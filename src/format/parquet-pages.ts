@@ -7,9 +7,9 @@
 
 import { gunzipSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
-import snappy from "snappyjs";
 import { PaimonError } from "../error.js";
 import { crc32 } from "../kernel/deletion-vector.js";
+import { snappyView } from "../kernel/snappy.js";
 import { corrupt } from "./source.js";
 import { type TStruct, getNumber, getStruct, getValue, parseStruct } from "./thrift.js";
 
@@ -90,17 +90,12 @@ const NANOS_PER_DAY = 86_400_000_000_000;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** A SNAPPY page body, decompressed (snappyjs; throws on a malformed block). */
-export function snappyUncompress(block: Uint8Array): Uint8Array {
-  return snappy.uncompress(block) as Uint8Array;
-}
-
 function decompressPage(codec: number, body: Uint8Array, size: number): Uint8Array | undefined {
   switch (codec) {
     case 0:
       return body;
     case 1:
-      return snappyUncompress(body);
+      return snappyView()(body, size); // kernel memory, read before the next kernel call (the kernel is loaded: readLeafChunks)
     case 2:
       return gunzipSync(body);
     case 6:
