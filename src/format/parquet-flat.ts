@@ -862,7 +862,8 @@ function spreadValues(fixed: Uint8Array, width: number, at: number, numValues: n
       const r = j * 8 + 31 - Math.clz32(bit) - at; // a null row
       if (r > row) {
         const bytes = (r - row) * width;
-        fixed.copyWithin(base + row * width, from, from + bytes);
+        if (bytes > 64) fixed.copyWithin(base + row * width, from, from + bytes);
+        else for (let q = (base + row * width) >> 2, f = from >> 2, end = f + (bytes >> 2); f < end; ) words[q++] = words[f++]!; // a short run: word by word (the values lie behind their rows)
         from += bytes;
       }
       const q = (base + r * width) >> 2;
