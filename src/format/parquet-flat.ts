@@ -18,8 +18,8 @@ import type * as arrow from "apache-arrow";
 import type { concatData } from "../arrow/concat.js";
 import type { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import type { loadZstd } from "../spec/zstd.js";
-import type { readLeafChunks, PageSubset, ParquetFooter } from "./footer.js";
-import type { readPageHeader } from "./parquet-pages.js";
+import type { chunkWhere, readLeafChunks, PageSubset, ParquetFooter } from "./footer.js";
+import type { checkPageCrc, readPageHeader } from "./parquet-pages.js";
 import type { Plan } from "./parquet-reader.js";
 import type { corrupt, ByteSource } from "./source.js";
 import type { isServerRuntime } from "./wasm.js";
@@ -48,6 +48,8 @@ export type FlatDeps = [
   pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>,
   zstdHeapView: () => Promise<HeapDecompressor | null>,
   kernelFrame: () => KernelFrame | undefined,
+  checkPageCrc: typeof checkPageCrc,
+  chunkWhere: typeof chunkWhere,
 ];
 
 interface Deps {
@@ -69,6 +71,8 @@ interface Deps {
   zstdHeapView: () => Promise<HeapDecompressor | null>;
   /** A frame over the kernel module when it is loaded (it is prefetched at table open on server runtimes), else undefined. */
   kernelFrame: () => KernelFrame | undefined;
+  checkPageCrc: typeof checkPageCrc;
+  chunkWhere: typeof chunkWhere;
 }
 
 let D: Deps;
@@ -89,8 +93,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyView, pageDecompressor, zstdHeapView, kernelFrame] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyView, pageDecompressor, zstdHeapView, kernelFrame };
+  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyView, pageDecompressor, zstdHeapView, kernelFrame, checkPageCrc, chunkWhere] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyView, pageDecompressor, zstdHeapView, kernelFrame, checkPageCrc, chunkWhere };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -252,8 +256,10 @@ async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileCol
   const codecs = await codecsFor(picked.map((x) => x.col));
   const taken = codecs.snappy ? picked : picked.filter((x) => x.col.codec !== SNAPPY);
   if (taken.length === 0) return out;
-  const chunks = await D.readLeafChunks(src, footer, taken.map((x) => x.leaf), r);
-  const decoded = await decodeChunks(chunks, taken.map((x) => x.col), codecs, D.pageDecompressor);
+  // page checksums are checked page by page as they are decoded (those of pages handed to the worker, there)
+  const chunks = await D.readLeafChunks(src, footer, taken.map((x) => x.leaf), r, false);
+  const checks = { name: src.name, where: taken.map((x) => D.chunkWhere(footer, r, x.leaf)) };
+  const decoded = await decodeChunks(chunks, taken.map((x) => x.col), codecs, D.pageDecompressor, checks);
   taken.forEach((x, j) => {
     out[x.i] = decoded[j];
   });
@@ -333,7 +339,7 @@ async function codecsFor(cols: ReadonlyArray<{ codec: number }>): Promise<Codecs
  * body does not decompress) is a view of memory that is reused once `release()` is called, so
  * nothing decoded from it may keep a view of it.
  */
-export type PageDecompressor = (data: Uint8Array, size: number, codec: number) => { content: Promise<Uint8Array | undefined>; release(): void; busy(): boolean } | undefined;
+export type PageDecompressor = (data: Uint8Array, size: number, codec: number, crc: boolean) => { content: Promise<Uint8Array | undefined>; release(): void; busy(): boolean; crc(): number | undefined } | undefined;
 
 /**
  * Decodes column chunks (their complete bytes) into Arrow Data, each undefined when it uses
@@ -346,9 +352,18 @@ export type PageDecompressor = (data: Uint8Array, size: number, codec: number) =
  * thread is about to decode (instead of waiting idle: decoding takes this thread less time than
  * decompressing takes the worker), the worker's queue refilled between those pages. Either way
  * each page's content is the same bytes. A worker that fails rejects: the read fails with its
- * PaimonError (IO_ERROR), not with a fallback.
+ * PaimonError (IO_ERROR), not with a fallback. With `checks` (the chunks were fetched without
+ * their page checksums verified: `name` of the file, `where` each chunk is), each page's CRC is
+ * checked before it is decoded (CORRUPT_FILE as `readLeafChunks` reports it), computed by the
+ * worker for the pages it takes; a chunk left to parquet-wasm is fetched again, verified.
  */
-async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatColumn[], codecs: Codecs, offload?: (work: number) => Promise<PageDecompressor | undefined>): Promise<Array<arrow.Data | undefined>> {
+async function decodeChunks(
+  chunks: readonly Uint8Array[],
+  cols: readonly FlatColumn[],
+  codecs: Codecs,
+  offload?: (work: number) => Promise<PageDecompressor | undefined>,
+  checks?: { name: string; where: readonly string[] },
+): Promise<Array<arrow.Data | undefined>> {
   /** The decompressor into reused memory for `codec`, or null (zstd: `codecs.zstd` then). */
   const inline = (codec: number): HeapDecompressor | null => (codec === SNAPPY ? codecs.snappy : codec === ZSTD ? codecs.zstdView : null);
   const units: Page[] = [];
@@ -369,7 +384,7 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
   const ahead: Array<Uint8Array | null | undefined> = [];
   let next = 0; // the next unit to hand over (or decompress ahead)
   const out: Array<arrow.Data | undefined> = [];
-  for (const x of parsed) {
+  for (const [j, x] of parsed.entries()) {
     let ok = x !== undefined;
     for (const page of x?.pages ?? []) {
       let fromWorker: Uint8Array | undefined | null = null; // null: not handed over
@@ -381,7 +396,7 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
         // page (and has no room), decompress the next page here and try again
         for (next = Math.max(next, page.unit + 1); next < units.length && next <= page.unit + MAX_PAGES_AHEAD; next++) {
           const u = units[next]!;
-          const r = decompressor(u.data, u.size, u.codec);
+          const r = decompressor(u.data, u.size, u.codec, checks !== undefined && u.crc !== undefined && u.data === u.body);
           if (r) handed[next] = r;
           else if (pending?.busy()) {
             try {
@@ -398,8 +413,14 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
       const early = page.unit >= 0 ? ahead[page.unit] : undefined;
       if (early !== undefined) ahead[page.unit] = undefined;
       const view = inline(page.codec);
+      let checking = false;
       try {
         if (!ok) continue;
+        if (checks && page.crc !== undefined) {
+          checking = true;
+          D.checkPageCrc(page.body, page.crc, pending?.crc(), checks.name, checks.where[j]!, page.index);
+          checking = false;
+        }
         let content = page.data;
         let borrowed = true; // content in memory that is reused after this page
         if (early !== undefined) {
@@ -412,7 +433,8 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
           if (content.length !== page.size) fail("page size mismatch");
         } else if (page.packed) content = decompress(page.codec, page.data, page.size, codecs.zstd);
         decodePage(x!.c, page, content, borrowed);
-      } catch {
+      } catch (e) {
+        if (checking) throw e; // a page that is not what was written (CORRUPT_FILE)
         ok = false; // out of scope or inconsistent: parquet-wasm decodes the chunk (and reports corruption)
       } finally {
         pending?.release(); // the page is decoded: nothing decoded keeps a view of its content
@@ -538,6 +560,12 @@ interface Page {
   size: number;
   /** CompressionCodec of its chunk. */
   codec: number;
+  /** The page's bytes after its header, as stored (what its crc covers). */
+  body: Uint8Array;
+  /** The header's crc, if any. */
+  crc: number | undefined;
+  /** Its index in the chunk. */
+  index: number;
   /** Index among the compressed pages of the chunks decoded together (`decodeChunks`), -1 for others. */
   unit: number;
 }
@@ -551,8 +579,10 @@ function chunkPages(chunk: Uint8Array, maxDef: number, codec: number): Page[] {
     const body = chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
     const type = getNumber(p.header, 1) ?? -1;
     const size = getNumber(p.header, 2) ?? -1;
+    const crc = getNumber(p.header, 4);
+    const index = pages.length;
     if (type !== 3) {
-      pages.push({ header: p.header, type, levels: undefined, data: body, packed: true, size, codec, unit: -1 });
+      pages.push({ header: p.header, type, levels: undefined, data: body, packed: true, size, codec, body, crc, index, unit: -1 });
       continue;
     }
     const h = getStruct(p.header, 8) ?? fail("data page v2 header");
@@ -560,7 +590,7 @@ function chunkPages(chunk: Uint8Array, maxDef: number, codec: number): Page[] {
     const repLen = getNumber(h, 6) ?? -1;
     if (repLen !== 0 || defLen < 0 || defLen > body.length || (maxDef === 0 && defLen !== 0)) fail("levels");
     const levels = maxDef > 0 ? body.subarray(0, defLen) : undefined;
-    pages.push({ header: p.header, type, levels, data: body.subarray(defLen), packed: D.getValue(h, 7) !== false, size: size - defLen, codec, unit: -1 });
+    pages.push({ header: p.header, type, levels, data: body.subarray(defLen), packed: D.getValue(h, 7) !== false, size: size - defLen, codec, body, crc, index, unit: -1 });
   }
   return pages;
 }

@@ -52,14 +52,20 @@ export function verifyChunkChecksums(chunk: Uint8Array, fileName: string, where:
       throw corrupt(fileName, `${where}, page ${page}: unreadable page header (${String((e as Error)?.message ?? e)})`, e);
     }
     const stored = getNumber(p.header, PH_CRC);
-    if (stored !== undefined) {
-      const actual = crc32(chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength));
-      if (actual !== stored >>> 0)
-        throw corrupt(fileName, `${where}, page ${page}: page checksum mismatch (header crc ${hex(stored)}, page bytes ${hex(actual)})`);
-    }
+    if (stored !== undefined) checkPageCrc(chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength), stored, undefined, fileName, where, page);
     at = p.bodyStart + p.bodyLength;
     page++;
   }
+}
+
+/**
+ * Throws CORRUPT_FILE naming `fileName`, `where` and page `page` (its index in the chunk) when
+ * the CRC-32 of the page's bytes `body` (`actual`, computed here when undefined) is not the
+ * header's crc `stored`.
+ */
+export function checkPageCrc(body: Uint8Array, stored: number, actual: number | undefined, fileName: string, where: string, page: number): void {
+  const crc = actual ?? crc32(body);
+  if (crc !== stored >>> 0) throw corrupt(fileName, `${where}, page ${page}: page checksum mismatch (header crc ${hex(stored)}, page bytes ${hex(crc)})`);
 }
 
 export function hex(n: number): string {

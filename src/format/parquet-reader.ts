@@ -12,8 +12,8 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { DataField } from "../spec/types.js";
 import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-types.js";
-import { buildPrunedFile, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
-import { readPageHeader } from "./parquet-pages.js";
+import { buildPrunedFile, chunkWhere, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
+import { checkPageCrc, readPageHeader } from "./parquet-pages.js";
 import { getValue } from "./thrift.js";
 import { loadZstd } from "../spec/zstd.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
@@ -149,7 +149,7 @@ export function setDecompressionWorker(use: boolean | "always"): void {
 async function pageDecompressor(work: number): Promise<PageDecompressor | undefined> {
   const use = decompressionWorker;
   const worker = await pageWorkerFor(use, work, WORKER_MIN_READ_BYTES, WORKER_WAIT_READ_BYTES);
-  return worker && ((data, size, codec) => worker.decompress(data, size, codec === 1 ? "snappy" : "zstd", use === "always"));
+  return worker && ((data, size, codec, crc) => worker.decompress(data, size, codec === 1 ? "snappy" : "zstd", use === "always", crc));
 }
 
 /** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
@@ -165,6 +165,8 @@ export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int8, arrow.Int16, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
     readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, () => initKernels().then(snappyView), pageDecompressor, zstdHeapView,
     () => (byteArrayKernel ? loadedKernelFrame() : undefined),
+    checkPageCrc,
+    chunkWhere,
   ];
   return (flatModule = import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }

@@ -285,6 +285,50 @@ describe("flat-column decoder", () => {
     );
   }, 240_000);
 
+  it("page checksums are checked page by page as the flat decoder takes the pages, by the worker for those it decompresses: a flipped byte gives the same CORRUPT_FILE (file, row group, column, page) with the worker, inline and through parquet-wasm", async () => {
+    const { fields, cols } = workerTable(40_000);
+    const worker = pageWorker()!;
+    expect(await worker.started()).toBe(true);
+    const decompress = worker.decompress.bind(worker);
+    let workerCrcs = 0;
+    worker.decompress = (data, size, codec, always, crc) => {
+      const r = decompress(data, size, codec, always, crc);
+      return r && { ...r, crc: () => (r.crc() === undefined ? undefined : (workerCrcs++, r.crc())) };
+    };
+    try {
+      for (const compression of ["zstd", "snappy"] as const) {
+        const written = await writeParquet(fields, batch(fields, cols), { compression, pageSize: 16 * 1024 });
+        const pages = pagesOf(written.bytes);
+        expect(pages.length).toBeGreaterThan(12);
+        for (const k of [0, 1, pages.length >> 1, pages.length - 2, pages.length - 1]) {
+          const p = pages[k]!;
+          const bad = written.bytes.slice();
+          bad[p.bodyStart + ((p.bodyEnd - p.bodyStart) >> 1)] ^= 0x40;
+          const errors: unknown[] = [];
+          for (const [flat, use] of [[true, "always"], [true, false], [false, false]] as const) {
+            setFlatDecoding(flat);
+            setDecompressionWorker(use);
+            errors.push(await readParquet(bad, { fields, fileName: "w.parquet" }).catch((e: unknown) => e));
+          }
+          setFlatDecoding(true);
+          for (const e of errors) {
+            expect(e, `${compression} page ${k}`).toBeInstanceOf(PaimonError);
+            expect((e as PaimonError).code).toBe("CORRUPT_FILE");
+            expect((e as PaimonError).message).toMatch(/^Corrupt Parquet file w\.parquet: row group 0, column (id|name|v), page \d+: page checksum mismatch \(header crc [0-9a-f]{8}, page bytes [0-9a-f]{8}\)$/);
+          }
+          expect((errors[0] as Error).message, `${compression} page ${k}`).toBe((errors[2] as Error).message);
+          expect((errors[1] as Error).message, `${compression} page ${k}`).toBe((errors[2] as Error).message);
+        }
+        setDecompressionWorker("always");
+        const back = await readParquet(written.bytes, { fields });
+        for (const f of fields) expect(tableColumn(back, f.name, f.type), `${compression} ${f.name}`).toEqual(cols[f.name as keyof typeof cols]);
+      }
+    } finally {
+      worker.decompress = decompress;
+    }
+    if (onNode) expect(workerCrcs).toBeGreaterThan(0); // Node's zlib has crc32 (the worker's): there the worker computed them
+  }, 120_000);
+
   it("a page worker that dies with pages in flight fails the read with a PaimonError (no rows); the next read gets a new worker and the same rows", async () => {
     const { fields, cols } = workerTable(200_000);
     const written = await writeParquet(fields, batch(fields, cols), { compression: "zstd", pageSize: 32 * 1024 });
