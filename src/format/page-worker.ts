@@ -2,13 +2,14 @@
 // implement too). One worker thread per process, started on first use and unref()'d so it never
 // keeps a process alive, compresses the zstd and snappy page bodies the flat encoder
 // (parquet-encode.ts) hands it while the main thread encodes and compresses the other pages, and
-// decompresses the zstd pages the flat decoder (parquet-flat.ts) hands it while the main thread
-// decodes the pages before them. For zstd it loads the same zstd package and (de)compresses as
-// src/spec/zstd.ts does (ZSTD_compress_usingDict with an empty dictionary on one context;
-// ZSTD_decompress_usingDict on one context); for snappy it instantiates the package's kernel
-// module (the bytes src/kernel/wasm-source.ts reads) and calls the same `pr_snappy_compress` as
-// src/kernel/snappy.ts: the same bytes whichever thread did which page. Where the kernel bytes
-// cannot be read, snappy pages stay inline.
+// decompresses the zstd and snappy pages the flat decoder (parquet-flat.ts) hands it while the
+// main thread decodes the pages before them (computing their CRC-32 too, with node:zlib's, when
+// asked: the decoder checks it against the page header). For zstd it loads the same zstd package
+// and (de)compresses as src/spec/zstd.ts does (ZSTD_compress_usingDict with an empty dictionary
+// on one context; ZSTD_decompress_usingDict on one context); for snappy it instantiates the
+// package's kernel module (the bytes src/kernel/wasm-source.ts reads) and calls the same
+// `pr_snappy_compress` / `snappyHeapDecompressor` as src/kernel/snappy.ts: the same bytes
+// whichever thread did which page. Where the kernel bytes cannot be read, snappy pages stay inline.
 //
 // Loaded through a computed specifier (page-worker-load.ts), so bundles for browsers and edge
 // runtimes never follow it; where it cannot load or the worker cannot start, pages are
@@ -39,7 +40,7 @@ import { Worker } from "node:worker_threads";
 import { PaimonError } from "../error.js";
 import { BufferPool } from "./buffer-pool.js";
 import { readKernelWasmSync } from "../kernel/wasm-source.js";
-import { snappyHeapDecompressor } from "../kernel/snappy.js";
+import { snappyHeapDecompressor } from "../kernel/snappy-decompress.js";
 import { loadZstd, PROBE_CONTENT, PROBE_FRAME } from "../spec/zstd.js";
 
 /** The codecs the worker compresses. */

@@ -11,8 +11,10 @@
 // The output is the Arrow Data parquet-rs would produce for the column (same type, values and
 // validity), built straight into typed arrays. Anything else — or any inconsistency in the
 // pages — returns undefined and the caller decodes that column with parquet-wasm, which also
-// reports corrupt data exactly as before. Page checksums are verified by the caller when it
-// fetches the chunk (footer.ts `readLeafChunks`).
+// reports corrupt data exactly as before. Page checksums: whole row groups fetch their chunks
+// unverified and check each page as it is taken (`decodeChunks`; the page worker computes the
+// CRC-32 of the pages it decompresses), selective reads get chunks verified when fetched
+// (footer.ts `readLeafChunks`); a mismatch is the same CORRUPT_FILE either way.
 
 import type * as arrow from "apache-arrow";
 import type { concatData } from "../arrow/concat.js";

@@ -9,7 +9,7 @@ import { gunzipSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
 import { PaimonError } from "../error.js";
 import { crc32 } from "../kernel/deletion-vector.js";
-import { snappyView } from "../kernel/snappy.js";
+import { snappyView } from "../kernel/snappy-decompress.js";
 import { corrupt } from "./source.js";
 import { type TStruct, getNumber, getStruct, getValue, parseStruct } from "./thrift.js";
 

@@ -23,7 +23,7 @@ import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { concatData } from "../arrow/concat.js";
 import { ChunkCache, dataBytes } from "./chunk-cache.js";
 import { initKernels, loadedKernelFrame } from "../kernel/wasm.js";
-import { snappyView } from "../kernel/snappy.js";
+import { snappyView } from "../kernel/snappy-decompress.js";
 
 export interface ParquetReadOptions {
   /**
