@@ -37,8 +37,21 @@ export class BufferPool {
     return buffer;
   }
 
-  /** Keeps `b` for later (dropped when enough are kept, or it is empty or larger than `maxBytes`). */
+  /**
+   * Keeps `b` for later, unless it is empty or larger than `maxBytes`. With `maxBuffers` kept
+   * already, `b` takes the place of the smallest when it is larger (else it is dropped): the larger
+   * buffers fit any page, and a pool full of small buffers would otherwise allocate afresh for
+   * every larger page (the pages of a wider column after those of a narrower one).
+   */
   give(b: ArrayBuffer): void {
-    if (b.byteLength > 0 && this.spare.length < this.maxBuffers && b.byteLength <= this.maxBytes) this.spare.push(b);
+    const n = b.byteLength;
+    if (n === 0 || n > this.maxBytes) return;
+    if (this.spare.length < this.maxBuffers) {
+      this.spare.push(b);
+      return;
+    }
+    let smallest = 0;
+    for (let i = 1; i < this.spare.length; i++) if (this.spare[i]!.byteLength < this.spare[smallest]!.byteLength) smallest = i;
+    if (this.spare[smallest]!.byteLength < n) this.spare[smallest] = b;
   }
 }

@@ -8,6 +8,7 @@
 import { PaimonError } from "../error.js";
 import { corrupt, type ByteSource } from "./source.js";
 import { PARQUET_MAGIC, PHYSICAL_INT96, checkInt96Range, leafLevels, verifyChunkChecksums } from "./parquet-pages.js";
+import { initKernels } from "../kernel/wasm.js";
 import {
   T_I32,
   T_I64,
@@ -158,6 +159,11 @@ function parseFooter(name: string, size: number, footerBytes: Uint8Array, metada
 }
 
 /** Dotted schema path of leaf `leaf` (for messages). */
+/** "row group R, column a.b": a column chunk in error messages. */
+export function chunkWhere(footer: ParquetFooter, rowGroup: number, leaf: number): string {
+  return `row group ${rowGroup}, column ${leafPath(footer, rowGroup, leaf)}`;
+}
+
 function leafPath(footer: ParquetFooter, rowGroup: number, leaf: number): string {
   const md = columnMetaData(footer, rowGroup, leaf);
   const path = md && getList(md, 3); // path_in_schema
@@ -190,10 +196,11 @@ function shift(s: TStruct, id: number, delta: number): void {
 
 /**
  * The complete bytes of column chunks `leaves` (leaf indices, ascending) of row group `r`,
- * fetched from `src` with adjacent ranges coalesced. Every page CRC present is verified and
- * INT96 chunks are range-checked (CORRUPT_FILE / UNSUPPORTED naming the file and chunk).
+ * fetched from `src` with adjacent ranges coalesced. Every page CRC present is verified (unless
+ * `verify` is false: the caller checks each page itself, `checkPageCrc`) and INT96 chunks are
+ * range-checked (CORRUPT_FILE / UNSUPPORTED naming the file and chunk).
  */
-export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, leaves: readonly number[], r: number): Promise<Uint8Array[]> {
+export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, leaves: readonly number[], r: number, verify = true): Promise<Uint8Array[]> {
   const rawGroups = getList(footer.raw, 4) as TStruct[];
   let levels: ReturnType<typeof leafLevels> | undefined;
   const rg = footer.rowGroups[r]!;
@@ -205,6 +212,9 @@ export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, lea
     else merged.push({ ...range });
   }
   const fetched = await Promise.all(merged.map((m) => src.read(m.start, m.length)));
+  const meta = leaves.map((l) => getStruct((getList(rawGroups[r]!, 1) as TStruct[])[l]!, 3)!);
+  // SNAPPY INT96 chunks are range-checked with the kernel's snappy (loaded now where it is not yet)
+  if (meta.some((md) => getNumber(md, 1) === PHYSICAL_INT96 && getNumber(md, 4) === 1)) await initKernels();
   // Split merged reads back into per-leaf pieces.
   const out: Uint8Array[] = [];
   let mi = 0;
@@ -215,9 +225,9 @@ export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, lea
       within = 0;
     }
     const chunk = fetched[mi]!.subarray(within, within + range.length);
-    const where = `row group ${r}, column ${leafPath(footer, r, leaves[j]!)}`;
-    verifyChunkChecksums(chunk, src.name, where);
-    const md = getStruct((getList(rawGroups[r]!, 1) as TStruct[])[leaves[j]!]!, 3)!;
+    const where = chunkWhere(footer, r, leaves[j]!);
+    if (verify) verifyChunkChecksums(chunk, src.name, where);
+    const md = meta[j]!;
     if (getNumber(md, 1) === PHYSICAL_INT96) checkInt96Range(chunk, getNumber(md, 4) ?? 0, (levels ??= leafLevels(getList(footer.raw, 2) as TStruct[]))[leaves[j]!]!, src.name, where);
     out.push(chunk);
     within += range.length;

@@ -2,13 +2,14 @@
 // implement too). One worker thread per process, started on first use and unref()'d so it never
 // keeps a process alive, compresses the zstd and snappy page bodies the flat encoder
 // (parquet-encode.ts) hands it while the main thread encodes and compresses the other pages, and
-// decompresses the zstd pages the flat decoder (parquet-flat.ts) hands it while the main thread
-// decodes the pages before them. For zstd it loads the same zstd package and (de)compresses as
-// src/spec/zstd.ts does (ZSTD_compress_usingDict with an empty dictionary on one context;
-// ZSTD_decompress_usingDict on one context); for snappy it instantiates the package's kernel
-// module (the bytes src/kernel/wasm-source.ts reads) and calls the same `pr_snappy_compress` as
-// src/kernel/snappy.ts: the same bytes whichever thread did which page. Where the kernel bytes
-// cannot be read, snappy pages stay inline.
+// decompresses the zstd and snappy pages the flat decoder (parquet-flat.ts) hands it while the
+// main thread decodes the pages before them (computing their CRC-32 too, with node:zlib's, when
+// asked: the decoder checks it against the page header). For zstd it loads the same zstd package
+// and (de)compresses as src/spec/zstd.ts does (ZSTD_compress_usingDict with an empty dictionary
+// on one context; ZSTD_decompress_usingDict on one context); for snappy it instantiates the
+// package's kernel module (the bytes src/kernel/wasm-source.ts reads) and calls the same
+// `pr_snappy_compress` / `snappyHeapDecompressor` as src/kernel/snappy.ts: the same bytes
+// whichever thread did which page. Where the kernel bytes cannot be read, snappy pages stay inline.
 //
 // Loaded through a computed specifier (page-worker-load.ts), so bundles for browsers and edge
 // runtimes never follow it; where it cannot load or the worker cannot start, pages are
@@ -39,6 +40,7 @@ import { Worker } from "node:worker_threads";
 import { PaimonError } from "../error.js";
 import { BufferPool } from "./buffer-pool.js";
 import { readKernelWasmSync } from "../kernel/wasm-source.js";
+import { snappyHeapDecompressor } from "../kernel/snappy-decompress.js";
 import { loadZstd, PROBE_CONTENT, PROBE_FRAME } from "../spec/zstd.js";
 
 /** The codecs the worker compresses. */
@@ -158,11 +160,18 @@ const WORKER_SOURCE = `
     parentPort.postMessage({ failed: String((e && e.message) || e) });
     return;
   }
-  let snappy;
+  let snappy, snappyInto;
   if (workerData.kernel) {
     try {
       const { instance } = await WebAssembly.instantiate(workerData.kernel, {});
       const k = instance.exports;
+      // decompression in the kernel's memory (reused buffers), the content copied into the page's buffer
+      const view = (${snappyHeapDecompressor.toString()})(k);
+      snappyInto = (data, size, out) => {
+        const content = view(data, size);
+        out.set(content);
+        return content.length;
+      };
       let input = 0, inputSize = 0, output = 0, outputSize = 0;
       snappy = (data) => {
         const capacity = k.pr_snappy_max_compressed_len(data.length);
@@ -186,18 +195,26 @@ const WORKER_SOURCE = `
       // snappy pages stay on the main thread
     }
   }
+  // the CRC-32 of a page to decompress, where the runtime has zlib's (else the main thread computes it)
+  let crc32;
+  try {
+    const zlib = await import("node:zlib");
+    if (typeof zlib.crc32 === "function") crc32 = zlib.crc32;
+  } catch {}
   parentPort.on("message", (m) => {
     if (m.out !== undefined) {
       // a page in a buffer of the main thread's: its frame at 0, its content (m.size bytes at most) at m.out
-      let n;
+      let n, crc;
       try {
-        n = into(new Uint8Array(m.body, 0, m.length), m.size, new Uint8Array(m.body, m.out, m.size));
+        const data = new Uint8Array(m.body, 0, m.length);
+        if (m.crc && crc32) crc = crc32(data) >>> 0;
+        n = (m.codec === "snappy" ? snappyInto : into)(data, m.size, new Uint8Array(m.body, m.out, m.size));
       } catch (e) {
         n = -1;
       } finally {
         Atomics.add(done, 0, m.work);
       }
-      parentPort.postMessage({ id: m.id, n, body: m.body }, [m.body]);
+      parentPort.postMessage({ id: m.id, n, crc, body: m.body }, [m.body]);
       return;
     }
     let out;
@@ -219,8 +236,8 @@ const WORKER_SOURCE = `
 `;
 
 interface Pending {
-  /** `buffer`: the pooled buffer a decompressed page came back in. */
-  resolve(b: Uint8Array | undefined, buffer?: ArrayBuffer): void;
+  /** `buffer`: the pooled buffer a decompressed page came back in; `crc`: the CRC-32 of its data, when asked for and computed. */
+  resolve(b: Uint8Array | undefined, buffer?: ArrayBuffer, crc?: number): void;
   reject(e: Error): void;
   /** A decompression (its failure is the page's, a plain Error), not a compression. */
   decompress: boolean;
@@ -238,6 +255,8 @@ export interface HandedPage {
   release(): void;
   /** Whether the worker has not decompressed the page yet (the caller had better do other work meanwhile); false when it was handed over `always`. */
   busy(): boolean;
+  /** Once `content` has settled: the CRC-32 of the page data handed over, when asked for (`decompress`'s `crc`) and the worker could compute it; else undefined. */
+  crc(): number | undefined;
 }
 
 /** A started (or starting) worker and the pages it holds. */
@@ -271,7 +290,7 @@ class PageWorker {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { zstd: zstdPath, kernel, progress } });
     let started!: (ok: boolean) => void;
     this.ready = new Promise((r) => (started = r));
-    this.worker.on("message", (m: { ready?: boolean; snappy?: boolean; heap?: boolean; failed?: string; id?: number; body?: ArrayBuffer; input?: ArrayBuffer; error?: string; n?: number }) => {
+    this.worker.on("message", (m: { ready?: boolean; snappy?: boolean; heap?: boolean; failed?: string; id?: number; body?: ArrayBuffer; input?: ArrayBuffer; error?: string; n?: number; crc?: number }) => {
       if (m.ready) {
         this.snappy = m.snappy === true;
         this.heapDecompression = m.heap === true;
@@ -285,7 +304,7 @@ class PageWorker {
         this.pending.delete(m.id!);
         if (m.input) this.spare.give(m.input);
         if (this.pending.size === 0) this.worker.unref();
-        if (m.n !== undefined) p?.resolve(m.n >= 0 ? new Uint8Array(m.body!, p.contentAt, m.n) : undefined, m.body);
+        if (m.n !== undefined) p?.resolve(m.n >= 0 ? new Uint8Array(m.body!, p.contentAt, m.n) : undefined, m.body, m.crc);
         else if (m.body) p?.resolve(new Uint8Array(m.body));
         else if (p?.decompress) p.resolve(undefined);
         else p?.reject(new PaimonError("IO_ERROR", `page compression failed in the worker: ${m.error}`));
@@ -331,17 +350,22 @@ class PageWorker {
   }
 
   /**
-   * The content (`size` bytes at most) of the zstd frame `body`, decompressed in the worker (`body`
-   * is copied into a spare buffer, transferred there and back with the content), or undefined
-   * when the worker is not ready or (unless `always`) has enough to do.
+   * The content (`size` bytes at most; snappy: exactly) of the zstd frame or raw snappy block
+   * `body`, decompressed in the worker (`body` is copied into a spare buffer, transferred there and
+   * back with the content), or undefined when the worker is not ready, cannot do that codec or
+   * (unless `always`) has enough to do. With `crc`, the worker also computes the CRC-32 of `body`.
    */
-  decompress(body: Uint8Array, size: number, always: boolean): HandedPage | undefined {
-    if (!this.isReady || this.dead || (!always && this.backlog() > MAX_OUTSTANDING_DECOMPRESS_BYTES)) return undefined;
+  decompress(body: Uint8Array, size: number, codec: WorkerCodec, always: boolean, crc = false): HandedPage | undefined {
+    if (!this.isReady || this.dead || (codec === "snappy" && !this.snappy) || (!always && this.backlog() > MAX_OUTSTANDING_DECOMPRESS_BYTES)) return undefined;
     const contentAt = (body.length + 7) & ~7;
     const buffer = this.spare.take(contentAt + size);
     new Uint8Array(buffer, 0, body.length).set(body);
     let back: ArrayBuffer | undefined;
-    const content = this.send({ length: body.length, out: contentAt, size }, buffer, size, true, contentAt, (b) => (back = b));
+    let sum: number | undefined;
+    const content = this.send({ codec, length: body.length, out: contentAt, size, crc }, buffer, size, true, contentAt, (b, c) => {
+      back = b;
+      sum = c;
+    });
     // the worker takes pages in order and counts each one's work when done: this page is done once
     // the count reaches the work posted up to it (a wrapping 32-bit count)
     const posted = this.posted;
@@ -351,7 +375,7 @@ class PageWorker {
       back = undefined;
       if (b) this.spare.give(b);
     };
-    return { content, release, busy: () => !always && ((Atomics.load(this.done, 0) - posted) | 0) < 0 };
+    return { content, release, busy: () => !always && ((Atomics.load(this.done, 0) - posted) | 0) < 0, crc: () => sum };
   }
 
   /** Bytes (de)compression work posted and not yet done by the worker. */
@@ -368,15 +392,15 @@ class PageWorker {
   }
 
   /** Posts a page (`body` transferred), the promise of its result; `back` gets the buffer a decompressed page comes back in. */
-  private send(m: object, body: ArrayBuffer, work: number, decompress: boolean, contentAt: number | undefined, back: ((b: ArrayBuffer) => void) | undefined): Promise<Uint8Array | undefined> {
+  private send(m: object, body: ArrayBuffer, work: number, decompress: boolean, contentAt: number | undefined, back: ((b: ArrayBuffer, crc: number | undefined) => void) | undefined): Promise<Uint8Array | undefined> {
     const id = this.nextId++;
     // the worker keeps the process alive while it holds pages (an unref'd one would let Node exit
     // with a file half written and its promise never settled)
     if (this.pending.size === 0) this.worker.ref();
     const result = new Promise<Uint8Array | undefined>((resolve, reject) =>
       this.pending.set(id, {
-        resolve: (b, buffer) => {
-          if (buffer) back?.(buffer);
+        resolve: (b, buffer, crc) => {
+          if (buffer) back?.(buffer, crc);
           resolve(b);
         },
         reject,

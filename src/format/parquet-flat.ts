@@ -5,22 +5,23 @@
 // Scope: a top-level leaf, REQUIRED or OPTIONAL (no repetition), of physical type BOOLEAN, INT32
 // (plain or DATE), INT64 (plain or TIMESTAMP), FLOAT, DOUBLE or BYTE_ARRAY (STRING/UTF8 or plain
 // binary); data pages v1 and v2; values PLAIN or dictionary-encoded (PLAIN_DICTIONARY /
-// RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED or ZSTD, and SNAPPY for
-// the few pages of a selective read (`decodeFlatPages`: no in-memory file for parquet-wasm; the
-// library's snappyjs, handed over by the reader); whole SNAPPY row groups and GZIP stay with
-// parquet-wasm, whose Rust decompressors are faster.
+// RLE_DICTIONARY); definition levels RLE/bit-packed; pages UNCOMPRESSED, ZSTD, or SNAPPY (by the
+// kernel module, where it loads: src/kernel/snappy.ts); GZIP stays with parquet-wasm, whose Rust
+// decompressor beats fflate on whole chunks.
 // The output is the Arrow Data parquet-rs would produce for the column (same type, values and
 // validity), built straight into typed arrays. Anything else — or any inconsistency in the
 // pages — returns undefined and the caller decodes that column with parquet-wasm, which also
-// reports corrupt data exactly as before. Page checksums are verified by the caller when it
-// fetches the chunk (footer.ts `readLeafChunks`).
+// reports corrupt data exactly as before. Page checksums: whole row groups fetch their chunks
+// unverified and check each page as it is taken (`decodeChunks`; the page worker computes the
+// CRC-32 of the pages it decompresses), selective reads get chunks verified when fetched
+// (footer.ts `readLeafChunks`); a mismatch is the same CORRUPT_FILE either way.
 
 import type * as arrow from "apache-arrow";
 import type { concatData } from "../arrow/concat.js";
 import type { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import type { loadZstd } from "../spec/zstd.js";
-import type { readLeafChunks, PageSubset, ParquetFooter } from "./footer.js";
-import type { readPageHeader, snappyUncompress } from "./parquet-pages.js";
+import type { chunkWhere, readLeafChunks, PageSubset, ParquetFooter } from "./footer.js";
+import type { checkPageCrc, readPageHeader } from "./parquet-pages.js";
 import type { Plan } from "./parquet-reader.js";
 import type { corrupt, ByteSource } from "./source.js";
 import type { isServerRuntime } from "./wasm.js";
@@ -45,10 +46,12 @@ export type FlatDeps = [
   corrupt: typeof corrupt,
   getValue: typeof getValue,
   isServerRuntime: typeof isServerRuntime,
-  snappyUncompress: typeof snappyUncompress,
+  snappyView: () => Promise<HeapDecompressor | null>,
   pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>,
-  zstdHeapView: () => Promise<Zstd | null>,
+  zstdHeapView: () => Promise<HeapDecompressor | null>,
   kernelFrame: () => KernelFrame | undefined,
+  checkPageCrc: typeof checkPageCrc,
+  chunkWhere: typeof chunkWhere,
 ];
 
 interface Deps {
@@ -62,13 +65,16 @@ interface Deps {
   corrupt: typeof corrupt;
   getValue: typeof getValue;
   isServerRuntime: typeof isServerRuntime;
-  snappyUncompress: typeof snappyUncompress;
-  /** The page worker's decompressor for a row group of `work` zstd page bytes, when one is to be used (server runtimes). */
+  /** Snappy decompression into reused kernel memory (src/kernel/snappy.ts `snappyHeapDecompressor`), or null where the kernel module does not load. */
+  snappyView: () => Promise<HeapDecompressor | null>;
+  /** The page worker's decompressor for a row group of `work` zstd and snappy page bytes, when one is to be used (server runtimes). */
   pageDecompressor: (work: number) => Promise<PageDecompressor | undefined>;
   /** zstd decompression into reused memory of the zstd module (the content valid until the next call into it), where there is one (Node). */
-  zstdHeapView: () => Promise<Zstd | null>;
+  zstdHeapView: () => Promise<HeapDecompressor | null>;
   /** A frame over the kernel module when it is loaded (it is prefetched at table open on server runtimes), else undefined. */
   kernelFrame: () => KernelFrame | undefined;
+  checkPageCrc: typeof checkPageCrc;
+  chunkWhere: typeof chunkWhere;
 }
 
 let D: Deps;
@@ -89,8 +95,8 @@ function getList(s: TStruct, id: number): TValue[] | undefined {
 
 /** Binds the library functions this module uses (see FlatDeps) and loads zstd; resolves to the module's API. */
 export async function bindFlatDecoder(deps: FlatDeps): Promise<{ decodeRowGroup: typeof decodeRowGroup; decodeFlatColumns: typeof decodeFlatColumns; decodeFlatPages: typeof decodeFlatPages }> {
-  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView, kernelFrame] = deps;
-  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView, kernelFrame };
+  const [[makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary], readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyView, pageDecompressor, zstdHeapView, kernelFrame, checkPageCrc, chunkWhere] = deps;
+  D = { arrow: { makeData, Schema, Field, Table, Bool, Int8, Int16, Int32, Int64, DateDay, Timestamp, Float32, Float64, Utf8, Binary }, readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyView, pageDecompressor, zstdHeapView, kernelFrame, checkPageCrc, chunkWhere };
   await zstdNow();
   return { decodeRowGroup, decodeFlatColumns, decodeFlatPages };
 }
@@ -106,6 +112,9 @@ const ENC_PLAIN = 0;
 const ENC_PLAIN_DICTIONARY = 2;
 const ENC_RLE = 3;
 const ENC_RLE_DICTIONARY = 8;
+const UNCOMPRESSED = 0;
+const SNAPPY = 1;
+const ZSTD = 6;
 // apache-arrow's enum values (Type, TimeUnit, Precision), fixed by the Arrow format
 const TYPE_INT = 2;
 const TYPE_FLOAT = 3;
@@ -122,6 +131,11 @@ const fail = (why: string): never => {
 };
 
 type Zstd = (body: Uint8Array, size: number) => Uint8Array;
+/**
+ * Decompression of a page body into `size` bytes of reused memory of a wasm module: the content
+ * is valid until the next call into that module (decoded before it, nothing decoded keeps a view).
+ */
+export type HeapDecompressor = (body: Uint8Array, size: number) => Uint8Array;
 let zstd: Promise<Zstd | null> | undefined;
 /**
  * The zstd decompressor for the chunks decoded now, or null (they go to parquet-wasm). Node, Deno
@@ -139,14 +153,14 @@ function zstdDecoder(): Promise<Zstd | null> {
   return zstd;
 }
 
-let zstdView: Promise<Zstd | null> | undefined;
+let zstdView: Promise<HeapDecompressor | null> | undefined;
 /**
  * zstd decompression into the zstd module's own memory, reused from call to call (no fresh buffer
  * and copy per page: a 1 M-row read decompresses 37.5 MB), or null where that is not available
  * (then `zstdNow`'s). Its content is valid until the next call into the module, so a page is
  * decoded right after it is decompressed and nothing decoded keeps a view of it.
  */
-function zstdViewNow(): Promise<Zstd | null> {
+function zstdViewNow(): Promise<HeapDecompressor | null> {
   zstdView ??= D.isServerRuntime() ? D.zstdHeapView().catch(() => null) : Promise.resolve(null);
   return zstdView;
 }
@@ -238,16 +252,17 @@ async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileCol
   const out: Array<arrow.Data | undefined> = fileColumns.map(() => undefined);
   const picked: Array<{ i: number; leaf: number; col: FlatColumn }> = [];
   fileColumns.forEach((c, i) => {
-    // zstd and uncompressed only: parquet-wasm's SNAPPY and GZIP (Rust) beat ours and fflate on whole chunks
-    const col = flatColumn(footer, c, r, footer.rowGroups[r]!.numRows, false);
+    const col = flatColumn(footer, c, r, footer.rowGroups[r]!.numRows);
     if (col) picked.push({ i, leaf: footer.columns[c]!.leafStart, col });
   });
-  if (picked.length === 0) return out;
-  const zstdFn = picked.some((x) => x.col.codec === 6) ? await zstdNow() : null;
-  const view = zstdFn ? await zstdViewNow() : null;
-  const chunks = await D.readLeafChunks(src, footer, picked.map((x) => x.leaf), r);
-  const decoded = await decodeChunks(chunks, picked.map((x) => x.col), zstdFn, view, D.pageDecompressor);
-  picked.forEach((x, j) => {
+  const codecs = await codecsFor(picked.map((x) => x.col));
+  const taken = codecs.snappy ? picked : picked.filter((x) => x.col.codec !== SNAPPY);
+  if (taken.length === 0) return out;
+  // page checksums are checked page by page as they are decoded (those of pages handed to the worker, there)
+  const chunks = await D.readLeafChunks(src, footer, taken.map((x) => x.leaf), r, false);
+  const checks = { name: src.name, where: taken.map((x) => D.chunkWhere(footer, r, x.leaf)) };
+  const decoded = await decodeChunks(chunks, taken.map((x) => x.col), codecs, D.pageDecompressor, checks);
+  taken.forEach((x, j) => {
     out[x.i] = decoded[j];
   });
   return out;
@@ -256,24 +271,24 @@ async function decodeFlatColumns(src: ByteSource, footer: ParquetFooter, fileCol
 /**
  * Decodes top-level file column `c` of row group `r` (its pages `subset`, whole when undefined),
  * or returns undefined when the column or chunk is out of scope (the caller uses parquet-wasm).
- * Selective reads use it: SNAPPY pages are in scope here.
+ * Selective reads use it.
  */
 async function decodeFlatPages(src: ByteSource, footer: ParquetFooter, c: number, r: number, subset: PageSubset | undefined): Promise<arrow.Data | undefined> {
-  const col = flatColumn(footer, c, r, subset ? subset.numRows : footer.rowGroups[r]!.numRows, true);
+  const col = flatColumn(footer, c, r, subset ? subset.numRows : footer.rowGroups[r]!.numRows);
   if (!col) return undefined;
-  const zstdFn = col.codec === 6 ? await zstdNow() : null;
-  const view = zstdFn ? await zstdViewNow() : null;
+  const codecs = await codecsFor([col]);
+  if (col.codec === SNAPPY && !codecs.snappy) return undefined;
   let chunk: Uint8Array;
   if (subset) {
     const parts = await Promise.all(subset.ranges.map((m) => src.read(m.start, m.length)));
     chunk = parts.length === 1 ? parts[0]! : new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
     if (parts.length > 1) parts.reduce((at, x) => (chunk.set(x, at), at + x.length), 0);
   } else chunk = (await D.readLeafChunks(src, footer, [footer.columns[c]!.leafStart], r))[0]!;
-  return (await decodeChunks([chunk], [col], zstdFn, view))[0];
+  return (await decodeChunks([chunk], [col], codecs))[0];
 }
 
-/** File column `c` of row group `r` as the decoder takes it (`rows` rows; SNAPPY with `snappy`), or undefined when out of scope. */
-function flatColumn(footer: ParquetFooter, c: number, r: number, rows: number, snappy: boolean): FlatColumn | undefined {
+/** File column `c` of row group `r` as the decoder takes it (`rows` rows), or undefined when out of scope. */
+function flatColumn(footer: ParquetFooter, c: number, r: number, rows: number): FlatColumn | undefined {
   const column = footer.columns[c]!;
   if (column.schemaEnd - column.schemaStart !== 1) return undefined; // a group: nested
   const element = (getList(footer.raw, 2) as TStruct[])[column.schemaStart]!;
@@ -283,7 +298,7 @@ function flatColumn(footer: ParquetFooter, c: number, r: number, rows: number, s
   const codec = getNumber(meta, 4) ?? 0;
   // byte arrays of a whole PLAIN chunk take about its uncompressed size less a length per row
   const bytes = rows === footer.rowGroups[r]!.numRows ? (getNumber(meta, 6) ?? 0) - 4 * rows : 0;
-  return type && (codec === 0 || codec === 6 || (snappy && codec === 1)) ? { element, type, codec, rows, bytes } : undefined;
+  return type && (codec === UNCOMPRESSED || codec === SNAPPY || codec === ZSTD) ? { element, type, codec, rows, bytes } : undefined;
 }
 
 /** What the decoder needs of one column chunk. */
@@ -300,44 +315,78 @@ export interface FlatColumn {
   bytes: number;
 }
 
+/** The decompressors of the chunks decoded together (`codecsFor`). */
+interface Codecs {
+  /** zstd into a fresh array (`zstdNow`), or null (the zstd chunks go to parquet-wasm). */
+  zstd: Zstd | null;
+  /** zstd into reused memory (`zstdViewNow`), or null (then `zstd`'s). */
+  zstdView: HeapDecompressor | null;
+  /** snappy into reused kernel memory, or null where the kernel module does not load (SNAPPY chunks are not taken). */
+  snappy: HeapDecompressor | null;
+}
+
+/** The decompressors for chunks of `cols`, loaded for the codecs among them. */
+async function codecsFor(cols: ReadonlyArray<{ codec: number }>): Promise<Codecs> {
+  const zstd = cols.some((c) => c.codec === ZSTD) ? await zstdNow() : null;
+  return {
+    zstd,
+    zstdView: zstd ? await zstdViewNow() : null,
+    snappy: cols.some((c) => c.codec === SNAPPY) ? await D.snappyView().catch(() => null) : null,
+  };
+}
+
 /**
- * Decompresses zstd page data of `size` bytes on another thread, or returns undefined when that
- * thread has enough to do: the content (undefined when the frame does not decompress) is a view of
- * memory that is reused once `release()` is called, so nothing decoded from it may keep a view of it.
+ * Decompresses a zstd or snappy page body of `size` bytes on another thread, or returns undefined
+ * when that thread has enough to do or does not take the codec: the content (undefined when the
+ * body does not decompress) is a view of memory that is reused once `release()` is called, so
+ * nothing decoded from it may keep a view of it.
  */
-export type PageDecompressor = (data: Uint8Array, size: number) => { content: Promise<Uint8Array | undefined>; release(): void; busy(): boolean } | undefined;
+export type PageDecompressor = (data: Uint8Array, size: number, codec: number, crc: boolean) => { content: Promise<Uint8Array | undefined>; release(): void; busy(): boolean; crc(): number | undefined } | undefined;
 
 /**
  * Decodes column chunks (their complete bytes) into Arrow Data, each undefined when it uses
  * something outside this decoder's scope or is inconsistent (the caller then uses parquet-wasm).
- * `zstdFn` is `await zstdNow()`; `zstdView` is `await zstdViewNow()`, used instead where not null
- * (its content is decoded before the next call). With `offload` (the page worker, for large zstd
- * reads on server runtimes), zstd pages after the one being decoded are handed to the worker while
- * it has room (a few pages' worth), the others are decompressed here: at their turn, or ahead of
- * it while the worker is still on the page this thread is about to decode (instead of waiting
- * idle: decoding takes this thread less time than decompressing takes the worker), the worker's
- * queue refilled between those pages. Either way each page's content is the same bytes. A worker
- * that fails rejects: the read fails with its PaimonError (IO_ERROR), not with a fallback.
+ * `codecs` is `await codecsFor(cols)`: zstd and snappy pages are decompressed into reused memory
+ * where there is a decompressor for that (its content is decoded before the next call). With
+ * `offload` (the page worker, for large reads on server runtimes), zstd and snappy pages after the
+ * one being decoded are handed to the worker while it has room (a few pages' worth), the others
+ * are decompressed here: at their turn, or ahead of it while the worker is still on the page this
+ * thread is about to decode (instead of waiting idle: decoding takes this thread less time than
+ * decompressing takes the worker), the worker's queue refilled between those pages. Either way
+ * each page's content is the same bytes. A worker that fails rejects: the read fails with its
+ * PaimonError (IO_ERROR), not with a fallback. With `checks` (the chunks were fetched without
+ * their page checksums verified: `name` of the file, `where` each chunk is), each page's CRC is
+ * checked before it is decoded (CORRUPT_FILE as `readLeafChunks` reports it), computed by the
+ * worker for the pages it takes; a chunk left to parquet-wasm is fetched again, verified.
  */
-async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatColumn[], zstdFn: Zstd | null, zstdView: Zstd | null, offload?: (work: number) => Promise<PageDecompressor | undefined>): Promise<Array<arrow.Data | undefined>> {
+async function decodeChunks(
+  chunks: readonly Uint8Array[],
+  cols: readonly FlatColumn[],
+  codecs: Codecs,
+  offload?: (work: number) => Promise<PageDecompressor | undefined>,
+  checks?: { name: string; where: readonly string[] },
+): Promise<Array<arrow.Data | undefined>> {
+  /** The decompressor into reused memory for `codec`, or null (zstd: `codecs.zstd` then). */
+  const inline = (codec: number): HeapDecompressor | null => (codec === SNAPPY ? codecs.snappy : codec === ZSTD ? codecs.zstdView : null);
   const units: Page[] = [];
   const parsed = chunks.map((chunk, j) => {
     try {
       const c = startChunk(cols[j]!);
-      const pages = chunkPages(chunk, c.maxDef);
-      if (c.col.codec === 6) for (const page of pages) if (page.packed) page.unit = units.push(page) - 1;
+      const codec = c.col.codec;
+      const pages = chunkPages(chunk, c.maxDef, codec);
+      if ((codec === ZSTD && codecs.zstd) || (codec === SNAPPY && codecs.snappy)) for (const page of pages) if (page.packed) page.unit = units.push(page) - 1;
       return { c, pages };
     } catch {
       return undefined;
     }
   });
-  const decompressor = zstdFn && offload && units.length > 1 ? await offload(units.reduce((n, u) => n + Math.max(u.size, 0), 0)) : undefined;
+  const decompressor = offload && units.length > 1 ? await offload(units.reduce((n, u) => n + Math.max(u.size, 0), 0)) : undefined;
   const handed: Array<ReturnType<PageDecompressor>> = [];
-  /** Units decompressed here ahead of their turn (null: the frame did not decompress). */
+  /** Units decompressed here ahead of their turn (null: the body did not decompress). */
   const ahead: Array<Uint8Array | null | undefined> = [];
   let next = 0; // the next unit to hand over (or decompress ahead)
   const out: Array<arrow.Data | undefined> = [];
-  for (const x of parsed) {
+  for (const [j, x] of parsed.entries()) {
     let ok = x !== undefined;
     for (const page of x?.pages ?? []) {
       let fromWorker: Uint8Array | undefined | null = null; // null: not handed over
@@ -347,14 +396,15 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
         handed[page.unit] = undefined;
         // hand the worker the pages after this one while it has room; while it is still on this
         // page (and has no room), decompress the next page here and try again
-        for (next = Math.max(next, page.unit + 1); next < units.length; next++) {
+        for (next = Math.max(next, page.unit + 1); next < units.length && next <= page.unit + MAX_PAGES_AHEAD; next++) {
           const u = units[next]!;
-          const r = decompressor(u.data, u.size);
+          const r = decompressor(u.data, u.size, u.codec, checks !== undefined && u.crc !== undefined && u.data === u.body);
           if (r) handed[next] = r;
           else if (pending?.busy()) {
             try {
               // kept until its turn: out of the module's memory into a spare buffer (reused once decoded)
-              ahead[next] = zstdView ? spareCopy(zstdView(u.data, u.size)) : zstdFn!(u.data, u.size);
+              const view = inline(u.codec);
+              ahead[next] = view ? spareCopy(view(u.data, u.size)) : codecs.zstd!(u.data, u.size);
             } catch {
               ahead[next] = null;
             }
@@ -364,25 +414,33 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
       }
       const early = page.unit >= 0 ? ahead[page.unit] : undefined;
       if (early !== undefined) ahead[page.unit] = undefined;
+      const view = inline(page.codec);
+      let checking = false;
       try {
         if (!ok) continue;
+        if (checks && page.crc !== undefined) {
+          checking = true;
+          D.checkPageCrc(page.body, page.crc, pending?.crc(), checks.name, checks.where[j]!, page.index);
+          checking = false;
+        }
         let content = page.data;
         let borrowed = true; // content in memory that is reused after this page
         if (early !== undefined) {
-          content = early ?? fail("zstd frame");
-          borrowed = zstdView !== null;
-        } else if (fromWorker !== null) content = fromWorker ?? fail("zstd frame");
-        else if (page.packed && x!.c.col.codec === 6 && zstdView) content = zstdView(page.data, page.size);
+          content = early ?? fail("page body");
+          borrowed = view !== null;
+        } else if (fromWorker !== null) content = fromWorker ?? fail("page body");
+        else if (page.packed && view) content = view(page.data, page.size);
         else borrowed = false;
         if (borrowed || early !== undefined) {
           if (content.length !== page.size) fail("page size mismatch");
-        } else if (page.packed) content = decompress(x!.c.col.codec, page.data, page.size, zstdFn);
+        } else if (page.packed) content = decompress(page.codec, page.data, page.size, codecs.zstd);
         decodePage(x!.c, page, content, borrowed);
-      } catch {
+      } catch (e) {
+        if (checking) throw e; // a page that is not what was written (CORRUPT_FILE)
         ok = false; // out of scope or inconsistent: parquet-wasm decodes the chunk (and reports corruption)
       } finally {
         pending?.release(); // the page is decoded: nothing decoded keeps a view of its content
-        if (early && zstdView) spares.give(early.buffer as ArrayBuffer);
+        if (early && view) spares.give(early.buffer as ArrayBuffer);
       }
     }
     let data: arrow.Data | undefined;
@@ -398,16 +456,21 @@ async function decodeChunks(chunks: readonly Uint8Array[], cols: readonly FlatCo
   return out;
 }
 
+/**
+ * Pages handed to the worker (or decompressed ahead) past the one being decoded, at most: each
+ * holds its buffer until decoded, and a worker faster than the decoder (snappy) would otherwise
+ * get every page of the row group, each in a buffer of its own (the pools keep 8).
+ */
+const MAX_PAGES_AHEAD = 6;
+
+/** A page body of an UNCOMPRESSED or ZSTD chunk (`zstdFn`: a fresh array), `size` bytes. */
 function decompress(codec: number, body: Uint8Array, size: number, zstdFn: Zstd | null): Uint8Array {
   let out: Uint8Array;
   switch (codec) {
-    case 0:
+    case UNCOMPRESSED:
       out = body;
       break;
-    case 1:
-      out = D.snappyUncompress(body); // throws on a bad block: parquet-wasm then reports it
-      break;
-    case 6:
+    case ZSTD:
       out = zstdFn ? zstdFn(body, size) : fail("no zstd decoder");
       break;
     default:
@@ -497,12 +560,20 @@ interface Page {
   packed: boolean;
   /** Uncompressed size of `data`. */
   size: number;
-  /** Index among the zstd pages of the chunks decoded together (`decodeChunks`), -1 for others. */
+  /** CompressionCodec of its chunk. */
+  codec: number;
+  /** The page's bytes after its header, as stored (what its crc covers). */
+  body: Uint8Array;
+  /** The header's crc, if any. */
+  crc: number | undefined;
+  /** Its index in the chunk. */
+  index: number;
+  /** Index among the compressed pages of the chunks decoded together (`decodeChunks`), -1 for others. */
   unit: number;
 }
 
-/** The pages of one column chunk (its complete bytes) of a leaf with `maxDef`. */
-function chunkPages(chunk: Uint8Array, maxDef: number): Page[] {
+/** The pages of one column chunk (its complete bytes, compressed by `codec`) of a leaf with `maxDef`. */
+function chunkPages(chunk: Uint8Array, maxDef: number, codec: number): Page[] {
   const pages: Page[] = [];
   for (let at = 0; at < chunk.length; ) {
     const p = D.readPageHeader(chunk, at, chunk.length);
@@ -510,8 +581,10 @@ function chunkPages(chunk: Uint8Array, maxDef: number): Page[] {
     const body = chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength);
     const type = getNumber(p.header, 1) ?? -1;
     const size = getNumber(p.header, 2) ?? -1;
+    const crc = getNumber(p.header, 4);
+    const index = pages.length;
     if (type !== 3) {
-      pages.push({ header: p.header, type, levels: undefined, data: body, packed: true, size, unit: -1 });
+      pages.push({ header: p.header, type, levels: undefined, data: body, packed: true, size, codec, body, crc, index, unit: -1 });
       continue;
     }
     const h = getStruct(p.header, 8) ?? fail("data page v2 header");
@@ -519,7 +592,7 @@ function chunkPages(chunk: Uint8Array, maxDef: number): Page[] {
     const repLen = getNumber(h, 6) ?? -1;
     if (repLen !== 0 || defLen < 0 || defLen > body.length || (maxDef === 0 && defLen !== 0)) fail("levels");
     const levels = maxDef > 0 ? body.subarray(0, defLen) : undefined;
-    pages.push({ header: p.header, type, levels, data: body.subarray(defLen), packed: D.getValue(h, 7) !== false, size: size - defLen, unit: -1 });
+    pages.push({ header: p.header, type, levels, data: body.subarray(defLen), packed: D.getValue(h, 7) !== false, size: size - defLen, codec, body, crc, index, unit: -1 });
   }
   return pages;
 }
@@ -821,7 +894,8 @@ function spreadValues(fixed: Uint8Array, width: number, at: number, numValues: n
       const r = j * 8 + 31 - Math.clz32(bit) - at; // a null row
       if (r > row) {
         const bytes = (r - row) * width;
-        fixed.copyWithin(base + row * width, from, from + bytes);
+        if (bytes > 64) fixed.copyWithin(base + row * width, from, from + bytes);
+        else for (let q = (base + row * width) >> 2, f = from >> 2, end = f + (bytes >> 2); f < end; ) words[q++] = words[f++]!; // a short run: word by word (the values lie behind their rows)
         from += bytes;
       }
       const q = (base + r * width) >> 2;
@@ -870,20 +944,29 @@ function plainByteArrays(b: Builder, values: Uint8Array, pos: number, numValues:
   b.bytesAt = o;
 }
 
-/** plainByteArrays by the kernel: the page's values and validity bytes go into wasm memory, offsets and bytes come out. */
+/**
+ * plainByteArrays by the kernel: the page's values and validity bytes go into wasm memory, offsets
+ * and bytes come out. A page already in wasm memory (decompressed there: snappy) is split where it
+ * is, in place (its memory is reused after this page anyway).
+ */
 function kernelByteArrays(frame: KernelFrame, b: Builder, page: Uint8Array, numValues: number, valid: Uint8Array | undefined): void {
   const at = b.at;
   const bits = valid ? valid.subarray(at >> 3, ((at + numValues - 1) >> 3) + 1) : undefined;
-  const data = frame.reserve(page.length);
+  const inKernel = page.buffer === frame.k.memory.buffer;
+  // taken before open(): memory grown for the frame detaches the page's view
+  const length = page.length;
+  const pagePtr = page.byteOffset;
+  const data = frame.reserve(inKernel ? 0 : length);
   const offsets = frame.reserve(numValues * 4);
   const validity = frame.reserve(bits ? bits.length : 0);
   frame.open();
-  frame.write(data, page);
+  if (!inKernel) frame.write(data, page);
   if (bits) frame.write(validity, bits);
-  const n = frame.k.pr_plain_byte_arrays(frame.ptr(data), page.length, numValues, bits ? frame.ptr(validity) : 0, at & 7, b.bytesAt, frame.ptr(offsets));
+  const ptr = inKernel ? pagePtr : frame.ptr(data);
+  const n = frame.k.pr_plain_byte_arrays(ptr, length, numValues, bits ? frame.ptr(validity) : 0, at & 7, b.bytesAt, frame.ptr(offsets));
   if (n < 0) fail("value past the page end");
   b.reserveBytes(n);
-  b.values.set(frame.u8(data, n), b.bytesAt);
+  b.values.set(new Uint8Array(frame.k.memory.buffer, ptr, n), b.bytesAt);
   b.offsets!.set(frame.i32(offsets, numValues), at + 1);
   b.bytesAt += n;
 }

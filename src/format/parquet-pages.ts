@@ -7,9 +7,9 @@
 
 import { gunzipSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
-import snappy from "snappyjs";
 import { PaimonError } from "../error.js";
 import { crc32 } from "../kernel/deletion-vector.js";
+import { snappyView } from "../kernel/snappy-decompress.js";
 import { corrupt } from "./source.js";
 import { type TStruct, getNumber, getStruct, getValue, parseStruct } from "./thrift.js";
 
@@ -52,14 +52,20 @@ export function verifyChunkChecksums(chunk: Uint8Array, fileName: string, where:
       throw corrupt(fileName, `${where}, page ${page}: unreadable page header (${String((e as Error)?.message ?? e)})`, e);
     }
     const stored = getNumber(p.header, PH_CRC);
-    if (stored !== undefined) {
-      const actual = crc32(chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength));
-      if (actual !== stored >>> 0)
-        throw corrupt(fileName, `${where}, page ${page}: page checksum mismatch (header crc ${hex(stored)}, page bytes ${hex(actual)})`);
-    }
+    if (stored !== undefined) checkPageCrc(chunk.subarray(p.bodyStart, p.bodyStart + p.bodyLength), stored, undefined, fileName, where, page);
     at = p.bodyStart + p.bodyLength;
     page++;
   }
+}
+
+/**
+ * Throws CORRUPT_FILE naming `fileName`, `where` and page `page` (its index in the chunk) when
+ * the CRC-32 of the page's bytes `body` (`actual`, computed here when undefined) is not the
+ * header's crc `stored`.
+ */
+export function checkPageCrc(body: Uint8Array, stored: number, actual: number | undefined, fileName: string, where: string, page: number): void {
+  const crc = actual ?? crc32(body);
+  if (crc !== stored >>> 0) throw corrupt(fileName, `${where}, page ${page}: page checksum mismatch (header crc ${hex(stored)}, page bytes ${hex(crc)})`);
 }
 
 export function hex(n: number): string {
@@ -90,17 +96,12 @@ const NANOS_PER_DAY = 86_400_000_000_000;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** A SNAPPY page body, decompressed (snappyjs; throws on a malformed block). */
-export function snappyUncompress(block: Uint8Array): Uint8Array {
-  return snappy.uncompress(block) as Uint8Array;
-}
-
 function decompressPage(codec: number, body: Uint8Array, size: number): Uint8Array | undefined {
   switch (codec) {
     case 0:
       return body;
     case 1:
-      return snappyUncompress(body);
+      return snappyView()(body, size); // kernel memory, read before the next kernel call (the kernel is loaded: readLeafChunks)
     case 2:
       return gunzipSync(body);
     case 6:

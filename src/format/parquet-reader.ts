@@ -12,8 +12,8 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { DataField } from "../spec/types.js";
 import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-types.js";
-import { buildPrunedFile, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
-import { readPageHeader, snappyUncompress } from "./parquet-pages.js";
+import { buildPrunedFile, chunkWhere, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
+import { checkPageCrc, readPageHeader } from "./parquet-pages.js";
 import { getValue } from "./thrift.js";
 import { loadZstd } from "../spec/zstd.js";
 import { corrupt, toByteSource, type ByteSource, type ParquetSource } from "./source.js";
@@ -22,7 +22,8 @@ import { pageWorkerFor, zstdHeapView } from "./page-worker-load.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { concatData } from "../arrow/concat.js";
 import { ChunkCache, dataBytes } from "./chunk-cache.js";
-import { loadedKernelFrame } from "../kernel/wasm.js";
+import { initKernels, loadedKernelFrame } from "../kernel/wasm.js";
+import { snappyView } from "../kernel/snappy-decompress.js";
 
 export interface ParquetReadOptions {
   /**
@@ -144,11 +145,11 @@ export function setDecompressionWorker(use: boolean | "always"): void {
   decompressionWorker = use;
 }
 
-/** The page worker's decompressor for a row group of `work` zstd page bytes, if the worker is to be used and ready. */
+/** The page worker's decompressor for a row group of `work` zstd and snappy page bytes, if the worker is to be used and ready. */
 async function pageDecompressor(work: number): Promise<PageDecompressor | undefined> {
   const use = decompressionWorker;
   const worker = await pageWorkerFor(use, work, WORKER_MIN_READ_BYTES, WORKER_WAIT_READ_BYTES);
-  return worker && ((data, size) => worker.decompress(data, size, use === "always"));
+  return worker && ((data, size, codec, crc) => worker.decompress(data, size, codec === 1 ? "snappy" : "zstd", use === "always", crc));
 }
 
 /** Loads the flat decoder (a lazy chunk) and its zstd module, once. */
@@ -162,8 +163,10 @@ export function prefetchFlatDecoder(): Promise<FlatDecoder | null> {
   }
   const deps: FlatDeps = [
     [arrow.makeData, arrow.Schema, arrow.Field, arrow.Table, arrow.Bool, arrow.Int8, arrow.Int16, arrow.Int32, arrow.Int64, arrow.DateDay, arrow.Timestamp, arrow.Float32, arrow.Float64, arrow.Utf8, arrow.Binary],
-    readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, snappyUncompress, pageDecompressor, zstdHeapView,
+    readLeafChunks, readPageHeader, loadZstd, recordBatch, sliceBatch, concatData, corrupt, getValue, isServerRuntime, () => initKernels().then(snappyView), pageDecompressor, zstdHeapView,
     () => (byteArrayKernel ? loadedKernelFrame() : undefined),
+    checkPageCrc,
+    chunkWhere,
   ];
   return (flatModule = import("./parquet-flat.js").then((m) => m.bindFlatDecoder(deps)).catch(() => null));
 }

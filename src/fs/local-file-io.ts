@@ -6,6 +6,7 @@
  * Paths are OS paths or `file:` URLs. Listings return child paths in the syntax of the directory
  * path that was passed in.
  */
+import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as nodePath from "node:path";
@@ -140,7 +141,8 @@ export class LocalFileIO implements FileIO {
       throw mapLocalError(e, "read", path);
     }
     try {
-      const out = new Uint8Array(length);
+      // not zero-filled first (a 1 M-row data file is tens of MB): every byte is read into it, or this throws
+      const out = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer, 0, length);
       let done = 0;
       while (done < length) {
         const { bytesRead } = await fh.read(out, done, length - done, offset + done);

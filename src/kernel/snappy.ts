@@ -1,5 +1,6 @@
 // Raw snappy compression (Parquet's SNAPPY pages) by the kernel module (wasm/src/codec.rs, the
-// `snap` crate). Write side only: imported by the Parquet encoder.
+// `snap` crate). Write side only: imported by the Parquet encoder (decompression, on the read
+// side: snappy-decompress.ts).
 import { PaimonError } from "../error.js";
 import { KernelFrame } from "./wasm.js";
 

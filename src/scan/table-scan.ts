@@ -52,7 +52,7 @@ export class TableScan {
     // outside the flat decoder's scope and for codecs whose whole chunks it leaves to parquet-wasm;
     // primary-key system columns and the pages of selective reads are flat)
     const t = this.table;
-    prefetchDecoders(t.schema.fields, !["zstd", "none"].includes(t.coreOptions.fileCompression));
+    prefetchDecoders(t.schema.fields, !["zstd", "snappy", "none"].includes(t.coreOptions.fileCompression));
     if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, REALTIME_UNION, this.boundFilter).plan()); // real-time hook
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();

@@ -22,11 +22,26 @@ describe("BufferPool (spare page buffers of the flat decoder and the page worker
     pool.give(new ArrayBuffer(0));
     pool.give(new ArrayBuffer(4097));
     expect(pool.size).toBe(0);
-    const kept = [new ArrayBuffer(4096), new ArrayBuffer(10)];
-    for (const x of [...kept, new ArrayBuffer(100)]) pool.give(x);
+    const kept = [new ArrayBuffer(4096), new ArrayBuffer(100)];
+    for (const x of [kept[0]!, new ArrayBuffer(10), kept[1]!, new ArrayBuffer(50)]) pool.give(x);
     expect(pool.size).toBe(2);
     expect(pool.take(1)).toBe(kept[1]);
     expect(pool.take(1)).toBe(kept[0]);
     expect(pool.take(7).byteLength).toBe(7);
+  });
+
+  it("full, keeps the larger buffers: a larger one given takes the place of the smallest, so pages of a wider column after a narrower one's reuse buffers too", () => {
+    const pool = new BufferPool(3, 1 << 20, 1, 1);
+    const small = [new ArrayBuffer(1000), new ArrayBuffer(1100), new ArrayBuffer(1200)];
+    for (const x of small) pool.give(x);
+    // the wider column's pages: each needs a new buffer until the pool holds large ones
+    const large = [pool.take(5000), pool.take(5000), pool.take(5000)];
+    expect(large.every((x) => !small.includes(x))).toBe(true);
+    for (const x of large) pool.give(x);
+    expect(pool.size).toBe(3);
+    expect([pool.take(5000), pool.take(5000), pool.take(5000)]).toEqual(expect.arrayContaining(large));
+    for (const x of large) pool.give(x);
+    pool.give(new ArrayBuffer(10)); // smaller than every kept one: dropped
+    expect([pool.take(1), pool.take(1), pool.take(1)].map((x) => x.byteLength)).toEqual([5000, 5000, 5000]);
   });
 });

@@ -466,7 +466,7 @@ describe("flat encoder: zstd and snappy pages compressed on a worker thread (pag
       const frame = (await worker.offload(p, "zstd", 1, true))!;
       expect(frame, `zstd ${n}`).toEqual(zstd(p));
       expect(await worker.offload(p, "snappy", 1, true), `snappy ${n}`).toEqual(snappy(p));
-      const d = worker.decompress(frame, n, true)!;
+      const d = worker.decompress(frame, n, "zstd", true)!;
       expect(await d.content, `decompressed ${n}`).toEqual(p);
       expect(worker.spareBuffers).toBe(0); // the content is in it until the page is released
       d.release();

@@ -2,9 +2,8 @@
 // tables of every type in its scope, written by our writer with every codec, dictionary on and
 // off, small and large pages and row groups, decode to exactly what parquet-wasm decodes (values,
 // nulls, Arrow types), and the flat decoder really decodes each such column chunk. Columns out of
-// its scope (DECIMAL, ARRAY; SNAPPY and GZIP chunks) are decoded by parquet-wasm in the
-// same row group. Any subset of a chunk's pages (selective reads) decodes to exactly the rows of
-// those pages, SNAPPY included.
+// its scope (DECIMAL, ARRAY; GZIP chunks) are decoded by parquet-wasm in the same row group. Any
+// subset of a chunk's pages (selective reads) decodes to exactly the rows of those pages.
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +16,8 @@ import { pageWorker, zstdHeapView } from "../../src/format/page-worker.js";
 import { loadZstd } from "../../src/spec/zstd.js";
 import { prefetchFlatDecoder, setByteArrayKernel, setDecompressionWorker, setFlatDecoding } from "../../src/format/parquet-reader.js";
 import { initKernels, loadedKernelFrame } from "../../src/kernel/wasm.js";
+import { snappyCompress } from "../../src/kernel/snappy.js";
+import { snappyView } from "../../src/kernel/snappy-decompress.js";
 import { crc32 } from "../../src/kernel/deletion-vector.js";
 import { getNumber, serializeStruct, setField, T_I32 } from "../../src/format/thrift.js";
 import { PaimonError } from "../../src/error.js";
@@ -125,11 +126,11 @@ describe("flat-column decoder", () => {
         expectSame(flat, wasm, FIELDS);
         for (const f of FIELDS) expect(tableColumn(flat, f.name, f.type), f.name).toEqual(cols[f.name]);
         // the flat decoder took every column chunk (no silent fallback) of the codecs in its
-        // scope; SNAPPY and GZIP chunks are left to parquet-wasm
+        // scope; GZIP chunks are left to parquet-wasm
         const src = toByteSource(written.bytes, "t.parquet");
         const footer = await readFooter(src);
         const all = footer.columns.map((_, i) => i);
-        const inScope = options.compression === "none" || options.compression === "zstd";
+        const inScope = options.compression !== "gzip";
         for (let r = 0; r < footer.rowGroups.length; r++) {
           const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, all, r);
           expect(decoded.map((d, i) => (d ? "flat" : footer.columns[i]!.name))).toEqual(all.map((i) => (inScope ? "flat" : footer.columns[i]!.name)));
@@ -246,10 +247,10 @@ describe("flat-column decoder", () => {
     );
   }, 240_000);
 
-  it("randomized: zstd pages decompressed on the page worker decode to exactly the inline decoder's Arrow data (every in-scope type, nulls, dictionary and PLAIN pages)", async () => {
+  it("randomized: zstd and snappy pages decompressed on the page worker decode to exactly the inline decoder's Arrow data (every in-scope type, nulls, dictionary and PLAIN pages)", async () => {
     await fc.assert(
       fc.asyncProperty(rowsArb(15), writeOptions, fc.constantFrom(5, 64, 65536), async (cols, options, batchSize) => {
-        const compression = options.compression === "none" ? "none" : "zstd"; // the chunks the flat decoder takes
+        const compression = options.compression === "gzip" ? "zstd" : options.compression; // the chunks the flat decoder takes
         const written = await writeParquet(FIELDS, batch(FIELDS, cols), { ...options, compression });
         setDecompressionWorker(false);
         const inline = await readParquet(written.bytes, { fields: FIELDS, batchSize });
@@ -263,10 +264,10 @@ describe("flat-column decoder", () => {
         // the written values, and the same Arrow buffers byte for byte (IPC of both)
         for (const f of FIELDS) expect(tableColumn(split, f.name, f.type), f.name).toEqual(cols[f.name]);
         expect(Buffer.compare(arrow.tableToIPC(split, "stream"), arrow.tableToIPC(inline, "stream"))).toBe(0);
-        // every zstd page but the first of each row group went to the worker, and the flat decoder took every chunk
+        // every zstd or snappy page but the first of each row group went to the worker, and the flat decoder took every chunk
         const src = toByteSource(written.bytes, "w.parquet");
         const footer = await readFooter(src);
-        let zstdPages = 0;
+        let packedPages = 0;
         for (let r = 0; r < footer.rowGroups.length; r++) {
           let pages = 0;
           for (const chunk of await readLeafChunks(src, footer, footer.columns.map((c) => c.leafStart), r)) {
@@ -275,15 +276,59 @@ describe("flat-column decoder", () => {
               at = p.bodyStart + p.bodyLength;
             }
           }
-          if (compression === "zstd" && pages > 1) zstdPages += pages - 1;
+          if (compression !== "none" && pages > 1) packedPages += pages - 1;
           const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, FIELDS.map((_, i) => i), r);
           expect(decoded.every((d) => d !== undefined)).toBe(true);
         }
-        expect(handed).toBe(zstdPages);
+        expect(handed).toBe(packedPages);
       }),
       { numRuns: 40 },
     );
   }, 240_000);
+
+  it("page checksums are checked page by page as the flat decoder takes the pages, by the worker for those it decompresses: a flipped byte gives the same CORRUPT_FILE (file, row group, column, page) with the worker, inline and through parquet-wasm", async () => {
+    const { fields, cols } = workerTable(40_000);
+    const worker = pageWorker()!;
+    expect(await worker.started()).toBe(true);
+    const decompress = worker.decompress.bind(worker);
+    let workerCrcs = 0;
+    worker.decompress = (data, size, codec, always, crc) => {
+      const r = decompress(data, size, codec, always, crc);
+      return r && { ...r, crc: () => (r.crc() === undefined ? undefined : (workerCrcs++, r.crc())) };
+    };
+    try {
+      for (const compression of ["zstd", "snappy"] as const) {
+        const written = await writeParquet(fields, batch(fields, cols), { compression, pageSize: 16 * 1024 });
+        const pages = pagesOf(written.bytes);
+        expect(pages.length).toBeGreaterThan(12);
+        for (const k of [0, 1, pages.length >> 1, pages.length - 2, pages.length - 1]) {
+          const p = pages[k]!;
+          const bad = written.bytes.slice();
+          bad[p.bodyStart + ((p.bodyEnd - p.bodyStart) >> 1)] ^= 0x40;
+          const errors: unknown[] = [];
+          for (const [flat, use] of [[true, "always"], [true, false], [false, false]] as const) {
+            setFlatDecoding(flat);
+            setDecompressionWorker(use);
+            errors.push(await readParquet(bad, { fields, fileName: "w.parquet" }).catch((e: unknown) => e));
+          }
+          setFlatDecoding(true);
+          for (const e of errors) {
+            expect(e, `${compression} page ${k}`).toBeInstanceOf(PaimonError);
+            expect((e as PaimonError).code).toBe("CORRUPT_FILE");
+            expect((e as PaimonError).message).toMatch(/^Corrupt Parquet file w\.parquet: row group 0, column (id|name|v), page \d+: page checksum mismatch \(header crc [0-9a-f]{8}, page bytes [0-9a-f]{8}\)$/);
+          }
+          expect((errors[0] as Error).message, `${compression} page ${k}`).toBe((errors[2] as Error).message);
+          expect((errors[1] as Error).message, `${compression} page ${k}`).toBe((errors[2] as Error).message);
+        }
+        setDecompressionWorker("always");
+        const back = await readParquet(written.bytes, { fields });
+        for (const f of fields) expect(tableColumn(back, f.name, f.type), `${compression} ${f.name}`).toEqual(cols[f.name as keyof typeof cols]);
+      }
+    } finally {
+      worker.decompress = decompress;
+    }
+    if (onNode) expect(workerCrcs).toBeGreaterThan(0); // Node's zlib has crc32 (the worker's): there the worker computed them
+  }, 120_000);
 
   it("a page worker that dies with pages in flight fails the read with a PaimonError (no rows); the next read gets a new worker and the same rows", async () => {
     const { fields, cols } = workerTable(200_000);
@@ -295,8 +340,8 @@ describe("flat-column decoder", () => {
     expect(await worker.started()).toBe(true);
     const decompress = worker.decompress.bind(worker);
     let pages = 0;
-    worker.decompress = (data, size, always) => {
-      const result = decompress(data, size, always);
+    worker.decompress = (data, size, codec, always) => {
+      const result = decompress(data, size, codec, always);
       if (++pages === 3) void worker.terminate();
       return result;
     };
@@ -306,7 +351,7 @@ describe("flat-column decoder", () => {
     expect((failure as PaimonError).code).toBe("IO_ERROR");
     expect((failure as PaimonError).message).toMatch(/page worker exited/);
     // the dead worker takes no more pages; the next read starts a new one
-    expect(worker.decompress(new Uint8Array(8), 8, true)).toBeUndefined();
+    expect(worker.decompress(new Uint8Array(8), 8, "zstd", true)).toBeUndefined();
     const again = await readParquet(written.bytes, { fields });
     expect(pageWorker()).not.toBe(worker);
     expect(pageWorker()!.offloaded).toBeGreaterThan(0);
@@ -314,7 +359,7 @@ describe("flat-column decoder", () => {
     for (const f of fields) expect(tableColumn(again, f.name, f.type), f.name).toEqual(cols[f.name as keyof typeof cols]);
   }, 120_000);
 
-  it("reused page memory leaks into no result: a zstd read's Arrow data stays the written values after other reads reuse the memory its pages were decompressed in (inline into the zstd heap, pooled worker buffers, pages decompressed ahead)", async () => {
+  it("reused page memory leaks into no result: a zstd or snappy read's Arrow data stays the written values after other reads reuse the memory its pages were decompressed in (inline into the zstd heap or kernel memory, pooled worker buffers, pages decompressed ahead)", async () => {
     // two files of different values: single-page no-null columns (a page the decoder could take
     // whole), dictionary pages (kept while the chunk decodes), PLAIN strings and nullable doubles
     const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "name", T.STRING()), F(3, "v", T.DOUBLE()), F(4, "tag", T.STRING()), F(5, "n", notNull(T.INT()))];
@@ -329,28 +374,28 @@ describe("flat-column decoder", () => {
       { rows: 5_000, pageSize: 1 << 20, dictionary: false }, // one page per column
       { rows: 60_000, pageSize: 16 * 1024, dictionary: true }, // many pages, dictionaries
     ];
-    for (const use of [false, "always", true] as const) {
+    for (const [use, compression] of ([false, "always", true] as const).flatMap((u) => (["zstd", "snappy"] as const).map((c) => [u, c] as const))) {
       for (const { rows, pageSize, dictionary } of cases) {
         const a = make(rows, 1);
         const b = make(rows, 2);
-        const fileA = await writeParquet(fields, batch(fields, a), { compression: "zstd", pageSize, dictionary });
-        const fileB = await writeParquet(fields, batch(fields, b), { compression: "zstd", pageSize, dictionary });
+        const fileA = await writeParquet(fields, batch(fields, a), { compression, pageSize, dictionary });
+        const fileB = await writeParquet(fields, batch(fields, b), { compression, pageSize, dictionary });
         setDecompressionWorker(use);
         const first = await readParquet(fileA.bytes, { fields });
         const ipc = arrow.tableToIPC(first, "stream");
         // the flat decoder's own Data (it takes every chunk: none is left to parquet-wasm, whose
         // fallback would hide a decoder that read overwritten memory)
         const flatA = await decodeFlat(fileA.bytes, fields.length);
-        expect(flatA, `${use} ${rows}`).toEqual(fields.map((f) => a[f.name as keyof typeof a]));
+        expect(flatA, `${use} ${compression} ${rows}`).toEqual(fields.map((f) => a[f.name as keyof typeof a]));
         const dataA = await decodeFlatData(fileA.bytes, fields.length);
-        for (const f of fields) expect(tableColumn(first, f.name, f.type), `${use} ${rows} ${f.name}`).toEqual(a[f.name as keyof typeof a]);
+        for (const f of fields) expect(tableColumn(first, f.name, f.type), `${use} ${compression} ${rows} ${f.name}`).toEqual(a[f.name as keyof typeof a]);
         // reads of the other file (and of the same one) reuse the heap, the pool and the spare buffers
         const second = await readParquet(fileB.bytes, { fields });
         await Promise.all([readParquet(fileB.bytes, { fields }), readParquet(fileA.bytes, { fields }), decodeFlat(fileB.bytes, fields.length)]);
-        for (const f of fields) expect(tableColumn(second, f.name, f.type), `${use} ${rows} ${f.name}`).toEqual(b[f.name as keyof typeof b]);
-        for (const f of fields) expect(tableColumn(first, f.name, f.type), `${use} ${rows} ${f.name} after`).toEqual(a[f.name as keyof typeof a]);
+        for (const f of fields) expect(tableColumn(second, f.name, f.type), `${use} ${compression} ${rows} ${f.name}`).toEqual(b[f.name as keyof typeof b]);
+        for (const f of fields) expect(tableColumn(first, f.name, f.type), `${use} ${compression} ${rows} ${f.name} after`).toEqual(a[f.name as keyof typeof a]);
         expect(Buffer.compare(arrow.tableToIPC(first, "stream"), ipc)).toBe(0);
-        expect(dataA.map((d) => [...arrow.makeVector(d)]), `${use} ${rows} flat after`).toEqual(fields.map((f) => a[f.name as keyof typeof a]));
+        expect(dataA.map((d) => [...arrow.makeVector(d)]), `${use} ${compression} ${rows} flat after`).toEqual(fields.map((f) => a[f.name as keyof typeof a]));
       }
     }
   }, 120_000);
@@ -383,20 +428,151 @@ describe("flat-column decoder", () => {
     const zstd = (await loadZstd())!;
     const a = Uint8Array.from({ length: 50_000 }, (_, i) => (i * 7) & 0xff);
     const b = Uint8Array.from({ length: 40_000 }, (_, i) => (i * 11 + 3) & 0xff);
-    const pa = worker.decompress(zstd.compress(a, 3), a.length, true)!;
+    const pa = worker.decompress(zstd.compress(a, 3), a.length, "zstd", true)!;
     expect(pa.busy()).toBe(false); // handed over "always": the caller does not work around it
     const ca = (await pa.content)!;
     expect(Buffer.compare(ca, a)).toBe(0);
     const kept = worker.spareBuffers;
     pa.release(); // its buffer joins the spares (at most 8 kept), for later pages
     expect(worker.spareBuffers).toBe(Math.min(kept + 1, 8));
-    const pb = worker.decompress(zstd.compress(b, 3), b.length, true)!;
+    const pb = worker.decompress(zstd.compress(b, 3), b.length, "zstd", true)!;
     const cb = (await pb.content)!;
     expect(Buffer.compare(cb, b)).toBe(0);
     pb.release();
-    const bad = worker.decompress(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 8, true)!;
+    const bad = worker.decompress(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 8, "zstd", true)!;
     expect(await bad.content).toBeUndefined();
     bad.release();
+  });
+
+  it("snappy content decompressed into kernel memory is the block's exact content, a view that the next decompression overwrites; a malformed or truncated block, or a content of another size, throws", async () => {
+    const view = snappyView();
+    const a = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) & 0xff);
+    const b = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 13 + 5) & 0xff);
+    const blockA = snappyCompress(a);
+    const first = view(blockA, a.length);
+    expect(Buffer.compare(first, a)).toBe(0);
+    const second = view(snappyCompress(b), b.length);
+    expect(Buffer.compare(second, b)).toBe(0);
+    expect(first.byteOffset).toBe(second.byteOffset); // the same memory: the first content is gone
+    expect(Buffer.compare(new Uint8Array(second.buffer, first.byteOffset, first.length), b)).toBe(0);
+    expect(() => view(blockA, a.length - 1)).toThrow(/malformed/); // more content than the page says
+    expect(() => view(blockA, a.length + 1)).toThrow(/70000 bytes, the page says 70001/);
+    for (const cut of [0, 1, 2, 3, blockA.length >> 1, blockA.length - 1]) expect(() => view(blockA.subarray(0, cut), a.length), `cut at ${cut}`).toThrow(/malformed/);
+    expect(() => view(new Uint8Array([8, 0x11, 0xff]), 8)).toThrow(/malformed/); // a copy reaching before the start
+    // and it goes on working
+    expect(Buffer.compare(view(blockA, a.length), a)).toBe(0);
+  });
+
+  it("the page worker decompresses snappy blocks with its own kernel instance into spare buffers: exact contents, a bad block resolves to undefined", async () => {
+    setDecompressionWorker("always");
+    const worker = pageWorker()!;
+    expect(await worker.started()).toBe(true);
+    expect(worker.snappy).toBe(true);
+    for (const n of [0, 1, 17, 50_000, 300_001]) {
+      const content = Uint8Array.from({ length: n }, (_, i) => (i % 251) ^ (i >> 9));
+      const page = worker.decompress(snappyCompress(content), n, "snappy", true)!;
+      expect(Buffer.compare((await page.content)!, content), `${n} bytes`).toBe(0);
+      page.release();
+    }
+    const block = snappyCompress(Uint8Array.from({ length: 1000 }, (_, i) => (Math.imul(i, 2654435761) >>> 24) & 0xff)); // little to compress
+    expect(block.length).toBeGreaterThan(900);
+    for (const [bad, size] of [[block, 999], [block, 1001], [block.subarray(0, 500), 1000], [new Uint8Array([8, 0x11, 0xff]), 8]] as const) {
+      const page = worker.decompress(bad, size, "snappy", true)!;
+      expect(await page.content).toBeUndefined();
+      page.release();
+    }
+  });
+
+  it("corrupt SNAPPY pages (bytes changed, the page crc made to match) give CORRUPT_FILE naming the file; the flat decoder refuses the chunk, parquet-wasm reports it; randomly flipped bytes read exactly as parquet-wasm reads them", async () => {
+    const fields = [F(1, "id", notNull(T.BIGINT())), F(2, "s", T.STRING()), F(3, "d", T.DOUBLE())];
+    const n = 4000;
+    const cols = {
+      id: Array.from({ length: n }, (_, i) => BigInt(i) * 3n),
+      s: Array.from({ length: n }, (_, i) => (i % 11 === 0 ? null : `s-${i % 97}-${i}`)),
+      d: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i / 4)),
+    };
+    const written = await writeParquet(fields, batch(fields, cols), { compression: "snappy", dictionary: false, pageSize: 8 * 1024 });
+    const pages = pagesOf(written.bytes).filter((p) => getNumber(p.header, 1) === 0);
+    expect(pages.length).toBeGreaterThan(6);
+    /** The file with page `p`'s body edited and its crc made to match (undefined when the header would change size). */
+    const edited = (p: (typeof pages)[number], edit: (body: Uint8Array) => void): Uint8Array | undefined => {
+      const copy = written.bytes.slice();
+      edit(copy.subarray(p.bodyStart, p.bodyEnd));
+      const header = structuredClone(p.header);
+      setField(header, 4, T_I32, crc32(copy.subarray(p.bodyStart, p.bodyEnd)) | 0);
+      const bytes = serializeStruct(header);
+      if (bytes.length !== p.bodyStart - p.at) return undefined;
+      copy.set(bytes, p.at);
+      return copy;
+    };
+    /** The file column whose chunk holds page `p`. */
+    const writtenFooter = await readFooter(toByteSource(written.bytes, "x"));
+    const columnOf = (p: (typeof pages)[number]) =>
+      fields.findIndex((_, c) => {
+        const r = writtenFooter.rowGroups[0]!.chunks[writtenFooter.columns[c]!.leafStart]!;
+        return r.start <= p.at && p.at < r.start + r.length;
+      });
+    const readErr = async (bytes: Uint8Array, name: string) => readParquet(bytes, { fields, fileName: name }).then(() => undefined, (e: unknown) => e);
+    const varintEnd = (body: Uint8Array) => {
+      let h = 0;
+      while (body[h]! & 0x80) h++;
+      return h + 1;
+    };
+    const corruptions: Array<[string, (body: Uint8Array) => void]> = [
+      ["declared length one more", (body) => void (body[0]! ^= 1)], // a page size is even: +1 (or it differs by one either way)
+      ["first tag a copy before the start", (body) => body.set([0x11, 0xff], varintEnd(body))],
+      ["a literal running past the end", (body) => body.set([0xfc, 0xff, 0xff, 0xff, 0x0f], varintEnd(body))], // 60+4-byte length literal
+    ];
+    let refused = 0;
+    for (const p of [pages[0]!, pages[Math.floor(pages.length / 2)]!, pages[pages.length - 1]!]) {
+      for (const [what, edit] of corruptions) {
+        const bad = edited(p, edit);
+        if (!bad) continue;
+        const name = `bad-snappy-${p.at}.parquet`;
+        const e = await readErr(bad, name);
+        expect(e, what).toBeInstanceOf(PaimonError);
+        expect((e as PaimonError).code, what).toBe("CORRUPT_FILE");
+        expect((e as PaimonError).message, what).toContain(name);
+        // the flat decoder itself refused that chunk (whole, and as a selective read's pages), took the others
+        const src = toByteSource(bad, name);
+        const footer = await readFooter(src);
+        const flat = (await prefetchFlatDecoder())!;
+        const decoded = await flat.decodeFlatColumns(src, footer, [0, 1, 2], 0);
+        const c = columnOf(p);
+        expect(decoded.map((d) => d !== undefined), what).toEqual([0, 1, 2].map((i) => i !== c));
+        expect(await flat.decodeFlatPages(src, footer, c, 0, undefined), what).toBeUndefined();
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual(6);
+    // random flips: whatever the block decodes to, the read is parquet-wasm's (an error or the same rows)
+    let errors = 0;
+    let seed = 12345;
+    const rand = (k: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % k;
+    for (let i = 0; i < 40; i++) {
+      const p = pages[rand(pages.length)]!;
+      const bad = edited(p, (body) => {
+        for (let f = 1 + rand(3); f > 0; f--) body[rand(body.length)] ^= 1 << rand(8);
+      });
+      if (!bad) continue;
+      const flatResult = await readParquet(bad, { fields, fileName: "flip.parquet" }).catch((e: unknown) => e);
+      setFlatDecoding(false);
+      const wasmResult = await readParquet(bad, { fields, fileName: "flip.parquet" }).catch((e: unknown) => e);
+      setFlatDecoding(true);
+      if (wasmResult instanceof arrow.Table) {
+        expect(flatResult).toBeInstanceOf(arrow.Table);
+        expectSame(flatResult as arrow.Table, wasmResult, fields);
+      } else {
+        errors++;
+        expect(flatResult).toBeInstanceOf(PaimonError);
+        expect((flatResult as PaimonError).code).toBe("CORRUPT_FILE");
+        expect((flatResult as PaimonError).message).toContain("flip.parquet");
+      }
+    }
+    expect(errors).toBeGreaterThan(0);
+    // the file itself reads as written
+    const ok = await readParquet(written.bytes, { fields });
+    for (const f of fields) expect(tableColumn(ok, f.name, f.type), f.name).toEqual(cols[f.name as keyof typeof cols]);
   });
 
   it("an uncompressed file in a Node Buffer (a view of a shared pool) decodes to the written values: nullable fixed-width PLAIN pages and dictionaries copy their own bytes", async () => {
@@ -428,7 +604,7 @@ describe("PLAIN byte-array pages by the kernel module (wasm/src/pages.rs)", () =
     return [kernel, loop];
   }
 
-  it("randomized: offsets, bytes and validity equal the decoder's loop (empty values, multi-byte UTF-8, nulls, page boundaries inside validity bytes, uncompressed and zstd pages)", async () => {
+  it("randomized: offsets, bytes and validity equal the decoder's loop (empty values, multi-byte UTF-8, nulls, page boundaries inside validity bytes, uncompressed, zstd and snappy pages: these split in place in kernel memory)", async () => {
     const n = fc.integer({ min: 1, max: 300 });
     const nullable = <V>(g: fc.Arbitrary<V>, rate: number) => fc.oneof({ weight: rate, arbitrary: fc.constant(null) }, { weight: 100 - rate, arbitrary: g });
     const colsArb = fc.tuple(n, fc.constantFrom(0, 10, 60, 100)).chain(([rows, rate]) =>
@@ -439,7 +615,7 @@ describe("PLAIN byte-array pages by the kernel module (wasm/src/pages.rs)", () =
       }),
     );
     await fc.assert(
-      fc.asyncProperty(colsArb, fc.constantFrom("none", "zstd"), fc.constantFrom(64, 333, 1 << 20), async (cols, compression, pageSize) => {
+      fc.asyncProperty(colsArb, fc.constantFrom("none", "zstd", "snappy"), fc.constantFrom(64, 333, 1 << 20), async (cols, compression, pageSize) => {
         const written = await writeParquet(fields, batch(fields, cols), { compression, dictionary: false, pageSize });
         const [kernel, loop] = await bothWays(written.bytes);
         for (let c = 0; c < fields.length; c++) {

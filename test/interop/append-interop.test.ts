@@ -25,6 +25,11 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { SchemaChange } from "../../src/table/schema-manager.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, rowsToBatch, type FieldLike } from "./convert.js";
+import { columnMetaData, readFooter, readLeafChunks } from "../../src/format/footer.js";
+import { prefetchFlatDecoder } from "../../src/format/parquet-reader.js";
+import { readPageHeader } from "../../src/format/parquet-pages.js";
+import { toByteSource } from "../../src/format/source.js";
+import { getNumber } from "../../src/format/thrift.js";
 import {
   type OracleRow,
   type OracleSpec,
@@ -349,6 +354,40 @@ const SHAPES: Shape[] = [
       { rows: ["", "a", "abcdefg", "abcdefgh", "ünï", "𝄞", "x".repeat(100), null, "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"].map((k, n) => ({ k, n })) },
     ],
     checkBuckets: true,
+  },
+  {
+    // SNAPPY data files (Java and pypaimon write zstd by default), enough rows for several pages
+    // per string chunk: paimon-rt decodes them with its flat decoder and the kernel's snappy
+    name: "snappy",
+    fields: [
+      { name: "id", type: "INT NOT NULL" },
+      { name: "b", type: "BOOLEAN" },
+      { name: "i64", type: "BIGINT" },
+      { name: "f64", type: "DOUBLE" },
+      { name: "s", type: "STRING" },
+      { name: "tag", type: "STRING" },
+      { name: "d", type: "DATE" },
+      { name: "ts6", type: "TIMESTAMP(6)" },
+    ],
+    options: { bucket: "-1", "file.compression": "snappy" },
+    steps: [1, 2].map((commit) => ({
+      rows: Array.from({ length: 3_000 }, (_, j) => {
+        const i = commit * 100_000 + j;
+        const h = Math.imul(i, 2654435761) >>> 0;
+        return i % 17 === 0
+          ? { id: i }
+          : {
+              id: i,
+              b: h % 3 === 0,
+              i64: String(BigInt(h) * 4_000_000_007n - 9_000_000_000_000_000_000n),
+              f64: i % 13 === 0 ? null : (h % 100_000) / 64,
+              s: `${h.toString(36)}-${"snappy ✓ ".repeat(h % 100)}${i}`, // ~1.6 MB a commit: pages of 1 MiB (pyarrow, parquet-mr) split it
+              tag: `tag-${h % 23}`,
+              d: `20${String(10 + (h % 20))}-0${1 + (h % 9)}-1${h % 10}`,
+              ts6: String(1_700_000_000_000_000_000n + BigInt(h) * 1_000n),
+            };
+      }),
+    })),
   },
   {
     name: "evolve",
@@ -755,6 +794,37 @@ describe.skipIf(noPython !== null)("append tables: paimon-rt <-> pypaimon <-> Ja
       }
     });
   }
+
+  it("snappy: every writer's data files are SNAPPY, and paimon-rt's flat decoder takes every column chunk of them (not parquet-wasm)", async () => {
+    const shape = SHAPES.find((s) => s.name === "snappy")!;
+    for (const w of writers) {
+      need(w, shape);
+      const root = path.join(wh[w], `${DB}.db`, shape.name);
+      const files: string[] = [];
+      for (const dir of await dataFileDirs(wh[w], shape)) for (const f of await fsp.readdir(path.join(root, dir))) if (f.startsWith("data-")) files.push(path.join(root, dir, f));
+      expect(files.length, w).toBeGreaterThan(0);
+      let pages = 0;
+      for (const file of files) {
+        const src = toByteSource(new Uint8Array(await fsp.readFile(file)), file);
+        const footer = await readFooter(src);
+        const columns = footer.columns.map((_, c) => c);
+        expect(columns.length).toBe(shape.fields.length);
+        for (let r = 0; r < footer.rowGroups.length; r++) {
+          for (const c of footer.columns) expect(getNumber(columnMetaData(footer, r, c.leafStart)!, 4), `${w} ${c.name}: SNAPPY`).toBe(1);
+          const [chunk] = await readLeafChunks(src, footer, [footer.columns.find((c) => c.name === "s")!.leafStart], r);
+          for (let at = 0; at < chunk!.length; ) {
+            const p = readPageHeader(chunk!, at, chunk!.length);
+            at = p.bodyStart + p.bodyLength;
+            if (getNumber(p.header, 1) !== 2) pages++; // a data page (v1 or v2), not the dictionary
+          }
+          const decoded = await (await prefetchFlatDecoder())!.decodeFlatColumns(src, footer, columns, r);
+          expect(decoded.map((d, c) => (d ? "flat" : footer.columns[c]!.name)), `${w}'s ${path.basename(file)}`).toEqual(columns.map(() => "flat"));
+          expect(decoded.reduce((n, d) => n + d!.length, 0)).toBe(footer.rowGroups[r]!.numRows * columns.length);
+        }
+      }
+      expect(pages, `${w}: several data pages in a string chunk`).toBeGreaterThan(files.length);
+    }
+  });
 
   it("evolve: every reader sees the old files through the new schema, and old snapshots", async () => {
     const shape = SHAPES.find((s) => s.name === "evolve")!;
