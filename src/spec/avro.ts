@@ -8,7 +8,7 @@
 
 import { inflateSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
-import snappy from "snappyjs";
+import { SnappyDecompressor } from "snappyjs/snappy_decompressor.js";
 import { PaimonError } from "../error.js";
 import { declaredContentSize, loadedZstd } from "./zstd.js";
 
@@ -297,6 +297,16 @@ export function crc32(data: Uint8Array): number {
   return (crc ^ -1) >>> 0;
 }
 
+/** A raw snappy block's content (snappyjs's decompressor only: its compressor is write-side). */
+function snappyUncompress(body: Uint8Array): Uint8Array {
+  const decompressor = new SnappyDecompressor(body);
+  const length = decompressor.readUncompressedLength();
+  if (length < 0) throw new PaimonError("CORRUPT_FILE", "Invalid snappy block length");
+  const out = new Uint8Array(length);
+  if (!decompressor.uncompressToBuffer(out)) throw new PaimonError("CORRUPT_FILE", "Invalid snappy block");
+  return out;
+}
+
 /** Largest declared block size the zstd module decompresses for Avro (manifests' blocks are far smaller). */
 const MAX_WASM_AVRO_BLOCK = 64 << 20;
 
@@ -309,7 +319,7 @@ function decompressBlock(codec: string, data: Uint8Array): Uint8Array {
     case "snappy": {
       if (data.length < 4) throw new PaimonError("CORRUPT_FILE", "Snappy block without CRC");
       const body = data.subarray(0, data.length - 4);
-      const out = snappy.uncompress(body);
+      const out = snappyUncompress(body);
       const expected = new DataView(data.buffer, data.byteOffset + data.length - 4, 4).getUint32(0, false);
       if (crc32(out) !== expected) throw new PaimonError("CORRUPT_FILE", "Snappy block CRC mismatch");
       return out;
