@@ -23,8 +23,7 @@ import { validateRealtimeTable } from "./options.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
 import { isRealtimeSplit } from "./hooks.js";
 import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
-import { pendingOffsetBitmaps } from "../read/offset-positions.js";
-import type { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { pendingOffsetLeases, type PositionsLease } from "../read/offset-positions.js";
 import { bucketFileSource, dedupFieldsOf } from "./dedup.js";
 import { survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 import { keyLookupOf, lookupKeyRows } from "./memory-key-index.js";
@@ -107,7 +106,7 @@ export async function createRealtimeReader(
   outputSchema: arrow.Schema,
   batchSize: number,
   splits: readonly Split[],
-  diskBatches: (splits: readonly DataSplit[], hidden?: ReadonlyMap<string, RoaringBitmap32>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+  diskBatches: (splits: readonly DataSplit[], hidden?: ReadonlyMap<string, PositionsLease>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
 ): Promise<BatchReader> {
   const ctx = asRealtimeContext(options.realtime, "createReader");
   ctx.checkValid();
@@ -208,12 +207,13 @@ export async function createRealtimeReader(
       const ticket = view ? tickets.get(split as RealtimeSplit)! : null;
       const deleted = ticket?.deleted ?? null;
       if (split.files.length > 0) {
-        // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position.
-        const hidden = deleted ? await pendingOffsetBitmaps(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
+        // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position
+        // (borrowed from the files' offset indexes: read-only, released after the split).
+        const leases = deleted ? await pendingOffsetLeases(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
         try {
-          for await (const b of diskBatches([split], hidden)) yield [b];
+          for await (const b of diskBatches([split], leases)) yield [b];
         } finally {
-          if (hidden) for (const bitmap of hidden.values()) bitmap.dispose();
+          if (leases) for (const lease of leases.values()) lease.release();
         }
       }
       if (!view || !ticket) continue;

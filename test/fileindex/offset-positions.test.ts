@@ -14,7 +14,7 @@ import { readParquetBatches } from "../../src/format/parquet-reader.js";
 import { fileIOSource } from "../../src/format/source.js";
 import { OffsetSet64 } from "../../src/kernel/bitmap.js";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
-import { OffsetIndexCache, OffsetLog, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource } from "../../src/read/offset-positions.js";
+import { OffsetIndexCache, OffsetLog, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource, type PositionsLease } from "../../src/read/offset-positions.js";
 import { DedupKeyIndex, keyIdentities, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
@@ -191,6 +191,77 @@ describe("offset → row positions via the bitmap index", () => {
         read({ frozen: index.freezeDeleted(), expected: deleted });
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it("leases the cached positions without a copy per read; a leased bitmap is never extended: newer views read a copy while older leases are held (randomized)", () => {
+    // As above, but reads borrow (borrowPending) and hold their leases across later writes,
+    // views and reads of other views: each held lease must keep exactly its own view's rows.
+    const K = 300;
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("write" as const), keys: fc.array(fc.integer({ min: 0, max: K + 50 }), { minLength: 1, maxLength: 30 }) }),
+      fc.record({ kind: fc.constant("view" as const) }),
+      fc.record({ kind: fc.constant("prepare" as const) }),
+      fc.record({ kind: fc.constant("commit" as const) }),
+      fc.record({ kind: fc.constant("borrow" as const), pick: fc.nat(), current: fc.boolean() }),
+      fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 50 }), (ops) => {
+        const column: bigint[] = [];
+        for (let k = 0; k < K; k++) if (k % 7 !== 3) for (let r = k % 11 === 5 ? 2 : 1; r > 0; r--) column.push(BigInt(2 * k));
+        const file = { column, index: OffsetPositionIndex.fromBlob(blobOf(column), OFFSET, column.length, "f") };
+        const index = new DedupKeyIndex();
+        const live = new Map<number, bigint>();
+        for (const o of new Set(column)) live.set(Number(o) / 2, o);
+        const keys = [...live.keys()];
+        index.upsert(keyIdentities({ type: "int64", length: keys.length, values: BigInt64Array.from(keys, BigInt) }), BigInt64Array.from(keys, (k) => live.get(k)!));
+        let deleted = new Set<bigint>();
+        let next = 10n * BigInt(K);
+        const views: Array<{ frozen: FrozenDeletedOffsets; expected: Set<bigint> }> = [];
+        const prepared: Array<{ frozen: FrozenDeletedOffsets; expected: Set<bigint> }> = [];
+        const held: Array<{ lease: PositionsLease; expected: number[] }> = [];
+        const check = () => {
+          for (const h of held) expect(Array.from(h.lease.hits.toArray())).toEqual(h.expected);
+        };
+        for (const o of ops) {
+          if (o.kind === "write") {
+            const offsets = BigInt64Array.from(o.keys, () => next++);
+            o.keys.forEach((k, i) => {
+              const old = live.get(k);
+              if (old !== undefined) deleted.add(old);
+              live.set(k, offsets[i]);
+            });
+            index.apply(keyIdentities({ type: "int64", length: o.keys.length, values: BigInt64Array.from(o.keys, BigInt) }), offsets);
+          } else if (o.kind === "view") {
+            views.push({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
+          } else if (o.kind === "prepare") {
+            prepared.push({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
+          } else if (o.kind === "commit" && prepared.length > 0) {
+            const p = prepared.shift()!;
+            index.committed(p.frozen);
+            deleted = new Set([...deleted].filter((x) => !p.expected.has(x)));
+          } else if (o.kind === "borrow") {
+            const v = o.current || views.length === 0 ? { frozen: index.freezeDeleted(), expected: new Set(deleted) } : views[o.pick % views.length];
+            const lease = file.index.borrowPending(v.frozen);
+            held.push({ lease, expected: positionsWhere(column, (x) => v.expected.has(x)) });
+          } else if (o.kind === "release" && held.length > 0) {
+            held.splice(o.pick % held.length, 1)[0].lease.release();
+          }
+          check();
+        }
+        // an unchanged state is lent as the same bitmap (no copy per read) while it is cached
+        const now = index.freezeDeleted();
+        const a = file.index.borrowPending(now);
+        const b = file.index.borrowPending(now);
+        expect(b.hits).toBe(a.hits);
+        expect(Array.from(file.index.positionsOfPending(now).toArray())).toEqual(positionsWhere(column, (x) => deleted.has(x)));
+        a.release();
+        b.release();
+        for (const h of held.splice(0)) h.lease.release();
+        expect(() => a.release()).toThrow("released more often than borrowed");
+      }),
+      { numRuns: 200 },
     );
   });
 
