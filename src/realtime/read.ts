@@ -7,7 +7,7 @@
 import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
-import { gatherInt64 } from "../arrow/gather.js";
+import { gatherInt64, takeColumn } from "../arrow/gather.js";
 import { batchArrayReader, groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
@@ -78,6 +78,28 @@ function chunk(batch: arrow.RecordBatch, schema: arrow.Schema, columnIndexes: re
   if (rows <= batchSize) return [selectColumns(batch, schema, columnIndexes)];
   const out: arrow.RecordBatch[] = [];
   for (let s = 0; s < rows; s += batchSize) out.push(selectColumns(sliceBatch(batch, s, Math.min(rows, s + batchSize)), schema, columnIndexes));
+  return out;
+}
+
+/**
+ * Rows `lo + rows[i]` of a stored batch, of the projected columns only (taken straight from the
+ * stored columns: no window slice, no copy of the offset column), in chunks of at most
+ * `batchSize` rows.
+ */
+function takeOutput(raw: arrow.RecordBatch, lo: number, rows: Uint32Array, schema: arrow.Schema, columnIndexes: readonly number[], batchSize: number): arrow.RecordBatch[] {
+  const n = rows.length;
+  let at = rows;
+  if (lo !== 0) {
+    at = new Uint32Array(n);
+    for (let i = 0; i < n; i++) at[i] = rows[i] + lo;
+  }
+  const stored = raw.data.children;
+  const columns: arrow.Data[] = new Array(columnIndexes.length);
+  for (let c = 0; c < columns.length; c++) columns[c] = takeColumn(stored[columnIndexes[c]], at);
+  const batch = recordBatch(schema, columns, n);
+  if (n <= batchSize) return [batch];
+  const out: arrow.RecordBatch[] = [];
+  for (let s = 0; s < n; s += batchSize) out.push(sliceBatch(batch, s, Math.min(n, s + batchSize)));
   return out;
 }
 
@@ -174,18 +196,20 @@ export async function createRealtimeReader(
     // DEDUPLICATE `key = v`: the batch's key index gives the candidate rows, the filter checks them
     const candidates = keyLookup ? lookupKeyRows(raw.data.children[keyColumn], keyLookup, lo, hi) : null;
     if (candidates !== null && candidates.length === 0) return NONE;
-    let b = sliceBatch(raw, lo, hi);
-    // Rows to keep (null: all), filter first: a selective filter leaves few offsets to test and one copy to make.
+    /** The window [lo, hi) of the batch, sliced only when rows are filtered or returned through it. */
+    let slice: arrow.RecordBatch | null = null;
+    const windowOf = (): arrow.RecordBatch => (slice ??= sliceBatch(raw, lo, hi));
+    // Rows of the window to keep (null: all), filter first: a selective filter leaves few offsets to test and one copy to make.
     let rows: Uint32Array | null = null;
     if (residual) {
-      if (candidates === null) rows = filterBatchIndices(residual, b);
+      if (candidates === null) rows = filterBatchIndices(residual, windowOf());
       else if (keyLookup!.exact) rows = candidates;
       else {
-        const matched = filterBatchIndices(residual, takeRows(b, candidates));
+        const matched = filterBatchIndices(residual, takeRows(windowOf(), candidates));
         rows = matched.length === candidates.length ? candidates : matched.map((k) => candidates[k]);
       }
       if (rows.length === 0) return NONE;
-      if (rows.length === b.numRows) rows = null;
+      if (rows.length === hi - lo) rows = null;
     }
     if (deleted) {
       const window = offsets.subarray(lo, hi);
@@ -195,7 +219,8 @@ export async function createRealtimeReader(
         rows = rows === null ? keep : keep.map((k) => rows![k]);
       }
     }
-    if (rows !== null) b = takeRows(b, rows);
+    if (rows !== null) return takeOutput(raw, lo, rows, outputSchema, columnIndexes, batchSize);
+    const b = windowOf();
     return b === raw ? outputChunks(raw, outputSchema, columnIndexes, batchSize, chunkKey) : chunk(b, outputSchema, columnIndexes, batchSize);
   };
 

@@ -97,6 +97,19 @@ describe("memory key index", () => {
     const ints = arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.of(1) });
     expect(lookupKeyRows(ints, ones, 0, 1)).toBeNull();
     expect(lookupKeyRows(ints, ones, 0, 1)).toBeNull();
+    // many rows of several keys (the shared buffer grows between keys) and a small lookup after
+    // it: every result is a copy of its own, earlier results keep their rows
+    const many = arrow.makeData({ type: new arrow.Int8(), length: 5000, data: Int8Array.from({ length: 5000 }, (_, i) => i % 5) });
+    const three = keyLookupOf(bindPredicate(col("k").in([4, 0, 2]), fields(small)), small)!;
+    const expectedRows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => i).filter((i) => [0, 2, 4].includes((from + i) % 5));
+    expect(lookupKeyRows(many, three, 0, 5000)).toBeNull();
+    const big1 = lookupKeyRows(many, three, 0, 5000)!;
+    const small1 = lookupKeyRows(batch, ones, 0, 3)!;
+    const big2 = lookupKeyRows(many, three, 7, 4000)!;
+    const small2 = lookupKeyRows(other, ones, 0, 2)!;
+    expect(Array.from(big1)).toEqual(expectedRows(0, 5000));
+    expect(Array.from(big2)).toEqual(expectedRows(7, 4000));
+    expect([Array.from(small1), Array.from(small2)]).toEqual([[0, 2], [1]]);
   });
 });
 
