@@ -81,6 +81,13 @@ function chunk(batch: arrow.RecordBatch, schema: arrow.Schema, columnIndexes: re
   return out;
 }
 
+/** `of[at[i]]` for each i (no closure: a closure over outputOf's locals would allocate their context on every call). */
+function pick(of: Uint32Array, at: Uint32Array): Uint32Array {
+  const out = new Uint32Array(at.length);
+  for (let i = 0; i < at.length; i++) out[i] = of[at[i]];
+  return out;
+}
+
 /**
  * Rows `lo + rows[i]` of a stored batch, of the projected columns only (taken straight from the
  * stored columns: no window slice, no copy of the offset column), in chunks of at most
@@ -196,17 +203,15 @@ export async function createRealtimeReader(
     // DEDUPLICATE `key = v`: the batch's key index gives the candidate rows, the filter checks them
     const candidates = keyLookup ? lookupKeyRows(raw.data.children[keyColumn], keyLookup, lo, hi) : null;
     if (candidates !== null && candidates.length === 0) return NONE;
-    /** The window [lo, hi) of the batch, sliced only when rows are filtered or returned through it. */
-    let slice: arrow.RecordBatch | null = null;
-    const windowOf = (): arrow.RecordBatch => (slice ??= sliceBatch(raw, lo, hi));
-    // Rows of the window to keep (null: all), filter first: a selective filter leaves few offsets to test and one copy to make.
+    // Rows of the window [lo, hi) to keep (null: all), filter first: a selective filter leaves
+    // few offsets to test and one copy to make. The window is sliced only to filter it.
     let rows: Uint32Array | null = null;
     if (residual) {
-      if (candidates === null) rows = filterBatchIndices(residual, windowOf());
+      if (candidates === null) rows = filterBatchIndices(residual, sliceBatch(raw, lo, hi));
       else if (keyLookup!.exact) rows = candidates;
       else {
-        const matched = filterBatchIndices(residual, takeRows(windowOf(), candidates));
-        rows = matched.length === candidates.length ? candidates : matched.map((k) => candidates[k]);
+        const matched = filterBatchIndices(residual, takeRows(sliceBatch(raw, lo, hi), candidates));
+        rows = matched.length === candidates.length ? candidates : pick(candidates, matched);
       }
       if (rows.length === 0) return NONE;
       if (rows.length === hi - lo) rows = null;
@@ -216,11 +221,11 @@ export async function createRealtimeReader(
       const keep = survivingRows(rows === null ? window : gatherInt64([window], new Uint32Array(rows.length), rows), deleted);
       if (keep !== null) {
         if (keep.length === 0) return NONE;
-        rows = rows === null ? keep : keep.map((k) => rows![k]);
+        rows = rows === null ? keep : pick(rows, keep);
       }
     }
     if (rows !== null) return takeOutput(raw, lo, rows, outputSchema, columnIndexes, batchSize);
-    const b = windowOf();
+    const b = sliceBatch(raw, lo, hi);
     return b === raw ? outputChunks(raw, outputSchema, columnIndexes, batchSize, chunkKey) : chunk(b, outputSchema, columnIndexes, batchSize);
   };
 
