@@ -39,6 +39,9 @@ export interface RealtimeReadOptions {
 
 const NONE: readonly arrow.RecordBatch[] = [];
 
+/** Committed files real-time append reads left unread (a deduplicate lookup of a key whose live row is in memory): for tests and benchmarks. */
+export const realtimeReadCounters = { filesSkipped: 0 };
+
 /**
  * The read's filter and the scan's (either may be absent) as one predicate: the same predicate
  * object once (a query plans and reads with one filter), else their conjunction.
@@ -231,12 +234,29 @@ export async function createRealtimeReader(
 
 
   /** Groups of output batches: per disk batch, per stored batch of an async store, per memory view of a synchronous one. */
+  /** A DEDUPLICATE lookup of one key (`key = v`): the committed files may be skipped (see groups). */
+  const oneKey = keyLookup !== null && keyLookup.identities.length === keyLookup.width;
+
   async function* groups(): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
     for (const split of splits) {
       const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
       const ticket = view ? tickets.get(split as RealtimeSplit)! : null;
       const deleted = ticket?.deleted ?? null;
-      if (split.files.length > 0) {
+      const window = ticket ? offsetWindow(ticket.committedEnd, ticket.memoryEnd) : null;
+      const reader = view && ticket ? view.entry.store.createQueryReader(view.view, { offsetBegin: ticket.committedEnd, predicate: bothFilters(options.filter, ticket.scanFilter), readBatchSize: batchSize }) : null;
+      // A store holding the view in memory: its rows at once, before the files (returned after them).
+      let memory: arrow.RecordBatch[] | null = null;
+      if (reader !== null && Symbol.iterator in reader) {
+        memory = [];
+        for (const raw of reader) for (const b of outputOf(raw, window!, deleted)) memory.push(b);
+      }
+      // A lookup of one key whose row the view holds in memory (not deleted, passing the filter):
+      // that row is the key's one live row, so the view's deletion vectors and pending deletions
+      // hide every committed row of the key (the write that added it deleted the row it
+      // superseded): the committed files hold no row of the result and are not read.
+      const skipFiles = oneKey && memory !== null && memory.length > 0;
+      if (skipFiles) realtimeReadCounters.filesSkipped += split.files.length;
+      if (split.files.length > 0 && !skipFiles) {
         // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position
         // (borrowed from the files' offset indexes: read-only, released after the split).
         const leases = deleted ? await pendingOffsetLeases(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
@@ -246,18 +266,11 @@ export async function createRealtimeReader(
           if (leases) for (const lease of leases.values()) lease.release();
         }
       }
-      if (!view || !ticket) continue;
-      const { committedEnd, memoryEnd } = ticket;
-      const window = offsetWindow(committedEnd, memoryEnd);
-      const prune = bothFilters(options.filter, ticket.scanFilter);
-      const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
-      if (Symbol.iterator in reader) {
-        const out: arrow.RecordBatch[] = [];
-        for (const raw of reader) for (const b of outputOf(raw, window, deleted)) out.push(b);
-        if (out.length > 0) yield out;
-      } else {
-        for await (const raw of reader) {
-          const out = outputOf(raw, window, deleted);
+      if (memory !== null) {
+        if (memory.length > 0) yield memory;
+      } else if (reader !== null) {
+        for await (const raw of reader as AsyncIterable<arrow.RecordBatch>) {
+          const out = outputOf(raw, window!, deleted);
           if (out.length > 0) yield out;
         }
       }

@@ -14,6 +14,7 @@ import { filterBatchIndices } from "../../src/predicate/evaluate.js";
 import { sliceBatch } from "../../src/arrow/record-batch.js";
 import { selectiveReadCounters } from "../../src/read/selective-read.js";
 import { keyLookupOf, lookupKeyRows } from "../../src/realtime/memory-key-index.js";
+import { realtimeReadCounters } from "../../src/realtime/read.js";
 import { DataTypes, type DataField } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, readRows, tempDir } from "./helpers.js";
@@ -154,6 +155,45 @@ describe("append deduplicate key lookups", () => {
     ];
     expect(await lookup(table, ctx, filter)).toEqual(now);
     for (const k of [1, 2, 3, 4, 5]) expect(await lookup(table, ctx, col("id").eq(k))).toEqual(await plainLookup(table, ctx, k));
+    await commit();
+    await w.close();
+    await ctx.close();
+  });
+
+  it("a lookup of one key whose live row is in memory does not read the committed files; other lookups do, with the same rows as a filter the key index does not answer", async () => {
+    const table = await makeDedupTable({ bucket: "1" });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tempDir() });
+    let id = 0;
+    const commit = async () => {
+      const snapshot = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(++id), id);
+      await w.refreshCommittedSnapshot(snapshot);
+    };
+    await w.write(dedupBatch([[1, 0], [2, 1], [3, 2], [4, 3]]), B0);
+    await commit();
+    await w.write(dedupBatch([[2, 4], [5, 5]]), B0); // key 2 superseded (a pending deletion), key 5 new
+    await w.write(dedupBatch([[3, 6]]), B0);
+    await commit(); // rows 4, 5, 6 committed; key 2's and 3's first rows deleted by a deletion vector
+    await w.write(dedupBatch([[3, 7], [4, 8], [6, 9]]), B0); // key 3 again (its committed row 6 pending deleted), key 4 superseded, key 6 new
+    /** Rows of `filter` and how many committed files the read left unread. */
+    const counted = async (filter: Predicate) => {
+      const skipped = realtimeReadCounters.filesSkipped;
+      const rows = await lookup(table, ctx, filter);
+      return { rows, skipped: realtimeReadCounters.filesSkipped - skipped };
+    };
+    // in memory: 3 (offset 7), 4 (offset 8), 6 (offset 9, never committed); committed only: 1, 2 (offset 4) and 5
+    expect(await counted(col("id").eq(3))).toEqual({ rows: [{ id: 3, offset: 7, v: "v7" }], skipped: 2 });
+    expect(await counted(col("id").eq(4))).toEqual({ rows: [{ id: 4, offset: 8, v: "v8" }], skipped: 2 });
+    expect(await counted(col("id").eq(6))).toEqual({ rows: [{ id: 6, offset: 9, v: "v9" }], skipped: 0 }); // (the plan pruned the files: 6 is above their keys)
+    expect(await counted(col("id").eq(1))).toEqual({ rows: [{ id: 1, offset: 0, v: "v0" }], skipped: 0 });
+    expect(await counted(col("id").eq(2))).toEqual({ rows: [{ id: 2, offset: 4, v: "v4" }], skipped: 0 });
+    expect(await counted(col("id").eq(5))).toEqual({ rows: [{ id: 5, offset: 5, v: "v5" }], skipped: 0 });
+    // the filter rejects the memory row: the files are read (their row of the key is deleted)
+    expect(await counted(and(col("id").eq(3), col("v").eq("v2")))).toEqual({ rows: [], skipped: 0 });
+    // several keys, or a filter the key index does not answer: the files are read
+    expect((await counted(col("id").in([1, 3]))).skipped).toBe(0);
+    expect((await counted(and(col("id").ge(3), col("id").le(3)))).skipped).toBe(0);
+    for (const k of [1, 2, 3, 4, 5, 6, 7]) expect(await lookup(table, ctx, col("id").eq(k))).toEqual(await plainLookup(table, ctx, k));
     await commit();
     await w.close();
     await ctx.close();
