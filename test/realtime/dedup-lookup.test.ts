@@ -118,11 +118,8 @@ describe("append deduplicate key lookups", () => {
   type Row = { id: number; offset: number; v: unknown };
   const lookup = async (table: Table, ctx: RealtimeContext | undefined, filter: Predicate): Promise<Row[]> =>
     (await readRows(table, { ctx, filter, predicateFilter: true })).map((r) => ({ id: r.id as number, offset: Number(r._REALTIME_OFFSET), v: r.v })).sort((a, b) => a.id - b.id || a.offset - b.offset);
-  /** The same rows through a filter the key index does not answer (a range): every row filtered. */
-  const plainLookup = (table: Table, ctx: RealtimeContext | undefined, id: number) => lookup(table, ctx, and(col("id").ge(id), col("id").le(id)));
-
-  it("views pinned by a lookup's plan keep their rows while later writes supersede the key, seal, commit and refresh", async () => {
-    const table = await makeDedupTable({ bucket: "1" });
+  /** A real-time writer of `table` in a new context, and a commit of what it wrote (refreshing it). */
+  const writer = async (table: Table) => {
     const ctx = await RealtimeContext.create();
     const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tempDir() });
     let id = 0;
@@ -130,6 +127,14 @@ describe("append deduplicate key lookups", () => {
       const snapshot = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(++id), id);
       await w.refreshCommittedSnapshot(snapshot);
     };
+    return { ctx, w, commit };
+  };
+  /** The same rows through a filter the key index does not answer (a range): every row filtered. */
+  const plainLookup = (table: Table, ctx: RealtimeContext | undefined, id: number) => lookup(table, ctx, and(col("id").ge(id), col("id").le(id)));
+
+  it("views pinned by a lookup's plan keep their rows while later writes supersede the key, seal, commit and refresh", async () => {
+    const table = await makeDedupTable({ bucket: "1" });
+    const { ctx, w, commit } = await writer(table);
     await w.write(dedupBatch([[1, 0], [2, 1], [3, 2]]), B0);
     await commit();
     await w.write(dedupBatch([[2, 3], [4, 4], [2, 5]]), B0); // key 2 twice in one batch: the later row wins
@@ -162,13 +167,7 @@ describe("append deduplicate key lookups", () => {
 
   it("a lookup of one key whose live row is in memory does not read the committed files; other lookups do, with the same rows as a filter the key index does not answer", async () => {
     const table = await makeDedupTable({ bucket: "1" });
-    const ctx = await RealtimeContext.create();
-    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tempDir() });
-    let id = 0;
-    const commit = async () => {
-      const snapshot = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(++id), id);
-      await w.refreshCommittedSnapshot(snapshot);
-    };
+    const { ctx, w, commit } = await writer(table);
     await w.write(dedupBatch([[1, 0], [2, 1], [3, 2], [4, 3]]), B0);
     await commit();
     await w.write(dedupBatch([[2, 4], [5, 5]]), B0); // key 2 superseded (a pending deletion), key 5 new

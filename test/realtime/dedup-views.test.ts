@@ -7,12 +7,42 @@ import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
 import { col, RealtimeContext, type Predicate } from "../../src/index.js";
 import type { Split } from "../../src/scan/split.js";
+import type { Table } from "../../src/table/table.js";
 import { cleanupDirs } from "./helpers.js";
 import { dedupBatch, makeDedupTable } from "./dedup-helpers.js";
 
 afterAll(cleanupDirs);
 
 const KEYS = 30;
+
+/**
+ * A writer of `table` in `ctx` and a last-row-per-key model of what it wrote: `write` adds rows
+ * of `keys` at the next offsets, `commit` commits them (`written()`: rows since the last commit;
+ * an empty real-time commit is refused). Every key is written and committed first, so that a
+ * memory tail lies over committed rows.
+ */
+async function session(table: Table, ctx: RealtimeContext) {
+  const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+  let offset = 0;
+  let commitId = 0;
+  let written = false;
+  const live = new Map<number, number>(); // model: key -> offset of its live row
+  const write = async (keys: number[]) => {
+    const rows = keys.map((k): [number, number] => [k, offset++]);
+    for (const [k, o] of rows) live.set(k, o);
+    await w.write(dedupBatch(rows), { bucket: 0 });
+    written = true;
+  };
+  const commit = async () => {
+    commitId++;
+    const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(commitId), commitId);
+    await w.refreshCommittedSnapshot(s);
+    written = false;
+  };
+  await write(Array.from({ length: KEYS }, (_, k) => k));
+  await commit();
+  return { live, write, commit, written: () => written };
+}
 
 type Op = { kind: "write"; keys: number[] } | { kind: "plan"; lookup: number | null } | { kind: "read"; pick: number } | { kind: "commit" };
 
@@ -29,26 +59,7 @@ it("append deduplicate: plans taken between writes and commits and read later, i
       const table = await makeDedupTable({ bucket: "1" });
       const ctx = await RealtimeContext.create();
       try {
-        const w = await table.newWrite({ commitUser: "u", realtime: ctx });
-        let offset = 0;
-        let commitId = 0;
-        let written = false; // since the last commit (an empty real-time commit is refused)
-        const live = new Map<number, number>(); // model: key -> offset of its live row
-        const write = async (keys: number[]) => {
-          const rows = keys.map((k): [number, number] => [k, offset++]);
-          for (const [k, o] of rows) live.set(k, o);
-          await w.write(dedupBatch(rows), { bucket: 0 });
-          written = true;
-        };
-        const commit = async () => {
-          commitId++;
-          const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(commitId), commitId);
-          await w.refreshCommittedSnapshot(s);
-          written = false;
-        };
-        // committed rows of every key, then a memory tail over them
-        await write(Array.from({ length: KEYS }, (_, k) => k));
-        await commit();
+        const { live, write, commit, written } = await session(table, ctx);
         const plans: Array<{ splits: readonly Split[]; filter: Predicate | undefined; expected: Array<[number, number]> }> = [];
         const plan = async (lookup: number | null) => {
           const filter = lookup === null ? undefined : col("id").eq(BigInt(lookup));
@@ -68,7 +79,7 @@ it("append deduplicate: plans taken between writes and commits and read later, i
           if (o.kind === "write") await write(o.keys);
           else if (o.kind === "plan") await plan(o.lookup);
           else if (o.kind === "commit") {
-            if (written) await commit();
+            if (written()) await commit();
           }
           else if (plans.length > 0) await read(plans.splice(o.pick % plans.length, 1)[0]);
         }
@@ -101,25 +112,7 @@ it("append deduplicate: readers of different views left open mid-read and steppe
       const table = await makeDedupTable({ bucket: "1" });
       const ctx = await RealtimeContext.create();
       try {
-        const w = await table.newWrite({ commitUser: "u", realtime: ctx });
-        let offset = 0;
-        let commitId = 0;
-        let written = false;
-        const live = new Map<number, number>();
-        const write = async (keys: number[]) => {
-          const rows = keys.map((k): [number, number] => [k, offset++]);
-          for (const [k, o] of rows) live.set(k, o);
-          await w.write(dedupBatch(rows), { bucket: 0 });
-          written = true;
-        };
-        const commit = async () => {
-          commitId++;
-          const s = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(commitId), commitId);
-          await w.refreshCommittedSnapshot(s);
-          written = false;
-        };
-        await write(Array.from({ length: KEYS }, (_, k) => k));
-        await commit();
+        const { live, write, commit, written } = await session(table, ctx);
         type Open = { it: AsyncIterator<import("apache-arrow").RecordBatch>; close: () => Promise<void>; rows: Array<[number, number]>; expected: Array<[number, number]> };
         const open: Open[] = [];
         const start = async (lookup: number | null) => {
@@ -149,7 +142,7 @@ it("append deduplicate: readers of different views left open mid-read and steppe
           if (o.kind === "write") await write(o.keys);
           else if (o.kind === "start") await start(o.lookup);
           else if (o.kind === "commit") {
-            if (written) await commit();
+            if (written()) await commit();
           } else if (open.length > 0) {
             const i = o.pick % open.length;
             if (!(await step(open[i]))) open.splice(i, 1);
