@@ -237,42 +237,51 @@ export async function createRealtimeReader(
   /** A DEDUPLICATE lookup of one key (`key = v`): the committed files may be skipped (see groups). */
   const oneKey = keyLookup !== null && keyLookup.identities.length === keyLookup.width;
 
+  /** The rows of a synchronous store's view (null: the store reads asynchronously, see groups). */
+  const memoryOutputs = (reader: Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch>, window: OffsetWindow, deleted: FrozenDeletedOffsets | null): arrow.RecordBatch[] | null => {
+    if (!(Symbol.iterator in reader)) return null;
+    const out: arrow.RecordBatch[] = [];
+    for (const raw of reader) for (const b of outputOf(raw, window, deleted)) out.push(b);
+    return out;
+  };
+
   async function* groups(): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
     for (const split of splits) {
       const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
       const ticket = view ? tickets.get(split as RealtimeSplit)! : null;
       const deleted = ticket?.deleted ?? null;
       const window = ticket ? offsetWindow(ticket.committedEnd, ticket.memoryEnd) : null;
-      const reader = view && ticket ? view.entry.store.createQueryReader(view.view, { offsetBegin: ticket.committedEnd, predicate: bothFilters(options.filter, ticket.scanFilter), readBatchSize: batchSize }) : null;
-      // A store holding the view in memory: its rows at once, before the files (returned after them).
+      const readerOf = () => view!.entry.store.createQueryReader(view!.view, { offsetBegin: ticket!.committedEnd, predicate: bothFilters(options.filter, ticket!.scanFilter), readBatchSize: batchSize });
+      let reader: Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch> | null = null;
       let memory: arrow.RecordBatch[] | null = null;
-      if (reader !== null && Symbol.iterator in reader) {
-        memory = [];
-        for (const raw of reader) for (const b of outputOf(raw, window!, deleted)) memory.push(b);
-      }
-      // A lookup of one key whose row the view holds in memory (not deleted, passing the filter):
-      // that row is the key's one live row, so the view's deletion vectors and pending deletions
-      // hide every committed row of the key (the write that added it deleted the row it
-      // superseded): the committed files hold no row of the result and are not read.
-      const skipFiles = oneKey && memory !== null && memory.length > 0;
-      if (skipFiles) realtimeReadCounters.filesSkipped += split.files.length;
-      if (split.files.length > 0 && !skipFiles) {
-        // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position
-        // (borrowed from the files' offset indexes: read-only, released after the split).
-        const leases = deleted ? await pendingOffsetLeases(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
-        try {
-          for await (const b of diskBatches([split], leases)) yield [b];
-        } finally {
-          if (leases) for (const lease of leases.values()) lease.release();
+      if (split.files.length > 0) {
+        // A lookup of one key whose row the view holds in memory (not deleted, passing the
+        // filter): that row is the key's one live row, so the view's deletion vectors and pending
+        // deletions hide every committed row of the key (the write that added it deleted the row
+        // it superseded): the committed files hold no row of the result and are not read.
+        if (oneKey && ticket !== null) memory = memoryOutputs((reader = readerOf()), window!, deleted);
+        if (memory !== null && memory.length > 0) realtimeReadCounters.filesSkipped += split.files.length;
+        else {
+          // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position
+          // (borrowed from the files' offset indexes: read-only, released after the split).
+          const leases = deleted ? await pendingOffsetLeases(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
+          try {
+            for await (const b of diskBatches([split], leases)) yield [b];
+          } finally {
+            if (leases) for (const lease of leases.values()) lease.release();
+          }
         }
       }
+      if (ticket === null) continue;
+      reader ??= readerOf();
+      memory ??= memoryOutputs(reader, window!, deleted);
       if (memory !== null) {
         if (memory.length > 0) yield memory;
-      } else if (reader !== null) {
-        for await (const raw of reader as AsyncIterable<arrow.RecordBatch>) {
-          const out = outputOf(raw, window!, deleted);
-          if (out.length > 0) yield out;
-        }
+        continue;
+      }
+      for await (const raw of reader) {
+        const out = outputOf(raw, window!, deleted);
+        if (out.length > 0) yield out;
       }
     }
   }
