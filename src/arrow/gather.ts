@@ -289,6 +289,11 @@ function takeFlat(data: arrow.Data, rows: Uint32Array): arrow.Data | null {
   return null;
 }
 
+/** Rows `rows` of one column, in that order: `gatherData` of one source, without its per-row source array where the column is flat. */
+export function takeColumn(data: arrow.Data, rows: Uint32Array): arrow.Data {
+  return takeFlat(data, rows) ?? gatherData([data], new Uint32Array(rows.length), rows);
+}
+
 /** Rows of several same-typed columns: output row i = `sources[part[i]]` row `row[i]`. */
 export function gatherData(sources: readonly arrow.Data[], part: Uint32Array, row: Uint32Array): arrow.Data {
   if (sources.length === 1) {

@@ -1,12 +1,12 @@
 // Row selection over Arrow data (Arrow JS has no compute kernels): one source, rows by
 // index — the single-source case of `gatherData`.
 import * as arrow from "apache-arrow";
-import { gatherData } from "./gather.js";
+import { takeColumn } from "./gather.js";
 import { recordBatch } from "./record-batch.js";
 
 /** Rows `indices` of one column (a single Data chunk), in that order. */
 export function takeData<T extends arrow.DataType>(data: arrow.Data<T>, indices: Uint32Array): arrow.Data<T> {
-  return gatherData([data], new Uint32Array(indices.length), indices) as arrow.Data<T>;
+  return takeColumn(data, indices) as arrow.Data<T>;
 }
 
 /** Rows `indices` of a batch, in that order. */

@@ -131,10 +131,11 @@ export class OffsetPositionIndex {
   /**
    * Positions of the pending offsets of the latest generation read (`PendingOffsets.log`): what
    * the first `length` offsets of its log resolve to. The log only grows, so a read of a longer
-   * prefix looks up the offsets added since and adds their rows here. Never handed out (reads get
-   * copies): an older view must not see what a newer one added.
+   * prefix looks up the offsets added since and adds their rows here: in place while no read
+   * borrows them, else into a copy (copy-on-write: an older view must not see what a newer one
+   * added).
    */
-  private pending: { log: OffsetLog; length: number; hits: RoaringBitmap32 } | null = null;
+  private pending: SharedPositions | null = null;
 
   /** Row positions whose offset is in `offsets` (`IN`); `bounds` trims the offsets looked up. The caller owns the bitmap. */
   positionsIn(offsets: OffsetSet64, bounds: OffsetBounds | null = null): RoaringBitmap32 {
@@ -164,24 +165,51 @@ export class OffsetPositionIndex {
    * set. The caller owns the bitmap.
    */
   positionsOfPending(pending: PendingOffsets): RoaringBitmap32 {
+    return ownedHits(this.borrowPending(pending));
+  }
+
+  /**
+   * `positionsOfPending` without a copy per read: when the cached positions are those of
+   * `pending`'s log prefix (or are extended to it), the cached bitmap itself, borrowed. The
+   * caller must not change the lease's `hits` and calls `release()` once when done (a borrowed
+   * bitmap is never extended: the next longer prefix goes into a copy); otherwise a bitmap of its
+   * own, disposed by `release`.
+   */
+  borrowPending(pending: PendingOffsets): PositionsLease {
     const { log, logLength } = pending;
-    if (!log || logLength === undefined) return this.positionsIn(pending.offsets);
+    if (!log || logLength === undefined) return new OwnedPositions(this.positionsIn(pending.offsets));
     const c = this.pending;
     if (c !== null && c.log === log && c.length <= logLength) {
       if (c.length < logLength) {
-        this.lookUpValues(log.values.subarray(c.length, logLength), c.hits);
-        c.length = logLength;
+        const added = log.values.subarray(c.length, logLength);
+        if (c.borrowers === 0) {
+          this.lookUpValues(added, c.hits);
+          c.length = logLength;
+        } else {
+          const hits = c.hits.clone();
+          try {
+            this.lookUpValues(added, hits);
+          } catch (e) {
+            hits.dispose();
+            throw e;
+          }
+          this.replacePending(new SharedPositions(log, logLength, hits));
+        }
       }
-      return c.hits.clone();
+      return this.pending!.borrow();
     }
     const hits = this.positionsIn(pending.offsets);
     // keep the newest generation's (or the longer) prefix
     if (c === null || (c.log === log ? c.length < logLength : c.log.generation < log.generation)) {
-      const kept = hits.clone();
-      c?.hits.dispose();
-      this.pending = { log, length: logLength, hits: kept };
+      this.replacePending(new SharedPositions(log, logLength, hits));
+      return this.pending!.borrow();
     }
-    return hits;
+    return new OwnedPositions(hits);
+  }
+
+  private replacePending(next: SharedPositions): void {
+    this.pending?.retire();
+    this.pending = next;
   }
 
   /** Adds the row positions of `offsets` (any order) to `out`. */
@@ -260,6 +288,53 @@ export class OffsetPositionIndex {
     } finally {
       hit.dispose();
     }
+  }
+}
+
+/** Row positions of pending deletions lent to a read: `hits` must not be changed; `release()` once when done. */
+export interface PositionsLease {
+  readonly hits: RoaringBitmap32;
+  release(): void;
+}
+
+/** A lease of a bitmap of its own (not cached): releasing it disposes it. */
+class OwnedPositions implements PositionsLease {
+  constructor(readonly hits: RoaringBitmap32) {}
+
+  release(): void {
+    this.hits.dispose();
+  }
+}
+
+/**
+ * The cached positions of one log prefix and how many reads borrow them: extended in place
+ * only while none does; freed when retired from the cache and no longer borrowed.
+ */
+class SharedPositions implements PositionsLease {
+  borrowers = 0;
+  private current = true;
+
+  constructor(
+    readonly log: OffsetLog,
+    public length: number,
+    readonly hits: RoaringBitmap32,
+  ) {}
+
+  borrow(): this {
+    this.borrowers++;
+    return this;
+  }
+
+  /** Ends one borrow (see OffsetPositionIndex.borrowPending). */
+  release(): void {
+    if (this.borrowers <= 0) throw new PaimonError("INVALID_ARGUMENT", "pending row positions released more often than borrowed");
+    if (--this.borrowers === 0 && !this.current) this.hits.dispose();
+  }
+
+  /** No longer the cache's entry: freed now or by its last borrower. */
+  retire(): void {
+    this.current = false;
+    if (this.borrowers === 0) this.hits.dispose();
   }
 }
 
@@ -360,21 +435,32 @@ export interface OffsetFileSource {
   fieldsOf: (schemaId: number | bigint) => Promise<readonly DataField[]>;
 }
 
+/** A lease's bitmap as one of the caller's own: the owned bitmap itself, else a copy (the lease released). */
+function ownedHits(lease: PositionsLease): RoaringBitmap32 {
+  if (lease instanceof OwnedPositions) return lease.hits;
+  try {
+    return lease.hits.clone();
+  } finally {
+    lease.release();
+  }
+}
+
 /**
  * The row positions, per data file, of the rows whose offset column (`offsetField`, matched by
  * field id in each file's schema) holds a `pending` offset: what a deduplicate commit merges into
  * the files' deletion vectors, and what a real-time read hides. Files whose reliable min/max
  * statistics exclude every pending offset are skipped without reading their index. Files without
- * hits are left out. The caller owns the bitmaps.
+ * hits are left out. Leased (OffsetPositionIndex.borrowPending): the caller must not change the
+ * bitmaps and releases every lease once done.
  */
-export async function pendingOffsetBitmaps(
+export async function pendingOffsetLeases(
   source: OffsetFileSource,
   files: readonly DataFileMeta[],
   offsetField: DataField,
   pending: PendingOffsets,
   cache: OffsetIndexCache | null = null,
-): Promise<Map<string, RoaringBitmap32>> {
-  const out = new Map<string, RoaringBitmap32>();
+): Promise<Map<string, PositionsLease>> {
+  const out = new Map<string, PositionsLease>();
   const set = pending.offsets;
   if (set.isEmpty) return out;
   const lowest = set.minimum() as bigint;
@@ -388,18 +474,18 @@ export async function pendingOffsetBitmaps(
       if (bounds && (bounds.max < lowest || bounds.min > highest)) continue;
       const path = source.pathOf(file);
       const index = cache ? await cache.get(source.io, path, file, field) : await OffsetPositionIndex.ofFile(source.io, path, file, field);
-      const hits = index.positionsOfPending(pending);
-      if (hits.isEmpty) hits.dispose();
-      else out.set(file.fileName, hits);
+      const lease = index.borrowPending(pending);
+      if (lease.hits.isEmpty) lease.release();
+      else out.set(file.fileName, lease);
     }
     return out;
   } catch (e) {
-    for (const b of out.values()) b.dispose();
+    for (const lease of out.values()) lease.release();
     throw e;
   }
 }
 
-/** `pendingOffsetBitmaps` as ascending position arrays. */
+/** `pendingOffsetLeases` as ascending position arrays. */
 export async function pendingOffsetPositions(
   source: OffsetFileSource,
   files: readonly DataFileMeta[],
@@ -408,9 +494,11 @@ export async function pendingOffsetPositions(
   cache: OffsetIndexCache | null = null,
 ): Promise<Map<string, Uint32Array>> {
   const out = new Map<string, Uint32Array>();
-  for (const [name, hits] of await pendingOffsetBitmaps(source, files, offsetField, { offsets: pending }, cache)) {
-    out.set(name, hits.toArray());
-    hits.dispose();
+  const leases = await pendingOffsetLeases(source, files, offsetField, { offsets: pending }, cache);
+  try {
+    for (const [name, lease] of leases) out.set(name, lease.hits.toArray());
+  } finally {
+    for (const lease of leases.values()) lease.release();
   }
   return out;
 }

@@ -125,12 +125,12 @@ export class TableRead {
   }
 
   /**
-   * `hidden`: more deleted row positions by data file name (real-time deduplicate reads; borrowed:
-   * the caller disposes them after the read).
+   * `hidden`: more deleted row positions by data file name (real-time deduplicate reads; borrowed
+   * and read-only: the caller releases them after the read).
    * `cached`: filtered reads keep decoded column chunks in the table's chunk cache (real-time
    * reads: continuous queries come back to the same files).
    */
-  private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, RoaringBitmap32>, cached = false): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+  private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, { readonly hits: RoaringBitmap32 }>, cached = false): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     if (this.table.schema.primaryKeys.length > 0) {
       // Primary-key tables: merge-on-read / deletion vectors (read/merge-read.ts).
       yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false });
@@ -161,7 +161,7 @@ export class TableRead {
         const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const deletionFile = split.deletionFiles?.[index] ?? null;
         let deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
-        const more = hidden?.get(file.fileName);
+        const more = hidden?.get(file.fileName)?.hits;
         // without a committed deletion vector the hidden positions are used as they are (not owned)
         const borrowed = more !== undefined && deleted === null;
         if (more !== undefined) deleted = deleted === null ? more : deleted.orInPlace(more);

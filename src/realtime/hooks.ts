@@ -19,8 +19,8 @@ export interface RealtimeHooks {
     schema: arrow.Schema,
     batchSize: number,
     splits: readonly Split[],
-    /** `hidden`: more deleted row positions by data file name (pending deduplicate deletions; the caller keeps owning the bitmaps). */
-    readDisk: (splits: readonly Split[], hidden?: ReadonlyMap<string, RoaringBitmap32>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+    /** `hidden`: more deleted row positions by data file name (pending deduplicate deletions, read-only: the caller keeps owning or leasing the bitmaps). */
+    readDisk: (splits: readonly Split[], hidden?: ReadonlyMap<string, { readonly hits: RoaringBitmap32 }>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
   ): Promise<BatchReader>;
 }
 

@@ -86,18 +86,21 @@ class BatchKeyIndex {
     }
   }
 
-  /** Appends to `out` the rows in [from, to) whose identity is words `at…` of `wanted`. */
-  rowsOf(wanted: Uint32Array, at: number, from: number, to: number, out: number[]): void {
+  /**
+   * Writes to `out` from index `n` on the rows in [from, to) whose identity is words `at…` of
+   * `wanted`; returns the new count (the rows of one identity, at most this batch's rows).
+   */
+  rowsOf(wanted: Uint32Array, at: number, from: number, to: number, out: Uint32Array, n: number): number {
     const mask = this.slots.length - 1;
     const w = 2 * this.width;
     const words = this.words;
     for (let slot = identityHash(wanted[at], wanted[at + 1]) & mask; ; slot = (slot + 1) & mask) {
       const r = this.slots[slot] - 1;
-      if (r < 0) return;
+      if (r < 0) return n;
       if (r < from || r >= to) continue;
       let same = true;
       for (let k = 0; k < w && same; k++) same = words[r * w + k] === wanted[at + k];
-      if (same) out.push(r);
+      if (same) out[n++] = r;
     }
   }
 }
@@ -138,13 +141,28 @@ export function lookupKeyRows(data: arrow.Data, lookup: KeyLookup, from: number,
   const index = indexOf(data, lookup);
   if (index === null) return null;
   const wanted = lookup.wanted;
-  // (a fresh array: an empty literal costs less than resetting a reused one, whose length setter is a runtime call)
-  const rows: number[] = [];
-  for (let at = 0; at < wanted.length; at += 2 * lookup.width) index.rowsOf(wanted, at, from, to, rows);
-  if (rows.length === 0) return NO_ROWS;
-  const out = new Uint32Array(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = rows[i]! - from;
-  return out.sort();
+  // the rows found go to a scratch array shared by all lookups (synchronous: no other lookup
+  // runs in between), copied out only when there are any: most batches hold none of the keys
+  let n = 0;
+  for (let at = 0; at < wanted.length; at += 2 * lookup.width) {
+    // (one identity finds each row of the window at most once)
+    if (scratch.length < n + to - from) scratch = growScratch(n, n + to - from);
+    n = index.rowsOf(wanted, at, from, to, scratch, n);
+  }
+  if (n === 0) return NO_ROWS;
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) out[i] = scratch[i] - from;
+  return n === 1 ? out : out.sort();
+}
+
+/** Rows found by `lookupKeyRows` before they are copied out. */
+let scratch: Uint32Array = new Uint32Array(64);
+
+/** A larger scratch array (at least `need` entries) keeping its first `kept` rows. */
+function growScratch(kept: number, need: number): Uint32Array {
+  const grown = new Uint32Array(Math.max(need, 2 * scratch.length));
+  grown.set(scratch.subarray(0, kept));
+  return grown;
 }
 
 const NO_ROWS = new Uint32Array(0);

@@ -7,7 +7,7 @@
 import { columnValues } from "../arrow/values.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
-import { gatherInt64 } from "../arrow/gather.js";
+import { gatherInt64, takeColumn } from "../arrow/gather.js";
 import { batchArrayReader, groupedBatchReader, type BatchReader } from "../read/batch-reader.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
@@ -25,8 +25,7 @@ import { bytesEqual } from "../spec/binary-row.js";
 import { asRealtimeContext, type RealtimeSplit } from "./scan.js";
 import { isRealtimeSplit } from "./hooks.js";
 import { recordBatch, selectColumns, sliceBatch } from "../arrow/record-batch.js";
-import { pendingOffsetBitmaps } from "../read/offset-positions.js";
-import type { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { pendingOffsetLeases, type PositionsLease } from "../read/offset-positions.js";
 import { bucketFileSource, dedupFieldsOf } from "./dedup.js";
 import { survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 import { keyLookupOf, lookupKeyRows } from "./memory-key-index.js";
@@ -49,6 +48,9 @@ function residualOf(options: RealtimeReadOptions, fields: readonly DataField[]):
 }
 
 const NONE: readonly arrow.RecordBatch[] = [];
+
+/** Committed files real-time append reads left unread (a deduplicate lookup of a key whose live row is in memory): for tests and benchmarks. */
+export const realtimeReadCounters = { filesSkipped: 0 };
 
 /**
  * The read's filter and the scan's (either may be absent) as one predicate: the same predicate
@@ -92,6 +94,35 @@ function chunk(batch: arrow.RecordBatch, schema: arrow.Schema, columnIndexes: re
   return out;
 }
 
+/** `of[at[i]]` for each i (no closure: a closure over outputOf's locals would allocate their context on every call). */
+function pick(of: Uint32Array, at: Uint32Array): Uint32Array {
+  const out = new Uint32Array(at.length);
+  for (let i = 0; i < at.length; i++) out[i] = of[at[i]];
+  return out;
+}
+
+/**
+ * Rows `lo + rows[i]` of a stored batch, of the projected columns only (taken straight from the
+ * stored columns: no window slice, no copy of the offset column), in chunks of at most
+ * `batchSize` rows.
+ */
+function takeOutput(raw: arrow.RecordBatch, lo: number, rows: Uint32Array, schema: arrow.Schema, columnIndexes: readonly number[], batchSize: number): arrow.RecordBatch[] {
+  const n = rows.length;
+  let at = rows;
+  if (lo !== 0) {
+    at = new Uint32Array(n);
+    for (let i = 0; i < n; i++) at[i] = rows[i] + lo;
+  }
+  const stored = raw.data.children;
+  const columns: arrow.Data[] = new Array(columnIndexes.length);
+  for (let c = 0; c < columns.length; c++) columns[c] = takeColumn(stored[columnIndexes[c]], at);
+  const batch = recordBatch(schema, columns, n);
+  if (n <= batchSize) return [batch];
+  const out: arrow.RecordBatch[] = [];
+  for (let s = 0; s < n; s += batchSize) out.push(sliceBatch(batch, s, Math.min(n, s + batchSize)));
+  return out;
+}
+
 /**
  * Output chunks of whole stored batches, kept per batch for the last projection and batch size
  * they were read with: stored batches are immutable, so continuous queries over the same tail
@@ -117,7 +148,7 @@ export async function createRealtimeReader(
   outputSchema: arrow.Schema,
   batchSize: number,
   splits: readonly Split[],
-  diskBatches: (splits: readonly DataSplit[], hidden?: ReadonlyMap<string, RoaringBitmap32>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
+  diskBatches: (splits: readonly DataSplit[], hidden?: ReadonlyMap<string, PositionsLease>) => AsyncGenerator<arrow.RecordBatch, void, undefined>,
 ): Promise<BatchReader> {
   const ctx = asRealtimeContext(options.realtime, "createReader");
   ctx.checkValid();
@@ -186,61 +217,82 @@ export async function createRealtimeReader(
     // DEDUPLICATE `key = v`: the batch's key index gives the candidate rows, the filter checks them
     const candidates = keyLookup ? lookupKeyRows(raw.data.children[keyColumn], keyLookup, lo, hi) : null;
     if (candidates !== null && candidates.length === 0) return NONE;
-    let b = sliceBatch(raw, lo, hi);
-    // Rows to keep (null: all), filter first: a selective filter leaves few offsets to test and one copy to make.
+    // Rows of the window [lo, hi) to keep (null: all), filter first: a selective filter leaves
+    // few offsets to test and one copy to make. The window is sliced only to filter it.
     let rows: Uint32Array | null = null;
     if (residual) {
-      if (candidates === null) rows = filterBatchIndices(residual, b);
+      if (candidates === null) rows = filterBatchIndices(residual, sliceBatch(raw, lo, hi));
       else if (keyLookup!.exact) rows = candidates;
       else {
-        const matched = filterBatchIndices(residual, takeRows(b, candidates));
-        rows = matched.length === candidates.length ? candidates : matched.map((k) => candidates[k]);
+        const matched = filterBatchIndices(residual, takeRows(sliceBatch(raw, lo, hi), candidates));
+        rows = matched.length === candidates.length ? candidates : pick(candidates, matched);
       }
       if (rows.length === 0) return NONE;
-      if (rows.length === b.numRows) rows = null;
+      if (rows.length === hi - lo) rows = null;
     }
     if (deleted) {
       const window = offsets.subarray(lo, hi);
       const keep = survivingRows(rows === null ? window : gatherInt64([window], new Uint32Array(rows.length), rows), deleted);
       if (keep !== null) {
         if (keep.length === 0) return NONE;
-        rows = rows === null ? keep : keep.map((k) => rows![k]);
+        rows = rows === null ? keep : pick(rows, keep);
       }
     }
-    if (rows !== null) b = takeRows(b, rows);
+    if (rows !== null) return takeOutput(raw, lo, rows, outputSchema, columnIndexes, batchSize);
+    const b = sliceBatch(raw, lo, hi);
     return b === raw ? outputChunks(raw, outputSchema, columnIndexes, batchSize, chunkKey) : chunk(b, outputSchema, columnIndexes, batchSize);
   };
 
 
   /** Groups of output batches: per disk batch, per stored batch of an async store, per memory view of a synchronous one. */
+  /** A DEDUPLICATE lookup of one key (`key = v`): the committed files may be skipped (see groups). */
+  const oneKey = keyLookup !== null && keyLookup.identities.length === keyLookup.width;
+
+  /** The rows of a synchronous store's view (null: the store reads asynchronously, see groups). */
+  const memoryOutputs = (reader: Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch>, window: OffsetWindow, deleted: FrozenDeletedOffsets | null): arrow.RecordBatch[] | null => {
+    if (!(Symbol.iterator in reader)) return null;
+    const out: arrow.RecordBatch[] = [];
+    for (const raw of reader) for (const b of outputOf(raw, window, deleted)) out.push(b);
+    return out;
+  };
+
   async function* groups(): AsyncGenerator<readonly arrow.RecordBatch[], void, undefined> {
     for (const split of splits) {
       const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
       const ticket = view ? tickets.get(split as RealtimeSplit)! : null;
       const deleted = ticket?.deleted ?? null;
+      const window = ticket ? offsetWindow(ticket.committedEnd, ticket.memoryEnd) : null;
+      const readerOf = () => view!.entry.store.createQueryReader(view!.view, { offsetBegin: ticket!.committedEnd, predicate: bothFilters(options.filter, ticket!.scanFilter), readBatchSize: batchSize });
+      let reader: Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch> | null = null;
+      let memory: arrow.RecordBatch[] | null = null;
       if (split.files.length > 0) {
-        // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position.
-        const hidden = deleted ? await pendingOffsetBitmaps(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
-        try {
-          for await (const b of diskBatches([split], hidden)) yield [b];
-        } finally {
-          if (hidden) for (const bitmap of hidden.values()) bitmap.dispose();
+        // A lookup of one key whose row the view holds in memory (not deleted, passing the
+        // filter): that row is the key's one live row, so the view's deletion vectors and pending
+        // deletions hide every committed row of the key (the write that added it deleted the row
+        // it superseded): the committed files hold no row of the result and are not read.
+        if (oneKey && ticket !== null) memory = memoryOutputs((reader = readerOf()), window!, deleted);
+        if (memory !== null && memory.length > 0) realtimeReadCounters.filesSkipped += split.files.length;
+        else {
+          // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position
+          // (borrowed from the files' offset indexes: read-only, released after the split).
+          const leases = deleted ? await pendingOffsetLeases(bucketFileSource(table, split.bucketPath), split.files, offsetField!, deleted, ctx.offsetIndexCache(table)) : undefined;
+          try {
+            for await (const b of diskBatches([split], leases)) yield [b];
+          } finally {
+            if (leases) for (const lease of leases.values()) lease.release();
+          }
         }
       }
-      if (!view || !ticket) continue;
-      const { committedEnd, memoryEnd } = ticket;
-      const window = offsetWindow(committedEnd, memoryEnd);
-      const prune = bothFilters(options.filter, ticket.scanFilter);
-      const reader = view.entry.store.createQueryReader(view.view, { offsetBegin: committedEnd, predicate: prune, readBatchSize: batchSize });
-      if (Symbol.iterator in reader) {
-        const out: arrow.RecordBatch[] = [];
-        for (const raw of reader) for (const b of outputOf(raw, window, deleted)) out.push(b);
+      if (ticket === null) continue;
+      reader ??= readerOf();
+      memory ??= memoryOutputs(reader, window!, deleted);
+      if (memory !== null) {
+        if (memory.length > 0) yield memory;
+        continue;
+      }
+      for await (const raw of reader) {
+        const out = outputOf(raw, window!, deleted);
         if (out.length > 0) yield out;
-      } else {
-        for await (const raw of reader) {
-          const out = outputOf(raw, window, deleted);
-          if (out.length > 0) yield out;
-        }
       }
     }
   }

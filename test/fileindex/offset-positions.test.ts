@@ -14,7 +14,7 @@ import { readParquetBatches } from "../../src/format/parquet-reader.js";
 import { fileIOSource } from "../../src/format/source.js";
 import { OffsetSet64 } from "../../src/kernel/bitmap.js";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
-import { OffsetIndexCache, OffsetLog, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource } from "../../src/read/offset-positions.js";
+import { OffsetIndexCache, OffsetLog, OffsetPositionIndex, pendingOffsetPositions, reliableOffsetBounds, type OffsetFileSource, type PositionsLease } from "../../src/read/offset-positions.js";
 import { DedupKeyIndex, keyIdentities, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
@@ -139,20 +139,10 @@ describe("offset → row positions via the bitmap index", () => {
     );
     fc.assert(
       fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), fc.nat(), (ops, seed) => {
-        // committed row of key k: offset 2k (every 7th key absent, every 11th in two rows)
-        const column: bigint[] = [];
-        for (let k = 0; k < K; k++) if (k % 7 !== 3) for (let r = k % 11 === 5 ? 2 : 1; r > 0; r--) column.push(BigInt(2 * k));
+        const model = deletionModel(K);
+        const { column, views } = model;
         const half = column.length >> 1;
         const files = [column.slice(0, half), column.slice(half)].map((c) => ({ column: c, index: OffsetPositionIndex.fromBlob(blobOf(c), OFFSET, c.length, "f") }));
-        const index = new DedupKeyIndex();
-        const live = new Map<number, bigint>(); // model: key -> live offset
-        for (const o of new Set(column)) live.set(Number(o) / 2, o);
-        const keys = [...live.keys()];
-        index.upsert(keyIdentities({ type: "int64", length: keys.length, values: BigInt64Array.from(keys, BigInt) }), BigInt64Array.from(keys, (k) => live.get(k)!));
-        let deleted = new Set<bigint>(); // model: deleted since the last commit
-        let next = 10n * BigInt(K);
-        const views: Array<{ frozen: FrozenDeletedOffsets; expected: Set<bigint> }> = [];
-        const prepared: Array<{ frozen: FrozenDeletedOffsets; expected: Set<bigint> }> = [];
         const read = (v: { frozen: FrozenDeletedOffsets; expected: Set<bigint> }) => {
           for (const f of files) {
             const hits = f.index.positionsOfPending(v.frozen);
@@ -165,32 +155,62 @@ describe("offset → row positions via the bitmap index", () => {
         };
         let pick = seed;
         for (const o of ops) {
-          if (o.kind === "write" || o.kind === "big write") {
-            const offsets = BigInt64Array.from(o.keys, () => next++);
-            o.keys.forEach((k, i) => {
-              const old = live.get(k);
-              if (old !== undefined) deleted.add(old);
-              live.set(k, offsets[i]);
-            });
-            index.apply(keyIdentities({ type: "int64", length: o.keys.length, values: BigInt64Array.from(o.keys, BigInt) }), offsets);
-          } else if (o.kind === "view") {
-            views.push({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
-          } else if (o.kind === "prepare") {
-            prepared.push({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
-          } else if (o.kind === "commit" && prepared.length > 0) {
-            const p = prepared.shift()!;
-            index.committed(p.frozen);
-            deleted = new Set([...deleted].filter((x) => !p.expected.has(x)));
-          } else if (o.kind === "read") {
+          if (o.kind === "read") {
             // the current state, then a random earlier view (older after newer)
-            read({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
+            read(model.current());
             if (views.length > 0) read(views[(o.pick + pick++) % views.length]);
-          }
+          } else model.step(o);
         }
         for (const v of [...views].reverse()) read(v);
-        read({ frozen: index.freezeDeleted(), expected: deleted });
+        read(model.current());
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it("leases the cached positions without a copy per read; a leased bitmap is never extended: newer views read a copy while older leases are held (randomized)", () => {
+    // As above, but reads borrow (borrowPending) and hold their leases across later writes,
+    // views and reads of other views: each held lease must keep exactly its own view's rows.
+    const K = 300;
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("write" as const), keys: fc.array(fc.integer({ min: 0, max: K + 50 }), { minLength: 1, maxLength: 30 }) }),
+      fc.record({ kind: fc.constant("view" as const) }),
+      fc.record({ kind: fc.constant("prepare" as const) }),
+      fc.record({ kind: fc.constant("commit" as const) }),
+      fc.record({ kind: fc.constant("borrow" as const), pick: fc.nat(), current: fc.boolean() }),
+      fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 50 }), (ops) => {
+        const model = deletionModel(K);
+        const { column, views } = model;
+        const file = { column, index: OffsetPositionIndex.fromBlob(blobOf(column), OFFSET, column.length, "f") };
+        const held: Array<{ lease: PositionsLease; expected: number[] }> = [];
+        const check = () => {
+          for (const h of held) expect(Array.from(h.lease.hits.toArray())).toEqual(h.expected);
+        };
+        for (const o of ops) {
+          if (o.kind === "borrow") {
+            const v = o.current || views.length === 0 ? model.current() : views[o.pick % views.length];
+            const lease = file.index.borrowPending(v.frozen);
+            held.push({ lease, expected: positionsWhere(column, (x) => v.expected.has(x)) });
+          } else if (o.kind === "release") {
+            if (held.length > 0) held.splice(o.pick % held.length, 1)[0].lease.release();
+          } else model.step(o);
+          check();
+        }
+        // an unchanged state is lent as the same bitmap (no copy per read) while it is cached
+        const now = model.current();
+        const a = file.index.borrowPending(now.frozen);
+        const b = file.index.borrowPending(now.frozen);
+        expect(b.hits).toBe(a.hits);
+        expect(Array.from(file.index.positionsOfPending(now.frozen).toArray())).toEqual(positionsWhere(column, (x) => now.expected.has(x)));
+        a.release();
+        b.release();
+        for (const h of held.splice(0)) h.lease.release();
+        expect(() => a.release()).toThrow("released more often than borrowed");
+      }),
+      { numRuns: 200 },
     );
   });
 
@@ -253,6 +273,48 @@ describe("offset → row positions via the bitmap index", () => {
     expect(() => OffsetPositionIndex.fromBlob(blobOf([1n, 2n]), OFFSET, 3, "data-1.parquet")).toThrow("bitmap index on _REALTIME_OFFSET of data-1.parquet covers 2 rows, the file has 3");
   });
 });
+
+type DeletionOp = { kind: "write" | "big write"; keys: number[] } | { kind: "view" | "prepare" | "commit" };
+type FrozenView = { frozen: FrozenDeletedOffsets; expected: Set<bigint> };
+
+/**
+ * Committed keys 0 … K-1 (key k at offset 2k; every 7th key absent, every 11th in two rows), a
+ * key index over them, and a model of the offsets deleted since the last commit: `step` applies a
+ * write (new offsets from 10K on), a view or prepare (a frozen state and its expected deletions)
+ * or the commit of the oldest prepare.
+ */
+function deletionModel(K: number) {
+  const column: bigint[] = [];
+  for (let k = 0; k < K; k++) if (k % 7 !== 3) for (let r = k % 11 === 5 ? 2 : 1; r > 0; r--) column.push(BigInt(2 * k));
+  const index = new DedupKeyIndex();
+  const live = new Map<number, bigint>(); // model: key -> live offset
+  for (const o of new Set(column)) live.set(Number(o) / 2, o);
+  const keys = [...live.keys()];
+  index.upsert(keyIdentities({ type: "int64", length: keys.length, values: BigInt64Array.from(keys, BigInt) }), BigInt64Array.from(keys, (k) => live.get(k)!));
+  let deleted = new Set<bigint>(); // model: deleted since the last commit
+  let next = 10n * BigInt(K);
+  const views: FrozenView[] = [];
+  const prepared: FrozenView[] = [];
+  const current = (): FrozenView => ({ frozen: index.freezeDeleted(), expected: new Set(deleted) });
+  const step = (o: DeletionOp): void => {
+    if (o.kind === "write" || o.kind === "big write") {
+      const offsets = BigInt64Array.from(o.keys, () => next++);
+      o.keys.forEach((k, i) => {
+        const old = live.get(k);
+        if (old !== undefined) deleted.add(old);
+        live.set(k, offsets[i]);
+      });
+      index.apply(keyIdentities({ type: "int64", length: o.keys.length, values: BigInt64Array.from(o.keys, BigInt) }), offsets);
+    } else if (o.kind === "view") views.push(current());
+    else if (o.kind === "prepare") prepared.push(current());
+    else if (prepared.length > 0) {
+      const p = prepared.shift()!;
+      index.committed(p.frozen);
+      deleted = new Set([...deleted].filter((x) => !p.expected.has(x)));
+    }
+  };
+  return { column, views, current, step };
+}
 
 /** Counts whole-file reads of `.index` files. */
 class IndexReadCountingFileIO extends LocalFileIO {

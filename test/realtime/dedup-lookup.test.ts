@@ -14,6 +14,7 @@ import { filterBatchIndices } from "../../src/predicate/evaluate.js";
 import { sliceBatch } from "../../src/arrow/record-batch.js";
 import { selectiveReadCounters } from "../../src/read/selective-read.js";
 import { keyLookupOf, lookupKeyRows } from "../../src/realtime/memory-key-index.js";
+import { realtimeReadCounters } from "../../src/realtime/read.js";
 import { DataTypes, type DataField } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, readRows, tempDir } from "./helpers.js";
@@ -97,6 +98,19 @@ describe("memory key index", () => {
     const ints = arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.of(1) });
     expect(lookupKeyRows(ints, ones, 0, 1)).toBeNull();
     expect(lookupKeyRows(ints, ones, 0, 1)).toBeNull();
+    // many rows of several keys (the shared buffer grows between keys) and a small lookup after
+    // it: every result is a copy of its own, earlier results keep their rows
+    const many = arrow.makeData({ type: new arrow.Int8(), length: 5000, data: Int8Array.from({ length: 5000 }, (_, i) => i % 5) });
+    const three = keyLookupOf(bindPredicate(col("k").in([4, 0, 2]), fields(small)), small)!;
+    const expectedRows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => i).filter((i) => [0, 2, 4].includes((from + i) % 5));
+    expect(lookupKeyRows(many, three, 0, 5000)).toBeNull();
+    const big1 = lookupKeyRows(many, three, 0, 5000)!;
+    const small1 = lookupKeyRows(batch, ones, 0, 3)!;
+    const big2 = lookupKeyRows(many, three, 7, 4000)!;
+    const small2 = lookupKeyRows(other, ones, 0, 2)!;
+    expect(Array.from(big1)).toEqual(expectedRows(0, 5000));
+    expect(Array.from(big2)).toEqual(expectedRows(7, 4000));
+    expect([Array.from(small1), Array.from(small2)]).toEqual([[0, 2], [1]]);
   });
 });
 
@@ -104,11 +118,8 @@ describe("append deduplicate key lookups", () => {
   type Row = { id: number; offset: number; v: unknown };
   const lookup = async (table: Table, ctx: RealtimeContext | undefined, filter: Predicate): Promise<Row[]> =>
     (await readRows(table, { ctx, filter, predicateFilter: true })).map((r) => ({ id: r.id as number, offset: Number(r._REALTIME_OFFSET), v: r.v })).sort((a, b) => a.id - b.id || a.offset - b.offset);
-  /** The same rows through a filter the key index does not answer (a range): every row filtered. */
-  const plainLookup = (table: Table, ctx: RealtimeContext | undefined, id: number) => lookup(table, ctx, and(col("id").ge(id), col("id").le(id)));
-
-  it("views pinned by a lookup's plan keep their rows while later writes supersede the key, seal, commit and refresh", async () => {
-    const table = await makeDedupTable({ bucket: "1" });
+  /** A real-time writer of `table` in a new context, and a commit of what it wrote (refreshing it). */
+  const writer = async (table: Table) => {
     const ctx = await RealtimeContext.create();
     const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tempDir() });
     let id = 0;
@@ -116,6 +127,14 @@ describe("append deduplicate key lookups", () => {
       const snapshot = await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(++id), id);
       await w.refreshCommittedSnapshot(snapshot);
     };
+    return { ctx, w, commit };
+  };
+  /** The same rows through a filter the key index does not answer (a range): every row filtered. */
+  const plainLookup = (table: Table, ctx: RealtimeContext | undefined, id: number) => lookup(table, ctx, and(col("id").ge(id), col("id").le(id)));
+
+  it("views pinned by a lookup's plan keep their rows while later writes supersede the key, seal, commit and refresh", async () => {
+    const table = await makeDedupTable({ bucket: "1" });
+    const { ctx, w, commit } = await writer(table);
     await w.write(dedupBatch([[1, 0], [2, 1], [3, 2]]), B0);
     await commit();
     await w.write(dedupBatch([[2, 3], [4, 4], [2, 5]]), B0); // key 2 twice in one batch: the later row wins
@@ -141,6 +160,39 @@ describe("append deduplicate key lookups", () => {
     ];
     expect(await lookup(table, ctx, filter)).toEqual(now);
     for (const k of [1, 2, 3, 4, 5]) expect(await lookup(table, ctx, col("id").eq(k))).toEqual(await plainLookup(table, ctx, k));
+    await commit();
+    await w.close();
+    await ctx.close();
+  });
+
+  it("a lookup of one key whose live row is in memory does not read the committed files; other lookups do, with the same rows as a filter the key index does not answer", async () => {
+    const table = await makeDedupTable({ bucket: "1" });
+    const { ctx, w, commit } = await writer(table);
+    await w.write(dedupBatch([[1, 0], [2, 1], [3, 2], [4, 3]]), B0);
+    await commit();
+    await w.write(dedupBatch([[2, 4], [5, 5]]), B0); // key 2 superseded (a pending deletion), key 5 new
+    await w.write(dedupBatch([[3, 6]]), B0);
+    await commit(); // rows 4, 5, 6 committed; key 2's and 3's first rows deleted by a deletion vector
+    await w.write(dedupBatch([[3, 7], [4, 8], [6, 9]]), B0); // key 3 again (its committed row 6 pending deleted), key 4 superseded, key 6 new
+    /** Rows of `filter` and how many committed files the read left unread. */
+    const counted = async (filter: Predicate) => {
+      const skipped = realtimeReadCounters.filesSkipped;
+      const rows = await lookup(table, ctx, filter);
+      return { rows, skipped: realtimeReadCounters.filesSkipped - skipped };
+    };
+    // in memory: 3 (offset 7), 4 (offset 8), 6 (offset 9, never committed); committed only: 1, 2 (offset 4) and 5
+    expect(await counted(col("id").eq(3))).toEqual({ rows: [{ id: 3, offset: 7, v: "v7" }], skipped: 2 });
+    expect(await counted(col("id").eq(4))).toEqual({ rows: [{ id: 4, offset: 8, v: "v8" }], skipped: 2 });
+    expect(await counted(col("id").eq(6))).toEqual({ rows: [{ id: 6, offset: 9, v: "v9" }], skipped: 0 }); // (the plan pruned the files: 6 is above their keys)
+    expect(await counted(col("id").eq(1))).toEqual({ rows: [{ id: 1, offset: 0, v: "v0" }], skipped: 0 });
+    expect(await counted(col("id").eq(2))).toEqual({ rows: [{ id: 2, offset: 4, v: "v4" }], skipped: 0 });
+    expect(await counted(col("id").eq(5))).toEqual({ rows: [{ id: 5, offset: 5, v: "v5" }], skipped: 0 });
+    // the filter rejects the memory row: the files are read (their row of the key is deleted)
+    expect(await counted(and(col("id").eq(3), col("v").eq("v2")))).toEqual({ rows: [], skipped: 0 });
+    // several keys, or a filter the key index does not answer: the files are read
+    expect((await counted(col("id").in([1, 3]))).skipped).toBe(0);
+    expect((await counted(and(col("id").ge(3), col("id").le(3)))).skipped).toBe(0);
+    for (const k of [1, 2, 3, 4, 5, 6, 7]) expect(await lookup(table, ctx, col("id").eq(k))).toEqual(await plainLookup(table, ctx, k));
     await commit();
     await w.close();
     await ctx.close();
