@@ -4,6 +4,7 @@
 // wrong number or a file written outside the table.
 import { PaimonError } from "../error.js";
 import { fileNamePrefixProblem } from "../spec/file-names.js";
+import { externalDirectoryProblem } from "./paths.js";
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -109,14 +110,24 @@ export function requireRelativeDirectory(key: string, dir: string): string {
   return dir;
 }
 
+/** Options naming directories outside the table that may hold its files (comma-separated). */
+const EXTERNAL_DIRECTORY_OPTIONS: readonly string[] = ["data-file.external-paths", "global-index.external-path"];
+
 /**
- * Checks the option values of a table being created or altered: integer options parse as
- * Java ints, file-name prefixes and the data directory stay inside the table.
+ * Checks the option values of a table being created or altered (at `root`): integer options parse as
+ * Java ints, file-name prefixes and the data directory stay inside the table, external directories
+ * are absolute locations that do not contain the table.
  */
-export function validateOptionValues(options: Readonly<Record<string, string>>): void {
+export function validateOptionValues(options: Readonly<Record<string, string>>, root?: string): void {
   for (const [key, value] of Object.entries(options)) {
     if (INT_OPTIONS.has(key)) requireIntOption(key, value);
     if (FILE_NAME_PREFIX_OPTIONS.includes(key)) requireFileNamePrefix(key, value);
     if (key === "data-file.path-directory") requireRelativeDirectory(key, value);
+    if (EXTERNAL_DIRECTORY_OPTIONS.includes(key)) {
+      for (const dir of value.split(",").map((d) => d.trim())) {
+        const problem = dir === "" ? null : externalDirectoryProblem(dir, root);
+        if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: ${JSON.stringify(dir)} ${problem}`);
+      }
+    }
   }
 }

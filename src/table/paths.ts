@@ -1,7 +1,7 @@
 // Where a table's files live (format reference §1) and the partition directory
 // names Java computes from partition values (§1.1), escaping included.
 import { PaimonError } from "../error.js";
-import { joinPath, parentPath } from "../fs/file-io.js";
+import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
 import { decimalToString } from "../spec/binary-row.js";
 import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
@@ -74,8 +74,57 @@ export function isInsideDirectory(path: string, dir: string): boolean {
   return d.segments.every((segment, i) => p.segments[i] === segment);
 }
 
+/** The FileIO family a location belongs to: one FileIO reaches every location of its family. */
+function fileSystemFamily(location: string): string {
+  const scheme = schemeOf(location);
+  if (scheme === "" || scheme === "file") return "file";
+  if (scheme === "s3a") return "s3";
+  if (scheme === "https") return "http";
+  return scheme;
+}
+
+/**
+ * Why `dir` cannot be an external directory of the table at `root` (`data-file.external-paths`,
+ * `global-index.external-path`), or null: it must be an absolute location with a scheme (as Java
+ * and paimon-cpp require), without `.` or `..` segments, a NUL or a backslash, and must not be the
+ * table directory or one of its ancestors (which would make the table's own metadata "external").
+ */
+export function externalDirectoryProblem(dir: string, root?: string): string | null {
+  if (schemeOf(dir) === "") return "has no scheme (write it as a URL, e.g. file:///path or s3://bucket/path)";
+  if (dir.includes("\u0000")) return "contains a NUL character";
+  if (dir.includes("\\")) return "contains a backslash";
+  const rest = dir.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:(\/\/[^/]*)?/, "");
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rest);
+  } catch {
+    return "cannot be decoded as a URL";
+  }
+  if ([rest, decoded].some((p) => p.split("/").some((s) => s === "." || s === ".."))) return "has a '.' or '..' segment";
+  if (root !== undefined && (sameDirectory(dir, root) || isInsideDirectory(root, dir))) return `contains the table directory ${root}`;
+  return null;
+}
+
+function sameDirectory(a: string, b: string): boolean {
+  const p = parsePath(a);
+  const q = parsePath(b);
+  return p !== null && q !== null && p.fileSystem === q.fileSystem && p.segments.length === q.segments.length && p.segments.every((s, i) => q.segments[i] === s);
+}
+
+/** INVALID_ARGUMENT unless `id` is a snapshot or schema id (a non-negative safe integer). */
+function requireId(id: number, what: string): number {
+  if (!Number.isSafeInteger(id) || id < 0) throw new PaimonError("INVALID_ARGUMENT", `${what} id ${JSON.stringify(String(id))} is not a non-negative integer`);
+  return id;
+}
+
 /** File locations of one table: its directory and the external data paths its options declare. */
 export class TablePaths {
+  /**
+   * Declared external directories that qualify ({@link externalDirectoryProblem}); others are
+   * ignored, so a file said to lie there is refused like any file outside the table.
+   */
+  readonly externalPaths: readonly string[];
+
   /**
    * @param root the table directory
    * @param externalPaths directories outside `root` that may hold the table's files
@@ -83,15 +132,17 @@ export class TablePaths {
    */
   constructor(
     readonly root: string,
-    readonly externalPaths: readonly string[] = [],
-  ) {}
+    externalPaths: readonly string[] = [],
+  ) {
+    this.externalPaths = externalPaths.filter((dir) => externalDirectoryProblem(dir, root) === null);
+  }
 
   get snapshotDir(): string {
     return joinPath(this.root, "snapshot");
   }
 
   snapshot(id: number): string {
-    return joinPath(this.root, "snapshot", `snapshot-${id}`);
+    return joinPath(this.root, "snapshot", `snapshot-${requireId(id, "snapshot")}`);
   }
 
   get schemaDir(): string {
@@ -99,7 +150,7 @@ export class TablePaths {
   }
 
   schema(id: number): string {
-    return joinPath(this.root, "schema", `schema-${id}`);
+    return joinPath(this.root, "schema", `schema-${requireId(id, "schema")}`);
   }
 
   get manifestDir(): string {
@@ -136,6 +187,35 @@ export class TablePaths {
   /** Path of one of a data file's extra files: next to the data file (Java `DataFilePathFactory.toAlignedPath`). */
   extraFile(bucketDir: string, file: FileLocation, extraFileName: string): string {
     return joinPath(file.externalPath === null ? bucketDir : parentPath(file.externalPath), extraFileName);
+  }
+
+  /**
+   * Why the external path of a data or index file (from a manifest or commit message) cannot be
+   * used, or null (also when it has none). It must name the file (its last segment is the file
+   * name, as Java writes it) inside a declared external directory — not merely inside the table
+   * directory, where it could name a snapshot or schema file — on the table's own file system
+   * (`UNSUPPORTED` otherwise: the table's FileIO cannot reach another one).
+   */
+  externalPathProblem(file: FileLocation): { code: "UNSUPPORTED" | "OUTSIDE"; problem: string } | null {
+    const path = file.externalPath;
+    if (path === null) return null;
+    const declared = this.externalPaths.length > 0 ? `the declared external paths (${this.externalPaths.join(", ")})` : "any declared external path (data-file.external-paths is not set)";
+    const dir = this.externalPaths.find((d) => isInsideDirectory(path, d));
+    if (dir === undefined) return { code: "OUTSIDE", problem: `external path ${JSON.stringify(path)} of ${file.fileName} is outside ${declared}` };
+    if (baseName(path) !== file.fileName) return { code: "OUTSIDE", problem: `external path ${JSON.stringify(path)} of ${file.fileName} does not end with its file name` };
+    if (fileSystemFamily(dir) !== fileSystemFamily(this.root)) {
+      return { code: "UNSUPPORTED", problem: `external path ${JSON.stringify(path)} of ${file.fileName} is on another file system than the table ${this.root}, which this library cannot reach through the table's FileIO` };
+    }
+    return null;
+  }
+
+  /**
+   * Throws unless {@link externalPathProblem} finds nothing: `code` (CORRUPT_FILE for metadata,
+   * INVALID_ARGUMENT for commit messages) naming `source`, or UNSUPPORTED for another file system.
+   */
+  requireUsableExternalPath(file: FileLocation, code: "CORRUPT_FILE" | "INVALID_ARGUMENT", source: string): void {
+    const found = this.externalPathProblem(file);
+    if (found !== null) throw new PaimonError(found.code === "UNSUPPORTED" ? "UNSUPPORTED" : code, `${source}: ${found.problem}`);
   }
 
   /** Whether `path` lies inside the table directory or inside one of its declared external paths. */

@@ -61,7 +61,7 @@ export class SchemaManager {
   /** Writes schema-0 for a new table; ALREADY_EXISTS when the table has a schema already. */
   async createTable(input: SchemaInput, where: string): Promise<TableSchema> {
     const schema = createTableSchema(input);
-    validateTableSchema(schema);
+    validateTableSchema(schema, this.paths.root);
     checkFileFormatOptions(schema.options, where);
     checkDeduplicateTable(schema, where);
     if ((await this.listSchemaIds()).length > 0) throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
@@ -80,7 +80,7 @@ export class SchemaManager {
       const current = await this.latest();
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
       const next = applySchemaChanges(current, changes, where);
-      validateTableSchema(next);
+      validateTableSchema(next, this.paths.root);
       checkFileFormatOptions(next.options, where);
       checkDeduplicateTable(next, where);
       if (await this.io.writeFileAtomicNoReplace(this.paths.schema(next.id), schemaToJson(next))) return next;
@@ -90,10 +90,10 @@ export class SchemaManager {
 }
 
 /** Checks the option combinations paimon-rt (and Java) accept for a table. */
-export function validateTableSchema(schema: TableSchema): void {
+export function validateTableSchema(schema: TableSchema, root?: string): void {
   const o = schema.options;
   const names = new Set(schema.fields.map((f) => f.name));
-  validateOptionValues(o);
+  validateOptionValues(o, root);
   const bucketText = o["bucket"] ?? "-1";
   const bucket = Number(bucketText);
   if (bucket < 1 && bucket !== -1 && bucket !== -2) {

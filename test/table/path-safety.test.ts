@@ -189,7 +189,7 @@ describe("file names in commit messages (item 6)", () => {
     expect(e.message).toBe(`commit message of bucket 0: extra file name of ${message.data.dataIncrement.newFiles[0].fileName} "../x.index" contains a path separator`);
     e = await failure(() => commit.commit([tampered(message, (f) => (f.externalPath = victim))]));
     expect(e.message).toBe(
-      `commit message of bucket 0: external path ${JSON.stringify(victim)} of ${message.data.dataIncrement.newFiles[0].fileName} is outside the table directory and its declared external paths`,
+      `commit message of bucket 0: external path ${JSON.stringify(victim)} of ${message.data.dataIncrement.newFiles[0].fileName} is outside any declared external path (data-file.external-paths is not set)`,
     );
     expect(await table.latestSnapshot()).toBeNull();
     // The untampered message still commits.
@@ -267,7 +267,7 @@ describe("file names read from table metadata (item 6)", () => {
     const e = await failure(async () => readIds(await catalog.getTable("db.t")));
     expect(e.code).toBe("CORRUPT_FILE");
     expect(e.message).toContain(`${manifestPath}: external path ${JSON.stringify(victim)} of data-`);
-    expect(e.message).toContain("is outside the table directory and any declared external path (data-file.external-paths is not set)");
+    expect(e.message).toContain("is outside any declared external path (data-file.external-paths is not set)");
     expectOutsideUntouched(base, victim);
 
     // A table that declares an external directory reads its files from there (file: URL form, as Java writes it).
@@ -372,5 +372,190 @@ describe("file names read from table metadata (item 6)", () => {
     expect(existsSync(table.paths.indexFile(oldIndex))).toBe(false);
     expect(existsSync(table.paths.indexFile(newIndex))).toBe(true);
     expectOutsideUntouched(base, victim);
+  });
+});
+
+// Audit h54: holes that the checks above let through, each with the input that got past them.
+describe("external paths name their file inside a declared external directory (audit)", () => {
+  /** Snapshot 1 adds file A ([1, 2]); snapshot 2 overwrites it with B ([3]), deleting A. */
+  async function overwritten(warehouse: string, options: Record<string, string> = {}) {
+    const { catalog, table } = await newTable(warehouse, options);
+    const commit = table.newCommit({ commitUser: "u" });
+    await commit.commit(await prepared(table, [1, 2]));
+    await commit.overwrite(await prepared(table, [3]));
+    const fileA = join(table.location, "bucket-0", (await table.manifestStore.readManifest((await deltaManifests(table, 1))[0]))[0].file.fileName);
+    return { catalog, table, fileA };
+  }
+
+  const expire = (t: Table) => expireSnapshots(t.fileIO, t.location, t.coreOptions, t.partitionFields, { retainMax: 1, retainMin: 1 });
+
+  it("a commit message whose external path names the table's own snapshot file is refused; abort deletes nothing", async () => {
+    // Before: the path lay inside the table directory, so it passed, and abort deleted snapshot-1.
+    const { base, warehouse, victim } = sandbox();
+    const { table } = await newTable(warehouse);
+    const commit = table.newCommit({ commitUser: "u" });
+    await commit.commit(await prepared(table, [1, 2]));
+    const [message] = await prepared(table, [3]);
+    const copy = CommitMessage.deserialize(CommitMessage.currentVersion(), CommitMessage.serialize(message));
+    copy.data.dataIncrement.newFiles[0].externalPath = table.paths.snapshot(1);
+    copy.data.dataIncrement.newFiles[0].fileName = "snapshot-1";
+    let e = await failure(() => commit.abort([copy]));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe(`commit message of bucket 0: external path ${JSON.stringify(table.paths.snapshot(1))} of snapshot-1 is outside any declared external path (data-file.external-paths is not set)`);
+    e = await failure(() => commit.commit([copy]));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(existsSync(table.paths.snapshot(1))).toBe(true);
+    expect((await table.latestSnapshot())!.id).toBe(1);
+    expect(await readIds(table)).toEqual([1, 2]);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("a manifest entry whose external path names the schema file is CORRUPT_FILE, and expiry deletes nothing", async () => {
+    // Before: expiry deleted schema/schema-0 (inside the table, so "deletable"): the table was gone.
+    const { base, warehouse, victim } = sandbox();
+    const { catalog, table, fileA } = await overwritten(warehouse);
+    const schema0 = table.paths.schema(0);
+    const [manifest] = await deltaManifests(table, 2);
+    const manifestPath = await editManifest(table, manifest, (entries) => {
+      const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
+      deleted.file.externalPath = schema0;
+    });
+    const reopened = await catalog.getTable("db.t");
+    const e = await failure(() => expire(reopened));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toMatch(new RegExp(`^${manifestPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: external path ".*schema-0" of data-.* is outside any declared external path`));
+    expect(existsSync(schema0)).toBe(true);
+    expect(existsSync(fileA)).toBe(true);
+    expect(existsSync(reopened.paths.snapshot(1))).toBe(true);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("an external path inside a declared directory must end with the file's name", async () => {
+    const { warehouse, base } = sandbox();
+    const external = join(base, "wh", "external");
+    const { table } = await newTable(warehouse, { "data-file.external-paths": pathToFileURL(external).href });
+    const [message] = await prepared(table, [1]);
+    message.data.dataIncrement.newFiles[0].externalPath = `file:${join(external, "bucket-0", "other.parquet")}`;
+    const e = await failure(() => table.newCommit({ commitUser: "u" }).commit([message]));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe(`commit message of bucket 0: external path ${JSON.stringify(`file:${join(external, "bucket-0", "other.parquet")}`)} of ${message.data.dataIncrement.newFiles[0].fileName} does not end with its file name`);
+    expect(await table.latestSnapshot()).toBeNull();
+  });
+
+  it("a declared directory that contains the table (file:///) declares nothing: expiry does not delete the victim", async () => {
+    // Before: every path was "inside" file:///, so expiry deleted <base>/victim.parquet.
+    const { base, warehouse, victim } = sandbox();
+    const catalog = await Catalog.open(warehouse);
+    await catalog.createDatabase("db");
+    const e0 = await failure(() => catalog.createTable("db.t", { fields: FIELDS, options: { "data-file.external-paths": "file:///" } }));
+    expect(e0.code).toBe("INVALID_ARGUMENT");
+    expect(e0.message).toBe(`option data-file.external-paths: "file:///" contains the table directory ${join(warehouse, "db.db", "t")}`);
+    // Another engine's schema says so anyway.
+    const { table, fileA } = await overwritten(warehouse);
+    const schemaPath = table.paths.schema(0);
+    const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
+    schema.options["data-file.external-paths"] = "file:///";
+    writeFileSync(schemaPath, JSON.stringify(schema));
+    const [manifest] = await deltaManifests(table, 2);
+    await editManifest(table, manifest, (entries) => {
+      const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
+      deleted.file.fileName = "victim.parquet";
+      deleted.file.externalPath = victim;
+    });
+    const reopened = await catalog.getTable("db.t");
+    expect(reopened.paths.externalPaths).toEqual([]);
+    const e = await failure(() => expire(reopened));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toContain(`external path ${JSON.stringify(victim)} of victim.parquet is outside any declared external path`);
+    expect(existsSync(fileA)).toBe(true);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("external directories must be absolute URLs without dot segments (create and alter)", async () => {
+    const { warehouse } = sandbox();
+    const { catalog } = await newTable(warehouse);
+    for (const [value, problem] of [
+      ["relative/ext", "has no scheme (write it as a URL, e.g. file:///path or s3://bucket/path)"],
+      ["/abs/ext", "has no scheme (write it as a URL, e.g. file:///path or s3://bucket/path)"],
+      ["file:///ext/../etc", "has a '.' or '..' segment"],
+      ["file:///ext/%2e%2e/etc", "has a '.' or '..' segment"],
+      ["s3://b/ext/./x", "has a '.' or '..' segment"],
+      ["file:///ext\u0000x", "contains a NUL character"],
+    ]) {
+      const e = await failure(() => catalog.alterTable("db.t", [{ kind: "setOption", key: "global-index.external-path", value }]));
+      expect(e.code).toBe("INVALID_ARGUMENT");
+      expect(e.message).toBe(`option global-index.external-path: ${JSON.stringify(value)} ${problem}`);
+    }
+    expect((await catalog.getTable("db.t")).schema.id).toBe(0);
+  });
+
+  it("a relative declared directory (another engine's schema) declares nothing: its files are CORRUPT_FILE, not read from the working directory", async () => {
+    // Before: "ext/bucket-0/<name>" was inside the declared "ext" and was read relative to the process's working directory.
+    const { warehouse } = sandbox();
+    const { catalog, table } = await newTable(warehouse);
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1]));
+    const schemaPath = table.paths.schema(0);
+    const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
+    schema.options["data-file.external-paths"] = "ext";
+    writeFileSync(schemaPath, JSON.stringify(schema));
+    const [manifest] = await deltaManifests(table, 1);
+    await editManifest(table, manifest, (entries) => (entries[0].file.externalPath = `ext/bucket-0/${entries[0].file.fileName}`));
+    const e = await failure(async () => readIds(await catalog.getTable("db.t")));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toContain("is outside any declared external path (data-file.external-paths is not set)");
+  });
+
+  it("an external directory on another file system than the table is UNSUPPORTED, and expiry deletes nothing", async () => {
+    // Before: the local FileIO took s3://bucket/ext/... for a relative path: <cwd>/s3:/bucket/ext/... was read and deleted.
+    const { base, warehouse, victim } = sandbox();
+    const { table, fileA } = await overwritten(warehouse, { "data-file.external-paths": "s3://bucket/ext" });
+    const [manifest] = await deltaManifests(table, 2);
+    const manifestPath = await editManifest(table, manifest, (entries) => {
+      const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
+      deleted.file.externalPath = `s3://bucket/ext/bucket-0/${deleted.file.fileName}`;
+    });
+    const reopened = await Catalog.open(warehouse).then((c) => c.getTable("db.t"));
+    const e = await failure(() => expire(reopened));
+    expect(e.code).toBe("UNSUPPORTED");
+    expect(e.message).toMatch(new RegExp(`^${manifestPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: external path "s3://bucket/ext/bucket-0/data-.*" of data-.* is on another file system than the table`));
+    expect(existsSync(fileA)).toBe(true);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("orphan-file cleanup and abort read tables with external data files (they were CORRUPT_FILE)", async () => {
+    const { base, warehouse } = sandbox();
+    const external = join(base, "wh", "external");
+    const { catalog, table } = await newTable(warehouse, { "data-file.external-paths": pathToFileURL(external).href });
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1, 2]));
+    const [manifest] = await deltaManifests(table, 1);
+    await editManifest(table, manifest, (entries) => {
+      const name = entries[0].file.fileName;
+      mkdirSync(join(external, "bucket-0"), { recursive: true });
+      renameSync(join(table.location, "bucket-0", name), join(external, "bucket-0", name));
+      entries[0].file.externalPath = `file:${join(external, "bucket-0", name)}`;
+    });
+    const reopened = await catalog.getTable("db.t");
+    expect(await readIds(reopened)).toEqual([1, 2]);
+    expect((await reopened.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).deleted.filter((p) => !p.startsWith("bucket-0/"))).toEqual([]);
+    const [stray] = await prepared(reopened, [9]);
+    await reopened.newCommit({ commitUser: "u" }).abort([stray]);
+    expect(await readIds(reopened)).toEqual([1, 2]);
+  });
+});
+
+describe("snapshot and schema ids become file names (audit)", () => {
+  it("a snapshot id that is not an integer is INVALID_ARGUMENT before any read", async () => {
+    // Before: table.snapshot("1/../../../../../victim.parquet") read <base>/victim.parquet (CORRUPT_FILE quoting it).
+    const { warehouse } = sandbox();
+    const { table } = await newTable(warehouse);
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1]));
+    const hostile = "1/../../../../../victim.parquet" as unknown as number;
+    let e = await failure(() => table.snapshot(hostile));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe('snapshot id "1/../../../../../victim.parquet" is not a non-negative integer');
+    e = await failure(() => table.newScan({ snapshotId: hostile }).plan());
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect((await failure(() => table.snapshot(1.5))).code).toBe("INVALID_ARGUMENT");
+    expect((await table.snapshot(1)).id).toBe(1);
   });
 });
