@@ -4,6 +4,7 @@ import { PaimonError } from "../error.js";
 import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
 import { decimalToString } from "../spec/binary-row.js";
 import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
+import { externalDirectorySyntaxProblem } from "./option-validation.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
 
@@ -85,23 +86,14 @@ function fileSystemFamily(location: string): string {
 
 /**
  * Why `dir` cannot be an external directory of the table at `root` (`data-file.external-paths`,
- * `global-index.external-path`), or null: it must be an absolute location with a scheme (as Java
- * and paimon-cpp require), without `.` or `..` segments, a NUL or a backslash, and must not be the
- * table directory or one of its ancestors (which would make the table's own metadata "external").
+ * `global-index.external-path`), or null: besides {@link externalDirectorySyntaxProblem}, it must
+ * not be the table directory or one of its ancestors (which would make the table's own metadata
+ * "external").
  */
-export function externalDirectoryProblem(dir: string, root?: string): string | null {
-  if (schemeOf(dir) === "") return "has no scheme (write it as a URL, e.g. file:///path or s3://bucket/path)";
-  if (dir.includes("\u0000")) return "contains a NUL character";
-  if (dir.includes("\\")) return "contains a backslash";
-  const rest = dir.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:(\/\/[^/]*)?/, "");
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(rest);
-  } catch {
-    return "cannot be decoded as a URL";
-  }
-  if ([rest, decoded].some((p) => p.split("/").some((s) => s === "." || s === ".."))) return "has a '.' or '..' segment";
-  if (root !== undefined && (sameDirectory(dir, root) || isInsideDirectory(root, dir))) return `contains the table directory ${root}`;
+export function externalDirectoryProblem(dir: string, root: string): string | null {
+  const problem = externalDirectorySyntaxProblem(dir);
+  if (problem !== null) return problem;
+  if (sameDirectory(dir, root) || isInsideDirectory(root, dir)) return `contains the table directory ${root}`;
   return null;
 }
 

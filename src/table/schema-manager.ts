@@ -7,7 +7,7 @@ import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, typ
 import { type DataField, type DataType, highestFieldId, reassignFieldIds, toDataType, typeToString } from "../spec/types.js";
 import { IMMUTABLE_OPTIONS } from "./options.js";
 import { validateOptionValues } from "./option-validation.js";
-import { TablePaths } from "./paths.js";
+import { externalDirectoryProblem, TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
 import { checkDeduplicateTable, checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
@@ -93,7 +93,7 @@ export class SchemaManager {
 export function validateTableSchema(schema: TableSchema, root?: string): void {
   const o = schema.options;
   const names = new Set(schema.fields.map((f) => f.name));
-  validateOptionValues(o, root);
+  validateOptionValues(o, root === undefined ? undefined : (dir) => externalDirectoryProblem(dir, root));
   const bucketText = o["bucket"] ?? "-1";
   const bucket = Number(bucketText);
   if (bucket < 1 && bucket !== -1 && bucket !== -2) {
