@@ -68,7 +68,7 @@ export class CommitMessage {
 
 /**
  * INVALID_ARGUMENT unless every file a message names is a plain file name and every external
- * path names its file inside a declared external path (TablePaths.externalPathProblem): a message may come from
+ * path names its file inside a declared external path (TablePaths.checkExternalPath): a message may come from
  * another process (`deserialize`), and committing it makes reads open and expiry delete its files.
  */
 export function validateMessageFiles(message: CommitMessageData, paths: TablePaths): void {
@@ -82,10 +82,10 @@ export function validateMessageFiles(message: CommitMessageData, paths: TablePat
   for (const f of [...d.newFiles, ...d.deletedFiles, ...d.changelogFiles, ...c.compactBefore, ...c.compactAfter, ...c.changelogFiles]) {
     requireName(f.fileName, "data file name");
     for (const extra of f.extraFiles) requireName(extra, `extra file name of ${f.fileName}`);
-    paths.requireUsableExternalPath(f, "INVALID_ARGUMENT", where);
+    paths.checkExternalPath(f, "INVALID_ARGUMENT", where);
   }
   for (const f of [...d.newIndexFiles, ...d.deletedIndexFiles, ...c.newIndexFiles, ...c.deletedIndexFiles]) {
     requireName(f.fileName, "index file name");
-    paths.requireUsableExternalPath(f, "INVALID_ARGUMENT", where);
+    paths.checkExternalPath(f, "INVALID_ARGUMENT", where);
   }
 }

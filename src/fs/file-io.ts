@@ -141,7 +141,7 @@ export function isChildName(name: string): boolean {
  */
 export function requireNoDotSegments(path: string, prefixLength: number): void {
   if (path.slice(prefixLength).split("/").some((s) => s === "." || s === "..")) {
-    throw fsError("INVALID_ARGUMENT", "resolve", path, "a '.' or '..' path segment would be resolved by the request URL and reach another object");
+    throw fsError("INVALID_ARGUMENT", "resolve", path, "has a '.' or '..' segment");
   }
 }
 

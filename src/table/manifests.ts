@@ -133,14 +133,14 @@ export class ManifestStore {
     return this.read(name, decodeManifestEntries, (e, path) => {
       requirePlainName(e.file.fileName, "data file name", path);
       for (const extra of e.file.extraFiles) requirePlainName(extra, `extra file name of ${e.file.fileName}`, path);
-      this.paths.requireUsableExternalPath(e.file, "CORRUPT_FILE", path);
+      this.paths.checkExternalPath(e.file, "CORRUPT_FILE", path);
     });
   }
 
   readIndexManifest(name: string): Promise<IndexManifestEntry[]> {
     return this.read(name, decodeIndexManifestEntries, (e, path) => {
       requirePlainName(e.indexFile.fileName, "index file name", path);
-      this.paths.requireUsableExternalPath(e.indexFile, "CORRUPT_FILE", path);
+      this.paths.checkExternalPath(e.indexFile, "CORRUPT_FILE", path);
     });
   }
 

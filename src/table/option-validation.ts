@@ -4,7 +4,6 @@
 // wrong number or a file written outside the table.
 import { PaimonError } from "../error.js";
 import { fileNamePrefixProblem } from "../spec/file-names.js";
-import { schemeOf } from "../fs/file-io.js";
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -111,46 +110,13 @@ export function requireRelativeDirectory(key: string, dir: string): string {
 }
 
 /**
- * Why `dir` cannot be an external directory (`data-file.external-paths`, `global-index.external-path`)
- * whatever the table, or null: it must be an absolute location with a scheme (as Java and paimon-cpp
- * require), without `.` or `..` segments (also percent-encoded), a NUL or a backslash.
- */
-export function externalDirectorySyntaxProblem(dir: string): string | null {
-  if (schemeOf(dir) === "") return "has no scheme (write it as a URL, e.g. file:///path or s3://bucket/path)";
-  if (dir.includes("\u0000")) return "contains a NUL character";
-  if (dir.includes("\\")) return "contains a backslash";
-  const rest = dir.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:(\/\/[^/]*)?/, "");
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(rest);
-  } catch {
-    return "cannot be decoded as a URL";
-  }
-  if ([rest, decoded].some((p) => p.split("/").some((s) => s === "." || s === ".."))) return "has a '.' or '..' segment";
-  return null;
-}
-
-/** Options naming directories outside the table that may hold its files (comma-separated). */
-const EXTERNAL_DIRECTORY_OPTIONS: readonly string[] = ["data-file.external-paths", "global-index.external-path"];
-
-/**
  * Checks the option values of a table being created or altered: integer options parse as
- * Java ints, file-name prefixes and the data directory stay inside the table, external directories
- * pass `directoryProblem` (the table's own check adds that they do not contain the table).
+ * Java ints, file-name prefixes and the data directory stay inside the table.
  */
-export function validateOptionValues(
-  options: Readonly<Record<string, string>>,
-  directoryProblem: (dir: string) => string | null = externalDirectorySyntaxProblem,
-): void {
+export function validateOptionValues(options: Readonly<Record<string, string>>): void {
   for (const [key, value] of Object.entries(options)) {
     if (INT_OPTIONS.has(key)) requireIntOption(key, value);
     if (FILE_NAME_PREFIX_OPTIONS.includes(key)) requireFileNamePrefix(key, value);
     if (key === "data-file.path-directory") requireRelativeDirectory(key, value);
-    if (EXTERNAL_DIRECTORY_OPTIONS.includes(key)) {
-      for (const dir of value.split(",").map((d) => d.trim())) {
-        const problem = dir === "" ? null : directoryProblem(dir);
-        if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: ${JSON.stringify(dir)} ${problem}`);
-      }
-    }
   }
 }

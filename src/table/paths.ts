@@ -1,10 +1,9 @@
 // Where a table's files live (format reference §1) and the partition directory
 // names Java computes from partition values (§1.1), escaping included.
-import { PaimonError } from "../error.js";
+import { PaimonError, type PaimonErrorCode } from "../error.js";
 import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
 import { decimalToString } from "../spec/binary-row.js";
 import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
-import { externalDirectorySyntaxProblem } from "./option-validation.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
 
@@ -75,44 +74,29 @@ export function isInsideDirectory(path: string, dir: string): boolean {
   return d.segments.every((segment, i) => p.segments[i] === segment);
 }
 
-/** The FileIO family a location belongs to: one FileIO reaches every location of its family. */
-function fileSystemFamily(location: string): string {
-  const scheme = schemeOf(location);
-  if (scheme === "" || scheme === "file") return "file";
-  if (scheme === "s3a") return "s3";
-  if (scheme === "https") return "http";
-  return scheme;
-}
+/** The FileIO family of a location (one FileIO reaches all of it): `file` for OS paths and `file:` URLs, `s3` for `s3a:`. */
+const familyOf = (location: string) => ({ "": "file", s3a: "s3", https: "http" })[schemeOf(location)] ?? schemeOf(location);
 
 /**
- * Why `dir` cannot be an external directory of the table at `root` (`data-file.external-paths`,
- * `global-index.external-path`), or null: besides {@link externalDirectorySyntaxProblem}, it must
- * not be the table directory or one of its ancestors (which would make the table's own metadata
- * "external").
+ * Whether `dir` may be an external directory of the table at `root`: a location with a scheme (as
+ * Java and paimon-cpp require) that is neither the table directory nor, after resolving `..`,
+ * one of its ancestors (else the table's own metadata would count as external). Others are ignored
+ * (not refused when a table is created: paimon-rt never writes to external directories).
  */
-export function externalDirectoryProblem(dir: string, root: string): string | null {
-  const problem = externalDirectorySyntaxProblem(dir);
-  if (problem !== null) return problem;
-  if (sameDirectory(dir, root) || isInsideDirectory(root, dir)) return `contains the table directory ${root}`;
-  return null;
+function mayBeExternalDirectory(dir: string, root: string): boolean {
+  return schemeOf(dir) !== "" && !isInsideDirectory(joinPath(root, "x"), dir);
 }
 
-function sameDirectory(a: string, b: string): boolean {
-  const p = parsePath(a);
-  const q = parsePath(b);
-  return p !== null && q !== null && p.fileSystem === q.fileSystem && p.segments.length === q.segments.length && p.segments.every((s, i) => q.segments[i] === s);
-}
-
-/** INVALID_ARGUMENT unless `id` is a snapshot or schema id (a non-negative safe integer). */
-function requireId(id: number, what: string): number {
-  if (!Number.isSafeInteger(id) || id < 0) throw new PaimonError("INVALID_ARGUMENT", `${what} id ${JSON.stringify(String(id))} is not a non-negative integer`);
-  return id;
+/** `<prefix><id>`: INVALID_ARGUMENT unless `id` (a snapshot or schema id) is a non-negative integer. */
+function idName(prefix: string, id: number): string {
+  if (!(Number.isSafeInteger(id) && id >= 0)) throw new PaimonError("INVALID_ARGUMENT", `${prefix}${id}: not a non-negative integer id`);
+  return prefix + id;
 }
 
 /** File locations of one table: its directory and the external data paths its options declare. */
 export class TablePaths {
   /**
-   * Declared external directories that qualify ({@link externalDirectoryProblem}); others are
+   * Declared external directories that qualify ({@link mayBeExternalDirectory}); others are
    * ignored, so a file said to lie there is refused like any file outside the table.
    */
   readonly externalPaths: readonly string[];
@@ -126,7 +110,7 @@ export class TablePaths {
     readonly root: string,
     externalPaths: readonly string[] = [],
   ) {
-    this.externalPaths = externalPaths.filter((dir) => externalDirectoryProblem(dir, root) === null);
+    this.externalPaths = externalPaths.filter((dir) => mayBeExternalDirectory(dir, root));
   }
 
   get snapshotDir(): string {
@@ -134,7 +118,7 @@ export class TablePaths {
   }
 
   snapshot(id: number): string {
-    return joinPath(this.root, "snapshot", `snapshot-${requireId(id, "snapshot")}`);
+    return joinPath(this.root, "snapshot", idName("snapshot-", id));
   }
 
   get schemaDir(): string {
@@ -142,7 +126,7 @@ export class TablePaths {
   }
 
   schema(id: number): string {
-    return joinPath(this.root, "schema", `schema-${requireId(id, "schema")}`);
+    return joinPath(this.root, "schema", idName("schema-", id));
   }
 
   get manifestDir(): string {
@@ -182,32 +166,21 @@ export class TablePaths {
   }
 
   /**
-   * Why the external path of a data or index file (from a manifest or commit message) cannot be
-   * used, or null (also when it has none). It must name the file (its last segment is the file
-   * name, as Java writes it) inside a declared external directory — not merely inside the table
-   * directory, where it could name a snapshot or schema file — on the table's own file system
-   * (`UNSUPPORTED` otherwise: the table's FileIO cannot reach another one).
+   * Throws unless the external path of a data or index file (from a manifest or commit message),
+   * if any, names the file (ends with its name, as Java writes it) inside a declared external
+   * directory — not merely inside the table, where it could name a snapshot or schema file — of
+   * the table's own file system (UNSUPPORTED otherwise: the table's FileIO cannot reach another).
+   * `code`: CORRUPT_FILE for metadata, INVALID_ARGUMENT for commit messages; `source` is named.
    */
-  externalPathProblem(file: FileLocation): { code: "UNSUPPORTED" | "OUTSIDE"; problem: string } | null {
+  checkExternalPath(file: FileLocation, code: "CORRUPT_FILE" | "INVALID_ARGUMENT", source: string): void {
     const path = file.externalPath;
-    if (path === null) return null;
-    const declared = this.externalPaths.length > 0 ? `the declared external paths (${this.externalPaths.join(", ")})` : "any declared external path (data-file.external-paths is not set)";
-    const dir = this.externalPaths.find((d) => isInsideDirectory(path, d));
-    if (dir === undefined) return { code: "OUTSIDE", problem: `external path ${JSON.stringify(path)} of ${file.fileName} is outside ${declared}` };
-    if (baseName(path) !== file.fileName) return { code: "OUTSIDE", problem: `external path ${JSON.stringify(path)} of ${file.fileName} does not end with its file name` };
-    if (fileSystemFamily(dir) !== fileSystemFamily(this.root)) {
-      return { code: "UNSUPPORTED", problem: `external path ${JSON.stringify(path)} of ${file.fileName} is on another file system than the table ${this.root}, which this library cannot reach through the table's FileIO` };
-    }
-    return null;
-  }
-
-  /**
-   * Throws unless {@link externalPathProblem} finds nothing: `code` (CORRUPT_FILE for metadata,
-   * INVALID_ARGUMENT for commit messages) naming `source`, or UNSUPPORTED for another file system.
-   */
-  requireUsableExternalPath(file: FileLocation, code: "CORRUPT_FILE" | "INVALID_ARGUMENT", source: string): void {
-    const found = this.externalPathProblem(file);
-    if (found !== null) throw new PaimonError(found.code === "UNSUPPORTED" ? "UNSUPPORTED" : code, `${source}: ${found.problem}`);
+    if (path === null) return;
+    const dir = baseName(path) === file.fileName ? this.externalPaths.find((d) => isInsideDirectory(path, d)) : undefined;
+    const [c, why]: [PaimonErrorCode | false, string] =
+      dir === undefined
+        ? [code, `is not that file in a declared external path (${this.externalPaths.join(", ") || "data-file.external-paths is not set"})`]
+        : [familyOf(dir) !== familyOf(this.root) && "UNSUPPORTED", `is on another file system than the table ${this.root}`];
+    if (c) throw new PaimonError(c, `${source}: external path ${JSON.stringify(path)} of ${file.fileName} ${why}`);
   }
 
   /** Whether `path` lies inside the table directory or inside one of its declared external paths. */

@@ -7,7 +7,7 @@ import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, typ
 import { type DataField, type DataType, highestFieldId, reassignFieldIds, toDataType, typeToString } from "../spec/types.js";
 import { IMMUTABLE_OPTIONS } from "./options.js";
 import { validateOptionValues } from "./option-validation.js";
-import { externalDirectoryProblem, TablePaths } from "./paths.js";
+import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
 import { checkDeduplicateTable, checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
@@ -61,7 +61,7 @@ export class SchemaManager {
   /** Writes schema-0 for a new table; ALREADY_EXISTS when the table has a schema already. */
   async createTable(input: SchemaInput, where: string): Promise<TableSchema> {
     const schema = createTableSchema(input);
-    validateTableSchema(schema, this.paths.root);
+    validateTableSchema(schema);
     checkFileFormatOptions(schema.options, where);
     checkDeduplicateTable(schema, where);
     if ((await this.listSchemaIds()).length > 0) throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
@@ -80,7 +80,7 @@ export class SchemaManager {
       const current = await this.latest();
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
       const next = applySchemaChanges(current, changes, where);
-      validateTableSchema(next, this.paths.root);
+      validateTableSchema(next);
       checkFileFormatOptions(next.options, where);
       checkDeduplicateTable(next, where);
       if (await this.io.writeFileAtomicNoReplace(this.paths.schema(next.id), schemaToJson(next))) return next;
@@ -90,10 +90,10 @@ export class SchemaManager {
 }
 
 /** Checks the option combinations paimon-rt (and Java) accept for a table. */
-export function validateTableSchema(schema: TableSchema, root?: string): void {
+export function validateTableSchema(schema: TableSchema): void {
   const o = schema.options;
   const names = new Set(schema.fields.map((f) => f.name));
-  validateOptionValues(o, root === undefined ? undefined : (dir) => externalDirectoryProblem(dir, root));
+  validateOptionValues(o);
   const bucketText = o["bucket"] ?? "-1";
   const bucket = Number(bucketText);
   if (bucket < 1 && bucket !== -1 && bucket !== -2) {
