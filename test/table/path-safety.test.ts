@@ -86,6 +86,23 @@ async function deltaManifests(table: Table, snapshotId: number): Promise<string[
   return (await table.manifestStore.readManifestList(s.deltaManifestList)).map((m) => m.fileName);
 }
 
+/** Puts an option into schema-0 of `table` behind the library's back, as another engine could. */
+function setSchemaOption(table: Table, key: string, value: string): void {
+  const schema = JSON.parse(readFileSync(table.paths.schema(0), "utf8"));
+  schema.options[key] = value;
+  writeFileSync(table.paths.schema(0), JSON.stringify(schema));
+}
+
+/** Snapshot 1 adds file A ([1, 2]); snapshot 2 overwrites it with B ([3]), deleting A. */
+async function twoSnapshots(warehouse: string, options: Record<string, string> = {}) {
+  const { catalog, table } = await newTable(warehouse, options);
+  const commit = table.newCommit({ commitUser: "u" });
+  await commit.commit(await prepared(table, [1, 2]));
+  await commit.overwrite(await prepared(table, [3]));
+  const fileA = join(table.location, "bucket-0", (await table.manifestStore.readManifest((await deltaManifests(table, 1))[0]))[0].file.fileName);
+  return { catalog, table, fileA };
+}
+
 describe("plain file names", () => {
   it("accepts one path segment of at most 255 bytes and says what is wrong with anything else", () => {
     expect(fileNameProblem("data-5f1c-0.parquet")).toBeNull();
@@ -156,10 +173,7 @@ describe("file-name options (item 5)", () => {
   it("is refused at write when another engine put it into the schema, and nothing lands outside", async () => {
     const { base, warehouse, victim } = sandbox();
     const { catalog, table } = await newTable(warehouse);
-    const schemaPath = table.paths.schema(0);
-    const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
-    schema.options["data-file.prefix"] = "../../../../escaped-";
-    writeFileSync(schemaPath, JSON.stringify(schema));
+    setSchemaOption(table, "data-file.prefix", "../../../../escaped-");
     const reopened = await catalog.getTable("db.t");
     const e = await failure(() => reopened.newWrite({ commitUser: "u" }));
     expect(e.code).toBe("INVALID_ARGUMENT");
@@ -228,16 +242,6 @@ describe("file names in real-time commit progress (item 6)", () => {
 });
 
 describe("file names read from table metadata (item 6)", () => {
-  /** Snapshot 1 adds file A ([1, 2]); snapshot 2 overwrites it with B ([3]), deleting A. */
-  async function twoSnapshots(warehouse: string, options: Record<string, string> = {}) {
-    const { catalog, table } = await newTable(warehouse, options);
-    const commit = table.newCommit({ commitUser: "u" });
-    await commit.commit(await prepared(table, [1, 2]));
-    await commit.overwrite(await prepared(table, [3]));
-    const fileA = join(table.location, "bucket-0", (await table.manifestStore.readManifest((await deltaManifests(table, 1))[0]))[0].file.fileName);
-    return { catalog, table, fileA };
-  }
-
   it("a manifest entry naming ../../../../victim.parquet is CORRUPT_FILE on read, and expiry deletes nothing", async () => {
     const { base, warehouse, victim } = sandbox();
     const { catalog, table, fileA } = await twoSnapshots(warehouse);
@@ -377,16 +381,6 @@ describe("file names read from table metadata (item 6)", () => {
 
 // Audit h54: holes that the checks above let through, each with the input that got past them.
 describe("external paths name their file inside a declared external directory (audit)", () => {
-  /** Snapshot 1 adds file A ([1, 2]); snapshot 2 overwrites it with B ([3]), deleting A. */
-  async function overwritten(warehouse: string, options: Record<string, string> = {}) {
-    const { catalog, table } = await newTable(warehouse, options);
-    const commit = table.newCommit({ commitUser: "u" });
-    await commit.commit(await prepared(table, [1, 2]));
-    await commit.overwrite(await prepared(table, [3]));
-    const fileA = join(table.location, "bucket-0", (await table.manifestStore.readManifest((await deltaManifests(table, 1))[0]))[0].file.fileName);
-    return { catalog, table, fileA };
-  }
-
   const expire = (t: Table) => expireSnapshots(t.fileIO, t.location, t.coreOptions, t.partitionFields, { retainMax: 1, retainMin: 1 });
 
   it("a commit message whose external path names the table's own snapshot file is refused; abort deletes nothing", async () => {
@@ -413,7 +407,7 @@ describe("external paths name their file inside a declared external directory (a
   it("a manifest entry whose external path names the schema file is CORRUPT_FILE, and expiry deletes nothing", async () => {
     // Before: expiry deleted schema/schema-0 (inside the table, so "deletable"): the table was gone.
     const { base, warehouse, victim } = sandbox();
-    const { catalog, table, fileA } = await overwritten(warehouse);
+    const { catalog, table, fileA } = await twoSnapshots(warehouse);
     const schema0 = table.paths.schema(0);
     const [manifest] = await deltaManifests(table, 2);
     const manifestPath = await editManifest(table, manifest, (entries) => {
@@ -449,11 +443,8 @@ describe("external paths name their file inside a declared external directory (a
     const { base, warehouse, victim } = sandbox();
     const catalog = await Catalog.open(warehouse);
     // Another engine's schema says so (paimon-rt never writes there, so creating a table with it is not refused).
-    const { table, fileA } = await overwritten(warehouse);
-    const schemaPath = table.paths.schema(0);
-    const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
-    schema.options["data-file.external-paths"] = "file:///";
-    writeFileSync(schemaPath, JSON.stringify(schema));
+    const { table, fileA } = await twoSnapshots(warehouse);
+    setSchemaOption(table, "data-file.external-paths", "file:///");
     const [manifest] = await deltaManifests(table, 2);
     await editManifest(table, manifest, (entries) => {
       const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
@@ -479,10 +470,7 @@ describe("external paths name their file inside a declared external directory (a
     const { warehouse } = sandbox();
     const { catalog, table } = await newTable(warehouse);
     await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1]));
-    const schemaPath = table.paths.schema(0);
-    const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
-    schema.options["data-file.external-paths"] = "ext";
-    writeFileSync(schemaPath, JSON.stringify(schema));
+    setSchemaOption(table, "data-file.external-paths", "ext");
     const [manifest] = await deltaManifests(table, 1);
     await editManifest(table, manifest, (entries) => (entries[0].file.externalPath = `ext/bucket-0/${entries[0].file.fileName}`));
     const e = await failure(async () => readIds(await catalog.getTable("db.t")));
@@ -493,7 +481,7 @@ describe("external paths name their file inside a declared external directory (a
   it("an external directory on another file system than the table is UNSUPPORTED, and expiry deletes nothing", async () => {
     // Before: the local FileIO took s3://bucket/ext/... for a relative path: <cwd>/s3:/bucket/ext/... was read and deleted.
     const { base, warehouse, victim } = sandbox();
-    const { table, fileA } = await overwritten(warehouse, { "data-file.external-paths": "s3://bucket/ext" });
+    const { table, fileA } = await twoSnapshots(warehouse, { "data-file.external-paths": "s3://bucket/ext" });
     const [manifest] = await deltaManifests(table, 2);
     const manifestPath = await editManifest(table, manifest, (entries) => {
       const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
