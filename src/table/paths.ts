@@ -47,7 +47,8 @@ function parsePath(path: string): ParsedPath | null {
     }
   } else if (url && url[2].startsWith("//")) {
     const authority = /^\/\/([^/]*)(.*)$/s.exec(url[2])!;
-    fileSystem = `${url[1].toLowerCase()}://${authority[1]}`;
+    // s3a: is Hadoop's name for s3: (one S3FileIO serves both): the same bucket either way
+    fileSystem = `${url[1].toLowerCase().replace(/^s3a$/, "s3")}://${authority[1]}`;
     rest = authority[2];
   } else {
     // A relative OS path is relative to the working directory: never the same place as an absolute one.

@@ -463,6 +463,9 @@ describe("external paths name their file inside a declared external directory (a
   it("declared directories without a scheme or containing the table are ignored", () => {
     const paths = new TablePaths("/wh/db.db/t", ["relative/ext", "/abs/ext", "file:///", "file:///wh/db.db/./t", "file:///wh/db.db/t", "s3://b/ext", "file:///wh/db.db/t/ext"]);
     expect(paths.externalPaths).toEqual(["s3://b/ext", "file:///wh/db.db/t/ext"]);
+    // s3a: names the same bucket as s3: (before, s3a://b/t counted as outside the table s3://b/t)
+    expect(new TablePaths("s3://b/t", ["s3a://b/t", "s3a://b", "s3a://b/t/ext"]).externalPaths).toEqual(["s3a://b/t/ext"]);
+    expect(isInsideDirectory("s3a://b/t/snapshot/snapshot-1", "s3://b/t")).toBe(true);
   });
 
   it("a relative declared directory (another engine's schema) declares nothing: its files are CORRUPT_FILE, not read from the working directory", async () => {
