@@ -68,7 +68,7 @@ export class CommitMessage {
 
 /**
  * INVALID_ARGUMENT unless every file a message names is a plain file name and every external
- * path lies inside the table directory or a declared external path: a message may come from
+ * path names its file inside a declared external path (TablePaths.checkExternalPath): a message may come from
  * another process (`deserialize`), and committing it makes reads open and expiry delete its files.
  */
 export function validateMessageFiles(message: CommitMessageData, paths: TablePaths): void {
@@ -77,19 +77,15 @@ export function validateMessageFiles(message: CommitMessageData, paths: TablePat
     const problem = fileNameProblem(name);
     if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${where}: ${what} ${JSON.stringify(name)} ${problem}`);
   };
-  const requireExternalPath = (externalPath: string | null, fileName: string) => {
-    if (externalPath === null || paths.isInside(externalPath)) return;
-    throw new PaimonError("INVALID_ARGUMENT", `${where}: external path ${JSON.stringify(externalPath)} of ${fileName} is outside the table directory and its declared external paths`);
-  };
   const d = message.dataIncrement;
   const c = message.compactIncrement;
   for (const f of [...d.newFiles, ...d.deletedFiles, ...d.changelogFiles, ...c.compactBefore, ...c.compactAfter, ...c.changelogFiles]) {
     requireName(f.fileName, "data file name");
     for (const extra of f.extraFiles) requireName(extra, `extra file name of ${f.fileName}`);
-    requireExternalPath(f.externalPath, f.fileName);
+    paths.checkExternalPath(f, "INVALID_ARGUMENT", where);
   }
   for (const f of [...d.newIndexFiles, ...d.deletedIndexFiles, ...c.newIndexFiles, ...c.deletedIndexFiles]) {
     requireName(f.fileName, "index file name");
-    requireExternalPath(f.externalPath, f.fileName);
+    paths.checkExternalPath(f, "INVALID_ARGUMENT", where);
   }
 }

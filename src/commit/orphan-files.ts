@@ -8,7 +8,7 @@ import { REALTIME_OFFSETS_PROPERTY, parseSnapshotJson, type Snapshot } from "../
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import type { TableOptions } from "../table/options.js";
-import { isInsideDirectory } from "../table/paths.js";
+import { isInsideDirectory, TablePaths } from "../table/paths.js";
 
 /** Java's default `older_than`: one day. */
 export const DEFAULT_ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
@@ -171,7 +171,7 @@ export async function referencedFileNames(io: FileIO, root: string, partitionFie
 const baseName = (ref: string) => ref.slice(Math.max(ref.lastIndexOf("/"), ref.lastIndexOf("\\")) + 1);
 
 async function referencedFiles(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<ReferencedFiles> {
-  const manifests = new ManifestStore(io, root, partitionFields, tableOptions.manifestCompression);
+  const manifests = new ManifestStore(io, new TablePaths(root, tableOptions.externalPaths), partitionFields, tableOptions.manifestCompression);
   const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
   const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await metadataSnapshots(io, root, "tag", TAG_FILE))];

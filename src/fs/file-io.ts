@@ -125,6 +125,26 @@ export function joinPath(base: string, ...parts: string[]): string {
   return out;
 }
 
+/**
+ * Whether a directory listing's entry name is one child of the directory: not empty, `.` or `..`,
+ * and without `/`. Listings of remote stores (S3 keys, HTTP indexes) are data from outside: an
+ * entry such as `../../x` or `a%2F..%2Fb` is skipped, so no listed path leads out of its directory.
+ */
+export function isChildName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && !name.includes("/");
+}
+
+/**
+ * `INVALID_ARGUMENT` when a path of a URL-addressed store has a `.` or `..` segment after
+ * `prefixLength` characters: `fetch` resolves those segments before sending, so the request would
+ * reach another object (another bucket, with path-style S3) than the path names.
+ */
+export function requireNoDotSegments(path: string, prefixLength: number): void {
+  if (path.slice(prefixLength).split("/").some((s) => s === "." || s === "..")) {
+    throw fsError("INVALID_ARGUMENT", "resolve", path, "has a '.' or '..' segment");
+  }
+}
+
 /** The last segment of a path (trailing `/` ignored). */
 export function baseName(path: string): string {
   const p = stripTrailingSlash(path);

@@ -23,8 +23,10 @@ import {
   baseName,
   checkRange,
   fsError,
+  isChildName,
   joinPath,
   readOnlyError,
+  requireNoDotSegments,
   registerFileIOFactory,
   shortReadError,
 } from "./file-io.js";
@@ -191,6 +193,7 @@ export function toRequestUrl(path: string): string {
   const m = /^(https?:\/\/[^/?#]+)(.*)$/is.exec(path);
   if (!m) throw fsError("INVALID_ARGUMENT", "resolve", path, "not an http(s):// URL");
   const rest = m[2]!;
+  requireNoDotSegments(path, m[1]!.length);
   return m[1]! + rest.split("/").map((seg) => encodeURIComponent(seg)).join("/");
 }
 
@@ -231,7 +234,7 @@ function parseJsonListing(path: string, text: string): FileStatus[] {
     if (typeof item !== "object" || item === null) continue;
     const rec = item as Record<string, unknown>;
     const name = typeof rec.name === "string" ? rec.name.replace(/\/$/, "") : null;
-    if (!name || name === "." || name === "..") continue;
+    if (name === null || !isChildName(name)) continue;
     const isDir = rec.type === "directory" || rec.type === "dir" || rec.isDir === true;
     const size = typeof rec.size === "number" ? rec.size : -1;
     const mt = typeof rec.mtime === "string" ? Date.parse(rec.mtime) : typeof rec.mtime === "number" ? rec.mtime : NaN;
@@ -273,7 +276,7 @@ function parseHtmlListing(path: string, dirUrl: string, html: string): FileStatu
     const isDir = rest.length === 2 && rest[1] === "";
     if (!(rest.length === 1 || isDir)) continue;
     const name = rest[0]!;
-    if (name === "" || name === "." || name === ".." || seen.has(name)) continue;
+    if (!isChildName(name) || seen.has(name)) continue;
     seen.add(name);
     out.push({ path: joinPath(path, name), name, size: isDir ? 0 : -1, isDir, modificationTime: 0 });
   }

@@ -28,8 +28,10 @@ import {
   baseName,
   checkRange,
   fsError,
+  isChildName,
   joinPath,
   randomId,
+  requireNoDotSegments,
   shortReadError,
   toBytes,
 } from "./file-io.js";
@@ -129,6 +131,7 @@ export function parseS3Path(path: string): S3Location {
   if (!m) throw fsError("INVALID_ARGUMENT", "resolve", path, "not an s3://bucket/key path");
   let key = (m[3] ?? "").replace(/^\/+/, "");
   while (key.endsWith("/")) key = key.slice(0, -1);
+  requireNoDotSegments(path, path.length - (m[3] ?? "").length);
   return { scheme: m[1]!.toLowerCase() as "s3" | "s3a", bucket: m[2]!, key };
 }
 
@@ -502,11 +505,12 @@ export class S3FileIO implements FileIO {
           sawMarker = true; // the directory's own marker object
           continue;
         }
+        if (!isChildName(name)) continue; // a key such as `dir/..` is no child path
         entries.set(name, { path: joinPath(dir, name), name, size: o.size, isDir: false, modificationTime: o.lastModified });
       }
       for (const p of page.prefixes) {
         const name = p.slice(prefix.length).replace(/\/$/, "");
-        if (name === "" || entries.has(name)) continue;
+        if (!isChildName(name) || entries.has(name)) continue;
         entries.set(name, { path: joinPath(dir, name), name, size: 0, isDir: true, modificationTime: 0 });
       }
       token = page.next;

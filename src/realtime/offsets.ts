@@ -6,6 +6,7 @@ import { joinPath, randomId, type FileIO } from "../fs/file-io.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
 import { parseJson, type JsonValue } from "../spec/json.js";
+import { fileNameProblem } from "../spec/file-names.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import type { ManifestStore } from "../table/manifests.js";
@@ -169,7 +170,7 @@ export function offsetsFileOf(tableLocation: string, snapshot: Snapshot): string
   const name = slash < 0 ? ref : ref.slice(slash + 1);
   const bad = (why: string) =>
     new PaimonError("CORRUPT_FILE", `snapshot ${snapshot.id} of ${tableLocation}: property ${REALTIME_OFFSETS_PROPERTY} = ${JSON.stringify(ref)} ${why}`);
-  if (!PLAIN_FILE_NAME.test(name) || name === "." || name === "..") throw bad("does not name a plain file");
+  if (!PLAIN_FILE_NAME.test(name) || fileNameProblem(name) !== null) throw bad("does not name a plain file");
   // paimon-cpp writes the full path; only the name is used, resolved in this table's metadata/, so a
   // renamed or copied table (or one opened through an equivalent location) keeps its progress,
   // and no property can make us read or delete anywhere else.

@@ -133,22 +133,15 @@ export class ManifestStore {
     return this.read(name, decodeManifestEntries, (e, path) => {
       requirePlainName(e.file.fileName, "data file name", path);
       for (const extra of e.file.extraFiles) requirePlainName(extra, `extra file name of ${e.file.fileName}`, path);
-      this.requireDeclaredExternalPath(e.file.externalPath, e.file.fileName, path);
+      this.paths.checkExternalPath(e.file, "CORRUPT_FILE", path);
     });
   }
 
   readIndexManifest(name: string): Promise<IndexManifestEntry[]> {
     return this.read(name, decodeIndexManifestEntries, (e, path) => {
       requirePlainName(e.indexFile.fileName, "index file name", path);
-      this.requireDeclaredExternalPath(e.indexFile.externalPath, e.indexFile.fileName, path);
+      this.paths.checkExternalPath(e.indexFile, "CORRUPT_FILE", path);
     });
-  }
-
-  /** An external path read from `source` must lie in the table directory or a declared external path. */
-  private requireDeclaredExternalPath(externalPath: string | null, fileName: string, source: string): void {
-    if (externalPath === null || this.paths.isInside(externalPath)) return;
-    const declared = this.paths.externalPaths.length > 0 ? `the declared external paths (${this.paths.externalPaths.join(", ")})` : "any declared external path (data-file.external-paths is not set)";
-    throw new PaimonError("CORRUPT_FILE", `${source}: external path ${JSON.stringify(externalPath)} of ${fileName} is outside the table directory and ${declared}`);
   }
 
   /** Data manifests of a snapshot: base list then delta list (§4.5). */

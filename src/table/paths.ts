@@ -1,7 +1,7 @@
 // Where a table's files live (format reference §1) and the partition directory
 // names Java computes from partition values (§1.1), escaping included.
-import { PaimonError } from "../error.js";
-import { joinPath, parentPath } from "../fs/file-io.js";
+import { PaimonError, type PaimonErrorCode } from "../error.js";
+import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
 import { decimalToString } from "../spec/binary-row.js";
 import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
@@ -47,7 +47,8 @@ function parsePath(path: string): ParsedPath | null {
     }
   } else if (url && url[2].startsWith("//")) {
     const authority = /^\/\/([^/]*)(.*)$/s.exec(url[2])!;
-    fileSystem = `${url[1].toLowerCase()}://${authority[1]}`;
+    // s3a: is Hadoop's name for s3: (one S3FileIO serves both): the same bucket either way
+    fileSystem = `${url[1].toLowerCase().replace(/^s3a$/, "s3")}://${authority[1]}`;
     rest = authority[2];
   } else {
     // A relative OS path is relative to the working directory: never the same place as an absolute one.
@@ -74,8 +75,33 @@ export function isInsideDirectory(path: string, dir: string): boolean {
   return d.segments.every((segment, i) => p.segments[i] === segment);
 }
 
+/** The FileIO family of a location (one FileIO reaches all of it): `file` for OS paths and `file:` URLs, `s3` for `s3a:`. */
+const familyOf = (location: string) => ({ "": "file", s3a: "s3", https: "http" })[schemeOf(location)] ?? schemeOf(location);
+
+/**
+ * Whether `dir` may be an external directory of the table at `root`: a location with a scheme (as
+ * Java and paimon-cpp require) that is neither the table directory nor, after resolving `..`,
+ * one of its ancestors (else the table's own metadata would count as external). Others are ignored
+ * (not refused when a table is created: paimon-rt never writes to external directories).
+ */
+function mayBeExternalDirectory(dir: string, root: string): boolean {
+  return schemeOf(dir) !== "" && !isInsideDirectory(joinPath(root, "x"), dir);
+}
+
+/** `<prefix><id>`: INVALID_ARGUMENT unless `id` (a snapshot or schema id) is a non-negative integer. */
+function idName(prefix: string, id: number): string {
+  if (!(Number.isSafeInteger(id) && id >= 0)) throw new PaimonError("INVALID_ARGUMENT", `${prefix}${id}: not a non-negative integer id`);
+  return prefix + id;
+}
+
 /** File locations of one table: its directory and the external data paths its options declare. */
 export class TablePaths {
+  /**
+   * Declared external directories that qualify ({@link mayBeExternalDirectory}); others are
+   * ignored, so a file said to lie there is refused like any file outside the table.
+   */
+  readonly externalPaths: readonly string[];
+
   /**
    * @param root the table directory
    * @param externalPaths directories outside `root` that may hold the table's files
@@ -83,15 +109,17 @@ export class TablePaths {
    */
   constructor(
     readonly root: string,
-    readonly externalPaths: readonly string[] = [],
-  ) {}
+    externalPaths: readonly string[] = [],
+  ) {
+    this.externalPaths = externalPaths.filter((dir) => mayBeExternalDirectory(dir, root));
+  }
 
   get snapshotDir(): string {
     return joinPath(this.root, "snapshot");
   }
 
   snapshot(id: number): string {
-    return joinPath(this.root, "snapshot", `snapshot-${id}`);
+    return joinPath(this.root, "snapshot", idName("snapshot-", id));
   }
 
   get schemaDir(): string {
@@ -99,7 +127,7 @@ export class TablePaths {
   }
 
   schema(id: number): string {
-    return joinPath(this.root, "schema", `schema-${id}`);
+    return joinPath(this.root, "schema", idName("schema-", id));
   }
 
   get manifestDir(): string {
@@ -136,6 +164,24 @@ export class TablePaths {
   /** Path of one of a data file's extra files: next to the data file (Java `DataFilePathFactory.toAlignedPath`). */
   extraFile(bucketDir: string, file: FileLocation, extraFileName: string): string {
     return joinPath(file.externalPath === null ? bucketDir : parentPath(file.externalPath), extraFileName);
+  }
+
+  /**
+   * Throws unless the external path of a data or index file (from a manifest or commit message),
+   * if any, names the file (ends with its name, as Java writes it) inside a declared external
+   * directory — not merely inside the table, where it could name a snapshot or schema file — of
+   * the table's own file system (UNSUPPORTED otherwise: the table's FileIO cannot reach another).
+   * `code`: CORRUPT_FILE for metadata, INVALID_ARGUMENT for commit messages; `source` is named.
+   */
+  checkExternalPath(file: FileLocation, code: "CORRUPT_FILE" | "INVALID_ARGUMENT", source: string): void {
+    const path = file.externalPath;
+    if (path === null) return;
+    const dir = baseName(path) === file.fileName ? this.externalPaths.find((d) => isInsideDirectory(path, d)) : undefined;
+    const [c, why]: [PaimonErrorCode | false, string] =
+      dir === undefined
+        ? [code, `is not that file in a declared external path (${this.externalPaths.join(", ") || "data-file.external-paths is not set"})`]
+        : [familyOf(dir) !== familyOf(this.root) && "UNSUPPORTED", `is on another file system than the table ${this.root}`];
+    if (c) throw new PaimonError(c, `${source}: external path ${JSON.stringify(path)} of ${file.fileName} ${why}`);
   }
 
   /** Whether `path` lies inside the table directory or inside one of its declared external paths. */

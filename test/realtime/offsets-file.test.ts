@@ -74,6 +74,8 @@ describe("the realtime.offsets snapshot property", () => {
     ["..", notPlain],
     ["a\\b.offsets", notPlain],
     ["METADATA/..", notPlain],
+    // a name longer than file systems allow was read (IO_ERROR from the file system), not refused
+    [`${"x".repeat(300)}.offsets`, notPlain],
   ])("%s must name a plain file of the table's metadata directory", async (reference, why) => {
       const outside = tempDir();
       const victim = join(outside, "victim.offsets");

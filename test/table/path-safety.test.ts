@@ -86,6 +86,23 @@ async function deltaManifests(table: Table, snapshotId: number): Promise<string[
   return (await table.manifestStore.readManifestList(s.deltaManifestList)).map((m) => m.fileName);
 }
 
+/** Puts an option into schema-0 of `table` behind the library's back, as another engine could. */
+function setSchemaOption(table: Table, key: string, value: string): void {
+  const schema = JSON.parse(readFileSync(table.paths.schema(0), "utf8"));
+  schema.options[key] = value;
+  writeFileSync(table.paths.schema(0), JSON.stringify(schema));
+}
+
+/** Snapshot 1 adds file A ([1, 2]); snapshot 2 overwrites it with B ([3]), deleting A. */
+async function twoSnapshots(warehouse: string, options: Record<string, string> = {}) {
+  const { catalog, table } = await newTable(warehouse, options);
+  const commit = table.newCommit({ commitUser: "u" });
+  await commit.commit(await prepared(table, [1, 2]));
+  await commit.overwrite(await prepared(table, [3]));
+  const fileA = join(table.location, "bucket-0", (await table.manifestStore.readManifest((await deltaManifests(table, 1))[0]))[0].file.fileName);
+  return { catalog, table, fileA };
+}
+
 describe("plain file names", () => {
   it("accepts one path segment of at most 255 bytes and says what is wrong with anything else", () => {
     expect(fileNameProblem("data-5f1c-0.parquet")).toBeNull();
@@ -156,10 +173,7 @@ describe("file-name options (item 5)", () => {
   it("is refused at write when another engine put it into the schema, and nothing lands outside", async () => {
     const { base, warehouse, victim } = sandbox();
     const { catalog, table } = await newTable(warehouse);
-    const schemaPath = table.paths.schema(0);
-    const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
-    schema.options["data-file.prefix"] = "../../../../escaped-";
-    writeFileSync(schemaPath, JSON.stringify(schema));
+    setSchemaOption(table, "data-file.prefix", "../../../../escaped-");
     const reopened = await catalog.getTable("db.t");
     const e = await failure(() => reopened.newWrite({ commitUser: "u" }));
     expect(e.code).toBe("INVALID_ARGUMENT");
@@ -189,7 +203,7 @@ describe("file names in commit messages (item 6)", () => {
     expect(e.message).toBe(`commit message of bucket 0: extra file name of ${message.data.dataIncrement.newFiles[0].fileName} "../x.index" contains a path separator`);
     e = await failure(() => commit.commit([tampered(message, (f) => (f.externalPath = victim))]));
     expect(e.message).toBe(
-      `commit message of bucket 0: external path ${JSON.stringify(victim)} of ${message.data.dataIncrement.newFiles[0].fileName} is outside the table directory and its declared external paths`,
+      `commit message of bucket 0: external path ${JSON.stringify(victim)} of ${message.data.dataIncrement.newFiles[0].fileName} is not that file in a declared external path (data-file.external-paths is not set)`,
     );
     expect(await table.latestSnapshot()).toBeNull();
     // The untampered message still commits.
@@ -228,16 +242,6 @@ describe("file names in real-time commit progress (item 6)", () => {
 });
 
 describe("file names read from table metadata (item 6)", () => {
-  /** Snapshot 1 adds file A ([1, 2]); snapshot 2 overwrites it with B ([3]), deleting A. */
-  async function twoSnapshots(warehouse: string, options: Record<string, string> = {}) {
-    const { catalog, table } = await newTable(warehouse, options);
-    const commit = table.newCommit({ commitUser: "u" });
-    await commit.commit(await prepared(table, [1, 2]));
-    await commit.overwrite(await prepared(table, [3]));
-    const fileA = join(table.location, "bucket-0", (await table.manifestStore.readManifest((await deltaManifests(table, 1))[0]))[0].file.fileName);
-    return { catalog, table, fileA };
-  }
-
   it("a manifest entry naming ../../../../victim.parquet is CORRUPT_FILE on read, and expiry deletes nothing", async () => {
     const { base, warehouse, victim } = sandbox();
     const { catalog, table, fileA } = await twoSnapshots(warehouse);
@@ -267,7 +271,7 @@ describe("file names read from table metadata (item 6)", () => {
     const e = await failure(async () => readIds(await catalog.getTable("db.t")));
     expect(e.code).toBe("CORRUPT_FILE");
     expect(e.message).toContain(`${manifestPath}: external path ${JSON.stringify(victim)} of data-`);
-    expect(e.message).toContain("is outside the table directory and any declared external path (data-file.external-paths is not set)");
+    expect(e.message).toContain("is not that file in a declared external path (data-file.external-paths is not set)");
     expectOutsideUntouched(base, victim);
 
     // A table that declares an external directory reads its files from there (file: URL form, as Java writes it).
@@ -372,5 +376,162 @@ describe("file names read from table metadata (item 6)", () => {
     expect(existsSync(table.paths.indexFile(oldIndex))).toBe(false);
     expect(existsSync(table.paths.indexFile(newIndex))).toBe(true);
     expectOutsideUntouched(base, victim);
+  });
+});
+
+// Audit h54: holes that the checks above let through, each with the input that got past them.
+describe("external paths name their file inside a declared external directory (audit)", () => {
+  const expire = (t: Table) => expireSnapshots(t.fileIO, t.location, t.coreOptions, t.partitionFields, { retainMax: 1, retainMin: 1 });
+
+  it("a commit message whose external path names the table's own snapshot file is refused; abort deletes nothing", async () => {
+    // Before: the path lay inside the table directory, so it passed, and abort deleted snapshot-1.
+    const { base, warehouse, victim } = sandbox();
+    const { table } = await newTable(warehouse);
+    const commit = table.newCommit({ commitUser: "u" });
+    await commit.commit(await prepared(table, [1, 2]));
+    const [message] = await prepared(table, [3]);
+    const copy = CommitMessage.deserialize(CommitMessage.currentVersion(), CommitMessage.serialize(message));
+    copy.data.dataIncrement.newFiles[0].externalPath = table.paths.snapshot(1);
+    copy.data.dataIncrement.newFiles[0].fileName = "snapshot-1";
+    let e = await failure(() => commit.abort([copy]));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe(`commit message of bucket 0: external path ${JSON.stringify(table.paths.snapshot(1))} of snapshot-1 is not that file in a declared external path (data-file.external-paths is not set)`);
+    e = await failure(() => commit.commit([copy]));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(existsSync(table.paths.snapshot(1))).toBe(true);
+    expect((await table.latestSnapshot())!.id).toBe(1);
+    expect(await readIds(table)).toEqual([1, 2]);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("a manifest entry whose external path names the schema file is CORRUPT_FILE, and expiry deletes nothing", async () => {
+    // Before: expiry deleted schema/schema-0 (inside the table, so "deletable"): the table was gone.
+    const { base, warehouse, victim } = sandbox();
+    const { catalog, table, fileA } = await twoSnapshots(warehouse);
+    const schema0 = table.paths.schema(0);
+    const [manifest] = await deltaManifests(table, 2);
+    const manifestPath = await editManifest(table, manifest, (entries) => {
+      const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
+      deleted.file.externalPath = schema0;
+    });
+    const reopened = await catalog.getTable("db.t");
+    const e = await failure(() => expire(reopened));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toMatch(new RegExp(`^${manifestPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: external path ".*schema-0" of data-.* is not that file in a declared external path`));
+    expect(existsSync(schema0)).toBe(true);
+    expect(existsSync(fileA)).toBe(true);
+    expect(existsSync(reopened.paths.snapshot(1))).toBe(true);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("an external path inside a declared directory must end with the file's name", async () => {
+    const { warehouse, base } = sandbox();
+    const external = join(base, "wh", "external");
+    const { table } = await newTable(warehouse, { "data-file.external-paths": pathToFileURL(external).href });
+    const [message] = await prepared(table, [1]);
+    message.data.dataIncrement.newFiles[0].externalPath = `file:${join(external, "bucket-0", "other.parquet")}`;
+    const e = await failure(() => table.newCommit({ commitUser: "u" }).commit([message]));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe(
+      `commit message of bucket 0: external path ${JSON.stringify(`file:${join(external, "bucket-0", "other.parquet")}`)} of ${message.data.dataIncrement.newFiles[0].fileName} is not that file in a declared external path (${pathToFileURL(external).href})`,
+    );
+    expect(await table.latestSnapshot()).toBeNull();
+  });
+
+  it("a declared directory that contains the table (file:///) declares nothing: expiry does not delete the victim", async () => {
+    // Before: every path was "inside" file:///, so expiry deleted <base>/victim.parquet.
+    const { base, warehouse, victim } = sandbox();
+    const catalog = await Catalog.open(warehouse);
+    // Another engine's schema says so (paimon-rt never writes there, so creating a table with it is not refused).
+    const { table, fileA } = await twoSnapshots(warehouse);
+    setSchemaOption(table, "data-file.external-paths", "file:///");
+    const [manifest] = await deltaManifests(table, 2);
+    await editManifest(table, manifest, (entries) => {
+      const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
+      deleted.file.fileName = "victim.parquet";
+      deleted.file.externalPath = victim;
+    });
+    const reopened = await catalog.getTable("db.t");
+    expect(reopened.paths.externalPaths).toEqual([]);
+    const e = await failure(() => expire(reopened));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toContain(`external path ${JSON.stringify(victim)} of victim.parquet is not that file in a declared external path (data-file.external-paths is not set)`);
+    expect(existsSync(fileA)).toBe(true);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("declared directories without a scheme or containing the table are ignored", () => {
+    const paths = new TablePaths("/wh/db.db/t", ["relative/ext", "/abs/ext", "file:///", "file:///wh/db.db/./t", "file:///wh/db.db/t", "s3://b/ext", "file:///wh/db.db/t/ext"]);
+    expect(paths.externalPaths).toEqual(["s3://b/ext", "file:///wh/db.db/t/ext"]);
+    // s3a: names the same bucket as s3: (before, s3a://b/t counted as outside the table s3://b/t)
+    expect(new TablePaths("s3://b/t", ["s3a://b/t", "s3a://b", "s3a://b/t/ext"]).externalPaths).toEqual(["s3a://b/t/ext"]);
+    expect(isInsideDirectory("s3a://b/t/snapshot/snapshot-1", "s3://b/t")).toBe(true);
+  });
+
+  it("a relative declared directory (another engine's schema) declares nothing: its files are CORRUPT_FILE, not read from the working directory", async () => {
+    // Before: "ext/bucket-0/<name>" was inside the declared "ext" and was read relative to the process's working directory.
+    const { warehouse } = sandbox();
+    const { catalog, table } = await newTable(warehouse);
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1]));
+    setSchemaOption(table, "data-file.external-paths", "ext");
+    const [manifest] = await deltaManifests(table, 1);
+    await editManifest(table, manifest, (entries) => (entries[0].file.externalPath = `ext/bucket-0/${entries[0].file.fileName}`));
+    const e = await failure(async () => readIds(await catalog.getTable("db.t")));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toContain("is not that file in a declared external path (data-file.external-paths is not set)");
+  });
+
+  it("an external directory on another file system than the table is UNSUPPORTED, and expiry deletes nothing", async () => {
+    // Before: the local FileIO took s3://bucket/ext/... for a relative path: <cwd>/s3:/bucket/ext/... was read and deleted.
+    const { base, warehouse, victim } = sandbox();
+    const { table, fileA } = await twoSnapshots(warehouse, { "data-file.external-paths": "s3://bucket/ext" });
+    const [manifest] = await deltaManifests(table, 2);
+    const manifestPath = await editManifest(table, manifest, (entries) => {
+      const deleted = entries.find((x) => x.kind === FILE_KIND_DELETE)!;
+      deleted.file.externalPath = `s3://bucket/ext/bucket-0/${deleted.file.fileName}`;
+    });
+    const reopened = await Catalog.open(warehouse).then((c) => c.getTable("db.t"));
+    const e = await failure(() => expire(reopened));
+    expect(e.code).toBe("UNSUPPORTED");
+    expect(e.message).toMatch(new RegExp(`^${manifestPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: external path "s3://bucket/ext/bucket-0/data-.*" of data-.* is on another file system than the table`));
+    expect(existsSync(fileA)).toBe(true);
+    expectOutsideUntouched(base, victim);
+  });
+
+  it("orphan-file cleanup and abort read tables with external data files (they were CORRUPT_FILE)", async () => {
+    const { base, warehouse } = sandbox();
+    const external = join(base, "wh", "external");
+    const { catalog, table } = await newTable(warehouse, { "data-file.external-paths": pathToFileURL(external).href });
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1, 2]));
+    const [manifest] = await deltaManifests(table, 1);
+    await editManifest(table, manifest, (entries) => {
+      const name = entries[0].file.fileName;
+      mkdirSync(join(external, "bucket-0"), { recursive: true });
+      renameSync(join(table.location, "bucket-0", name), join(external, "bucket-0", name));
+      entries[0].file.externalPath = `file:${join(external, "bucket-0", name)}`;
+    });
+    const reopened = await catalog.getTable("db.t");
+    expect(await readIds(reopened)).toEqual([1, 2]);
+    expect((await reopened.removeOrphanFiles({ olderThanMs: 0, dryRun: true })).deleted.filter((p) => !p.startsWith("bucket-0/"))).toEqual([]);
+    const [stray] = await prepared(reopened, [9]);
+    await reopened.newCommit({ commitUser: "u" }).abort([stray]);
+    expect(await readIds(reopened)).toEqual([1, 2]);
+  });
+});
+
+describe("snapshot and schema ids become file names (audit)", () => {
+  it("a snapshot id that is not an integer is INVALID_ARGUMENT before any read", async () => {
+    // Before: table.snapshot("1/../../../../../victim.parquet") read <base>/victim.parquet (CORRUPT_FILE quoting it).
+    const { warehouse } = sandbox();
+    const { table } = await newTable(warehouse);
+    await table.newCommit({ commitUser: "u" }).commit(await prepared(table, [1]));
+    const hostile = "1/../../../../../victim.parquet" as unknown as number;
+    let e = await failure(() => table.snapshot(hostile));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe("snapshot-1/../../../../../victim.parquet: not a non-negative integer id");
+    e = await failure(() => table.newScan({ snapshotId: hostile }).plan());
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect((await failure(() => table.snapshot(1.5))).code).toBe("INVALID_ARGUMENT");
+    expect((await table.snapshot(1)).id).toBe(1);
   });
 });
