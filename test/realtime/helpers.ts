@@ -51,6 +51,15 @@ export function rtBatch(offsets: Array<number | bigint>, opts: { ids?: number[];
   });
 }
 
+/** rtBatch with the given raw offsets (ids from them); `nulls`: the first offset is null. */
+export function offsetsBatch(offsets: BigInt64Array, nulls = false): arrow.RecordBatch {
+  const b = rtBatch(Array.from(offsets, (o) => (o < 0n ? 0 : Number(o % 1000000n))));
+  const n = offsets.length;
+  const children = [...b.data.children];
+  children[0] = arrow.makeData({ type: new arrow.Int64(), length: n, data: offsets, nullCount: nulls ? 1 : 0, nullBitmap: nulls ? Uint8Array.from([0b11111110]) : undefined });
+  return new arrow.RecordBatch(b.schema, arrow.makeData({ type: new arrow.Struct(b.schema.fields), length: n, nullCount: 0, children }));
+}
+
 export function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 }

@@ -5,7 +5,7 @@ import * as arrow from "apache-arrow";
 import { RealtimeContext } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, compactFully, expectCode, makeTable, range, readRows, rtBatch } from "./helpers.js";
+import { cleanupDirs, compactFully, expectCode, makeTable, offsetsBatch, range, readRows, rtBatch } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -92,5 +92,93 @@ describe("real-time PK DV union read over committed deletion vectors", () => {
     expect(await view(table, ctx)).toEqual(await view(table));
     await w.close();
     await ctx.close();
+  });
+});
+
+describe.each(MODES)("real-time $name input and commit validation", ({ options }) => {
+  it("rejects bad offsets, layouts, row kinds and targets with the append mode's codes; nothing changes", async () => {
+    const table = await pkTable(options);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1, 2], { ids: [1, 2, 3], names: ["a", "b", "c"] }), { bucket: 0 });
+    const before = ctx.getMetrics();
+    await expectCode(w.write(rtBatch([2, 3]), { bucket: 0 }), "OFFSET_INVALID"); // not beyond the last one
+    await expectCode(w.write(rtBatch([1]), { bucket: 0 }), "OFFSET_INVALID"); // backwards
+    await expectCode(w.write(rtBatch([5, 4]), { bucket: 0 }), "OFFSET_INVALID"); // not increasing in batch
+    await expectCode(w.write(rtBatch([6, 6]), { bucket: 0 }), "OFFSET_INVALID");
+    await expectCode(w.write(offsetsBatch(BigInt64Array.from([10n, 11n]), true), { bucket: 0 }), "OFFSET_INVALID"); // null
+    await expectCode(w.write(offsetsBatch(BigInt64Array.from([-5n])), { bucket: 0 }), "OFFSET_INVALID"); // negative
+    // across batches of one Table: the second is bad -> nothing of the first is kept
+    await expectCode(w.write(new arrow.Table([rtBatch([10, 11]), rtBatch([11, 12])]), { bucket: 0 }), "OFFSET_INVALID");
+    const b = rtBatch([20], { ids: [9] });
+    const [off, id, name, v, dt] = b.data.children;
+    await expectCode(w.write(new arrow.RecordBatch({ id, name, v, dt }), { bucket: 0 }), "OFFSET_INVALID"); // missing offset column
+    await expectCode(w.write(new arrow.RecordBatch({ _REALTIME_OFFSET: off, name, id, v, dt }), { bucket: 0 }), "INVALID_ARGUMENT"); // misordered
+    await expectCode(w.write(new arrow.RecordBatch({ _REALTIME_OFFSET: off, id, name, v }), { bucket: 0 }), "INVALID_ARGUMENT"); // missing column
+    const nullId = arrow.vectorFromArray([null], new arrow.Int64()).data[0];
+    await expectCode(w.write(new arrow.RecordBatch({ _REALTIME_OFFSET: off, id: nullId, name, v, dt }), { bucket: 0 }), "INVALID_ARGUMENT"); // null key
+    // bad row kinds: unknown values, a count that does not match the rows
+    await expectCode(w.write(rtBatch([20], { ids: [9] }), { bucket: 0, rowKinds: [4 as RowKind] }), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20], { ids: [9] }), { bucket: 0, rowKinds: [-1 as RowKind] }), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20, 21], { ids: [9, 10] }), { bucket: 0, rowKinds: [RowKind.INSERT] }), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20], { ids: [9] }), {}), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20], { ids: [9] }), { bucket: 1 }), "INVALID_ARGUMENT");
+    await expectCode(w.write(rtBatch([20], { ids: [9] }), { bucket: 0, partition: { dt: "x" } }), "INVALID_ARGUMENT");
+    expect(ctx.getMetrics()).toEqual(before);
+    expect(await view(table, ctx)).toEqual([
+      [1, "a"],
+      [2, "b"],
+      [3, "c"],
+    ]);
+    // still healthy: the next valid offset continues
+    await w.write(rtBatch([3], { ids: [2], names: ["b2"] }), { bucket: 0, rowKinds: [RowKind.UPDATE_AFTER] });
+    const p = await w.prepareCommitWithProgress(1);
+    expect(p.map((x) => [x.bucket, x.offsetRange])).toEqual([[0, { begin: 0n, end: 4n }]]);
+    await table.newCommit({ commitUser: "u" }).commitWithProgress(p, 1);
+    expect(await view(table, ctx)).toEqual([
+      [1, "a"],
+      [2, "b2"],
+      [3, "c"],
+    ]);
+    await w.close();
+  });
+
+  it("rejects gaps, overlaps, mismatches and other users without a snapshot; retries idempotently", async () => {
+    const table = await pkTable(options);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    const c = table.newCommit({ commitUser: "u" });
+    await w.write(rtBatch([0, 1, 2, 3], { ids: [1, 2, 3, 1], names: ["a", "b", "c", "a2"] }), { bucket: 0 });
+    const p1 = await w.prepareCommitWithProgress(1);
+    await w.write(rtBatch([4, 5], { ids: [2, 4], names: [null, "d"] }), { bucket: 0, rowKinds: [RowKind.DELETE, RowKind.INSERT] });
+    const p2 = await w.prepareCommitWithProgress(2);
+    expect(p1.map((x) => x.offsetRange)).toEqual([{ begin: 0n, end: 4n }]);
+    await expectCode(c.commitWithProgress([], 1), "PROGRESS_INVALID");
+    await expectCode(c.commitWithProgress([p1[0], { ...p2[0], offsetRange: { begin: 5n, end: 6n } }], 2), "PROGRESS_INVALID"); // gap
+    await expectCode(c.commitWithProgress([p1[0], { ...p2[0], offsetRange: { begin: 3n, end: 6n } }], 2), "PROGRESS_INVALID"); // overlap
+    await expectCode(c.commitWithProgress([{ ...p1[0], bucket: 1 }], 1), "PROGRESS_INVALID");
+    await expectCode(c.commitWithProgress([{ ...p1[0], offsetRange: { begin: 4n, end: 4n } }], 1), "PROGRESS_INVALID");
+    expect(await table.latestSnapshot()).toBeNull();
+    const s1 = await c.commitWithProgress(p1, 1);
+    expect(await c.commitWithProgress(p1, 1)).toBe(s1); // idempotent retry
+    expect((await table.listSnapshots()).length).toBe(1);
+    await expectCode(table.newCommit({ commitUser: "someone-else" }).commitWithProgress(p1, 1), "PROGRESS_INVALID"); // covered ranges, another user
+    await expectCode(c.commitWithProgress([{ ...p2[0], offsetRange: { begin: 5n, end: 6n } }], 2), "PROGRESS_INVALID"); // gap after the committed prefix
+    await expectCode(c.commitWithProgress([{ ...p2[0], offsetRange: { begin: 2n, end: 6n } }], 2), "PROGRESS_INVALID"); // overlaps it
+    expect((await table.listSnapshots()).length).toBe(1);
+    const s2 = await c.commitWithProgress(p2, 2);
+    expect(await c.commitWithProgress(p2, 2)).toBe(s2);
+    expect(await c.commitWithProgress([...p1, ...p2], 2)).toBe(s2);
+    expect((await table.listSnapshots()).length).toBe(2);
+    await w.refreshCommittedSnapshot(s2);
+    const expected = [
+      [1, "a2"],
+      [3, "c"],
+      [4, "d"],
+    ];
+    expect(await view(table, ctx)).toEqual(expected);
+    await compactFully(table);
+    expect(await view(table)).toEqual(expected);
+    await w.close();
   });
 });
