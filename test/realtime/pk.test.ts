@@ -668,6 +668,11 @@ describe("real-time primary-key validation", () => {
     [{ "force-lookup": true }, "force-lookup"],
     [{ "data-evolution.enabled": true }, "data-evolution.enabled"],
     [{ bucket: -1 }, "bucket"],
+    [{ bucket: -2 }, "bucket"], // bucket 0 cannot be created (INVALID_ARGUMENT at createTable)
+    [{ "sequence.field.sort-order": "descending" }, "sequence.field.sort-order"],
+    [{ "partial-update.remove-record-on-delete": true }, "partial-update.remove-record-on-delete"],
+    [{ "changelog-producer": "lookup" }, "changelog-producer"],
+    [{ "changelog-producer": "full-compaction" }, "changelog-producer"],
   ])("refuses %o with UNSUPPORTED naming the option at writer and scan creation", async (options, option) => {
     const table = await pkTable(options);
     const ctx = await RealtimeContext.create();
