@@ -5,7 +5,8 @@ import * as arrow from "apache-arrow";
 import { RealtimeContext } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, compactFully, expectCode, makeTable, offsetsBatch, range, readRows, rtBatch } from "./helpers.js";
+import { readdirSync } from "node:fs";
+import { cleanupDirs, compactFully, expectCode, makeTable, offsetsBatch, range, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -16,8 +17,8 @@ const MODES = [
 
 const pkTable = (options: Record<string, string | number | boolean> = {}) => makeTable({ bucket: 1, ...options }, { primaryKeys: ["id"] });
 
-async function view(table: Table, ctx?: RealtimeContext): Promise<Array<[number, unknown]>> {
-  const rows = await readRows(table, { ctx });
+async function view(table: Table, ctx?: RealtimeContext, extra: Parameters<typeof readRows>[1] = {}): Promise<Array<[number, unknown]>> {
+  const rows = await readRows(table, { ctx, ...extra });
   return rows.map((r) => [r.id as number, r.name] as [number, unknown]).sort((a, b) => a[0] - b[0]);
 }
 
@@ -179,6 +180,70 @@ describe.each(MODES)("real-time $name input and commit validation", ({ options }
     expect(await view(table, ctx)).toEqual(expected);
     await compactFully(table);
     expect(await view(table)).toEqual(expected);
+    await w.close();
+  });
+});
+
+describe.each(MODES)("real-time $name snapshots and pinned views", ({ options }) => {
+  it("accepts an explicit snapshot only if it is not behind the context's reclaimed progress", async () => {
+    const table = await pkTable(options);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    await w.write(rtBatch([0, 1, 2], { ids: [1, 2, 3], names: ["a", "b", "c"] }), { bucket: 0 });
+    const s1 = await commit(table, w, 1);
+    await w.write(rtBatch([3, 4], { ids: [1, 2], names: ["a2", null] }), { bucket: 0, rowKinds: [RowKind.UPDATE_AFTER, RowKind.DELETE] });
+    const s2 = await commit(table, w, 2);
+    await w.write(rtBatch([5], { ids: [4], names: ["d"] }), { bucket: 0 });
+    const expected = [
+      [1, "a2"],
+      [3, "c"],
+      [4, "d"],
+    ];
+    // not refreshed yet: memory still holds every offset, so snapshot 1 is fine
+    expect(await view(table, ctx, { snapshotId: s1 })).toEqual(expected);
+    await w.refreshCommittedSnapshot(s2);
+    await expectCode(view(table, ctx, { snapshotId: s1 }), "INVALID_ARGUMENT");
+    expect(await view(table, ctx, { snapshotId: s2 })).toEqual(expected);
+    expect(await view(table, ctx)).toEqual(expected);
+    expect(ctx.liveTicketCount).toBe(0);
+    // a disk-only historical read without the context (DV batch scans skip level 0)
+    expect(await view(table, undefined, { snapshotId: s1 })).toEqual("deletion-vectors.enabled" in options ? [] : [[1, "a"], [2, "b"], [3, "c"]]);
+    await commit(table, w, 3);
+    await w.close();
+  });
+
+  it("a view pinned before a spill seal reads exactly its rows after the seal, later writes and a commit", async () => {
+    const table = await pkTable({ ...options, "realtime.spill-enabled": true });
+    const tmp = tempDir("paimon-rt-spill-");
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp });
+    await w.write(rtBatch([0, 1, 2], { ids: [3, 1, 2], names: ["c", "a", "b"] }), { bucket: 0 });
+    await w.write(rtBatch([3, 4], { ids: [1, 3], names: ["a2", null] }), { bucket: 0, rowKinds: [RowKind.UPDATE_AFTER, RowKind.DELETE] });
+    const plan = await table.newScan({ realtime: ctx }).plan(); // pins the building segment
+    await w.seal();
+    expect(readdirSync(tmp).filter((f) => f.startsWith("paimon-rt-spill-"))).toHaveLength(1);
+    await w.write(rtBatch([5, 6], { ids: [2, 4], names: ["b2", "d"] }), { bucket: 0 });
+    const pinned = async () => (await table.newRead({ realtime: ctx }).toArrow(plan.splits)).toArray().map((r) => [Number(r.id), r.name]);
+    const before = [
+      [1, "a2"],
+      [2, "b"],
+    ];
+    expect(await view(table, ctx)).toEqual([
+      [1, "a2"],
+      [2, "b2"],
+      [4, "d"],
+    ]);
+    const s = await commit(table, w, 1);
+    await w.refreshCommittedSnapshot(s);
+    // the plan's ticket still pins its segment, now a spill file; its one read sees exactly its rows
+    expect(await pinned()).toEqual(before);
+    expect(readdirSync(tmp).filter((f) => f.startsWith("paimon-rt-spill-"))).toHaveLength(0);
+    await expectCode(pinned(), "TICKET_EXPIRED");
+    expect(await view(table, ctx)).toEqual([
+      [1, "a2"],
+      [2, "b2"],
+      [4, "d"],
+    ]);
     await w.close();
   });
 });
