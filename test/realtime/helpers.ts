@@ -109,3 +109,24 @@ export async function compactFully(table: Table): Promise<number> {
   await w.close();
   return snap!;
 }
+
+/** The two real-time primary-key modes (seed 000 "PK MOR" / "PK DV"), for describe.each. */
+export const PK_MODES = [
+  { name: "PK MOR", options: {} },
+  { name: "PK DV", options: { "deletion-vectors.enabled": true } },
+] as const;
+
+/** A one-bucket real-time table keyed by id (or dt, id when partitioned). */
+export const pkTable = (options: Record<string, string | number | boolean> = {}, partitioned = false): Promise<Table> =>
+  makeTable({ bucket: 1, ...options }, { primaryKeys: partitioned ? ["dt", "id"] : ["id"], partitioned });
+
+/** id → name of the visible rows, sorted by id. */
+export async function pkView(table: Table, ctx?: RealtimeContext, extra: ReadArgs = {}): Promise<Array<[number, unknown]>> {
+  const rows = await readRows(table, { ctx, ...extra });
+  return rows.map((r) => [r.id as number, r.name] as [number, unknown]).sort((a, b) => a[0] - b[0]);
+}
+
+/** prepareCommitWithProgress(id) committed as user "u". */
+export async function commitRealtime(table: Table, w: Awaited<ReturnType<Table["newWrite"]>>, id: number): Promise<number> {
+  return table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(id), id);
+}

@@ -6,25 +6,9 @@ import { RealtimeContext } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { readdirSync } from "node:fs";
-import { cleanupDirs, compactFully, expectCode, makeTable, offsetsBatch, range, readRows, rtBatch, tempDir } from "./helpers.js";
+import { cleanupDirs, commitRealtime as commit, compactFully, expectCode, offsetsBatch, range, rtBatch, tempDir, PK_MODES as MODES, pkTable, pkView as view } from "./helpers.js";
 
 afterAll(cleanupDirs);
-
-const MODES = [
-  { name: "PK MOR", options: {} },
-  { name: "PK DV", options: { "deletion-vectors.enabled": true } },
-] as const;
-
-const pkTable = (options: Record<string, string | number | boolean> = {}) => makeTable({ bucket: 1, ...options }, { primaryKeys: ["id"] });
-
-async function view(table: Table, ctx?: RealtimeContext, extra: Parameters<typeof readRows>[1] = {}): Promise<Array<[number, unknown]>> {
-  const rows = await readRows(table, { ctx, ...extra });
-  return rows.map((r) => [r.id as number, r.name] as [number, unknown]).sort((a, b) => a[0] - b[0]);
-}
-
-async function commit(table: Table, w: Awaited<ReturnType<Table["newWrite"]>>, id: number): Promise<number> {
-  return table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(id), id);
-}
 
 /** An ordinary writer's (non-full) compaction, committed: DV tables upgrade level 0 by lookup and mark older rows. */
 async function compactLevel0(table: Table): Promise<number> {
