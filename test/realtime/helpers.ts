@@ -51,6 +51,15 @@ export function rtBatch(offsets: Array<number | bigint>, opts: { ids?: number[];
   });
 }
 
+/** rtBatch with the given raw offsets (ids from them); `nulls`: the first offset is null. */
+export function offsetsBatch(offsets: BigInt64Array, nulls = false): arrow.RecordBatch {
+  const b = rtBatch(Array.from(offsets, (o) => (o < 0n ? 0 : Number(o % 1000000n))));
+  const n = offsets.length;
+  const children = [...b.data.children];
+  children[0] = arrow.makeData({ type: new arrow.Int64(), length: n, data: offsets, nullCount: nulls ? 1 : 0, nullBitmap: nulls ? Uint8Array.from([0b11111110]) : undefined });
+  return new arrow.RecordBatch(b.schema, arrow.makeData({ type: new arrow.Struct(b.schema.fields), length: n, nullCount: 0, children }));
+}
+
 export function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 }
@@ -99,4 +108,25 @@ export async function compactFully(table: Table): Promise<number> {
   const snap = await table.newCommit({ commitUser: "compactor" }).commit(await w.prepareCommit());
   await w.close();
   return snap!;
+}
+
+/** The two real-time primary-key modes (seed 000 "PK MOR" / "PK DV"), for describe.each. */
+export const PK_MODES = [
+  { name: "PK MOR", options: {} },
+  { name: "PK DV", options: { "deletion-vectors.enabled": true } },
+] as const;
+
+/** A one-bucket real-time table keyed by id (or dt, id when partitioned). */
+export const pkTable = (options: Record<string, string | number | boolean> = {}, partitioned = false): Promise<Table> =>
+  makeTable({ bucket: 1, ...options }, { primaryKeys: partitioned ? ["dt", "id"] : ["id"], partitioned });
+
+/** id → name of the visible rows, sorted by id. */
+export async function pkView(table: Table, ctx?: RealtimeContext, extra: ReadArgs = {}): Promise<Array<[number, unknown]>> {
+  const rows = await readRows(table, { ctx, ...extra });
+  return rows.map((r) => [r.id as number, r.name] as [number, unknown]).sort((a, b) => a[0] - b[0]);
+}
+
+/** prepareCommitWithProgress(id) committed as user "u". */
+export async function commitRealtime(table: Table, w: Awaited<ReturnType<Table["newWrite"]>>, id: number): Promise<number> {
+  return table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(id), id);
 }

@@ -3,17 +3,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { and, col, isRealtimeSplit, RealtimeContext, RowKind } from "../../src/index.js";
 import { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
 import type { RealtimeSplit } from "../../src/realtime/scan.js";
-import { cleanupDirs, expectCode, makeTable, range, readIds, readRows, rtBatch } from "./helpers.js";
+import { cleanupDirs, expectCode, makeTable, offsetsBatch, range, readIds, readRows, rtBatch } from "./helpers.js";
 
 afterAll(cleanupDirs);
-
-function offsetsBatch(offsets: BigInt64Array, nulls = false): arrow.RecordBatch {
-  const b = rtBatch(Array.from(offsets, (o) => (o < 0n ? 0 : Number(o % 1000000n))));
-  const n = offsets.length;
-  const children = [...b.data.children];
-  children[0] = arrow.makeData({ type: new arrow.Int64(), length: n, data: offsets, nullCount: nulls ? 1 : 0, nullBitmap: nulls ? Uint8Array.from([0b11111110]) : undefined });
-  return new arrow.RecordBatch(b.schema, arrow.makeData({ type: new arrow.Struct(b.schema.fields), length: n, nullCount: 0, children }));
-}
 
 describe("real-time input validation changes nothing", () => {
   it("rejects bad offsets, layouts, row kinds and targets", async () => {

@@ -9,30 +9,11 @@ import { dataBytes } from "../../src/realtime/arrow-store.js";
 import { ArrowRealtimeStore, col, RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, compactFully, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
+import { cleanupDirs, commitRealtime as commit, compactFully, expectCode, makeTable, readRows, rtBatch, tempDir, PK_MODES as MODES, pkTable, pkView as view } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
 const spillFiles = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("paimon-rt-spill-"));
-
-const MODES = [
-  { name: "PK MOR", options: {} },
-  { name: "PK DV", options: { "deletion-vectors.enabled": true } },
-] as const;
-
-const pkTable = (options: Record<string, string | number | boolean> = {}, partitioned = false) =>
-  makeTable({ bucket: 1, ...options }, { primaryKeys: partitioned ? ["dt", "id"] : ["id"], partitioned });
-
-/** id → name of the visible rows, sorted by id. */
-async function view(table: Table, ctx?: RealtimeContext, extra: Parameters<typeof readRows>[1] = {}): Promise<Array<[number, unknown]>> {
-  const rows = await readRows(table, { ctx, ...extra });
-  return rows.map((r) => [r.id as number, r.name] as [number, unknown]).sort((a, b) => a[0] - b[0]);
-}
-
-async function commit(table: Table, w: Awaited<ReturnType<Table["newWrite"]>>, id: number): Promise<number> {
-  const progress = await w.prepareCommitWithProgress(id);
-  return table.newCommit({ commitUser: "u" }).commitWithProgress(progress, id);
-}
 
 describe.each(MODES)("real-time $name", ({ options }) => {
   const dv = "deletion-vectors.enabled" in options;
@@ -111,7 +92,6 @@ describe.each(MODES)("real-time $name", ({ options }) => {
     await ctx.close();
   });
 });
-
 
 describe.each(MODES)("real-time $name reads", ({ options }) => {
   it("pushes only key predicates below the merge: an older matching version never shows through", async () => {
@@ -668,6 +648,11 @@ describe("real-time primary-key validation", () => {
     [{ "force-lookup": true }, "force-lookup"],
     [{ "data-evolution.enabled": true }, "data-evolution.enabled"],
     [{ bucket: -1 }, "bucket"],
+    [{ bucket: -2 }, "bucket"], // bucket 0 cannot be created (INVALID_ARGUMENT at createTable)
+    [{ "sequence.field.sort-order": "descending" }, "sequence.field.sort-order"],
+    [{ "partial-update.remove-record-on-delete": true }, "partial-update.remove-record-on-delete"],
+    [{ "changelog-producer": "lookup" }, "changelog-producer"],
+    [{ "changelog-producer": "full-compaction" }, "changelog-producer"],
   ])("refuses %o with UNSUPPORTED naming the option at writer and scan creation", async (options, option) => {
     const table = await pkTable(options);
     const ctx = await RealtimeContext.create();
