@@ -91,8 +91,12 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
       // DEDUPLICATE: the deletions pinned with the view are those of exactly the rows it sees.
       let view: RealtimeReadView;
       let deleted: FrozenDeletedOffsets | null = null;
-      if (entry.dedup) ({ value: view, deleted } = await entry.dedup.withFrozenDeletions(() => entry.store.acquireReadView(), true));
-      else view = await entry.store.acquireReadView();
+      if (entry.dedup) {
+        let frozen = entry.dedup.viewWithFrozenDeletions(entry.store);
+        if (frozen instanceof Promise) frozen = await frozen;
+        view = frozen.value;
+        deleted = frozen.deleted;
+      } else view = await entry.store.acquireReadView();
       const pending = deleted !== null && !deleted.offsets.isEmpty;
       if (!pending) deleted?.release?.();
       if (view.offsetRange === null && !pending) await view.release();
