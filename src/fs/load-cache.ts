@@ -7,6 +7,8 @@ export class LoadCache<V> {
   /** With `weigh`: the weight of each loaded entry, and their sum. */
   private readonly weights = new Map<string, number>();
   private total = 0;
+  /** The key last inserted (the most recently used while it is kept), or null. */
+  private newest: string | null = null;
 
   /**
    * Keeps the `capacity` most recently used entries; with `weigh`, the most recently used loaded
@@ -32,6 +34,7 @@ export class LoadCache<V> {
   get(key: string, load: () => Promise<V>): Promise<V> {
     let hit = this.entries.get(key);
     if (hit) {
+      if (key === this.newest) return hit; // already the most recently used: no re-insert (a plan asks for the same file again and again)
       this.entries.delete(key); // re-insert: most recently used last
     } else {
       const loading = load();
@@ -45,15 +48,17 @@ export class LoadCache<V> {
       if (!this.weigh && this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     }
     this.entries.set(key, hit);
+    this.newest = key;
     return hit;
   }
 
   /** The value for `key` when kept (loaded or loading), then as most recently used; else undefined. */
   peek(key: string): Promise<V> | undefined {
     const hit = this.entries.get(key);
-    if (hit) {
+    if (hit && key !== this.newest) {
       this.entries.delete(key);
       this.entries.set(key, hit);
+      this.newest = key;
     }
     return hit;
   }
@@ -61,6 +66,7 @@ export class LoadCache<V> {
   /** Drops every entry. */
   clear(): void {
     this.entries.clear();
+    this.newest = null;
     this.weights.clear();
     this.total = 0;
   }

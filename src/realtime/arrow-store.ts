@@ -284,8 +284,9 @@ export class ArrowRealtimeStore implements RealtimeStore {
   acquireReadView(): RealtimeReadView {
     this.checkOpen();
     const parts: ViewPart[] = [];
-    for (const seg of [...this.sealed, this.building]) {
-      const rep = seg.rep;
+    const sealed = this.sealed;
+    for (let i = 0; i <= sealed.length; i++) {
+      const rep = (i < sealed.length ? sealed[i] : this.building).rep;
       const count = rep.kind === "memory" ? rep.batches.length : rep.metas.length;
       if (count === 0) continue;
       if (rep.kind === "spill") rep.file.retain();

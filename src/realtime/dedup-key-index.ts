@@ -203,20 +203,12 @@ export class DedupKeyIndex {
    */
   freezeDeleted(releasable = false): FrozenDeletedOffsets {
     const shared = this.shared;
-    const frozen = { offsets: shared.set, log: this.deletedLog, logLength: this.deletedLog.length };
     if (!releasable) {
       shared.held = true;
-      return frozen;
+      return { offsets: shared.set, log: this.deletedLog, logLength: this.deletedLog.length };
     }
     shared.holders++;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      shared.holders--;
-      freeIfUnused(shared);
-    };
-    return { ...frozen, release };
+    return new ReleasableFreeze(shared, this.deletedLog);
   }
 
   /**
@@ -349,6 +341,28 @@ export class DedupKeyIndex {
 }
 
 /** Frees a replaced deleted set that no freeze holds any more. */
+/** A read view's freeze: one object per plan (no release closure, no copy of the frozen fields). */
+class ReleasableFreeze implements FrozenDeletedOffsets {
+  readonly offsets: OffsetSet64;
+  readonly logLength: number;
+  private released = false;
+
+  constructor(
+    private readonly shared: SharedDeleted,
+    readonly log: OffsetLog,
+  ) {
+    this.offsets = shared.set;
+    this.logLength = log.length;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.shared.holders--;
+    freeIfUnused(this.shared);
+  }
+}
+
 function freeIfUnused(shared: SharedDeleted): void {
   if (!shared.current && !shared.held && shared.holders === 0) shared.set.dispose();
 }

@@ -5,6 +5,7 @@
 // them to row positions of the latest snapshot's files through the exact offset file index on
 // every attempt; a refresh forgets what a commit made durable.
 import { Mutex } from "./mutex.js";
+import type { RealtimeReadView, RealtimeStore } from "./store.js";
 import { deletionVectorResolver, type BucketDeletions } from "../commit/append-deletions.js";
 import { PaimonError } from "../error.js";
 import { OffsetSet64 } from "../kernel/bitmap.js";
@@ -116,6 +117,18 @@ export class DedupEntryState {
    * pending deletions at the same point: the data and the deletions that apply to it.
    * `releasable`: the caller releases the deletions when done with them (read views).
    */
+  /**
+   * `withFrozenDeletions(() => store.acquireReadView(), true)`, answered without a promise when
+   * the lock is idle and the store answers at once (the Arrow store: every plan asks).
+   */
+  viewWithFrozenDeletions(store: RealtimeStore): { value: RealtimeReadView; deleted: FrozenDeletedOffsets | null } | Promise<{ value: RealtimeReadView; deleted: FrozenDeletedOffsets | null }> {
+    if (!this.lock.idle) return this.withFrozenDeletions(() => store.acquireReadView(), true);
+    const view = store.acquireReadView();
+    if (typeof (view as { then?: unknown }).then !== "function") return { value: view as RealtimeReadView, deleted: this.freezeDeleted(true) };
+    // (asked while idle: the lock is taken before anything else can run)
+    return this.lock.run(async () => ({ value: await view, deleted: this.freezeDeleted(true) }));
+  }
+
   withFrozenDeletions<T>(step: () => T | Promise<T>, releasable = false): Promise<{ value: T; deleted: FrozenDeletedOffsets | null }> {
     return this.lock.run(async () => {
       const value = await step();

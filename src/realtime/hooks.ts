@@ -11,7 +11,8 @@ import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 
 export interface RealtimeHooks {
   checkRealtimeScan(table: FileStoreTable, options: { realtime?: unknown }): void;
-  planRealtimeScan(table: FileStoreTable, options: { realtime?: unknown }, planDisk: () => Promise<Plan>): Promise<Plan>;
+  /** `scan.planCommitted()` plans the committed files as an ordinary scan would (real-time union mode). */
+  planRealtimeScan(table: FileStoreTable, options: { realtime?: unknown }, scan: { planCommitted(): Promise<Plan> }): Promise<Plan>;
   checkRealtimeRead(table: FileStoreTable, options: { realtime?: unknown }): void;
   createRealtimeReader(
     table: FileStoreTable,

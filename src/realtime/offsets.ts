@@ -351,8 +351,27 @@ export async function deleteUnpublishedOffsets(table: FileStoreTable, written: r
 }
 
 /** The effective progress of a table at a snapshot (see effectiveOffsets). */
-export function tableOffsetsOf(table: FileStoreTable, snapshot: Snapshot | null): Promise<OffsetMap> {
-  return effectiveOffsets(progressSourceOf(table), snapshot);
+export async function tableOffsetsOf(table: FileStoreTable, snapshot: Snapshot | null): Promise<OffsetMap> {
+  const map = await effectiveOffsets(progressSourceOf(table), snapshot);
+  if (snapshot !== null) bySnapshot.set(snapshot, { location: table.location, fields: table.partitionFields, map });
+  return map;
+}
+
+/**
+ * `tableOffsetsOf` answers by snapshot object (and the table location and partition fields they
+ * were resolved for): a real-time plan of the cached latest snapshot finds its progress without
+ * building the identity key, an object per call or a promise.
+ */
+const bySnapshot = new WeakMap<Snapshot, { readonly location: string; readonly fields: readonly DataField[]; readonly map: OffsetMap }>();
+
+/** What `tableOffsetsOf(table, snapshot)` returned before for this snapshot object, else undefined. */
+export function knownTableOffsets(table: FileStoreTable, snapshot: Snapshot | null): OffsetMap | undefined {
+  if (snapshot === null) return undefined;
+  const known = bySnapshot.get(snapshot);
+  if (known === undefined || known.location !== table.location) return undefined;
+  const fields = table.partitionFields;
+  if (known.fields !== fields && (known.fields.length !== fields.length || known.fields.some((f, i) => f.name !== fields[i].name))) return undefined;
+  return known.map;
 }
 
 /** Logical partition strings of internal partition values (reference §1.6). */

@@ -11,7 +11,7 @@ import type { DataSplit, Plan } from "../scan/split.js";
 import { partitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { RealtimeContext, type StoreEntry } from "./context.js";
-import { tableOffsetsOf } from "./offsets.js";
+import { knownTableOffsets, tableOffsetsOf } from "./offsets.js";
 import { validateRealtimeTable } from "./options.js";
 import type { RealtimeReadView } from "./store.js";
 import type { FrozenDeletedOffsets } from "./dedup-key-index.js";
@@ -61,14 +61,14 @@ export function checkRealtimeScan(table: FileStoreTable, options: RealtimeScanOp
   ctx.bind(table);
 }
 
-/** Plans a union scan; `planDisk(snapshotId)` plans committed files as an ordinary scan would. */
-export async function planRealtimeScan(table: FileStoreTable, options: RealtimeScanOptions, planDisk: () => Promise<Plan>): Promise<Plan> {
+/** Plans a union scan; `scan.planCommitted()` plans committed files as an ordinary scan would. */
+export async function planRealtimeScan(table: FileStoreTable, options: RealtimeScanOptions, scan: { planCommitted(): Promise<Plan> }): Promise<Plan> {
   const ctx = asRealtimeContext(options.realtime, "newScan");
   const { mode, options: rt } = validateRealtimeTable(table, "real-time scan");
   ctx.checkValid();
   ctx.bind(table);
   const partitionFields = table.partitionFields;
-  const partitionFilter = options.filter ? splitPredicateByFields(options.filter, partitionFields.map((f) => f.name)).picked : null;
+  const partitionFilter = options.filter && partitionFields.length > 0 ? splitPredicateByFields(options.filter, partitionFields.map((f) => f.name)).picked : null;
   const types = options.partitions && partitionFields.map((f) => f.type);
   const wanted = options.partitions?.map((p) => serializeBinaryRow(toBinaryRow(partitionFields.map((f) => p[f.name] ?? null), types!), types!.length).join(","));
   const buckets = options.buckets ? new Set(options.buckets) : null;
@@ -91,17 +91,22 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
       // DEDUPLICATE: the deletions pinned with the view are those of exactly the rows it sees.
       let view: RealtimeReadView;
       let deleted: FrozenDeletedOffsets | null = null;
-      if (entry.dedup) ({ value: view, deleted } = await entry.dedup.withFrozenDeletions(() => entry.store.acquireReadView(), true));
-      else view = await entry.store.acquireReadView();
+      if (entry.dedup) {
+        let frozen = entry.dedup.viewWithFrozenDeletions(entry.store);
+        if (frozen instanceof Promise) frozen = await frozen;
+        view = frozen.value;
+        deleted = frozen.deleted;
+      } else view = await entry.store.acquireReadView();
       const pending = deleted !== null && !deleted.offsets.isEmpty;
       if (!pending) deleted?.release?.();
       if (view.offsetRange === null && !pending) await view.release();
       else views.push({ entry, view, deleted: pending ? deleted : null });
     }
     // 2. Then plan the committed snapshot.
-    const plan = await planDisk();
-    const snapshot = plan.snapshotId === null ? null : await table.snapshot(plan.snapshotId);
-    const offsets = await tableOffsetsOf(table, snapshot);
+    const plan = await scan.planCommitted();
+    // (the usual case, the cached latest snapshot and its known progress, without awaiting)
+    const snapshot = plan.snapshotId === null ? null : (table.snapshotManager.cachedSnapshot(plan.snapshotId) ?? (await table.snapshot(plan.snapshotId)));
+    const offsets = knownTableOffsets(table, snapshot) ?? (await tableOffsetsOf(table, snapshot));
     // An explicit (or rolled-back) snapshot must not be behind what the context has reclaimed.
     for (const { entry } of views) {
       const end = offsets.get(entry.key)?.offset ?? null;
@@ -112,7 +117,7 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
         );
       }
     }
-    const splits = plan.splits; // made by this plan's planDisk: extended in place
+    const splits = plan.splits; // made by this plan's planCommitted: extended in place
     const opts = table.coreOptions;
     for (const { entry, view, deleted } of views) {
       const committed = offsets.get(entry.key)?.offset ?? -1n;
@@ -123,25 +128,36 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
       }
       const ticket = ctx.issueTicket(entry, view, committed, memoryEnd, rt.readViewTtlMs, options.filter ?? null, deleted);
       const info: RealtimeSplitInfo = { version: REALTIME_SPLIT_VERSION, ticket: ticket.id, committedEndOffset: committed, memoryEndOffset: memoryEnd, snapshotId: plan.snapshotId };
-      const mine: number[] = [];
-      for (let i = 0; i < splits.length; i++) if (splits[i].bucket === entry.bucket && bytesEqual(splits[i].partitionRow, entry.partitionRow)) mine.push(i);
-      if (mine.length > 0 && mode !== "APPEND_ONLY") {
+      // the partition-bucket's disk splits: the first, the last and how many
+      let first = -1;
+      let last = -1;
+      let count = 0;
+      for (let i = 0; i < splits.length; i++) {
+        if (splits[i].bucket !== entry.bucket || !bytesEqual(splits[i].partitionRow, entry.partitionRow)) continue;
+        if (first < 0) first = i;
+        last = i;
+        count++;
+      }
+      if (count === 1 && mode !== "APPEND_ONLY") {
+        splits[first] = { ...splits[first], rawConvertible: false, realtime: info } as RealtimeSplit;
+      } else if (count > 0 && mode !== "APPEND_ONLY") {
         // Versions of a key may be in any disk split and in memory: one split merges them all
         // (PRIMARY_KEY), or applies the pending deletions to them all (DEDUPLICATE).
+        const mine: number[] = [];
+        for (let i = first; i <= last; i++) if (splits[i].bucket === entry.bucket && bytesEqual(splits[i].partitionRow, entry.partitionRow)) mine.push(i);
         const group = mine.map((i) => splits[i]);
         const withDvs = group.some((g) => g.deletionFiles !== undefined);
         const merged: RealtimeSplit = {
           ...group[0],
-          files: group.length === 1 ? group[0].files : group.flatMap((g) => g.files),
+          files: group.flatMap((g) => g.files),
           rawConvertible: false,
-          ...(withDvs ? { deletionFiles: group.length === 1 ? group[0].deletionFiles : group.flatMap((g) => g.deletionFiles ?? g.files.map(() => null)) } : {}),
+          ...(withDvs ? { deletionFiles: group.flatMap((g) => g.deletionFiles ?? g.files.map(() => null)) } : {}),
           realtime: info,
         };
-        splits[mine[0]] = merged;
+        splits[first] = merged;
         for (let k = mine.length - 1; k > 0; k--) splits.splice(mine[k], 1);
-      } else if (mine.length > 0) {
-        const tail = mine[mine.length - 1];
-        splits[tail] = { ...splits[tail], realtime: info } as RealtimeSplit;
+      } else if (count > 0) {
+        splits[last] = { ...splits[last], realtime: info } as RealtimeSplit;
       } else {
         const split: RealtimeSplit = {
           kind: "data",

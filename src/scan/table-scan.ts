@@ -4,7 +4,7 @@ import { PaimonError } from "../error.js";
 import { prefetchDecoders } from "../format/parquet-reader.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
-import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { bytesEqual, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
 import { boundMayMatch, mayMatch, partitionStatsOf, valueStatsOf } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
@@ -28,6 +28,9 @@ export interface ScanOptions {
 }
 
 const REALTIME_UNION: PrimaryKeyPlanMode = Object.freeze({ realtimeUnion: true });
+const PLAIN: PrimaryKeyPlanMode = Object.freeze({});
+/** Compressions whose chunks the flat decoder takes whole (others make parquet-wasm likely). */
+const FLAT_COMPRESSIONS: ReadonlySet<string> = new Set(["zstd", "snappy", "none"]);
 
 export class TableScan {
   private readonly partitionFields: DataField[];
@@ -37,13 +40,9 @@ export class TableScan {
   constructor(
     private readonly table: FileStoreTable,
     private readonly options: ScanOptions = {},
-    /** Internal: how the committed side of a real-time union scan is planned (src/realtime/scan.ts). */
-    private readonly primaryKeyMode: PrimaryKeyPlanMode = {},
-    /** Internal: `options.filter` already bound to the table's fields (by the real-time scan that plans this one). */
-    boundFilter?: Predicate | null,
   ) {
     this.partitionFields = table.partitionFields;
-    this.boundFilter = boundFilter !== undefined ? boundFilter : options.filter ? bindPredicate(options.filter, table.schema.fields) : null; // validates columns and literals
+    this.boundFilter = options.filter ? bindPredicate(options.filter, table.schema.fields) : null; // validates columns and literals
     if (options.realtime !== undefined) realtimeHooks("newScan").checkRealtimeScan(table, options); // real-time hook
   }
 
@@ -52,16 +51,28 @@ export class TableScan {
     // outside the flat decoder's scope and for codecs whose whole chunks it leaves to parquet-wasm;
     // primary-key system columns and the pages of selective reads are flat)
     const t = this.table;
-    prefetchDecoders(t.schema.fields, !["zstd", "snappy", "none"].includes(t.coreOptions.fileCompression));
-    if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, () => new TableScan(this.table, { ...this.options, realtime: undefined }, REALTIME_UNION, this.boundFilter).plan()); // real-time hook
+    prefetchDecoders(t.schema.fields, !FLAT_COMPRESSIONS.has(t.coreOptions.fileCompression));
+    if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, this); // real-time hook
+    return this.planFiles(PLAIN);
+  }
+
+  /**
+   * Internal: the committed side of a real-time union plan (src/realtime/scan.ts), planned by
+   * this scan (its bound filter) as `REALTIME_UNION`, not by a second scan made per plan.
+   */
+  planCommitted(): Promise<Plan> {
+    return this.planFiles(REALTIME_UNION);
+  }
+
+  private async planFiles(primaryKeyMode: PrimaryKeyPlanMode): Promise<Plan> {
     const snapshots = this.table.snapshotManager;
     const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
-    const types = this.partitionFields.map((f) => f.type);
-    const partitionFilter = this.options.filter ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;
+    const partitionFilter = this.options.filter && this.partitionFields.length > 0 ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;
     const wanted = this.options.partitions?.map((p) => {
       const unknown = Object.keys(p).filter((k) => !this.table.schema.partitionKeys.includes(k));
       if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} in scan of ${this.table.identifier}`);
+      const types = this.partitionFields.map((f) => f.type);
       return serializeBinaryRow(toBinaryRow(this.partitionFields.map((f) => p[f.name] ?? null), types), types.length).join(",");
     });
     const buckets = this.options.buckets ? new Set(this.options.buckets) : null;
@@ -84,8 +95,8 @@ export class TableScan {
       (!valueFilter || e.file.schemaId !== schema.id || (boundMayMatch(boundValueFilter!, valueStatsOf(e.file, schema.fields)) && (!useIndex || embeddedIndexMayMatch(e.file, valueFilter, schema.fields))));
     // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
     // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
-    const entries = this.primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
-    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.boundFilter ?? undefined, this.primaryKeyMode) };
+    const entries = primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
+    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.boundFilter ?? undefined, primaryKeyMode) };
     // Append tables with deletion vectors (written by Java's DELETE on append tables).
     const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
@@ -93,6 +104,21 @@ export class TableScan {
 
   /** Groups files by partition-bucket and packs each group into splits by size (append tables). */
   private packSplits(snapshotId: number, entries: readonly ManifestEntry[], deletionFiles: Map<string, Map<string, DeletionFile>> | null): DataSplit[] {
+    const splits: DataSplit[] = [];
+    if (entries.length === 0) return splits;
+    // (one partition-bucket, the usual real-time key lookup: no keys joined, no map)
+    const e0 = entries[0];
+    let single = true;
+    for (const e of entries) {
+      if (e.bucket !== e0.bucket || !bytesEqual(e.partition, e0.partition)) {
+        single = false;
+        break;
+      }
+    }
+    if (single) {
+      this.packGroup(splits, snapshotId, entries, deletionFiles);
+      return splits;
+    }
     const groups = new Map<string, ManifestEntry[]>();
     for (const e of entries) {
       const key = `${e.partition.join(",")}|${e.bucket}`;
@@ -100,46 +126,63 @@ export class TableScan {
       if (!g) groups.set(key, (g = []));
       g.push(e);
     }
+    for (const group of groups.values()) this.packGroup(splits, snapshotId, group, deletionFiles);
+    return splits;
+  }
+
+  /** Packs the files of one partition-bucket into splits by size, appended to `splits`. */
+  private packGroup(splits: DataSplit[], snapshotId: number, group: readonly ManifestEntry[], deletionFiles: Map<string, Map<string, DeletionFile>> | null): void {
     const opts = this.table.coreOptions;
     const target = opts.splitTargetSize;
     const openCost = opts.splitOpenFileCost;
-    const types = this.partitionFields.map((f) => f.type);
-    const splits: DataSplit[] = [];
-    for (const group of groups.values()) {
-      const first = group[0];
-      const values = fromBinaryRow(first.partition.subarray(4), types);
-      const partition = Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]]));
-      const bucketPath = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
-      const dvs = deletionFiles?.get(`${first.partition.join(",")}|${first.bucket}`);
-      const files = group.map((e) => e.file).sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
-      // Bin packing in sequence order (Java AppendOnlySplitGenerator / BinPacking.packForOrdered).
-      let bin: typeof files = [];
-      let weight = 0;
-      const flush = () => {
-        if (bin.length === 0) return;
-        splits.push({
-          kind: "data",
-          snapshotId,
-          partition,
-          partitionRow: first.partition,
-          bucket: first.bucket,
-          bucketPath,
-          totalBuckets: first.totalBuckets,
-          files: bin,
-          rawConvertible: true,
-          ...(dvs ? { deletionFiles: bin.map((f) => dvs.get(f.fileName) ?? null) } : {}),
-        });
+    const first = group[0];
+    const place = this.placeOf(first);
+    const partition = { ...place.partition };
+    const bucketPath = place.bucketPath;
+    const dvs = deletionFiles?.get(`${first.partition.join(",")}|${first.bucket}`);
+    const files = group.length === 1 ? [first.file] : group.map((e) => e.file).sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
+    // Bin packing in sequence order (Java AppendOnlySplitGenerator / BinPacking.packForOrdered).
+    let bin: typeof files = [];
+    let weight = 0;
+    for (let i = 0; i <= files.length; i++) {
+      const f = i < files.length ? files[i] : null;
+      const w = f === null ? 0 : Math.max(Number(f.fileSize), openCost);
+      if (bin.length > 0 && (f === null || weight + w > target)) {
+        const split: DataSplit = { kind: "data", snapshotId, partition, partitionRow: first.partition, bucket: first.bucket, bucketPath, totalBuckets: first.totalBuckets, files: bin, rawConvertible: true };
+        if (dvs) (split as { deletionFiles?: Array<DeletionFile | null> }).deletionFiles = bin.map((file) => dvs.get(file.fileName) ?? null);
+        splits.push(split);
         bin = [];
         weight = 0;
-      };
-      for (const f of files) {
-        const w = Math.max(Number(f.fileSize), openCost);
-        if (bin.length > 0 && weight + w > target) flush();
-        bin.push(f);
-        weight += w;
       }
-      flush();
+      if (f === null) break;
+      bin.push(f);
+      weight += w;
     }
-    return splits;
+  }
+
+  /**
+   * The partition values (by name) and bucket directory of an entry's partition-bucket, kept per
+   * partition bytes object (a real-time plan packs the same cached live entries again and again).
+   */
+  private placeOf(e: ManifestEntry): Place {
+    const known = places.get(e.partition);
+    if (known !== undefined && known.table === this.table && known.bucket === e.bucket) return known;
+    const opts = this.table.coreOptions;
+    const values = fromBinaryRow(e.partition.subarray(4), this.partitionFields.map((f) => f.type));
+    const partition = Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]]));
+    const bucketPath = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), e.bucket);
+    const place: Place = { table: this.table, bucket: e.bucket, partition, bucketPath };
+    places.set(e.partition, place);
+    return place;
   }
 }
+
+/** Where a partition-bucket's splits point (TableScan.placeOf); `partition` is copied into each plan. */
+interface Place {
+  readonly table: FileStoreTable;
+  readonly bucket: number;
+  readonly partition: Readonly<Record<string, unknown>>;
+  readonly bucketPath: string;
+}
+
+const places = new WeakMap<Uint8Array, Place>();

@@ -96,12 +96,19 @@ export class SnapshotManager {
     return ids.length === 0 ? null : ids[0];
   }
 
+  /** Snapshot `id` when it is the cached latest snapshot (what `snapshot(id)` then returns), else undefined. */
+  cachedSnapshot(id: number): Snapshot | undefined {
+    const cached = this.lastLatest;
+    return cached !== null && cached.id === id ? cached : undefined;
+  }
+
   /** Snapshot `id`; `NOT_FOUND` when it does not exist (never written, or expired). */
   async snapshot(id: number): Promise<Snapshot> {
     // Snapshot files are immutable and the latest is never expired. A rollback elsewhere that
     // reuses the id is noticed by the next `latestSnapshot()`, which replaces this object (Java's
     // caching catalog likewise serves snapshots by path until it learns otherwise).
-    if (this.lastLatest?.id === id) return this.lastLatest;
+    const cached = this.cachedSnapshot(id);
+    if (cached !== undefined) return cached;
     const path = this.paths.snapshot(id);
     const text = await readTextFileIfExists(this.io, path);
     if (text === null) throw new PaimonError("NOT_FOUND", `snapshot ${id} does not exist (${path})`);

@@ -455,4 +455,27 @@ describe("append tables", () => {
     );
     expect((await rows(table)).map((r) => r.dt)).toEqual(values.map((v) => (v === "" ? "" : v)));
   });
+
+  it("plans of one snapshot each hand out their own split list, files and partition objects (partition placement kept between plans does not leak)", async () => {
+    const table = await newTable();
+    await writeAndCommit(table, "u", [batch([1, 2], ["a", "b"], ["2024-01-01", "2024-01-02"])]);
+    await writeAndCommit(table, "u", [batch([3], ["c"], ["2024-01-01"])]);
+    const first = await table.newScan().plan();
+    const expected = first.splits.map((s) => ({ partition: { ...s.partition }, bucketPath: s.bucketPath, files: s.files.map((f) => f.fileName) }));
+    expect(expected.map((s) => s.partition.dt).sort()).toEqual(["2024-01-01", "2024-01-02"]);
+    // a caller changing what it got
+    for (const s of first.splits) {
+      (s.partition as Record<string, unknown>).dt = "changed";
+      (s.files as unknown[]).length = 0;
+    }
+    first.splits.length = 0;
+    const second = await table.newScan().plan();
+    expect(second.splits.map((s) => ({ partition: s.partition, bucketPath: s.bucketPath, files: s.files.map((f) => f.fileName) }))).toEqual(expected);
+    const third = await table.newScan().plan();
+    expect(third.splits).not.toBe(second.splits);
+    third.splits.forEach((s, i) => {
+      expect(s.partition).not.toBe(second.splits[i].partition);
+      expect(s.files).not.toBe(second.splits[i].files);
+    });
+  });
 });
