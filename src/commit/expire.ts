@@ -37,7 +37,7 @@ export async function expireSnapshots(
   now = Date.now(),
 ): Promise<number> {
   const snapshots = new SnapshotManager(io, root);
-  const paths = new TablePaths(root, tableOptions.externalPaths);
+  const paths = new TablePaths(root, tableOptions);
   const manifests = new ManifestStore(io, paths, partitionFields, tableOptions.manifestCompression);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
@@ -81,11 +81,11 @@ export async function expireSnapshots(
 
   // Metadata files referenced by any retained snapshot stay.
   const keep = new Set<string>();
-  for (const s of retained) await collectMetadataFiles(manifests, paths, s, keep);
+  for (const s of retained) await collectMetadataFiles(manifests, dataPaths, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
-    if (s !== null) await collectMetadataFiles(manifests, paths, s, drop);
+    if (s !== null) await collectMetadataFiles(manifests, dataPaths, s, drop);
   }
 
   const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
@@ -126,7 +126,7 @@ export async function expireSnapshots(
  * that does not name a file of metadata/ is added as it stands, so the caller's deletability
  * check refuses it (corrupt or hostile metadata stops the operation with nothing deleted).
  */
-export async function collectMetadataFiles(manifests: ManifestStore, paths: TablePaths, snapshot: Snapshot, into: Set<string>): Promise<void> {
+export async function collectMetadataFiles(manifests: ManifestStore, dataPaths: DataFilePaths, snapshot: Snapshot, into: Set<string>): Promise<void> {
   for (const list of [snapshot.baseManifestList, snapshot.deltaManifestList, snapshot.changelogManifestList]) {
     if (!list) continue;
     into.add(list);
@@ -134,11 +134,11 @@ export async function collectMetadataFiles(manifests: ManifestStore, paths: Tabl
   }
   if (snapshot.indexManifest) {
     into.add(snapshot.indexManifest);
-    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFile(e.indexFile)}`);
+    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${dataPaths.indexFile(e.partition, e.bucket, e.indexFile)}`);
   }
   let offsets: string | null;
   try {
-    offsets = offsetsFileOf(paths.root, snapshot);
+    offsets = offsetsFileOf(dataPaths.paths.root, snapshot);
   } catch {
     offsets = snapshot.properties![REALTIME_OFFSETS_PROPERTY];
   }

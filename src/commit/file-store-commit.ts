@@ -120,7 +120,7 @@ export class FileStoreCommit {
     this.snapshots = new SnapshotManager(io, root);
     this.schemas = new SchemaManager(io, root);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.manifests = new ManifestStore(io, new TablePaths(root, this.options.externalPaths), this.partitionFields, this.options.manifestCompression);
+    this.manifests = new ManifestStore(io, new TablePaths(root, this.options), this.partitionFields, this.options.manifestCompression);
     this.dataPaths = new DataFilePaths(this.manifests.paths, this.partitionFields, this.options);
   }
 
@@ -202,7 +202,7 @@ export class FileStoreCommit {
       const d = c.dataIncrement;
       const k = c.compactIncrement;
       for (const f of [...d.newFiles, ...d.changelogFiles, ...k.compactAfter, ...k.changelogFiles]) out.push(...this.dataPaths.files(c.partition, c.bucket, f));
-      for (const f of [...d.newIndexFiles, ...k.newIndexFiles]) out.push(f.externalPath ?? this.manifests.paths.index(f.fileName));
+      for (const f of [...d.newIndexFiles, ...k.newIndexFiles]) out.push(this.dataPaths.indexFile(c.partition, c.bucket, f));
     }
     return out;
   }

@@ -63,7 +63,7 @@ export function deletionFilesOf(table: FileStoreTable, entries: readonly IndexMa
     const key = `${e.partition.join(",")}|${e.bucket}`;
     let m = out.get(key);
     if (!m) out.set(key, (m = new Map()));
-    const path = table.paths.indexFile(e.indexFile);
+    const path = table.dataPaths.indexFile(e.partition, e.bucket, e.indexFile);
     for (const r of e.indexFile.dvRanges) m.set(r.dataFileName, { path, offset: r.offset, length: r.length, cardinality: r.cardinality });
   }
   return out;

@@ -4,7 +4,7 @@ import { fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { TableOptions } from "./options.js";
-import { partitionPath, type TablePaths } from "./paths.js";
+import { type FileLocation, partitionPath, type TablePaths } from "./paths.js";
 
 /** Resolves file locations of one table from serialized partition rows. */
 export class DataFilePaths {
@@ -22,6 +22,11 @@ export class DataFilePaths {
   bucketDir(partition: Uint8Array, bucket: number): string {
     const values = fromBinaryRow(partition.subarray(4), this.types);
     return this.paths.bucketDir(partitionPath(this.partitionFields, values, this.options.partitionDefaultName, this.options.partitionLegacyName), bucket);
+  }
+
+  /** Path of a table-index file of a partition-bucket ({@link TablePaths.indexFile}). */
+  indexFile(partition: Uint8Array, bucket: number, file: FileLocation): string {
+    return this.paths.indexFile(file, this.paths.indexInDataDir ? this.bucketDir(partition, bucket) : "");
   }
 
   /** The data file (its external path when it has one) followed by its extra files. */

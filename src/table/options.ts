@@ -1,7 +1,7 @@
 // Table options (Paimon CoreOptions) that paimon-rt reads, with Java's defaults and
 // parsers for Paimon's memory-size and duration syntax ("128 mb", "5 min").
 import { PaimonError } from "../error.js";
-import { requireFileNamePrefix, requireIntOption } from "./option-validation.js";
+import { requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
 
 /** Option keys used by the library. Values are strings, as in schema files. */
 export const Options = {
@@ -17,6 +17,8 @@ export const Options = {
   PARTITION_LEGACY_NAME: "partition.legacy-name",
   DATA_FILE_PREFIX: "data-file.prefix",
   DATA_FILE_EXTERNAL_PATHS: "data-file.external-paths",
+  DATA_FILE_PATH_DIRECTORY: "data-file.path-directory",
+  INDEX_FILE_IN_DATA_FILE_DIR: "index-file-in-data-file-dir",
   GLOBAL_INDEX_EXTERNAL_PATH: "global-index.external-path",
   COMMIT_MAX_RETRIES: "commit.max-retries",
   COMMIT_MIN_RETRY_WAIT: "commit.min-retry-wait",
@@ -198,6 +200,17 @@ export class TableOptions {
   get externalPaths(): string[] {
     const declared = [...(this.raw[Options.DATA_FILE_EXTERNAL_PATHS] ?? "").split(","), this.raw[Options.GLOBAL_INDEX_EXTERNAL_PATH] ?? ""];
     return declared.map((p) => p.trim()).filter((p) => p !== "");
+  }
+
+  /** `data-file.path-directory` (checked: a relative directory inside the table), or null. */
+  get dataFilePathDirectory(): string | null {
+    const dir = this.raw[Options.DATA_FILE_PATH_DIRECTORY];
+    return dir === undefined ? null : requireRelativeDirectory(Options.DATA_FILE_PATH_DIRECTORY, dir);
+  }
+
+  /** `index-file-in-data-file-dir`: table-index files live in their bucket directory. */
+  get indexFileInDataFileDir(): boolean {
+    return this.bool(Options.INDEX_FILE_IN_DATA_FILE_DIR, false);
   }
 
   get commitMaxRetries(): number {

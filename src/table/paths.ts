@@ -94,24 +94,39 @@ function idName(prefix: string, id: number): string {
   return prefix + id;
 }
 
-/** File locations of one table: its directory and the external data paths its options declare. */
+/** The options that decide where a table's files are (a `TableOptions` is one). */
+export interface TableLayout {
+  /**
+   * Directories outside the table that may hold its files (`data-file.external-paths`,
+   * `global-index.external-path`).
+   */
+  readonly externalPaths?: readonly string[];
+  /** `data-file.path-directory`: a checked relative directory between the table and its partitions. */
+  readonly dataFilePathDirectory?: string | null;
+  /** `index-file-in-data-file-dir`: index files of a partition-bucket live in its bucket directory, not `index/`. */
+  readonly indexFileInDataFileDir?: boolean;
+}
+
+/** File locations of one table: its directory, its data layout and the external data paths its options declare. */
 export class TablePaths {
   /**
    * Declared external directories that qualify ({@link mayBeExternalDirectory}); others are
    * ignored, so a file said to lie there is refused like any file outside the table.
    */
   readonly externalPaths: readonly string[];
+  /** Where partition and bucket directories start: the table directory or `<root>/<data-file.path-directory>` (Java `dataFilePath()`). */
+  readonly dataRoot: string;
+  /** `index-file-in-data-file-dir` (Java `FileStorePathFactory.indexFileFactory`). */
+  readonly indexInDataDir: boolean;
 
-  /**
-   * @param root the table directory
-   * @param externalPaths directories outside `root` that may hold the table's files
-   *   (`data-file.external-paths`, `global-index.external-path`)
-   */
+  /** @param root the table directory */
   constructor(
     readonly root: string,
-    externalPaths: readonly string[] = [],
+    layout: TableLayout = {},
   ) {
-    this.externalPaths = externalPaths.filter((dir) => mayBeExternalDirectory(dir, root));
+    this.externalPaths = (layout.externalPaths ?? []).filter((dir) => mayBeExternalDirectory(dir, root));
+    this.dataRoot = joinPath(root, layout.dataFilePathDirectory ?? "");
+    this.indexInDataDir = layout.indexFileInDataFileDir ?? false;
   }
 
   get snapshotDir(): string {
@@ -146,14 +161,22 @@ export class TablePaths {
     return joinPath(this.root, "index", fileName);
   }
 
-  /** Path of a table-index file: its external path, else `<root>/index/<name>`. */
-  indexFile(file: FileLocation): string {
-    return file.externalPath ?? this.index(file.fileName);
+  /**
+   * The directory of the table-index files (deletion vectors, hash index) of the partition-bucket
+   * whose directory is `bucketDir`: that directory under `index-file-in-data-file-dir`, else `<root>/index`.
+   */
+  indexDirOf(bucketDir: string): string {
+    return this.indexInDataDir ? bucketDir : this.indexDir;
   }
 
-  /** `<root>/<partition dirs>bucket-<b>` (`partitionPath` ends with `/` or is empty). */
+  /** Path of a table-index file of the partition-bucket at `bucketDir`: its external path, else in {@link indexDirOf}. */
+  indexFile(file: FileLocation, bucketDir: string): string {
+    return file.externalPath ?? joinPath(this.indexDirOf(bucketDir), file.fileName);
+  }
+
+  /** `<data root>/<partition dirs>bucket-<b>` (`partitionPath` ends with `/` or is empty). */
   bucketDir(partitionPath: string, bucket: number): string {
-    return joinPath(this.root, partitionPath, bucket === -2 ? "bucket-postpone" : `bucket-${bucket}`);
+    return joinPath(this.dataRoot, partitionPath, bucket === -2 ? "bucket-postpone" : `bucket-${bucket}`);
   }
 
   /** Path of a data file of the bucket directory `bucketDir`: its external path, else `<bucketDir>/<name>`. */

@@ -58,9 +58,9 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
   // Metadata: everything the removed snapshots reference that the target does not (files
   // created after the target; what older snapshots reference, the target references too).
   const keep = new Set<string>();
-  await collectMetadataFiles(manifests, paths, target, keep);
+  await collectMetadataFiles(manifests, dataPaths, target, keep);
   const drop = new Set<string>();
-  for (const s of removed) await collectMetadataFiles(manifests, paths, s, drop);
+  for (const s of removed) await collectMetadataFiles(manifests, dataPaths, s, drop);
   const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
   // Every deletion is checked before anything changes: metadata naming a path outside the table
   // (corrupt or hostile) stops the rollback with nothing deleted.

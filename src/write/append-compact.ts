@@ -78,7 +78,7 @@ export async function compactAppendBuckets(table: FileStoreTable, options: { par
     const values = fromBinaryRow(first.partition.subarray(4), types);
     if (!targets.some((t) => t.bucket === first.bucket && JSON.stringify(t.values, big) === JSON.stringify(values, big))) continue;
     const dvFiles = deletionVectorIndexFiles(indexEntries, first.partition, first.bucket);
-    const dvs = dvFiles.length > 0 ? await BucketDeletionVectors.load(dvConfig, dvFiles, opts.bucket > 0) : null;
+    const dvs = dvFiles.length > 0 ? await BucketDeletionVectors.load(dvConfig, table.dataPaths.bucketDir(first.partition, first.bucket), dvFiles, opts.bucket > 0) : null;
     try {
       const message = await compactBucket(table, group, values, dvs, schemas, options.full ?? true);
       if (message) out.push(message);

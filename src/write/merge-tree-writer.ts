@@ -229,7 +229,7 @@ export class MergeTreeBucketWriter {
     const writer = new MergeTreeBucketWriter(options, files, dvIndex, max + 1n);
     if (dvIndex?.dvRanges) {
       const loader = new DeletionVectorLoader(table.fileIO);
-      const path = table.paths.indexFile(dvIndex);
+      const path = table.paths.indexFile(dvIndex, options.bucketDir);
       for (const r of dvIndex.dvRanges) {
         writer.dvs.set(r.dataFileName, await loader.load({ path, offset: r.offset, length: r.length, cardinality: r.cardinality }));
       }
@@ -710,6 +710,7 @@ export class MergeTreeBucketWriter {
     const deletedIndexFiles = this.dvIndex ? [this.dvIndex] : [];
     const meta = await writeDeletionVectorIndex(
       { io: table.fileIO, paths: table.paths, bitmap64: this.options.config.bitmap64 },
+      this.options.bucketDir,
       [...this.dvs].filter(([name]) => live.has(name)),
       `index-${this.indexUuid}-${this.indexCounter++}`,
     );
