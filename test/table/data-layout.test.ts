@@ -175,3 +175,48 @@ describe("index-file-in-data-file-dir", () => {
     expect(await readRows(t)).toEqual(expected3);
   });
 });
+
+describe("options that change what Java reads or writes are refused, not ignored", () => {
+  async function tableWith(options: Record<string, string>, primaryKeys: string[] = []): Promise<Table> {
+    const catalog = await Catalog.open(tempDir());
+    await catalog.createDatabase("db");
+    const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], primaryKeys, options: primaryKeys.length > 0 ? { bucket: "1" } : {} });
+    // as a Java-created table carries them (some cannot be set through paimon-rt's createTable)
+    const schema = JSON.parse(readFileSync(t.paths.schema(0), "utf8"));
+    Object.assign(schema.options, options);
+    writeFileSync(t.paths.schema(0), JSON.stringify(schema));
+    return catalog.getTable("db.t");
+  }
+
+  it.each([
+    [{ "data-evolution.enabled": "true", "row-tracking.enabled": "true" }, "data-evolution.enabled=true"],
+    [{ "scan.fallback-branch": "fb" }, "scan.fallback-branch=fb"],
+    [{ "scan.primary-branch": "pb" }, "scan.primary-branch=pb"],
+    [{ "chain-table.enabled": "true" }, "chain-table.enabled=true"],
+  ])("reading a table with %o", async (options, what) => {
+    const t = await tableWith(options);
+    const e = await failure(async () => t.newScan());
+    expect(e.code).toBe("UNSUPPORTED");
+    expect(e.message).toBe(`table db.t: ${what} is not supported (Java reads such a table differently)`);
+  });
+
+  it.each([
+    [{ "bucket-function.type": "mod" }, ["id"], "bucket-function.type=mod"],
+    [{ "bucket-function.type": "hive" }, ["id"], "bucket-function.type=hive"],
+    [{ "rowkind.field": "v" }, ["id"], "rowkind.field=v"],
+    [{ "row-tracking.enabled": "true" }, [], "row-tracking.enabled=true"],
+  ])("writing a table with %o", async (options, primaryKeys, what) => {
+    const t = await tableWith(options, primaryKeys);
+    const e = await failure(() => t.newWrite({ commitUser: "u" }));
+    expect(e.code).toBe("UNSUPPORTED");
+    expect(e.message).toBe(`table db.t: writes with ${what} are not supported`);
+    // reading such a table is a plain read (Java's bucket function and row kinds shape only writes)
+    expect((await t.newScan().plan()).splits).toEqual([]);
+  });
+
+  it("the defaults are accepted", async () => {
+    const t = await tableWith({ "bucket-function.type": "default", "row-tracking.enabled": "false", "chain-table.enabled": "false", "data-evolution.enabled": "false" }, ["id"]);
+    await (await t.newWrite({ commitUser: "u" })).close();
+    expect((await t.newScan().plan()).splits).toEqual([]);
+  });
+});
