@@ -10,7 +10,7 @@ import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { FILE_KIND_ADD, FILE_KIND_DELETE, type DataFileMeta, type ManifestEntry } from "../spec/manifest.js";
 import { BATCH_COMMIT_IDENTIFIER, type Snapshot } from "../spec/snapshot.js";
 import type { ManifestStore } from "../table/manifests.js";
-import type { DataFilePaths } from "../table/data-file-paths.js";
+import type { TablePaths } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "../write/deletion-vector-index.js";
 import { FileStoreCommit, type ResolvedIndexChanges } from "./file-store-commit.js";
@@ -36,7 +36,7 @@ export interface BucketDeletions {
 /** Where the table's files are and how its deletion vectors are kept. */
 export interface DeletionVectorTable {
   io: FileIO;
-  dataPaths: DataFilePaths;
+  paths: TablePaths;
   manifests: ManifestStore;
   bitmap64: boolean;
   /** Fixed-bucket table: one deletion-vector index file per bucket, rewritten whole. */
@@ -72,14 +72,13 @@ export function deletionVectorResolver(table: DeletionVectorTable, deletions: re
             }
           }
         }
-        const bucketDir = table.dataPaths.bucketDir(d.partition, d.bucket);
-        const config = { io: table.io, paths: table.dataPaths.paths, bitmap64: table.bitmap64 };
-        const vectors = await BucketDeletionVectors.load(config, bucketDir, deletionVectorIndexFiles(indexEntries, d.partition, d.bucket), table.fixedBucket);
+        const bucketDir = table.paths.bucketDirOf(d.partition, d.bucket);
+        const vectors = await BucketDeletionVectors.load(table, bucketDir, deletionVectorIndexFiles(indexEntries, d.partition, d.bucket), table.fixedBucket);
         try {
           for (const [name, list] of positions) vectors.merge(name, list);
           const changes = await vectors.persist();
           for (const f of changes.newIndexFiles) {
-            out.files.push(table.dataPaths.paths.indexFile(f, bucketDir));
+            out.files.push(table.paths.indexFile(f, bucketDir));
             out.changes.push({ kind: FILE_KIND_ADD, partition: d.partition, bucket: d.bucket, indexFile: f });
           }
           for (const f of changes.deletedIndexFiles) out.changes.push({ kind: FILE_KIND_DELETE, partition: d.partition, bucket: d.bucket, indexFile: f });
@@ -143,7 +142,7 @@ export async function commitRowDeletions(
   }
   const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, commitUser);
   const resolver = deletionVectorResolver(
-    { io: table.fileIO, dataPaths: table.dataPaths, manifests: table.manifestStore, bitmap64: table.coreOptions.bool("deletion-vectors.bitmap64", false), fixedBucket: table.coreOptions.bucket > 0 },
+    { io: table.fileIO, paths: table.paths, manifests: table.manifestStore, bitmap64: table.coreOptions.bool("deletion-vectors.bitmap64", false), fixedBucket: table.coreOptions.bucket > 0 },
     [...byBucket.values()].map((g) => ({ partition: g.partition, bucket: g.bucket, resolve: () => g.positions })),
   );
   const id = await commit.commit([], options.commitIdentifier ?? BATCH_COMMIT_IDENTIFIER, { resolveIndexChanges: resolver, resolvedCommitKind: options.commitKind });

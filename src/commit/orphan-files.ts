@@ -179,7 +179,7 @@ export async function referencedFileNames(io: FileIO, root: string, partitionFie
 const baseName = (ref: string) => ref.slice(Math.max(ref.lastIndexOf("/"), ref.lastIndexOf("\\")) + 1);
 
 async function referencedFiles(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<ReferencedFiles> {
-  const manifests = new ManifestStore(io, new TablePaths(root, tableOptions), partitionFields, tableOptions.manifestCompression);
+  const manifests = new ManifestStore(io, new TablePaths(root, tableOptions, partitionFields), partitionFields, tableOptions.manifestCompression);
   const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
   const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await metadataSnapshots(io, root, "tag", TAG_FILE))];

@@ -77,7 +77,7 @@ export class DedupEntryState {
       const key = partitionRow.join(",");
       files = (await table.manifestStore.liveEntries(snapshot, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key)).map((e) => e.file);
     }
-    const dir = table.dataPaths.bucketDir(partitionRow, bucket);
+    const dir = table.paths.bucketDirOf(partitionRow, bucket);
     const source = { ...bucketFileSource(table, dir), extraPathOf: (file: DataFileMeta, extra: string) => table.paths.extraFile(dir, file, extra) };
     const width = keyIdentityWidth(keyField.type);
     const committed = new CommittedKeys(snapshotId, files, source, keyField, offsetField, width, cache);
@@ -170,8 +170,8 @@ export interface PendingBucketDeletions {
 export function dedupDeletionResolver(table: FileStoreTable, pending: readonly PendingBucketDeletions[]) {
   const { offsetField } = dedupFieldsOf(table);
   const deletions: BucketDeletions[] = pending.map((p) => {
-    const source = bucketFileSource(table, table.dataPaths.bucketDir(p.partitionRow, p.bucket));
+    const source = bucketFileSource(table, table.paths.bucketDirOf(p.partitionRow, p.bucket));
     return { partition: p.partitionRow, bucket: p.bucket, newFiles: p.newFiles, resolve: (files) => pendingOffsetPositions(source, files, offsetField, p.offsets) };
   });
-  return deletionVectorResolver({ io: table.fileIO, dataPaths: table.dataPaths, manifests: table.manifestStore, bitmap64: false, fixedBucket: true }, deletions);
+  return deletionVectorResolver({ io: table.fileIO, paths: table.paths, manifests: table.manifestStore, bitmap64: false, fixedBucket: true }, deletions);
 }

@@ -9,7 +9,6 @@ import type { FileIO } from "../fs/file-io.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
-import { DataFilePaths } from "./data-file-paths.js";
 import { ManifestStore } from "./manifests.js";
 import { TableOptions } from "./options.js";
 import { TablePaths } from "./paths.js";
@@ -38,18 +37,11 @@ export class FileStoreTable {
     readonly pinnedSnapshotId: number | null = null,
   ) {
     this.coreOptions = new TableOptions(schema.options);
-    this.paths = new TablePaths(location, this.coreOptions);
+    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
+    this.paths = new TablePaths(location, this.coreOptions, this.partitionFields);
     this.snapshotManager = new SnapshotManager(fileIO, location);
     this.schemaManager = new SchemaManager(fileIO, location);
-    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifestStore = new ManifestStore(fileIO, this.paths, this.partitionFields, this.coreOptions.manifestCompression);
-  }
-
-  private filePaths: DataFilePaths | null = null;
-
-  /** Locations of the files manifest entries and commit messages name (by serialized partition row). */
-  get dataPaths(): DataFilePaths {
-    return (this.filePaths ??= new DataFilePaths(this.paths, this.partitionFields, this.coreOptions));
   }
 
   /** Decoded footers of this table's data files (immutable once written), shared by its reads. */

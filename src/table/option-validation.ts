@@ -124,8 +124,8 @@ export function validateOptionValues(options: Readonly<Record<string, string>>):
   }
 }
 
-/** `key` is set (a string option) or true (a boolean one). */
-const isOn = (o: Readonly<Record<string, string>>, key: string) => o[key] !== undefined && o[key].trim().toLowerCase() !== "false";
+/** The first of `keys` set in `o` to anything but false. */
+export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly string[]) => keys.find((k) => o[k] !== undefined && o[k].trim().toLowerCase() !== "false");
 
 /**
  * Refuses (UNSUPPORTED, naming the option) a table whose Java batch read differs from a plain
@@ -133,17 +133,6 @@ const isOn = (o: Readonly<Record<string, string>>, key: string) => o[key] !== un
  * row id), a fallback / primary branch, chain tables.
  */
 export function checkReadOptions(o: Readonly<Record<string, string>>, table: string): void {
-  for (const key of ["data-evolution.enabled", "scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]) {
-    if (isOn(o, key)) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported (Java reads such a table differently)`);
-  }
-}
-
-/**
- * Refuses (UNSUPPORTED, naming the option) writes Java would do differently: a bucket function
- * other than the default hash, row kinds taken from a field, row tracking (row ids assigned at commit).
- */
-export function checkWriteOptions(o: Readonly<Record<string, string>>, table: string): void {
-  const bucketFunction = (o["bucket-function.type"] ?? "default").trim().toLowerCase();
-  const refused = bucketFunction !== "default" ? "bucket-function.type" : ["rowkind.field", "row-tracking.enabled"].find((key) => isOn(o, key));
-  if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
+  const key = firstOn(o, ["data-evolution.enabled", "scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]);
+  if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
 }

@@ -17,8 +17,6 @@ export const Options = {
   PARTITION_LEGACY_NAME: "partition.legacy-name",
   DATA_FILE_PREFIX: "data-file.prefix",
   DATA_FILE_EXTERNAL_PATHS: "data-file.external-paths",
-  DATA_FILE_PATH_DIRECTORY: "data-file.path-directory",
-  INDEX_FILE_IN_DATA_FILE_DIR: "index-file-in-data-file-dir",
   GLOBAL_INDEX_EXTERNAL_PATH: "global-index.external-path",
   COMMIT_MAX_RETRIES: "commit.max-retries",
   COMMIT_MIN_RETRY_WAIT: "commit.min-retry-wait",
@@ -204,13 +202,13 @@ export class TableOptions {
 
   /** `data-file.path-directory` (checked: a relative directory inside the table), or null. */
   get dataFilePathDirectory(): string | null {
-    const dir = this.raw[Options.DATA_FILE_PATH_DIRECTORY];
-    return dir === undefined ? null : requireRelativeDirectory(Options.DATA_FILE_PATH_DIRECTORY, dir);
+    const key = "data-file.path-directory";
+    return this.raw[key] === undefined ? null : requireRelativeDirectory(key, this.raw[key]);
   }
 
   /** `index-file-in-data-file-dir`: table-index files live in their bucket directory. */
   get indexFileInDataFileDir(): boolean {
-    return this.bool(Options.INDEX_FILE_IN_DATA_FILE_DIR, false);
+    return this.bool("index-file-in-data-file-dir", false);
   }
 
   get commitMaxRetries(): number {

@@ -2,7 +2,7 @@
 // names Java computes from partition values (§1.1), escaping included.
 import { PaimonError, type PaimonErrorCode } from "../error.js";
 import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
-import { decimalToString } from "../spec/binary-row.js";
+import { decimalToString, fromBinaryRow } from "../spec/binary-row.js";
 import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
@@ -105,6 +105,9 @@ export interface TableLayout {
   readonly dataFilePathDirectory?: string | null;
   /** `index-file-in-data-file-dir`: index files of a partition-bucket live in its bucket directory, not `index/`. */
   readonly indexFileInDataFileDir?: boolean;
+  /** `partition.default-name` and `partition.legacy-name` (for {@link TablePaths.bucketDirOf}). */
+  readonly partitionDefaultName?: string;
+  readonly partitionLegacyName?: boolean;
 }
 
 /** File locations of one table: its directory, its data layout and the external data paths its options declare. */
@@ -119,10 +122,14 @@ export class TablePaths {
   /** `index-file-in-data-file-dir` (Java `FileStorePathFactory.indexFileFactory`). */
   readonly indexInDataDir: boolean;
 
-  /** @param root the table directory */
+  /**
+   * @param root the table directory
+   * @param partitionFields the partition keys' fields (to name the bucket directory of a serialized partition row)
+   */
   constructor(
     readonly root: string,
-    layout: TableLayout = {},
+    private readonly layout: TableLayout = {},
+    readonly partitionFields: readonly DataField[] = [],
   ) {
     this.externalPaths = (layout.externalPaths ?? []).filter((dir) => mayBeExternalDirectory(dir, root));
     this.dataRoot = joinPath(root, layout.dataFilePathDirectory ?? "");
@@ -162,21 +169,28 @@ export class TablePaths {
   }
 
   /**
-   * The directory of the table-index files (deletion vectors, hash index) of the partition-bucket
-   * whose directory is `bucketDir`: that directory under `index-file-in-data-file-dir`, else `<root>/index`.
+   * Path of a table-index file (deletion vectors, hash index) of the partition-bucket whose
+   * directory is `bucketDir`: its external path, else in `bucketDir` under
+   * `index-file-in-data-file-dir`, else in `<root>/index`.
    */
-  indexDirOf(bucketDir: string): string {
-    return this.indexInDataDir ? bucketDir : this.indexDir;
-  }
-
-  /** Path of a table-index file of the partition-bucket at `bucketDir`: its external path, else in {@link indexDirOf}. */
   indexFile(file: FileLocation, bucketDir: string): string {
-    return file.externalPath ?? joinPath(this.indexDirOf(bucketDir), file.fileName);
+    return file.externalPath ?? joinPath(this.indexInDataDir ? bucketDir : this.indexDir, file.fileName);
   }
 
   /** `<data root>/<partition dirs>bucket-<b>` (`partitionPath` ends with `/` or is empty). */
   bucketDir(partitionPath: string, bucket: number): string {
     return joinPath(this.dataRoot, partitionPath, bucket === -2 ? "bucket-postpone" : `bucket-${bucket}`);
+  }
+
+  /** The bucket directory of a serialized partition row (arity header included); `values`: the row decoded, when at hand. */
+  bucketDirOf(partition: Uint8Array, bucket: number, values = fromBinaryRow(partition.subarray(4), this.partitionFields.map((f) => f.type))): string {
+    const { partitionDefaultName, partitionLegacyName } = this.layout;
+    return this.bucketDir(partitionPath(this.partitionFields, values, partitionDefaultName!, partitionLegacyName!), bucket);
+  }
+
+  /** Path of a table-index file of the partition-bucket of a serialized partition row ({@link indexFile}). */
+  indexFileOf(partition: Uint8Array, bucket: number, file: FileLocation): string {
+    return this.indexFile(file, this.indexInDataDir ? this.bucketDirOf(partition, bucket) : "");
   }
 
   /** Path of a data file of the bucket directory `bucketDir`: its external path, else `<bucketDir>/<name>`. */

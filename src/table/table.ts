@@ -3,7 +3,7 @@
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
-import { checkReadOptions, checkWriteOptions } from "./option-validation.js";
+import { checkReadOptions } from "./option-validation.js";
 import { PaimonError } from "../error.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
@@ -55,7 +55,6 @@ export class Table extends FileStoreTable {
       // out of the bucket directory: checked before any writer or real-time binding exists.
       void this.coreOptions.dataFilePrefix;
       checkFileFormatOptions(this.schema.options, this.identifier); // e.g. a Java table with file.format=orc
-      checkWriteOptions(this.schema.options, this.identifier);
     } catch (e) {
       return Promise.reject(e);
     }

@@ -4,7 +4,7 @@
 // changed vector are rewritten) maintain them: merge new deletions, drop the vectors of
 // compacted files, and turn the result into index-file ADD / DELETE changes.
 import { PaimonError } from "../error.js";
-import { type FileIO, joinPath, randomId } from "../fs/file-io.js";
+import { type FileIO, randomId } from "../fs/file-io.js";
 import { OffsetSet64, RoaringBitmap32 } from "../kernel/bitmap.js";
 import { deletionVectorLength, DELETION_VECTOR_INDEX_VERSION, serializeDeletionVector32, serializeDeletionVector64 } from "../kernel/deletion-vector.js";
 import { DeletionVectorLoader } from "../read/kv-file-reader.js";
@@ -12,7 +12,7 @@ import { DELETION_VECTORS_INDEX } from "../scan/merge-tree-splits.js";
 import type { DeletionVectorMeta, IndexFileMeta, IndexManifestEntry } from "../spec/manifest.js";
 import type { TablePaths } from "../table/paths.js";
 
-/** Where the table's index files live (per partition-bucket: {@link TablePaths.indexDirOf}) and how vectors are framed. */
+/** Where the table's index files live (per partition-bucket: {@link TablePaths.indexFile}) and how vectors are framed. */
 export interface DeletionVectorIndexConfig {
   io: FileIO;
   paths: TablePaths;
@@ -48,7 +48,7 @@ export async function writeDeletionVectorIndex(config: DeletionVectorIndexConfig
     out.set(p, at);
     at += p.length;
   }
-  await config.io.writeFile(joinPath(config.paths.indexDirOf(bucketDir), fileName), out);
+  await config.io.writeFile(config.paths.indexFile({ fileName, externalPath: null }, bucketDir), out);
   return { indexType: DELETION_VECTORS_INDEX, fileName, fileSize: BigInt(size), rowCount: BigInt(ranges.length), dvRanges: ranges, externalPath: null, globalIndex: null };
 }
 

@@ -72,7 +72,7 @@ function layout(dir: string): string[] {
 async function dvIndexPaths(location: string): Promise<string[]> {
   const t = await Table.open(location);
   const entries = (await t.manifestStore.indexEntries(await t.latestSnapshot())).filter((e) => e.indexFile.indexType === "DELETION_VECTORS");
-  return entries.map((e) => t.dataPaths.indexFile(e.partition, e.bucket, e.indexFile).slice(location.length + 1)).sort();
+  return entries.map((e) => t.paths.indexFileOf(e.partition, e.bucket, e.indexFile).slice(location.length + 1)).sort();
 }
 
 describe.skipIf(noJava !== null)("data-file.path-directory / index-file-in-data-file-dir with Java", () => {

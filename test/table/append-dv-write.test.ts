@@ -183,7 +183,7 @@ describe("append deletion vectors written by paimon-rt", () => {
     // real-time deduplicate commit finds offsets); the first attempt lets a compaction commit first.
     const calls: string[][] = [];
     const commit = new FileStoreCommit(t.fileIO, t.location, t.schema, "dedup");
-    const resolver = deletionVectorResolver({ io: t.fileIO, dataPaths: t.dataPaths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
+    const resolver = deletionVectorResolver({ io: t.fileIO, paths: t.paths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
       {
         partition: (await t.newScan().plan()).splits[0].partitionRow,
         bucket: 0,
@@ -212,7 +212,7 @@ describe("append deletion vectors written by paimon-rt", () => {
     await commitRowDeletions(t, "deleter", [{ bucket: 0, fileName: f0.fileName, positions: [4] }]);
     let first = true;
     const commit = new FileStoreCommit(t.fileIO, t.location, t.schema, "deleter");
-    const resolver = deletionVectorResolver({ io: t.fileIO, dataPaths: t.dataPaths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
+    const resolver = deletionVectorResolver({ io: t.fileIO, paths: t.paths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
       {
         partition: (await t.newScan().plan()).splits[0].partitionRow,
         bucket: 0,
@@ -263,7 +263,7 @@ describe("append deletion vectors written by paimon-rt", () => {
     await w.write(batch(range(5, 5)));
     const messages = await w.prepareCommit();
     const added = messages[0].data.dataIncrement.newFiles;
-    const resolver = deletionVectorResolver({ io: t.fileIO, dataPaths: t.dataPaths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
+    const resolver = deletionVectorResolver({ io: t.fileIO, paths: t.paths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
       { partition: messages[0].data.partition, bucket: 0, newFiles: added, resolve: (files) => positionsOf(t, files, [1n, 7n]) },
     ]);
     const id = await new FileStoreCommit(t.fileIO, t.location, t.schema, "dedup").commit(
@@ -285,7 +285,7 @@ describe("append deletion vectors written by paimon-rt", () => {
       { bucket: 0, fileName: f1.fileName, positions: [3] },
     ]);
     const entry = (await t.manifestStore.indexEntries(await t.latestSnapshot()))[0];
-    const bytes = await t.fileIO.readFile(t.dataPaths.indexFile(entry.partition, entry.bucket, entry.indexFile));
+    const bytes = await t.fileIO.readFile(t.paths.indexFileOf(entry.partition, entry.bucket, entry.indexFile));
     expect(new DataView(bytes.buffer, bytes.byteOffset + 1 + 4, 4).getUint32(0, true)).toBe(1681511377); // 64-bit magic, little-endian
     const expected = without(range(0, 12), [0, 5, 9]);
     expect(await ids(t)).toEqual(expected);
@@ -312,7 +312,7 @@ describe("append deletion vectors written by paimon-rt", () => {
     const pending = new OffsetSet64([103n, 115n, 999n]);
     const source = { io: t.fileIO, pathOf: (f: DataFileMeta) => t.paths.dataFile(t.paths.bucketDir("", 0), f), fieldsOf: async () => t.schema.fields };
     const seen: Array<Record<string, number[]>> = [];
-    const resolver = deletionVectorResolver({ io: t.fileIO, dataPaths: t.dataPaths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
+    const resolver = deletionVectorResolver({ io: t.fileIO, paths: t.paths, manifests: t.manifestStore, bitmap64: false, fixedBucket: true }, [
       {
         partition: (await t.newScan().plan()).splits[0].partitionRow,
         bucket: 0,
