@@ -64,7 +64,7 @@ export function validateOffsets(column: arrow.Data, next: bigint, where: string)
 export async function newRealtimeWrite(table: FileStoreTable, options: TableWriteOptions): Promise<TableWrite> {
   const ctx = options.realtime;
   if (!(ctx instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", "newWrite: realtime must be a RealtimeContext (RealtimeContext.create())");
-  checkWriteOptions(table.schema.options, table.identifier); // before the mode's own checks: Java writes these tables differently
+  checkWriteOptions(table.schema, table.identifier); // before the mode's own checks: Java writes these tables differently
   const { mode, options: rt } = validateRealtimeTable(table, "real-time write");
   if (rt.spillEnabled && (typeof options.tempDirectory !== "string" || options.tempDirectory.trim() === "")) {
     throw new PaimonError("INVALID_ARGUMENT", `realtime.spill-enabled requires a non-empty temporary directory (newWrite tempDirectory) for ${table.identifier}`);

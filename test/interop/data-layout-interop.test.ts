@@ -6,21 +6,20 @@
  * tables and Java reads exactly the expected rows; Java then writes on top of paimon-rt's table.
  * Skips with a printed reason when scripts/setup-oracles.sh has not been run.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
+import { tempDirs } from "../support/temp-dirs.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, readTables, sortRows, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping data-layout interop: ${noJava}`);
 const SLOW = 300_000;
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = tempDirs("paimon-rt-data-layout-interop-");
 
 const FIELDS: FieldLike[] = [
   { name: "dt", type: "STRING NOT NULL" },
@@ -79,8 +78,7 @@ describe.skipIf(noJava !== null)("data-file.path-directory / index-file-in-data-
   it(
     "Java writes, paimon-rt reads exactly; paimon-rt writes, Java reads exactly",
     async () => {
-      const base = mkdtempSync(join(tmpdir(), "paimon-rt-data-layout-interop-"));
-      dirs.push(base);
+      const base = tempDir();
       const spec = (options: Record<string, string>, commits: OracleSpec["commits"], primaryKeys?: string[]): OracleSpec => ({
         fields: FIELDS.map((f) => ({ name: f.name, type: f.type as string })),
         partitionKeys: ["dt"],

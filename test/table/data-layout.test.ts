@@ -2,24 +2,26 @@
 // `<table>/<dir>`) and `index-file-in-data-file-dir` (deletion-vector index files in their
 // bucket directory instead of `index/`), honoured by writes, reads, expiry, rollback and orphan
 // cleanup; bad directory values are refused, never resolved outside the table.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { TableOptions } from "../../src/table/options.js";
 import { TablePaths } from "../../src/table/paths.js";
 import type { Table } from "../../src/table/table.js";
 import { createPkTable, readRows, type Row, sortRows, writeCommit } from "../pk/helpers.js";
+import { RowKind } from "../../src/write/table-write.js";
+import { tempDirs } from "../support/temp-dirs.js";
 import { failure } from "./helpers.js";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "paimon-rt-data-layout-"));
-  dirs.push(d);
-  return d;
+const tempDir = tempDirs("paimon-rt-data-layout-");
+
+/** A new table `db.t` in a fresh local warehouse. */
+async function newTable(spec: Parameters<Catalog["createTable"]>[1]): Promise<{ catalog: Catalog; table: Table }> {
+  const catalog = await Catalog.open(tempDir());
+  await catalog.createDatabase("db");
+  return { catalog, table: await catalog.createTable("db.t", spec) };
 }
 
 /** Every file under `dir`, relative, sorted (directories end with nothing: only files are listed). */
@@ -67,17 +69,7 @@ describe("TablePaths layout", () => {
 
 describe("data-file.path-directory", () => {
   it("append table: data files are written, read, compacted and expired under the directory", async () => {
-    const warehouse = tempDir();
-    const catalog = await Catalog.open(warehouse);
-    await catalog.createDatabase("db");
-    const t = await catalog.createTable("db.t", {
-      fields: [
-        { name: "dt", type: "STRING" },
-        { name: "id", type: "BIGINT" },
-      ],
-      partitionKeys: ["dt"],
-      options: { "data-file.path-directory": "data", bucket: -1 },
-    });
+    const { catalog, table: t } = await newTable({ fields: [{ name: "dt", type: "STRING" }, { name: "id", type: "BIGINT" }], partitionKeys: ["dt"], options: { "data-file.path-directory": "data", bucket: -1 } });
     const write = async (table: Table, ids: number[], dt: string) => {
       const w = await table.newWrite({ commitUser: "u" });
       await w.write(
@@ -117,8 +109,7 @@ describe("data-file.path-directory", () => {
   });
 
   it("a schema carrying a directory that leads out of the table is refused when the table loads", async () => {
-    const warehouse = tempDir();
-    const catalog = await Catalog.open(warehouse);
+    const catalog = await Catalog.open(tempDir());
     await catalog.createDatabase("db");
     const e0 = await failure(() => catalog.createTable("db.t", { fields: [{ name: "id", type: "INT" }], options: { "data-file.path-directory": "/tmp" } }));
     expect(e0.message).toBe(`option data-file.path-directory: "/tmp" must be a relative directory without '.' or '..' segments`);
@@ -178,9 +169,7 @@ describe("index-file-in-data-file-dir", () => {
 
 describe("options that change what Java reads or writes are refused, not ignored", () => {
   async function tableWith(options: Record<string, string>, primaryKeys: string[] = []): Promise<Table> {
-    const catalog = await Catalog.open(tempDir());
-    await catalog.createDatabase("db");
-    const t = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], primaryKeys, options: primaryKeys.length > 0 ? { bucket: "1" } : {} });
+    const { catalog, table: t } = await newTable({ fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], primaryKeys, options: primaryKeys.length > 0 ? { bucket: "1" } : {} });
     // as a Java-created table carries them (some cannot be set through paimon-rt's createTable)
     const schema = JSON.parse(readFileSync(t.paths.schema(0), "utf8"));
     Object.assign(schema.options, options);
@@ -205,6 +194,7 @@ describe("options that change what Java reads or writes are refused, not ignored
     [{ "bucket-function.type": "hive" }, ["id"], "bucket-function.type=hive"],
     [{ "rowkind.field": "v" }, ["id"], "rowkind.field=v"],
     [{ "row-tracking.enabled": "true" }, [], "row-tracking.enabled=true"],
+    [{ "record-level.expire-time": "1 d", "record-level.time-field": "id" }, ["id"], "record-level.expire-time=1 d"],
   ])("writing a table with %o", async (options, primaryKeys, what) => {
     const t = await tableWith(options, primaryKeys);
     const e = await failure(() => t.newWrite({ commitUser: "u" }));
@@ -218,5 +208,20 @@ describe("options that change what Java reads or writes are refused, not ignored
     const t = await tableWith({ "bucket-function.type": "default", "row-tracking.enabled": "false", "chain-table.enabled": "false", "data-evolution.enabled": "false" }, ["id"]);
     await (await t.newWrite({ commitUser: "u" })).close();
     expect((await t.newScan().plan()).splits).toEqual([]);
+  });
+});
+
+describe("ignore-update-before", () => {
+  it("drops UPDATE_BEFORE rows at write, as Java's RowKindFilter (was: applied as deletes)", async () => {
+    const t = await createPkTable({ bucket: 1, "ignore-update-before": "true" }, { warehouse: tempDir() });
+    await writeCommit(t, "u", [{ rows: rows(0, 4, "a") }]);
+    // -U of key 1 without a +U: Java keeps key 1; -D of key 2 still deletes
+    await writeCommit(t, "u", [{ rows: [r(1, "gone"), r(2, "gone"), r(3, "new")], kinds: [RowKind.UPDATE_BEFORE, RowKind.DELETE, RowKind.UPDATE_AFTER] }]);
+    expect(await readRows(t)).toEqual(sortRows([r(0, "a0"), r(1, "a1"), r(3, "new")]));
+    // with ignore-delete too, the DELETE is dropped as well
+    const t2 = await createPkTable({ bucket: 1, "ignore-update-before": "true", "ignore-delete": "true" }, { warehouse: tempDir() });
+    await writeCommit(t2, "u", [{ rows: rows(0, 4, "a") }]);
+    await writeCommit(t2, "u", [{ rows: [r(1, "gone"), r(2, "gone")], kinds: [RowKind.UPDATE_BEFORE, RowKind.DELETE] }]);
+    expect(await readRows(t2)).toEqual(sortRows(rows(0, 4, "a")));
   });
 });
