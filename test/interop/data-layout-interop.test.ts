@@ -141,3 +141,40 @@ describe.skipIf(noJava !== null)("data-file.path-directory / index-file-in-data-
     SLOW,
   );
 });
+
+describe.skipIf(noJava !== null)("ignore-update-before with Java", () => {
+  it(
+    "Java and paimon-rt both drop UPDATE_BEFORE rows at write",
+    async () => {
+      const wh = tempDir();
+      const options = { bucket: "1", "ignore-update-before": "true" };
+      const first = range("a", 0, 4, "x");
+      const second = [
+        { ...row("a", 1, "gone"), _kind: "-U" },
+        { ...row("a", 2, "gone"), _kind: "-D" },
+        { ...row("a", 3, "new"), _kind: "+U" },
+      ];
+      const expected = norm([row("a", 0, "x0"), row("a", 1, "x1"), row("a", 3, "new")]);
+      await writeTables("java", wh, [{ identifier: "db.java", spec: { fields: FIELDS.map((f) => ({ name: f.name, type: f.type as string })), partitionKeys: ["dt"], primaryKeys: ["dt", "id"], options, commits: [first, second] } }]);
+      const catalog = await Catalog.open(wh);
+      expect(await rtRows((await catalog.getTable("db.java")).location)).toEqual(expected);
+      const t = await catalog.createTable("db.rt", { fields: FIELDS, partitionKeys: ["dt"], primaryKeys: ["dt", "id"], options });
+      for (const commit of [first, second]) {
+        const w = await t.newWrite({ commitUser: "rt" });
+        await w.write(rowsToBatch(FIELDS, commit.map(({ _kind, ...r }) => r)), { rowKinds: commit.map((r) => ["+I", "-U", "+U", "-D"].indexOf((r._kind as string) ?? "+I")) });
+        await t.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
+        await w.close();
+      }
+      const [java, ours] = await readTables("java", [
+        { warehouse: wh, identifier: "db.java", sort: true },
+        { warehouse: wh, identifier: "db.rt", sort: true },
+      ]);
+      if (java instanceof Error) throw java;
+      if (ours instanceof Error) throw ours;
+      expect(norm(java)).toEqual(expected);
+      expect(norm(ours)).toEqual(expected);
+      expect(await rtRows(t.location)).toEqual(expected);
+    },
+    SLOW,
+  );
+});
