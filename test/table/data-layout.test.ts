@@ -13,6 +13,8 @@ import type { Table } from "../../src/table/table.js";
 import { createPkTable, readRows, type Row, sortRows, writeCommit } from "../pk/helpers.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { tempDirs } from "../support/temp-dirs.js";
+import { RealtimeContext } from "../../src/index.js";
+import { commitRealtime as rtCommit, compactFully, PK_MODES, pkTable, pkView, rtBatch } from "../realtime/helpers.js";
 import { failure } from "./helpers.js";
 
 const tempDir = tempDirs("paimon-rt-data-layout-");
@@ -223,5 +225,35 @@ describe("ignore-update-before", () => {
     await writeCommit(t2, "u", [{ rows: rows(0, 4, "a") }]);
     await writeCommit(t2, "u", [{ rows: [r(1, "gone"), r(2, "gone")], kinds: [RowKind.UPDATE_BEFORE, RowKind.DELETE] }]);
     expect(await readRows(t2)).toEqual(sortRows(rows(0, 4, "a")));
+  });
+});
+
+describe("real-time writers and the layout options", () => {
+  it.each(PK_MODES)("$name: files go under data-file.path-directory, deletion vectors into the bucket directory", async ({ options }) => {
+    const table = await pkTable({ ...options, "data-file.path-directory": "rt/data", "index-file-in-data-file-dir": true }, true);
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    const target = { partition: { dt: "x" }, bucket: 0 };
+    await w.write(rtBatch([0, 1, 2], { ids: [1, 2, 3], names: ["a", "b", "c"], dt: "x" }), target);
+    await rtCommit(table, w, 1);
+    await compactFully(table);
+    await w.write(rtBatch([3, 4], { ids: [2, 3], names: ["B", null], dt: "x" }), { ...target, rowKinds: [RowKind.INSERT, RowKind.DELETE] });
+    await rtCommit(table, w, 2);
+    expect(await pkView(table, ctx)).toEqual([[1, "a"], [2, "B"]]);
+    await w.close();
+    await ctx.close();
+    // a minor compaction of the level-0 file: PK DV marks the replaced rows in the max-level file
+    const c = await table.newWrite({ commitUser: "compactor" });
+    await c.compact({ full: false });
+    await table.newCommit({ commitUser: "compactor" }).commit(await c.prepareCommit());
+    await c.close();
+    expect(await pkView(table)).toEqual([[1, "a"], [2, "B"]]);
+    const index = (await table.manifestStore.indexEntries(await table.latestSnapshot())).map((e) => table.paths.indexFileOf(e.partition, e.bucket, e.indexFile));
+    expect(index.length).toBe("deletion-vectors.enabled" in options ? 1 : 0);
+    for (const p of index) expect(existsSync(p) && p.startsWith(join(table.location, "rt/data/dt=x/bucket-0/index-"))).toBe(true);
+    const files = filesUnder(table.location).filter((f) => !/^(snapshot|schema|manifest|metadata)\//.test(f));
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.filter((f) => !f.startsWith("rt/data/dt=x/bucket-0/"))).toEqual([]);
+    expect(existsSync(join(table.location, "index"))).toBe(false);
   });
 });
