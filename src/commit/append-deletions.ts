@@ -72,12 +72,13 @@ export function deletionVectorResolver(table: DeletionVectorTable, deletions: re
             }
           }
         }
-        const vectors = await BucketDeletionVectors.load(table, deletionVectorIndexFiles(indexEntries, d.partition, d.bucket), table.fixedBucket);
+        const bucketDir = table.paths.bucketDirOf(d.partition, d.bucket);
+        const vectors = await BucketDeletionVectors.load(table, bucketDir, deletionVectorIndexFiles(indexEntries, d.partition, d.bucket), table.fixedBucket);
         try {
           for (const [name, list] of positions) vectors.merge(name, list);
           const changes = await vectors.persist();
           for (const f of changes.newIndexFiles) {
-            out.files.push(table.paths.indexFile(f));
+            out.files.push(table.paths.indexFile(f, bucketDir));
             out.changes.push({ kind: FILE_KIND_ADD, partition: d.partition, bucket: d.bucket, indexFile: f });
           }
           for (const f of changes.deletedIndexFiles) out.changes.push({ kind: FILE_KIND_DELETE, partition: d.partition, bucket: d.bucket, indexFile: f });

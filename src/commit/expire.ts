@@ -1,11 +1,10 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
 // single warehouse needs): drop old snapshots and every file only they reference.
-import { FILE_KIND_DELETE } from "../spec/manifest.js";
+import { FILE_KIND_DELETE, type DataFileMeta } from "../spec/manifest.js";
 import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
-import { DataFilePaths } from "../table/data-file-paths.js";
 import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
@@ -37,7 +36,7 @@ export async function expireSnapshots(
   now = Date.now(),
 ): Promise<number> {
   const snapshots = new SnapshotManager(io, root);
-  const paths = new TablePaths(root, tableOptions.externalPaths);
+  const paths = new TablePaths(root, tableOptions, partitionFields);
   const manifests = new ManifestStore(io, paths, partitionFields, tableOptions.manifestCompression);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
@@ -62,7 +61,6 @@ export async function expireSnapshots(
 
   // Data files deleted by the deltas up to the first retained snapshot are referenced by no retained one.
   const dataToDelete: string[] = [];
-  const dataPaths = new DataFilePaths(paths, partitionFields, tableOptions);
   for (const id of [...expired.slice(1), firstRetained.id]) {
     const s = id === firstRetained.id ? firstRetained : await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
@@ -71,7 +69,7 @@ export async function expireSnapshots(
     const deleted = new Map<string, string[]>();
     for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
       for (const e of await manifests.readManifest(meta.fileName)) {
-        const [dataPath, ...extra] = dataPaths.files(e.partition, e.bucket, e.file);
+        const [dataPath, ...extra] = dataFilesOf(paths, e.partition, e.bucket, e.file);
         if (e.kind === FILE_KIND_DELETE) deleted.set(dataPath!, [dataPath!, ...extra]);
         else deleted.delete(dataPath!);
       }
@@ -134,7 +132,7 @@ export async function collectMetadataFiles(manifests: ManifestStore, paths: Tabl
   }
   if (snapshot.indexManifest) {
     into.add(snapshot.indexManifest);
-    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFile(e.indexFile)}`);
+    for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFileOf(e.partition, e.bucket, e.indexFile)}`);
   }
   let offsets: string | null;
   try {
@@ -143,6 +141,12 @@ export async function collectMetadataFiles(manifests: ManifestStore, paths: Tabl
     offsets = snapshot.properties![REALTIME_OFFSETS_PROPERTY];
   }
   if (offsets !== null) into.add(`path:${offsets}`);
+}
+
+/** A data file of a partition-bucket (its external path when it has one) followed by its extra files. */
+export function dataFilesOf(paths: TablePaths, partition: Uint8Array, bucket: number, file: DataFileMeta): string[] {
+  const dir = paths.bucketDirOf(partition, bucket);
+  return [paths.dataFile(dir, file), ...file.extraFiles.map((extra) => paths.extraFile(dir, file, extra))];
 }
 
 /** Paths of the files collected in `drop` that are not in `keep`. */

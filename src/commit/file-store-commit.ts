@@ -1,6 +1,7 @@
 // The commit protocol (format reference §10): turn file changes into manifests and a new
 // snapshot, publish it atomically, retry when another writer took the snapshot id, and
 // never commit a (commitUser, commitIdentifier) twice.
+import { dataFilesOf } from "./expire.js";
 import { PaimonError } from "../error.js";
 import { type FileIO, randomId } from "../fs/file-io.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
@@ -21,7 +22,6 @@ import { TableOptions } from "../table/options.js";
 import { TablePaths } from "../table/paths.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import { DataFilePaths } from "../table/data-file-paths.js";
 import { referencedFileNames } from "./orphan-files.js";
 import { checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
@@ -108,7 +108,6 @@ export class FileStoreCommit {
     tables.set(this.root, value);
     if (tables.size > LIVE_FILE_CACHE_TABLES) tables.delete(tables.keys().next().value!);
   }
-  private readonly dataPaths: DataFilePaths;
 
   constructor(
     readonly io: FileIO,
@@ -120,8 +119,7 @@ export class FileStoreCommit {
     this.snapshots = new SnapshotManager(io, root);
     this.schemas = new SchemaManager(io, root);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
-    this.manifests = new ManifestStore(io, new TablePaths(root, this.options.externalPaths), this.partitionFields, this.options.manifestCompression);
-    this.dataPaths = new DataFilePaths(this.manifests.paths, this.partitionFields, this.options);
+    this.manifests = new ManifestStore(io, new TablePaths(root, this.options, this.partitionFields), this.partitionFields, this.options.manifestCompression);
   }
 
   /** Partition values (by key name) of a serialized partition row. */
@@ -201,8 +199,8 @@ export class FileStoreCommit {
     for (const c of changes) {
       const d = c.dataIncrement;
       const k = c.compactIncrement;
-      for (const f of [...d.newFiles, ...d.changelogFiles, ...k.compactAfter, ...k.changelogFiles]) out.push(...this.dataPaths.files(c.partition, c.bucket, f));
-      for (const f of [...d.newIndexFiles, ...k.newIndexFiles]) out.push(f.externalPath ?? this.manifests.paths.index(f.fileName));
+      for (const f of [...d.newFiles, ...d.changelogFiles, ...k.compactAfter, ...k.changelogFiles]) out.push(...dataFilesOf(this.manifests.paths, c.partition, c.bucket, f));
+      for (const f of [...d.newIndexFiles, ...k.newIndexFiles]) out.push(this.manifests.paths.indexFileOf(c.partition, c.bucket, f));
     }
     return out;
   }

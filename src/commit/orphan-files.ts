@@ -56,7 +56,8 @@ interface ReferencedFiles {
 
 /**
  * Deletes (or with `dryRun` lists) the orphan files of the table at `root`: in `manifest/`,
- * `index/`, `statistics/`, the partition / bucket directories, `*.offsets` files in `metadata/`,
+ * `index/`, `statistics/`, the partition / bucket directories (under `data-file.path-directory`
+ * when set), `*.offsets` files in `metadata/`,
  * and temporary leftovers of atomic writes in `snapshot/`, `schema/`, `changelog/`, `tag/`.
  * Only files found by listing under `root` are candidates; symbolic links and unknown
  * directories are never followed, external data paths never touched.
@@ -80,7 +81,7 @@ export async function removeOrphanFiles(
   }
   // Candidates are listed before the references are read: a commit published in between then
   // has its files in the references; one still in progress has files younger than the guard.
-  const candidates = await listCandidates(io, root, partitionFields.length);
+  const candidates = await listCandidates(io, root, tableOptions.dataFilePathDirectory, partitionFields.length);
   const referenced = await referencedFiles(io, root, partitionFields, tableOptions);
   const cutoff = now - olderThanMs;
   const orphans = candidates.filter(({ status, kind }) => {
@@ -90,7 +91,8 @@ export async function removeOrphanFiles(
     if (kind === "manifest") return !referenced.manifests.has(status.name);
     if (kind === "index") return !referenced.indexFiles.has(status.name);
     if (kind === "statistics") return !referenced.statistics.has(status.name);
-    if (kind === "data") return !referenced.dataFiles.has(status.name);
+    // index-file-in-data-file-dir puts index files in the bucket directories
+    if (kind === "data") return !referenced.dataFiles.has(status.name) && !referenced.indexFiles.has(status.name);
     return referenced.offsetsFiles !== null && !referenced.offsetsFiles.has(status.name);
   });
   const deleted: string[] = [];
@@ -119,7 +121,7 @@ async function filesIn(io: FileIO, dir: string): Promise<FileStatus[]> {
   return (await io.listStatus(dir)).filter((e) => !e.isDir && !e.isSymlink);
 }
 
-async function listCandidates(io: FileIO, root: string, partitionDepth: number): Promise<Candidate[]> {
+async function listCandidates(io: FileIO, root: string, dataDirectory: string | null, partitionDepth: number): Promise<Candidate[]> {
   const out: Candidate[] = [];
   // Only real directories of the table are listed: a symbolic link (even one named `manifest`)
   // may lead outside it.
@@ -146,7 +148,13 @@ async function listCandidates(io: FileIO, root: string, partitionDepth: number):
     if (f.name.endsWith(OFFSETS_SUFFIX)) out.push({ status: f, kind: "offsets" });
     else if (TEMP_FILE.test(f.name)) out.push({ status: f, kind: "temp" });
   }
-  for (const dir of await bucketDirs(io, root, partitionDepth)) {
+  // Partition and bucket directories start at data-file.path-directory (Java `dataFilePath()`), reached through real directories only.
+  let dataRoot: string | null = root;
+  for (const segment of dataDirectory?.split("/") ?? []) {
+    const dir: FileStatus | undefined = dataRoot === null ? undefined : (await io.listStatus(dataRoot)).find((e) => e.name === segment);
+    dataRoot = dir !== undefined && dir.isDir && !dir.isSymlink ? dir.path : null;
+  }
+  for (const dir of dataRoot === null ? [] : await bucketDirs(io, dataRoot, partitionDepth)) {
     for (const f of await filesIn(io, dir)) out.push({ status: f, kind: TEMP_FILE.test(f.name) ? "temp" : "data" });
   }
   return out;
@@ -171,7 +179,7 @@ export async function referencedFileNames(io: FileIO, root: string, partitionFie
 const baseName = (ref: string) => ref.slice(Math.max(ref.lastIndexOf("/"), ref.lastIndexOf("\\")) + 1);
 
 async function referencedFiles(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<ReferencedFiles> {
-  const manifests = new ManifestStore(io, new TablePaths(root, tableOptions.externalPaths), partitionFields, tableOptions.manifestCompression);
+  const manifests = new ManifestStore(io, new TablePaths(root, tableOptions, partitionFields), partitionFields, tableOptions.manifestCompression);
   const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
   const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await metadataSnapshots(io, root, "tag", TAG_FILE))];

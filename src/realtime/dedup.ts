@@ -10,13 +10,11 @@ import { deletionVectorResolver, type BucketDeletions } from "../commit/append-d
 import { PaimonError } from "../error.js";
 import { OffsetSet64 } from "../kernel/bitmap.js";
 import { pendingOffsetPositions, type OffsetFileSource } from "../read/offset-positions.js";
-import { fromBinaryRow } from "../spec/binary-row.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { partitionPath } from "../table/paths.js";
 import { CommittedKeys, type DedupLookupCache } from "./dedup-lookup.js";
 import { DedupKeyIndex, keyIdentityWidth, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 
@@ -32,13 +30,6 @@ export function dedupFieldsOf(table: FileStoreTable): { keyField: DataField; off
 }
 
 const dedupLayouts = new WeakMap<TableSchema, Readonly<{ keyField: DataField; offsetField: DataField }>>();
-
-/** The directory of a partition-bucket given its serialized partition row. */
-function bucketDirOf(table: FileStoreTable, serializedPartition: Uint8Array, bucket: number): string {
-  const opts = table.coreOptions;
-  const values = fromBinaryRow(serializedPartition.subarray(4), table.partitionFields.map((f) => f.type));
-  return table.paths.bucketDir(partitionPath(table.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
-}
 
 /** Where one partition-bucket's data files are, and the schema each was written with. */
 export function bucketFileSource(table: FileStoreTable, bucketDir: string): OffsetFileSource {
@@ -86,7 +77,7 @@ export class DedupEntryState {
       const key = partitionRow.join(",");
       files = (await table.manifestStore.liveEntries(snapshot, undefined, (e) => e.bucket === bucket && e.partition.join(",") === key)).map((e) => e.file);
     }
-    const dir = bucketDirOf(table, partitionRow, bucket);
+    const dir = table.paths.bucketDirOf(partitionRow, bucket);
     const source = { ...bucketFileSource(table, dir), extraPathOf: (file: DataFileMeta, extra: string) => table.paths.extraFile(dir, file, extra) };
     const width = keyIdentityWidth(keyField.type);
     const committed = new CommittedKeys(snapshotId, files, source, keyField, offsetField, width, cache);
@@ -179,7 +170,7 @@ export interface PendingBucketDeletions {
 export function dedupDeletionResolver(table: FileStoreTable, pending: readonly PendingBucketDeletions[]) {
   const { offsetField } = dedupFieldsOf(table);
   const deletions: BucketDeletions[] = pending.map((p) => {
-    const source = bucketFileSource(table, bucketDirOf(table, p.partitionRow, p.bucket));
+    const source = bucketFileSource(table, table.paths.bucketDirOf(p.partitionRow, p.bucket));
     return { partition: p.partitionRow, bucket: p.bucket, newFiles: p.newFiles, resolve: (files) => pendingOffsetPositions(source, files, offsetField, p.offsets) };
   });
   return deletionVectorResolver({ io: table.fileIO, paths: table.paths, manifests: table.manifestStore, bitmap64: false, fixedBucket: true }, deletions);

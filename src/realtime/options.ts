@@ -80,6 +80,7 @@ const PK_REFUSED_OPTIONS: ReadonlyArray<[string, string]> = [
   ["sequence.field.sort-order", "a custom sequence order (ascending sequence order only)"],
   ["ignore-delete", "ignore-delete (default delete handling only)"],
   ["deduplicate.ignore-delete", "deduplicate.ignore-delete (default delete handling only)"],
+  ["ignore-update-before", "ignore-update-before (default delete handling only)"],
   ["partial-update.remove-record-on-delete", "partial-update delete settings"],
   ["partial-update.remove-record-on-sequence-group", "partial-update delete settings"],
   ["changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate (changelog-producer=none only)"],

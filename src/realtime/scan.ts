@@ -8,7 +8,6 @@ import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { splitPredicateByFields, type Predicate } from "../predicate/predicate.js";
 import { bytesEqual, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { DataSplit, Plan } from "../scan/split.js";
-import { partitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { RealtimeContext, type StoreEntry } from "./context.js";
 import { knownTableOffsets, tableOffsetsOf } from "./offsets.js";
@@ -165,7 +164,7 @@ export async function planRealtimeScan(table: FileStoreTable, options: RealtimeS
           partition: entry.partitionValues,
           partitionRow: entry.partitionRow,
           bucket: entry.bucket,
-          bucketPath: table.paths.bucketDir(partitionPath(partitionFields, entry.internalValues, opts.partitionDefaultName, opts.partitionLegacyName), entry.bucket),
+          bucketPath: table.paths.bucketDirOf(entry.partitionRow, entry.bucket, entry.internalValues),
           totalBuckets: opts.bucket,
           files: [],
           rawConvertible: true,

@@ -12,7 +12,6 @@ import { keyColumnFromArrow } from "../kernel/columns.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
 import { keyFieldsOf, primaryKeyConfig, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from "../table/primary-key.js";
-import { partitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { AppendBucketWriter } from "../write/append-writer.js";
 import { MergeTreeBucketWriter } from "../write/merge-tree-writer.js";
@@ -67,8 +66,7 @@ export interface RealtimeWriteMode {
 }
 
 function bucketDirOf(table: FileStoreTable, entry: StoreEntry): string {
-  const opts = table.coreOptions;
-  return table.paths.bucketDir(partitionPath(table.partitionFields, entry.internalValues, opts.partitionDefaultName, opts.partitionLegacyName), entry.bucket);
+  return table.paths.bucketDirOf(entry.partitionRow, entry.bucket, entry.internalValues);
 }
 
 /** Append mode: batches stored as given; prepare appends them through the ordinary append writer. */

@@ -16,7 +16,7 @@ import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
 import { writablePartitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
+import { checkWriteOptions, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
 import { RealtimeContext, type EntryIdentity, type StoreEntry } from "./context.js";
 import { tablePartitionStrings } from "./offsets.js";
 import { validateRealtimeTable, type RealtimeOptions } from "./options.js";
@@ -64,6 +64,7 @@ export function validateOffsets(column: arrow.Data, next: bigint, where: string)
 export async function newRealtimeWrite(table: FileStoreTable, options: TableWriteOptions): Promise<TableWrite> {
   const ctx = options.realtime;
   if (!(ctx instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", "newWrite: realtime must be a RealtimeContext (RealtimeContext.create())");
+  checkWriteOptions(table.schema, table.identifier); // before the mode's own checks: Java writes these tables differently
   const { mode, options: rt } = validateRealtimeTable(table, "real-time write");
   if (rt.spillEnabled && (typeof options.tempDirectory !== "string" || options.tempDirectory.trim() === "")) {
     throw new PaimonError("INVALID_ARGUMENT", `realtime.spill-enabled requires a non-empty temporary directory (newWrite tempDirectory) for ${table.identifier}`);

@@ -11,7 +11,6 @@ import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { partitionPath } from "../table/paths.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import type { DataSplit } from "./split.js";
@@ -63,7 +62,7 @@ export function deletionFilesOf(table: FileStoreTable, entries: readonly IndexMa
     const key = `${e.partition.join(",")}|${e.bucket}`;
     let m = out.get(key);
     if (!m) out.set(key, (m = new Map()));
-    const path = table.paths.indexFile(e.indexFile);
+    const path = table.paths.indexFileOf(e.partition, e.bucket, e.indexFile);
     for (const r of e.indexFile.dvRanges) m.set(r.dataFileName, { path, offset: r.offset, length: r.length, cardinality: r.cardinality });
   }
   return out;
@@ -140,7 +139,7 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
     const first = group[0];
     const values = fromBinaryRow(first.partition.subarray(4), types);
     const partition = Object.fromEntries(partitionFields.map((f, i) => [f.name, values[i]]));
-    const bucketPath = table.paths.bucketDir(partitionPath(partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
+    const bucketPath = table.paths.bucketDirOf(first.partition, first.bucket, values);
     const dvs = deletionFiles.get(groupKey);
     const files = group.map((e) => e.file);
     const make = (bin: DataFileMeta[], raw: boolean): DataSplit => ({

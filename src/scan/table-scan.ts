@@ -9,7 +9,6 @@ import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
 import { boundMayMatch, mayMatch, partitionStatsOf, valueStatsOf } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { partitionPath } from "../table/paths.js";
 import type { DataSplit, Plan } from "./split.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import { realtimeHooks } from "../realtime/hooks.js";
@@ -167,10 +166,9 @@ export class TableScan {
   private placeOf(e: ManifestEntry): Place {
     const known = places.get(e.partition);
     if (known !== undefined && known.table === this.table && known.bucket === e.bucket) return known;
-    const opts = this.table.coreOptions;
     const values = fromBinaryRow(e.partition.subarray(4), this.partitionFields.map((f) => f.type));
     const partition = Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]]));
-    const bucketPath = this.table.paths.bucketDir(partitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), e.bucket);
+    const bucketPath = this.table.paths.bucketDirOf(e.partition, e.bucket, values);
     const place: Place = { table: this.table, bucket: e.bucket, partition, bucketPath };
     places.set(e.partition, place);
     return place;

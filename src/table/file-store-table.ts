@@ -37,10 +37,10 @@ export class FileStoreTable {
     readonly pinnedSnapshotId: number | null = null,
   ) {
     this.coreOptions = new TableOptions(schema.options);
-    this.paths = new TablePaths(location, this.coreOptions.externalPaths);
+    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
+    this.paths = new TablePaths(location, this.coreOptions, this.partitionFields);
     this.snapshotManager = new SnapshotManager(fileIO, location);
     this.schemaManager = new SchemaManager(fileIO, location);
-    this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifestStore = new ManifestStore(fileIO, this.paths, this.partitionFields, this.coreOptions.manifestCompression);
   }
 

@@ -100,13 +100,16 @@ export function requireFileNamePrefix(key: string, prefix: string): string {
 }
 
 /**
- * `data-file.path-directory` (Java: a directory under the table for data files): a relative
- * path of plain segments, so it cannot lead out of the table directory.
+ * `data-file.path-directory` (Java: the directory under the table that holds the partition and
+ * bucket directories): a relative path of plain segments, so it cannot lead out of the table
+ * directory. Returned as Java's `Path` normalizes it (no empty segments: `data/` is `data`).
  */
 export function requireRelativeDirectory(key: string, dir: string): string {
-  const bad = dir.includes("\\") || dir.includes("\u0000") || dir.startsWith("/") || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(dir) || dir.split("/").some((s) => s === "." || s === "..");
+  const segments = dir.split("/").filter((s) => s !== "");
+  // A colon before the first slash is a URI scheme to Java's Path (`s3:x`, `c:x`).
+  const bad = segments.length === 0 || dir.includes("\\") || dir.includes("\u0000") || dir.startsWith("/") || segments[0].includes(":") || segments.some((s) => s === "." || s === "..");
   if (bad) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: ${JSON.stringify(dir)} must be a relative directory without '.' or '..' segments`);
-  return dir;
+  return segments.join("/");
 }
 
 /**
@@ -119,4 +122,17 @@ export function validateOptionValues(options: Readonly<Record<string, string>>):
     if (FILE_NAME_PREFIX_OPTIONS.includes(key)) requireFileNamePrefix(key, value);
     if (key === "data-file.path-directory") requireRelativeDirectory(key, value);
   }
+}
+
+/** The first of `keys` set in `o` to anything but false. */
+export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly string[]) => keys.find((k) => o[k] !== undefined && o[k].trim().toLowerCase() !== "false");
+
+/**
+ * Refuses (UNSUPPORTED, naming the option) a table whose Java batch read differs from a plain
+ * read of its files: data evolution (files of one row range hold different columns, merged by
+ * row id), a fallback / primary branch, chain tables.
+ */
+export function checkReadOptions(o: Readonly<Record<string, string>>, table: string): void {
+  const key = firstOn(o, ["data-evolution.enabled", "scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]);
+  if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
 }

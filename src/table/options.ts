@@ -1,7 +1,7 @@
 // Table options (Paimon CoreOptions) that paimon-rt reads, with Java's defaults and
 // parsers for Paimon's memory-size and duration syntax ("128 mb", "5 min").
 import { PaimonError } from "../error.js";
-import { requireFileNamePrefix, requireIntOption } from "./option-validation.js";
+import { requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
 
 /** Option keys used by the library. Values are strings, as in schema files. */
 export const Options = {
@@ -198,6 +198,17 @@ export class TableOptions {
   get externalPaths(): string[] {
     const declared = [...(this.raw[Options.DATA_FILE_EXTERNAL_PATHS] ?? "").split(","), this.raw[Options.GLOBAL_INDEX_EXTERNAL_PATH] ?? ""];
     return declared.map((p) => p.trim()).filter((p) => p !== "");
+  }
+
+  /** `data-file.path-directory` (checked: a relative directory inside the table), or null. */
+  get dataFilePathDirectory(): string | null {
+    const key = "data-file.path-directory";
+    return this.raw[key] === undefined ? null : requireRelativeDirectory(key, this.raw[key]);
+  }
+
+  /** `index-file-in-data-file-dir`: table-index files live in their bucket directory. */
+  get indexFileInDataFileDir(): boolean {
+    return this.bool("index-file-in-data-file-dir", false);
   }
 
   get commitMaxRetries(): number {

@@ -2,7 +2,7 @@
 // names Java computes from partition values (§1.1), escaping included.
 import { PaimonError, type PaimonErrorCode } from "../error.js";
 import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
-import { decimalToString } from "../spec/binary-row.js";
+import { decimalToString, fromBinaryRow } from "../spec/binary-row.js";
 import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
@@ -94,24 +94,46 @@ function idName(prefix: string, id: number): string {
   return prefix + id;
 }
 
-/** File locations of one table: its directory and the external data paths its options declare. */
+/** The options that decide where a table's files are (a `TableOptions` is one). */
+export interface TableLayout {
+  /**
+   * Directories outside the table that may hold its files (`data-file.external-paths`,
+   * `global-index.external-path`).
+   */
+  readonly externalPaths?: readonly string[];
+  /** `data-file.path-directory`: a checked relative directory between the table and its partitions. */
+  readonly dataFilePathDirectory?: string | null;
+  /** `index-file-in-data-file-dir`: index files of a partition-bucket live in its bucket directory, not `index/`. */
+  readonly indexFileInDataFileDir?: boolean;
+  /** `partition.default-name` and `partition.legacy-name` (for {@link TablePaths.bucketDirOf}). */
+  readonly partitionDefaultName?: string;
+  readonly partitionLegacyName?: boolean;
+}
+
+/** File locations of one table: its directory, its data layout and the external data paths its options declare. */
 export class TablePaths {
   /**
    * Declared external directories that qualify ({@link mayBeExternalDirectory}); others are
    * ignored, so a file said to lie there is refused like any file outside the table.
    */
   readonly externalPaths: readonly string[];
+  /** Where partition and bucket directories start: the table directory or `<root>/<data-file.path-directory>` (Java `dataFilePath()`). */
+  readonly dataRoot: string;
+  /** `index-file-in-data-file-dir` (Java `FileStorePathFactory.indexFileFactory`). */
+  readonly indexInDataDir: boolean;
 
   /**
    * @param root the table directory
-   * @param externalPaths directories outside `root` that may hold the table's files
-   *   (`data-file.external-paths`, `global-index.external-path`)
+   * @param partitionFields the partition keys' fields (to name the bucket directory of a serialized partition row)
    */
   constructor(
     readonly root: string,
-    externalPaths: readonly string[] = [],
+    private readonly layout: TableLayout = {},
+    readonly partitionFields: readonly DataField[] = [],
   ) {
-    this.externalPaths = externalPaths.filter((dir) => mayBeExternalDirectory(dir, root));
+    this.externalPaths = (layout.externalPaths ?? []).filter((dir) => mayBeExternalDirectory(dir, root));
+    this.dataRoot = joinPath(root, layout.dataFilePathDirectory ?? "");
+    this.indexInDataDir = layout.indexFileInDataFileDir ?? false;
   }
 
   get snapshotDir(): string {
@@ -146,14 +168,29 @@ export class TablePaths {
     return joinPath(this.root, "index", fileName);
   }
 
-  /** Path of a table-index file: its external path, else `<root>/index/<name>`. */
-  indexFile(file: FileLocation): string {
-    return file.externalPath ?? this.index(file.fileName);
+  /**
+   * Path of a table-index file (deletion vectors, hash index) of the partition-bucket whose
+   * directory is `bucketDir`: its external path, else in `bucketDir` under
+   * `index-file-in-data-file-dir`, else in `<root>/index`.
+   */
+  indexFile(file: FileLocation, bucketDir: string): string {
+    return file.externalPath ?? joinPath(this.indexInDataDir ? bucketDir : this.indexDir, file.fileName);
   }
 
-  /** `<root>/<partition dirs>bucket-<b>` (`partitionPath` ends with `/` or is empty). */
+  /** `<data root>/<partition dirs>bucket-<b>` (`partitionPath` ends with `/` or is empty). */
   bucketDir(partitionPath: string, bucket: number): string {
-    return joinPath(this.root, partitionPath, bucket === -2 ? "bucket-postpone" : `bucket-${bucket}`);
+    return joinPath(this.dataRoot, partitionPath, bucket === -2 ? "bucket-postpone" : `bucket-${bucket}`);
+  }
+
+  /** The bucket directory of a serialized partition row (arity header included); `values`: the row decoded, when at hand. */
+  bucketDirOf(partition: Uint8Array, bucket: number, values = fromBinaryRow(partition.subarray(4), this.partitionFields.map((f) => f.type))): string {
+    const { partitionDefaultName, partitionLegacyName } = this.layout;
+    return this.bucketDir(partitionPath(this.partitionFields, values, partitionDefaultName!, partitionLegacyName!), bucket);
+  }
+
+  /** Path of a table-index file of the partition-bucket of a serialized partition row ({@link indexFile}). */
+  indexFileOf(partition: Uint8Array, bucket: number, file: FileLocation): string {
+    return this.indexFile(file, this.indexInDataDir ? this.bucketDirOf(partition, bucket) : "");
   }
 
   /** Path of a data file of the bucket directory `bucketDir`: its external path, else `<bucketDir>/<name>`. */

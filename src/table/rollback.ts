@@ -4,7 +4,7 @@
 // the target does not hold, their manifests, index and offsets files) — every path checked to
 // lie inside the table before anything changes. Real-time progress needs no rewrite: the
 // target's effective progress is the table's again.
-import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
+import { collectMetadataFiles, dataFilesOf, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
@@ -12,7 +12,6 @@ import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import type { ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
-import { DataFilePaths } from "./data-file-paths.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
 
 export interface RollbackTarget {
@@ -44,14 +43,13 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
   // Data files added after the target that the target does not hold (a level upgrade re-adds a
   // file under its old name, so membership is by partition, bucket and name).
   const paths = manifests.paths;
-  const dataPaths = new DataFilePaths(paths, table.partitionFields, table.options);
   const keyOf = (partition: Uint8Array, bucket: number, name: string) => `${partition.join(",")}|${bucket}|${name}`;
   const live = removed.length === 0 ? new Set<string>() : new Set((await manifests.liveEntries(target)).map((e) => keyOf(e.partition, e.bucket, e.file.fileName)));
   const dataToDelete: string[] = [];
   for (const s of removed) {
     for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
       for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
-        if (e.kind === FILE_KIND_ADD && !live.has(keyOf(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...dataPaths.files(e.partition, e.bucket, e.file));
+        if (e.kind === FILE_KIND_ADD && !live.has(keyOf(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...dataFilesOf(paths, e.partition, e.bucket, e.file));
       }
     }
   }

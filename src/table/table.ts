@@ -3,6 +3,7 @@
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
+import { checkReadOptions } from "./option-validation.js";
 import { PaimonError } from "../error.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
@@ -91,6 +92,7 @@ export class Table extends FileStoreTable {
   /** Plans a scan (of the view's snapshot on a time-travel view). */
   newScan(options?: ScanOptions): TableScan {
     checkManifestFormatOption(this.schema.options, this.identifier);
+    checkReadOptions(this.schema.options, this.identifier);
     if (this.pinnedSnapshotId === null) return new TableScan(this, options);
     if (options?.snapshotId !== undefined && options.snapshotId !== this.pinnedSnapshotId) {
       throw new PaimonError("INVALID_ARGUMENT", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view of that snapshot; use atSnapshot(${options.snapshotId}) for snapshot ${options.snapshotId}`);

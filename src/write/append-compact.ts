@@ -17,7 +17,6 @@ import { fromBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataFileMeta, ManifestEntry } from "../spec/manifest.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { partitionPath } from "../table/paths.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "./deletion-vector-index.js";
@@ -78,7 +77,7 @@ export async function compactAppendBuckets(table: FileStoreTable, options: { par
     const values = fromBinaryRow(first.partition.subarray(4), types);
     if (!targets.some((t) => t.bucket === first.bucket && JSON.stringify(t.values, big) === JSON.stringify(values, big))) continue;
     const dvFiles = deletionVectorIndexFiles(indexEntries, first.partition, first.bucket);
-    const dvs = dvFiles.length > 0 ? await BucketDeletionVectors.load(dvConfig, dvFiles, opts.bucket > 0) : null;
+    const dvs = dvFiles.length > 0 ? await BucketDeletionVectors.load(dvConfig, table.paths.bucketDirOf(first.partition, first.bucket), dvFiles, opts.bucket > 0) : null;
     try {
       const message = await compactBucket(table, group, values, dvs, schemas, options.full ?? true);
       if (message) out.push(message);
@@ -104,7 +103,7 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
     (f) => (dvs?.get(f.fileName)?.size ?? 0) > 0,
   );
   if (picked.length === 0) return null;
-  const dir = table.paths.bucketDir(partitionPath(fields, values, opts.partitionDefaultName, opts.partitionLegacyName), first.bucket);
+  const dir = table.paths.bucketDirOf(first.partition, first.bucket, values);
   // null for other tables; a deduplicate table that fails the check was already refused at load
   const dedup = checkDeduplicateTable(table.schema, table.identifier);
   const writer = new AppendBucketWriter(

@@ -12,7 +12,7 @@ import { DELETION_VECTORS_INDEX } from "../scan/merge-tree-splits.js";
 import type { DeletionVectorMeta, IndexFileMeta, IndexManifestEntry } from "../spec/manifest.js";
 import type { TablePaths } from "../table/paths.js";
 
-/** Where deletion-vector index files live and how vectors are framed. */
+/** Where the table's index files live (per partition-bucket: {@link TablePaths.indexFile}) and how vectors are framed. */
 export interface DeletionVectorIndexConfig {
   io: FileIO;
   paths: TablePaths;
@@ -22,9 +22,10 @@ export interface DeletionVectorIndexConfig {
 
 /**
  * Writes `vectors` (data file name → deleted positions; empty ones skipped) as one index file
- * named `fileName`, in data-file-name order. Null when no vector is left to write.
+ * named `fileName` of the partition-bucket at `bucketDir`, in data-file-name order. Null when
+ * no vector is left to write.
  */
-export async function writeDeletionVectorIndex(config: DeletionVectorIndexConfig, vectors: Iterable<readonly [string, RoaringBitmap32]>, fileName: string): Promise<IndexFileMeta | null> {
+export async function writeDeletionVectorIndex(config: DeletionVectorIndexConfig, bucketDir: string, vectors: Iterable<readonly [string, RoaringBitmap32]>, fileName: string): Promise<IndexFileMeta | null> {
   const parts: Uint8Array[] = [Uint8Array.of(DELETION_VECTOR_INDEX_VERSION)];
   let size = 1;
   const ranges: DeletionVectorMeta[] = [];
@@ -47,7 +48,7 @@ export async function writeDeletionVectorIndex(config: DeletionVectorIndexConfig
     out.set(p, at);
     at += p.length;
   }
-  await config.io.writeFile(config.paths.index(fileName), out);
+  await config.io.writeFile(config.paths.indexFile({ fileName, externalPath: null }, bucketDir), out);
   return { indexType: DELETION_VECTORS_INDEX, fileName, fileSize: BigInt(size), rowCount: BigInt(ranges.length), dvRanges: ranges, externalPath: null, globalIndex: null };
 }
 
@@ -78,16 +79,17 @@ export class BucketDeletionVectors {
 
   private constructor(
     private readonly config: DeletionVectorIndexConfig,
+    private readonly bucketDir: string,
     private readonly indexFiles: readonly IndexFileMeta[],
     private readonly wholeBucket: boolean,
   ) {}
 
-  /** Loads every vector of `indexFiles` (the partition-bucket's DELETION_VECTORS files). */
-  static async load(config: DeletionVectorIndexConfig, indexFiles: readonly IndexFileMeta[], wholeBucket: boolean): Promise<BucketDeletionVectors> {
-    const out = new BucketDeletionVectors(config, indexFiles, wholeBucket);
+  /** Loads every vector of `indexFiles` (the DELETION_VECTORS files of the partition-bucket at `bucketDir`). */
+  static async load(config: DeletionVectorIndexConfig, bucketDir: string, indexFiles: readonly IndexFileMeta[], wholeBucket: boolean): Promise<BucketDeletionVectors> {
+    const out = new BucketDeletionVectors(config, bucketDir, indexFiles, wholeBucket);
     const loader = new DeletionVectorLoader(config.io);
     for (const file of indexFiles) {
-      const path = config.paths.indexFile(file);
+      const path = config.paths.indexFile(file, bucketDir);
       for (const r of file.dvRanges ?? []) {
         if (out.home.has(r.dataFileName)) {
           throw new PaimonError("CORRUPT_FILE", `data file ${r.dataFileName} has deletion vectors in two index files (${out.home.get(r.dataFileName)!.fileName}, ${file.fileName})`);
@@ -143,7 +145,7 @@ export class BucketDeletionVectors {
       const home = this.home.get(name);
       if (home === undefined || replacedSet.has(home)) keep.push([name, bm]);
     }
-    const written = await writeDeletionVectorIndex(this.config, keep, `index-${randomId()}-0`);
+    const written = await writeDeletionVectorIndex(this.config, this.bucketDir, keep, `index-${randomId()}-0`);
     return { newIndexFiles: written ? [written] : [], deletedIndexFiles: replaced };
   }
 

@@ -229,7 +229,7 @@ export class MergeTreeBucketWriter {
     const writer = new MergeTreeBucketWriter(options, files, dvIndex, max + 1n);
     if (dvIndex?.dvRanges) {
       const loader = new DeletionVectorLoader(table.fileIO);
-      const path = table.paths.indexFile(dvIndex);
+      const path = table.paths.indexFile(dvIndex, options.bucketDir);
       for (const r of dvIndex.dvRanges) {
         writer.dvs.set(r.dataFileName, await loader.load({ path, offset: r.offset, length: r.length, cardinality: r.cardinality }));
       }
@@ -260,12 +260,15 @@ export class MergeTreeBucketWriter {
       const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
       data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
     } else kinds = new Int8Array(batch.numRows);
-    if (this.options.config.ignoreDelete) {
+    // Java's RowKindFilter: ignore-delete drops DELETE and UPDATE_BEFORE rows, ignore-update-before UPDATE_BEFORE rows
+    const ignoreDelete = this.options.config.ignoreDelete;
+    if (ignoreDelete || this.options.table.coreOptions.bool("ignore-update-before", false)) {
+      const kept = (kind: number) => kind !== 1 && (kind !== 3 || !ignoreDelete);
       let keep = 0;
-      for (let i = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) keep++;
+      for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
       if (keep < kinds.length) {
         const rows = new Uint32Array(keep);
-        for (let i = 0, j = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) rows[j++] = i;
+        for (let i = 0, j = 0; i < kinds.length; i++) if (kept(kinds[i])) rows[j++] = i;
         data = takeRows(data, rows);
         kinds = Int8Array.from(rows, (r) => kinds[r]);
       }
@@ -710,6 +713,7 @@ export class MergeTreeBucketWriter {
     const deletedIndexFiles = this.dvIndex ? [this.dvIndex] : [];
     const meta = await writeDeletionVectorIndex(
       { io: table.fileIO, paths: table.paths, bitmap64: this.options.config.bitmap64 },
+      this.options.bucketDir,
       [...this.dvs].filter(([name]) => live.has(name)),
       `index-${this.indexUuid}-${this.indexCounter++}`,
     );

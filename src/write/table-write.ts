@@ -8,6 +8,7 @@ import { PaimonError } from "../error.js";
 import { convertData, readArrowField } from "../format/arrow-types.js";
 import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
+import { firstOn } from "../table/option-validation.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -67,6 +68,19 @@ function invalid(message: string): PaimonError {
   return new PaimonError("INVALID_ARGUMENT", message);
 }
 
+/**
+ * Refuses (UNSUPPORTED, naming the option) writes Java would do differently: a bucket function
+ * other than the default hash, row kinds taken from a field, row tracking (row ids assigned at
+ * commit), record-level expiry (expired rows dropped by primary-key compaction).
+ */
+export function checkWriteOptions(schema: TableSchema, table: string): void {
+  const o = schema.options;
+  const bucketFunction = (o["bucket-function.type"] ?? "default").trim().toLowerCase();
+  const keys = ["rowkind.field", "row-tracking.enabled", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
+  const refused = bucketFunction !== "default" ? "bucket-function.type" : firstOn(o, keys);
+  if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
+}
+
 export class TableWrite {
   private readonly schema: TableSchema;
   private readonly partitionFields: DataField[];
@@ -86,6 +100,7 @@ export class TableWrite {
   ) {
     if (!options || typeof options.commitUser !== "string" || options.commitUser === "") throw invalid("newWrite needs a non-empty commitUser");
     if (options.overwrite !== undefined && typeof options.overwrite !== "boolean") throw invalid(`newWrite option overwrite must be a boolean, got ${JSON.stringify(options.overwrite)}`);
+    checkWriteOptions(table.schema, table.identifier);
     this.schema = table.schema;
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);

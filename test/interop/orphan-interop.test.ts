@@ -7,7 +7,6 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { DataFilePaths } from "../../src/table/data-file-paths.js";
 import { javaOracleUnavailable, type OracleSpec, readTables, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
@@ -70,7 +69,7 @@ describe.skipIf(noJava !== null)("removeOrphanFiles on Java-written tables", () 
         expect(await table.removeOrphanFiles({ olderThanMs: 0, dryRun: true }), t.name).toEqual({ deleted: [], bytes: 0 });
         // Plant orphans: a copy of a live data file under a new name, a dead manifest, an index file.
         const live = (await table.manifestStore.liveEntries((await table.latestSnapshot())!))[0];
-        const bucketDir = new DataFilePaths(table.paths, table.partitionFields, table.coreOptions).bucketDir(live.partition, live.bucket);
+        const bucketDir = table.paths.bucketDirOf(live.partition, live.bucket);
         const orphanData = path.relative(table.location, path.join(bucketDir, "data-00000000-dead-beef-0000-000000000000-0.parquet"));
         await fsp.copyFile(path.join(bucketDir, live.file.fileName), path.join(table.location, orphanData));
         await fsp.mkdir(path.join(table.location, "index"), { recursive: true });

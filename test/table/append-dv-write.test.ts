@@ -284,8 +284,8 @@ describe("append deletion vectors written by paimon-rt", () => {
       { bucket: 0, fileName: f0.fileName, positions: [0, 5] },
       { bucket: 0, fileName: f1.fileName, positions: [3] },
     ]);
-    const index = (await t.manifestStore.indexEntries(await t.latestSnapshot()))[0].indexFile;
-    const bytes = await t.fileIO.readFile(t.paths.indexFile(index));
+    const entry = (await t.manifestStore.indexEntries(await t.latestSnapshot()))[0];
+    const bytes = await t.fileIO.readFile(t.paths.indexFileOf(entry.partition, entry.bucket, entry.indexFile));
     expect(new DataView(bytes.buffer, bytes.byteOffset + 1 + 4, 4).getUint32(0, true)).toBe(1681511377); // 64-bit magic, little-endian
     const expected = without(range(0, 12), [0, 5, 9]);
     expect(await ids(t)).toEqual(expected);

@@ -4,10 +4,10 @@ import { dirname, join, relative } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { dataFilesOf } from "../../src/commit/expire.js";
 import { parseAge } from "../../src/commit/orphan-files.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "../../src/cli/remove-orphans.js";
 import { PaimonError } from "../../src/error.js";
-import { DataFilePaths } from "../../src/table/data-file-paths.js";
 import type { Table } from "../../src/table/table.js";
 import { RealtimeContext } from "../../src/index.js";
 import { makeTable, range, rtBatch } from "../realtime/helpers.js";
@@ -104,8 +104,8 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     const killed = await table.newWrite({ commitUser: "k" });
     await killed.write(batch([100, 101], ["x", "z"]));
     const lost = await killed.prepareCommit();
-    const paths = new DataFilePaths(table.paths, table.partitionFields, table.coreOptions);
-    const killedFiles = lost.flatMap((m) => m.data.dataIncrement.newFiles.flatMap((f) => paths.files(m.data.partition, m.data.bucket, f).map((p) => relative(table.location, p))));
+    const paths = table.paths;
+    const killedFiles = lost.flatMap((m) => m.data.dataIncrement.newFiles.flatMap((f) => dataFilesOf(paths, m.data.partition, m.data.bucket, f).map((p) => relative(table.location, p))));
     expect(killedFiles.map((f) => f.split("/")[0] + "/" + f.split(".").pop()).sort()).toEqual(["dt=x/index", "dt=x/parquet", "dt=z/index", "dt=z/parquet"]);
     // Leftovers of a commit that died after writing manifests, and of interrupted atomic writes.
     const leftovers = ["manifest/manifest-dead-0", "manifest/manifest-list-dead-1", "index/index-dead-0", "snapshot/.snapshot-4.0b1c.tmp", "schema/.schema-1.77aa.tmp", "dt=y/bucket-0/.data-dead.parquet.5e5e.tmp"];
@@ -179,11 +179,11 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
       const expected = await pkReadRows(table);
       expect((await table.newCommit({ commitUser: "c2" }).commit(c2).catch((e) => e)).code).toBe("COMMIT_CONFLICT");
       // The loser's manifests are gone; its compaction output (data and index files) is the caller's.
-      const paths = new DataFilePaths(table.paths, table.partitionFields, table.coreOptions);
+      const paths = table.paths;
       const outputOf = (messages: typeof c2) =>
         messages
           .flatMap((m) => [
-            ...m.data.compactIncrement.compactAfter.flatMap((f) => paths.files(m.data.partition, m.data.bucket, f)),
+            ...m.data.compactIncrement.compactAfter.flatMap((f) => dataFilesOf(paths, m.data.partition, m.data.bucket, f)),
             ...m.data.compactIncrement.newIndexFiles.map((f) => table.paths.index(f.fileName)),
           ])
           .map((p) => relative(table.location, p));

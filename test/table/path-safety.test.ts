@@ -132,7 +132,7 @@ describe("plain file names", () => {
     expect(isInsideDirectory("s3://bucket/t/../x", "s3://bucket/t")).toBe(false);
     expect(isInsideDirectory("wh/t/f", "/wh/t")).toBe(false);
     expect(isInsideDirectory("../wh/t/f", "wh/t")).toBe(false);
-    const paths = new TablePaths("/wh/db.db/t", ["file:///ext"]);
+    const paths = new TablePaths("/wh/db.db/t", { externalPaths: ["file:///ext"] });
     expect(paths.isInside("/ext/bucket-0/data-1.parquet")).toBe(true);
     expect(() => paths.checkDeletable("/etc/passwd", "snapshot-3")).toThrow(
       "refusing to delete /etc/passwd (named by snapshot-3): it is outside the table directory /wh/db.db/t or the external paths file:///ext",
@@ -366,15 +366,15 @@ describe("file names read from table metadata (item 6)", () => {
     const indexFile = (fileName: string): IndexFileMeta => ({ indexType: "DELETION_VECTORS", fileName, fileSize: 1n, rowCount: 0n, dvRanges: [], externalPath: null, globalIndex: null });
     const [oldIndex, newIndex] = [indexFile("index-old-0"), indexFile("index-new-0")];
     mkdirSync(table.paths.indexDir);
-    writeFileSync(table.paths.indexFile(oldIndex), "\u0001");
-    writeFileSync(table.paths.indexFile(newIndex), "\u0001");
+    writeFileSync(table.paths.indexFile(oldIndex, ""), "\u0001");
+    writeFileSync(table.paths.indexFile(newIndex, ""), "\u0001");
     const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, "dv");
     const message = (increment: { newIndexFiles?: IndexFileMeta[]; deletedIndexFiles?: IndexFileMeta[] }) => makeCommitMessage({ partition: split.partitionRow, bucket: split.bucket, dataIncrement: increment });
     await commit.commit([message({ newIndexFiles: [oldIndex] })], 1n);
     await commit.commit([message({ newIndexFiles: [newIndex], deletedIndexFiles: [oldIndex] })], 2n);
     expect(await expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMax: 1, retainMin: 1 })).toBe(2);
-    expect(existsSync(table.paths.indexFile(oldIndex))).toBe(false);
-    expect(existsSync(table.paths.indexFile(newIndex))).toBe(true);
+    expect(existsSync(table.paths.indexFile(oldIndex, ""))).toBe(false);
+    expect(existsSync(table.paths.indexFile(newIndex, ""))).toBe(true);
     expectOutsideUntouched(base, victim);
   });
 });
@@ -461,10 +461,10 @@ describe("external paths name their file inside a declared external directory (a
   });
 
   it("declared directories without a scheme or containing the table are ignored", () => {
-    const paths = new TablePaths("/wh/db.db/t", ["relative/ext", "/abs/ext", "file:///", "file:///wh/db.db/./t", "file:///wh/db.db/t", "s3://b/ext", "file:///wh/db.db/t/ext"]);
+    const paths = new TablePaths("/wh/db.db/t", { externalPaths: ["relative/ext", "/abs/ext", "file:///", "file:///wh/db.db/./t", "file:///wh/db.db/t", "s3://b/ext", "file:///wh/db.db/t/ext"] });
     expect(paths.externalPaths).toEqual(["s3://b/ext", "file:///wh/db.db/t/ext"]);
     // s3a: names the same bucket as s3: (before, s3a://b/t counted as outside the table s3://b/t)
-    expect(new TablePaths("s3://b/t", ["s3a://b/t", "s3a://b", "s3a://b/t/ext"]).externalPaths).toEqual(["s3a://b/t/ext"]);
+    expect(new TablePaths("s3://b/t", { externalPaths: ["s3a://b/t", "s3a://b", "s3a://b/t/ext"] }).externalPaths).toEqual(["s3a://b/t/ext"]);
     expect(isInsideDirectory("s3a://b/t/snapshot/snapshot-1", "s3://b/t")).toBe(true);
   });
 
