@@ -1,7 +1,7 @@
 // Compaction over worker threads (src/write/compact-workers.ts, `compaction.workers`), run on a
 // dist/ built from this checkout in processes of their own (worker threads load the built
 // modules; the process must then exit by itself): for append, primary-key and primary-key DV
-// tables (2 partitions × 4 buckets), two workers leave the same rows and the same files (level,
+// tables (2 partitions × 4 buckets), worker threads (alone, or with the calling thread) leave the same rows and the same files (level,
 // row count, sequence range, bytes, deletion vectors) as the in-process compaction, and a corrupt
 // data file fails the compaction with the in-process PaimonError code, leaving every file of the
 // table as it was and no new snapshot. workers 1 and no option compact in-process; a memory
@@ -34,17 +34,23 @@ interface Summary {
   rows: string;
   buckets: Array<{ partition: string; bucket: number; files: Array<{ level: number; rowCount: string; dv: string | null }> }>;
 }
+interface Failure {
+  paimon: boolean;
+  code: string;
+  message: string;
+}
 interface Result {
   kind: string;
   workersAfterOne: number;
   workersAfterAbsent: number;
-  workersAfterTwo: number;
+  workersAfterThree: number;
   inProcess: Summary;
   inWorkers: Summary;
+  mixed: Summary;
   absent: Summary;
-  badInProcess: { paimon: boolean; code: string; message: string } | null;
-  badInWorkers: { paimon: boolean; code: string; message: string } | null;
-  badUnchanged: { before: { files: string[]; snapshot: number }; after: { files: string[]; snapshot: number } };
+  badInProcess: Failure | null;
+  badInWorkers: { error: Failure | null; before: unknown; after: unknown };
+  badMixed: { error: Failure | null; before: unknown; after: unknown };
   memory: { messages: number; workerCompactions: number };
 }
 
@@ -60,16 +66,19 @@ function scenario(runtime: string[], kind: string): Promise<Result> {
 }
 
 function check(r: Result): void {
-  // workers ran only where asked for, and compacted every one of the 8 partition-buckets
-  expect([r.workersAfterOne, r.workersAfterAbsent, r.workersAfterTwo]).toEqual([0, 0, 8]);
+  // worker threads ran only where asked for; with the calling thread left out they compacted all 8 partition-buckets
+  expect([r.workersAfterOne, r.workersAfterAbsent, r.workersAfterThree]).toEqual([0, 0, 8]);
   expect(r.inProcess.commitKind).toBe("COMPACT");
   expect(r.inProcess.buckets.length).toBe(8);
   expect(r.inWorkers).toEqual(r.inProcess);
+  expect(r.mixed).toEqual(r.inProcess);
   expect(r.absent).toEqual(r.inProcess);
   if (r.kind === "pk-dv") expect(r.inProcess.buckets.some((b) => b.files.some((f) => f.dv !== null))).toBe(true);
   expect(r.badInProcess).toMatchObject({ paimon: true, code: "CORRUPT_FILE" });
-  expect(r.badInWorkers).toEqual({ ...r.badInProcess, message: r.badInProcess!.message.replace("bad-in-process", "bad-workers") });
-  expect(r.badUnchanged.after).toEqual(r.badUnchanged.before);
+  for (const [bad, copy] of [[r.badInWorkers, "bad-workers"], [r.badMixed, "bad-mixed"]] as const) {
+    expect(bad.error).toEqual({ ...r.badInProcess, message: r.badInProcess!.message.replace("bad-in-process", copy) });
+    expect(bad.after).toEqual(bad.before); // every file as it was (none added, none left), no snapshot
+  }
   expect(r.memory).toEqual({ messages: 2, workerCompactions: 0 });
 }
 

@@ -228,9 +228,10 @@ export class TableOptions {
   }
 
   /**
-   * `compaction.workers` (paimon-rt only, default 1): worker threads an explicit compaction
-   * (`TableWrite.compact`, `paimon-rt compact`) spreads its partition-buckets over; 1 compacts in
-   * the calling thread. Only for tables on a file system a worker can open itself (local, S3).
+   * `compaction.workers` (paimon-rt only, default 1): how many partition-buckets an explicit
+   * compaction (`TableWrite.compact`, `paimon-rt compact`) rewrites at a time, by the calling thread
+   * and N - 1 worker threads (write/compact-workers.ts); 1 compacts in the calling thread only.
+   * Only for tables on a file system a worker can open itself (local, S3).
    */
   get compactionWorkers(): number {
     const n = this.int(Options.COMPACTION_WORKERS, 1);

@@ -1,25 +1,29 @@
-// Explicit compaction spread over worker threads by partition-bucket (`compaction.workers` > 1;
-// Node-specific: node:worker_threads, which Deno and Bun implement too). Started and loaded as the
-// page worker is (src/format/page-worker.ts): the caller imports this module through a computed
-// specifier (table-write.ts), so browser and edge bundles never contain it, and each worker runs a
-// small eval'd script that imports this same module (its own URL) and serves compactions.
+// Explicit compaction spread by partition-bucket over the calling thread and worker threads
+// (`compaction.workers` = N > 1: N - 1 workers; Node-specific: node:worker_threads, which Deno and
+// Bun implement too). Started and loaded as the page worker is (src/format/page-worker.ts): the
+// caller imports this module through a computed specifier (table-write.ts), so browser and edge
+// bundles never contain it, and each worker runs a small eval'd script that imports this same
+// module (its own URL) and serves compactions.
 //
 // Each worker rebuilds the table's FileIO from `FileIO.sharedOptions()` (local file system, S3; a
 // memory file system cannot be shared: the caller compacts in-process there), opens the table
 // itself from its location and then, for each partition-bucket it is given, runs exactly the
-// in-process path on a TableWrite of its own (`compact` with one worker, then `prepareCommit`) and
-// sends back the CommitMessages in Java's binary layout (CommitMessage.serializeList). The parent
-// hands out the partition-buckets one at a time as workers become free, keeps the results in the
-// order of the partition-buckets and commits nothing itself: the caller's prepareCommit returns them
-// as it returns in-process compactions.
+// in-process path on a TableWrite of its own (`compactOne`: `compact` with one worker, then
+// `prepareCommit`) and sends back the CommitMessages in Java's binary layout
+// (CommitMessage.serializeList). The calling thread runs `compactOne` too, from the first moment
+// (workers take a few hundred ms to load the library): every thread takes the next partition-bucket
+// when it is free. The results are kept in partition-bucket order and nothing is committed here: the
+// caller's prepareCommit returns them as it returns in-process compactions. Workers start no page
+// worker of their own (they are the parallelism) and are terminated once the compaction is done;
+// those still loading when the calling thread finds nothing left to do are not waited for.
 //
-// Failures: a worker announces every file before writing it. When a partition-bucket fails in a
-// worker (its PaimonError travels back by code and message and is thrown again here) or a worker
-// dies, no further partition-buckets are handed out, the ones in flight are awaited, every worker is
-// terminated and every file any worker announced is deleted before the error is thrown: nothing is
-// left behind and nothing reaches a commit. Where no worker starts (this module cannot be imported
-// there, e.g. the TypeScript sources under Node), `compactInWorkers` returns null and the caller
-// compacts in-process. Workers are terminated once the compaction is done either way.
+// Failures: every file is announced before it is written (a worker posts its path; the calling
+// thread writes through a recording view of the FileIO). When a partition-bucket fails (a worker's
+// PaimonError travels back by code and message and is thrown again here) or a worker dies while it
+// holds one, no further partition-buckets are handed out, the ones in flight are awaited, every
+// worker is terminated and every announced file is deleted before the error is thrown: nothing is
+// left behind and nothing reaches a commit. A worker that cannot start (this module cannot be
+// imported there, e.g. the TypeScript sources under Node) leaves its share to the other threads.
 
 import { Worker } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
@@ -66,24 +70,34 @@ const WORKER_SOURCE = `
 })();
 `;
 
-/** Partition-buckets compacted in workers over this process's life (tests check the workers ran). */
+/** Partition-buckets compacted in worker threads over this process's life (tests check the workers ran). */
 export let workerCompactions = 0;
 
 /**
- * Compacts `tasks` in up to `workers` worker threads: their CommitMessages in task order, or null
- * when the table's FileIO cannot be shared or no worker could start (compact in-process then).
- * Throws the first partition-bucket's error, after deleting every file the workers wrote.
+ * For tests: whether the calling thread compacts partition-buckets too while workers start and run
+ * (the default). Off, every partition-bucket goes to a worker (the thread waits for them to start).
  */
-export async function compactInWorkers(table: FileStoreTable, tasks: readonly CompactionTask[], options: { workers: number; full: boolean | undefined; commitUser: string }): Promise<CommitMessage[] | null> {
+export const callerCompacts = { enabled: true };
+
+/**
+ * Compacts `tasks` on `threads` threads: the calling one and `threads - 1` worker threads, each
+ * taking the next partition-bucket when it is free (the calling thread starts at once, the workers
+ * once they have loaded). Their CommitMessages in task order, or null when the table's FileIO
+ * cannot be shared (compact in-process then). Throws the first partition-bucket's error, after
+ * deleting every file written for any of them.
+ */
+export async function compactInWorkers(table: FileStoreTable, tasks: readonly CompactionTask[], options: { threads: number; full: boolean | undefined; commitUser: string }): Promise<CommitMessage[] | null> {
   const shared = table.fileIO.sharedOptions?.();
   if (!shared || tasks.length === 0) return null;
   const data: WorkerData = { module: import.meta.url, location: table.location, fileIO: shared, commitUser: options.commitUser, full: options.full };
   const written = new Set<string>();
-  const results: Uint8Array[] = new Array(tasks.length);
+  const results: CommitMessage[][] = new Array(tasks.length);
+  const version = CommitMessage.currentVersion();
   let next = 0;
-  let started = 0;
   let failure: Error | undefined;
   const pool: Worker[] = [];
+  /** Ends the workers that hold no partition-bucket (started or not) once there is nothing left to hand out. */
+  const idle = new Set<() => void>();
 
   /** Runs one worker until the queue is empty or something failed. */
   const run = (): Promise<void> =>
@@ -95,62 +109,85 @@ export async function compactInWorkers(table: FileStoreTable, tasks: readonly Co
       let done = false;
       const finish = () => {
         done = true;
+        idle.delete(finish);
         resolve();
       };
-      const fail = (e: Error) => {
-        failure ??= e;
-        finish();
-      };
+      idle.add(finish);
       const take = () => {
         if (failure || next >= tasks.length) return finish();
         current = next++;
+        idle.delete(finish);
         worker.postMessage({ task: current, partitionRow: tasks[current].partitionRow, bucket: tasks[current].bucket });
       };
       worker.on("message", (m: FromWorker) => {
+        if (done) return;
         if ("wrote" in m) written.add(m.wrote);
         else if ("ready" in m) {
           ready = true;
-          started++;
           take();
-        } else if ("failed" in m) finish();
+        } else if ("failed" in m) finish(); // did not start: the other threads do its share
         else if ("bytes" in m) {
-          results[m.task] = m.bytes;
+          results[m.task] = CommitMessage.deserializeList(version, m.bytes).map((c) => c.withPartitionFields(table.partitionFields));
           current = -1;
           workerCompactions++;
           take();
         } else if ("error" in m) {
-          const e = m.error.code ? new PaimonError(m.error.code, m.error.message) : Object.assign(new Error(m.error.message), { name: m.error.name });
-          current = -1;
-          fail(e);
+          failure ??= m.error.code ? new PaimonError(m.error.code, m.error.message) : Object.assign(new Error(m.error.message), { name: m.error.name });
+          finish();
         }
       });
       const died = (why: string, cause?: unknown) => {
         if (done) return;
-        if (!ready) return finish(); // did not start
-        const t = current >= 0 ? tasks[current] : undefined;
-        fail(new PaimonError("IO_ERROR", `the compaction worker of table ${table.identifier}${t ? ` (bucket ${t.bucket})` : ""} ${why}`, { cause }));
+        if (ready && current >= 0) failure ??= new PaimonError("IO_ERROR", `the compaction worker of table ${table.identifier} (bucket ${tasks[current].bucket}) ${why}`, { cause });
+        finish(); // before it started or between partition-buckets: the other threads do its share
       };
       worker.on("error", (e) => died(`failed: ${e?.message ?? e}`, e));
       worker.on("exit", (code) => died(`exited (code ${code})`));
     });
 
+  /** The calling thread's share: the same path as a worker's, on a view of the table whose writes are recorded. */
+  const here = async (): Promise<void> => {
+    const { Table } = await import("../table/table.js");
+    const view = new Table(announcingWrites(table.fileIO, (path) => written.add(path)), table.identifier, table.location, table.schema);
+    while (!failure && next < tasks.length) {
+      const i = next++;
+      try {
+        results[i] = await compactOne(view, tasks[i], options);
+      } catch (e) {
+        failure ??= e as Error;
+      }
+    }
+  };
+
   try {
-    await Promise.all(Array.from({ length: Math.min(options.workers, tasks.length) }, run));
+    const workers = Array.from({ length: Math.min(options.threads - 1, tasks.length) }, run);
+    if (callerCompacts.enabled || workers.length === 0) {
+      await here();
+      for (const end of [...idle]) end(); // workers still starting are not waited for
+    }
+    await Promise.all(workers);
+    if (!failure && next < tasks.length) await here(); // no worker started
   } finally {
     await Promise.all(pool.map((w) => w.terminate()));
   }
-  if (failure) {
+  if (failure || results.some((r) => r === undefined)) {
     await deleteFiles(table.fileIO, [...written]);
-    throw failure;
+    throw failure ?? new PaimonError("IO_ERROR", `the compaction of table ${table.identifier} stopped before compacting every bucket`);
   }
-  if (started === 0) return null;
-  if (next < tasks.length || results.some((r) => r === undefined)) {
-    // workers that started all died before the queue was done without an error: cannot happen, but never commit part of it
-    await deleteFiles(table.fileIO, [...written]);
-    throw new PaimonError("IO_ERROR", `the compaction workers of table ${table.identifier} stopped before compacting every bucket`);
+  return results.flat();
+}
+
+/** One partition-bucket compacted by a TableWrite of its own on `table`: its CommitMessages. */
+async function compactOne(table: import("../table/table.js").Table, task: CompactionTask, options: { full: boolean | undefined; commitUser: string }): Promise<CommitMessage[]> {
+  const fields = table.partitionFields;
+  const values = fromBinaryRow(task.partitionRow.subarray(4), fields.map((f) => f.type));
+  const write = await table.newWrite({ commitUser: options.commitUser });
+  try {
+    await write.compact({ partition: Object.fromEntries(fields.map((f, i) => [f.name, values[i]])), bucket: task.bucket, full: options.full, workers: 1 });
+    return await write.prepareCommit();
+  } finally {
+    await write.close();
   }
-  const version = CommitMessage.currentVersion();
-  return results.flatMap((bytes) => CommitMessage.deserializeList(version, bytes).map((m) => m.withPartitionFields(table.partitionFields)));
 }
 
 /** A view of `io` that calls `wrote` with the path of every file before writing it. */
@@ -192,23 +229,14 @@ export async function serveCompactions(port: MessagePort, data: WorkerData): Pro
     port.postMessage({ failed: String((e as Error)?.message ?? e) });
     return;
   }
-  const fields = table.partitionFields;
-  const types = fields.map((f) => f.type);
-  port.on("message", async (m: { task: number; partitionRow: Uint8Array; bucket: number }) => {
+  port.on("message", async (m: CompactionTask & { task: number }) => {
     written = [];
-    let write: import("./table-write.js").TableWrite | undefined;
     try {
-      const values = fromBinaryRow(m.partitionRow.subarray(4), types);
-      write = await table.newWrite({ commitUser: data.commitUser });
-      await write.compact({ partition: Object.fromEntries(fields.map((f, i) => [f.name, values[i]])), bucket: m.bucket, full: data.full, workers: 1 });
-      const bytes = CommitMessage.serializeList(await write.prepareCommit());
-      port.postMessage({ task: m.task, bytes });
+      port.postMessage({ task: m.task, bytes: CommitMessage.serializeList(await compactOne(table, m, data)) });
     } catch (e) {
       await deleteFiles(base, written).catch(() => undefined); // the parent deletes them too
       const err = e as Error;
       port.postMessage({ task: m.task, error: { code: e instanceof PaimonError ? e.code : undefined, name: err?.name ?? "Error", message: String(err?.message ?? e) } });
-    } finally {
-      await write?.close();
     }
   });
   port.postMessage({ ready: true });

@@ -307,8 +307,8 @@ export class TableWrite {
   }
 
   /**
-   * `compact` over worker threads (compact-workers.ts) when `workers` (default the table's
-   * `compaction.workers`) is above 1, the writer holds no buckets of its own (their buffered rows
+   * `compact` on the calling thread and `workers - 1` worker threads (compact-workers.ts) when
+   * `workers` (default the table's `compaction.workers`) is above 1, the writer holds no buckets of its own (their buffered rows
    * and restored state live in this thread), there are several partition-buckets and workers can
    * start here: whether it did. The results wait for the next prepareCommit, as append compactions
    * do; a primary-key bucket compacted so cannot be written or compacted again by this writer
@@ -323,7 +323,7 @@ export class TableWrite {
     const types = this.partitionFields.map((f) => f.type);
     const tasks = targets.map((t) => ({ partitionRow: serializeBinaryRow(toBinaryRow(t.values, types), types.length), bucket: t.bucket }));
     const mod = await import(/* @vite-ignore */ COMPACT_WORKERS_MODULE).catch(() => null) as typeof import("./compact-workers.js") | null;
-    const messages = await mod?.compactInWorkers(this.table, tasks, { workers, full: options.full, commitUser: this.options.commitUser });
+    const messages = await mod?.compactInWorkers(this.table, tasks, { threads: workers, full: options.full, commitUser: this.options.commitUser });
     if (!messages) return false;
     this.pendingCompactions.push(...messages);
     if (this.pk) for (const t of tasks) this.compactedElsewhere.add(`${t.partitionRow.join(",")}|${t.bucket}`);

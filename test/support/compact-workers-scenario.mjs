@@ -2,7 +2,7 @@
 // built from this checkout: `<runtime> compact-workers-scenario.mjs <dist dir> <work dir> <kind>`.
 // Builds a partitioned table of `kind` (append | pk | pk-dv) with several buckets and commits,
 // copies it, compacts the copies in-process and in two worker threads (and, with a corrupt data
-// file, both ways again), and prints what the test compares as JSON. The process must exit by
+// file, both ways again: all in workers, and shared by the calling thread and a worker), and prints what the test compares as JSON. The process must exit by
 // itself afterwards: the test fails on a timeout when a worker keeps it alive.
 import { createHash } from "node:crypto";
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -127,25 +127,37 @@ const copy = (name) => {
   cpSync(source, to, { recursive: true });
   return to;
 };
-const [inProcess, inWorkers, absent, badInProcess, badInWorkers] = ["in-process", "workers", "absent", "bad-in-process", "bad-workers"].map(copy);
+const [inProcess, inWorkers, mixed, absent, badInProcess, badInWorkers, badMixed] = ["in-process", "workers", "mixed", "absent", "bad-in-process", "bad-workers", "bad-mixed"].map(copy);
 const out = { kind };
 
 await compact(inProcess, { workers: 1 });
 out.workersAfterOne = workers.workerCompactions;
 await compact(absent, {});
 out.workersAfterAbsent = workers.workerCompactions;
-await compact(inWorkers, { workers: 2 });
-out.workersAfterTwo = workers.workerCompactions;
+// every partition-bucket in the two worker threads
+workers.callerCompacts.enabled = false;
+await compact(inWorkers, { workers: 3 });
+out.workersAfterThree = workers.workerCompactions;
+// the calling thread and one worker thread, sharing them as they come (which gets which varies)
+workers.callerCompacts.enabled = true;
+await compact(mixed, { workers: 2 });
 out.inProcess = await summary(inProcess);
 out.inWorkers = await summary(inWorkers);
+out.mixed = await summary(mixed);
 out.absent = await summary(absent);
 
-await corrupt(badInProcess);
-await corrupt(badInWorkers);
+const unchanged = async (location, run) => {
+  const state = async () => ({ files: listFiles(location), snapshot: (await (await Table.open(location)).latestSnapshot()).id });
+  const before = await state();
+  const error = await errorOf(run());
+  return { error, before, after: await state() };
+};
+for (const location of [badInProcess, badInWorkers, badMixed]) await corrupt(location);
 out.badInProcess = await errorOf(compact(badInProcess, { workers: 1, full: true }));
-const before = { files: listFiles(badInWorkers), snapshot: (await (await Table.open(badInWorkers)).latestSnapshot()).id };
-out.badInWorkers = await errorOf(compact(badInWorkers, { workers: 2, full: true }));
-out.badUnchanged = { before, after: { files: listFiles(badInWorkers), snapshot: (await (await Table.open(badInWorkers)).latestSnapshot()).id } };
+workers.callerCompacts.enabled = false;
+out.badInWorkers = await unchanged(badInWorkers, () => compact(badInWorkers, { workers: 2, full: true }));
+workers.callerCompacts.enabled = true;
+out.badMixed = await unchanged(badMixed, () => compact(badMixed, { workers: 2, full: true }));
 
 // a memory file system cannot be shared with workers: compacted in-process
 const memory = await Catalog.open(`memory://compact-workers-${process.pid}`);
