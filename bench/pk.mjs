@@ -1,5 +1,5 @@
 // Primary-key table benchmarks: write throughput (sort + dedup + flush + commit), compaction of
-// 8 buckets in-process vs in two worker threads, and
+// 8 buckets in-process vs compaction.workers=2 (the calling thread and a worker thread), and
 // merge-on-read throughput over 1, 4 and 16 overlapping sorted runs, with int64 and string
 // keys. The same merge-on-read tables are read by pypaimon in the same run when available.
 import { execFileSync } from "node:child_process";
@@ -139,7 +139,7 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
       report.add({ suite: "pk write dv vs plain", case: `${keyType} key, ${commits} commits`, rows: per * commits, candidate: "dv", candidateMs: dv, baseline: "plain", baselineMs: plain });
     }
     // 1c. compaction of a table with 8 buckets (4 commits of random int64 keys, none compacted while
-    // written), full, in-process vs two worker threads (compaction.workers): copies of the same
+    // written), full, in-process vs compaction.workers=2 (the calling thread and one worker thread): copies of the same
     // table, alternated; wall and CPU (process.cpuUsage: all threads) medians
     if (cases.includes("compact")) {
       const commits = 4;
@@ -167,10 +167,10 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
       };
       const [one, two] = await timePairedAsync(compactCopy(1), compactCopy(2), { iterations, warmup: 1 });
       const median = (t) => [...t].sort((x, y) => x - y)[Math.floor(t.length / 2)];
-      const row = report.add({ suite: "pk compact", case: `int64, 8 buckets, ${commits} runs, full`, rows: per * commits, candidate: "2 workers", candidateMs: two, baseline: "in-process", baselineMs: one });
+      const row = report.add({ suite: "pk compact", case: `int64, 8 buckets, ${commits} runs, full`, rows: per * commits, candidate: "workers=2", candidateMs: two, baseline: "in-process", baselineMs: one });
       row.candidateCpuMs = median(cpu[2]);
       row.baselineCpuMs = median(cpu[1]);
-      console.log(`  CPU (all threads, median): in-process ${row.baselineCpuMs.toFixed(0)} ms, 2 workers ${row.candidateCpuMs.toFixed(0)} ms`);
+      console.log(`  CPU (all threads, median): in-process ${row.baselineCpuMs.toFixed(0)} ms, workers=2 (calling thread + 1 worker thread) ${row.candidateCpuMs.toFixed(0)} ms`);
     }
     // 2. merge-on-read: the same number of input rows spread over 1, 4, 16 overlapping runs (quick: 1, 4)
     const morCases = [];
