@@ -7,13 +7,6 @@ import type { PageWorker } from "./page-worker.js";
 
 const PAGE_WORKER_MODULE = ["./page", "worker.js"].join("-");
 let pageWorkerModule: Promise<typeof import("./page-worker.js") | null> | undefined;
-/** False in threads that must not start a page worker of their own (compaction workers: they are the parallelism). */
-let allowed = true;
-
-/** Whether this thread may use a page worker (default true); compaction workers turn it off for their thread. */
-export function allowPageWorker(allow: boolean): void {
-  allowed = allow;
-}
 
 /**
  * The page worker for `bytes` of work (a file's Arrow bytes, a row group's page bytes), if it is to
@@ -21,7 +14,7 @@ export function allowPageWorker(allow: boolean): void {
  * not, and waited for from `waitBytes` on), "always" whatever the size, waiting for it to start.
  */
 export async function pageWorkerFor(use: boolean | "always", bytes: number, minBytes: number, waitBytes: number): Promise<PageWorker | undefined> {
-  if (use === false || !allowed || (use === true && bytes < minBytes)) return undefined;
+  if (use === false || (use === true && bytes < minBytes)) return undefined;
   pageWorkerModule ??= import(/* @vite-ignore */ PAGE_WORKER_MODULE).catch(() => null);
   const worker = (await pageWorkerModule)?.pageWorker();
   if (!worker) return undefined;

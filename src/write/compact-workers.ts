@@ -31,7 +31,8 @@ import { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError, type PaimonErrorCode } from "../error.js";
 import { deleteFiles, type FileContent, type FileIO, type SharedFileIOOptions } from "../fs/file-io.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
-import { allowPageWorker } from "../format/page-worker-load.js";
+import { setCompressionWorker } from "../format/parquet-writer.js";
+import { setDecompressionWorker } from "../format/parquet-reader.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 
 /** One partition-bucket to compact. */
@@ -218,7 +219,9 @@ export async function serveCompactions(port: MessagePort, data: WorkerData): Pro
   let base: FileIO;
   let written: string[] = [];
   try {
-    allowPageWorker(false); // the workers are this compaction's parallelism: no page worker thread each
+    // the workers are this compaction's parallelism: no page worker thread each
+    setCompressionWorker(false);
+    setDecompressionWorker(false);
     base = await sharedFileIO(data.fileIO);
     const io = announcingWrites(base, (path) => {
       written.push(path);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
 import { MemoryFileIO } from "../../src/fs/memory-file-io.js";
-import { S3FileIO } from "../../src/fs/s3-file-io.js";
+import { S3FileIO, type S3FileIOOptions } from "../../src/fs/s3-file-io.js";
 
 describe("FileIO.sharedOptions", () => {
   it("local: its options; memory: none", () => {
@@ -23,7 +23,7 @@ describe("FileIO.sharedOptions", () => {
       options: { endpoint: "http://127.0.0.1:7480/", region: "eu-west-1", pathStyle: true, credentials, maxRetries: 2, conditionalWrites: "trust" },
     });
     expect(structuredClone(shared)).toEqual(shared);
-    expect(new S3FileIO(shared.options).sharedOptions()).toEqual(shared);
+    expect(new S3FileIO(shared.options as S3FileIOOptions).sharedOptions()).toEqual(shared);
     expect(new S3FileIO({ endpoint: "http://127.0.0.1:7480", fetch: globalThis.fetch }).sharedOptions()).toBeUndefined();
   });
 });
