@@ -1,8 +1,9 @@
-// Primary-key table benchmarks: write throughput (sort + dedup + flush + commit) and
+// Primary-key table benchmarks: write throughput (sort + dedup + flush + commit), compaction of
+// 8 buckets in-process vs compaction.workers=2 (the calling thread and a worker thread), and
 // merge-on-read throughput over 1, 4 and 16 overlapping sorted runs, with int64 and string
 // keys. The same merge-on-read tables are read by pypaimon in the same run when available.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
@@ -102,8 +103,8 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
     const catalog = await lib.Catalog.open(dir);
     await catalog.createDatabase("bench");
     header(`pk: primary-key tables, ${rows} rows (k, v STRING, d DOUBLE), 1 bucket`);
-    // BENCH_PK_CASES=write,dv,mor picks cases (default all)
-    const cases = (process.env.BENCH_PK_CASES ?? "write,dv,mor").split(",");
+    // BENCH_PK_CASES=write,dv,compact,mor picks cases (default all)
+    const cases = (process.env.BENCH_PK_CASES ?? "write,dv,compact,mor").split(",");
     // 1. write: random keys (about 37% duplicates), one commit
     for (const keyType of cases.includes("write") ? ["int64", "string"] : []) {
       const b = batch(keys(rows, rows, 7), keyType, "w");
@@ -136,6 +137,40 @@ export async function runPkBenchmarks(report, { quick = false } = {}) {
       // alternated, so a change of machine load hits both sides alike
       const [plain, dv] = await timePairedAsync(writeAll("false"), writeAll("true"), { iterations, warmup: 1 });
       report.add({ suite: "pk write dv vs plain", case: `${keyType} key, ${commits} commits`, rows: per * commits, candidate: "dv", candidateMs: dv, baseline: "plain", baselineMs: plain });
+    }
+    // 1c. compaction of a table with 8 buckets (4 commits of random int64 keys, none compacted while
+    // written), full, in-process vs compaction.workers=2 (the calling thread and one worker thread): copies of the same
+    // table, alternated; wall and CPU (process.cpuUsage: all threads) medians
+    if (cases.includes("compact")) {
+      const commits = 4;
+      const per = Math.floor((2 * rows) / commits);
+      const source = await createTable(lib, catalog, "compact_src", "int64", { bucket: 8 });
+      for (let c = 0; c < commits; c++) {
+        const w = await source.newWrite({ commitUser: "bench" });
+        await w.write(batch(keys(per, 2 * rows, 500 + c), "int64", `c${c}`));
+        await source.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit());
+        await w.close();
+      }
+      let n = 0;
+      const cpu = { 1: [], 2: [] };
+      const compactCopy = (workers) => async () => {
+        const location = join(dir, `compact_copy_${n++}`);
+        cpSync(source.location, location, { recursive: true });
+        const table = await lib.Table.open(location);
+        const c0 = process.cpuUsage();
+        const w = await table.newWrite({ commitUser: "bench" });
+        await w.compact({ full: true, workers });
+        await table.newCommit({ commitUser: "bench" }).commit(await w.prepareCommit());
+        await w.close();
+        const used = process.cpuUsage(c0);
+        cpu[workers].push((used.user + used.system) / 1000);
+      };
+      const [one, two] = await timePairedAsync(compactCopy(1), compactCopy(2), { iterations, warmup: 1 });
+      const median = (t) => [...t].sort((x, y) => x - y)[Math.floor(t.length / 2)];
+      const row = report.add({ suite: "pk compact", case: `int64, 8 buckets, ${commits} runs, full`, rows: per * commits, candidate: "workers=2", candidateMs: two, baseline: "in-process", baselineMs: one });
+      row.candidateCpuMs = median(cpu[2]);
+      row.baselineCpuMs = median(cpu[1]);
+      console.log(`  CPU (all threads, median): in-process ${row.baselineCpuMs.toFixed(0)} ms, workers=2 (calling thread + 1 worker thread) ${row.candidateCpuMs.toFixed(0)} ms`);
     }
     // 2. merge-on-read: the same number of input rows spread over 1, 4, 16 overlapping runs (quick: 1, 4)
     const morCases = [];

@@ -1,4 +1,4 @@
-// `paimon-rt compact <table> [--partition k=v,...] [--bucket N] [--full] [--commit-user U]`: an
+// `paimon-rt compact <table> [--partition k=v,...] [--bucket N] [--full] [--workers N] [--commit-user U]`: an
 // ordinary compaction writer (no real-time context), as Java's compact action: real-time tables
 // are compacted this way while their real-time writers keep writing (seed 000 "Compaction").
 import { PaimonError } from "../error.js";
@@ -12,9 +12,11 @@ export interface CompactCommand {
   bucket?: number;
   full: boolean;
   commitUser: string;
+  /** Worker threads (default the table's `compaction.workers`). */
+  workers?: number;
 }
 
-/** `<table-path> [--partition k=v,...] [--bucket N] [--full] [--commit-user U]`; INVALID_ARGUMENT for anything else. */
+/** `<table-path> [--partition k=v,...] [--bucket N] [--full] [--workers N] [--commit-user U]`; INVALID_ARGUMENT for anything else. */
 export function parseCompactArgs(args: readonly string[]): CompactCommand {
   const [location, ...rest] = args;
   if (!location || location.startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "compact needs a table path");
@@ -35,10 +37,14 @@ export function parseCompactArgs(args: readonly string[]): CompactCommand {
       i++;
       if (!/^\d+$/.test(value)) throw new PaimonError("INVALID_ARGUMENT", `compact: --bucket needs a bucket number, got ${value}`);
       command.bucket = Number(value);
+    } else if (flag === "--workers" && value !== undefined) {
+      i++;
+      if (!/^[1-9]\d*$/.test(value)) throw new PaimonError("INVALID_ARGUMENT", `compact: --workers needs a positive number, got ${value}`);
+      command.workers = Number(value);
     } else if (flag === "--commit-user" && value !== undefined && value.trim() !== "") {
       i++;
       command.commitUser = value;
-    } else throw new PaimonError("INVALID_ARGUMENT", `compact: unexpected argument ${flag}${["--partition", "--bucket", "--commit-user"].includes(flag) ? " (needs a value)" : ""}`);
+    } else throw new PaimonError("INVALID_ARGUMENT", `compact: unexpected argument ${flag}${["--partition", "--bucket", "--workers", "--commit-user"].includes(flag) ? " (needs a value)" : ""}`);
   }
   return command;
 }
@@ -65,9 +71,9 @@ export async function compactCommand(command: CompactCommand, log: (line: string
         const key = JSON.stringify(strings);
         if (seen.has(key)) continue;
         seen.add(key);
-        await w.compact({ partition: split.partition, bucket: command.bucket, full: command.full });
+        await w.compact({ partition: split.partition, bucket: command.bucket, full: command.full, workers: command.workers });
       }
-    } else await w.compact({ bucket: command.bucket, full: command.full });
+    } else await w.compact({ bucket: command.bucket, full: command.full, workers: command.workers });
     const messages = await w.prepareCommit();
     const snapshot = messages.length === 0 ? null : await table.newCommit({ commitUser: command.commitUser }).commit(messages);
     if (snapshot === null) log(`nothing to compact in ${table.location}`);

@@ -54,6 +54,7 @@ export const COMMANDS: CommandUsage[] = [
       ["--partition K=V", "only partitions K=V[,K2=V2...] (default all)"],
       ["--bucket N", "only bucket N (default all)"],
       ["--full", "rewrite everything (default: only what needs it)"],
+      ["--workers N", "N buckets at a time, N-1 of them in worker threads"],
       ["--commit-user U", "commit user (default paimon-rt-compact)"],
     ],
   },

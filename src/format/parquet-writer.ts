@@ -285,7 +285,7 @@ export class ParquetFileWriter {
     if (!compress) return undefined;
     const compression: PageCompression = { compress };
     if (codec !== "none") {
-      const worker = await pageWorkerFor(o.compressionWorker ?? true, this.bytes, WORKER_MIN_FILE_BYTES, WORKER_WAIT_FILE_BYTES);
+      const worker = await pageWorkerFor(o.compressionWorker ?? compressionWorkerDefault, this.bytes, WORKER_MIN_FILE_BYTES, WORKER_WAIT_FILE_BYTES);
       const always = o.compressionWorker === "always";
       if (worker && (codec === "zstd" || worker.snappy)) compression.offload = (body, remaining) => worker.offload(body, codec, zstdLevel, always, remaining);
     }
@@ -321,6 +321,16 @@ export class ParquetFileWriter {
 
 /** Files with less Arrow data than this compress every page inline (the default of ParquetWriteOptions.compressionWorker). */
 const WORKER_MIN_FILE_BYTES = 1024 * 1024;
+/** ParquetWriteOptions.compressionWorker when a write does not say (setCompressionWorker). */
+let compressionWorkerDefault: boolean | "always" = true;
+
+/**
+ * The default of ParquetWriteOptions.compressionWorker for this thread's writes (true): compaction
+ * worker threads (write/compact-workers.ts) set false, since they are the parallelism.
+ */
+export function setCompressionWorker(use: boolean | "always"): void {
+  compressionWorkerDefault = use;
+}
 /** Files with at least this much Arrow data wait for the worker to start (the first such file of a process). */
 const WORKER_WAIT_FILE_BYTES = 8 * 1024 * 1024;
 /** Files with more Arrow data than this are encoded in slices (ParquetWriteOptions.sliceRows). */

@@ -104,7 +104,18 @@ export interface FileIO {
    * directories: best effort). `NOT_FOUND` when `from` is missing.
    */
   rename(from: string, to: string): Promise<boolean>;
+  /**
+   * Optional: plain, structured-cloneable options that build an equivalent FileIO in another
+   * thread (compaction workers, src/write/compact-workers.ts), or undefined when this one cannot
+   * be rebuilt there (a memory file system, a custom fetch). Absent: cannot be shared.
+   */
+  sharedOptions?(): SharedFileIOOptions | undefined;
 }
+
+/** What {@link FileIO.sharedOptions} returns: which built-in FileIO, with its constructor's options. */
+export type SharedFileIOOptions =
+  | { readonly kind: "local"; readonly options: { fsyncOnPublish?: boolean } }
+  | { readonly kind: "s3"; readonly options: Record<string, unknown> };
 
 // ---------------------------------------------------------------------------------------------
 // Path helpers (pure string operations; work for OS paths and URLs alike)

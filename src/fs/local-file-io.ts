@@ -22,6 +22,7 @@ import {
   fsError,
   joinPath,
   registerFileIOFactory,
+  type SharedFileIOOptions,
   shortReadError,
   toBytes,
 } from "./file-io.js";
@@ -77,6 +78,10 @@ export class LocalFileIO implements FileIO {
 
   constructor(options: LocalFileIOOptions = {}) {
     this.fsyncOnPublish = options.fsyncOnPublish ?? true;
+  }
+
+  sharedOptions(): SharedFileIOOptions {
+    return { kind: "local", options: { fsyncOnPublish: this.fsyncOnPublish } };
   }
 
   async exists(path: string): Promise<boolean> {

@@ -25,6 +25,7 @@ import {
   type FileContent,
   type FileIO,
   type FileStatus,
+  type SharedFileIOOptions,
   baseName,
   checkRange,
   fsError,
@@ -210,6 +211,8 @@ export class S3FileIO implements FileIO {
   private readonly partBytes: number;
   private readonly pageSize: number;
   private readonly fetchFn: typeof fetch;
+  /** The constructor's options with the environment's defaults filled in; null with a custom fetch (not shareable). */
+  private readonly shared: S3FileIOOptions | null;
 
   constructor(options: S3FileIOOptions = {}) {
     const f = options.fetch ?? (globalThis as { fetch?: typeof fetch }).fetch;
@@ -256,6 +259,11 @@ export class S3FileIO implements FileIO {
     for (const [name, v] of [["requestTimeoutMs", this.timeoutMs], ["maxRetries", this.maxRetries], ["retryBaseDelayMs", this.baseDelayMs]] as const) {
       if (!Number.isFinite(v) || v < 0) throw new PaimonError("INVALID_ARGUMENT", `S3FileIO option ${name} must be >= 0, got ${v}`);
     }
+    this.shared = options.fetch ? null : { ...options, endpoint: this.endpoint.href, region: this.region, pathStyle: this.pathStyle, credentials: this.credentials && { ...this.credentials } };
+  }
+
+  sharedOptions(): SharedFileIOOptions | undefined {
+    return this.shared ? { kind: "s3", options: { ...this.shared } } : undefined;
   }
 
   // -------------------------------------------------------------------------------------------

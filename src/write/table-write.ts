@@ -64,6 +64,10 @@ interface BucketState {
   writer: AppendBucketWriter | MergeTreeBucketWriter;
 }
 
+// Loaded through a computed specifier (as the page worker is, format/page-worker-load.ts): bundles
+// for browsers and edge runtimes never follow it into node:worker_threads.
+const COMPACT_WORKERS_MODULE = ["./compact", "workers.js"].join("-");
+
 function invalid(message: string): PaimonError {
   return new PaimonError("INVALID_ARGUMENT", message);
 }
@@ -93,6 +97,8 @@ export class TableWrite {
   private readonly pk: PrimaryKeyConfig | null;
   /** Append tables: compaction results waiting for the next prepareCommit. */
   private readonly pendingCompactions: CommitMessage[] = [];
+  /** Primary-key partition-buckets (writer keys) compacted by workers, until the next prepareCommit. */
+  private readonly compactedElsewhere = new Set<string>();
 
   constructor(
     private readonly table: FileStoreTable,
@@ -241,6 +247,7 @@ export class TableWrite {
     const key = `${partitionRow.join(",")}|${bucket}`;
     let state = this.writers.get(key);
     if (state) return state;
+    if (this.compactedElsewhere.has(key)) throw new PaimonError("UNSUPPORTED", `bucket ${bucket} of table ${this.table.identifier} was compacted by compaction workers; call prepareCommit before writing or compacting it again with this writer`);
     const opts = this.table.coreOptions;
     const dir = this.table.paths.bucketDir(writablePartitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
     // Bucketed writers continue the bucket's sequence numbers; unaware-bucket and overwrite ones
@@ -288,7 +295,8 @@ export class TableWrite {
       });
       out.push(new CommitMessage(data, state.partition));
     }
-    out.push(...this.pendingCompactions.splice(0)); // append-table compactions (compact())
+    out.push(...this.pendingCompactions.splice(0)); // append-table and worker compactions (compact())
+    this.compactedElsewhere.clear();
     return out;
   }
 
@@ -297,8 +305,9 @@ export class TableWrite {
    * rewrites each into one sorted run at the max level, otherwise universal compaction runs when
    * its triggers are met. The result is committed by the next prepareCommit (COMPACT snapshot).
    */
-  async compact(options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean } = {}): Promise<void> {
+  async compact(options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean; workers?: number } = {}): Promise<void> {
     this.checkOpen();
+    if (await this.compactInWorkers(options)) return;
     if (!this.pk) {
       // Append compaction rewrites the table's committed files, which an overwrite replaces.
       if (this.options.overwrite) throw new PaimonError("UNSUPPORTED", `compact on an overwrite writer of append table ${this.table.identifier}: it would rewrite the files the overwrite replaces`);
@@ -310,6 +319,30 @@ export class TableWrite {
       const state = await this.writerFor(t.values, t.bucket);
       await (state.writer as MergeTreeBucketWriter).compact(options.full ?? true);
     }
+  }
+
+  /**
+   * `compact` on the calling thread and `workers - 1` worker threads (compact-workers.ts) when
+   * `workers` (default the table's `compaction.workers`) is above 1, the writer holds no buckets of its own (their buffered rows
+   * and restored state live in this thread), there are several partition-buckets and workers can
+   * start here: whether it did. The results wait for the next prepareCommit, as append compactions
+   * do; a primary-key bucket compacted so cannot be written or compacted again by this writer
+   * before then (its state is in the messages, not in a bucket writer here).
+   */
+  private async compactInWorkers(options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean; workers?: number }): Promise<boolean> {
+    const workers = options.workers ?? this.table.coreOptions.compactionWorkers;
+    if (!Number.isInteger(workers) || workers < 1) throw invalid(`compact: workers must be a positive integer, got ${String(options.workers)}`);
+    if (workers === 1 || this.writers.size > 0 || this.options.overwrite || !this.table.fileIO.sharedOptions?.()) return false;
+    const targets = await compactTargets(this.table, options, []);
+    if (targets.length < 2) return false;
+    const types = this.partitionFields.map((f) => f.type);
+    const tasks = targets.map((t) => ({ partitionRow: serializeBinaryRow(toBinaryRow(t.values, types), types.length), bucket: t.bucket }));
+    const mod = await import(/* @vite-ignore */ COMPACT_WORKERS_MODULE).catch(() => null) as typeof import("./compact-workers.js") | null;
+    const messages = await mod?.compactInWorkers(this.table, tasks, { threads: workers, full: options.full, commitUser: this.options.commitUser });
+    if (!messages) return false;
+    this.pendingCompactions.push(...messages);
+    if (this.pk) for (const t of tasks) this.compactedElsewhere.add(`${t.partitionRow.join(",")}|${t.bucket}`);
+    return true;
   }
 
   // Real-time hooks: implemented by the real-time writer (src/realtime/writer.ts), which
