@@ -238,18 +238,6 @@ export class TableOptions {
     return this.memory(Options.READ_CHUNK_CACHE_MAX_MEMORY, "64 mb");
   }
 
-  /**
-   * `compaction.workers` (paimon-rt only, default 1): how many partition-buckets an explicit
-   * compaction (`TableWrite.compact`, `paimon-rt compact`) rewrites at a time, by the calling thread
-   * and N - 1 worker threads (write/compact-workers.ts); 1 compacts in the calling thread only.
-   * Only for tables on a file system a worker can open itself (local, S3).
-   */
-  get compactionWorkers(): number {
-    const n = this.int(Options.COMPACTION_WORKERS, 1);
-    if (n < 1) throw new PaimonError("INVALID_ARGUMENT", `option ${Options.COMPACTION_WORKERS}: '${this.get(Options.COMPACTION_WORKERS)}' must be at least 1`);
-    return n;
-  }
-
   /** Whether reads skip data files by their file indexes (`file-index.*`). */
   get fileIndexReadEnabled(): boolean {
     return this.bool(Options.FILE_INDEX_READ_ENABLED, true);

@@ -9,6 +9,7 @@ import { convertData, readArrowField } from "../format/arrow-types.js";
 import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
 import { firstOn } from "../table/option-validation.js";
+import { Options, type TableOptions } from "../table/options.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -330,7 +331,7 @@ export class TableWrite {
    * before then (its state is in the messages, not in a bucket writer here).
    */
   private async compactInWorkers(options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean; workers?: number }): Promise<boolean> {
-    const workers = options.workers ?? this.table.coreOptions.compactionWorkers;
+    const workers = options.workers ?? compactionWorkers(this.table.coreOptions);
     if (!Number.isInteger(workers) || workers < 1) throw invalid(`compact: workers must be a positive integer, got ${String(options.workers)}`);
     if (workers === 1 || this.writers.size > 0 || this.options.overwrite || !this.table.fileIO.sharedOptions?.()) return false;
     const targets = await compactTargets(this.table, options, []);
@@ -368,4 +369,17 @@ export class TableWrite {
   private checkOpen(): void {
     if (this.closed) throw new PaimonError("INVALID_ARGUMENT", `this TableWrite of ${this.table.identifier} is closed`);
   }
+}
+
+/**
+ * `compaction.workers` (paimon-rt only, default 1): how many partition-buckets an explicit
+ * compaction (`TableWrite.compact`, `paimon-rt compact`) rewrites at a time, by the calling thread
+ * and N - 1 worker threads (write/compact-workers.ts); 1 compacts in the calling thread only.
+ * Only for tables on a file system a worker can open itself (local, S3). Read here, on the write
+ * path, so the query bundle does not carry it.
+ */
+function compactionWorkers(options: TableOptions): number {
+  const n = options.int(Options.COMPACTION_WORKERS, 1);
+  if (n < 1) throw new PaimonError("INVALID_ARGUMENT", `option ${Options.COMPACTION_WORKERS}: '${options.get(Options.COMPACTION_WORKERS)}' must be at least 1`);
+  return n;
 }
