@@ -9,6 +9,7 @@ import { PaimonError } from "../error.js";
 import { corrupt, type ByteSource } from "./source.js";
 import { PARQUET_MAGIC, PHYSICAL_INT96, checkInt96Range, leafLevels, verifyChunkChecksums } from "./parquet-pages.js";
 import { initKernels } from "../kernel/wasm.js";
+import { loadFflate } from "../spec/fflate.js";
 import {
   T_I32,
   T_I64,
@@ -213,8 +214,9 @@ export async function readLeafChunks(src: ByteSource, footer: ParquetFooter, lea
   }
   const fetched = await Promise.all(merged.map((m) => src.read(m.start, m.length)));
   const meta = leaves.map((l) => getStruct((getList(rawGroups[r]!, 1) as TStruct[])[l]!, 3)!);
-  // SNAPPY INT96 chunks are range-checked with the kernel's snappy (loaded now where it is not yet)
+  // SNAPPY INT96 chunks are range-checked with the kernel's snappy, GZIP ones with fflate (each loaded now where it is not yet)
   if (meta.some((md) => getNumber(md, 1) === PHYSICAL_INT96 && getNumber(md, 4) === 1)) await initKernels();
+  if (meta.some((md) => getNumber(md, 1) === PHYSICAL_INT96 && getNumber(md, 4) === 2)) await loadFflate();
   // Split merged reads back into per-leaf pieces.
   const out: Uint8Array[] = [];
   let mi = 0;

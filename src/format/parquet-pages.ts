@@ -5,11 +5,11 @@
 // - `checkInt96Range`: refuses INT96 timestamps that Arrow's int64 nanoseconds cannot hold (Java
 //   writes TIMESTAMP(9) from year 0001 to 9999; the decoder would wrap them silently).
 
-import { gunzipSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
 import { PaimonError } from "../error.js";
 import { crc32 } from "../kernel/deletion-vector.js";
 import { snappyView } from "../kernel/snappy-decompress.js";
+import { loadedFflate } from "../spec/fflate.js";
 import { corrupt } from "./source.js";
 import { type TStruct, getNumber, getStruct, getValue, parseStruct } from "./thrift.js";
 
@@ -103,7 +103,7 @@ function decompressPage(codec: number, body: Uint8Array, size: number): Uint8Arr
     case 1:
       return snappyView()(body, size); // kernel memory, read before the next kernel call (the kernel is loaded: readLeafChunks)
     case 2:
-      return gunzipSync(body);
+      return loadedFflate().gunzipSync(body); // loaded by the caller (footer.ts readChunks)
     case 6:
       return zstdDecompress(body, new Uint8Array(size));
     default:

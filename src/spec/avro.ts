@@ -1,15 +1,15 @@
 // Avro binary decoding and Object Container File reading, self-contained and runtime-neutral
 // (no Node modules): longs are bigint (full int64 range), records are plain objects,
 // unions decode to the branch value (Paimon only uses ["null", T]), bytes are Uint8Array.
-// Codecs: null, deflate (fflate), snappy (snappyjs + CRC32 trailer), zstandard (the zstd module
+// Codecs: null, deflate (fflate, loaded on demand: decodeContainer), snappy (snappyjs + CRC32 trailer), zstandard (the zstd module
 // once loaded, for frames that declare their size; else fzstd, any frame). Encoding and writing
 // are in avro-write.ts (write-only, left out of query bundles).
 // Spec: https://avro.apache.org/docs/1.11.1/specification/ (binary encoding, containers).
 
-import { inflateSync } from "fflate";
 import { decompress as zstdDecompress } from "fzstd";
 import { SnappyDecompressor } from "snappyjs/snappy_decompressor.js";
 import { PaimonError } from "../error.js";
+import { fflateLoaded, loadedFflate, loadFflate } from "./fflate.js";
 import { declaredContentSize, loadedZstd } from "./zstd.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ function decompressBlock(codec: string, data: Uint8Array): Uint8Array {
     case "null":
       return data;
     case "deflate":
-      return inflateSync(data);
+      return loadedFflate().inflateSync(data);
     case "snappy": {
       if (data.length < 4) throw new PaimonError("CORRUPT_FILE", "Snappy block without CRC");
       const body = data.subarray(0, data.length - 4);
@@ -359,6 +359,25 @@ export interface ContainerContents {
   codec: string;
   metadata: Map<string, Uint8Array>;
   records: unknown[];
+}
+
+/**
+ * {@link readContainer}, loading fflate first when the container's codec is `deflate` (the only
+ * codec not loaded with the module). What the readers of Paimon's Avro files call.
+ */
+export async function decodeContainer(bytes: Uint8Array, fileName = "Avro file"): Promise<ContainerContents> {
+  if (!fflateLoaded() && headerCodec(bytes) === "deflate") await loadFflate();
+  return readContainer(bytes, fileName);
+}
+
+/** The `avro.codec` of a container's header, or undefined when the header cannot be read (readContainer reports why). */
+function headerCodec(bytes: Uint8Array): string | undefined {
+  try {
+    const codec = (META_SCHEMA.decode(new AvroReader(bytes, 4)) as Map<string, Uint8Array>).get("avro.codec");
+    return codec && UTF8.decode(codec);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads an Avro object container file with its embedded (writer) schema. CORRUPT_FILE on bad bytes. */

@@ -6,7 +6,7 @@
 // differently-named fields), absent nullable fields read as null.
 
 import { PaimonError } from "../error.js";
-import { compileSchema, readContainer, type AvroSchema } from "./avro.js";
+import { compileSchema, decodeContainer, type AvroSchema } from "./avro.js";
 import { EMPTY_ROW_SERIALIZED } from "./binary-row.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -431,8 +431,8 @@ function kindOf(r: FieldReader): FileKind {
   return k;
 }
 
-function records(bytes: Uint8Array, fileName: string): FieldReader[] {
-  const { records } = readContainer(bytes, fileName);
+async function records(bytes: Uint8Array, fileName: string): Promise<FieldReader[]> {
+  const { records } = await decodeContainer(bytes, fileName);
   return records.map((rec, i) => {
     if (rec === null || typeof rec !== "object" || Array.isArray(rec)) throw new PaimonError("CORRUPT_FILE", `${fileName}: record ${i} is not an Avro record`);
     return new FieldReader(fileName, "", rec as Rec);
@@ -441,7 +441,7 @@ function records(bytes: Uint8Array, fileName: string): FieldReader[] {
 
 /** Reads a manifest file. CORRUPT_FILE (naming `fileName`) on bad bytes or missing required fields. */
 export async function decodeManifestEntries(bytes: Uint8Array, fileName = "manifest file"): Promise<ManifestEntry[]> {
-  return records(bytes, fileName).map((r) => {
+  return (await records(bytes, fileName)).map((r) => {
     r.checkVersion(MANIFEST_VERSION);
     return {
       kind: kindOf(r),
@@ -455,7 +455,7 @@ export async function decodeManifestEntries(bytes: Uint8Array, fileName = "manif
 
 /** Reads a manifest list. */
 export async function decodeManifestFileMetas(bytes: Uint8Array, fileName = "manifest list"): Promise<ManifestFileMeta[]> {
-  return records(bytes, fileName).map((r) => {
+  return (await records(bytes, fileName)).map((r) => {
     r.checkVersion(MANIFEST_VERSION);
     return {
       fileName: r.str("_FILE_NAME", true),
@@ -476,7 +476,7 @@ export async function decodeManifestFileMetas(bytes: Uint8Array, fileName = "man
 
 /** Reads an index manifest. */
 export async function decodeIndexManifestEntries(bytes: Uint8Array, fileName = "index manifest"): Promise<IndexManifestEntry[]> {
-  return records(bytes, fileName).map((r) => {
+  return (await records(bytes, fileName)).map((r) => {
     r.checkVersion(INDEX_MANIFEST_VERSION);
     const ranges = r.array("_DELETIONS_VECTORS_RANGES", false);
     const g = r.sub("_GLOBAL_INDEX", false);
