@@ -4,6 +4,8 @@
 
 export class LoadCache<V> {
   private readonly entries = new Map<string, Promise<V>>();
+  /** The values of the kept entries that finished loading (what `loaded` answers without a promise). */
+  private readonly values = new Map<string, V>();
   /** With `weigh`: the weight of each loaded entry, and their sum. */
   private readonly weights = new Map<string, number>();
   private total = 0;
@@ -40,12 +42,16 @@ export class LoadCache<V> {
       const loading = load();
       hit = loading;
       loading.then(
-        (value) => this.weighed(key, loading, value),
+        (value) => {
+          if (this.entries.get(key) !== loading) return;
+          this.values.set(key, value);
+          this.weighed(key, value);
+        },
         () => {
           if (this.entries.get(key) === loading) this.entries.delete(key);
         },
       );
-      if (!this.weigh && this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+      if (!this.weigh && this.entries.size >= this.capacity) this.evict(this.entries.keys().next().value!);
     }
     this.entries.set(key, hit);
     this.newest = key;
@@ -63,17 +69,28 @@ export class LoadCache<V> {
     return hit;
   }
 
+  /**
+   * The value for `key` when kept and loaded (then as most recently used, like `get`), else
+   * undefined: callers with a synchronous fast path take it without awaiting a promise.
+   */
+  loaded(key: string): V | undefined {
+    const value = this.values.get(key);
+    if (value !== undefined) this.peek(key);
+    return value;
+  }
+
   /** Drops every entry. */
   clear(): void {
     this.entries.clear();
+    this.values.clear();
     this.newest = null;
     this.weights.clear();
     this.total = 0;
   }
 
   /** A weighted load finished: account for it, then evict least recently used entries over capacity. */
-  private weighed(key: string, loading: Promise<V>, value: V): void {
-    if (!this.weigh || this.entries.get(key) !== loading) return;
+  private weighed(key: string, value: V): void {
+    if (!this.weigh) return;
     const w = this.weigh(value);
     this.weights.set(key, w);
     this.total += w;
@@ -85,6 +102,7 @@ export class LoadCache<V> {
 
   private evict(key: string): void {
     this.entries.delete(key);
+    this.values.delete(key);
     const w = this.weights.get(key);
     if (w === undefined) return;
     this.weights.delete(key);

@@ -46,8 +46,8 @@ export type { BatchReader };
  * Parquet reader when a column chunk needs it (the flat decoder takes the common flat columns
  * without it); a host that cannot load it gets UNSUPPORTED from that read.
  */
-async function loadWasm(): Promise<void> {
-  await initKernels();
+function loadWasm(): Promise<void> {
+  return initKernels();
 }
 
 export class TableRead {
@@ -100,7 +100,9 @@ export class TableRead {
     if (isRealtimeRead(this.options, splits)) {
       // real-time hook: the memory reader reads the top-level columns of the projection (every
       // column without one), with the filter this read bound
-      const options = { ...this.options, projection: this.options.projection === undefined ? undefined : this.fields.map((f) => f.name), boundFilter: this.filter };
+      // (a literal, not a spread of the options: a spread costs several hundred bytes a read)
+      const o = this.options;
+      const options = { realtime: o.realtime, projection: o.projection === undefined ? undefined : this.fields.map((f) => f.name), filter: o.filter, predicateFilter: o.predicateFilter, withRowKind: o.withRowKind, boundFilter: this.filter };
       return realtimeHooks("createReader").createRealtimeReader(this.table, options, this.schema, this.batchSize, splits, (s, hidden) => this.batches(s, hidden, true));
     }
     const generator = this.batches(splits);

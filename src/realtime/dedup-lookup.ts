@@ -966,6 +966,16 @@ export class DedupLookupCache {
     return this.filters.get(path, async () => (await this.table(path, load)).filter) as Promise<KeyFilter>;
   }
 
+  /** The key table of a data file when cached and loaded (no promise), else undefined. */
+  loadedTable(path: string): FileKeyTable | undefined {
+    return this.tables.loaded(path) as FileKeyTable | undefined;
+  }
+
+  /** The filter of a data file when cached and loaded (no promise), else undefined. */
+  loadedFilter(path: string): KeyFilter | undefined {
+    return this.filters.loaded(path) as KeyFilter | undefined;
+  }
+
   /** The PagedFile of a data file too large for the low-priority pool, cached or loaded. */
   paged(path: string, load: () => Promise<PagedFile>): Promise<PagedFile> {
     return this.filters.get(`${path}\u0000paged`, load) as Promise<PagedFile>;
@@ -1147,18 +1157,10 @@ export class CommittedKeys {
     const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
     const found = new BigInt64Array(rows);
     const foundWords = new Int32Array(found.buffer).fill(-1);
-    let candidates = this.candidates;
-    this.candidates = null;
-    if (candidates === null || candidates.length < rows) candidates = new Uint32Array(Math.max(rows, 2 * (candidates?.length ?? 0)));
+    const candidates = this.takeCandidates(rows);
     let any = false;
-    const whole = (this.whole ??= this.cache.wholeFiles(
-      this.files.map((f) => Number(f.rowCount)),
-      this.width,
-    ));
-    const located = (this.located ??= this.files.map((file) => {
-      const path = this.source.pathOf(file);
-      return { path, load: () => this.load(file, path) };
-    }));
+    const whole = this.wholeFiles();
+    const located = this.locatedFiles();
     try {
       for (let f = 0; f < this.files.length; f++) {
         const file = this.files[f];
@@ -1167,9 +1169,7 @@ export class CommittedKeys {
           any = (await this.lookupPaged(file, path, words, rows, candidates, foundWords, keys)) || any;
           continue;
         }
-        const filter = await this.cache.filter(path, load);
-        let n = 0;
-        for (let r = 0; r < rows; r++) if (filter.mayContain(words, r * w, w)) candidates[n++] = r;
+        const n = filtered(await this.cache.filter(path, load), words, rows, w, candidates);
         if (n === 0) continue;
         (await this.cache.table(path, load)).raise(words, candidates.subarray(0, n), foundWords);
         any = true;
@@ -1179,4 +1179,70 @@ export class CommittedKeys {
     }
     return any ? found : null;
   }
+
+  /**
+   * `lookup` answered at once, without a promise, when every file is kept whole with its filter
+   * (and, where the filter lets a key through, its key table) loaded in the cache: the same
+   * answer. Undefined when something is not at hand (then `lookup`, which loads it).
+   */
+  lookupNow(identities: BigUint64Array): BigInt64Array | null | undefined {
+    const rows = identities.length / this.width;
+    if (rows === 0 || this.files.length === 0) return null;
+    const whole = this.wholeFiles();
+    const located = this.locatedFiles();
+    const w = 2 * this.width;
+    const words = new Uint32Array(identities.buffer, identities.byteOffset, identities.length * 2);
+    let found: BigInt64Array | null = null;
+    let foundWords: Int32Array | null = null;
+    const candidates = this.takeCandidates(rows);
+    try {
+      for (let f = 0; f < this.files.length; f++) {
+        if (!whole[f]) return undefined;
+        const { path } = located[f];
+        const filter = this.cache.loadedFilter(path);
+        if (filter === undefined) return undefined;
+        const n = filtered(filter, words, rows, w, candidates);
+        if (n === 0) continue;
+        const table = this.cache.loadedTable(path);
+        if (table === undefined) return undefined;
+        if (found === null) {
+          found = new BigInt64Array(rows);
+          foundWords = new Int32Array(found.buffer).fill(-1);
+        }
+        table.raise(words, candidates.subarray(0, n), foundWords!);
+      }
+    } finally {
+      this.candidates = candidates;
+    }
+    return found;
+  }
+
+  /** The scratch of candidate rows, at least `rows` long (taken: an overlapping lookup allocates its own until it is given back). */
+  private takeCandidates(rows: number): Uint32Array {
+    let candidates = this.candidates;
+    this.candidates = null;
+    if (candidates === null || candidates.length < rows) candidates = new Uint32Array(Math.max(rows, 2 * (candidates?.length ?? 0)));
+    return candidates;
+  }
+
+  private wholeFiles(): boolean[] {
+    return (this.whole ??= this.cache.wholeFiles(
+      this.files.map((f) => Number(f.rowCount)),
+      this.width,
+    ));
+  }
+
+  private locatedFiles(): Array<{ path: string; load: () => Promise<FileKeyTable> }> {
+    return (this.located ??= this.files.map((file) => {
+      const path = this.source.pathOf(file);
+      return { path, load: () => this.load(file, path) };
+    }));
+  }
+}
+
+/** Writes to `candidates` the rows (of `rows` keys, `w` words each) whose identity `filter` may contain; returns how many. */
+function filtered(filter: KeyFilter, words: Uint32Array, rows: number, w: number, candidates: Uint32Array): number {
+  let n = 0;
+  for (let r = 0; r < rows; r++) if (filter.mayContain(words, r * w, w)) candidates[n++] = r;
+  return n;
 }

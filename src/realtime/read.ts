@@ -49,8 +49,12 @@ function residualOf(options: RealtimeReadOptions, fields: readonly DataField[]):
 
 const NONE: readonly arrow.RecordBatch[] = [];
 
-/** Committed files real-time append reads left unread (a deduplicate lookup of a key whose live row is in memory): for tests and benchmarks. */
-export const realtimeReadCounters = { filesSkipped: 0 };
+/**
+ * Committed files real-time append reads left unread (a deduplicate lookup of a key whose live
+ * row is in memory), and reads answered at once from memory (`memoryOnly` in
+ * createRealtimeReader): for tests and benchmarks.
+ */
+export const realtimeReadCounters = { filesSkipped: 0, memoryOnly: 0 };
 
 /**
  * The read's filter and the scan's (either may be absent) as one predicate: the same predicate
@@ -248,11 +252,49 @@ export async function createRealtimeReader(
   /** A DEDUPLICATE lookup of one key (`key = v`): the committed files may be skipped (see groups). */
   const oneKey = keyLookup !== null && keyLookup.identities.length === keyLookup.width;
 
+  /** The stored batches of a split's pinned view the read needs (an array or iterable: a store holding the view in memory). */
+  const queryReaderOf = (view: PinnedView, ticket: Ticket) => view.entry.store.createQueryReader(view.view, { offsetBegin: ticket.committedEnd, predicate: bothFilters(options.filter, ticket.scanFilter), readBatchSize: batchSize });
+
   /** The rows of a synchronous store's view (null: the store reads asynchronously, see groups). */
   const memoryOutputs = (reader: Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch>, window: OffsetWindow, deleted: FrozenDeletedOffsets | null): arrow.RecordBatch[] | null => {
     if (!(Symbol.iterator in reader)) return null;
     const out: arrow.RecordBatch[] = [];
     for (const raw of reader) for (const b of outputOf(raw, window, deleted)) out.push(b);
+    return out;
+  };
+
+  /** A split's memory rows computed by `memoryOnly` before it gave up (groups reuses them). */
+  const early = new Map<Split, arrow.RecordBatch[]>();
+
+  /**
+   * DEDUPLICATE key lookups (a small result) whose every row comes from memory, computed at
+   * once: each split is a real-time split over a store holding its view in memory, with no
+   * committed file, or with files a one-key lookup skips (its live row is in memory, see
+   * groups). The same rows as `groups`, without its async generator; null otherwise.
+   */
+  const memoryOnly = (): arrow.RecordBatch[] | null => {
+    if (!keyLookupFastPath || keyLookup === null) return null;
+    const out: arrow.RecordBatch[] = [];
+    let skipped = 0;
+    for (const split of splits) {
+      const view = isRealtimeSplit(split) ? pinned.get(split) : undefined;
+      if (view === undefined) {
+        if (split.files.length > 0) return null;
+        continue;
+      }
+      if (split.files.length > 0 && !oneKey) return null;
+      const ticket = tickets.get(split as RealtimeSplit)!;
+      const memory = memoryOutputs(queryReaderOf(view, ticket), offsetWindow(ticket.committedEnd, ticket.memoryEnd), ticket.deleted ?? null);
+      if (memory === null) return null; // (an asynchronous store: not started, nothing read)
+      early.set(split, memory);
+      if (split.files.length > 0) {
+        if (memory.length === 0) return null;
+        skipped += split.files.length;
+      }
+      for (const b of memory) out.push(b);
+    }
+    realtimeReadCounters.filesSkipped += skipped;
+    realtimeReadCounters.memoryOnly++;
     return out;
   };
 
@@ -262,15 +304,15 @@ export async function createRealtimeReader(
       const ticket = view ? tickets.get(split as RealtimeSplit)! : null;
       const deleted = ticket?.deleted ?? null;
       const window = ticket ? offsetWindow(ticket.committedEnd, ticket.memoryEnd) : null;
-      const readerOf = () => view!.entry.store.createQueryReader(view!.view, { offsetBegin: ticket!.committedEnd, predicate: bothFilters(options.filter, ticket!.scanFilter), readBatchSize: batchSize });
+      const readerOf = () => queryReaderOf(view!, ticket!);
       let reader: Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch> | null = null;
-      let memory: arrow.RecordBatch[] | null = null;
+      let memory: arrow.RecordBatch[] | null = early.get(split) ?? null;
       if (split.files.length > 0) {
         // A lookup of one key whose row the view holds in memory (not deleted, passing the
         // filter): that row is the key's one live row, so the view's deletion vectors and pending
         // deletions hide every committed row of the key (the write that added it deleted the row
         // it superseded): the committed files hold no row of the result and are not read.
-        if (oneKey && ticket !== null) memory = memoryOutputs((reader = readerOf()), window!, deleted);
+        if (oneKey && ticket !== null) memory ??= memoryOutputs((reader = readerOf()), window!, deleted);
         if (memory !== null && memory.length > 0) realtimeReadCounters.filesSkipped += split.files.length;
         else {
           // DEDUPLICATE: pending deleted offsets hide committed rows too, by exact row position
@@ -284,19 +326,29 @@ export async function createRealtimeReader(
         }
       }
       if (ticket === null) continue;
-      reader ??= readerOf();
-      memory ??= memoryOutputs(reader, window!, deleted);
+      if (memory === null) {
+        reader ??= readerOf();
+        memory = memoryOutputs(reader, window!, deleted);
+      }
       if (memory !== null) {
         if (memory.length > 0) yield memory;
         continue;
       }
-      for await (const raw of reader) {
+      for await (const raw of reader!) {
         const out = outputOf(raw, window!, deleted);
         if (out.length > 0) yield out;
       }
     }
   }
 
+  let ready: arrow.RecordBatch[] | null;
+  try {
+    ready = memoryOnly();
+  } catch (e) {
+    await releaseAll();
+    throw e;
+  }
+  if (ready !== null) return batchArrayReader(ready, releaseAll);
   return groupedBatchReader(groups(), releaseAll);
 }
 
@@ -410,8 +462,8 @@ function memoryRunsOf(table: FileStoreTable, pk: PrimaryKeyRead, options: Realti
 
 let keyLookupFastPath = true;
 
-/** Tests: turn the synchronous key-lookup path off (false) to compare it with the general path. */
-export function setPrimaryKeyLookupFastPath(enabled: boolean): void {
+/** Tests: turn the synchronous key-lookup paths (PK, and deduplicate lookups answered from memory) off (false) to compare them with the general path. */
+export function setKeyLookupFastPath(enabled: boolean): void {
   keyLookupFastPath = enabled;
 }
 

@@ -19,7 +19,7 @@ import { checkRowKinds } from "../write/pk-write.js";
 import { RowKind } from "../write/table-write.js";
 import type { StoreEntry } from "./context.js";
 import { dedupFieldsOf } from "./dedup.js";
-import { keyIdentities, survivingRows, type FrozenDeletedOffsets } from "./dedup-key-index.js";
+import { keyIdentities, survivingRows, type DedupKeyIndex, type FrozenDeletedOffsets } from "./dedup-key-index.js";
 import { dedupLookupOptions, type DedupLookupCache } from "./dedup-lookup.js";
 import type { RealtimeStoreMode } from "./options.js";
 import { numberedPrimaryKeyBatch, sortPrimaryKeyBatch } from "./pk-batch.js";
@@ -58,6 +58,11 @@ export interface RealtimeWriteMode {
    * (or INSERT) is the row kind of row i of batch b.
    */
   toStored(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<arrow.RecordBatch[]>;
+  /**
+   * DEDUPLICATE: `toStored` done at once, without a promise, when nothing it needs has to be
+   * loaded; undefined (nothing changed) when it would wait.
+   */
+  toStoredNow?(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): arrow.RecordBatch[] | undefined;
   /**
    * Writes a partition-bucket's sealed segments (stored batches, in order) as table files;
    * DEDUPLICATE leaves out the rows whose offsets `deleted` holds (superseded before the prepare).
@@ -264,6 +269,29 @@ export class DedupWriteMode extends AppendWriteMode {
     // probe, and apply then finds each key in the index once.
     const found: Array<BigInt64Array | null> = [];
     for (let b = 0; b < batches.length; b++) found.push(await committed.lookup(identities[b], keys[b]));
+    return this.applyKeys(index, batches, identities, found, kinds, kindOffsets);
+  }
+
+  /**
+   * `toStored` without a promise when the key index is at the entry's base snapshot and every
+   * committed lookup is answered from the lookup cache (CommittedKeys.lookupNow): the usual small
+   * write. Undefined, with nothing changed, when either would have to load.
+   */
+  toStoredNow(entry: StoreEntry, batches: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): arrow.RecordBatch[] | undefined {
+    const current = entry.dedup!.keysAt(entry.baseSnapshotId);
+    if (current === null) return undefined;
+    const identities = batches.map((b) => keyIdentities(keyColumnFromArrow(b.data.children[this.keyColumn])));
+    const found: Array<BigInt64Array | null> = [];
+    for (let b = 0; b < batches.length; b++) {
+      const f = current.committed.lookupNow(identities[b]);
+      if (f === undefined) return undefined;
+      found.push(f);
+    }
+    return this.applyKeys(current.index, batches, identities, found, kinds, kindOffsets);
+  }
+
+  /** The key index changes of the batches (`found`: their keys' committed offsets) and the stored batches: their add rows. */
+  private applyKeys(index: DedupKeyIndex, batches: readonly arrow.RecordBatch[], identities: readonly BigUint64Array[], found: ReadonlyArray<BigInt64Array | null>, kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): arrow.RecordBatch[] {
     const out: arrow.RecordBatch[] = [];
     for (let b = 0; b < batches.length; b++) {
       const batch = batches[b];

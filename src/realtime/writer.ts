@@ -76,6 +76,16 @@ export async function newRealtimeWrite(table: FileStoreTable, options: TableWrit
   return new RealtimeTableWrite(table, options, ctx, rt, realtimeWriteMode(table, mode, () => ctx.dedupLookupCache(table)));
 }
 
+let dedupWriteFastPath = true;
+
+/** Tests: turn the synchronous deduplicate write path off (false) to compare it with the path under the lock. */
+export function setDedupWriteFastPath(enabled: boolean): void {
+  dedupWriteFastPath = enabled;
+}
+
+/** Tests: how many deduplicate writes took the synchronous path. */
+export const dedupWriteCounters = { now: 0 };
+
 const partitionKeyJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x instanceof Date ? `D${x.toISOString()}` : x instanceof Uint8Array ? Array.from(x) : x));
 
 /**
@@ -253,14 +263,18 @@ export class RealtimeTableWrite extends TableWrite {
     const entry = this.context.entry(id.key) ?? (await this.context.getOrCreateEntry(table, id, (d) => this.storeRequest(d)));
     this.checkUsable();
     if (this.mode.storeMode === "DEDUPLICATE") {
-      entry.dedup ??= new DedupEntryState();
-      // Key-index changes and the store writes they belong to are one step for views and prepares.
-      await entry.dedup.lock.run(() => this.publish(entry, normalized, target.rowKinds, kindOffsets));
+      const dedup = (entry.dedup ??= new DedupEntryState());
+      // Key-index changes and the store writes they belong to are one step for views and prepares:
+      // done at once when no step runs or waits and nothing has to load (the usual small write),
+      // else under the lock.
+      const now = dedup.lock.idle && dedupWriteFastPath ? this.publishNow(entry, normalized, target.rowKinds, kindOffsets) : undefined;
+      if (now === undefined) await dedup.lock.run(() => this.publish(entry, normalized, target.rowKinds, kindOffsets));
+      else if (now !== null) await dedup.lock.run(() => now); // (a store that writes asynchronously: the rest under the lock)
     } else await this.publish(entry, normalized, target.rowKinds, kindOffsets);
   }
 
-  /** Validates every batch's offsets (changing nothing on failure), then stores the batches. */
-  private async publish(entry: StoreEntry, normalized: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<void> {
+  /** Validates every batch's offsets (changing nothing on failure): their ranges, and the offset after them. */
+  private offsetRanges(entry: StoreEntry, normalized: readonly arrow.RecordBatch[]): { ranges: OffsetRange[]; next: bigint } {
     this.checkUsable();
     let next = entry.nextOffset;
     const ranges: OffsetRange[] = [];
@@ -270,17 +284,59 @@ export class RealtimeTableWrite extends TableWrite {
       ranges.push(r);
       next = r.end;
     }
+    return { ranges, next };
+  }
+
+  /** Validates every batch's offsets (changing nothing on failure), then stores the batches. */
+  private async publish(entry: StoreEntry, normalized: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<void> {
+    const { ranges, next } = this.offsetRanges(entry, normalized);
     const stored = await this.mode.toStored(entry, normalized, kinds, kindOffsets);
+    await this.store(entry, stored, ranges, next);
+  }
+
+  /**
+   * DEDUPLICATE `publish` at once (the mode's toStoredNow): undefined, with nothing changed, when
+   * it would wait; else null when done, or the promise of a store still writing.
+   */
+  private publishNow(entry: StoreEntry, normalized: readonly arrow.RecordBatch[], kinds: ArrayLike<number> | undefined, kindOffsets: readonly number[]): Promise<void> | null | undefined {
+    const { ranges, next } = this.offsetRanges(entry, normalized);
+    const stored = this.mode.toStoredNow!(entry, normalized, kinds, kindOffsets);
+    if (stored === undefined) return undefined;
+    dedupWriteCounters.now++;
+    return this.store(entry, stored, ranges, next) ?? null;
+  }
+
+  /** Hands validated stored batches to the store; a promise only while a store writes asynchronously. */
+  private store(entry: StoreEntry, stored: readonly arrow.RecordBatch[], ranges: readonly OffsetRange[], next: bigint): Promise<void> | undefined {
     entry.nextOffset = next;
     this.touched.add(entry);
+    for (let i = 0; i < stored.length; i++) {
+      let p: Promise<void> | void;
+      try {
+        p = entry.store.write({ batch: stored[i], offsetRange: ranges[i] });
+      } catch (e) {
+        throw this.writeFailed(entry, e);
+      }
+      if (p !== undefined) return this.storeRest(entry, stored, ranges, i, p);
+    }
+    return undefined;
+  }
+
+  /** `store` from batch `i` on, whose write `pending` is under way. */
+  private async storeRest(entry: StoreEntry, stored: readonly arrow.RecordBatch[], ranges: readonly OffsetRange[], i: number, pending: Promise<void>): Promise<void> {
     try {
-      for (let i = 0; i < stored.length; i++) {
-        const p = entry.store.write({ batch: stored[i], offsetRange: ranges[i] });
+      await pending;
+      for (let j = i + 1; j < stored.length; j++) {
+        const p = entry.store.write({ batch: stored[j], offsetRange: ranges[j] });
         if (p !== undefined) await p;
       }
     } catch (e) {
-      throw this.context.invalidate(`write to ${entry.description} failed: ${(e as Error).message}`, e);
+      throw this.writeFailed(entry, e);
     }
+  }
+
+  private writeFailed(entry: StoreEntry, e: unknown): PaimonError {
+    return this.context.invalidate(`write to ${entry.description} failed: ${(e as Error).message}`, e);
   }
 
   /** Freezes the building data of this writer's partition-buckets; spills when realtime.spill-enabled. */

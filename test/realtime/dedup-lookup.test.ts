@@ -192,6 +192,11 @@ describe("append deduplicate key lookups", () => {
     // several keys, or a filter the key index does not answer: the files are read
     expect((await counted(col("id").in([1, 3]))).skipped).toBe(0);
     expect((await counted(and(col("id").ge(3), col("id").le(3)))).skipped).toBe(0);
+    // the lookups whose rows are all in memory are answered at once (no generator to step):
+    // keys 3, 4 (files skipped) and 6 (files pruned), and key 7 (in no file, in no batch)
+    const memoryOnly = realtimeReadCounters.memoryOnly;
+    for (const k of [1, 2, 3, 4, 5, 6, 7]) await lookup(table, ctx, col("id").eq(k));
+    expect(realtimeReadCounters.memoryOnly - memoryOnly).toBe(4);
     for (const k of [1, 2, 3, 4, 5, 6, 7]) expect(await lookup(table, ctx, col("id").eq(k))).toEqual(await plainLookup(table, ctx, k));
     await commit();
     await w.close();

@@ -12,6 +12,8 @@ import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, compactFully, readRows, tempDir } from "./helpers.js";
 import { dedupBatch, makeDedupTable } from "./dedup-helpers.js";
 import { isRetract, ModelDriver, modelOps, type ModelEvent, type ModelLayout, type ModelOp } from "./model-driver.js";
+import { realtimeReadCounters, setKeyLookupFastPath } from "../../src/realtime/read.js";
+import { dedupWriteCounters, setDedupWriteFastPath } from "../../src/realtime/writer.js";
 
 afterAll(cleanupDirs);
 
@@ -74,9 +76,17 @@ async function expectLookups(table: Table, ctx: RealtimeContext, model: Map<stri
   ];
   for (const [filter, wanted] of lookups) {
     const expected = new Map([...model].filter(([k, offset]) => wanted(Number(k.split(":")[1]), offset)));
-    const got = new Map<string, number>();
-    for (const r of await readRows(table, { ctx, filter, predicateFilter: true })) got.set(`${r.dt as string}:${r.id as number}`, Number(r._REALTIME_OFFSET as bigint));
-    expect(sorted(got), `lookup ${JSON.stringify(filter)}`).toEqual(sorted(expected));
+    for (const fast of [true, false]) {
+      // the synchronous path of lookups answered from memory, and the general path
+      setKeyLookupFastPath(fast);
+      const got = new Map<string, number>();
+      try {
+        for (const r of await readRows(table, { ctx, filter, predicateFilter: true })) got.set(`${r.dt as string}:${r.id as number}`, Number(r._REALTIME_OFFSET as bigint));
+      } finally {
+        setKeyLookupFastPath(true);
+      }
+      expect(sorted(got), `lookup ${JSON.stringify(filter)} (fast path ${fast})`).toEqual(sorted(expected));
+    }
   }
 }
 
@@ -100,14 +110,25 @@ async function runSequence(table: Table, ops: ModelOp[], tmp: string): Promise<v
 
 it("append deduplicate: matches a last-row-per-key model after every step over many random sequences, with and without spill", async () => {
   let run = 0;
+  const memoryOnly = realtimeReadCounters.memoryOnly;
+  const writesNow = dedupWriteCounters.now;
   await fc.assert(
-    fc.asyncProperty(modelOps(TARGETS.length), fc.boolean(), async (ops, spill) => {
+    // writes through the synchronous path where nothing has to wait or load, or all under the lock
+    fc.asyncProperty(modelOps(TARGETS.length), fc.boolean(), fc.boolean(), async (ops, spill, fastWrites) => {
       const options: Record<string, string> = spill ? { "realtime.spill-enabled": "true", "read.batch-size": "3" } : {};
       const table = await makeDedupTable(options, { warehouse: `memory://rt-dedup-model-${run++}`, partitioned: true });
-      await runSequence(table, ops, tempDir());
+      setDedupWriteFastPath(fastWrites);
+      try {
+        await runSequence(table, ops, tempDir());
+      } finally {
+        setDedupWriteFastPath(true);
+      }
     }),
     { numRuns: 60, seed: 20261202 },
   );
+  // lookups took the synchronous path (rows in memory only) and the general one (rows in files); so did writes
+  expect(realtimeReadCounters.memoryOnly).toBeGreaterThan(memoryOnly);
+  expect(dedupWriteCounters.now).toBeGreaterThan(writesNow);
 }, 600_000);
 
 it("append deduplicate: the same model with a lookup cache too small to keep a file's keys (every lookup evicts and reloads, sidecars read in 16-byte pages)", async () => {

@@ -16,6 +16,8 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { fileIOSource, toByteSource } from "../../src/format/source.js";
 import { readParquetFooter } from "../../src/format/parquet-stats.js";
 import { readChunkPages } from "../../src/format/page-index.js";
+import { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
+import { dedupWriteCounters, setDedupWriteFastPath } from "../../src/realtime/writer.js";
 
 afterAll(cleanupDirs);
 
@@ -63,6 +65,51 @@ describe("real-time append deduplicate mode", () => {
     expect(await files(table)).toEqual({ rows: [3, 4], deleted: 2 });
     expect((await table.latestSnapshot())!.commitKind).toBe("APPEND");
     await w.close();
+  });
+
+  it("concurrent writes to a store that writes asynchronously: a write done at once keeps the lock while its store write is under way, the next waits (same rows, same order)", async () => {
+    const table = await makeDedupTable();
+    const order: string[] = [];
+    const factory = {
+      create(request: ConstructorParameters<typeof ArrowRealtimeStore>[0]) {
+        const inner = new ArrowRealtimeStore(request);
+        return {
+          write: async (b: Parameters<ArrowRealtimeStore["write"]>[0]) => {
+            order.push(`start ${b.offsetRange.begin}`);
+            await new Promise((r) => setTimeout(r, 2));
+            inner.write(b);
+            order.push(`end ${b.offsetRange.begin}`);
+          },
+          freeze: () => inner.freeze(),
+          createCommitReader: (seg: never) => inner.createCommitReader(seg),
+          acquireReadView: () => inner.acquireReadView(),
+          createQueryReader: (v: never, c: never) => inner.createQueryReader(v, c),
+          advanceCommittedOffset: (e: bigint) => inner.advanceCommittedOffset(e),
+          getDataUsage: () => inner.getDataUsage(),
+          close: () => inner.close(),
+        };
+      },
+    };
+    for (const fast of [true, false]) {
+      setDedupWriteFastPath(fast);
+      order.length = 0;
+      try {
+        const ctx = await RealtimeContext.create(factory as never);
+        const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+        await w.write(dedupBatch([[1, 0], [2, 1]]), B0); // loads the (no) committed keys
+        const before = dedupWriteCounters.now;
+        await Promise.all([w.write(dedupBatch([[1, 2], [3, 3]]), B0), w.write(dedupBatch([[3, 4], [2, 5]]), B0), w.write(dedupBatch([[1, 6]]), B0)]);
+        expect(dedupWriteCounters.now - before).toBe(fast ? 1 : 0); // the first one (the others found the lock held)
+        expect(order).toEqual(["start 0", "end 0", "start 2", "end 2", "start 4", "end 4", "start 6", "end 6"]);
+        expect(await rows(table, { ctx })).toEqual([row(1, 6), row(2, 5), row(3, 4)]);
+        const p = await w.prepareCommitWithProgress(1);
+        expect(p[0].offsetRange).toEqual({ begin: 0n, end: 7n });
+        expect([...p[0].deletedOffsets!.toBigUint64Array()]).toEqual([0n, 1n, 2n, 3n]);
+        await ctx.close();
+      } finally {
+        setDedupWriteFastPath(true);
+      }
+    }
   });
 
   it("deletes and UPDATE_BEFORE mark the live row deleted and store nothing; a delete-only prepare advances progress with an empty increment", async () => {

@@ -8,7 +8,7 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { and, col, or, type RealtimeContext } from "../../src/index.js";
 import type { Predicate } from "../../src/predicate/predicate.js";
-import { primaryKeyLookupCounters, setPrimaryKeyLookupFastPath } from "../../src/realtime/read.js";
+import { primaryKeyLookupCounters, setKeyLookupFastPath } from "../../src/realtime/read.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, compactFully, makeTable, tempDir } from "./helpers.js";
 import { ModelDriver, modelOps, type ModelEvent, type ModelLayout } from "./model-driver.js";
@@ -72,7 +72,7 @@ const probeArb: fc.Arbitrary<Probe> = fc
   });
 
 async function lookup(table: Table, ctx: RealtimeContext, probe: Probe, fast: boolean): Promise<unknown[]> {
-  setPrimaryKeyLookupFastPath(fast);
+  setKeyLookupFastPath(fast);
   try {
     const plan = await table.newScan({ realtime: ctx, filter: probe.filter }).plan();
     const read = table.newRead({ realtime: ctx, filter: probe.filter, predicateFilter: probe.predicateFilter, withRowKind: probe.withRowKind, projection: probe.projection && [...probe.projection] });
@@ -80,7 +80,7 @@ async function lookup(table: Table, ctx: RealtimeContext, probe: Probe, fast: bo
     expect(result.schema.fields.map((f) => f.name)).toEqual(read.outputSchema.fields.map((f) => f.name));
     return result.toArray().map((r) => r.toJSON());
   } finally {
-    setPrimaryKeyLookupFastPath(true);
+    setKeyLookupFastPath(true);
   }
 }
 
