@@ -41,6 +41,8 @@ export interface PrimaryKeyConfig {
   dvMergeOnRead: boolean;
   bitmap64: boolean;
   ignoreDelete: boolean;
+  /** `ignore-update-before`: UPDATE_BEFORE rows are dropped at write (Java's RowKindFilter). */
+  ignoreUpdateBefore: boolean;
   sequenceFields: string[];
   changelogProducer: string;
   numSortedRunCompactionTrigger: number;
@@ -81,6 +83,7 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
     dvMergeOnRead: options.bool("deletion-vectors.merge-on-read", false),
     bitmap64: options.bool("deletion-vectors.bitmap64", false),
     ignoreDelete,
+    ignoreUpdateBefore: options.bool("ignore-update-before", false),
     sequenceFields: seq ? seq.split(",").map((s) => s.trim()).filter((s) => s !== "") : [],
     changelogProducer: (options.get("changelog-producer") ?? "none").trim().toLowerCase(),
     numSortedRunCompactionTrigger: trigger,

@@ -261,8 +261,8 @@ export class MergeTreeBucketWriter {
       data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
     } else kinds = new Int8Array(batch.numRows);
     // Java's RowKindFilter: ignore-delete drops DELETE and UPDATE_BEFORE rows, ignore-update-before UPDATE_BEFORE rows
-    const ignoreDelete = this.options.config.ignoreDelete;
-    if (ignoreDelete || this.options.table.coreOptions.bool("ignore-update-before", false)) {
+    const { ignoreDelete, ignoreUpdateBefore } = this.options.config;
+    if (ignoreDelete || ignoreUpdateBefore) {
       const kept = (kind: number) => kind !== 1 && (kind !== 3 || !ignoreDelete);
       let keep = 0;
       for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
