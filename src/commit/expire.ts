@@ -1,6 +1,6 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
 // single warehouse needs): drop old snapshots and every file only they reference.
-import { FILE_KIND_DELETE, type DataFileMeta } from "../spec/manifest.js";
+import { FILE_KIND_DELETE } from "../spec/manifest.js";
 import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
@@ -69,7 +69,7 @@ export async function expireSnapshots(
     const deleted = new Map<string, string[]>();
     for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
       for (const e of await manifests.readManifest(meta.fileName)) {
-        const [dataPath, ...extra] = dataFilesOf(paths, e.partition, e.bucket, e.file);
+        const [dataPath, ...extra] = paths.dataFilesOf(e.partition, e.bucket, e.file);
         if (e.kind === FILE_KIND_DELETE) deleted.set(dataPath!, [dataPath!, ...extra]);
         else deleted.delete(dataPath!);
       }
@@ -141,12 +141,6 @@ export async function collectMetadataFiles(manifests: ManifestStore, paths: Tabl
     offsets = snapshot.properties![REALTIME_OFFSETS_PROPERTY];
   }
   if (offsets !== null) into.add(`path:${offsets}`);
-}
-
-/** A data file of a partition-bucket (its external path when it has one) followed by its extra files. */
-export function dataFilesOf(paths: TablePaths, partition: Uint8Array, bucket: number, file: DataFileMeta): string[] {
-  const dir = paths.bucketDirOf(partition, bucket);
-  return [paths.dataFile(dir, file), ...file.extraFiles.map((extra) => paths.extraFile(dir, file, extra))];
 }
 
 /** Paths of the files collected in `drop` that are not in `keep`. */

@@ -1,7 +1,6 @@
 // The commit protocol (format reference §10): turn file changes into manifests and a new
 // snapshot, publish it atomically, retry when another writer took the snapshot id, and
 // never commit a (commitUser, commitIdentifier) twice.
-import { dataFilesOf } from "./expire.js";
 import { PaimonError } from "../error.js";
 import { type FileIO, randomId } from "../fs/file-io.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
@@ -199,7 +198,7 @@ export class FileStoreCommit {
     for (const c of changes) {
       const d = c.dataIncrement;
       const k = c.compactIncrement;
-      for (const f of [...d.newFiles, ...d.changelogFiles, ...k.compactAfter, ...k.changelogFiles]) out.push(...dataFilesOf(this.manifests.paths, c.partition, c.bucket, f));
+      for (const f of [...d.newFiles, ...d.changelogFiles, ...k.compactAfter, ...k.changelogFiles]) out.push(...this.manifests.paths.dataFilesOf(c.partition, c.bucket, f));
       for (const f of [...d.newIndexFiles, ...k.newIndexFiles]) out.push(this.manifests.paths.indexFileOf(c.partition, c.bucket, f));
     }
     return out;

@@ -121,6 +121,7 @@ export class TablePaths {
   readonly dataRoot: string;
   /** `index-file-in-data-file-dir` (Java `FileStorePathFactory.indexFileFactory`). */
   readonly indexInDataDir: boolean;
+  private readonly partitionTypes: readonly DataType[];
 
   /**
    * @param root the table directory
@@ -134,6 +135,7 @@ export class TablePaths {
     this.externalPaths = (layout.externalPaths ?? []).filter((dir) => mayBeExternalDirectory(dir, root));
     this.dataRoot = joinPath(root, layout.dataFilePathDirectory ?? "");
     this.indexInDataDir = layout.indexFileInDataFileDir ?? false;
+    this.partitionTypes = partitionFields.map((f) => f.type);
   }
 
   get snapshotDir(): string {
@@ -183,7 +185,7 @@ export class TablePaths {
   }
 
   /** The bucket directory of a serialized partition row (arity header included); `values`: the row decoded, when at hand. */
-  bucketDirOf(partition: Uint8Array, bucket: number, values = fromBinaryRow(partition.subarray(4), this.partitionFields.map((f) => f.type))): string {
+  bucketDirOf(partition: Uint8Array, bucket: number, values = fromBinaryRow(partition.subarray(4), this.partitionTypes)): string {
     const { partitionDefaultName, partitionLegacyName } = this.layout;
     return this.bucketDir(partitionPath(this.partitionFields, values, partitionDefaultName!, partitionLegacyName!), bucket);
   }
@@ -201,6 +203,12 @@ export class TablePaths {
   /** Path of one of a data file's extra files: next to the data file (Java `DataFilePathFactory.toAlignedPath`). */
   extraFile(bucketDir: string, file: FileLocation, extraFileName: string): string {
     return joinPath(file.externalPath === null ? bucketDir : parentPath(file.externalPath), extraFileName);
+  }
+
+  /** A data file of the partition-bucket of a serialized partition row ({@link dataFile}), followed by its extra files. */
+  dataFilesOf(partition: Uint8Array, bucket: number, file: FileLocation & { readonly extraFiles: readonly string[] }): string[] {
+    const dir = this.bucketDirOf(partition, bucket);
+    return [this.dataFile(dir, file), ...file.extraFiles.map((extra) => this.extraFile(dir, file, extra))];
   }
 
   /**

@@ -4,7 +4,7 @@
 // the target does not hold, their manifests, index and offsets files) — every path checked to
 // lie inside the table before anything changes. Real-time progress needs no rewrite: the
 // target's effective progress is the table's again.
-import { collectMetadataFiles, dataFilesOf, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
+import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
@@ -49,7 +49,7 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
   for (const s of removed) {
     for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
       for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
-        if (e.kind === FILE_KIND_ADD && !live.has(keyOf(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...dataFilesOf(paths, e.partition, e.bucket, e.file));
+        if (e.kind === FILE_KIND_ADD && !live.has(keyOf(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
       }
     }
   }

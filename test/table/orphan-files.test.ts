@@ -4,7 +4,6 @@ import { dirname, join, relative } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { dataFilesOf } from "../../src/commit/expire.js";
 import { parseAge } from "../../src/commit/orphan-files.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "../../src/cli/remove-orphans.js";
 import { PaimonError } from "../../src/error.js";
@@ -105,7 +104,7 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
     await killed.write(batch([100, 101], ["x", "z"]));
     const lost = await killed.prepareCommit();
     const paths = table.paths;
-    const killedFiles = lost.flatMap((m) => m.data.dataIncrement.newFiles.flatMap((f) => dataFilesOf(paths, m.data.partition, m.data.bucket, f).map((p) => relative(table.location, p))));
+    const killedFiles = lost.flatMap((m) => m.data.dataIncrement.newFiles.flatMap((f) => paths.dataFilesOf(m.data.partition, m.data.bucket, f).map((p) => relative(table.location, p))));
     expect(killedFiles.map((f) => f.split("/")[0] + "/" + f.split(".").pop()).sort()).toEqual(["dt=x/index", "dt=x/parquet", "dt=z/index", "dt=z/parquet"]);
     // Leftovers of a commit that died after writing manifests, and of interrupted atomic writes.
     const leftovers = ["manifest/manifest-dead-0", "manifest/manifest-list-dead-1", "index/index-dead-0", "snapshot/.snapshot-4.0b1c.tmp", "schema/.schema-1.77aa.tmp", "dt=y/bucket-0/.data-dead.parquet.5e5e.tmp"];
@@ -183,7 +182,7 @@ describe("removeOrphanFiles (Java remove_orphan_files)", () => {
       const outputOf = (messages: typeof c2) =>
         messages
           .flatMap((m) => [
-            ...m.data.compactIncrement.compactAfter.flatMap((f) => dataFilesOf(paths, m.data.partition, m.data.bucket, f)),
+            ...m.data.compactIncrement.compactAfter.flatMap((f) => paths.dataFilesOf(m.data.partition, m.data.bucket, f)),
             ...m.data.compactIncrement.newIndexFiles.map((f) => table.paths.index(f.fileName)),
           ])
           .map((p) => relative(table.location, p));
