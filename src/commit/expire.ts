@@ -7,6 +7,7 @@ import { ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
 import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
+import { expireConsumers, minConsumerNextSnapshot } from "../table/consumers.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { type FileIO, deleteFiles } from "../fs/file-io.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
@@ -16,14 +17,41 @@ export interface ExpireOptions {
   retainMax?: number;
   /** Always keep at least this many (default `snapshot.num-retained.min`). */
   retainMin?: number;
-  /** Expire snapshots older than this many ms, beyond `retainMin` (default `snapshot.time-retained`). */
+  /** Keep snapshots needed for time travel to this many ms ago, beyond `retainMin` (default `snapshot.time-retained`). */
   olderThanMs?: number;
+  /** Expire at most this many snapshots in one call (default `snapshot.expire.limit`, 50). */
+  maxDeletes?: number;
 }
 
 /** A missing metadata file (already deleted by an earlier, interrupted expiry) references nothing; anything else fails expiry. */
 export function missingAsEmpty(error: unknown): never[] {
   if (error instanceof PaimonError && error.code === "NOT_FOUND") return [];
   throw error;
+}
+
+/**
+ * The id of the first snapshot to keep, as Java's ExpireSnapshotsImpl decides it: snapshots beyond
+ * `retainMax` go; of the others, one goes only when the snapshot after it is older than
+ * `olderThan` (so a time-travel read to any moment in the retained time still finds the snapshot
+ * that was the latest then), never within the newest `retainMin`, never the next snapshot of a
+ * consumer (a streaming reader's progress), at most `maxDeletes` at a time.
+ */
+async function firstRetainedId(
+  snapshots: SnapshotManager,
+  ids: readonly number[],
+  limits: { retainMin: number; retainMax: number; maxDeletes: number; olderThan: number; consumerNext: number | null },
+): Promise<number> {
+  const earliest = ids[0]!;
+  const latest = ids[ids.length - 1]!;
+  const min = Math.max(latest - limits.retainMax + 1, earliest);
+  let maxExclusive = latest - limits.retainMin + 1;
+  if (limits.consumerNext !== null) maxExclusive = Math.min(maxExclusive, limits.consumerNext);
+  maxExclusive = Math.min(maxExclusive, earliest + limits.maxDeletes);
+  for (let id = min; id < maxExclusive; id++) {
+    const next = await snapshots.tryGetSnapshot(id + 1);
+    if (next !== null && limits.olderThan <= next.timeMillis) return Math.max(id, earliest);
+  }
+  return Math.max(maxExclusive, earliest);
 }
 
 /** Expires snapshots per `options`; returns how many snapshot files were removed. */
@@ -38,19 +66,20 @@ export async function expireSnapshots(
   const snapshots = new SnapshotManager(io, root);
   const paths = new TablePaths(root, tableOptions, partitionFields);
   const manifests = new ManifestStore(io, paths, partitionFields, tableOptions.manifestCompression);
+  // as Java's commit maintenance does before expiring snapshots: consumers idle for longer than
+  // consumer.expiration-time stop holding snapshots
+  const consumerExpiration = tableOptions.consumerExpirationTime;
+  if (consumerExpiration !== null) await expireConsumers(io, root, now - consumerExpiration);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
   const retainMin = Math.max(1, options.retainMin ?? tableOptions.snapshotNumRetainedMin);
   const retainMax = Math.max(retainMin, options.retainMax ?? tableOptions.snapshotNumRetainedMax);
+  const maxDeletes = Math.max(0, options.maxDeletes ?? tableOptions.snapshotExpireLimit);
   const olderThan = now - (options.olderThanMs ?? tableOptions.snapshotTimeRetained);
-  // Expire the oldest snapshots: all beyond retainMax, and older ones beyond retainMin.
-  let end = Math.max(0, ids.length - retainMax);
-  for (let i = end; i < ids.length - retainMin; i++) {
-    const s = await snapshots.tryGetSnapshot(ids[i]);
-    if (s === null || s.timeMillis >= olderThan) break;
-    end = i + 1;
-  }
-  if (end === 0) return 0;
+  const consumerNext = tableOptions.consumerChangelogOnly ? null : await minConsumerNextSnapshot(io, root);
+  const keepFrom = await firstRetainedId(snapshots, ids, { retainMin, retainMax, maxDeletes, olderThan, consumerNext });
+  const end = ids.findIndex((id) => id >= keepFrom);
+  if (end <= 0) return 0;
   const expired = ids.slice(0, end);
   const retained: Snapshot[] = [];
   for (const id of ids.slice(end)) {

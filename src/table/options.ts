@@ -24,6 +24,9 @@ export const Options = {
   SNAPSHOT_NUM_RETAINED_MIN: "snapshot.num-retained.min",
   SNAPSHOT_NUM_RETAINED_MAX: "snapshot.num-retained.max",
   SNAPSHOT_TIME_RETAINED: "snapshot.time-retained",
+  SNAPSHOT_EXPIRE_LIMIT: "snapshot.expire.limit",
+  CONSUMER_EXPIRATION_TIME: "consumer.expiration-time",
+  CONSUMER_CHANGELOG_ONLY: "consumer.changelog-only",
   READ_BATCH_SIZE: "read.batch-size",
   READ_CHUNK_CACHE_MAX_MEMORY: "read.chunk-cache.max-memory",
   COMPACTION_WORKERS: "compaction.workers",
@@ -265,5 +268,20 @@ export class TableOptions {
 
   get snapshotTimeRetained(): number {
     return this.duration(Options.SNAPSHOT_TIME_RETAINED, "1 h");
+  }
+
+  /** How many snapshots one expiry removes at most (Java default 50). */
+  get snapshotExpireLimit(): number {
+    return this.int(Options.SNAPSHOT_EXPIRE_LIMIT, 50);
+  }
+
+  /** Consumers idle for longer than this (ms) are dropped before snapshots expire; null: kept forever (Java's default). */
+  get consumerExpirationTime(): number | null {
+    return this.raw[Options.CONSUMER_EXPIRATION_TIME] === undefined ? null : this.duration(Options.CONSUMER_EXPIRATION_TIME, "0 ms");
+  }
+
+  /** `consumer.changelog-only`: consumers protect only changelog files, not snapshots. */
+  get consumerChangelogOnly(): boolean {
+    return this.bool(Options.CONSUMER_CHANGELOG_ONLY, false);
   }
 }

@@ -1,0 +1,106 @@
+// Which snapshots expiry keeps, as Java's ExpireSnapshotsImpl decides: the next snapshot of every
+// consumer (a streaming reader's progress), the snapshot that was the latest at the start of the
+// retained time, at most `snapshot.expire.limit` removed a call; idle consumers expire first.
+import { utimesSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import * as arrow from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import { expireSnapshots } from "../../src/commit/expire.js";
+import type { Table } from "../../src/table/table.js";
+import { tempDirs } from "../support/temp-dirs.js";
+import { failure } from "./helpers.js";
+
+const tempDir = tempDirs("paimon-rt-expire-");
+
+async function tableWithSnapshots(count: number, options: Record<string, string> = {}): Promise<Table> {
+  const catalog = await Catalog.open(tempDir());
+  await catalog.createDatabase("db");
+  await catalog.createTable("db.t", { fields: [{ name: "id", type: "INT" }], options: { bucket: "1", "bucket-key": "id", ...options } });
+  const table = await catalog.getTable("db.t");
+  for (let i = 1; i <= count; i++) {
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int32(), data: Int32Array.of(i) }) }));
+    await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(), i);
+    await w.close();
+    await new Promise((r) => setTimeout(r, 3)); // distinct commit times
+  }
+  return table;
+}
+
+const ids = async (table: Table) => (await table.listSnapshots()).map((s) => s.id);
+const readIds = async (table: Table) => {
+  const t = await table.newRead().toArrow((await table.newScan().plan()).splits);
+  return [...t.getChild("id")!.toArray()].sort((a, b) => a - b);
+};
+
+function writeConsumer(table: Table, id: string, nextSnapshot: number | string, mtimeMs?: number): void {
+  const dir = join(table.location, "consumer");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `consumer-${id}`);
+  writeFileSync(path, typeof nextSnapshot === "number" ? JSON.stringify({ nextSnapshot }) : nextSnapshot);
+  if (mtimeMs !== undefined) utimesSync(path, mtimeMs / 1000, mtimeMs / 1000);
+}
+
+describe("snapshot expiry: what is retained", () => {
+  it("keeps every snapshot from the smallest next snapshot of the consumers on; consumer.changelog-only lets them go", async () => {
+    const table = await tableWithSnapshots(6);
+    writeConsumer(table, "flink-job", 4);
+    writeConsumer(table, "other", 5);
+    expect(await table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(3);
+    expect(await ids(table)).toEqual([4, 5, 6]);
+    expect(await readIds(table)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await table.newRead().toArrow((await table.newScan({ snapshotId: 4 }).plan()).splits)).numRows).toBe(4); // the consumer's snapshot reads
+
+    const catalog = await Catalog.open(table.location.replace(/\/db\.db\/t$/, ""));
+    const relaxed = await catalog.alterTable("db.t", [{ kind: "setOption", key: "consumer.changelog-only", value: "true" }]);
+    expect(await relaxed.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(2);
+    expect(await ids(relaxed)).toEqual([6]);
+    expect(await readIds(relaxed)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("consumers idle for longer than consumer.expiration-time are deleted first and hold nothing", async () => {
+    const table = await tableWithSnapshots(5, { "consumer.expiration-time": "1 h" });
+    const now = Date.now();
+    writeConsumer(table, "stale", 2, now - 2 * 3600_000);
+    writeConsumer(table, "live", 4, now - 60_000);
+    expect(await expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMax: 1, retainMin: 1, olderThanMs: 0 }, now)).toBe(3);
+    expect(await ids(table)).toEqual([4, 5]);
+    expect((await table.fileIO.listStatus(join(table.location, "consumer"))).map((f) => f.name)).toEqual(["consumer-live"]);
+  });
+
+  it("a snapshot goes only when the one after it is older than the retained time: time travel to any moment in it finds the snapshot that was the latest then", async () => {
+    const table = await tableWithSnapshots(5);
+    const times = (await table.listSnapshots()).map((s) => s.timeMillis);
+    expect(new Set(times).size).toBe(5);
+    const now = times[4]! + 10_000;
+    // the retained time starts exactly when snapshot 3 was committed: snapshot 2 was the latest until then
+    const olderThanMs = now - times[2]!;
+    expect(await expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMin: 1, olderThanMs }, now)).toBe(1);
+    expect(await ids(table)).toEqual([2, 3, 4, 5]);
+    // one ms later snapshot 3 has been the latest since before the retained time: 2 goes too
+    expect(await expireSnapshots(table.fileIO, table.location, table.coreOptions, table.partitionFields, { retainMin: 1, olderThanMs: olderThanMs - 1 }, now)).toBe(1);
+    expect(await ids(table)).toEqual([3, 4, 5]);
+  });
+
+  it("removes at most snapshot.expire.limit snapshots a call (or maxDeletes)", async () => {
+    const table = await tableWithSnapshots(8, { "snapshot.expire.limit": "3" });
+    const expire = (o: { maxDeletes?: number } = {}) => table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0, ...o });
+    expect(await expire()).toBe(3);
+    expect(await ids(table)).toEqual([4, 5, 6, 7, 8]);
+    expect(await expire({ maxDeletes: 2 })).toBe(2);
+    expect(await ids(table)).toEqual([6, 7, 8]);
+    expect(await expire()).toBe(2);
+    expect(await ids(table)).toEqual([8]);
+    expect(await readIds(table)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it("a consumer file that is not a consumer's JSON stops expiry with nothing deleted", async () => {
+    const table = await tableWithSnapshots(3);
+    writeConsumer(table, "broken", "{not json");
+    const e = await failure(() => table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 }));
+    expect(e.code).toBe("CORRUPT_FILE");
+    expect(e.message).toContain("consumer-broken");
+    expect(await ids(table)).toEqual([1, 2, 3]);
+  });
+});
