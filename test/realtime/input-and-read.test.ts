@@ -1,5 +1,5 @@
 import * as arrow from "apache-arrow";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { and, col, isRealtimeSplit, RealtimeContext, RowKind } from "../../src/index.js";
 import { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
 import type { RealtimeSplit } from "../../src/realtime/scan.js";
@@ -129,7 +129,20 @@ describe("real-time scan and read", () => {
   });
 
   it("tickets: consumed by createReader, kept on failure, expire after the TTL; readers pin views", async () => {
-    const table = await makeTable({ "realtime.read-view-ttl": "150 ms" });
+    // the clock moves past the TTL only when the test says so: a short real TTL expired tickets
+    // early on a loaded machine (a plan and its createReader more than the TTL apart)
+    const realNow = Date.now.bind(Date);
+    let skew = 0;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => realNow() + skew);
+    try {
+      await ticketLifecycle(() => (skew += 2 * 3600_000));
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  async function ticketLifecycle(passTtl: () => void): Promise<void> {
+    const table = await makeTable({ "realtime.read-view-ttl": "1 h" });
     const ctx = await RealtimeContext.create();
     const w = await table.newWrite({ commitUser: "u", realtime: ctx });
     await w.write(rtBatch(range(0, 5)), { bucket: 0 });
@@ -160,12 +173,12 @@ describe("real-time scan and read", () => {
     // expiry
     await w.write(rtBatch([10]), { bucket: 0 });
     const p2 = await table.newScan({ realtime: ctx }).plan();
-    await new Promise((r) => setTimeout(r, 250));
+    passTtl();
     await expectCode(read.createReader(p2.splits), "TICKET_EXPIRED");
     expect(ctx.liveTicketCount).toBe(0);
     await w.prepareCommitWithProgress(2).then((p) => table.newCommit({ commitUser: "u" }).commitWithProgress(p, 2));
     await w.close();
-  });
+  }
 
   it("accepts an explicit snapshot only if it is not behind the context's reclaimed progress", async () => {
     const table = await makeTable();
