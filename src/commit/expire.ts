@@ -36,22 +36,49 @@ export function missingAsEmpty(error: unknown): never[] {
  * that was the latest then), never within the newest `retainMin`, never the next snapshot of a
  * consumer (a streaming reader's progress), at most `maxDeletes` at a time.
  */
-async function firstRetainedId(
-  snapshots: SnapshotManager,
-  ids: readonly number[],
-  limits: { retainMin: number; retainMax: number; maxDeletes: number; olderThan: number; consumerNext: number | null },
-): Promise<number> {
-  const earliest = ids[0]!;
-  const latest = ids[ids.length - 1]!;
+async function firstRetainedId(snapshots: SnapshotManager, earliest: number, latest: number, limits: RetentionLimits, consumerNext: number | null): Promise<number> {
   const min = Math.max(latest - limits.retainMax + 1, earliest);
   let maxExclusive = latest - limits.retainMin + 1;
-  if (limits.consumerNext !== null) maxExclusive = Math.min(maxExclusive, limits.consumerNext);
+  if (consumerNext !== null) maxExclusive = Math.min(maxExclusive, consumerNext);
   maxExclusive = Math.min(maxExclusive, earliest + limits.maxDeletes);
   for (let id = min; id < maxExclusive; id++) {
     const next = await snapshots.tryGetSnapshot(id + 1);
     if (next !== null && limits.olderThan <= next.timeMillis) return Math.max(id, earliest);
   }
   return Math.max(maxExclusive, earliest);
+}
+
+interface RetentionLimits {
+  retainMin: number;
+  retainMax: number;
+  maxDeletes: number;
+  /** Snapshots whose successor was committed before this time (ms since the epoch) may go. */
+  olderThan: number;
+}
+
+function retentionLimits(tableOptions: TableOptions, options: ExpireOptions, now: number): RetentionLimits {
+  const retainMin = Math.max(1, options.retainMin ?? tableOptions.snapshotNumRetainedMin);
+  return {
+    retainMin,
+    retainMax: Math.max(retainMin, options.retainMax ?? tableOptions.snapshotNumRetainedMax),
+    maxDeletes: Math.max(0, options.maxDeletes ?? tableOptions.snapshotExpireLimit),
+    olderThan: now - (options.olderThanMs ?? tableOptions.snapshotTimeRetained),
+  };
+}
+
+/**
+ * The expiry Java runs after every commit (`TableCommitImpl.maintain`, unless `write-only`), with
+ * the table's retention options. A table with nothing to expire costs a hint and a snapshot read
+ * or two; only then are the snapshots listed and the consumers read. Returns how many expired.
+ */
+export async function expireAfterCommit(io: FileIO, root: string, tableOptions: TableOptions, partitionFields: readonly DataField[], now = Date.now()): Promise<number> {
+  if (tableOptions.bool("write-only", false)) return 0;
+  const snapshots = new SnapshotManager(io, root);
+  const [earliest, latest] = [await snapshots.earliestSnapshotId(), await snapshots.latestSnapshotId()];
+  if (earliest === null || latest === null) return 0;
+  // consumers can only hold snapshots back, so without them nothing to expire means nothing at all
+  if ((await firstRetainedId(snapshots, earliest, latest, retentionLimits(tableOptions, {}, now), null)) <= earliest) return 0;
+  return expireSnapshots(io, root, tableOptions, partitionFields, {}, now);
 }
 
 /** Expires snapshots per `options`; returns how many snapshot files were removed. */
@@ -72,12 +99,9 @@ export async function expireSnapshots(
   if (consumerExpiration !== null) await expireConsumers(io, root, now - consumerExpiration);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
-  const retainMin = Math.max(1, options.retainMin ?? tableOptions.snapshotNumRetainedMin);
-  const retainMax = Math.max(retainMin, options.retainMax ?? tableOptions.snapshotNumRetainedMax);
-  const maxDeletes = Math.max(0, options.maxDeletes ?? tableOptions.snapshotExpireLimit);
-  const olderThan = now - (options.olderThanMs ?? tableOptions.snapshotTimeRetained);
+  const limits = retentionLimits(tableOptions, options, now);
   const consumerNext = tableOptions.consumerChangelogOnly ? null : await minConsumerNextSnapshot(io, root);
-  const keepFrom = await firstRetainedId(snapshots, ids, { retainMin, retainMax, maxDeletes, olderThan, consumerNext });
+  const keepFrom = await firstRetainedId(snapshots, ids[0]!, ids[ids.length - 1]!, limits, consumerNext);
   const end = ids.findIndex((id) => id >= keepFrom);
   if (end <= 0) return 0;
   const expired = ids.slice(0, end);

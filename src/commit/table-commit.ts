@@ -41,9 +41,11 @@ export class TableCommit {
   async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
     const { checkMessages, identifierOf } = await operations();
     checkMessages(this.table, messages);
-    return (await this.commit_()).commit(
-      messages.map((m) => m.data),
-      identifierOf(commitIdentifier),
+    return this.maintain(
+      await (await this.commit_()).commit(
+        messages.map((m) => m.data),
+        identifierOf(commitIdentifier),
+      ),
     );
   }
 
@@ -64,7 +66,7 @@ export class TableCommit {
       if (identifier === BATCH_COMMIT_IDENTIFIER || byIdentifier.has(identifier)) throw new PaimonError("INVALID_ARGUMENT", `filterAndCommit needs distinct streaming commit identifiers; got ${String(id)} twice or as the batch identifier`);
       byIdentifier.set(identifier, messages.map((m: CommitMessage) => m.data));
     }
-    return (await this.commit_()).filterAndCommit(byIdentifier);
+    return this.maintain(await (await this.commit_()).filterAndCommit(byIdentifier));
   }
 
   /**
@@ -85,7 +87,7 @@ export class TableCommit {
    */
   async commitWithProgress(progress: RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
     const { commitWithProgress } = await import("../realtime/commit.js");
-    return commitWithProgress(this.table, await this.commit_(), progress, commitIdentifier, watermark);
+    return this.maintain(await commitWithProgress(this.table, await this.commit_(), progress, commitIdentifier, watermark));
   }
 
   /**
@@ -100,7 +102,7 @@ export class TableCommit {
    */
   async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
     const { overwrite, identifierOf } = await operations();
-    return overwrite(this.table, await this.commit_(), messages, partition, identifierOf(commitIdentifier));
+    return this.maintain(await overwrite(this.table, await this.commit_(), messages, partition, identifierOf(commitIdentifier)));
   }
 
   /**
@@ -109,7 +111,7 @@ export class TableCommit {
    */
   async truncate(): Promise<number> {
     const { truncate } = await operations();
-    return truncate(this.table, await this.commit_());
+    return this.maintain(await truncate(this.table, await this.commit_()));
   }
 
   /**
@@ -119,7 +121,19 @@ export class TableCommit {
    */
   async dropPartitions(partitions: Array<Record<string, unknown>>): Promise<number> {
     const { dropPartitions } = await operations();
-    return dropPartitions(this.table, await this.commit_(), partitions);
+    return this.maintain(await dropPartitions(this.table, await this.commit_(), partitions));
+  }
+
+  /**
+   * What Java's commit does after every commit (`TableCommitImpl.maintain`) unless the table is
+   * `write-only`: snapshot expiry by the table's retention options (`snapshot.num-retained.*`,
+   * `snapshot.time-retained`, consumers). Best effort: the commit has succeeded, so a failure
+   * leaves the snapshots for the next commit or an explicit {@link expireSnapshots}, which reports it.
+   */
+  private async maintain<T>(result: T): Promise<T> {
+    const { expireAfterCommit } = await import("./expire.js");
+    await expireAfterCommit(this.table.fileIO, this.table.location, this.table.coreOptions, this.table.partitionFields).catch(() => 0);
+    return result;
   }
 
   /** Expires old snapshots and the files only they reference; returns how many expired. */

@@ -103,4 +103,15 @@ describe("snapshot expiry: what is retained", () => {
     expect(e.message).toContain("consumer-broken");
     expect(await ids(table)).toEqual([1, 2, 3]);
   });
+
+  it("every commit expires by the table's retention options, as Java's commit does; write-only tables keep everything", async () => {
+    const retention = { "snapshot.num-retained.min": "2", "snapshot.time-retained": "1 ms" };
+    const table = await tableWithSnapshots(5, retention);
+    expect(await ids(table)).toEqual([4, 5]);
+    expect(await readIds(table)).toEqual([1, 2, 3, 4, 5]);
+    const writeOnly = await tableWithSnapshots(5, { ...retention, "write-only": "true" });
+    expect(await ids(writeOnly)).toEqual([1, 2, 3, 4, 5]);
+    // Java's defaults (at least 10 snapshots, one hour) keep every snapshot of a young table
+    expect(await ids(await tableWithSnapshots(12))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
 });

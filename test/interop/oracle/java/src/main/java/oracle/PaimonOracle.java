@@ -123,6 +123,32 @@ public final class PaimonOracle {
                 read(a[1], a[2], snapshot, sort, withKind, filters, executeFilter, out);
                 return;
             }
+            case "consumer": {
+                // sets a streaming consumer's next snapshot, as a Flink job with consumer-id does
+                if (a.length != 5) throw new IllegalArgumentException("consumer <warehouse> <db.table> <id> <nextSnapshot>");
+                try (Catalog catalog = catalog(a[1])) {
+                    org.apache.paimon.table.FileStoreTable table = (org.apache.paimon.table.FileStoreTable) catalog.getTable(Identifier.fromString(a[2]));
+                    new org.apache.paimon.consumer.ConsumerManager(table.fileIO(), table.location())
+                            .resetConsumer(a[3], new org.apache.paimon.consumer.Consumer(Long.parseLong(a[4])));
+                }
+                out.println("{\"ok\":true}");
+                return;
+            }
+            case "expire": {
+                // Java's own snapshot expiry, with explicit limits; prints the snapshot ids left
+                if (a.length != 7) throw new IllegalArgumentException("expire <warehouse> <db.table> <retainMin> <retainMax> <olderThanMs> <maxDeletes>");
+                try (Catalog catalog = catalog(a[1])) {
+                    org.apache.paimon.table.FileStoreTable table = (org.apache.paimon.table.FileStoreTable) catalog.getTable(Identifier.fromString(a[2]));
+                    int expired = table.newExpireSnapshots().config(org.apache.paimon.options.ExpireConfig.builder()
+                            .snapshotRetainMin(Integer.parseInt(a[3])).snapshotRetainMax(Integer.parseInt(a[4]))
+                            .snapshotTimeRetain(java.time.Duration.ofMillis(Long.parseLong(a[5])))
+                            .snapshotMaxDeletes(Integer.parseInt(a[6])).build()).expire();
+                    StringBuilder ids = new StringBuilder();
+                    for (Iterator<Snapshot> it = table.snapshotManager().snapshots(); it.hasNext(); ) ids.append(ids.length() == 0 ? "" : ",").append(it.next().id());
+                    out.println("{\"expired\":" + expired + ",\"snapshots\":[" + ids + "]}");
+                }
+                return;
+            }
             default:
                 throw new IllegalArgumentException("unknown command " + a[0]);
         }
