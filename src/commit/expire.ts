@@ -66,18 +66,38 @@ function retentionLimits(tableOptions: TableOptions, options: ExpireOptions, now
   };
 }
 
+/** Per table object: its earliest snapshot id and the commit time of the snapshot after it, as last read. */
+const retentionStates = new WeakMap<object, { earliest: number; nextTime: number }>();
+
 /**
  * The expiry Java runs after every commit (`TableCommitImpl.maintain`, unless `write-only`), with
- * the table's retention options. A table with nothing to expire costs a hint and a snapshot read
- * or two; only then are the snapshots listed and the consumers read. Returns how many expired.
+ * the table's retention options; `latest` is the snapshot just committed (undefined: look it up).
+ * Deciding that nothing can expire costs no request while the table has at most
+ * `snapshot.num-retained.min` snapshots, then one read of the earliest snapshot and its successor
+ * per `table` object, kept until something may expire: a commit on object storage pays no extra
+ * round trip. Only then do snapshots get listed and consumers read. Returns how many expired.
  */
-export async function expireAfterCommit(io: FileIO, root: string, tableOptions: TableOptions, partitionFields: readonly DataField[], now = Date.now()): Promise<number> {
-  if (tableOptions.bool("write-only", false)) return 0;
+export async function expireAfterCommit(io: FileIO, root: string, tableOptions: TableOptions, partitionFields: readonly DataField[], table: object, latest: number | null | undefined, now = Date.now()): Promise<number> {
+  if (latest === null || tableOptions.bool("write-only", false)) return 0;
+  const limits = retentionLimits(tableOptions, {}, now);
+  // snapshot ids start at 1: the first retainMin commits of a table expire nothing
+  if (latest !== undefined && latest - limits.retainMin + 1 <= 1 && latest - limits.retainMax + 1 <= 1) return 0;
   const snapshots = new SnapshotManager(io, root);
-  const [earliest, latest] = [await snapshots.earliestSnapshotId(), await snapshots.latestSnapshotId()];
-  if (earliest === null || latest === null) return 0;
-  // consumers can only hold snapshots back, so without them nothing to expire means nothing at all
-  if ((await firstRetainedId(snapshots, earliest, latest, retentionLimits(tableOptions, {}, now), null)) <= earliest) return 0;
+  latest ??= await snapshots.latestSnapshotId();
+  if (latest === null) return 0;
+  let state = retentionStates.get(table);
+  if (state === undefined) {
+    const earliest = await snapshots.earliestSnapshotId();
+    if (earliest === null) return 0;
+    state = { earliest, nextTime: (await snapshots.tryGetSnapshot(earliest + 1))?.timeMillis ?? -Infinity };
+    retentionStates.set(table, state);
+  }
+  // as firstRetainedId's first step: nothing goes while the earliest snapshot is within
+  // retainMax and either within retainMin or followed by a snapshot of the retained time
+  // (consumers can only hold more back); another process's expiry only makes this look older
+  const withinMax = latest - limits.retainMax + 1 <= state.earliest;
+  if (withinMax && (latest - limits.retainMin + 1 <= state.earliest || limits.olderThan <= state.nextTime)) return 0;
+  retentionStates.delete(table);
   return expireSnapshots(io, root, tableOptions, partitionFields, {}, now);
 }
 

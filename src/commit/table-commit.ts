@@ -41,12 +41,11 @@ export class TableCommit {
   async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
     const { checkMessages, identifierOf } = await operations();
     checkMessages(this.table, messages);
-    return this.maintain(
-      await (await this.commit_()).commit(
-        messages.map((m) => m.data),
-        identifierOf(commitIdentifier),
-      ),
+    const id = await (await this.commit_()).commit(
+      messages.map((m) => m.data),
+      identifierOf(commitIdentifier),
     );
+    return this.maintain(id, id);
   }
 
   /**
@@ -66,7 +65,8 @@ export class TableCommit {
       if (identifier === BATCH_COMMIT_IDENTIFIER || byIdentifier.has(identifier)) throw new PaimonError("INVALID_ARGUMENT", `filterAndCommit needs distinct streaming commit identifiers; got ${String(id)} twice or as the batch identifier`);
       byIdentifier.set(identifier, messages.map((m: CommitMessage) => m.data));
     }
-    return this.maintain(await (await this.commit_()).filterAndCommit(byIdentifier));
+    const committed = await (await this.commit_()).filterAndCommit(byIdentifier);
+    return this.maintain(committed, committed > 0 ? undefined : null);
   }
 
   /**
@@ -87,7 +87,8 @@ export class TableCommit {
    */
   async commitWithProgress(progress: RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
     const { commitWithProgress } = await import("../realtime/commit.js");
-    return this.maintain(await commitWithProgress(this.table, await this.commit_(), progress, commitIdentifier, watermark));
+    const id = await commitWithProgress(this.table, await this.commit_(), progress, commitIdentifier, watermark);
+    return this.maintain(id, id);
   }
 
   /**
@@ -102,7 +103,8 @@ export class TableCommit {
    */
   async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
     const { overwrite, identifierOf } = await operations();
-    return this.maintain(await overwrite(this.table, await this.commit_(), messages, partition, identifierOf(commitIdentifier)));
+    const id = await overwrite(this.table, await this.commit_(), messages, partition, identifierOf(commitIdentifier));
+    return this.maintain(id, id);
   }
 
   /**
@@ -111,7 +113,8 @@ export class TableCommit {
    */
   async truncate(): Promise<number> {
     const { truncate } = await operations();
-    return this.maintain(await truncate(this.table, await this.commit_()));
+    const id = await truncate(this.table, await this.commit_());
+    return this.maintain(id, id);
   }
 
   /**
@@ -121,7 +124,8 @@ export class TableCommit {
    */
   async dropPartitions(partitions: Array<Record<string, unknown>>): Promise<number> {
     const { dropPartitions } = await operations();
-    return this.maintain(await dropPartitions(this.table, await this.commit_(), partitions));
+    const id = await dropPartitions(this.table, await this.commit_(), partitions);
+    return this.maintain(id, id);
   }
 
   /**
@@ -130,9 +134,10 @@ export class TableCommit {
    * `snapshot.time-retained`, consumers). Best effort: the commit has succeeded, so a failure
    * leaves the snapshots for the next commit or an explicit {@link expireSnapshots}, which reports it.
    */
-  private async maintain<T>(result: T): Promise<T> {
+  private async maintain<T>(result: T, latest: number | null | undefined): Promise<T> {
+    if (latest === null) return result;
     const { expireAfterCommit } = await import("./expire.js");
-    await expireAfterCommit(this.table.fileIO, this.table.location, this.table.coreOptions, this.table.partitionFields).catch(() => 0);
+    await expireAfterCommit(this.table.fileIO, this.table.location, this.table.coreOptions, this.table.partitionFields, this.table, latest).catch(() => 0);
     return result;
   }
 

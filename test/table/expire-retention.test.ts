@@ -6,8 +6,9 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { LocalFileIO } from "../../src/fs/local-file-io.js";
+import { Table } from "../../src/table/table.js";
 import { expireSnapshots } from "../../src/commit/expire.js";
-import type { Table } from "../../src/table/table.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { failure } from "./helpers.js";
 
@@ -113,5 +114,37 @@ describe("snapshot expiry: what is retained", () => {
     expect(await ids(writeOnly)).toEqual([1, 2, 3, 4, 5]);
     // Java's defaults (at least 10 snapshots, one hour) keep every snapshot of a young table
     expect(await ids(await tableWithSnapshots(12))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  it("deciding that nothing can expire costs a young table's commits no file-system call (one read per table object, after snapshot.num-retained.min commits)", async () => {
+    const calls: string[] = [];
+    class CountingFileIO extends LocalFileIO {}
+    for (const m of ["readFile", "readFileIfExists", "readFileIfExistsSync", "exists", "fileExistsSync", "listStatus", "stat", "fileSize", "readRange"] as const) {
+      const base = (LocalFileIO.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[m];
+      (CountingFileIO.prototype as unknown as Record<string, unknown>)[m] = function (this: LocalFileIO, ...a: unknown[]) {
+        calls.push(`${m} ${String(a[0]).split("/").slice(-2).join("/")}`);
+        return base.apply(this, a);
+      };
+    }
+    const created = await tableWithSnapshots(0);
+    const table = await Table.open(created.location, { fileIO: new CountingFileIO() });
+    const perCommit: string[][] = [];
+    for (let i = 1; i <= 14; i++) {
+      const w = await table.newWrite({ commitUser: "u" });
+      await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int32(), data: Int32Array.of(i) }) }));
+      const messages = await w.prepareCommit(i);
+      await w.close();
+      calls.length = 0;
+      await table.newCommit({ commitUser: "u" }).commit(messages, i);
+      perCommit.push(calls.filter((c) => !c.includes("manifest")));
+    }
+    const expiry = (c: string[]) => c.filter((x) => x.includes("EARLIEST"));
+    // commits 1-10: nothing; commit 11 reads the earliest snapshot and the one after it once
+    expect(perCommit.slice(1, 10).map(expiry)).toEqual(Array(9).fill([]));
+    expect(expiry(perCommit[10]!).length).toBeGreaterThan(0);
+    expect(perCommit.slice(11).map(expiry)).toEqual([[], [], []]);
+    expect(perCommit[10]!.length).toBeGreaterThan(perCommit[9]!.length);
+    expect(perCommit.slice(11).map((c) => c.length)).toEqual(Array(3).fill(perCommit[9]!.length));
+    expect(await ids(table)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
   });
 });
