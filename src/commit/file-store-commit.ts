@@ -300,6 +300,7 @@ export class FileStoreCommit {
         const current = options.resolveIndexChanges ? await this.liveFiles(latest) : live;
         if (prepared.conflictCheck) this.checkConflicts(latest, current, entries);
         else checkAddsNotLive(latest, current, entries);
+        if (prepared.kind !== "OVERWRITE") this.checkBucketCountKept(current, entries);
         if (prepared.conflictCheck && latest && (indexChanges.length > 0 || entries.some((e) => e.kind === FILE_KIND_DELETE))) {
           await checkIndexConflicts(this.manifests, latest, indexChanges, entries);
         }
@@ -395,6 +396,36 @@ export class FileStoreCommit {
     return (await this.manifests.indexEntries(latest))
       .filter((e) => filter(this.partitionValues(e.partition)) && !deletedByChanges.has(key(e)))
       .map((e) => ({ ...e, kind: FILE_KIND_DELETE }));
+  }
+
+  /**
+   * Java ConflictDetection's bucket check: outside an overwrite, every file a partition holds has
+   * the same bucket count (`totalBuckets`). Files written after `bucket` was changed, beside files
+   * of the old layout, would put a key in two buckets: duplicate rows in a primary-key table.
+   */
+  private checkBucketCountKept(live: ReadonlyMap<string, ManifestEntry>, delta: readonly ManifestEntry[]): void {
+    const added = new Map<string, ManifestEntry>();
+    for (const e of delta) {
+      if (e.kind !== FILE_KIND_ADD || e.totalBuckets <= 0) continue;
+      const key = e.partition.join(",");
+      const first = added.get(key);
+      if (first === undefined) added.set(key, e);
+      else if (first.totalBuckets !== e.totalBuckets) throw this.bucketCountChanged(e, first.totalBuckets);
+    }
+    if (added.size === 0) return;
+    for (const e of live.values()) {
+      if (e.totalBuckets <= 0) continue;
+      const add = added.get(e.partition.join(","));
+      if (add !== undefined && add.totalBuckets !== e.totalBuckets) throw this.bucketCountChanged(add, e.totalBuckets);
+    }
+  }
+
+  private bucketCountChanged(e: ManifestEntry, previous: number): PaimonError {
+    const where = this.partitionFields.length > 0 ? `partition ${JSON.stringify(this.partitionValues(e.partition), (_k, v) => (typeof v === "bigint" ? String(v) : v))}` : "table";
+    return new PaimonError(
+      "COMMIT_CONFLICT",
+      `commit to ${this.root}: files for ${where} with a new bucket count ${e.totalBuckets}, but its files have bucket count ${previous}; rescale it with an overwrite first (Java: INSERT OVERWRITE); give up committing`,
+    );
   }
 
   /** Java ConflictDetection: deleting a file that is gone, or adding one already present, conflicts. */

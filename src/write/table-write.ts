@@ -100,6 +100,8 @@ export class TableWrite {
   private readonly pendingCompactions: CommitMessage[] = [];
   /** Primary-key partition-buckets (writer keys) compacted by workers, until the next prepareCommit. */
   private readonly compactedElsewhere = new Set<string>();
+  /** Partitions (serialized rows) whose files were checked to have this table's bucket count. */
+  private readonly bucketCountChecked = new Set<string>();
 
   constructor(
     private readonly table: FileStoreTable,
@@ -242,6 +244,29 @@ export class TableWrite {
     return used.map((b, i) => [b, rows[i]]);
   }
 
+  /**
+   * Java's `checkNumBuckets` on restore: after `bucket` was changed, a partition written with the
+   * old count is written again only by an overwrite (which rescales it); an ordinary write would
+   * put keys in two buckets. Checked once per partition per writer.
+   */
+  private async checkBucketCount(partitionRow: Uint8Array, values: unknown[]): Promise<void> {
+    const key = partitionRow.join(",");
+    if (this.bucketCountChecked.has(key)) return;
+    const latest = await this.table.latestSnapshot();
+    if (latest !== null) {
+      const entries = await this.table.manifestStore.liveEntries(latest, undefined, (e) => e.partition.join(",") === key);
+      const previous = entries.find((e) => e.totalBuckets > 0 && e.totalBuckets !== this.numBuckets);
+      if (previous !== undefined) {
+        const where = this.partitionFields.length > 0 ? `partition ${this.partitionFields.map((f, i) => `${f.name}=${String(values[i])}`).join("/")}` : "the table";
+        throw new PaimonError(
+          "UNSUPPORTED",
+          `table ${this.table.identifier}: cannot write ${where} with the new bucket count ${this.numBuckets}: its files have bucket count ${previous.totalBuckets}; rescale it first with an overwrite (newWrite({ overwrite: true }) and TableCommit.overwrite, Java: INSERT OVERWRITE)`,
+        );
+      }
+    }
+    this.bucketCountChecked.add(key);
+  }
+
   private async writerFor(values: unknown[], bucket: number): Promise<BucketState> {
     const types = this.partitionFields.map((f) => f.type);
     const partitionRow = serializeBinaryRow(toBinaryRow(values, types), types.length);
@@ -251,6 +276,7 @@ export class TableWrite {
     if (this.compactedElsewhere.has(key)) throw new PaimonError("UNSUPPORTED", `bucket ${bucket} of table ${this.table.identifier} was compacted by compaction workers; call prepareCommit before writing or compacting it again with this writer`);
     const opts = this.table.coreOptions;
     const dir = this.table.paths.bucketDir(writablePartitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
+    if (this.numBuckets > 0 && !this.options.overwrite) await this.checkBucketCount(partitionRow, values);
     // Bucketed writers continue the bucket's sequence numbers; unaware-bucket and overwrite ones
     // (which restore no files) start at 0, as Java.
     const nextSequence = this.numBuckets > 0 && !this.options.overwrite ? (await this.table.maxSequenceNumber(partitionRow, bucket)) + 1n : 0n;
