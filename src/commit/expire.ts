@@ -63,7 +63,7 @@ export async function expireSnapshots(
     if (s !== null) retained.push(s);
   }
   const firstRetained = retained[0];
-  const tags = await listTags(io, root);
+  const tags = await listTags(snapshots);
   const tagged = taggedSnapshots(tags);
 
   // Data files deleted by the deltas up to the first retained snapshot are referenced by no

@@ -10,6 +10,7 @@ import { ManifestStore } from "../table/manifests.js";
 import type { TableOptions } from "../table/options.js";
 import { isInsideDirectory, TablePaths } from "../table/paths.js";
 import { listTags } from "../table/tags.js";
+import { SnapshotManager } from "../table/snapshot-manager.js";
 import { TEMP_FILE_NAME } from "../spec/file-names.js";
 
 /** Java's default `older_than`: one day. */
@@ -182,7 +183,7 @@ async function referencedFiles(io: FileIO, root: string, partitionFields: readon
   const manifests = new ManifestStore(io, new TablePaths(root, tableOptions, partitionFields), partitionFields, tableOptions.manifestCompression);
   const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
-  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await listTags(io, root)).map((t) => t.snapshot)];
+  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await listTags(new SnapshotManager(io, root))).map((t) => t.snapshot)];
   // A file that cannot be read makes the whole run fail: guessing would delete live data.
   for (const s of [...snapshots, ...others]) {
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {

@@ -15,7 +15,7 @@ import { realtimeHooks } from "../realtime/hooks.js";
 import { deletionFilesOf, planPrimaryKeySplits, type PrimaryKeyPlanMode } from "./merge-tree-splits.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
-import { timeTravelOf, type TimeTravel } from "../table/time-travel.js";
+import type { TimeTravel } from "../table/time-travel.js";
 
 /** Options of `Table.newScan` (API.md). */
 export interface ScanOptions {
@@ -37,7 +37,7 @@ export class TableScan {
   private readonly partitionFields: DataField[];
   /** The filter bound to the table's fields (null without one). */
   private readonly boundFilter: Predicate | null;
-  /** The table options' time travel (src/table/time-travel.ts); null with an explicit snapshot id or none. */
+  /** The table options' time travel (`FileStoreTable.timeTravel`); null with an explicit snapshot id or none. */
   private readonly travel: TimeTravel | null;
 
   constructor(
@@ -46,7 +46,9 @@ export class TableScan {
   ) {
     this.partitionFields = table.partitionFields;
     this.boundFilter = options.filter ? bindPredicate(options.filter, table.schema.fields) : null; // validates columns and literals
-    this.travel = options.snapshotId === undefined ? timeTravelOf(table.schema.options, table.identifier) : null;
+    const travel = options.snapshotId === undefined ? table.timeTravel : null;
+    if (travel instanceof PaimonError) throw travel;
+    this.travel = travel;
     if (options.realtime !== undefined) realtimeHooks("newScan").checkRealtimeScan(table, options); // real-time hook
   }
 
@@ -75,7 +77,7 @@ export class TableScan {
       this.options.snapshotId !== undefined
         ? await snapshots.snapshot(this.options.snapshotId)
         : travel !== null
-          ? await import("../table/time-travel-resolve.js").then((m) => m.resolveTimeTravel(this.table.fileIO, snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
+          ? await import("../table/time-travel.js").then((m) => m.resolveTimeTravel(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
           : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
     const partitionFilter = this.options.filter && this.partitionFields.length > 0 ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;

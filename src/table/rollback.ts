@@ -42,7 +42,7 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
     if (s !== null) removed.push(s);
   }
 
-  const tags = await listTags(table.io, snapshots.paths.root);
+  const tags = await listTags(snapshots);
   const removedTags = tags.filter((t) => t.snapshot.id > snapshotId);
   const keptTagged = taggedSnapshots(tags.filter((t) => t.snapshot.id <= snapshotId));
 

@@ -1,12 +1,13 @@
 // Paimon tags (Java `TagManager`): `<table>/tag/tag-<name>` holds the JSON of the tagged
 // snapshot (plus `tagCreateTime` / `tagTimeRetained`), written by Java's `createTag`, Flink and
 // Spark `create_tag` procedures and auto-tagging. A tag keeps its snapshot readable after the
-// snapshot expires: expiry, rollback and orphan cleanup keep the files tags use, and a scan
-// with `scan.tag-name` reads the tag's snapshot. The one reader of `tag/` for all of them.
-import { PaimonError } from "../error.js";
-import { type FileIO, joinPath, readTextFileIfExists } from "../fs/file-io.js";
-import { fileNameProblem, TEMP_FILE_NAME } from "../spec/file-names.js";
-import { parseSnapshotJson, type Snapshot } from "../spec/snapshot.js";
+// snapshot expires: expiry, rollback and orphan cleanup keep the files tags use (listed here), and
+// a scan with `scan.tag-name` reads the tag's snapshot (`SnapshotManager.tryGetTag`; the path and
+// name check: `TablePaths.tag`).
+import { joinPath } from "../fs/file-io.js";
+import type { Snapshot } from "../spec/snapshot.js";
+import { TEMP_FILE_NAME } from "../spec/file-names.js";
+import type { SnapshotManager } from "./snapshot-manager.js";
 
 const TAG_PREFIX = "tag-";
 
@@ -18,42 +19,18 @@ export interface Tag {
 }
 
 /**
- * `name` when it is a tag name that stays one file inside `tag/` (no `/`, `\`, NUL, not empty,
- * blank, `.` or `..`, at most 255 bytes with the `tag-` prefix); INVALID_ARGUMENT naming `what` otherwise.
+ * Every tag of the table, by tagged snapshot id then name (Java `TagManager.tags()`): files
+ * `tag-<name>` of `tag/` (temporary files of atomic writes and directories skipped). A tag
+ * deleted while listing is skipped; one that cannot be parsed fails (CORRUPT_FILE): what it
+ * keeps alive cannot be told.
  */
-export function checkTagName(name: string, what: string): string {
-  const problem = name.trim() === "" ? "is blank" : (fileNameProblem(name) ?? fileNameProblem(TAG_PREFIX + name));
-  if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${what}: tag name '${name}' ${problem}`);
-  return name;
-}
-
-/** The file of tag `name` of the table at `root` (the name checked first). */
-export function tagPath(root: string, name: string): string {
-  return joinPath(root, "tag", TAG_PREFIX + checkTagName(name, `tag of ${root}`));
-}
-
-/** The snapshot tag `name` of the table at `root` holds; NOT_FOUND when there is no such tag. */
-export async function readTag(io: FileIO, root: string, name: string): Promise<Snapshot> {
-  const path = tagPath(root, name);
-  const text = await readTextFileIfExists(io, path);
-  if (text === null) throw new PaimonError("NOT_FOUND", `tag '${name}' of ${root} does not exist (${path})`);
-  return parseSnapshotJson(text, path);
-}
-
-/**
- * Every tag of the table at `root`, by tagged snapshot id then name (Java `TagManager.tags()`):
- * files `tag-<name>` of `tag/` (temporary files of atomic writes and directories skipped). A
- * tag deleted while listing is skipped; one that cannot be parsed fails (CORRUPT_FILE): what
- * it keeps alive cannot be told.
- */
-export async function listTags(io: FileIO, root: string): Promise<Tag[]> {
+export async function listTags(snapshots: SnapshotManager): Promise<Tag[]> {
   const tags: Tag[] = [];
-  for (const f of await io.listStatus(joinPath(root, "tag"))) {
+  for (const f of await snapshots.io.listStatus(joinPath(snapshots.paths.root, "tag"))) {
     if (f.isDir || f.isSymlink || !f.name.startsWith(TAG_PREFIX) || TEMP_FILE_NAME.test(f.name)) continue;
     const name = f.name.slice(TAG_PREFIX.length);
-    const path = tagPath(root, name);
-    const text = await readTextFileIfExists(io, path);
-    if (text !== null) tags.push({ name, path, snapshot: parseSnapshotJson(text, path) });
+    const snapshot = await snapshots.tryGetTag(name);
+    if (snapshot !== null) tags.push({ name, path: snapshots.paths.tag(name), snapshot });
   }
   return tags.sort((a, b) => a.snapshot.id - b.snapshot.id || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
