@@ -83,8 +83,8 @@ export async function expireSnapshots(
     for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
       for (const e of await manifests.readManifest(meta.fileName)) {
         const [dataPath, ...extra] = paths.dataFilesOf(e.partition, e.bucket, e.file);
-        if (e.kind === FILE_KIND_DELETE && !skip?.has(dataFileKey(e.partition, e.bucket, e.file.fileName))) deleted.set(dataPath!, [dataPath!, ...extra]);
-        else deleted.delete(dataPath!);
+        if (e.kind !== FILE_KIND_DELETE) deleted.delete(dataPath!);
+        else if (!skip?.has(dataFileKey(e.partition, e.bucket, e.file.fileName))) deleted.set(dataPath!, [dataPath!, ...extra]);
       }
     }
     for (const files of deleted.values()) dataToDelete.push(...files);

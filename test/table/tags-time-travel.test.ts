@@ -95,6 +95,33 @@ describe("snapshot expiry and tags", () => {
     expect(tagged.filter((p) => !existsSync(p))).toEqual([]);
   });
 
+  it("primary-key table: a tag before a full compaction keeps the compacted-away files", async () => {
+    const catalog = await Catalog.open(tempDir("paimon-rt-tags-"));
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.pk", { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], primaryKeys: ["id"], options: { bucket: "1" } });
+    const put = async (list: Array<[number, string]>) => {
+      const w = await table.newWrite({ commitUser: "u" });
+      await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: list.length, data: BigInt64Array.from(list, ([i]) => BigInt(i)) }), v: arrow.vectorFromArray(list.map(([, v]) => v), new arrow.Utf8()).data[0] }));
+      const id = await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+      await w.close();
+      return id!;
+    };
+    await put([[1, "a"], [2, "b"]]);
+    const s2 = await put([[2, "B"], [3, "c"]]);
+    await createTag(table, "before-compaction", await table.snapshot(s2));
+    const w = await table.newWrite({ commitUser: "c" });
+    await w.compact({ full: true });
+    await table.newCommit({ commitUser: "c" }).commit(await w.prepareCommit());
+    await w.close();
+    await put([[1, "A"]]);
+    const tagged = await filesOf(table, await table.snapshot(s2));
+    await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 });
+    expect(tagged.filter((p) => !existsSync(p))).toEqual([]);
+    const view = await catalog.alterTable("db.pk", [{ kind: "setOption", key: "scan.tag-name", value: "before-compaction" }]);
+    const rows = (await view.newRead().toArrow((await view.newScan().plan()).splits)).toArray().map((r) => [Number(r.id), r.v]);
+    expect(rows.sort()).toEqual([[1, "a"], [2, "B"], [3, "c"]]);
+  });
+
   it("refuses tables whose changelogs outlive snapshots (Java's decoupled changelogs), changing nothing", async () => {
     const { table } = await newTable({ "snapshot.num-retained.max": "2", "snapshot.num-retained.min": "1", "changelog.num-retained.max": "5" });
     for (const i of [1, 2, 3]) await append(table, [i]);
