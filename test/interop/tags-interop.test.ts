@@ -44,7 +44,10 @@ async function rtRead(table: Table): Promise<OracleRow[]> {
 
 /** Runs Java commands in one JVM; each command's stdout. */
 async function java(commands: string[][]): Promise<string[]> {
-  return (await runBatch("java", commands)).map((r) => batchOutput(r));
+  return (await runBatch("java", commands)).map((r) => {
+    if (!r.ok && /unknown command (create-tag|tags|set-options)/.test(r.error)) throw new Error(`the Java oracle was built before its tag commands: run scripts/setup-oracles.sh --java-only (${r.error})`);
+    return batchOutput(r);
+  });
 }
 const javaRead = (wh: string, extra: string[] = []) => ["read", wh, ID, "--sort", ...extra];
 
