@@ -4,7 +4,7 @@ import { type FileIO, joinPath } from "../fs/file-io.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
 import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
-import { prefetchTableModules, Table } from "../table/table.js";
+import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
 import { DB_SUFFIX, parseIdentifier, validateName } from "./identifier.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
 
@@ -99,7 +99,7 @@ export class Catalog {
     const schema = await latest;
     if (schema === null) throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     checkDeduplicateTable(schema, identifier); // the mode's setup is checked at load too (seed 000)
-    return new Table(this.fileIO, identifier, path, schema);
+    return loadTimeTravel(new Table(this.fileIO, identifier, path, schema));
   }
 
   async tableExists(identifier: string): Promise<boolean> {

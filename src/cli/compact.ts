@@ -64,7 +64,9 @@ export async function compactCommand(command: CompactCommand, log: (line: string
       // The partitions whose logical values (as the offsets file and paths spell them) match.
       const opts = table.coreOptions;
       const seen = new Set<string>();
-      for (const split of (await table.newScan().plan()).splits) {
+      // the latest snapshot's partitions, whatever time travel the table's scan.* options ask of reads
+      const latest = await table.latestSnapshot();
+      for (const split of latest === null ? [] : (await table.newScan({ snapshotId: latest.id }).plan()).splits) {
         const values = fields.map((f) => split.partition[f.name]);
         const strings = partitionStrings(fields, values, opts.partitionDefaultName, opts.partitionLegacyName);
         if (Object.entries(spec).some(([k, v]) => strings[k] !== v)) continue;

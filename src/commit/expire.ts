@@ -1,5 +1,7 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
-// single warehouse needs): drop old snapshots and every file only they reference.
+// single warehouse needs): drop old snapshots and every file only they reference. Tags keep
+// their snapshot's files (Java `createDataFileSkipperForTags`, `manifestSkippingSet`); tables
+// whose changelogs outlive snapshots (Java "decoupled changelogs") are refused.
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
 import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
@@ -9,7 +11,8 @@ import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
 import { expireConsumers, minConsumerNextSnapshot } from "../table/consumers.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import { type FileIO, deleteFiles } from "../fs/file-io.js";
+import { type FileIO, deleteFiles, joinPath } from "../fs/file-io.js";
+import { listTags, previousTagged, taggedSnapshots } from "../table/tags.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -98,7 +101,14 @@ export async function expireAfterCommit(io: FileIO, root: string, tableOptions: 
   const withinMax = latest - limits.retainMax + 1 <= state.earliest;
   if (withinMax && (latest - limits.retainMin + 1 <= state.earliest || limits.olderThan <= state.nextTime)) return 0;
   retentionStates.delete(table);
-  return expireSnapshots(io, root, tableOptions, partitionFields, {}, now);
+  try {
+    return await expireSnapshots(io, root, tableOptions, partitionFields, {}, now);
+  } catch (e) {
+    // a table this library does not expire (decoupled changelogs) stays so for this object:
+    // its commits stop trying
+    if (e instanceof PaimonError && e.code === "UNSUPPORTED") retentionStates.set(table, { earliest: Infinity, nextTime: Infinity });
+    throw e;
+  }
 }
 
 /** Expires snapshots per `options`; returns how many snapshot files were removed. */
@@ -120,6 +130,7 @@ export async function expireSnapshots(
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
   const limits = retentionLimits(tableOptions, options, now);
+  await refuseDecoupledChangelogs(io, root, tableOptions, limits.retainMin, limits.retainMax, options.olderThanMs ?? tableOptions.snapshotTimeRetained);
   const consumerNext = tableOptions.consumerChangelogOnly ? null : await minConsumerNextSnapshot(io, root);
   const keepFrom = await firstRetainedId(snapshots, ids[0]!, ids[ids.length - 1]!, limits, consumerNext);
   const end = ids.findIndex((id) => id >= keepFrom);
@@ -131,28 +142,36 @@ export async function expireSnapshots(
     if (s !== null) retained.push(s);
   }
   const firstRetained = retained[0];
+  const tags = await listTags(snapshots);
+  const tagged = taggedSnapshots(tags);
 
-  // Data files deleted by the deltas up to the first retained snapshot are referenced by no retained one.
+  // Data files deleted by the deltas up to the first retained snapshot are referenced by no
+  // retained one; those the newest tag before the delta holds stay (a file it holds and that
+  // is deleted later was live in every snapshot between, so older tags need no look).
   const dataToDelete: string[] = [];
+  let tagFiles = null as { id: number; files: Set<string> } | null;
   for (const id of [...expired.slice(1), firstRetained.id]) {
     const s = id === firstRetained.id ? firstRetained : await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
+    const tag = previousTagged(tagged, id);
+    if (tag !== undefined && tagFiles?.id !== tag.id) tagFiles = { id: tag.id, files: new Set((await manifests.liveEntries(tag)).map((e) => dataFileKey(e.partition, e.bucket, e.file.fileName))) };
+    const skip = tag === undefined ? null : tagFiles!.files;
     // Java FileDeletionBase.getDataFileToDelete: a file the same delta adds again (a compaction
     // that only moved it to another level) is still live.
     const deleted = new Map<string, string[]>();
     for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
       for (const e of await manifests.readManifest(meta.fileName)) {
         const [dataPath, ...extra] = paths.dataFilesOf(e.partition, e.bucket, e.file);
-        if (e.kind === FILE_KIND_DELETE) deleted.set(dataPath!, [dataPath!, ...extra]);
-        else deleted.delete(dataPath!);
+        if (e.kind !== FILE_KIND_DELETE) deleted.delete(dataPath!);
+        else if (!skip?.has(dataFileKey(e.partition, e.bucket, e.file.fileName))) deleted.set(dataPath!, [dataPath!, ...extra]);
       }
     }
     for (const files of deleted.values()) dataToDelete.push(...files);
   }
 
-  // Metadata files referenced by any retained snapshot stay.
+  // Metadata files referenced by any retained or tagged snapshot stay.
   const keep = new Set<string>();
-  for (const s of retained) await collectMetadataFiles(manifests, paths, s, keep);
+  for (const s of [...retained, ...tagged]) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
@@ -189,6 +208,25 @@ export async function expireSnapshots(
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.
   for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id) await io.delete(progressAnchorPath(root, id)).catch(() => false);
   return expired.length;
+}
+
+/** Identity of a data file within a table (Java `containsDataFile`: partition, bucket, file name). */
+export function dataFileKey(partition: Uint8Array, bucket: number, fileName: string): string {
+  return `${partition.join(",")}|${bucket}|${fileName}`;
+}
+
+/**
+ * UNSUPPORTED when changelogs outlive snapshots (Java `ExpireConfig.isChangelogDecoupled`: a
+ * `changelog.num-retained.*` / `changelog.time-retained` above the snapshot one) or the table
+ * has long-lived changelog files: Java then turns expired snapshots into `changelog/` files
+ * and keeps the files they read, which this expiry does not do.
+ */
+async function refuseDecoupledChangelogs(io: FileIO, root: string, o: TableOptions, retainMin: number, retainMax: number, timeRetained: number): Promise<void> {
+  const decoupled =
+    o.int("changelog.num-retained.max", retainMax) > retainMax ? "changelog.num-retained.max" : o.int("changelog.num-retained.min", retainMin) > retainMin ? "changelog.num-retained.min" : o.raw["changelog.time-retained"] !== undefined && o.duration("changelog.time-retained", "0 ms") > timeRetained ? "changelog.time-retained" : null;
+  if (decoupled !== null) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${root}: ${decoupled}=${o.raw[decoupled]} keeps changelogs longer than snapshots (Java's decoupled changelogs), which this library does not expire; use Java's expire_snapshots`);
+  const changelog = (await io.listStatus(joinPath(root, "changelog"))).find((f) => !f.isDir && /^changelog-\d+$/.test(f.name));
+  if (changelog !== undefined) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${root}: the table has long-lived changelog files (${changelog.path}) whose data files this library does not track; use Java's expire_snapshots`);
 }
 
 /**

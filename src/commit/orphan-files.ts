@@ -9,6 +9,9 @@ import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import type { TableOptions } from "../table/options.js";
 import { isInsideDirectory, TablePaths } from "../table/paths.js";
+import { listTags } from "../table/tags.js";
+import { SnapshotManager } from "../table/snapshot-manager.js";
+import { TEMP_FILE_NAME } from "../spec/file-names.js";
 
 /** Java's default `older_than`: one day. */
 export const DEFAULT_ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
@@ -36,8 +39,6 @@ const CHANGELOG_FILE = /^changelog-\d+$/;
 const TAG_FILE = /^tag-.+$/;
 const SCHEMA_FILE = /^schema-\d+$/;
 const HINTS = new Set(["EARLIEST", "LATEST"]);
-/** Temporary files of atomic writes (`.<name>.<uuid>.tmp` locally; `_tmp` / `.tmp` suffixes elsewhere). */
-const TEMP_FILE = /(^\..*\.tmp$)|(\.tmp$)|(_tmp$)|(^_tmp)/;
 const OFFSETS_SUFFIX = ".offsets";
 
 /** Everything the table's snapshots, tags and changelogs reference, by directory. */
@@ -131,22 +132,22 @@ async function listCandidates(io: FileIO, root: string, dataDirectory: string | 
     return dir !== undefined && dir.isDir && !dir.isSymlink ? filesIn(io, dir.path) : [];
   };
   const temps = (files: FileStatus[], keep: (name: string) => boolean) => {
-    for (const f of files) if (!keep(f.name) && TEMP_FILE.test(f.name)) out.push({ status: f, kind: "temp" });
+    for (const f of files) if (!keep(f.name) && TEMP_FILE_NAME.test(f.name)) out.push({ status: f, kind: "temp" });
   };
   temps(await filesOf("snapshot"), (n) => SNAPSHOT_FILE.test(n) || HINTS.has(n));
   temps(await filesOf("changelog"), (n) => CHANGELOG_FILE.test(n) || HINTS.has(n));
-  temps(await filesOf("tag"), (n) => TAG_FILE.test(n) && !TEMP_FILE.test(n));
+  temps(await filesOf("tag"), (n) => TAG_FILE.test(n) && !TEMP_FILE_NAME.test(n));
   temps(await filesOf("schema"), (n) => SCHEMA_FILE.test(n));
   for (const [dir, kind] of [
     ["manifest", "manifest"],
     ["index", "index"],
     ["statistics", "statistics"],
   ] as const) {
-    for (const f of await filesOf(dir)) out.push({ status: f, kind: TEMP_FILE.test(f.name) ? "temp" : kind });
+    for (const f of await filesOf(dir)) out.push({ status: f, kind: TEMP_FILE_NAME.test(f.name) ? "temp" : kind });
   }
   for (const f of await filesOf("metadata")) {
     if (f.name.endsWith(OFFSETS_SUFFIX)) out.push({ status: f, kind: "offsets" });
-    else if (TEMP_FILE.test(f.name)) out.push({ status: f, kind: "temp" });
+    else if (TEMP_FILE_NAME.test(f.name)) out.push({ status: f, kind: "temp" });
   }
   // Partition and bucket directories start at data-file.path-directory (Java `dataFilePath()`), reached through real directories only.
   let dataRoot: string | null = root;
@@ -155,7 +156,7 @@ async function listCandidates(io: FileIO, root: string, dataDirectory: string | 
     dataRoot = dir !== undefined && dir.isDir && !dir.isSymlink ? dir.path : null;
   }
   for (const dir of dataRoot === null ? [] : await bucketDirs(io, dataRoot, partitionDepth)) {
-    for (const f of await filesIn(io, dir)) out.push({ status: f, kind: TEMP_FILE.test(f.name) ? "temp" : "data" });
+    for (const f of await filesIn(io, dir)) out.push({ status: f, kind: TEMP_FILE_NAME.test(f.name) ? "temp" : "data" });
   }
   return out;
 }
@@ -182,7 +183,7 @@ async function referencedFiles(io: FileIO, root: string, partitionFields: readon
   const manifests = new ManifestStore(io, new TablePaths(root, tableOptions, partitionFields), partitionFields, tableOptions.manifestCompression);
   const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
-  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await metadataSnapshots(io, root, "tag", TAG_FILE))];
+  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await listTags(new SnapshotManager(io, root))).map((t) => t.snapshot)];
   // A file that cannot be read makes the whole run fail: guessing would delete live data.
   for (const s of [...snapshots, ...others]) {
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
@@ -212,11 +213,11 @@ async function referencedFiles(io: FileIO, root: string, partitionFields: readon
   return refs;
 }
 
-/** The snapshots in `dir` (`snapshot/`, `changelog/` or `tag/`: tags and changelogs are snapshot JSON with extra fields). */
+/** The snapshots in `dir` (`snapshot/` or `changelog/`: changelogs are snapshot JSON with extra fields). */
 async function metadataSnapshots(io: FileIO, root: string, dir: string, pattern: RegExp): Promise<Snapshot[]> {
   const out: Snapshot[] = [];
   for (const f of await filesIn(io, joinPath(root, dir))) {
-    if (!pattern.test(f.name) || TEMP_FILE.test(f.name)) continue;
+    if (!pattern.test(f.name) || TEMP_FILE_NAME.test(f.name)) continue;
     let bytes: Uint8Array;
     try {
       bytes = await io.readFile(f.path);

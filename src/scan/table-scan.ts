@@ -15,12 +15,14 @@ import { realtimeHooks } from "../realtime/hooks.js";
 import { deletionFilesOf, planPrimaryKeySplits, type PrimaryKeyPlanMode } from "./merge-tree-splits.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
+import type { TimeTravel } from "../table/time-travel.js";
 
 /** Options of `Table.newScan` (API.md). */
 export interface ScanOptions {
   filter?: Predicate;
   partitions?: Array<Record<string, unknown>>;
   buckets?: number[];
+  /** Time travel to this snapshot; without it, the table's `scan.*` time-travel options (else the latest snapshot). */
   snapshotId?: number;
   /** Real-time context: plan a union of committed files and the context's memory (src/realtime/scan.ts). */
   realtime?: RealtimeContext;
@@ -35,6 +37,8 @@ export class TableScan {
   private readonly partitionFields: DataField[];
   /** The filter bound to the table's fields (null without one). */
   private readonly boundFilter: Predicate | null;
+  /** The table options' time travel (`FileStoreTable.timeTravel`); null with an explicit snapshot id or none. */
+  private readonly travel: TimeTravel | null;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -42,6 +46,9 @@ export class TableScan {
   ) {
     this.partitionFields = table.partitionFields;
     this.boundFilter = options.filter ? bindPredicate(options.filter, table.schema.fields) : null; // validates columns and literals
+    const travel = options.snapshotId === undefined ? table.timeTravel : null;
+    if (travel instanceof PaimonError) throw travel;
+    this.travel = travel;
     if (options.realtime !== undefined) realtimeHooks("newScan").checkRealtimeScan(table, options); // real-time hook
   }
 
@@ -65,7 +72,13 @@ export class TableScan {
 
   private async planFiles(primaryKeyMode: PrimaryKeyPlanMode): Promise<Plan> {
     const snapshots = this.table.snapshotManager;
-    const snapshot = this.options.snapshotId !== undefined ? await snapshots.snapshot(this.options.snapshotId) : await snapshots.latestSnapshot();
+    const travel = this.travel;
+    const snapshot =
+      this.options.snapshotId !== undefined
+        ? await snapshots.snapshot(this.options.snapshotId)
+        : travel !== null
+          ? await import("../table/time-travel.js").then((m) => m.resolveTimeTravel(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
+          : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
     const partitionFilter = this.options.filter && this.partitionFields.length > 0 ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;
     const wanted = this.options.partitions?.map((p) => {

@@ -45,3 +45,6 @@ export function fileNamePrefixProblem(prefix: string, generatedSuffixBytes: numb
   }
   return null;
 }
+
+/** Temporary files of atomic writes (`.<name>.<uuid>.tmp` locally; `_tmp` / `.tmp` suffixes elsewhere). */
+export const TEMP_FILE_NAME = /(^\..*\.tmp$)|(\.tmp$)|(_tmp$)|(^_tmp)/;

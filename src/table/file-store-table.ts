@@ -14,6 +14,7 @@ import { TableOptions } from "./options.js";
 import { TablePaths } from "./paths.js";
 import { SchemaManager } from "./schema-manager.js";
 import { SnapshotManager } from "./snapshot-manager.js";
+import type { TimeTravel } from "./time-travel.js";
 
 /** A Paimon table's state and file-store access; `Table` adds scans, reads, writes and commits. */
 export class FileStoreTable {
@@ -43,6 +44,13 @@ export class FileStoreTable {
     this.schemaManager = new SchemaManager(fileIO, location);
     this.manifestStore = new ManifestStore(fileIO, this.paths, this.partitionFields, this.coreOptions.manifestCompression);
   }
+
+  /**
+   * The time travel the table's `scan.*` options ask of its scans (src/table/time-travel.ts), or
+   * the error refusing them, which `newScan` throws; set when the table is loaded
+   * (`loadTimeTravel`), null without such options.
+   */
+  timeTravel: TimeTravel | PaimonError | null = null;
 
   /** Decoded footers of this table's data files (immutable once written), shared by its reads. */
   readonly footers = new FooterCache();

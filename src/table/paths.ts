@@ -3,7 +3,7 @@
 import { PaimonError, type PaimonErrorCode } from "../error.js";
 import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
 import { decimalToString, fromBinaryRow } from "../spec/binary-row.js";
-import { MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
+import { fileNameProblem, MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
 
@@ -144,6 +144,16 @@ export class TablePaths {
 
   snapshot(id: number): string {
     return joinPath(this.root, "snapshot", idName("snapshot-", id));
+  }
+
+  /**
+   * The file of tag `name` (Java `TagManager.tagPath`: `tag/tag-<name>`); INVALID_ARGUMENT naming
+   * `what` unless the name keeps it one file of `tag/` (not blank, `.` or `..`; no `/`, `\`, NUL).
+   */
+  tag(name: string, what = `tag of ${this.root}`): string {
+    const problem = name.trim() === "" ? "is blank" : (fileNameProblem(name) ?? fileNameProblem(`tag-${name}`));
+    if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${what}: tag name '${name}' ${problem}`);
+    return joinPath(this.root, "tag", `tag-${name}`);
   }
 
   get schemaDir(): string {

@@ -2,9 +2,10 @@
 // snapshots after it are deleted newest first, so readers never see a gap, the LATEST hint names
 // it, then the files only those snapshots referenced are deleted (data files they added that
 // the target does not hold, their manifests, index and offsets files) — every path checked to
-// lie inside the table before anything changes. Real-time progress needs no rewrite: the
-// target's effective progress is the table's again.
-import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
+// lie inside the table before anything changes. Tags of newer snapshots are deleted with them
+// (Java 1.4.2 `RollbackHelper.cleanTags`); files a remaining tag uses are kept. Real-time
+// progress needs no rewrite: the target's effective progress is the table's again.
+import { collectMetadataFiles, dataFileKey, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
@@ -13,6 +14,7 @@ import type { DataField } from "../spec/types.js";
 import type { ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
+import { listTags, taggedSnapshots } from "./tags.js";
 
 export interface RollbackTarget {
   readonly io: FileIO;
@@ -40,23 +42,28 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
     if (s !== null) removed.push(s);
   }
 
-  // Data files added after the target that the target does not hold (a level upgrade re-adds a
-  // file under its old name, so membership is by partition, bucket and name).
+  const tags = await listTags(snapshots);
+  const removedTags = tags.filter((t) => t.snapshot.id > snapshotId);
+  const keptTagged = taggedSnapshots(tags.filter((t) => t.snapshot.id <= snapshotId));
+
+  // Data files added after the target that neither the target nor a remaining tag holds (a
+  // level upgrade re-adds a file under its old name, so membership is by partition, bucket and name).
   const paths = manifests.paths;
-  const keyOf = (partition: Uint8Array, bucket: number, name: string) => `${partition.join(",")}|${bucket}|${name}`;
-  const live = removed.length === 0 ? new Set<string>() : new Set((await manifests.liveEntries(target)).map((e) => keyOf(e.partition, e.bucket, e.file.fileName)));
+  const live = new Set<string>();
+  for (const s of removed.length === 0 ? [] : [target, ...keptTagged]) for (const e of await manifests.liveEntries(s)) live.add(dataFileKey(e.partition, e.bucket, e.file.fileName));
   const dataToDelete: string[] = [];
   for (const s of removed) {
     for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
       for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
-        if (e.kind === FILE_KIND_ADD && !live.has(keyOf(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+        if (e.kind === FILE_KIND_ADD && !live.has(dataFileKey(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
       }
     }
   }
-  // Metadata: everything the removed snapshots reference that the target does not (files
-  // created after the target; what older snapshots reference, the target references too).
+  // Metadata: everything the removed snapshots reference that the target and the remaining
+  // tags do not (files created after the target; what older snapshots reference, the target
+  // references too).
   const keep = new Set<string>();
-  await collectMetadataFiles(manifests, paths, target, keep);
+  for (const s of [target, ...keptTagged]) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
   for (const s of removed) await collectMetadataFiles(manifests, paths, s, drop);
   const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
@@ -67,6 +74,7 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
   for (const s of removed) await table.io.delete(snapshots.paths.snapshot(s.id));
   snapshots.forgetCachedLatest();
   await snapshots.writeHint("LATEST", snapshotId);
+  for (const t of removedTags) await table.io.delete(t.path);
   await Promise.all(dataToDelete.map((p) => table.io.delete(p).catch(() => false)));
   for (const path of metadataToDelete) await table.io.delete(path).catch(() => false);
 }

@@ -115,6 +115,13 @@ export class SnapshotManager {
     return parseSnapshotJson(text, path);
   }
 
+  /** The snapshot tag `name` holds (tag files are snapshot JSON plus tag fields), null without the tag. */
+  async tryGetTag(name: string): Promise<Snapshot | null> {
+    const path = this.paths.tag(name);
+    const text = await readTextFileIfExists(this.io, path);
+    return text === null ? null : parseSnapshotJson(text, path);
+  }
+
   async tryGetSnapshot(id: number): Promise<Snapshot | null> {
     return (await this.readWithText(id))?.snapshot ?? null;
   }

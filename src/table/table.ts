@@ -30,6 +30,26 @@ export function prefetchTableModules(): void {
   prefetchKernels();
 }
 
+/** Options that may make a batch scan read another snapshot than the latest (src/table/time-travel.ts). */
+const TIME_TRAVEL_KEY = /^(log\.scan|scan\.(mode|timestamp|snapshot-id|tag-name|watermark|version|file-creation-time-millis|creation-time-millis)|incremental-)/;
+
+/**
+ * `table`, its `scan.*` time-travel options parsed (the module that does it is imported only for
+ * a table that has such options); a refusal is kept for `newScan` to throw.
+ */
+export async function loadTimeTravel(table: Table): Promise<Table> {
+  if (Object.keys(table.schema.options).some((k) => TIME_TRAVEL_KEY.test(k))) {
+    const { timeTravelOf } = await import("./time-travel.js");
+    try {
+      table.timeTravel = timeTravelOf(table);
+    } catch (e) {
+      if (!(e instanceof PaimonError)) throw e;
+      table.timeTravel = e;
+    }
+  }
+  return table;
+}
+
 export class Table extends FileStoreTable {
   /**
    * Opens the table stored at `location` (a table directory: local path, `file://`,
@@ -45,7 +65,7 @@ export class Table extends FileStoreTable {
     const table = parts[parts.length - 1] ?? root;
     const db = parts[parts.length - 2]?.replace(/\.db$/, "") ?? "default";
     checkDeduplicateTable(schema, `${db}.${table}`); // the mode's setup is checked at load too (seed 000)
-    return new Table(fileIO, `${db}.${table}`, root, schema);
+    return loadTimeTravel(new Table(fileIO, `${db}.${table}`, root, schema));
   }
 
   newWrite(options: TableWriteOptions): Promise<TableWrite> {

@@ -3,7 +3,9 @@
 # (write / read / version); JSON on stdout only, logs and errors on stderr.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-J="$ROOT/.oracles/java"
+# PAIMON_RT_ORACLE_JAVA_DIR: another build (target/ and lib/ as .oracles/java has them), e.g. one
+# made with javac from changed sources before scripts/setup-oracles.sh rebuilds .oracles/java.
+J="${PAIMON_RT_ORACLE_JAVA_DIR:-$ROOT/.oracles/java}"
 if [ ! -f "$J/target/paimon-java-oracle-0.0.1.jar" ]; then
   echo "java-oracle: not built; run scripts/setup-oracles.sh" >&2
   exit 3

@@ -67,7 +67,12 @@ import java.util.TreeMap;
  *   read    &lt;warehouse&gt; &lt;db.table&gt; [--snapshot N] [--sort] [--with-kind] [--filter-eq column json-value]...
  *           [--filter column op json-value]...   (op: = &lt;&gt; &lt; &lt;= &gt; &gt;=)
  *           [--execute-filter]   (also test every row with Predicate.test: exact filtering)
+ *           [--tag name]   (read tag `name`: scan.tag-name as a dynamic option)
  *   batch   &lt;commands.json&gt;   (a JSON array of argument lists; one result line per command)
+ *   create-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;snapshot-id&gt;   (Table.createTag)
+ *   delete-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt;                 (Table.deleteTag)
+ *   set-options   &lt;warehouse&gt; &lt;db.table&gt; key=value...   (ALTER TABLE SET; "key=" removes the option)
+ *   tags          &lt;warehouse&gt; &lt;db.table&gt;   (prints {"tag": snapshot id, ...})
  *   version
  * </pre>
  */
@@ -104,14 +109,55 @@ public final class PaimonOracle {
                 if (a.length != 2) throw new IllegalArgumentException("batch <commands.json>");
                 batch(JSON.readTree(Files.readAllBytes(Path.of(a[1]))), out);
                 return;
+            case "create-tag":
+                if (a.length != 5) throw new IllegalArgumentException("create-tag <warehouse> <db.table> <tag> <snapshot-id>");
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.getTable(Identifier.fromString(a[2])).createTag(a[3], Long.parseLong(a[4]));
+                }
+                out.println("{}");
+                return;
+            case "delete-tag":
+                if (a.length != 4) throw new IllegalArgumentException("delete-tag <warehouse> <db.table> <tag>");
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.getTable(Identifier.fromString(a[2])).deleteTag(a[3]);
+                }
+                out.println("{}");
+                return;
+            case "set-options": {
+                if (a.length < 4) throw new IllegalArgumentException("set-options <warehouse> <db.table> key=value...");
+                List<org.apache.paimon.schema.SchemaChange> changes = new ArrayList<>();
+                for (int i = 3; i < a.length; i++) {
+                    int eq = a[i].indexOf('=');
+                    if (eq <= 0) throw new IllegalArgumentException("not key=value: " + a[i]);
+                    String key = a[i].substring(0, eq), value = a[i].substring(eq + 1);
+                    changes.add(value.isEmpty() ? org.apache.paimon.schema.SchemaChange.removeOption(key) : org.apache.paimon.schema.SchemaChange.setOption(key, value));
+                }
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.alterTable(Identifier.fromString(a[2]), changes, false);
+                }
+                out.println("{}");
+                return;
+            }
+            case "tags": {
+                if (a.length != 3) throw new IllegalArgumentException("tags <warehouse> <db.table>");
+                Map<String, Long> tags = new java.util.TreeMap<>();
+                try (Catalog catalog = catalog(a[1])) {
+                    org.apache.paimon.table.FileStoreTable t = (org.apache.paimon.table.FileStoreTable) catalog.getTable(Identifier.fromString(a[2]));
+                    t.tagManager().tags().forEach((snap, names) -> names.forEach(n -> tags.put(n, snap.id())));
+                }
+                out.println(JSON.writeValueAsString(tags));
+                return;
+            }
             case "read": {
-                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--sort] [--with-kind]");
+                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--tag name] [--sort] [--with-kind]");
                 Long snapshot = null;
+                String tag = null;
                 boolean sort = false, withKind = false, executeFilter = false;
                 List<String[]> filters = new ArrayList<>();
                 for (int i = 3; i < a.length; i++) {
                     switch (a[i]) {
                         case "--snapshot": snapshot = Long.parseLong(a[++i]); break;
+                        case "--tag": tag = a[++i]; break;
                         case "--sort": sort = true; break;
                         case "--with-kind": withKind = true; break;
                         case "--execute-filter": executeFilter = true; break;
@@ -120,7 +166,7 @@ public final class PaimonOracle {
                         default: throw new IllegalArgumentException("unknown read option " + a[i]);
                     }
                 }
-                read(a[1], a[2], snapshot, sort, withKind, filters, executeFilter, out);
+                read(a[1], a[2], snapshot, tag, sort, withKind, filters, executeFilter, out);
                 return;
             }
             case "consumer": {
@@ -386,11 +432,12 @@ public final class PaimonOracle {
      * pushed to the scan and reader (Java then skips files by statistics and file indexes, and
      * may still return other rows of the files it reads).
      */
-    static void read(String warehouse, String ident, Long snapshot, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, PrintStream out) throws Exception {
+    static void read(String warehouse, String ident, Long snapshot, String tag, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, PrintStream out) throws Exception {
         List<String> lines = new ArrayList<>();
         try (Catalog catalog = catalog(warehouse)) {
             Table table = catalog.getTable(Identifier.fromString(ident));
             if (snapshot != null) table = table.copy(Collections.singletonMap("scan.snapshot-id", snapshot.toString()));
+            if (tag != null) table = table.copy(Collections.singletonMap("scan.tag-name", tag));
             RowType rt = table.rowType();
             ReadBuilder rb = table.newReadBuilder();
             if (!filters.isEmpty()) {

@@ -1,0 +1,170 @@
+// Time travel from a table's options, as Java Paimon 1.4.2's batch scan does
+// (`CoreOptions.startupMode`, `AbstractDataTableScan.createStartingScanner(false)`, checked as
+// `SchemaValidation.validateStartupMode`): `scan.snapshot-id`, `scan.tag-name`,
+// `scan.timestamp-millis`, `scan.timestamp` and `scan.mode` choose the snapshot a scan reads.
+// Parsed when a table with such options is loaded (this module is imported only then, keeping it
+// out of query bundles of other tables), refused at `newScan`, resolved when the scan plans (Java
+// `StaticFromSnapshotStartingScanner`, `StaticFromTagStartingScanner`,
+// `StaticFromTimestampStartingScanner`, `CompactedStartingScanner`, `FullCompactedStartingScanner`).
+// It imports no other module of the library at run time (only types and the error class): a
+// query bundle keeps it in a chunk of its own, splitting no shared chunk.
+import { PaimonError } from "../error.js";
+import type { Snapshot } from "../spec/snapshot.js";
+import type { TablePaths } from "./paths.js";
+import type { SnapshotManager } from "./snapshot-manager.js";
+
+/** Java `Long.MAX_VALUE`, the commit identifier of batch commits (spec/snapshot.ts `BATCH_COMMIT_IDENTIFIER`). */
+const LONG_MAX = 0x7fffffffffffffffn;
+
+/** What a batch scan reads instead of the latest snapshot. */
+export type TimeTravel =
+  | { readonly kind: "snapshot"; readonly id: number }
+  | { readonly kind: "tag"; readonly name: string }
+  | { readonly kind: "timestamp"; readonly millis: number; readonly key: string }
+  /** The newest COMPACT snapshot (of a full compaction when `deltaCommits` is set), else the latest. */
+  | { readonly kind: "compacted"; readonly deltaCommits: number | null };
+
+const MODES = new Set(["default", "latest-full", "full", "latest", "compacted-full", "from-timestamp", "from-snapshot", "from-snapshot-full"]);
+/** Options whose scans this library does not perform (each chooses files or changes, not one snapshot). */
+const REFUSED = ["scan.version", "scan.file-creation-time-millis", "scan.creation-time-millis", "incremental-between", "incremental-between-timestamp", "incremental-to-auto-tag"];
+/**
+ * The time travel the options of `t` ask of a batch scan, null for the latest snapshot;
+ * UNSUPPORTED naming an option this library does not honour, INVALID_ARGUMENT for a bad value
+ * or a combination Java refuses.
+ */
+export function timeTravelOf(t: { readonly identifier: string; readonly schema: { readonly options: Readonly<Record<string, string>> }; readonly paths: TablePaths }): TimeTravel | null {
+  const o = t.schema.options;
+  const table = t.identifier;
+  const modeText = o["scan.mode"] ?? o["log.scan"];
+  const millis = o["scan.timestamp-millis"] ?? o["log.scan.timestamp-millis"];
+  const timestamp = o["scan.timestamp"];
+  const id = o["scan.snapshot-id"];
+  const tag = o["scan.tag-name"];
+  const watermark = o["scan.watermark"];
+  const fail = (code: "UNSUPPORTED" | "INVALID_ARGUMENT", text: string) => new PaimonError(code, `scan of table ${table}: ${text}`);
+  for (const key of REFUSED) if (o[key] !== undefined) throw fail("UNSUPPORTED", `option ${key}=${o[key]} is not supported (batch scans of one snapshot only)`);
+  if (modeText === undefined && millis === undefined && timestamp === undefined && id === undefined && tag === undefined && watermark === undefined) return null;
+  let mode = (modeText ?? "default").toLowerCase();
+  if (!MODES.has(mode)) {
+    const known = ["from-creation-timestamp", "from-file-creation-time", "incremental"].includes(mode);
+    throw fail(known ? "UNSUPPORTED" : "INVALID_ARGUMENT", `scan.mode=${modeText} is ${known ? "not supported" : `not one of ${[...MODES, "from-creation-timestamp", "from-file-creation-time", "incremental"].join(", ")}`}`);
+  }
+  if (mode === "default") mode = millis !== undefined || timestamp !== undefined ? "from-timestamp" : id !== undefined || tag !== undefined || watermark !== undefined ? "from-snapshot" : "latest-full";
+  // Java SchemaValidation.validateStartupMode: the options a mode reads, exactly one where it
+  // takes one of several; the ones it does not read must be absent.
+  const set = (keys: Array<[string, string | undefined]>) => keys.filter(([, v]) => v !== undefined).map(([k]) => k);
+  const exactlyOne = (keys: Array<[string, string | undefined]>, absent: Array<[string, string | undefined]>) => {
+    const present = set(keys);
+    if (present.length !== 1) throw fail("INVALID_ARGUMENT", `scan.mode ${mode} needs exactly one of ${keys.map(([k]) => k).join(", ")}${present.length > 1 ? ` (${present.join(" and ")} are set)` : ""}`);
+    const conflict = set(absent);
+    if (conflict.length > 0) throw fail("INVALID_ARGUMENT", `${conflict.join(", ")} cannot be set with scan.mode ${mode} and ${present[0]}`);
+    return present[0];
+  };
+  const ms: [string, string | undefined] = ["scan.timestamp-millis", millis];
+  const ts: [string, string | undefined] = ["scan.timestamp", timestamp];
+  const sid: [string, string | undefined] = ["scan.snapshot-id", id];
+  const tg: [string, string | undefined] = ["scan.tag-name", tag];
+  if (mode === "from-timestamp") {
+    const key = exactlyOne([ms, ts], [sid, tg]);
+    return { kind: "timestamp", millis: key === ms[0] ? long(millis!, key, fail) : localMillis(timestamp!, fail), key };
+  }
+  if (mode === "from-snapshot" || mode === "from-snapshot-full") {
+    const key = mode === "from-snapshot" ? exactlyOne([sid, tg, ["scan.watermark", watermark]], [ms, ts]) : exactlyOne([sid], [ms, ts, tg]);
+    if (key === "scan.watermark") throw fail("UNSUPPORTED", `option scan.watermark=${watermark} is not supported`);
+    if (key === tg[0]) {
+      t.paths.tag(tag!, `scan of table ${table}: scan.tag-name`); // the name stays one file of tag/
+      return { kind: "tag", name: tag! };
+    }
+    const snapshotId = long(id!, key, fail);
+    if (snapshotId < 1) throw fail("INVALID_ARGUMENT", `scan.snapshot-id=${id} is not a positive snapshot id`);
+    return { kind: "snapshot", id: snapshotId };
+  }
+  const stray = set([ms, ts, sid, tg]);
+  if (stray.length > 0) throw fail("INVALID_ARGUMENT", `${stray.join(", ")} must not be set with scan.mode ${mode}`);
+  if (mode !== "compacted-full") return null; // latest-full, full, latest: the latest snapshot in a batch scan
+  const deltaCommits = o["full-compaction.delta-commits"];
+  if (deltaCommits === undefined && o["changelog-producer"]?.toLowerCase() !== "full-compaction") return { kind: "compacted", deltaCommits: null };
+  const n = deltaCommits === undefined ? 1 : long(deltaCommits, "full-compaction.delta-commits", fail);
+  if (n < 1) throw fail("INVALID_ARGUMENT", `full-compaction.delta-commits=${deltaCommits} is not positive`);
+  return { kind: "compacted", deltaCommits: n };
+}
+
+/** A Java long option value within the safe integers. */
+function long(text: string, key: string, fail: (code: "INVALID_ARGUMENT", text: string) => Error): number {
+  const n = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) throw fail("INVALID_ARGUMENT", `${key}=${text} is not an integer`);
+  return n;
+}
+
+/**
+ * `scan.timestamp` in the process's local time zone, to milliseconds (Java
+ * `DateTimeUtils.parseTimestampData(text, 3, TimeZone.getDefault())`): `yyyy-MM-dd`, optionally
+ * followed by ` HH:mm[:ss[.fraction]]` (or `T`).
+ */
+function localMillis(text: string, fail: (code: "INVALID_ARGUMENT", text: string) => Error): number {
+  const m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*$/.exec(text);
+  const f = m?.slice(1, 7).map((v) => Number(v ?? 0)) ?? [];
+  const date = new Date(2000, 0, 1);
+  if (m) {
+    date.setFullYear(f[0], f[1] - 1, f[2]);
+    date.setHours(f[3], f[4], f[5], Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3)));
+  }
+  // the fields must be a real date and time (no February 30, no hour 25)
+  if (!m || date.getMonth() !== f[1] - 1 || date.getDate() !== f[2] || f[3] > 23 || f[4] > 59 || f[5] > 59) throw fail("INVALID_ARGUMENT", `scan.timestamp=${text} is not a timestamp like 2024-01-31 12:00:00`);
+  return date.getTime();
+}
+
+/**
+ * The snapshot `travel` reads: null only for a compacted-full scan of a table without
+ * snapshots; NOT_FOUND for a snapshot or tag that does not exist and a timestamp before every
+ * snapshot. `retainedOnly` (real-time scans): a tag whose snapshot has expired is NOT_FOUND too.
+ */
+export async function resolveTimeTravel(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<Snapshot | null> {
+  switch (travel.kind) {
+    case "snapshot": {
+      const s = await snapshots.tryGetSnapshot(travel.id);
+      if (s === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: scan.snapshot-id ${travel.id} does not exist or has expired (${await range(snapshots)})`);
+      return s;
+    }
+    case "tag": {
+      const s = await snapshots.tryGetTag(travel.name);
+      if (s === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: tag '${travel.name}' does not exist (${snapshots.paths.tag(travel.name)})`);
+      if (retainedOnly && (await snapshots.tryGetSnapshot(s.id)) === null) {
+        throw new PaimonError("NOT_FOUND", `real-time scan of table ${table}: snapshot ${s.id} of tag '${travel.name}' has expired; a real-time scan reads retained snapshots only (read the tag without the real-time context)`);
+      }
+      return s;
+    }
+    case "timestamp": {
+      // the newest snapshot at or before the time (Java `earlierOrEqualTimeMills`: binary search, times ascending with ids)
+      const ids = await snapshots.listSnapshotIds();
+      let found: Snapshot | null = null;
+      for (let lo = 0, hi = ids.length - 1; lo <= hi; ) {
+        const mid = (lo + hi) >> 1;
+        const s = await snapshots.tryGetSnapshot(ids[mid]);
+        if (s !== null && s.timeMillis <= travel.millis) {
+          found = s;
+          lo = mid + 1;
+        } else if (s === null) lo = mid + 1; // expired meanwhile: older ones are gone too
+        else hi = mid - 1;
+      }
+      if (found === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: no snapshot is earlier than or equal to ${travel.key} (${new Date(travel.millis).toISOString()}, ${travel.millis} ms) (${await range(snapshots)})`);
+      return found;
+    }
+    case "compacted": {
+      // newest first, as Java `SnapshotManager.pickOrLatest`
+      const ids = await snapshots.listSnapshotIds();
+      for (let i = ids.length - 1; i >= 0; i--) {
+        const s = await snapshots.tryGetSnapshot(ids[i]);
+        if (s === null || s.commitKind !== "COMPACT") continue;
+        const n = travel.deltaCommits;
+        if (n === null || s.commitIdentifier % BigInt(n) === 0n || s.commitIdentifier === LONG_MAX) return s;
+      }
+      return snapshots.latestSnapshot();
+    }
+  }
+}
+
+async function range(snapshots: SnapshotManager): Promise<string> {
+  const [earliest, latest] = [await snapshots.earliestSnapshotId(), await snapshots.latestSnapshotId()];
+  return earliest === null || latest === null ? "the table has no snapshots" : `retained snapshots are ${earliest}..${latest}`;
+}

@@ -1,0 +1,119 @@
+/**
+ * Tags and time travel with Java Paimon 1.4.2: Java creates tags (`Table.createTag`) on a table
+ * Java and paimon-rt both wrote; paimon-rt expires snapshots and rolls back; Java reads every
+ * remaining tag exactly afterwards (and paimon-rt does through `scan.tag-name`); `scan.snapshot-id`
+ * / `scan.tag-name` / `scan.timestamp-millis` set in the table's options (by Java's ALTER TABLE
+ * SET or paimon-rt's alterTable) make both read the same rows.
+ * Skips with a printed reason when scripts/setup-oracles.sh has not been run.
+ */
+import * as arrow from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import type { Table } from "../../src/table/table.js";
+import { arrowToRows } from "./convert.js";
+import { tempDirs } from "../support/temp-dirs.js";
+import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows, writeTables } from "./oracle/harness.js";
+
+const noJava = javaOracleUnavailable();
+if (noJava) console.log(`skipping tags interop: ${noJava}`);
+const SLOW = 300_000;
+const tempDir = tempDirs("paimon-rt-tags-interop-");
+
+const ID = "db.tagged";
+const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+const rowsOf = (list: number[]): OracleRow[] => list.map((id) => ({ id, v: `v${id}` }));
+const norm = (rows: OracleRow[]) => sortRows(rows.map((r) => ({ id: Number(r.id), v: r.v ?? null })));
+
+async function rtWrite(table: Table, list: number[], overwrite = false): Promise<number> {
+  const w = await table.newWrite({ commitUser: "rt", overwrite } as never);
+  await w.write(
+    new arrow.RecordBatch({
+      id: arrow.makeData({ type: new arrow.Int64(), length: list.length, data: BigInt64Array.from(list, BigInt) }),
+      v: arrow.vectorFromArray(list.map((i) => `v${i}`), new arrow.Utf8()).data[0],
+    }),
+  );
+  const c = table.newCommit({ commitUser: "rt" });
+  const id = overwrite ? await c.overwrite(await w.prepareCommit()) : await c.commit(await w.prepareCommit());
+  await w.close();
+  return id!;
+}
+
+async function rtRead(table: Table): Promise<OracleRow[]> {
+  return norm(arrowToRows(await table.newRead().toArrow((await table.newScan().plan()).splits)));
+}
+
+/** Runs Java commands in one JVM; each command's stdout. */
+async function java(commands: string[][]): Promise<string[]> {
+  return (await runBatch("java", commands)).map((r) => {
+    if (!r.ok && /unknown command (create-tag|tags|set-options)/.test(r.error)) throw new Error(`the Java oracle was built before its tag commands: run scripts/setup-oracles.sh --java-only (${r.error})`);
+    return batchOutput(r);
+  });
+}
+const javaRead = (wh: string, extra: string[] = []) => ["read", wh, ID, "--sort", ...extra];
+
+describe.skipIf(noJava !== null)("tags and time travel with Java", () => {
+  it(
+    "Java's tags survive paimon-rt's expiry and rollback, and both read the same rows with scan.* options",
+    async () => {
+      const wh = tempDir();
+      // Java: snapshots 1, 2; paimon-rt: 3 (append), 4 (overwrite: deletes every file); Java: 5
+      await writeTables("java", wh, [{ identifier: ID, spec: { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], options: { bucket: 1, "bucket-key": "id" }, commits: [rowsOf(ids(0, 5)), rowsOf(ids(5, 10))] } }]);
+      const catalog = await Catalog.open(wh);
+      let table = await catalog.getTable(ID);
+      expect(await rtWrite(table, ids(10, 15))).toBe(3);
+      expect(await rtWrite(table, ids(100, 103), true)).toBe(4);
+      await writeTables("java", wh, [{ identifier: ID, spec: { commits: [rowsOf(ids(200, 202))] } }]);
+      const expected: Record<string, OracleRow[]> = {
+        t1: norm(rowsOf(ids(0, 5))),
+        t3: norm(rowsOf(ids(0, 15))),
+        t4: norm(rowsOf(ids(100, 103))),
+      };
+      const latest5 = norm(rowsOf([...ids(100, 103), 200, 201]));
+      const created = await java([["create-tag", wh, ID, "t1", "1"], ["create-tag", wh, ID, "t3", "3"], ["create-tag", wh, ID, "t4", "4"], ["tags", wh, ID]]);
+      expect(JSON.parse(created[3])).toEqual({ t1: 1, t3: 3, t4: 4 });
+
+      // paimon-rt expires snapshots 1..4 (the overwrite deleted the files of t1 and t3)
+      expect(await table.newCommit({ commitUser: "rt" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(4);
+      expect((await table.listSnapshots()).map((s) => s.id)).toEqual([5]);
+      const afterExpiry = await java([javaRead(wh, ["--tag", "t1"]), javaRead(wh, ["--tag", "t3"]), javaRead(wh, ["--tag", "t4"]), javaRead(wh)]);
+      expect(afterExpiry.map((out) => norm(parseJsonLines(out)))).toEqual([expected.t1, expected.t3, expected.t4, latest5]);
+      for (const tag of ["t1", "t3", "t4"]) {
+        const t = await catalog.alterTable(ID, [{ kind: "setOption", key: "scan.tag-name", value: tag }]);
+        expect(await rtRead(t)).toEqual(expected[tag]);
+      }
+      table = await catalog.alterTable(ID, [{ kind: "removeOption", key: "scan.tag-name" }]);
+
+      // paimon-rt writes snapshot 6, Java tags it, paimon-rt rolls back to 5: t6 goes, the rest stay
+      expect(await rtWrite(table, ids(300, 302))).toBe(6);
+      await java([["create-tag", wh, ID, "t6", "6"]]);
+      await table.rollbackTo(5);
+      const afterRollback = await java([["tags", wh, ID], javaRead(wh, ["--tag", "t1"]), javaRead(wh, ["--tag", "t3"]), javaRead(wh, ["--tag", "t4"]), javaRead(wh)]);
+      expect(JSON.parse(afterRollback[0])).toEqual({ t1: 1, t3: 3, t4: 4 });
+      expect(afterRollback.slice(1).map((out) => norm(parseJsonLines(out)))).toEqual([expected.t1, expected.t3, expected.t4, latest5]);
+      expect(await rtRead(table)).toEqual(latest5);
+
+      // time travel in the table's options: Java sets them, then paimon-rt does; both read the same rows
+      expect(await rtWrite(table, ids(400, 401))).toBe(6);
+      const snap5 = await table.snapshot(5);
+      const cases: Array<{ by: "java" | "rt"; options: Record<string, string>; rows: OracleRow[] }> = [
+        { by: "java", options: { "scan.snapshot-id": "5" }, rows: latest5 },
+        { by: "java", options: { "scan.snapshot-id": "", "scan.tag-name": "t3" }, rows: expected.t3 },
+        { by: "rt", options: { "scan.tag-name": "", "scan.timestamp-millis": String(snap5.timeMillis) }, rows: latest5 },
+        { by: "rt", options: { "scan.timestamp-millis": "", "scan.mode": "from-snapshot", "scan.tag-name": "t1" }, rows: expected.t1 },
+        { by: "java", options: { "scan.mode": "", "scan.tag-name": "", "scan.snapshot-id": "6" }, rows: norm(rowsOf([...ids(100, 103), 200, 201, 400])) },
+      ];
+      for (const c of cases) {
+        if (c.by === "java") {
+          await java([["set-options", wh, ID, ...Object.entries(c.options).map(([k, v]) => `${k}=${v}`)]]);
+        } else {
+          await catalog.alterTable(ID, Object.entries(c.options).map(([key, value]) => (value === "" ? { kind: "removeOption" as const, key } : { kind: "setOption" as const, key, value })));
+        }
+        const [javaRows] = await java([javaRead(wh)]);
+        const rtRows = await rtRead(await catalog.getTable(ID));
+        expect({ options: c.options, java: norm(parseJsonLines(javaRows)) }).toEqual({ options: c.options, java: c.rows });
+        expect({ options: c.options, rt: rtRows }).toEqual({ options: c.options, rt: c.rows });
+      }
+    },
+    SLOW,
+  );
+});
