@@ -41,15 +41,36 @@ export const Options = {
 } as const;
 
 /** Options that cannot change after table creation (Java `CoreOptions.getImmutableOptionKeys` and friends). */
+/**
+ * Options an alter may not change: Java 1.4.2's `@Immutable` ones (`CoreOptions.IMMUTABLE_OPTIONS`;
+ * changing `data-file.path-directory` or `index-file-in-data-file-dir` would leave every existing
+ * file where no reader looks), plus `sequence.field`, `path`.
+ */
 export const IMMUTABLE_OPTIONS = new Set([
+  "type",
   "primary-key",
+  "primary-key.nullable",
   "partition",
   "bucket-key",
+  "bucket-function.type",
+  "data-file.path-directory",
+  "index-file-in-data-file-dir",
   "merge-engine",
   "sequence.field",
-  "bucket-function.type",
+  "sequence.snapshot-ordering",
+  "aggregation.remove-record-on-delete",
+  "partial-update.remove-record-on-delete",
+  "partial-update.remove-record-on-sequence-group",
+  "rowkind.field",
+  "dynamic-bucket.initial-buckets",
+  "force-lookup",
   "data-evolution.enabled",
   "row-tracking.enabled",
+  "blob-field",
+  "blob-descriptor-field",
+  "blob-view-field",
+  "pk-clustering-override",
+  "path",
 ]);
 
 const SIZE_UNITS: Record<string, number> = {

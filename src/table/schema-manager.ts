@@ -158,6 +158,26 @@ function fieldIndex(fields: readonly DataField[], name: string, where: number): 
 }
 
 /** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
+const isTrue = (v: string | undefined) => v !== undefined && v.trim().toLowerCase() === "true";
+
+/**
+ * Java 1.4.2's `SchemaManager.checkAlterTableOption` for the options whose change would change
+ * what the existing files mean: the deletion-vector mode (rows hidden or brought back without a
+ * full compaction) unless `deletion-vectors.modifiable`, and `ignore-delete` /
+ * `ignore-update-before` from true to false.
+ */
+function checkOptionTransition(options: Record<string, string>, key: string, next: string | undefined): void {
+  if (key === "deletion-vectors.enabled" && !isTrue(options["deletion-vectors.modifiable"]) && isTrue(options[key]) !== isTrue(next)) {
+    throw new PaimonError(
+      "UNSUPPORTED",
+      `cannot change deletion-vectors.enabled from ${isTrue(options[key])} to ${isTrue(next)}: without a full compaction rows would be hidden or come back (set deletion-vectors.modifiable=true to allow it, as in Java)`,
+    );
+  }
+  if ((key === "ignore-delete" || key === "ignore-update-before") && next !== undefined && isTrue(options[key]) && !isTrue(next)) {
+    throw new PaimonError("UNSUPPORTED", `cannot change ${key} from true to false`);
+  }
+}
+
 export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[], where = "table"): TableSchema {
   let fields = [...current.fields];
   const options = { ...current.options };
@@ -226,9 +246,11 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
         if (IMMUTABLE_OPTIONS.has(key)) throw new PaimonError("UNSUPPORTED", `option ${key} cannot be changed after table creation`);
         if (key === "bucket") {
           const from = Number(options["bucket"] ?? "-1");
-          const to = change.kind === "setOption" ? Number(change.value) : -1;
+          if (change.kind === "removeOption") throw new PaimonError("UNSUPPORTED", `option bucket cannot be reset (it is ${from})`);
+          const to = Number(change.value);
           if ((from > 0) !== (to > 0)) throw new PaimonError("UNSUPPORTED", `cannot change bucket from ${from} to ${to}: only fixed bucket counts can be rescaled`);
         }
+        checkOptionTransition(options, key, change.kind === "setOption" ? String(change.value) : undefined);
         if (change.kind === "setOption") options[key] = String(change.value);
         else delete options[key];
         break;
