@@ -9,7 +9,6 @@ import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-r
 import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
 
 export { FileStoreCommit } from "./file-store-commit.js";
-export { expirePartitionsAfterCommit, expirePartitionsNow, partitionExpireConfig } from "./partition-expire.js";
 export { BATCH_COMMIT_IDENTIFIER };
 
 export function identifierOf(id: bigint | number | undefined): bigint {

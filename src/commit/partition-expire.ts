@@ -10,6 +10,7 @@ import { requireIntOption } from "../table/option-validation.js";
 import { partitionValueString } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { FileStoreCommit } from "./file-store-commit.js";
+import { dropPartitions } from "./commit-operations.js";
 
 export const PARTITION_EXPIRATION_TIME = "partition.expiration-time";
 const CHECK_INTERVAL = "partition.expiration-check-interval";
@@ -140,7 +141,6 @@ async function expirePartitions(table: FileStoreTable, commit: FileStoreCommit, 
   expired.sort((a, b) => (a.joined < b.joined ? -1 : a.joined > b.joined ? 1 : 0));
   const chosen = expired.slice(0, config.maxNum);
   const batch = config.batchSize > 0 && config.batchSize < chosen.length ? config.batchSize : chosen.length;
-  const { dropPartitions } = await import("./commit-operations.js");
   for (let i = 0; i < chosen.length; i += batch) {
     const specs = chosen.slice(i, i + batch).map((p) => Object.fromEntries(keys.map((k, j) => [k, p.values[j]])));
     await dropPartitions(table, commit, specs, identifier);

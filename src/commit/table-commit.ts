@@ -12,6 +12,8 @@ import type { RealtimeCommitProgress } from "../realtime/types.js";
 // does (validation, overwrite scopes, the commit protocol, real-time progress) is imported on
 // first use from commit-operations.ts, so a query-only bundle carries no commit code.
 const operations = () => import("./commit-operations.js");
+/** Loaded only by tables with `partition.expiration-time` (and explicit expirePartitions). */
+const partitionExpire = () => import("./partition-expire.js");
 
 export class TableCommit {
   private fileStoreCommit: FileStoreCommit | undefined;
@@ -26,9 +28,9 @@ export class TableCommit {
   /** The file-store commit of this user (one per TableCommit: it caches the user's latest commit). */
   private async commit_(): Promise<FileStoreCommit> {
     if (!this.fileStoreCommit) {
-      const { FileStoreCommit, partitionExpireConfig } = await operations();
+      const { FileStoreCommit } = await operations();
       // as Java's newCommit: bad partition-expiry options fail before anything is committed
-      if (this.expiresPartitions) partitionExpireConfig(this.table.coreOptions.raw);
+      if (this.expiresPartitions) (await partitionExpire()).partitionExpireConfig(this.table.coreOptions.raw);
       this.fileStoreCommit ??= new FileStoreCommit(this.table.fileIO, this.table.location, this.table.schema, this.commitUser);
     }
     return this.fileStoreCommit;
@@ -152,7 +154,7 @@ export class TableCommit {
   private async maintain<T>(result: T, latest: number | null | undefined, identifier: bigint): Promise<T> {
     if (latest === null) return result;
     if (this.expiresPartitions) {
-      const { expirePartitionsAfterCommit } = await operations();
+      const { expirePartitionsAfterCommit } = await partitionExpire();
       if ((await expirePartitionsAfterCommit(this.table, await this.commit_(), identifier).catch(() => null))?.length) latest = undefined;
     }
     const { expireAfterCommit } = await import("./expire.js");
@@ -171,7 +173,8 @@ export class TableCommit {
    * the real-time progress of exactly those partitions, as {@link dropPartitions}.
    */
   async expirePartitions(options: PartitionExpireOptions = {}): Promise<Array<Record<string, string>>> {
-    const { expirePartitionsNow, BATCH_COMMIT_IDENTIFIER } = await operations();
+    const { expirePartitionsNow } = await partitionExpire();
+    const { BATCH_COMMIT_IDENTIFIER } = await operations();
     return expirePartitionsNow(this.table, await this.commit_(), options, BATCH_COMMIT_IDENTIFIER);
   }
 

@@ -11,6 +11,7 @@ import { LocalFileIO } from "../../src/fs/local-file-io.js";
 import { RealtimeContext, RealtimeSnapshotOffsets } from "../../src/index.js";
 import { Table } from "../../src/table/table.js";
 import { compileFormatter, partitionTime } from "../../src/commit/partition-expire.js";
+import { main } from "../../src/cli/main.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { expectCode, makeTable as makeRealtimeTable, rtBatch, range, readIds as readRealtimeIds } from "../realtime/helpers.js";
 
@@ -270,5 +271,25 @@ describe("partition expiry options", () => {
     expect(reopened.coreOptions.get("partition.expiration-strategy")).toBe("bogus");
     await expect(put(reopened, [{ id: 1, dt: "2020-01-01" }])).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/partition\.expiration-strategy/) });
     expect(await reopened.latestSnapshot()).toBeNull();
+  });
+});
+
+describe("paimon-rt expire-partitions", () => {
+  it("drops the expired partitions now, with the table's options or the flags, printing each; bad arguments change nothing", async () => {
+    const { table } = await create({ "write-only": "true" });
+    await put(table, ["2020-01-02", "2020-01-01", "2999-01-01", "x"].map((dt, id) => ({ id, dt })));
+    const out: string[] = [];
+    const run = (...args: string[]) => main(["expire-partitions", ...args], { out: (l) => out.push(l), err: (l) => out.push(`ERR ${l}`) });
+    const code = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; message: string }) => `${e.code}: ${e.message}`);
+    expect(await code(run(table.location))).toMatch(/^INVALID_ARGUMENT: expirePartitions of .* needs an expirationTime/);
+    expect(await code(run(table.location, "--max-expires", "0"))).toBe("INVALID_ARGUMENT: expire-partitions: --max-expires needs a positive number, got 0");
+    expect(await code(run(table.location, "--strategy"))).toBe("INVALID_ARGUMENT: expire-partitions: unexpected argument --strategy (needs a value)");
+    expect(await code(run(table.location, "--expiration-time", "soon"))).toMatch(/^INVALID_ARGUMENT: option partition.expiration-time: cannot parse duration 'soon'/);
+    expect(await code(run())).toBe("INVALID_ARGUMENT: expire-partitions needs a table path");
+    expect(await kinds(table)).toEqual(["APPEND"]);
+    expect(await run(table.location, "--expiration-time", "1d", "--max-expires", "1", "--commit-user", "ops")).toBe(0);
+    expect(out).toEqual(["dropped dt=2020-01-01", `dropped 1 expired partition of ${table.location}`]);
+    expect((await table.latestSnapshot())!.commitUser).toBe("ops");
+    expect(await partitionsLeft(table)).toEqual(["2020-01-02", "2999-01-01", "x"]);
   });
 });
