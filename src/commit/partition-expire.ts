@@ -123,7 +123,8 @@ async function expirePartitions(table: FileStoreTable, commit: FileStoreCommit, 
   const partitions = new Map<string, { row: Uint8Array; newest: number }>();
   for (const e of await commit.liveEntries()) {
     const key = e.partition.join(",");
-    const created = e.file.creationTime ?? -Infinity;
+    // a file without a creation time (Java fails on it) never makes its partition old
+    const created = e.file.creationTime ?? Infinity;
     const p = partitions.get(key);
     if (p === undefined) partitions.set(key, { row: e.partition, newest: created });
     else p.newest = Math.max(p.newest, created);

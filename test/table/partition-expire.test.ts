@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { LocalFileIO } from "../../src/fs/local-file-io.js";
@@ -86,6 +87,21 @@ describe("partition time as Java's PartitionTimeExtractor (1.4.2) extracts it", 
   it.each(cases)("formatter %s, value %s: %s", (formatter, value, expected) => {
     const t = partitionTime(["dt"], [value], null, formatter === null ? null : compileFormatter(formatter));
     expect(t === null ? "ERR" : new Date(t).toISOString()).toBe(expected);
+  });
+
+  it("any valid date-time, written by a formatter or the default format, is read back as that wall-clock time", () => {
+    const pad = (n: number, w: number) => String(n).padStart(w, "0");
+    const compact = compileFormatter("yyyyMMdd HH:mm:ss");
+    fc.assert(
+      fc.property(fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }), (d) => {
+        const t = Math.floor(d.getTime() / 1000) * 1000;
+        const x = new Date(t);
+        const [y, mo, da, h, mi, se] = [x.getUTCFullYear(), x.getUTCMonth() + 1, x.getUTCDate(), x.getUTCHours(), x.getUTCMinutes(), x.getUTCSeconds()];
+        expect(partitionTime(["dt"], [`${y}${pad(mo, 2)}${pad(da, 2)} ${pad(h, 2)}:${pad(mi, 2)}:${pad(se, 2)}`], null, compact)).toBe(t);
+        expect(partitionTime(["dt"], [`${y}-${mo}-${da} ${h}:${mi}:${se}`], null, null)).toBe(t);
+        expect(partitionTime(["dt"], [`${y}-${pad(mo, 2)}-${pad(da, 2)}`], null, null)).toBe(Date.UTC(y, mo - 1, da));
+      }),
+    );
   });
 
   it("a pattern replaces each $key by its value; a null value keeps the partition", () => {
