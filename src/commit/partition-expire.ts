@@ -5,6 +5,7 @@
 // partitions go). Loaded only by tables that set `partition.expiration-time`.
 import { PaimonError } from "../error.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
+import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import { parseDuration } from "../table/options.js";
 import { requireIntOption } from "../table/option-validation.js";
 import { partitionValueString } from "../table/paths.js";
@@ -87,13 +88,16 @@ const lastChecks = new WeakMap<object, number>();
 /**
  * The partition expiry of Java's commit maintenance (`PartitionExpire.expire`): at most once per
  * `partition.expiration-check-interval` per table object (its first commit checks), so a commit
- * in between costs no file-system call; not for `write-only` tables. Returns the dropped partitions, or null when it did not check.
+ * in between costs no file-system call (with `end-input.check-partition-expire`, a batch commit
+ * always checks); not for `write-only` tables. Returns the dropped partitions, or null when it did not check.
  */
 export async function expirePartitionsAfterCommit(table: FileStoreTable, commit: FileStoreCommit, identifier: bigint, now = Date.now()): Promise<Array<Record<string, string>> | null> {
   const config = partitionExpireConfig(table.coreOptions.raw);
   if (config === null || table.partitionFields.length === 0 || table.coreOptions.bool("write-only", false)) return null;
   const last = lastChecks.get(table);
-  if (config.checkInterval !== 0 && last !== undefined && now <= last + config.checkInterval) return null;
+  // end-input.check-partition-expire: a batch commit (the end of a bounded input) always checks
+  const endInput = identifier === BATCH_COMMIT_IDENTIFIER && table.coreOptions.bool("end-input.check-partition-expire", false);
+  if (config.checkInterval !== 0 && last !== undefined && now <= last + config.checkInterval && !endInput) return null;
   const expired = await expirePartitions(table, commit, config, identifier, now);
   lastChecks.set(table, now);
   return expired;

@@ -200,6 +200,15 @@ describe("partition expiry after every commit", () => {
     expect(await partitionsLeft(plain.table)).toEqual(["2020-01-01", "2999-01-01"]);
   });
 
+  it("with end-input.check-partition-expire a batch commit checks within the interval; a streaming commit does not", async () => {
+    const { table } = await create({ "partition.expiration-time": "1 d", "end-input.check-partition-expire": "true" });
+    await put(table, [{ id: 1, dt: "2999-01-01" }]);
+    await put(table, [{ id: 2, dt: "2020-01-01" }], 5);
+    expect(await partitionsLeft(table)).toEqual(["2020-01-01", "2999-01-01"]);
+    await put(table, [{ id: 3, dt: "2999-01-01" }]);
+    expect(await partitionsLeft(table)).toEqual(["2999-01-01"]);
+  });
+
   it("a write-only table's commits expire nothing; TableCommit.expirePartitions drops them, returning Java's partition specs", async () => {
     const { table } = await create(
       { "write-only": "true", "partition.expiration-time": "1 d", "partition.timestamp-pattern": "$dt $hour:00:00", "partition.timestamp-formatter": "yyyyMMdd HH:mm:ss" },
