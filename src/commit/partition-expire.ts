@@ -136,9 +136,10 @@ async function expirePartitions(table: FileStoreTable, commit: FileStoreCommit, 
   const expired: Array<{ values: unknown[]; strings: string[]; joined: string }> = [];
   for (const { row, newest } of partitions.values()) {
     const values = fromBinaryRow(row.subarray(4), types);
-    // Java's strategies see the internal values' toString (a DATE is its day number)
+    // Java's strategies see the internal values' toString (a DATE is its day number, bytes are `[B@<hash>`)
     const texts = values.map((v, i) => partitionValueString(v, types[i], true));
-    const time = config.updateTime ? newest : partitionTime(keys, texts, config.pattern, config.formatter);
+    const timeTexts = texts.map((t, i) => (t !== null && (types[i].kind === "BINARY" || types[i].kind === "VARBINARY") ? "[B@" : t));
+    const time = config.updateTime ? newest : partitionTime(keys, timeTexts, config.pattern, config.formatter);
     if (time === null || !(expireWall > time)) continue;
     const strings = texts.map((t) => t ?? defaultName);
     expired.push({ values, strings, joined: strings.join(",") });
