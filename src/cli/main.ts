@@ -10,6 +10,7 @@ import type { OutputFormat } from "./format.js";
 import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
 import { compactCommand, parseCompactArgs } from "./compact.js";
+import { expirePartitionsCommand, parseExpirePartitionsArgs } from "./expire-partitions.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
 import { serveCommand } from "./serve.js";
 import { commandUsage, usage } from "./usage.js";
@@ -92,6 +93,9 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       return 0;
     case "compact":
       await compactCommand(parseCompactArgs(rest), io.out);
+      return 0;
+    case "expire-partitions":
+      await expirePartitionsCommand(parseExpirePartitionsArgs(rest), io.out);
       return 0;
     case "serve": {
       if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "serve needs a warehouse directory");

@@ -59,6 +59,23 @@ export const COMMANDS: CommandUsage[] = [
     ],
   },
   {
+    name: "expire-partitions",
+    args: "<table-path> [options]",
+    summary: [
+      "drop the partitions older than the table's partition.expiration-time",
+      "now (its commits do once per check interval), as Java's expire_partitions;",
+      "the options override the table's partition.* options",
+    ],
+    options: [
+      ["--expiration-time D", "older than D (7d, 12h) goes"],
+      ["--strategy S", "values-time or update-time"],
+      ["--timestamp-formatter F", "Java DateTimeFormatter of the time"],
+      ["--timestamp-pattern P", "the time in the values: $dt $hour:00:00"],
+      ["--max-expires N", "at most N partitions"],
+      ["--commit-user U", "commit user (default paimon-rt-expire-partitions)"],
+    ],
+  },
+  {
     name: "serve",
     args: "<warehouse> [options]",
     summary: [

@@ -61,10 +61,10 @@ export async function truncate(table: FileStoreTable, commit: FileStoreCommit): 
 }
 
 /** `TableCommit.dropPartitions`: one OVERWRITE snapshot deleting the files and progress of the matching partitions. */
-export async function dropPartitions(table: FileStoreTable, commit: FileStoreCommit, partitions: Array<Record<string, unknown>>): Promise<number> {
+export async function dropPartitions(table: FileStoreTable, commit: FileStoreCommit, partitions: Array<Record<string, unknown>>, identifier = BATCH_COMMIT_IDENTIFIER): Promise<number> {
   if (!Array.isArray(partitions) || partitions.length === 0) throw new PaimonError("INVALID_ARGUMENT", `dropPartitions of ${table.identifier} needs a non-empty list of partitions`);
   if (table.partitionFields.length === 0) throw new PaimonError("INVALID_ARGUMENT", `table ${table.identifier} has no partition keys; use truncate`);
-  return (await overwriteScope(table, commit, [], partitionScope(table, partitions), BATCH_COMMIT_IDENTIFIER))!;
+  return (await overwriteScope(table, commit, [], partitionScope(table, partitions), identifier))!;
 }
 
 /** The partitions matching any of `specs` (each: values of some or all partition keys). */

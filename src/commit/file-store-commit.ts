@@ -121,6 +121,11 @@ export class FileStoreCommit {
     this.manifests = new ManifestStore(io, new TablePaths(root, this.options, this.partitionFields), this.partitionFields, this.options.manifestCompression);
   }
 
+  /** The live data files of the latest snapshot (read through the live-file cache a commit keeps). */
+  async liveEntries(): Promise<ManifestEntry[]> {
+    return [...(await this.liveFiles(await this.snapshots.latestSnapshot())).values()];
+  }
+
   /** Partition values (by key name) of a serialized partition row. */
   partitionValues(partition: Uint8Array): Record<string, unknown> {
     const values = fromBinaryRow(

@@ -4,6 +4,7 @@ import { PaimonError } from "../error.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { CommitMessage } from "./commit-message.js";
 import type { ExpireOptions } from "./expire.js";
+import type { PartitionExpireOptions } from "./partition-expire.js";
 import type { FileStoreCommit } from "./file-store-commit.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
 
@@ -11,6 +12,8 @@ import type { RealtimeCommitProgress } from "../realtime/types.js";
 // does (validation, overwrite scopes, the commit protocol, real-time progress) is imported on
 // first use from commit-operations.ts, so a query-only bundle carries no commit code.
 const operations = () => import("./commit-operations.js");
+/** Loaded only by tables with `partition.expiration-time` (and explicit expirePartitions). */
+const partitionExpire = () => import("./partition-expire.js");
 
 export class TableCommit {
   private fileStoreCommit: FileStoreCommit | undefined;
@@ -26,6 +29,8 @@ export class TableCommit {
   private async commit_(): Promise<FileStoreCommit> {
     if (!this.fileStoreCommit) {
       const { FileStoreCommit } = await operations();
+      // as Java's newCommit: bad partition-expiry options fail before anything is committed
+      if (this.expiresPartitions) (await partitionExpire()).partitionExpireConfig(this.table.coreOptions.raw);
       this.fileStoreCommit ??= new FileStoreCommit(this.table.fileIO, this.table.location, this.table.schema, this.commitUser);
     }
     return this.fileStoreCommit;
@@ -41,11 +46,12 @@ export class TableCommit {
   async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
     const { checkMessages, identifierOf } = await operations();
     checkMessages(this.table, messages);
+    const identifier = identifierOf(commitIdentifier);
     const id = await (await this.commit_()).commit(
       messages.map((m) => m.data),
-      identifierOf(commitIdentifier),
+      identifier,
     );
-    return this.maintain(id, id);
+    return this.maintain(id, id, identifier);
   }
 
   /**
@@ -66,7 +72,9 @@ export class TableCommit {
       byIdentifier.set(identifier, messages.map((m: CommitMessage) => m.data));
     }
     const committed = await (await this.commit_()).filterAndCommit(byIdentifier);
-    return this.maintain(committed, committed > 0 ? undefined : null);
+    // committed in increasing order after the skipped ones: the last is the greatest
+    const last = [...byIdentifier.keys()].reduce((a, b) => (a > b ? a : b), 0n);
+    return this.maintain(committed, committed > 0 ? undefined : null, last);
   }
 
   /**
@@ -88,7 +96,7 @@ export class TableCommit {
   async commitWithProgress(progress: RealtimeCommitProgress[], commitIdentifier: bigint | number, watermark?: bigint | number | null): Promise<number> {
     const { commitWithProgress } = await import("../realtime/commit.js");
     const id = await commitWithProgress(this.table, await this.commit_(), progress, commitIdentifier, watermark);
-    return this.maintain(id, id);
+    return this.maintain(id, id, BigInt(commitIdentifier));
   }
 
   /**
@@ -103,8 +111,9 @@ export class TableCommit {
    */
   async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
     const { overwrite, identifierOf } = await operations();
-    const id = await overwrite(this.table, await this.commit_(), messages, partition, identifierOf(commitIdentifier));
-    return this.maintain(id, id);
+    const identifier = identifierOf(commitIdentifier);
+    const id = await overwrite(this.table, await this.commit_(), messages, partition, identifier);
+    return this.maintain(id, id, identifier);
   }
 
   /**
@@ -112,9 +121,9 @@ export class TableCommit {
    * real-time progress is empty. Returns its id.
    */
   async truncate(): Promise<number> {
-    const { truncate } = await operations();
+    const { truncate, BATCH_COMMIT_IDENTIFIER } = await operations();
     const id = await truncate(this.table, await this.commit_());
-    return this.maintain(id, id);
+    return this.maintain(id, id, BATCH_COMMIT_IDENTIFIER);
   }
 
   /**
@@ -123,22 +132,50 @@ export class TableCommit {
    * progress of exactly those partitions. Returns its id.
    */
   async dropPartitions(partitions: Array<Record<string, unknown>>): Promise<number> {
-    const { dropPartitions } = await operations();
+    const { dropPartitions, BATCH_COMMIT_IDENTIFIER } = await operations();
     const id = await dropPartitions(this.table, await this.commit_(), partitions);
-    return this.maintain(id, id);
+    return this.maintain(id, id, BATCH_COMMIT_IDENTIFIER);
+  }
+
+  /** The table sets `partition.expiration-time`: its commits drop expired partitions. */
+  private get expiresPartitions(): boolean {
+    return this.table.coreOptions.get("partition.expiration-time") !== undefined;
   }
 
   /**
    * What Java's commit does after every commit (`TableCommitImpl.maintain`) unless the table is
-   * `write-only`: snapshot expiry by the table's retention options (`snapshot.num-retained.*`,
-   * `snapshot.time-retained`, consumers). Best effort: the commit has succeeded, so a failure
-   * leaves the snapshots for the next commit or an explicit {@link expireSnapshots}, which reports it.
+   * `write-only`: partition expiry (`partition.expiration-time`, at most once per
+   * `partition.expiration-check-interval` per table object, the dropping snapshots carrying the
+   * commit's `identifier`), then snapshot expiry by the table's retention options
+   * (`snapshot.num-retained.*`, `snapshot.time-retained`, consumers). Best effort: the commit has
+   * succeeded, so a failure leaves the partitions and snapshots for the next commit or an
+   * explicit {@link expirePartitions} / {@link expireSnapshots}, which report it.
    */
-  private async maintain<T>(result: T, latest: number | null | undefined): Promise<T> {
+  private async maintain<T>(result: T, latest: number | null | undefined, identifier: bigint): Promise<T> {
     if (latest === null) return result;
+    if (this.expiresPartitions) {
+      const { expirePartitionsAfterCommit } = await partitionExpire();
+      if ((await expirePartitionsAfterCommit(this.table, await this.commit_(), identifier).catch(() => null))?.length) latest = undefined;
+    }
     const { expireAfterCommit } = await import("./expire.js");
     await expireAfterCommit(this.table.fileIO, this.table.location, this.table.coreOptions, this.table.partitionFields, this.table, latest).catch(() => 0);
     return result;
+  }
+
+  /**
+   * Drops the partitions older than the expiration time now, as Java's `expire_partitions`
+   * procedure (an extension beyond API.md): the table's `partition.*` expiry options, each
+   * overridable by `options`, without the check interval. Partitions whose values do not parse
+   * as a time (values-time) are kept. Returns the dropped partitions in Java's order (values
+   * joined with ',' sorted), each as Java prints it: key to the internal value's string (a DATE
+   * is its day number), the default partition name for null. The dropping snapshots (one per
+   * `partition.expiration-batch-size`) are OVERWRITE commits of the batch identifier, resetting
+   * the real-time progress of exactly those partitions, as {@link dropPartitions}.
+   */
+  async expirePartitions(options: PartitionExpireOptions = {}): Promise<Array<Record<string, string>>> {
+    const { expirePartitionsNow } = await partitionExpire();
+    const { BATCH_COMMIT_IDENTIFIER } = await operations();
+    return expirePartitionsNow(this.table, await this.commit_(), options, BATCH_COMMIT_IDENTIFIER);
   }
 
   /** Expires old snapshots and the files only they reference; returns how many expired. */

@@ -64,6 +64,7 @@ export class SchemaManager {
     validateTableSchema(schema);
     checkFileFormatOptions(schema.options, where);
     checkDeduplicateTable(schema, where);
+    await checkPartitionExpireOptions(schema.options);
     if ((await this.listSchemaIds()).length > 0) throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
     if (!(await this.io.writeFileAtomicNoReplace(this.paths.schema(0), schemaToJson(schema)))) {
       throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
@@ -83,10 +84,18 @@ export class SchemaManager {
       validateTableSchema(next);
       checkFileFormatOptions(next.options, where);
       checkDeduplicateTable(next, where);
+      await checkPartitionExpireOptions(next.options);
       if (await this.io.writeFileAtomicNoReplace(this.paths.schema(next.id), schemaToJson(next))) return next;
     }
     throw new PaimonError("COMMIT_CONFLICT", `schema of ${where} keeps changing concurrently; alter it again`);
   }
+}
+
+/** The `partition.expiration-*` / `partition.timestamp-*` options have valid values (their checks load only for tables that set one). */
+async function checkPartitionExpireOptions(o: Readonly<Record<string, string>>): Promise<void> {
+  if (!Object.keys(o).some((k) => k.startsWith("partition.expiration-") || k.startsWith("partition.timestamp-"))) return;
+  const { validatePartitionExpireOptions } = await import("../commit/partition-expire.js");
+  validatePartitionExpireOptions(o);
 }
 
 /** Checks the option combinations paimon-rt (and Java) accept for a table. */

@@ -68,6 +68,7 @@ import java.util.TreeMap;
  *           [--filter column op json-value]...   (op: = &lt;&gt; &lt; &lt;= &gt; &gt;=)
  *           [--execute-filter]   (also test every row with Predicate.test: exact filtering)
  *           [--tag name]   (read tag `name`: scan.tag-name as a dynamic option)
+ *   expire-partitions &lt;warehouse&gt; &lt;db.table&gt;   (Java's PartitionExpire by the table's options)
  *   batch   &lt;commands.json&gt;   (a JSON array of argument lists; one result line per command)
  *   create-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;snapshot-id&gt;   (Table.createTag)
  *   delete-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt;                 (Table.deleteTag)
@@ -192,6 +193,21 @@ public final class PaimonOracle {
                     StringBuilder ids = new StringBuilder();
                     for (Iterator<Snapshot> it = table.snapshotManager().snapshots(); it.hasNext(); ) ids.append(ids.length() == 0 ? "" : ",").append(it.next().id());
                     out.println("{\"expired\":" + expired + ",\"snapshots\":[" + ids + "]}");
+                }
+                return;
+            }
+            case "expire-partitions": {
+                // Java's own partition expiry (PartitionExpire, as the commit runs it, without the
+                // check interval) by the table's partition.* options; prints the expired partitions
+                if (a.length != 3) throw new IllegalArgumentException("expire-partitions <warehouse> <db.table>");
+                try (Catalog catalog = catalog(a[1])) {
+                    org.apache.paimon.table.FileStoreTable table = (org.apache.paimon.table.FileStoreTable) catalog.getTable(Identifier.fromString(a[2]));
+                    org.apache.paimon.CoreOptions options = table.coreOptions();
+                    org.apache.paimon.types.RowType partitionType = table.schema().logicalPartitionType();
+                    org.apache.paimon.operation.PartitionExpire expire = table.store().newPartitionExpire("oracle-expire", table,
+                            options.partitionExpireTime(), java.time.Duration.ZERO,
+                            org.apache.paimon.partition.PartitionExpireStrategy.createPartitionExpireStrategy(options, partitionType, null, null));
+                    out.println("{\"expired\":" + JSON.writeValueAsString(expire.expire(Long.MAX_VALUE)) + "}");
                 }
                 return;
             }
