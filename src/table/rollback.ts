@@ -9,7 +9,7 @@ import { collectMetadataFiles, dataFileKey, metadataPathsOnlyIn, missingAsEmpty 
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
-import type { Snapshot } from "../spec/snapshot.js";
+import { type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import type { ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
@@ -25,17 +25,41 @@ export interface RollbackTarget {
   readonly options: TableOptions;
 }
 
-/** Makes snapshot `snapshotId` the latest; NOT_FOUND (nothing changed) when it does not exist or has expired. */
+/**
+ * Makes snapshot `snapshotId` the latest; when it has expired but a tag holds it, rolls back to
+ * that tag (Java `rollbackTo(long)`); NOT_FOUND (nothing changed) otherwise.
+ */
 export async function rollbackTo(table: RollbackTarget, snapshotId: number): Promise<void> {
-  const { snapshots, manifests } = table;
+  const { snapshots } = table;
   if (!Number.isSafeInteger(snapshotId) || snapshotId < 1) throw new PaimonError("INVALID_ARGUMENT", `rollbackTo of ${table.name}: snapshot id ${String(snapshotId)} is not a positive integer`);
-  const target = await snapshots.tryGetSnapshot(snapshotId);
+  const target = (await snapshots.tryGetSnapshot(snapshotId)) ?? (await listTags(snapshots)).find((t) => t.snapshot.id === snapshotId)?.snapshot ?? null;
   if (target === null) {
     const earliest = await snapshots.earliestSnapshotId();
     const latest = await snapshots.latestSnapshotId();
     const retained = earliest === null || latest === null ? "the table has no snapshots" : `retained snapshots are ${earliest}..${latest}`;
-    throw new PaimonError("NOT_FOUND", `cannot roll ${table.name} back to snapshot ${snapshotId}: it does not exist or has expired (${retained})`);
+    throw new PaimonError("NOT_FOUND", `cannot roll ${table.name} back to snapshot ${snapshotId}: it does not exist or has expired, and no tag holds it (${retained})`);
   }
+  await rollbackToSnapshot(table, target);
+}
+
+/**
+ * Makes the snapshot of tag `name` the latest, as Java's `rollbackTo(String tagName)`: the
+ * newer snapshots and tags go as in `rollbackTo`; when the tagged snapshot has expired, every
+ * snapshot is newer, and the tag's snapshot is written back as the table's only snapshot
+ * (Java `RollbackHelper.createSnapshotFileIfNeeded`, EARLIEST hint too). NOT_FOUND when the tag
+ * does not exist, INVALID_ARGUMENT for a name that is not one file of `tag/`.
+ */
+export async function rollbackToTag(table: RollbackTarget, name: string): Promise<void> {
+  const path = table.snapshots.paths.tag(name, `rollbackTo of ${table.name}`);
+  const target = await table.snapshots.tryGetTag(name);
+  if (target === null) throw new PaimonError("NOT_FOUND", `cannot roll ${table.name} back to tag '${name}': it does not exist (${path})`);
+  await rollbackToSnapshot(table, target);
+}
+
+async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Promise<void> {
+  const { snapshots, manifests } = table;
+  const snapshotId = target.id;
+  const restore = (await snapshots.tryGetSnapshot(snapshotId)) === null;
   const removed: Snapshot[] = [];
   for (const id of (await snapshots.listSnapshotIds()).filter((i) => i > snapshotId).sort((a, b) => b - a)) {
     const s = await snapshots.tryGetSnapshot(id);
@@ -50,12 +74,29 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
   // level upgrade re-adds a file under its old name, so membership is by partition, bucket and name).
   const paths = manifests.paths;
   const live = new Set<string>();
-  for (const s of removed.length === 0 ? [] : [target, ...keptTagged]) for (const e of await manifests.liveEntries(s)) live.add(dataFileKey(e.partition, e.bucket, e.file.fileName));
+  for (const s of removed.length === 0 && !restore ? [] : [target, ...keptTagged]) for (const e of await manifests.liveEntries(s)) live.add(dataFileKey(e.partition, e.bucket, e.file.fileName));
   const dataToDelete: string[] = [];
+  // restoring an expired snapshot: files added between it and the earliest retained snapshot
+  // (live there) and those of removed tags of expired snapshots are no delta's additions
+  const restoredOver = restore ? [...removed.slice(-1), ...removedTags.map((t) => t.snapshot).filter((t) => !removed.some((s) => s.id === t.id))] : [];
+  const candidates = new Set<string>();
+  for (const s of restoredOver) {
+    for (const e of await manifests.liveEntries(s)) {
+      const key = dataFileKey(e.partition, e.bucket, e.file.fileName);
+      if (!live.has(key) && !candidates.has(key)) {
+        candidates.add(key);
+        dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+      }
+    }
+  }
   for (const s of removed) {
     for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
       for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
-        if (e.kind === FILE_KIND_ADD && !live.has(dataFileKey(e.partition, e.bucket, e.file.fileName))) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+        const key = dataFileKey(e.partition, e.bucket, e.file.fileName);
+        if (e.kind === FILE_KIND_ADD && !live.has(key) && !candidates.has(key)) {
+          candidates.add(key);
+          dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+        }
       }
     }
   }
@@ -65,15 +106,21 @@ export async function rollbackTo(table: RollbackTarget, snapshotId: number): Pro
   const keep = new Set<string>();
   for (const s of [target, ...keptTagged]) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
-  for (const s of removed) await collectMetadataFiles(manifests, paths, s, drop);
+  for (const s of [...removed, ...restoredOver]) await collectMetadataFiles(manifests, paths, s, drop);
   const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
   // Every deletion is checked before anything changes: metadata naming a path outside the table
   // (corrupt or hostile) stops the rollback with nothing deleted.
   for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a snapshot rolled back from ${table.name}`);
 
+  // the restored snapshot is published first (it is older than every snapshot, so no writer
+  // races for its id): readers always find a snapshot
+  if (restore && !(await table.io.writeFileAtomicNoReplace(snapshots.paths.snapshot(snapshotId), snapshotToJson(target)))) {
+    throw new PaimonError("COMMIT_CONFLICT", `cannot roll ${table.name} back to snapshot ${snapshotId}: another writer created it meanwhile`);
+  }
   for (const s of removed) await table.io.delete(snapshots.paths.snapshot(s.id));
   snapshots.forgetCachedLatest();
   await snapshots.writeHint("LATEST", snapshotId);
+  if (restore) await snapshots.writeHint("EARLIEST", snapshotId);
   for (const t of removedTags) await table.io.delete(t.path);
   await Promise.all(dataToDelete.map((p) => table.io.delete(p).catch(() => false)));
   for (const path of metadataToDelete) await table.io.delete(path).catch(() => false);

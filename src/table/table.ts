@@ -1,5 +1,6 @@
 // A Paimon table: its location, latest schema and options, and the entry points to
 // write, commit, scan and read it (API.md `Table`).
+import type { Snapshot } from "../spec/snapshot.js";
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
@@ -184,10 +185,54 @@ export class Table extends FileStoreTable {
   async rollbackTo(snapshotId: number): Promise<void> {
     this.checkWritable("roll back");
     const { rollbackTo } = await import("./rollback.js");
-    await rollbackTo(
-      { io: this.fileIO, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions },
-      snapshotId,
-    );
+    await rollbackTo(this.tableParts(), snapshotId);
+  }
+
+  /**
+   * Makes the snapshot of tag `name` the latest again, as Java Paimon's `rollbackTo(tagName)`
+   * (an extension beyond API.md): as `rollbackTo(snapshotId)`, and when the tagged snapshot has
+   * expired, it is restored from the tag as the table's only snapshot (newer snapshots and tags
+   * and the files only they used go). NOT_FOUND when the tag does not exist.
+   */
+  async rollbackToTag(name: string): Promise<void> {
+    this.checkWritable("roll back");
+    const { rollbackToTag } = await import("./rollback.js");
+    await rollbackToTag(this.tableParts(), name);
+  }
+
+  /**
+   * Creates tag `name` of snapshot `snapshotId` (default: the latest), as Java Paimon's
+   * `Table.createTag` (an extension beyond API.md): `tag/tag-<name>` holds the snapshot's JSON,
+   * plus `tagCreateTime` / `tagTimeRetained` when `timeRetainedMs` (or the table's
+   * `tag.default-time-retained`) is set. The tag keeps the snapshot readable (`scan.tag-name`)
+   * after it expires. ALREADY_EXISTS when the tag exists, NOT_FOUND when the snapshot does not,
+   * INVALID_ARGUMENT for a bad name; nothing changes on error. Returns the tagged snapshot.
+   */
+  async createTag(name: string, snapshotId?: number, options: { timeRetainedMs?: number } = {}): Promise<Snapshot> {
+    this.checkWritable("create a tag of");
+    const { createTag } = await import("./tags.js");
+    return createTag(this.tableParts(), name, snapshotId, options.timeRetainedMs);
+  }
+
+  /**
+   * Deletes tag `name`, as Java Paimon's `Table.deleteTag` (an extension beyond API.md): when its
+   * snapshot has expired and no other tag holds it, the data files, manifests and index files
+   * only it kept alive are deleted too. NOT_FOUND when the tag does not exist.
+   */
+  async deleteTag(name: string): Promise<void> {
+    this.checkWritable("delete a tag of");
+    const { deleteTag } = await import("./tags.js");
+    await deleteTag(this.tableParts(), name);
+  }
+
+  /** The table's tags, name → tagged snapshot id, by snapshot id then name (an extension beyond API.md). */
+  async listTags(): Promise<Map<string, number>> {
+    const { listTags } = await import("./tags.js");
+    return new Map((await listTags(this.snapshotManager)).map((t) => [t.name, t.snapshot.id]));
+  }
+
+  private tableParts() {
+    return { io: this.fileIO, name: this.identifier, snapshots: this.snapshotManager, manifests: this.manifestStore, partitionFields: this.partitionFields, options: this.coreOptions };
   }
 
   newRead(options?: ReadOptions): TableRead {

@@ -1,0 +1,199 @@
+// Creating, deleting and listing tags and rolling back to one (Java Paimon 1.4.2's
+// `Table.createTag / deleteTag / rollbackTo(tagName)`, `TagManager`): the tag file is the
+// snapshot's JSON (plus tagCreateTime / tagTimeRetained with a retention), errors change nothing,
+// deleting a tag of an expired snapshot deletes exactly the files only it kept alive, and rolling
+// back to a tag of an expired snapshot restores that snapshot.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import * as arrow from "apache-arrow";
+import { afterAll, describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import { snapshotToJson, type Snapshot } from "../../src/spec/snapshot.js";
+import type { Table } from "../../src/table/table.js";
+import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
+
+afterAll(cleanupDirs);
+
+let n = 0;
+async function newTable(options: Record<string, string> = {}): Promise<Table> {
+  const catalog = await Catalog.open(tempDir("paimon-rt-tag-api-"));
+  await catalog.createDatabase("db");
+  const name = `db.t${n++}`;
+  const table = await catalog.createTable(name, { fields: [{ name: "id", type: "BIGINT" }], options });
+  catalogs.set(table, { catalog, name });
+  return table;
+}
+const catalogs = new Map<Table, { catalog: Catalog; name: string }>();
+/** The table with scan.tag-name `tag` set (ALTER TABLE SET). */
+async function atTag(table: Table, tag: string): Promise<Table> {
+  const { catalog, name } = catalogs.get(table)!;
+  return catalog.alterTable(name, [{ kind: "setOption", key: "scan.tag-name", value: tag }]);
+}
+
+async function append(table: Table, ids: number[], overwrite = false): Promise<number> {
+  const w = await table.newWrite({ commitUser: "u", overwrite } as never);
+  await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids, BigInt) }) }));
+  const c = table.newCommit({ commitUser: "u" });
+  const id = overwrite ? await c.overwrite(await w.prepareCommit()) : await c.commit(await w.prepareCommit());
+  await w.close();
+  return id!;
+}
+
+const ids = async (table: Table) => {
+  const t = await table.newRead().toArrow((await table.newScan().plan()).splits);
+  return t.toArray().map((r) => Number(r.toJSON().id)).sort((a, b) => a - b);
+};
+
+/** Every file under the table directory (relative path → content), to show nothing changed. */
+function tree(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.set(relative(root, p), readFileSync(p).toString("base64"));
+    }
+  };
+  walk(root);
+  return out;
+}
+const names = (t: Map<string, string>) => [...t.keys()].sort();
+
+/** The data, manifest list and manifest files snapshot `s` uses, relative to the table. */
+async function filesOf(table: Table, s: Snapshot): Promise<Set<string>> {
+  const out = new Set([`manifest/${s.baseManifestList}`, `manifest/${s.deltaManifestList}`]);
+  for (const m of await table.manifestStore.dataManifests(s)) out.add(`manifest/${m.fileName}`);
+  for (const e of await table.manifestStore.liveEntries(s)) out.add(`bucket-${e.bucket}/${e.file.fileName}`);
+  return out;
+}
+
+/** Snapshots 1 ([1,2]), 2 (+[3]), 3 (overwrite: [10]) with tags t1 → 1, t2 → 2, then 1 and 2 expired. */
+async function expiredTags(): Promise<{ table: Table; s1: Snapshot; s2: Snapshot; s3: Snapshot }> {
+  const table = await newTable({ bucket: "-1" });
+  await append(table, [1, 2]);
+  await append(table, [3]);
+  await append(table, [10], true);
+  const [s1, s2, s3] = await Promise.all([1, 2, 3].map((i) => table.snapshot(i)));
+  await table.createTag("t1", 1);
+  await table.createTag("t2", 2);
+  expect(await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(2);
+  return { table, s1: s1!, s2: s2!, s3: s3! };
+}
+
+describe("tag API", () => {
+  it("creates (latest by default), lists and deletes tags; the file is the snapshot JSON Java writes", async () => {
+    const table = await newTable();
+    await append(table, [1]);
+    await append(table, [2]);
+    expect((await table.createTag("first", 1)).id).toBe(1);
+    expect((await table.createTag("b-latest")).id).toBe(2);
+    await table.createTag("a-latest");
+    expect([...(await table.listTags())]).toEqual([["first", 1], ["a-latest", 2], ["b-latest", 2]]);
+    expect(readFileSync(`${table.location}/tag/tag-first`, "utf8")).toBe(snapshotToJson(await table.snapshot(1)));
+    await table.deleteTag("a-latest");
+    expect([...(await table.listTags())]).toEqual([["first", 1], ["b-latest", 2]]);
+    // the tag reads its snapshot
+    const t = await table.atSnapshot(1);
+    expect(await ids(t)).toEqual([1]);
+  });
+
+  it("with a retention writes Java's tagCreateTime (LocalDateTime array) and tagTimeRetained (seconds)", async () => {
+    const table = await newTable({ "tag.default-time-retained": "1 d" });
+    await append(table, [1]);
+    await table.createTag("ttl", 1, { timeRetainedMs: 90_500 });
+    await table.createTag("default", 1);
+    const text = readFileSync(`${table.location}/tag/tag-ttl`, "utf8");
+    const base = snapshotToJson(await table.snapshot(1));
+    expect(text.startsWith(base.replace(/\n}\s*$/, ""))).toBe(true);
+    expect(text).toMatch(/,\n {2}"tagCreateTime" : \[ \d{4}, \d+, \d+, \d+, \d+(, \d+)?(, \d+)? \],\n {2}"tagTimeRetained" : 90\.500000000\n}$/);
+    expect(JSON.parse(readFileSync(`${table.location}/tag/tag-default`, "utf8")).tagTimeRetained).toBe(86400);
+    expect([...(await table.listTags())]).toEqual([["default", 1], ["ttl", 1]]);
+  });
+
+  it("errors carry exact codes and change nothing", async () => {
+    const empty = await newTable();
+    await expectCode(empty.createTag("x"), "NOT_FOUND");
+    const table = await newTable();
+    await append(table, [1]);
+    await table.createTag("t", 1);
+    const before = tree(table.location);
+    await expectCode(table.createTag("t", 1), "ALREADY_EXISTS");
+    await expectCode(table.createTag("u", 7), "NOT_FOUND");
+    await expectCode(table.createTag("u", 0), "INVALID_ARGUMENT");
+    for (const bad of ["", " ", "..", "a/b", "a\\b"]) await expectCode(table.createTag(bad, 1), "INVALID_ARGUMENT");
+    await expectCode(table.deleteTag("missing"), "NOT_FOUND");
+    await expectCode(table.deleteTag("../snapshot/snapshot-1"), "INVALID_ARGUMENT");
+    await expectCode(table.rollbackToTag("missing"), "NOT_FOUND");
+    await expectCode(table.rollbackToTag("a/b"), "INVALID_ARGUMENT");
+    expect(tree(table.location)).toEqual(before);
+  });
+
+  it("deleting a tag of an expired snapshot deletes exactly the files only it kept alive", async () => {
+    const { table, s1, s2, s3 } = await expiredTags();
+    const [f1, f2, f3] = await Promise.all([s1, s2, s3].map((s) => filesOf(table, s)));
+    const before = tree(table.location);
+    await table.deleteTag("t2");
+    const gone = names(before).filter((p) => !tree(table.location).has(p));
+    expect(gone).toEqual(["tag/tag-t2", ...[...f2].filter((p) => !f1.has(p) && !f3.has(p))].sort());
+    expect(gone.some((p) => p.startsWith("bucket-"))).toBe(true); // the file of [3]
+    expect([...(await table.listTags())]).toEqual([["t1", 1]]);
+    // t1 still reads; deleting it too leaves only what snapshot 3 uses
+    const t1 = await atTag(table, "t1");
+    expect(await ids(t1)).toEqual([1, 2]);
+    const before1 = tree(table.location);
+    await table.deleteTag("t1");
+    const gone1 = names(before1).filter((p) => !tree(table.location).has(p));
+    expect(gone1).toEqual(["tag/tag-t1", ...[...f1].filter((p) => !f3.has(p))].sort());
+    expect(await ids(table)).toEqual([10]);
+  });
+
+  it("deleting a tag of a retained snapshot, or one sharing its snapshot, deletes only the tag file", async () => {
+    const { table } = await expiredTags();
+    await table.createTag("t2b", 2);
+    await table.createTag("t3", 3);
+    for (const name of ["t2b", "t3"]) {
+      const before = tree(table.location);
+      await table.deleteTag(name);
+      expect(names(before).filter((p) => !tree(table.location).has(p))).toEqual([`tag/tag-${name}`]);
+    }
+  });
+
+  it("rolls back to a tag of a retained snapshot, and restores the expired snapshot of a tag", async () => {
+    const retained = await newTable();
+    await append(retained, [1]);
+    await append(retained, [2]);
+    await retained.createTag("one", 1);
+    await retained.createTag("two", 2);
+    await retained.rollbackToTag("one");
+    expect((await retained.listSnapshots()).map((s) => s.id)).toEqual([1]);
+    expect([...(await retained.listTags())]).toEqual([["one", 1]]);
+    expect(await ids(retained)).toEqual([1]);
+
+    const { table, s1, s2, s3 } = await expiredTags();
+    const [f1, f2, f3] = await Promise.all([s1, s2, s3].map((s) => filesOf(table, s)));
+    const before = tree(table.location);
+    await table.rollbackToTag("t1");
+    const after = tree(table.location);
+    expect((await table.listSnapshots()).map((s) => s.id)).toEqual([1]);
+    expect(after.get("snapshot/snapshot-1")).toBe(Buffer.from(snapshotToJson(s1)).toString("base64"));
+    expect(readFileSync(`${table.location}/snapshot/EARLIEST`, "utf8")).toBe("1");
+    expect(readFileSync(`${table.location}/snapshot/LATEST`, "utf8")).toBe("1");
+    expect([...(await table.listTags())]).toEqual([["t1", 1]]);
+    expect(await ids(table)).toEqual([1, 2]);
+    // every file of snapshots 2 and 3 that snapshot 1 does not use is gone; snapshot 1's stay
+    for (const p of f1) expect(after.has(p)).toBe(true);
+    const gone = names(before).filter((p) => !after.has(p));
+    expect(gone).toEqual(["snapshot/snapshot-3", "tag/tag-t2", ...[...f2, ...f3].filter((p) => !f1.has(p))].filter((p, i, a) => a.indexOf(p) === i).sort());
+    // the table commits on
+    expect(await append(table, [4])).toBe(2);
+    expect(await ids(table)).toEqual([1, 2, 4]);
+  });
+
+  it("rollbackTo(snapshotId) of an expired snapshot a tag holds rolls back to the tag (Java rollbackTo(long))", async () => {
+    const { table } = await expiredTags();
+    await table.rollbackTo(2);
+    expect((await table.listSnapshots()).map((s) => s.id)).toEqual([2]);
+    expect(await ids(table)).toEqual([1, 2, 3]);
+    await expectCode(table.rollbackTo(1 + 5), "NOT_FOUND");
+  });
+});
