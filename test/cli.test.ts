@@ -132,3 +132,35 @@ describe("paimon-rt help and usage errors", () => {
     expect(await run()).toEqual({ code: 2, out: "", err: `paimon-rt: no command given\n${usage()}` });
   });
 });
+
+describe("paimon-rt create-tag / delete-tag / list-tags", () => {
+  async function run(...args: string[]): Promise<{ code: number; out: string[] }> {
+    const out: string[] = [];
+    const code = await main(args, { out: (l) => out.push(l), err: (l) => out.push(l) });
+    return { code, out };
+  }
+
+  it("creates, lists and deletes tags; bad arguments are INVALID_ARGUMENT, a missing tag NOT_FOUND", async () => {
+    const catalog = await Catalog.open(dir);
+    await catalog.createDatabase("db", { ignoreIfExists: true });
+    const table = await catalog.createTable("db.tagged", { fields: [{ name: "id", type: "BIGINT" }] });
+    const w = await table.newWrite({ commitUser: "cli" });
+    await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([1n]) }) }));
+    await table.newCommit({ commitUser: "cli" }).commit(await w.prepareCommit());
+    const location = table.location;
+    expect(await run("create-tag", location, "first", "--snapshot", "1")).toEqual({ code: 0, out: [`created tag first of snapshot 1 of ${location}`] });
+    expect((await run("create-tag", location, "kept", "--time-retained", "2 h")).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(location, "tag", "tag-kept"), "utf8")).tagTimeRetained).toBe(7200);
+    expect(await run("list-tags", location)).toEqual({ code: 0, out: ["first\t1", "kept\t1"] });
+    expect(await run("delete-tag", location, "first")).toEqual({ code: 0, out: [`deleted tag first of ${location}`] });
+    expect(await run("list-tags", location)).toEqual({ code: 0, out: ["kept\t1"] });
+    await expect(run("create-tag", location, "kept")).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
+    await expect(run("delete-tag", location, "first")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(run("create-tag", location, "x", "--snapshot", "0")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("create-tag", location, "x", "--bogus", "1")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("create-tag", location)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("delete-tag", location, "a", "b")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("list-tags")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect(await run("list-tags", location)).toEqual({ code: 0, out: ["kept\t1"] });
+  });
+});

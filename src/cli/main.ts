@@ -13,6 +13,7 @@ import { compactCommand, parseCompactArgs } from "./compact.js";
 import { expirePartitionsCommand, parseExpirePartitionsArgs } from "./expire-partitions.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
 import { serveCommand } from "./serve.js";
+import { parseTagArgs, tagCommand } from "./tags.js";
 import { commandUsage, usage } from "./usage.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 
@@ -96,6 +97,11 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       return 0;
     case "expire-partitions":
       await expirePartitionsCommand(parseExpirePartitionsArgs(rest), io.out);
+      return 0;
+    case "create-tag":
+    case "delete-tag":
+    case "list-tags":
+      await tagCommand(parseTagArgs(command, rest), io.out);
       return 0;
     case "serve": {
       if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "serve needs a warehouse directory");

@@ -76,6 +76,22 @@ export const COMMANDS: CommandUsage[] = [
     ],
   },
   {
+    name: "create-tag",
+    args: "<table-path> <name> [options]",
+    summary: ["tag a snapshot (keeps it readable after it expires), as Java's create_tag"],
+    options: [
+      ["--snapshot N", "the snapshot to tag (default the latest)"],
+      ["--time-retained D", "write tagTimeRetained D (1d, 12h) and tagCreateTime"],
+    ],
+  },
+  {
+    name: "delete-tag",
+    args: "<table-path> <name>",
+    summary: ["delete a tag and the files only it kept alive, as Java's delete_tag"],
+    options: [],
+  },
+  { name: "list-tags", args: "<table-path>", summary: ["print each tag and its snapshot id"], options: [] },
+  {
     name: "serve",
     args: "<warehouse> [options]",
     summary: [
