@@ -6,9 +6,12 @@
  * SET or paimon-rt's alterTable) make both read the same rows.
  * Skips with a printed reason when scripts/setup-oracles.sh has not been run.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import type { Snapshot } from "../../src/spec/snapshot.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows } from "./convert.js";
 import { tempDirs } from "../support/temp-dirs.js";
@@ -116,4 +119,70 @@ describe.skipIf(noJava !== null)("tags and time travel with Java", () => {
     },
     SLOW,
   );
+
+  it(
+    "paimon-rt creates tags Java lists and reads; it deletes Java's tag of an expired snapshot and its files, and rolls back to a tag",
+    async () => {
+      const wh = tempDir();
+      // Java: snapshots 1 ([0,5)), 2 (+[5,10)); paimon-rt: 3 (overwrite [100,103)); Java: 4 (+[200,202))
+      await writeTables("java", wh, [{ identifier: ID, spec: { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], options: { bucket: 1, "bucket-key": "id" }, commits: [rowsOf(ids(0, 5)), rowsOf(ids(5, 10))] } }]);
+      const catalog = await Catalog.open(wh);
+      let table = await catalog.getTable(ID);
+      expect(await rtWrite(table, ids(100, 103), true)).toBe(3);
+      await writeTables("java", wh, [{ identifier: ID, spec: { commits: [rowsOf(ids(200, 202))] } }]);
+      table = await catalog.getTable(ID);
+      const expected: Record<string, OracleRow[]> = {
+        r1: norm(rowsOf(ids(0, 5))),
+        j2: norm(rowsOf(ids(0, 10))),
+        r3ttl: norm(rowsOf(ids(100, 103))),
+        rlatest: norm(rowsOf([...ids(100, 103), 200, 201])),
+      };
+      await table.createTag("r1", 1);
+      await table.createTag("r3ttl", 3, { timeRetainedMs: 86_400_000 });
+      await table.createTag("rlatest");
+      await java([["create-tag", wh, ID, "j2", "2"]]);
+      await expectCodeOf(table.createTag("j2", 1), "ALREADY_EXISTS");
+      expect(Object.fromEntries(await table.listTags())).toEqual({ r1: 1, j2: 2, r3ttl: 3, rlatest: 4 });
+      const listed = await java([["tags", wh, ID], ...["r1", "j2", "r3ttl", "rlatest"].map((t) => javaRead(wh, ["--tag", t]))]);
+      expect(JSON.parse(listed[0])).toEqual({ j2: 2, r1: 1, r3ttl: 3, rlatest: 4 });
+      expect(listed.slice(1).map((out) => norm(parseJsonLines(out)))).toEqual([expected.r1, expected.j2, expected.r3ttl, expected.rlatest]);
+
+      // snapshots 1..3 expire; deleting j2 deletes the files only it kept (the data file of [5,10))
+      expect(await table.newCommit({ commitUser: "rt" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(3);
+      const tagged = async (name: string) => (await table.snapshotManager.tryGetTag(name))!;
+      const [f1, f2, f3, f4] = await Promise.all((await Promise.all([tagged("r1"), tagged("j2"), tagged("r3ttl"), table.snapshot(4)])).map((s) => filesOf(table, s)));
+      const onlyJ2 = [...f2].filter((p) => !f1.has(p) && !f3.has(p) && !f4.has(p));
+      expect(onlyJ2.filter((p) => p.includes("/bucket-0/")).length).toBe(1);
+      for (const p of [...f1, ...f2, ...f3, ...f4]) expect(existsSync(p)).toBe(true);
+      await table.deleteTag("j2");
+      for (const p of onlyJ2) expect(existsSync(p)).toBe(false);
+      for (const p of [...f1, ...f3, ...f4]) expect(existsSync(p)).toBe(true);
+      const afterDelete = await java([["tags", wh, ID], ...["r1", "r3ttl", "rlatest"].map((t) => javaRead(wh, ["--tag", t])), javaRead(wh)]);
+      expect(JSON.parse(afterDelete[0])).toEqual({ r1: 1, r3ttl: 3, rlatest: 4 });
+      expect(afterDelete.slice(1).map((out) => norm(parseJsonLines(out)))).toEqual([expected.r1, expected.r3ttl, expected.rlatest, expected.rlatest]);
+
+      // rolling back to r3ttl (snapshot 3 expired) restores snapshot 3; Java reads it as the latest
+      await table.rollbackToTag("r3ttl");
+      expect((await table.listSnapshots()).map((s) => s.id)).toEqual([3]);
+      const afterRollback = await java([["tags", wh, ID], javaRead(wh), javaRead(wh, ["--tag", "r1"])]);
+      expect(JSON.parse(afterRollback[0])).toEqual({ r1: 1, r3ttl: 3 });
+      expect(afterRollback.slice(1).map((out) => norm(parseJsonLines(out)))).toEqual([expected.r3ttl, expected.r1]);
+      // and Java commits on
+      await writeTables("java", wh, [{ identifier: ID, spec: { commits: [rowsOf([300])] } }]);
+      expect(await rtRead(await catalog.getTable(ID))).toEqual(norm(rowsOf([...ids(100, 103), 300])));
+    },
+    SLOW,
+  );
 });
+
+/** The data, manifest list and manifest files `s` uses, as absolute paths. */
+async function filesOf(table: Table, s: Snapshot): Promise<Set<string>> {
+  const out = new Set([join(table.location, "manifest", s.baseManifestList), join(table.location, "manifest", s.deltaManifestList)]);
+  for (const m of await table.manifestStore.dataManifests(s)) out.add(join(table.location, "manifest", m.fileName));
+  for (const e of await table.manifestStore.liveEntries(s)) out.add(join(table.location, `bucket-${e.bucket}`, e.file.fileName));
+  return out;
+}
+
+async function expectCodeOf(p: Promise<unknown>, code: string): Promise<void> {
+  await expect(p).rejects.toMatchObject({ code });
+}
