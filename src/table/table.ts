@@ -210,7 +210,7 @@ export class Table extends FileStoreTable {
    */
   async createTag(name: string, snapshotId?: number, options: { timeRetainedMs?: number } = {}): Promise<Snapshot> {
     this.checkWritable("create a tag of");
-    const { createTag } = await import("./tags.js");
+    const { createTag } = await import("./tag-manager.js");
     return createTag(this.tableParts(), name, snapshotId, options.timeRetainedMs);
   }
 
@@ -221,7 +221,7 @@ export class Table extends FileStoreTable {
    */
   async deleteTag(name: string): Promise<void> {
     this.checkWritable("delete a tag of");
-    const { deleteTag } = await import("./tags.js");
+    const { deleteTag } = await import("./tag-manager.js");
     await deleteTag(this.tableParts(), name);
   }
 
