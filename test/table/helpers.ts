@@ -1,4 +1,5 @@
 // Shared helpers of the table tests.
+import * as arrow from "apache-arrow";
 import { expect } from "vitest";
 import { FileStoreCommit } from "../../src/commit/file-store-commit.js";
 import { PaimonError } from "../../src/error.js";
@@ -63,4 +64,14 @@ export async function commitDeletionVector(
     1n,
   );
   return { snapshotId: snapshotId!, indexPath, dv };
+}
+
+/** Appends BIGINT column `id` = `ids` to `table` (overwriting every row when `overwrite`) as user "u"; returns the snapshot id. */
+export async function appendIds(table: Table, ids: number[], overwrite = false): Promise<number> {
+  const w = await table.newWrite({ commitUser: "u", overwrite } as never);
+  await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids, BigInt) }) }));
+  const c = table.newCommit({ commitUser: "u" });
+  const id = overwrite ? await c.overwrite(await w.prepareCommit()) : await c.commit(await w.prepareCommit());
+  await w.close();
+  return id!;
 }

@@ -5,11 +5,11 @@
 // back to a tag of an expired snapshot restores that snapshot.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { snapshotToJson, type Snapshot } from "../../src/spec/snapshot.js";
 import type { Table } from "../../src/table/table.js";
+import { appendIds } from "./helpers.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 
 afterAll(cleanupDirs);
@@ -30,14 +30,7 @@ async function atTag(table: Table, tag: string): Promise<Table> {
   return catalog.alterTable(name, [{ kind: "setOption", key: "scan.tag-name", value: tag }]);
 }
 
-async function append(table: Table, ids: number[], overwrite = false): Promise<number> {
-  const w = await table.newWrite({ commitUser: "u", overwrite } as never);
-  await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids, BigInt) }) }));
-  const c = table.newCommit({ commitUser: "u" });
-  const id = overwrite ? await c.overwrite(await w.prepareCommit()) : await c.commit(await w.prepareCommit());
-  await w.close();
-  return id!;
-}
+const append = appendIds;
 
 const ids = async (table: Table) => {
   const t = await table.newRead().toArrow((await table.newScan().plan()).splits);

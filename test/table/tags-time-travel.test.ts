@@ -11,6 +11,7 @@ import { RealtimeContext } from "../../src/index.js";
 import { snapshotToJson, type Snapshot } from "../../src/spec/snapshot.js";
 import type { Table } from "../../src/table/table.js";
 import { listTags } from "../../src/table/tags.js";
+import { appendIds } from "./helpers.js";
 import { cleanupDirs, expectCode, makeTable, readIds, rtBatch, tempDir } from "../realtime/helpers.js";
 
 afterAll(cleanupDirs);
@@ -24,15 +25,7 @@ async function newTable(options: Record<string, string> = {}): Promise<{ catalog
   return { catalog, table, name };
 }
 
-/** Appends `ids` (overwriting every row when `overwrite`); returns the snapshot id. */
-async function append(table: Table, ids: number[], overwrite = false): Promise<number> {
-  const w = await table.newWrite({ commitUser: "u", overwrite } as never);
-  await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids, BigInt) }) }));
-  const c = table.newCommit({ commitUser: "u" });
-  const id = overwrite ? await c.overwrite(await w.prepareCommit()) : await c.commit(await w.prepareCommit());
-  await w.close();
-  return id!;
-}
+const append = appendIds;
 
 /** Writes tag `name` of snapshot `id` as Java's `createTag` does (the snapshot JSON plus the tag fields). */
 async function createTag(table: Table, name: string, snapshot: Snapshot): Promise<void> {
