@@ -4,7 +4,8 @@
 // the target does not hold, their manifests, index and offsets files) — every path checked to
 // lie inside the table before anything changes. Tags of newer snapshots are deleted with them
 // (Java 1.4.2 `RollbackHelper.cleanTags`); files a remaining tag uses are kept. Real-time
-// progress needs no rewrite: the target's effective progress is the table's again.
+// progress needs no rewrite: the target's effective progress is the table's again. Rolling back
+// to a tag (Java `rollbackTo(tagName)`) whose snapshot expired restores the snapshot from the tag.
 import { collectMetadataFiles, dataFileKey, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
@@ -61,7 +62,8 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
   const snapshotId = target.id;
   const restore = (await snapshots.tryGetSnapshot(snapshotId)) === null;
   const removed: Snapshot[] = [];
-  for (const id of (await snapshots.listSnapshotIds()).filter((i) => i > snapshotId).sort((a, b) => b - a)) {
+  const ids = await snapshots.listSnapshotIds();
+  for (const id of ids.filter((i) => i > snapshotId).sort((a, b) => b - a)) {
     const s = await snapshots.tryGetSnapshot(id);
     if (s !== null) removed.push(s);
   }
@@ -120,7 +122,7 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
   for (const s of removed) await table.io.delete(snapshots.paths.snapshot(s.id));
   snapshots.forgetCachedLatest();
   await snapshots.writeHint("LATEST", snapshotId);
-  if (restore) await snapshots.writeHint("EARLIEST", snapshotId);
+  if (restore && !ids.some((i) => i < snapshotId)) await snapshots.writeHint("EARLIEST", snapshotId);
   for (const t of removedTags) await table.io.delete(t.path);
   await Promise.all(dataToDelete.map((p) => table.io.delete(p).catch(() => false)));
   for (const path of metadataToDelete) await table.io.delete(path).catch(() => false);

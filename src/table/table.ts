@@ -177,7 +177,9 @@ export class Table extends FileStoreTable {
    * Makes snapshot `snapshotId` the latest again, as Java Paimon's `rollbackTo`: the newer
    * snapshots are deleted, the LATEST hint names the target, and the files only the deleted
    * snapshots referenced (data files added after the target, their manifests, index and offsets
-   * files) are removed. NOT_FOUND, with nothing changed, when the target does not exist or has expired.
+   * files) are removed. A snapshot that expired but a tag holds is restored from the tag (as
+   * `rollbackToTag`). NOT_FOUND, with nothing changed, when the target does not exist or has
+   * expired and no tag holds it.
    * Real-time progress (seed 000): the target's committed progress is the table's again; live
    * contexts are not coordinated — a context that refreshed past the target, or whose progress
    * is now ahead, fails (refresh, scan, commit) until it is recreated from the restored offsets.

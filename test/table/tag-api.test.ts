@@ -5,6 +5,7 @@
 // back to a tag of an expired snapshot restores that snapshot.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { snapshotToJson, type Snapshot } from "../../src/spec/snapshot.js";
@@ -189,4 +190,74 @@ describe("tag API", () => {
     expect(await ids(table)).toEqual([1, 2, 3]);
     await expectCode(table.rollbackTo(1 + 5), "NOT_FOUND");
   });
+});
+
+describe("tag API against a model (fast-check)", () => {
+  type Op =
+    | { kind: "append"; n: number }
+    | { kind: "overwrite"; n: number }
+    | { kind: "tag" }
+    | { kind: "expire"; keep: number }
+    | { kind: "delete"; pick: number }
+    | { kind: "rollback"; pick: number };
+  // weighted so that tags of expired snapshots get deleted and rolled back to in most runs
+  const op = fc.oneof(
+    { arbitrary: fc.record({ kind: fc.constant("append" as const), n: fc.integer({ min: 1, max: 3 }) }), weight: 3 },
+    { arbitrary: fc.record({ kind: fc.constant("overwrite" as const), n: fc.integer({ min: 1, max: 2 }) }), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constant("tag" as const) }), weight: 3 },
+    { arbitrary: fc.record({ kind: fc.constant("expire" as const), keep: fc.constant(1) }), weight: 3 },
+    { arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constant("rollback" as const), pick: fc.nat() }), weight: 1 },
+  );
+
+  it("every tag and the latest snapshot read the model's rows, and the table holds exactly the files snapshots and tags use", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 20 }), async (ops: Op[]) => {
+        const table = await newTable({ bucket: "-1" });
+        let rows: number[] = [];
+        let next = 0;
+        const tags = new Map<string, { id: number; rows: number[] }>();
+        let tagNo = 0;
+        for (const o of ops) {
+          const latest = (await table.listSnapshots()).at(-1);
+          if (o.kind === "append" || o.kind === "overwrite") {
+            const added = Array.from({ length: o.n }, () => next++);
+            await append(table, added, o.kind === "overwrite");
+            rows = o.kind === "overwrite" ? added : [...rows, ...added];
+          } else if (o.kind === "tag") {
+            if (latest === undefined) continue;
+            const name = `t${tagNo++}`;
+            await table.createTag(name);
+            tags.set(name, { id: latest.id, rows: [...rows] });
+          } else if (o.kind === "expire") {
+            await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: o.keep, retainMin: 1, olderThanMs: 0 });
+          } else {
+            const names = [...tags.keys()];
+            if (names.length === 0) continue;
+            const name = names[o.pick % names.length]!;
+            if (o.kind === "delete") {
+              await table.deleteTag(name);
+              tags.delete(name);
+            } else {
+              const target = tags.get(name)!;
+              await table.rollbackToTag(name);
+              rows = [...target.rows];
+              for (const [n, t] of tags) if (t.id > target.id) tags.delete(n);
+            }
+          }
+          // the model holds
+          expect(Object.fromEntries(await table.listTags())).toEqual(Object.fromEntries([...tags].map(([n, t]) => [n, t.id])));
+          for (const [name, t] of tags) expect({ name, rows: await ids(await atTag(table, name)) }).toEqual({ name, rows: t.rows.sort((a, b) => a - b) });
+          expect(await ids(table)).toEqual([...rows].sort((a, b) => a - b));
+          // exactly the files a snapshot or tag uses are in bucket-0/ and manifest/
+          const used = new Set<string>();
+          const users = [...(await table.listSnapshots()), ...(await Promise.all([...tags.keys()].map((n) => table.snapshotManager.tryGetTag(n))))];
+          for (const s of users) for (const f of await filesOf(table, s!)) used.add(f);
+          const onDisk = names(tree(table.location)).filter((p) => p.startsWith("bucket-") || p.startsWith("manifest/"));
+          expect({ after: o, files: onDisk }).toEqual({ after: o, files: [...used].sort() });
+        }
+      }),
+      { numRuns: 100 },
+    );
+  }, 240_000);
 });
