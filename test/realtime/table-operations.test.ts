@@ -222,12 +222,12 @@ describe("Table.rollbackTo", () => {
     await w.write(rtBatch([0], { ids: [9] }).selectAt([1, 2, 3, 4]), { bucket: 0, partition: { dt: "z" } });
     const s2 = (await table.newCommit({ commitUser: "plain" }).commit(await w.prepareCommit()))!;
     const missing = await expectCode(table.rollbackTo(s2 + 1), "NOT_FOUND");
-    expect(missing.message).toBe(`cannot roll ${table.identifier} back to snapshot ${s2 + 1}: it does not exist or has expired (retained snapshots are ${s1}..${s2})`);
+    expect(missing.message).toBe(`cannot roll ${table.identifier} back to snapshot ${s2 + 1}: it does not exist or has expired, and no tag holds it (retained snapshots are ${s1}..${s2})`);
     await expectCode(table.rollbackTo(0), "INVALID_ARGUMENT");
     await expectCode(table.rollbackTo(1.5), "INVALID_ARGUMENT");
     await table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 });
     const expired = await expectCode(table.rollbackTo(s1), "NOT_FOUND");
-    expect(expired.message).toBe(`cannot roll ${table.identifier} back to snapshot ${s1}: it does not exist or has expired (retained snapshots are ${s2}..${s2})`);
+    expect(expired.message).toBe(`cannot roll ${table.identifier} back to snapshot ${s1}: it does not exist or has expired, and no tag holds it (retained snapshots are ${s2}..${s2})`);
     expect((await table.listSnapshots()).map((s) => s.id)).toEqual([s2]);
     await table.rollbackTo(s2); // the latest: nothing to do
     expect((await table.latestSnapshot())!.id).toBe(s2);
