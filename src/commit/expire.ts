@@ -5,7 +5,7 @@
 import { FILE_KIND_DELETE } from "../spec/manifest.js";
 import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
-import { ManifestStore } from "../table/manifests.js";
+import { dataFileKey, ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
 import { TablePaths } from "../table/paths.js";
 import { PaimonError } from "../error.js";
@@ -208,11 +208,6 @@ export async function expireSnapshots(
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.
   for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id) await io.delete(progressAnchorPath(root, id)).catch(() => false);
   return expired.length;
-}
-
-/** Identity of a data file within a table (Java `containsDataFile`: partition, bucket, file name). */
-export function dataFileKey(partition: Uint8Array, bucket: number, fileName: string): string {
-  return `${partition.join(",")}|${bucket}|${fileName}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { PaimonError } from "../error.js";
 import { type KeyColumn, keyColumnFromArrow, keyValue } from "../kernel/columns.js";
 import { sortPermutation } from "../kernel/sort.js";
 import type { TableOptions } from "../table/options.js";
+import { isTrueOption as isTrue } from "../table/option-validation.js";
 import { compareValues } from "../table/values.js";
 import type { DataField, DataType } from "../spec/types.js";
 import { internalValue } from "../arrow/row-values.js";
@@ -57,10 +58,6 @@ export interface MergeFold {
 
 const NUMERIC = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"]);
 const ORDERED = new Set([...NUMERIC, "CHAR", "VARCHAR", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "BOOLEAN", "BINARY", "VARBINARY"]);
-
-function isTrue(v: string | undefined): boolean {
-  return v !== undefined && v.trim().toLowerCase() === "true";
-}
 
 /** Java `getAggFuncName` + `FieldAggregatorFactory.create`: the aggregator of one column. */
 function columnAgg(engine: MergeFold["engine"], identifier: string, field: DataField, primaryKeys: readonly string[], options: TableOptions): ColumnAgg {

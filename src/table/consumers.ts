@@ -7,7 +7,6 @@ import { deleteFiles, type FileIO, joinPath, readTextFileIfExists } from "../fs/
 const CONSUMER_PREFIX = "consumer-";
 
 export interface ConsumerFile {
-  readonly id: string;
   readonly path: string;
   readonly modificationTime: number;
 }
@@ -18,7 +17,7 @@ export async function listConsumers(io: FileIO, root: string): Promise<ConsumerF
   const out: ConsumerFile[] = [];
   for (const e of await io.listStatus(dir)) {
     if (e.isDir || !e.name.startsWith(CONSUMER_PREFIX) || e.name.length === CONSUMER_PREFIX.length) continue;
-    out.push({ id: e.name.slice(CONSUMER_PREFIX.length), path: e.path, modificationTime: e.modificationTime });
+    out.push({ path: e.path, modificationTime: e.modificationTime });
   }
   return out;
 }

@@ -5,6 +5,7 @@
 // the offset. Checked when such a table is created, altered and loaded; each error names what is
 // missing.
 import { PaimonError } from "../error.js";
+import { isTrueOption } from "./option-validation.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 
@@ -72,7 +73,7 @@ export function checkDeduplicateTable(schema: TableSchema, where: string): Dedup
   if (outside.length > 0) throw fail(`bucket-key [${bucketKey.join(", ")}] must use only the deduplicate key field ${keyName} (not ${outside.join(", ")})`);
   if ((o["deletion-vectors.enabled"] ?? "false").trim().toLowerCase() !== "true") throw fail(`needs deletion-vectors.enabled = true`);
   if ((o["deletion-vectors.bitmap64"] ?? "false").trim().toLowerCase() !== "false") throw fail(`needs deletion-vectors.bitmap64 = false (persisted deletion vectors must be 32-bit)`);
-  if ((o["data-evolution.enabled"] ?? "false").trim().toLowerCase() === "true") throw new PaimonError("UNSUPPORTED", `append deduplicate table ${where}: data-evolution.enabled is not supported in real-time mode`);
+  if (isTrueOption(o["data-evolution.enabled"])) throw new PaimonError("UNSUPPORTED", `append deduplicate table ${where}: data-evolution.enabled is not supported in real-time mode`);
   const exact = EXACT_INDEX_TYPES.filter((t) => columnsOf(o, `file-index.${t}.columns`).includes(REALTIME_OFFSET_FIELD));
   if (!exact.includes("bitmap")) {
     if (exact.length > 0) {

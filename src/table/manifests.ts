@@ -33,6 +33,14 @@ function hex(bytes: Uint8Array): string {
   return s;
 }
 
+/**
+ * Identity of a data file within a table, whatever its level (Java `containsDataFile`:
+ * partition, bucket, file name): a level upgrade re-adds a file under its old name.
+ */
+export function dataFileKey(partition: Uint8Array, bucket: number, fileName: string): string {
+  return `${partition.join(",")}|${bucket}|${fileName}`;
+}
+
 /** Java's `FileEntry.Identifier`: what makes two manifest entries refer to the same file. */
 export function entryIdentifier(e: ManifestEntry): string {
   return `${hex(e.partition)}|${e.bucket}|${e.file.level}|${e.file.fileName}|${e.file.extraFiles.join(",")}|${e.file.externalPath ?? ""}`;

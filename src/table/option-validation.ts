@@ -125,6 +125,9 @@ export function validateOptionValues(options: Readonly<Record<string, string>>):
 }
 
 /** The first of `keys` set in `o` to anything but false. */
+/** A boolean option as Java's `Boolean.parseBoolean` reads it: "true" (any case) is true, anything else false. */
+export const isTrueOption = (v: string | undefined): boolean => v !== undefined && v.trim().toLowerCase() === "true";
+
 export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly string[]) => keys.find((k) => o[k] !== undefined && o[k].trim().toLowerCase() !== "false");
 
 /**

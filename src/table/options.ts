@@ -40,7 +40,6 @@ export const Options = {
   LOOKUP_CACHE_MAX_MEMORY_SIZE: "lookup.cache-max-memory-size",
 } as const;
 
-/** Options that cannot change after table creation (Java `CoreOptions.getImmutableOptionKeys` and friends). */
 /**
  * Options an alter may not change: Java 1.4.2's `@Immutable` ones (`CoreOptions.IMMUTABLE_OPTIONS`;
  * changing `data-file.path-directory` or `index-file-in-data-file-dir` would leave every existing

@@ -6,16 +6,16 @@
 // (Java 1.4.2 `RollbackHelper.cleanTags`); files a remaining tag uses are kept. Real-time
 // progress needs no rewrite: the target's effective progress is the table's again. Rolling back
 // to a tag (Java `rollbackTo(tagName)`) whose snapshot expired restores the snapshot from the tag.
-import { collectMetadataFiles, dataFileKey, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
+import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
 import { type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
-import type { ManifestStore } from "./manifests.js";
+import { dataFileKey, type ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
-import { listTags, taggedSnapshots } from "./tags.js";
+import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
 
 export interface RollbackTarget {
   readonly io: FileIO;
@@ -33,12 +33,9 @@ export interface RollbackTarget {
 export async function rollbackTo(table: RollbackTarget, snapshotId: number): Promise<void> {
   const { snapshots } = table;
   if (!Number.isSafeInteger(snapshotId) || snapshotId < 1) throw new PaimonError("INVALID_ARGUMENT", `rollbackTo of ${table.name}: snapshot id ${String(snapshotId)} is not a positive integer`);
-  const target = (await snapshots.tryGetSnapshot(snapshotId)) ?? (await listTags(snapshots)).find((t) => t.snapshot.id === snapshotId)?.snapshot ?? null;
+  const target = await findSnapshot(snapshots, snapshotId);
   if (target === null) {
-    const earliest = await snapshots.earliestSnapshotId();
-    const latest = await snapshots.latestSnapshotId();
-    const retained = earliest === null || latest === null ? "the table has no snapshots" : `retained snapshots are ${earliest}..${latest}`;
-    throw new PaimonError("NOT_FOUND", `cannot roll ${table.name} back to snapshot ${snapshotId}: it does not exist or has expired, and no tag holds it (${retained})`);
+    throw new PaimonError("NOT_FOUND", `cannot roll ${table.name} back to snapshot ${snapshotId}: it does not exist or has expired, and no tag holds it (${await snapshots.describeRetained()})`);
   }
   await rollbackToSnapshot(table, target);
 }

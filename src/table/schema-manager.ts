@@ -6,7 +6,7 @@ import { readTextFileIfExists } from "../fs/file-io.js";
 import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
 import { type DataField, type DataType, highestFieldId, reassignFieldIds, toDataType, typeToString } from "../spec/types.js";
 import { IMMUTABLE_OPTIONS } from "./options.js";
-import { validateOptionValues } from "./option-validation.js";
+import { isTrueOption as isTrue, validateOptionValues } from "./option-validation.js";
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
@@ -166,9 +166,6 @@ function fieldIndex(fields: readonly DataField[], name: string, where: number): 
   return i;
 }
 
-/** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
-const isTrue = (v: string | undefined) => v !== undefined && v.trim().toLowerCase() === "true";
-
 /**
  * Java 1.4.2's `SchemaManager.checkAlterTableOption` for the options whose change would change
  * what the existing files mean: the deletion-vector mode (rows hidden or brought back without a
@@ -187,6 +184,7 @@ function checkOptionTransition(options: Record<string, string>, key: string, nex
   }
 }
 
+/** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
 export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[], where = "table"): TableSchema {
   let fields = [...current.fields];
   const options = { ...current.options };

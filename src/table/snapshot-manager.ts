@@ -115,6 +115,12 @@ export class SnapshotManager {
     return parseSnapshotJson(text, path);
   }
 
+  /** For messages: "retained snapshots are <earliest>..<latest>", or that the table has none. */
+  async describeRetained(): Promise<string> {
+    const [earliest, latest] = [await this.earliestSnapshotId(), await this.latestSnapshotId()];
+    return earliest === null || latest === null ? "the table has no snapshots" : `retained snapshots are ${earliest}..${latest}`;
+  }
+
   /** The snapshot tag `name` holds (tag files are snapshot JSON plus tag fields), null without the tag. */
   async tryGetTag(name: string): Promise<Snapshot | null> {
     const path = this.paths.tag(name);

@@ -1,13 +1,13 @@
 // Creating and deleting tags, as Java's `Table.createTag / deleteTag` (`TagManager`,
 // `TagDeletion`): listing them and the files they keep on expiry are in tags.ts. Loaded by the
 // Table facade on first use only.
-import { collectMetadataFiles, dataFileKey, metadataPathsOnlyIn } from "../commit/expire.js";
+import { collectMetadataFiles, metadataPathsOnlyIn } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import { type Snapshot, snapshotToJson } from "../spec/snapshot.js";
-import type { ManifestStore } from "./manifests.js";
+import { dataFileKey, type ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
-import { listTags, taggedSnapshots } from "./tags.js";
+import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
 
 const TAG_DEFAULT_TIME_RETAINED = "tag.default-time-retained";
 
@@ -53,7 +53,7 @@ export async function createTag(table: TagTarget, name: string, snapshotId?: num
     if (snapshot === null) throw new PaimonError("NOT_FOUND", `${what}: cannot create tag '${name}' because the table has no snapshot`);
   } else {
     if (!Number.isSafeInteger(snapshotId) || snapshotId < 1) throw new PaimonError("INVALID_ARGUMENT", `${what}: snapshot id ${String(snapshotId)} is not a positive integer`);
-    snapshot = (await snapshots.tryGetSnapshot(snapshotId)) ?? (await listTags(snapshots)).find((t) => t.snapshot.id === snapshotId)?.snapshot ?? null;
+    snapshot = await findSnapshot(snapshots, snapshotId);
     if (snapshot === null) throw new PaimonError("NOT_FOUND", `${what}: snapshot ${snapshotId} does not exist (expired or never committed) and no tag holds it`);
   }
   const retained = timeRetainedMs ?? (table.options.raw[TAG_DEFAULT_TIME_RETAINED] === undefined ? null : table.options.duration(TAG_DEFAULT_TIME_RETAINED, "0 ms"));

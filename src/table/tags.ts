@@ -36,6 +36,11 @@ export async function listTags(snapshots: SnapshotManager): Promise<Tag[]> {
   return tags.sort((a, b) => a.snapshot.id - b.snapshot.id || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** Snapshot `id`, or when it has expired the one a tag holds (Java `SnapshotManager.findSnapshot` with tags), else null. */
+export async function findSnapshot(snapshots: SnapshotManager, id: number): Promise<Snapshot | null> {
+  return (await snapshots.tryGetSnapshot(id)) ?? (await listTags(snapshots)).find((t) => t.snapshot.id === id)?.snapshot ?? null;
+}
+
 /** The tagged snapshots, one per snapshot id, ascending (Java `TagManager.taggedSnapshots()`). */
 export function taggedSnapshots(tags: readonly Tag[]): Snapshot[] {
   const out: Snapshot[] = [];

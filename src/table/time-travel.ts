@@ -123,7 +123,7 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
   switch (travel.kind) {
     case "snapshot": {
       const s = await snapshots.tryGetSnapshot(travel.id);
-      if (s === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: scan.snapshot-id ${travel.id} does not exist or has expired (${await range(snapshots)})`);
+      if (s === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: scan.snapshot-id ${travel.id} does not exist or has expired (${await snapshots.describeRetained()})`);
       return s;
     }
     case "tag": {
@@ -147,7 +147,7 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
         } else if (s === null) lo = mid + 1; // expired meanwhile: older ones are gone too
         else hi = mid - 1;
       }
-      if (found === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: no snapshot is earlier than or equal to ${travel.key} (${new Date(travel.millis).toISOString()}, ${travel.millis} ms) (${await range(snapshots)})`);
+      if (found === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: no snapshot is earlier than or equal to ${travel.key} (${new Date(travel.millis).toISOString()}, ${travel.millis} ms) (${await snapshots.describeRetained()})`);
       return found;
     }
     case "compacted": {
@@ -162,9 +162,4 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
       return snapshots.latestSnapshot();
     }
   }
-}
-
-async function range(snapshots: SnapshotManager): Promise<string> {
-  const [earliest, latest] = [await snapshots.earliestSnapshotId(), await snapshots.latestSnapshotId()];
-  return earliest === null || latest === null ? "the table has no snapshots" : `retained snapshots are ${earliest}..${latest}`;
 }
