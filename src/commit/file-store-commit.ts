@@ -418,8 +418,12 @@ export class FileStoreCommit {
       else if (first.totalBuckets !== e.totalBuckets) throw this.bucketCountChanged(e, first.totalBuckets);
     }
     if (added.size === 0) return;
+    // every commit passes here with all live files: compare counts first, so the common case
+    // (one count everywhere) builds no partition key per file
+    const counts = new Set([...added.values()].map((e) => e.totalBuckets));
+    const only = counts.size === 1 ? [...counts][0] : null;
     for (const e of live.values()) {
-      if (e.totalBuckets <= 0) continue;
+      if (e.totalBuckets <= 0 || e.totalBuckets === only) continue;
       const add = added.get(e.partition.join(","));
       if (add !== undefined && add.totalBuckets !== e.totalBuckets) throw this.bucketCountChanged(add, e.totalBuckets);
     }
