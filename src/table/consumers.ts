@@ -16,7 +16,8 @@ export async function listConsumers(io: FileIO, root: string): Promise<ConsumerF
   const dir = joinPath(root, "consumer");
   const out: ConsumerFile[] = [];
   for (const e of await io.listStatus(dir)) {
-    if (e.isDir || !e.name.startsWith(CONSUMER_PREFIX) || e.name.length === CONSUMER_PREFIX.length) continue;
+    // a symbolic link is no consumer of this table (it may lead outside it): skipped, as tags are
+    if (e.isDir || e.isSymlink || !e.name.startsWith(CONSUMER_PREFIX) || e.name.length === CONSUMER_PREFIX.length) continue;
     out.push({ path: e.path, modificationTime: e.modificationTime });
   }
   return out;

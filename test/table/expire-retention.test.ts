@@ -1,7 +1,7 @@
 // Which snapshots expiry keeps, as Java's ExpireSnapshotsImpl decides: the next snapshot of every
 // consumer (a streaming reader's progress), the snapshot that was the latest at the start of the
 // retained time, at most `snapshot.expire.limit` removed a call; idle consumers expire first.
-import { utimesSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
@@ -94,6 +94,16 @@ describe("snapshot expiry: what is retained", () => {
     expect(await expire()).toBe(2);
     expect(await ids(table)).toEqual([8]);
     expect(await readIds(table)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it("a consumer file that is a symbolic link (maybe leading outside the table) is not read and holds nothing", async () => {
+    const table = await tableWithSnapshots(4);
+    const outside = join(tempDir(), "elsewhere.json");
+    writeFileSync(outside, JSON.stringify({ nextSnapshot: 1 }));
+    mkdirSync(join(table.location, "consumer"), { recursive: true });
+    symlinkSync(outside, join(table.location, "consumer", "consumer-link"));
+    expect(await table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(3);
+    expect(await ids(table)).toEqual([4]);
   });
 
   it("a consumer file that is not a consumer's JSON stops expiry with nothing deleted", async () => {
