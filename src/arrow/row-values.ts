@@ -2,8 +2,7 @@
 // `readArrowField`), read straight from the buffers: what partition rows are built from.
 import type * as arrow from "apache-arrow";
 import type { DataType } from "../spec/types.js";
-
-const decoder = new TextDecoder();
+import { utf8Decoder } from "../spec/utf8.js";
 
 function isNull(data: arrow.Data, row: number): boolean {
   if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return false;
@@ -23,7 +22,7 @@ export function internalValue(data: arrow.Data, row: number, type: DataType): un
     case "CHAR":
     case "VARCHAR": {
       const o = data.valueOffsets as Int32Array;
-      return decoder.decode((data.values as Uint8Array).subarray(o[row], o[row + 1]));
+      return utf8Decoder.decode((data.values as Uint8Array).subarray(o[row], o[row + 1]));
     }
     case "BINARY":
     case "VARBINARY": {

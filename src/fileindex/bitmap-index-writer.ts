@@ -4,8 +4,9 @@ import { PaimonError } from "../error.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { isNull } from "../kernel/columns.js";
 import type { DataType } from "../spec/types.js";
-import { BITMAP_VERSION_1, BITMAP_VERSION_2, codecOf, UTF8_DECODER, type BitmapKey, type KeyCodec } from "./bitmap-index.js";
+import { BITMAP_VERSION_1, BITMAP_VERSION_2, codecOf, type BitmapKey, type KeyCodec } from "./bitmap-index.js";
 import { ByteWriter } from "../spec/data-stream.js";
+import { utf8Decoder } from "../spec/utf8.js";
 import { doubleToLongBits, floatToIntBits, type IndexedChunk } from "./columns.js";
 import { JavaHashMapReplay } from "./java-order.js";
 
@@ -197,7 +198,7 @@ function rowKeyReader(chunk: IndexedChunk, type: DataType): (i: number) => Bitma
     case "bytes": {
       const offsets = column.offsets!;
       const data = column.data!;
-      return (i) => UTF8_DECODER.decode(data.subarray(offsets[i]!, offsets[i + 1]!));
+      return (i) => utf8Decoder.decode(data.subarray(offsets[i]!, offsets[i + 1]!));
     }
     default:
       throw new PaimonError("UNSUPPORTED", `bitmap index does not support ${type.kind}`);

@@ -19,6 +19,7 @@ import type { Timestamp } from "../spec/binary-row.js";
 import { compareUtf8 } from "../predicate/predicate.js";
 import type { DataType } from "../spec/types.js";
 import { ByteReader, ByteWriter } from "../spec/data-stream.js";
+import { utf8Decoder } from "../spec/utf8.js";
 import { doubleToLongBits, floatToIntBits, timestampLiteralKeys } from "./columns.js";
 import { binaryStringHash, javaBooleanHash, javaLongHash } from "./java-order.js";
 
@@ -55,7 +56,6 @@ export const FAMILY: Partial<Record<DataType["kind"], KeyFamily>> = {
 export const BITMAP_TYPES: ReadonlySet<DataType["kind"]> = new Set(Object.keys(FAMILY) as DataType["kind"][]);
 
 const UTF8 = new TextEncoder();
-export const UTF8_DECODER = new TextDecoder();
 
 /** Per key family: Java's hashCode, comparator, serialized size and value encoding. */
 export interface KeyCodec {
@@ -84,7 +84,7 @@ const CODECS: Record<KeyFamily, KeyCodec> = {
     read: (r) => {
       const n = r.i32();
       if (n < 0) throw r.corrupt(`negative string length ${n}`);
-      return UTF8_DECODER.decode(r.bytesOf(n));
+      return utf8Decoder.decode(r.bytesOf(n));
     },
   },
   byte: { hash: (k) => k as number, compare: numberOrder, size: () => 1, write: (out, k) => out.u8(k as number), read: (r) => r.i8() },

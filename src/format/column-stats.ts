@@ -18,6 +18,7 @@
 import type * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { DataType } from "../spec/types.js";
+import { utf8Decoder } from "../spec/utf8.js";
 
 export type StatsMode = { kind: "none" } | { kind: "counts" } | { kind: "full" } | { kind: "truncate"; length: number };
 
@@ -42,8 +43,6 @@ export function parseStatsMode(mode: string | StatsMode | undefined): StatsMode 
   if (m && Number(m[1]) > 0) return { kind: "truncate", length: Number(m[1]) };
   throw new PaimonError("INVALID_ARGUMENT", `Invalid stats mode '${mode}' (expected none, counts, full or truncate(n))`);
 }
-
-const decoder = new TextDecoder();
 
 function isValid(bm: Uint8Array | null | undefined, offset: number, i: number): boolean {
   if (!bm || bm.length === 0) return true;
@@ -404,8 +403,8 @@ export class ColumnStatsCollector {
       case "decimal":
         return { min: this.minB, max: this.maxB, nullCount };
       case "string": {
-        const min = decoder.decode(this.minBytes!);
-        const max = decoder.decode(this.maxBytes!);
+        const min = utf8Decoder.decode(this.minBytes!);
+        const max = utf8Decoder.decode(this.maxBytes!);
         if (mode.kind === "full") return { min, max, nullCount };
         const tMax = truncateMax(max, mode.length);
         if (tMax === null) return { min: null, max: null, nullCount };

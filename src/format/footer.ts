@@ -10,6 +10,7 @@ import { corrupt, type ByteSource } from "./source.js";
 import { PARQUET_MAGIC, PHYSICAL_INT96, checkInt96Range, leafLevels, verifyChunkChecksums } from "./parquet-pages.js";
 import { initKernels } from "../kernel/wasm.js";
 import { loadFflate } from "../spec/fflate.js";
+import { utf8Decoder } from "../spec/utf8.js";
 import {
   T_I32,
   T_I64,
@@ -121,7 +122,7 @@ function parseFooter(name: string, size: number, footerBytes: Uint8Array, metada
     const nameBytes = getBytes(el, 4);
     columns.push({
       index: c,
-      name: nameBytes ? new TextDecoder().decode(nameBytes) : "",
+      name: nameBytes ? utf8Decoder.decode(nameBytes) : "",
       fieldId: getNumber(el, 9),
       schemaStart: start,
       schemaEnd: pos,
@@ -168,7 +169,7 @@ export function chunkWhere(footer: ParquetFooter, rowGroup: number, leaf: number
 function leafPath(footer: ParquetFooter, rowGroup: number, leaf: number): string {
   const md = columnMetaData(footer, rowGroup, leaf);
   const path = md && getList(md, 3); // path_in_schema
-  return path ? path.map((p) => new TextDecoder().decode(p as Uint8Array)).join(".") : `#${leaf}`;
+  return path ? path.map((p) => utf8Decoder.decode(p as Uint8Array)).join(".") : `#${leaf}`;
 }
 
 /** The ColumnMetaData of leaf `leaf` in row group `rowGroup` (thrift tree). */

@@ -10,6 +10,7 @@
 // byte-array min/max with undefined order) are null.
 
 import type { DataField } from "../spec/types.js";
+import { utf8Decoder } from "../spec/utf8.js";
 import type { ColumnStats } from "./column-stats.js";
 import { readFooter, type ParquetFooter } from "./footer.js";
 import { toByteSource, type ParquetSource } from "./source.js";
@@ -59,10 +60,9 @@ interface LeafInfo {
 function leafInfos(footer: ParquetFooter): LeafInfo[] {
   const schema = getList(footer.raw, 2) as TStruct[];
   const out: LeafInfo[] = [];
-  const dec = new TextDecoder();
   const walk = (i: number, prefix: string[], top: number): number => {
     const el = schema[i]!;
-    const name = dec.decode(getBytes(el, 4) ?? new Uint8Array(0));
+    const name = utf8Decoder.decode(getBytes(el, 4) ?? new Uint8Array(0));
     const children = getNumber(el, 5) ?? 0;
     if (children === 0) {
       out.push({ path: [...prefix, name].join("."), topLevel: top, fieldId: getNumber(el, 9), element: el });
@@ -143,7 +143,7 @@ export function decoderFor(el: TStruct): Decoder {
     case FIXED_LEN_BYTE_ARRAY:
       allowDeprecated = false;
       if (isDecimal) fn = (b) => (b.length === 0 ? null : bigEndianSigned(b));
-      else if (isString) fn = (b) => new TextDecoder().decode(b);
+      else if (isString) fn = (b) => utf8Decoder.decode(b);
       else fn = (b) => b.slice();
       break;
     case INT96:

@@ -11,6 +11,7 @@ import { SnappyDecompressor } from "snappyjs/snappy_decompressor.js";
 import { PaimonError } from "../error.js";
 import { fflateLoaded, loadedFflate, loadFflate } from "./fflate.js";
 import { declaredContentSize, loadedZstd } from "./zstd.js";
+import { utf8Decoder } from "./utf8.js";
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -107,8 +108,6 @@ export class AvroType {
 // Binary decoding
 // ---------------------------------------------------------------------------------------------
 
-const UTF8 = new TextDecoder();
-
 export class AvroReader {
   pos: number;
   private readonly view: DataView;
@@ -200,7 +199,7 @@ export class AvroReader {
   readString(): string {
     const n = this.readLength();
     if (n < 0 || this.pos + n > this.end) this.eof();
-    const s = UTF8.decode(this.buf.subarray(this.pos, this.pos + n));
+    const s = utf8Decoder.decode(this.buf.subarray(this.pos, this.pos + n));
     this.pos += n;
     return s;
   }
@@ -374,7 +373,7 @@ export async function decodeContainer(bytes: Uint8Array, fileName = "Avro file")
 function headerCodec(bytes: Uint8Array): string | undefined {
   try {
     const codec = (META_SCHEMA.decode(new AvroReader(bytes, 4)) as Map<string, Uint8Array>).get("avro.codec");
-    return codec && UTF8.decode(codec);
+    return codec && utf8Decoder.decode(codec);
   } catch {
     return undefined;
   }
@@ -399,12 +398,12 @@ function readContainerUnchecked(bytes: Uint8Array): ContainerContents {
   if (!schemaBytes) throw new PaimonError("CORRUPT_FILE", "Avro file without avro.schema");
   let schema: AvroSchema;
   try {
-    schema = JSON.parse(UTF8.decode(schemaBytes)) as AvroSchema;
+    schema = JSON.parse(utf8Decoder.decode(schemaBytes)) as AvroSchema;
   } catch (e) {
     throw new PaimonError("CORRUPT_FILE", `Avro schema is not JSON: ${(e as Error).message}`);
   }
   const codecBytes = metadata.get("avro.codec");
-  const codec = codecBytes ? UTF8.decode(codecBytes) : "null";
+  const codec = codecBytes ? utf8Decoder.decode(codecBytes) : "null";
   const type = compileSchema(schema);
   const sync = r.readFixed(16);
   const records: unknown[] = [];

@@ -12,9 +12,9 @@ import { MILLIS_PER_DAY, parseIsoDate, parseIsoDateTime } from "./civil-time.js"
 import { PaimonError } from "../error.js";
 import { hashBytesByWords } from "./murmur.js";
 import type { DataType, RowType } from "./types.js";
+import { utf8Decoder } from "./utf8.js";
 
 const TEXT = new TextEncoder();
-const UTF8 = new TextDecoder();
 
 /** Bytes used by the null bit set (with the 8-bit header) for `arity` fields. */
 export function nullBitsSizeInBytes(arity: number): number {
@@ -377,7 +377,7 @@ abstract class BinarySection {
 
   getString(pos: number): string {
     const { start, length } = this.varPart(pos);
-    return UTF8.decode(this.bytes.subarray(start, start + length));
+    return utf8Decoder.decode(this.bytes.subarray(start, start + length));
   }
 
   /** Unscaled value of DECIMAL(precision, ·). */

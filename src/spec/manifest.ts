@@ -8,6 +8,7 @@
 import { PaimonError } from "../error.js";
 import { compileSchema, decodeContainer, type AvroSchema } from "./avro.js";
 import { EMPTY_ROW_SERIALIZED } from "./binary-row.js";
+import { utf8Decoder } from "./utf8.js";
 
 // ---------------------------------------------------------------------------------------------
 // Plain-data model
@@ -344,7 +345,7 @@ class FieldReader {
     const v = this.raw(field, required);
     if (v === null) return null;
     if (typeof v === "string") return v;
-    if (v instanceof Uint8Array) return new TextDecoder().decode(v);
+    if (v instanceof Uint8Array) return utf8Decoder.decode(v);
     return this.fail(field, "is not a string");
   }
 

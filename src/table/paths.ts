@@ -2,6 +2,7 @@
 // names Java computes from partition values (§1.1), escaping included.
 import { PaimonError, type PaimonErrorCode } from "../error.js";
 import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
+import { utf8Decoder } from "../spec/utf8.js";
 import { decimalToString, fromBinaryRow } from "../spec/binary-row.js";
 import { fileNameProblem, MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
@@ -317,7 +318,7 @@ export function partitionValueString(value: unknown, type: DataType, legacyName:
     }
     case "BINARY":
     case "VARBINARY":
-      return new TextDecoder().decode(value as Uint8Array);
+      return utf8Decoder.decode(value as Uint8Array);
     default:
       return String(value);
   }

@@ -110,7 +110,7 @@ function isValid(d: arrow.Data, i: number): boolean {
   return (d.nullBitmap[j >> 3]! & (1 << (j & 7))) !== 0;
 }
 
-const dec = new TextDecoder();
+const dec = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** JS values of `d` in the representation `column` takes. */
 export function values(d: arrow.Data, type: DataType): unknown[] {

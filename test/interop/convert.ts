@@ -26,7 +26,7 @@ export interface FieldLike {
 
 const T = arrow.Type;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function typeOf(t: string | DataType): DataType {
   return typeof t === "string" ? parseDataType(t) : t;
