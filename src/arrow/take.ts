@@ -1,6 +1,7 @@
 // Row selection over Arrow data (Arrow JS has no compute kernels): one source, rows by
 // index — the single-source case of `gatherData`.
 import * as arrow from "apache-arrow";
+import { concatData } from "./concat.js";
 import { takeColumn } from "./gather.js";
 import { recordBatch } from "./record-batch.js";
 
@@ -28,7 +29,8 @@ export function maskToIndices(mask: Uint8Array): Uint32Array {
 export function decodeDictionary(data: arrow.Data): arrow.Data {
   const dictionary = (data as arrow.Data<arrow.Dictionary>).dictionary;
   if (!dictionary) return data;
-  const dict = dictionary.data.length === 1 ? dictionary.data[0] : arrow.makeVector(dictionary.toArray()).data[0];
+  // several dictionary chunks (deltas) index as one; concatenated as bytes (apache-arrow's `toArray` of strings drops a leading U+FEFF)
+  const dict = concatData(dictionary.data);
   const codes = data.values as unknown as ArrayLike<number | bigint>;
   const indices = new Uint32Array(data.length);
   for (let i = 0; i < data.length; i++) indices[i] = Number(codes[i]);

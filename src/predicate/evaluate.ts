@@ -7,6 +7,7 @@
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
+import { concatData } from "../arrow/concat.js";
 import { BinaryRow, fromBinaryRow, type Timestamp } from "../spec/binary-row.js";
 import { fromArrowType, typeToString, type DataField, type DataType } from "../spec/types.js";
 import {
@@ -783,8 +784,8 @@ function bytesComparator(type: DataType, d: arrow.Data): ColumnComparator {
 
 function dictionaryComparator(type: DataType, d: arrow.Data): ColumnComparator {
   const dict = d.dictionary;
-  if (!dict || dict.data.length !== 1) return fallbackComparator(type, d);
-  const dd = dict.data[0]! as arrow.Data;
+  if (!dict) return fallbackComparator(type, d);
+  const dd = concatData(dict.data); // dictionary deltas index as one dictionary
   const inner = comparatorFor(type, dd);
   const n = d.length;
   const index = dictionaryIndexReader(d);

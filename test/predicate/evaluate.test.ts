@@ -174,6 +174,17 @@ describe("typed columns", () => {
     expect(mask(evaluateBatch(col("dict").eq("x"), full))).toEqual([1, 0, 0, 1, 0]);
     expect(mask(evaluateBatch(col("dict").isNull(), full))).toEqual([0, 0, 1, 0, 1]);
     expect(mask(evaluateBatch(col("dict").startsWith("y"), full))).toEqual([0, 1, 0, 0, 0]);
+    // a dictionary in two chunks (deltas) indexes as one; a leading U+FEFF is compared as data
+    const chunked = arrow.makeData({
+      type: dictType,
+      length: 4,
+      nullCount: 0,
+      data: new Int32Array([2, 0, 1, 2]),
+      dictionary: new arrow.Vector([columnData(T.STRING(), ["x", "\uFEFFx"]), columnData(T.STRING(), ["\uFEFF"])]),
+    } as never) as arrow.Data;
+    expect(mask(evaluateBatch(col("dict").eq("\uFEFF"), batchOf({ dict: chunked })))).toEqual([1, 0, 0, 1]);
+    expect(mask(evaluateBatch(col("dict").eq("\uFEFFx"), batchOf({ dict: chunked })))).toEqual([0, 0, 1, 0]);
+    expect(mask(evaluateBatch(col("dict").eq("x"), batchOf({ dict: chunked })))).toEqual([0, 1, 0, 0]);
     expect(mask(evaluateBatch(col("large").ge("b"), b))).toEqual([0, 1, 0]);
     expect(mask(evaluateBatch(col("large").eq(""), b))).toEqual([0, 0, 1]);
     expect(mask(evaluateBatch(col("fixed").lt(new Uint8Array([1, 3])), b))).toEqual([1, 0, 1]);

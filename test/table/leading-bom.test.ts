@@ -79,6 +79,24 @@ describe("strings with a leading U+FEFF", () => {
     expect(plan.splits.length).toBe(1);
   });
 
+  it("dictionary-encoded input with several dictionary chunks (deltas) keeps the mark, written and filtered", async () => {
+    const { Catalog } = await import("../../src/catalog/catalog.js");
+    const catalog = await Catalog.open(`memory://bom-dict-${Math.random().toString(36).slice(2)}`);
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "s", type: "STRING" }] });
+    const utf8 = (values: string[]) => arrow.vectorFromArray(values, new arrow.Utf8()).data[0]!;
+    // codes 0..3 over two chunks: ["k", "\uFEFFk"] then ["\uFEFF", "x"]
+    const dictionary = new arrow.Vector([utf8(["k", `${BOM}k`]), utf8([BOM, "x"])]);
+    const s = arrow.makeData({ type: new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()), length: 5, data: Int32Array.of(1, 0, 2, 3, 1), dictionary });
+    const write = await table.newWrite({ commitUser: "u" });
+    await write.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 5, data: BigInt64Array.of(1n, 2n, 3n, 4n, 5n) }), s }));
+    await table.newCommit({ commitUser: "u" }).commit(await write.prepareCommit());
+    await write.close();
+    const cols: Array<[string, "s" | "l"]> = [["id", "l"], ["s", "s"]];
+    expect(await rows(table, cols)).toEqual([[1, `${BOM}k`], [2, "k"], [3, BOM], [4, "x"], [5, `${BOM}k`]].map((x) => JSON.stringify(x)));
+    expect(await rows(table, cols, { filter: col("s").eq(`${BOM}k`) })).toEqual([[1, `${BOM}k`], [5, `${BOM}k`]].map((x) => JSON.stringify(x)));
+  });
+
   it("real-time table: partitions that differ only by the mark stay apart before and after commit", async () => {
     const table = await makeTable({}, { partitioned: true });
     const ctx = await RealtimeContext.create();
