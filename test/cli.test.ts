@@ -11,6 +11,7 @@ import { usage } from "../src/cli/usage.js";
 import { parseWhere } from "../src/cli/where.js";
 import { PaimonError } from "../src/error.js";
 import { predicateToString } from "../src/predicate/predicate.js";
+import { parseDataType, toArrowType } from "../src/spec/types.js";
 
 const dir = mkdtempSync(join(tmpdir(), "paimon-rt-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -59,6 +60,30 @@ describe("paimon-rt read / inspect", () => {
     expect(out).toBe('name,id\n"ann, jr",1');
     await readTableCommand({ location, format: "table", where: "id IN (1, 2)", limit: 1, select: ["id"] }, (t) => (out = t));
     expect(out.split("\n").length).toBe(3);
+  });
+
+  it("renders nested columns from the buffers: strings keep a leading U+FEFF, dates as ISO text, big integers as text, nulls at every level", async () => {
+    const catalog = await Catalog.open(dir);
+    await catalog.createDatabase("db", { ignoreIfExists: true });
+    const types = { r: "ROW<s STRING, d DATE>", a: "ARRAY<STRING>", m: "MAP<STRING, BIGINT>" };
+    const table = await catalog.createTable("db.nested", { fields: [{ name: "id", type: "INT NOT NULL" }, ...Object.entries(types).map(([name, type]) => ({ name, type }))] });
+    const arrowType = (t: string) => toArrowType(parseDataType(t));
+    const w = await table.newWrite({ commitUser: "cli" });
+    await w.write(
+      new arrow.RecordBatch({
+        id: arrow.makeData({ type: new arrow.Int32(), length: 2, data: Int32Array.of(1, 2) }),
+        r: arrow.vectorFromArray([{ s: "\uFEFFx", d: Date.UTC(2024, 4, 14) }, null], arrowType(types.r)).data[0]!,
+        a: arrow.vectorFromArray([["\uFEFFa", null, "b"], []], arrowType(types.a)).data[0]!,
+        m: arrow.vectorFromArray([new Map([["\uFEFFk", 9007199254740993n]]), null], arrowType(types.m)).data[0]!,
+      }),
+    );
+    await table.newCommit({ commitUser: "cli" }).commit(await w.prepareCommit());
+    let out = "";
+    await readTableCommand({ location: table.location, format: "json" }, (t) => (out = t));
+    expect(out.split("\n").map((l) => JSON.parse(l)).sort((x, y) => x.id - y.id)).toEqual([
+      { id: 1, r: { s: "\uFEFFx", d: "2024-05-14" }, a: ["\uFEFFa", null, "b"], m: { "\uFEFFk": "9007199254740993" } },
+      { id: 2, r: null, a: [], m: null },
+    ]);
   });
 
   it("inspects schema, snapshots and files", async () => {

@@ -1,7 +1,7 @@
 // Rendering Arrow batches of a table for the terminal: aligned text, JSON lines or CSV.
 import * as arrow from "apache-arrow";
 import { decimalToString } from "../spec/binary-row.js";
-import type { DataField } from "../spec/types.js";
+import type { DataField, DataType } from "../spec/types.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import { internalValue } from "../arrow/row-values.js";
 import { base64 } from "../format/arrow-types.js";
@@ -9,12 +9,46 @@ import { base64 } from "../format/arrow-types.js";
 
 /** One cell as a JSON-compatible value (int64 beyond 2^53 as a string, temporal values as ISO text). */
 export function cellValue(data: arrow.Data, row: number, field: DataField): unknown {
-  const type = field.type;
+  return typedCell(data, row, field.type);
+}
+
+/** Whether `row` of `data` is null (the validity bits are not sliced with the Data: offset). */
+function isNullAt(data: arrow.Data, row: number): boolean {
+  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return false;
+  const bit = data.offset + row;
+  return (data.nullBitmap[bit >> 3]! & (1 << (bit & 7))) === 0;
+}
+
+/**
+ * One cell of Paimon type `type`; nested values walk the buffers (apache-arrow's row getters
+ * would drop a leading U+FEFF of strings and give temporal values as raw numbers).
+ */
+function typedCell(data: arrow.Data, row: number, type: DataType): unknown {
   switch (type.kind) {
     case "ARRAY":
     case "MAP":
-    case "MULTISET":
-    case "ROW":
+    case "MULTISET": {
+      if (isNullAt(data, row)) return null;
+      const o = data.valueOffsets as Int32Array;
+      const child = data.children[0]!;
+      if (type.kind === "ARRAY") {
+        const out: unknown[] = [];
+        for (let i = o[row]!; i < o[row + 1]!; i++) out.push(typedCell(child, i, type.element));
+        return out;
+      }
+      // map entries (key, value); a multiset counts each element
+      const keyType = type.kind === "MAP" ? type.key : type.element;
+      const valueType: DataType = type.kind === "MAP" ? type.value : { kind: "INT", nullable: false };
+      const out: Record<string, unknown> = {};
+      for (let i = o[row]!; i < o[row + 1]!; i++) out[cellText(typedCell(child.children[0]!, i, keyType))] = typedCell(child.children[1]!, i, valueType);
+      return out;
+    }
+    case "ROW": {
+      if (isNullAt(data, row)) return null;
+      const out: Record<string, unknown> = {};
+      type.fields.forEach((f, k) => (out[f.name] = typedCell(data.children[k]!, row, f.type)));
+      return out;
+    }
     case "VARIANT":
       return JSON.parse(JSON.stringify(plain(new arrow.Vector([data]).get(row)), (_k, x) => (typeof x === "bigint" ? x.toString() : x)));
   }
