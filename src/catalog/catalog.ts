@@ -5,7 +5,7 @@ import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
 import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
-import { DB_SUFFIX, parseIdentifier, validateName } from "./identifier.js";
+import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
 
 
@@ -79,7 +79,9 @@ export class Catalog {
 
   async createTable(identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
     this.checkWritable(`create table ${identifier}`);
-    const { path, database } = this.tablePath(identifier);
+    const { path, database, table } = this.tablePath(identifier);
+    const systemObject = systemObjectOf(table);
+    if (systemObject !== null) throw new PaimonError("INVALID_ARGUMENT", `invalid table name ${JSON.stringify(table)}: '$' is Paimon's separator of branches and system tables (Java Paimon reads ${identifier} as the ${systemObject})`);
     if (!(await this.fileIO.exists(this.databasePath(database)))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
     const manager = new SchemaManager(this.fileIO, path);
     if (options.ignoreIfExists && (await manager.latest()) !== null) return this.getTable(identifier);
@@ -93,11 +95,16 @@ export class Catalog {
   }
 
   async getTable(identifier: string): Promise<Table> {
-    const { path } = this.tablePath(identifier);
+    const { path, table } = this.tablePath(identifier);
     const latest = new SchemaManager(this.fileIO, path).latest();
     prefetchTableModules(); // while the schema is read
     const schema = await latest;
-    if (schema === null) throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
+    if (schema === null) {
+      // (a data table already named with '$' has a schema: it opened above)
+      const systemObject = systemObjectOf(table);
+      if (systemObject !== null) throw new PaimonError("UNSUPPORTED", `${identifier}: the ${systemObject} is not supported; only data tables of the main branch are (read-optimized "$ro" reads, other system tables and branches are not)`);
+      throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
+    }
     checkDeduplicateTable(schema, identifier); // the mode's setup is checked at load too (seed 000)
     return loadTimeTravel(new Table(this.fileIO, identifier, path, schema));
   }

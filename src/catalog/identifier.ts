@@ -27,6 +27,19 @@ export function validateName(name: string, what: "database" | "table"): void {
   if (problem !== null) throw invalid(`it ${problem}`);
 }
 
+/**
+ * Java Paimon's `Identifier` reads `$` in a table name as the start of a branch (`t$branch_b`)
+ * or system table (`t$ro`, `t$snapshots`), so Java and pypaimon cannot name a data table with
+ * `$`; this library reads the main branch's data tables only. What a `$` name would address
+ * there, or null for a plain name.
+ */
+export function systemObjectOf(table: string): string | null {
+  const at = table.indexOf("$");
+  if (at < 0) return null;
+  const rest = table.slice(at + 1);
+  return rest.startsWith("branch_") ? `branch ${JSON.stringify(rest.slice("branch_".length))} of table ${JSON.stringify(table.slice(0, at))}` : `system table ${JSON.stringify(rest)} of table ${JSON.stringify(table.slice(0, at))}`;
+}
+
 /** Parses "db.table" (the database is everything before the first dot). */
 export function parseIdentifier(identifier: string): Identifier {
   const dot = typeof identifier === "string" ? identifier.indexOf(".") : -1;

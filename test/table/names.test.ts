@@ -1,7 +1,7 @@
 // Names that become directories, and integer options, are checked up front with
 // INVALID_ARGUMENT naming what is wrong — not left to fail as IO_ERROR (ENAMETOOLONG) or to be
 // read as a different number than Java reads (issue 9 item 12).
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
@@ -70,6 +70,43 @@ describe("database and table names", () => {
     expect((await failure(() => catalog.createDatabase(".hidden"))).message).toBe(`invalid database name ".hidden": it starts with '.'`);
     await catalog.createDatabase("db");
     expect((await failure(() => catalog.createTable("db..t", { fields: FIELDS }))).message).toBe(`invalid table name ".t": it starts with '.'`);
+  });
+});
+
+describe("'$' in table names: Paimon's branch and system-table separator", () => {
+  it("createTable refuses it (Java reads db.t$ro as a system table); getTable of t$ro or t$branch_b is UNSUPPORTED: there is no table to plan a real-time scan of", async () => {
+    const { dir, catalog } = await warehouse();
+    await catalog.createDatabase("db");
+    const e = await failure(() => catalog.createTable("db.x$ro", { fields: FIELDS }));
+    expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", `invalid table name "x$ro": '$' is Paimon's separator of branches and system tables (Java Paimon reads db.x$ro as the system table "ro" of table "x")`]);
+    const b = await failure(() => catalog.createTable("db.x$branch_b", { fields: FIELDS }));
+    expect(b.message).toBe(`invalid table name "x$branch_b": '$' is Paimon's separator of branches and system tables (Java Paimon reads db.x$branch_b as the branch "b" of table "x")`);
+    expect(readdirSync(join(dir, "db.db"))).toEqual([]);
+
+    await makeTable({ bucket: 1 }, { warehouse: dir, name: "t", primaryKeys: ["id"] }); // a real-time table t exists
+    for (const [name, what] of [
+      ["t$ro", `system table "ro"`],
+      ["t$branch_b", `branch "b"`],
+      ["t$snapshots", `system table "snapshots"`],
+    ]) {
+      const g = await failure(() => catalog.getTable(`db.${name}`));
+      expect([g.code, g.message]).toEqual(["UNSUPPORTED", `db.${name}: the ${what} of table "t" is not supported; only data tables of the main branch are (read-optimized "$ro" reads, other system tables and branches are not)`]);
+      expect(await catalog.tableExists(`db.${name}`)).toBe(false);
+    }
+    expect((await failure(() => catalog.getTable("db.u"))).code).toBe("NOT_FOUND");
+  });
+
+  it("a data table already named with '$' (made before names were checked) still opens", async () => {
+    const { dir, catalog } = await warehouse();
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: FIELDS });
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(batch([1, 2], "a"));
+    await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    cpSync(join(dir, "db.db", "t"), join(dir, "db.db", "t$ro"), { recursive: true });
+    const legacy = await catalog.getTable("db.t$ro");
+    const rows = (await legacy.newRead().toArrow((await legacy.newScan().plan()).splits)).toArray().map((r) => Number(r.id));
+    expect(rows.sort()).toEqual([1, 2]);
   });
 });
 

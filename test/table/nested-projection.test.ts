@@ -8,6 +8,7 @@ import { PaimonError } from "../../src/error.js";
 import { RealtimeContext } from "../../src/realtime/index.js";
 import { toArrowType, parseDataType } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
+import { expectCode } from "../realtime/helpers.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -88,6 +89,27 @@ describe("nested projection", () => {
     expect((await union(["addr.geo.lat"])).map((r) => r["addr.geo.lat"])).toEqual(expected([0, 1, 3, 4]).map((r) => r["addr.geo.lat"]));
     await w.prepareCommitWithProgress(2).then((p) => t.newCommit({ commitUser: "u" }).commitWithProgress(p, 2));
     await w.close();
+  });
+
+  it("refuses selecting MAP keys and VARIANT fields as UNSUPPORTED, in ordinary and real-time reads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "paimon-rt-nested-"));
+    dirs.push(dir);
+    const catalog = await Catalog.open(dir);
+    await catalog.createDatabase("db");
+    const fields = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "m", type: "MAP<STRING, BIGINT>" },
+      { name: "va", type: "VARIANT" },
+    ];
+    const t = await catalog.createTable("db.mv", { fields, primaryKeys: ["id"], options: { bucket: 1, "realtime.enabled": true } });
+    const ctx = await RealtimeContext.create();
+    for (const realtime of [undefined, ctx]) {
+      const m = await expectCode(() => t.newRead({ realtime, projection: ["id", "m.k"] }), "UNSUPPORTED");
+      expect(m.message).toBe("projection m.k of db.mv: selecting MAP keys is not supported; project the whole MAP column m");
+      const v = await expectCode(() => t.newRead({ realtime, projection: ["va.a"] }), "UNSUPPORTED");
+      expect(v.message).toBe("projection va.a of db.mv: VARIANT field access is not supported; project the whole VARIANT column va");
+      expect(t.newRead({ realtime, projection: ["m", "va"] }).outputSchema.fields.map((f) => f.name)).toEqual(["m", "va"]);
+    }
   });
 
   it("rejects unknown paths and paths through non-ROW columns", async () => {
