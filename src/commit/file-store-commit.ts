@@ -87,6 +87,17 @@ const LIVE_FILE_CACHE_TABLES = 16;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Errors of commits whose snapshot write failed in a way that leaves unknown whether it was published. */
+const unknownOutcomes = new WeakSet<object>();
+
+/**
+ * Whether `e` failed a commit that may nevertheless have published its snapshot (its write failed
+ * and reading the snapshot back failed too): the files it wrote must then stay.
+ */
+export function commitOutcomeUnknown(e: unknown): boolean {
+  return typeof e === "object" && e !== null && unknownOutcomes.has(e);
+}
+
 export class FileStoreCommit {
   readonly snapshots: SnapshotManager;
   readonly schemas: SchemaManager;
@@ -311,7 +322,7 @@ export class FileStoreCommit {
         }
         if (indexChanges.length > 0) checkDeletionVectorTargets(latest, current, entries, indexChanges);
         const snapshot = await this.writeSnapshot(latest, entries, { ...prepared, indexChanges }, identifier, options, written);
-        if (await this.snapshots.tryPublish(snapshot)) {
+        if (await this.publish(snapshot)) {
           this.advanceLiveFiles(snapshot, current, entries);
           return snapshot.id;
         }
@@ -319,7 +330,8 @@ export class FileStoreCommit {
       } catch (e) {
         // Only this attempt's manifests (and resolved index files) are removed: data files belong
         // to the caller (Java FileStoreCommitImpl cleans up its temporary manifests only; `abort` is separate).
-        await cleanUp();
+        // A snapshot that may have been published keeps everything it references.
+        if (!commitOutcomeUnknown(e)) await cleanUp();
         throw e;
       }
       await cleanUp();
@@ -328,6 +340,27 @@ export class FileStoreCommit {
       await sleep(wait / 2 + Math.random() * (wait / 2));
     }
     throw new PaimonError("COMMIT_CONFLICT", `commit of ${this.root} by ${this.commitUser} (identifier ${identifier}) failed after ${maxRetries + 1} attempts: ${lastFailure}`);
+  }
+
+  /**
+   * `tryPublish`, also when its write fails but landed (a lost response): that snapshot is
+   * published, and removing what it references would break the table. When the failure leaves it
+   * unknown whether the snapshot landed, the error is marked so (see {@link commitOutcomeUnknown}).
+   */
+  private async publish(snapshot: Snapshot): Promise<boolean> {
+    try {
+      return await this.snapshots.tryPublish(snapshot);
+    } catch (e) {
+      let landed: boolean;
+      try {
+        landed = await this.snapshots.publishedDespiteFailure(snapshot);
+      } catch {
+        if (typeof e === "object" && e !== null) unknownOutcomes.add(e);
+        throw e;
+      }
+      if (landed) return true;
+      throw e;
+    }
   }
 
   /**

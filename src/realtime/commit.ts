@@ -2,7 +2,7 @@
 // atomically publishes data files plus a new offsets file (snapshot property realtime.offsets).
 // A retry of ranges already covered by the same (commitUser, identifier) returns its snapshot.
 import { CommitMessage, validateMessageFiles } from "../commit/commit-message.js";
-import type { FileStoreCommit } from "../commit/file-store-commit.js";
+import { commitOutcomeUnknown, type FileStoreCommit } from "../commit/file-store-commit.js";
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER, type Snapshot } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -189,7 +189,8 @@ export async function commitWithProgress(table: FileStoreTable, commit: FileStor
         : { properties, force: true, watermark: mark },
     );
   } catch (e) {
-    for (const p of written) await table.fileIO.delete(p).catch(() => false);
+    // An offsets file a possibly published snapshot references stays (commitOutcomeUnknown).
+    if (!commitOutcomeUnknown(e)) for (const p of written) await table.fileIO.delete(p).catch(() => false);
     throw e;
   } finally {
     for (const p of pending) p.offsets.dispose();

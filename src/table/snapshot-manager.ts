@@ -250,6 +250,18 @@ export class SnapshotManager {
     return published;
   }
 
+  /**
+   * After a `tryPublish` that failed: whether snapshot-<id> holds exactly `snapshot` (the write
+   * landed although its caller was told otherwise, e.g. a lost response; the LATEST hint is then
+   * updated). False when the file is missing or another writer's. Throws when it cannot be read.
+   */
+  async publishedDespiteFailure(snapshot: Snapshot): Promise<boolean> {
+    const text = await readTextFileIfExists(this.io, this.paths.snapshot(snapshot.id));
+    if (text !== snapshotToJson(snapshot)) return false;
+    await this.writeHint("LATEST", snapshot.id);
+    return true;
+  }
+
   /** Overwrites a hint file; hints are advisory, so a failure here is ignored. */
   async writeHint(name: "LATEST" | "EARLIEST", id: number): Promise<void> {
     try {
