@@ -4,7 +4,7 @@ import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { CommitMessage, validateMessageFiles } from "./commit-message.js";
-import type { FileStoreCommit, PartitionFilter } from "./file-store-commit.js";
+import { commitOutcomeUnknown, type FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
 
@@ -102,7 +102,7 @@ function partitionScope(table: FileStoreTable, specs: ReadonlyArray<Record<strin
 /** One OVERWRITE snapshot replacing `scope` (the whole table when null), with the real-time progress reset to match. */
 async function overwriteScope(table: FileStoreTable, commit: FileStoreCommit, messages: readonly CommitMessage[], scope: PartitionScope | null, identifier: bigint): Promise<number | null> {
   const written: string[] = [];
-  let id: number | null = null;
+  let id: number | null;
   try {
     id = await commit.overwrite(
       messages.map((m) => m.data),
@@ -110,8 +110,11 @@ async function overwriteScope(table: FileStoreTable, commit: FileStoreCommit, me
       identifier,
       { properties: progressAfterOverwrite(table, scope?.matches ?? null, written) },
     );
-  } finally {
-    await deleteUnpublishedOffsets(table, written, id);
+  } catch (e) {
+    // an offsets file a possibly published snapshot references stays (as its manifests do)
+    if (!commitOutcomeUnknown(e)) await deleteUnpublishedOffsets(table, written, null);
+    throw e;
   }
+  await deleteUnpublishedOffsets(table, written, id);
   return id;
 }

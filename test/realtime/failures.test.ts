@@ -340,6 +340,18 @@ describe.each(MODES)("real-time failures: $name", (mode) => {
     await recover(mode, table, 10n);
   });
 
+  it("(c) a truncate whose snapshot write lands but reports a failure that cannot be checked rejects with IO_ERROR and keeps the offsets file the snapshot references", async () => {
+    const { table, faultyTable, io, w, ctx, base } = await setup(mode);
+    await w.close();
+    await ctx.close();
+    io.arm({ method: "writeFileAtomicNoReplace", path: SNAPSHOT_FILE, afterWriting: true, failReadBack: true });
+    await expectCode(faultyTable.newCommit({ commitUser: "u" }).truncate(), "IO_ERROR");
+    // The truncate landed: its progress (every partition-bucket reset) reads, and the table is empty.
+    expect((await table.latestSnapshot())!.id).toBe(base + 1);
+    expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual([]);
+    expect(await committedView(mode, table)).toEqual([]);
+  });
+
   it.each<{ retries: string; options: Record<string, string>; code: string }>([
     { retries: "default", options: {}, code: "PROGRESS_INVALID" },
     { retries: "none", options: { "commit.max-retries": "0" }, code: "COMMIT_CONFLICT" },
