@@ -7,18 +7,18 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { col, isRealtimeSplit, RealtimeContext, RealtimeSnapshotOffsets, type RealtimeCommitProgress, type TableWrite } from "../../src/index.js";
+import { col, isRealtimeSplit, RealtimeContext, RealtimeSnapshotOffsets, type TableWrite } from "../../src/index.js";
 import { readParquetFooter } from "../../src/format/parquet-stats.js";
 import type { RealtimeSplit } from "../../src/realtime/scan.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
+import { runConcurrentLifecycle } from "./concurrent-lifecycle.js";
 import { cleanupDirs, commitRealtime, compactFully, expectCode, makeTable, offsetsBatch, PK_MODES, pkTable, pkView, range, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
 const INT64_MAX = 9223372036854775807n;
 const spillFiles = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("paimon-rt-spill-"));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The committed rows as a real-time reader sees them: a fresh context holds no memory, and a
@@ -329,14 +329,6 @@ describe.each(PK_MODES)("$name: spill", ({ options }) => {
   });
 });
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 /**
  * The length k in [from, to] such that applying events[0, k) (key, name, or null for a delete)
  * gives exactly `visible`, or -1: the visible keys are those of one written prefix, each with
@@ -359,95 +351,38 @@ describe.each(PK_MODES)("$name: concurrent lifecycle", ({ options }) => {
   it.each([false, true])("reads show each key once with its latest value in a written prefix (spill %s)", async (spill) => {
     const table = await pkTable({ ...options, bucket: 2, "read.batch-size": 7, ...(spill ? { "realtime.spill-enabled": true } : {}) });
     const ctx = await RealtimeContext.create();
-    const tmp = tempDir();
     const buckets = [0, 1];
-    const writers = new Map<number, TableWrite>();
-    for (const b of buckets) writers.set(b, await table.newWrite({ commitUser: "u", realtime: ctx, tempDirectory: tmp }));
     // per bucket, the events in write order; keys are bucket * 10^6 + k (k < 40), names unique per bucket
-    const written = new Map<number, Array<[number, string | null]>>(buckets.map((b) => [b, []]));
-    const outstanding: RealtimeCommitProgress[] = [];
-    const committedSnapshots: number[] = [];
-    let prepareId = 0;
-    let stop = false;
-    let reads = 0;
-    const random = rng(spill ? 11 : 5);
-
-    const writer = async (bucket: number) => {
-      let offset = 0;
-      const w = writers.get(bucket)!;
-      for (let round = 0; round < 100; round++) {
-        const n = 1 + Math.floor(random() * 20);
-        const offsets: number[] = [];
+    const written = await runConcurrentLifecycle<[number, string | null]>({
+      table,
+      ctx,
+      buckets,
+      seed: spill ? 11 : 5,
+      async write(w, bucket, offsets, random) {
         const ids: number[] = [];
         const names: Array<string | null> = [];
         const kinds: RowKind[] = [];
-        for (let i = 0; i < n; i++) {
-          offset += 1 + (random() < 0.2 ? Math.floor(random() * 5) : 0);
+        for (const offset of offsets) {
           const isDelete = random() < 0.2;
-          offsets.push(offset);
           ids.push(bucket * 1_000_000 + Math.floor(random() * 40));
           names.push(isDelete ? null : `o${offset}`);
           kinds.push(isDelete ? RowKind.DELETE : RowKind.INSERT);
         }
         await put(w, { bucket }, offsets, ids, names, kinds);
-        written.get(bucket)!.push(...ids.map((id, i): [number, string | null] => [id, names[i]]));
-        if (random() < 0.1) await w.seal();
-        await sleep(random() < 0.5 ? 0 : 1);
-      }
-    };
-    const preparer = async () => {
-      while (!stop) {
-        await sleep(3);
-        for (const w of writers.values()) outstanding.push(...(await w.prepareCommitWithProgress(++prepareId)));
-      }
-    };
-    let commitId = 0;
-    const committer = async () => {
-      const commit = table.newCommit({ commitUser: "u" });
-      while (!stop || outstanding.length > 0) {
-        await sleep(5);
-        if (outstanding.length === 0) continue;
-        committedSnapshots.push(await commit.commitWithProgress(outstanding.splice(0), ++commitId));
-      }
-    };
-    const refresher = async () => {
-      while (!stop) {
-        await sleep(4);
-        const last = committedSnapshots[committedSnapshots.length - 1];
-        if (last !== undefined) await writers.get(0)!.refreshCommittedSnapshot(last);
-      }
-    };
-    const reader = async () => {
-      while (!stop) {
-        const before = buckets.map((b) => written.get(b)!.length);
-        const rows = await readRows(table, { ctx });
-        const after = buckets.map((b) => written.get(b)!.length);
+        return ids.map((id, i): [number, string | null] => [id, names[i]!]);
+      },
+      checkRead(rows, events, before, after) {
         for (const b of buckets) {
           const mine = rows.filter((r) => Math.floor((r.id as number) / 1_000_000) === b);
           const visible = new Map(mine.map((r) => [r.id as number, r.name]));
           expect(visible.size).toBe(mine.length); // no key twice
-          expect(matchingPrefix(written.get(b)!, before[b], after[b], visible)).toBeGreaterThanOrEqual(before[b]);
+          expect(matchingPrefix(events.get(b)!, before[b]!, after[b]!, visible)).toBeGreaterThanOrEqual(before[b]!);
         }
-        reads++;
-        await sleep(1);
-      }
-    };
-    const writersDone = Promise.all(buckets.map((b) => writer(b)));
-    const background = [preparer(), committer(), refresher(), reader(), reader()];
-    await writersDone;
-    stop = true;
-    await Promise.all(background);
-    // final checkpoint
-    for (const w of writers.values()) outstanding.push(...(await w.prepareCommitWithProgress(++prepareId)));
-    if (outstanding.length > 0) committedSnapshots.push(await table.newCommit({ commitUser: "u" }).commitWithProgress(outstanding.splice(0), ++commitId));
-    await writers.get(0)!.refreshCommittedSnapshot(committedSnapshots[committedSnapshots.length - 1]);
-    for (const w of writers.values()) await w.close();
-    expect(ctx.getMetrics().realtimeTotalRowCount).toBe(0);
+      },
+    });
     const final = new Map<number, string>();
     for (const b of buckets) for (const [key, name] of written.get(b)!) name === null ? final.delete(key) : final.set(key, name);
     expect(await committedView(table)).toEqual([...final].sort((a, b) => a[0] - b[0]));
-    expect(reads).toBeGreaterThan(3);
-    expect(committedSnapshots.length).toBeGreaterThan(1);
   });
 });
 
