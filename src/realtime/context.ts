@@ -316,13 +316,16 @@ export class RealtimeContext {
     return ticket;
   }
 
-  /** The live ticket, or TICKET_EXPIRED (an expired one is released on the way). */
+  /**
+   * The live ticket, or TICKET_EXPIRED. An expired one is released on the way, with every other
+   * expired ticket (their views go now, not at the sweeper's next tick).
+   */
   async lookupTicket(id: string): Promise<Ticket> {
     const t = this.tickets.get(id);
     if (!t) throw new PaimonError("TICKET_EXPIRED", `real-time read-view ticket ${id} does not exist or has expired (or was consumed); plan again`);
-    if (Date.now() > t.expiresAt) {
-      this.tickets.delete(id);
-      await t.pinned.release();
+    const now = Date.now();
+    if (now > t.expiresAt) {
+      await this.sweepExpired(now);
       throw new PaimonError("TICKET_EXPIRED", `real-time read-view ticket ${id} for ${t.entry.description} has expired; plan again`);
     }
     return t;
@@ -346,7 +349,8 @@ export class RealtimeContext {
   /** Releases expired tickets now. */
   async sweepExpired(now = Date.now()): Promise<void> {
     for (const [id, t] of [...this.tickets]) {
-      if (now > t.expiresAt) {
+      // still ours to release: a sweep running beside this one, or a consumer, may have taken it meanwhile
+      if (now > t.expiresAt && this.tickets.get(id) === t) {
         this.tickets.delete(id);
         await t.pinned.release();
       }
