@@ -3,16 +3,12 @@
 import type * as arrow from "apache-arrow";
 import type { DataType } from "../spec/types.js";
 import { utf8Decoder } from "../spec/utf8.js";
+import { isValidAt } from "./values.js";
 
-function isNull(data: arrow.Data, row: number): boolean {
-  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return false;
-  const bit = data.offset + row;
-  return (data.nullBitmap[bit >> 3] & (1 << (bit & 7))) === 0;
-}
 
 /** The internal value (as `toBinaryRow` takes it) of `row` in `data` of Paimon type `type`. */
 export function internalValue(data: arrow.Data, row: number, type: DataType): unknown {
-  if (isNull(data, row)) return null;
+  if (!isValidAt(data, row)) return null;
   const values = data.values as unknown as ArrayLike<number | bigint> & { [i: number]: number | bigint };
   switch (type.kind) {
     case "BOOLEAN": {

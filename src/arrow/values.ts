@@ -2,6 +2,15 @@
 // JS slices value buffers together with the Data (row 0 of a sliced Data is index 0 of its
 // `values`; only validity bits keep `data.offset`), so indexing `values` by `data.offset` is
 // wrong for sliced columns.
+import type * as arrow from "apache-arrow";
+
+/** Whether row `row` of `data` is valid (not null): validity bits are indexed from `data.offset`. */
+export function isValidAt(data: arrow.Data, row: number): boolean {
+  const bm = data.nullBitmap;
+  if (data.nullCount === 0 || !bm || bm.length === 0) return true;
+  const bit = data.offset + row;
+  return (bm[bit >> 3]! & (1 << (bit & 7))) !== 0;
+}
 
 /** `data.values` limited to its `data.length` rows (a view, no copy). */
 export function columnValues<T extends BigInt64Array | BigUint64Array | Float64Array | Float32Array | Int32Array | Int16Array | Int8Array | Uint8Array | Uint32Array>(data: { values: unknown; length: number }): T {

@@ -5,18 +5,12 @@ import type { DataField, DataType } from "../spec/types.js";
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import { internalValue } from "../arrow/row-values.js";
 import { base64 } from "../format/arrow-types.js";
+import { isValidAt } from "../arrow/values.js";
 
 
 /** One cell as a JSON-compatible value (int64 beyond 2^53 as a string, temporal values as ISO text). */
 export function cellValue(data: arrow.Data, row: number, field: DataField): unknown {
   return typedCell(data, row, field.type);
-}
-
-/** Whether `row` of `data` is null (the validity bits are not sliced with the Data: offset). */
-function isNullAt(data: arrow.Data, row: number): boolean {
-  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return false;
-  const bit = data.offset + row;
-  return (data.nullBitmap[bit >> 3]! & (1 << (bit & 7))) === 0;
 }
 
 /**
@@ -28,7 +22,7 @@ function typedCell(data: arrow.Data, row: number, type: DataType): unknown {
     case "ARRAY":
     case "MAP":
     case "MULTISET": {
-      if (isNullAt(data, row)) return null;
+      if (!isValidAt(data, row)) return null;
       const o = data.valueOffsets as Int32Array;
       const child = data.children[0]!;
       if (type.kind === "ARRAY") {
@@ -44,7 +38,7 @@ function typedCell(data: arrow.Data, row: number, type: DataType): unknown {
       return out;
     }
     case "ROW": {
-      if (isNullAt(data, row)) return null;
+      if (!isValidAt(data, row)) return null;
       const out: Record<string, unknown> = {};
       type.fields.forEach((f, k) => (out[f.name] = typedCell(data.children[k]!, row, f.type)));
       return out;

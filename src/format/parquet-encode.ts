@@ -27,6 +27,7 @@ import { recordBatch } from "../arrow/record-batch.js";
 import { T_BINARY, T_BYTE, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 import { keepShape } from "../kernel/shapes.js";
+import { isValidAt } from "../arrow/values.js";
 
 export type FlatCodec = "zstd" | "snappy" | "none";
 
@@ -539,13 +540,6 @@ const POPCOUNT = Uint8Array.from({ length: 256 }, (_, x) => {
   return n;
 });
 
-/** Validity bit of row `i` of `data` (index without data.offset). */
-function validAt(data: arrow.Data, i: number): boolean {
-  const bm = data.nullBitmap;
-  if (data.nullCount === 0 || !bm || bm.length === 0) return true;
-  const j = data.offset + i;
-  return ((bm[j >> 3]! >> (j & 7)) & 1) === 1;
-}
 
 /**
  * One page body (definition levels, then PLAIN values, or with `dict` the indices of its values
@@ -785,7 +779,7 @@ function plainBooleans(pieces: readonly Piece[], count: number, scratch: Scratch
     const v = p.data.values as Uint8Array;
     const allValid = p.data.nullCount === 0;
     for (let i = p.from; i < p.to; i++) {
-      if (!allValid && !validAt(p.data, i)) continue;
+      if (!allValid && !isValidAt(p.data, i)) continue;
       const j = p.data.offset + i;
       if ((v[j >> 3]! >> (j & 7)) & 1) {
         out[k >> 3]! |= 1 << (k & 7);

@@ -16,6 +16,7 @@ import { compareValues } from "../table/values.js";
 import type { DataField, DataType } from "../spec/types.js";
 import { internalValue } from "../arrow/row-values.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { isValidAt } from "../arrow/values.js";
 
 /** Key-value rows as read from a PK data file or a real-time store: the batch, each row's sequence number and row kind. */
 export interface KvBatch {
@@ -143,11 +144,6 @@ function sameKey(cols: readonly KeyColumn[], a: number, b: number): boolean {
   return true;
 }
 
-function isValid(data: arrow.Data, row: number): boolean {
-  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return true;
-  const bit = data.offset + row;
-  return (data.nullBitmap[bit >> 3] & (1 << (bit & 7))) !== 0;
-}
 
 const isRetract = (kind: number) => kind === 1 || kind === 3;
 
@@ -220,7 +216,7 @@ function noRetract(agg: ColumnAgg): PaimonError {
 function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, identifier: string): arrow.Data {
   const computing = agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg";
   const value = (idx: number) => internalValue(datas[g.part[idx]], g.row[idx], agg.field.type);
-  const valid = (idx: number) => isValid(datas[g.part[idx]], g.row[idx]);
+  const valid = (idx: number) => isValidAt(datas[g.part[idx]], g.row[idx]);
   // picking: the chosen row per group (-1 = null)
   const pick = computing ? null : new Int32Array(groups);
   const values: unknown[] | null = computing ? new Array(groups) : null;

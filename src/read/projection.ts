@@ -5,6 +5,7 @@ import { PaimonError } from "../error.js";
 import { readArrowField } from "../format/arrow-types.js";
 import type { DataField } from "../spec/types.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { isValidAt } from "../arrow/values.js";
 
 interface NestedColumn {
   /** Output field (named by the requested path). */
@@ -65,11 +66,6 @@ export function planProjection(fields: readonly DataField[], projection: readonl
   return { topLevel, nested: identity ? null : columns };
 }
 
-function isValid(data: arrow.Data, row: number): boolean {
-  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return true;
-  const bit = data.offset + row;
-  return (data.nullBitmap[bit >> 3] & (1 << (bit & 7))) !== 0;
-}
 
 /** The child `index` of a struct column, NULL wherever the struct itself is NULL. */
 function structChild(parent: arrow.Data, index: number): arrow.Data {
@@ -78,7 +74,7 @@ function structChild(parent: arrow.Data, index: number): arrow.Data {
   const bitmap = new Uint8Array((child.offset + child.length + 7) >> 3);
   let nulls = 0;
   for (let i = 0; i < child.length; i++) {
-    if (isValid(parent, i) && isValid(child, i)) {
+    if (isValidAt(parent, i) && isValidAt(child, i)) {
       const bit = child.offset + i;
       bitmap[bit >> 3] |= 1 << (bit & 7);
     } else nulls++;
