@@ -388,6 +388,13 @@ export function convertData(data: arrow.Data, to: arrow.DataType, what: string, 
       return arrow.makeData({ type: to as arrow.Int, length: data.length, nullCount: data.nullCount, nullBitmap: bitmapOf(data), data: values as Int32Array });
     }
     case T.Float: {
+      if (from.typeId === T.Int && (from as arrow.Int).isSigned && (to as arrow.Float).precision !== arrow.Precision.HALF) {
+        // an integer column widened to FLOAT / DOUBLE (updateColumnType): Java's (float) / (double) cast, rounding to nearest
+        const src = data.values as unknown as ArrayLike<number | bigint>;
+        const values = (to as arrow.Float).precision === arrow.Precision.SINGLE ? new Float32Array(data.length) : new Float64Array(data.length);
+        for (let i = 0; i < data.length; i++) values[i] = Number(src[i]!);
+        return arrow.makeData({ type: to as arrow.Float64, length: data.length, nullCount: data.nullCount, nullBitmap: bitmapOf(data), data: values as Float64Array });
+      }
       if (from.typeId !== T.Float) throw unsupported(what, from, to);
       const fp = (from as arrow.Float).precision;
       const tp = (to as arrow.Float).precision;
