@@ -73,6 +73,8 @@ import java.util.TreeMap;
  *   create-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;snapshot-id&gt;   (Table.createTag)
  *   delete-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt;                 (Table.deleteTag)
  *   set-options   &lt;warehouse&gt; &lt;db.table&gt; key=value...   (ALTER TABLE SET; "key=" removes the option)
+ *   alter         &lt;warehouse&gt; &lt;db.table&gt; &lt;changes.json&gt;   (Catalog.alterTable with paimon-rt's SchemaChange
+ *                 list: addColumn (after), renameColumn, dropColumn, updateColumnType, setOption, removeOption)
  *   tags          &lt;warehouse&gt; &lt;db.table&gt;   (prints {"tag": snapshot id, ...})
  *   version
  * </pre>
@@ -133,6 +135,16 @@ public final class PaimonOracle {
                     String key = a[i].substring(0, eq), value = a[i].substring(eq + 1);
                     changes.add(value.isEmpty() ? org.apache.paimon.schema.SchemaChange.removeOption(key) : org.apache.paimon.schema.SchemaChange.setOption(key, value));
                 }
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.alterTable(Identifier.fromString(a[2]), changes, false);
+                }
+                out.println("{}");
+                return;
+            }
+            case "alter": {
+                if (a.length != 4) throw new IllegalArgumentException("alter <warehouse> <db.table> <changes.json>");
+                List<org.apache.paimon.schema.SchemaChange> changes = new ArrayList<>();
+                for (JsonNode c : JSON.readTree(Files.readAllBytes(Path.of(a[3])))) changes.add(schemaChange(c));
                 try (Catalog catalog = catalog(a[1])) {
                     catalog.alterTable(Identifier.fromString(a[2]), changes, false);
                 }
@@ -221,6 +233,32 @@ public final class PaimonOracle {
      * line per command: {"ok":true,"out":"<its stdout>"} or {"ok":false,"error":"<message>"}.
      * Saves the JVM start-up (seconds) per command.
      */
+    /** One change of paimon-rt's `SchemaChange` JSON form as Java's SchemaChange (types as in specs). */
+    static org.apache.paimon.schema.SchemaChange schemaChange(JsonNode c) {
+        String name = c.path("name").asText();
+        switch (c.path("kind").asText()) {
+            case "addColumn": {
+                DataType type = new TypeParser(c.path("type").asText()).parseAll();
+                return c.hasNonNull("after")
+                        ? org.apache.paimon.schema.SchemaChange.addColumn(name, type, null, org.apache.paimon.schema.SchemaChange.Move.after(name, c.get("after").asText()))
+                        : org.apache.paimon.schema.SchemaChange.addColumn(name, type);
+            }
+            case "renameColumn":
+                return org.apache.paimon.schema.SchemaChange.renameColumn(name, c.path("newName").asText());
+            case "dropColumn":
+                return org.apache.paimon.schema.SchemaChange.dropColumn(name);
+            case "updateColumnType":
+                // keepNullability false: the type's nullability is the new one, as in paimon-rt
+                return org.apache.paimon.schema.SchemaChange.updateColumnType(name, new TypeParser(c.path("type").asText()).parseAll(), false);
+            case "setOption":
+                return org.apache.paimon.schema.SchemaChange.setOption(c.path("key").asText(), c.path("value").asText());
+            case "removeOption":
+                return org.apache.paimon.schema.SchemaChange.removeOption(c.path("key").asText());
+            default:
+                throw new IllegalArgumentException("unknown schema change " + c);
+        }
+    }
+
     static void batch(JsonNode commands, PrintStream out) {
         for (JsonNode cmd : commands) {
             List<String> args = strings(cmd);
