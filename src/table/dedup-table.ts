@@ -95,16 +95,36 @@ export function checkOffsetColumnChange(options: Readonly<Record<string, string>
   throw new PaimonError("UNSUPPORTED", `${REALTIME_OFFSET_FIELD} of append deduplicate table ${where} cannot be ${verb}`);
 }
 
+/** Per-column option suffixes whose key names the column (`fields.<column>.<suffix>`), Java's list. */
+const PER_COLUMN_OPTION_SUFFIXES = ["aggregate-function", "ignore-retract", "distinct", "list-agg-delimiter"];
+
 /**
- * The options after renaming column `from` to `to`: `bucket-key` follows the rename as Java's
- * `SchemaManager.applyRenameColumnsToOptions` does, and so does `realtime.deduplicate-key-fields`.
+ * The options after renaming column `from` to `to`, as Java's
+ * `SchemaManager.applyRenameColumnsToOptions` does (otherwise a renamed column silently loses its
+ * aggregate function and the others): the column lists `bucket-key` and `sequence.field` (and
+ * `realtime.deduplicate-key-fields`), the keys `fields.<column>.aggregate-function` /
+ * `ignore-retract` / `distinct` / `list-agg-delimiter`, and both the key and the value of
+ * `fields.<columns>.sequence-group` / `fields.<columns>.nested-key`.
  */
 export function renameColumnInOptions(options: Record<string, string>, from: string, to: string): void {
-  for (const key of ["bucket-key", DEDUPLICATE_KEY_FIELDS]) {
+  const renamed = (list: string) => list.split(",").map((c) => (c.trim() === from ? to : c)).join(",");
+  for (const key of ["bucket-key", "sequence.field", DEDUPLICATE_KEY_FIELDS]) {
     const value = options[key];
     if (value === undefined || value.trim() === "") continue;
-    const columns = value.split(",");
-    if (!columns.some((c) => c.trim() === from)) continue;
-    options[key] = columns.map((c) => (c.trim() === from ? to : c)).join(",");
+    options[key] = renamed(value);
+  }
+  for (const suffix of PER_COLUMN_OPTION_SUFFIXES) {
+    const key = `fields.${from}.${suffix}`;
+    if (!(key in options)) continue;
+    const value = options[key]!;
+    delete options[key];
+    options[`fields.${to}.${suffix}`] = value;
+  }
+  for (const key of Object.keys(options)) {
+    const suffix = key.startsWith("fields.") && (key.endsWith(".sequence-group") ? "sequence-group" : key.endsWith(".nested-key") ? "nested-key" : null);
+    if (!suffix) continue;
+    const value = options[key]!;
+    delete options[key];
+    options[`fields.${renamed(key.slice("fields.".length, key.length - suffix.length - 1))}.${suffix}`] = renamed(value);
   }
 }

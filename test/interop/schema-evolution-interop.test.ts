@@ -265,4 +265,29 @@ describe.skipIf(noJava !== null)("schema evolution with Java Paimon and pypaimon
     expect(await fieldsOf(rtWarehouse)).toEqual(await fieldsOf(javaWarehouse));
     expect(parseJsonLines((await java([["read", rtWarehouse, ID, "--sort"]]))[0]!).length).toBe(4);
   }, SLOW);
+
+  it("a renamed aggregation column keeps its aggregate function in both directions (fields.<column>.aggregate-function follows the rename)", async () => {
+    const create = { fields: [{ name: "k", type: "INT NOT NULL" }, { name: "v", type: "BIGINT" }], primaryKeys: ["k"], options: { bucket: "1", "merge-engine": "aggregation", "fields.v.aggregate-function": "sum" } };
+    const rename: SchemaChange[] = [{ kind: "renameColumn", name: "v", newName: "w" }];
+    // paimon-rt renames, Java reads
+    const rtWarehouse = await tempDir();
+    const catalog = await Catalog.open(rtWarehouse);
+    await catalog.createDatabase("db");
+    let table = await catalog.createTable(ID, create);
+    for (const v of ["1", "2"]) await rtCommit(table, (w) => w.write(rowsToBatch([{ name: "k", type: "INT NOT NULL" }, { name: "v", type: "BIGINT" }], [{ k: 1, v }])));
+    table = await catalog.alterTable(ID, rename);
+    await rtCommit(table, (w) => w.write(rowsToBatch([{ name: "k", type: "INT NOT NULL" }, { name: "w", type: "BIGINT" }], [{ k: 1, w: "10" }])));
+    expect(await rtRead(table)).toEqual([{ k: 1, w: "13" }]);
+    expect(parseJsonLines((await java([["read", rtWarehouse, ID, "--sort"]]))[0]!)).toEqual([{ k: 1, w: "13" }]);
+    // Java renames, paimon-rt reads
+    const javaWarehouse = await tempDir();
+    const dir = await tempDir();
+    await fsp.writeFile(path.join(dir, "create.json"), JSON.stringify({ ...create, commits: [[{ k: 1, v: "1" }], [{ k: 1, v: "2" }]] }));
+    await fsp.writeFile(path.join(dir, "rename.json"), JSON.stringify(rename));
+    await fsp.writeFile(path.join(dir, "write.json"), JSON.stringify({ commits: [[{ k: 1, w: "10" }]] }));
+    await java([["write", javaWarehouse, ID, path.join(dir, "create.json")], ["alter", javaWarehouse, ID, path.join(dir, "rename.json")], ["write", javaWarehouse, ID, path.join(dir, "write.json")]]);
+    const javaTable = await (await Catalog.open(javaWarehouse)).getTable(ID);
+    expect(javaTable.schema.options["fields.w.aggregate-function"]).toBe("sum");
+    expect(await rtRead(javaTable)).toEqual([{ k: 1, w: "13" }]);
+  }, SLOW);
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
+import { applySchemaChanges } from "../../src/table/schema-manager.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, rowsToBatch, type FieldLike } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
@@ -68,4 +69,54 @@ describe("schema evolution regressions", () => {
       expect(await read(widened)).toEqual(expected);
     });
   }
+
+  it("a renamed column keeps its aggregate function: fields.<column>.* options follow the rename as in Java (the sum was lost)", async () => {
+    const catalog = await Catalog.open(`memory://schema-evolution-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    await catalog.createDatabase("db");
+    const fields: FieldLike[] = [
+      { name: "k", type: "INT NOT NULL" },
+      { name: "v", type: "BIGINT" },
+    ];
+    let table = await catalog.createTable("db.t", { fields: fields.map((f) => ({ name: f.name, type: f.type as string })), primaryKeys: ["k"], options: { bucket: "1", "merge-engine": "aggregation", "fields.v.aggregate-function": "sum" } });
+    await writeRows(table, fields, [{ k: 1, v: "1" }]);
+    await writeRows(table, fields, [{ k: 1, v: "2" }]);
+    table = await catalog.alterTable("db.t", [{ kind: "renameColumn", name: "v", newName: "w" }]);
+    expect(table.schema.options).toEqual({ bucket: "1", "merge-engine": "aggregation", "fields.w.aggregate-function": "sum" });
+    await writeRows(table, [fields[0]!, { name: "w", type: "BIGINT" }], [{ k: 1, w: "10" }]);
+    expect(await read(table)).toEqual([{ k: 1, w: "13" }]);
+  });
+
+  it("renaming a column renames it in sequence.field, fields.<column>.* keys and sequence-group / nested-key keys and values, as Java does", async () => {
+    const catalog = await Catalog.open(`memory://schema-evolution-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", {
+      fields: ["k", "a", "b", "s"].map((name) => ({ name, type: name === "k" ? "INT NOT NULL" : "INT" })),
+      primaryKeys: ["k"],
+      options: { bucket: "1" },
+    });
+    const options = {
+      bucket: "1",
+      "sequence.field": "s",
+      "fields.a.ignore-retract": "true",
+      "fields.a.distinct": "true",
+      "fields.a.list-agg-delimiter": ";",
+      "fields.s,b.sequence-group": "a,b",
+      "fields.a.nested-key": "b",
+      "fields.b.aggregate-function": "max",
+    };
+    const renamed = applySchemaChanges({ ...table.schema, options }, [
+      { kind: "renameColumn", name: "a", newName: "x" },
+      { kind: "renameColumn", name: "s", newName: "seq" },
+    ]);
+    expect(renamed.options).toEqual({
+      bucket: "1",
+      "sequence.field": "seq",
+      "fields.x.ignore-retract": "true",
+      "fields.x.distinct": "true",
+      "fields.x.list-agg-delimiter": ";",
+      "fields.seq,b.sequence-group": "x,b",
+      "fields.x.nested-key": "b",
+      "fields.b.aggregate-function": "max",
+    });
+  });
 });
