@@ -352,7 +352,7 @@ function samePrimitiveType(a: arrow.DataType, b: arrow.DataType): boolean {
 
 /**
  * Converts `data` to Arrow type `to`: relabels identical layouts (names, metadata, time zone,
- * decimal precision), widens integers/floats, converts timestamp units, Large* <-> 32-bit
+ * decimal precision), widens integers/floats (and integers to floats), converts timestamp units, Large* <-> 32-bit
  * offsets, fixed-size binary -> binary, and recursively lists, maps and structs (struct children
  * matched by `PARQUET:field_id`, else by name — or only by name with `matchBy: "name"`, for
  * user input whose field ids mean nothing; missing children become nulls). `data` itself when
