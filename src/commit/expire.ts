@@ -199,14 +199,25 @@ export async function expireSnapshots(
     const effective = await effectiveOffsets(progress, firstRetained);
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, firstRetained.id), serializeOffsets(effective));
   }
+  // A tag outlives its snapshot and rollbackToTag makes it the latest again: a tagged snapshot
+  // that expires now without progress of its own keeps its effective progress in its own anchor
+  // (the snapshots it was resolved from go with this expiry).
+  const expiring = new Set(expired);
+  for (const t of tagged) {
+    if (!expiring.has(t.id) || offsetsFileOf(root, t) !== null) continue;
+    const effective = await effectiveOffsets(progress, t);
+    if (effective.size > 0) await io.writeFile(progressAnchorPath(root, t.id), serializeOffsets(effective));
+  }
 
   // best effort: what stays behind is an orphan for removeOrphanFiles
   await deleteFiles(io, dataToDelete).catch(() => undefined);
   await deleteFiles(io, metadataToDelete).catch(() => undefined);
   for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
-  // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or anchor.
-  for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id) await io.delete(progressAnchorPath(root, id)).catch(() => false);
+  // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or
+  // anchor, except those of tagged snapshots (a rollback to the tag restores that progress).
+  const taggedIds = new Set(tagged.map((t) => t.id));
+  for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id && !taggedIds.has(id)) await io.delete(progressAnchorPath(root, id)).catch(() => false);
   return expired.length;
 }
 

@@ -12,6 +12,7 @@ import { isInsideDirectory, TablePaths } from "../table/paths.js";
 import { listTags } from "../table/tags.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { TEMP_FILE_NAME } from "../spec/file-names.js";
+import { PROGRESS_ANCHOR_NAME } from "../realtime/offsets.js";
 
 /** Java's default `older_than`: one day. */
 export const DEFAULT_ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
@@ -53,12 +54,15 @@ interface ReferencedFiles {
   dataFiles: Set<string>;
   /** Offsets file names (`metadata/`); null when the files holding the committed progress cannot be told apart. */
   offsetsFiles: Set<string> | null;
+  /** Ids of the present snapshots and of the tagged ones: their progress anchors are live. */
+  anchoredSnapshots: Set<number>;
 }
 
 /**
  * Deletes (or with `dryRun` lists) the orphan files of the table at `root`: in `manifest/`,
  * `index/`, `statistics/`, the partition / bucket directories (under `data-file.path-directory`
- * when set), `*.offsets` files in `metadata/`,
+ * when set), `*.offsets` files and progress anchors of snapshots that neither exist nor are
+ * tagged in `metadata/`,
  * and temporary leftovers of atomic writes in `snapshot/`, `schema/`, `changelog/`, `tag/`.
  * Only files found by listing under `root` are candidates; symbolic links and unknown
  * directories are never followed, external data paths never touched.
@@ -94,6 +98,7 @@ export async function removeOrphanFiles(
     if (kind === "statistics") return !referenced.statistics.has(status.name);
     // index-file-in-data-file-dir puts index files in the bucket directories
     if (kind === "data") return !referenced.dataFiles.has(status.name) && !referenced.indexFiles.has(status.name);
+    if (kind === "anchor") return !referenced.anchoredSnapshots.has(Number(PROGRESS_ANCHOR_NAME.exec(status.name)![1]));
     return referenced.offsetsFiles !== null && !referenced.offsetsFiles.has(status.name);
   });
   const deleted: string[] = [];
@@ -110,7 +115,7 @@ export async function removeOrphanFiles(
   return { deleted: deleted.sort(), bytes };
 }
 
-type CandidateKind = "temp" | "manifest" | "index" | "statistics" | "data" | "offsets";
+type CandidateKind = "temp" | "manifest" | "index" | "statistics" | "data" | "offsets" | "anchor";
 
 interface Candidate {
   status: FileStatus;
@@ -147,6 +152,7 @@ async function listCandidates(io: FileIO, root: string, dataDirectory: string | 
   }
   for (const f of await filesOf("metadata")) {
     if (f.name.endsWith(OFFSETS_SUFFIX)) out.push({ status: f, kind: "offsets" });
+    else if (PROGRESS_ANCHOR_NAME.test(f.name)) out.push({ status: f, kind: "anchor" });
     else if (TEMP_FILE_NAME.test(f.name)) out.push({ status: f, kind: "temp" });
   }
   // Partition and bucket directories start at data-file.path-directory (Java `dataFilePath()`), reached through real directories only.
@@ -181,9 +187,12 @@ const baseName = (ref: string) => ref.slice(Math.max(ref.lastIndexOf("/"), ref.l
 
 async function referencedFiles(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<ReferencedFiles> {
   const manifests = new ManifestStore(io, new TablePaths(root, tableOptions, partitionFields), partitionFields, tableOptions.manifestCompression);
-  const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set() };
+  const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set(), anchoredSnapshots: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
-  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...(await listTags(new SnapshotManager(io, root))).map((t) => t.snapshot)];
+  const tagged = (await listTags(new SnapshotManager(io, root))).map((t) => t.snapshot);
+  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...tagged];
+  // an anchor is read only as the base of a walk that reaches its snapshot (see effectiveOffsets)
+  for (const s of [...snapshots, ...tagged]) refs.anchoredSnapshots.add(s.id);
   // A file that cannot be read makes the whole run fail: guessing would delete live data.
   for (const s of [...snapshots, ...others]) {
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {

@@ -10,6 +10,7 @@ import { parseDuration } from "../table/options.js";
 import { requireIntOption } from "../table/option-validation.js";
 import { partitionValueString } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
+import type { DataField } from "../spec/types.js";
 import type { FileStoreCommit } from "./file-store-commit.js";
 import { dropPartitions } from "./commit-operations.js";
 
@@ -136,10 +137,8 @@ async function expirePartitions(table: FileStoreTable, commit: FileStoreCommit, 
   const expired: Array<{ values: unknown[]; strings: string[]; joined: string }> = [];
   for (const { row, newest } of partitions.values()) {
     const values = fromBinaryRow(row.subarray(4), types);
-    // Java's strategies see the internal values' toString (a DATE is its day number, bytes are `[B@<hash>`)
     const texts = values.map((v, i) => partitionValueString(v, types[i], true));
-    const timeTexts = texts.map((t, i) => (t !== null && (types[i].kind === "BINARY" || types[i].kind === "VARBINARY") ? "[B@" : t));
-    const time = config.updateTime ? newest : partitionTime(keys, timeTexts, config.pattern, config.formatter);
+    const time = config.updateTime ? newest : partitionTime(keys, javaValueTexts(values, types), config.pattern, config.formatter);
     if (time === null || !(expireWall > time)) continue;
     const strings = texts.map((t) => t ?? defaultName);
     expired.push({ values, strings, joined: strings.join(",") });
@@ -152,6 +151,46 @@ async function expirePartitions(table: FileStoreTable, commit: FileStoreCommit, 
     await dropPartitions(table, commit, specs, identifier);
   }
   return chosen.map((p) => Object.fromEntries(keys.map((k, j) => [k, p.strings[j]])));
+}
+
+/** Java's strategies and validator see the internal values' toString (a DATE is its day number, bytes are `[B@<hash>`). */
+function javaValueTexts(values: readonly unknown[], types: ReadonlyArray<DataField["type"]>): Array<string | null> {
+  return values.map((v, i) => {
+    const text = partitionValueString(v, types[i], true);
+    return text !== null && (types[i].kind === "BINARY" || types[i].kind === "VARBINARY") ? "[B@" : text;
+  });
+}
+
+export const PARTITION_TIMESTAMP_FORMAT_STRICT = "partition.timestamp-format.strict";
+
+/**
+ * Java 1.4.2 `AbstractFileStoreWrite.PartitionTimestampValidator`: with
+ * `partition.timestamp-format.strict` and a `partition.timestamp-formatter` or
+ * `partition.timestamp-pattern`, a writer for a partition (a write or a compaction) whose values
+ * give no time, as values-time partition expiry extracts it, is refused (INVALID_ARGUMENT, Java's
+ * message): no partition that values-time expiry could never drop is written. Partition expiry
+ * itself is the same either way (Java's strategies keep such a partition). Null when the table does not validate.
+ */
+export function partitionTimestampValidator(table: FileStoreTable): ((values: readonly unknown[]) => void) | null {
+  const o = table.coreOptions;
+  const fields = table.partitionFields;
+  if (!o.bool(PARTITION_TIMESTAMP_FORMAT_STRICT, false) || fields.length === 0) return null;
+  const formatterText = o.raw[FORMATTER];
+  const pattern = o.raw[PATTERN] ?? null;
+  if (formatterText === undefined && pattern === null) return null;
+  const formatter = formatterText === undefined ? null : compileFormatter(formatterText);
+  const keys = fields.map((f) => f.name);
+  const types = fields.map((f) => f.type);
+  return (values) => {
+    const texts = javaValueTexts(values, types);
+    // a null value: Java's extraction fails (NullPointerException) and so does the write
+    if (partitionTime(keys, texts, pattern, formatter) !== null) return;
+    const partition = keys.map((k, i) => `${k}=${texts[i] ?? "null"}`).join(", ");
+    throw new PaimonError(
+      "INVALID_ARGUMENT",
+      `table ${table.identifier} (${PARTITION_TIMESTAMP_FORMAT_STRICT}): Partition ${partition} does not match the '${FORMATTER}' or '${PATTERN}' configuration. This might be caused by an incorrectly specified partition field. Please check your partition configuration.`,
+    );
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -228,10 +228,13 @@ export async function deletedPartitionBuckets(src: ProgressSource, snapshot: Sna
 /**
  * Progress carried past expired snapshots: `metadata/realtime-progress-<id>.json` (offsets-file
  * format) holds the effective progress at snapshot `id`, written by expiry when the earliest
- * retained snapshot does not carry `realtime.offsets` itself.
+ * retained snapshot, or an expiring tagged one, does not carry `realtime.offsets` itself. Rollback
+ * deletes the anchors of the snapshots it removes, deleteTag that of its expired snapshot, and
+ * orphan cleanup any anchor whose snapshot neither exists nor is tagged.
  */
 export const PROGRESS_ANCHOR_PREFIX = "realtime-progress-";
-const ANCHOR_NAME = /^realtime-progress-(\d+)\.json$/;
+/** A progress anchor's file name; group 1 is its snapshot id. */
+export const PROGRESS_ANCHOR_NAME = /^realtime-progress-(\d+)\.json$/;
 
 export function progressAnchorPath(tableLocation: string, snapshotId: number): string {
   return joinPath(tableLocation, "metadata", `${PROGRESS_ANCHOR_PREFIX}${snapshotId}.json`);
@@ -241,7 +244,7 @@ export function progressAnchorPath(tableLocation: string, snapshotId: number): s
 export async function listProgressAnchors(io: FileIO, tableLocation: string): Promise<number[]> {
   const ids: number[] = [];
   for (const f of await io.listStatus(joinPath(tableLocation, "metadata"))) {
-    const m = ANCHOR_NAME.exec(f.name);
+    const m = PROGRESS_ANCHOR_NAME.exec(f.name);
     if (!f.isDir && m) ids.push(Number(m[1]));
   }
   return ids.sort((a, b) => a - b);
@@ -310,10 +313,15 @@ function remember(src: ProgressSource, s: Snapshot, map: OffsetMap): void {
   resolved.set(identityOf(src, s), map);
 }
 
-/** The oldest snapshot left is `bottom` and carries no progress: the newest anchor at or before `top`, if any. */
+/**
+ * The oldest snapshot left is `bottom` and carries no progress: the newest anchor from `bottom`
+ * to `top`, if any (one past `bottom` is left by an interrupted expiry). Older anchors belong to
+ * tagged snapshots or to an earlier expiry: they describe progress before snapshots no longer
+ * present, so none of them is this chain's base.
+ */
 async function anchorBase(src: ProgressSource, bottom: number, top: number): Promise<OffsetMap> {
   if (bottom <= 1) return new Map();
-  const anchors = (await listProgressAnchors(src.io, src.location)).filter((id) => id <= top);
+  const anchors = (await listProgressAnchors(src.io, src.location)).filter((id) => id >= bottom && id <= top);
   if (anchors.length === 0) return new Map();
   const id = anchors[anchors.length - 1];
   return readOffsetsFile(src, progressAnchorPath(src.location, id), `the progress anchor of snapshot ${id}`, false);

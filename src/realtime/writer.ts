@@ -260,7 +260,11 @@ export class RealtimeTableWrite extends TableWrite {
     }
     const id = this.identity(target);
     if (normalized.length === 0) return;
-    const entry = this.context.entry(id.key) ?? (await this.context.getOrCreateEntry(table, id, (d) => this.storeRequest(d)));
+    let entry = this.context.entry(id.key);
+    if (entry === undefined) {
+      await this.checkPartitionTimestamp(id.internalValues); // as Java, before a partition-bucket's writer exists
+      entry = await this.context.getOrCreateEntry(table, id, (d) => this.storeRequest(d));
+    }
     this.checkUsable();
     if (this.mode.storeMode === "DEDUPLICATE") {
       const dedup = (entry.dedup ??= new DedupEntryState());

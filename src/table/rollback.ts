@@ -4,10 +4,13 @@
 // the target does not hold, their manifests, index and offsets files) — every path checked to
 // lie inside the table before anything changes. Tags of newer snapshots are deleted with them
 // (Java 1.4.2 `RollbackHelper.cleanTags`); files a remaining tag uses are kept. Real-time
-// progress needs no rewrite: the target's effective progress is the table's again. Rolling back
-// to a tag (Java `rollbackTo(tagName)`) whose snapshot expired restores the snapshot from the tag.
+// progress needs no rewrite: the target's effective progress is the table's again (for a tag of an
+// expired snapshot, from the anchor expiry wrote for it); the progress anchors of removed
+// snapshots go. Rolling back to a tag (Java `rollbackTo(tagName)`) whose snapshot expired
+// restores the snapshot from the tag.
 import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
+import { listProgressAnchors, progressAnchorPath } from "../realtime/offsets.js";
 import type { FileIO } from "../fs/file-io.js";
 import { FILE_KIND_ADD } from "../spec/manifest.js";
 import { type Snapshot, snapshotToJson } from "../spec/snapshot.js";
@@ -121,6 +124,9 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
   await snapshots.writeHint("LATEST", snapshotId);
   if (restore && !ids.some((i) => i < snapshotId)) await snapshots.writeHint("EARLIEST", snapshotId);
   for (const t of removedTags) await table.io.delete(t.path);
+  // Progress anchors of the removed snapshots and tags describe snapshots that no longer exist;
+  // left behind, one would become the base of the walk once a new snapshot reuses its id.
+  for (const id of await listProgressAnchors(table.io, snapshots.paths.root)) if (id > snapshotId) await table.io.delete(progressAnchorPath(snapshots.paths.root, id)).catch(() => false);
   await Promise.all(dataToDelete.map((p) => table.io.delete(p).catch(() => false)));
   for (const path of metadataToDelete) await table.io.delete(path).catch(() => false);
 }

@@ -3,6 +3,7 @@
 // Table facade on first use only.
 import { collectMetadataFiles, metadataPathsOnlyIn } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
+import { progressAnchorPath } from "../realtime/offsets.js";
 import { type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import { dataFileKey, type ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
@@ -108,4 +109,6 @@ export async function deleteTag(table: TagTarget, name: string): Promise<void> {
   await snapshots.io.delete(path);
   await Promise.all(dataToDelete.map((p) => snapshots.io.delete(p).catch(() => false)));
   for (const p of metadataToDelete) await snapshots.io.delete(p).catch(() => false);
+  // the progress anchor expiry kept for the tag's snapshot (only a tag could restore it)
+  await snapshots.io.delete(progressAnchorPath(snapshots.paths.root, tag.id)).catch(() => false);
 }

@@ -102,6 +102,8 @@ export class TableWrite {
   private readonly compactedElsewhere = new Set<string>();
   /** Partitions (serialized rows) whose files were checked to have this table's bucket count. */
   private readonly bucketCountChecked = new Set<string>();
+  /** `partition.timestamp-format.strict`'s check of a partition a writer is created for (loaded on first use; null: none). */
+  private partitionTimestampCheck: ((values: readonly unknown[]) => void) | null | undefined;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -267,6 +269,19 @@ export class TableWrite {
     this.bucketCountChecked.add(key);
   }
 
+  /** Java creates a partition-bucket writer only after its partition passes `partition.timestamp-format.strict`. */
+  protected async checkPartitionTimestamp(values: readonly unknown[]): Promise<void> {
+    (await this.partitionTimestampCheckOf())?.(values);
+  }
+
+  private async partitionTimestampCheckOf(): Promise<((values: readonly unknown[]) => void) | null> {
+    if (this.partitionTimestampCheck === undefined) {
+      const strict = this.table.coreOptions.raw["partition.timestamp-format.strict"];
+      this.partitionTimestampCheck = strict === undefined ? null : (await import("../commit/partition-expire.js")).partitionTimestampValidator(this.table);
+    }
+    return this.partitionTimestampCheck;
+  }
+
   private async writerFor(values: unknown[], bucket: number): Promise<BucketState> {
     const types = this.partitionFields.map((f) => f.type);
     const partitionRow = serializeBinaryRow(toBinaryRow(values, types), types.length);
@@ -274,6 +289,7 @@ export class TableWrite {
     let state = this.writers.get(key);
     if (state) return state;
     if (this.compactedElsewhere.has(key)) throw new PaimonError("UNSUPPORTED", `bucket ${bucket} of table ${this.table.identifier} was compacted by compaction workers; call prepareCommit before writing or compacting it again with this writer`);
+    await this.checkPartitionTimestamp(values);
     const opts = this.table.coreOptions;
     const dir = this.table.paths.bucketDir(writablePartitionPath(this.partitionFields, values, opts.partitionDefaultName, opts.partitionLegacyName), bucket);
     if (this.numBuckets > 0 && !this.options.overwrite) await this.checkBucketCount(partitionRow, values);
@@ -338,6 +354,9 @@ export class TableWrite {
     if (!this.pk) {
       // Append compaction rewrites the table's committed files, which an overwrite replaces.
       if (this.options.overwrite) throw new PaimonError("UNSUPPORTED", `compact on an overwrite writer of append table ${this.table.identifier}: it would rewrite the files the overwrite replaces`);
+      // Java's TableWrite.compact compacts with a writer of each bucket (checked as a write's)
+      const check = await this.partitionTimestampCheckOf();
+      if (check !== null) for (const t of await compactTargets(this.table, options, [])) check(t.values);
       this.pendingCompactions.push(...(await compactAppendBuckets(this.table, options)));
       return;
     }
@@ -362,6 +381,9 @@ export class TableWrite {
     if (workers === 1 || this.writers.size > 0 || this.options.overwrite || !this.table.fileIO.sharedOptions?.()) return false;
     const targets = await compactTargets(this.table, options, []);
     if (targets.length < 2) return false;
+    // each worker's bucket is one Java would compact with a writer of it (checked as a write's)
+    const check = await this.partitionTimestampCheckOf();
+    if (check !== null) for (const t of targets) check(t.values);
     const types = this.partitionFields.map((f) => f.type);
     const tasks = targets.map((t) => ({ partitionRow: serializeBinaryRow(toBinaryRow(t.values, types), types.length), bucket: t.bucket }));
     const mod = await import(/* @vite-ignore */ COMPACT_WORKERS_MODULE).catch(() => null) as typeof import("./compact-workers.js") | null;

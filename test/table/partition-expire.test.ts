@@ -299,6 +299,82 @@ describe("partition expiry options", () => {
   });
 });
 
+describe("partition.timestamp-format.strict (Java 1.4.2: a check when a partition's writer is created, none in expiry)", () => {
+  const refusal = (table: Table, partition: string) =>
+    `table ${table.identifier} (partition.timestamp-format.strict): Partition ${partition} does not match the 'partition.timestamp-formatter' or 'partition.timestamp-pattern' configuration. This might be caused by an incorrectly specified partition field. Please check your partition configuration.`;
+
+  it("with a formatter, a write to a partition whose value does not parse (or is null) is refused whole and changes nothing", async () => {
+    const { table } = await create({ "partition.timestamp-formatter": "yyyyMMdd", "partition.timestamp-format.strict": "true" });
+    await put(table, [{ id: 1, dt: "20200101" }]);
+    for (const [dt, shown] of [["2020-01-01", "dt=2020-01-01"], ["20201301", "dt=20201301"], [null, "dt=null"]] as const) {
+      const w = await table.newWrite({ commitUser: "u" });
+      const error = await expectCode(w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int32(), data: Int32Array.from([2, 3]) }), dt: arrow.vectorFromArray(["29990101", dt], new arrow.Utf8()).data[0]! })), "INVALID_ARGUMENT");
+      expect(error.message).toBe(refusal(table, shown));
+      // the good partition of the batch was not written either
+      expect(await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit())).toBeNull();
+      await w.close();
+    }
+    expect(await partitionsLeft(table)).toEqual(["20200101"]);
+    // a value the formatter resolves (Feb 30 is Feb 29, as Java's SMART resolver) is written
+    await put(table, [{ id: 4, dt: "20240230" }]);
+    expect(await partitionsLeft(table)).toEqual(["20200101", "20240230"]);
+  });
+
+  it("with a pattern over two keys, each partition is checked as expiry would extract its time", async () => {
+    const { table } = await create({ "partition.timestamp-pattern": "$dt $hour:00:00", "partition.timestamp-format.strict": "TRUE" }, ["dt", "hour"]);
+    await put(table, [{ id: 1, dt: "2020-01-01", hour: "07" }]);
+    const error = await expectCode(put(table, [{ id: 2, dt: "2020-01-01", hour: "xx" }]), "INVALID_ARGUMENT");
+    expect(error.message).toBe(refusal(table, "dt=2020-01-01, hour=xx"));
+    await expectCode(put(table, [{ id: 3, dt: "2020-01-01", hour: "$1" }]), "INVALID_ARGUMENT"); // Java's replaceAll fails on it too
+    expect(await partitionsLeft(table)).toEqual(["2020-01-01/07"]);
+  });
+
+  it("checks nothing when off (the default), without a formatter and pattern, or on an unpartitioned table; a non-boolean value is refused", async () => {
+    for (const options of [{ "partition.timestamp-formatter": "yyyyMMdd" }, { "partition.timestamp-formatter": "yyyyMMdd", "partition.timestamp-format.strict": "false" }, { "partition.timestamp-format.strict": "true" }] as Array<Record<string, string>>) {
+      const { table } = await create(options);
+      await put(table, [{ id: 1, dt: "not-a-date" }]);
+      expect(await partitionsLeft(table)).toEqual(["not-a-date"]);
+    }
+    const { table } = await create({ "partition.timestamp-formatter": "yyyyMMdd", "partition.timestamp-format.strict": "true" }, []);
+    await put(table, [{ id: 1, dt: "not-a-date" }]);
+    const { table: bad } = await create({ "partition.timestamp-formatter": "yyyyMMdd", "partition.timestamp-format.strict": "yes" });
+    expect((await expectCode(put(bad, [{ id: 1, dt: "20200101" }]), "INVALID_ARGUMENT")).message).toBe("option partition.timestamp-format.strict: 'yes' is not a boolean");
+  });
+
+  it("expiry drops and keeps the same partitions strict or not: a partition written before strict was set stays, as Java's values-time strategy keeps it", async () => {
+    const { table, catalog } = await create({ "partition.timestamp-formatter": "yyyyMMdd" });
+    await put(table, [
+      { id: 1, dt: "20200101" },
+      { id: 2, dt: "not-a-date" },
+      { id: 3, dt: null },
+      { id: 4, dt: "29990101" },
+    ]);
+    const strict = await catalog.alterTable("db.t", [{ kind: "setOption", key: "partition.timestamp-format.strict", value: "true" }]);
+    expect(await strict.newCommit({ commitUser: "e" }).expirePartitions({ expirationTime: "1 d" })).toEqual([{ dt: "20200101" }]);
+    expect(await partitionsLeft(strict)).toEqual(["29990101", "not-a-date", "null"]);
+    // but compacting (a writer of) the unparsable partition is refused now, as in Java
+    const w = await strict.newWrite({ commitUser: "c" });
+    expect((await expectCode(w.compact({ partition: { dt: "not-a-date" }, bucket: 0, full: true }), "INVALID_ARGUMENT")).message).toBe(refusal(strict, "dt=not-a-date"));
+    await w.close();
+    expect(await kinds(strict)).toEqual(["APPEND", "OVERWRITE"]);
+  });
+
+  it("a real-time write to a partition that does not parse is refused before its partition-bucket exists; the context stays usable", async () => {
+    const table = await makeRealtimeTable({ "partition.timestamp-formatter": "yyyyMMdd", "partition.timestamp-format.strict": "true" }, { partitioned: true });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "rt", realtime: ctx });
+    const error = await expectCode(w.write(rtBatch([0, 1], { dt: "bad" }), { partition: { dt: "bad" }, bucket: 0 }), "INVALID_ARGUMENT");
+    expect(error.message).toBe(refusal(table, "dt=bad"));
+    expect(ctx.invalidatedReason).toBeNull();
+    await w.write(rtBatch([0, 1], { dt: "20240101" }), { partition: { dt: "20240101" }, bucket: 0 });
+    await table.newCommit({ commitUser: "rt" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.close();
+    await ctx.close();
+    expect(await RealtimeSnapshotOffsets.readAllOffsets(table)).toEqual([{ partition: { dt: "20240101" }, bucket: 0, offset: 2n }]);
+    expect(await readRealtimeIds(table)).toEqual([0, 1]);
+  });
+});
+
 describe("paimon-rt expire-partitions", () => {
   it("drops the expired partitions now, with the table's options or the flags, printing each; bad arguments change nothing", async () => {
     const { table } = await create({ "write-only": "true" });
