@@ -158,7 +158,7 @@ describe("paimon-rt help and usage errors", () => {
   });
 });
 
-describe("paimon-rt create-tag / delete-tag / list-tags", () => {
+describe("paimon-rt create-tag / replace-tag / rename-tag / delete-tag / list-tags", () => {
   async function run(...args: string[]): Promise<{ code: number; out: string[] }> {
     const out: string[] = [];
     const code = await main(args, { out: (l) => out.push(l), err: (l) => out.push(l) });
@@ -187,5 +187,22 @@ describe("paimon-rt create-tag / delete-tag / list-tags", () => {
     await expect(run("delete-tag", location, "a", "b")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     await expect(run("list-tags")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     expect(await run("list-tags", location)).toEqual({ code: 0, out: ["kept\t1"] });
+
+    // replace-tag and rename-tag, as Java's replace_tag / rename_tag procedures
+    const w2 = await table.newWrite({ commitUser: "cli" });
+    await w2.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([2n]) }) }));
+    expect(await table.newCommit({ commitUser: "cli" }).commit(await w2.prepareCommit())).toBe(2);
+    expect(await run("replace-tag", location, "kept")).toEqual({ code: 0, out: [`replaced tag kept with snapshot 2 of ${location}`] });
+    expect(JSON.parse(readFileSync(join(location, "tag", "tag-kept"), "utf8")).tagTimeRetained).toBeUndefined();
+    expect(await run("replace-tag", location, "kept", "--snapshot", "1", "--time-retained", "1 h")).toEqual({ code: 0, out: [`replaced tag kept with snapshot 1 of ${location}`] });
+    expect(JSON.parse(readFileSync(join(location, "tag", "tag-kept"), "utf8")).tagTimeRetained).toBe(3600);
+    expect(await run("rename-tag", location, "kept", "renamed")).toEqual({ code: 0, out: [`renamed tag kept to renamed of ${location}`] });
+    expect(await run("list-tags", location)).toEqual({ code: 0, out: ["renamed\t1"] });
+    await expect(run("replace-tag", location, "kept")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(run("rename-tag", location, "kept", "x")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(run("replace-tag", location, "renamed", "--snapshot", "x")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: "replace-tag: --snapshot needs a positive number, got x" });
+    await expect(run("rename-tag", location, "renamed")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: "rename-tag needs the new tag name" });
+    await expect(run("rename-tag", location, "renamed", "a", "b")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: "rename-tag: unexpected argument b" });
+    expect(await run("list-tags", location)).toEqual({ code: 0, out: ["renamed\t1"] });
   });
 });

@@ -99,6 +99,8 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       await expirePartitionsCommand(parseExpirePartitionsArgs(rest), io.out);
       return 0;
     case "create-tag":
+    case "replace-tag":
+    case "rename-tag":
     case "delete-tag":
     case "list-tags":
       await tagCommand(parseTagArgs(command, rest), io.out);

@@ -85,6 +85,21 @@ export const COMMANDS: CommandUsage[] = [
     ],
   },
   {
+    name: "replace-tag",
+    args: "<table-path> <name> [options]",
+    summary: ["point an existing tag at another snapshot, as Java's replace_tag"],
+    options: [
+      ["--snapshot N", "the snapshot to tag (default the latest)"],
+      ["--time-retained D", "write tagTimeRetained D (1d, 12h) and tagCreateTime"],
+    ],
+  },
+  {
+    name: "rename-tag",
+    args: "<table-path> <name> <new-name>",
+    summary: ["rename a tag, as Java's rename_tag"],
+    options: [],
+  },
+  {
     name: "delete-tag",
     args: "<table-path> <name>",
     summary: ["delete a tag and the files only it kept alive, as Java's delete_tag"],

@@ -7,6 +7,7 @@ import type { ExpireOptions } from "./expire.js";
 import type { PartitionExpireOptions } from "./partition-expire.js";
 import type { FileStoreCommit } from "./file-store-commit.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
+import type { TagMaintenance } from "../table/tag-auto.js";
 
 // Table.newCommit is synchronous, so this class is in every bundle that can open a table; what it
 // does (validation, overwrite scopes, the commit protocol, real-time progress) is imported on
@@ -14,9 +15,23 @@ import type { RealtimeCommitProgress } from "../realtime/types.js";
 const operations = () => import("./commit-operations.js");
 /** Loaded only by tables with `partition.expiration-time` (and explicit expirePartitions). */
 const partitionExpire = () => import("./partition-expire.js");
+/** Loaded only by tables that create tags or give them a retention (`maintainsTags` below). */
+const tagAuto = () => import("../table/tag-auto.js");
+
+/**
+ * The options that make a commit maintain tags (checked here, so that other tables do not load
+ * tag-auto.ts): `tag.automatic-creation` other than `none`, or `tag.default-time-retained` (the
+ * tags it gives a retention expire by time).
+ */
+function maintainsTags(options: Readonly<Record<string, string>>): boolean {
+  const mode = options["tag.automatic-creation"];
+  return (mode !== undefined && mode.toLowerCase() !== "none") || options["tag.default-time-retained"] !== undefined;
+}
 
 export class TableCommit {
   private fileStoreCommit: FileStoreCommit | undefined;
+  /** The tags this commit object creates and expires (Java's `TagAutoManager` of a `TableCommitImpl`). */
+  private tagMaintenance: TagMaintenance | undefined;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -31,6 +46,13 @@ export class TableCommit {
       const { FileStoreCommit } = await operations();
       // as Java's newCommit: bad partition-expiry options fail before anything is committed
       if (this.expiresPartitions) (await partitionExpire()).partitionExpireConfig(this.table.coreOptions.raw);
+      // as Java's newCommit (TagAutoManager.create): bad tag options fail here, and the auto-tag
+      // series is read before this object's first commit; write-only tables make no tags
+      if (maintainsTags(this.table.coreOptions.raw) && !this.table.coreOptions.bool("write-only", false)) {
+        const { TagMaintenance } = await tagAuto();
+        const t = this.table;
+        this.tagMaintenance ??= await TagMaintenance.create({ name: t.identifier, snapshots: t.snapshotManager, manifests: t.manifestStore, options: t.coreOptions });
+      }
       this.fileStoreCommit ??= new FileStoreCommit(this.table.fileIO, this.table.location, this.table.schema, this.commitUser);
     }
     return this.fileStoreCommit;
@@ -44,14 +66,14 @@ export class TableCommit {
    * the table (the same messages twice) fails with COMMIT_CONFLICT and publishes nothing.
    */
   async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
-    const { checkMessages, identifierOf } = await operations();
+    const { checkMessages, identifierOf, BATCH_COMMIT_IDENTIFIER } = await operations();
     checkMessages(this.table, messages);
     const identifier = identifierOf(commitIdentifier);
     const id = await (await this.commit_()).commit(
       messages.map((m) => m.data),
       identifier,
     );
-    return this.maintain(id, id, identifier);
+    return this.maintain(id, id, identifier, identifier === BATCH_COMMIT_IDENTIFIER);
   }
 
   /**
@@ -110,10 +132,10 @@ export class TableCommit {
    * vectors (keys written again) are refused with UNSUPPORTED.
    */
   async overwrite(messages: CommitMessage[], partition?: Record<string, unknown>, commitIdentifier?: bigint | number): Promise<number | null> {
-    const { overwrite, identifierOf } = await operations();
+    const { overwrite, identifierOf, BATCH_COMMIT_IDENTIFIER } = await operations();
     const identifier = identifierOf(commitIdentifier);
     const id = await overwrite(this.table, await this.commit_(), messages, partition, identifier);
-    return this.maintain(id, id, identifier);
+    return this.maintain(id, id, identifier, identifier === BATCH_COMMIT_IDENTIFIER);
   }
 
   /**
@@ -144,15 +166,19 @@ export class TableCommit {
 
   /**
    * What Java's commit does after every commit (`TableCommitImpl.maintain`) unless the table is
-   * `write-only`: partition expiry (`partition.expiration-time`, at most once per
+   * `write-only`: tags (`tag.automatic-creation`: auto tags of the new snapshots, or after a batch
+   * write — `batchWrite`: commit / overwrite of the batch identifier — the batch tag Flink makes
+   * when a batch job ends; tags past their `tagTimeRetained` go), partition expiry
+   * (`partition.expiration-time`, at most once per
    * `partition.expiration-check-interval` per table object, the dropping snapshots carrying the
    * commit's `identifier`), then snapshot expiry by the table's retention options
    * (`snapshot.num-retained.*`, `snapshot.time-retained`, consumers). Best effort: the commit has
    * succeeded, so a failure leaves the partitions and snapshots for the next commit or an
    * explicit {@link expirePartitions} / {@link expireSnapshots}, which report it.
    */
-  private async maintain<T>(result: T, latest: number | null | undefined, identifier: bigint): Promise<T> {
+  private async maintain<T>(result: T, latest: number | null | undefined, identifier: bigint, batchWrite = false): Promise<T> {
     if (latest === null) return result;
+    await this.tagMaintenance?.afterCommit(batchWrite).catch(() => undefined);
     if (this.expiresPartitions) {
       const { expirePartitionsAfterCommit } = await partitionExpire();
       if ((await expirePartitionsAfterCommit(this.table, await this.commit_(), identifier).catch(() => null))?.length) latest = undefined;

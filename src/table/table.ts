@@ -217,6 +217,32 @@ export class Table extends FileStoreTable {
   }
 
   /**
+   * Renames tag `name` to `newName`, as Java Paimon's `Table.renameTag` (an extension beyond
+   * API.md): the tag file moves unchanged (snapshot, creation time and retention). NOT_FOUND when
+   * `name` does not exist, ALREADY_EXISTS when `newName` does, INVALID_ARGUMENT for a bad name;
+   * nothing changes on error.
+   */
+  async renameTag(name: string, newName: string): Promise<void> {
+    this.checkWritable("rename a tag of");
+    const { renameTag } = await import("./tag-manager.js");
+    await renameTag(this.tableParts(), name, newName);
+  }
+
+  /**
+   * Points existing tag `name` at snapshot `snapshotId` (default: the latest), as Java Paimon's
+   * `Table.replaceTag` (an extension beyond API.md): the tag file is rewritten, with
+   * `tagCreateTime` / `tagTimeRetained` only when `timeRetainedMs` is given (as Java, the table's
+   * `tag.default-time-retained` does not apply). NOT_FOUND when the tag or the snapshot does not
+   * exist, INVALID_ARGUMENT for a bad name or retention; nothing changes on error. Returns the
+   * tagged snapshot.
+   */
+  async replaceTag(name: string, snapshotId?: number, options: { timeRetainedMs?: number } = {}): Promise<Snapshot> {
+    this.checkWritable("replace a tag of");
+    const { replaceTag } = await import("./tag-manager.js");
+    return replaceTag(this.tableParts(), name, snapshotId, options.timeRetainedMs);
+  }
+
+  /**
    * Deletes tag `name`, as Java Paimon's `Table.deleteTag` (an extension beyond API.md): when its
    * snapshot has expired and no other tag holds it, the data files, manifests and index files
    * only it kept alive are deleted too. NOT_FOUND when the tag does not exist.

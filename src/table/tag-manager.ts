@@ -1,6 +1,7 @@
 // Creating and deleting tags, as Java's `Table.createTag / deleteTag` (`TagManager`,
-// `TagDeletion`): listing them and the files they keep on expiry are in tags.ts. Loaded by the
-// Table facade on first use only.
+// `TagDeletion`), renamed and replaced (`renameTag / replaceTag`): listing them and the files
+// they keep on expiry are in tags.ts, tags the commit creates and expires in tag-auto.ts. Loaded
+// by the Table facade on first use only.
 import { collectMetadataFiles, metadataPathsOnlyIn } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import { progressAnchorPath } from "../realtime/offsets.js";
@@ -36,6 +37,47 @@ function durationJson(ms: number): string {
 }
 
 /**
+ * The content of a tag file, as Java's `TagManager.createOrReplaceTag`: the snapshot's JSON, plus
+ * `tagCreateTime` (`now`, local time) and `tagTimeRetained` when a retention is given — without one,
+ * Java writes the plain snapshot so readers ≤0.7 read it.
+ */
+export function tagFileContent(snapshot: Snapshot, retainedMs: number | null, now: Date): string {
+  const json = snapshotToJson(snapshot);
+  return retainedMs === null ? json : `${json.replace(/\n}\s*$/, "")},\n  "tagCreateTime" : ${localDateTimeJson(now)},\n  "tagTimeRetained" : ${durationJson(retainedMs)}\n}`;
+}
+
+/** The tagged snapshot: the latest when `snapshotId` is undefined, else that one or the one a tag holds (Java `findSnapshot`). */
+async function snapshotToTag(snapshots: SnapshotManager, snapshotId: number | undefined, what: string, verb: "create" | "replace", name: string): Promise<Snapshot> {
+  if (snapshotId === undefined) {
+    const latest = await snapshots.latestSnapshot();
+    if (latest === null) throw new PaimonError("NOT_FOUND", `${what}: cannot ${verb} tag '${name}' because the table has no snapshot`);
+    return latest;
+  }
+  if (!Number.isSafeInteger(snapshotId) || snapshotId < 1) throw new PaimonError("INVALID_ARGUMENT", `${what}: snapshot id ${String(snapshotId)} is not a positive integer`);
+  const snapshot = await findSnapshot(snapshots, snapshotId);
+  if (snapshot === null) throw new PaimonError("NOT_FOUND", `${what}: snapshot ${snapshotId} does not exist (expired or never committed) and no tag holds it`);
+  return snapshot;
+}
+
+function checkRetained(retained: number | null, what: string): void {
+  if (retained !== null && !(Number.isFinite(retained) && retained >= 0)) throw new PaimonError("INVALID_ARGUMENT", `${what}: time retained ${String(retained)} ms is not a non-negative number`);
+}
+
+/**
+ * Java's `TagManager.validateNoAutoTag`: on a table creating tags by process time or watermark, a
+ * tag whose name is an auto-tag name (of `tag.creation-period`) may not go to a snapshot that
+ * already has one — the auto-tag series would hold two tags of one snapshot, which Java's
+ * `TagAutoCreation` refuses to read. ALREADY_EXISTS naming them.
+ */
+async function checkNoAutoTag(table: TagTarget, name: string, snapshot: Snapshot, what: string): Promise<void> {
+  const mode = table.options.raw["tag.automatic-creation"]?.toLowerCase();
+  if (mode !== "process-time" && mode !== "watermark") return;
+  const { autoTagsOfSnapshot } = await import("./tag-auto.js");
+  const autoTags = await autoTagsOfSnapshot(table, name, snapshot.id);
+  if (autoTags !== null && autoTags.length > 0) throw new PaimonError("ALREADY_EXISTS", `${what}: snapshot ${snapshot.id} is already auto-tagged with [${autoTags.join(", ")}]`);
+}
+
+/**
  * Creates tag `name` of snapshot `snapshotId` (the latest when omitted), as Java's
  * `Table.createTag` / `TagManager.createTag`: the file holds the snapshot's JSON, plus
  * `tagCreateTime` / `tagTimeRetained` when a retention is given (`timeRetainedMs`, else the table's
@@ -48,20 +90,61 @@ export async function createTag(table: TagTarget, name: string, snapshotId?: num
   const { snapshots } = table;
   const what = `createTag of ${table.name}`;
   const path = snapshots.paths.tag(name, what);
-  let snapshot: Snapshot | null;
-  if (snapshotId === undefined) {
-    snapshot = await snapshots.latestSnapshot();
-    if (snapshot === null) throw new PaimonError("NOT_FOUND", `${what}: cannot create tag '${name}' because the table has no snapshot`);
-  } else {
-    if (!Number.isSafeInteger(snapshotId) || snapshotId < 1) throw new PaimonError("INVALID_ARGUMENT", `${what}: snapshot id ${String(snapshotId)} is not a positive integer`);
-    snapshot = await findSnapshot(snapshots, snapshotId);
-    if (snapshot === null) throw new PaimonError("NOT_FOUND", `${what}: snapshot ${snapshotId} does not exist (expired or never committed) and no tag holds it`);
-  }
-  const retained = timeRetainedMs ?? (table.options.raw[TAG_DEFAULT_TIME_RETAINED] === undefined ? null : table.options.duration(TAG_DEFAULT_TIME_RETAINED, "0 ms"));
-  if (retained !== null && !(Number.isFinite(retained) && retained >= 0)) throw new PaimonError("INVALID_ARGUMENT", `${what}: time retained ${String(retained)} ms is not a non-negative number`);
-  const json = snapshotToJson(snapshot);
-  const content = retained === null ? json : `${json.replace(/\n}\s*$/, "")},\n  "tagCreateTime" : ${localDateTimeJson(now)},\n  "tagTimeRetained" : ${durationJson(retained)}\n}`;
-  if (!(await snapshots.io.writeFileAtomicNoReplace(path, content))) throw new PaimonError("ALREADY_EXISTS", `${what}: tag '${name}' already exists (${path})`);
+  const snapshot = await snapshotToTag(snapshots, snapshotId, what, "create", name);
+  const retained = timeRetainedMs ?? defaultTimeRetained(table.options);
+  checkRetained(retained, what);
+  await checkNoAutoTag(table, name, snapshot, what);
+  if (!(await snapshots.io.writeFileAtomicNoReplace(path, tagFileContent(snapshot, retained, now)))) throw new PaimonError("ALREADY_EXISTS", `${what}: tag '${name}' already exists (${path})`);
+  return snapshot;
+}
+
+/**
+ * Writes tag `name` of `snapshot` unless a tag of that name exists (then false: Java's `createTag`
+ * with `ignoreIfExists`, as the commit's automatic tags use it).
+ */
+export async function createTagFile(table: TagTarget, name: string, snapshot: Snapshot, retainedMs: number | null, now: Date): Promise<boolean> {
+  return table.snapshots.io.writeFileAtomicNoReplace(table.snapshots.paths.tag(name, `tag of ${table.name}`), tagFileContent(snapshot, retainedMs, now));
+}
+
+/** The table's `tag.default-time-retained` in milliseconds, null when unset. */
+export function defaultTimeRetained(options: TableOptions): number | null {
+  return options.raw[TAG_DEFAULT_TIME_RETAINED] === undefined ? null : options.duration(TAG_DEFAULT_TIME_RETAINED, "0 ms");
+}
+
+/**
+ * Renames tag `name` to `newName`, as Java's `Table.renameTag` / `TagManager.renameTag`: the file
+ * moves unchanged (its snapshot, creation time and retention stay). NOT_FOUND when `name` does not
+ * exist, ALREADY_EXISTS when `newName` does (the file system's no-replace rename decides a race),
+ * INVALID_ARGUMENT for a name that is not one file of `tag/`; nothing changes on error.
+ */
+export async function renameTag(table: TagTarget, name: string, newName: string): Promise<void> {
+  const { snapshots } = table;
+  const what = `renameTag of ${table.name}`;
+  const from = snapshots.paths.tag(name, what);
+  const to = snapshots.paths.tag(newName, what);
+  if (!(await snapshots.io.exists(from))) throw new PaimonError("NOT_FOUND", `${what}: tag '${name}' does not exist (${from})`);
+  if (await snapshots.io.exists(to)) throw new PaimonError("ALREADY_EXISTS", `${what}: tag '${newName}' already exists (${to})`);
+  if (!(await snapshots.io.rename(from, to))) throw new PaimonError("ALREADY_EXISTS", `${what}: tag '${newName}' already exists (${to})`);
+}
+
+/**
+ * Points existing tag `name` at snapshot `snapshotId` (the latest when omitted), as Java's
+ * `Table.replaceTag` / `TagManager.replaceTag`: the file is rewritten (readers see the old or the
+ * new content) with `timeRetainedMs` as its retention — only the one given: as Java, the table's
+ * `tag.default-time-retained` does not apply, and without one the file is the plain snapshot.
+ * NOT_FOUND when the tag or the snapshot does not exist, INVALID_ARGUMENT for a bad name or
+ * retention; nothing changes on error. Returns the tagged snapshot.
+ */
+export async function replaceTag(table: TagTarget, name: string, snapshotId?: number, timeRetainedMs?: number | null, now = new Date()): Promise<Snapshot> {
+  const { snapshots } = table;
+  const what = `replaceTag of ${table.name}`;
+  const path = snapshots.paths.tag(name, what);
+  const retained = timeRetainedMs ?? null;
+  checkRetained(retained, what);
+  if (!(await snapshots.io.exists(path))) throw new PaimonError("NOT_FOUND", `${what}: tag '${name}' does not exist (${path})`);
+  const snapshot = await snapshotToTag(snapshots, snapshotId, what, "replace", name);
+  await checkNoAutoTag(table, name, snapshot, what);
+  await snapshots.io.writeFile(path, tagFileContent(snapshot, retained, now));
   return snapshot;
 }
 

@@ -3,13 +3,16 @@
  * Java and paimon-rt both wrote; paimon-rt expires snapshots and rolls back; Java reads every
  * remaining tag exactly afterwards (and paimon-rt does through `scan.tag-name`); `scan.snapshot-id`
  * / `scan.tag-name` / `scan.timestamp-millis` set in the table's options (by Java's ALTER TABLE
- * SET or paimon-rt's alterTable) make both read the same rows.
+ * SET or paimon-rt's alterTable) make both read the same rows. Tags renamed and replaced by one are
+ * read by the other; tags paimon-rt's commits create and expire (`tag.automatic-creation`,
+ * `tag.num-retained-max`, `tag.default-time-retained`, under a clock the test sets) are the ones
+ * Java lists, and Java's commits continue the same series (and the other way round).
  * Skips with a printed reason when scripts/setup-oracles.sh has not been run.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Snapshot } from "../../src/spec/snapshot.js";
 import type { Table } from "../../src/table/table.js";
@@ -48,7 +51,7 @@ async function rtRead(table: Table): Promise<OracleRow[]> {
 /** Runs Java commands in one JVM; each command's stdout. */
 async function java(commands: string[][]): Promise<string[]> {
   return (await runBatch("java", commands)).map((r) => {
-    if (!r.ok && /unknown command (create-tag|tags|set-options)/.test(r.error)) throw new Error(`the Java oracle was built before its tag commands: run scripts/setup-oracles.sh --java-only (${r.error})`);
+    if (!r.ok && /unknown command (create-tag|tags|set-options|rename-tag|replace-tag)/.test(r.error)) throw new Error(`the Java oracle was built before its tag commands: run scripts/setup-oracles.sh --java-only (${r.error})`);
     return batchOutput(r);
   });
 }
@@ -170,6 +173,132 @@ describe.skipIf(noJava !== null)("tags and time travel with Java", () => {
       // and Java commits on
       await writeTables("java", wh, [{ identifier: ID, spec: { commits: [rowsOf([300])] } }]);
       expect(await rtRead(await catalog.getTable(ID))).toEqual(norm(rowsOf([...ids(100, 103), 300])));
+    },
+    SLOW,
+  );
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe.skipIf(noJava !== null)("renamed, replaced and automatic tags with Java", () => {
+  const schema = { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], options: { bucket: 1, "bucket-key": "id" } };
+
+  it(
+    "Java reads the tags paimon-rt renamed and replaced, and paimon-rt reads the ones Java renamed and replaced",
+    async () => {
+      const wh = tempDir();
+      // Java: snapshots 1 ([0,5)), 2 (+[5,10)); paimon-rt: 3 (+[10,15))
+      await writeTables("java", wh, [{ identifier: ID, spec: { ...schema, commits: [rowsOf(ids(0, 5)), rowsOf(ids(5, 10))] } }]);
+      const catalog = await Catalog.open(wh);
+      const table = await catalog.getTable(ID);
+      expect(await rtWrite(table, ids(10, 15))).toBe(3);
+      const upTo = (n: number) => norm(rowsOf(ids(0, n)));
+      await table.createTag("a", 1);
+      await table.renameTag("a", "renamed");
+      await table.createTag("r", 1);
+      await table.replaceTag("r", 3);
+      await java([["create-tag", wh, ID, "j", "1"]]);
+      await table.renameTag("j", "j-by-rt"); // Java's tag, renamed here
+      const listed = await java([["tags", wh, ID], javaRead(wh, ["--tag", "renamed"]), javaRead(wh, ["--tag", "r"]), javaRead(wh, ["--tag", "j-by-rt"])]);
+      expect(JSON.parse(listed[0])).toEqual({ renamed: 1, "j-by-rt": 1, r: 3 });
+      expect(listed.slice(1).map((out) => norm(parseJsonLines(out)))).toEqual([upTo(5), upTo(15), upTo(5)]);
+
+      // Java renames and replaces, paimon-rt reads
+      await java([["rename-tag", wh, ID, "renamed", "by-java"], ["replace-tag", wh, ID, "r", "2"]]);
+      expect(Object.fromEntries(await table.listTags())).toEqual({ "by-java": 1, "j-by-rt": 1, r: 2 });
+      for (const [tag, rows] of [["by-java", upTo(5)], ["r", upTo(10)]] as const) {
+        const t = await catalog.alterTable(ID, [{ kind: "setOption", key: "scan.tag-name", value: tag }]);
+        expect({ tag, rows: await rtRead(t) }).toEqual({ tag, rows });
+      }
+      await expectCodeOf(table.renameTag("by-java", "r"), "ALREADY_EXISTS");
+      await expectCodeOf(table.replaceTag("renamed", 1), "NOT_FOUND");
+    },
+    SLOW,
+  );
+
+  it(
+    "process-time daily tags: paimon-rt's commits make the tags Java would, Java's commit continues the series, and paimon-rt's continues Java's",
+    async () => {
+      const wh = tempDir();
+      const catalog = await Catalog.open(wh);
+      await catalog.createDatabase("db");
+      const options = { ...schema.options, "tag.automatic-creation": "process-time", "tag.creation-period": "daily", "tag.num-retained-max": "3", "sink.process-time-zone": "UTC" };
+      let table = await catalog.createTable(ID, { ...schema, options });
+      vi.useFakeTimers({ toFake: ["Date"] });
+      const days = ["2024-01-01T10:00:00Z", "2024-01-02T10:00:00Z", "2024-01-03T10:00:00Z", "2024-01-05T10:00:00Z"];
+      for (const [i, at] of days.entries()) {
+        vi.setSystemTime(new Date(at));
+        expect(await rtWrite(table, [i])).toBe(i + 1);
+      }
+      vi.useRealTimers();
+      const rtTags = { "2024-01-02": 3, "2024-01-04": 4, "2024-01-01": 2 };
+      expect(Object.fromEntries(await table.listTags())).toEqual(rtTags);
+      const listed = await java([["tags", wh, ID], javaRead(wh, ["--tag", "2024-01-02"])]);
+      expect(JSON.parse(listed[0])).toEqual(rtTags);
+      expect(norm(parseJsonLines(listed[1]))).toEqual(norm(rowsOf([0, 1, 2])));
+
+      // Java commits now (real clock): its TagAutoCreation reads the series from 2024-01-04, tags
+      // the day before its snapshot and keeps 3
+      await writeTables("java", wh, [{ identifier: ID, spec: { commits: [rowsOf([100])] } }]);
+      const s5 = await table.snapshot(5);
+      // (Java's write also compacted the bucket's five files: snapshot 6)
+      const next = (await table.listSnapshots()).at(-1)!.id + 1;
+      const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      const javaDay = day(s5.timeMillis - 86_400_000);
+      const afterJava = { "2024-01-02": 3, "2024-01-04": 4, [javaDay]: 5 };
+      expect(JSON.parse((await java([["tags", wh, ID]]))[0])).toEqual(afterJava);
+      expect(Object.fromEntries(await table.listTags())).toEqual(afterJava);
+
+      // paimon-rt commits a day after Java's snapshot: the next tag of the series, the oldest goes
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(s5.timeMillis + 86_400_000);
+      table = await catalog.getTable(ID);
+      expect(await rtWrite(table, [200])).toBe(next);
+      vi.useRealTimers();
+      const afterRt = { "2024-01-04": 4, [javaDay]: 5, [day(s5.timeMillis)]: next };
+      expect(Object.fromEntries(await table.listTags())).toEqual(afterRt);
+      const final = await java([["tags", wh, ID], javaRead(wh, ["--tag", day(s5.timeMillis)])]);
+      expect(JSON.parse(final[0])).toEqual(afterRt);
+      expect(norm(parseJsonLines(final[1]))).toEqual(norm(rowsOf([0, 1, 2, 3, 100, 200])));
+    },
+    SLOW,
+  );
+
+  it(
+    "tag expiry by retention reads the other's tagCreateTime: Java's commit expires paimon-rt's tag, paimon-rt's commit Java's; batch tags Java lists",
+    async () => {
+      const wh = tempDir();
+      const options = { ...schema.options, "tag.automatic-creation": "batch", "tag.default-time-retained": "1 d", "sink.process-time-zone": "UTC" };
+      await writeTables("java", wh, [{ identifier: ID, spec: { ...schema, options, commits: [rowsOf([1])] } }]);
+      await java([["create-tag", wh, ID, "java-tag", "1"]]); // created now, retained 1 d (the table's default)
+      const catalog = await Catalog.open(wh);
+      const table = await catalog.getTable(ID);
+      const t = (await table.snapshot(1)).timeMillis;
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(new Date("2024-01-01T10:00:00Z"));
+      await table.createTag("rt-old", 1); // retained 1 d from 2024-01-01
+      vi.useRealTimers();
+      // Java's commit (no batch tag: only Flink's batch job makes one) expires rt-old
+      await writeTables("java", wh, [{ identifier: ID, spec: { commits: [rowsOf([2])] } }]);
+      expect(JSON.parse((await java([["tags", wh, ID]]))[0])).toEqual({ "java-tag": 1 });
+
+      // paimon-rt's batch commit half a day later: java-tag stays, the batch tag is made
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(t + 43_200_000);
+      expect(await rtWrite(table, [3])).toBe(3);
+      const day = (ms: number) => `batch-write-${new Date(ms).toISOString().slice(0, 10)}`;
+      expect(Object.fromEntries(await table.listTags())).toEqual({ "java-tag": 1, [day(t + 43_200_000)]: 3 });
+      // a day and a half later: java-tag has passed its retention; the first batch tag reaches it exactly and stays
+      vi.setSystemTime(t + 129_600_000);
+      expect(await rtWrite(table, [4])).toBe(4);
+      vi.useRealTimers();
+      const expected = { [day(t + 43_200_000)]: 3, [day(t + 129_600_000)]: 4 };
+      expect(Object.fromEntries(await table.listTags())).toEqual(expected);
+      const listed = await java([["tags", wh, ID], javaRead(wh, ["--tag", day(t + 43_200_000)])]);
+      expect(JSON.parse(listed[0])).toEqual(expected);
+      expect(norm(parseJsonLines(listed[1]))).toEqual(norm(rowsOf([1, 2, 3])));
     },
     SLOW,
   );

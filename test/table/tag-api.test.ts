@@ -122,6 +122,69 @@ describe("tag API", () => {
     expect(tree(table.location)).toEqual(before);
   });
 
+  it("renameTag moves the tag file unchanged (retention too); the renamed tag reads its snapshot", async () => {
+    const table = await newTable();
+    await append(table, [1]);
+    await append(table, [2]);
+    await table.createTag("old", 1, { timeRetainedMs: 3_600_000 });
+    const content = readFileSync(`${table.location}/tag/tag-old`, "utf8");
+    await table.renameTag("old", "new");
+    expect([...(await table.listTags())]).toEqual([["new", 1]]);
+    expect(readFileSync(`${table.location}/tag/tag-new`, "utf8")).toBe(content);
+    expect(await ids(await atTag(table, "new"))).toEqual([1]);
+    // a tag of an expired snapshot keeps it readable under its new name
+    await table.createTag("two", 2);
+    expect(await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(1);
+    await table.renameTag("new", "first");
+    expect([...(await table.listTags())]).toEqual([["first", 1], ["two", 2]]);
+    expect(await ids(await atTag(table, "first"))).toEqual([1]);
+  });
+
+  it("replaceTag points the tag at another snapshot, with only the retention given (not tag.default-time-retained)", async () => {
+    const table = await newTable({ "tag.default-time-retained": "1 d" });
+    await append(table, [1]);
+    await append(table, [2]);
+    await append(table, [3]);
+    await table.createTag("t", 1);
+    expect(JSON.parse(readFileSync(`${table.location}/tag/tag-t`, "utf8")).tagTimeRetained).toBe(86400);
+    expect((await table.replaceTag("t", 2)).id).toBe(2);
+    expect(readFileSync(`${table.location}/tag/tag-t`, "utf8")).toBe(snapshotToJson(await table.snapshot(2)));
+    expect(await ids(await atTag(table, "t"))).toEqual([1, 2]);
+    expect((await table.replaceTag("t", undefined, { timeRetainedMs: 90_500 })).id).toBe(3);
+    const text = readFileSync(`${table.location}/tag/tag-t`, "utf8");
+    expect(text.startsWith(snapshotToJson(await table.snapshot(3)).replace(/\n}\s*$/, ""))).toBe(true);
+    expect(text).toMatch(/"tagTimeRetained" : 90\.500000000\n}$/);
+    expect([...(await table.listTags())]).toEqual([["t", 3]]);
+    // an expired snapshot another tag holds can be tagged (Java findSnapshot)
+    await table.createTag("keep", 1);
+    expect(await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(2);
+    expect((await table.replaceTag("t", 1)).id).toBe(1);
+    expect(await ids(await atTag(table, "t"))).toEqual([1]);
+  });
+
+  it("renameTag and replaceTag errors carry exact codes and change nothing", async () => {
+    const empty = await newTable();
+    await expectCode(empty.replaceTag("x"), "NOT_FOUND");
+    const table = await newTable();
+    await append(table, [1]);
+    await table.createTag("a", 1);
+    await table.createTag("b", 1);
+    const before = tree(table.location);
+    const rename = await expectCode(table.renameTag("missing", "c"), "NOT_FOUND");
+    expect(rename.message).toBe(`renameTag of ${catalogs.get(table)!.name}: tag 'missing' does not exist (${table.location}/tag/tag-missing)`);
+    expect((await expectCode(table.renameTag("a", "b"), "ALREADY_EXISTS")).message).toBe(`renameTag of ${catalogs.get(table)!.name}: tag 'b' already exists (${table.location}/tag/tag-b)`);
+    for (const bad of ["", " ", "..", "a/b"]) {
+      await expectCode(table.renameTag(bad, "c"), "INVALID_ARGUMENT");
+      await expectCode(table.renameTag("a", bad), "INVALID_ARGUMENT");
+      await expectCode(table.replaceTag(bad, 1), "INVALID_ARGUMENT");
+    }
+    expect((await expectCode(table.replaceTag("missing", 1), "NOT_FOUND")).message).toBe(`replaceTag of ${catalogs.get(table)!.name}: tag 'missing' does not exist (${table.location}/tag/tag-missing)`);
+    await expectCode(table.replaceTag("a", 7), "NOT_FOUND");
+    await expectCode(table.replaceTag("a", 0), "INVALID_ARGUMENT");
+    await expectCode(table.replaceTag("a", 1, { timeRetainedMs: -1 }), "INVALID_ARGUMENT");
+    expect(tree(table.location)).toEqual(before);
+  });
+
   it("deleting a tag of an expired snapshot deletes exactly the files only it kept alive", async () => {
     const { table, s1, s2, s3 } = await expiredTags();
     const [f1, f2, f3] = await Promise.all([s1, s2, s3].map((s) => filesOf(table, s)));

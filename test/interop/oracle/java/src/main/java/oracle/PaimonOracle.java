@@ -72,6 +72,8 @@ import java.util.TreeMap;
  *   batch   &lt;commands.json&gt;   (a JSON array of argument lists; one result line per command)
  *   create-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;snapshot-id&gt;   (Table.createTag)
  *   delete-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt;                 (Table.deleteTag)
+ *   rename-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;new-name&gt;      (Table.renameTag)
+ *   replace-tag   &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;snapshot-id&gt;   (Table.replaceTag, no retention)
  *   set-options   &lt;warehouse&gt; &lt;db.table&gt; key=value...   (ALTER TABLE SET; "key=" removes the option)
  *   alter         &lt;warehouse&gt; &lt;db.table&gt; &lt;changes.json&gt;   (Catalog.alterTable with paimon-rt's SchemaChange
  *                 list: addColumn (after), renameColumn, dropColumn, updateColumnType, setOption, removeOption)
@@ -123,6 +125,20 @@ public final class PaimonOracle {
                 if (a.length != 4) throw new IllegalArgumentException("delete-tag <warehouse> <db.table> <tag>");
                 try (Catalog catalog = catalog(a[1])) {
                     catalog.getTable(Identifier.fromString(a[2])).deleteTag(a[3]);
+                }
+                out.println("{}");
+                return;
+            case "rename-tag":
+                if (a.length != 5) throw new IllegalArgumentException("rename-tag <warehouse> <db.table> <tag> <new-name>");
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.getTable(Identifier.fromString(a[2])).renameTag(a[3], a[4]);
+                }
+                out.println("{}");
+                return;
+            case "replace-tag":
+                if (a.length != 5) throw new IllegalArgumentException("replace-tag <warehouse> <db.table> <tag> <snapshot-id>");
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.getTable(Identifier.fromString(a[2])).replaceTag(a[3], Long.parseLong(a[4]), null);
                 }
                 out.println("{}");
                 return;
