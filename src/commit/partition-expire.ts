@@ -7,6 +7,7 @@ import { PaimonError } from "../error.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import { parseDuration } from "../table/options.js";
+import { daysFromCivil, daysInMonth, MILLIS_PER_DAY } from "../spec/civil-time.js";
 import { requireIntOption } from "../table/option-validation.js";
 import { partitionValueString } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -234,15 +235,7 @@ function parseDefault(text: string): number | null {
 }
 
 /** Milliseconds of a proleptic Gregorian wall-clock date at midnight, counted from 1970-01-01. */
-function wallMillis(year: number, month: number, day: number): number {
-  // days from civil (H. Hinnant), valid for every year
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return (era * 146097 + doe - 719468) * 86_400_000;
-}
+const wallMillis = (year: number, month: number, day: number): number => daysFromCivil(year, month, day) * MILLIS_PER_DAY;
 
 type Field = "y" | "u" | "M" | "d" | "H" | "m" | "s";
 /** A compiled formatter element: a literal, a number of `min..max` digits, a 2-digit year (base 2000) or a fraction of `width` digits. */
@@ -340,7 +333,7 @@ function parseWith(tokens: readonly Token[], text: string): number | null {
   const year = got.u ?? (got.y === undefined || got.y < 1 ? undefined : got.y);
   const { M: month, d: day } = got;
   if (year === undefined || month === undefined || day === undefined || month < 1 || month > 12 || day < 1 || day > 31) return null;
-  const date = wallMillis(year, month, Math.min(day, monthLength(year, month)));
+  const date = wallMillis(year, month, Math.min(day, daysInMonth(year, month)));
   const { H: hour, m: minute, s: second, S: nano } = got;
   if (hour === undefined || (minute === undefined && (second !== undefined || nano !== undefined)) || (minute !== undefined && second === undefined && nano !== undefined)) return date;
   const [mi, s, ns] = [minute ?? 0, second ?? 0, nano ?? 0];
@@ -348,9 +341,4 @@ function parseWith(tokens: readonly Token[], text: string): number | null {
   if (hour === 24 && mi === 0 && s === 0 && ns === 0) return date + 86_400_000;
   if (hour > 23) return null;
   return date + hour * 3_600_000 + mi * 60_000 + s * 1000 + Math.floor(ns / 1e6);
-}
-
-function monthLength(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }

@@ -6,6 +6,7 @@
 // (`TagTimeExpire`). Times are Java `LocalDateTime`s, held as "wall" milliseconds: the local
 // date-time read as if it were UTC. Loaded only by tables that set these options.
 import { PaimonError } from "../error.js";
+import { daysFromCivil, daysInMonth, MILLIS_PER_DAY } from "../spec/civil-time.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import { requireIntOption } from "./option-validation.js";
 import { parseDuration } from "./options.js";
@@ -57,11 +58,9 @@ type Zone = (epochMs: number) => number;
 
 const systemZone: Zone = (ms) => -new Date(ms).getTimezoneOffset() * 60_000;
 
-/** Milliseconds of a proleptic Gregorian date-time read as UTC (years 0..99 too, which `Date.UTC` maps to 19xx). */
+/** Milliseconds of a proleptic Gregorian date-time read as UTC. */
 function wallMillis(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
-  const d = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
-  d.setUTCFullYear(year, month - 1, day);
-  return d.getTime();
+  return daysFromCivil(year, month, day) * MILLIS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000;
 }
 
 /**
@@ -102,10 +101,6 @@ const pad = (n: number, width: number) => String(n).padStart(width, "0");
 function fieldsOf(wall: number): [number, number, number, number, number] {
   const d = new Date(wall);
   return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()];
-}
-
-function daysInMonth(year: number, month: number): number {
-  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 // ---------------------------------------------------------------- periods (TagPeriodHandler)
