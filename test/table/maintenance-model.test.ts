@@ -194,15 +194,21 @@ async function missingFiles(table: Table, s: Snapshot): Promise<string[]> {
 
 /**
  * Everything the model says about the table, checked against it through the table object that
- * made the changes and through `reader`, opened before them (its caches must not serve what a
- * rollback replaced).
+ * made the changes and, when given, through `reader`, opened before them and idle for some steps
+ * (once it has found the latest snapshot, its caches must not serve what a rollback replaced).
  */
-async function check(table: Table, reader: Table, model: Model, step: string): Promise<void> {
-  for (const [id, snap] of model.snapshots) expect(await readAll(reader, id), `${step}: snapshot ${id} (reader)`).toEqual(snap.rows);
-  expect(await readAll(reader), `${step}: latest (reader)`).toEqual(latestSnap(model).rows);
+async function check(table: Table, reader: Table | null, model: Model, step: string): Promise<void> {
+  if (reader !== null) {
+    expect(await readAll(reader), `${step}: latest (reader)`).toEqual(latestSnap(model).rows);
+    for (const [id, snap] of model.snapshots) expect(await readAll(reader, id), `${step}: snapshot ${id} (reader)`).toEqual(snap.rows);
+  }
+  // the latest first: a table object learns of a rollback by another (the second table object
+  // of runOps) when it next looks for the latest snapshot (SnapshotManager.snapshot serves its
+  // cached latest by id until then, as Java's caching catalog serves snapshots by path)
+  expect(await readAll(table), `${step}: latest`).toEqual(latestSnap(model).rows);
   expect((await table.listSnapshots()).map((s) => s.id), `${step}: live snapshots`).toEqual([...model.snapshots.keys()].sort((a, b) => a - b));
   expect([...(await table.listTags())].sort(), `${step}: tags`).toEqual([...model.tags].map(([n, t]) => [n, t.id]).sort());
-  // time travel first: a cached snapshot of a rolled-back id must not be served
+  // a cached snapshot of a rolled-back id must not be served
   for (const [id, snap] of model.snapshots) expect(await readAll(table, id), `${step}: snapshot ${id}`).toEqual(snap.rows);
   for (const [name, tag] of model.tags) expect(await readAll(await travel(table, { "scan.tag-name": name })), `${step}: tag ${name}`).toEqual(tag.snap.rows);
   // a time reads the newest live snapshot committed at or before it; expired untagged ids are gone
@@ -212,7 +218,6 @@ async function check(table: Table, reader: Table, model: Model, step: string): P
     expect(await readAll(await travel(table, { "scan.timestamp-millis": String(s.timeMillis) })), `${step}: time of snapshot ${s.id}`).toEqual(model.snapshots.get(newest)!.rows);
   }
   for (let id = 1; id <= model.maxEver; id++) if (!model.snapshots.has(id)) await expectCode(readAll(table, id), "NOT_FOUND");
-  expect(await readAll(table), `${step}: latest`).toEqual(latestSnap(model).rows);
   for (const id of model.snapshots.keys()) expect(await missingFiles(table, await table.snapshot(id)), `${step}: files of snapshot ${id}`).toEqual([]);
   for (const name of model.tags.keys()) expect(await missingFiles(table, (await table.snapshotManager.tryGetTag(name))!), `${step}: files of tag ${name}`).toEqual([]);
 }
@@ -374,14 +379,20 @@ async function newTable(kind: Kind): Promise<Table> {
   });
 }
 
-export async function runOps(kind: Kind, ops: Op[]): Promise<void> {
+/**
+ * Runs `ops` on a new table of `kind`; an op marked `other` goes through a second table object
+ * (another process), so the first one's caches (latest snapshot, commit-maintenance retention
+ * state) meet changes they did not make.
+ */
+async function runOps(kind: Kind, ops: Array<{ op: Op; other: boolean }>): Promise<void> {
   const table = await newTable(kind);
+  const other = await Table.open(table.location);
   const reader = await Table.open(table.location);
   const model: Model = { snapshots: new Map(), tags: new Map(), maxEver: 0 };
-  for (const [i, op] of ops.entries()) {
-    const label = `step ${i} ${JSON.stringify(op)}`;
-    await step(table, model, kind, op, label);
-    await check(table, reader, model, label);
+  for (const [i, { op, other: viaOther }] of ops.entries()) {
+    const label = `step ${i}${viaOther ? " (other)" : ""} ${JSON.stringify(op)}`;
+    await step(viaOther ? other : table, model, kind, op, label);
+    await check(table, i % 3 === 2 ? reader : null, model, label);
   }
 }
 
@@ -389,7 +400,7 @@ describe("table maintenance against a model", () => {
   for (const kind of Object.keys(KINDS) as Kind[]) {
     it(`${kind}: every live snapshot and tag reads its model rows after commits, compactions, tags, expiry, rollbacks, overwrites, truncates, drops and orphan cleanup`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 24 }), (ops) => runOps(kind, ops)),
+        fc.asyncProperty(fc.array(fc.record({ op: opArb, other: fc.integer({ min: 0, max: 3 }).map((n) => n === 0) }), { minLength: 10, maxLength: 24 }), (ops) => runOps(kind, ops)),
         { numRuns: RUNS, seed: SEED },
       );
     }, 240_000);
