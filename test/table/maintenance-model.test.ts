@@ -4,7 +4,8 @@
 // table (deletion vectors off and on) and an append table, all through the public API. The
 // model holds the exact rows every live snapshot and every tag must read; after every step every
 // one of them is read back and every file they reference must exist.
-// PAIMON_RT_MODEL_RUNS sets the runs per table kind, PAIMON_RT_MODEL_SEED replays a seed.
+// PAIMON_RT_MODEL_RUNS sets the runs per table kind, PAIMON_RT_MODEL_STEPS the longest sequence,
+// PAIMON_RT_MODEL_SEED replays a seed, PAIMON_RT_MODEL_STATS=1 prints which paths the runs reached.
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 afterAll(cleanupDirs);
 
 const RUNS = Number(process.env.PAIMON_RT_MODEL_RUNS ?? 12);
+const MAX_STEPS = Number(process.env.PAIMON_RT_MODEL_STEPS ?? 24);
 const SEED = process.env.PAIMON_RT_MODEL_SEED === undefined ? undefined : Number(process.env.PAIMON_RT_MODEL_SEED);
 /** Outcome counts (PAIMON_RT_MODEL_STATS=1 prints them): which paths the random runs reached. */
 const stats = new Map<string, number>();
@@ -400,7 +402,7 @@ describe("table maintenance against a model", () => {
   for (const kind of Object.keys(KINDS) as Kind[]) {
     it(`${kind}: every live snapshot and tag reads its model rows after commits, compactions, tags, expiry, rollbacks, overwrites, truncates, drops and orphan cleanup`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.record({ op: opArb, other: fc.integer({ min: 0, max: 3 }).map((n) => n === 0) }), { minLength: 10, maxLength: 24 }), (ops) => runOps(kind, ops)),
+        fc.asyncProperty(fc.array(fc.record({ op: opArb, other: fc.integer({ min: 0, max: 3 }).map((n) => n === 0) }), { minLength: 10, maxLength: MAX_STEPS }), (ops) => runOps(kind, ops)),
         { numRuns: RUNS, seed: SEED },
       );
     }, 240_000);
