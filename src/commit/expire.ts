@@ -89,6 +89,10 @@ export async function expireAfterCommit(io: FileIO, root: string, tableOptions: 
   latest ??= await snapshots.latestSnapshotId();
   if (latest === null) return 0;
   let state = retentionStates.get(table);
+  // A commit at or below the cached earliest id follows a rollback that restored an expired
+  // snapshot from a tag (the only way the earliest id decreases): re-read it, or snapshots beyond
+  // snapshot.num-retained.max would be kept until the table grows past the stale earliest.
+  if (state !== undefined && latest <= state.earliest) state = undefined;
   if (state === undefined) {
     const earliest = await snapshots.earliestSnapshotId();
     if (earliest === null) return 0;

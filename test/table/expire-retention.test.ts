@@ -126,6 +126,30 @@ describe("snapshot expiry: what is retained", () => {
     expect(await ids(await tableWithSnapshots(12))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
+  it("after a rollback restores an expired tagged snapshot, the next commits expire by the retention again (the earliest snapshot is re-read)", async () => {
+    const table = await tableWithSnapshots(5, { "snapshot.num-retained.min": "1", "snapshot.num-retained.max": "3" });
+    expect(await ids(table)).toEqual([3, 4, 5]);
+    await table.createTag("t", 3);
+    const commit = async (id: number) => {
+      const w = await table.newWrite({ commitUser: "u" });
+      await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int32(), data: Int32Array.of(id) }) }));
+      await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+      await w.close();
+    };
+    await commit(6);
+    expect(await ids(table)).toEqual([4, 5, 6]);
+    await table.rollbackTo(4);
+    await commit(50); // nothing expires: the table object remembers earliest snapshot 4
+    expect(await ids(table)).toEqual([4, 5]);
+    await table.rollbackToTag("t"); // restores expired snapshot 3 as the only one
+    expect(await ids(table)).toEqual([3]);
+    for (const id of [100, 101]) await commit(id);
+    expect(await ids(table)).toEqual([3, 4, 5]);
+    await commit(102);
+    expect(await ids(table)).toEqual([4, 5, 6]);
+    expect(await readIds(table)).toEqual([1, 2, 3, 100, 101, 102]);
+  });
+
   it("deciding that nothing can expire costs a young table's commits no file-system call (one read per table object, after snapshot.num-retained.min commits)", async () => {
     const calls: string[] = [];
     class CountingFileIO extends LocalFileIO {}
