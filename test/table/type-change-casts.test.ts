@@ -386,6 +386,29 @@ describe("type change casts: tables", () => {
     expect(altered.schema.fields[1]!.type).toEqual({ kind: "BIGINT", nullable: false });
   });
 
+  it("a bucket-key column of an append table can change type and be renamed (Java checks neither), old rows read cast", async () => {
+    const fields: FieldLike[] = [
+      { name: "k", type: "INT NOT NULL" },
+      { name: "b", type: "BIGINT" },
+    ];
+    const { catalog, table } = await newTable(fields, { tableOptions: { bucket: "2", "bucket-key": "b" } });
+    await writeRows(table, fields, [
+      { k: 1, b: "4294967297" },
+      { k: 2, b: "-1" },
+    ]);
+    const altered = await catalog.alterTable("db.t", [
+      { kind: "updateColumnType", name: "b", type: "INT" },
+      { kind: "renameColumn", name: "b", newName: "bb" },
+    ]);
+    expect(altered.schema.options["bucket-key"]).toBe("bb");
+    await writeRows(altered, [fields[0]!, { name: "bb", type: "INT" }], [{ k: 3, bb: 1 }]);
+    expect(await read(altered)).toEqual([
+      { k: 1, bb: 1 },
+      { k: 2, bb: -1 },
+      { k: 3, bb: 1 },
+    ]);
+  });
+
   for (const mode of ["merge-on-read", "deletion-vectors"] as const) {
     it(`renaming a primary-key column (${mode}): the key list is renamed and rows of files before and after the rename merge by key (was UNSUPPORTED)`, async () => {
       const fields: FieldLike[] = [
