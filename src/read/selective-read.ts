@@ -15,7 +15,7 @@ import { getNumber } from "../format/thrift.js";
 import { ChunkCache } from "../format/chunk-cache.js";
 import { type ChunkPages, pageSubset, pagesNeedDictionary, readChunkPages } from "../format/page-index.js";
 import { footerStatistics, type ParquetStatistics } from "../format/parquet-stats.js";
-import { flatDecoder, plan } from "../format/parquet-reader.js";
+import { type ColumnCast, flatDecoder, plan } from "../format/parquet-reader.js";
 import { corrupt, type ByteSource } from "../format/source.js";
 import { isWasmTrap, withParquetWasm } from "../format/wasm.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
@@ -61,8 +61,11 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
   const filterNames = new Set(referencedFields(filter));
   const filterIdx = o.fields.map((f, i) => (filterNames.has(f.name) ? i : -1)).filter((i) => i >= 0);
   const otherIdx = o.fields.map((_, i) => i).filter((i) => !filterIdx.includes(i));
-  // a filter column's statistics are usable when the file stored it with the same type kind
+  // a filter column's statistics are usable when the file stored it with the same type kind and
+  // its values read back unchanged (not cast: a shorter VARCHAR, another DECIMAL scale, a lower
+  // TIMESTAMP precision change values, so bounds of the stored ones could prune matching rows)
   const usable = o.fields.map((f, i) => {
+    if (p.casts[i]) return false;
     const col = fileColumnOf[i]!;
     const fileField = o.fileFields.find((x) => x.id === f.id);
     const c = col >= 0 ? footer.columns[col]! : undefined;
@@ -97,7 +100,7 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
       // key; found: an integer column whose cached chunk ascends, such as the keys of an append
       // table written in key order): the filter's bounds on it are a row range
       for (const i of sortedIdx >= 0 ? [sortedIdx] : filterIdx) {
-        const range = searchable(i) && keyRange(i, o.chunkCache.get(chunkKey(src, rg, fileColumnOf[i]!, p.schema.fields[i]!)));
+        const range = searchable(i) && keyRange(i, o.chunkCache.get(chunkKey(src, rg, fileColumnOf[i]!, p.schema.fields[i]!, p.casts[i]!)));
         if (range) {
           sorted = sorted === null ? [range] : intersect(sorted, [range]);
           selectiveReadCounters.sortedNarrowings++;
@@ -123,7 +126,7 @@ export async function* readSelective(src: ByteSource, o: SelectiveReadOptions): 
       const col = fileColumnOf[i]!;
       const field = p.schema.fields[i]!;
       if (col < 0) return makeNullData(field.type, rows instanceof Uint32Array ? rows.length : rows[1] - rows[0]);
-      return decodeColumnRows(filterIdx.includes(i) ? src : other, footer, rg, col, await pagesOf(col), rows, field, o.chunkCache ?? null);
+      return decodeColumnRows(filterIdx.includes(i) ? src : other, footer, rg, col, await pagesOf(col), rows, field, p.casts[i]!, o.chunkCache ?? null);
     };
     // the candidate rows of the filter columns (of one range: a slice of a cached chunk)
     let filterData = await Promise.all(filterIdx.map((i) => decodeAt(i, single ?? listed!)));
@@ -471,14 +474,14 @@ function rowsOf(ranges: Ranges): Uint32Array {
 }
 
 /** Values of flat-or-nested file column `col` at row-group rows `rows`, as `field`'s type. */
-async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, rows: Rows, field: arrow.Field, cache: ChunkCache | null): Promise<arrow.Data> {
+async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, rows: Rows, field: arrow.Field, cast: ColumnCast | null, cache: ChunkCache | null): Promise<arrow.Data> {
   const pick = (whole: arrow.Data): arrow.Data => rowsOfData(whole, rows);
-  const key = cache ? chunkKey(src, rg, col, field) : "";
+  const key = cache ? chunkKey(src, rg, col, field, cast) : "";
   if (cache) {
     const whole = cache.get(key);
     if (whole) return pick(whole);
     if (cache.admit(key, decodedSizeEstimate(footer, rg, col))) {
-      const decoded = await decodeChunk(src, footer, rg, col, pages, undefined, field);
+      const decoded = await decodeChunk(src, footer, rg, col, pages, undefined, field, cast);
       cache.put(key, decoded);
       return pick(decoded);
     }
@@ -516,7 +519,7 @@ async function decodeColumnRows(src: ByteSource, footer: ParquetFooter, rg: numb
   const pageKey = cache && subset ? `${key}|${selected.join(",")}` : "";
   let data = pageKey ? cache!.get(pageKey) : undefined;
   if (data === undefined) {
-    data = await decodeChunk(src, footer, rg, col, pages, subset, field);
+    data = await decodeChunk(src, footer, rg, col, pages, subset, field, cast);
     if (pageKey && cache!.admit(pageKey, 8 * subset!.ranges.numRows + subset!.ranges.ranges.reduce((n, r) => n + r.length, 0))) cache!.put(pageKey, data);
   }
   return rowsOfData(data, positions);
@@ -530,9 +533,9 @@ function rowsOfData(data: arrow.Data, rows: Rows): arrow.Data {
   return takeData(data, rows);
 }
 
-/** The chunk cache key of file column `col` of row group `rg` decoded as `field`. */
-function chunkKey(src: ByteSource, rg: number, col: number, field: arrow.Field): string {
-  return ChunkCache.key(src.name, src.size, rg, col, field.type);
+/** The chunk cache key of file column `col` of row group `rg` decoded as `field` (through `cast`). */
+function chunkKey(src: ByteSource, rg: number, col: number, field: arrow.Field, cast: ColumnCast | null): string {
+  return ChunkCache.key(src.name, src.size, rg, col, field.type) + (cast ? `|${cast.key}` : "");
 }
 
 /** Decoded size of a column chunk, estimated from its metadata (8 bytes a row and leaf, plus the uncompressed pages). */
@@ -547,7 +550,7 @@ function decodedSizeEstimate(footer: ParquetFooter, rg: number, col: number): nu
 }
 
 /** Decodes column `col` of row group `rg`: its pages `subset` (all when undefined), as `field`'s type. */
-async function decodeChunk(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, subset: { selected: readonly number[]; ranges: PageSubset } | undefined, field: arrow.Field): Promise<arrow.Data> {
+async function decodeChunk(src: ByteSource, footer: ParquetFooter, rg: number, col: number, pages: ChunkPages | null, subset: { selected: readonly number[]; ranges: PageSubset } | undefined, field: arrow.Field, cast: ColumnCast | null): Promise<arrow.Data> {
   const pageCount = pages ? pages.offsets.length : 1;
   selectiveReadCounters.chunkDecodes++;
   selectiveReadCounters.pagesDecoded += subset ? subset.selected.length : pageCount;
@@ -568,7 +571,7 @@ async function decodeChunk(src: ByteSource, footer: ParquetFooter, rg: number, c
     const detail = isWasmTrap(e) ? "the Parquet decoder aborted" : String((e as Error)?.message ?? e);
     throw corrupt(src.name, `row group ${rg}: ${detail}`, e);
   }
-  data = convertData(data, field.type, `${field.name} of ${src.name}`);
+  data = cast ? cast.apply(data, `${field.name} of ${src.name}`) : convertData(data, field.type, `${field.name} of ${src.name}`);
   if (data.length !== total) throw corrupt(src.name, `row group ${rg} column ${field.name} decoded ${data.length} rows, expected ${total}`);
   return data;
 }

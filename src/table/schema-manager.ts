@@ -10,6 +10,7 @@ import { isTrueOption as isTrue, validateOptionValues } from "./option-validatio
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
+import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
 import { checkDeduplicateTable, checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
 
 /** One change of `Catalog.alterTable` (API.md `SchemaChange`). */
@@ -136,30 +137,6 @@ export function validateTableSchema(schema: TableSchema): void {
   }
 }
 
-// Java's implicit widening casts accepted by `updateColumnType` (a safe subset).
-const INTEGER_RANK: Record<string, number> = { TINYINT: 1, SMALLINT: 2, INT: 3, BIGINT: 4 };
-
-function canWiden(from: DataType, to: DataType): boolean {
-  if (from.nullable && !to.nullable) return false;
-  const fk = from.kind;
-  const tk = to.kind;
-  if (fk in INTEGER_RANK && tk in INTEGER_RANK) return INTEGER_RANK[fk] <= INTEGER_RANK[tk];
-  if (fk in INTEGER_RANK && (tk === "FLOAT" || tk === "DOUBLE")) return tk === "DOUBLE" || INTEGER_RANK[fk] <= 2;
-  if (fk === "FLOAT" && tk === "DOUBLE") return true;
-  if (fk === tk && (fk === "FLOAT" || fk === "DOUBLE" || fk === "BOOLEAN" || fk === "DATE")) return true;
-  if ((fk === "CHAR" || fk === "VARCHAR") && tk === "VARCHAR") return (to as { length: number }).length >= (from as { length: number }).length;
-  if ((fk === "BINARY" || fk === "VARBINARY") && tk === "VARBINARY") return (to as { length: number }).length >= (from as { length: number }).length;
-  if (fk === "DECIMAL" && tk === "DECIMAL") {
-    const a = from as { precision: number; scale: number };
-    const b = to as { precision: number; scale: number };
-    return b.scale === a.scale && b.precision >= a.precision;
-  }
-  if ((fk === "TIMESTAMP" || fk === "TIMESTAMP_LTZ") && tk === fk) {
-    return (to as { precision: number }).precision >= (from as { precision: number }).precision;
-  }
-  return false;
-}
-
 function fieldIndex(fields: readonly DataField[], name: string, where: number): number {
   const i = fields.findIndex((f) => f.name === name);
   if (i < 0) throw invalid(`column ${name} does not exist in schema ${where}`);
@@ -192,6 +169,9 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
   let primaryKeys = [...current.primaryKeys];
   let highest = current.highestFieldId;
   const keyColumn = (name: string) => partitionKeys.includes(name) || primaryKeys.includes(name);
+  // Java's SchemaManager reads these two from the schema being altered
+  const disableNullToNotNull = isTrue(current.options["alter-column-null-to-not-null.disabled"] ?? "true");
+  const disableExplicitCasts = isTrue(current.options["disable-explicit-type-casting"] ?? "false");
   for (const change of changes) {
     switch (change.kind) {
       case "addColumn": {
@@ -216,9 +196,11 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
         const i = fieldIndex(fields, change.name, current.id);
         if (fields.some((f) => f.name === change.newName)) throw new PaimonError("ALREADY_EXISTS", `column ${change.newName} already exists`);
         if (change.newName.trim() === "") throw invalid("a column name cannot be empty");
-        if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot rename partition or primary-key column ${change.name}`);
+        // Java renames primary-key columns (the key list with them), not partition columns
+        if (partitionKeys.includes(change.name)) throw new PaimonError("UNSUPPORTED", `cannot rename partition column ${change.name}`);
         checkOffsetColumnChange(options, change.name, "rename", where);
         fields[i] = { ...fields[i], name: change.newName };
+        primaryKeys = primaryKeys.map((k) => (k === change.name ? change.newName : k));
         renameColumnInOptions(options, change.name, change.newName);
         break;
       }
@@ -242,8 +224,14 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
           throw invalid(`invalid type for column ${change.name}: ${(e as Error).message}`);
         }
         const old = fields[i].type;
-        if (!canWiden(old, type)) throw new PaimonError("UNSUPPORTED", `cannot change column ${change.name} from ${typeToString(old)} to ${typeToString(type)}`);
+        const what = `change column ${change.name} from ${typeToString(old)} to ${typeToString(type)}`;
         if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot change the type of partition or primary-key column ${change.name}`);
+        if (old.nullable && !type.nullable && disableNullToNotNull) {
+          throw new PaimonError("UNSUPPORTED", `cannot ${what}: a nullable column cannot become NOT NULL (unless alter-column-null-to-not-null.disabled=false, as in Java)`);
+        }
+        // Java's rules (DataTypeCasts.supportsCast with explicit casts, CastExecutors.resolve)
+        if (!javaAcceptsTypeChange(old, type, !disableExplicitCasts)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: no cast between them`);
+        if (!readCastImplemented(old, type)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: paimon-rt cannot read the old files under the new type (Java can)`);
         fields[i] = { ...fields[i], type };
         break;
       }
@@ -266,7 +254,7 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
         throw invalid(`unknown schema change ${JSON.stringify(change)}`);
     }
   }
-  // Renames of key columns are refused above, so the key lists stay valid.
+  // Partition columns cannot be renamed and primary-key renames renamed the list, so the key lists stay valid.
   partitionKeys = partitionKeys.filter((k) => fields.some((f) => f.name === k));
   primaryKeys = primaryKeys.filter((k) => fields.some((f) => f.name === k));
   return {
