@@ -10,8 +10,8 @@
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
-import { type DataField, toArrowType, typeToString } from "../spec/types.js";
-import { castColumn, needsValueCast } from "./type-casts.js";
+import { type DataField, needsValueCast } from "../spec/types.js";
+import type { ColumnCast } from "./type-casts.js";
 import { convertData, fieldIdOf, makeNullData, readArrowField } from "./arrow-types.js";
 import { buildPrunedFile, chunkWhere, readFooter, readLeafChunks, type ParquetFooter } from "./footer.js";
 import { checkPageCrc, readPageHeader } from "./parquet-pages.js";
@@ -73,42 +73,6 @@ export interface Plan {
 }
 
 /** Resolves the file columns, output schema and row groups of a read (exported for selective reads). */
-/**
- * A file column read under another type than it was written with (`updateColumnType`): decoded
- * as its file type, then each value cast as Java's schema-evolution read casts it (type-casts.ts).
- */
-export interface ColumnCast {
-  /** For chunk cache keys: the cast result depends on both types, not only the Arrow type read. */
-  readonly key: string;
-  apply(data: arrow.Data, what: string): arrow.Data;
-}
-
-/** The cast of `fileField`'s column to `field`'s type, or null when Arrow conversion (convertData) gives Java's values. */
-export function columnCast(fileField: DataField | undefined, field: DataField): ColumnCast | null {
-  if (!fileField || !needsValueCast(fileField.type, field.type) || losslessArrowConversion(fileField.type, field.type)) return null;
-  const from = fileField.type;
-  const fileType = toArrowType(from);
-  return { key: `${typeToString(from)}->${typeToString(field.type)}`, apply: (data, what) => castColumn(convertData(data, fileType, what), from, field.type, what) };
-}
-
-const INTEGER_RANK: Record<string, number> = { TINYINT: 1, SMALLINT: 2, INT: 3, BIGINT: 4 };
-
-/** Widenings whose Java cast keeps every value, as convertData converts them (no per-value cast needed). */
-function losslessArrowConversion(from: DataField["type"], to: DataField["type"]): boolean {
-  const f = from as { kind: string; length?: number; precision?: number; scale?: number };
-  const t = to as { kind: string; length?: number; precision?: number; scale?: number };
-  if (f.kind in INTEGER_RANK && t.kind in INTEGER_RANK) return INTEGER_RANK[f.kind]! <= INTEGER_RANK[t.kind]!;
-  if (f.kind in INTEGER_RANK && t.kind === "DOUBLE") return true;
-  if (f.kind === "FLOAT" && t.kind === "DOUBLE") return true;
-  if ((f.kind === "CHAR" || f.kind === "VARCHAR") && t.kind === "VARCHAR") return t.length! >= f.length!;
-  if ((f.kind === "BINARY" || f.kind === "VARBINARY") && t.kind === "VARBINARY") return t.length! >= f.length!;
-  if (f.kind === "DECIMAL" && t.kind === "DECIMAL") return f.scale === t.scale && t.precision! >= f.precision!;
-  // TIMESTAMP(p) -> TIMESTAMP(q >= p): Java keeps the value (no truncation)
-  if (f.kind === "TIMESTAMP" && t.kind === "TIMESTAMP") return t.precision! >= f.precision!;
-  if (f.kind === "TIMESTAMP_LTZ" && t.kind === "TIMESTAMP_LTZ") return t.precision! >= f.precision!;
-  return false;
-}
-
 export async function plan(source: ParquetSource, options: ParquetReadOptions): Promise<Plan> {
   const src = toByteSource(source, options.fileName);
   const footer = options.footer ?? (await readFooter(src));
@@ -143,8 +107,25 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
   const sourceIndex = fileIdx.map((i) => (i < 0 ? -1 : fileColumns.indexOf(i)));
   // Without a read schema the output schema is the decoded one (known after the first decode).
   const schema = new arrow.Schema(outFields ?? []);
-  const casts = (options.fields ?? []).map((f) => columnCast(options.fileFields?.find((ff) => ff.id === f.id), f));
+  const casts = await columnCasts(options.fields ?? [], options.fileFields);
   return { src, footer, fileColumns, schema, sourceIndex, casts, rowGroups, batchSize };
+}
+
+/**
+ * Per read field: the cast of its file column when its type changed since the file was written,
+ * else null. The cast code (type-casts.ts) loads only for such a file, so a query-only bundle
+ * carries it in a lazy chunk.
+ */
+async function columnCasts(fields: readonly DataField[], fileFields: readonly DataField[] | undefined): Promise<(ColumnCast | null)[]> {
+  const fileFieldOf = (f: DataField) => fileFields?.find((ff) => ff.id === f.id);
+  if (!fields.some((f) => { const ff = fileFieldOf(f); return ff !== undefined && needsValueCast(ff.type, f.type); })) return fields.map(() => null);
+  const { columnCast } = await import("./type-casts.js");
+  return fields.map((f) => columnCast(fileFieldOf(f), f));
+}
+
+/** A decoded file column as the read wants it: cast as Java casts it when its type changed (`cast`), else converted by Arrow layout. */
+export function readAs(data: arrow.Data, type: arrow.DataType, cast: ColumnCast | null, what: string): arrow.Data {
+  return cast ? cast.apply(convertData(data, cast.fileType, what), what) : convertData(data, type, what);
 }
 
 let flatDecoding = true;
@@ -260,8 +241,7 @@ function outputBatch(p: Plan, decoded: arrow.RecordBatch | undefined, length: nu
     if (si < 0 || !decoded) return makeNullData(f.type, length);
     const data = decoded.data.children[si]!; // not getChildAt: no Vector made per column
     if (fromFile) return data;
-    const cast = p.casts[i];
-    return cast ? cast.apply(data, `${f.name} of ${p.src.name}`) : convertData(data, f.type, `${f.name} of ${p.src.name}`);
+    return readAs(data, f.type, p.casts[i]!, `${f.name} of ${p.src.name}`);
   });
   return recordBatch(schema, children, length);
 }
@@ -321,8 +301,7 @@ export async function* readParquetBatchesCached(source: ParquetSource, options: 
         const f = p.schema.fields[i]!;
         const column = table.getChildAt(fileColumns.indexOf(p.fileColumns[p.sourceIndex[i]!]!))!;
         const decoded = column.data.length === 1 ? column.data[0]! : concatData(column.data);
-        const cast = p.casts[i];
-        const data = cast ? cast.apply(decoded, `${f.name} of ${p.src.name}`) : convertData(decoded, f.type, `${f.name} of ${p.src.name}`);
+        const data = readAs(decoded, f.type, p.casts[i]!, `${f.name} of ${p.src.name}`);
         children[i] = data;
         if (cache.admit(keys[i]!, dataBytes(data))) cache.put(keys[i]!, data);
       }

@@ -5,8 +5,8 @@
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
-import { type DataType, toArrowType, typeToString, typesEqual } from "../spec/types.js";
-import { bitmapOf } from "./arrow-types.js";
+import { type DataField, type DataType, needsValueCast, toArrowType, typeToString } from "../spec/types.js";
+import { isValidAt } from "../arrow/values.js";
 
 // ---------------------------------------------------------------------------------------------
 // Which changes Java accepts
@@ -167,7 +167,7 @@ function javaCastRule(from: DataType, to: DataType): string | null {
  * (by type root: any length, precision or scale) and a `CastExecutors` rule for the pair.
  */
 export function javaAcceptsTypeChange(from: DataType, to: DataType, allowExplicit = true): boolean {
-  const same = typesEqual({ ...from, nullable: true }, { ...to, nullable: true });
+  const same = !needsValueCast(from, to);
   const castable = same || (allowExplicit ? EXPLICIT_SOURCES[to.kind]?.has(from.kind) : IMPLICIT_SOURCES[to.kind]?.has(from.kind));
   if (!castable) return false;
   return javaCastRule(from, to) !== null;
@@ -223,15 +223,11 @@ const READ_RULES = new Set([
 
 /** Whether paimon-rt reads files of `from` as `to` (a Java cast rule it implements, or the same type). */
 export function readCastImplemented(from: DataType, to: DataType): boolean {
-  if (typesEqual({ ...from, nullable: true }, { ...to, nullable: true })) return true;
+  if (!needsValueCast(from, to)) return true;
   const rule = javaCastRule(from, to);
   return rule !== null && READ_RULES.has(rule);
 }
 
-/** Whether reading a column written as `from` under `to` needs a value cast (not just Arrow relabelling). */
-export function needsValueCast(from: DataType, to: DataType): boolean {
-  return !typesEqual({ ...from, nullable: true }, { ...to, nullable: true });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Value casts
@@ -633,19 +629,13 @@ const UNIT_NANOS: Record<number, bigint> = {
   [arrow.TimeUnit.NANOSECOND]: 1n,
 };
 
-function validity(data: arrow.Data): (i: number) => boolean {
-  const bm = bitmapOf(data);
-  if (!bm) return () => true;
-  return (i) => ((bm[i >> 3]! >> (i & 7)) & 1) === 1;
-}
-
 function int64Values(data: arrow.Data): BigInt64Array {
   const v = data.values as unknown as BigInt64Array | Int32Array;
   return v instanceof BigInt64Array ? v : new BigInt64Array(v.buffer, v.byteOffset, v.length >> 1);
 }
 
 function readValues(data: arrow.Data, type: DataType): (Value | null)[] {
-  const valid = validity(data);
+  const valid = (i: number) => isValidAt(data, i);
   const out: (Value | null)[] = new Array(data.length);
   const each = (get: (i: number) => Value) => {
     for (let i = 0; i < data.length; i++) out[i] = valid(i) ? get(i) : null;
@@ -789,4 +779,43 @@ function writeValues(values: readonly (Value | null)[], type: DataType): arrow.D
     default:
       throw new PaimonError("UNSUPPORTED", `reading values as ${typeToString(type)} after a type change is not supported`);
   }
+}
+
+/**
+ * A file column read under another type than it was written with (`updateColumnType`): decoded
+ * as its file type, then each value cast as Java's schema-evolution read casts it (type-casts.ts).
+ */
+export interface ColumnCast {
+  /** For chunk cache keys: the cast result depends on both types, not only the Arrow type read. */
+  readonly key: string;
+  /** The Arrow type of the file's own type: what `apply` takes (parquet-reader.ts `readAs` converts to it first). */
+  readonly fileType: arrow.DataType;
+  /** `data` (of `fileType`) cast to the read type. */
+  apply(data: arrow.Data, what: string): arrow.Data;
+}
+
+/** The cast of `fileField`'s column to `field`'s type, or null when Arrow conversion (convertData) gives Java's values. */
+export function columnCast(fileField: DataField | undefined, field: DataField): ColumnCast | null {
+  if (!fileField || !needsValueCast(fileField.type, field.type) || losslessArrowConversion(fileField.type, field.type)) return null;
+  const from = fileField.type;
+  const fileType = toArrowType(from);
+  return { key: `${typeToString(from)}->${typeToString(field.type)}`, fileType, apply: (data, what) => castColumn(data, from, field.type, what) };
+}
+
+const INTEGER_RANK: Record<string, number> = { TINYINT: 1, SMALLINT: 2, INT: 3, BIGINT: 4 };
+
+/** Widenings whose Java cast keeps every value, as convertData converts them (no per-value cast needed). */
+function losslessArrowConversion(from: DataField["type"], to: DataField["type"]): boolean {
+  const f = from as { kind: string; length?: number; precision?: number; scale?: number };
+  const t = to as { kind: string; length?: number; precision?: number; scale?: number };
+  if (f.kind in INTEGER_RANK && t.kind in INTEGER_RANK) return INTEGER_RANK[f.kind]! <= INTEGER_RANK[t.kind]!;
+  if (f.kind in INTEGER_RANK && t.kind === "DOUBLE") return true;
+  if (f.kind === "FLOAT" && t.kind === "DOUBLE") return true;
+  if ((f.kind === "CHAR" || f.kind === "VARCHAR") && t.kind === "VARCHAR") return t.length! >= f.length!;
+  if ((f.kind === "BINARY" || f.kind === "VARBINARY") && t.kind === "VARBINARY") return t.length! >= f.length!;
+  if (f.kind === "DECIMAL" && t.kind === "DECIMAL") return f.scale === t.scale && t.precision! >= f.precision!;
+  // TIMESTAMP(p) -> TIMESTAMP(q >= p): Java keeps the value (no truncation)
+  if (f.kind === "TIMESTAMP" && t.kind === "TIMESTAMP") return t.precision! >= f.precision!;
+  if (f.kind === "TIMESTAMP_LTZ" && t.kind === "TIMESTAMP_LTZ") return t.precision! >= f.precision!;
+  return false;
 }

@@ -1,6 +1,8 @@
 /**
  * Picks a FileIO for a warehouse location by its scheme. Edge-safe: the local file system module
- * (the only one importing `node:`) is loaded lazily, and only for local paths / `file:` URLs.
+ * (the only one importing `node:`) is loaded lazily, and only for local paths / `file:` URLs; the
+ * in-memory one on the first `memory://` location (a query-only page reading over HTTP does not
+ * carry it).
  *
  * | location                     | FileIO        | normalized root              |
  * | ---------------------------- | ------------- | ---------------------------- |
@@ -12,7 +14,6 @@
  */
 import { PaimonError } from "../error.js";
 import { type FileIO, type ResolvedLocation, fileIOFactoryFor, schemeOf } from "./file-io.js";
-import "./memory-file-io.js";
 import "./http-file-io.js";
 import type { S3Options } from "./s3-file-io.js";
 
@@ -53,6 +54,10 @@ export async function resolveWarehouse(warehouse: string | URL, options: Warehou
     return (await import("./s3-warehouse.js")).resolveS3Warehouse(location, options.s3);
   }
   let factory = fileIOFactoryFor(scheme);
+  if (!factory && scheme === "memory") {
+    await import("./memory-file-io.js");
+    factory = fileIOFactoryFor(scheme);
+  }
   // S3 is imported on first use (a registered factory, e.g. a custom one, takes precedence)
   if (!factory && s3) factory = (await import("./s3-warehouse.js")).resolveS3Warehouse;
   if (!factory && (scheme === "" || scheme === "file")) {

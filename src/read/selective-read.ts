@@ -9,13 +9,14 @@ import { recordBatch } from "../arrow/record-batch.js";
 import { takeData } from "../arrow/take.js";
 import { concatData } from "../arrow/concat.js";
 import { PaimonError } from "../error.js";
-import { convertData, makeNullData } from "../format/arrow-types.js";
+import { makeNullData } from "../format/arrow-types.js";
 import { buildPrunedFile, columnMetaData, type PageSubset, type ParquetFooter } from "../format/footer.js";
 import { getNumber } from "../format/thrift.js";
 import { ChunkCache } from "../format/chunk-cache.js";
 import { type ChunkPages, pageSubset, pagesNeedDictionary, readChunkPages } from "../format/page-index.js";
 import { footerStatistics, type ParquetStatistics } from "../format/parquet-stats.js";
-import { type ColumnCast, flatDecoder, plan } from "../format/parquet-reader.js";
+import { flatDecoder, plan, readAs } from "../format/parquet-reader.js";
+import type { ColumnCast } from "../format/type-casts.js";
 import { corrupt, type ByteSource } from "../format/source.js";
 import { isWasmTrap, withParquetWasm } from "../format/wasm.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
@@ -571,7 +572,7 @@ async function decodeChunk(src: ByteSource, footer: ParquetFooter, rg: number, c
     const detail = isWasmTrap(e) ? "the Parquet decoder aborted" : String((e as Error)?.message ?? e);
     throw corrupt(src.name, `row group ${rg}: ${detail}`, e);
   }
-  data = cast ? cast.apply(data, `${field.name} of ${src.name}`) : convertData(data, field.type, `${field.name} of ${src.name}`);
+  data = readAs(data, field.type, cast, `${field.name} of ${src.name}`);
   if (data.length !== total) throw corrupt(src.name, `row group ${rg} column ${field.name} decoded ${data.length} rows, expected ${total}`);
   return data;
 }

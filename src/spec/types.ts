@@ -720,6 +720,11 @@ export function highestFieldId(fields: readonly DataField[]): number {
   return max;
 }
 
+/** Whether reading a column written as `from` under `to` needs a value cast (not just Arrow relabelling): the types differ beyond nullability. */
+export function needsValueCast(from: DataType, to: DataType): boolean {
+  return !typesEqual({ ...from, nullable: true }, { ...to, nullable: true });
+}
+
 /** Structural equality of two types (field ids, names and descriptions included). */
 export function typesEqual(a: DataType, b: DataType, ignoreFieldIds = false): boolean {
   if (a.kind !== b.kind || a.nullable !== b.nullable) return false;

@@ -1,6 +1,7 @@
 // Schema files (`schema/schema-<id>`): reading, creating and evolving them as Java's
 // SchemaManager does. New schema files are published atomically, never replaced.
 import { PaimonError } from "../error.js";
+import type { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
 import type { FileIO } from "../fs/file-io.js";
 import { readTextFileIfExists } from "../fs/file-io.js";
 import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
@@ -10,7 +11,6 @@ import { isTrueOption as isTrue, validateOptionValues } from "./option-validatio
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
-import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
 import { checkDeduplicateTable, checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
 
 /** One change of `Catalog.alterTable` (API.md `SchemaChange`). */
@@ -81,7 +81,9 @@ export class SchemaManager {
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await this.latest();
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
-      const next = applySchemaChanges(current, changes, where);
+      // the cast rules (src/format/type-casts.ts) load only for a type change: reads never need them
+      const rules = changes.some((c) => c.kind === "updateColumnType") ? await import("../format/type-casts.js") : undefined;
+      const next = applySchemaChanges(current, changes, where, rules);
       validateTableSchema(next);
       checkFileFormatOptions(next.options, where);
       checkDeduplicateTable(next, where);
@@ -161,8 +163,14 @@ function checkOptionTransition(options: Record<string, string>, key: string, nex
   }
 }
 
-/** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
-export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[], where = "table"): TableSchema {
+/** Java's type-change rules (src/format/type-casts.ts), which `updateColumnType` changes need. */
+export interface TypeChangeRules {
+  javaAcceptsTypeChange: typeof javaAcceptsTypeChange;
+  readCastImplemented: typeof readCastImplemented;
+}
+
+/** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`); `rules` is required when a change is `updateColumnType`. */
+export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[], where = "table", rules?: TypeChangeRules): TableSchema {
   let fields = [...current.fields];
   const options = { ...current.options };
   let partitionKeys = [...current.partitionKeys];
@@ -230,8 +238,9 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
           throw new PaimonError("UNSUPPORTED", `cannot ${what}: a nullable column cannot become NOT NULL (unless alter-column-null-to-not-null.disabled=false, as in Java)`);
         }
         // Java's rules (DataTypeCasts.supportsCast with explicit casts, CastExecutors.resolve)
-        if (!javaAcceptsTypeChange(old, type, !disableExplicitCasts)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: no cast between them`);
-        if (!readCastImplemented(old, type)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: paimon-rt cannot read the old files under the new type (Java can)`);
+        if (!rules) throw new Error("applySchemaChanges: a type change needs the cast rules (src/format/type-casts.ts)");
+        if (!rules.javaAcceptsTypeChange(old, type, !disableExplicitCasts)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: no cast between them`);
+        if (!rules.readCastImplemented(old, type)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: paimon-rt cannot read the old files under the new type (Java can)`);
         fields[i] = { ...fields[i], type };
         break;
       }

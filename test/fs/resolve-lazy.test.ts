@@ -18,3 +18,15 @@ it("loads LocalFileIO on demand for a local warehouse", async () => {
     await fsp.rm(d, { recursive: true, force: true });
   }
 });
+
+it("loads MemoryFileIO on the first memory:// warehouse, not before (a query-only page reading over HTTP does not carry it)", async () => {
+  const { fileIOFactoryFor } = await import("../../src/fs/file-io.js");
+  expect(fileIOFactoryFor("memory")).toBeUndefined();
+  const a = await resolveWarehouse("memory://lazy-test/wh/");
+  expect(a.fileIO.constructor.name).toBe("MemoryFileIO");
+  expect(a.root).toBe("memory://lazy-test/wh");
+  await a.fileIO.writeFile(joinPath(a.root, "x"), "in memory");
+  const b = await resolveWarehouse("memory://lazy-test/wh");
+  expect(await readTextFile(b.fileIO, joinPath(b.root, "x"))).toBe("in memory");
+  expect(fileIOFactoryFor("memory")).toBeDefined();
+});
