@@ -286,6 +286,8 @@ function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: Column
             } else if (agg.fn === "bool_or") {
               if (value(acc) === false && value(idx) === true) acc = idx;
             } else {
+              // InternalRowUtils.compare has no BOOLEAN case: Java fails the merge of two non-null values
+              if (agg.field.type.kind === "BOOLEAN") throw new PaimonError("INVALID_ARGUMENT", `merge-engine=aggregation of ${identifier}, column ${agg.field.name}: aggregate function ${agg.fn} cannot compare BOOLEAN values (Java: Incomparable type: BOOLEAN)`);
               const c = agg.field.type.kind === "FLOAT" || agg.field.type.kind === "DOUBLE" ? javaFloatCompare(value(acc) as number, value(idx) as number) : compareValues(value(acc), value(idx));
               if (agg.fn === "max" ? c < 0 : c >= 0) acc = idx;
             }

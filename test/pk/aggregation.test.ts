@@ -169,6 +169,23 @@ describe("merge-engine=aggregation", () => {
     }
   });
 
+  it("max / min over BOOLEAN: a lone value or nulls pass, comparing two values is refused as Java fails it (Incomparable type: BOOLEAN)", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "b", type: "BOOLEAN" },
+    ];
+    for (const fn of ["max", "min"]) {
+      const t = await table({ bucket: "1", "merge-engine": "aggregation", "fields.b.aggregate-function": fn }, fields);
+      await commit(t, [{ id: "1", b: true }, { id: "2", b: true }], undefined, false, fields);
+      await commit(t, [{ id: "2", b: null }], undefined, false, fields);
+      expect(await read(t)).toEqual([{ id: "1", b: true }, { id: "2", b: true }]);
+      await commit(t, [{ id: "1", b: false }], undefined, false, fields);
+      const refused = { name: "PaimonError", code: "INVALID_ARGUMENT", message: expect.stringContaining(`column b: aggregate function ${fn} cannot compare BOOLEAN values`) };
+      await expect(read(t)).rejects.toMatchObject(refused);
+      await expect(commit(t, [], undefined, true, fields)).rejects.toMatchObject(refused);
+    }
+  });
+
   it("partial-update: aggregate functions other than last_non_null_value need sequence groups (as Java)", async () => {
     const fields = ID_M;
     const ok = await table({ bucket: "1", "merge-engine": "partial-update", "fields.default-aggregate-function": "last_non_null_value" }, fields);
