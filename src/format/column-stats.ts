@@ -343,8 +343,32 @@ export class ColumnStatsCollector {
     this.hasValue = true;
   }
 
+  /**
+   * DECIMAL(p <= 9) is written as Parquet INT32, the unscaled value's low 32 bits (Java's
+   * `(int) unscaledLong`; an aggregation sum may exceed p digits): its bounds are those ints.
+   */
+  private updateInt32Decimal(words: Int32Array, n: number, bm: Uint8Array | undefined, off: number): void {
+    let min = 0;
+    let max = 0;
+    let any = false;
+    for (let i = 0; i < n; i++) {
+      if (bm && !isValid(bm, off, i)) continue;
+      const v = words[i * 4]!;
+      if (!any) {
+        min = max = v;
+        any = true;
+      } else if (v < min) min = v;
+      else if (v > max) max = v;
+    }
+    if (!any) return;
+    if (!this.hasValue || BigInt(min) < this.minB) this.minB = BigInt(min);
+    if (!this.hasValue || BigInt(max) > this.maxB) this.maxB = BigInt(max);
+    this.hasValue = true;
+  }
+
   private updateDecimal(words: Uint32Array, n: number, bm: Uint8Array | undefined, off: number): void {
     const hi = new Int32Array(words.buffer, words.byteOffset, words.length);
+    if (this.type.kind === "DECIMAL" && this.type.precision <= 9) return this.updateInt32Decimal(hi, n, bm, off);
     const cmp = (a: number, b: number): number => {
       const ha = hi[a * 4 + 3]!;
       const hb = hi[b * 4 + 3]!;

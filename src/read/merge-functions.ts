@@ -15,6 +15,7 @@ import { isTrueOption as isTrue } from "../table/option-validation.js";
 import { compareValues } from "../table/values.js";
 import type { DataField, DataType } from "../spec/types.js";
 import { internalValue } from "../arrow/row-values.js";
+import { decimalToString, isCompactDecimal } from "../spec/binary-row.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { isValidAt } from "../arrow/values.js";
 
@@ -285,7 +286,9 @@ function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: Column
             } else if (agg.fn === "bool_or") {
               if (value(acc) === false && value(idx) === true) acc = idx;
             } else {
-              const c = compareValues(value(acc), value(idx));
+              // InternalRowUtils.compare has no BOOLEAN case: Java fails the merge of two non-null values
+              if (agg.field.type.kind === "BOOLEAN") throw new PaimonError("INVALID_ARGUMENT", `merge-engine=aggregation of ${identifier}, column ${agg.field.name}: aggregate function ${agg.fn} cannot compare BOOLEAN values (Java: Incomparable type: BOOLEAN)`);
+              const c = agg.field.type.kind === "FLOAT" || agg.field.type.kind === "DOUBLE" ? javaFloatCompare(value(acc) as number, value(idx) as number) : compareValues(value(acc), value(idx));
               if (agg.fn === "max" ? c < 0 : c >= 0) acc = idx;
             }
         }
@@ -321,11 +324,22 @@ function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: Column
   return buildColumn(datas[0].type, agg.field.type, values!);
 }
 
+/** Java `Float.compare` / `Double.compare`: a total order, -0.0 below 0.0 and NaN above +Infinity (equal to itself). */
+function javaFloatCompare(a: number, b: number): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  const rank = (x: number) => (Number.isNaN(x) ? 2 : Object.is(x, -0) ? -1 : 0);
+  return Math.sign(rank(a) - rank(b));
+}
+
 function nullCell(type: arrow.DataType): arrow.Data {
   return arrow.makeBuilder({ type, nullValues: [null] }).append(null).finish().flush();
 }
 
 // ---- computing aggregators (sum, product, listagg) over internal values ----
+// Java's Field{Sum,Product}Agg on primitives: TINYINT/SMALLINT/INT/BIGINT wrap around (two's
+// complement), FLOAT/DOUBLE follow IEEE (overflow to ±Infinity, NaN). DECIMAL as DecimalUtils /
+// Decimal.fromBigDecimal: see decimalSum and fromBigDecimal.
 
 function wrapInt(kind: string, v: number): number {
   if (kind === "TINYINT") return (v << 24) >> 24;
@@ -337,10 +351,25 @@ function pow10(n: number): bigint {
   return 10n ** BigInt(n);
 }
 
-/** Java `Decimal.fromBigDecimal(v, p, s)` for an exact unscaled value: null when it needs more than p digits. */
-function fitDecimal(unscaled: bigint, precision: number): bigint | null {
+/**
+ * Java `Decimal.fromBigDecimal(v, p, s)` for an exact unscaled value at scale s: null when it
+ * needs more than p digits. Only the BigDecimal paths check the precision.
+ */
+function fromBigDecimal(unscaled: bigint, precision: number): bigint | null {
   const abs = unscaled < 0n ? -unscaled : unscaled;
   return abs >= pow10(precision) ? null : unscaled;
+}
+
+/**
+ * Java `DecimalUtils.add` / `subtract` of two decimals of one type. A compact DECIMAL(p <= 18)
+ * adds the unscaled longs with Math.addExact and keeps the result even past p digits (a sum Java
+ * then writes to files and reads back as is); only a long overflow falls back to BigDecimal,
+ * whose fromBigDecimal is then null (more than 18 digits). Non-compact sums past p digits are null.
+ */
+function decimalSum(precision: number, a: bigint, b: bigint): bigint | null {
+  const sum = a + b;
+  if (isCompactDecimal(precision)) return sum === BigInt.asIntN(64, sum) ? sum : null;
+  return fromBigDecimal(sum, precision);
 }
 
 /** Rounds `num / den` half-up (away from zero), as BigDecimal.setScale(HALF_UP). */
@@ -353,6 +382,22 @@ function divHalfUp(num: bigint, den: bigint): bigint {
   const r = num % den;
   if (2n * (r < 0n ? -r : r) >= den) return num < 0n ? q - 1n : q + 1n;
   return q;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  if (a < 0n) a = -a;
+  if (b < 0n) b = -b;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Whether a / b (b != 0) has a finite decimal expansion: BigDecimal.divide(b) throws otherwise. */
+function terminates(a: bigint, b: bigint): boolean {
+  let den = b / gcd(a, b);
+  if (den < 0n) den = -den;
+  while (den % 2n === 0n) den /= 2n;
+  while (den % 5n === 0n) den /= 5n;
+  return den === 1n;
 }
 
 function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
@@ -375,19 +420,16 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
     case "BIGINT":
       return BigInt.asIntN(64, sum ? (acc as bigint) + (input as bigint) : (acc as bigint) * (input as bigint));
     case "FLOAT":
+      // float arithmetic in double then rounded: exact for +, -, *, / (53 >= 2 * 24 + 2 bits)
       return Math.fround(sum ? (acc as number) + (input as number) : (acc as number) * (input as number));
     case "DOUBLE":
       return sum ? (acc as number) + (input as number) : (acc as number) * (input as number);
     case "DECIMAL": {
       const a = acc as bigint;
       const b = input as bigint;
-      if (sum) {
-        // DecimalUtils.add: compact (precision < 18) adds longs unchecked, otherwise exact with overflow -> null
-        if (type.precision < 18) return BigInt.asIntN(64, a + b);
-        return fitDecimal(a + b, type.precision);
-      }
-      // DecimalUtils.multiply: exact product rounded half-up to the scale, overflow -> null
-      return fitDecimal(divHalfUp(a * b, pow10(type.scale)), type.precision);
+      if (sum) return decimalSum(type.precision, a, b);
+      // FieldProductAgg: exact BigDecimal product, then fromBigDecimal (HALF_UP to the scale, precision checked)
+      return fromBigDecimal(divHalfUp(a * b, pow10(type.scale)), type.precision);
     }
     default:
       throw new PaimonError("INVALID_ARGUMENT", `type ${type.kind} not supported in ${agg.fn}`);
@@ -411,38 +453,44 @@ function retractValue(agg: ColumnAgg, acc: unknown, input: unknown, identifier: 
       case "DOUBLE":
         return (acc as number) - (input as number);
       case "DECIMAL":
-        if (type.precision < 18) return BigInt.asIntN(64, (acc as bigint) - (input as bigint));
-        return fitDecimal((acc as bigint) - (input as bigint), type.precision);
+        return decimalSum(type.precision, acc as bigint, -(input as bigint));
     }
   }
   // product: divide
   if (acc === null || input === null) return acc;
-  const divByZero = () => new PaimonError("INVALID_ARGUMENT", `merge-engine=aggregation of ${identifier}, column ${agg.field.name}: product retraction divides by zero`);
+  // Java throws ArithmeticException (integer or BigDecimal division by zero, a non-terminating
+  // BigDecimal quotient): paimon-rt refuses the same merges
+  const javaFails = (why: string) => new PaimonError("INVALID_ARGUMENT", `merge-engine=aggregation of ${identifier}, column ${agg.field.name}: product retraction ${why}`);
   switch (type.kind) {
     case "TINYINT":
     case "SMALLINT":
     case "INT":
-      if (input === 0) throw divByZero();
+      if (input === 0) throw javaFails("divides by zero");
       return wrapInt(type.kind, Math.trunc((acc as number) / (input as number)));
     case "BIGINT":
-      if (input === 0n) throw divByZero();
+      if (input === 0n) throw javaFails("divides by zero");
       return BigInt.asIntN(64, (acc as bigint) / (input as bigint));
     case "FLOAT":
       return Math.fround((acc as number) / (input as number));
     case "DOUBLE":
       return (acc as number) / (input as number);
     case "DECIMAL": {
-      // BigDecimal.divide (exact quotient) then fromBigDecimal(p, s): round half-up to the scale
-      if (input === 0n) throw divByZero();
-      return fitDecimal(divHalfUp((acc as bigint) * pow10(type.scale), input as bigint), type.precision);
+      // BigDecimal.divide (exact quotient, else ArithmeticException), then fromBigDecimal(p, s)
+      const a = acc as bigint;
+      const b = input as bigint;
+      if (b === 0n) throw javaFails("divides by zero");
+      if (!terminates(a, b)) throw javaFails(`${decimalToString(a, type.scale)} / ${decimalToString(b, type.scale)} has no exact decimal quotient`);
+      return fromBigDecimal(divHalfUp(a * pow10(type.scale), b), type.precision);
     }
   }
   throw new PaimonError("INVALID_ARGUMENT", `type ${type.kind} not supported in ${agg.fn}`);
 }
 
+/** FieldSumAgg.negative: the primitive's negation (MIN_VALUE stays MIN_VALUE); DECIMAL via fromBigDecimal, so a compact value past p digits becomes null. */
 function negate(type: DataType, v: unknown): unknown {
   if (v === null) return null;
-  if (typeof v === "bigint") return type.kind === "BIGINT" || (type.kind === "DECIMAL" && type.precision < 18) ? BigInt.asIntN(64, -v) : -v;
+  if (type.kind === "DECIMAL") return fromBigDecimal(-(v as bigint), type.precision);
+  if (type.kind === "BIGINT") return BigInt.asIntN(64, -(v as bigint));
   if (type.kind === "TINYINT" || type.kind === "SMALLINT" || type.kind === "INT") return wrapInt(type.kind, -(v as number));
   return -(v as number);
 }

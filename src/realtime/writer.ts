@@ -16,7 +16,7 @@ import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataField } from "../spec/types.js";
 import { writablePartitionPath } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { checkWriteOptions, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
+import { checkDecimalInput, checkWriteOptions, TableWrite, type TableWriteOptions, type WriteTarget } from "../write/table-write.js";
 import { RealtimeContext, type EntryIdentity, type StoreEntry } from "./context.js";
 import { tablePartitionStrings } from "./offsets.js";
 import { validateRealtimeTable, type RealtimeOptions } from "./options.js";
@@ -212,6 +212,7 @@ export class RealtimeTableWrite extends TableWrite {
       if (i !== at && !expected[i].type.nullable && out.data.children[i].nullCount > 0) {
         throw new PaimonError("INVALID_ARGUMENT", `column ${expected[i].name} of table ${table.identifier} is NOT NULL but the batch has ${out.data.children[i].nullCount} null value(s)`);
       }
+      if (i !== at) checkDecimalInput(out.data.children[i], expected[i], table.identifier);
     }
     return out;
   }

@@ -814,6 +814,23 @@ export function toBinaryRow(values: readonly unknown[], types: readonly DataType
   return w.toBytes();
 }
 
+/**
+ * `toBinaryRow` for data file statistics: a compact DECIMAL (p <= 18) may hold any unscaled
+ * long there, as Java's BinaryRowWriter writes it unchecked (an aggregation sum past p digits
+ * is kept in the file, and so in its bounds). Everything else is checked as in toBinaryRow.
+ */
+export function toStatsBinaryRow(values: readonly unknown[], types: readonly DataType[]): Uint8Array {
+  if (values.length !== types.length) throw invalid(`Row has ${values.length} values for ${types.length} types`);
+  const w = new BinaryRowWriter(types.length);
+  for (let i = 0; i < types.length; i++) {
+    const v = values[i];
+    const t = types[i]!;
+    if (t.kind === "DECIMAL" && isCompactDecimal(t.precision) && typeof v === "bigint" && v === BigInt.asIntN(64, v)) w.writeDecimal(i, v, t.precision);
+    else writeValue(w, i, v, t, false);
+  }
+  return w.toBytes();
+}
+
 function readValue(s: BinarySection, pos: number, type: DataType): unknown {
   if (s.isNullAt(pos)) return null;
   switch (type.kind) {

@@ -5,7 +5,7 @@ import { randomId } from "../fs/file-io.js";
 import type { FileIO } from "../fs/file-io.js";
 import { ParquetFileWriter } from "../format/parquet-writer.js";
 import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
-import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { serializeBinaryRow, toStatsBinaryRow } from "../spec/binary-row.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta, type SimpleStats } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
@@ -43,8 +43,8 @@ export function simpleStats(fields: readonly DataField[], stats: readonly Parque
   const mins = stats.map((s, i) => (keep(i) ? (s.min ?? null) : null));
   const maxs = stats.map((s, i) => (keep(i) ? (s.max ?? null) : null));
   return {
-    minValues: serializeBinaryRow(toBinaryRow(mins, types), types.length),
-    maxValues: serializeBinaryRow(toBinaryRow(maxs, types), types.length),
+    minValues: serializeBinaryRow(toStatsBinaryRow(mins, types), types.length),
+    maxValues: serializeBinaryRow(toStatsBinaryRow(maxs, types), types.length),
     nullCounts: stats.map((s) => (s.nullCount === null ? null : BigInt(s.nullCount))),
   };
 }

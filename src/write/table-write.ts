@@ -10,7 +10,8 @@ import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
 import { firstOn } from "../table/option-validation.js";
 import { Options, type TableOptions } from "../table/options.js";
-import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { decimalToString, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
+import { isValidAt } from "../arrow/values.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { TableSchema } from "../spec/schema.js";
 import { bucketKeys } from "../spec/schema.js";
@@ -68,6 +69,39 @@ interface BucketState {
 // Loaded through a computed specifier (as the page worker is, format/page-worker-load.ts): bundles
 // for browsers and edge runtimes never follow it into node:worker_threads.
 const COMPACT_WORKERS_MODULE = ["./compact", "workers.js"].join("-");
+
+/**
+ * Refuses DECIMAL input values with more than the column's precision digits (Java's
+ * Decimal.fromBigDecimal has no such value). Only written data is checked: an aggregation sum
+ * past the precision is a value Java keeps and paimon-rt writes and reads as is.
+ */
+export function checkDecimalInput(data: arrow.Data, field: DataField, identifier: string): void {
+  if (field.type.kind !== "DECIMAL" || data.nullCount === data.length) return;
+  const { precision, scale } = field.type;
+  const words = data.values as unknown as Uint32Array;
+  const signed = new Int32Array(words.buffer, words.byteOffset, data.length * 4);
+  const unscaled = (i: number) => {
+    let v = 0n;
+    for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(words[i * 4 + k]!);
+    return BigInt.asIntN(128, v);
+  };
+  // up to 15 digits in plain numbers: a value past 2^53 is out of range however it rounds
+  const numberLimit = precision <= 15 ? 10 ** precision : 0;
+  const bigLimit = 10n ** BigInt(precision);
+  for (let i = 0; i < data.length; i++) {
+    if (!isValidAt(data, i)) continue;
+    let fits: boolean;
+    if (numberLimit > 0) {
+      const high = signed[i * 4 + 1]!;
+      const sign = high < 0 ? -1 : 0;
+      fits = signed[i * 4 + 2] === sign && signed[i * 4 + 3] === sign && Math.abs(high * 4294967296 + words[i * 4]!) < numberLimit;
+    } else {
+      const v = unscaled(i);
+      fits = v < bigLimit && v > -bigLimit;
+    }
+    if (!fits) throw invalid(`column ${field.name} of table ${identifier}: value ${decimalToString(unscaled(i), scale)} (row ${i}) does not fit DECIMAL(${precision}, ${scale})`);
+  }
+}
 
 function invalid(message: string): PaimonError {
   return new PaimonError("INVALID_ARGUMENT", message);
@@ -170,6 +204,7 @@ export class TableWrite {
       if (!field.type.nullable && converted.nullCount > 0) {
         throw invalid(`column ${field.name} of table ${this.table.identifier} is NOT NULL but the batch has ${converted.nullCount} null value(s)`);
       }
+      checkDecimalInput(converted, field, this.table.identifier);
       return converted;
     });
     const schema = new arrow.Schema(this.canonical);

@@ -1,5 +1,6 @@
 // merge-engine=aggregation (Java AggregateMergeFunction): per-key reference model over several
 // commits (merge-on-read across files) and full compaction, retraction, and the exact refusals.
+import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -168,6 +169,23 @@ describe("merge-engine=aggregation", () => {
     }
   });
 
+  it("max / min over BOOLEAN: a lone value or nulls pass, comparing two values is refused as Java fails it (Incomparable type: BOOLEAN)", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "b", type: "BOOLEAN" },
+    ];
+    for (const fn of ["max", "min"]) {
+      const t = await table({ bucket: "1", "merge-engine": "aggregation", "fields.b.aggregate-function": fn }, fields);
+      await commit(t, [{ id: "1", b: true }, { id: "2", b: true }], undefined, false, fields);
+      await commit(t, [{ id: "2", b: null }], undefined, false, fields);
+      expect(await read(t)).toEqual([{ id: "1", b: true }, { id: "2", b: true }]);
+      await commit(t, [{ id: "1", b: false }], undefined, false, fields);
+      const refused = { name: "PaimonError", code: "INVALID_ARGUMENT", message: expect.stringContaining(`column b: aggregate function ${fn} cannot compare BOOLEAN values`) };
+      await expect(read(t)).rejects.toMatchObject(refused);
+      await expect(commit(t, [], undefined, true, fields)).rejects.toMatchObject(refused);
+    }
+  });
+
   it("partial-update: aggregate functions other than last_non_null_value need sequence groups (as Java)", async () => {
     const fields = ID_M;
     const ok = await table({ bucket: "1", "merge-engine": "partial-update", "fields.default-aggregate-function": "last_non_null_value" }, fields);
@@ -177,5 +195,172 @@ describe("merge-engine=aggregation", () => {
     const bad = await table({ bucket: "1", "merge-engine": "partial-update", "fields.m.aggregate-function": "sum" }, fields).catch((e) => e);
     const err = bad instanceof Error ? bad : await commit(bad, [{ id: "1", m: 1 }], undefined, false, fields).catch((e) => e);
     expect(err).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("Must use sequence group for aggregation functions but not found for field m") });
+  });
+});
+
+/** Rows as paimon-rt reads them, without the JSON round trip (which prints -0 as 0). */
+async function readRaw(t: Table): Promise<OracleRow[]> {
+  const plan = await t.newScan().plan();
+  return arrowToRows(await t.newRead().toArrow(plan.splits)).sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+const aggOptions = (fns: Record<string, string>, extra: Record<string, string> = {}) => ({
+  bucket: "1",
+  "merge-engine": "aggregation",
+  ...Object.fromEntries(Object.entries(fns).map(([k, v]) => [`fields.${k}.aggregate-function`, v])),
+  ...extra,
+});
+
+describe("merge-engine=aggregation arithmetic at the edges (Java 1.4.2 Field*Agg)", () => {
+  it("DECIMAL sum: a compact DECIMAL(p <= 18) keeps a sum past p digits (in files too), null only past a long; a non-compact one is null past p digits", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "d52", type: "DECIMAL(5, 2)" },
+      { name: "d90", type: "DECIMAL(9, 0)" },
+      { name: "d17", type: "DECIMAL(17, 0)" },
+      { name: "d18", type: "DECIMAL(18, 0)" },
+      { name: "d19", type: "DECIMAL(19, 0)" },
+    ];
+    const t = await table(aggOptions({ d52: "sum", d90: "sum", d17: "sum", d18: "sum", d19: "sum" }), fields);
+    const top = { d52: "999.99", d18: "999999999999999999", d19: "9999999999999999999" };
+    // key 2 reaches Long.MAX_VALUE exactly in DECIMAL(17, 0) (92 x (10^17 - 1) + 23372036854775899), then one more
+    await commit(t, [{ id: "1", ...top }, ...Array.from({ length: 92 }, () => ({ id: "2", d17: "99999999999999999" })), { id: "3", d90: "999999999" }, { id: "3", d90: "999999999" }, { id: "3", d90: "999999999" }], undefined, false, fields);
+    await commit(t, [{ id: "1", ...top }, { id: "2", d17: "23372036854775899" }], undefined, false, fields);
+    const merged = [
+      { id: "1", d52: "1999.98", d90: null, d17: null, d18: "1999999999999999998", d19: null },
+      { id: "2", d52: null, d90: null, d17: "9223372036854775807", d18: null, d19: null },
+      // the write buffer's 2999999997 went to Parquet INT32 as its low 32 bits, as Java writes it
+      { id: "3", d52: null, d90: String(BigInt.asIntN(32, 2999999997n)), d17: null, d18: null, d19: null },
+    ];
+    expect(await read(t)).toEqual(merged);
+    await commit(t, [], undefined, true, fields);
+    expect(await read(t)).toEqual(merged);
+    await commit(t, [{ id: "1", d52: "0.01", d18: "1" }, { id: "2", d17: "1" }], undefined, false, fields);
+    const after = [{ ...merged[0], d52: "1999.99", d18: "1999999999999999999" }, { ...merged[1], d17: null }, merged[2]];
+    expect(await read(t)).toEqual(after);
+    await commit(t, [], undefined, true, fields);
+    expect(await read(t)).toEqual(after);
+  });
+
+  it("a write whose DECIMAL value has more digits than the precision is refused (only merged sums exceed it)", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "d", type: "DECIMAL(16, 2)" },
+    ];
+    const t = await table(aggOptions({ d: "sum" }), fields);
+    const ok = rowsToBatch(fields, [{ id: "1", d: "99999999999999.99" }, { id: "2", d: null }]);
+    const unscaled = [10n ** 16n, -(10n ** 16n)];
+    for (const v of unscaled) {
+      // the batch of `ok` with row 1's decimal replaced by v (Decimal128: four little-endian words)
+      const words = Uint32Array.from(ok.data.children[1].values as Uint32Array);
+      const u = BigInt.asUintN(128, v);
+      for (let k = 0; k < 4; k++) words[4 + k] = Number((u >> BigInt(32 * k)) & 0xffffffffn);
+      const d = arrow.makeData({ type: ok.data.children[1].type, length: 2, nullCount: 0, data: words } as never) as arrow.Data;
+      const bad = new arrow.RecordBatch(ok.schema, arrow.makeData({ type: new arrow.Struct(ok.schema.fields), length: 2, nullCount: 0, children: [ok.data.children[0], d] }));
+      const write = await t.newWrite({ commitUser: "u" });
+      await expect(write.write(bad)).rejects.toMatchObject({ name: "PaimonError", code: "INVALID_ARGUMENT", message: `column d of table ${t.identifier}: value ${v < 0n ? "-" : ""}100000000000000.00 (row 1) does not fit DECIMAL(16, 2)` });
+      await write.close();
+    }
+    await commit(t, [{ id: "1", d: "99999999999999.99" }], undefined, false, fields);
+    await commit(t, [{ id: "1", d: "99999999999999.99" }], undefined, true, fields);
+    expect(await read(t)).toEqual([{ id: "1", d: "199999999999999.98" }]);
+  });
+
+  it("DECIMAL retraction: a compact difference past p digits is kept, a non-compact one is null", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "d18", type: "DECIMAL(18, 2)" },
+      { name: "d20", type: "DECIMAL(20, 2)" },
+    ];
+    for (const compact of [false, true]) {
+      const t = await table(aggOptions({ d18: "sum", d20: "sum" }), fields);
+      const low = { id: "1", d18: "-9999999999999999.99", d20: "-999999999999999999.99" };
+      await commit(t, [low], undefined, false, fields);
+      await commit(t, [{ id: "1", d18: "9999999999999999.99", d20: "999999999999999999.99" }], [3], compact, fields);
+      expect(await read(t)).toEqual([{ id: "1", d18: "-19999999999999999.98", d20: null }]);
+    }
+  });
+
+  it("TINYINT / SMALLINT / INT / BIGINT sum and product wrap around; retracting MIN_VALUE first negates it to itself", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "ti", type: "TINYINT" },
+      { name: "si", type: "SMALLINT" },
+      { name: "i", type: "INT" },
+      { name: "b", type: "BIGINT" },
+      { name: "pti", type: "TINYINT" },
+      { name: "psi", type: "SMALLINT" },
+      { name: "pi", type: "INT" },
+      { name: "pb", type: "BIGINT" },
+    ];
+    const options = aggOptions({ ti: "sum", si: "sum", i: "sum", b: "sum", pti: "product", psi: "product", pi: "product", pb: "product" });
+    const max = { ti: 127, si: 32767, i: 2147483647, b: "9223372036854775807" };
+    const min = { ti: -128, si: -32768, i: -2147483648, b: "-9223372036854775808" };
+    for (const compact of [false, true]) {
+      const t = await table(options, fields);
+      await commit(t, [{ id: "1", ...max, pti: 16, psi: 200, pi: 65536, pb: "4294967296" }, { id: "2", ...min, pti: -128, psi: -32768, pi: -2147483648, pb: "-9223372036854775808" }], undefined, false, fields);
+      await commit(t, [{ id: "1", ti: 1, si: 1, i: 1, b: "1", pti: 16, psi: 200, pi: 65536, pb: "4294967296" }], undefined, false, fields);
+      // key 2: -1 more; key 3: -U of MIN_VALUE first, then a -D of 1: MIN_VALUE - 1 wraps to MAX_VALUE
+      await commit(t, [{ id: "2", ti: 1, si: 1, i: 1, b: "1", pti: -1, psi: -1, pi: -1, pb: "-1" }, { id: "3", ...min }, { id: "3", ti: 1, si: 1, i: 1, b: "1" }], [3, 1, 3], compact, fields);
+      expect(await read(t)).toEqual([
+        { id: "1", ...min, pti: 0, psi: 200 * 200 - 65536, pi: 0, pb: "0" },
+        { id: "2", ...max, pti: -128, psi: -32768, pi: -2147483648, pb: "-9223372036854775808" },
+        { id: "3", ...max, pti: null, psi: null, pi: null, pb: null },
+      ]);
+    }
+  });
+
+  it("FLOAT / DOUBLE: sums overflow to ±Infinity and NaN; max / min order as Float.compare (NaN above +Infinity, -0.0 below 0.0)", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "f", type: "FLOAT" },
+      { name: "d", type: "DOUBLE" },
+      { name: "mxf", type: "FLOAT" },
+      { name: "mnf", type: "FLOAT" },
+      { name: "mxd", type: "DOUBLE" },
+      { name: "mnd", type: "DOUBLE" },
+    ];
+    const options = aggOptions({ f: "sum", d: "sum", mxf: "max", mnf: "min", mxd: "max", mnd: "min" });
+    for (const compact of [false, true]) {
+      const t = await table(options, fields);
+      await commit(t, [{ id: "1", f: 3.4028234663852886e38, d: 1.7976931348623157e308, mxf: 1, mnf: 1, mxd: -0, mnd: -0 }, { id: "2", f: "Infinity", d: "-Infinity", mxf: "NaN", mnf: "NaN", mxd: 0, mnd: 0 }], undefined, false, fields);
+      await commit(t, [{ id: "1", f: 3.4028234663852886e38, d: 1.7976931348623157e308, mxf: "NaN", mnf: "NaN", mxd: 0, mnd: 0 }, { id: "2", f: "-Infinity", d: "Infinity", mxf: "Infinity", mnf: "-Infinity", mxd: -0, mnd: -0 }], undefined, compact, fields);
+      const rows = await readRaw(t);
+      expect(rows).toEqual([
+        { id: "1", f: "Infinity", d: "Infinity", mxf: "NaN", mnf: 1, mxd: 0, mnd: -0 },
+        { id: "2", f: "NaN", d: "NaN", mxf: "NaN", mnf: "-Infinity", mxd: 0, mnd: -0 },
+      ]);
+      for (const r of rows) {
+        expect(Object.is(r.mxd, 0)).toBe(true);
+        expect(Object.is(r.mnd, -0)).toBe(true);
+      }
+    }
+  });
+
+  it("DECIMAL product: exact, rounded half-up to the scale, null past p digits; retraction divides exactly and refuses a quotient Java cannot represent", async () => {
+    const fields: FieldLike[] = [
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "p", type: "DECIMAL(5, 2)" },
+    ];
+    const options = aggOptions({ p: "product" });
+    const t = await table(options, fields);
+    await commit(t, [{ id: "1", p: "2.00" }, { id: "2", p: "999.99" }, { id: "3", p: "0.05" }, { id: "4", p: "0.05" }], undefined, false, fields);
+    await commit(t, [{ id: "1", p: "3.00" }, { id: "2", p: "2.00" }, { id: "3", p: "0.05" }, { id: "4", p: "1.00" }], undefined, false, fields);
+    await commit(t, [{ id: "1", p: "8.00" }, { id: "4", p: "0.08" }], [1, 1], false, fields);
+    // 6.00 / 8.00 = 0.75; 999.99 x 2 needs 6 digits: null; 0.05 x 0.05 = 0.0025 -> 0.00 (HALF_UP); 0.05 / 0.08 = 0.625 -> 0.63
+    const expected = [
+      { id: "1", p: "0.75" },
+      { id: "2", p: null },
+      { id: "3", p: "0.00" },
+      { id: "4", p: "0.63" },
+    ];
+    expect(await read(t)).toEqual(expected);
+    await commit(t, [], undefined, true, fields);
+    expect(await read(t)).toEqual(expected);
+    // 0.75 / 0.07 has no finite decimal expansion: Java's BigDecimal.divide throws, paimon-rt refuses
+    await commit(t, [{ id: "1", p: "0.07" }], [1], false, fields);
+    const refused = { name: "PaimonError", code: "INVALID_ARGUMENT", message: expect.stringContaining("column p: product retraction 0.75 / 0.07 has no exact decimal quotient") };
+    await expect(read(t)).rejects.toMatchObject(refused);
+    await expect(commit(t, [], undefined, true, fields)).rejects.toMatchObject(refused);
   });
 });

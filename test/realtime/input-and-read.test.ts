@@ -1,9 +1,9 @@
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { and, col, isRealtimeSplit, RealtimeContext, RowKind } from "../../src/index.js";
+import { and, Catalog, col, isRealtimeSplit, RealtimeContext, RowKind } from "../../src/index.js";
 import { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
 import type { RealtimeSplit } from "../../src/realtime/scan.js";
-import { cleanupDirs, expectCode, makeTable, offsetsBatch, range, readIds, readRows, rtBatch } from "./helpers.js";
+import { cleanupDirs, expectCode, makeTable, offsetsBatch, range, readIds, readRows, rtBatch, tempDir } from "./helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -54,6 +54,38 @@ describe("real-time input validation changes nothing", () => {
     await table.newCommit({ commitUser: "u" }).commitWithProgress(p, 1);
     await w.close();
     expect((await readIds(table)).length).toBe(8);
+  });
+
+  it("refuses a DECIMAL value with more digits than the column's precision", async () => {
+    const catalog = await Catalog.open(tempDir());
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.dec", {
+      fields: [
+        { name: "id", type: "BIGINT NOT NULL" },
+        { name: "d", type: "DECIMAL(5, 2)" },
+      ],
+      options: { bucket: 1, "bucket-key": "id", "realtime.enabled": true },
+    });
+    const ctx = await RealtimeContext.create();
+    const w = await table.newWrite({ commitUser: "u", realtime: ctx });
+    // unscaled 99999 fits DECIMAL(5, 2); 100000 and -100000 do not
+    const batch = (offset: number, unscaled: number) =>
+      new arrow.RecordBatch({
+        _REALTIME_OFFSET: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([BigInt(offset)]) }),
+        id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([1n]) }),
+        d: arrow.makeData({ type: new arrow.Decimal(2, 5, 128), length: 1, data: Uint32Array.from([unscaled >>> 0, unscaled < 0 ? -1 >>> 0 : 0, unscaled < 0 ? -1 >>> 0 : 0, unscaled < 0 ? -1 >>> 0 : 0]) }),
+      });
+    await w.write(batch(0, 99999), { bucket: 0 });
+    for (const unscaled of [100000, -100000]) {
+      const e = await expectCode(w.write(batch(1, unscaled), { bucket: 0 }), "INVALID_ARGUMENT");
+      expect(e.message).toContain(`column d of table db.dec: value ${unscaled < 0 ? "-" : ""}1000.00 (row 0) does not fit DECIMAL(5, 2)`);
+    }
+    await w.write(batch(1, -99999), { bucket: 0 });
+    expect(ctx.getMetrics().realtimeBuildingRowCount).toBe(2);
+    await table.newCommit({ commitUser: "u" }).commitWithProgress(await w.prepareCommitWithProgress(1), 1);
+    await w.close();
+    // Decimal128 cells as four words: the low one holds these small unscaled values
+    expect((await readRows(table)).map((r) => (r.d as Uint32Array)[0] | 0)).toEqual([99999, -99999]);
   });
 
   it("requires fixed buckets, an append table, a context object and a temp directory for spill", async () => {
