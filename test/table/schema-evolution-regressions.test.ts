@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
-import { applySchemaChanges } from "../../src/table/schema-manager.js";
+import { applySchemaChanges } from "../../src/table/schema-changes.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, rowsToBatch, type FieldLike } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";

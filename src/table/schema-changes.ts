@@ -1,0 +1,148 @@
+// The next schema from alterTable's changes, as Java 1.4.2's SchemaManager computes it, with its
+// refusals (immutable options, key columns, type changes without a Java cast). Loaded by
+// SchemaManager.commitChanges only: reading a table never needs it.
+import { PaimonError } from "../error.js";
+import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
+import type { SchemaChange } from "./schema-manager.js";
+import type { TableSchema } from "../spec/schema.js";
+import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
+import { IMMUTABLE_OPTIONS } from "./options.js";
+import { isTrueOption as isTrue } from "./option-validation.js";
+import { checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
+
+function invalid(message: string): PaimonError {
+  return new PaimonError("INVALID_ARGUMENT", message);
+}
+
+function fieldIndex(fields: readonly DataField[], name: string, where: number): number {
+  const i = fields.findIndex((f) => f.name === name);
+  if (i < 0) throw invalid(`column ${name} does not exist in schema ${where}`);
+  return i;
+}
+
+/**
+ * Java 1.4.2's `SchemaManager.checkAlterTableOption` for the options whose change would change
+ * what the existing files mean: the deletion-vector mode (rows hidden or brought back without a
+ * full compaction) unless `deletion-vectors.modifiable`, and `ignore-delete` /
+ * `ignore-update-before` from true to false.
+ */
+function checkOptionTransition(options: Record<string, string>, key: string, next: string | undefined): void {
+  if (key === "deletion-vectors.enabled" && !isTrue(options["deletion-vectors.modifiable"]) && isTrue(options[key]) !== isTrue(next)) {
+    throw new PaimonError(
+      "UNSUPPORTED",
+      `cannot change deletion-vectors.enabled from ${isTrue(options[key])} to ${isTrue(next)}: without a full compaction rows would be hidden or come back (set deletion-vectors.modifiable=true to allow it, as in Java)`,
+    );
+  }
+  if ((key === "ignore-delete" || key === "ignore-update-before") && next !== undefined && isTrue(options[key]) && !isTrue(next)) {
+    throw new PaimonError("UNSUPPORTED", `cannot change ${key} from true to false`);
+  }
+}
+
+/** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
+export function applySchemaChanges(current: TableSchema, changes: readonly SchemaChange[], where = "table"): TableSchema {
+  let fields = [...current.fields];
+  const options = { ...current.options };
+  let partitionKeys = [...current.partitionKeys];
+  let primaryKeys = [...current.primaryKeys];
+  let highest = current.highestFieldId;
+  const keyColumn = (name: string) => partitionKeys.includes(name) || primaryKeys.includes(name);
+  // Java's SchemaManager reads these two from the schema being altered
+  const disableNullToNotNull = isTrue(current.options["alter-column-null-to-not-null.disabled"] ?? "true");
+  const disableExplicitCasts = isTrue(current.options["disable-explicit-type-casting"] ?? "false");
+  for (const change of changes) {
+    switch (change.kind) {
+      case "addColumn": {
+        if (fields.some((f) => f.name === change.name)) throw new PaimonError("ALREADY_EXISTS", `column ${change.name} already exists`);
+        let type: DataType;
+        try {
+          type = toDataType(change.type);
+        } catch (e) {
+          throw invalid(`invalid type for new column ${change.name}: ${(e as Error).message}`);
+        }
+        if (!type.nullable) throw invalid(`column ${change.name}: a new column must be nullable (existing rows have no value)`);
+        const counter = { value: highest };
+        const id = ++counter.value;
+        type = reassignFieldIds(type, counter);
+        highest = Math.max(counter.value, highest);
+        const field: DataField = change.description ? { id, name: change.name, type, description: change.description } : { id, name: change.name, type };
+        if (change.after !== undefined) fields.splice(fieldIndex(fields, change.after, current.id + 1) + 1, 0, field);
+        else fields.push(field);
+        break;
+      }
+      case "renameColumn": {
+        const i = fieldIndex(fields, change.name, current.id);
+        if (fields.some((f) => f.name === change.newName)) throw new PaimonError("ALREADY_EXISTS", `column ${change.newName} already exists`);
+        if (change.newName.trim() === "") throw invalid("a column name cannot be empty");
+        // Java renames primary-key columns (the key list with them), not partition columns
+        if (partitionKeys.includes(change.name)) throw new PaimonError("UNSUPPORTED", `cannot rename partition column ${change.name}`);
+        checkOffsetColumnChange(options, change.name, "rename", where);
+        fields[i] = { ...fields[i], name: change.newName };
+        primaryKeys = primaryKeys.map((k) => (k === change.name ? change.newName : k));
+        renameColumnInOptions(options, change.name, change.newName);
+        break;
+      }
+      case "dropColumn": {
+        const i = fieldIndex(fields, change.name, current.id);
+        if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot drop partition or primary-key column ${change.name}`);
+        checkOffsetColumnChange(options, change.name, "drop", where);
+        if (fields.length === 1) throw invalid(`cannot drop ${change.name}, the table's only column`);
+        const bucketKey = options["bucket-key"]?.split(",") ?? [];
+        if (bucketKey.includes(change.name)) throw new PaimonError("UNSUPPORTED", `cannot drop bucket-key column ${change.name}`);
+        fields = fields.filter((_, j) => j !== i);
+        break;
+      }
+      case "updateColumnType": {
+        const i = fieldIndex(fields, change.name, current.id);
+        checkOffsetColumnChange(options, change.name, "retype", where);
+        let type: DataType;
+        try {
+          type = toDataType(change.type);
+        } catch (e) {
+          throw invalid(`invalid type for column ${change.name}: ${(e as Error).message}`);
+        }
+        const old = fields[i].type;
+        const what = `change column ${change.name} from ${typeToString(old)} to ${typeToString(type)}`;
+        if (keyColumn(change.name)) throw new PaimonError("UNSUPPORTED", `cannot change the type of partition or primary-key column ${change.name}`);
+        if (old.nullable && !type.nullable && disableNullToNotNull) {
+          throw new PaimonError("UNSUPPORTED", `cannot ${what}: a nullable column cannot become NOT NULL (unless alter-column-null-to-not-null.disabled=false, as in Java)`);
+        }
+        // Java's rules (DataTypeCasts.supportsCast with explicit casts, CastExecutors.resolve)
+        if (!javaAcceptsTypeChange(old, type, !disableExplicitCasts)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: no cast between them`);
+        if (!readCastImplemented(old, type)) throw new PaimonError("UNSUPPORTED", `cannot ${what}: paimon-rt cannot read the old files under the new type (Java can)`);
+        fields[i] = { ...fields[i], type };
+        break;
+      }
+      case "setOption":
+      case "removeOption": {
+        const key = change.key;
+        if (IMMUTABLE_OPTIONS.has(key)) throw new PaimonError("UNSUPPORTED", `option ${key} cannot be changed after table creation`);
+        if (key === "bucket") {
+          const from = Number(options["bucket"] ?? "-1");
+          if (change.kind === "removeOption") throw new PaimonError("UNSUPPORTED", `option bucket cannot be reset (it is ${from})`);
+          const to = Number(change.value);
+          if ((from > 0) !== (to > 0)) throw new PaimonError("UNSUPPORTED", `cannot change bucket from ${from} to ${to}: only fixed bucket counts can be rescaled`);
+        }
+        checkOptionTransition(options, key, change.kind === "setOption" ? String(change.value) : undefined);
+        if (change.kind === "setOption") options[key] = String(change.value);
+        else delete options[key];
+        break;
+      }
+      default:
+        throw invalid(`unknown schema change ${JSON.stringify(change)}`);
+    }
+  }
+  // Partition columns cannot be renamed and primary-key renames renamed the list, so the key lists stay valid.
+  partitionKeys = partitionKeys.filter((k) => fields.some((f) => f.name === k));
+  primaryKeys = primaryKeys.filter((k) => fields.some((f) => f.name === k));
+  return {
+    ...current,
+    version: 3,
+    id: current.id + 1,
+    fields,
+    highestFieldId: Math.max(highest, highestFieldId(fields)),
+    partitionKeys,
+    primaryKeys,
+    options,
+    timeMillis: Date.now(),
+  };
+}
