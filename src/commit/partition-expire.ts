@@ -7,7 +7,7 @@ import { PaimonError } from "../error.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import { parseDuration } from "../table/options.js";
-import { daysFromCivil, daysInMonth, MILLIS_PER_DAY } from "../spec/civil-time.js";
+import { daysFromCivil, daysInMonth, localWallMillis, MILLIS_PER_DAY } from "../spec/civil-time.js";
 import { requireIntOption } from "../table/option-validation.js";
 import { partitionValueString } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -124,7 +124,7 @@ async function expirePartitions(table: FileStoreTable, commit: FileStoreCommit, 
   const types = fields.map((f) => f.type);
   const keys = fields.map((f) => f.name);
   const defaultName = table.coreOptions.partitionDefaultName;
-  const expireWall = now - new Date(now).getTimezoneOffset() * 60_000 - config.expirationTime;
+  const expireWall = localWallMillis(now) - config.expirationTime;
   // Java PartitionEntry: the newest creation time of each partition's files (local wall clock)
   const partitions = new Map<string, { row: Uint8Array; newest: number }>();
   for (const e of await commit.liveEntries()) {

@@ -7,6 +7,8 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { type DataField, type DataType, needsValueCast, toArrowType, typeToString } from "../spec/types.js";
 import { isValidAt } from "../arrow/values.js";
+import { decimalToString } from "../spec/binary-row.js";
+import { localWallMillis } from "../spec/civil-time.js";
 
 // ---------------------------------------------------------------------------------------------
 // Which changes Java accepts
@@ -314,7 +316,7 @@ function valueCast(rule: string, from: DataType, to: DataType, what: string): (v
           return javaDoubleString(v, from.kind === "FLOAT");
         }
         if (v instanceof Uint8Array) return utf8Decoder.decode(v);
-        if ("unscaled" in v) return decimalPlainString(v);
+        if ("unscaled" in v) return decimalToString(v.unscaled, v.scale); // BigDecimal.toPlainString
         const ts = from.kind === "TIMESTAMP_LTZ" ? ltzToTimestamp(v) : v;
         return formatTimestamp(ts, (from as { precision: number }).precision);
       };
@@ -437,7 +439,7 @@ function longToFloat(v: bigint): number {
 /** Java `DecimalUtils.doubleValue`: compact decimals (precision <= 18) divide the unscaled long, the others round BigDecimal.doubleValue. */
 function decimalToDouble(d: JavaDecimal, from: { precision: number }): number {
   if (from.precision <= 18) return Number(d.unscaled) / 10 ** d.scale;
-  return Number(decimalPlainString(d));
+  return Number(decimalToString(d.unscaled, d.scale));
 }
 
 /** `Decimal.fromBigDecimal`: rescaled HALF_UP; null when it needs more digits than `precision`. */
@@ -464,17 +466,6 @@ function parseBigDecimal(s: string): JavaDecimal | null {
   let scale = fraction.length - Number(m[4] ?? "0");
   if (scale < 0) return { unscaled: unscaled * 10n ** BigInt(-scale), scale: 0 };
   return { unscaled, scale };
-}
-
-/** `BigDecimal.toPlainString`. */
-function decimalPlainString(d: JavaDecimal): string {
-  const neg = d.unscaled < 0n;
-  let digits = (neg ? -d.unscaled : d.unscaled).toString();
-  if (d.scale > 0) {
-    digits = digits.padStart(d.scale + 1, "0");
-    digits = `${digits.slice(0, digits.length - d.scale)}.${digits.slice(digits.length - d.scale)}`;
-  }
-  return neg ? `-${digits}` : digits;
 }
 
 /**
@@ -579,8 +570,8 @@ function timestampToLtz(ts: JavaTimestamp): JavaTimestamp {
 
 /** `timestampWithLocalZoneToTimestamp` in the default zone: the local date-time of the instant. */
 function ltzToTimestamp(ts: JavaTimestamp): JavaTimestamp {
-  const offset = -new Date(Number(ts.millis)).getTimezoneOffset() * 60000;
-  return { millis: ts.millis + BigInt(offset), nanoOfMilli: ts.nanoOfMilli };
+  const millis = Number(ts.millis);
+  return { millis: ts.millis + BigInt(localWallMillis(millis) - millis), nanoOfMilli: ts.nanoOfMilli };
 }
 
 const pad = (n: number | bigint, width: number): string => String(n).padStart(width, "0");

@@ -19,6 +19,14 @@ export interface CivilDate {
 
 const floorDiv = (a: number, b: number): number => Math.floor(a / b);
 
+/**
+ * The process's local wall clock at instant `epochMs`, read as if it were UTC (Java's
+ * `LocalDateTime` of the JVM zone, as Paimon stores it in `_CREATION_TIME`, tag and partition times).
+ */
+export function localWallMillis(epochMs: number): number {
+  return epochMs - new Date(epochMs).getTimezoneOffset() * 60_000;
+}
+
 /** Whether `year` is a leap year of the proleptic Gregorian calendar (as Java's `IsoChronology`). */
 export function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;

@@ -6,7 +6,7 @@
 // (`TagTimeExpire`). Times are Java `LocalDateTime`s, held as "wall" milliseconds: the local
 // date-time read as if it were UTC. Loaded only by tables that set these options.
 import { PaimonError } from "../error.js";
-import { daysFromCivil, daysInMonth, MILLIS_PER_DAY } from "../spec/civil-time.js";
+import { daysFromCivil, daysInMonth, localWallMillis, MILLIS_PER_DAY } from "../spec/civil-time.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import { requireIntOption } from "./option-validation.js";
 import { parseDuration } from "./options.js";
@@ -56,7 +56,7 @@ function boolOption(raw: Readonly<Record<string, string>>, key: string, fallback
 /** The offset (ms) of a zone from UTC at an instant. */
 type Zone = (epochMs: number) => number;
 
-const systemZone: Zone = (ms) => -new Date(ms).getTimezoneOffset() * 60_000;
+const systemZone: Zone = (ms) => localWallMillis(ms) - ms;
 
 /** Milliseconds of a proleptic Gregorian date-time read as UTC. */
 function wallMillis(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {

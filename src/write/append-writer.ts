@@ -2,6 +2,7 @@
 // rolls at `target-file-size`; each finished file becomes a DataFileMeta.
 import type * as arrow from "apache-arrow";
 import { randomId } from "../fs/file-io.js";
+import { localWallMillis } from "../spec/civil-time.js";
 import type { FileIO } from "../fs/file-io.js";
 import { ParquetFileWriter } from "../format/parquet-writer.js";
 import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
@@ -51,8 +52,7 @@ export function simpleStats(fields: readonly DataField[], stats: readonly Parque
 
 /** Java writes `_CREATION_TIME` as the local wall clock encoded like a UTC timestamp. */
 export function localNowMillis(): number {
-  const now = new Date();
-  return now.getTime() - now.getTimezoneOffset() * 60_000;
+  return localWallMillis(Date.now());
 }
 
 export class AppendBucketWriter {
