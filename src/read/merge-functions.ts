@@ -65,6 +65,8 @@ const ORDERED = new Set([...NUMERIC, "CHAR", "VARCHAR", "DATE", "TIME", "TIMESTA
 function columnAgg(engine: MergeFold["engine"], identifier: string, field: DataField, primaryKeys: readonly string[], options: TableOptions): ColumnAgg {
   const ignoreRetract = isTrue(options.get(`fields.${field.name}.ignore-retract`));
   const delimiter = options.get(`fields.${field.name}.list-agg-delimiter`) ?? ",";
+  // Java: a sequence field of an aggregation table keeps its last value (no aggregate may be set on it)
+  if (engine === "aggregation" && options.get("sequence.field")?.split(",").some((s) => s.trim() === field.name)) return { fn: "last_value", field, ignoreRetract, delimiter };
   if (primaryKeys.includes(field.name)) return { fn: "primary-key", field, ignoreRetract, delimiter };
   const name = (options.get(`fields.${field.name}.aggregate-function`) ?? options.get("fields.default-aggregate-function"))?.trim();
   if (engine === "partial-update") {
@@ -127,7 +129,8 @@ export function mergeFold(identifier: string, engine: MergeFold["engine"], field
   return { engine, identifier, columns: fields.map((f) => columnAgg(engine, identifier, f, primaryKeys, options)) };
 }
 
-function sameKey(cols: readonly KeyColumn[], a: number, b: number): boolean {
+/** Whether rows `a` and `b` hold the same values in `cols` (as their BinaryRow bytes compare). */
+export function sameKey(cols: readonly KeyColumn[], a: number, b: number): boolean {
   for (const c of cols) {
     const x = keyValue(c, a);
     const y = keyValue(c, b);
@@ -159,7 +162,7 @@ interface Grouped {
   sequence: BigInt64Array;
 }
 
-function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], total: number): Grouped {
+function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], total: number, order?: readonly KvBatch[]): Grouped {
   const part = new Uint32Array(total);
   const row = new Uint32Array(total);
   let at = 0;
@@ -173,21 +176,23 @@ function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], to
   const keys = keyColumns.map((k) => keyColumnFromArrow(gatherData(sources.map((s) => s.data.children[k]), part, row)));
   const sequence = gatherInt64(chunks.map((c) => c.sequence), part, row);
   const kinds = gatherInt8(chunks.map((c) => c.kinds), part, row);
-  const order = sortPermutation(keys, sequence);
+  const perm = sortPermutation(keys, order ? gatherInt64(order.map((c) => c.sequence), part, row) : sequence);
   const starts: number[] = [];
-  for (let i = 0; i < total; i++) if (i === 0 || !sameKey(keys, order[i - 1], order[i])) starts.push(i);
+  for (let i = 0; i < total; i++) if (i === 0 || !sameKey(keys, perm[i - 1], perm[i])) starts.push(i);
   starts.push(total);
-  return { part, row, kinds, order, starts: Uint32Array.from(starts), sequence };
+  return { part, row, kinds, order: perm, starts: Uint32Array.from(starts), sequence };
 }
 
 /**
  * Folds chunks (any order; every row carries its sequence number) into one row per key, in key
  * order. Partial-update rejects retract rows (the writer drops them first with ignore-delete).
+ * `order` (the chunks ranked by `sequence.field`, see sequence-order.ts) orders the records of a
+ * key instead of their sequence numbers; the result keeps the stored number of the last record.
  */
-export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly number[], fold: MergeFold): KvBatch | null {
+export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly number[], fold: MergeFold, order?: readonly KvBatch[]): KvBatch | null {
   const total = chunks.reduce((n, c) => n + c.batch.numRows, 0);
   if (total === 0) return null;
-  const g = groupRows(chunks, keyColumns, total);
+  const g = groupRows(chunks, keyColumns, total, order);
   if (fold.engine === "partial-update") {
     for (let i = 0; i < total; i++) {
       if (isRetract(g.kinds[i])) throw new PaimonError("INVALID_ARGUMENT", `merge-engine=partial-update of ${fold.identifier} cannot merge DELETE/UPDATE_BEFORE rows; set partial-update.ignore-delete=true`);

@@ -72,6 +72,9 @@ export class PrimaryKeySplitReader {
   private fileSchemas: FileSchemas | null = null;
   /** The key-column part of the filter: exact before the merge, so files are read selectively by it. */
   private readonly keyFilter: Predicate | null;
+  /** `sequence.field` columns (in `readFields`), empty without; and whether their order is descending. */
+  private readonly seqColumns: number[];
+  private readonly seqDescending: boolean;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -82,6 +85,9 @@ export class PrimaryKeySplitReader {
     this.keyFields = layout.keyFields;
     // Read in table order; output picks the projected ones. Every field in table order (an
     // unprojected read, e.g. every key lookup) reads all of them: the schema's own layout.
+    const config = primaryKeyConfig(table.coreOptions);
+    // sequence fields decide the merge: read even when not projected (dropped by finish)
+    const seqFields = config.sequenceFields.map((n) => schema.fields.find((f) => f.name === n)).filter((f): f is DataField => f !== undefined);
     if (sameFields(options.fields, schema.fields)) {
       this.readFields = schema.fields;
       this.keyColumns = layout.keyColumns;
@@ -89,12 +95,14 @@ export class PrimaryKeySplitReader {
     } else {
       const filterNames = new Set<string>();
       if (options.filter) collectFields(options.filter, filterNames);
-      const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
+      const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...seqFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
       this.readFields = schema.fields.filter((f) => wanted.has(f));
       this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
       this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
     }
-    const engine = primaryKeyConfig(table.coreOptions).mergeEngine;
+    this.seqColumns = seqFields.map((f) => this.readFields.indexOf(f));
+    this.seqDescending = config.sequenceDescending;
+    const engine = config.mergeEngine;
     this.firstRow = engine === "first-row";
     this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
@@ -123,8 +131,10 @@ export class PrimaryKeySplitReader {
       for (const f of files) {
         for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH, this.keyFilter)) chunks.push(c);
       }
+      // sequence.field: the merges order the records of a key by their rank in the user order
+      const order = this.seqColumns.length > 0 ? (await import("./sequence-order.js")).rankBySequenceFields(chunks, this.seqColumns, this.seqDescending) : undefined;
       if (this.fold) {
-        const folded = foldRecords(chunks, this.keyColumns, this.fold);
+        const folded = foldRecords(chunks, this.keyColumns, this.fold, order);
         if (!folded) continue;
         // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
         const live: number[] = [];
@@ -136,7 +146,7 @@ export class PrimaryKeySplitReader {
         }
         continue;
       }
-      yield* this.emitMerged(chunks);
+      yield* this.emitMerged(chunks, order);
     }
   }
 
@@ -151,6 +161,8 @@ export class PrimaryKeySplitReader {
    * reads, seed "Primary Key MOR"/"Primary Key DV"). The filter applies after the merge.
    */
   async *readWithMemory(split: DataSplit, memory: readonly KvBatch[], keyFilter: Predicate | null = null): AsyncGenerator<arrow.RecordBatch> {
+    // (the real-time layer refuses sequence.field tables: memory is ordered by sequence number only)
+    if (this.seqColumns.length > 0) throw new PaimonError("UNSUPPORTED", `real-time reads of ${this.table.identifier} with sequence.field are not supported`);
     const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
     const files = split.files.map((f, i) => ({ f, df: deletionFiles?.[i] ?? null }));
     files.sort((a, b) => compareSequence(a.f.minSequenceNumber, b.f.minSequenceNumber));
@@ -211,8 +223,8 @@ export class PrimaryKeySplitReader {
     return true;
   }
 
-  /** Merge winners of sorted chunks (oldest first), retract rows dropped, in batchSize batches. */
-  private *emitMerged(chunks: readonly KvBatch[]): Generator<arrow.RecordBatch> {
+  /** Merge winners of sorted chunks (oldest first), retract rows dropped, in batchSize batches; `order`: the chunks ranked by sequence.field. */
+  private *emitMerged(chunks: readonly KvBatch[], order?: readonly KvBatch[]): Generator<arrow.RecordBatch> {
     const single = onlyRow(chunks);
     if (single !== null) {
       // one row in all (a key lookup's usual result): it is the winner, unless a retract row
@@ -221,7 +233,7 @@ export class PrimaryKeySplitReader {
       if (out) yield out;
       return;
     }
-    const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
+    const merged = mergeKvBatches(order ?? chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
     const total = merged.part.length;
     if (total === 0) return;
     // one gather of all winners (per-call costs once, not per batch), then zero-copy slices
@@ -321,7 +333,11 @@ function onlyRow(chunks: readonly KvBatch[]): KvBatch | null {
 /** The rows of a KV batch matching `predicate` (bound to the table's fields). */
 function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
   const rows = filterBatchIndices(predicate, c.batch);
-  if (rows.length === c.batch.numRows) return c;
+  return rows.length === c.batch.numRows ? c : takeKvRows(c, rows);
+}
+
+/** Rows `rows` of a KV batch (batch, sequence numbers and row kinds). */
+export function takeKvRows(c: KvBatch, rows: Uint32Array): KvBatch {
   const zeros = new Uint32Array(rows.length);
   return { batch: takeRows(c.batch, rows), sequence: gatherInt64([c.sequence], zeros, rows), kinds: gatherInt8([c.kinds], zeros, rows) };
 }

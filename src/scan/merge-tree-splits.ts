@@ -11,7 +11,7 @@ import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
+import { KeyDecoder, keyFieldsOf, primaryKeyConfig, sequenceFieldsOf } from "../table/primary-key.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import type { DataSplit } from "./split.js";
 import { checkMergeFunctionOptions } from "../read/merge-functions.js";
@@ -187,6 +187,7 @@ export function checkMergeable(table: FileStoreTable): void {
     checkMergeFunctionOptions(table.identifier, config.mergeEngine, table.schema.fields, table.schema.primaryKeys, table.coreOptions);
   }
   if (config.sequenceFields.length > 0) {
-    throw new PaimonError("UNSUPPORTED", `reading ${table.identifier}: merging with sequence.field=${config.sequenceFields.join(",")} is not supported`);
+    if (config.mergeEngine === "first-row") throw new PaimonError("INVALID_ARGUMENT", `reading ${table.identifier}: Do not support use sequence field on FIRST_ROW merge engine.`);
+    sequenceFieldsOf(table.schema, config, `reading ${table.identifier}`);
   }
 }

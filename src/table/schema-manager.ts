@@ -6,7 +6,7 @@ import type { FileIO } from "../fs/file-io.js";
 import { readTextFileIfExists } from "../fs/file-io.js";
 import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
 import { type DataType, typeToString } from "../spec/types.js";
-import { validateOptionValues } from "./option-validation.js";
+import { sequenceSortOrder, validateOptionValues } from "./option-validation.js";
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
@@ -127,6 +127,7 @@ export function validateTableSchema(schema: TableSchema): void {
     const trimmed = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
     if (trimmed.length === 0) throw invalid(`primary key [${schema.primaryKeys.join(", ")}] must not be only partition fields`);
   }
+  validateSequenceField(schema);
   fileIndexSpecOf(o, schema.fields); // file-index.* options name existing columns of indexable types
   for (const key of schema.partitionKeys) {
     const f = schema.fields.find((x) => x.name === key)!;
@@ -134,4 +135,24 @@ export function validateTableSchema(schema: TableSchema): void {
       throw invalid(`partition column ${key} cannot be of type ${typeToString(f.type)}`);
     }
   }
+}
+
+/** Java `SchemaValidation.validateSequenceField` (same messages), and the sort order's value. */
+function validateSequenceField(schema: TableSchema): void {
+  const o = schema.options;
+  const value = o["sequence.field"];
+  if (value === undefined) return;
+  // (Java splits on every comma and trims: an empty name is an unknown field)
+  const fields = value.split(",").map((s) => s.trim());
+  for (const field of fields) {
+    if (!schema.fields.some((f) => f.name === field)) throw invalid(`Sequence field: '${field}' can not be found in table schema.`);
+    if (o[`fields.${field}.aggregate-function`] !== undefined) throw invalid(`Should not define aggregation on sequence field: '${field}'.`);
+    if (fields.indexOf(field) !== fields.lastIndexOf(field)) throw invalid(`Sequence field '${field}' is defined repeatedly.`);
+  }
+  if ((o["merge-engine"] ?? "deduplicate").toLowerCase() === "first-row") throw invalid("Do not support use sequence field on FIRST_ROW merge engine.");
+  const pk = schema.primaryKeys;
+  if (pk.length > 0 && !schema.partitionKeys.every((p) => pk.includes(p))) {
+    throw invalid(`You can not use sequence.field in cross partition update case (Primary key constraint '[${pk.join(", ")}]' not include all partition fields '[${schema.partitionKeys.join(", ")}]').`);
+  }
+  sequenceSortOrder(o["sequence.field.sort-order"]);
 }

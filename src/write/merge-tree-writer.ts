@@ -18,13 +18,14 @@ import { type KeyColumn, keyColumnFromArrow, keyValue } from "../kernel/columns.
 import { sortPermutation } from "../kernel/sort.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
-import { mergeKvBatches } from "../read/merge-read.js";
+import { mergeKvBatches, takeKvRows } from "../read/merge-read.js";
+import { rankBySequenceFields } from "../read/sequence-order.js";
 import { foldRecords, type MergeFold, mergeFold } from "../read/merge-functions.js";
 import { DELETION_VECTORS_INDEX, intervalPartition } from "../scan/merge-tree-splits.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
-import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig, sequenceFieldsOf } from "../table/primary-key.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
@@ -154,6 +155,8 @@ function keyString(cols: readonly KeyColumn[], row: number): string {
 export class MergeTreeBucketWriter {
   private readonly keyFields: DataField[];
   private readonly keyColumns: number[];
+  /** `sequence.field` columns (table order), empty without: merges order a key's records by them first. */
+  private readonly seqColumns: number[];
   private readonly fileConfig: KvFileWriterConfig;
   private readonly keys: KeyDecoder;
   private readonly indexUuid = randomId();
@@ -190,6 +193,7 @@ export class MergeTreeBucketWriter {
     this.keyFields = keyFieldsOf(table.schema);
     this.keyColumns = this.keyFields.map((k) => table.schema.fields.indexOf(k));
     this.keys = new KeyDecoder(this.keyFields);
+    this.seqColumns = sequenceFieldsOf(table.schema, options.config, `writing ${table.identifier}`).map((f) => table.schema.fields.indexOf(f));
     this.files = restored;
     this.schemas = new FileSchemas(table);
     this.dvIndex = dvIndex;
@@ -327,9 +331,10 @@ export class MergeTreeBucketWriter {
     const perms: Uint32Array[] = [];
     // first-row keeps the lowest sequence number: order and merge by the negated sequence
     const firstRow = this.options.config.mergeEngine === "first-row";
-    const runs: SortedRun[] = chunks.map((c) => {
+    const ranked = this.ranked(chunks);
+    const runs: SortedRun[] = chunks.map((c, i) => {
       const keys = this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k]));
-      const order = firstRow ? c.sequence.map((x) => -x) : c.sequence;
+      const order = ranked ? ranked[i].sequence : firstRow ? c.sequence.map((x) => -x) : c.sequence;
       const perm = sortPermutation(keys, order);
       perms.push(perm);
       const zeros = new Uint32Array(perm.length);
@@ -505,8 +510,9 @@ export class MergeTreeBucketWriter {
     if (f.level !== 0) return { kind: "upgrade", file: f, lookup: false };
     // deletion vectors drop deletes: a file holding DELETE rows is rewritten without them
     if (deletionVectors && containsDeleteRecords(f)) return { kind: "rewrite", files: [f] };
-    // deduplicate keeps the latest row of a key, so rows merged with higher levels stay as they are
-    if (outputLevel === maxLevel || mergeEngine === "deduplicate") return { kind: "upgrade", file: f, lookup: deletionVectors };
+    // deduplicate keeps the latest row of a key, so rows merged with higher levels stay as they
+    // are; not with sequence.field (an older row of a higher level may win)
+    if (outputLevel === maxLevel || (mergeEngine === "deduplicate" && this.seqColumns.length === 0)) return { kind: "upgrade", file: f, lookup: deletionVectors };
     return { kind: "rewrite", files: [f] };
   }
 
@@ -550,9 +556,13 @@ export class MergeTreeBucketWriter {
       const stepLookup = fromLevel0 ? lookup : undefined;
       if (stepLookup) lookupFiles.push(...inputs);
       let outputs: DataFileMeta[] = [];
+      // sequence.field with deletion vectors: the rows of higher levels that the level-0 keys
+      // replace join the merge (Java's lookup merges them by the sequence field: the older row
+      // may win, and is then written again while its old position is marked deleted)
+      if (stepLookup && this.seqColumns.length > 0) chunks.unshift(...(await this.rowsShadowedBy(rest, inputs, chunks)));
       if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
       else if (chunks.length > 0) {
-        const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
+        const merged = mergeKvBatches(this.ranked(chunks) ?? chunks, this.keyColumns, { dropDeletes: false, firstRow });
         outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
       }
       before.push(...inputs);
@@ -638,7 +648,7 @@ export class MergeTreeBucketWriter {
 
   /** partial-update / aggregation: folds the chunks per key and writes the result at `level` (without retract results when `dropDeletes`). */
   private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean): Promise<DataFileMeta[]> {
-    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!) : null;
+    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, this.ranked(chunks)) : null;
     const writer = new KvFileWriter(this.fileConfig, level, source);
     if (!folded) return writer.finish();
     let rows: Uint32Array | null = null;
@@ -659,6 +669,40 @@ export class MergeTreeBucketWriter {
       });
     }
     return writer.finish();
+  }
+
+  /** `chunks` ranked by the sequence fields (see sequence-order.ts), or undefined without sequence.field. */
+  private ranked(chunks: readonly KvBatch[]): KvBatch[] | undefined {
+    return this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.options.config.sequenceDescending) : undefined;
+  }
+
+  /**
+   * The live rows of `targets` (higher levels) whose keys occur in `chunks` (rows of the level-0
+   * compaction `inputs`, each chunk sorted by key); only targets overlapping an input's key range
+   * are read.
+   */
+  private async rowsShadowedBy(targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[], chunks: readonly KvBatch[]): Promise<KvBatch[]> {
+    const table = this.options.table;
+    const inputKeys = chunks.map((c) => this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k])));
+    const out: KvBatch[] = [];
+    for (const f of targets) {
+      if (!this.overlapsAny(f, inputs)) continue;
+      const deleted = this.dvs.get(f.fileName) ?? null;
+      const fileFields = await this.schemas.fieldsOf(f.schemaId);
+      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
+        const rows = shadowedRows(
+          this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k])),
+          inputKeys,
+        );
+        if (rows.length > 0) out.push(takeKvRows(c, rows));
+      }
+    }
+    return out;
+  }
+
+  /** Whether `f`'s [minKey, maxKey] overlaps the key range of one of `inputs`. */
+  private overlapsAny(f: DataFileMeta, inputs: readonly DataFileMeta[]): boolean {
+    return inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0);
   }
 
   /** Keys of the live rows of `files` (first-row lookup). */
@@ -682,9 +726,8 @@ export class MergeTreeBucketWriter {
    * the key range of one of the compaction `inputs` can hold such keys; the rest are not read.
    */
   private async markShadowed(targets: readonly DataFileMeta[], lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<void> {
-    const overlaps = (f: DataFileMeta) => inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0);
     for (const f of targets) {
-      if (!overlaps(f)) continue;
+      if (!this.overlapsAny(f, inputs)) continue;
       let position = 0;
       const marks: Uint32Array[] = [];
       // positions count every row of the file, so its keys are taken without its deletion vector
