@@ -323,7 +323,7 @@ export class MergeTreeBucketWriter {
     // Sort only the keys (+ sequence, kinds) of each chunk, merge those, then gather the
     // winners' full rows straight from the unsorted chunks.
     if (this.fold) {
-      const files = await this.writeFolded(chunks, 0, 0, false);
+      const files = await this.writeFolded(chunks, 0, 0, false, true);
       this.files.push(...files);
       this.newFiles.push(...files);
       return;
@@ -331,7 +331,7 @@ export class MergeTreeBucketWriter {
     const perms: Uint32Array[] = [];
     // first-row keeps the lowest sequence number: order and merge by the negated sequence
     const firstRow = this.options.config.mergeEngine === "first-row";
-    const ranked = this.ranked(chunks);
+    const ranked = this.ranked(chunks, true);
     const runs: SortedRun[] = chunks.map((c, i) => {
       const keys = this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k]));
       const order = ranked ? ranked[i].sequence : firstRow ? c.sequence.map((x) => -x) : c.sequence;
@@ -647,8 +647,8 @@ export class MergeTreeBucketWriter {
   private foldCache: MergeFold | undefined;
 
   /** partial-update / aggregation: folds the chunks per key and writes the result at `level` (without retract results when `dropDeletes`). */
-  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean): Promise<DataFileMeta[]> {
-    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, this.ranked(chunks)) : null;
+  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, flush = false): Promise<DataFileMeta[]> {
+    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, this.ranked(chunks, flush)) : null;
     const writer = new KvFileWriter(this.fileConfig, level, source);
     if (!folded) return writer.finish();
     let rows: Uint32Array | null = null;
@@ -671,9 +671,15 @@ export class MergeTreeBucketWriter {
     return writer.finish();
   }
 
-  /** `chunks` ranked by the sequence fields (see sequence-order.ts), or undefined without sequence.field. */
-  private ranked(chunks: readonly KvBatch[]): KvBatch[] | undefined {
-    return this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.options.config.sequenceDescending) : undefined;
+  /**
+   * `chunks` ranked by the sequence fields (see sequence-order.ts), or undefined without
+   * sequence.field. `flush`: the write buffer's order, always ascending — Java 1.4.2's
+   * `SortBufferWriteBuffer` sorts the sequence fields ascending whatever
+   * `sequence.field.sort-order` says (only reads and compactions honour `descending`), and the
+   * files must hold what Java would write.
+   */
+  private ranked(chunks: readonly KvBatch[], flush = false): KvBatch[] | undefined {
+    return this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.options.config.sequenceDescending && !flush) : undefined;
   }
 
   /**

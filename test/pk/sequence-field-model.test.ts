@@ -3,7 +3,10 @@
 // compactions and new writers, on merge-on-read and deletion-vector tables; every read (also
 // projected without the sequence fields, and filtered on a value column) equals a model that
 // keeps per key the record that is greatest by (sequence fields, write order), as Java's
-// UserDefinedSeqComparator orders them (nulls lowest in either order).
+// UserDefinedSeqComparator orders them (nulls lowest in either order). As in Java 1.4.2, the
+// records of a key in one write buffer are first reduced in ascending order whatever the sort
+// order (its SortBufferWriteBuffer sorts ascending); the descending cases keep the default
+// buffer size, so a buffer is what was written since the last commit or compaction.
 //
 // Paimon drops a key's DELETE once a compaction has merged all of the key's rows (the highest
 // level, or any deletion-vector compaction); a later record that loses against that DELETE would
@@ -112,6 +115,15 @@ async function runOps(options: Record<string, string>, ops: Op[]): Promise<void>
   const table = await catalog.createTable("db.t", { fields: FIELDS, primaryKeys: ["id"], options: { bucket: "2", ...options } });
   const model = new Map<bigint, Version>();
   let pending = new Map(model);
+  // the write buffer's winner per key (ascending order), merged into `pending` at a flush
+  let buffer = new Map<bigint, Version>();
+  const flush = () => {
+    for (const [k, x] of buffer) {
+      const current = pending.get(k);
+      if (!current || compareVersions(x, current, fields, descending) > 0) pending.set(k, x);
+    }
+    buffer = new Map();
+  };
   let order = 0;
   let write: TableWrite = await table.newWrite({ commitUser: "u" });
   let ident = 0;
@@ -122,19 +134,22 @@ async function runOps(options: Record<string, string>, ops: Op[]): Promise<void>
         const kinds: RowKind[] = [];
         for (const { rec, rowKind } of op.rows) {
           const version: Version = { rec: { ...rec, v: `w${order}` }, retract: rowKind === RowKind.DELETE || rowKind === RowKind.UPDATE_BEFORE, order };
+          const buffered = buffer.get(rec.id);
+          const winner = !buffered || compareVersions(version, buffered, fields, false) > 0 ? version : buffered;
           const current = pending.get(rec.id);
-          const wins = !current || compareVersions(version, current, fields, descending) > 0;
-          // a record losing against a DELETE: kept or not depending on compaction (see top)
-          if (current?.retract && !wins && !version.retract) continue;
+          // a buffer winner losing against a DELETE: kept or not depending on compaction (see top)
+          if (current?.retract && !winner.retract && compareVersions(winner, current, fields, descending) < 0) continue;
           order++;
           rows.push(version.rec);
           kinds.push(rowKind);
-          if (wins) pending.set(rec.id, version);
+          buffer.set(rec.id, winner);
         }
         if (rows.length > 0) await write.write(toBatch(rows), { rowKinds: kinds });
       } else if (op.kind === "compact") {
         await write.compact({ full: op.full });
+        flush();
       } else {
+        flush();
         ident++;
         await table.newCommit({ commitUser: "u" }).commit(await write.prepareCommit(ident), ident);
         for (const [k, x] of pending) model.set(k, x);
@@ -152,11 +167,12 @@ async function runOps(options: Record<string, string>, ops: Op[]): Promise<void>
 }
 
 const SMALL = { "num-sorted-run.compaction-trigger": "3", "write-buffer-size": "2 kb", "target-file-size": "2 kb" };
+const SMALL_FILES = { "num-sorted-run.compaction-trigger": "3", "target-file-size": "1 kb" };
 const CASES: Record<string, Record<string, string>> = {
   int_asc_mor: { "sequence.field": "si", ...SMALL },
-  string_desc_mor: { "sequence.field": "ss", "sequence.field.sort-order": "descending", ...SMALL },
+  string_desc_mor: { "sequence.field": "ss", "sequence.field.sort-order": "descending", ...SMALL_FILES },
   int_string_asc_dv: { "sequence.field": "si,ss", "deletion-vectors.enabled": "true", ...SMALL },
-  double_desc_dv: { "sequence.field": "sd", "sequence.field.sort-order": "DESCENDING", "deletion-vectors.enabled": "true", ...SMALL },
+  double_desc_dv: { "sequence.field": "sd", "sequence.field.sort-order": "DESCENDING", "deletion-vectors.enabled": "true", ...SMALL_FILES },
   bigint_int_desc_mor_one_bucket: { "sequence.field": "sb,si", "sequence.field.sort-order": "descending", bucket: "1", "num-sorted-run.compaction-trigger": "2", "target-file-size": "1 kb" },
   bigint_asc_dv64: { "sequence.field": "sb", "deletion-vectors.enabled": "true", "deletion-vectors.bitmap64": "true", "num-sorted-run.compaction-trigger": "4", "write-buffer-size": "1 kb" },
 };

@@ -128,6 +128,18 @@ describe("sequence.field", () => {
     }
   });
 
+  it("descending: one write buffer reduces a key's records ascending first, as Java's SortBufferWriteBuffer does", async () => {
+    const c = await catalog();
+    const table = await c.createTable("db.t", { fields: FIELDS, primaryKeys: ["id"], options: { bucket: "1", "sequence.field": "s1", "sequence.field.sort-order": "descending" } });
+    // one buffer: 3 then 5 -> 5 is written (ascending); a later commit's 4 wins against it (descending)
+    await commitRows(table, [rec(1, "three", null, 3), rec(1, "five", null, 5), rec(2, "five", null, 5), rec(2, "three", null, 3)]);
+    expect((await read(table)).map((r) => r.v)).toEqual(["five", "five"]);
+    await commitRows(table, [rec(1, "four", null, 4), rec(2, "six", null, 6)]);
+    expect((await read(table)).map((r) => r.v)).toEqual(["four", "five"]);
+    await commitRows(table, [], true);
+    expect((await read(table)).map((r) => r.v)).toEqual(["four", "five"]);
+  });
+
   it("partial-update folds in sequence-field order (the older write's fields are overwritten by the higher sequence)", async () => {
     const c = await catalog();
     const table = await c.createTable("db.t", { fields: FIELDS, primaryKeys: ["id"], options: { bucket: "1", "merge-engine": "partial-update", "sequence.field": "s1" } });
