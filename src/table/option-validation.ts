@@ -140,10 +140,10 @@ export function checkReadOptions(o: Readonly<Record<string, string>>, table: str
   if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
 }
 
-/** `sequence.field.sort-order` as Java parses the enum (case-insensitive); INVALID_ARGUMENT otherwise. */
+/** `sequence.field.sort-order` as Java parses the enum (case-insensitive); INVALID_ARGUMENT (Java's message) otherwise. */
 export function sequenceSortOrder(value: string | undefined): "ascending" | "descending" {
   if (value === undefined) return "ascending";
   const v = value.toLowerCase();
   if (v === "ascending" || v === "descending") return v;
-  throw new PaimonError("INVALID_ARGUMENT", `option sequence.field.sort-order: could not parse '${value}' (ascending, descending)`);
+  throw new PaimonError("INVALID_ARGUMENT", `Could not parse value '${value}' for key 'sequence.field.sort-order' (ascending, descending).`);
 }

@@ -6,7 +6,7 @@ import type { FileIO } from "../fs/file-io.js";
 import { readTextFileIfExists } from "../fs/file-io.js";
 import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
 import { type DataType, typeToString } from "../spec/types.js";
-import { sequenceSortOrder, validateOptionValues } from "./option-validation.js";
+import { validateOptionValues } from "./option-validation.js";
 import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
@@ -137,13 +137,16 @@ export function validateTableSchema(schema: TableSchema): void {
   }
 }
 
-/** Java `SchemaValidation.validateSequenceField` (same messages), and the sort order's value. */
+/** Java `SchemaValidation.validateSequenceField` (same messages; like Java, the sort order is checked when the table is read or written). */
 function validateSequenceField(schema: TableSchema): void {
   const o = schema.options;
   const value = o["sequence.field"];
   if (value === undefined) return;
-  // (Java splits on every comma and trims: an empty name is an unknown field)
-  const fields = value.split(",").map((s) => s.trim());
+  // (Java's String.split: trailing empty parts dropped, then trimmed; an empty name is an unknown field)
+  const parts = value.split(",");
+  while (parts.length > 1 && parts[parts.length - 1] === "") parts.pop();
+  const fields = parts.length === 1 && parts[0] === "" && value !== "" ? [] : parts.map((s) => s.trim());
+  if (fields.length === 0) return;
   for (const field of fields) {
     if (!schema.fields.some((f) => f.name === field)) throw invalid(`Sequence field: '${field}' can not be found in table schema.`);
     if (o[`fields.${field}.aggregate-function`] !== undefined) throw invalid(`Should not define aggregation on sequence field: '${field}'.`);
@@ -154,5 +157,4 @@ function validateSequenceField(schema: TableSchema): void {
   if (pk.length > 0 && !schema.partitionKeys.every((p) => pk.includes(p))) {
     throw invalid(`You can not use sequence.field in cross partition update case (Primary key constraint '[${pk.join(", ")}]' not include all partition fields '[${schema.partitionKeys.join(", ")}]').`);
   }
-  sequenceSortOrder(o["sequence.field.sort-order"]);
 }

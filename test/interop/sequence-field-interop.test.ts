@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
-import { javaOracleUnavailable, type OracleRow, type OracleSpec, readTables, sortRows, writeTables } from "./oracle/harness.js";
+import { javaOracleUnavailable, type OracleRow, type OracleSpec, readTables, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 import { rng } from "../pk/helpers.js";
 
 const noJava = javaOracleUnavailable();
@@ -215,4 +215,36 @@ describe.skipIf(noJava !== null)("sequence.field interop with Java", () => {
     },
     SLOW,
   );
+});
+
+describe.skipIf(noJava !== null)("sequence.field refusals as Java", () => {
+  it("createTable refuses the schemas Java's createTable refuses, with Java's message", async () => {
+    const cases: Array<{ options: Record<string, string>; partitionKeys?: string[]; primaryKeys?: string[]; message: string }> = [
+      { options: { "sequence.field": "nope" }, message: "Sequence field: 'nope' can not be found in table schema." },
+      { options: { "sequence.field": "ts,ts" }, message: "Sequence field 'ts' is defined repeatedly." },
+      { options: { "sequence.field": ",ts" }, message: "Sequence field: '' can not be found in table schema." },
+      { options: { "sequence.field": "ts", "merge-engine": "aggregation", "fields.ts.aggregate-function": "max" }, message: "Should not define aggregation on sequence field: 'ts'." },
+      { options: { "sequence.field": "ts", "merge-engine": "first-row" }, message: "Do not support use sequence field on FIRST_ROW merge engine." },
+      { options: { "sequence.field": "ts" }, partitionKeys: ["s"], primaryKeys: ["id"], message: "You can not use sequence.field in cross partition update case (Primary key constraint '[id]' not include all partition fields '[s]')." },
+    ];
+    const wh = path.join(root, "refusals");
+    const results = await runBatch(
+      "java",
+      await Promise.all(
+        cases.map(async (c, i) => {
+          const file = path.join(root, `refusal-${i}.json`);
+          await fsp.writeFile(file, JSON.stringify({ fields: FIELDS.map((f) => ({ name: f.name, type: f.type })), partitionKeys: c.partitionKeys ?? [], primaryKeys: c.primaryKeys ?? ["id"], options: { bucket: "1", ...c.options }, commits: [] }));
+          return ["write", wh, `${DB}.t${i}`, file];
+        }),
+      ),
+    );
+    const catalog = await Catalog.open(path.join(root, "refusals-rt"));
+    await catalog.createDatabase(DB);
+    for (const [i, c] of cases.entries()) {
+      const java = results[i];
+      expect(java.ok, `Java refuses ${JSON.stringify(c.options)}`).toBe(false);
+      expect(java.ok ? "" : java.error).toContain(c.message);
+      await expect(catalog.createTable(`${DB}.t${i}`, { fields: FIELDS, partitionKeys: c.partitionKeys ?? [], primaryKeys: c.primaryKeys ?? ["id"], options: { bucket: "1", ...c.options } })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: c.message });
+    }
+  });
 });
