@@ -65,8 +65,6 @@ const ORDERED = new Set([...NUMERIC, "CHAR", "VARCHAR", "DATE", "TIME", "TIMESTA
 function columnAgg(engine: MergeFold["engine"], identifier: string, field: DataField, primaryKeys: readonly string[], options: TableOptions): ColumnAgg {
   const ignoreRetract = isTrue(options.get(`fields.${field.name}.ignore-retract`));
   const delimiter = options.get(`fields.${field.name}.list-agg-delimiter`) ?? ",";
-  // Java: a sequence field of an aggregation table keeps its last value (no aggregate may be set on it)
-  if (engine === "aggregation" && options.get("sequence.field")?.split(",").some((s) => s.trim() === field.name)) return { fn: "last_value", field, ignoreRetract, delimiter };
   if (primaryKeys.includes(field.name)) return { fn: "primary-key", field, ignoreRetract, delimiter };
   const name = (options.get(`fields.${field.name}.aggregate-function`) ?? options.get("fields.default-aggregate-function"))?.trim();
   if (engine === "partial-update") {
@@ -76,7 +74,8 @@ function columnAgg(engine: MergeFold["engine"], identifier: string, field: DataF
     }
     return { fn: "last_non_null_value", field, ignoreRetract, delimiter };
   }
-  let fn = name ?? "last_non_null_value";
+  // Java: a sequence field keeps its last value (createTable refuses an aggregate function on it)
+  let fn = options.get("sequence.field")?.split(",").some((s) => s.trim() === field.name) ? "last_value" : (name ?? "last_non_null_value");
   if (fn === "first_not_null_value") fn = "first_non_null_value"; // Java's legacy name
   const where = `merge-engine=aggregation of ${identifier}, column ${field.name}`;
   if (UNIMPLEMENTED.has(fn)) throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is not supported by paimon-rt`);

@@ -24,6 +24,7 @@ import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { sortedKeyRange } from "./selective-read.js";
+import { rankBySequenceFields } from "./sequence-order.js";
 
 /** Rows read per batch when a whole section is merged in memory. */
 const MERGE_READ_BATCH = 1 << 20;
@@ -72,9 +73,8 @@ export class PrimaryKeySplitReader {
   private fileSchemas: FileSchemas | null = null;
   /** The key-column part of the filter: exact before the merge, so files are read selectively by it. */
   private readonly keyFilter: Predicate | null;
-  /** `sequence.field` columns (in `readFields`), empty without; and whether their order is descending. */
+  /** `sequence.field` columns (in `readFields`), empty without. */
   private readonly seqColumns: number[];
-  private readonly seqDescending: boolean;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -87,7 +87,7 @@ export class PrimaryKeySplitReader {
     // unprojected read, e.g. every key lookup) reads all of them: the schema's own layout.
     const config = primaryKeyConfig(table.coreOptions);
     // sequence fields decide the merge: read even when not projected (dropped by finish)
-    const seqFields = config.sequenceFields.map((n) => schema.fields.find((f) => f.name === n)).filter((f): f is DataField => f !== undefined);
+    const seqFields = config.sequenceFields.map((n) => schema.fields.find((f) => f.name === n)!); // (createTable checked they exist)
     if (sameFields(options.fields, schema.fields)) {
       this.readFields = schema.fields;
       this.keyColumns = layout.keyColumns;
@@ -101,7 +101,6 @@ export class PrimaryKeySplitReader {
       this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
     }
     this.seqColumns = seqFields.map((f) => this.readFields.indexOf(f));
-    this.seqDescending = config.sequenceDescending;
     const engine = config.mergeEngine;
     this.firstRow = engine === "first-row";
     this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
@@ -132,7 +131,7 @@ export class PrimaryKeySplitReader {
         for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH, this.keyFilter)) chunks.push(c);
       }
       // sequence.field: the merges order the records of a key by their rank in the user order
-      const order = this.seqColumns.length > 0 ? (await import("./sequence-order.js")).rankBySequenceFields(chunks, this.seqColumns, this.seqDescending) : undefined;
+      const order = this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.table.coreOptions.get("sequence.field.sort-order")) : undefined;
       if (this.fold) {
         const folded = foldRecords(chunks, this.keyColumns, this.fold, order);
         if (!folded) continue;
@@ -158,11 +157,10 @@ export class PrimaryKeySplitReader {
   /**
    * Reads one partition-bucket's files (deletion vectors applied, every level) merged by key
    * with `memory`: sorted runs in `readFieldList` layout, newer than the files (real-time union
-   * reads, seed "Primary Key MOR"/"Primary Key DV"). The filter applies after the merge.
+   * reads, seed "Primary Key MOR"/"Primary Key DV"). The filter applies after the merge. (Not for
+   * sequence.field tables, which the real-time layer refuses: memory is ordered by sequence number.)
    */
   async *readWithMemory(split: DataSplit, memory: readonly KvBatch[], keyFilter: Predicate | null = null): AsyncGenerator<arrow.RecordBatch> {
-    // (the real-time layer refuses sequence.field tables: memory is ordered by sequence number only)
-    if (this.seqColumns.length > 0) throw new PaimonError("UNSUPPORTED", `real-time reads of ${this.table.identifier} with sequence.field are not supported`);
     const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
     const files = split.files.map((f, i) => ({ f, df: deletionFiles?.[i] ?? null }));
     files.sort((a, b) => compareSequence(a.f.minSequenceNumber, b.f.minSequenceNumber));

@@ -2,7 +2,6 @@
 // the files of a bucket are grouped into sections of overlapping key ranges, sections are never
 // split across splits (a key's versions must be merged together) and are packed by size;
 // deletion-vector tables skip level 0 and read files raw with their deletion vectors.
-import { PaimonError } from "../error.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { boundMayMatch, fileMayMatch, keyStatsOf, type StatsSet } from "../predicate/stats.js";
 import { bytesEqual, fromBinaryRow } from "../spec/binary-row.js";
@@ -11,7 +10,7 @@ import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { KeyDecoder, keyFieldsOf, primaryKeyConfig, sequenceFieldsOf } from "../table/primary-key.js";
+import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import type { DataSplit } from "./split.js";
 import { checkMergeFunctionOptions } from "../read/merge-functions.js";
@@ -186,8 +185,5 @@ export function checkMergeable(table: FileStoreTable): void {
   if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
     checkMergeFunctionOptions(table.identifier, config.mergeEngine, table.schema.fields, table.schema.primaryKeys, table.coreOptions);
   }
-  if (config.sequenceFields.length > 0) {
-    if (config.mergeEngine === "first-row") throw new PaimonError("INVALID_ARGUMENT", `reading ${table.identifier}: Do not support use sequence field on FIRST_ROW merge engine.`);
-    sequenceFieldsOf(table.schema, config, `reading ${table.identifier}`);
-  }
+  // (sequence.field: a type the kernels cannot order fails the merge with UNSUPPORTED)
 }

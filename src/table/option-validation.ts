@@ -139,11 +139,3 @@ export function checkReadOptions(o: Readonly<Record<string, string>>, table: str
   const key = firstOn(o, ["data-evolution.enabled", "scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]);
   if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
 }
-
-/** `sequence.field.sort-order` as Java parses the enum (case-insensitive); INVALID_ARGUMENT (Java's message) otherwise. */
-export function sequenceSortOrder(value: string | undefined): "ascending" | "descending" {
-  if (value === undefined) return "ascending";
-  const v = value.toLowerCase();
-  if (v === "ascending" || v === "descending") return v;
-  throw new PaimonError("INVALID_ARGUMENT", `Could not parse value '${value}' for key 'sequence.field.sort-order' (ascending, descending).`);
-}

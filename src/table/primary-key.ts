@@ -9,7 +9,6 @@ import { type DataField, type DataType, SYSTEM_FIELD_ID_START } from "../spec/ty
 import type { TableOptions } from "./options.js";
 import { compareValues } from "./values.js";
 import { checkMergeFunctionOptions } from "../read/merge-functions.js";
-import { sequenceSortOrder } from "./option-validation.js";
 
 /** `_KEY_<k>` field ids are `KEY_FIELD_ID_START + id(k)` (Java `SpecialFields`). */
 export const KEY_FIELD_ID_START = SYSTEM_FIELD_ID_START;
@@ -46,8 +45,6 @@ export interface PrimaryKeyConfig {
   ignoreUpdateBefore: boolean;
   /** `sequence.field`: value columns ordering the records of a key before `_SEQUENCE_NUMBER` (Java `UserDefinedSeqComparator`). */
   sequenceFields: string[];
-  /** `sequence.field.sort-order=descending`: the smallest sequence-field value wins (nulls still lose). */
-  sequenceDescending: boolean;
   changelogProducer: string;
   numSortedRunCompactionTrigger: number;
   numSortedRunStopTrigger: number;
@@ -89,7 +86,6 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
     ignoreDelete,
     ignoreUpdateBefore: options.bool("ignore-update-before", false),
     sequenceFields: seq ? seq.split(",").map((s) => s.trim()).filter((s) => s !== "") : [],
-    sequenceDescending: sequenceSortOrder(options.get("sequence.field.sort-order")) === "descending",
     changelogProducer: (options.get("changelog-producer") ?? "none").trim().toLowerCase(),
     numSortedRunCompactionTrigger: trigger,
     numSortedRunStopTrigger: options.int("num-sorted-run.stop-trigger", trigger + 3),
@@ -100,19 +96,6 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
     sizeRatio: options.int("compaction.size-ratio", 1),
     maxSizeAmplificationPercent: options.int("compaction.max-size-amplification-percent", 200),
   };
-}
-
-/** Kinds of sequence field paimon-rt orders (the kernel's key column kinds); Java also orders ARRAY / MAP / ROW ones. */
-const SEQUENCE_FIELD_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"]);
-
-/** The `sequence.field` columns of a PK table, UNSUPPORTED when one is of a type paimon-rt cannot order (`what` names the operation). */
-export function sequenceFieldsOf(schema: TableSchema, config: Readonly<PrimaryKeyConfig>, what: string): DataField[] {
-  return config.sequenceFields.map((name) => {
-    const f = schema.fields.find((x) => x.name === name);
-    if (!f) throw new PaimonError("INVALID_ARGUMENT", `${what}: Sequence field: '${name}' can not be found in table schema.`);
-    if (!SEQUENCE_FIELD_KINDS.has(f.type.kind)) throw new PaimonError("UNSUPPORTED", `${what}: ordering by sequence.field ${name} of type ${f.type.kind} is not supported`);
-    return f;
-  });
 }
 
 /** Throws a precise UNSUPPORTED error unless paimon-rt can write this PK table. */
@@ -127,10 +110,6 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
     checkMergeFunctionOptions(identifier, config.mergeEngine, schema.fields, schema.primaryKeys, options);
     if (config.deletionVectors) throw unsupported(`merge-engine=${config.mergeEngine} with deletion vectors`);
-  }
-  if (config.sequenceFields.length > 0) {
-    if (config.mergeEngine === "first-row") throw new PaimonError("INVALID_ARGUMENT", `${identifier}: Do not support use sequence field on FIRST_ROW merge engine.`);
-    sequenceFieldsOf(schema, config, `writing primary-key table ${identifier}`);
   }
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
   if (options.fileFormat !== "parquet") throw unsupported(`file.format=${options.fileFormat} (parquet only)`);

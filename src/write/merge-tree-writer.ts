@@ -25,7 +25,8 @@ import { DELETION_VECTORS_INDEX, intervalPartition } from "../scan/merge-tree-sp
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
-import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig, sequenceFieldsOf } from "../table/primary-key.js";
+import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkSequenceFields } from "./pk-write.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
@@ -157,6 +158,7 @@ export class MergeTreeBucketWriter {
   private readonly keyColumns: number[];
   /** `sequence.field` columns (table order), empty without: merges order a key's records by them first. */
   private readonly seqColumns: number[];
+
   private readonly fileConfig: KvFileWriterConfig;
   private readonly keys: KeyDecoder;
   private readonly indexUuid = randomId();
@@ -193,7 +195,7 @@ export class MergeTreeBucketWriter {
     this.keyFields = keyFieldsOf(table.schema);
     this.keyColumns = this.keyFields.map((k) => table.schema.fields.indexOf(k));
     this.keys = new KeyDecoder(this.keyFields);
-    this.seqColumns = sequenceFieldsOf(table.schema, options.config, `writing ${table.identifier}`).map((f) => table.schema.fields.indexOf(f));
+    this.seqColumns = checkSequenceFields(table.identifier, table.schema, options.config, opts.get("sequence.field.sort-order")).map((f) => table.schema.fields.indexOf(f));
     this.files = restored;
     this.schemas = new FileSchemas(table);
     this.dvIndex = dvIndex;
@@ -679,7 +681,7 @@ export class MergeTreeBucketWriter {
    * files must hold what Java would write.
    */
   private ranked(chunks: readonly KvBatch[], flush = false): KvBatch[] | undefined {
-    return this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.options.config.sequenceDescending && !flush) : undefined;
+    return this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, flush ? undefined : this.options.table.coreOptions.get("sequence.field.sort-order")) : undefined;
   }
 
   /**

@@ -24,7 +24,7 @@ import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
 import { checkPrimaryKeyWritable, type PrimaryKeyConfig } from "../table/primary-key.js";
 import { MergeTreeBucketWriter } from "./merge-tree-writer.js";
-import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
+import { attachRowKinds, checkRowKinds, checkSequenceFields, compactTargets } from "./pk-write.js";
 import { compactAppendBuckets } from "./append-compact.js";
 import { inputBatches } from "../arrow/input.js";
 import { isDeduplicateTable } from "../table/dedup-table.js";
@@ -148,6 +148,7 @@ export class TableWrite {
     checkWriteOptions(table.schema, table.identifier);
     this.schema = table.schema;
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
+    if (this.pk) checkSequenceFields(table.identifier, this.schema, this.pk, table.coreOptions.get("sequence.field.sort-order"));
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
     this.numBuckets = table.coreOptions.bucket;
     if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
