@@ -248,3 +248,30 @@ describe.skipIf(noJava !== null)("sequence.field refusals as Java", () => {
     }
   });
 });
+
+describe.skipIf(noJava !== null)("sequence.field of a type paimon-rt cannot order", () => {
+  it("Java writes a table ordered by an ARRAY field; paimon-rt's merging read and newWrite are UNSUPPORTED, a single compacted run reads", async () => {
+    const wh = path.join(root, "array-seq");
+    const fields = [
+      { name: "id", type: "INT NOT NULL" },
+      { name: "a", type: "ARRAY<INT>" },
+    ];
+    const spec: OracleSpec = {
+      fields,
+      primaryKeys: ["id"],
+      options: { bucket: "1", "sequence.field": "a" },
+      commits: [[{ id: 1, a: [2] }], [{ id: 1, a: [1, 5] }]],
+    };
+    await writeTables("java", wh, [{ identifier: `${DB}.arr`, spec }]);
+    const table = await Table.open(path.join(wh, `${DB}.db`, "arr"));
+    await expect((async () => table.newRead().toArrow((await table.newScan().plan()).splits))()).rejects.toMatchObject({ code: "UNSUPPORTED" });
+    await expect(table.newWrite({ commitUser: "rt" })).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("sequence.field a of type ARRAY") });
+    // Java compacts: one run, read without merging ([2] > [1, 5] element-wise)
+    await writeTables("java", wh, [{ identifier: `${DB}.arr`, spec: { commits: [{ rows: [], compact: true }] } }]);
+    const [java] = await readTables("java", [{ warehouse: wh, identifier: `${DB}.arr`, sort: true }]);
+    if (java instanceof Error) throw java;
+    const reopened = await Table.open(path.join(wh, `${DB}.db`, "arr"));
+    expect(arrowToRows(await reopened.newRead().toArrow((await reopened.newScan().plan()).splits))).toEqual(java);
+    expect(java).toEqual([{ id: 1, a: [2] }]);
+  });
+});
