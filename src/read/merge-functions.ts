@@ -128,8 +128,7 @@ export function mergeFold(identifier: string, engine: MergeFold["engine"], field
   return { engine, identifier, columns: fields.map((f) => columnAgg(engine, identifier, f, primaryKeys, options)) };
 }
 
-/** Whether rows `a` and `b` hold the same values in `cols` (as their BinaryRow bytes compare). */
-export function sameKey(cols: readonly KeyColumn[], a: number, b: number): boolean {
+function sameKey(cols: readonly KeyColumn[], a: number, b: number): boolean {
   for (const c of cols) {
     const x = keyValue(c, a);
     const y = keyValue(c, b);

@@ -12,7 +12,8 @@
 import { concatData } from "../arrow/concat.js";
 import { isNull, type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { sortPermutation } from "../kernel/sort.js";
-import { type KvBatch, sameKey } from "./merge-functions.js";
+import { keyComparator } from "../kernel/reference.js";
+import type { KvBatch } from "./merge-functions.js";
 
 /**
  * `chunks` with `sequence` replaced by ranks (0 .. rows-1 over all chunks) ordered as Java
@@ -52,9 +53,10 @@ function descendingRanks(col: KeyColumn): KeyColumn {
   const n = col.length;
   const perm = sortPermutation([col], new BigInt64Array(n)); // ascending, nulls first
   const ranks = new Int32Array(n);
+  const cmp = keyComparator([col]);
   // from the largest value down to the nulls (which keep 0)
   for (let i = n - 1, rank = 0; i >= 0 && !isNull(col, perm[i]); i--) {
-    if (i === n - 1 || !sameKey([col], perm[i + 1], perm[i])) rank++;
+    if (i === n - 1 || cmp(perm[i + 1], perm[i]) !== 0) rank++;
     ranks[perm[i]] = rank;
   }
   return { type: "int32", length: n, values: ranks };
