@@ -212,7 +212,7 @@ describe("dynamic bucket mode: model", () => {
     it(`${name}: reads, key buckets and HASH index files equal the model after every commit`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 14 }), (ops) => runModel(config, ops)),
-        { numRuns: Number(process.env.DYN_RUNS ?? 25), seed: process.env.DYN_SEED ? Number(process.env.DYN_SEED) : undefined },
+        { numRuns: Number(process.env.DYN_RUNS ?? 50), seed: process.env.DYN_SEED ? Number(process.env.DYN_SEED) : undefined },
       );
     }, 240_000);
   }
