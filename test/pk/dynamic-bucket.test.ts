@@ -316,4 +316,36 @@ describe("dynamic bucket mode", () => {
     expect(buckets.get(json(["d1", 3n, "a"]))).toEqual([1]);
     expect(buckets.get(json(["d1", 9n, "a"]))).toEqual([1]); // bucket 1 held one key of two
   });
+
+  it("compaction keeps the hash index; serialized messages commit the HASH file; expiry deletes replaced HASH files, orphan removal keeps live ones", async () => {
+    const { CommitMessage } = await import("../../src/commit/commit-message.js");
+    const table = await createPkTable({ bucket: -1, "dynamic-bucket.target-row-num": 2 });
+    const write = await table.newWrite({ commitUser: "u" });
+    await write.write(toBatch([r(1, "a"), r(2, "a"), r(3, "a")]));
+    const messages = await write.prepareCommit(1);
+    const hashFiles = messages.flatMap((m) => m.data.dataIncrement.newIndexFiles).filter((f) => f.indexType === HASH_INDEX);
+    expect(hashFiles.map((f) => f.rowCount)).toEqual([2n, 1n]);
+    expect(messages.map((m) => m.data.totalBuckets)).toEqual([-1, -1]); // as Java's writers for bucket = -1
+    const bytes = CommitMessage.serializeList(messages);
+    await table.newCommit({ commitUser: "u" }).commit(CommitMessage.deserializeList(CommitMessage.currentVersion(), bytes), 1);
+    const first = await hashIndexes(table);
+    expect([...first.keys()]).toEqual(['["d1"]|0', '["d1"]|1']);
+    await write.write(toBatch([r(1, "a", "u1"), r(4, "a")]));
+    await table.newCommit({ commitUser: "u" }).commit(await write.prepareCommit(2), 2);
+    await write.compact({ full: true });
+    await table.newCommit({ commitUser: "u" }).commit(await write.prepareCommit(3), 3);
+    await write.close();
+    const snaps = await table.listSnapshots();
+    expect(snaps.at(-1)!.commitKind).toBe("COMPACT");
+    const index = await hashIndexes(table);
+    expect(index.get('["d1"]|1')).toHaveLength(2); // key 4 joined bucket 1; compaction left the index as it was
+    expect(index.get('["d1"]|0')).toEqual(first.get('["d1"]|0'));
+    const indexDir = async () => (await table.fileIO.listStatus(table.paths.indexDir)).map((f) => f.path.slice(f.path.lastIndexOf("/") + 1)).sort();
+    const live = (await table.manifestStore.indexEntries(await table.latestSnapshot())).map((e) => e.indexFile.fileName).sort();
+    expect(await indexDir()).toHaveLength(3); // bucket 1's first file, replaced, is still in snapshot 1
+    expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted.filter((f) => f.startsWith("index/"))).toEqual([]);
+    await table.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1 });
+    expect(await indexDir()).toEqual(live);
+    expect(await readRows(table)).toEqual([r(1, "a", "u1"), r(2, "a"), r(3, "a"), r(4, "a")]);
+  });
 });
