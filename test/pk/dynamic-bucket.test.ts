@@ -348,4 +348,32 @@ describe("dynamic bucket mode", () => {
     expect(await indexDir()).toEqual(live);
     expect(await readRows(table)).toEqual([r(1, "a", "u1"), r(2, "a"), r(3, "a"), r(4, "a")]);
   });
+
+  it("ignore-delete: a dropped DELETE row is assigned (Java's assigner sees it) but not indexed (the writer never does)", async () => {
+    const table = await createPkTable({ bucket: -1, "dynamic-bucket.target-row-num": 1, "ignore-delete": "true" });
+    await writeCommit(table, "u", [{ rows: [r(1, "a"), r(2, "a")], kinds: [RowKind.DELETE, RowKind.INSERT] }]);
+    const [h1, h2] = keyHashes(toBatch([r(1, "a"), r(2, "a")]), ["id", "name"]);
+    expect([...(await hashIndexes(table))]).toEqual([['["d1"]|1', [h2]]]);
+    expect(await bucketsOfKeys(table, ["dt", "id", "name"])).toEqual(new Map([[json(["d1", 2n, "a"]), [1]]]));
+    // a new writer: bucket 0 has no keys, so key 1 goes there
+    await writeCommit(table, "u", [{ rows: [r(1, "a", "x")] }]);
+    expect((await hashIndexes(table)).get('["d1"]|0')).toEqual([h1]);
+  });
+
+  it("a HASH index file that is not whole int32s, or disagrees with its row count, is CORRUPT_FILE at write", async () => {
+    const table = await createPkTable({ bucket: -1 });
+    await writeCommit(table, "u", [{ rows: [r(1, "a"), r(2, "a")] }]);
+    const [entry] = (await table.manifestStore.indexEntries(await table.latestSnapshot())).filter((e) => e.indexFile.indexType === HASH_INDEX);
+    const file = table.paths.index(entry!.indexFile.fileName);
+    const bytes = await table.fileIO.readFile(file);
+    for (const [bad, pattern] of [[bytes.subarray(0, 7), /has 7 bytes, not a multiple of 4/], [bytes.subarray(0, 4), /holds 1 hashes, its index manifest entry says 2/]] as const) {
+      await table.fileIO.writeFile(file, bad);
+      const write = await table.newWrite({ commitUser: "u" });
+      const err = await write.write(toBatch([r(3, "a")])).catch((e: unknown) => e);
+      expect((err as PaimonError).code).toBe("CORRUPT_FILE");
+      expect((err as PaimonError).message).toMatch(pattern);
+      expect(await write.prepareCommit()).toEqual([]);
+      await write.close();
+    }
+  });
 });
