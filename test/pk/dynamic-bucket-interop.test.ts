@@ -152,6 +152,11 @@ describe.skipIf(noJava !== null)("dynamic bucket interop with Java", () => {
         expect(javaIndex.size, `${c.name}: Java wrote HASH indexes`).toBeGreaterThan(c.name === "max_buckets" ? 2 : 3);
         expect(await hashIndexes(rt), `${c.name}: HASH index files`).toEqual(javaIndex);
         expect(await keyBuckets(rt), `${c.name}: key buckets`).toEqual(await keyBuckets(java));
+        for (const t of [java, rt]) {
+          // manifest entries of dynamic-bucket files carry totalBuckets = -1 (Java's writers: the table's bucket option)
+          const entries = await t.manifestStore.liveEntries((await t.latestSnapshot())!);
+          expect(new Set(entries.map((e) => e.totalBuckets)), `${t.identifier}: totalBuckets`).toEqual(new Set([-1]));
+        }
         if (c.name === "max_buckets") {
           expect([...javaIndex].map(([k, h]) => [k, h.length])).toEqual(expect.arrayContaining([['["2024-01-01"]|0', 2], ['["2024-01-01"]|1', 1], ['["2024-01-02"]|0', 3]]));
         }
