@@ -376,4 +376,51 @@ describe("dynamic bucket mode", () => {
       await write.close();
     }
   });
+
+  it("two writers from one snapshot, committed in either order: the second commits or is a COMMIT_CONFLICT, never a key in two buckets", async () => {
+    const keyArb = fc.record({ dt: fc.constantFrom("p1", "p2"), id: fc.integer({ min: 0, max: 9 }) });
+    const rowsArb = fc.array(keyArb, { minLength: 1, maxLength: 8 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(keyArb, { maxLength: 8 }), rowsArb, rowsArb, fc.boolean(), async (base, a, b, aFirst) => {
+        const table = await createPkTable({ bucket: -1, "dynamic-bucket.target-row-num": 2 });
+        const toRows = (keys: Array<{ dt: string; id: number }>, v: string) => keys.map((k) => r(k.id, "a", v, k.dt));
+        const keys = new Set<string>();
+        if (base.length > 0) await writeCommit(table, "base", [{ rows: toRows(base, "base") }]);
+        for (const k of base) keys.add(json([k.dt, BigInt(k.id), "a"]));
+        const wa = await table.newWrite({ commitUser: "a" });
+        const wb = await table.newWrite({ commitUser: "b" });
+        await wa.write(toBatch(toRows(a, "A")));
+        await wb.write(toBatch(toRows(b, "B")));
+        const outcomes: string[] = [];
+        for (const [w, user, rows] of aFirst ? ([[wa, "a", a], [wb, "b", b]] as const) : ([[wb, "b", b], [wa, "a", a]] as const)) {
+          const err = await table.newCommit({ commitUser: user }).commit(await w.prepareCommit(1), 1).catch((e: unknown) => e);
+          if (typeof err === "number") {
+            for (const k of rows) keys.add(json([k.dt, BigInt(k.id), "a"]));
+            outcomes.push("ok");
+          } else {
+            expect((err as PaimonError).code).toBe("COMMIT_CONFLICT");
+            outcomes.push("conflict");
+          }
+          await w.close();
+        }
+        expect(outcomes[0]).toBe("ok");
+        const buckets = await bucketsOfKeys(table, ["dt", "id", "name"]);
+        expect(new Set(buckets.keys())).toEqual(keys);
+        const index = await hashIndexes(table);
+        const homes = new Map<string, number>();
+        for (const [k, hashes] of index) for (const h of hashes) {
+          const where = `${k.slice(0, k.lastIndexOf("|"))}|${h}`;
+          expect(homes.has(where), `hash ${h} in two buckets (${k})`).toBe(false);
+          homes.set(where, Number(k.slice(k.lastIndexOf("|") + 1)));
+        }
+        for (const [key, bs] of buckets) {
+          expect(bs, key).toHaveLength(1);
+          const [dt, id] = JSON.parse(key) as [string, string];
+          const [h] = keyHashes(toBatch([r(Number(id), "a", null, dt)]), ["id", "name"]);
+          expect(homes.get(`${json([dt])}|${h}`), `${key} is indexed in its bucket`).toBe(bs[0]);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  }, 240_000);
 });
