@@ -5,9 +5,10 @@
  *
  *  - the same commits written by Java into one table and by paimon-rt into another give the same
  *    bucket for every key and identical HASH index files (same hashes per partition-bucket);
- *  - then each continues the other's table with the same keys and new ones (upserts, deletes):
- *    still identical, no key in two buckets, existing keys keep their bucket, and Java and
- *    paimon-rt read exactly the model's rows from both tables.
+ *  - then each continues the other's table with the same keys and new ones (upserts, deletes, a
+ *    partition overwrite, which assigns that partition afresh): still identical, no key in two
+ *    buckets, existing keys keep their bucket, and Java and paimon-rt read exactly the model's
+ *    rows from both tables.
  *
  * Skips cleanly (with a printed reason) when scripts/setup-oracles.sh has not been run.
  */
@@ -36,7 +37,8 @@ const FIELDS: FieldLike[] = [
 ];
 const PK = ["dt", "id", "name"];
 type Kind = "+I" | "+U" | "-D";
-type Commit = Array<OracleRow & { _kind: Kind }>;
+/** A commit's rows; `overwrite` (static partition overwrite of that partition) on the array object. */
+type Commit = Array<OracleRow & { _kind: Kind }> & { overwrite?: Record<string, string> };
 const KIND: Record<Kind, RowKind> = { "+I": RowKind.INSERT, "+U": RowKind.UPDATE_AFTER, "-D": RowKind.DELETE };
 
 /** Commits of upserts and deletes over a small key space in two partitions. */
@@ -59,6 +61,7 @@ const keyOf = (r: OracleRow) => `${r.dt}|${r.id}|${r.name}`;
 function model(commits: readonly Commit[]): OracleRow[] {
   const m = new Map<string, OracleRow>();
   for (const c of commits) {
+    if (c.overwrite) for (const [k, r] of m) if (r.dt === c.overwrite.dt) m.delete(k);
     for (const { _kind, ...row } of c) {
       if (_kind === "-D") m.delete(keyOf(row));
       else m.set(keyOf(row), row);
@@ -69,9 +72,11 @@ function model(commits: readonly Commit[]): OracleRow[] {
 
 async function rtWrite(table: Table, commits: readonly Commit[]): Promise<void> {
   for (const c of commits) {
-    const write = await table.newWrite({ commitUser: "rt" });
+    const write = await table.newWrite({ commitUser: "rt", overwrite: c.overwrite !== undefined });
     await write.write(rowsToBatch(FIELDS, c.map(({ _kind, ...r }) => r)), { rowKinds: c.map((r) => KIND[r._kind]) });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit());
+    const commit = table.newCommit({ commitUser: "rt" });
+    if (c.overwrite) await commit.overwrite(await write.prepareCommit(), c.overwrite);
+    else await commit.commit(await write.prepareCommit());
     await write.close();
   }
 }
@@ -96,11 +101,18 @@ interface Case {
   second: Commit[];
 }
 
+/** An overwrite of partition `dt` with the inserts of `rows` that fall in it (Java: SimpleHashBucketAssigner, an empty index). */
+function overwriteOf(dt: string, rows: Commit): Commit {
+  const c: Commit = rows.filter((r) => r.dt === dt && r._kind !== "-D");
+  c.overwrite = { dt };
+  return c;
+}
+
 const row = (dt: string, id: number, v: string, kind: Kind = "+I") => ({ dt, id: String(id), name: "a", v, _kind: kind });
 
 const CASES: Case[] = [
   // no `bucket` option: Java's default for a primary-key table is dynamic bucket mode
-  { name: "target4", options: { "dynamic-bucket.target-row-num": "4" }, first: scenario(1, 3, 40, 12), second: scenario(2, 3, 40, 16) },
+  { name: "target4", options: { "dynamic-bucket.target-row-num": "4" }, first: scenario(1, 3, 40, 12), second: [...scenario(2, 2, 40, 16), overwriteOf("2024-01-02", scenario(5, 1, 12, 16)[0]!), ...scenario(6, 1, 40, 16)] },
   { name: "target3_dv", options: { "dynamic-bucket.target-row-num": "3", "deletion-vectors.enabled": "true" }, first: scenario(3, 2, 30, 10), second: scenario(4, 2, 30, 14) },
   {
     // max-buckets 2: once 2024-01-01 has used bucket 1, the writer's largest bucket is the bound, so
@@ -116,7 +128,7 @@ const CASES: Case[] = [
 const specOf = (options: Record<string, string>, commits: readonly Commit[], withFields: boolean): OracleSpec => ({
   ...(withFields ? { fields: FIELDS.map((f) => ({ name: f.name, type: f.type as string })), partitionKeys: ["dt"], primaryKeys: PK } : {}),
   options,
-  commits: commits.map((rows) => ({ rows })),
+  commits: commits.map((rows) => ({ rows: [...rows], ...(rows.overwrite ? { overwrite: rows.overwrite } : {}) })),
 });
 
 /** Every visible key in exactly one bucket; the buckets by key. */
@@ -172,7 +184,11 @@ describe.skipIf(noJava !== null)("dynamic bucket interop with Java", () => {
         expect(await rtRead(java), `${c.name}: Java's table continued by paimon-rt`).toEqual(expected);
         expect(await rtRead(rt), `${c.name}: paimon-rt's table continued by Java`).toEqual(expected);
         const buckets = await keyBuckets(java);
-        for (const [k, b] of before.get(c.name)!) if (buckets.has(k)) expect(buckets.get(k), `${c.name}: ${k} keeps its bucket`).toBe(b);
+        // an overwrite assigns its partition afresh; elsewhere a key keeps its bucket
+        const overwritten = new Set(c.second.flatMap((x) => (x.overwrite ? [x.overwrite.dt] : [])));
+        for (const [k, b] of before.get(c.name)!) {
+          if (buckets.has(k) && !overwritten.has(JSON.parse(k)[0])) expect(buckets.get(k), `${c.name}: ${k} keeps its bucket`).toBe(b);
+        }
         expect(await keyBuckets(rt), `${c.name}: key buckets after continuing`).toEqual(buckets);
         expect(await hashIndexes(rt), `${c.name}: HASH index files after continuing`).toEqual(await hashIndexes(java));
         if (c.name === "max_buckets") expect([...(await hashIndexes(java)).keys()]).toContain('["2024-01-02"]|1');
