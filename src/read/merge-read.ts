@@ -20,7 +20,7 @@ import type { DataSplit } from "../scan/split.js";
 import { checkMergeable, intervalPartition } from "../scan/merge-tree-splits.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
-import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
+import { foldRecords, type MergeFold, mergeFold, partialUpdateReadFields } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { sortedKeyRange } from "./selective-read.js";
@@ -90,13 +90,14 @@ export class PrimaryKeySplitReader {
       const filterNames = new Set<string>();
       if (options.filter) collectFields(options.filter, filterNames);
       const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
-      this.readFields = schema.fields.filter((f) => wanted.has(f));
+      // partial-update reads the sequence fields of the groups it reads (Java's adjustReadType)
+      this.readFields = primaryKeyConfig(table.coreOptions).mergeEngine === "partial-update" ? partialUpdateReadFields(schema.fields, wanted, table.coreOptions) : schema.fields.filter((f) => wanted.has(f));
       this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
       this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
     }
     const engine = primaryKeyConfig(table.coreOptions).mergeEngine;
     this.firstRow = engine === "first-row";
-    this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
+    this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions, schema.fields) : null;
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
     this.keyNames = layout.keyNames;
     this.keyFilter = options.filter ? splitPredicateByFields(options.filter, this.keyNames).picked : null;

@@ -159,6 +159,12 @@ export class TableOptions {
     return s === "true";
   }
 
+  /** Java's `ignore-delete`: the key itself when set, else its fallback keys in Java's order (whatever the merge engine). */
+  get ignoreDelete(): boolean {
+    const key = ["ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"].find((k) => this.raw[k] !== undefined);
+    return key !== undefined && this.bool(key, false);
+  }
+
   memory(key: string, fallback: string): number {
     // by text: split sizes are read on every plan (parsing allocated a match per read)
     const text = this.raw[key] ?? fallback;

@@ -75,7 +75,7 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
   }
   const trigger = options.int("num-sorted-run.compaction-trigger", 5);
   const numLevels = options.int("num-levels", trigger + 1);
-  const ignoreDelete = options.bool("ignore-delete", false) || options.bool(`${mergeEngine}.ignore-delete`, false);
+  const ignoreDelete = options.ignoreDelete;
   const seq = options.get("sequence.field");
   return {
     mergeEngine,
