@@ -155,15 +155,13 @@ function parseSequenceGroups(identifier: string, names: readonly string[], optio
   };
   const sequenceFields: string[][] = [];
   const groupOf = new Map<string, number>();
-  for (const [k, v] of Object.entries(options.raw)) {
-    const m = /^fields\.(.+)\.sequence-group$/.exec(k);
-    if (!m) continue;
+  for (const { key, sequenceFields: names, fields } of options.sequenceGroups) {
     const group = sequenceFields.length;
-    const seq = m[1].split(",").map(require);
+    const seq = names.map(require);
     sequenceFields.push(seq);
-    const members = new Set([...v.split(",").map(require), ...seq]);
+    const members = new Set([...fields.map(require), ...seq]);
     for (const f of members) {
-      if (groupOf.has(f)) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${f} is defined repeatedly by multiple groups: ${k}`);
+      if (groupOf.has(f)) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${f} is defined repeatedly by multiple groups: ${key}`);
       groupOf.set(f, group);
     }
   }
@@ -209,7 +207,7 @@ function partialUpdateSpec(identifier: string, fields: readonly DataField[], sch
       throw new PaimonError("UNSUPPORTED", `${where}: sequence field ${s} of type ${kind} is not supported by paimon-rt`);
     }
   }
-  // create(readType): the groups of read fields (their sequence fields are read too, see partialUpdateReadFields)
+  // create(readType): the groups of read fields (merge-read reads their sequence fields too)
   const readNames = fields.map((f) => f.name);
   const groups = parsed.sequenceFields.map((seq) => seq.map((s) => readNames.indexOf(s)));
   const groupOf = Int32Array.from(fields, (f) => {
@@ -229,25 +227,12 @@ function partialUpdateSpec(identifier: string, fields: readonly DataField[], sch
   };
 }
 
-/**
- * Java `PartialUpdateMergeFunction.Factory.adjustReadType`: the fields a read of `wanted` needs,
- * i.e. with the sequence fields of the sequence groups of the wanted fields (table order).
- */
-export function partialUpdateReadFields(schemaFields: readonly DataField[], wanted: ReadonlySet<DataField>, options: TableOptions): DataField[] {
-  const extra = new Set<string>();
-  for (const [k, v] of Object.entries(options.raw)) {
-    const m = /^fields\.(.+)\.sequence-group$/.exec(k);
-    if (!m) continue;
-    const seq = m[1].split(",");
-    if ([...v.split(","), ...seq].some((n) => [...wanted].some((f) => f.name === n))) for (const s of seq) extra.add(s);
-  }
-  return schemaFields.filter((f) => wanted.has(f) || extra.has(f.name));
-}
-
 /** Checks the options of a partial-update or aggregation table (UNSUPPORTED / INVALID_ARGUMENT), as Java's merge function factories. */
 export function checkMergeFunctionOptions(identifier: string, engine: MergeFold["engine"], fields: readonly DataField[], primaryKeys: readonly string[], options: TableOptions): void {
+  if (engine === "aggregation") {
+    for (const g of options.sequenceGroups) throw new PaimonError("UNSUPPORTED", `merge-engine=${engine} of ${identifier}: option ${g.key}=${options.get(g.key)} is not supported`);
+  }
   for (const [k, v] of Object.entries(options.raw)) {
-    if (/^fields\..+\.sequence-group$/.test(k) && engine === "aggregation") throw new PaimonError("UNSUPPORTED", `merge-engine=${engine} of ${identifier}: option ${k}=${v} is not supported`);
     if (k === "aggregation.remove-record-on-delete" && engine === "aggregation" && isTrue(v)) {
       throw new PaimonError("UNSUPPORTED", `merge-engine=aggregation of ${identifier}: ${k}=true is not supported`);
     }

@@ -172,3 +172,31 @@ describe("partial-update options refused as Java's Factory refuses them (INVALID
     expect(await t.latestSnapshot()).toBeNull();
   });
 });
+
+describe("partial-update tables with sequence groups (write, merge on read, projection)", () => {
+  const FIELDS: FieldLike[] = [
+    { name: "id", type: "INT NOT NULL" },
+    { name: "a", type: "STRING" },
+    { name: "ts", type: "BIGINT" },
+    { name: "b", type: "INT" },
+    { name: "ts2", type: "BIGINT" },
+  ];
+  async function commit(t: Table, rows: OracleRow[], kinds?: number[]): Promise<void> {
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.write(rowsToBatch(FIELDS, rows), kinds ? { rowKinds: kinds } : undefined);
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(0), 0);
+    await w.close();
+  }
+  it("a projection without the sequence field merges as the whole row does (Java adjustReadType)", async () => {
+    const catalog = await Catalog.open(`memory://pu-proj-${process.pid}`);
+    await catalog.createDatabase("db");
+    const t = await catalog.createTable("db.t", { fields: FIELDS, primaryKeys: ["id"], options: { bucket: "1", "merge-engine": "partial-update", "fields.ts.sequence-group": "a", "fields.ts2.sequence-group": "b", "num-sorted-run.compaction-trigger": "50" } });
+    await commit(t, [{ id: 1, a: "new", ts: "5", b: 1, ts2: "1" }]);
+    await commit(t, [{ id: 1, a: "old", ts: "3", b: 2, ts2: "2" }]); // a: older group sequence, kept; b: newer, taken
+    await commit(t, [{ id: 1, a: null, ts: null, b: null, ts2: "3" }], [3]); // -D of group ts2 only: b retracted
+    const plan = await t.newScan().plan();
+    expect(arrowToRows(await t.newRead().toArrow(plan.splits))).toEqual([{ id: 1, a: "new", ts: "5", b: null, ts2: "3" }]);
+    expect(arrowToRows(await t.newRead({ projection: ["a"] }).toArrow(plan.splits))).toEqual([{ a: "new" }]);
+    expect(arrowToRows(await t.newRead({ projection: ["b", "id"] }).toArrow(plan.splits))).toEqual([{ b: null, id: 1 }]);
+  });
+});
