@@ -144,3 +144,21 @@ describe.skipIf(noJava !== null)("partial-update interop with Java 1.4.2", () =>
     );
   }
 });
+
+describe.skipIf(noJava !== null)("partial-update with deletion vectors (Java writes, paimon-rt reads)", () => {
+  it(
+    "reads Java's deletion-vector partial-update table with sequence groups exactly as Java does; writing it stays UNSUPPORTED",
+    async () => {
+      const wh = path.join(root, "dv");
+      const options = { ...GROUPS, "deletion-vectors.enabled": "true" };
+      await writeTables("java", wh, [{ identifier: `${DB}.dv`, spec: { fields: FIELDS.map((f) => ({ name: f.name, type: f.type as string })), primaryKeys: ["id"], options, commits: commitsOf(7, 5, 40, ["+I", "+I", "+I", "-U", "+U", "-D"]) } }]);
+      const [java] = await readTables("java", [{ warehouse: wh, identifier: `${DB}.dv`, sort: true }]);
+      if (java instanceof Error) throw java;
+      expect(java.length).toBeGreaterThan(3);
+      expect(await rtRead(path.join(wh, `${DB}.db`, "dv"))).toEqual(norm(java));
+      const table = await (await Catalog.open(wh)).getTable(`${DB}.dv`);
+      await expect(table.newWrite({ commitUser: "rt" })).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("merge-engine=partial-update with deletion vectors") });
+    },
+    SLOW,
+  );
+});
