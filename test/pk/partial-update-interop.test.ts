@@ -225,3 +225,30 @@ describe.skipIf(noJava !== null)("partial-update with deletion vectors (Java wri
     SLOW,
   );
 });
+
+describe.skipIf(noJava !== null)("partial-update without delete handling: Java's -D rows", () => {
+  it(
+    "a key's lone -D is dropped and a -D merged with other records fails the read, in both",
+    async () => {
+      const wh = path.join(root, "plain");
+      const fields = FIELDS.slice(0, 3);
+      const options = { bucket: "1", "merge-engine": "partial-update", "num-sorted-run.compaction-trigger": "50" };
+      const spec = (commits: Commit[]) => ({ fields: fields.map((f) => ({ name: f.name, type: f.type as string })), primaryKeys: ["id"], options, commits });
+      await writeTables("java", wh, [
+        { identifier: `${DB}.lone`, spec: spec([{ rows: [{ _kind: "+I", id: 1, s1: "1", a: "x" }], compact: false }, { rows: [{ _kind: "-D", id: 2, s1: "2", a: "y" }], compact: false }]) },
+        { identifier: `${DB}.merged`, spec: spec([{ rows: [{ _kind: "+I", id: 1, s1: "1", a: "x" }], compact: false }, { rows: [{ _kind: "-D", id: 1, s1: "2", a: "y" }], compact: false }]) },
+      ]);
+      const [lone, merged] = await readTables("java", [
+        { warehouse: wh, identifier: `${DB}.lone`, sort: true },
+        { warehouse: wh, identifier: `${DB}.merged`, sort: true },
+      ]);
+      if (lone instanceof Error) throw lone;
+      expect(norm(lone, fields)).toEqual([{ id: 1, s1: "1", a: "x" }]);
+      expect(await rtRead(path.join(wh, `${DB}.db`, "lone"), fields)).toEqual([{ id: 1, s1: "1", a: "x" }]);
+      expect(merged).toBeInstanceOf(Error);
+      expect(String(merged)).toContain("By default, Partial update can not accept delete records");
+      await expect(rtRead(path.join(wh, `${DB}.db`, "merged"), fields)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("By default, Partial update can not accept delete records") });
+    },
+    SLOW,
+  );
+});
