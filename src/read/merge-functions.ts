@@ -155,14 +155,14 @@ function parseSequenceGroups(identifier: string, names: readonly string[], optio
   };
   const sequenceFields: string[][] = [];
   const groupOf = new Map<string, number>();
-  for (const { key, sequenceFields: names, fields } of options.sequenceGroups) {
-    const group = sequenceFields.length;
-    const seq = names.map(require);
+  for (const group of options.sequenceGroups) {
+    const index = sequenceFields.length;
+    const seq = group.sequenceFields.map(require);
     sequenceFields.push(seq);
-    const members = new Set([...fields.map(require), ...seq]);
+    const members = new Set([...group.fields.map(require), ...seq]);
     for (const f of members) {
-      if (groupOf.has(f)) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${f} is defined repeatedly by multiple groups: ${key}`);
-      groupOf.set(f, group);
+      if (groupOf.has(f)) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${f} is defined repeatedly by multiple groups: ${group.key}`);
+      groupOf.set(f, index);
     }
   }
   return { sequenceFields, groupOf };
@@ -229,9 +229,8 @@ function partialUpdateSpec(identifier: string, fields: readonly DataField[], sch
 
 /** Checks the options of a partial-update or aggregation table (UNSUPPORTED / INVALID_ARGUMENT), as Java's merge function factories. */
 export function checkMergeFunctionOptions(identifier: string, engine: MergeFold["engine"], fields: readonly DataField[], primaryKeys: readonly string[], options: TableOptions): void {
-  if (engine === "aggregation") {
-    for (const g of options.sequenceGroups) throw new PaimonError("UNSUPPORTED", `merge-engine=${engine} of ${identifier}: option ${g.key}=${options.get(g.key)} is not supported`);
-  }
+  const group = options.sequenceGroups[0];
+  if (engine === "aggregation" && group) throw new PaimonError("UNSUPPORTED", `merge-engine=aggregation of ${identifier}: option ${group.key}=${options.get(group.key)} is not supported`);
   for (const [k, v] of Object.entries(options.raw)) {
     if (k === "aggregation.remove-record-on-delete" && engine === "aggregation" && isTrue(v)) {
       throw new PaimonError("UNSUPPORTED", `merge-engine=aggregation of ${identifier}: ${k}=true is not supported`);
