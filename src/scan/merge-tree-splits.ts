@@ -14,7 +14,6 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import type { DataSplit } from "./split.js";
-import { checkMergeFunctionOptions } from "../read/merge-functions.js";
 
 export const DELETION_VECTORS_INDEX = "DELETION_VECTORS";
 
@@ -180,12 +179,9 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
   return splits;
 }
 
-/** UNSUPPORTED unless this table's merge engine can be merged by paimon-rt. */
+/** UNSUPPORTED unless this table's merge engine can be merged by paimon-rt (the merge functions' options: checkMergeFunctionOptions). */
 export function checkMergeable(table: FileStoreTable): void {
   const config = primaryKeyConfig(table.coreOptions);
-  if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
-    checkMergeFunctionOptions(table.identifier, config.mergeEngine, table.schema.fields, table.schema.primaryKeys, table.coreOptions);
-  }
   if (config.sequenceFields.length > 0) {
     throw new PaimonError("UNSUPPORTED", `reading ${table.identifier}: merging with sequence.field=${config.sequenceFields.join(",")} is not supported`);
   }

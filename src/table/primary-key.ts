@@ -8,7 +8,6 @@ import { trimmedPrimaryKeys } from "../spec/schema.js";
 import { type DataField, type DataType, SYSTEM_FIELD_ID_START } from "../spec/types.js";
 import type { TableOptions } from "./options.js";
 import { compareValues } from "./values.js";
-import { checkMergeFunctionOptions } from "../read/merge-functions.js";
 
 /** `_KEY_<k>` field ids are `KEY_FIELD_ID_START + id(k)` (Java `SpecialFields`). */
 export const KEY_FIELD_ID_START = SYSTEM_FIELD_ID_START;
@@ -75,7 +74,7 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
   }
   const trigger = options.int("num-sorted-run.compaction-trigger", 5);
   const numLevels = options.int("num-levels", trigger + 1);
-  const ignoreDelete = options.bool("ignore-delete", false) || options.bool(`${mergeEngine}.ignore-delete`, false);
+  const ignoreDelete = options.ignoreDelete;
   const seq = options.get("sequence.field");
   return {
     mergeEngine,
@@ -110,9 +109,9 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   }
   if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
-  if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
-    checkMergeFunctionOptions(identifier, config.mergeEngine, schema.fields, schema.primaryKeys, options);
-    if (config.deletionVectors) throw unsupported(`merge-engine=${config.mergeEngine} with deletion vectors`);
+  // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
+  if ((config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") && config.deletionVectors) {
+    throw unsupported(`merge-engine=${config.mergeEngine} with deletion vectors`);
   }
   if (config.sequenceFields.length > 0) throw unsupported(`sequence.field=${config.sequenceFields.join(",")}`);
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);

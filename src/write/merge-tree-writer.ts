@@ -282,10 +282,11 @@ export class MergeTreeBucketWriter {
       }
     }
     const engine = this.options.config.mergeEngine;
-    if (engine === "first-row" || engine === "partial-update") {
+    // partial-update merges retract rows only with sequence groups or remove-record-on-delete (Java fails the merge otherwise)
+    if (engine === "first-row" || (engine === "partial-update" && !this.fold!.partialUpdate!.acceptsRetract)) {
       for (let i = 0; i < kinds.length; i++) {
         if (kinds[i] === 1 || kinds[i] === 3) {
-          throw new PaimonError("INVALID_ARGUMENT", `merge-engine=${engine} of ${this.options.table.identifier} cannot accept DELETE/UPDATE_BEFORE rows (row ${i}); set ${engine}.ignore-delete=true to drop them`);
+          throw new PaimonError("INVALID_ARGUMENT", `merge-engine=${engine} of ${this.options.table.identifier} cannot accept DELETE/UPDATE_BEFORE rows (row ${i}); set ${engine}.ignore-delete=true to drop them${engine === "partial-update" ? ", partial-update.remove-record-on-delete=true to remove the row, or sequence groups to retract their fields" : ""}`);
         }
       }
     }

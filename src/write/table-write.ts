@@ -23,6 +23,7 @@ import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
 import { checkPrimaryKeyWritable, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkMergeFunctionOptions } from "../read/merge-functions.js";
 import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
 import { DynamicBucketIndex, dynamicBucketOptions } from "./dynamic-bucket.js";
 import { randomId } from "../fs/file-io.js";
@@ -157,6 +158,9 @@ export class TableWrite {
     checkWriteOptions(table.schema, table.identifier);
     this.schema = table.schema;
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
+    if (this.pk && (this.pk.mergeEngine === "partial-update" || this.pk.mergeEngine === "aggregation")) {
+      checkMergeFunctionOptions(table.identifier, this.pk.mergeEngine, this.schema.fields, this.schema.primaryKeys, table.coreOptions);
+    }
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
     this.numBuckets = table.coreOptions.bucket;
     if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
