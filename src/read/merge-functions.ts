@@ -1,10 +1,12 @@
 // The field-folding merge functions of primary-key tables (Java Paimon 1.4.2):
-// `PartialUpdateMergeFunction` (default options, no sequence groups) and
-// `AggregateMergeFunction` with its `Field*Agg` aggregators. Both fold the records of one key,
-// in sequence order, column by column; partial-update is aggregation where every value column
-// uses last_non_null_value. As Java's `ReducerMergeFunctionWrapper`, a key with a single
-// record keeps that record (and its row kind); otherwise the result row has the key's highest
-// sequence number and kind +I. Retract rows (-U/-D) call each aggregator's `retract`.
+// `PartialUpdateMergeFunction` (sequence groups with their aggregators, retractions,
+// remove-record-on-delete / -on-sequence-group, ignore-delete) and `AggregateMergeFunction` with
+// its `Field*Agg` aggregators. Aggregation, and partial-update without sequence groups and retract
+// rows (last_non_null_value in every value column), fold column by column; other partial-update
+// folds go record by record as Java's `add`. As Java's `ReducerMergeFunctionWrapper`, a key with a
+// single record keeps that record (and its row kind); otherwise the result row has the key's
+// highest sequence number and kind +I (partial-update: Java's `getResult`). Retract rows (-U/-D)
+// call each aggregator's `retract`.
 import * as arrow from "apache-arrow";
 import { gatherData, gatherInt64, gatherInt8 } from "../arrow/gather.js";
 import { PaimonError } from "../error.js";
@@ -51,33 +53,16 @@ export interface ColumnAgg {
   delimiter: string;
 }
 
-/** How the records of one key are folded: one aggregator per column of the folded chunks. */
-export interface MergeFold {
-  engine: "partial-update" | "aggregation";
-  identifier: string;
-  columns: ColumnAgg[];
-}
-
 const NUMERIC = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"]);
 const ORDERED = new Set([...NUMERIC, "CHAR", "VARCHAR", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "BOOLEAN", "BINARY", "VARBINARY"]);
 
-/** Java `getAggFuncName` + `FieldAggregatorFactory.create`: the aggregator of one column. */
-function columnAgg(engine: MergeFold["engine"], identifier: string, field: DataField, primaryKeys: readonly string[], options: TableOptions): ColumnAgg {
+/** Java `FieldAggregatorFactory.create` (with `getAggFuncName`'s legacy name): the aggregator `fn` of one value column. */
+function createAgg(engine: MergeFold["engine"], identifier: string, name: string, field: DataField, options: TableOptions): ColumnAgg {
   const ignoreRetract = isTrue(options.get(`fields.${field.name}.ignore-retract`));
   const delimiter = options.get(`fields.${field.name}.list-agg-delimiter`) ?? ",";
-  if (primaryKeys.includes(field.name)) return { fn: "primary-key", field, ignoreRetract, delimiter };
-  const name = (options.get(`fields.${field.name}.aggregate-function`) ?? options.get("fields.default-aggregate-function"))?.trim();
-  if (engine === "partial-update") {
-    // without sequence groups Java only accepts last_non_null_value (what partial-update does)
-    if (name !== undefined && name !== "last_non_null_value") {
-      throw new PaimonError("INVALID_ARGUMENT", `merge-engine=partial-update of ${identifier}: Must use sequence group for aggregation functions but not found for field ${field.name} (aggregate function ${name}); sequence groups are not supported by paimon-rt`);
-    }
-    return { fn: "last_non_null_value", field, ignoreRetract, delimiter };
-  }
-  // Java: a sequence field keeps its last value (createTable refuses an aggregate function on it)
-  let fn = options.get("sequence.field")?.split(",").some((s) => s.trim() === field.name) ? "last_value" : (name ?? "last_non_null_value");
+  let fn = name;
   if (fn === "first_not_null_value") fn = "first_non_null_value"; // Java's legacy name
-  const where = `merge-engine=aggregation of ${identifier}, column ${field.name}`;
+  const where = `merge-engine=${engine} of ${identifier}, column ${field.name}`;
   if (UNIMPLEMENTED.has(fn)) throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is not supported by paimon-rt`);
   const kind = field.type.kind;
   const badType = () => new PaimonError("INVALID_ARGUMENT", `${where}: aggregate function ${fn} does not support type ${kind}`);
@@ -98,6 +83,7 @@ function columnAgg(engine: MergeFold["engine"], identifier: string, field: DataF
       if (kind !== "VARCHAR" && kind !== "CHAR") throw badType();
       if (isTrue(options.get(`fields.${field.name}.distinct`))) throw new PaimonError("UNSUPPORTED", `${where}: listagg with fields.${field.name}.distinct=true is not supported`);
       break;
+    case "primary-key":
     case "last_value":
     case "last_non_null_value":
     case "first_value":
@@ -109,13 +95,145 @@ function columnAgg(engine: MergeFold["engine"], identifier: string, field: DataF
   return { fn: fn as AggFunction, field, ignoreRetract, delimiter };
 }
 
-/** Checks the options of a partial-update or aggregation table (UNSUPPORTED / INVALID_ARGUMENT). */
-export function checkMergeFunctionOptions(identifier: string, engine: MergeFold["engine"], fields: readonly DataField[], primaryKeys: readonly string[], options: TableOptions): void {
-  for (const [k, v] of Object.entries(options.raw)) {
-    if (/^fields\..+\.sequence-group$/.test(k)) throw new PaimonError("UNSUPPORTED", `merge-engine=${engine} of ${identifier}: option ${k}=${v} is not supported`);
-    if ((k === "partial-update.remove-record-on-delete" || k === "partial-update.remove-record-on-sequence-group") && engine === "partial-update" && isTrue(v)) {
-      throw new PaimonError("UNSUPPORTED", `merge-engine=partial-update of ${identifier}: ${k}=true is not supported`);
+/** The configured function name of a column: `fields.<f>.aggregate-function`, else `fields.default-aggregate-function`. */
+const aggFuncName = (field: DataField, options: TableOptions) => (options.get(`fields.${field.name}.aggregate-function`) ?? options.get("fields.default-aggregate-function"))?.trim();
+
+/** The aggregation engine's aggregator of one column (Java `AggregateMergeFunction`: last_non_null_value by default). */
+function columnAgg(identifier: string, field: DataField, primaryKeys: readonly string[], options: TableOptions): ColumnAgg {
+  // Java: a sequence.field column keeps its last value (createTable refuses an aggregate function on it)
+  if (options.get("sequence.field")?.split(",").some((s) => s.trim() === field.name)) return createAgg("aggregation", identifier, "last_value", field, options);
+  if (primaryKeys.includes(field.name)) return createAgg("aggregation", identifier, "primary-key", field, options);
+  return createAgg("aggregation", identifier, aggFuncName(field, options) ?? "last_non_null_value", field, options);
+}
+
+/**
+ * Partial-update as Java's `PartialUpdateMergeFunction` with sequence groups or delete handling:
+ * the configuration its Factory derives from the options, over the folded columns.
+ */
+export interface PartialUpdateSpec {
+  /** `ignore-delete` (and its fallback keys): retract rows are skipped (the first still seeds the row). */
+  ignoreDelete: boolean;
+  /** `partial-update.remove-record-on-delete`: a -D replaces the row and makes the result a DELETE. */
+  removeRecordOnDelete: boolean;
+  /** Sequence fields (column indexes) of each sequence group. */
+  groups: number[][];
+  /** Per column: the sequence group protecting it (a sequence field: its own group), -1 for none. */
+  groupOf: Int32Array;
+  /** Java's field aggregators, per column (null: none; sequence fields never have one). */
+  aggs: (ColumnAgg | null)[];
+  /** Sequence fields (column indexes) of `partial-update.remove-record-on-sequence-group`. */
+  partialDelete: ReadonlySet<number>;
+  /** Whether retract rows can be merged: sequence groups or remove-record-on-delete (otherwise Java fails the merge). */
+  acceptsRetract: boolean;
+}
+
+/** Folds the columns (the chunk columns, in order) of one table. */
+export interface MergeFold {
+  engine: "partial-update" | "aggregation";
+  identifier: string;
+  /** The column-at-a-time fold: partial-update without sequence groups and retract rows, and aggregation. */
+  columns: ColumnAgg[];
+  /** partial-update: the record-at-a-time fold (sequence groups, retractions, removing rows); null for aggregation. */
+  partialUpdate: PartialUpdateSpec | null;
+}
+
+interface ParsedGroups {
+  /** Sequence field names of each group, in option order. */
+  sequenceFields: string[][];
+  /** Field name -> its group index (protected fields and sequence fields). */
+  groupOf: Map<string, number>;
+}
+
+/**
+ * Java Factory's reading of `fields.<s1,s2>.sequence-group = <f1,f2>` keys. Names are split at ","
+ * and not trimmed, as Java does. Java lets a field named by two groups depend on the (hash) order
+ * of the options; paimon-rt refuses every such table with Java's "defined repeatedly" error.
+ */
+function parseSequenceGroups(identifier: string, names: readonly string[], options: TableOptions): ParsedGroups {
+  const where = `merge-engine=partial-update of ${identifier}`;
+  const require = (name: string) => {
+    if (!names.includes(name)) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${name} can not be found in table schema`);
+    return name;
+  };
+  const sequenceFields: string[][] = [];
+  const groupOf = new Map<string, number>();
+  for (const group of options.sequenceGroups) {
+    const index = sequenceFields.length;
+    const seq = group.sequenceFields.map(require);
+    sequenceFields.push(seq);
+    const members = new Set([...group.fields.map(require), ...seq]);
+    for (const f of members) {
+      if (groupOf.has(f)) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${f} is defined repeatedly by multiple groups: ${group.key}`);
+      groupOf.set(f, index);
     }
+  }
+  return { sequenceFields, groupOf };
+}
+
+/**
+ * Java `PartialUpdateMergeFunction.Factory` (validation) and `create(readType)` (projection to
+ * `fields`). `schemaFields` are all the table's fields; a projection leaves out the groups and
+ * aggregators of fields it does not read.
+ */
+function partialUpdateSpec(identifier: string, fields: readonly DataField[], schemaFields: readonly DataField[], primaryKeys: readonly string[], options: TableOptions): PartialUpdateSpec {
+  const where = `merge-engine=partial-update of ${identifier}`;
+  const names = schemaFields.map((f) => f.name);
+  const parsed = parseSequenceGroups(identifier, names, options);
+  const sequenceNames = new Set(parsed.sequenceFields.flat());
+  const ignoreDelete = options.ignoreDelete;
+  const removeRecordOnDelete = options.bool("partial-update.remove-record-on-delete", false);
+  const removeOnGroup = options.get("partial-update.remove-record-on-sequence-group");
+  // Java getAggFuncName: no aggregator for sequence fields; primary-key for key fields; others only with a sequence group, unless last_non_null_value
+  const aggOf = (field: DataField): ColumnAgg | null => {
+    if (sequenceNames.has(field.name)) return null;
+    if (primaryKeys.includes(field.name)) return createAgg("partial-update", identifier, "primary-key", field, options);
+    const name = aggFuncName(field, options);
+    if (name === undefined) return null;
+    if (name !== "last_non_null_value" && !parsed.groupOf.has(field.name)) {
+      throw new PaimonError("INVALID_ARGUMENT", `${where}: Must use sequence group for aggregation functions but not found for field ${field.name}.`);
+    }
+    return createAgg("partial-update", identifier, name, field, options);
+  };
+  const allAggs = schemaFields.map(aggOf);
+  const conflict = (a: string, b: string) => new PaimonError("INVALID_ARGUMENT", `${where}: ${a} and ${b} have conflicting behavior so should not be enabled at the same time.`);
+  if (removeRecordOnDelete && ignoreDelete) throw conflict("ignore-delete", "partial-update.remove-record-on-delete");
+  if (removeOnGroup !== undefined && ignoreDelete) throw conflict("ignore-delete", "partial-update.remove-record-on-sequence-group");
+  if (removeRecordOnDelete && parsed.sequenceFields.length > 0) throw conflict("sequence-group", "partial-update.remove-record-on-delete");
+  const removeFields = removeOnGroup === undefined ? [] : removeOnGroup.split(",");
+  if (!removeFields.every((f) => sequenceNames.has(f))) {
+    throw new PaimonError("INVALID_ARGUMENT", `${where}: field '${removeOnGroup}' defined in 'partial-update.remove-record-on-sequence-group' option must be part of sequence groups`);
+  }
+  for (const s of sequenceNames) {
+    const kind = schemaFields[names.indexOf(s)].type.kind;
+    if (kind === "ARRAY" || kind === "MAP" || kind === "MULTISET" || kind === "ROW" || kind === "VARIANT") {
+      throw new PaimonError("UNSUPPORTED", `${where}: sequence field ${s} of type ${kind} is not supported by paimon-rt`);
+    }
+  }
+  // create(readType): the groups of read fields (merge-read reads their sequence fields too)
+  const readNames = fields.map((f) => f.name);
+  const groups = parsed.sequenceFields.map((seq) => seq.map((s) => readNames.indexOf(s)));
+  const groupOf = Int32Array.from(fields, (f) => {
+    const g = parsed.groupOf.get(f.name);
+    if (g === undefined) return -1;
+    if (groups[g].some((c) => c < 0)) throw new PaimonError("INVALID_ARGUMENT", `${where}: field ${f.name} is read without the sequence fields of its group`);
+    return g;
+  });
+  return {
+    ignoreDelete,
+    removeRecordOnDelete,
+    groups,
+    groupOf,
+    aggs: fields.map((f) => allAggs[names.indexOf(f.name)]),
+    partialDelete: new Set(removeFields.map((f) => readNames.indexOf(f)).filter((c) => c >= 0)),
+    acceptsRetract: groups.length > 0 || removeRecordOnDelete,
+  };
+}
+
+/** Checks the options of a partial-update or aggregation table (UNSUPPORTED / INVALID_ARGUMENT), as Java's merge function factories. */
+export function checkMergeFunctionOptions(identifier: string, engine: MergeFold["engine"], fields: readonly DataField[], primaryKeys: readonly string[], options: TableOptions): void {
+  const group = options.sequenceGroups[0];
+  if (engine === "aggregation" && group) throw new PaimonError("UNSUPPORTED", `merge-engine=aggregation of ${identifier}: option ${group.key}=${options.get(group.key)} is not supported`);
+  for (const [k, v] of Object.entries(options.raw)) {
     if (k === "aggregation.remove-record-on-delete" && engine === "aggregation" && isTrue(v)) {
       throw new PaimonError("UNSUPPORTED", `merge-engine=aggregation of ${identifier}: ${k}=true is not supported`);
     }
@@ -123,9 +241,16 @@ export function checkMergeFunctionOptions(identifier: string, engine: MergeFold[
   mergeFold(identifier, engine, fields, primaryKeys, options);
 }
 
-/** The fold of `fields` (the chunk columns, in order). */
-export function mergeFold(identifier: string, engine: MergeFold["engine"], fields: readonly DataField[], primaryKeys: readonly string[], options: TableOptions): MergeFold {
-  return { engine, identifier, columns: fields.map((f) => columnAgg(engine, identifier, f, primaryKeys, options)) };
+/**
+ * The fold of `fields` (the chunk columns, in order). `schemaFields` (default `fields`): all the
+ * table's fields, when `fields` is a projection of them.
+ */
+export function mergeFold(identifier: string, engine: MergeFold["engine"], fields: readonly DataField[], primaryKeys: readonly string[], options: TableOptions, schemaFields: readonly DataField[] = fields): MergeFold {
+  if (engine === "aggregation") return { engine, identifier, columns: fields.map((f) => columnAgg(identifier, f, primaryKeys, options)), partialUpdate: null };
+  const partialUpdate = partialUpdateSpec(identifier, fields, schemaFields, primaryKeys, options);
+  // without sequence groups every value column is last_non_null_value (Java's updateNonNullFields)
+  const columns = fields.map((f) => createAgg(engine, identifier, primaryKeys.includes(f.name) ? "primary-key" : "last_non_null_value", f, options));
+  return { engine, identifier, columns, partialUpdate };
 }
 
 function sameKey(cols: readonly KeyColumn[], a: number, b: number): boolean {
@@ -183,24 +308,28 @@ function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], to
 
 /**
  * Folds chunks (any order; every row carries its sequence number) into one row per key, in key
- * order. Partial-update rejects retract rows (the writer drops them first with ignore-delete).
- * `order` (the chunks ranked by `sequence.field`, see sequence-order.ts) orders the records of a
- * key instead of their sequence numbers; the result keeps the stored number of the last record.
+ * order. A key with one record keeps it (Java's `ReducerMergeFunctionWrapper`); otherwise the
+ * result has Java's sequence number and row kind (DELETE for a partial-update row removed by a
+ * -D, or one that saw no insert). `order` (the chunks ranked by `sequence.field`, see
+ * sequence-order.ts) orders the records of a key instead of their sequence numbers; the result
+ * keeps the stored numbers.
  */
 export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly number[], fold: MergeFold, order?: readonly KvBatch[]): KvBatch | null {
   const total = chunks.reduce((n, c) => n + c.batch.numRows, 0);
   if (total === 0) return null;
   const g = groupRows(chunks, keyColumns, total, order);
-  if (fold.engine === "partial-update") {
-    for (let i = 0; i < total; i++) {
-      if (isRetract(g.kinds[i])) throw new PaimonError("INVALID_ARGUMENT", `merge-engine=partial-update of ${fold.identifier} cannot merge DELETE/UPDATE_BEFORE rows; set partial-update.ignore-delete=true`);
-    }
-  }
   const groups = g.starts.length - 1;
   const sources = chunks.map((c) => c.batch);
-  const children = fold.columns.map((agg, c) => foldColumn(sources.map((s) => s.data.children[c]), g, groups, agg, fold.identifier));
+  const datas = fold.columns.map((_, c) => sources.map((s) => s.data.children[c]));
   const outSeq = new BigInt64Array(groups);
   const outKinds = new Int8Array(groups);
+  const pu = fold.partialUpdate;
+  if (pu && (pu.groups.length > 0 || pu.removeRecordOnDelete || g.kinds.some(isRetract))) {
+    const acc = foldPartialUpdate(datas, g, groups, pu, fold, outSeq, outKinds);
+    const children = fold.columns.map((agg, c) => emitColumn(datas[c], g, groups, pu.aggs[c] ?? agg, acc.picks[c], acc.values[c]));
+    return { batch: recordBatch(sources[0].schema, children, groups), sequence: outSeq, kinds: outKinds };
+  }
+  const children = fold.columns.map((agg, c) => foldColumn(datas[c], g, groups, agg, fold.identifier));
   for (let k = 0; k < groups; k++) {
     const last = g.order[g.starts[k + 1] - 1];
     outSeq[k] = g.sequence[last];
@@ -216,115 +345,312 @@ function noRetract(agg: ColumnAgg): PaimonError {
   );
 }
 
-/** Folds one column; picking functions gather the chosen input cells, computing ones build values. */
+const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg";
+
+/** The cells of one column: grouped row index -> value / validity. */
+interface Cells {
+  value(idx: number): unknown;
+  valid(idx: number): boolean;
+}
+
+function cellsOf(datas: readonly arrow.Data[], g: Grouped, type: DataType): Cells {
+  return {
+    value: (idx) => internalValue(datas[g.part[idx]], g.row[idx], type),
+    valid: (idx) => isValidAt(datas[g.part[idx]], g.row[idx]),
+  };
+}
+
+/**
+ * Java `agg(accumulator, input)` of a picking aggregator over cells (-1: null): the chosen cell.
+ * `state.init` is first_value's / first_non_null_value's `initialized`.
+ */
+function pickAgg(agg: ColumnAgg, acc: number, input: number, cells: Cells, state: { init: boolean }, identifier: string): number {
+  const has = (x: number) => x >= 0 && cells.valid(x);
+  switch (agg.fn) {
+    case "primary-key":
+    case "last_value":
+      return input;
+    case "last_non_null_value":
+      return has(input) ? input : acc;
+    case "first_value":
+      if (state.init) return acc;
+      state.init = true;
+      return input;
+    case "first_non_null_value":
+      if (state.init || !has(input)) return acc;
+      state.init = true;
+      return input;
+  }
+  // max, min, bool_and, bool_or: null on either side keeps the other
+  if (!has(input)) return acc;
+  if (!has(acc)) return input;
+  if (agg.fn === "bool_and") return cells.value(acc) === true && cells.value(input) === false ? input : acc;
+  if (agg.fn === "bool_or") return cells.value(acc) === false && cells.value(input) === true ? input : acc;
+  // InternalRowUtils.compare has no BOOLEAN case: Java fails the merge of two non-null values
+  if (agg.field.type.kind === "BOOLEAN") throw new PaimonError("INVALID_ARGUMENT", `merge-engine=aggregation of ${identifier}, column ${agg.field.name}: aggregate function ${agg.fn} cannot compare BOOLEAN values (Java: Incomparable type: BOOLEAN)`);
+  const kind = agg.field.type.kind;
+  const c = kind === "FLOAT" || kind === "DOUBLE" ? javaFloatCompare(cells.value(acc) as number, cells.value(input) as number) : compareValues(cells.value(acc), cells.value(input));
+  return (agg.fn === "max" ? c < 0 : c >= 0) ? input : acc;
+}
+
+/** Java `retract(accumulator, input)` of a picking aggregator (FieldIgnoreRetractAgg keeps the accumulator). */
+function pickRetract(agg: ColumnAgg, acc: number, input: number, cells: Cells): number {
+  if (agg.ignoreRetract) return acc;
+  switch (agg.fn) {
+    case "primary-key":
+      return input;
+    case "last_value":
+      return -1;
+    case "last_non_null_value":
+      return input >= 0 && cells.valid(input) ? -1 : acc;
+  }
+  throw noRetract(agg);
+}
+
+/** Java `retract(accumulator, input)` of a computing aggregator (sum, product, listagg) over values. */
+function valueRetract(agg: ColumnAgg, acc: unknown, input: unknown, identifier: string): unknown {
+  if (agg.ignoreRetract) return acc;
+  if (agg.fn === "listagg") throw noRetract(agg);
+  return retractValue(agg, acc, input, identifier);
+}
+
+/** Folds one column; picking functions choose input cells, computing ones build values. */
 function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, identifier: string): arrow.Data {
-  const computing = agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg";
-  const value = (idx: number) => internalValue(datas[g.part[idx]], g.row[idx], agg.field.type);
-  const valid = (idx: number) => isValidAt(datas[g.part[idx]], g.row[idx]);
-  // picking: the chosen row per group (-1 = null)
+  const computing = computes(agg);
+  const cells = cellsOf(datas, g, agg.field.type);
   const pick = computing ? null : new Int32Array(groups);
   const values: unknown[] | null = computing ? new Array(groups) : null;
+  const state = { init: false };
   for (let k = 0; k < groups; k++) {
     const from = g.starts[k];
     const to = g.starts[k + 1];
     if (to - from === 1) {
       const only = g.order[from];
       if (pick) pick[k] = only;
-      else values![k] = value(only);
+      else values![k] = cells.value(only);
       continue;
     }
-    if (pick) {
-      let acc = -1; // null accumulator
-      let initialized = false;
-      for (let i = from; i < to; i++) {
-        const idx = g.order[i];
-        const retract = isRetract(g.kinds[idx]);
-        if (retract) {
-          if (agg.ignoreRetract) continue;
-          switch (agg.fn) {
-            case "primary-key":
-              acc = idx;
-              break;
-            case "last_value":
-              acc = -1;
-              break;
-            case "last_non_null_value":
-              if (valid(idx)) acc = -1;
-              break;
-            default:
-              throw noRetract(agg);
+    state.init = false;
+    let accPick = -1;
+    let accValue: unknown = null;
+    for (let i = from; i < to; i++) {
+      const idx = g.order[i];
+      if (isRetract(g.kinds[idx])) {
+        if (pick) accPick = pickRetract(agg, accPick, idx, cells);
+        else accValue = valueRetract(agg, accValue, cells.value(idx), identifier);
+      } else if (pick) accPick = pickAgg(agg, accPick, idx, cells, state, identifier);
+      else accValue = aggValue(agg, accValue, cells.value(idx));
+    }
+    if (pick) pick[k] = accPick;
+    else values![k] = accValue;
+  }
+  return emitColumn(datas, g, groups, agg, pick, values);
+}
+
+/** The folded column: the picked cells (-1: null) gathered, or the computed values built. */
+function emitColumn(datas: readonly arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, pick: Int32Array | null, values: unknown[] | null): arrow.Data {
+  if (!pick) return buildColumn(datas[0].type, agg.field.type, values!);
+  let nulls = 0;
+  for (let k = 0; k < groups; k++) if (pick[k] < 0) nulls++;
+  const parts = datas.length;
+  const srcs = nulls > 0 ? [...datas, nullCell(datas[0].type)] : datas;
+  const outPart = new Uint32Array(groups);
+  const outRow = new Uint32Array(groups);
+  for (let k = 0; k < groups; k++) {
+    const idx = pick[k];
+    outPart[k] = idx < 0 ? parts : g.part[idx];
+    outRow[k] = idx < 0 ? 0 : g.row[idx];
+  }
+  return gatherData(srcs, outPart, outRow);
+}
+
+const DELETE = 3;
+
+/**
+ * Java `PartialUpdateMergeFunction` record by record (`add` in sequence order, `getResult`), for
+ * every key with more than one record: per column either the picked cell of each key (-1: null)
+ * or, for sum / product / listagg aggregators, its value. Fills the result's sequence and kind.
+ */
+function foldPartialUpdate(
+  datas: readonly arrow.Data[][],
+  g: Grouped,
+  groups: number,
+  pu: PartialUpdateSpec,
+  fold: MergeFold,
+  outSeq: BigInt64Array,
+  outKinds: Int8Array,
+): { picks: (Int32Array | null)[]; values: (unknown[] | null)[] } {
+  const width = fold.columns.length;
+  const where = `merge-engine=partial-update of ${fold.identifier}`;
+  const cells = fold.columns.map((agg, c) => cellsOf(datas[c], g, agg.field.type));
+  const computing = pu.aggs.map((a) => a !== null && computes(a));
+  const picks = computing.map((v) => (v ? null : new Int32Array(groups)));
+  const values = computing.map((v) => (v ? new Array<unknown>(groups) : null));
+  // the current row of one key
+  const pick = new Int32Array(width);
+  const value: unknown[] = new Array(width);
+  const states = pu.aggs.map(() => ({ init: false }));
+  const isSequence = new Uint8Array(width);
+  for (const seq of pu.groups) for (const c of seq) isSequence[c] = 1;
+  const empty = new Uint8Array(width);
+  const nullable = fold.columns.map((a) => a.field.type.nullable);
+  const has = (c: number, idx: number) => idx >= 0 && cells[c].valid(idx);
+
+  const initRow = (idx: number) => {
+    for (let c = 0; c < width; c++) {
+      if (!nullable[c] && !has(c, idx)) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${c} can not be null (column ${fold.columns[c].field.name})`);
+      if (computing[c]) value[c] = cells[c].value(idx);
+      else pick[c] = idx;
+    }
+  };
+  /** Java `isEmptySequenceGroup`: every sequence field of the group is null in the record (flags the group for the record). */
+  const emptyGroup = (seq: readonly number[], idx: number) => {
+    if (empty[seq[0]]) return true;
+    for (const c of seq) if (has(c, idx)) return false;
+    for (const c of seq) empty[c] = 1;
+    return true;
+  };
+  /** Java's generated sequence comparator, record vs current row: ascending, nulls first. */
+  const compareGroup = (seq: readonly number[], idx: number) => {
+    for (const c of seq) {
+      const a = has(c, idx);
+      const b = has(c, pick[c]);
+      if (!a && !b) continue;
+      if (!a) return -1;
+      if (!b) return 1;
+      const r = compareValues(cells[c].value(idx), cells[c].value(pick[c]));
+      if (r !== 0) return r;
+    }
+    return 0;
+  };
+  const agg = (c: number, a: ColumnAgg, idx: number) => {
+    if (computing[c]) value[c] = aggValue(a, value[c], cells[c].value(idx));
+    else pick[c] = pickAgg(a, pick[c], idx, cells[c], states[c], fold.identifier);
+  };
+  // Java aggReversed(acc, input) = agg(input, acc)
+  const aggReversed = (c: number, a: ColumnAgg, idx: number) => {
+    if (computing[c]) value[c] = aggValue(a, cells[c].value(idx), value[c]);
+    else pick[c] = pickAgg(a, idx, pick[c], cells[c], states[c], fold.identifier);
+  };
+  const retract = (c: number, a: ColumnAgg, idx: number) => {
+    if (computing[c]) value[c] = valueRetract(a, value[c], cells[c].value(idx), fold.identifier);
+    else pick[c] = pickRetract(a, pick[c], idx, cells[c]);
+  };
+
+  for (let k = 0; k < groups; k++) {
+    const from = g.starts[k];
+    const to = g.starts[k + 1];
+    if (to - from === 1) {
+      // a single record passes unchanged
+      const only = g.order[from];
+      for (let c = 0; c < width; c++) {
+        if (computing[c]) values[c]![k] = cells[c].value(only);
+        else picks[c]![k] = only;
+      }
+      outSeq[k] = g.sequence[only];
+      outKinds[k] = g.kinds[only];
+      continue;
+    }
+    // reset
+    pick.fill(-1);
+    value.fill(null);
+    for (const s of states) s.init = false;
+    let latest = 0n;
+    let meetInsert = false;
+    let filled = false;
+    let deleted = false;
+    for (let i = from; i < to; i++) {
+      const idx = g.order[i];
+      const kind = g.kinds[idx];
+      deleted = false;
+      empty.fill(0);
+      if (isRetract(kind)) {
+        if (!filled) {
+          initRow(idx);
+          filled = true;
+        }
+        // (files written with ignore-delete by Paimon 0.7 and older may hold retract rows)
+        if (pu.ignoreDelete) continue;
+        latest = g.sequence[idx];
+        if (pu.groups.length > 0) {
+          // retractWithSequenceGroup: the group's fields when its sequence is not older
+          const updated = new Uint8Array(width);
+          retracting: for (let c = 0; c < width; c++) {
+            const grp = pu.groupOf[c];
+            if (grp < 0) continue;
+            const seq = pu.groups[grp];
+            if (emptyGroup(seq, idx)) continue;
+            const a = pu.aggs[c];
+            if (compareGroup(seq, idx) >= 0) {
+              if (isSequence[c]) {
+                for (const s of seq) {
+                  if (updated[s]) continue;
+                  if (kind === DELETE && pu.partialDelete.has(s)) {
+                    deleted = true;
+                    initRow(idx);
+                    break retracting;
+                  }
+                  pick[s] = idx;
+                  updated[s] = 1;
+                }
+              } else if (a === null) {
+                pick[c] = -1;
+              } else retract(c, a, idx);
+            } else if (a !== null) retract(c, a, idx);
           }
           continue;
         }
-        const has = valid(idx);
-        switch (agg.fn) {
-          case "primary-key":
-          case "last_value":
-            acc = idx;
-            break;
-          case "last_non_null_value":
-            if (has) acc = idx;
-            break;
-          case "first_value":
-            if (!initialized) {
-              initialized = true;
-              acc = idx;
-            }
-            break;
-          case "first_non_null_value":
-            if (!initialized && has) {
-              initialized = true;
-              acc = idx;
-            }
-            break;
-          default:
-            // max, min, bool_and, bool_or: null on either side keeps the other
-            if (!has) break;
-            if (acc < 0) {
-              acc = idx;
-              break;
-            }
-            if (agg.fn === "bool_and") {
-              if (value(acc) === true && value(idx) === false) acc = idx;
-            } else if (agg.fn === "bool_or") {
-              if (value(acc) === false && value(idx) === true) acc = idx;
-            } else {
-              // InternalRowUtils.compare has no BOOLEAN case: Java fails the merge of two non-null values
-              if (agg.field.type.kind === "BOOLEAN") throw new PaimonError("INVALID_ARGUMENT", `merge-engine=aggregation of ${identifier}, column ${agg.field.name}: aggregate function ${agg.fn} cannot compare BOOLEAN values (Java: Incomparable type: BOOLEAN)`);
-              const c = agg.field.type.kind === "FLOAT" || agg.field.type.kind === "DOUBLE" ? javaFloatCompare(value(acc) as number, value(idx) as number) : compareValues(value(acc), value(idx));
-              if (agg.fn === "max" ? c < 0 : c >= 0) acc = idx;
-            }
+        if (pu.removeRecordOnDelete) {
+          if (kind === DELETE) {
+            deleted = true;
+            initRow(idx);
+          }
+          continue;
+        }
+        throw new PaimonError(
+          "INVALID_ARGUMENT",
+          `${where}: By default, Partial update can not accept delete records, you can choose one of the following solutions: 1. Configure 'ignore-delete' to ignore delete records. 2. Configure 'partial-update.remove-record-on-delete' to remove the whole row when receiving delete records. 3. Configure 'sequence-group's to retract partial columns. Also configure 'partial-update.remove-record-on-sequence-group' to remove the whole row when receiving deleted records of \`specified sequence group\`.`,
+        );
+      }
+      latest = g.sequence[idx];
+      if (pu.groups.length === 0) {
+        // updateNonNullFields
+        for (let c = 0; c < width; c++) {
+          if (has(c, idx)) {
+            if (computing[c]) value[c] = cells[c].value(idx);
+            else pick[c] = idx;
+          } else if (!nullable[c]) throw new PaimonError("INVALID_ARGUMENT", `${where}: Field ${c} can not be null (column ${fold.columns[c].field.name})`);
+        }
+      } else {
+        // updateWithSequenceGroup
+        for (let c = 0; c < width; c++) {
+          const grp = pu.groupOf[c];
+          const a = pu.aggs[c];
+          if (grp < 0) {
+            if (a !== null) agg(c, a, idx);
+            else if (has(c, idx)) pick[c] = idx;
+            continue;
+          }
+          const seq = pu.groups[grp];
+          if (emptyGroup(seq, idx)) continue;
+          if (compareGroup(seq, idx) >= 0) {
+            if (isSequence[c]) for (const s of seq) pick[s] = idx;
+            else if (a === null) pick[c] = idx;
+            else agg(c, a, idx);
+          } else if (a !== null) aggReversed(c, a, idx);
         }
       }
-      pick[k] = acc;
-      continue;
+      meetInsert = true;
+      filled = true;
     }
-    let acc: unknown = null;
-    for (let i = from; i < to; i++) {
-      const idx = g.order[i];
-      const retract = isRetract(g.kinds[idx]);
-      if (retract && agg.ignoreRetract) continue;
-      if (retract && agg.fn === "listagg") throw noRetract(agg);
-      const input = value(idx);
-      acc = retract ? retractValue(agg, acc, input, identifier) : aggValue(agg, acc, input);
+    for (let c = 0; c < width; c++) {
+      if (computing[c]) values[c]![k] = value[c];
+      else picks[c]![k] = pick[c];
     }
-    values![k] = acc;
+    outSeq[k] = latest;
+    outKinds[k] = deleted || !meetInsert ? DELETE : 0;
   }
-  if (pick) {
-    let nulls = 0;
-    for (let k = 0; k < groups; k++) if (pick[k] < 0) nulls++;
-    const parts = datas.length;
-    const srcs = nulls > 0 ? [...datas, nullCell(datas[0].type)] : datas;
-    const outPart = new Uint32Array(groups);
-    const outRow = new Uint32Array(groups);
-    for (let k = 0; k < groups; k++) {
-      const idx = pick[k];
-      outPart[k] = idx < 0 ? parts : g.part[idx];
-      outRow[k] = idx < 0 ? 0 : g.row[idx];
-    }
-    return gatherData(srcs, outPart, outRow);
-  }
-  return buildColumn(datas[0].type, agg.field.type, values!);
+  return { picks, values };
 }
 
 /** Java `Float.compare` / `Double.compare`: a total order, -0.0 below 0.0 and NaN above +Infinity (equal to itself). */

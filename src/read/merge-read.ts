@@ -17,10 +17,11 @@ import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { DataSplit } from "../scan/split.js";
-import { checkMergeable, intervalPartition } from "../scan/merge-tree-splits.js";
+import { intervalPartition } from "../scan/merge-tree-splits.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
+import type { TableOptions } from "../table/options.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
-import { foldRecords, type MergeFold, mergeFold } from "./merge-functions.js";
+import type { MergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { sortedKeyRange } from "./selective-read.js";
@@ -58,6 +59,20 @@ export function mergeKvBatches(
   return { part: r.run, row: r.row };
 }
 
+/**
+ * Java's `PartialUpdateMergeFunction.Factory.adjustReadType`: the `wanted` fields with the
+ * sequence fields of the sequence groups they are in (table order), so a projection merges as
+ * the whole row does.
+ */
+function withSequenceGroups(schemaFields: readonly DataField[], wanted: ReadonlySet<DataField>, options: TableOptions): DataField[] {
+  const names = new Set([...wanted].map((f) => f.name));
+  const extra = new Set<string>();
+  for (const g of options.sequenceGroups) {
+    if ([...g.fields, ...g.sequenceFields].some((n) => names.has(n))) for (const s of g.sequenceFields) extra.add(s);
+  }
+  return schemaFields.filter((f) => wanted.has(f) || extra.has(f.name));
+}
+
 export class PrimaryKeySplitReader {
   private readonly keyFields: DataField[];
   /** Names of `keyFields`: the primary key without partition fields. */
@@ -66,8 +81,10 @@ export class PrimaryKeySplitReader {
   private readonly keyColumns: number[];
   private readonly outColumns: number[];
   private readonly firstRow: boolean;
-  /** partial-update / aggregation: the field fold (null for deduplicate and first-row) */
-  private readonly fold: MergeFold | null;
+  /** partial-update / aggregation: whether records of a key are folded (false for deduplicate and first-row) */
+  private readonly folds: boolean;
+  /** the field fold, created (and its module loaded) on the first section that needs one */
+  private fold: Promise<{ fold: MergeFold; foldRecords: typeof import("./merge-functions.js").foldRecords }> | null = null;
   /** (created on the first file read: a key lookup answered from memory reads none) */
   private dvLoader: DeletionVectorLoader | null = null;
   private fileSchemas: FileSchemas | null = null;
@@ -96,14 +113,15 @@ export class PrimaryKeySplitReader {
       const filterNames = new Set<string>();
       if (options.filter) collectFields(options.filter, filterNames);
       const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...seqFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
-      this.readFields = schema.fields.filter((f) => wanted.has(f));
+      // partial-update reads the sequence fields of the groups it reads (Java's adjustReadType)
+      this.readFields = config.mergeEngine === "partial-update" ? withSequenceGroups(schema.fields, wanted, table.coreOptions) : schema.fields.filter((f) => wanted.has(f));
       this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
       this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
     }
     this.seqColumns = seqFields.map((f) => this.readFields.indexOf(f));
     const engine = config.mergeEngine;
     this.firstRow = engine === "first-row";
-    this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, this.readFields, schema.primaryKeys, table.coreOptions) : null;
+    this.folds = engine === "partial-update" || engine === "aggregation";
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
     this.keyNames = layout.keyNames;
     this.keyFilter = options.filter ? splitPredicateByFields(options.filter, this.keyNames).picked : null;
@@ -123,7 +141,6 @@ export class PrimaryKeySplitReader {
         yield* this.readRaw(split, runs[0][0], dvOf.get(runs[0][0].fileName) ?? null);
         continue;
       }
-      checkMergeable(this.table);
       // Oldest data first: ties (never expected) go to the later run.
       const files = runs.flat().sort((a, b) => compareSequence(a.minSequenceNumber, b.minSequenceNumber));
       const chunks: KvBatch[] = [];
@@ -132,8 +149,9 @@ export class PrimaryKeySplitReader {
       }
       // sequence.field: the merges order the records of a key by their rank in the user order
       const order = this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.table.coreOptions.get("sequence.field.sort-order")) : undefined;
-      if (this.fold) {
-        const folded = foldRecords(chunks, this.keyColumns, this.fold, order);
+      if (this.folds) {
+        const { fold, foldRecords } = await (this.fold ??= this.loadFold());
+        const folded = foldRecords(chunks, this.keyColumns, fold, order);
         if (!folded) continue;
         // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
         const live: number[] = [];
@@ -147,6 +165,15 @@ export class PrimaryKeySplitReader {
       }
       yield* this.emitMerged(chunks, order);
     }
+  }
+
+  /** The merge functions load with the first partial-update / aggregation merge (a page that only reads other tables never loads them). */
+  private async loadFold() {
+    const { checkMergeFunctionOptions, foldRecords, mergeFold } = await import("./merge-functions.js");
+    const { identifier, schema, coreOptions } = this.table;
+    const engine = primaryKeyConfig(coreOptions).mergeEngine as MergeFold["engine"];
+    checkMergeFunctionOptions(identifier, engine, schema.fields, schema.primaryKeys, coreOptions);
+    return { fold: mergeFold(identifier, engine, this.readFields, schema.primaryKeys, coreOptions, schema.fields), foldRecords };
   }
 
   /** Fields read (table order): the projection, the primary key, and filter columns. */
@@ -214,7 +241,7 @@ export class PrimaryKeySplitReader {
    * is the newer one in a file sorted by key then sequence.
    */
   private sequenceOrdered(files: readonly DataFileMeta[], memory: readonly KvBatch[]): boolean {
-    if (this.fold || files.length === 0) return false;
+    if (this.folds || files.length === 0) return false;
     for (let i = 1; i < files.length; i++) if (files[i].minSequenceNumber <= files[i - 1].maxSequenceNumber) return false;
     const fileMax = files[files.length - 1].maxSequenceNumber;
     for (const m of memory) if (!allAboveInt64(m.sequence, fileMax)) return false;

@@ -13,7 +13,6 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import type { DataSplit } from "./split.js";
-import { checkMergeFunctionOptions } from "../read/merge-functions.js";
 
 export const DELETION_VECTORS_INDEX = "DELETION_VECTORS";
 
@@ -177,13 +176,4 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
     flush();
   }
   return splits;
-}
-
-/** UNSUPPORTED unless this table's merge engine can be merged by paimon-rt. */
-export function checkMergeable(table: FileStoreTable): void {
-  const config = primaryKeyConfig(table.coreOptions);
-  if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
-    checkMergeFunctionOptions(table.identifier, config.mergeEngine, table.schema.fields, table.schema.primaryKeys, table.coreOptions);
-  }
-  // (sequence.field: a type the kernels cannot order fails the merge with UNSUPPORTED)
 }

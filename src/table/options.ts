@@ -159,6 +159,25 @@ export class TableOptions {
     return s === "true";
   }
 
+  /**
+   * partial-update's `fields.<s1,s2>.sequence-group = <f1,f2>` options, in option order: sequence
+   * fields and the fields they protect, split at "," and not trimmed (as Java).
+   */
+  get sequenceGroups(): ReadonlyArray<{ key: string; sequenceFields: string[]; fields: string[] }> {
+    const out: Array<{ key: string; sequenceFields: string[]; fields: string[] }> = [];
+    for (const [key, v] of Object.entries(this.raw)) {
+      const m = /^fields\.(.+)\.sequence-group$/.exec(key);
+      if (m) out.push({ key, sequenceFields: m[1].split(","), fields: v.split(",") });
+    }
+    return out;
+  }
+
+  /** Java's `ignore-delete`: the key itself when set, else its fallback keys in Java's order (whatever the merge engine). */
+  get ignoreDelete(): boolean {
+    const key = ["ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"].find((k) => this.raw[k] !== undefined);
+    return key !== undefined && this.bool(key, false);
+  }
+
   memory(key: string, fallback: string): number {
     // by text: split sizes are read on every plan (parsing allocated a match per read)
     const text = this.raw[key] ?? fallback;

@@ -8,7 +8,6 @@ import { trimmedPrimaryKeys } from "../spec/schema.js";
 import { type DataField, type DataType, SYSTEM_FIELD_ID_START } from "../spec/types.js";
 import type { TableOptions } from "./options.js";
 import { compareValues } from "./values.js";
-import { checkMergeFunctionOptions } from "../read/merge-functions.js";
 
 /** `_KEY_<k>` field ids are `KEY_FIELD_ID_START + id(k)` (Java `SpecialFields`). */
 export const KEY_FIELD_ID_START = SYSTEM_FIELD_ID_START;
@@ -76,7 +75,7 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
   }
   const trigger = options.int("num-sorted-run.compaction-trigger", 5);
   const numLevels = options.int("num-levels", trigger + 1);
-  const ignoreDelete = options.bool("ignore-delete", false) || options.bool(`${mergeEngine}.ignore-delete`, false);
+  const ignoreDelete = options.ignoreDelete;
   const seq = options.get("sequence.field");
   return {
     mergeEngine,
@@ -104,12 +103,16 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   const config = primaryKeyConfig(options);
   const unsupported = (what: string) => new PaimonError("UNSUPPORTED", `writing primary-key table ${identifier}: ${what} is not supported`);
   const bucket = options.bucket;
-  if (bucket === -1) throw unsupported("dynamic bucket mode (bucket = -1); set a fixed 'bucket' >= 1");
+  if (bucket === -1) {
+    // Java's cross-partition upsert keeps a global key index (RocksDB) across partitions
+    const outside = schema.partitionKeys.filter((k) => !schema.primaryKeys.includes(k));
+    if (outside.length > 0) throw unsupported(`cross-partition upsert (bucket = -1 with partition field(s) ${outside.join(", ")} outside the primary key); set a fixed 'bucket' >= 1 or add the partition fields to the primary key`);
+  }
   if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
-  if (bucket <= 0) throw unsupported(`bucket = ${bucket}`);
-  if (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") {
-    checkMergeFunctionOptions(identifier, config.mergeEngine, schema.fields, schema.primaryKeys, options);
-    if (config.deletionVectors) throw unsupported(`merge-engine=${config.mergeEngine} with deletion vectors`);
+  if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
+  // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
+  if ((config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") && config.deletionVectors) {
+    throw unsupported(`merge-engine=${config.mergeEngine} with deletion vectors`);
   }
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
   if (options.fileFormat !== "parquet") throw unsupported(`file.format=${options.fileFormat} (parquet only)`);

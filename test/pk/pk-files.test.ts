@@ -196,10 +196,9 @@ describe("primary-key data files", () => {
 
   it("reject unsupported modes with precise errors", async () => {
     for (const [options, pattern] of [
-      [{ "merge-engine": "partial-update", "fields.n.sequence-group": "v" }, /sequence-group/],
+      [{ "merge-engine": "aggregation", "fields.n.sequence-group": "v" }, /sequence-group/],
       [{ "merge-engine": "partial-update", "deletion-vectors.enabled": "true" }, /partial-update with deletion vectors/],
       [{ "merge-engine": "aggregation", "fields.v.aggregate-function": "collect" }, /aggregation/],
-      [{ bucket: -1 }, /dynamic bucket/],
       [{ "changelog-producer": "input" }, /changelog-producer=input/],
     ] as const) {
       const table = await createPkTable(options as Record<string, string | number>);
