@@ -5,10 +5,9 @@
 // order by a 64-bit sequence; this module turns the user order into one: every row's rank in
 // the global order of (sequence fields, `_SEQUENCE_NUMBER`, chunk, row), computed with the wasm
 // sort kernel; used only for tables that set `sequence.field` (the others merge on
-// `_SEQUENCE_NUMBER` itself, unchanged). FLOAT / DOUBLE fields compare in the kernel's order
-// (Double.compare: -0.0 below 0.0, NaN above every number) where Java's generated comparator
-// (`<` / `>`) finds -0.0 and 0.0, and NaN and anything, equal and falls back to the sequence
-// number.
+// `_SEQUENCE_NUMBER` itself, unchanged). A NaN in a FLOAT / DOUBLE field orders above every
+// number (the kernel's Double.compare), where Java's generated comparator (`<` / `>`) finds NaN
+// and anything equal and falls back to the sequence number (not a total order).
 import { concatData } from "../arrow/concat.js";
 import { isNull, type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { sortPermutation } from "../kernel/sort.js";
@@ -26,7 +25,7 @@ import type { KvBatch } from "./merge-functions.js";
 export function rankBySequenceFields(chunks: readonly KvBatch[], columns: readonly number[], sortOrder: string | undefined): KvBatch[] {
   if (chunks.length === 0) return [];
   const fields: KeyColumn[] = columns.map((c) => {
-    const col = keyColumnFromArrow(concatData(chunks.map((x) => x.batch.data.children[c])));
+    const col = comparable(keyColumnFromArrow(concatData(chunks.map((x) => x.batch.data.children[c]))));
     return sortOrder?.toLowerCase() === "descending" ? descendingRanks(col) : col;
   });
   const total = fields[0].length;
@@ -43,6 +42,14 @@ export function rankBySequenceFields(chunks: readonly KvBatch[], columns: readon
   const ranks = new BigInt64Array(words.buffer);
   at = 0;
   return chunks.map((c) => ({ ...c, sequence: ranks.subarray(at, (at += c.sequence.length)) }));
+}
+
+/** Java's generated comparator compares floats with `<` / `>`: -0.0 equals 0.0 (in the kernel's Double.compare order it would not). */
+function comparable(col: KeyColumn): KeyColumn {
+  if (col.type !== "float32" && col.type !== "float64") return col;
+  const values = (col.values as Float64Array).slice(0, col.length);
+  for (let i = 0; i < values.length; i++) if (values[i] === 0) values[i] = 0; // -0.0 -> 0.0
+  return { ...col, values };
 }
 
 /**

@@ -1,7 +1,7 @@
 // rankBySequenceFields against a reference of Java's order (UserDefinedSeqComparator: the sequence
 // fields one by one, nulls first in both sort orders, non-null values reversed when descending;
-// then _SEQUENCE_NUMBER; then chunk and row): random chunks of INT, BIGINT, STRING, BOOLEAN and
-// DECIMAL(20, 2) fields with nulls and ties.
+// then _SEQUENCE_NUMBER; then chunk and row): random chunks of INT, BIGINT, STRING, BOOLEAN,
+// DECIMAL(20, 2) and DOUBLE (-0.0 equal to 0.0) fields with nulls and ties.
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { rankBySequenceFields } from "../../src/read/sequence-order.js";
 import type { KvBatch } from "../../src/read/merge-functions.js";
 import { valuesToData } from "../interop/convert.js";
 
-type Row = { i: number | null; b: string | null; s: string | null; t: boolean | null; d: string | null; seq: bigint };
+type Row = { i: number | null; b: string | null; s: string | null; t: boolean | null; d: string | null; f: number | null; seq: bigint };
 
 const rowArb: fc.Arbitrary<Row> = fc.record({
   i: fc.option(fc.constantFrom(-2147483648, -1, 0, 1, 2147483647), { nil: null }),
@@ -17,11 +17,12 @@ const rowArb: fc.Arbitrary<Row> = fc.record({
   s: fc.option(fc.constantFrom("", "a", "ab", "b", "é", "\u{1F600}"), { nil: null }),
   t: fc.option(fc.boolean(), { nil: null }),
   d: fc.option(fc.constantFrom("-99999999999999999.99", "-0.01", "0.00", "0.01", "12345678901234567.89"), { nil: null }),
+  f: fc.option(fc.constantFrom(-0, 0, -1.5, 2.25, -Infinity), { nil: null }),
   seq: fc.bigInt({ min: 0n, max: 5n }),
 });
 
-const TYPES: Record<string, arrow.DataType> = { i: new arrow.Int32(), b: new arrow.Int64(), s: new arrow.Utf8(), t: new arrow.Bool(), d: new arrow.Decimal(2, 20, 128) };
-const NAMES = ["i", "b", "s", "t", "d"] as const;
+const TYPES: Record<string, arrow.DataType> = { i: new arrow.Int32(), b: new arrow.Int64(), s: new arrow.Utf8(), t: new arrow.Bool(), d: new arrow.Decimal(2, 20, 128), f: new arrow.Float64() };
+const NAMES = ["i", "b", "s", "t", "d", "f"] as const;
 
 function batchOf(rows: readonly Row[]): KvBatch {
   const children = NAMES.map((n) => valuesToData(TYPES[n], rows.map((r) => r[n])));
@@ -44,6 +45,8 @@ function compareValue(name: (typeof NAMES)[number], x: unknown, y: unknown): num
     }
     case "t":
       return Number(x) - Number(y);
+    case "f": // Java's generated comparator: -0.0 equals 0.0
+      return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0;
     default:
       return (x as number) - (y as number);
   }
@@ -54,7 +57,7 @@ describe("rankBySequenceFields", () => {
     fc.assert(
       fc.property(
         fc.array(fc.array(rowArb, { maxLength: 12 }), { minLength: 1, maxLength: 4 }),
-        fc.uniqueArray(fc.constantFrom(0, 1, 2, 3, 4), { minLength: 1, maxLength: 3 }),
+        fc.uniqueArray(fc.constantFrom(0, 1, 2, 3, 4, 5), { minLength: 1, maxLength: 3 }),
         fc.constantFrom(undefined, "ascending", "descending", "DESCENDING"),
         (chunks, columns, sortOrder) => {
           const batches = chunks.map(batchOf);
