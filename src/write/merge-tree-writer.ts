@@ -689,34 +689,25 @@ export class MergeTreeBucketWriter {
    * the key range of one of the compaction `inputs` can hold such keys; the rest are not read.
    */
   private async markShadowed(targets: readonly DataFileMeta[], lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<void> {
-    for (const f of targets) {
-      const rows = await this.shadowedPositions(f, lookup, inputs);
-      if (rows.length > 0) this.markDeleted(f, rows);
-    }
+    for (const f of targets) for (const rows of await this.shadowedPositions(f, lookup, inputs)) this.markDeleted(f, rows);
   }
 
-  /** Positions (ascending, deletion vector ignored) of the rows of `f` whose key is among `lookup`; none unless `f` overlaps one of `inputs`. */
-  private async shadowedPositions(f: DataFileMeta, lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<Uint32Array> {
-    if (!inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0)) return new Uint32Array(0);
+  /**
+   * Positions (deletion vector ignored) of the rows of `f` whose key is among `lookup`, as
+   * non-empty ascending runs; none unless `f` overlaps one of `inputs`.
+   */
+  private async shadowedPositions(f: DataFileMeta, lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<Uint32Array[]> {
+    if (!inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0)) return [];
     let position = 0;
-    let count = 0;
     const marks: Uint32Array[] = [];
     // positions count every row of the file, so its keys are taken without its deletion vector
     for (const cols of await this.allKeyColumnsOf(f)) {
       const rows = shadowedRows(cols, lookup);
       for (let i = 0; i < rows.length; i++) rows[i] += position;
       if (rows.length > 0) marks.push(rows);
-      count += rows.length;
       position += cols[0]?.length ?? 0;
     }
-    if (marks.length === 1) return marks[0];
-    const out = new Uint32Array(count);
-    let at = 0;
-    for (const m of marks) {
-      out.set(m, at);
-      at += m.length;
-    }
-    return out;
+    return marks;
   }
 
   private markDeleted(f: DataFileMeta, positions: Uint32Array): void {
@@ -738,7 +729,9 @@ export class MergeTreeBucketWriter {
     const table = this.options.table;
     const out: KvBatch[] = [];
     for (const f of targets) {
-      let positions = await this.shadowedPositions(f, lookup, inputs);
+      const runs = await this.shadowedPositions(f, lookup, inputs);
+      // (one run per key chunk of the file: usually one)
+      let positions = runs.length === 1 ? runs[0] : Uint32Array.from(runs.flatMap((r) => Array.from(r)));
       const deleted = this.dvs.get(f.fileName);
       if (deleted && positions.length > 0) {
         const hit = deleted.hasMany(positions);
