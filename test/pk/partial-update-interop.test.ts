@@ -247,6 +247,7 @@ describe.skipIf(noJava !== null)("deletion vectors with partial-update and aggre
     ["dv-groups: partial-update with sequence groups (sum, last_non_null_value, remove-record-on-sequence-group)", { ...GROUPS, "deletion-vectors.enabled": "true" }, ["+I", "+I", "+I", "-U", "+U", "-D"]],
     ["dv-remove: partial-update with remove-record-on-delete", { ...REMOVE, "deletion-vectors.enabled": "true" }, ["+I", "+I", "-U", "+U", "-D"]],
     ["dv-agg: aggregation (sum, max ignoring retractions, last_non_null_value, last_value) with -U/-D retractions", DV_AGG, ["+I", "+I", "+I", "-U", "+U", "-D"]],
+    ["dv-levels: the aggregation table with universal compaction through 4 levels (lookups reach past the output level)", { ...DV_AGG, "num-sorted-run.compaction-trigger": "2", "num-levels": "4" }, ["+I", "+I", "+I", "-U", "+U", "-D"]],
   ] as const) {
     it(
       name,
