@@ -22,7 +22,8 @@ import { TablePaths } from "../table/paths.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { referencedFileNames } from "./orphan-files.js";
-import { checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
+import { checkHashIndexConflicts, checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
+import { HASH_INDEX } from "../spec/hash-index.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 export interface CommitOptions {
@@ -280,8 +281,9 @@ export class FileStoreCommit {
       compact.entries.push(...k.compactBefore.map((f) => entry(FILE_KIND_DELETE, c, f)), ...k.compactAfter.map((f) => entry(FILE_KIND_ADD, c, f)));
       compact.indexChanges.push(...k.newIndexFiles.map((f) => index(FILE_KIND_ADD, c, f)), ...k.deletedIndexFiles.map((f) => index(FILE_KIND_DELETE, c, f)));
     }
-    // Deletes or index changes make an "append" an OVERWRITE that must be checked (Java ConflictDetection).
-    if (append.entries.some((e) => e.kind === FILE_KIND_DELETE) || append.indexChanges.length > 0) {
+    // Deletes or deletion-vector changes make an "append" an OVERWRITE that must be checked (Java
+    // ConflictDetection.shouldBeOverwriteCommit); a dynamic-bucket HASH index rides an APPEND.
+    if (append.entries.some((e) => e.kind === FILE_KIND_DELETE) || append.indexChanges.some((c) => c.indexFile.indexType !== HASH_INDEX)) {
       append.kind = "OVERWRITE";
       append.conflictCheck = true;
     }
@@ -321,6 +323,9 @@ export class FileStoreCommit {
           await checkIndexConflicts(this.manifests, latest, indexChanges, entries);
         }
         if (indexChanges.length > 0) checkDeletionVectorTargets(latest, current, entries, indexChanges);
+        if (latest && indexChanges.some((c) => c.kind === FILE_KIND_ADD && c.indexFile.indexType === HASH_INDEX)) {
+          await checkHashIndexConflicts(this.io, this.manifests.paths, await this.manifests.indexEntries(latest), latest.id, indexChanges);
+        }
         const snapshot = await this.writeSnapshot(latest, entries, { ...prepared, indexChanges }, identifier, options, written);
         if (await this.publish(snapshot)) {
           this.advanceLiveFiles(snapshot, current, entries);
@@ -608,16 +613,28 @@ function compactsOnlyOwnFiles(changes: readonly CommitMessageData[]): boolean {
 }
 
 /**
- * The full index listing after `changes` (§4.6): DELETE removes the named file; an ADD of
- * a per-bucket index type (DELETION_VECTORS, HASH) in a bucketed table replaces nothing by
- * itself — the writer sends the DELETE of the old file with it.
+ * The full index listing after `changes` (§4.6): DELETE removes the named file; an ADD of a
+ * HASH index replaces the bucket's previous HASH file (Java's `BucketedCombiner`: dynamic-bucket
+ * writers send no DELETE of it); an ADD of a deletion-vector file replaces nothing by itself —
+ * the writer sends the DELETE of the old file with it.
  */
 export function combineIndexEntries(previous: readonly IndexManifestEntry[], changes: readonly IndexManifestEntry[]): IndexManifestEntry[] {
   const key = (e: IndexManifestEntry) => `${e.partition.join(",")}|${e.bucket}|${e.indexFile.indexType}|${e.indexFile.fileName}`;
   const out = new Map(previous.map((e) => [key(e), e]));
+  const bucketOf = (e: IndexManifestEntry) => `${e.partition.join(",")}|${e.bucket}`;
+  const hashFiles = new Map<string, string>();
+  for (const [k, e] of out) if (e.indexFile.indexType === HASH_INDEX) hashFiles.set(bucketOf(e), k);
   for (const c of changes) {
-    if (c.kind === FILE_KIND_DELETE) out.delete(key({ ...c, kind: FILE_KIND_ADD }));
-    else out.set(key(c), c);
+    if (c.kind === FILE_KIND_DELETE) {
+      out.delete(key({ ...c, kind: FILE_KIND_ADD }));
+      continue;
+    }
+    if (c.indexFile.indexType === HASH_INDEX) {
+      const old = hashFiles.get(bucketOf(c));
+      if (old !== undefined) out.delete(old);
+      hashFiles.set(bucketOf(c), key(c));
+    }
+    out.set(key(c), c);
   }
   return [...out.values()];
 }

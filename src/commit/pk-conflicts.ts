@@ -1,9 +1,14 @@
 // Extra conflict checks of commits to primary-key / deletion-vector tables (format reference
 // §10.2): Java's `PrimaryKeyConflictDetection` (files of one level >= 1 of a bucket must not
 // overlap after the commit), and index-file deletes that must still be live (two writers
-// replacing the same deletion-vector index file would otherwise leave two files per bucket).
+// replacing the same deletion-vector index file would otherwise leave two files per bucket), and
+// dynamic-bucket HASH indexes that a concurrent commit changed (a key in two buckets).
 import { PaimonError } from "../error.js";
+import type { FileIO } from "../fs/file-io.js";
+import { IntTable } from "../kernel/int-table.js";
+import { decodeHashIndex, HASH_INDEX } from "../spec/hash-index.js";
 import type { IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
+import type { TablePaths } from "../table/paths.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { ManifestStore } from "../table/manifests.js";
@@ -76,5 +81,68 @@ function checkRemovedFilesTakeTheirVectors(indexEntries: readonly IndexManifestE
       "COMMIT_CONFLICT",
       `file ${f.file.fileName} of bucket ${f.bucket} has a deletion vector in index file ${home} of snapshot ${latest.id} that the commit keeps (a concurrent commit deleted rows of it); give up committing`,
     );
+  }
+}
+
+/** The hashes of one HASH index file of the table (`entry` names its partition-bucket). */
+export async function readHashIndex(io: FileIO, paths: TablePaths, entry: Pick<IndexManifestEntry, "partition" | "bucket" | "indexFile">): Promise<Int32Array> {
+  const path = paths.indexFileOf(entry.partition, entry.bucket, entry.indexFile);
+  const hashes = decodeHashIndex(await io.readFile(path), path);
+  if (BigInt(hashes.length) !== entry.indexFile.rowCount) {
+    throw new PaimonError("CORRUPT_FILE", `hash index file ${path} holds ${hashes.length} hashes, its index manifest entry says ${entry.indexFile.rowCount}`);
+  }
+  return hashes;
+}
+
+/**
+ * COMMIT_CONFLICT when a dynamic-bucket HASH index file the commit adds would lose keys or put a
+ * key in two buckets: the bucket's file in `latest` (which the new one replaces) holds a hash the
+ * new one lacks, or a hash new to the bucket is in another bucket's file of the partition. Both
+ * mean another writer committed keys to the partition after this writer loaded its index (Java
+ * assumes a single writer per partition and checks nothing; its replacing file would drop them).
+ * Files `changes` delete (an overwrite's) are not compared.
+ */
+export async function checkHashIndexConflicts(io: FileIO, paths: TablePaths, latestIndex: readonly IndexManifestEntry[], latestId: number, changes: readonly IndexManifestEntry[]): Promise<void> {
+  const adds = changes.filter((c) => c.kind === 0 && c.indexFile.indexType === HASH_INDEX);
+  if (adds.length === 0) return;
+  const fileKey = (e: IndexManifestEntry) => `${e.partition.join(",")}|${e.bucket}|${e.indexFile.fileName}`;
+  const deleted = new Set(changes.filter((c) => c.kind === 1).map(fileKey));
+  const partitions = new Set(adds.map((a) => a.partition.join(",")));
+  const live = new Map<string, Map<number, IndexManifestEntry>>();
+  for (const e of latestIndex) {
+    const p = e.partition.join(",");
+    if (e.kind !== 0 || e.indexFile.indexType !== HASH_INDEX || !partitions.has(p) || deleted.has(fileKey(e))) continue;
+    let m = live.get(p);
+    if (!m) live.set(p, (m = new Map()));
+    m.set(e.bucket, e);
+  }
+  const conflict = (a: IndexManifestEntry, why: string) =>
+    new PaimonError("COMMIT_CONFLICT", `dynamic bucket index of bucket ${a.bucket} (${a.indexFile.fileName}): ${why} in snapshot ${latestId} (another writer committed keys to the partition since this writer loaded its index); write again with a new writer, give up committing`);
+  const cache = new Map<string, Int32Array>();
+  const read = async (e: IndexManifestEntry) => {
+    let h = cache.get(e.indexFile.fileName);
+    if (!h) cache.set(e.indexFile.fileName, (h = await readHashIndex(io, paths, e)));
+    return h;
+  };
+  for (const a of adds) {
+    const buckets = live.get(a.partition.join(","));
+    if (!buckets) continue;
+    const mine = new IntTable();
+    for (const h of await read(a)) mine.set(h);
+    const previous = buckets.get(a.bucket);
+    const before = new IntTable();
+    if (previous && previous.indexFile.fileName !== a.indexFile.fileName) {
+      for (const h of await read(previous)) {
+        if (!mine.has(h)) throw conflict(a, `its previous file ${previous.indexFile.fileName} has key hash ${h}, which the new file lacks`);
+        before.set(h);
+      }
+    }
+    const added = new IntTable();
+    for (const h of mine.keyArray()) if (!before.has(h)) added.set(h);
+    if (added.size === 0) continue;
+    for (const [bucket, other] of buckets) {
+      if (bucket === a.bucket) continue;
+      for (const h of await read(other)) if (added.has(h)) throw conflict(a, `key hash ${h}, new to the bucket, is in bucket ${bucket} (${other.indexFile.fileName})`);
+    }
   }
 }

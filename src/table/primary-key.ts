@@ -102,9 +102,13 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   const config = primaryKeyConfig(options);
   const unsupported = (what: string) => new PaimonError("UNSUPPORTED", `writing primary-key table ${identifier}: ${what} is not supported`);
   const bucket = options.bucket;
-  if (bucket === -1) throw unsupported("dynamic bucket mode (bucket = -1); set a fixed 'bucket' >= 1");
+  if (bucket === -1) {
+    // Java's cross-partition upsert keeps a global key index (RocksDB) across partitions
+    const outside = schema.partitionKeys.filter((k) => !schema.primaryKeys.includes(k));
+    if (outside.length > 0) throw unsupported(`cross-partition upsert (bucket = -1 with partition field(s) ${outside.join(", ")} outside the primary key); set a fixed 'bucket' >= 1 or add the partition fields to the primary key`);
+  }
   if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
-  if (bucket <= 0) throw unsupported(`bucket = ${bucket}`);
+  if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
   if (config.sequenceFields.length > 0) throw unsupported(`sequence.field=${config.sequenceFields.join(",")}`);
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);

@@ -151,6 +151,16 @@ function keyString(cols: readonly KeyColumn[], row: number): string {
   return s;
 }
 
+/**
+ * Java's RowKindFilter: which row kinds reach the bucket writer (ignore-delete drops DELETE and
+ * UPDATE_BEFORE rows, ignore-update-before UPDATE_BEFORE rows); null when all do.
+ */
+export function rowKindFilter(config: Pick<PrimaryKeyConfig, "ignoreDelete" | "ignoreUpdateBefore">): ((kind: number) => boolean) | null {
+  const { ignoreDelete, ignoreUpdateBefore } = config;
+  if (!ignoreDelete && !ignoreUpdateBefore) return null;
+  return (kind) => kind !== 1 && (kind !== 3 || !ignoreDelete);
+}
+
 export class MergeTreeBucketWriter {
   private readonly keyFields: DataField[];
   private readonly keyColumns: number[];
@@ -260,10 +270,8 @@ export class MergeTreeBucketWriter {
       const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
       data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
     } else kinds = new Int8Array(batch.numRows);
-    // Java's RowKindFilter: ignore-delete drops DELETE and UPDATE_BEFORE rows, ignore-update-before UPDATE_BEFORE rows
-    const { ignoreDelete, ignoreUpdateBefore } = this.options.config;
-    if (ignoreDelete || ignoreUpdateBefore) {
-      const kept = (kind: number) => kind !== 1 && (kind !== 3 || !ignoreDelete);
+    const kept = rowKindFilter(this.options.config);
+    if (kept) {
       let keep = 0;
       for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
       if (keep < kinds.length) {

@@ -22,9 +22,11 @@ import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
-import { checkPrimaryKeyWritable, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkPrimaryKeyWritable, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
 import { checkMergeFunctionOptions } from "../read/merge-functions.js";
-import { MergeTreeBucketWriter } from "./merge-tree-writer.js";
+import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
+import { DynamicBucketIndex, dynamicBucketOptions } from "./dynamic-bucket.js";
+import { randomId } from "../fs/file-io.js";
 import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
 import { compactAppendBuckets } from "./append-compact.js";
 import { inputBatches } from "../arrow/input.js";
@@ -39,7 +41,10 @@ export { RowKind };
 export interface WriteTarget {
   /** Partition values of every row in the batch; computed from the rows when absent. */
   partition?: Record<string, unknown>;
-  /** Bucket of every row (fixed-bucket tables); computed with the Java bucket function when absent. */
+  /**
+   * Bucket of every row (fixed-bucket tables); computed with the Java bucket function when absent.
+   * Dynamic-bucket tables (`bucket = -1` with a primary key) assign buckets themselves and refuse it.
+   */
   bucket?: number;
   /** Row kinds; default all INSERT. */
   rowKinds?: ArrayLike<RowKind>;
@@ -137,6 +142,10 @@ export class TableWrite {
   private readonly compactedElsewhere = new Set<string>();
   /** Partitions (serialized rows) whose files were checked to have this table's bucket count. */
   private readonly bucketCountChecked = new Set<string>();
+  /** Dynamic bucket mode (`bucket = -1` primary-key tables): the bucket assigner and hash indexes; null otherwise. */
+  private readonly dynamic: DynamicBucketIndex | null;
+  /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes. */
+  private readonly keyIndexes: number[];
   /** `partition.timestamp-format.strict`'s check of a partition a writer is created for (loaded on first use; null: none). */
   private partitionTimestampCheck: ((values: readonly unknown[]) => void) | null | undefined;
 
@@ -157,6 +166,9 @@ export class TableWrite {
     if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
     this.bucketKeyIndexes = this.numBuckets > 0 ? bucketKeys(this.schema).map((k) => this.schema.fields.findIndex((f) => f.name === k)) : [];
     this.canonical = this.schema.fields.map((f) => readArrowField(f));
+    const dynamic = this.pk !== null && this.numBuckets === -1;
+    this.dynamic = dynamic ? new DynamicBucketIndex(table, dynamicBucketOptions(table.coreOptions, table.identifier), options.overwrite === true, randomId()) : null;
+    this.keyIndexes = dynamic ? keyFieldsOf(this.schema).map((f) => this.schema.fields.indexOf(f)) : [];
   }
 
   /**
@@ -178,15 +190,21 @@ export class TableWrite {
       }
     }
     // Validate and route everything first so a bad batch changes nothing.
-    const routed: Array<[BucketState, arrow.RecordBatch]> = [];
     let rowOffset = 0;
-    for (const batch of batches) {
+    const normalized = batches.map((batch) => {
       let normal = this.normalize(batch);
       if (this.pk) normal = attachRowKinds(normal, target.rowKinds, rowOffset); // kinds travel with their rows
       rowOffset += batch.numRows;
-      for (const [state, part] of await this.route(normal, target)) routed.push([state, part]);
+      return normal;
+    });
+    const routed: Routed[] = [];
+    for (const normal of normalized) routed.push(...(await this.route(normal, target)));
+    const kept = this.dynamic && rowKindFilter(this.pk!);
+    for (const [state, part, hashes] of routed) {
+      await state.writer.write(part);
+      // Java's maintainer sees every record that reaches the bucket writer (deletes too, not those ignore-delete drops)
+      if (hashes) this.dynamic!.record(state.partitionRow, state.bucket, kept ? keptHashes(part, hashes, kept) : hashes);
     }
-    for (const [state, part] of routed) await state.writer.write(part);
   }
 
   /** The batch with exactly the table's columns, in table order, in the canonical Arrow layout. */
@@ -215,14 +233,36 @@ export class TableWrite {
     return recordBatch(schema, children, batch.numRows);
   }
 
-  private async route(batch: arrow.RecordBatch, target: WriteTarget): Promise<Array<[BucketState, arrow.RecordBatch]>> {
+  private async route(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
     if (batch.numRows === 0) return [];
-    const out: Array<[BucketState, arrow.RecordBatch]> = [];
+    if (this.dynamic) return this.routeDynamic(batch, target);
+    const out: Routed[] = [];
     for (const [partitionValues, rows] of this.splitByPartition(batch, target)) {
       const part = rows === null ? batch : takeRows(batch, rows);
       for (const [bucket, bucketRows] of this.splitByBucket(part, target)) {
         const state = await this.writerFor(partitionValues, bucket);
-        out.push([state, bucketRows === null ? part : takeRows(part, bucketRows)]);
+        out.push([state, bucketRows === null ? part : takeRows(part, bucketRows), null]);
+      }
+    }
+    return out;
+  }
+
+  /** Dynamic bucket mode: rows to the buckets the assigner gives their key hashes, in row order. */
+  private async routeDynamic(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
+    if (target.bucket !== undefined) throw invalid(`table ${this.table.identifier} is in dynamic bucket mode (bucket = -1) and assigns buckets itself; got bucket ${target.bucket}`);
+    const partitions = this.splitByPartition(batch, target);
+    const groups = new Int32Array(batch.numRows);
+    partitions.forEach(([, rows], g) => rows?.forEach((r) => (groups[r] = g)));
+    const hashes = assignBuckets(this.keyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i])), 0);
+    const buckets = await this.dynamic!.assign(partitions.map(([values]) => this.partitionRowOf(values)), groups, hashes);
+    const out: Routed[] = [];
+    for (const [values, partRows] of partitions) {
+      const part = partRows === null ? batch : takeRows(batch, partRows);
+      const partHashes = partRows === null ? hashes : Int32Array.from(partRows, (r) => hashes[r]!);
+      const partBuckets = partRows === null ? buckets : Int32Array.from(partRows, (r) => buckets[r]!);
+      for (const [bucket, rows] of groupByBucket(partBuckets)) {
+        const state = await this.writerFor(values, bucket);
+        out.push(rows === null ? [state, part, partHashes] : [state, takeRows(part, rows), Int32Array.from(rows, (r) => partHashes[r]!)]);
       }
     }
     return out;
@@ -272,17 +312,7 @@ export class TableWrite {
       return [[target.bucket, null]];
     }
     const keys: KeyColumn[] = this.bucketKeyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]));
-    const buckets = assignBuckets(keys, this.numBuckets);
-    const counts = new Uint32Array(this.numBuckets);
-    for (const b of buckets) counts[b]++;
-    const used = [...counts.keys()].filter((b) => counts[b] > 0);
-    if (used.length === 1) return [[used[0], null]];
-    const rows = used.map((b) => new Uint32Array(counts[b]));
-    const fill = new Uint32Array(this.numBuckets);
-    const slot = new Int32Array(this.numBuckets).fill(-1);
-    used.forEach((b, i) => (slot[b] = i));
-    for (let r = 0; r < buckets.length; r++) rows[slot[buckets[r]]][fill[buckets[r]]++] = r;
-    return used.map((b, i) => [b, rows[i]]);
+    return groupByBucket(assignBuckets(keys, this.numBuckets));
   }
 
   /**
@@ -321,9 +351,13 @@ export class TableWrite {
     return this.partitionTimestampCheck;
   }
 
-  private async writerFor(values: unknown[], bucket: number): Promise<BucketState> {
+  private partitionRowOf(values: unknown[]): Uint8Array {
     const types = this.partitionFields.map((f) => f.type);
-    const partitionRow = serializeBinaryRow(toBinaryRow(values, types), types.length);
+    return serializeBinaryRow(toBinaryRow(values, types), types.length);
+  }
+
+  private async writerFor(values: unknown[], bucket: number): Promise<BucketState> {
+    const partitionRow = this.partitionRowOf(values);
     const key = `${partitionRow.join(",")}|${bucket}`;
     let state = this.writers.get(key);
     if (state) return state;
@@ -363,7 +397,10 @@ export class TableWrite {
     for (const state of this.writers.values()) {
       if (state.writer instanceof MergeTreeBucketWriter) {
         const inc = await state.writer.prepareIncrement();
-        const empty = inc.dataIncrement.newFiles!.length + inc.compactIncrement.compactBefore!.length + inc.compactIncrement.compactAfter!.length + inc.compactIncrement.newIndexFiles!.length + inc.compactIncrement.deletedIndexFiles!.length === 0;
+        // dynamic bucket mode: the bucket's hash index, when keys were added, with the new files (Java AbstractFileStoreWrite)
+        const hashIndex = await this.dynamic?.prepareCommit(state.partitionRow, state.bucket);
+        if (hashIndex) inc.dataIncrement.newIndexFiles = [hashIndex];
+        const empty = (hashIndex ? 1 : 0) + inc.dataIncrement.newFiles!.length + inc.compactIncrement.compactBefore!.length + inc.compactIncrement.compactAfter!.length + inc.compactIncrement.newIndexFiles!.length + inc.compactIncrement.deletedIndexFiles!.length === 0;
         if (!empty) out.push(new CommitMessage(makeCommitMessage({ partition: state.partitionRow, bucket: state.bucket, totalBuckets: this.numBuckets, ...inc }), state.partition));
         continue;
       }
@@ -465,6 +502,37 @@ export class TableWrite {
  * Only for tables on a file system a worker can open itself (local, S3). Read here, on the write
  * path, so the query bundle does not carry it.
  */
+/** One routed part of a write: its bucket writer, its rows, and (dynamic bucket mode) their key hashes. */
+type Routed = [BucketState, arrow.RecordBatch, Int32Array | null];
+
+/** Groups rows by bucket id: [bucket, row indices (null = all rows)], buckets ascending. */
+function groupByBucket(buckets: Int32Array): Array<[number, Uint32Array | null]> {
+  let max = 0;
+  for (let r = 0; r < buckets.length; r++) if (buckets[r]! > max) max = buckets[r]!;
+  const counts = new Uint32Array(max + 1);
+  for (let r = 0; r < buckets.length; r++) counts[buckets[r]!]!++;
+  const used: number[] = [];
+  for (let b = 0; b <= max; b++) if (counts[b]! > 0) used.push(b);
+  if (used.length === 1) return [[used[0]!, null]];
+  const rows = used.map((b) => new Uint32Array(counts[b]!));
+  const fill = new Uint32Array(max + 1);
+  const slot = new Int32Array(max + 1).fill(-1);
+  used.forEach((b, i) => (slot[b] = i));
+  for (let r = 0; r < buckets.length; r++) {
+    const b = buckets[r]!;
+    rows[slot[b]!]![fill[b]!++] = r;
+  }
+  return used.map((b, i) => [b, rows[i]!]);
+}
+
+/** The hashes of the rows of `part` whose row kind (trailing int8 column) `kept` accepts. */
+function keptHashes(part: arrow.RecordBatch, hashes: Int32Array, kept: (kind: number) => boolean): Int32Array {
+  const kinds = part.data.children[part.numCols - 1]!.values as Int8Array;
+  const out: number[] = [];
+  for (let r = 0; r < hashes.length; r++) if (kept(kinds[r]!)) out.push(hashes[r]!);
+  return Int32Array.from(out);
+}
+
 function compactionWorkers(options: TableOptions): number {
   const n = options.int(Options.COMPACTION_WORKERS, 1);
   if (n < 1) throw new PaimonError("INVALID_ARGUMENT", `option ${Options.COMPACTION_WORKERS}: '${options.get(Options.COMPACTION_WORKERS)}' must be at least 1`);

@@ -20,7 +20,13 @@ import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
+import org.apache.paimon.index.BucketAssigner;
+import org.apache.paimon.index.HashBucketAssigner;
+import org.apache.paimon.index.SimpleHashBucketAssigner;
+import org.apache.paimon.table.sink.RowPartitionKeyExtractor;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
@@ -367,7 +373,18 @@ public final class PaimonOracle {
                 try (IOManager io = IOManager.create(tmp.toString());
                      BatchTableWrite w = wb.newWrite().withIOManager(io);
                      BatchTableCommit c = wb.newCommit()) {
-                    for (JsonNode row : rows) w.write(toRow(row, rt));
+                    BucketAssigner assigner = dynamicBucketAssigner(table, ow.isObject() || ow.asBoolean(false));
+                    if (assigner == null) {
+                        for (JsonNode row : rows) w.write(toRow(row, rt));
+                    } else {
+                        // BatchTableWrite.write(row) throws for dynamic-bucket tables: assign as Flink's
+                        // HashBucketAssignerOperator with one assigner, then write(row, bucket)
+                        RowPartitionKeyExtractor extractor = new RowPartitionKeyExtractor(((FileStoreTable) table).schema());
+                        for (JsonNode row : rows) {
+                            InternalRow r = toRow(row, rt);
+                            w.write(r, assigner.assign(extractor.partition(r), extractor.trimmedPrimaryKey(r).hashCode()));
+                        }
+                    }
                     if (commit.path("compact").asBoolean(false)) {
                         Set<String> seen = new HashSet<>();
                         for (Split s : table.newReadBuilder().newScan().plan().splits()) {
@@ -396,6 +413,21 @@ public final class PaimonOracle {
             sb.append(snapshots.get(i));
         }
         out.println(sb.append("]}"));
+    }
+
+    /**
+     * Dynamic-bucket (bucket = -1) primary-key tables: the bucket assigner Flink uses with one
+     * assigner (numChannels 1, numAssigners 1, assignId 0): HashBucketAssigner over the table's
+     * HASH indexes, SimpleHashBucketAssigner (empty index) for an overwrite. Null for other tables.
+     */
+    static BucketAssigner dynamicBucketAssigner(Table table, boolean overwrite) {
+        if (!(table instanceof FileStoreTable)) return null;
+        FileStoreTable t = (FileStoreTable) table;
+        if (t.bucketMode() != BucketMode.HASH_DYNAMIC) return null;
+        long target = t.coreOptions().dynamicBucketTargetRowNum();
+        Integer maxBuckets = t.coreOptions().dynamicBucketMaxBuckets();
+        if (overwrite) return new SimpleHashBucketAssigner(1, 0, target, maxBuckets);
+        return new HashBucketAssigner(t.snapshotManager(), "oracle", t.store().newIndexFileHandler(), 1, 1, 0, target, maxBuckets);
     }
 
     static Schema schema(JsonNode spec) {
