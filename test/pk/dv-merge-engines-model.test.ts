@@ -5,7 +5,9 @@
 // LookupChangelogMergeFunctionWrapper calls it even for one record), the old row is marked
 // deleted, and a retract / DELETE result removes the key. Batch reads of DV tables read levels
 // >= 1 without merging, so reads equal to the model (one row per key) also prove no key is live
-// twice. DV_MODEL_SEED replays a failing run.
+// twice. Tables vary: INT key, or a STRING key in a partitioned table; fixed or dynamic buckets;
+// universal compaction triggers and level counts; full compactions; one writer or one per commit.
+// DV_MODEL_SEED replays a failing run.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -95,23 +97,36 @@ function modelReads(commits: Rec[][], mf: (recs: Rec[]) => Rec): V[][][] {
   return out;
 }
 
+/** The table's layout: the key as INT, or as STRING after a partition column `p` (= id % 2, so keys stay those of the model). */
+interface Layout {
+  stringKey: boolean;
+}
+const P_FIELD: FieldLike = { name: "p", type: "INT NOT NULL" };
+
 let n = 0;
-async function runReads(options: Record<string, string>, commits: Rec[][], compactAt: boolean[], reuseWriter: boolean): Promise<V[][][]> {
+async function runReads(options: Record<string, string>, commits: Rec[][], compactAt: boolean[], reuseWriter: boolean, layout: Layout = { stringKey: false }): Promise<V[][][]> {
   const catalog = await Catalog.open(`memory://dv-merge-model-${process.pid}-${n++}`);
   await catalog.createDatabase("db", { ignoreIfExists: true });
-  const table: Table = await catalog.createTable("db.t", { fields: FIELDS, primaryKeys: ["id"], options: { bucket: "1", "deletion-vectors.enabled": "true", ...options } });
+  const fields = layout.stringKey ? [P_FIELD, { name: "id", type: "STRING NOT NULL" }, ...FIELDS.slice(1)] : FIELDS;
+  const keys = layout.stringKey ? { partitionKeys: ["p"], primaryKeys: ["p", "id"] } : { primaryKeys: ["id"] };
+  const table: Table = await catalog.createTable("db.t", { fields, ...keys, options: { bucket: "1", "deletion-vectors.enabled": "true", ...options } });
+  const toRow = (r: Rec) => {
+    const row: Record<string, unknown> = Object.fromEntries(NAMES.map((nm, j) => [nm, r.v[j]]));
+    if (layout.stringKey) Object.assign(row, { p: (r.v[0] as number) % 2, id: `k${r.v[0]}` });
+    return row;
+  };
   const reads: V[][][] = [];
   let write: TableWrite | null = null;
   for (const [i, rows] of commits.entries()) {
     write ??= await table.newWrite({ commitUser: "u" });
-    if (rows.length > 0) await write.write(rowsToBatch(FIELDS, rows.map((r) => Object.fromEntries(NAMES.map((nm, j) => [nm, r.v[j]])))), { rowKinds: rows.map((r) => r.kind) });
+    if (rows.length > 0) await write.write(rowsToBatch(fields, rows.map(toRow) as never), { rowKinds: rows.map((r) => r.kind) });
     if (compactAt[i]) await write.compact({ full: true });
     await table.newCommit({ commitUser: "u" }).commit(await write.prepareCommit(i), i);
     if (!reuseWriter) {
       await write.close();
       write = null;
     }
-    const got = arrowToRows(await table.newRead().toArrow((await table.newScan().plan()).splits)).map((r) => NAMES.map((nm) => r[nm] as V));
+    const got = arrowToRows(await table.newRead().toArrow((await table.newScan().plan()).splits)).map((r) => NAMES.map((nm) => (nm === "id" && layout.stringKey ? Number(String(r.id).slice(1)) : (r[nm] as V))));
     const ids = got.map((r) => r[0]);
     expect(new Set(ids).size).toBe(ids.length); // one live row per key
     reads.push(got.sort((x, y) => (x[0] as number) - (y[0] as number)));
@@ -131,6 +146,7 @@ const scenario = fc.record({
   levels: fc.constantFrom("3", "4", "6"),
   // fixed buckets, and dynamic bucket mode (keys assigned to buckets by the hash index)
   bucket: fc.constantFrom("1", "2", "-1"),
+  stringKey: fc.boolean(),
 });
 const seed = process.env.DV_MODEL_SEED ? Number(process.env.DV_MODEL_SEED) : undefined;
 
@@ -143,7 +159,7 @@ describe("deletion vectors with field-merging engines (Java lookup compaction)",
       await fc.assert(
         fc.asyncProperty(scenario, async (s) => {
           const opts = { ...options, bucket: s.bucket, "num-sorted-run.compaction-trigger": s.trigger, "num-levels": s.levels };
-          expect(await runReads(opts, s.commits, s.compactAt, s.reuseWriter)).toEqual(modelReads(s.commits, mf));
+          expect(await runReads(opts, s.commits, s.compactAt, s.reuseWriter, s)).toEqual(modelReads(s.commits, mf));
         }),
         { numRuns: 60, seed },
       );
