@@ -344,6 +344,20 @@ function noRetract(agg: ColumnAgg): PaimonError {
 
 const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg";
 
+/** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
+const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product"]);
+
+/**
+ * The error every retract row of an aggregation table meets when one of its aggregators cannot
+ * retract (with deletion vectors the merge function sees each record, so such a row always fails
+ * Java's compaction); null when all can.
+ */
+export function retractRefusal(fold: MergeFold): PaimonError | null {
+  if (fold.engine !== "aggregation") return null;
+  const agg = fold.columns.find((a) => !a.ignoreRetract && !RETRACTS.has(a.fn));
+  return agg ? noRetract(agg) : null;
+}
+
 /** The cells of one column: grouped row index -> value / validity. */
 interface Cells {
   value(idx: number): unknown;
@@ -407,7 +421,7 @@ function pickRetract(agg: ColumnAgg, acc: number, input: number, cells: Cells): 
 /** Java `retract(accumulator, input)` of a computing aggregator (sum, product, listagg) over values. */
 function valueRetract(agg: ColumnAgg, acc: unknown, input: unknown, identifier: string): unknown {
   if (agg.ignoreRetract) return acc;
-  if (agg.fn === "listagg") throw noRetract(agg);
+  if (!RETRACTS.has(agg.fn)) throw noRetract(agg);
   return retractValue(agg, acc, input, identifier);
 }
 

@@ -197,4 +197,35 @@ describe("deletion vectors with aggregation: exact cases", () => {
       { id: 4, s: -5, m: null },
     ]);
   });
+
+  it("refuses at write, changing nothing, retract rows an aggregator cannot retract (Java fails the commit's lookup compaction); ignore-delete drops them", async () => {
+    const catalog = await Catalog.open(`memory://dv-merge-refuse-${process.pid}`);
+    await catalog.createDatabase("db");
+    const fields: FieldLike[] = [
+      { name: "id", type: "INT NOT NULL" },
+      { name: "m", type: "INT" },
+    ];
+    const options = { bucket: "2", "deletion-vectors.enabled": "true", "merge-engine": "aggregation", "fields.m.aggregate-function": "max" };
+    const t = await catalog.createTable("db.t", { fields, primaryKeys: ["id"], options });
+    const w = await t.newWrite({ commitUser: "u" });
+    const batch = rowsToBatch(fields, [{ id: 1, m: 5 }, { id: 2, m: 7 }, { id: 3, m: 1 }]);
+    for (const kind of [1, 3] as const) {
+      await expect(w.write(batch, { rowKinds: [0, 0, kind] })).rejects.toMatchObject({
+        code: "UNSUPPORTED",
+        message: "Aggregate function 'max' (column m) does not support retraction, If you allow this function to ignore retraction messages, you can configure 'fields.m.ignore-retract'='true'.",
+      });
+    }
+    await w.write(rowsToBatch(fields, [{ id: 1, m: 3 }]));
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(0), 0);
+    await w.close();
+    const read = async (table: typeof t) => arrowToRows(await table.newRead().toArrow((await table.newScan().plan()).splits));
+    expect(await read(t)).toEqual([{ id: 1, m: 3 }]); // nothing of the refused batches
+    // ignore-delete: -U/-D never reach the aggregators
+    const t2 = await catalog.createTable("db.t2", { fields, primaryKeys: ["id"], options: { ...options, "ignore-delete": "true" } });
+    const w2 = await t2.newWrite({ commitUser: "u" });
+    await w2.write(batch, { rowKinds: [0, 3, 1] });
+    await t2.newCommit({ commitUser: "u" }).commit(await w2.prepareCommit(0), 0);
+    await w2.close();
+    expect(await read(t2)).toEqual([{ id: 1, m: 5 }]);
+  });
 });
