@@ -187,6 +187,8 @@ export class MergeTreeBucketWriter {
    */
   private readonly keyCache = new Map<string, { chunks: KeyColumn[][]; bytes: number }>();
   private keyCacheBytes = 0;
+  /** Rows of files looked up by partial-update / aggregation (deletion vectors ignored), within the keys' budget. */
+  private readonly rowCache = new Map<string, { chunks: KvBatch[]; bytes: number }>();
   private readonly keyCacheLimit: number;
 
   private constructor(
@@ -631,12 +633,14 @@ export class MergeTreeBucketWriter {
 
   /** Drops cached keys of files no longer live. */
   private pruneKeyCache(): void {
-    if (this.keyCache.size === 0) return;
+    if (this.keyCache.size === 0 && this.rowCache.size === 0) return;
     const live = new Set(this.files.map((f) => f.fileName));
-    for (const [name, entry] of this.keyCache) {
-      if (live.has(name)) continue;
-      this.keyCache.delete(name);
-      this.keyCacheBytes -= entry.bytes;
+    for (const cache of [this.keyCache, this.rowCache]) {
+      for (const [name, entry] of cache) {
+        if (live.has(name)) continue;
+        cache.delete(name);
+        this.keyCacheBytes -= entry.bytes;
+      }
     }
   }
 
@@ -746,10 +750,9 @@ export class MergeTreeBucketWriter {
         positions = positions.filter((_, i) => !hit[i]);
       }
       if (positions.length === 0) continue;
-      const fileFields = await this.schemas.fieldsOf(f.schemaId);
       let position = 0;
       let next = 0;
-      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, fileFields })) {
+      for await (const c of this.allRowsOf(f)) {
         const end = position + c.batch.numRows;
         let stop = next;
         while (stop < positions.length && positions[stop] < end) stop++;
@@ -759,11 +762,39 @@ export class MergeTreeBucketWriter {
           next = stop;
         }
         position = end;
-        if (next === positions.length) break;
       }
       this.markDeleted(f, positions);
     }
     return out;
+  }
+
+  /**
+   * Every row of `f` (deletion vector ignored: positions count them all), from the cache or read;
+   * kept while the keys and rows of live files fit `lookup.cache-max-memory-size`, so a file
+   * updated commit after commit is decoded once.
+   */
+  private async *allRowsOf(f: DataFileMeta): AsyncGenerator<KvBatch> {
+    const cached = this.rowCache.get(f.fileName);
+    if (cached) {
+      yield* cached.chunks;
+      return;
+    }
+    const table = this.options.table;
+    const fileFields = await this.schemas.fieldsOf(f.schemaId);
+    let kept: KvBatch[] | null = [];
+    let bytes = 0;
+    for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, fileFields })) {
+      if (kept) {
+        bytes += c.batch.data.children.reduce((n, d) => n + d.byteLength, 0) + c.sequence.byteLength + c.kinds.byteLength;
+        if (this.keyCacheBytes + bytes <= this.keyCacheLimit) kept.push(c);
+        else kept = null;
+      }
+      yield c;
+    }
+    if (kept) {
+      this.rowCache.set(f.fileName, { chunks: kept, bytes });
+      this.keyCacheBytes += bytes;
+    }
   }
 
   private pathOf(f: DataFileMeta): string {
@@ -807,6 +838,7 @@ export class MergeTreeBucketWriter {
     for (const bm of this.dvs.values()) bm.dispose();
     this.dvs.clear();
     this.keyCache.clear();
+    this.rowCache.clear();
     this.keyCacheBytes = 0;
     this.buffer = [];
   }
