@@ -479,8 +479,9 @@ const DELETE = 3;
 
 /**
  * Java `PartialUpdateMergeFunction` record by record (`add` in sequence order, `getResult`), for
- * every key with more than one record (every key: `mergeSingle`): per column either the picked cell of each key (-1: null)
- * or, for sum / product / listagg aggregators, its value. Fills the result's sequence and kind.
+ * every key with more than one record (every key: `mergeSingle`): per column either the picked
+ * cell of each key (-1: null) or, for sum / product / listagg aggregators, its value. Fills the
+ * result's sequence and kind.
  */
 function foldPartialUpdate(
   datas: readonly arrow.Data[][],

@@ -567,8 +567,7 @@ export class MergeTreeBucketWriter {
         // and the merge function sees every key, even one with a single record
         const lookedUp = dv && fromLevel0 && rest.length > 0 && chunks.length > 0 ? await this.lookupLiveRows(chunks, rest, inputs) : [];
         outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0);
-      }
-      else if (chunks.length > 0) {
+      } else if (chunks.length > 0) {
         const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
         outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
       }
@@ -732,13 +731,12 @@ export class MergeTreeBucketWriter {
   /**
    * partial-update / aggregation lookup (Java `LookupLevels` with deletion vectors): the live rows
    * of `targets` (the levels above a compaction's output) with a key of `chunks` (sorted runs of
-   * the compaction `inputs`), read whole and marked deleted — the merged result replaces them.
+   * the compaction `inputs`), marked deleted: the merged result replaces them.
    */
   private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[]): Promise<KvBatch[]> {
     const keys = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false });
     const sources = chunks.map((c) => c.batch.data.children);
     const lookup = [this.keyColumns.map((k) => keyColumnFromArrow(gatherData(sources.map((s) => s[k]), keys.part, keys.row)))];
-    const table = this.options.table;
     const out: KvBatch[] = [];
     for (const f of targets) {
       const runs = await this.shadowedPositions(f, lookup, inputs);
