@@ -285,7 +285,7 @@ interface Grouped {
   sequence: BigInt64Array;
 }
 
-function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], total: number, order?: readonly KvBatch[]): Grouped {
+function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], total: number, ranked?: readonly KvBatch[]): Grouped {
   const part = new Uint32Array(total);
   const row = new Uint32Array(total);
   let at = 0;
@@ -299,22 +299,23 @@ function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], to
   const keys = keyColumns.map((k) => keyColumnFromArrow(gatherData(sources.map((s) => s.data.children[k]), part, row)));
   const sequence = gatherInt64(chunks.map((c) => c.sequence), part, row);
   const kinds = gatherInt8(chunks.map((c) => c.kinds), part, row);
-  const perm = sortPermutation(keys, order ? gatherInt64(order.map((c) => c.sequence), part, row) : sequence);
+  const order = sortPermutation(keys, ranked ? gatherInt64(ranked.map((c) => c.sequence), part, row) : sequence);
   const starts: number[] = [];
-  for (let i = 0; i < total; i++) if (i === 0 || !sameKey(keys, perm[i - 1], perm[i])) starts.push(i);
+  for (let i = 0; i < total; i++) if (i === 0 || !sameKey(keys, order[i - 1], order[i])) starts.push(i);
   starts.push(total);
-  return { part, row, kinds, order: perm, starts: Uint32Array.from(starts), sequence };
+  return { part, row, kinds, order, starts: Uint32Array.from(starts), sequence };
 }
 
 /**
  * Folds chunks (any order; every row carries its sequence number) into one row per key, in key
- * order. A key with one record keeps it (Java's `ReducerMergeFunctionWrapper`); otherwise the
- * result has Java's sequence number and row kind (DELETE for a partial-update row removed by a
- * -D, or one that saw no insert). `order` (the chunks ranked by `sequence.field`, see
- * sequence-order.ts) orders the records of a key instead of their sequence numbers; the result
- * keeps the stored numbers.
+ * order. A key with one record keeps it (Java's `ReducerMergeFunctionWrapper`) unless
+ * `mergeSingle` (Java's lookup compaction calls the merge function for every key: a lone -D of an
+ * aggregation table becomes the retraction of nothing); otherwise the result has Java's sequence
+ * number and row kind (DELETE for a partial-update row removed by a -D, or one that saw no insert).
+ * `order` (the chunks ranked by `sequence.field`, see sequence-order.ts) orders the records of a
+ * key instead of their sequence numbers; the result keeps the stored numbers.
  */
-export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly number[], fold: MergeFold, order?: readonly KvBatch[]): KvBatch | null {
+export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly number[], fold: MergeFold, mergeSingle = false, order?: readonly KvBatch[]): KvBatch | null {
   const total = chunks.reduce((n, c) => n + c.batch.numRows, 0);
   if (total === 0) return null;
   const g = groupRows(chunks, keyColumns, total, order);
@@ -325,15 +326,15 @@ export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly num
   const outKinds = new Int8Array(groups);
   const pu = fold.partialUpdate;
   if (pu && (pu.groups.length > 0 || pu.removeRecordOnDelete || g.kinds.some(isRetract))) {
-    const acc = foldPartialUpdate(datas, g, groups, pu, fold, outSeq, outKinds);
+    const acc = foldPartialUpdate(datas, g, groups, pu, fold, outSeq, outKinds, mergeSingle);
     const children = fold.columns.map((agg, c) => emitColumn(datas[c], g, groups, pu.aggs[c] ?? agg, acc.picks[c], acc.values[c]));
     return { batch: recordBatch(sources[0].schema, children, groups), sequence: outSeq, kinds: outKinds };
   }
-  const children = fold.columns.map((agg, c) => foldColumn(datas[c], g, groups, agg, fold.identifier));
+  const children = fold.columns.map((agg, c) => foldColumn(datas[c], g, groups, agg, fold.identifier, mergeSingle));
   for (let k = 0; k < groups; k++) {
     const last = g.order[g.starts[k + 1] - 1];
     outSeq[k] = g.sequence[last];
-    if (g.starts[k + 1] - g.starts[k] === 1) outKinds[k] = g.kinds[last]; // a single record passes unchanged
+    if (!mergeSingle && g.starts[k + 1] - g.starts[k] === 1) outKinds[k] = g.kinds[last]; // a single record passes unchanged
   }
   return { batch: recordBatch(sources[0].schema, children, groups), sequence: outSeq, kinds: outKinds };
 }
@@ -346,6 +347,20 @@ function noRetract(agg: ColumnAgg): PaimonError {
 }
 
 const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg";
+
+/** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
+const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product"]);
+
+/**
+ * The error every retract row of an aggregation table meets when one of its aggregators cannot
+ * retract (with deletion vectors the merge function sees each record, so such a row always fails
+ * Java's compaction); null when all can.
+ */
+export function retractRefusal(fold: MergeFold): PaimonError | null {
+  if (fold.engine !== "aggregation") return null;
+  const agg = fold.columns.find((a) => !a.ignoreRetract && !RETRACTS.has(a.fn));
+  return agg ? noRetract(agg) : null;
+}
 
 /** The cells of one column: grouped row index -> value / validity. */
 interface Cells {
@@ -410,12 +425,12 @@ function pickRetract(agg: ColumnAgg, acc: number, input: number, cells: Cells): 
 /** Java `retract(accumulator, input)` of a computing aggregator (sum, product, listagg) over values. */
 function valueRetract(agg: ColumnAgg, acc: unknown, input: unknown, identifier: string): unknown {
   if (agg.ignoreRetract) return acc;
-  if (agg.fn === "listagg") throw noRetract(agg);
+  if (!RETRACTS.has(agg.fn)) throw noRetract(agg);
   return retractValue(agg, acc, input, identifier);
 }
 
 /** Folds one column; picking functions choose input cells, computing ones build values. */
-function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, identifier: string): arrow.Data {
+function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, identifier: string, mergeSingle: boolean): arrow.Data {
   const computing = computes(agg);
   const cells = cellsOf(datas, g, agg.field.type);
   const pick = computing ? null : new Int32Array(groups);
@@ -424,7 +439,7 @@ function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: Column
   for (let k = 0; k < groups; k++) {
     const from = g.starts[k];
     const to = g.starts[k + 1];
-    if (to - from === 1) {
+    if (!mergeSingle && to - from === 1) {
       const only = g.order[from];
       if (pick) pick[k] = only;
       else values![k] = cells.value(only);
@@ -468,8 +483,9 @@ const DELETE = 3;
 
 /**
  * Java `PartialUpdateMergeFunction` record by record (`add` in sequence order, `getResult`), for
- * every key with more than one record: per column either the picked cell of each key (-1: null)
- * or, for sum / product / listagg aggregators, its value. Fills the result's sequence and kind.
+ * every key with more than one record (every key: `mergeSingle`): per column either the picked
+ * cell of each key (-1: null) or, for sum / product / listagg aggregators, its value. Fills the
+ * result's sequence and kind.
  */
 function foldPartialUpdate(
   datas: readonly arrow.Data[][],
@@ -479,6 +495,7 @@ function foldPartialUpdate(
   fold: MergeFold,
   outSeq: BigInt64Array,
   outKinds: Int8Array,
+  mergeSingle: boolean,
 ): { picks: (Int32Array | null)[]; values: (unknown[] | null)[] } {
   const width = fold.columns.length;
   const where = `merge-engine=partial-update of ${fold.identifier}`;
@@ -540,7 +557,7 @@ function foldPartialUpdate(
   for (let k = 0; k < groups; k++) {
     const from = g.starts[k];
     const to = g.starts[k + 1];
-    if (to - from === 1) {
+    if (!mergeSingle && to - from === 1) {
       // a single record passes unchanged
       const only = g.order[from];
       for (let c = 0; c < width; c++) {

@@ -151,7 +151,7 @@ export class PrimaryKeySplitReader {
       const order = this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.table.coreOptions.get("sequence.field.sort-order")) : undefined;
       if (this.folds) {
         const { fold, foldRecords } = await (this.fold ??= this.loadFold());
-        const folded = foldRecords(chunks, this.keyColumns, fold, order);
+        const folded = foldRecords(chunks, this.keyColumns, fold, false, order);
         if (!folded) continue;
         // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
         const live: number[] = [];
@@ -358,11 +358,7 @@ function onlyRow(chunks: readonly KvBatch[]): KvBatch | null {
 /** The rows of a KV batch matching `predicate` (bound to the table's fields). */
 function filterKvBatch(c: KvBatch, predicate: Predicate): KvBatch {
   const rows = filterBatchIndices(predicate, c.batch);
-  return rows.length === c.batch.numRows ? c : takeKvRows(c, rows);
-}
-
-/** Rows `rows` of a KV batch (batch, sequence numbers and row kinds). */
-export function takeKvRows(c: KvBatch, rows: Uint32Array): KvBatch {
+  if (rows.length === c.batch.numRows) return c;
   const zeros = new Uint32Array(rows.length);
   return { batch: takeRows(c.batch, rows), sequence: gatherInt64([c.sequence], zeros, rows), kinds: gatherInt8([c.kinds], zeros, rows) };
 }

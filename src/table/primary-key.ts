@@ -111,9 +111,6 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
-  if ((config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation") && config.deletionVectors) {
-    throw unsupported(`merge-engine=${config.mergeEngine} with deletion vectors`);
-  }
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
   if (options.fileFormat !== "parquet") throw unsupported(`file.format=${options.fileFormat} (parquet only)`);
   if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);

@@ -18,7 +18,7 @@ import { type KeyColumn, keyColumnFromArrow, keyValue } from "../kernel/columns.
 import { sortPermutation } from "../kernel/sort.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
-import { mergeKvBatches, takeKvRows } from "../read/merge-read.js";
+import { mergeKvBatches } from "../read/merge-read.js";
 import { rankBySequenceFields } from "../read/sequence-order.js";
 import { foldRecords, type MergeFold, mergeFold } from "../read/merge-functions.js";
 import { DELETION_VECTORS_INDEX, intervalPartition } from "../scan/merge-tree-splits.js";
@@ -168,7 +168,6 @@ export class MergeTreeBucketWriter {
   private readonly keyColumns: number[];
   /** `sequence.field` columns (table order), empty without: merges order a key's records by them first. */
   private readonly seqColumns: number[];
-
   private readonly fileConfig: KvFileWriterConfig;
   private readonly keys: KeyDecoder;
   private readonly indexUuid = randomId();
@@ -192,6 +191,8 @@ export class MergeTreeBucketWriter {
    */
   private readonly keyCache = new Map<string, { chunks: KeyColumn[][]; bytes: number }>();
   private keyCacheBytes = 0;
+  /** Rows of files looked up by partial-update / aggregation (deletion vectors ignored), within the keys' budget. */
+  private readonly rowCache = new Map<string, { chunks: KvBatch[]; bytes: number }>();
   private readonly keyCacheLimit: number;
 
   private constructor(
@@ -334,7 +335,7 @@ export class MergeTreeBucketWriter {
     // Sort only the keys (+ sequence, kinds) of each chunk, merge those, then gather the
     // winners' full rows straight from the unsorted chunks.
     if (this.fold) {
-      const files = await this.writeFolded(chunks, 0, 0, false, true);
+      const files = await this.writeFolded(chunks, 0, 0, false, false, true);
       this.files.push(...files);
       this.newFiles.push(...files);
       return;
@@ -567,12 +568,17 @@ export class MergeTreeBucketWriter {
       const stepLookup = fromLevel0 ? lookup : undefined;
       if (stepLookup) lookupFiles.push(...inputs);
       let outputs: DataFileMeta[] = [];
-      // sequence.field with deletion vectors: the rows of higher levels that the level-0 keys
-      // replace join the merge (Java's lookup merges them by the sequence field: the older row
-      // may win, and is then written again while its old position is marked deleted)
-      if (stepLookup && this.seqColumns.length > 0) chunks.unshift(...(await this.rowsShadowedBy(rest, inputs, chunks)));
-      if (this.fold) outputs = await this.writeFolded(chunks, unit.outputLevel, 1, dropDeletes);
-      else if (chunks.length > 0) {
+      if (this.fold) {
+        // Java's LookupChangelogMergeFunctionWrapper: with deletion vectors, level-0 records are
+        // merged with their key's live row of the levels above (looked up, then marked deleted),
+        // and the merge function sees every key, even one with a single record
+        const lookedUp = dv && fromLevel0 && rest.length > 0 && chunks.length > 0 ? await this.lookupLiveRows(chunks, rest, inputs) : [];
+        outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0);
+      } else if (chunks.length > 0) {
+        // sequence.field with deletion vectors: the live rows of higher levels that the level-0
+        // keys replace join the merge too (Java's lookup merges them by the sequence field: the
+        // older row may win, and is then written again while its old position is deleted)
+        if (stepLookup && this.seqColumns.length > 0) chunks.unshift(...(await this.lookupLiveRows(chunks, rest, inputs)));
         const merged = mergeKvBatches(this.ranked(chunks) ?? chunks, this.keyColumns, { dropDeletes: false, firstRow });
         outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
       }
@@ -637,12 +643,14 @@ export class MergeTreeBucketWriter {
 
   /** Drops cached keys of files no longer live. */
   private pruneKeyCache(): void {
-    if (this.keyCache.size === 0) return;
+    if (this.keyCache.size === 0 && this.rowCache.size === 0) return;
     const live = new Set(this.files.map((f) => f.fileName));
-    for (const [name, entry] of this.keyCache) {
-      if (live.has(name)) continue;
-      this.keyCache.delete(name);
-      this.keyCacheBytes -= entry.bytes;
+    for (const cache of [this.keyCache, this.rowCache]) {
+      for (const [name, entry] of cache) {
+        if (live.has(name)) continue;
+        cache.delete(name);
+        this.keyCacheBytes -= entry.bytes;
+      }
     }
   }
 
@@ -658,8 +666,8 @@ export class MergeTreeBucketWriter {
   private foldCache: MergeFold | undefined;
 
   /** partial-update / aggregation: folds the chunks per key and writes the result at `level` (without retract results when `dropDeletes`). */
-  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, flush = false): Promise<DataFileMeta[]> {
-    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, this.ranked(chunks, flush)) : null;
+  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, mergeSingle = false, flush = false): Promise<DataFileMeta[]> {
+    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, mergeSingle, this.ranked(chunks, flush)) : null;
     const writer = new KvFileWriter(this.fileConfig, level, source);
     if (!folded) return writer.finish();
     let rows: Uint32Array | null = null;
@@ -693,35 +701,6 @@ export class MergeTreeBucketWriter {
     return this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, flush ? undefined : this.options.table.coreOptions.get("sequence.field.sort-order")) : undefined;
   }
 
-  /**
-   * The live rows of `targets` (higher levels) whose keys occur in `chunks` (rows of the level-0
-   * compaction `inputs`, each chunk sorted by key); only targets overlapping an input's key range
-   * are read.
-   */
-  private async rowsShadowedBy(targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[], chunks: readonly KvBatch[]): Promise<KvBatch[]> {
-    const table = this.options.table;
-    const inputKeys = chunks.map((c) => this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k])));
-    const out: KvBatch[] = [];
-    for (const f of targets) {
-      if (!this.overlapsAny(f, inputs)) continue;
-      const deleted = this.dvs.get(f.fileName) ?? null;
-      const fileFields = await this.schemas.fieldsOf(f.schemaId);
-      for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
-        const rows = shadowedRows(
-          this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k])),
-          inputKeys,
-        );
-        if (rows.length > 0) out.push(takeKvRows(c, rows));
-      }
-    }
-    return out;
-  }
-
-  /** Whether `f`'s [minKey, maxKey] overlaps the key range of one of `inputs`. */
-  private overlapsAny(f: DataFileMeta, inputs: readonly DataFileMeta[]): boolean {
-    return inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0);
-  }
-
   /** Keys of the live rows of `files` (first-row lookup). */
   private async keysOf(files: readonly DataFileMeta[]): Promise<Set<string>> {
     const table = this.options.table;
@@ -743,22 +722,98 @@ export class MergeTreeBucketWriter {
    * the key range of one of the compaction `inputs` can hold such keys; the rest are not read.
    */
   private async markShadowed(targets: readonly DataFileMeta[], lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<void> {
+    for (const f of targets) for (const rows of await this.shadowedPositions(f, lookup, inputs)) this.markDeleted(f, rows);
+  }
+
+  /**
+   * Positions (deletion vector ignored) of the rows of `f` whose key is among `lookup`, as
+   * non-empty ascending runs; none unless `f` overlaps one of `inputs`.
+   */
+  private async shadowedPositions(f: DataFileMeta, lookup: readonly KeyColumn[][], inputs: readonly DataFileMeta[]): Promise<Uint32Array[]> {
+    if (!inputs.some((i) => this.keys.compare(i.minKey, f.maxKey) <= 0 && this.keys.compare(f.minKey, i.maxKey) <= 0)) return [];
+    let position = 0;
+    const marks: Uint32Array[] = [];
+    // positions count every row of the file, so its keys are taken without its deletion vector
+    for (const cols of await this.allKeyColumnsOf(f)) {
+      const rows = shadowedRows(cols, lookup);
+      for (let i = 0; i < rows.length; i++) rows[i] += position;
+      if (rows.length > 0) marks.push(rows);
+      position += cols[0]?.length ?? 0;
+    }
+    return marks;
+  }
+
+  private markDeleted(f: DataFileMeta, positions: Uint32Array): void {
+    let bm = this.dvs.get(f.fileName);
+    if (!bm) this.dvs.set(f.fileName, (bm = new RoaringBitmap32()));
+    bm.addMany(positions);
+    this.dvDirty = true;
+  }
+
+  /**
+   * partial-update / aggregation lookup (Java `LookupLevels` with deletion vectors): the live rows
+   * of `targets` (the levels above a compaction's output) with a key of `chunks` (sorted runs of
+   * the compaction `inputs`), marked deleted: the merged result replaces them.
+   */
+  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[]): Promise<KvBatch[]> {
+    const keys = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false });
+    const sources = chunks.map((c) => c.batch.data.children);
+    const lookup = [this.keyColumns.map((k) => keyColumnFromArrow(gatherData(sources.map((s) => s[k]), keys.part, keys.row)))];
+    const out: KvBatch[] = [];
     for (const f of targets) {
-      if (!this.overlapsAny(f, inputs)) continue;
-      let position = 0;
-      const marks: Uint32Array[] = [];
-      // positions count every row of the file, so its keys are taken without its deletion vector
-      for (const cols of await this.allKeyColumnsOf(f)) {
-        const rows = shadowedRows(cols, lookup);
-        for (let i = 0; i < rows.length; i++) rows[i] += position;
-        if (rows.length > 0) marks.push(rows);
-        position += cols[0]?.length ?? 0;
+      const runs = await this.shadowedPositions(f, lookup, inputs);
+      // (one run per key chunk of the file: usually one)
+      let positions = runs.length === 1 ? runs[0] : Uint32Array.from(runs.flatMap((r) => Array.from(r)));
+      const deleted = this.dvs.get(f.fileName);
+      if (deleted && positions.length > 0) {
+        const hit = deleted.hasMany(positions);
+        positions = positions.filter((_, i) => !hit[i]);
       }
-      if (marks.length === 0) continue;
-      let bm = this.dvs.get(f.fileName);
-      if (!bm) this.dvs.set(f.fileName, (bm = new RoaringBitmap32()));
-      for (const m of marks) bm.addMany(m);
-      this.dvDirty = true;
+      if (positions.length === 0) continue;
+      let position = 0;
+      let next = 0;
+      for await (const c of this.allRowsOf(f)) {
+        const end = position + c.batch.numRows;
+        let stop = next;
+        while (stop < positions.length && positions[stop] < end) stop++;
+        if (stop > next) {
+          const take = positions.slice(next, stop).map((p) => p - position);
+          out.push({ batch: takeRows(c.batch, take), sequence: BigInt64Array.from(take, (r) => c.sequence[r]), kinds: Int8Array.from(take, (r) => c.kinds[r]) });
+          next = stop;
+        }
+        position = end;
+      }
+      this.markDeleted(f, positions);
+    }
+    return out;
+  }
+
+  /**
+   * Every row of `f` (deletion vector ignored: positions count them all), from the cache or read;
+   * kept while the keys and rows of live files fit `lookup.cache-max-memory-size`, so a file
+   * updated commit after commit is decoded once.
+   */
+  private async *allRowsOf(f: DataFileMeta): AsyncGenerator<KvBatch> {
+    const cached = this.rowCache.get(f.fileName);
+    if (cached) {
+      yield* cached.chunks;
+      return;
+    }
+    const table = this.options.table;
+    const fileFields = await this.schemas.fieldsOf(f.schemaId);
+    let kept: KvBatch[] | null = [];
+    let bytes = 0;
+    for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, fileFields })) {
+      if (kept) {
+        bytes += c.batch.data.children.reduce((n, d) => n + d.byteLength, 0) + c.sequence.byteLength + c.kinds.byteLength;
+        if (this.keyCacheBytes + bytes <= this.keyCacheLimit) kept.push(c);
+        else kept = null;
+      }
+      yield c;
+    }
+    if (kept) {
+      this.rowCache.set(f.fileName, { chunks: kept, bytes });
+      this.keyCacheBytes += bytes;
     }
   }
 
@@ -803,6 +858,7 @@ export class MergeTreeBucketWriter {
     for (const bm of this.dvs.values()) bm.dispose();
     this.dvs.clear();
     this.keyCache.clear();
+    this.rowCache.clear();
     this.keyCacheBytes = 0;
     this.buffer = [];
   }

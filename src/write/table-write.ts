@@ -23,7 +23,7 @@ import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
 import { checkPrimaryKeyWritable, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
-import { checkMergeFunctionOptions } from "../read/merge-functions.js";
+import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/merge-functions.js";
 import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
 import { DynamicBucketIndex, dynamicBucketOptions } from "./dynamic-bucket.js";
 import { randomId } from "../fs/file-io.js";
@@ -136,6 +136,8 @@ export class TableWrite {
   private closed = false;
   /** Primary-key tables: their write config (null for append tables). */
   private readonly pk: PrimaryKeyConfig | null;
+  /** Deletion-vector aggregation tables: the error of retract rows when an aggregator cannot retract. */
+  private readonly retractRefused: PaimonError | null;
   /** Append tables: compaction results waiting for the next prepareCommit. */
   private readonly pendingCompactions: CommitMessage[] = [];
   /** Primary-key partition-buckets (writer keys) compacted by workers, until the next prepareCommit. */
@@ -162,6 +164,10 @@ export class TableWrite {
       checkMergeFunctionOptions(table.identifier, this.pk.mergeEngine, this.schema.fields, this.schema.primaryKeys, table.coreOptions);
     }
     if (this.pk) checkSequenceFields(table.identifier, this.schema, this.pk, table.coreOptions.get("sequence.field.sort-order"));
+    // with deletion vectors the merge function sees every record at commit (Java's lookup
+    // compaction), so such a retract row would fail the commit's compaction: refused at write
+    const dvAggregation = this.pk?.deletionVectors === true && this.pk.mergeEngine === "aggregation";
+    this.retractRefused = dvAggregation ? retractRefusal(mergeFold(table.identifier, "aggregation", this.schema.fields, this.schema.primaryKeys, table.coreOptions)) : null;
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
     this.numBuckets = table.coreOptions.bucket;
     if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
@@ -188,6 +194,13 @@ export class TableWrite {
     else if (target.rowKinds) {
       for (let i = 0; i < target.rowKinds.length; i++) {
         if (target.rowKinds[i] !== RowKind.INSERT) throw new PaimonError("UNSUPPORTED", `append table ${this.table.identifier} accepts INSERT rows only (row ${i} has kind ${target.rowKinds[i]})`);
+      }
+    }
+    if (this.retractRefused && target.rowKinds) {
+      const kept = rowKindFilter(this.pk!); // (rows ignore-delete drops never reach the aggregators)
+      for (let i = 0; i < target.rowKinds.length; i++) {
+        const k = target.rowKinds[i];
+        if ((k === RowKind.UPDATE_BEFORE || k === RowKind.DELETE) && (!kept || kept(k))) throw this.retractRefused;
       }
     }
     // Validate and route everything first so a bad batch changes nothing.

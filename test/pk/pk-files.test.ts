@@ -197,7 +197,6 @@ describe("primary-key data files", () => {
   it("reject unsupported modes with precise errors", async () => {
     for (const [options, pattern] of [
       [{ "merge-engine": "aggregation", "fields.n.sequence-group": "v" }, /sequence-group/],
-      [{ "merge-engine": "partial-update", "deletion-vectors.enabled": "true" }, /partial-update with deletion vectors/],
       [{ "merge-engine": "aggregation", "fields.v.aggregate-function": "collect" }, /aggregation/],
       [{ "changelog-producer": "input" }, /changelog-producer=input/],
     ] as const) {
