@@ -53,6 +53,7 @@ const CASES: Case[] = [
   { name: "desc_dv", options: { "sequence.field": "s", "sequence.field.sort-order": "descending", "deletion-vectors.enabled": "true", ...SMALL }, model: true, kinds: RETRACTING, compactAt: [] },
   { name: "partial_update", options: { "sequence.field": "ts", "merge-engine": "partial-update", ...SMALL }, model: false, kinds: ["+I"], compactAt: [2] },
   { name: "partial_update_group_desc", options: { "sequence.field": "ts", "sequence.field.sort-order": "descending", "merge-engine": "partial-update", "fields.n.sequence-group": "v", ...SMALL }, model: false, kinds: ["+I"], compactAt: [1] },
+  { name: "aggregation_dv", options: { "sequence.field": "ts", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum", "deletion-vectors.enabled": "true", ...SMALL }, model: false, kinds: ["+I", "+I", "-U", "-D"], compactAt: [2] },
   { name: "aggregation_desc", options: { "sequence.field": "ts", "sequence.field.sort-order": "descending", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum", "fields.v.aggregate-function": "last_value", "fields.s.aggregate-function": "first_non_null_value", "fields.s.ignore-retract": "true", ...SMALL }, model: false, kinds: ["+I", "+I", "-U", "-D"], compactAt: [1] },
 ];
 
