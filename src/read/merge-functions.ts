@@ -100,6 +100,8 @@ const aggFuncName = (field: DataField, options: TableOptions) => (options.get(`f
 
 /** The aggregation engine's aggregator of one column (Java `AggregateMergeFunction`: last_non_null_value by default). */
 function columnAgg(identifier: string, field: DataField, primaryKeys: readonly string[], options: TableOptions): ColumnAgg {
+  // Java: a sequence.field column keeps its last value (createTable refuses an aggregate function on it)
+  if (options.get("sequence.field")?.split(",").some((s) => s.trim() === field.name)) return createAgg("aggregation", identifier, "last_value", field, options);
   if (primaryKeys.includes(field.name)) return createAgg("aggregation", identifier, "primary-key", field, options);
   return createAgg("aggregation", identifier, aggFuncName(field, options) ?? "last_non_null_value", field, options);
 }
@@ -283,7 +285,7 @@ interface Grouped {
   sequence: BigInt64Array;
 }
 
-function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], total: number): Grouped {
+function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], total: number, ranked?: readonly KvBatch[]): Grouped {
   const part = new Uint32Array(total);
   const row = new Uint32Array(total);
   let at = 0;
@@ -297,7 +299,7 @@ function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], to
   const keys = keyColumns.map((k) => keyColumnFromArrow(gatherData(sources.map((s) => s.data.children[k]), part, row)));
   const sequence = gatherInt64(chunks.map((c) => c.sequence), part, row);
   const kinds = gatherInt8(chunks.map((c) => c.kinds), part, row);
-  const order = sortPermutation(keys, sequence);
+  const order = sortPermutation(keys, ranked ? gatherInt64(ranked.map((c) => c.sequence), part, row) : sequence);
   const starts: number[] = [];
   for (let i = 0; i < total; i++) if (i === 0 || !sameKey(keys, order[i - 1], order[i])) starts.push(i);
   starts.push(total);
@@ -310,11 +312,13 @@ function groupRows(chunks: readonly KvBatch[], keyColumns: readonly number[], to
  * `mergeSingle` (Java's lookup compaction calls the merge function for every key: a lone -D of an
  * aggregation table becomes the retraction of nothing); otherwise the result has Java's sequence
  * number and row kind (DELETE for a partial-update row removed by a -D, or one that saw no insert).
+ * `order` (the chunks ranked by `sequence.field`, see sequence-order.ts) orders the records of a
+ * key instead of their sequence numbers; the result keeps the stored numbers.
  */
-export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly number[], fold: MergeFold, mergeSingle = false): KvBatch | null {
+export function foldRecords(chunks: readonly KvBatch[], keyColumns: readonly number[], fold: MergeFold, mergeSingle = false, order?: readonly KvBatch[]): KvBatch | null {
   const total = chunks.reduce((n, c) => n + c.batch.numRows, 0);
   if (total === 0) return null;
-  const g = groupRows(chunks, keyColumns, total);
+  const g = groupRows(chunks, keyColumns, total, order);
   const groups = g.starts.length - 1;
   const sources = chunks.map((c) => c.batch);
   const datas = fold.columns.map((_, c) => sources.map((s) => s.data.children[c]));

@@ -17,7 +17,7 @@ import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { DataSplit } from "../scan/split.js";
-import { checkMergeable, intervalPartition } from "../scan/merge-tree-splits.js";
+import { intervalPartition } from "../scan/merge-tree-splits.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { TableOptions } from "../table/options.js";
 import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.js";
@@ -25,6 +25,7 @@ import type { MergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { sortedKeyRange } from "./selective-read.js";
+import { rankBySequenceFields } from "./sequence-order.js";
 
 /** Rows read per batch when a whole section is merged in memory. */
 const MERGE_READ_BATCH = 1 << 20;
@@ -89,6 +90,8 @@ export class PrimaryKeySplitReader {
   private fileSchemas: FileSchemas | null = null;
   /** The key-column part of the filter: exact before the merge, so files are read selectively by it. */
   private readonly keyFilter: Predicate | null;
+  /** `sequence.field` columns (in `readFields`), empty without. */
+  private readonly seqColumns: number[];
 
   constructor(
     private readonly table: FileStoreTable,
@@ -99,6 +102,9 @@ export class PrimaryKeySplitReader {
     this.keyFields = layout.keyFields;
     // Read in table order; output picks the projected ones. Every field in table order (an
     // unprojected read, e.g. every key lookup) reads all of them: the schema's own layout.
+    const config = primaryKeyConfig(table.coreOptions);
+    // sequence fields decide the merge: read even when not projected (dropped by finish)
+    const seqFields = config.sequenceFields.map((n) => schema.fields.find((f) => f.name === n)!); // (createTable checked they exist)
     if (sameFields(options.fields, schema.fields)) {
       this.readFields = schema.fields;
       this.keyColumns = layout.keyColumns;
@@ -106,13 +112,14 @@ export class PrimaryKeySplitReader {
     } else {
       const filterNames = new Set<string>();
       if (options.filter) collectFields(options.filter, filterNames);
-      const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
+      const wanted = new Set<DataField>([...options.fields, ...this.keyFields, ...seqFields, ...schema.fields.filter((f) => filterNames.has(f.name))]);
       // partial-update reads the sequence fields of the groups it reads (Java's adjustReadType)
-      this.readFields = primaryKeyConfig(table.coreOptions).mergeEngine === "partial-update" ? withSequenceGroups(schema.fields, wanted, table.coreOptions) : schema.fields.filter((f) => wanted.has(f));
+      this.readFields = config.mergeEngine === "partial-update" ? withSequenceGroups(schema.fields, wanted, table.coreOptions) : schema.fields.filter((f) => wanted.has(f));
       this.keyColumns = this.keyFields.map((k) => this.readFields.indexOf(k));
       this.outColumns = options.fields.map((f) => this.readFields.indexOf(f));
     }
-    const engine = primaryKeyConfig(table.coreOptions).mergeEngine;
+    this.seqColumns = seqFields.map((f) => this.readFields.indexOf(f));
+    const engine = config.mergeEngine;
     this.firstRow = engine === "first-row";
     this.folds = engine === "partial-update" || engine === "aggregation";
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
@@ -134,16 +141,17 @@ export class PrimaryKeySplitReader {
         yield* this.readRaw(split, runs[0][0], dvOf.get(runs[0][0].fileName) ?? null);
         continue;
       }
-      checkMergeable(this.table);
       // Oldest data first: ties (never expected) go to the later run.
       const files = runs.flat().sort((a, b) => compareSequence(a.minSequenceNumber, b.minSequenceNumber));
       const chunks: KvBatch[] = [];
       for (const f of files) {
         for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH, this.keyFilter)) chunks.push(c);
       }
+      // sequence.field: the merges order the records of a key by their rank in the user order
+      const order = this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.table.coreOptions.get("sequence.field.sort-order")) : undefined;
       if (this.folds) {
         const { fold, foldRecords } = await (this.fold ??= this.loadFold());
-        const folded = foldRecords(chunks, this.keyColumns, fold);
+        const folded = foldRecords(chunks, this.keyColumns, fold, false, order);
         if (!folded) continue;
         // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
         const live: number[] = [];
@@ -155,7 +163,7 @@ export class PrimaryKeySplitReader {
         }
         continue;
       }
-      yield* this.emitMerged(chunks);
+      yield* this.emitMerged(chunks, order);
     }
   }
 
@@ -176,7 +184,8 @@ export class PrimaryKeySplitReader {
   /**
    * Reads one partition-bucket's files (deletion vectors applied, every level) merged by key
    * with `memory`: sorted runs in `readFieldList` layout, newer than the files (real-time union
-   * reads, seed "Primary Key MOR"/"Primary Key DV"). The filter applies after the merge.
+   * reads, seed "Primary Key MOR"/"Primary Key DV"). The filter applies after the merge. (Not for
+   * sequence.field tables, which the real-time layer refuses: memory is ordered by sequence number.)
    */
   async *readWithMemory(split: DataSplit, memory: readonly KvBatch[], keyFilter: Predicate | null = null): AsyncGenerator<arrow.RecordBatch> {
     const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
@@ -239,8 +248,8 @@ export class PrimaryKeySplitReader {
     return true;
   }
 
-  /** Merge winners of sorted chunks (oldest first), retract rows dropped, in batchSize batches. */
-  private *emitMerged(chunks: readonly KvBatch[]): Generator<arrow.RecordBatch> {
+  /** Merge winners of sorted chunks (oldest first), retract rows dropped, in batchSize batches; `order`: the chunks ranked by sequence.field. */
+  private *emitMerged(chunks: readonly KvBatch[], order?: readonly KvBatch[]): Generator<arrow.RecordBatch> {
     const single = onlyRow(chunks);
     if (single !== null) {
       // one row in all (a key lookup's usual result): it is the winner, unless a retract row
@@ -249,7 +258,7 @@ export class PrimaryKeySplitReader {
       if (out) yield out;
       return;
     }
-    const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
+    const merged = mergeKvBatches(order ?? chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
     const total = merged.part.length;
     if (total === 0) return;
     // one gather of all winners (per-call costs once, not per batch), then zero-copy slices

@@ -2,7 +2,6 @@
 // the files of a bucket are grouped into sections of overlapping key ranges, sections are never
 // split across splits (a key's versions must be merged together) and are packed by size;
 // deletion-vector tables skip level 0 and read files raw with their deletion vectors.
-import { PaimonError } from "../error.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { boundMayMatch, fileMayMatch, keyStatsOf, type StatsSet } from "../predicate/stats.js";
 import { bytesEqual, fromBinaryRow } from "../spec/binary-row.js";
@@ -177,12 +176,4 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
     flush();
   }
   return splits;
-}
-
-/** UNSUPPORTED unless this table's merge engine can be merged by paimon-rt (the merge functions' options: checkMergeFunctionOptions). */
-export function checkMergeable(table: FileStoreTable): void {
-  const config = primaryKeyConfig(table.coreOptions);
-  if (config.sequenceFields.length > 0) {
-    throw new PaimonError("UNSUPPORTED", `reading ${table.identifier}: merging with sequence.field=${config.sequenceFields.join(",")} is not supported`);
-  }
 }

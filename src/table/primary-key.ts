@@ -42,6 +42,7 @@ export interface PrimaryKeyConfig {
   ignoreDelete: boolean;
   /** `ignore-update-before`: UPDATE_BEFORE rows are dropped at write (Java's RowKindFilter). */
   ignoreUpdateBefore: boolean;
+  /** `sequence.field`: value columns ordering the records of a key before `_SEQUENCE_NUMBER` (Java `UserDefinedSeqComparator`). */
   sequenceFields: string[];
   changelogProducer: string;
   numSortedRunCompactionTrigger: number;
@@ -110,7 +111,6 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
-  if (config.sequenceFields.length > 0) throw unsupported(`sequence.field=${config.sequenceFields.join(",")}`);
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
   if (options.fileFormat !== "parquet") throw unsupported(`file.format=${options.fileFormat} (parquet only)`);
   if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);

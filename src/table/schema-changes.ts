@@ -1,13 +1,14 @@
 // The next schema from alterTable's changes, as Java 1.4.2's SchemaManager computes it, with its
-// refusals (immutable options, key columns, type changes without a Java cast). Loaded by
-// SchemaManager.commitChanges only: reading a table never needs it.
+// refusals (immutable options, key columns, type changes without a Java cast), and the checks of
+// a new schema's layout. Loaded by SchemaManager.createTable and commitChanges only: reading a
+// table never needs it.
 import { PaimonError } from "../error.js";
 import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
 import type { SchemaChange } from "./schema-manager.js";
 import type { TableSchema } from "../spec/schema.js";
 import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
 import { IMMUTABLE_OPTIONS } from "./options.js";
-import { isTrueOption as isTrue } from "./option-validation.js";
+import { isTrueOption as isTrue, validateOptionValues } from "./option-validation.js";
 import { checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
 
 function invalid(message: string): PaimonError {
@@ -145,4 +146,68 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
     options,
     timeMillis: Date.now(),
   };
+}
+
+/** Java `SchemaValidation.validateSequenceField` (same messages; like Java, the sort order is checked when the table is read or written). */
+function validateSequenceField(schema: TableSchema): void {
+  const o = schema.options;
+  const value = o["sequence.field"];
+  if (value === undefined) return;
+  // (Java's String.split: trailing empty parts dropped, then trimmed; an empty name is an unknown field)
+  const parts = value.split(",");
+  while (parts.length > 1 && parts[parts.length - 1] === "") parts.pop();
+  const fields = parts.length === 1 && parts[0] === "" && value !== "" ? [] : parts.map((s) => s.trim());
+  if (fields.length === 0) return;
+  for (const field of fields) {
+    if (!schema.fields.some((f) => f.name === field)) throw invalid(`Sequence field: '${field}' can not be found in table schema.`);
+    if (o[`fields.${field}.aggregate-function`] !== undefined) throw invalid(`Should not define aggregation on sequence field: '${field}'.`);
+    if (fields.indexOf(field) !== fields.lastIndexOf(field)) throw invalid(`Sequence field '${field}' is defined repeatedly.`);
+  }
+  if ((o["merge-engine"] ?? "deduplicate").toLowerCase() === "first-row") throw invalid("Do not support use sequence field on FIRST_ROW merge engine.");
+  const pk = schema.primaryKeys;
+  if (pk.length > 0 && !schema.partitionKeys.every((p) => pk.includes(p))) {
+    throw invalid(`You can not use sequence.field in cross partition update case (Primary key constraint '[${pk.join(", ")}]' not include all partition fields '[${schema.partitionKeys.join(", ")}]').`);
+  }
+}
+
+/**
+ * The checks of a new schema (createTable, alterTable) beyond its file-index options
+ * (SchemaManager's `validateTableSchema`): option values, bucket, bucket key, primary and
+ * partition keys, sequence fields.
+ */
+export function validateTableLayout(schema: TableSchema): void {
+  const o = schema.options;
+  const names = new Set(schema.fields.map((f) => f.name));
+  validateOptionValues(o);
+  const bucketText = o["bucket"] ?? "-1";
+  const bucket = Number(bucketText);
+  if (bucket < 1 && bucket !== -1 && bucket !== -2) {
+    throw invalid(`option bucket must be a positive integer, -1 or -2, got '${bucketText}'`);
+  }
+  const bucketKey = o["bucket-key"];
+  if (bucketKey !== undefined && bucketKey !== "") {
+    const keys = bucketKey.split(",");
+    const unknown = keys.filter((k) => !names.has(k));
+    if (unknown.length) throw invalid(`bucket-key [${bucketKey}] names unknown columns: ${unknown.join(", ")}`);
+    const partition = keys.filter((k) => schema.partitionKeys.includes(k));
+    if (partition.length) throw invalid(`bucket-key [${bucketKey}] must not contain partition fields: ${partition.join(", ")}`);
+    if (schema.primaryKeys.length > 0) {
+      const outside = keys.filter((k) => !schema.primaryKeys.includes(k));
+      if (outside.length) throw invalid(`bucket-key [${bucketKey}] must be a subset of the primary key [${schema.primaryKeys.join(", ")}]`);
+    }
+  }
+  if (schema.primaryKeys.length === 0 && bucket > 0 && (bucketKey === undefined || bucketKey === "")) {
+    throw invalid(`a bucketed append table (bucket = ${bucket}) needs a 'bucket-key'`);
+  }
+  if (schema.primaryKeys.length > 0) {
+    const trimmed = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
+    if (trimmed.length === 0) throw invalid(`primary key [${schema.primaryKeys.join(", ")}] must not be only partition fields`);
+  }
+  validateSequenceField(schema);
+  for (const key of schema.partitionKeys) {
+    const f = schema.fields.find((x) => x.name === key)!;
+    if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {
+      throw invalid(`partition column ${key} cannot be of type ${typeToString(f.type)}`);
+    }
+  }
 }

@@ -4,11 +4,10 @@
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { readTextFileIfExists } from "../fs/file-io.js";
-import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
-import { type DataType, typeToString } from "../spec/types.js";
-import { validateOptionValues } from "./option-validation.js";
-import { TablePaths } from "./paths.js";
 import { fileIndexSpecOf } from "../fileindex/index.js";
+import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, type TableSchema } from "../spec/schema.js";
+import type { DataType } from "../spec/types.js";
+import { TablePaths } from "./paths.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
 
@@ -22,10 +21,6 @@ export type SchemaChange =
   | { kind: "removeOption"; key: string };
 
 const SCHEMA_PREFIX = "schema-";
-
-function invalid(message: string): PaimonError {
-  return new PaimonError("INVALID_ARGUMENT", message);
-}
 
 export class SchemaManager {
   readonly paths: TablePaths;
@@ -62,6 +57,8 @@ export class SchemaManager {
   async createTable(input: SchemaInput, where: string): Promise<TableSchema> {
     const schema = createTableSchema(input);
     validateTableSchema(schema);
+    // (the layout checks load with the schema changes: a page that only reads carries neither)
+    (await import("./schema-changes.js")).validateTableLayout(schema);
     checkFileFormatOptions(schema.options, where);
     checkDeduplicateTable(schema, where);
     await checkPartitionExpireOptions(schema.options);
@@ -80,8 +77,10 @@ export class SchemaManager {
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await this.latest();
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
-      const next = (await import("./schema-changes.js")).applySchemaChanges(current, changes, where);
+      const { applySchemaChanges, validateTableLayout } = await import("./schema-changes.js");
+      const next = applySchemaChanges(current, changes, where);
       validateTableSchema(next);
+      validateTableLayout(next);
       checkFileFormatOptions(next.options, where);
       checkDeduplicateTable(next, where);
       await checkPartitionExpireOptions(next.options);
@@ -98,40 +97,7 @@ async function checkPartitionExpireOptions(o: Readonly<Record<string, string>>):
   validatePartitionExpireOptions(o);
 }
 
-/** Checks the option combinations paimon-rt (and Java) accept for a table. */
+/** Checks the file-index options of a new schema (the rest: schema-changes.ts `validateTableLayout`). */
 export function validateTableSchema(schema: TableSchema): void {
-  const o = schema.options;
-  const names = new Set(schema.fields.map((f) => f.name));
-  validateOptionValues(o);
-  const bucketText = o["bucket"] ?? "-1";
-  const bucket = Number(bucketText);
-  if (bucket < 1 && bucket !== -1 && bucket !== -2) {
-    throw invalid(`option bucket must be a positive integer, -1 or -2, got '${bucketText}'`);
-  }
-  const bucketKey = o["bucket-key"];
-  if (bucketKey !== undefined && bucketKey !== "") {
-    const keys = bucketKey.split(",");
-    const unknown = keys.filter((k) => !names.has(k));
-    if (unknown.length) throw invalid(`bucket-key [${bucketKey}] names unknown columns: ${unknown.join(", ")}`);
-    const partition = keys.filter((k) => schema.partitionKeys.includes(k));
-    if (partition.length) throw invalid(`bucket-key [${bucketKey}] must not contain partition fields: ${partition.join(", ")}`);
-    if (schema.primaryKeys.length > 0) {
-      const outside = keys.filter((k) => !schema.primaryKeys.includes(k));
-      if (outside.length) throw invalid(`bucket-key [${bucketKey}] must be a subset of the primary key [${schema.primaryKeys.join(", ")}]`);
-    }
-  }
-  if (schema.primaryKeys.length === 0 && bucket > 0 && (bucketKey === undefined || bucketKey === "")) {
-    throw invalid(`a bucketed append table (bucket = ${bucket}) needs a 'bucket-key'`);
-  }
-  if (schema.primaryKeys.length > 0) {
-    const trimmed = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
-    if (trimmed.length === 0) throw invalid(`primary key [${schema.primaryKeys.join(", ")}] must not be only partition fields`);
-  }
-  fileIndexSpecOf(o, schema.fields); // file-index.* options name existing columns of indexable types
-  for (const key of schema.partitionKeys) {
-    const f = schema.fields.find((x) => x.name === key)!;
-    if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {
-      throw invalid(`partition column ${key} cannot be of type ${typeToString(f.type)}`);
-    }
-  }
+  fileIndexSpecOf(schema.options, schema.fields); // file-index.* options name existing columns of indexable types
 }

@@ -19,12 +19,14 @@ import { sortPermutation } from "../kernel/sort.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
 import { mergeKvBatches } from "../read/merge-read.js";
+import { rankBySequenceFields } from "../read/sequence-order.js";
 import { foldRecords, type MergeFold, mergeFold } from "../read/merge-functions.js";
 import { DELETION_VECTORS_INDEX, intervalPartition } from "../scan/merge-tree-splits.js";
 import type { CompactIncrement, DataIncrement } from "../spec/commit-message.js";
 import type { DataFileMeta, IndexFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import { KeyDecoder, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkSequenceFields } from "./pk-write.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
@@ -164,6 +166,8 @@ export function rowKindFilter(config: Pick<PrimaryKeyConfig, "ignoreDelete" | "i
 export class MergeTreeBucketWriter {
   private readonly keyFields: DataField[];
   private readonly keyColumns: number[];
+  /** `sequence.field` columns (table order), empty without: merges order a key's records by them first. */
+  private readonly seqColumns: number[];
   private readonly fileConfig: KvFileWriterConfig;
   private readonly keys: KeyDecoder;
   private readonly indexUuid = randomId();
@@ -202,6 +206,7 @@ export class MergeTreeBucketWriter {
     this.keyFields = keyFieldsOf(table.schema);
     this.keyColumns = this.keyFields.map((k) => table.schema.fields.indexOf(k));
     this.keys = new KeyDecoder(this.keyFields);
+    this.seqColumns = checkSequenceFields(table.identifier, table.schema, options.config, opts.get("sequence.field.sort-order")).map((f) => table.schema.fields.indexOf(f));
     this.files = restored;
     this.schemas = new FileSchemas(table);
     this.dvIndex = dvIndex;
@@ -330,7 +335,7 @@ export class MergeTreeBucketWriter {
     // Sort only the keys (+ sequence, kinds) of each chunk, merge those, then gather the
     // winners' full rows straight from the unsorted chunks.
     if (this.fold) {
-      const files = await this.writeFolded(chunks, 0, 0, false);
+      const files = await this.writeFolded(chunks, 0, 0, false, false, true);
       this.files.push(...files);
       this.newFiles.push(...files);
       return;
@@ -338,9 +343,10 @@ export class MergeTreeBucketWriter {
     const perms: Uint32Array[] = [];
     // first-row keeps the lowest sequence number: order and merge by the negated sequence
     const firstRow = this.options.config.mergeEngine === "first-row";
-    const runs: SortedRun[] = chunks.map((c) => {
+    const ranked = this.ranked(chunks, true);
+    const runs: SortedRun[] = chunks.map((c, i) => {
       const keys = this.keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k]));
-      const order = firstRow ? c.sequence.map((x) => -x) : c.sequence;
+      const order = ranked ? ranked[i].sequence : firstRow ? c.sequence.map((x) => -x) : c.sequence;
       const perm = sortPermutation(keys, order);
       perms.push(perm);
       const zeros = new Uint32Array(perm.length);
@@ -516,8 +522,9 @@ export class MergeTreeBucketWriter {
     if (f.level !== 0) return { kind: "upgrade", file: f, lookup: false };
     // deletion vectors drop deletes: a file holding DELETE rows is rewritten without them
     if (deletionVectors && containsDeleteRecords(f)) return { kind: "rewrite", files: [f] };
-    // deduplicate keeps the latest row of a key, so rows merged with higher levels stay as they are
-    if (outputLevel === maxLevel || mergeEngine === "deduplicate") return { kind: "upgrade", file: f, lookup: deletionVectors };
+    // deduplicate keeps the latest row of a key, so rows merged with higher levels stay as they
+    // are; not with sequence.field (an older row of a higher level may win)
+    if (outputLevel === maxLevel || (mergeEngine === "deduplicate" && this.seqColumns.length === 0)) return { kind: "upgrade", file: f, lookup: deletionVectors };
     return { kind: "rewrite", files: [f] };
   }
 
@@ -568,7 +575,11 @@ export class MergeTreeBucketWriter {
         const lookedUp = dv && fromLevel0 && rest.length > 0 && chunks.length > 0 ? await this.lookupLiveRows(chunks, rest, inputs) : [];
         outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0);
       } else if (chunks.length > 0) {
-        const merged = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false, firstRow });
+        // sequence.field with deletion vectors: the live rows of higher levels that the level-0
+        // keys replace join the merge too (Java's lookup merges them by the sequence field: the
+        // older row may win, and is then written again while its old position is deleted)
+        if (stepLookup && this.seqColumns.length > 0) chunks.unshift(...(await this.lookupLiveRows(chunks, rest, inputs)));
+        const merged = mergeKvBatches(this.ranked(chunks) ?? chunks, this.keyColumns, { dropDeletes: false, firstRow });
         outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
       }
       before.push(...inputs);
@@ -655,8 +666,8 @@ export class MergeTreeBucketWriter {
   private foldCache: MergeFold | undefined;
 
   /** partial-update / aggregation: folds the chunks per key and writes the result at `level` (without retract results when `dropDeletes`). */
-  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, mergeSingle = false): Promise<DataFileMeta[]> {
-    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, mergeSingle) : null;
+  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, mergeSingle = false, flush = false): Promise<DataFileMeta[]> {
+    const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, mergeSingle, this.ranked(chunks, flush)) : null;
     const writer = new KvFileWriter(this.fileConfig, level, source);
     if (!folded) return writer.finish();
     let rows: Uint32Array | null = null;
@@ -677,6 +688,17 @@ export class MergeTreeBucketWriter {
       });
     }
     return writer.finish();
+  }
+
+  /**
+   * `chunks` ranked by the sequence fields (see sequence-order.ts), or undefined without
+   * sequence.field. `flush`: the write buffer's order, always ascending — Java 1.4.2's
+   * `SortBufferWriteBuffer` sorts the sequence fields ascending whatever
+   * `sequence.field.sort-order` says (only reads and compactions honour `descending`), and the
+   * files must hold what Java would write.
+   */
+  private ranked(chunks: readonly KvBatch[], flush = false): KvBatch[] | undefined {
+    return this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, flush ? undefined : this.options.table.coreOptions.get("sequence.field.sort-order")) : undefined;
   }
 
   /** Keys of the live rows of `files` (first-row lookup). */

@@ -5,6 +5,9 @@ import { PaimonError } from "../error.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import type { TableSchema } from "../spec/schema.js";
+import type { DataField } from "../spec/types.js";
+import type { PrimaryKeyConfig } from "../table/primary-key.js";
 
 export const ROW_KIND_COLUMN = "_VALUE_KIND";
 
@@ -68,4 +71,27 @@ export async function compactTargets(
     out.set("x", { values: fromBinaryRow(toBinaryRow(fields.map((f) => options.partition![f.name]), types), types), bucket: options.bucket });
   }
   return [...out.values()];
+}
+
+/** Kinds of sequence field paimon-rt orders (the kernels' key column kinds); Java also orders ARRAY / MAP / ROW ones. */
+const SEQUENCE_FIELD_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"]);
+
+/**
+ * The `sequence.field` columns of a PK table paimon-rt writes (write-only: a reader meets a type
+ * the kernels cannot order as their UNSUPPORTED): INVALID_ARGUMENT as Java for first-row and a
+ * `sequence.field.sort-order` Java cannot parse (its message), UNSUPPORTED for a type paimon-rt
+ * cannot order.
+ */
+export function checkSequenceFields(identifier: string, schema: TableSchema, config: Readonly<PrimaryKeyConfig>, sortOrder: string | undefined): DataField[] {
+  if (config.sequenceFields.length === 0) return [];
+  if (config.mergeEngine === "first-row") throw new PaimonError("INVALID_ARGUMENT", `${identifier}: Do not support use sequence field on FIRST_ROW merge engine.`);
+  if (sortOrder !== undefined && !["ascending", "descending"].includes(sortOrder.toLowerCase())) {
+    throw new PaimonError("INVALID_ARGUMENT", `Could not parse value '${sortOrder}' for key 'sequence.field.sort-order' (ascending, descending).`);
+  }
+  return config.sequenceFields.map((name) => {
+    const f = schema.fields.find((x) => x.name === name);
+    if (!f) throw new PaimonError("INVALID_ARGUMENT", `writing ${identifier}: Sequence field: '${name}' can not be found in table schema.`);
+    if (!SEQUENCE_FIELD_KINDS.has(f.type.kind)) throw new PaimonError("UNSUPPORTED", `writing ${identifier}: ordering by sequence.field ${name} of type ${f.type.kind} is not supported`);
+    return f;
+  });
 }

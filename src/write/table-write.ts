@@ -27,7 +27,7 @@ import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/me
 import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
 import { DynamicBucketIndex, dynamicBucketOptions } from "./dynamic-bucket.js";
 import { randomId } from "../fs/file-io.js";
-import { attachRowKinds, checkRowKinds, compactTargets } from "./pk-write.js";
+import { attachRowKinds, checkRowKinds, checkSequenceFields, compactTargets } from "./pk-write.js";
 import { compactAppendBuckets } from "./append-compact.js";
 import { inputBatches } from "../arrow/input.js";
 import { isDeduplicateTable } from "../table/dedup-table.js";
@@ -163,6 +163,7 @@ export class TableWrite {
     if (this.pk && (this.pk.mergeEngine === "partial-update" || this.pk.mergeEngine === "aggregation")) {
       checkMergeFunctionOptions(table.identifier, this.pk.mergeEngine, this.schema.fields, this.schema.primaryKeys, table.coreOptions);
     }
+    if (this.pk) checkSequenceFields(table.identifier, this.schema, this.pk, table.coreOptions.get("sequence.field.sort-order"));
     // with deletion vectors the merge function sees every record at commit (Java's lookup
     // compaction), so such a retract row would fail the commit's compaction: refused at write
     const dvAggregation = this.pk?.deletionVectors === true && this.pk.mergeEngine === "aggregation";

@@ -198,7 +198,6 @@ describe("primary-key data files", () => {
     for (const [options, pattern] of [
       [{ "merge-engine": "aggregation", "fields.n.sequence-group": "v" }, /sequence-group/],
       [{ "merge-engine": "aggregation", "fields.v.aggregate-function": "collect" }, /aggregation/],
-      [{ "sequence.field": "n" }, /sequence.field/],
       [{ "changelog-producer": "input" }, /changelog-producer=input/],
     ] as const) {
       const table = await createPkTable(options as Record<string, string | number>);
