@@ -104,8 +104,27 @@ function createUnit(runs: readonly LevelSortedRun[], maxLevel: number, runCount:
   return { outputLevel, files: runs.slice(0, runCount).flatMap((r) => r.files) };
 }
 
+type UniversalConfig = Pick<PrimaryKeyConfig, "maxLevel" | "numSortedRunCompactionTrigger" | "maxSizeAmplificationPercent" | "sizeRatio">;
+
+/**
+ * Java `UniversalCompaction.pickForSizeRatio`: the first `candidateCount` runs, extended by each
+ * next run no larger than the candidates' size (+ `compaction.size-ratio` percent); a unit when
+ * forced or more than one run was picked.
+ */
+function pickForSizeRatio(runs: readonly LevelSortedRun[], config: UniversalConfig, candidateCount: number, force: boolean): CompactUnit | null {
+  let size = 0;
+  for (let i = 0; i < candidateCount; i++) size += runs[i].size;
+  for (let i = candidateCount; i < runs.length; i++) {
+    const next = runs[i];
+    if ((size * (100 + config.sizeRatio)) / 100 < next.size) break;
+    size += next.size;
+    candidateCount++;
+  }
+  return force || candidateCount > 1 ? createUnit(runs, config.maxLevel, candidateCount) : null;
+}
+
 /** Java `UniversalCompaction.pick` (size amplification, size ratio, run count). */
-export function pickUniversal(runs: readonly LevelSortedRun[], config: Pick<PrimaryKeyConfig, "maxLevel" | "numSortedRunCompactionTrigger" | "maxSizeAmplificationPercent" | "sizeRatio">): CompactUnit | null {
+export function pickUniversal(runs: readonly LevelSortedRun[], config: UniversalConfig): CompactUnit | null {
   const { maxLevel, numSortedRunCompactionTrigger: trigger } = config;
   if (runs.length >= trigger && runs.length > 1) {
     // 1. size amplification
@@ -114,25 +133,25 @@ export function pickUniversal(runs: readonly LevelSortedRun[], config: Pick<Prim
     const earliest = runs[runs.length - 1].size;
     if (candidate * 100 > config.maxSizeAmplificationPercent * earliest) return createUnit(runs, maxLevel, runs.length);
   }
-  const bySizeRatio = (candidateCount: number, force: boolean): CompactUnit | null => {
-    let size = 0;
-    for (let i = 0; i < candidateCount; i++) size += runs[i].size;
-    for (let i = candidateCount; i < runs.length; i++) {
-      const next = runs[i];
-      if ((size * (100 + config.sizeRatio)) / 100 < next.size) break;
-      size += next.size;
-      candidateCount++;
-    }
-    return force || candidateCount > 1 ? createUnit(runs, maxLevel, candidateCount) : null;
-  };
   // 2. size ratio
   if (runs.length >= trigger) {
-    const unit = bySizeRatio(1, false);
+    const unit = pickForSizeRatio(runs, config, 1, false);
     if (unit) return unit;
   }
   // 3. run count
-  if (runs.length > trigger) return bySizeRatio(runs.length - trigger + 1, true);
+  if (runs.length > trigger) return pickForSizeRatio(runs, config, runs.length - trigger + 1, true);
   return null;
+}
+
+/**
+ * Java `UniversalCompaction.forcePickL0` (the lookup compaction of deletion-vector and first-row
+ * tables when `pickUniversal` picks nothing): the level-0 runs, extended by size ratio like any
+ * pick, so a small next run is merged with them rather than left below a new run.
+ */
+export function forcePickLevel0(runs: readonly LevelSortedRun[], config: UniversalConfig): CompactUnit | null {
+  let level0 = 0;
+  while (level0 < runs.length && runs[level0].level === 0) level0++;
+  return level0 === 0 ? null : pickForSizeRatio(runs, config, level0, true);
 }
 
 function compareSeq(a: bigint, b: bigint): number {
@@ -465,10 +484,7 @@ export class MergeTreeBucketWriter {
     } else {
       unit = pickUniversal(runs, this.options.config);
       // DV and first-row tables hide level 0 from batch reads: always compact it (Java's lookup)
-      if (!unit && (this.options.config.deletionVectors || this.options.config.mergeEngine === "first-row")) {
-        const level0 = runs.filter((r) => r.level === 0).length;
-        if (level0 > 0) unit = createUnit(runs, maxLevel, level0);
-      }
+      if (!unit && (this.options.config.deletionVectors || this.options.config.mergeEngine === "first-row")) unit = forcePickLevel0(runs, this.options.config);
     }
     if (unit && unit.files.length > 0) await this.rewrite(unit);
   }

@@ -29,12 +29,15 @@ interface IndexListing {
   ranges: Array<[string, bigint | null]>;
 }
 
-/** A DV table (bucket 1) with rows a/1..3 and b/1..3 and one update in each partition: one DV index file per partition. */
-async function dvTable(): Promise<{ table: Table; warehouse: string; dtOf: Map<string, string>; before: IndexListing[] }> {
+/**
+ * A DV table (bucket 1) with rows a/1..3 and b/1..3 (and `extraInitial`) and one update in each
+ * partition (with `extraUpdate` rows): one DV index file per partition.
+ */
+async function dvTable(extraInitial: Row[] = [], extraUpdate: Row[] = []): Promise<{ table: Table; warehouse: string; dtOf: Map<string, string>; before: IndexListing[] }> {
   const warehouse = tempDir("paimon-rt-overwrite-dv-");
   const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true" }, { warehouse });
-  await writeCommit(table, "u", [{ rows: [r("a", 1, "x"), r("a", 2, "y"), r("a", 3, "z"), r("b", 1, "x"), r("b", 2, "y"), r("b", 3, "z")] }]);
-  await writeCommit(table, "u", [{ rows: [r("a", 2, "y2"), r("b", 3, "z2")] }]);
+  await writeCommit(table, "u", [{ rows: [r("a", 1, "x"), r("a", 2, "y"), r("a", 3, "z"), r("b", 1, "x"), r("b", 2, "y"), r("b", 3, "z"), ...extraInitial] }]);
+  await writeCommit(table, "u", [{ rows: [r("a", 2, "y2"), r("b", 3, "z2"), ...extraUpdate] }]);
   const splits = (await table.newScan().plan()).splits;
   const dtOf = new Map(splits.map((s) => [s.partitionRow.join(","), (s.partition as { dt: string }).dt]));
   const before = await indexListing(table, dtOf);
@@ -99,9 +102,10 @@ describe("clearing partitions of a deletion-vector primary-key table", () => {
     await table.dropPartitions([{ dt: "a" }], { commitUser: "admin" });
     expect(await indexListing(table, dtOf)).toEqual([before[1]]);
     expect(asStrings(await readRows(table))).toEqual(["b|1|x", "b|2|y", "b|3|z2"]);
-    await writeCommit(table, "u", [{ rows: [r("a", 5, "n")] }]);
+    await writeCommit(table, "u", [{ rows: [r("a", 5, "n"), r("a", 6, "m"), r("a", 7, "p")] }]);
     expect(await indexListing(table, dtOf)).toEqual([before[1]]);
-    await writeCommit(table, "u", [{ rows: [r("a", 5, "n2"), r("a", 6, "m")] }]);
+    // smaller than the first file, so the lookup compaction (Java forcePickL0's size ratio) leaves that file
+    await writeCommit(table, "u", [{ rows: [r("a", 5, "n2")] }]);
     const listing = await indexListing(table, dtOf);
     expect(listing[1]).toEqual(before[1]);
     expect(listing.map((e) => [e.dt, e.bucket, e.indexType, e.ranges.length, e.ranges[0][1]])).toEqual([
@@ -109,13 +113,16 @@ describe("clearing partitions of a deletion-vector primary-key table", () => {
       ["b", 0, "DELETION_VECTORS", 1, 1n],
     ]);
     expect(await liveFilesOf(table, "a")).toContain(listing[0].ranges[0][0]);
-    const expected = ["a|5|n2", "a|6|m", "b|1|x", "b|2|y", "b|3|z2"];
+    const expected = ["a|5|n2", "a|6|m", "a|7|p", "b|1|x", "b|2|y", "b|3|z2"];
     expect(asStrings(await readRows(table))).toEqual(expected);
     if (javaOracleUnavailable() === null) expect(await javaRows(warehouse, table)).toEqual(expected);
   }, 120_000);
 
   it("TableCommit.overwrite of a partition removes that partition's index file and keeps the writer's compacted files", async () => {
-    const { table, dtOf, before } = await dvTable();
+    // b's files grow from the bottom: the writer's small level-0 file is compacted on its own (Java
+    // forcePickL0 extends by size ratio only to runs no larger than it), rewriting nothing of the table's
+    const extra = (from: number, n: number) => Array.from({ length: n }, (_, i) => r("b", from + i, `w${from + i}`));
+    const { table, dtOf, before } = await dvTable(extra(100, 80), extra(10, 40));
     const write = await table.newWrite({ commitUser: "u" });
     await write.write(toBatch([r("b", 7, "o")]));
     const id = await table.newCommit({ commitUser: "u" }).overwrite(await write.prepareCommit(), { dt: "b" });

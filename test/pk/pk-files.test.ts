@@ -11,7 +11,7 @@ import type { DataFileMeta } from "../../src/spec/manifest.js";
 import type { Table } from "../../src/table/table.js";
 import { checkLsmConflicts } from "../../src/commit/pk-conflicts.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { pickUniversal } from "../../src/write/merge-tree-writer.js";
+import { forcePickLevel0, pickUniversal } from "../../src/write/merge-tree-writer.js";
 import { createPkTable, readRows, type Row, sortRows, toBatch, writeCommit } from "./helpers.js";
 
 const r = (id: number, name: string, v: string | null, n: number | null = null, dt = "a"): Row => ({ dt, id: BigInt(id), name, v, n });
@@ -122,7 +122,9 @@ describe("primary-key data files", () => {
   it.each(["256 mb", "0 b"])("deletion vectors: a level-0 file without deletes moves up unchanged, its keys mark older rows, and expiry keeps it (lookup.cache-max-memory-size %s)", async (cacheSize) => {
     const table = await createPkTable({ bucket: 1, "deletion-vectors.enabled": "true", "lookup.cache-max-memory-size": cacheSize });
     const rows = (from: number, to: number, v: string) => Array.from({ length: to - from }, (_, i) => r(from + i, "k", `${v}${from + i}`));
-    await writeCommit(table, "u", [{ rows: rows(0, 100, "a") }]);
+    // the bottom file is much larger than the next commit's, so the lookup compaction's size-ratio
+    // extension (Java forcePickL0) leaves it where it is
+    await writeCommit(table, "u", [{ rows: rows(0, 400, "a") }]);
     const [bottom] = (await liveFiles(table)).map((x) => x.file);
     // the only run: moved to the max level as it is (Java CHANGELOG_NO_REWRITE)
     expect([bottom.level, bottom.fileSource]).toEqual([5, 0]);
@@ -130,13 +132,13 @@ describe("primary-key data files", () => {
     const files = (await liveFiles(table)).map((x) => x.file).sort((a, b) => a.level - b.level);
     expect(files.map((f) => [f.level, f.fileSource, f.rowCount])).toEqual([
       [4, 0, 70n],
-      [5, 0, 100n],
+      [5, 0, 400n],
     ]);
     expect(files[1].fileName).toBe(bottom.fileName);
     const plan = await table.newScan().plan();
     const dvs = plan.splits.flatMap((s) => (s.kind === "data" ? s.files.map((f, i) => [f.fileName, Number(s.deletionFiles?.[i]?.cardinality ?? 0)]) : []));
-    expect(new Map(dvs as Array<[string, number]>)).toEqual(new Map([[files[0].fileName, 0], [bottom.fileName, 40]]));
-    const expected = sortRows([...rows(0, 60, "a"), ...rows(60, 130, "b")]);
+    expect(new Map(dvs as Array<[string, number]>)).toEqual(new Map([[files[0].fileName, 0], [bottom.fileName, 70]]));
+    const expected = sortRows([...rows(0, 60, "a"), ...rows(60, 130, "b"), ...rows(130, 400, "a")]);
     expect(await readRows(table)).toEqual(expected);
     // the compaction snapshot deletes and re-adds the moved file: expiring it must keep the file
     await table.newCommit({ commitUser: "admin" }).expireSnapshots({ retainMax: 1, retainMin: 1 });
@@ -148,7 +150,7 @@ describe("primary-key data files", () => {
       await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(10 + c), 10 + c);
     }
     await w.close();
-    expect(await readRows(table)).toEqual(sortRows(rows(0, 130, "c2")));
+    expect(await readRows(table)).toEqual(sortRows([...rows(0, 130, "c2"), ...rows(130, 400, "a")]));
   });
 
   it("deletion vectors: full compaction of one max-level run rewrites only the files with deletion vectors", async () => {
@@ -233,6 +235,22 @@ describe("primary-key data files", () => {
     const ext = pickUniversal([run(0, 1), run(0, 1), run(0, 100), run(5, 1000)], cfg);
     expect(ext?.outputLevel).toBe(5);
     expect(ext?.files.length).toBe(4);
+  });
+
+  it("the forced level-0 pick (lookup compaction) extends by size ratio like Java's forcePickL0", () => {
+    const cfg = { maxLevel: 5, numSortedRunCompactionTrigger: 5, maxSizeAmplificationPercent: 200, sizeRatio: 1 };
+    const run = (level: number, size: number) => ({ level, files: [{ fileName: `${level}-${size}` } as DataFileMeta], size });
+    expect(forcePickLevel0([run(3, 10), run(5, 10)], cfg)).toBeNull();
+    // a next run larger than the level-0 runs (+1%) stays: output just below it
+    const below = forcePickLevel0([run(0, 10), run(3, 11), run(5, 1000)], cfg);
+    expect(below?.outputLevel).toBe(2);
+    expect(below?.files.map((f) => f.fileName)).toEqual(["0-10"]);
+    // a next run no larger joins them (paimon-rt used to stop at level 0's runs): 10 + 10 >= 20
+    const merged = forcePickLevel0([run(0, 10), run(0, 10), run(3, 20), run(4, 41), run(5, 1000)], cfg);
+    expect(merged?.outputLevel).toBe(3);
+    expect(merged?.files.map((f) => f.fileName)).toEqual(["0-10", "0-10", "3-20"]);
+    // everything picked: the max level
+    expect(forcePickLevel0([run(0, 10), run(5, 10)], cfg)?.outputLevel).toBe(5);
   });
 
   it("LSM conflict check rejects overlapping files of one level", async () => {

@@ -29,11 +29,11 @@ const ourRows = async (table: Table, args: { ctx?: RealtimeContext; snapshotId?:
 /** Java Paimon's bucket of each id (the bucket key is the trimmed primary key, id). */
 const bucketsOf = (ids: number[]) => assignBuckets([{ type: "int64", length: ids.length, values: BigInt64Array.from(ids.map(BigInt)) }], BUCKETS);
 
-/** A round of upserts (INSERT or UPDATE_AFTER) and deletes over ids 0..15 of partitions a and b. */
-function round(rand: () => number, tag: string, count: number): Op[] {
+/** A round of upserts (INSERT or UPDATE_AFTER) and deletes over ids 0..ids-1 of partitions a and b. */
+function round(rand: () => number, tag: string, count: number, ids = 16): Op[] {
   return Array.from({ length: count }, (_, i) => {
     const dt = rand() < 0.5 ? "a" : "b";
-    const id = Math.floor(rand() * 16);
+    const id = Math.floor(rand() * ids);
     const p = rand();
     if (p < 0.2) return { dt, id, name: null, kind: RowKind.DELETE };
     return { dt, id, name: rand() < 0.1 ? null : `${tag}-${i}`, kind: p < 0.5 ? RowKind.UPDATE_AFTER : RowKind.INSERT };
@@ -95,8 +95,10 @@ describe.skipIf(noJava !== null)("real-time PK DV table compacted by paimon-rt: 
       return { files: new Set(ranges.map((r) => r.dataFileName)), deleted: ranges.reduce((n, r) => n + Number(r.cardinality ?? 0n), 0) };
     };
 
-    await realtimeCommit(round(rand, "r1", 24));
-    await realtimeCommit(round(rand, "r2", 24));
+    // Each level's files are much larger than the level-0 runs compacted onto them, so the lookup
+    // compaction (Java forcePickL0, extended by size ratio) stops below them and marks their rows
+    await realtimeCommit(round(rand, "r1", 8000, 8000));
+    await realtimeCommit(round(rand, "r2", 8000, 8000));
     // level 0 only: the first compaction moves it to the max level, nothing to mark deleted yet
     const firstCompaction = await compactMinor(table);
     await w.refreshCommittedSnapshot(firstCompaction);
@@ -104,8 +106,8 @@ describe.skipIf(noJava !== null)("real-time PK DV table compacted by paimon-rt: 
     expect((await liveFiles(firstCompaction)).every((f) => f.level === maxLevel && maxLevel > 0)).toBe(true);
     expect((await deletionVectors(firstCompaction)).files.size).toBe(0);
 
-    await realtimeCommit(round(rand, "r3", 24));
-    const beforeDvCompaction = await realtimeCommit(round(rand, "r4", 24));
+    await realtimeCommit(round(rand, "r3", 2000, 2000));
+    const beforeDvCompaction = await realtimeCommit(round(rand, "r4", 2000, 2000));
     const atDvCompaction = modelRows(model);
     // level 0 goes one level below the max; rows it supersedes in the max level get deletion vectors
     const dvCompaction = await compactMinor(table);
