@@ -251,6 +251,10 @@ describe("primary-key data files", () => {
     expect(merged?.files.map((f) => f.fileName)).toEqual(["0-10", "0-10", "3-20"]);
     // everything picked: the max level
     expect(forcePickLevel0([run(0, 10), run(5, 10)], cfg)?.outputLevel).toBe(5);
+    // without the extension (deduplicate without sequence.field, first-row): the level-0 runs only
+    const level0 = forcePickLevel0([run(0, 10), run(0, 10), run(3, 20), run(4, 41), run(5, 1000)], cfg, false);
+    expect(level0?.outputLevel).toBe(2);
+    expect(level0?.files.map((f) => f.fileName)).toEqual(["0-10", "0-10"]);
   });
 
   it("LSM conflict check rejects overlapping files of one level", async () => {
