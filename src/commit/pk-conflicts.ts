@@ -84,13 +84,54 @@ function checkRemovedFilesTakeTheirVectors(indexEntries: readonly IndexManifestE
   }
 }
 
-/** The hashes of one HASH index file of the table (`entry` names its partition-bucket). */
+/**
+ * Decoded HASH index files by path, per FileIO, least recently used first out past
+ * HASH_CACHE_BYTES: the files are immutable and uniquely named, and a writer's load and every
+ * commit's conflict check read the same files of a partition again (without it a commit that adds
+ * keys re-read every HASH file of the partition).
+ */
+const hashCaches = new WeakMap<FileIO, { files: Map<string, Int32Array>; bytes: number }>();
+const HASH_CACHE_BYTES = 64 * 1024 * 1024;
+
+function hashCacheOf(io: FileIO): { files: Map<string, Int32Array>; bytes: number } {
+  let cache = hashCaches.get(io);
+  if (!cache) hashCaches.set(io, (cache = { files: new Map(), bytes: 0 }));
+  return cache;
+}
+
+/** Remembers the hashes of a HASH index file just written to `path` (the commit checks it next). */
+export function rememberHashIndex(io: FileIO, path: string, hashes: Int32Array): void {
+  const cache = hashCacheOf(io);
+  const old = cache.files.get(path);
+  if (old) {
+    cache.files.delete(path);
+    cache.bytes -= old.byteLength;
+  }
+  if (hashes.byteLength > HASH_CACHE_BYTES) return;
+  cache.files.set(path, hashes);
+  cache.bytes += hashes.byteLength;
+  for (const [p, h] of cache.files) {
+    if (cache.bytes <= HASH_CACHE_BYTES) break;
+    cache.files.delete(p);
+    cache.bytes -= h.byteLength;
+  }
+}
+
+/** The hashes of one HASH index file of the table (`entry` names its partition-bucket); do not modify them (cached). */
 export async function readHashIndex(io: FileIO, paths: TablePaths, entry: Pick<IndexManifestEntry, "partition" | "bucket" | "indexFile">): Promise<Int32Array> {
   const path = paths.indexFileOf(entry.partition, entry.bucket, entry.indexFile);
+  const cache = hashCacheOf(io);
+  const cached = cache.files.get(path);
+  if (cached && BigInt(cached.length) === entry.indexFile.rowCount) {
+    cache.files.delete(path);
+    cache.files.set(path, cached);
+    return cached;
+  }
   const hashes = decodeHashIndex(await io.readFile(path), path);
   if (BigInt(hashes.length) !== entry.indexFile.rowCount) {
     throw new PaimonError("CORRUPT_FILE", `hash index file ${path} holds ${hashes.length} hashes, its index manifest entry says ${entry.indexFile.rowCount}`);
   }
+  rememberHashIndex(io, path, hashes);
   return hashes;
 }
 

@@ -6,7 +6,7 @@ import { PaimonError } from "../error.js";
 import { encodeHashIndex, HASH_INDEX } from "../spec/hash-index.js";
 import type { IndexFileMeta } from "../spec/manifest.js";
 import { IntTable } from "../kernel/int-table.js";
-import { readHashIndex } from "../commit/pk-conflicts.js";
+import { readHashIndex, rememberHashIndex } from "../commit/pk-conflicts.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { TableOptions } from "../table/options.js";
 
@@ -191,9 +191,12 @@ export class DynamicBucketIndex {
     const state = this.buckets.get(`${partitionRow.join(",")}|${bucket}`);
     if (!state?.modified) return null;
     const fileName = `index-${this.uuid}-${this.fileCounter++}`;
-    const bytes = encodeHashIndex(state.hashes.keyArray());
+    const hashes = state.hashes.keyArray();
+    const bytes = encodeHashIndex(hashes);
     const file: IndexFileMeta = { indexType: HASH_INDEX, fileName, fileSize: BigInt(bytes.length), rowCount: BigInt(state.hashes.size), dvRanges: null, externalPath: null, globalIndex: null };
-    await this.table.fileIO.writeFile(this.table.paths.indexFileOf(partitionRow, bucket, file), bytes);
+    const path = this.table.paths.indexFileOf(partitionRow, bucket, file);
+    await this.table.fileIO.writeFile(path, bytes);
+    rememberHashIndex(this.table.fileIO, path, hashes);
     state.modified = false;
     return file;
   }

@@ -4,6 +4,7 @@
 // commit-side guarantees (index combining, concurrent writers, errors).
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import { HASH_INDEX } from "../../src/spec/hash-index.js";
 import type { Table } from "../../src/table/table.js";
@@ -360,6 +361,29 @@ describe("dynamic bucket mode", () => {
     expect((await hashIndexes(table)).get('["d1"]|0')).toEqual([h1]);
   });
 
+  it("a later writer and its commit read no HASH file this process wrote or read before (decoded files are cached per FileIO)", async () => {
+    const table = await createPkTable({ bucket: -1, "dynamic-bucket.target-row-num": 2 });
+    await writeCommit(table, "u", [{ rows: [r(1, "a"), r(2, "a"), r(3, "a"), r(4, "a"), r(5, "a")] }]);
+    expect((await hashIndexes(table)).size).toBe(3);
+    const io = table.fileIO;
+    const readFile = io.readFile.bind(io);
+    const hashReads: string[] = [];
+    const spy = vi.spyOn(io, "readFile").mockImplementation((path: string) => {
+      if (/\/index\/index-/.test(path)) hashReads.push(path);
+      return readFile(path);
+    });
+    try {
+      // a new writer loads the partition's three HASH files; the commit checks them and bucket 2's new file
+      await writeCommit(table, "u", [{ rows: [r(6, "a"), r(7, "a")] }]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(hashReads).toEqual([]);
+    // buckets 0 {1, 2}, 1 {3, 4}, 2 {5, 6}, 3 {7}
+    expect([...(await hashIndexes(table)).values()].map((h) => h.length).sort()).toEqual([1, 2, 2, 2]);
+    expect((await readRows(table)).map((row) => row.id)).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n]);
+  });
+
   it("a HASH index file that is not whole int32s, or disagrees with its row count, is CORRUPT_FILE at write", async () => {
     const table = await createPkTable({ bucket: -1 });
     await writeCommit(table, "u", [{ rows: [r(1, "a"), r(2, "a")] }]);
@@ -368,7 +392,11 @@ describe("dynamic bucket mode", () => {
     const bytes = await table.fileIO.readFile(file);
     for (const [bad, pattern] of [[bytes.subarray(0, 7), /has 7 bytes, not a multiple of 4/], [bytes.subarray(0, 4), /holds 1 hashes, its index manifest entry says 2/]] as const) {
       await table.fileIO.writeFile(file, bad);
-      const write = await table.newWrite({ commitUser: "u" });
+      // read as another process would (a fresh FileIO: decoded HASH files are cached per FileIO,
+      // and this process wrote the file, so its own FileIO answers from memory)
+      const reopened = await (await Catalog.open(table.location.slice(0, table.location.lastIndexOf("/db.db/")))).getTable(table.identifier);
+      expect(reopened.fileIO).not.toBe(table.fileIO);
+      const write = await reopened.newWrite({ commitUser: "u" });
       const err = await write.write(toBatch([r(3, "a")])).catch((e: unknown) => e);
       expect((err as PaimonError).code).toBe("CORRUPT_FILE");
       expect((err as PaimonError).message).toMatch(pattern);
