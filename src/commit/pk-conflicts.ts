@@ -168,8 +168,9 @@ export async function checkHashIndexConflicts(io: FileIO, paths: TablePaths, lat
   for (const a of adds) {
     const buckets = live.get(a.partition.join(","));
     if (!buckets) continue;
-    const mine = new IntTable();
-    for (const h of await read(a)) mine.set(h);
+    const mineHashes = await read(a);
+    const mine = new IntTable(mineHashes.length);
+    for (const h of mineHashes) mine.set(h);
     const previous = buckets.get(a.bucket);
     const before = new IntTable();
     if (previous && previous.indexFile.fileName !== a.indexFile.fileName) {
@@ -179,7 +180,7 @@ export async function checkHashIndexConflicts(io: FileIO, paths: TablePaths, lat
       }
     }
     const added = new IntTable();
-    for (const h of mine.keyArray()) if (!before.has(h)) added.set(h);
+    for (const h of mineHashes) if (!before.has(h)) added.set(h);
     if (added.size === 0) continue;
     for (const [bucket, other] of buckets) {
       if (bucket === a.bucket) continue;
