@@ -509,13 +509,6 @@ export class TableWrite {
   }
 }
 
-/**
- * `compaction.workers` (paimon-rt only, default 1): how many partition-buckets an explicit
- * compaction (`TableWrite.compact`, `paimon-rt compact`) rewrites at a time, by the calling thread
- * and N - 1 worker threads (write/compact-workers.ts); 1 compacts in the calling thread only.
- * Only for tables on a file system a worker can open itself (local, S3). Read here, on the write
- * path, so the query bundle does not carry it.
- */
 /** One routed part of a write: its bucket writer, its rows, and (dynamic bucket mode) their key hashes. */
 type Routed = [BucketState, arrow.RecordBatch, Int32Array | null];
 
@@ -547,6 +540,13 @@ function keptHashes(part: arrow.RecordBatch, hashes: Int32Array, kept: (kind: nu
   return Int32Array.from(out);
 }
 
+/**
+ * `compaction.workers` (paimon-rt only, default 1): how many partition-buckets an explicit
+ * compaction (`TableWrite.compact`, `paimon-rt compact`) rewrites at a time, by the calling thread
+ * and N - 1 worker threads (write/compact-workers.ts); 1 compacts in the calling thread only.
+ * Only for tables on a file system a worker can open itself (local, S3). Read here, on the write
+ * path, so the query bundle does not carry it.
+ */
 function compactionWorkers(options: TableOptions): number {
   const n = options.int(Options.COMPACTION_WORKERS, 1);
   if (n < 1) throw new PaimonError("INVALID_ARGUMENT", `option ${Options.COMPACTION_WORKERS}: '${options.get(Options.COMPACTION_WORKERS)}' must be at least 1`);
