@@ -74,6 +74,7 @@ import java.util.TreeMap;
  *           [--filter column op json-value]...   (op: = &lt;&gt; &lt; &lt;= &gt; &gt;=)
  *           [--execute-filter]   (also test every row with Predicate.test: exact filtering)
  *           [--tag name]   (read tag `name`: scan.tag-name as a dynamic option)
+ *           [--option key=value]...   (any dynamic option, Table.copy: e.g. incremental-between=1,3)
  *   expire-partitions &lt;warehouse&gt; &lt;db.table&gt;   (Java's PartitionExpire by the table's options)
  *   batch   &lt;commands.json&gt;   (a JSON array of argument lists; one result line per command)
  *   create-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;snapshot-id&gt;   (Table.createTag)
@@ -184,13 +185,21 @@ public final class PaimonOracle {
                 return;
             }
             case "read": {
-                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--tag name] [--sort] [--with-kind]");
+                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--tag name] [--option key=value]... [--sort] [--with-kind]");
                 Long snapshot = null;
                 String tag = null;
                 boolean sort = false, withKind = false, executeFilter = false;
                 List<String[]> filters = new ArrayList<>();
+                Map<String, String> dynamicOptions = new java.util.LinkedHashMap<>();
                 for (int i = 3; i < a.length; i++) {
                     switch (a[i]) {
+                        case "--option": {
+                            String kv = a[++i];
+                            int eq = kv.indexOf('=');
+                            if (eq <= 0) throw new IllegalArgumentException("--option needs key=value, got " + kv);
+                            dynamicOptions.put(kv.substring(0, eq), kv.substring(eq + 1));
+                            break;
+                        }
                         case "--snapshot": snapshot = Long.parseLong(a[++i]); break;
                         case "--tag": tag = a[++i]; break;
                         case "--sort": sort = true; break;
@@ -201,7 +210,7 @@ public final class PaimonOracle {
                         default: throw new IllegalArgumentException("unknown read option " + a[i]);
                     }
                 }
-                read(a[1], a[2], snapshot, tag, sort, withKind, filters, executeFilter, out);
+                read(a[1], a[2], snapshot, tag, dynamicOptions, sort, withKind, filters, executeFilter, out);
                 return;
             }
             case "consumer": {
@@ -534,12 +543,13 @@ public final class PaimonOracle {
      * pushed to the scan and reader (Java then skips files by statistics and file indexes, and
      * may still return other rows of the files it reads).
      */
-    static void read(String warehouse, String ident, Long snapshot, String tag, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, PrintStream out) throws Exception {
+    static void read(String warehouse, String ident, Long snapshot, String tag, Map<String, String> dynamicOptions, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, PrintStream out) throws Exception {
         List<String> lines = new ArrayList<>();
         try (Catalog catalog = catalog(warehouse)) {
             Table table = catalog.getTable(Identifier.fromString(ident));
             if (snapshot != null) table = table.copy(Collections.singletonMap("scan.snapshot-id", snapshot.toString()));
             if (tag != null) table = table.copy(Collections.singletonMap("scan.tag-name", tag));
+            if (!dynamicOptions.isEmpty()) table = table.copy(dynamicOptions);
             RowType rt = table.rowType();
             ReadBuilder rb = table.newReadBuilder();
             if (!filters.isEmpty()) {
