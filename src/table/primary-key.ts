@@ -108,7 +108,6 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
     const outside = schema.partitionKeys.filter((k) => !schema.primaryKeys.includes(k));
     if (outside.length > 0) throw unsupported(`cross-partition upsert (bucket = -1 with partition field(s) ${outside.join(", ")} outside the primary key); set a fixed 'bucket' >= 1 or add the partition fields to the primary key`);
   }
-  if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
