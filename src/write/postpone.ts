@@ -197,6 +197,7 @@ export async function compactPostponeBuckets(
           compactIncrement: {
             compactBefore: before.filter((f) => !gone.has(f.fileName)),
             compactAfter: [...(inc.dataIncrement.newFiles ?? []).filter((f) => !gone.has(f.fileName)), ...(inc.compactIncrement.compactAfter ?? [])],
+            changelogFiles: [...(inc.dataIncrement.changelogFiles ?? []), ...(inc.compactIncrement.changelogFiles ?? [])],
             newIndexFiles,
             deletedIndexFiles: inc.compactIncrement.deletedIndexFiles ?? [],
           },
