@@ -50,6 +50,7 @@ const TS3 = "TIMESTAMP(3)";
 
 /** The snapshot a metadata table of `t` describes: its time travel's (`scan.*` options), else the latest. */
 async function snapshotOf(t: Table): Promise<Snapshot | null> {
+  if (t.pinnedSnapshotId !== null) return t.snapshot(t.pinnedSnapshotId); // a time-travel view (atSnapshot)
   const travel = t.timeTravel;
   if (travel instanceof PaimonError) throw travel;
   if (travel === null) return t.latestSnapshot();
