@@ -273,7 +273,7 @@ export class Table extends FileStoreTable {
    * NOT_FOUND for a name Java Paimon does not know, UNSUPPORTED for one this library does not read.
    */
   async systemTable(name: string): Promise<Table> {
-    const { loadSystemTable } = await import("./system-tables.js"); // query bundles load it on first use
+    const { loadSystemTable } = await import("../catalog/system-tables.js"); // query bundles load it on first use
     return loadSystemTable(this, name);
   }
 

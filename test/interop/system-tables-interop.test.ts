@@ -130,6 +130,23 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
           },
         },
       ]);
+      await writeTables("java", wh, [
+        {
+          identifier: "db.agg",
+          spec: {
+            fields: [
+              { name: "id", type: "INT NOT NULL" },
+              { name: "total", type: "BIGINT", description: "sum of amounts" },
+              { name: "cnt", type: "INT" },
+            ],
+            primaryKeys: ["id"],
+            options: { bucket: "1", "merge-engine": "aggregation", "fields.total.aggregate-function": "sum", "fields.cnt.aggregate-function": "max", "fields.cnt.ignore-retract": "true" },
+            commits: [[{ id: 1, total: "5", cnt: 1 }]],
+          },
+        },
+      ]);
+      const agg = await expectSameSystemTables(wh, "db.agg", ["aggregation_fields", "options"]);
+      expect(agg.aggregation_fields.find((r) => r.field_name === "total")).toEqual({ field_name: "total", field_type: "BIGINT", function: "[sum]", function_options: "[fields.total.aggregate-function]", comment: "sum of amounts" });
       const catalog = await Catalog.open(wh);
       const t = await catalog.getTable("db.k");
       const w = await t.newWrite({ commitUser: "rt" });

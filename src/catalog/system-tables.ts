@@ -25,11 +25,12 @@ import type { Snapshot } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
 import { statsFromSimpleStats, valueStatsOf } from "../predicate/stats.js";
 import { readTextFileIfExists } from "../fs/file-io.js";
-import { listConsumers } from "./consumers.js";
-import { partitionValueString } from "./paths.js";
-import { primaryKeyConfig } from "./primary-key.js";
-import { listTags } from "./tags.js";
-import { Table } from "./table.js";
+import { javaHashMapOrder, javaStringHash } from "../fileindex/java-order.js";
+import { listConsumers } from "../table/consumers.js";
+import { partitionValueString } from "../table/paths.js";
+import { primaryKeyConfig } from "../table/primary-key.js";
+import { listTags } from "../table/tags.js";
+import { Table } from "../table/table.js";
 
 /** A column of a system table: name and Paimon type (as Java declares it). */
 type Column = readonly [name: string, type: string];
@@ -54,7 +55,7 @@ async function snapshotOf(t: Table): Promise<Snapshot | null> {
   const travel = t.timeTravel;
   if (travel instanceof PaimonError) throw travel;
   if (travel === null) return t.latestSnapshot();
-  const { resolveTimeTravel } = await import("./time-travel.js");
+  const { resolveTimeTravel } = await import("../table/time-travel.js");
   return resolveTimeTravel(t.snapshotManager, t.identifier, travel, false);
 }
 
@@ -120,6 +121,11 @@ function durationString(seconds: number): string {
 /** Java `JsonSerdeUtil.toFlatJson` of a string list or map (Jackson, no spaces). */
 const flatJson = (value: unknown): string => JSON.stringify(value);
 
+/** Table options in the order Java iterates them: `SchemaSerializer` reads them into a `HashMap`. */
+function javaOptionOrder(options: Readonly<Record<string, string>>): Array<[string, string]> {
+  return javaHashMapOrder(Object.keys(options), "put", javaStringHash).map((k) => [k, options[k]]);
+}
+
 /**
  * The ids `filter` keeps of an integer column pushed down as Java does (`$snapshots`, `$schemas`
  * by id): equality and range leaves of a conjunction bound the ids; null when it does not.
@@ -181,7 +187,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
       const range = idRange(filter, "schema_id");
       const ids = (await t.schemaManager.listSchemaIds()).filter((id) => range === null || (id >= range.min && id <= range.max));
       const schemas = await Promise.all(ids.map((id) => t.schemaManager.schema(id)));
-      return schemas.map((s) => [BigInt(s.id), flatJson(s.fields.map((f) => fieldToJson(f))), flatJson(s.partitionKeys), flatJson(s.primaryKeys), flatJson(s.options), s.comment, localWallMillis(s.timeMillis)]);
+      return schemas.map((s) => [BigInt(s.id), flatJson(s.fields.map((f) => fieldToJson(f))), flatJson(s.partitionKeys), flatJson(s.primaryKeys), flatJson(Object.fromEntries(javaOptionOrder(s.options))), s.comment, localWallMillis(s.timeMillis)]);
     },
   },
   options: {
@@ -191,7 +197,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     ],
     primaryKeys: ["key"],
     async rows(t) {
-      return Object.entries(t.schema.options).map(([k, v]) => [k, v]);
+      return javaOptionOrder(t.schema.options);
     },
   },
   tags: {
@@ -206,7 +212,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     ],
     primaryKeys: ["tag_name"],
     async rows(t) {
-      const { tagCreateTimeOf } = await import("./tag-auto.js");
+      const { tagCreateTimeOf } = await import("../table/tag-auto.js");
       // Java lists tags by name (a TreeMap of the tag names)
       const tags = (await listTags(t.snapshotManager)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const rows: Rows = [];
@@ -404,20 +410,19 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     ],
     primaryKeys: ["field_name"],
     async rows(t) {
-      const options = t.schema.options;
-      const defaultAgg = options["fields.default-aggregate-function"];
-      return t.schema.fields.map((f) => {
-        // Java AggregationFieldsTable: the field's aggregate function (or the default) and the
-        // options of the form fields.<name>.<key>, each list as a Java List.toString
-        const functions: string[] = [];
-        const fn = options[`fields.${f.name}.aggregate-function`] ?? defaultAgg;
-        if (fn !== undefined && options["merge-engine"] === "aggregation") functions.push(fn);
-        const prefix = `fields.${f.name}.`;
-        const fnOptions = Object.entries(options)
-          .filter(([k]) => k.startsWith(prefix))
-          .map(([k, v]) => `${k.slice(prefix.length)}=${v}`);
-        return [f.name, typeToString(f.type), `[${functions.join(", ")}]`, `[${fnOptions.join(", ")}]`, f.description ?? null];
-      });
+      // Java AggregationFieldsTable: per field, the values and the keys of the options
+      // `fields.<field>.<…>` (every such option: aggregate function, its options, sequence groups),
+      // each list as a Java List.toString
+      const values = new Map<string, string[]>();
+      const keys = new Map<string, string[]>();
+      for (const [k, v] of javaOptionOrder(t.schema.options)) {
+        const parts = k.split(".");
+        if (parts.length <= 2 || parts[0] !== "fields") continue;
+        (values.get(parts[1]) ?? values.set(parts[1], []).get(parts[1])!).push(v);
+        (keys.get(parts[1]) ?? keys.set(parts[1], []).get(parts[1])!).push(k);
+      }
+      const list = (items: string[] | undefined) => `[${(items ?? []).join(", ")}]`;
+      return t.schema.fields.map((f) => [f.name, typeToString(f.type), list(values.get(f.name)), list(keys.get(f.name)), f.description ?? null]);
     },
   },
 };
