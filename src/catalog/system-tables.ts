@@ -502,11 +502,13 @@ export class SystemTable extends Table {
   }
 
   override newScan(options?: ScanOptions): TableScan {
+    if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
     if (this.systemName === "ro" || this.systemName === "audit_log") return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
     return new SystemTableScan(this, options);
   }
 
   override newRead(options?: ReadOptions): TableRead {
+    if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time read`);
     if (this.systemName === "ro") return this.dataTable.newRead(options);
     if (this.systemName === "audit_log") return new AuditLogRead(this, options);
     return new MetadataRead(this, options);
@@ -522,13 +524,12 @@ function readOptimized(t: Table, options: ScanOptions = {}): ScanOptions {
 class SystemTableScan extends TableScan {
   constructor(
     private readonly system: SystemTable,
-    private readonly scanOptions: ScanOptions = {},
+    options: ScanOptions = {},
   ) {
-    super(system, scanOptions);
+    super(system, options); // binds the filter to the system table's columns (unknown columns: INVALID_ARGUMENT)
   }
 
   override async plan(): Promise<Plan> {
-    if (this.scanOptions.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.system.identifier}: a system table has no real-time scan`);
     const split: SystemSplit = { kind: "system", table: this.system.identifier };
     // (the filter is applied by the read: metadata tables are read whole, then filtered)
     return { snapshotId: null, splits: [split as unknown as Split] };
@@ -545,7 +546,6 @@ class MetadataRead extends TableRead {
     private readonly readOptions: ReadOptions = {},
   ) {
     if (readOptions.withRowKind) throw new PaimonError("UNSUPPORTED", `${system.identifier}: withRowKind is available for primary-key data tables only`);
-    if (readOptions.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${system.identifier}: a system table has no real-time read`);
     super(system, readOptions);
     this.columns = planProjection(system.schema.fields, readOptions.projection, system.identifier).topLevel.map((f) => f.name);
     this.boundFilter = readOptions.filter ? bindPredicate(readOptions.filter, system.schema.fields) : null;

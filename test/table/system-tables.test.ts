@@ -13,6 +13,7 @@ import type { Table } from "../../src/table/table.js";
 import { arrowToRows } from "../interop/convert.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 import { appendIds } from "./helpers.js";
+import { readTableCommand } from "../../src/cli/read.js";
 
 afterAll(cleanupDirs);
 afterEach(() => vi.useRealTimers());
@@ -202,6 +203,24 @@ describe("system tables of a primary-key table with a known history", () => {
     ]);
     expect(await rows(before, { projection: ["id"] })).toEqual([{ id: "1" }, { id: "2" }, { id: "3" }]);
     expect(await rows(before, { projection: ["rowkind", "v"], filter: col("dt").eq("b") })).toEqual([{ rowkind: "+U", v: "z2" }]);
+  });
+
+  it("paimon-rt read <table>$<name> prints a system table (with --where, --select and --snapshot)", async () => {
+    const out: string[] = [];
+    const location = (await catalog.getTable("db.t")).location;
+    expect(await readTableCommand({ location: `${location}$snapshots`, select: ["snapshot_id", "commit_kind"], where: "snapshot_id >= 3", format: "json" }, (t) => out.push(t))).toBe(2);
+    expect(out.join("\n").trim().split("\n").map((l) => JSON.parse(l))).toEqual([
+      { snapshot_id: 3, commit_kind: "COMPACT" },
+      { snapshot_id: 4, commit_kind: "APPEND" },
+    ]);
+    out.length = 0;
+    expect(await readTableCommand({ location: `${location}$audit_log`, snapshotId: 2, select: ["rowkind", "id"], format: "json" }, (t) => out.push(t))).toBe(3);
+    expect(out.join("\n").trim().split("\n").map((l) => JSON.parse(l))).toEqual([
+      { rowkind: "-D", id: 1 },
+      { rowkind: "+I", id: 2 },
+      { rowkind: "+U", id: 3 },
+    ]);
+    await expectCode(readTableCommand({ location: `${location}$nope`, format: "json" }, () => undefined), "NOT_FOUND");
   });
 
   it("refuses writes and table operations on system tables; unknown names as Java", async () => {
