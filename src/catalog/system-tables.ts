@@ -10,7 +10,7 @@ import { PaimonError } from "../error.js";
 import { readArrowSchema } from "../format/arrow-types.js";
 import { takeRows } from "../arrow/take.js";
 import { selectColumns } from "../arrow/record-batch.js";
-import { bindPredicate, type Predicate, splitAnd } from "../predicate/predicate.js";
+import { bindPredicate, compareBytes, compareUtf8, type Predicate, splitAnd } from "../predicate/predicate.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { planProjection } from "../read/projection.js";
 import { TableRead, type ReadOptions } from "../read/table-read.js";
@@ -23,7 +23,7 @@ import type { ManifestEntry } from "../spec/manifest.js";
 import { fieldToJson, parseDataType, typeToString, type DataField, type DataType } from "../spec/types.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
-import { statsFromSimpleStats, valueStatsOf } from "../predicate/stats.js";
+import { valueStatsOf } from "../predicate/stats.js";
 import { readTextFileIfExists } from "../fs/file-io.js";
 import { javaHashMapOrder, javaStringHash } from "../fileindex/java-order.js";
 import { listConsumers } from "../table/consumers.js";
@@ -67,13 +67,7 @@ async function liveFiles(t: Table, keep: (e: ManifestEntry) => boolean = () => t
   return entries.sort((a, b) => compareBytes(a.partition, b.partition) || a.bucket - b.bucket);
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
-}
-
-/** Java `CastExecutors.resolveToString(partitionType)` of a partition row: `{v1, v2}`. */
+/** Java `CastExecutors.resolveToString(partitionType)` of a serialized partition row (a file's, a manifest's min/max): `{v1, v2}`. */
 function partitionRowString(t: Table, partition: Uint8Array): string {
   const fields = t.partitionFields;
   const values = fromBinaryRow(partition.subarray(4), fields.map((f) => f.type));
@@ -263,12 +257,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     async rows(t) {
       const snapshot = await snapshotOf(t);
       if (snapshot === null) return [];
-      const fields = t.partitionFields;
-      const stat = (row: Uint8Array): string => {
-        const values = fromBinaryRow(row.subarray(4), fields.map((f) => f.type));
-        return `{${values.map((v, i) => partitionValueString(v, fields[i].type, false) ?? "null").join(", ")}}`;
-      };
-      return (await t.manifestStore.dataManifests(snapshot)).map((m) => [m.fileName, m.fileSize, m.numAddedFiles, m.numDeletedFiles, BigInt(m.schemaId), stat(m.partitionStats.minValues), stat(m.partitionStats.maxValues), m.minRowId, m.maxRowId]);
+      return (await t.manifestStore.dataManifests(snapshot)).map((m) => [m.fileName, m.fileSize, m.numAddedFiles, m.numDeletedFiles, BigInt(m.schemaId), partitionRowString(t, m.partitionStats.minValues), partitionRowString(t, m.partitionStats.maxValues), m.minRowId, m.maxRowId]);
     },
   },
   files: {
@@ -426,10 +415,6 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     },
   },
 };
-
-function compareUtf8(a: string, b: string): number {
-  return a === b ? 0 : compareBytes(new TextEncoder().encode(a), new TextEncoder().encode(b));
-}
 
 /** Java `PartitionEntry` / `BucketEntry` merging of live files: sums and the newest creation time. */
 function aggregate(entries: readonly ManifestEntry[], keyOf: (e: ManifestEntry) => string) {
