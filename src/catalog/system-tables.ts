@@ -482,6 +482,10 @@ export class SystemTable extends Table {
     throw new Error("unreachable");
   }
 
+  override systemTable(): Promise<Table> {
+    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no system tables (take them of ${this.dataTable.identifier})`));
+  }
+
   override atSnapshot(): Promise<Table> {
     return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: time travel of a system table is not supported (time travel the data table with scan.* options)`));
   }

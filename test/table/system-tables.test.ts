@@ -101,6 +101,10 @@ describe("system tables of a primary-key table with a known history", () => {
     ]);
     expect(await rows(s, { projection: ["snapshot_id"], filter: col("snapshot_id").eq(3n) })).toEqual([{ snapshot_id: "3" }]);
     expect(await rows(s, { projection: ["snapshot_id"], filter: col("snapshot_id").lt(1n) })).toEqual([]);
+    // TIMESTAMP columns filter as a data table's (the literal is the wall clock, as the column)
+    expect(await rows(s, { projection: ["snapshot_id"], filter: col("commit_time").ge(new Date(localWallMillis(at(3)))) })).toEqual([{ snapshot_id: "3" }, { snapshot_id: "4" }]);
+    await expectCode(async () => s.newScan({ filter: col("nope").eq(1) }), "INVALID_ARGUMENT");
+    await expectCode(async () => s.newRead({ projection: ["nope"] }), "INVALID_ARGUMENT");
   });
 
   it("$schemas, $options, $tags, $consumers, $aggregation_fields", async () => {
@@ -231,6 +235,8 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(s.truncate({ commitUser: "u" }), "READ_ONLY");
     await expectCode(s.rollbackTo(1), "READ_ONLY");
     await expectCode((await catalog.getTable("db.t$ro")).newWrite({ commitUser: "u" }), "READ_ONLY");
+    await expectCode(s.systemTable("files"), "UNSUPPORTED");
+    await expectCode(s.atSnapshot(1), "UNSUPPORTED");
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.t$branches"), "UNSUPPORTED");
