@@ -24,7 +24,7 @@ import { fieldToJson, parseDataType, typeToString, type DataField, type DataType
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
 import { valueStatsOf } from "../predicate/stats.js";
-import { readTextFileIfExists } from "../fs/file-io.js";
+import { joinPath, readTextFileIfExists } from "../fs/file-io.js";
 import { javaHashMapOrder, javaStringHash } from "../fileindex/java-order.js";
 import { listConsumers } from "../table/consumers.js";
 import { partitionValueString } from "../table/paths.js";
@@ -389,6 +389,24 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
       return rows.sort((a, b) => compareUtf8(a[0] as string, b[0] as string) || (a[1] as number) - (b[1] as number));
     },
   },
+  branches: {
+    columns: [
+      ["branch_name", "STRING NOT NULL"],
+      ["create_time", "TIMESTAMP(3) NOT NULL"],
+    ],
+    primaryKeys: ["branch_name"],
+    async rows(t) {
+      // Java FileSystemBranchManager.branches(): the directories `branch/branch-<name>`; the
+      // creation time is the directory's modification time as a UTC wall clock
+      // (DateTimeUtils.toLocalDateTime). This library reads no branch, but lists them as Java does.
+      const rows: Rows = [];
+      for (const e of await t.fileIO.listStatus(joinPath(t.location, "branch"))) {
+        if (!e.isDir || e.isSymlink || !e.name.startsWith("branch-") || e.name.length === "branch-".length) continue;
+        rows.push([e.name.slice("branch-".length), e.modificationTime]);
+      }
+      return rows;
+    },
+  },
   aggregation_fields: {
     columns: [
       ["field_name", "STRING NOT NULL"],
@@ -658,4 +676,4 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
 }
 
 /** Java's other system tables, which this library does not serve (README "System tables"). */
-const JAVA_ONLY = ["branches", "statistics", "binlog", "table_indexes", "file_key_ranges", "row_tracking"];
+const JAVA_ONLY = ["statistics", "binlog", "table_indexes", "file_key_ranges", "row_tracking"];

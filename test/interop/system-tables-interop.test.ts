@@ -1,7 +1,7 @@
 /**
  * System tables with Java Paimon 1.4.2: Java's `catalog.getTable("db.t$snapshots")` (and
  * `$schemas`, `$options`, `$tags`, `$consumers`, `$manifests`, `$files`, `$partitions`,
- * `$buckets`, `$aggregation_fields`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
+ * `$buckets`, `$aggregation_fields`, `$branches`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
  * — every column, wall-clock times included, since both read the same table — on tables Java
  * wrote (partitioned primary keys with deletion vectors and full compaction; primary keys with
  * uncompacted deletes and updates), paimon-rt wrote (a partitioned append table with a schema
@@ -22,7 +22,7 @@ if (noJava) console.log(`skipping system tables interop: ${noJava}`);
 const SLOW = 300_000;
 const tempDir = tempDirs("paimon-rt-system-tables-interop-");
 
-const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields"];
+const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches"];
 
 /** paimon-rt's rows of system table `db.t$name`, sorted as the oracle's --sort sorts. */
 async function rtRows(catalog: Catalog, identifier: string): Promise<OracleRow[]> {
@@ -91,6 +91,7 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       const latest = (await t.latestSnapshot())!.id;
       await runBatch("java", [["create-tag", wh, "db.t", "java-tag", "1"]]).then((r) => r.forEach(batchOutput));
       await t.createTag("rt-tag", latest, { timeRetainedMs: 86_400_000 + 1_500 });
+      await t.fileIO.mkdirs(`${t.location}/branch/branch-dev`);
       await t.fileIO.writeFile(`${t.location}/consumer/consumer-flink-job`, new TextEncoder().encode('{"nextSnapshot":2}'));
       const java = await expectSameSystemTables(wh, "db.t", [...METADATA, "ro", "audit_log"]);
       // filters Java pushes down (snapshot ids, file levels and buckets) select the same rows
@@ -108,6 +109,7 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       // the comparison saw rows of every kind
       expect(java.tags.map((r) => [r.tag_name, r.time_retained]).sort()).toEqual([["java-tag", null], ["rt-tag", "PT24H1.5S"]]);
       expect(java.consumers).toEqual([{ consumer_id: "flink-job", next_snapshot_id: "2" }]);
+      expect(java.branches.map((r) => r.branch_name)).toEqual(["dev"]);
       expect(java.files.map((r) => r.level)).toEqual([5, 5, 5, 5]); // deletion vectors: lookup compaction at every commit
       expect(java.partitions.map((r) => r.partition).sort()).toEqual(["dt=a", "dt=b", "dt=c"]);
       expect(java.ro.map((r) => r.id).sort()).toEqual(["2", "3", "5", "7"]);

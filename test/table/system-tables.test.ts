@@ -3,6 +3,7 @@
 // change, partitions), under a clock the test sets; filters, projections and the errors of
 // writes and unknown names. Java reads the same system tables in
 // test/interop/system-tables-interop.test.ts.
+import { statSync } from "node:fs";
 import * as arrow from "apache-arrow";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -107,7 +108,7 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(async () => s.newRead({ projection: ["nope"] }), "INVALID_ARGUMENT");
   });
 
-  it("$schemas, $options, $tags, $consumers, $aggregation_fields", async () => {
+  it("$schemas, $options, $tags, $consumers, $branches, $aggregation_fields", async () => {
     const schemas = await rows(await catalog.getTable("db.t$schemas"));
     expect(schemas).toEqual([
       { schema_id: "0", fields: '[{"id":0,"name":"dt","type":"STRING NOT NULL"},{"id":1,"name":"id","type":"BIGINT NOT NULL"},{"id":2,"name":"v","type":"STRING"}]', partition_keys: '["dt"]', primary_keys: '["dt","id"]', options: '{"bucket":"1"}', comment: null, update_time: local(0) },
@@ -130,6 +131,10 @@ describe("system tables of a primary-key table with a known history", () => {
       { consumer_id: "job-a", next_snapshot_id: "4" },
       { consumer_id: "job-b", next_snapshot_id: "3" },
     ]);
+    // branches (which this library does not read) are listed as Java lists them: the branch/branch-<name> directories
+    expect(await rows(await catalog.getTable("db.t$branches"))).toEqual([]);
+    await t.fileIO.mkdirs(`${t.location}/branch/branch-dev/schema`);
+    expect(await rows(await catalog.getTable("db.t$branches"))).toEqual([{ branch_name: "dev", create_time: ts(Math.floor(statSync(`${t.location}/branch/branch-dev`).mtimeMs)) }]);
     expect((await rows(await catalog.getTable("db.t$aggregation_fields"))).map((r) => [r.field_name, r.field_type, r.function, r.function_options])).toEqual([
       ["dt", "STRING NOT NULL", "[]", "[]"],
       ["id", "BIGINT NOT NULL", "[]", "[]"],
@@ -239,7 +244,7 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(s.atSnapshot(1), "UNSUPPORTED");
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
-    await expectCode(catalog.getTable("db.t$branches"), "UNSUPPORTED");
+    await expectCode(catalog.getTable("db.t$statistics"), "UNSUPPORTED");
     await expectCode(catalog.getTable("db.t$branch_b"), "UNSUPPORTED");
     await expectCode(catalog.createTable("db.t$snapshots", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
     // case-insensitive as Java's SystemTableLoader
