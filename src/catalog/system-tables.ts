@@ -349,6 +349,26 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
       return rows;
     },
   },
+  file_key_ranges: {
+    // Java FileKeyRangesTable: $files' columns without the statistics, times and sources
+    columns: [
+      ["partition", STRING],
+      ["bucket", "INT NOT NULL"],
+      ["file_path", "STRING NOT NULL"],
+      ["file_format", "STRING NOT NULL"],
+      ["schema_id", "BIGINT NOT NULL"],
+      ["level", "INT NOT NULL"],
+      ["record_count", "BIGINT NOT NULL"],
+      ["file_size_in_bytes", "BIGINT NOT NULL"],
+      ["min_key", STRING],
+      ["max_key", STRING],
+      ["first_row_id", BIGINT],
+    ],
+    primaryKeys: ["file_path"],
+    async rows(t, filter) {
+      return (await METADATA_TABLES.files.rows(t, filter)).map((r) => [...r.slice(0, 10), r[18]]);
+    },
+  },
   partitions: {
     columns: [
       ["partition", STRING],
@@ -676,4 +696,4 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
 }
 
 /** Java's other system tables, which this library does not serve (README "System tables"). */
-const JAVA_ONLY = ["statistics", "binlog", "table_indexes", "file_key_ranges", "row_tracking"];
+const JAVA_ONLY = ["statistics", "binlog", "table_indexes", "row_tracking"];

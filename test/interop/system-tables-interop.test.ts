@@ -1,7 +1,7 @@
 /**
  * System tables with Java Paimon 1.4.2: Java's `catalog.getTable("db.t$snapshots")` (and
  * `$schemas`, `$options`, `$tags`, `$consumers`, `$manifests`, `$files`, `$partitions`,
- * `$buckets`, `$aggregation_fields`, `$branches`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
+ * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
  * — every column, wall-clock times included, since both read the same table — on tables Java
  * wrote (partitioned primary keys with deletion vectors and full compaction; primary keys with
  * uncompacted deletes and updates), paimon-rt wrote (a partitioned append table with a schema
@@ -22,7 +22,7 @@ if (noJava) console.log(`skipping system tables interop: ${noJava}`);
 const SLOW = 300_000;
 const tempDir = tempDirs("paimon-rt-system-tables-interop-");
 
-const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches"];
+const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges"];
 
 /** paimon-rt's rows of system table `db.t$name`, sorted as the oracle's --sort sorts. */
 async function rtRows(catalog: Catalog, identifier: string): Promise<OracleRow[]> {

@@ -164,6 +164,13 @@ describe("system tables of a primary-key table with a known history", () => {
     expect(await rows(filesTable, { projection: ["partition"], filter: col("partition").eq("{b}") })).toEqual([{ partition: "{b}" }]);
     expect(await rows(filesTable, { projection: ["partition"], filter: col("bucket").gt(0) })).toEqual([]);
 
+    // $file_key_ranges: the same files, ten of their columns and first_row_id
+    const keyColumns = ["partition", "bucket", "file_path", "file_format", "schema_id", "level", "record_count", "file_size_in_bytes", "min_key", "max_key", "first_row_id"];
+    const ranges = await catalog.getTable("db.t$file_key_ranges");
+    expect(ranges.schema.fields.map((f) => f.name)).toEqual(keyColumns);
+    expect(await rows(ranges)).toEqual(await rows(filesTable, { projection: keyColumns }));
+    expect(await rows(ranges, { projection: ["min_key"], filter: col("level").eq(0) })).toEqual([{ min_key: "[4]" }]);
+
     const manifests = await rows(await catalog.getTable("db.t$manifests"));
     expect(manifests.reduce((n, m) => n + BigInt(m.num_added_files as string) - BigInt(m.num_deleted_files as string), 0n)).toBe(3n);
     expect(manifests.map((m) => m.schema_id)).toEqual([...manifests.slice(0, -1).map(() => "0"), "1"]);
