@@ -369,6 +369,28 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
       return (await METADATA_TABLES.files.rows(t, filter)).map((r) => [...r.slice(0, 10), r[18]]);
     },
   },
+  table_indexes: {
+    columns: [
+      ["partition", STRING],
+      ["bucket", "INT NOT NULL"],
+      ["index_type", "STRING NOT NULL"],
+      ["file_name", "STRING NOT NULL"],
+      ["file_size", "BIGINT NOT NULL"],
+      ["row_count", "BIGINT NOT NULL"],
+      ["dv_ranges", "ARRAY<ROW<f0 STRING NOT NULL, f1 INT NOT NULL, f2 INT NOT NULL, _CARDINALITY BIGINT>>"],
+    ],
+    primaryKeys: [],
+    async rows(t) {
+      // Java TableIndexesTable: the index manifest of the snapshot read (deletion vectors, hash
+      // indexes), each deletion-vector file with the ranges of its data files
+      const snapshot = await snapshotOf(t);
+      return (await t.manifestStore.indexEntries(snapshot)).map((e) => {
+        const f = e.indexFile;
+        const ranges = f.dvRanges === null ? null : f.dvRanges.map((d) => ({ f0: d.dataFileName, f1: d.offset, f2: d.length, _CARDINALITY: d.cardinality }));
+        return [partitionRowString(t, e.partition), e.bucket, f.indexType, f.fileName, f.fileSize, f.rowCount, ranges];
+      });
+    },
+  },
   partitions: {
     columns: [
       ["partition", STRING],
@@ -696,4 +718,4 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
 }
 
 /** Java's other system tables, which this library does not serve (README "System tables"). */
-const JAVA_ONLY = ["statistics", "binlog", "table_indexes", "row_tracking"];
+const JAVA_ONLY = ["statistics", "binlog", "row_tracking"];

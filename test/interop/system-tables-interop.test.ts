@@ -1,7 +1,7 @@
 /**
  * System tables with Java Paimon 1.4.2: Java's `catalog.getTable("db.t$snapshots")` (and
  * `$schemas`, `$options`, `$tags`, `$consumers`, `$manifests`, `$files`, `$partitions`,
- * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
+ * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$table_indexes`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
  * — every column, wall-clock times included, since both read the same table — on tables Java
  * wrote (partitioned primary keys with deletion vectors and full compaction; primary keys with
  * uncompacted deletes and updates), paimon-rt wrote (a partitioned append table with a schema
@@ -22,7 +22,7 @@ if (noJava) console.log(`skipping system tables interop: ${noJava}`);
 const SLOW = 300_000;
 const tempDir = tempDirs("paimon-rt-system-tables-interop-");
 
-const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges"];
+const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges", "table_indexes"];
 
 /** paimon-rt's rows of system table `db.t$name`, sorted as the oracle's --sort sorts. */
 async function rtRows(catalog: Catalog, identifier: string): Promise<OracleRow[]> {
@@ -110,6 +110,7 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       expect(java.tags.map((r) => [r.tag_name, r.time_retained]).sort()).toEqual([["java-tag", null], ["rt-tag", "PT24H1.5S"]]);
       expect(java.consumers).toEqual([{ consumer_id: "flink-job", next_snapshot_id: "2" }]);
       expect(java.branches.map((r) => r.branch_name)).toEqual(["dev"]);
+      expect(java.table_indexes.some((r) => r.index_type === "DELETION_VECTORS" && Array.isArray(r.dv_ranges) && r.dv_ranges.length > 0)).toBe(true);
       expect(java.files.map((r) => r.level)).toEqual([5, 5, 5, 5]); // deletion vectors: lookup compaction at every commit
       expect(java.partitions.map((r) => r.partition).sort()).toEqual(["dt=a", "dt=b", "dt=c"]);
       expect(java.ro.map((r) => r.id).sort()).toEqual(["2", "3", "5", "7"]);

@@ -171,6 +171,8 @@ describe("system tables of a primary-key table with a known history", () => {
     expect(await rows(ranges)).toEqual(await rows(filesTable, { projection: keyColumns }));
     expect(await rows(ranges, { projection: ["min_key"], filter: col("level").eq(0) })).toEqual([{ min_key: "[4]" }]);
 
+    expect(await rows(await catalog.getTable("db.t$table_indexes"))).toEqual([]); // no deletion vectors or hash index (DV tables: the interop test)
+
     const manifests = await rows(await catalog.getTable("db.t$manifests"));
     expect(manifests.reduce((n, m) => n + BigInt(m.num_added_files as string) - BigInt(m.num_deleted_files as string), 0n)).toBe(3n);
     expect(manifests.map((m) => m.schema_id)).toEqual([...manifests.slice(0, -1).map(() => "0"), "1"]);
