@@ -59,11 +59,15 @@ async function snapshotOf(t: Table): Promise<Snapshot | null> {
   return resolveTimeTravel(t.snapshotManager, t.identifier, travel, false);
 }
 
-/** The live files of that snapshot (every level, as Java's `withLevelFilter(level -> true)`), postpone buckets excluded. */
-async function liveFiles(t: Table, keep: (e: ManifestEntry) => boolean = () => true): Promise<ManifestEntry[]> {
+/**
+ * The live files of that snapshot (every level, as Java's `withLevelFilter(level -> true)`),
+ * postpone buckets excluded as Java's table scans exclude them, unless `withPostpone` (Java's
+ * `$buckets` reads the snapshot's bucket entries, the postpone bucket too).
+ */
+async function liveFiles(t: Table, keep: (e: ManifestEntry) => boolean = () => true, withPostpone = false): Promise<ManifestEntry[]> {
   const snapshot = await snapshotOf(t);
   if (snapshot === null) return [];
-  const entries = await t.manifestStore.liveEntries(snapshot, undefined, (e) => e.bucket !== -2 && keep(e));
+  const entries = await t.manifestStore.liveEntries(snapshot, undefined, (e) => (withPostpone || e.bucket !== -2) && keep(e));
   return entries.sort((a, b) => compareBytes(a.partition, b.partition) || a.bucket - b.bucket);
 }
 
@@ -426,7 +430,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     primaryKeys: ["partition", "bucket"],
     async rows(t) {
       const rows: Rows = [];
-      const groups = aggregate(await liveFiles(t), (e) => `${e.partition.join(",")}|${e.bucket}`);
+      const groups = aggregate(await liveFiles(t, undefined, true), (e) => `${e.partition.join(",")}|${e.bucket}`);
       for (const g of groups.values()) rows.push([partitionRowString(t, g.first.partition), g.first.bucket, g.records, g.bytes, g.files, g.lastCreation ?? 0]);
       return rows.sort((a, b) => compareUtf8(a[0] as string, b[0] as string) || (a[1] as number) - (b[1] as number));
     },

@@ -119,6 +119,16 @@ describe.skipIf(unavailable !== null)("postpone bucket mode with pypaimon and Ja
       }
       const afterFirst = model(commits.slice(0, 2));
       expect(await readBoth(wh, "db.t")).toEqual([afterFirst, afterFirst]);
+      // system tables with postponed rows pending: Java's $buckets lists the postpone bucket, $files and $partitions do not
+      for (const name of ["buckets", "files", "partitions"]) {
+        const [java] = await readTables("java", [{ warehouse: wh, identifier: `db.t$${name}`, sort: true }]);
+        if (java instanceof Error) throw java;
+        const system = await catalog.getTable(`db.t$${name}`);
+        const ours = sortRows(arrowToRows(await system.newRead().toArrow((await system.newScan().plan()).splits)));
+        expect(ours.length).toBe(java.length);
+        expect(ours.map((r) => [r.partition, r.bucket ?? null, r.record_count, r.file_count ?? null])).toEqual(sortRows(java).map((r) => [r.partition, r.bucket ?? null, r.record_count, r.file_count ?? null]));
+        if (name === "buckets") expect(ours.some((r) => r.bucket === -2)).toBe(true);
+      }
       await compact(table);
       const expected = model(commits);
       expect(await rtRows(table)).toEqual(expected);
