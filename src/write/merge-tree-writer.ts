@@ -31,7 +31,7 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
 import { recordBatch } from "../arrow/record-batch.js";
-import { concatBatches } from "../arrow/concat.js";
+import { concatBatches, concatTyped } from "../arrow/concat.js";
 import { shadowedRows } from "./shadow-marking.js";
 import { changelogRows, type ChangelogMode, type RowEqualiser, rowEqualiser } from "./changelog.js";
 
@@ -411,8 +411,8 @@ export class MergeTreeBucketWriter {
   private async writeInputChangelog(chunks: readonly KvChunk[]): Promise<void> {
     const all: KvChunk = chunks.length === 1 ? chunks[0] : {
       batch: concatBatches(chunks.map((c) => c.batch)),
-      sequence: concatInt64(chunks.map((c) => c.sequence)),
-      kinds: concatInt8(chunks.map((c) => c.kinds)),
+      sequence: concatTyped(chunks.map((c) => c.sequence), (n) => new BigInt64Array(n)),
+      kinds: concatTyped(chunks.map((c) => c.kinds), (n) => new Int8Array(n)),
     };
     const order = this.ranked([all], true)?.[0].sequence ?? all.sequence;
     const perm = sortPermutation(this.keyColumns.map((k) => keyColumnFromArrow(all.batch.data.children[k])), order);
@@ -1006,26 +1006,6 @@ export function sequenceRange(start: bigint, n: number, rows?: Uint32Array): Big
       words[i * 2] = v >>> 0;
       words[i * 2 + 1] = v > 0xffffffff ? hi + 1 : hi;
     }
-  }
-  return out;
-}
-
-function concatInt64(parts: readonly BigInt64Array[]): BigInt64Array {
-  const out = new BigInt64Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function concatInt8(parts: readonly Int8Array[]): Int8Array {
-  const out = new Int8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
   }
   return out;
 }

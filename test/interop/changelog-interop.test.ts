@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
-import { type FieldLike, rowsToBatch } from "./convert.js";
+import { commitKindRows, type FieldLike, type KindRow } from "./convert.js";
 import { batchOutput, javaOracleUnavailable, type OracleRow, type OracleSpec, parseJsonLines, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 import { rng } from "../pk/helpers.js";
 
@@ -27,8 +27,6 @@ const FIELDS: FieldLike[] = [
   { name: "v", type: "STRING" },
   { name: "n", type: "BIGINT" },
 ];
-
-type KindRow = OracleRow & { _kind: string };
 
 interface Case {
   name: string;
@@ -67,15 +65,8 @@ function generate(seed: number, c: Case, commits: number, rowsPerCommit: number)
   return out;
 }
 
-async function rtCommit(table: Table, rows: KindRow[], compact: boolean): Promise<void> {
-  const write = await table.newWrite({ commitUser: "rt" });
-  try {
-    if (rows.length > 0) await write.write(rowsToBatch(FIELDS, rows.map(({ _kind, ...r }) => r)), { rowKinds: rows.map((r) => ["+I", "-U", "+U", "-D"].indexOf(r._kind)) });
-    if (compact) await write.compact({ full: true });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit());
-  } finally {
-    await write.close();
-  }
+function rtCommit(table: Table, rows: KindRow[], compact: boolean): Promise<void> {
+  return commitKindRows(table, FIELDS, rows, compact);
 }
 
 function norm(rows: OracleRow[]): OracleRow[] {

@@ -18,6 +18,7 @@
 import * as arrow from "apache-arrow";
 import { type DataType, parseDataType, toArrowType } from "../../src/spec/types.js";
 import type { OracleRow } from "./oracle/harness.js";
+import type { Table } from "../../src/table/table.js";
 
 export interface FieldLike {
   name: string;
@@ -459,4 +460,19 @@ export function arrowToRows(input: arrow.Table | arrow.RecordBatch | readonly ar
     }
   }
   return rows;
+}
+
+/** A spec row with its row kind (`_kind`: +I, -U, +U, -D), as the Java oracle's write takes it. */
+export type KindRow = OracleRow & { _kind: string };
+
+/** One paimon-rt commit of `rows` (with their kinds) into `table`, with a full compaction when `compact`. */
+export async function commitKindRows(table: Table, fields: readonly FieldLike[], rows: readonly KindRow[], compact: boolean): Promise<void> {
+  const write = await table.newWrite({ commitUser: "rt" });
+  try {
+    if (rows.length > 0) await write.write(rowsToBatch(fields, rows.map(({ _kind, ...r }) => r)), { rowKinds: rows.map((r) => ["+I", "-U", "+U", "-D"].indexOf(r._kind)) });
+    if (compact) await write.compact({ full: true });
+    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit());
+  } finally {
+    await write.close();
+  }
 }
