@@ -150,10 +150,8 @@ function checkChangelogProducer(identifier: string, schema: TableSchema, config:
   const format = options.get("changelog-file.format");
   if (format !== undefined && format.trim().toLowerCase() !== "parquet") throw unsupported(`changelog-file.format=${format} (parquet only)`);
   // Java's lookup changelog of these merges the level-0 records with the key's looked-up row (and
-  // only that row), its full-compaction one folds all records: paimon-rt's changelog rows of a
-  // compaction take a key's latest record as its merged one (deduplicate, first-row)
+  // only that row), which paimon-rt's lookup compaction of these does not (it folds them all)
   if (producer === "lookup" && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) throw unsupported(`changelog-producer=lookup with merge-engine=${config.mergeEngine}`);
-  if (producer === "full-compaction" && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) throw unsupported(`changelog-producer=full-compaction with merge-engine=${config.mergeEngine}`);
   if (producer !== "input" && config.sequenceFields.length > 0) throw unsupported(`changelog-producer=${producer} with sequence.field`);
 }
 

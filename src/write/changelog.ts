@@ -57,7 +57,9 @@ const isAdd = (kind: number) => kind === 0 || kind === 2;
 
 /**
  * The changelog of a step: `sources` are its input rows (the first `stepSources`, of files at
- * `levels`) followed by rows looked up in the levels above the output (lookup modes).
+ * `levels`) followed by rows looked up in the levels above the output (lookup modes), or by the
+ * step's merged rows (`mergedSource`, partial-update / aggregation full compactions: a key's
+ * merged row is its new one; a key without one is gone).
  */
 export function changelogRows(
   sources: readonly KvBatch[],
@@ -67,6 +69,7 @@ export function changelogRows(
   mode: ChangelogMode,
   maxLevel: number,
   equaliser: RowEqualiser | null,
+  mergedSource = -1,
 ): ChangelogRows {
   const keys = keyColumns.map((k) => keyColumnFromArrow(concatData(sources.map((s) => s.batch.data.children[k]))));
   const total = keys[0].length;
@@ -98,8 +101,8 @@ export function changelogRows(
   /** Java `setChangelog(before, after)`. */
   const changed = (before: number, after: number) => {
     if (before < 0 || !isAdd(kindOf[before])) {
-      if (isAdd(kindOf[after])) emit(after, 0);
-    } else if (!isAdd(kindOf[after])) emit(before, 3);
+      if (after >= 0 && isAdd(kindOf[after])) emit(after, 0);
+    } else if (after < 0 || !isAdd(kindOf[after])) emit(before, 3);
     else if (!equal(before, after)) {
       emit(before, 1);
       emit(after, 2);
@@ -115,8 +118,13 @@ export function changelogRows(
     let first = -1;
     let after = -1;
     let records = 0;
+    let merged = -1;
     for (let i = start; i < end; i++) {
       const g = perm[i];
+      if (partOf[g] === mergedSource) {
+        merged = g;
+        continue;
+      }
       const level = levels[partOf[g]];
       if (partOf[g] < stepSources) {
         records++;
@@ -131,7 +139,8 @@ export function changelogRows(
       }
     }
     start = end;
-    if (after < 0) continue; // looked-up rows only
+    if (after < 0) continue; // looked-up (or merged) rows only
+    if (mergedSource >= 0) after = merged;
     if (mode === "lookup") {
       if (level0) changed(high, after);
     } else if (mode === "first-row") {

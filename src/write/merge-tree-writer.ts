@@ -426,12 +426,16 @@ export class MergeTreeBucketWriter {
    * input rows (file `levels`); for `lookup` the rows of the levels above `outputLevel` holding
    * their keys are looked up too. Writes the changelog files at `outputLevel`.
    */
-  private async writeCompactionChangelog(chunks: KvBatch[], levels: number[], inputs: readonly DataFileMeta[], rest: readonly DataFileMeta[], outputLevel: number): Promise<void> {
+  private async writeCompactionChangelog(chunks: KvBatch[], levels: number[], inputs: readonly DataFileMeta[], rest: readonly DataFileMeta[], outputLevel: number, merged?: KvBatch): Promise<void> {
     if (chunks.length === 0) return;
     const config = this.options.config;
     const mode: ChangelogMode = config.changelogProducer === "full-compaction" ? "full-compaction" : config.mergeEngine === "first-row" ? "first-row" : "lookup";
     const sources = [...chunks];
     const sourceLevels = [...levels];
+    if (merged) {
+      sources.push(merged);
+      sourceLevels.push(-1);
+    }
     if (mode !== "full-compaction") {
       const above = rest.filter((f) => f.level > outputLevel).sort((a, b) => a.level - b.level);
       if (above.length > 0) {
@@ -440,7 +444,7 @@ export class MergeTreeBucketWriter {
         sourceLevels.push(...found.levels);
       }
     }
-    const rows = changelogRows(sources, sourceLevels, chunks.length, this.keyColumns, mode, config.maxLevel, this.equaliser);
+    const rows = changelogRows(sources, sourceLevels, chunks.length, this.keyColumns, mode, config.maxLevel, this.equaliser, merged ? chunks.length : -1);
     if (rows.part.length === 0) return;
     const batches = sources.map((c) => c.batch);
     const schema = new arrow.Schema(this.options.table.schema.fields.map((_, i) => batches[0].schema.fields[i]));
@@ -672,7 +676,9 @@ export class MergeTreeBucketWriter {
       // Java ChangelogMergeTreeRewriter.rewriteChangelog: lookup changelogs come of compactions
       // of level 0 (not to level 0), full-compaction ones of compactions to the max level
       const producer = this.options.config.changelogProducer;
-      if ((producer === "lookup" && fromLevel0 && unit.outputLevel > 0) || (producer === "full-compaction" && unit.outputLevel === this.options.config.maxLevel)) {
+      const fullChangelog = producer === "full-compaction" && unit.outputLevel === this.options.config.maxLevel;
+      // (partial-update / aggregation: against the folded rows, once folded)
+      if ((producer === "lookup" && fromLevel0 && unit.outputLevel > 0) || (fullChangelog && !this.fold)) {
         await this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel);
       }
       const stepLookup = fromLevel0 ? lookup : undefined;
@@ -683,7 +689,8 @@ export class MergeTreeBucketWriter {
         // merged with their key's live row of the levels above (looked up, then marked deleted),
         // and the merge function sees every key, even one with a single record
         const lookedUp = dv && fromLevel0 && rest.length > 0 && chunks.length > 0 ? await this.lookupLiveRows(chunks, rest, inputs) : [];
-        outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0);
+        const onFolded = fullChangelog ? (folded: KvBatch) => this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel, folded) : undefined;
+        outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0, false, onFolded);
       } else if (chunks.length > 0) {
         // sequence.field with deletion vectors: the live rows of higher levels that the level-0
         // keys replace join the merge too (Java's lookup merges them by the sequence field: the
@@ -776,8 +783,9 @@ export class MergeTreeBucketWriter {
   private foldCache: MergeFold | undefined;
 
   /** partial-update / aggregation: folds the chunks per key and writes the result at `level` (without retract results when `dropDeletes`). */
-  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, mergeSingle = false, flush = false): Promise<DataFileMeta[]> {
+  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, mergeSingle = false, flush = false, onFolded?: (folded: KvBatch) => Promise<void>): Promise<DataFileMeta[]> {
     const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, mergeSingle, this.ranked(chunks, flush)) : null;
+    if (folded && onFolded) await onFolded(folded);
     const writer = new KvFileWriter(this.fileConfig, level, source);
     if (!folded) return writer.finish();
     let rows: Uint32Array | null = null;

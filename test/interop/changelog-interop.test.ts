@@ -48,6 +48,8 @@ const CASES: Case[] = [
   { name: "lookup_first_row", options: { "changelog-producer": "lookup", "merge-engine": "first-row", ...SMALL }, kinds: ["+I"], compactAt: [2] },
   // (universal compactions to the max level would give changelog too, but when they happen depends on file sizes in bytes, which differ between the writers)
   { name: "full_compaction", options: { "changelog-producer": "full-compaction", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ALL_KINDS, compactAt: [1, 3, 5, 7] },
+  { name: "full_compaction_partial_update", options: { "changelog-producer": "full-compaction", "merge-engine": "partial-update", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ["+I", "+I", "+U"], compactAt: [1, 3, 5, 7] },
+  { name: "full_compaction_agg", options: { "changelog-producer": "full-compaction", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ["+I", "+I", "-U", "-D"], compactAt: [1, 3, 5, 7] },
 ];
 
 /** `commits` commits of random rows over few keys (colliding within and across commits), values drawn from a small set (equal rows recur). */

@@ -52,7 +52,7 @@ async function changelogOf(table: Table, from: number): Promise<string[]> {
 type Producer = "input" | "lookup" | "first-row" | "full-compaction";
 
 /** Java's changelog of one commit, from the rows before (`state`) and, for full-compaction, the max-level rows (`top`). */
-function expectedChangelog(producer: Producer, commit: Commit, state: Map<string, Row>, top: Map<string, Row>, dirty: Set<string>, rowDedup: boolean): string[] {
+function expectedChangelog(producer: Producer, commit: Commit, state: Map<string, Row>, top: Map<string, Row>, dirty: Set<string>, rowDedup: boolean, partialUpdate: boolean): string[] {
   const out: string[] = [];
   const byKey = new Map<string, Array<{ row: Row; rowKind: RowKind }>>();
   for (const x of commit.rows) {
@@ -82,6 +82,14 @@ function expectedChangelog(producer: Producer, commit: Commit, state: Map<string
       if (!state.has(k)) state.set(k, byKey.get(k)![0].row);
       continue;
     }
+    if (partialUpdate) {
+      // (+I/+U only) later non-null fields win
+      for (const { row } of byKey.get(k)!) {
+        const old = state.get(k);
+        state.set(k, old ? { ...row, v: row.v ?? old.v, n: row.n ?? old.n } : row);
+      }
+      continue;
+    }
     const last = byKey.get(k)!.at(-1)!;
     if (isAdd(last.rowKind)) state.set(k, last.row);
     else state.delete(k);
@@ -106,7 +114,7 @@ async function run(producer: Producer, options: Record<string, string>, commits:
   const rowDedup = options["changelog-producer.row-deduplicate"] === "true";
   let from = 0;
   for (const [i, c] of commits.entries()) {
-    const want = expectedChangelog(producer, c, state, top, dirty, rowDedup);
+    const want = expectedChangelog(producer, c, state, top, dirty, rowDedup, options["merge-engine"] === "partial-update");
     await writeCommit(table, "u", [{ rows: c.rows.map((x) => x.row), kinds: c.rows.map((x) => x.rowKind) }], { compact: c.full });
     const got = await changelogOf(table, from);
     // (the full-compaction expectation is per key over the whole table, sorted: compare sorted)
@@ -125,6 +133,7 @@ describe("changelog producers against a model of Java's rules", () => {
     ["lookup, several level-0 files per commit", "lookup", { "write-buffer-size": "1 kb", "num-sorted-run.compaction-trigger": "2" }, ALL],
     ["first-row lookup", "first-row", {}, [RowKind.INSERT, RowKind.UPDATE_AFTER]],
     ["full-compaction", "full-compaction", { "num-sorted-run.compaction-trigger": "100" }, ALL],
+    ["full-compaction, partial-update", "full-compaction", { "merge-engine": "partial-update", "num-sorted-run.compaction-trigger": "100" }, [RowKind.INSERT, RowKind.UPDATE_AFTER]],
   ];
   for (const [name, producer, options, kinds] of cases) {
     it(name, async () => {

@@ -201,7 +201,6 @@ describe("primary-key data files", () => {
       [{ "merge-engine": "aggregation", "fields.n.sequence-group": "v" }, /sequence-group/],
       [{ "merge-engine": "aggregation", "fields.v.aggregate-function": "collect" }, /aggregation/],
       [{ "changelog-producer": "lookup", "merge-engine": "partial-update" }, /changelog-producer=lookup with merge-engine=partial-update/],
-      [{ "changelog-producer": "full-compaction", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum" }, /changelog-producer=full-compaction with merge-engine=aggregation/],
       [{ "changelog-producer": "lookup", "sequence.field": "n" }, /changelog-producer=lookup with sequence.field/],
       [{ "changelog-producer": "input", "changelog-file.format": "orc" }, /changelog-file.format=orc/],
     ] as const) {
