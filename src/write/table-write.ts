@@ -420,7 +420,7 @@ export class TableWrite {
         // dynamic bucket mode: the bucket's hash index, when keys were added, with the new files (Java AbstractFileStoreWrite)
         const hashIndex = await this.dynamic?.prepareCommit(state.partitionRow, state.bucket);
         if (hashIndex) inc.dataIncrement.newIndexFiles = [hashIndex];
-        const empty = (hashIndex ? 1 : 0) + inc.dataIncrement.newFiles!.length + inc.compactIncrement.compactBefore!.length + inc.compactIncrement.compactAfter!.length + inc.compactIncrement.newIndexFiles!.length + inc.compactIncrement.deletedIndexFiles!.length === 0;
+        const empty = (hashIndex ? 1 : 0) + inc.dataIncrement.newFiles!.length + inc.dataIncrement.changelogFiles!.length + inc.compactIncrement.changelogFiles!.length + inc.compactIncrement.compactBefore!.length + inc.compactIncrement.compactAfter!.length + inc.compactIncrement.newIndexFiles!.length + inc.compactIncrement.deletedIndexFiles!.length === 0;
         if (!empty) out.push(new CommitMessage(makeCommitMessage({ partition: state.partitionRow, bucket: state.bucket, totalBuckets: this.numBuckets, ...inc }), state.partition));
         continue;
       }
