@@ -8,7 +8,7 @@ import * as arrow from "apache-arrow";
 import { gatherBatches, gatherInt64, gatherInt8 } from "../arrow/gather.js";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
-import { keyColumnFromArrow } from "../kernel/columns.js";
+import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import type { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
@@ -26,6 +26,7 @@ import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, rea
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { sortedKeyRange } from "./selective-read.js";
 import { rankBySequenceFields } from "./sequence-order.js";
+import { shadowedRows } from "./shadow-marking.js";
 
 /** Rows read per batch when a whole section is merged in memory. */
 const MERGE_READ_BATCH = 1 << 20;
@@ -94,6 +95,14 @@ export class PrimaryKeySplitReader {
   private readonly keyFilter: Predicate | null;
   /** `sequence.field` columns (in `readFields`), empty without. */
   private readonly seqColumns: number[];
+  /**
+   * Lookup tables of partial-update / aggregation (`changelog-producer=lookup`, `force-lookup`,
+   * deletion vectors): a key's record at its lowest positive level already holds the merge of
+   * the levels below it (the lookup compaction that wrote it merged the looked-up row), so a merge
+   * reads only that one with the level-0 records (Java `LookupMergeFunction`); folding them all
+   * would count the lower ones twice.
+   */
+  private readonly nearestLevelOnly: boolean;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -124,6 +133,8 @@ export class PrimaryKeySplitReader {
     const engine = config.mergeEngine;
     this.firstRow = engine === "first-row";
     this.folds = engine === "partial-update" || engine === "aggregation";
+    // Java wraps the merge function of lookup tables in LookupMergeFunction (for reads too)
+    this.nearestLevelOnly = this.folds && (config.changelogProducer === "lookup" || config.deletionVectors || table.coreOptions.bool("force-lookup", false));
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
     this.keyNames = layout.keyNames;
     this.keyFilter = options.filter ? splitPredicateByFields(options.filter, this.keyNames).picked : null;
@@ -145,10 +156,15 @@ export class PrimaryKeySplitReader {
       }
       // Oldest data first: ties (never expected) go to the later run.
       const files = runs.flat().sort((a, b) => compareSequence(a.minSequenceNumber, b.minSequenceNumber));
-      const chunks: KvBatch[] = [];
+      let chunks: KvBatch[] = [];
+      const levels: number[] = [];
       for (const f of files) {
-        for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH, this.keyFilter)) chunks.push(c);
+        for await (const c of this.readFile(split, f, dvOf.get(f.fileName) ?? null, MERGE_READ_BATCH, this.keyFilter)) {
+          chunks.push(c);
+          levels.push(f.level);
+        }
       }
+      if (this.nearestLevelOnly) chunks = withoutShadowedLevels(chunks, levels, this.keyColumns);
       // sequence.field: the merges order the records of a key by their rank in the user order
       const order = this.seqColumns.length > 0 ? rankBySequenceFields(chunks, this.seqColumns, this.table.coreOptions.get("sequence.field.sort-order")) : undefined;
       if (this.folds) {
@@ -343,6 +359,42 @@ export class PrimaryKeySplitReader {
     if (children.length !== schema.fields.length) throw new PaimonError("INVALID_ARGUMENT", `internal: ${children.length} columns for a ${schema.fields.length}-column schema`);
     return recordBatch(schema, children, batch.numRows);
   }
+}
+
+/**
+ * `chunks` (sorted, unique keys within each; `levels[i]` the level of chunk i's file) without the
+ * rows of a positive level whose key also occurs at a lower positive level: each key keeps its
+ * level-0 records and its record of the lowest positive level (Java `LookupMergeFunction`).
+ */
+export function withoutShadowedLevels(chunks: readonly KvBatch[], levels: readonly number[], keyColumns: readonly number[]): KvBatch[] {
+  const positive = [...new Set(levels.filter((l) => l > 0))].sort((a, b) => a - b);
+  if (positive.length < 2) return [...chunks];
+  const keysOf = (c: KvBatch) => keyColumns.map((k) => keyColumnFromArrow(c.batch.data.children[k]));
+  const out = [...chunks];
+  const above: KeyColumn[][] = [];
+  for (const level of positive) {
+    const at = levels.flatMap((l, i) => (l === level ? [i] : []));
+    const keys = at.map((i) => keysOf(chunks[i]!));
+    if (above.length > 0) {
+      at.forEach((i, j) => {
+        const shadowed = shadowedRows(keys[j]!, above);
+        if (shadowed.length > 0) out[i] = withoutRows(chunks[i]!, shadowed);
+      });
+    }
+    above.push(...keys);
+  }
+  return out;
+}
+
+/** `c` without the rows `drop` (ascending). */
+function withoutRows(c: KvBatch, drop: Uint32Array): KvBatch {
+  const n = c.batch.numRows;
+  const keep = new Uint32Array(n - drop.length);
+  for (let i = 0, d = 0, j = 0; i < n; i++) {
+    if (d < drop.length && drop[d] === i) d++;
+    else keep[j++] = i;
+  }
+  return { batch: takeRows(c.batch, keep), sequence: BigInt64Array.from(keep, (r) => c.sequence[r]!), kinds: Int8Array.from(keep, (r) => c.kinds[r]!) };
 }
 
 /** The chunk holding the only row of `chunks` (the others empty), or null when they hold none or several. */

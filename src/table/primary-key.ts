@@ -125,6 +125,12 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
   checkChangelogProducer(identifier, schema, config, options, unsupported);
+  // Java's force-lookup without deletion vectors compacts level 0 with each key's looked-up row
+  // and reads a key's lowest positive level only (LookupMergeFunction): for merge functions
+  // paimon-rt's universal compaction would leave files that read differently
+  if (options.bool("force-lookup", false) && !config.deletionVectors && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) {
+    throw unsupported(`force-lookup=true without deletion vectors with merge-engine=${config.mergeEngine}`);
+  }
   if (options.fileFormat !== "parquet") throw unsupported(`file.format=${options.fileFormat} (parquet only)`);
   if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);
   return config;

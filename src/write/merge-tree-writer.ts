@@ -32,7 +32,7 @@ import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-w
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { concatBatches, concatTyped } from "../arrow/concat.js";
-import { shadowedRows } from "./shadow-marking.js";
+import { shadowedRows } from "../read/shadow-marking.js";
 import { changelogRows, type ChangelogMode, type RowEqualiser, rowEqualiser } from "./changelog.js";
 
 /** Rows per gathered chunk when writing merged output. */

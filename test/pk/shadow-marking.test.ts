@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type KeyColumn, keyColumnFromValues, keyValue } from "../../src/kernel/columns.js";
 import { keyComparator, sortPermutationReference } from "../../src/kernel/reference.js";
-import { shadowedRows } from "../../src/write/shadow-marking.js";
+import { shadowedRows } from "../../src/read/shadow-marking.js";
 import { columnsOf, keyTableArb, take } from "../kernel/arbitraries.js";
 
 /** The model: the writer's previous lookup, a set of per-row key strings (Double.compare equality for floats). */

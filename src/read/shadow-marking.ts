@@ -1,5 +1,6 @@
-// Lookup for deletion-vector tables: which rows of an older (higher-level) file are shadowed by
-// the keys a compaction just wrote. Both sides are sorted with unique keys, so one linear walk
+// Which rows of an older (higher-level) file are shadowed by the keys of newer sorted runs: the
+// lookup of deletion-vector tables (the keys a compaction just wrote), and merge reads of lookup
+// tables (a key's record at a lower positive level already holds the merge of those below). Both sides are sorted with unique keys, so one linear walk
 // per lookup run finds them (binary search to where the run starts in the target). Keys are
 // compared in the merge kernel's order and equality (Double.compare for floats, unsigned bytes
 // for strings, nulls first), 64-bit keys as two int32 words, strings from the prefix all
