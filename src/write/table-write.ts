@@ -22,7 +22,9 @@ import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
-import { checkPrimaryKeyWritable, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkPrimaryKeyWritable, isCrossPartitionUpsert, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { CrossPartitionIndex } from "./cross-partition.js";
+import { takeColumn } from "../arrow/gather.js";
 import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/merge-functions.js";
 import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
 import { DynamicBucketIndex, dynamicBucketOptions } from "./dynamic-bucket.js";
@@ -146,6 +148,9 @@ export class TableWrite {
   private readonly bucketCountChecked = new Set<string>();
   /** Dynamic bucket mode (`bucket = -1` primary-key tables): the bucket assigner and hash indexes; null otherwise. */
   private readonly dynamic: DynamicBucketIndex | null;
+  /** Cross-partition upsert mode (Java KEY_DYNAMIC): the key index, bootstrapped at the first write; null in other modes. */
+  private cross: Promise<CrossPartitionIndex> | null = null;
+  private readonly crossPartition: boolean;
   /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes. */
   private readonly keyIndexes: number[];
   /** `partition.timestamp-format.strict`'s check of a partition a writer is created for (loaded on first use; null: none). */
@@ -173,8 +178,13 @@ export class TableWrite {
     if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
     this.bucketKeyIndexes = this.numBuckets > 0 ? bucketKeys(this.schema).map((k) => this.schema.fields.findIndex((f) => f.name === k)) : [];
     this.canonical = this.schema.fields.map((f) => readArrowField(f));
+    this.crossPartition = isCrossPartitionUpsert(this.schema, this.numBuckets);
+    if (this.crossPartition && options.overwrite) {
+      // Java's overwrite commit refuses the retractions its global index sends to other partitions
+      throw new PaimonError("UNSUPPORTED", `overwrite writer of cross-partition upsert table ${table.identifier} (bucket = -1, primary key without partition field(s) ${this.schema.partitionKeys.filter((k) => !this.schema.primaryKeys.includes(k)).join(", ")}) is not supported`);
+    }
     const dynamic = this.pk !== null && this.numBuckets === -1;
-    this.dynamic = dynamic ? new DynamicBucketIndex(table, dynamicBucketOptions(table.coreOptions, table.identifier), options.overwrite === true, randomId()) : null;
+    this.dynamic = dynamic && !this.crossPartition ? new DynamicBucketIndex(table, dynamicBucketOptions(table.coreOptions, table.identifier), options.overwrite === true, randomId()) : null;
     this.keyIndexes = dynamic ? keyFieldsOf(this.schema).map((f) => this.schema.fields.indexOf(f)) : [];
   }
 
@@ -249,6 +259,7 @@ export class TableWrite {
 
   private async route(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
     if (batch.numRows === 0) return [];
+    if (this.crossPartition) return this.routeCrossPartition(batch, target);
     if (this.dynamic) return this.routeDynamic(batch, target);
     const out: Routed[] = [];
     for (const [partitionValues, rows] of this.splitByPartition(batch, target)) {
@@ -278,6 +289,63 @@ export class TableWrite {
         const state = await this.writerFor(values, bucket);
         out.push(rows === null ? [state, part, partHashes] : [state, takeRows(part, rows), Int32Array.from(rows, (r) => partHashes[r]!)]);
       }
+    }
+    return out;
+  }
+
+  /** The cross-partition key index, bootstrapped from the latest snapshot at the first write. */
+  crossPartitionIndex(): Promise<CrossPartitionIndex> {
+    if (this.cross === null) {
+      const opts = this.table.coreOptions;
+      const ttl = opts.get("cross-partition-upsert.index-ttl");
+      const { targetRowNum } = dynamicBucketOptions(opts, this.table.identifier);
+      this.cross = CrossPartitionIndex.bootstrap(this.table, this.pk!.mergeEngine, targetRowNum, ttl === undefined ? null : opts.duration("cross-partition-upsert.index-ttl", ttl));
+      this.cross.catch(() => (this.cross = null)); // a failed bootstrap is tried again by the next write
+    }
+    return this.cross;
+  }
+
+  /**
+   * Cross-partition upsert mode: rows to the partition-buckets the key index routes them to
+   * (CrossPartitionIndex.route), retractions and rows moved to a key's old partition included;
+   * each output row takes its partition columns from its target partition.
+   */
+  private async routeCrossPartition(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
+    if (target.bucket !== undefined) throw invalid(`table ${this.table.identifier} is in cross-partition upsert mode (bucket = -1) and assigns buckets itself; got bucket ${target.bucket}`);
+    const index = await this.crossPartitionIndex();
+    const partitionIndexes = this.partitionFields.map((f) => this.schema.fields.indexOf(f));
+    const rowPartition = new Int32Array(batch.numRows);
+    for (const [values, rows] of this.splitByPartition(batch, target)) {
+      const first = Uint32Array.of(rows === null ? 0 : rows[0]!);
+      const id = index.partitionId(this.partitionRowOf(values), values, () => partitionIndexes.map((i) => takeColumn(batch.data.children[i]!, first)));
+      if (rows === null) rowPartition.fill(id);
+      else for (let k = 0; k < rows.length; k++) rowPartition[rows[k]!] = id;
+    }
+    const kinds = batch.data.children[batch.numCols - 1]!.values as Int8Array;
+    const keys = this.keyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]!));
+    const route = index.route(keys, rowPartition, kinds, rowKindFilter(this.pk!));
+    // group the output rows by (partition, bucket), in row order within each
+    const groups = new Map<string, number[]>();
+    for (let o = 0; o < route.count; o++) {
+      const key = `${route.partition[o]}|${route.bucket[o]}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = []));
+      g.push(o);
+    }
+    const out: Routed[] = [];
+    for (const outputs of groups.values()) {
+      const partition = route.partition[outputs[0]!]!;
+      const bucket = route.bucket[outputs[0]!]!;
+      const rows = Uint32Array.from(outputs, (o) => route.source[o]!);
+      const partColumns = index.partitionColumns(partition);
+      const repeat = new Uint32Array(rows.length);
+      const children = this.schema.fields.map((_, i) => {
+        const p = partitionIndexes.indexOf(i);
+        return p >= 0 ? takeColumn(partColumns[p]!, repeat) : takeColumn(batch.data.children[i]!, rows);
+      });
+      children.push(arrow.makeData({ type: new arrow.Int8(), length: rows.length, data: Int8Array.from(outputs, (o) => route.kind[o]!) }));
+      const state = await this.writerFor(index.partitionValues(partition), bucket);
+      out.push([state, recordBatch(batch.schema, children, rows.length), null]);
     }
     return out;
   }
