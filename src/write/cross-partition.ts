@@ -13,7 +13,7 @@ import { fingerprintKeys } from "../kernel/hash.js";
 import { takeColumn } from "../arrow/gather.js";
 import { RowKind } from "../spec/row-kind.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { keyFieldsOf, type MergeEngine } from "../table/primary-key.js";
+import type { MergeEngine } from "../table/primary-key.js";
 import { planPrimaryKeySplits } from "../scan/merge-tree-splits.js";
 import { TableRead } from "../read/table-read.js";
 
@@ -82,8 +82,8 @@ export class CrossPartitionIndex {
 
   /**
    * Java `IndexBootstrap`: the live keys of the table's latest snapshot, every partition and
-   * bucket, all levels merged (deletion-vector tables' level 0 included), only the trimmed
-   * primary key and the partition columns read. Without `startEmpty`; with it (none yet) the
+   * bucket, all levels merged (deletion-vector tables' level 0 included), only the primary key
+   * and the partition columns read. Without `startEmpty`; with it (none yet) the
    * index starts empty. `indexTtlMillis` (`cross-partition-upsert.index-ttl`) skips splits none
    * of whose files was created within it, as Java.
    */
@@ -98,8 +98,11 @@ export class CrossPartitionIndex {
       const now = Date.now();
       splits = splits.filter((s) => s.files.some((f) => f.creationTime !== null && now <= f.creationTime + indexTtlMillis));
     }
-    const keyNames = keyFieldsOf(schema).map((f) => f.name);
-    const read = new TableRead(table, { projection: [...keyNames, ...partitionFields.map((f) => f.name)] });
+    // the whole primary key (Java's RowPartitionAllPrimaryKeyExtractor): a key field that is also a partition field keeps the key in its value of it
+    const keyNames = schema.primaryKeys;
+    const projection = [...keyNames, ...partitionFields.map((f) => f.name).filter((k) => !keyNames.includes(k))];
+    const partitionAt = partitionFields.map((f) => projection.indexOf(f.name));
+    const read = new TableRead(table, { projection });
     for (const split of splits) {
       let partition = -1;
       const reader = await read.createReader([split]);
@@ -108,7 +111,7 @@ export class CrossPartitionIndex {
           if (batch.numRows === 0) continue;
           if (partition < 0) {
             const first = Uint32Array.of(0);
-            partition = index.partitionId(split.partitionRow, partitionFields.map((f) => split.partition[f.name]), () => partitionFields.map((_, j) => takeColumn(batch.data.children[keyNames.length + j]!, first)));
+            partition = index.partitionId(split.partitionRow, partitionFields.map((f) => split.partition[f.name]), () => partitionAt.map((j) => takeColumn(batch.data.children[j]!, first)));
           }
           const keys = keyNames.map((_, j) => keyColumnFromArrow(batch.data.children[j]!));
           index.bootstrapKeys(keys, batch.numRows, partition, split.bucket);

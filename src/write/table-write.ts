@@ -151,7 +151,7 @@ export class TableWrite {
   /** Cross-partition upsert mode (Java KEY_DYNAMIC): the key index, bootstrapped at the first write; null in other modes. */
   private cross: Promise<CrossPartitionIndex> | null = null;
   private readonly crossPartition: boolean;
-  /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes. */
+  /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes; cross-partition upsert: the primary-key columns. */
   private readonly keyIndexes: number[];
   /** `partition.timestamp-format.strict`'s check of a partition a writer is created for (loaded on first use; null: none). */
   private partitionTimestampCheck: ((values: readonly unknown[]) => void) | null | undefined;
@@ -185,7 +185,9 @@ export class TableWrite {
     }
     const dynamic = this.pk !== null && this.numBuckets === -1;
     this.dynamic = dynamic && !this.crossPartition ? new DynamicBucketIndex(table, dynamicBucketOptions(table.coreOptions, table.identifier), options.overwrite === true, randomId()) : null;
-    this.keyIndexes = dynamic ? keyFieldsOf(this.schema).map((f) => this.schema.fields.indexOf(f)) : [];
+    // (cross-partition upsert: the whole primary key, Java's RowPartitionAllPrimaryKeyExtractor)
+    const keyFields = this.crossPartition ? this.schema.primaryKeys.map((k) => this.schema.fields.find((f) => f.name === k)!) : dynamic ? keyFieldsOf(this.schema) : [];
+    this.keyIndexes = keyFields.map((f) => this.schema.fields.indexOf(f));
   }
 
   /**
