@@ -18,6 +18,12 @@ export class CommitMessage {
   /** The message as plain data (partition as a serialized BinaryRow). */
   readonly data: CommitMessageData;
   private decoded: Record<string, unknown> | null;
+  /**
+   * Messages of a cross-partition upsert writer: the snapshot its key index was bootstrapped
+   * from (null: the table had none), which `TableCommit.commit` checks concurrent commits
+   * against. In-process only: not serialized (a deserialized message is not checked).
+   */
+  crossPartitionBase?: number | null;
 
   constructor(data: CommitMessageData, partition?: Record<string, unknown>) {
     this.data = data;

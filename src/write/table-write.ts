@@ -498,6 +498,11 @@ export class TableWrite {
       });
       out.push(new CommitMessage(data, state.partition));
     }
+    if (this.cross !== null) {
+      // the commit checks other writers' commits since the key index was loaded
+      const base = (await this.cross).baseSnapshot;
+      for (const m of out) m.crossPartitionBase = base;
+    }
     out.push(...this.pendingCompactions.splice(0)); // append-table and worker compactions (compact())
     this.compactedElsewhere.clear();
     return out;

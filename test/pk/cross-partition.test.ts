@@ -151,3 +151,35 @@ describe("cross-partition upsert: model", () => {
     }, 120_000);
   }
 });
+
+describe("cross-partition upsert: concurrent writers", () => {
+  it("a commit conflicts when another writer committed overlapping keys to another partition-bucket since its index was loaded; nothing is published", async () => {
+    const t = await createCrossTable();
+    await write(t, "base", [{ dt: "a", id: 1, v: "x", n: 1 }, { dt: "a", id: 9, v: "x", n: 9 }]);
+    const a = await t.newWrite({ commitUser: "A" });
+    const b = await t.newWrite({ commitUser: "B" });
+    const c = await t.newWrite({ commitUser: "C" });
+    await a.write(batch([{ dt: "b", id: 5, v: "A", n: 5 }])); // all three load the index at snapshot 1
+    await b.write(batch([{ dt: "c", id: 5, v: "B", n: 5 }]));
+    await c.write(batch([{ dt: "c", id: 50, v: "C", n: 50 }, { dt: "c", id: 60, v: "C", n: 60 }]));
+    expect(await t.newCommit({ commitUser: "A" }).commit(await a.prepareCommit(1), 1)).toBe(2);
+    const err = await t.newCommit({ commitUser: "B" }).commit(await b.prepareCommit(1), 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaimonError);
+    expect((err as PaimonError).code).toBe("COMMIT_CONFLICT");
+    expect((err as PaimonError).message).toMatch(/cross-partition upsert: snapshot 2 of commit user A, committed after this writer loaded its key index, added .* whose keys overlap .* a key could end up in two partitions/);
+    expect((await t.latestSnapshot())!.id).toBe(2);
+    // keys 50..60 overlap none of A's (5..5): C commits
+    expect(await t.newCommit({ commitUser: "C" }).commit(await c.prepareCommit(1), 1)).toBe(3);
+    // A continues after its own commit (its own snapshots are not conflicts), C's snapshot does not overlap
+    await a.write(batch([{ dt: "a", id: 5, v: "A2", n: 55 }]));
+    expect(await t.newCommit({ commitUser: "A" }).commit(await a.prepareCommit(2), 2)).toBe(4);
+    expect(strip(await rowsOf(t))).toEqual([
+      { dt: "a", id: 1, v: "x", n: 1 },
+      { dt: "a", id: 5, v: "A2", n: 55 },
+      { dt: "a", id: 9, v: "x", n: 9 },
+      { dt: "c", id: 50, v: "C", n: 50 },
+      { dt: "c", id: 60, v: "C", n: 60 },
+    ]);
+    for (const w of [a, b, c]) await w.close();
+  });
+});
