@@ -32,6 +32,8 @@ export interface CrossPartitionRoute {
   bucket: Int32Array;
   /** Row kind of each output row: the input row's, or DELETE for a retraction. */
   kind: Int8Array;
+  /** 1 for a retraction of a key's row in its old partition (deduplicate), which ignore-delete must not drop. */
+  retraction: Uint8Array;
 }
 
 /** One known partition: its serialized row, internal values and one-row Arrow columns (the table's partition fields). */
@@ -165,25 +167,30 @@ export class CrossPartitionIndex {
   /**
    * Routes `rows` input rows (Java `GlobalIndexAssigner.processInput`, row by row): row i has
    * the key columns `keys`, partition id `rowPartition[i]` and kind `kinds[i]`; rows `skip`
-   * rejects (ignore-delete) are not routed at all. A key new to the table gets a bucket of its
+   * rejects (ignore-delete) are not routed at all (Java's assigner routes them and its writer
+   * drops them, leaving its index pointing at a partition the key is not in). A key new to the table gets a bucket of its
    * partition; a key living in its partition goes to its bucket; a key living in another
    * partition goes by the merge engine: deduplicate retracts it there (a DELETE of the new
    * row's values in the old partition-bucket) and inserts it as new, partial-update and
    * aggregation write the row into the old partition-bucket (the key stays), first-row drops it.
+   * A retraction is marked so that ignore-delete keeps it (Java's writer drops it too, leaving the
+   * key live in both partitions).
    */
   route(keys: readonly KeyColumn[], rowPartition: Int32Array, kinds: Int8Array, skip: ((kind: number) => boolean) | null): CrossPartitionRoute {
     const n = rowPartition.length;
     const [a, b] = identities(keys);
     let cap = n + 16;
-    let out: CrossPartitionRoute = { count: 0, source: new Uint32Array(cap), partition: new Int32Array(cap), bucket: new Int32Array(cap), kind: new Int8Array(cap) };
-    const emit = (row: number, partition: number, bucket: number, kind: number) => {
+    const make = (count: number): CrossPartitionRoute => ({ count, source: new Uint32Array(cap), partition: new Int32Array(cap), bucket: new Int32Array(cap), kind: new Int8Array(cap), retraction: new Uint8Array(cap) });
+    let out = make(0);
+    const emit = (row: number, partition: number, bucket: number, kind: number, retraction = 0) => {
       if (out.count === cap) {
         cap *= 2;
-        const grown: CrossPartitionRoute = { count: out.count, source: new Uint32Array(cap), partition: new Int32Array(cap), bucket: new Int32Array(cap), kind: new Int8Array(cap) };
+        const grown = make(out.count);
         grown.source.set(out.source);
         grown.partition.set(out.partition);
         grown.bucket.set(out.bucket);
         grown.kind.set(out.kind);
+        grown.retraction.set(out.retraction);
         out = grown;
       }
       const c = out.count++;
@@ -191,6 +198,7 @@ export class CrossPartitionIndex {
       out.partition[c] = partition;
       out.bucket[c] = bucket;
       out.kind[c] = kind;
+      out.retraction[c] = retraction;
     };
     for (let i = 0; i < n; i++) {
       if (skip !== null && !skip(kinds[i]!)) continue;
@@ -208,7 +216,7 @@ export class CrossPartitionIndex {
           emit(i, previous, previousBucket, kinds[i]!); // UseOldExistingProcessor
           continue;
         }
-        emit(i, previous, previousBucket, RowKind.DELETE); // DeleteExistingProcessor
+        emit(i, previous, previousBucket, RowKind.DELETE, 1); // DeleteExistingProcessor
         countBucket(this.partitions[previous]!, previousBucket, -1);
       }
       const bucket = this.assignBucket(this.partitions[partition]!);

@@ -288,9 +288,10 @@ export class MergeTreeBucketWriter {
 
   /**
    * Buffers a batch: table columns in table order (canonical layout), optionally followed by an
-   * int8 row-kind column.
+   * int8 row-kind column. `unfiltered`: the rows bypass `ignore-delete` / `ignore-update-before`
+   * (a cross-partition upsert's retraction of a key's old row is the writer's, not the caller's).
    */
-  async write(batch: arrow.RecordBatch): Promise<void> {
+  async write(batch: arrow.RecordBatch, unfiltered = false): Promise<void> {
     const width = this.options.table.schema.fields.length;
     let kinds: Int8Array;
     let data = batch;
@@ -300,7 +301,7 @@ export class MergeTreeBucketWriter {
       const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
       data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
     } else kinds = new Int8Array(batch.numRows);
-    const kept = rowKindFilter(this.options.config);
+    const kept = unfiltered ? null : rowKindFilter(this.options.config);
     if (kept) {
       let keep = 0;
       for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;

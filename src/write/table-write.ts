@@ -226,8 +226,8 @@ export class TableWrite {
     const routed: Routed[] = [];
     for (const normal of normalized) routed.push(...(await this.route(normal, target)));
     const kept = this.dynamic && rowKindFilter(this.pk!);
-    for (const [state, part, hashes] of routed) {
-      await state.writer.write(part);
+    for (const [state, part, hashes, unfiltered] of routed) {
+      await (unfiltered ? (state.writer as MergeTreeBucketWriter).write(part, true) : state.writer.write(part));
       // Java's maintainer sees every record that reaches the bucket writer (deletes too, not those ignore-delete drops)
       if (hashes) this.dynamic!.record(state.partitionRow, state.bucket, kept ? keptHashes(part, hashes, kept) : hashes);
     }
@@ -326,7 +326,8 @@ export class TableWrite {
     const kinds = batch.data.children[batch.numCols - 1]!.values as Int8Array;
     const keys = this.keyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]!));
     const route = index.route(keys, rowPartition, kinds, rowKindFilter(this.pk!));
-    // group the output rows by (partition, bucket), in row order within each
+    // group the output rows by (partition, bucket), in row order within each, and cut each group
+    // into runs of retractions and other rows (a bucket writer numbers its rows in write order)
     const groups = new Map<string, number[]>();
     for (let o = 0; o < route.count; o++) {
       const key = `${route.partition[o]}|${route.bucket[o]}`;
@@ -334,8 +335,20 @@ export class TableWrite {
       if (!g) groups.set(key, (g = []));
       g.push(o);
     }
+    const runs: number[][] = [];
+    for (const g of groups.values()) {
+      let run: number[] = [];
+      for (const o of g) {
+        if (run.length > 0 && route.retraction[run[0]!] !== route.retraction[o]) {
+          runs.push(run);
+          run = [];
+        }
+        run.push(o);
+      }
+      runs.push(run);
+    }
     const out: Routed[] = [];
-    for (const outputs of groups.values()) {
+    for (const outputs of runs) {
       const partition = route.partition[outputs[0]!]!;
       const bucket = route.bucket[outputs[0]!]!;
       const rows = Uint32Array.from(outputs, (o) => route.source[o]!);
@@ -347,7 +360,7 @@ export class TableWrite {
       });
       children.push(arrow.makeData({ type: new arrow.Int8(), length: rows.length, data: Int8Array.from(outputs, (o) => route.kind[o]!) }));
       const state = await this.writerFor(index.partitionValues(partition), bucket);
-      out.push([state, recordBatch(batch.schema, children, rows.length), null]);
+      out.push([state, recordBatch(batch.schema, children, rows.length), null, route.retraction[outputs[0]!] === 1]);
     }
     return out;
   }
@@ -584,8 +597,8 @@ export class TableWrite {
   }
 }
 
-/** One routed part of a write: its bucket writer, its rows, and (dynamic bucket mode) their key hashes. */
-type Routed = [BucketState, arrow.RecordBatch, Int32Array | null];
+/** One routed part of a write: its bucket writer, its rows, (dynamic bucket mode) their key hashes, and (cross-partition retractions) whether ignore-delete must keep them. */
+type Routed = [BucketState, arrow.RecordBatch, Int32Array | null, boolean?];
 
 /** Groups rows by bucket id: [bucket, row indices (null = all rows)], buckets ascending. */
 function groupByBucket(buckets: Int32Array): Array<[number, Uint32Array | null]> {

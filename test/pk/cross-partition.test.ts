@@ -93,9 +93,10 @@ interface Step {
 }
 
 /** The reference model: per key its one live row, in one partition. */
-function applyModel(model: Map<number, R>, engine: Engine, row: Step["rows"][number]): void {
+function applyModel(model: Map<number, R>, engine: Engine, row: Step["rows"][number], ignoreDelete: boolean): void {
   const old = model.get(row.id);
   if (engine === "deduplicate") {
+    if ((row.kind === RowKind.DELETE || row.kind === RowKind.UPDATE_BEFORE) && ignoreDelete) return;
     if (row.kind === RowKind.DELETE || row.kind === RowKind.UPDATE_BEFORE) model.delete(row.id);
     else model.set(row.id, { dt: row.dt, id: row.id, v: row.v, n: row.n });
   } else if (engine === "first-row") {
@@ -126,7 +127,7 @@ async function runModel(engine: Engine, steps: Step[], options: Record<string, s
     for (const part of [step.rows.slice(0, at), step.rows.slice(at)]) {
       if (part.length > 0) await w.write(batch(part), { rowKinds: part.map((r) => r.kind) });
     }
-    for (const r of step.rows) applyModel(model, engine, r);
+    for (const r of step.rows) applyModel(model, engine, r, options["ignore-delete"] === "true");
     if (step.compact) await w.compact({ full: true });
     id++;
     await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(id), id);
@@ -143,6 +144,7 @@ describe("cross-partition upsert: model", () => {
   for (const [engine, options] of [
     ["deduplicate", {}],
     ["deduplicate", { "deletion-vectors.enabled": "true" }],
+    ["deduplicate", { "ignore-delete": "true" }],
     ["partial-update", {}],
     ["first-row", {}],
   ] as Array<[Engine, Record<string, string>]>) {
@@ -181,5 +183,82 @@ describe("cross-partition upsert: concurrent writers", () => {
       { dt: "c", id: 60, v: "C", n: 60 },
     ]);
     for (const w of [a, b, c]) await w.close();
+  });
+});
+
+describe("cross-partition upsert: options and table operations", () => {
+  it("a primary key holding one of two partition fields moves its key between values of the other only", async () => {
+    const catalog = await Catalog.open(`memory://cross-pk-part-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    await catalog.createDatabase("db");
+    const t = await catalog.createTable("db.t", {
+      fields: [
+        { name: "region", type: "STRING NOT NULL" },
+        { name: "dt", type: "STRING NOT NULL" },
+        { name: "id", type: "INT NOT NULL" },
+        { name: "v", type: "STRING" },
+      ],
+      partitionKeys: ["region", "dt"],
+      primaryKeys: ["region", "id"],
+      options: { bucket: "-1" },
+    });
+    const rows = (rs: Array<[string, string, number, string]>) =>
+      new arrow.RecordBatch({
+        region: arrow.vectorFromArray(rs.map((r) => r[0]), new arrow.Utf8()).data[0]!,
+        dt: arrow.vectorFromArray(rs.map((r) => r[1]), new arrow.Utf8()).data[0]!,
+        id: arrow.vectorFromArray(rs.map((r) => r[2]), new arrow.Int32()).data[0]!,
+        v: arrow.vectorFromArray(rs.map((r) => r[3]), new arrow.Utf8()).data[0]!,
+      });
+    for (const [i, rs] of ([[["r1", "a", 1, "x"], ["r2", "a", 1, "y"]], [["r1", "b", 1, "x2"]]] as Array<Array<[string, string, number, string]>>).entries()) {
+      const w = await t.newWrite({ commitUser: "u" });
+      await w.write(rows(rs));
+      await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(i), i);
+      await w.close();
+    }
+    const read = (await t.newRead().toArrow((await t.newScan().plan()).splits)).toArray().map((r) => r.toJSON());
+    expect(read.sort((a, b) => String(a.region).localeCompare(String(b.region)))).toEqual([
+      { region: "r1", dt: "b", id: 1, v: "x2" },
+      { region: "r2", dt: "a", id: 1, v: "y" },
+    ]);
+  });
+
+  it("ignore-delete: a DELETE changes nothing, not even the key's partition in the writer's index", async () => {
+    const t = await createCrossTable({ "ignore-delete": "true" });
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.write(batch([{ dt: "a", id: 1, v: "x", n: 1 }]));
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(1), 1);
+    // Java's assigner would record the key in b for the ignored DELETE, and its writer would drop
+    // the retractions (DELETE rows): the key would stay live in a and b
+    await w.write(batch([{ dt: "b", id: 1, v: null, n: null }, { dt: "b", id: 1, v: "x2", n: 2 }, { dt: "c", id: 1, v: "x3", n: 3 }]), { rowKinds: [RowKind.DELETE, RowKind.INSERT, RowKind.INSERT] });
+    await w.write(batch([{ dt: "a", id: 1, v: null, n: null }]), { rowKinds: [RowKind.DELETE] });
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit(2), 2);
+    await w.close();
+    expect(strip(await rowsOf(t))).toEqual([{ dt: "c", id: 1, v: "x3", n: 3 }]);
+  });
+
+  it("dropPartitions and truncate: the next writer's index holds only the keys left", async () => {
+    const t = await createCrossTable({ "dynamic-bucket.target-row-num": "1" });
+    await write(t, "u", [{ dt: "a", id: 1, v: "x", n: 1 }, { dt: "b", id: 2, v: "y", n: 2 }, { dt: "b", id: 3, v: "z", n: 3 }]);
+    await t.newCommit({ commitUser: "u" }).dropPartitions([{ dt: "b" }]);
+    await write(t, "u", [{ dt: "c", id: 2, v: "y2", n: 20 }, { dt: "c", id: 1, v: "x2", n: 10 }], undefined, 2);
+    const rows = await rowsOf(t);
+    expect(strip(rows)).toEqual([
+      { dt: "c", id: 1, v: "x2", n: 10 },
+      { dt: "c", id: 2, v: "y2", n: 20 },
+    ]);
+    // target 1 row a bucket: the two new keys of c take buckets 0 and 1 (Java's crosspartition BucketAssigner)
+    expect(rows.map((r) => r.bucket)).toEqual([1, 0]);
+    await t.newCommit({ commitUser: "u" }).truncate();
+    await write(t, "u", [{ dt: "a", id: 2, v: "y3", n: 30 }], undefined, 3);
+    expect(strip(await rowsOf(t))).toEqual([{ dt: "a", id: 2, v: "y3", n: 30 }]);
+  });
+
+  it("refuses an explicit bucket, changing nothing", async () => {
+    const t = await createCrossTable();
+    const w = await t.newWrite({ commitUser: "u" });
+    const err = await w.write(batch([{ dt: "a", id: 1, v: "x", n: 1 }]), { bucket: 0 }).catch((e: unknown) => e);
+    expect((err as PaimonError).code).toBe("INVALID_ARGUMENT");
+    expect((err as PaimonError).message).toMatch(/cross-partition upsert mode \(bucket = -1\) and assigns buckets itself; got bucket 0/);
+    expect(await w.prepareCommit()).toEqual([]);
+    await w.close();
   });
 });
