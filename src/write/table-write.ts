@@ -328,9 +328,9 @@ export class TableWrite {
     const route = index.route(keys, rowPartition, kinds, rowKindFilter(this.pk!));
     // group the output rows by (partition, bucket), in row order within each, and cut each group
     // into runs of retractions and other rows (a bucket writer numbers its rows in write order)
-    const groups = new Map<string, number[]>();
+    const groups = new Map<number, number[]>();
     for (let o = 0; o < route.count; o++) {
-      const key = `${route.partition[o]}|${route.bucket[o]}`;
+      const key = route.partition[o]! * 0x200000 + route.bucket[o]!; // (buckets stay far below 2^21)
       let g = groups.get(key);
       if (!g) groups.set(key, (g = []));
       g.push(o);
