@@ -151,6 +151,10 @@ export class TableWrite {
   /** Cross-partition upsert mode (Java KEY_DYNAMIC): the key index, bootstrapped at the first write; null in other modes. */
   private cross: Promise<CrossPartitionIndex> | null = null;
   private readonly crossPartition: boolean;
+  /** Cross-partition upsert: `cross-partition-upsert.index-ttl` in milliseconds (null: none). */
+  private readonly crossIndexTtl: number | null = null;
+  /** Cross-partition upsert: `dynamic-bucket.target-row-num`. */
+  private readonly crossTargetRowNum: number = 0;
   /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes; cross-partition upsert: the primary-key columns. */
   private readonly keyIndexes: number[];
   /** `partition.timestamp-format.strict`'s check of a partition a writer is created for (loaded on first use; null: none). */
@@ -183,8 +187,12 @@ export class TableWrite {
       // Java's overwrite commit refuses the retractions its global index sends to other partitions
       throw new PaimonError("UNSUPPORTED", `overwrite writer of cross-partition upsert table ${table.identifier} (bucket = -1, primary key without partition field(s) ${this.schema.partitionKeys.filter((k) => !this.schema.primaryKeys.includes(k)).join(", ")}) is not supported`);
     }
+    const ttl = table.coreOptions.get("cross-partition-upsert.index-ttl");
+    if (this.crossPartition && ttl !== undefined) this.crossIndexTtl = table.coreOptions.duration("cross-partition-upsert.index-ttl", ttl);
     const dynamic = this.pk !== null && this.numBuckets === -1;
-    this.dynamic = dynamic && !this.crossPartition ? new DynamicBucketIndex(table, dynamicBucketOptions(table.coreOptions, table.identifier), options.overwrite === true, randomId()) : null;
+    const dynamicOptions = dynamic ? dynamicBucketOptions(table.coreOptions, table.identifier) : null;
+    if (this.crossPartition) this.crossTargetRowNum = dynamicOptions!.targetRowNum;
+    this.dynamic = dynamic && !this.crossPartition ? new DynamicBucketIndex(table, dynamicOptions!, options.overwrite === true, randomId()) : null;
     // (cross-partition upsert: the whole primary key, Java's RowPartitionAllPrimaryKeyExtractor)
     const keyFields = this.crossPartition ? this.schema.primaryKeys.map((k) => this.schema.fields.find((f) => f.name === k)!) : dynamic ? keyFieldsOf(this.schema) : [];
     this.keyIndexes = keyFields.map((f) => this.schema.fields.indexOf(f));
@@ -298,10 +306,7 @@ export class TableWrite {
   /** The cross-partition key index, bootstrapped from the latest snapshot at the first write. */
   crossPartitionIndex(): Promise<CrossPartitionIndex> {
     if (this.cross === null) {
-      const opts = this.table.coreOptions;
-      const ttl = opts.get("cross-partition-upsert.index-ttl");
-      const { targetRowNum } = dynamicBucketOptions(opts, this.table.identifier);
-      this.cross = CrossPartitionIndex.bootstrap(this.table, this.pk!.mergeEngine, targetRowNum, ttl === undefined ? null : opts.duration("cross-partition-upsert.index-ttl", ttl));
+      this.cross = CrossPartitionIndex.bootstrap(this.table, this.pk!.mergeEngine, this.crossTargetRowNum, this.crossIndexTtl);
       this.cross.catch(() => (this.cross = null)); // a failed bootstrap is tried again by the next write
     }
     return this.cross;

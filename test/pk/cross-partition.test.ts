@@ -252,6 +252,21 @@ describe("cross-partition upsert: options and table operations", () => {
     expect(strip(await rowsOf(t))).toEqual([{ dt: "a", id: 2, v: "y3", n: 30 }]);
   });
 
+  it("cross-partition-upsert.index-ttl: the bootstrap skips splits with no file created within it (the old row stays, as Java)", async () => {
+    const t = await createCrossTable({ "cross-partition-upsert.index-ttl": "20 ms" });
+    await write(t, "u", [{ dt: "a", id: 1, v: "x", n: 1 }]);
+    await new Promise((r) => setTimeout(r, 50));
+    await write(t, "u", [{ dt: "b", id: 1, v: "y", n: 2 }], undefined, 2);
+    expect(strip(await rowsOf(t))).toEqual([
+      { dt: "a", id: 1, v: "x", n: 1 },
+      { dt: "b", id: 1, v: "y", n: 2 },
+    ]);
+    const bad = await createCrossTable({ "cross-partition-upsert.index-ttl": "soon" });
+    const err = await (async () => bad.newWrite({ commitUser: "u" }))().catch((e: unknown) => e);
+    expect((err as PaimonError).code).toBe("INVALID_ARGUMENT");
+    expect((err as PaimonError).message).toMatch(/cross-partition-upsert.index-ttl/);
+  });
+
   it("refuses an explicit bucket, changing nothing", async () => {
     const t = await createCrossTable();
     const w = await t.newWrite({ commitUser: "u" });
