@@ -23,7 +23,7 @@ import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
 import { checkPrimaryKeyWritable, isCrossPartitionUpsert, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
-import { CrossPartitionIndex } from "./cross-partition.js";
+import { CrossPartitionIndex, type CrossPartitionRoute } from "./cross-partition.js";
 import { takeColumn } from "../arrow/gather.js";
 import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/merge-functions.js";
 import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
@@ -153,6 +153,8 @@ export class TableWrite {
   private readonly crossPartition: boolean;
   /** Cross-partition upsert: `cross-partition-upsert.index-ttl` in milliseconds (null: none). */
   private readonly crossIndexTtl: number | null = null;
+  /** Cross-partition upsert: why the key index no longer matches the rows written (a write failed after routing), refusing further writes. */
+  private crossBroken: Error | null = null;
   /** Cross-partition upsert: `dynamic-bucket.target-row-num`. */
   private readonly crossTargetRowNum: number = 0;
   /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes; cross-partition upsert: the primary-key columns. */
@@ -235,7 +237,12 @@ export class TableWrite {
     for (const normal of normalized) routed.push(...(await this.route(normal, target)));
     const kept = this.dynamic && rowKindFilter(this.pk!);
     for (const [state, part, hashes, unfiltered] of routed) {
-      await (unfiltered ? (state.writer as MergeTreeBucketWriter).write(part, true) : state.writer.write(part));
+      try {
+        await (unfiltered ? (state.writer as MergeTreeBucketWriter).write(part, true) : state.writer.write(part));
+      } catch (e) {
+        if (this.crossPartition) this.crossBroken = e as Error; // routed rows the index counts were not written
+        throw e;
+      }
       // Java's maintainer sees every record that reaches the bucket writer (deletes too, not those ignore-delete drops)
       if (hashes) this.dynamic!.record(state.partitionRow, state.bucket, kept ? keptHashes(part, hashes, kept) : hashes);
     }
@@ -319,10 +326,14 @@ export class TableWrite {
    */
   private async routeCrossPartition(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
     if (target.bucket !== undefined) throw invalid(`table ${this.table.identifier} is in cross-partition upsert mode (bucket = -1) and assigns buckets itself; got bucket ${target.bucket}`);
+    if (this.crossBroken) throw new PaimonError("INVALID_ARGUMENT", `this TableWrite of cross-partition upsert table ${this.table.identifier} failed a write after routing it (${this.crossBroken.message}): its key index no longer matches the rows written; commit or drop what it prepared and write with a new writer`);
     const index = await this.crossPartitionIndex();
     const partitionIndexes = this.partitionFields.map((f) => this.schema.fields.indexOf(f));
     const rowPartition = new Int32Array(batch.numRows);
-    for (const [values, rows] of this.splitByPartition(batch, target)) {
+    const partitions = this.splitByPartition(batch, target);
+    // (the check a bucket writer's creation makes, before the index changes: a bad partition changes nothing)
+    for (const [values] of partitions) await this.checkPartitionTimestamp(values);
+    for (const [values, rows] of partitions) {
       const first = Uint32Array.of(rows === null ? 0 : rows[0]!);
       const id = index.partitionId(this.partitionRowOf(values), values, () => partitionIndexes.map((i) => takeColumn(batch.data.children[i]!, first)));
       if (rows === null) rowPartition.fill(id);
@@ -331,6 +342,16 @@ export class TableWrite {
     const kinds = batch.data.children[batch.numCols - 1]!.values as Int8Array;
     const keys = this.keyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]!));
     const route = index.route(keys, rowPartition, kinds, rowKindFilter(this.pk!));
+    try {
+      return await this.crossPartitionParts(batch, index, route, partitionIndexes);
+    } catch (e) {
+      this.crossBroken = e as Error;
+      throw e;
+    }
+  }
+
+  /** The routed parts of a cross-partition route: one per run of a partition-bucket's output rows. */
+  private async crossPartitionParts(batch: arrow.RecordBatch, index: CrossPartitionIndex, route: CrossPartitionRoute, partitionIndexes: readonly number[]): Promise<Routed[]> {
     // group the output rows by (partition, bucket), in row order within each, and cut each group
     // into runs of retractions and other rows (a bucket writer numbers its rows in write order)
     const groups = new Map<number, number[]>();

@@ -267,6 +267,20 @@ describe("cross-partition upsert: options and table operations", () => {
     expect((err as PaimonError).message).toMatch(/cross-partition-upsert.index-ttl/);
   });
 
+  it("a write failing after routing (first-row refuses a DELETE) leaves the writer refusing further writes", async () => {
+    const t = await createCrossTable({ "merge-engine": "first-row" });
+    const w = await t.newWrite({ commitUser: "u" });
+    const err = await w.write(batch([{ dt: "a", id: 1, v: "x", n: 1 }]), { rowKinds: [RowKind.DELETE] }).catch((e: unknown) => e);
+    expect((err as PaimonError).code).toBe("INVALID_ARGUMENT");
+    expect((err as PaimonError).message).toMatch(/cannot accept DELETE/);
+    const again = await w.write(batch([{ dt: "b", id: 1, v: "y", n: 2 }])).catch((e: unknown) => e);
+    expect((again as PaimonError).code).toBe("INVALID_ARGUMENT");
+    expect((again as PaimonError).message).toMatch(/failed a write after routing it .* key index no longer matches the rows written/);
+    await w.close();
+    await write(t, "u", [{ dt: "b", id: 1, v: "y", n: 2 }]);
+    expect(strip(await rowsOf(t))).toEqual([{ dt: "b", id: 1, v: "y", n: 2 }]);
+  });
+
   it("refuses an explicit bucket, changing nothing", async () => {
     const t = await createCrossTable();
     const w = await t.newWrite({ commitUser: "u" });
