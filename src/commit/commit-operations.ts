@@ -3,7 +3,7 @@
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { CommitMessage, validateMessageFiles } from "./commit-message.js";
+import { CommitMessage, type CrossPartitionBase, validateMessageFiles } from "./commit-message.js";
 import { type CommitOptions, commitOutcomeUnknown, type FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
 import { checkCrossPartitionConflicts } from "./pk-conflicts.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
@@ -30,11 +30,10 @@ interface PartitionScope {
  * the check that no other writer committed overlapping keys since the earliest base; none for other messages.
  */
 export function crossPartitionCommitOptions(table: FileStoreTable, commitUser: string, messages: readonly CommitMessage[]): CommitOptions {
-  let base: number | null | undefined;
+  let base: CrossPartitionBase | undefined;
   for (const m of messages) {
     const b = m.crossPartitionBase;
-    if (b === undefined) continue;
-    if (base === undefined || b === null || (base !== null && b < base)) base = b;
+    if (b !== undefined && (base === undefined || (b.snapshot ?? 0) < (base.snapshot ?? 0))) base = b;
   }
   if (base === undefined) return {};
   const added = messages.flatMap((m) => m.data.dataIncrement.newFiles.map((file) => ({ partition: m.data.partition, bucket: m.data.bucket, file })));

@@ -10,6 +10,7 @@ import { bytesEqual } from "../spec/binary-row.js";
 import { decodeHashIndex, HASH_INDEX } from "../spec/hash-index.js";
 import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
 import type { SnapshotManager } from "../table/snapshot-manager.js";
+import type { CrossPartitionBase } from "./commit-message.js";
 import type { TablePaths } from "../table/paths.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -204,17 +205,24 @@ export async function checkCrossPartitionConflicts(
   snapshots: SnapshotManager,
   manifests: ManifestStore,
   schema: TableSchema,
-  base: number | null,
+  base: CrossPartitionBase,
   latest: Snapshot | null,
   commitUser: string,
   added: ReadonlyArray<{ partition: Uint8Array; bucket: number; file: DataFileMeta }>,
 ): Promise<void> {
-  if (latest === null || added.length === 0 || latest.id <= (base ?? 0)) return;
-  const keys = new KeyDecoder(keyFieldsOf(schema));
-  for (let id = (base ?? 0) + 1; id <= latest.id; id++) {
+  if (latest === null || added.length === 0) return;
+  // snapshots read by earlier commits of the writer are not read again: only those adding files are kept
+  for (let id = Math.max(base.checkedTo, base.snapshot ?? 0) + 1; id <= latest.id; id++) {
     const snapshot = await snapshots.tryGetSnapshot(id);
-    if (snapshot === null) throw new PaimonError("COMMIT_CONFLICT", `cross-partition upsert: snapshot ${id}, committed after this writer loaded its key index at ${base === null ? "an empty table" : `snapshot ${base}`}, has expired and cannot be checked for keys in other partitions; write again with a new writer, give up committing`);
-    if (snapshot.commitUser === commitUser || snapshot.commitKind === "COMPACT") continue;
+    if (snapshot === null) throw new PaimonError("COMMIT_CONFLICT", `cross-partition upsert: snapshot ${id}, committed after this writer loaded its key index at ${base.snapshot === null ? "an empty table" : `snapshot ${base.snapshot}`}, has expired and cannot be checked for keys in other partitions; write again with a new writer, give up committing`);
+    if (snapshot.commitKind !== "COMPACT") base.adding.push({ id, commitUser: snapshot.commitUser });
+    base.checkedTo = id;
+  }
+  const keys = new KeyDecoder(keyFieldsOf(schema));
+  for (const { id, commitUser: user } of base.adding) {
+    if (user === commitUser || id > latest.id) continue;
+    const snapshot = await snapshots.tryGetSnapshot(id);
+    if (snapshot === null) throw new PaimonError("COMMIT_CONFLICT", `cross-partition upsert: snapshot ${id} of commit user ${user}, committed after this writer loaded its key index, has expired and cannot be checked for keys in other partitions; write again with a new writer, give up committing`);
     for (const meta of await manifests.readManifestList(snapshot.deltaManifestList)) {
       for (const theirs of await manifests.readManifest(meta.fileName)) {
         if (theirs.kind !== 0) continue;
@@ -223,7 +231,7 @@ export async function checkCrossPartitionConflicts(
           if (keys.compare(mine.file.minKey, theirs.file.maxKey) <= 0 && keys.compare(theirs.file.minKey, mine.file.maxKey) <= 0) {
             throw new PaimonError(
               "COMMIT_CONFLICT",
-              `cross-partition upsert: snapshot ${id} of commit user ${snapshot.commitUser}, committed after this writer loaded its key index, added ${theirs.file.fileName} (bucket ${theirs.bucket}) whose keys overlap ${mine.file.fileName} (bucket ${mine.bucket}) of another partition-bucket: a key could end up in two partitions; write again with a new writer, give up committing`,
+              `cross-partition upsert: snapshot ${id} of commit user ${user}, committed after this writer loaded its key index, added ${theirs.file.fileName} (bucket ${theirs.bucket}) whose keys overlap ${mine.file.fileName} (bucket ${mine.bucket}) of another partition-bucket: a key could end up in two partitions; write again with a new writer, give up committing`,
             );
           }
         }
@@ -231,4 +239,3 @@ export async function checkCrossPartitionConflicts(
     }
   }
 }
-

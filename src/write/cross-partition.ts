@@ -11,6 +11,7 @@ import type { KeyColumn } from "../kernel/columns.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
 import { fingerprintKeys } from "../kernel/hash.js";
 import { takeColumn } from "../arrow/gather.js";
+import type { CrossPartitionBase } from "../commit/commit-message.js";
 import { RowKind } from "../spec/row-kind.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { MergeEngine } from "../table/primary-key.js";
@@ -61,6 +62,8 @@ export class CrossPartitionIndex {
   private size = 0;
   private readonly partitions: KnownPartition[] = [];
   private readonly partitionIds = new Map<string, number>();
+  /** What this writer's messages carry for the commit's concurrent-writer check (CommitMessage.crossPartitionBase). */
+  readonly commitBase: CrossPartitionBase;
 
   /**
    * @param baseSnapshot the snapshot bootstrapped from (null: the table had none), which a
@@ -69,8 +72,10 @@ export class CrossPartitionIndex {
   private constructor(
     private readonly targetRowNum: number,
     private readonly engine: MergeEngine,
-    readonly baseSnapshot: number | null,
-  ) {}
+    baseSnapshot: number | null,
+  ) {
+    this.commitBase = { snapshot: baseSnapshot, checkedTo: baseSnapshot ?? 0, adding: [] };
+  }
 
   /** Keys held. */
   get keyCount(): number {

@@ -539,7 +539,7 @@ export class TableWrite {
     }
     if (this.cross !== null) {
       // the commit checks other writers' commits since the key index was loaded
-      const base = (await this.cross).baseSnapshot;
+      const base = (await this.cross).commitBase;
       for (const m of out) m.crossPartitionBase = base;
     }
     out.push(...this.pendingCompactions.splice(0)); // append-table and worker compactions (compact())

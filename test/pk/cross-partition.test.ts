@@ -174,7 +174,10 @@ describe("cross-partition upsert: concurrent writers", () => {
     expect(await t.newCommit({ commitUser: "C" }).commit(await c.prepareCommit(1), 1)).toBe(3);
     // A continues after its own commit (its own snapshots are not conflicts), C's snapshot does not overlap
     await a.write(batch([{ dt: "a", id: 5, v: "A2", n: 55 }]));
-    expect(await t.newCommit({ commitUser: "A" }).commit(await a.prepareCommit(2), 2)).toBe(4);
+    const second = await a.prepareCommit(2);
+    expect(await t.newCommit({ commitUser: "A" }).commit(second, 2)).toBe(4);
+    // the writer's check state: snapshots 2..3 read once, kept as adding files (the next commit reads only newer ones)
+    expect(second[0]!.crossPartitionBase).toEqual({ snapshot: 1, checkedTo: 3, adding: [{ id: 2, commitUser: "A" }, { id: 3, commitUser: "C" }] });
     expect(strip(await rowsOf(t))).toEqual([
       { dt: "a", id: 1, v: "x", n: 1 },
       { dt: "a", id: 5, v: "A2", n: 55 },
