@@ -111,7 +111,6 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   const config = primaryKeyConfig(options);
   const unsupported = (what: string) => new PaimonError("UNSUPPORTED", `writing primary-key table ${identifier}: ${what} is not supported`);
   const bucket = options.bucket;
-  if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);

@@ -177,6 +177,47 @@ function keyString(cols: readonly KeyColumn[], row: number): string {
 }
 
 /**
+ * The rows of a written batch (table columns in table order, optionally followed by an int8
+ * row-kind column) that reach a bucket writer, and their kinds: those `rowKindFilter` keeps;
+ * INVALID_ARGUMENT for a DELETE / UPDATE_BEFORE row a first-row table, or a partial-update table
+ * without sequence groups or remove-record-on-delete, cannot merge (Java's merge functions fail
+ * on them). `fold`: the partial-update fold (null for other engines). `unfiltered`: keep every
+ * row (a cross-partition upsert's retraction).
+ */
+export function keptRowsOf(batch: arrow.RecordBatch, table: FileStoreTable, config: PrimaryKeyConfig, fold: MergeFold | null, unfiltered = false): { data: arrow.RecordBatch; kinds: Int8Array } {
+  const width = table.schema.fields.length;
+  let kinds: Int8Array;
+  let data = batch;
+  if (batch.numCols > width) {
+    const kindData = batch.data.children[width];
+    kinds = (kindData.values as Int8Array).subarray(0, batch.numRows);
+    const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
+    data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
+  } else kinds = new Int8Array(batch.numRows);
+  const kept = unfiltered ? null : rowKindFilter(config);
+  if (kept) {
+    let keep = 0;
+    for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
+    if (keep < kinds.length) {
+      const rows = new Uint32Array(keep);
+      for (let i = 0, j = 0; i < kinds.length; i++) if (kept(kinds[i])) rows[j++] = i;
+      data = takeRows(data, rows);
+      kinds = Int8Array.from(rows, (r) => kinds[r]);
+    }
+  }
+  const engine = config.mergeEngine;
+  // partial-update merges retract rows only with sequence groups or remove-record-on-delete (Java fails the merge otherwise)
+  if (engine === "first-row" || (engine === "partial-update" && !fold!.partialUpdate!.acceptsRetract)) {
+    for (let i = 0; i < kinds.length; i++) {
+      if (kinds[i] === 1 || kinds[i] === 3) {
+        throw new PaimonError("INVALID_ARGUMENT", `merge-engine=${engine} of ${table.identifier} cannot accept DELETE/UPDATE_BEFORE rows (row ${i}); set ${engine}.ignore-delete=true to drop them${engine === "partial-update" ? ", partial-update.remove-record-on-delete=true to remove the row, or sequence groups to retract their fields" : ""}`);
+      }
+    }
+  }
+  return { data, kinds };
+}
+
+/**
  * Java's RowKindFilter: which row kinds reach the bucket writer (ignore-delete drops DELETE and
  * UPDATE_BEFORE rows, ignore-update-before UPDATE_BEFORE rows); null when all do.
  */
@@ -292,35 +333,7 @@ export class MergeTreeBucketWriter {
    * (a cross-partition upsert's retraction of a key's old row is the writer's, not the caller's).
    */
   async write(batch: arrow.RecordBatch, unfiltered = false): Promise<void> {
-    const width = this.options.table.schema.fields.length;
-    let kinds: Int8Array;
-    let data = batch;
-    if (batch.numCols > width) {
-      const kindData = batch.data.children[width];
-      kinds = (kindData.values as Int8Array).subarray(0, batch.numRows);
-      const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
-      data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
-    } else kinds = new Int8Array(batch.numRows);
-    const kept = unfiltered ? null : rowKindFilter(this.options.config);
-    if (kept) {
-      let keep = 0;
-      for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
-      if (keep < kinds.length) {
-        const rows = new Uint32Array(keep);
-        for (let i = 0, j = 0; i < kinds.length; i++) if (kept(kinds[i])) rows[j++] = i;
-        data = takeRows(data, rows);
-        kinds = Int8Array.from(rows, (r) => kinds[r]);
-      }
-    }
-    const engine = this.options.config.mergeEngine;
-    // partial-update merges retract rows only with sequence groups or remove-record-on-delete (Java fails the merge otherwise)
-    if (engine === "first-row" || (engine === "partial-update" && !this.fold!.partialUpdate!.acceptsRetract)) {
-      for (let i = 0; i < kinds.length; i++) {
-        if (kinds[i] === 1 || kinds[i] === 3) {
-          throw new PaimonError("INVALID_ARGUMENT", `merge-engine=${engine} of ${this.options.table.identifier} cannot accept DELETE/UPDATE_BEFORE rows (row ${i}); set ${engine}.ignore-delete=true to drop them${engine === "partial-update" ? ", partial-update.remove-record-on-delete=true to remove the row, or sequence groups to retract their fields" : ""}`);
-        }
-      }
-    }
+    const { data, kinds } = keptRowsOf(batch, this.options.table, this.options.config, this.fold, unfiltered);
     const n = data.numRows;
     if (n === 0) return;
     const sequence = sequenceRange(this.nextSequence, n);

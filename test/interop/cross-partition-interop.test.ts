@@ -19,8 +19,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
-import { RowKind } from "../../src/write/table-write.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
+import { arrowToRows, type FieldLike } from "./convert.js";
+import { rtCommitRows } from "./rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, readTables, sortRows, writeTables } from "./oracle/harness.js";
 import { rng } from "../pk/helpers.js";
 
@@ -37,7 +37,6 @@ const FIELDS: FieldLike[] = [
 ];
 type Kind = "+I" | "+U" | "-U" | "-D";
 type Commit = Array<OracleRow & { _kind: Kind }>;
-const KIND: Record<Kind, RowKind> = { "+I": RowKind.INSERT, "+U": RowKind.UPDATE_AFTER, "-U": RowKind.UPDATE_BEFORE, "-D": RowKind.DELETE };
 type Engine = "deduplicate" | "partial-update" | "aggregation" | "first-row";
 
 /** Commits over a small key space in three partitions; retractions only for deduplicate. */
@@ -78,12 +77,7 @@ function model(engine: Engine, commits: readonly Commit[]): OracleRow[] {
 }
 
 async function rtWrite(table: Table, commits: readonly Commit[]): Promise<void> {
-  for (const c of commits) {
-    const write = await table.newWrite({ commitUser: "rt" });
-    await write.write(rowsToBatch(FIELDS, c.map(({ _kind, ...r }) => r)), { rowKinds: c.map((r) => KIND[r._kind]) });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit());
-    await write.close();
-  }
+  for (const c of commits) await rtCommitRows(table, FIELDS, c);
 }
 
 async function rtRead(table: Table): Promise<OracleRow[]> {

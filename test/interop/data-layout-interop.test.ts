@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
+import { rtCommitRows, type KindRow } from "./rt-commit.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, readTables, sortRows, writeTables } from "./oracle/harness.js";
 
@@ -159,12 +160,7 @@ describe.skipIf(noJava !== null)("ignore-update-before with Java", () => {
       const catalog = await Catalog.open(wh);
       expect(await rtRows((await catalog.getTable("db.java")).location)).toEqual(expected);
       const t = await catalog.createTable("db.rt", { fields: FIELDS, partitionKeys: ["dt"], primaryKeys: ["dt", "id"], options });
-      for (const commit of [first, second]) {
-        const w = await t.newWrite({ commitUser: "rt" });
-        await w.write(rowsToBatch(FIELDS, commit.map(({ _kind, ...r }) => r)), { rowKinds: commit.map((r) => ["+I", "-U", "+U", "-D"].indexOf((r._kind as string) ?? "+I")) });
-        await t.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
-        await w.close();
-      }
+      for (const commit of [first, second]) await rtCommitRows(t, FIELDS, commit as KindRow[]);
       const [java, ours] = await readTables("java", [
         { warehouse: wh, identifier: "db.java", sort: true },
         { warehouse: wh, identifier: "db.rt", sort: true },

@@ -20,7 +20,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
+import { arrowToRows, type FieldLike } from "./convert.js";
+import { rtCommitRows } from "./rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, readTables, runBatch, sortRows } from "./oracle/harness.js";
 import { rng } from "../pk/helpers.js";
 
@@ -29,7 +30,6 @@ const SEED = Number(process.env.PK_XCHECK_SEED ?? 2);
 const CASES = Number(process.env.PK_XCHECK_CASES ?? 16);
 const COMMITS = Number(process.env.PK_XCHECK_COMMITS ?? 6);
 const DB = "xc";
-const KINDS = ["+I", "-U", "+U", "-D"];
 
 const FIELDS: FieldLike[] = [
   { name: "p", type: "STRING" },
@@ -137,16 +137,7 @@ function norm(rows: OracleRow[]): OracleRow[] {
   return sortRows(rows.map((r) => Object.fromEntries(FIELDS.map((f) => [f.name, r[f.name] ?? null]))));
 }
 
-async function rtCommit(table: Table, rows: KindRow[], compact: boolean): Promise<void> {
-  const write = await table.newWrite({ commitUser: "rt" });
-  try {
-    if (rows.length > 0) await write.write(rowsToBatch(FIELDS, rows.map(({ _kind, ...r }) => r)), { rowKinds: rows.map((r) => KINDS.indexOf(r._kind)) });
-    if (compact) await write.compact({ full: true });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit());
-  } finally {
-    await write.close();
-  }
-}
+const rtCommit = (table: Table, rows: KindRow[], compact: boolean) => rtCommitRows(table, FIELDS, rows, { compact });
 
 /** paimon-rt's rows of a table, and each key's bucket. */
 async function rtRead(location: string): Promise<{ rows: OracleRow[]; buckets: Record<string, number> }> {

@@ -15,7 +15,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
+import { arrowToRows, type FieldLike } from "./convert.js";
+import { rtCommitRows } from "./rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, readTables, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 import { rng } from "../pk/helpers.js";
 
@@ -128,16 +129,7 @@ function norm(rows: OracleRow[]): OracleRow[] {
   return sortRows(rows.map((r) => Object.fromEntries(FIELDS.map((f) => [f.name, r[f.name] ?? null]))));
 }
 
-async function rtCommit(table: Table, rows: KindRow[], compact: boolean): Promise<void> {
-  const write = await table.newWrite({ commitUser: "rt" });
-  try {
-    if (rows.length > 0) await write.write(rowsToBatch(FIELDS, rows.map(({ _kind, ...r }) => r)), { rowKinds: rows.map((r) => ["+I", "-U", "+U", "-D"].indexOf(r._kind)) });
-    if (compact) await write.compact({ full: true });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit());
-  } finally {
-    await write.close();
-  }
-}
+const rtCommit = (table: Table, rows: KindRow[], compact: boolean) => rtCommitRows(table, FIELDS, rows, { compact });
 
 async function rtRead(location: string, projection?: string[]): Promise<OracleRow[]> {
   const table = await Table.open(location);

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { BinaryRow, fromBinaryRow } from "../../src/spec/binary-row.js";
 import type { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
+import { arrowToRows, type FieldLike } from "../interop/convert.js";
+import { rtCommitRows } from "../interop/rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, readTables, sortRows, writeTables } from "../interop/oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
@@ -58,7 +59,6 @@ const OPTIONS: Record<string, string> = {
 
 type Kind = "+I" | "-U" | "+U" | "-D";
 type KindRow = OracleRow & { _kind: Kind };
-const KINDS: Kind[] = ["+I", "-U", "+U", "-D"];
 
 const MAX: OracleRow = {
   ti: 127, si: 32767, i: 2147483647, b: "9223372036854775807", f: 3.4028234663852886e38, d: 1.7976931348623157e308,
@@ -125,12 +125,7 @@ async function rtRead(catalog: Catalog, ident: string): Promise<OracleRow[]> {
 }
 
 async function rtWrite(table: Table, fields: FieldLike[], all: readonly KindRow[][]): Promise<void> {
-  for (const [i, rows] of all.entries()) {
-    const write = await table.newWrite({ commitUser: "rt" });
-    await write.write(rowsToBatch(fields, rows.map(({ _kind, ...r }) => r)), { rowKinds: rows.map((r) => KINDS.indexOf(r._kind)) });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit(i + 1), i + 1);
-    await write.close();
-  }
+  for (const [i, rows] of all.entries()) await rtCommitRows(table, fields, rows, { identifier: i + 1 });
 }
 
 async function rtCompact(catalog: Catalog, ident: string): Promise<void> {

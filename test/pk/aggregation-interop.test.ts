@@ -12,7 +12,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
+import { arrowToRows, type FieldLike } from "../interop/convert.js";
+import { rtCommitRows } from "../interop/rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, readTables, sortRows, writeTables } from "../interop/oracle/harness.js";
 import { rng } from "./helpers.js";
 
@@ -110,13 +111,7 @@ async function rtRead(catalog: Catalog, ident: string): Promise<OracleRow[]> {
 }
 
 async function rtWrite(table: Table, commits: ReadonlyArray<ReadonlyArray<OracleRow & { _kind: Kind }>>, compactAt: number): Promise<void> {
-  for (const [i, rows] of commits.entries()) {
-    const write = await table.newWrite({ commitUser: "rt" });
-    await write.write(rowsToBatch(AGG_FIELDS, rows.map(({ _kind, ...r }) => r)), { rowKinds: rows.map((r) => KINDS.indexOf(r._kind)) });
-    if (i === compactAt) await write.compact({ full: true });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit(i + 1), i + 1);
-    await write.close();
-  }
+  for (const [i, rows] of commits.entries()) await rtCommitRows(table, AGG_FIELDS, rows, { compact: i === compactAt, identifier: i + 1 });
 }
 
 /** JSON-normalized rows (numbers vs strings as Java prints them). */

@@ -12,7 +12,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
+import { arrowToRows, type FieldLike } from "../interop/convert.js";
+import { rtCommitRows } from "../interop/rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, readTables, sortRows, writeTables } from "../interop/oracle/harness.js";
 import { rng } from "./helpers.js";
 
@@ -72,13 +73,7 @@ function commitsOf(seed: number, count: number, n: number, kinds: string[]): Com
 const norm = (rows: OracleRow[], fields = FIELDS) => sortRows(rows.map((r) => Object.fromEntries(fields.map((f) => [f.name, r[f.name] ?? null]))));
 
 async function rtCommits(table: Table, fields: FieldLike[], commits: Commit[], first: number): Promise<void> {
-  for (const [i, c] of commits.entries()) {
-    const write = await table.newWrite({ commitUser: "rt" });
-    await write.write(rowsToBatch(fields, c.rows.map(({ _kind, ...r }) => r)), { rowKinds: c.rows.map((r) => ["+I", "-U", "+U", "-D"].indexOf(r._kind)) });
-    if (c.compact) await write.compact({ full: true });
-    await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit(first + i), first + i);
-    await write.close();
-  }
+  for (const [i, c] of commits.entries()) await rtCommitRows(table, fields, c.rows, { compact: c.compact, identifier: first + i });
 }
 
 async function rtRead(location: string, fields = FIELDS): Promise<OracleRow[]> {

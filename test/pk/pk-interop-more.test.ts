@@ -11,7 +11,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
+import { arrowToRows, type FieldLike } from "../interop/convert.js";
+import { rtCommitRows } from "../interop/rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, pypaimonUnavailable, readTables, sortRows, writeTables } from "../interop/oracle/harness.js";
 import { rng } from "./helpers.js";
 
@@ -63,13 +64,7 @@ function norm(rows: OracleRow[], fields: FieldLike[]): OracleRow[] {
   return sortRows(rows.map((r) => Object.fromEntries(fields.map((f) => [f.name, r[f.name] ?? null]))));
 }
 
-async function rtCommit(table: Table, fields: FieldLike[], rows: Array<OracleRow & { _kind: string }>, ident: number, compact?: boolean): Promise<void> {
-  const write = await table.newWrite({ commitUser: "rt" });
-  await write.write(rowsToBatch(fields, rows.map(({ _kind, ...r }) => r)), { rowKinds: rows.map((r) => ["+I", "-U", "+U", "-D"].indexOf(r._kind)) });
-  if (compact) await write.compact({ full: true });
-  await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit(ident), ident);
-  await write.close();
-}
+const rtCommit = (table: Table, fields: FieldLike[], rows: Array<OracleRow & { _kind: string }>, ident: number, compact?: boolean) => rtCommitRows(table, fields, rows, { compact, identifier: ident });
 
 async function rtRead(location: string, fields: FieldLike[]): Promise<OracleRow[]> {
   const { Table } = await import("../../src/table/table.js");
