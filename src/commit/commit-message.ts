@@ -14,10 +14,25 @@ import { PaimonError } from "../error.js";
 import { fileNameProblem } from "../spec/file-names.js";
 import type { TablePaths } from "../table/paths.js";
 
+/** What a cross-partition upsert writer's messages carry for the commit's concurrent-writer check (one object per key index, shared by its messages). */
+export interface CrossPartitionBase {
+  /** The snapshot the key index was bootstrapped from (null: the table had none). */
+  readonly snapshot: number | null;
+  /** Filled by the checks: the snapshots after `snapshot` up to `checkedTo` were read, and `adding` are those of them that add data files (commit user, id). */
+  checkedTo: number;
+  readonly adding: Array<{ id: number; commitUser: string }>;
+}
+
 export class CommitMessage {
   /** The message as plain data (partition as a serialized BinaryRow). */
   readonly data: CommitMessageData;
   private decoded: Record<string, unknown> | null;
+  /**
+   * Messages of a cross-partition upsert writer: the snapshot its key index was bootstrapped
+   * from, which `TableCommit.commit` checks concurrent commits against. In-process only: not
+   * serialized (a deserialized message is not checked).
+   */
+  crossPartitionBase?: CrossPartitionBase;
 
   constructor(data: CommitMessageData, partition?: Record<string, unknown>) {
     this.data = data;

@@ -3,8 +3,9 @@
 import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { CommitMessage, validateMessageFiles } from "./commit-message.js";
-import { commitOutcomeUnknown, type FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
+import { CommitMessage, type CrossPartitionBase, validateMessageFiles } from "./commit-message.js";
+import { type CommitOptions, commitOutcomeUnknown, type FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
+import { checkCrossPartitionConflicts } from "./pk-conflicts.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
 
@@ -24,6 +25,21 @@ interface PartitionScope {
 }
 
 /** Messages must be CommitMessage objects of this table's partition arity whose file names are plain names. */
+/**
+ * The commit options of messages from cross-partition upsert writers (CommitMessage.crossPartitionBase):
+ * the check that no other writer committed overlapping keys since the earliest base; none for other messages.
+ */
+export function crossPartitionCommitOptions(table: FileStoreTable, commitUser: string, messages: readonly CommitMessage[]): CommitOptions {
+  let base: CrossPartitionBase | undefined;
+  for (const m of messages) {
+    const b = m.crossPartitionBase;
+    if (b !== undefined && (base === undefined || (b.snapshot ?? 0) < (base.snapshot ?? 0))) base = b;
+  }
+  if (base === undefined) return {};
+  const added = messages.flatMap((m) => m.data.dataIncrement.newFiles.map((file) => ({ partition: m.data.partition, bucket: m.data.bucket, file })));
+  return { checkBeforePublish: (latest) => checkCrossPartitionConflicts(table.snapshotManager, table.manifestStore, table.schema, base, latest, commitUser, added) };
+}
+
 export function checkMessages(table: FileStoreTable, messages: readonly CommitMessage[]): void {
   if (!Array.isArray(messages)) throw new PaimonError("INVALID_ARGUMENT", "commit takes an array of CommitMessage");
   const arity = table.partitionFields.length;

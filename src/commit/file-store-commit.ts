@@ -49,6 +49,8 @@ export interface CommitOptions {
    * commits deletion vectors of DELETE statements; APPEND for real-time deduplicate commits.
    */
   resolvedCommitKind?: "APPEND" | "OVERWRITE";
+  /** Checked on every attempt against the snapshot it builds on, before publishing (cross-partition upsert's concurrent-writer check). */
+  checkBeforePublish?: (latest: Snapshot | null) => Promise<void>;
 }
 
 /** What {@link CommitOptions.resolveIndexChanges} produced for one attempt. */
@@ -180,7 +182,7 @@ export class FileStoreCommit {
       id = await this.tryCommit(append, identifier, options);
     }
     if (compact.entries.length > 0 || compact.changelog.length > 0 || compact.indexChanges.length > 0) {
-      id = await this.tryCommit(compact, identifier, { ...options, watermark: null, resolveIndexChanges: undefined });
+      id = await this.tryCommit(compact, identifier, { ...options, watermark: null, resolveIndexChanges: undefined, checkBeforePublish: undefined });
     }
     return id;
   }
@@ -333,6 +335,7 @@ export class FileStoreCommit {
         if (latest && indexChanges.some((c) => c.kind === FILE_KIND_ADD && c.indexFile.indexType === HASH_INDEX)) {
           await checkHashIndexConflicts(this.io, this.manifests.paths, await this.manifests.indexEntries(latest), latest.id, indexChanges);
         }
+        if (options.checkBeforePublish) await options.checkBeforePublish(latest);
         const snapshot = await this.writeSnapshot(latest, entries, { ...prepared, indexChanges }, identifier, options, written);
         if (await this.publish(snapshot)) {
           this.advanceLiveFiles(snapshot, current, entries);

@@ -6,8 +6,11 @@
 import { PaimonError } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { IntTable } from "../kernel/int-table.js";
+import { bytesEqual } from "../spec/binary-row.js";
 import { decodeHashIndex, HASH_INDEX } from "../spec/hash-index.js";
-import type { IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
+import type { DataFileMeta, IndexManifestEntry, ManifestEntry } from "../spec/manifest.js";
+import type { SnapshotManager } from "../table/snapshot-manager.js";
+import type { CrossPartitionBase } from "./commit-message.js";
 import type { TablePaths } from "../table/paths.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -185,6 +188,54 @@ export async function checkHashIndexConflicts(io: FileIO, paths: TablePaths, lat
     for (const [bucket, other] of buckets) {
       if (bucket === a.bucket) continue;
       for (const h of await read(other)) if (added.has(h)) throw conflict(a, `key hash ${h}, new to the bucket, is in bucket ${bucket} (${other.indexFile.fileName})`);
+    }
+  }
+}
+
+/**
+ * Cross-partition upsert (Java KEY_DYNAMIC): COMMIT_CONFLICT when a commit of another commit user
+ * after `base` (the snapshot the writer's key index was bootstrapped from) added a data file to
+ * another partition-bucket whose key range overlaps a file this commit adds: that writer may have
+ * put one of this commit's keys in another partition than this writer's index knew, and both
+ * committing would leave the key live twice (Java assumes one writer and checks nothing).
+ * Conservative: overlapping ranges conflict whether or not a key is shared. COMPACT snapshots
+ * add no keys; a snapshot expired since `base` cannot be checked and conflicts.
+ */
+export async function checkCrossPartitionConflicts(
+  snapshots: SnapshotManager,
+  manifests: ManifestStore,
+  schema: TableSchema,
+  base: CrossPartitionBase,
+  latest: Snapshot | null,
+  commitUser: string,
+  added: ReadonlyArray<{ partition: Uint8Array; bucket: number; file: DataFileMeta }>,
+): Promise<void> {
+  if (latest === null || added.length === 0) return;
+  // snapshots read by earlier commits of the writer are not read again: only those adding files are kept
+  for (let id = Math.max(base.checkedTo, base.snapshot ?? 0) + 1; id <= latest.id; id++) {
+    const snapshot = await snapshots.tryGetSnapshot(id);
+    if (snapshot === null) throw new PaimonError("COMMIT_CONFLICT", `cross-partition upsert: snapshot ${id}, committed after this writer loaded its key index at ${base.snapshot === null ? "an empty table" : `snapshot ${base.snapshot}`}, has expired and cannot be checked for keys in other partitions; write again with a new writer, give up committing`);
+    if (snapshot.commitKind !== "COMPACT") base.adding.push({ id, commitUser: snapshot.commitUser });
+    base.checkedTo = id;
+  }
+  const keys = new KeyDecoder(keyFieldsOf(schema));
+  for (const { id, commitUser: user } of base.adding) {
+    if (user === commitUser || id > latest.id) continue;
+    const snapshot = await snapshots.tryGetSnapshot(id);
+    if (snapshot === null) throw new PaimonError("COMMIT_CONFLICT", `cross-partition upsert: snapshot ${id} of commit user ${user}, committed after this writer loaded its key index, has expired and cannot be checked for keys in other partitions; write again with a new writer, give up committing`);
+    for (const meta of await manifests.readManifestList(snapshot.deltaManifestList)) {
+      for (const theirs of await manifests.readManifest(meta.fileName)) {
+        if (theirs.kind !== 0) continue;
+        for (const mine of added) {
+          if (mine.bucket === theirs.bucket && bytesEqual(mine.partition, theirs.partition)) continue;
+          if (keys.compare(mine.file.minKey, theirs.file.maxKey) <= 0 && keys.compare(theirs.file.minKey, mine.file.maxKey) <= 0) {
+            throw new PaimonError(
+              "COMMIT_CONFLICT",
+              `cross-partition upsert: snapshot ${id} of commit user ${user}, committed after this writer loaded its key index, added ${theirs.file.fileName} (bucket ${theirs.bucket}) whose keys overlap ${mine.file.fileName} (bucket ${mine.bucket}) of another partition-bucket: a key could end up in two partitions; write again with a new writer, give up committing`,
+            );
+          }
+        }
+      }
     }
   }
 }

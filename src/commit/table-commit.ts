@@ -66,12 +66,13 @@ export class TableCommit {
    * the table (the same messages twice) fails with COMMIT_CONFLICT and publishes nothing.
    */
   async commit(messages: CommitMessage[], commitIdentifier?: bigint | number): Promise<number | null> {
-    const { checkMessages, identifierOf, BATCH_COMMIT_IDENTIFIER } = await operations();
+    const { checkMessages, crossPartitionCommitOptions, identifierOf, BATCH_COMMIT_IDENTIFIER } = await operations();
     checkMessages(this.table, messages);
     const identifier = identifierOf(commitIdentifier);
     const id = await (await this.commit_()).commit(
       messages.map((m) => m.data),
       identifier,
+      crossPartitionCommitOptions(this.table, this.commitUser, messages),
     );
     return this.maintain(id, id, identifier, identifier === BATCH_COMMIT_IDENTIFIER);
   }

@@ -111,17 +111,20 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
   };
 }
 
+/**
+ * Java `BucketMode.KEY_DYNAMIC`: dynamic bucket (`bucket = -1`) with a primary key lacking a
+ * partition field, so that a key may move between partitions (cross-partition upsert).
+ */
+export function isCrossPartitionUpsert(schema: TableSchema, bucket: number): boolean {
+  return bucket === -1 && schema.primaryKeys.length > 0 && schema.partitionKeys.some((k) => !schema.primaryKeys.includes(k));
+}
+
 /** Throws a precise UNSUPPORTED error unless paimon-rt can write this PK table. */
 export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema, options: TableOptions): Readonly<PrimaryKeyConfig> {
   keyFieldsOf(schema); // INVALID_ARGUMENT when the key is only partition fields
   const config = primaryKeyConfig(options);
   const unsupported = (what: string) => new PaimonError("UNSUPPORTED", `writing primary-key table ${identifier}: ${what} is not supported`);
   const bucket = options.bucket;
-  if (bucket === -1) {
-    // Java's cross-partition upsert keeps a global key index (RocksDB) across partitions
-    const outside = schema.partitionKeys.filter((k) => !schema.primaryKeys.includes(k));
-    if (outside.length > 0) throw unsupported(`cross-partition upsert (bucket = -1 with partition field(s) ${outside.join(", ")} outside the primary key); set a fixed 'bucket' >= 1 or add the partition fields to the primary key`);
-  }
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
   checkChangelogProducer(identifier, schema, config, options, unsupported);

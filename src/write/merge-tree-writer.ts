@@ -183,9 +183,10 @@ function keyString(cols: readonly KeyColumn[], row: number): string {
  * row-kind column) that reach a bucket writer, and their kinds: those `rowKindFilter` keeps;
  * INVALID_ARGUMENT for a DELETE / UPDATE_BEFORE row a first-row table, or a partial-update table
  * without sequence groups or remove-record-on-delete, cannot merge (Java's merge functions fail
- * on them). `fold`: the partial-update fold (null for other engines).
+ * on them). `fold`: the partial-update fold (null for other engines). `unfiltered`: keep every
+ * row (a cross-partition upsert's retraction).
  */
-export function keptRowsOf(batch: arrow.RecordBatch, table: FileStoreTable, config: PrimaryKeyConfig, fold: MergeFold | null): { data: arrow.RecordBatch; kinds: Int8Array } {
+export function keptRowsOf(batch: arrow.RecordBatch, table: FileStoreTable, config: PrimaryKeyConfig, fold: MergeFold | null, unfiltered = false): { data: arrow.RecordBatch; kinds: Int8Array } {
   const width = table.schema.fields.length;
   let kinds: Int8Array;
   let data = batch;
@@ -195,7 +196,7 @@ export function keptRowsOf(batch: arrow.RecordBatch, table: FileStoreTable, conf
     const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
     data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
   } else kinds = new Int8Array(batch.numRows);
-  const kept = rowKindFilter(config);
+  const kept = unfiltered ? null : rowKindFilter(config);
   if (kept) {
     let keep = 0;
     for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
@@ -344,10 +345,11 @@ export class MergeTreeBucketWriter {
 
   /**
    * Buffers a batch: table columns in table order (canonical layout), optionally followed by an
-   * int8 row-kind column.
+   * int8 row-kind column. `unfiltered`: the rows bypass `ignore-delete` / `ignore-update-before`
+   * (a cross-partition upsert's retraction of a key's old row is the writer's, not the caller's).
    */
-  async write(batch: arrow.RecordBatch): Promise<void> {
-    const { data, kinds } = keptRowsOf(batch, this.options.table, this.options.config, this.fold);
+  async write(batch: arrow.RecordBatch, unfiltered = false): Promise<void> {
+    const { data, kinds } = keptRowsOf(batch, this.options.table, this.options.config, this.fold, unfiltered);
     const n = data.numRows;
     if (n === 0) return;
     const sequence = sequenceRange(this.nextSequence, n);

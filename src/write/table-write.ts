@@ -22,7 +22,9 @@ import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
-import { checkPrimaryKeyWritable, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkPrimaryKeyWritable, isCrossPartitionUpsert, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { CrossPartitionIndex, type CrossPartitionRoute } from "./cross-partition.js";
+import { takeColumn } from "../arrow/gather.js";
 import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/merge-functions.js";
 import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
 import { DynamicBucketIndex, dynamicBucketOptions } from "./dynamic-bucket.js";
@@ -147,7 +149,16 @@ export class TableWrite {
   private readonly bucketCountChecked = new Set<string>();
   /** Dynamic bucket mode (`bucket = -1` primary-key tables): the bucket assigner and hash indexes; null otherwise. */
   private readonly dynamic: DynamicBucketIndex | null;
-  /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes. */
+  /** Cross-partition upsert mode (Java KEY_DYNAMIC): the key index, bootstrapped at the first write; null in other modes. */
+  private cross: Promise<CrossPartitionIndex> | null = null;
+  private readonly crossPartition: boolean;
+  /** Cross-partition upsert: `cross-partition-upsert.index-ttl` in milliseconds (null: none). */
+  private readonly crossIndexTtl: number | null = null;
+  /** Cross-partition upsert: why the key index no longer matches the rows written (a write failed after routing), refusing further writes. */
+  private crossBroken: Error | null = null;
+  /** Cross-partition upsert: `dynamic-bucket.target-row-num`. */
+  private readonly crossTargetRowNum: number = 0;
+  /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes; cross-partition upsert: the primary-key columns. */
   private readonly keyIndexes: number[];
   /** Postpone bucket mode (`bucket = -2` primary-key tables): the data-file prefix of this writer's files; null otherwise. */
   private readonly postponePrefix: string | null;
@@ -177,9 +188,20 @@ export class TableWrite {
     this.postponePrefix = this.pk && this.numBuckets === POSTPONE_BUCKET ? postponeFilePrefix(table.coreOptions.dataFilePrefix, options.commitUser, Math.floor(Math.random() * 0x7fffffff), table.identifier) : null;
     this.bucketKeyIndexes = this.numBuckets > 0 ? bucketKeys(this.schema).map((k) => this.schema.fields.findIndex((f) => f.name === k)) : [];
     this.canonical = this.schema.fields.map((f) => readArrowField(f));
+    this.crossPartition = isCrossPartitionUpsert(this.schema, this.numBuckets);
+    if (this.crossPartition && options.overwrite) {
+      // Java's overwrite commit refuses the retractions its global index sends to other partitions
+      throw new PaimonError("UNSUPPORTED", `overwrite writer of cross-partition upsert table ${table.identifier} (bucket = -1, primary key without partition field(s) ${this.schema.partitionKeys.filter((k) => !this.schema.primaryKeys.includes(k)).join(", ")}) is not supported`);
+    }
+    const ttl = table.coreOptions.get("cross-partition-upsert.index-ttl");
+    if (this.crossPartition && ttl !== undefined) this.crossIndexTtl = table.coreOptions.duration("cross-partition-upsert.index-ttl", ttl);
     const dynamic = this.pk !== null && this.numBuckets === -1;
-    this.dynamic = dynamic ? new DynamicBucketIndex(table, dynamicBucketOptions(table.coreOptions, table.identifier), options.overwrite === true, randomId()) : null;
-    this.keyIndexes = dynamic ? keyFieldsOf(this.schema).map((f) => this.schema.fields.indexOf(f)) : [];
+    const dynamicOptions = dynamic ? dynamicBucketOptions(table.coreOptions, table.identifier) : null;
+    if (this.crossPartition) this.crossTargetRowNum = dynamicOptions!.targetRowNum;
+    this.dynamic = dynamic && !this.crossPartition ? new DynamicBucketIndex(table, dynamicOptions!, options.overwrite === true, randomId()) : null;
+    // (cross-partition upsert: the whole primary key, Java's RowPartitionAllPrimaryKeyExtractor)
+    const keyFields = this.crossPartition ? this.schema.primaryKeys.map((k) => this.schema.fields.find((f) => f.name === k)!) : dynamic ? keyFieldsOf(this.schema) : [];
+    this.keyIndexes = keyFields.map((f) => this.schema.fields.indexOf(f));
   }
 
   /**
@@ -218,8 +240,13 @@ export class TableWrite {
     const routed: Routed[] = [];
     for (const normal of normalized) routed.push(...(await this.route(normal, target)));
     const kept = this.dynamic && rowKindFilter(this.pk!);
-    for (const [state, part, hashes] of routed) {
-      await state.writer.write(part);
+    for (const [state, part, hashes, unfiltered] of routed) {
+      try {
+        await (unfiltered ? (state.writer as MergeTreeBucketWriter).write(part, true) : state.writer.write(part));
+      } catch (e) {
+        if (this.crossPartition) this.crossBroken = e as Error; // routed rows the index counts were not written
+        throw e;
+      }
       // Java's maintainer sees every record that reaches the bucket writer (deletes too, not those ignore-delete drops)
       if (hashes) this.dynamic!.record(state.partitionRow, state.bucket, kept ? keptHashes(part, hashes, kept) : hashes);
     }
@@ -253,6 +280,7 @@ export class TableWrite {
 
   private async route(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
     if (batch.numRows === 0) return [];
+    if (this.crossPartition) return this.routeCrossPartition(batch, target);
     if (this.dynamic) return this.routeDynamic(batch, target);
     const out: Routed[] = [];
     for (const [partitionValues, rows] of this.splitByPartition(batch, target)) {
@@ -282,6 +310,87 @@ export class TableWrite {
         const state = await this.writerFor(values, bucket);
         out.push(rows === null ? [state, part, partHashes] : [state, takeRows(part, rows), Int32Array.from(rows, (r) => partHashes[r]!)]);
       }
+    }
+    return out;
+  }
+
+  /** The cross-partition key index, bootstrapped from the latest snapshot at the first write. */
+  crossPartitionIndex(): Promise<CrossPartitionIndex> {
+    if (this.cross === null) {
+      this.cross = CrossPartitionIndex.bootstrap(this.table, this.pk!.mergeEngine, this.crossTargetRowNum, this.crossIndexTtl);
+      this.cross.catch(() => (this.cross = null)); // a failed bootstrap is tried again by the next write
+    }
+    return this.cross;
+  }
+
+  /**
+   * Cross-partition upsert mode: rows to the partition-buckets the key index routes them to
+   * (CrossPartitionIndex.route), retractions and rows moved to a key's old partition included;
+   * each output row takes its partition columns from its target partition.
+   */
+  private async routeCrossPartition(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
+    if (target.bucket !== undefined) throw invalid(`table ${this.table.identifier} is in cross-partition upsert mode (bucket = -1) and assigns buckets itself; got bucket ${target.bucket}`);
+    if (this.crossBroken) throw new PaimonError("INVALID_ARGUMENT", `this TableWrite of cross-partition upsert table ${this.table.identifier} failed a write after routing it (${this.crossBroken.message}): its key index no longer matches the rows written; commit or drop what it prepared and write with a new writer`);
+    const index = await this.crossPartitionIndex();
+    const partitionIndexes = this.partitionFields.map((f) => this.schema.fields.indexOf(f));
+    const rowPartition = new Int32Array(batch.numRows);
+    const partitions = this.splitByPartition(batch, target);
+    // (the check a bucket writer's creation makes, before the index changes: a bad partition changes nothing)
+    for (const [values] of partitions) await this.checkPartitionTimestamp(values);
+    for (const [values, rows] of partitions) {
+      const first = Uint32Array.of(rows === null ? 0 : rows[0]!);
+      const id = index.partitionId(this.partitionRowOf(values), values, () => partitionIndexes.map((i) => takeColumn(batch.data.children[i]!, first)));
+      if (rows === null) rowPartition.fill(id);
+      else for (let k = 0; k < rows.length; k++) rowPartition[rows[k]!] = id;
+    }
+    const kinds = batch.data.children[batch.numCols - 1]!.values as Int8Array;
+    const keys = this.keyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]!));
+    const route = index.route(keys, rowPartition, kinds, rowKindFilter(this.pk!));
+    try {
+      return await this.crossPartitionParts(batch, index, route, partitionIndexes);
+    } catch (e) {
+      this.crossBroken = e as Error;
+      throw e;
+    }
+  }
+
+  /** The routed parts of a cross-partition route: one per run of a partition-bucket's output rows. */
+  private async crossPartitionParts(batch: arrow.RecordBatch, index: CrossPartitionIndex, route: CrossPartitionRoute, partitionIndexes: readonly number[]): Promise<Routed[]> {
+    // group the output rows by (partition, bucket), in row order within each, and cut each group
+    // into runs of retractions and other rows (a bucket writer numbers its rows in write order)
+    const groups = new Map<number, number[]>();
+    for (let o = 0; o < route.count; o++) {
+      const key = route.partition[o]! * 0x200000 + route.bucket[o]!; // (buckets stay far below 2^21)
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = []));
+      g.push(o);
+    }
+    const runs: number[][] = [];
+    for (const g of groups.values()) {
+      let run: number[] = [];
+      for (const o of g) {
+        if (run.length > 0 && route.retraction[run[0]!] !== route.retraction[o]) {
+          runs.push(run);
+          run = [];
+        }
+        run.push(o);
+      }
+      runs.push(run);
+    }
+    const out: Routed[] = [];
+    for (const outputs of runs) {
+      const partition = route.partition[outputs[0]!]!;
+      const bucket = route.bucket[outputs[0]!]!;
+      const rows = Uint32Array.from(outputs, (o) => route.source[o]!);
+      const partColumns = index.partitionColumns(partition);
+      const repeat = new Uint32Array(rows.length);
+      const children = this.schema.fields.map((_, i) => {
+        const p = partitionIndexes.indexOf(i);
+        return p >= 0 ? takeColumn(partColumns[p]!, repeat) : takeColumn(batch.data.children[i]!, rows);
+      });
+      children.push(arrow.makeData({ type: new arrow.Int8(), length: rows.length, data: Int8Array.from(outputs, (o) => route.kind[o]!) }));
+      const state = await this.writerFor(index.partitionValues(partition), bucket);
+      out.push([state, recordBatch(batch.schema, children, rows.length), null, route.retraction[outputs[0]!] === 1]);
     }
     return out;
   }
@@ -434,6 +543,11 @@ export class TableWrite {
       });
       out.push(new CommitMessage(data, state.partition));
     }
+    if (this.cross !== null) {
+      // the commit checks other writers' commits since the key index was loaded
+      const base = (await this.cross).commitBase;
+      for (const m of out) m.crossPartitionBase = base;
+    }
     out.push(...this.pendingCompactions.splice(0)); // append-table and worker compactions (compact())
     this.compactedElsewhere.clear();
     return out;
@@ -527,8 +641,8 @@ export class TableWrite {
   }
 }
 
-/** One routed part of a write: its bucket writer, its rows, and (dynamic bucket mode) their key hashes. */
-type Routed = [BucketState, arrow.RecordBatch, Int32Array | null];
+/** One routed part of a write: its bucket writer, its rows, (dynamic bucket mode) their key hashes, and (cross-partition retractions) whether ignore-delete must keep them. */
+type Routed = [BucketState, arrow.RecordBatch, Int32Array | null, boolean?];
 
 /** The hashes of the rows of `part` whose row kind (trailing int8 column) `kept` accepts. */
 function keptHashes(part: arrow.RecordBatch, hashes: Int32Array, kept: (kind: number) => boolean): Int32Array {

@@ -383,7 +383,11 @@ public final class PaimonOracle {
                      BatchTableWrite w = wb.newWrite().withIOManager(io);
                      BatchTableCommit c = wb.newCommit()) {
                     BucketAssigner assigner = dynamicBucketAssigner(table, ow.isObject() || ow.asBoolean(false));
-                    if (assigner == null) {
+                    if (table instanceof FileStoreTable && ((FileStoreTable) table).bucketMode() == BucketMode.KEY_DYNAMIC) {
+                        List<InternalRow> input = new ArrayList<>();
+                        for (JsonNode row : rows) input.add(toRow(row, rt));
+                        crossPartitionWrite((FileStoreTable) table, input, w);
+                    } else if (assigner == null) {
                         for (JsonNode row : rows) w.write(toRow(row, rt));
                     } else {
                         // BatchTableWrite.write(row) throws for dynamic-bucket tables: assign as Flink's
@@ -422,6 +426,55 @@ public final class PaimonOracle {
             sb.append(snapshots.get(i));
         }
         out.println(sb.append("]}"));
+    }
+
+    /**
+     * Cross-partition upsert tables (BucketMode.KEY_DYNAMIC): BatchTableWrite.write(row) throws for
+     * them; Flink and Spark route rows through GlobalIndexAssigner, whose key index is a RocksDB
+     * state (not in this oracle's class path). This is its processInput with one assigner over an
+     * in-memory map instead: the index bootstrapped by IndexBootstrap, buckets from the
+     * crosspartition BucketAssigner, a key found in another partition handled by the merge
+     * engine's ExistingProcessor, then write(row, bucket).
+     */
+    static void crossPartitionWrite(FileStoreTable t, List<InternalRow> rows, BatchTableWrite w) throws Exception {
+        org.apache.paimon.utils.IDMapping<org.apache.paimon.data.BinaryRow> parts = new org.apache.paimon.utils.IDMapping<>(org.apache.paimon.data.BinaryRow::copy);
+        Map<org.apache.paimon.data.BinaryRow, int[]> index = new java.util.HashMap<>();
+        org.apache.paimon.crosspartition.BucketAssigner buckets = new org.apache.paimon.crosspartition.BucketAssigner();
+        org.apache.paimon.crosspartition.KeyPartPartitionKeyExtractor keyPart = new org.apache.paimon.crosspartition.KeyPartPartitionKeyExtractor(t.schema());
+        int bucketIndex = org.apache.paimon.crosspartition.IndexBootstrap.bootstrapType(t.schema()).getFieldCount() - 1;
+        try (RecordReader<InternalRow> reader = new org.apache.paimon.crosspartition.IndexBootstrap(t).bootstrap(1, 0)) {
+            reader.forEachRemaining(r -> {
+                org.apache.paimon.data.BinaryRow part = keyPart.partition(r);
+                int bucket = r.getInt(bucketIndex);
+                buckets.bootstrapBucket(part, bucket);
+                index.put(keyPart.trimmedPrimaryKey(r).copy(), new int[] {parts.index(part), bucket});
+            });
+        }
+        java.util.function.BiConsumer<InternalRow, Integer> collect = (row, bucket) -> {
+            try {
+                w.write(row, bucket);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        };
+        org.apache.paimon.crosspartition.ExistingProcessor existing = org.apache.paimon.crosspartition.ExistingProcessor.create(
+                t.coreOptions().mergeEngine(), new org.apache.paimon.utils.ProjectToRowFunction(t.rowType(), t.partitionKeys()), buckets, collect);
+        org.apache.paimon.table.sink.RowPartitionAllPrimaryKeyExtractor extractor = new org.apache.paimon.table.sink.RowPartitionAllPrimaryKeyExtractor(t.schema());
+        int target = (int) t.coreOptions().dynamicBucketTargetRowNum();
+        for (InternalRow value : rows) {
+            org.apache.paimon.data.BinaryRow partition = extractor.partition(value);
+            org.apache.paimon.data.BinaryRow key = extractor.trimmedPrimaryKey(value).copy();
+            int partId = parts.index(partition);
+            int[] previous = index.get(key);
+            if (previous != null && previous[0] == partId) {
+                collect.accept(value, previous[1]);
+                continue;
+            }
+            if (previous != null && !existing.processExists(value, parts.get(previous[0]), previous[1])) continue;
+            int bucket = buckets.assignBucket(partition, b -> true, target);
+            index.put(key, new int[] {partId, bucket});
+            collect.accept(value, bucket);
+        }
     }
 
     /**
