@@ -5,7 +5,9 @@
 // `file.format.per.level`) and ORC/Parquet manifests (`manifest.format`). A data file's format is
 // its file-name extension (Java `DataFilePathFactory.formatIdentifier`): "data-….orc".
 
+import type * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
+import type { AvroDataReadOptions } from "./avro-data-read.js";
 
 /** The only data-file format paimon-rt reads and writes. */
 export const DATA_FILE_FORMAT = "parquet";
@@ -67,14 +69,31 @@ export function dataFileFormatOf(fileName: string): string {
   return dot < 0 ? "" : base.slice(dot + 1).toLowerCase();
 }
 
+/** The data-file format paimon-rt reads besides Parquet (Java's `file.format=avro`, per level, postpone-bucket files). */
+export const AVRO_DATA_FILE_FORMAT = "avro";
+
+/** Whether a data file is an Avro file (by its extension, as Java dispatches). */
+export function isAvroDataFile(path: string): boolean {
+  return dataFileFormatOf(path) === AVRO_DATA_FILE_FORMAT;
+}
+
 /**
- * Refuses to read a data file in another format (ORC, Avro, … written by another engine) with
- * UNSUPPORTED naming the file and its format, before any byte of it is parsed as Parquet.
+ * Refuses to read a data file in a format paimon-rt does not read (ORC, … written by another
+ * engine) with UNSUPPORTED naming the file and its format, before any byte of it is parsed.
  * Files without an extension are left to the Parquet reader (its magic check reports them).
  */
 export function checkDataFileFormat(path: string): void {
   const format = dataFileFormatOf(path);
-  if (format !== "" && format !== DATA_FILE_FORMAT) {
-    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT} data files only`);
+  if (format !== "" && format !== DATA_FILE_FORMAT && format !== AVRO_DATA_FILE_FORMAT) {
+    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT} and ${AVRO_DATA_FILE_FORMAT} data files only`);
   }
+}
+
+/**
+ * The rows of an Avro data file (`bytes`: the whole file) as record batches of the read fields;
+ * the Avro decoder is a lazily imported chunk (query bundles that meet no Avro file skip it).
+ */
+export async function* readAvroDataFile(bytes: Promise<Uint8Array>, options: AvroDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  const [{ readAvroDataBatches }, data] = await Promise.all([import("./avro-data-read.js"), bytes]);
+  yield* readAvroDataBatches(data, options);
 }

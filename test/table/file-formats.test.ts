@@ -76,7 +76,7 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     expect(t.options["file.format"]).toBeUndefined();
   });
 
-  it("a table whose schema says file.format=orc (another engine's) cannot be written; reading an .orc / .avro data file is UNSUPPORTED", async () => {
+  it("a table whose schema says file.format=orc (another engine's) cannot be written; reading an .orc data file is UNSUPPORTED (.avro is read)", async () => {
     // Schema files of other engines are taken as they are: rewrite schema-0 like Java would.
     await catalog.createTable("db.j", { fields: FIELDS });
     const schemaFile = path.join(warehouse, "db.db", "j", "schema", "schema-0");
@@ -92,8 +92,9 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     expect(dataFileFormatOf("data-1-0.AVRO")).toBe("avro");
     expect(dataFileFormatOf("dir.x/data")).toBe("");
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.orc")).toThrow(
-      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.orc is in orc format; paimon-rt reads parquet data files only"),
+      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.orc is in orc format; paimon-rt reads parquet and avro data files only"),
     );
+    expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.avro")).not.toThrow();
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.parquet")).not.toThrow();
   });
 });
