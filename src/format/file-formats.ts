@@ -34,24 +34,41 @@ function formatsPerLevel(value: string): Array<[string, string]> {
     });
 }
 
+/** The data-file formats paimon-rt reads and writes. */
+const DATA_FILE_FORMATS = new Set(["parquet", "avro"]);
+
 /**
- * Refuses table options naming a file format paimon-rt cannot write or read: `file.format`
- * other than parquet, any `file.format.per.level` entry other than parquet, `manifest.format`
- * other than avro. UNSUPPORTED naming the option and the format.
+ * Refuses table options naming a file format paimon-rt cannot write or read: `file.format` or a
+ * `file.format.per.level` entry other than parquet and avro, `manifest.format` other than avro.
+ * UNSUPPORTED naming the option and the format.
  */
 export function checkFileFormatOptions(options: Readonly<Record<string, string>>, table: string): void {
   checkManifestFormatOption(options, table);
   const fileFormat = options["file.format"];
-  if (fileFormat !== undefined && normalize(fileFormat) !== DATA_FILE_FORMAT) {
-    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes ${DATA_FILE_FORMAT} data files only)`);
+  if (fileFormat !== undefined && !DATA_FILE_FORMATS.has(normalize(fileFormat))) {
+    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes parquet and avro data files only)`);
   }
   const perLevel = options["file.format.per.level"];
   if (perLevel !== undefined) {
     for (const [level, format] of formatsPerLevel(perLevel)) {
-      if (format !== DATA_FILE_FORMAT)
-        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes ${DATA_FILE_FORMAT} data files only)`);
+      if (!DATA_FILE_FORMATS.has(format))
+        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes parquet and avro data files only)`);
     }
   }
+}
+
+/**
+ * The format of the data files written at `level` of a primary-key table (`file.format.per.level`,
+ * else `file.format`; Java KeyValueFileWriterFactory), or of an append table's files (`level`
+ * null: `file.format`). Parquet by default.
+ */
+export function dataFileFormatFor(options: Readonly<Record<string, string>>, level: number | null): "parquet" | "avro" {
+  const perLevel = options["file.format.per.level"];
+  if (level !== null && perLevel !== undefined) {
+    const hit = formatsPerLevel(perLevel).find(([l]) => Number(l) === level);
+    if (hit) return hit[1] === "avro" ? "avro" : "parquet";
+  }
+  return normalize(options["file.format"] ?? DATA_FILE_FORMAT) === "avro" ? "avro" : "parquet";
 }
 
 /** Refuses `manifest.format` other than avro (UNSUPPORTED): such manifests cannot be read or written. */

@@ -57,7 +57,7 @@ describe.skipIf(!!noJava)("Java tables with ORC data files", () => {
       expect(readError).toBeInstanceOf(PaimonError);
       expect((readError as PaimonError).code).toBe("UNSUPPORTED");
       expect((readError as PaimonError).message).toContain(`${files[0]} is in ${format} format; paimon-rt reads parquet and avro data files only`);
-      await expect(table.newWrite({ commitUser: "rt" })).rejects.toMatchObject({ code: "UNSUPPORTED", message: `table db.${format}: file.format '${format}' is not supported (paimon-rt reads and writes parquet data files only)` });
+      await expect(table.newWrite({ commitUser: "rt" })).rejects.toMatchObject({ code: "UNSUPPORTED", message: `table db.${format}: file.format '${format}' is not supported (paimon-rt reads and writes parquet and avro data files only)` });
     });
   }
 });
