@@ -79,33 +79,55 @@ function grow<T extends Uint8Array | Int8Array | Int16Array | Int32Array | Float
   return b;
 }
 
-type IntArray = Int8Array | Int16Array | Int32Array;
+type Values = Uint8Array | Int8Array | Int16Array | Int32Array | Float32Array | Float64Array;
 
-/** int → Int8 / Int16 / Int32 / DateDay / Time32 (values as Java wrote them). */
-class IntBuilder extends Builder {
-  values: IntArray;
-  constructor(type: arrow.DataType, private readonly make: new (n: number) => IntArray) {
+/**
+ * A fixed-width column: `width` elements of `values` per row (grown by doubling), zeros for nulls.
+ * `slot()` makes room for the next row and returns the index of its first element.
+ */
+abstract class FixedBuilder<T extends Values> extends Builder {
+  values: T;
+  constructor(
+    type: arrow.DataType,
+    private readonly make: new (n: number) => T,
+    private readonly width: number,
+  ) {
     super(type);
-    this.values = new make(64);
+    this.values = new make(64 * width);
   }
-  read(r: AvroReader): void {
-    const i = this.length;
-    if (i === this.values.length) this.values = grow(this.values, i * 2);
-    this.values[i] = r.readInt();
-    this.mark(1);
+  protected slot(): number {
+    const at = this.length * this.width;
+    if (at === this.values.length) this.values = grow(this.values, at * 2);
+    return at;
   }
   nul(): void {
-    const i = this.length;
-    if (i === this.values.length) this.values = grow(this.values, i * 2);
-    this.values[i] = 0;
+    const at = this.slot();
+    this.values.fill(0, at, at + this.width);
     this.nullCount++;
     this.mark(0);
   }
-  finish(): arrow.Data {
-    const data = arrow.makeData({ type: this.type as arrow.Int32, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: this.values.subarray(0, this.length) as Int32Array });
-    this.values = new this.make(Math.max(64, this.length));
+  /** The values of the rows so far; a new column starts. */
+  protected takeValues(): T {
+    const values = this.values.subarray(0, this.length * this.width) as T;
+    this.values = new this.make(Math.max(64, this.length) * this.width);
+    return values;
+  }
+  protected data(values: ArrayBufferView): arrow.Data {
+    const data = arrow.makeData({ type: this.type as arrow.Int32, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: values as Int32Array });
     this.resetValidity();
     return data;
+  }
+  finish(): arrow.Data {
+    return this.data(this.takeValues());
+  }
+}
+
+/** int → Int8 / Int16 / Int32 / DateDay / Time32 (values as Java wrote them). */
+class IntBuilder extends FixedBuilder<Int8Array | Int16Array | Int32Array> {
+  read(r: AvroReader): void {
+    const at = this.slot(); // (before `this.values`: the slot may grow it)
+    this.values[at] = r.readInt();
+    this.mark(1);
   }
 }
 
@@ -150,98 +172,110 @@ function readLongWords(r: AvroReader, out: Int32Array, at: number): void {
   out[2 * at + 1] = h;
 }
 
-/** long → Int64 / Timestamp (ms, µs as Java wrote them; seconds from millis for TIMESTAMP(0)). */
-class LongBuilder extends Builder {
-  words = new Int32Array(128);
+/** long → Int64 / Timestamp (ms, µs as Java wrote them; seconds from millis for TIMESTAMP(0)): two Int32 words per row. */
+class LongBuilder extends FixedBuilder<Int32Array> {
   constructor(type: arrow.DataType, private readonly millisToSeconds: boolean) {
-    super(type);
+    super(type, Int32Array, 2);
   }
   read(r: AvroReader): void {
-    const i = this.length;
-    if (2 * i === this.words.length) this.words = grow(this.words, i * 4);
+    const at = this.slot();
     if (this.millisToSeconds) {
       const ms = r.readLong();
       const s = ms / 1000n - (ms % 1000n < 0n ? 1n : 0n); // floor, as Java's Timestamp of precision 0
-      this.words[2 * i] = Number(BigInt.asIntN(32, s));
-      this.words[2 * i + 1] = Number(BigInt.asIntN(32, s >> 32n));
-    } else readLongWords(r, this.words, i);
+      this.values[at] = Number(BigInt.asIntN(32, s));
+      this.values[at + 1] = Number(BigInt.asIntN(32, s >> 32n));
+    } else readLongWords(r, this.values, at >> 1);
     this.mark(1);
   }
-  nul(): void {
-    const i = this.length;
-    if (2 * i === this.words.length) this.words = grow(this.words, i * 4);
-    this.words[2 * i] = 0;
-    this.words[2 * i + 1] = 0;
-    this.nullCount++;
-    this.mark(0);
-  }
-  finish(): arrow.Data {
-    const values = new BigInt64Array(this.words.buffer, 0, this.length);
-    const data = arrow.makeData({ type: this.type as arrow.Int64, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: values });
-    this.words = new Int32Array(Math.max(128, 2 * this.length));
-    this.resetValidity();
-    return data;
+  override finish(): arrow.Data {
+    const words = this.takeValues();
+    return this.data(new BigInt64Array(words.buffer, words.byteOffset, words.length >> 1));
   }
 }
 
-class FloatBuilder extends Builder {
-  values: Float32Array | Float64Array;
+class FloatBuilder extends FixedBuilder<Float32Array | Float64Array> {
   constructor(type: arrow.DataType, private readonly double: boolean) {
-    super(type);
-    this.values = double ? new Float64Array(64) : new Float32Array(64);
+    super(type, double ? Float64Array : Float32Array, 1);
   }
   read(r: AvroReader): void {
-    const i = this.length;
-    if (i === this.values.length) this.values = grow(this.values, i * 2);
-    this.values[i] = this.double ? r.readDouble() : r.readFloat();
+    const at = this.slot();
+    this.values[at] = this.double ? r.readDouble() : r.readFloat();
     this.mark(1);
-  }
-  nul(): void {
-    const i = this.length;
-    if (i === this.values.length) this.values = grow(this.values, i * 2);
-    this.values[i] = 0;
-    this.nullCount++;
-    this.mark(0);
-  }
-  finish(): arrow.Data {
-    const data = arrow.makeData({ type: this.type as arrow.Float64, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: this.values.subarray(0, this.length) as Float64Array });
-    this.values = this.double ? new Float64Array(Math.max(64, this.length)) : new Float32Array(Math.max(64, this.length));
-    this.resetValidity();
-    return data;
   }
 }
 
-class BoolBuilder extends Builder {
-  values = new Uint8Array(64);
+/** boolean → Bool (one byte per row here, bit-packed at finish). */
+class BoolBuilder extends FixedBuilder<Uint8Array> {
+  constructor(type: arrow.DataType) {
+    super(type, Uint8Array, 1);
+  }
   read(r: AvroReader): void {
-    const i = this.length;
-    if (i === this.values.length) this.values = grow(this.values, i * 2);
     if (r.pos >= r.end) throw corrupt(`Unexpected end of Avro data at byte ${r.pos}`);
-    this.values[i] = r.buf[r.pos++]! !== 0 ? 1 : 0;
+    const at = this.slot();
+    this.values[at] = r.buf[r.pos++]! !== 0 ? 1 : 0;
     this.mark(1);
   }
-  nul(): void {
+  override finish(): arrow.Data {
+    const bytes = this.takeValues();
+    const bits = new Uint8Array((bytes.length + 7) >> 3);
+    for (let i = 0; i < bytes.length; i++) if (bytes[i]) bits[i >> 3]! |= 1 << (i & 7);
+    return this.data(bits);
+  }
+}
+
+/** Big-endian two's-complement unscaled bytes (or fixed) → Decimal128 (16 bytes little endian). */
+class DecimalBuilder extends FixedBuilder<Uint8Array> {
+  constructor(type: arrow.DataType, private readonly fixed = -1) {
+    super(type, Uint8Array, 16);
+  }
+  read(r: AvroReader): void {
+    const at = this.slot();
+    const n = this.fixed >= 0 ? this.fixed : r.readLength();
+    if (n < 0 || r.pos + n > r.end) throw corrupt(`Unexpected end of Avro data at byte ${r.pos}`);
+    if (n > 16) throw corrupt(`Avro decimal of ${n} bytes (at most 16 fit DECIMAL(38))`);
+    const buf = r.buf;
+    const last = r.pos + n - 1;
+    const fill = n > 0 && buf[r.pos]! & 0x80 ? 0xff : 0;
+    for (let k = 0; k < 16; k++) this.values[at + k] = k < n ? buf[last - k]! : fill;
+    r.pos += n;
+    this.mark(1);
+  }
+  override finish(): arrow.Data {
+    const bytes = this.takeValues();
+    return this.data(new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2));
+  }
+}
+
+/** A column with value offsets (Utf8 / Binary / List / Map): each row ends at `end` of its values. */
+abstract class OffsetsBuilder extends Builder {
+  offsets = new Int32Array(65);
+  /** Values (bytes, child rows) so far. */
+  end = 0;
+
+  protected push(): void {
     const i = this.length;
-    if (i === this.values.length) this.values = grow(this.values, i * 2);
-    this.values[i] = 0;
+    if (i + 1 === this.offsets.length) this.offsets = grow(this.offsets, i * 2 + 2);
+    this.offsets[i + 1] = this.end;
+  }
+
+  nul(): void {
+    this.push();
     this.nullCount++;
     this.mark(0);
   }
-  finish(): arrow.Data {
-    const n = this.length;
-    const bits = new Uint8Array((n + 7) >> 3);
-    for (let i = 0; i < n; i++) if (this.values[i]) bits[i >> 3]! |= 1 << (i & 7);
-    const data = arrow.makeData({ type: this.type as arrow.Bool, length: n, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: bits });
-    this.resetValidity();
-    return data;
+
+  /** The offsets of the rows so far; a new column starts. */
+  protected takeOffsets(): Int32Array {
+    const offsets = this.offsets.subarray(0, this.length + 1);
+    this.offsets = new Int32Array(Math.max(65, this.length + 1));
+    this.end = 0;
+    return offsets;
   }
 }
 
 /** string / bytes / fixed → Utf8 / Binary: the bytes copied as they are (no string made). */
-class BytesBuilder extends Builder {
-  offsets = new Int32Array(65);
+class BytesBuilder extends OffsetsBuilder {
   bytes = new Uint8Array(1024);
-  end = 0;
   constructor(type: arrow.DataType, private readonly fixed = -1) {
     super(type);
   }
@@ -255,56 +289,10 @@ class BytesBuilder extends Builder {
     this.push();
     this.mark(1);
   }
-  private push(): void {
-    const i = this.length;
-    if (i + 1 === this.offsets.length) this.offsets = grow(this.offsets, i * 2 + 2);
-    this.offsets[i + 1] = this.end;
-  }
-  nul(): void {
-    this.push();
-    this.nullCount++;
-    this.mark(0);
-  }
   finish(): arrow.Data {
-    const data = arrow.makeData({ type: this.type as arrow.Utf8, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.offsets.subarray(0, this.length + 1), data: this.bytes.subarray(0, this.end) });
-    this.offsets = new Int32Array(Math.max(65, this.length + 1));
+    const bytes = this.bytes.subarray(0, this.end);
     this.bytes = new Uint8Array(Math.max(1024, this.end));
-    this.end = 0;
-    this.resetValidity();
-    return data;
-  }
-}
-
-/** Big-endian two's-complement unscaled bytes (or fixed) → Decimal128 (16 bytes little endian). */
-class DecimalBuilder extends Builder {
-  values = new Uint8Array(16 * 64);
-  constructor(type: arrow.DataType, private readonly fixed = -1) {
-    super(type);
-  }
-  read(r: AvroReader): void {
-    const i = this.length;
-    if (16 * i === this.values.length) this.values = grow(this.values, 32 * i);
-    const n = this.fixed >= 0 ? this.fixed : r.readLength();
-    if (n < 0 || r.pos + n > r.end) throw corrupt(`Unexpected end of Avro data at byte ${r.pos}`);
-    if (n > 16) throw corrupt(`Avro decimal of ${n} bytes (at most 16 fit DECIMAL(38))`);
-    const at = 16 * i;
-    const buf = r.buf;
-    const last = r.pos + n - 1;
-    const fill = n > 0 && buf[r.pos]! & 0x80 ? 0xff : 0;
-    for (let k = 0; k < 16; k++) this.values[at + k] = k < n ? buf[last - k]! : fill;
-    r.pos += n;
-    this.mark(1);
-  }
-  nul(): void {
-    const i = this.length;
-    if (16 * i === this.values.length) this.values = grow(this.values, 32 * i);
-    this.values.fill(0, 16 * i, 16 * i + 16);
-    this.nullCount++;
-    this.mark(0);
-  }
-  finish(): arrow.Data {
-    const data = arrow.makeData({ type: this.type as arrow.Decimal, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: new Uint32Array(this.values.buffer, 0, 4 * this.length) });
-    this.values = new Uint8Array(16 * Math.max(64, this.length));
+    const data = arrow.makeData({ type: this.type as arrow.Utf8, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.takeOffsets(), data: bytes });
     this.resetValidity();
     return data;
   }
@@ -329,9 +317,7 @@ function readBlocks(r: AvroReader, item: (r: AvroReader) => void): number {
 }
 
 /** array → List; map / array of {key, value} records → Map. */
-class ListBuilder extends Builder {
-  offsets = new Int32Array(65);
-  count = 0;
+class ListBuilder extends OffsetsBuilder {
   constructor(
     type: arrow.DataType,
     private readonly child: Builder,
@@ -340,25 +326,13 @@ class ListBuilder extends Builder {
     super(type);
   }
   read(r: AvroReader): void {
-    this.count += readBlocks(r, this.item);
+    this.end += readBlocks(r, this.item);
     this.push();
     this.mark(1);
   }
-  private push(): void {
-    const i = this.length;
-    if (i + 1 === this.offsets.length) this.offsets = grow(this.offsets, i * 2 + 2);
-    this.offsets[i + 1] = this.count;
-  }
-  nul(): void {
-    this.push();
-    this.nullCount++;
-    this.mark(0);
-  }
   finish(): arrow.Data {
     const child = this.child.finish();
-    const data = arrow.makeData({ type: this.type as arrow.List, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.offsets.subarray(0, this.length + 1), child });
-    this.offsets = new Int32Array(Math.max(65, this.length + 1));
-    this.count = 0;
+    const data = arrow.makeData({ type: this.type as arrow.List, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.takeOffsets(), child });
     this.resetValidity();
     return data;
   }
@@ -496,15 +470,15 @@ function builderFor(type: DataType, arrowType: arrow.DataType, node: AvroNode, w
       return new BoolBuilder(arrowType);
     case "TINYINT":
       expect("int");
-      return new IntBuilder(arrowType, Int8Array);
+      return new IntBuilder(arrowType, Int8Array, 1);
     case "SMALLINT":
       expect("int");
-      return new IntBuilder(arrowType, Int16Array);
+      return new IntBuilder(arrowType, Int16Array, 1);
     case "INT":
     case "DATE":
     case "TIME":
       expect("int");
-      return new IntBuilder(arrowType, Int32Array);
+      return new IntBuilder(arrowType, Int32Array, 1);
     case "BIGINT":
       expect("long");
       return new LongBuilder(arrowType, false);
