@@ -112,7 +112,7 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
   if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
-  if (options.fileFormat !== "parquet") throw unsupported(`file.format=${options.fileFormat} (parquet only)`);
+  if (options.fileFormat !== "parquet" && options.fileFormat !== "avro") throw unsupported(`file.format=${options.fileFormat} (parquet and avro only)`);
   if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);
   return config;
 }

@@ -67,7 +67,9 @@ export function openDataFileWriter(schema: TableSchema, fields: readonly DataFie
   const zstdLevel = Number(schema.options["file.compression.zstd-level"] ?? 1);
   const deflateLevel = codecOption !== undefined && /^deflate-\d+$/i.test(codecOption.trim()) ? Number(codecOption.trim().slice(8)) : undefined;
   const level_ = codec === "zstandard" ? zstdLevel : codec === "deflate" ? deflateLevel : undefined;
-  return { writer: new AvroFileWriter(fields, { codec, level: level_, statsMode: options.statsMode, fieldStatsModes: options.fieldStatsModes }), extension: "avro" };
+  // (no per-field modes: Java's Avro stats factories (createStatsFactoriesForAvro) keep the file's
+  // mode for the `_KEY_` columns, which its Parquet files collect in full)
+  return { writer: new AvroFileWriter(fields, { codec, level: level_, statsMode: options.statsMode }), extension: "avro" };
 }
 
 /** Java writes `_CREATION_TIME` as the local wall clock encoded like a UTC timestamp. */
