@@ -129,11 +129,21 @@ function valueEncoderOf(type: DataType): Encode {
     case "TIME":
       return (data, row, out) => out.writeInt((data.values as Int32Array)[row]!);
     case "BIGINT":
-      return (data, row, out) => out.writeLong((data.values as BigInt64Array)[row]!);
     case "TIMESTAMP":
-    case "TIMESTAMP_LTZ":
-      // the logical layout holds millis (p ≤ 3) / micros (p ≤ 6), what Java writes
-      return (data, row, out) => out.writeLong((data.values as BigInt64Array)[row]!);
+    case "TIMESTAMP_LTZ": {
+      // (timestamps: the logical layout holds millis (p ≤ 3) / micros (p ≤ 6), what Java writes)
+      // the 64-bit values as 32-bit word pairs (a view per column, not a bigint per value)
+      let of: unknown = null;
+      let words: Int32Array = new Int32Array(0);
+      return (data, row, out) => {
+        if (data.values !== of) {
+          const v = data.values as BigInt64Array;
+          of = v;
+          words = new Int32Array(v.buffer, v.byteOffset, v.length * 2);
+        }
+        out.writeLongWords(words[2 * row]!, words[2 * row + 1]!);
+      };
+    }
     case "FLOAT":
       return (data, row, out) => out.writeFloat((data.values as Float32Array)[row]!);
     case "DOUBLE":

@@ -46,6 +46,20 @@ export class AvroWriter {
     this.buf[this.length++] = Number(n);
   }
 
+  /** A long given as its two's-complement words (`hi` signed, `lo` the low 32 bits): no bigint made. */
+  writeLongWords(lo: number, hi: number): void {
+    const sign = hi >> 31;
+    let nlo = ((lo << 1) ^ sign) >>> 0;
+    let nhi = (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0;
+    this.ensure(10);
+    while (nhi !== 0 || nlo >= 0x80) {
+      this.buf[this.length++] = (nlo & 0x7f) | 0x80;
+      nlo = ((nlo >>> 7) | (nhi << 25)) >>> 0;
+      nhi >>>= 7;
+    }
+    this.buf[this.length++] = nlo;
+  }
+
   writeInt(v: number): void {
     let n = ((v << 1) ^ (v >> 31)) >>> 0;
     this.ensure(5);
