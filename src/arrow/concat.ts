@@ -103,6 +103,19 @@ export function concatData(sources: readonly arrow.Data[]): arrow.Data {
   }
 }
 
+/** The values of `parts`, one after the other, in a new array of their kind (`make(length)`). */
+export function concatTyped<T extends BigInt64Array | Int8Array | Int32Array | Uint32Array>(parts: readonly T[], make: (length: number) => T): T {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = make(length);
+  let at = 0;
+  for (const p of parts) {
+    (out as BigInt64Array).set(p as BigInt64Array, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** The rows of `batches` (same schema), one after the other, as one batch of the first's schema. */
 export function concatBatches(batches: readonly arrow.RecordBatch[]): arrow.RecordBatch {
   if (batches.length === 1) return batches[0];

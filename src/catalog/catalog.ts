@@ -102,7 +102,13 @@ export class Catalog {
     if (schema === null) {
       // (a data table already named with '$' has a schema: it opened above)
       const systemObject = systemObjectOf(table);
-      if (systemObject !== null) throw new PaimonError("UNSUPPORTED", `${identifier}: the ${systemObject} is not supported; only data tables of the main branch are (read-optimized "$ro" reads, other system tables and branches are not)`);
+      if (systemObject !== null) {
+        const at = table.indexOf("$");
+        const name = table.slice(at + 1);
+        if (name.startsWith("branch_")) throw new PaimonError("UNSUPPORTED", `${identifier}: the ${systemObject} is not supported; only the main branch is`);
+        // a system table of the data table (Java `SystemTableLoader`): loaded on demand
+        return (await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at))).systemTable(name);
+      }
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     }
     checkDeduplicateTable(schema, identifier); // the mode's setup is checked at load too (seed 000)

@@ -16,9 +16,12 @@ export interface ReadCommand {
 }
 
 export async function readTableCommand(cmd: ReadCommand, out: (text: string) => void): Promise<number> {
-  const latest = await Table.open(cmd.location);
+  // `<table>$snapshots`: a system table of the table (Java's `db.t$snapshots`)
+  const system = /^(.*[^/$])\$([A-Za-z_]+)\/?$/.exec(cmd.location);
+  const latest = await Table.open(system === null ? cmd.location : system[1]);
   // --snapshot reads with that snapshot's schema, as Java and pypaimon time travel
-  const table = cmd.snapshotId === undefined ? latest : await latest.atSnapshot(cmd.snapshotId);
+  const data = cmd.snapshotId === undefined ? latest : await latest.atSnapshot(cmd.snapshotId);
+  const table = system === null ? data : await data.systemTable(system[2]);
   const { fields, rows } = await queryTable(table, cmd);
   out(render(fields, rows, cmd.format));
   return rows.length;

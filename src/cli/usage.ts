@@ -22,7 +22,7 @@ export const COMMANDS: CommandUsage[] = [
   {
     name: "read",
     args: "<table-path> [options]",
-    summary: ["print the rows of a Paimon table"],
+    summary: ["print the rows of a Paimon table", "(<table-path>$snapshots, $files, $partitions, …: its system tables)"],
     options: [
       ["--where EXPR", "filter: id >= 5 AND name = 'x' AND dt IN ('a','b')"],
       ["--select a,b", "top-level columns to print (default all)"],

@@ -173,6 +173,14 @@ export async function expireSnapshots(
     for (const files of deleted.values()) dataToDelete.push(...files);
   }
 
+  // Java ExpireSnapshotsImpl (changelogs not decoupled, the only case expired here): the changelog
+  // files an expired snapshot added go with it
+  for (const id of expired) {
+    const s = await snapshots.tryGetSnapshot(id);
+    if (s === null) continue;
+    for (const e of await manifests.changelogEntries(s)) if (e.kind !== FILE_KIND_DELETE) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+  }
+
   // Metadata files referenced by any retained or tagged snapshot stay.
   const keep = new Set<string>();
   for (const s of [...retained, ...tagged]) await collectMetadataFiles(manifests, paths, s, keep);

@@ -64,6 +64,8 @@ export type PartitionFilter = (partition: Record<string, unknown>) => boolean;
 interface PreparedCommit {
   kind: CommitKind;
   entries: ManifestEntry[];
+  /** Changelog files (ADD entries), listed in the snapshot's changelog manifest list. */
+  changelog: ManifestEntry[];
   indexChanges: IndexManifestEntry[];
   overwrite?: PartitionFilter;
   conflictCheck: boolean;
@@ -174,10 +176,10 @@ export class FileStoreCommit {
       append.kind = append.entries.some((e) => e.kind === FILE_KIND_DELETE) ? "OVERWRITE" : (options.resolvedCommitKind ?? "OVERWRITE");
       append.conflictCheck = true;
     }
-    if (append.entries.length > 0 || append.indexChanges.length > 0 || options.resolveIndexChanges || (options.force && compact.entries.length === 0)) {
+    if (append.entries.length > 0 || append.changelog.length > 0 || append.indexChanges.length > 0 || options.resolveIndexChanges || (options.force && compact.entries.length === 0 && compact.changelog.length === 0)) {
       id = await this.tryCommit(append, identifier, options);
     }
-    if (compact.entries.length > 0 || compact.indexChanges.length > 0) {
+    if (compact.entries.length > 0 || compact.changelog.length > 0 || compact.indexChanges.length > 0) {
       id = await this.tryCommit(compact, identifier, { ...options, watermark: null, resolveIndexChanges: undefined });
     }
     return id;
@@ -249,6 +251,9 @@ export class FileStoreCommit {
    */
   async overwrite(changes: readonly CommitMessageData[], filter: PartitionFilter | null, identifier: bigint, options: CommitOptions = {}): Promise<number | null> {
     const { append, compact } = this.prepare(changes, options);
+    // Java's overwrite commits no changelog ("Overwrite mode currently does not commit any changelog")
+    append.changelog = [];
+    compact.changelog = [];
     const compacted = compact.entries.length > 0 || compact.indexChanges.length > 0;
     const ownCompaction = compacted && compactsOnlyOwnFiles(changes);
     if (compacted && !ownCompaction && this.options.bool("deletion-vectors.enabled", false)) {
@@ -271,14 +276,16 @@ export class FileStoreCommit {
       file,
     });
     const index = (kind: 0 | 1, c: CommitMessageData, indexFile: IndexFileMeta): IndexManifestEntry => ({ kind, partition: c.partition, bucket: c.bucket, indexFile });
-    const append: PreparedCommit = { kind: "APPEND", entries: [], indexChanges: [], conflictCheck: options.checkAppendConflicts ?? false };
-    const compact: PreparedCommit = { kind: "COMPACT", entries: [], indexChanges: [], conflictCheck: true };
+    const append: PreparedCommit = { kind: "APPEND", entries: [], changelog: [], indexChanges: [], conflictCheck: options.checkAppendConflicts ?? false };
+    const compact: PreparedCommit = { kind: "COMPACT", entries: [], changelog: [], indexChanges: [], conflictCheck: true };
     for (const c of changes) {
       const d = c.dataIncrement;
       const k = c.compactIncrement;
       append.entries.push(...d.newFiles.map((f) => entry(FILE_KIND_ADD, c, f)), ...d.deletedFiles.map((f) => entry(FILE_KIND_DELETE, c, f)));
       append.indexChanges.push(...d.newIndexFiles.map((f) => index(FILE_KIND_ADD, c, f)), ...d.deletedIndexFiles.map((f) => index(FILE_KIND_DELETE, c, f)));
       compact.entries.push(...k.compactBefore.map((f) => entry(FILE_KIND_DELETE, c, f)), ...k.compactAfter.map((f) => entry(FILE_KIND_ADD, c, f)));
+      append.changelog.push(...d.changelogFiles.map((f) => entry(FILE_KIND_ADD, c, f)));
+      compact.changelog.push(...k.changelogFiles.map((f) => entry(FILE_KIND_ADD, c, f)));
       compact.indexChanges.push(...k.newIndexFiles.map((f) => index(FILE_KIND_ADD, c, f)), ...k.deletedIndexFiles.map((f) => index(FILE_KIND_DELETE, c, f)));
     }
     // Deletes or deletion-vector changes make an "append" an OVERWRITE that must be checked (Java
@@ -510,6 +517,17 @@ export class FileStoreCommit {
     }
     const delta = await this.manifests.writeManifestList(deltaMetas);
     written.push(delta.name);
+    // Java: a changelog manifest list only when the commit has changelog files
+    let changelogList: { name: string; size: bigint | number } | null = null;
+    let changelogRecords: bigint | null = null;
+    if (prepared.changelog.length > 0) {
+      const meta = await this.manifests.writeManifest(prepared.changelog, schemaId);
+      written.push(meta.fileName);
+      changelogList = await this.manifests.writeManifestList([meta]);
+      written.push(changelogList.name);
+      changelogRecords = 0n;
+      for (const e of prepared.changelog) changelogRecords += e.file.rowCount;
+    }
     let indexManifest = latest?.indexManifest ?? null;
     if (prepared.indexChanges.length > 0) {
       const previous = await this.manifests.indexEntries(latest);
@@ -534,6 +552,9 @@ export class FileStoreCommit {
       baseManifestListSize: base.size,
       deltaManifestList: delta.name,
       deltaManifestListSize: delta.size,
+      changelogManifestList: changelogList?.name ?? null,
+      changelogManifestListSize: changelogList?.size ?? null,
+      changelogRecordCount: changelogRecords,
       indexManifest,
       commitUser: this.commitUser,
       writerVersion: `paimon-rt ${PAIMON_RT_VERSION}`,

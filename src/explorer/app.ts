@@ -1,6 +1,7 @@
 // The `paimon-rt serve` explorer: runs in the browser on `paimon-rt/edge` and reads the warehouse the
 // server exposes under /warehouse/ over HTTP. It lists databases and tables, shows a table's schema,
-// options and snapshot history, and runs `paimon-rt read`'s query (where, columns, limit, snapshot)
+// options and snapshot history, and runs `paimon-rt read`'s query (where, columns, limit, snapshot,
+// the table or one of its system tables)
 // with the same code (queryTable), showing the rows and how many files and rows the scan read.
 import { cellText } from "../cli/format.js";
 import { queryTable } from "../cli/read.js";
@@ -80,10 +81,12 @@ async function runQuery(form: HTMLFormElement): Promise<void> {
   $("query-stats").textContent = "running…";
   try {
     // a snapshot other than the latest reads with that snapshot's schema (time travel)
-    const table = snapshot ? await current.atSnapshot(Number(snapshot)) : current;
+    const data = snapshot ? await current.atSnapshot(Number(snapshot)) : current;
+    // a system table of it (`$snapshots`, `$files`, …): its splits hold no data files
+    const table = value("system") ? await data.systemTable(value("system")) : data;
     const { fields, rows, plan } = await queryTable(table, { where: value("where") || undefined, select, limit });
-    const files = plan.splits.reduce((n, s) => n + s.files.length, 0);
-    const fileRows = plan.splits.reduce((n, s) => n + s.files.reduce((m, f) => m + Number(f.rowCount), 0), 0);
+    const files = plan.splits.reduce((n, s) => n + (s.files?.length ?? 0), 0);
+    const fileRows = plan.splits.reduce((n, s) => n + (s.files ?? []).reduce((m, f) => m + Number(f.rowCount), 0), 0);
     fillTable($("rows"), fields.map((f) => f.name), rows.map((r) => r.map(cellText)));
     $("query-stats").textContent =
       `snapshot ${plan.snapshotId ?? "none"}: ${count(plan.splits.length, "split")}, ${count(files, "data file")} (${count(fileRows, "row")}) read, ${count(rows.length, "row")} shown`;

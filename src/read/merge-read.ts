@@ -41,6 +41,8 @@ export interface PrimaryKeyReadOptions {
   filter: Predicate | null;
   batchSize: number;
   withRowKind: boolean;
+  /** Keep retract rows that win the merge (Java `forceKeepDelete`: `$audit_log`); deduplicate and first-row only. */
+  keepDeletes?: boolean;
 }
 
 /** Merges sorted chunks (each sorted by key with unique keys, oldest first): winners in key order. */
@@ -253,12 +255,12 @@ export class PrimaryKeySplitReader {
     const single = onlyRow(chunks);
     if (single !== null) {
       // one row in all (a key lookup's usual result): it is the winner, unless a retract row
-      if (single.kinds[0] === 1 || single.kinds[0] === 3) return;
+      if ((single.kinds[0] === 1 || single.kinds[0] === 3) && !this.options.keepDeletes) return;
       const out = this.finish(single.batch, this.options.withRowKind ? single.kinds : null);
       if (out) yield out;
       return;
     }
-    const merged = mergeKvBatches(order ?? chunks, this.keyColumns, { dropDeletes: true, firstRow: this.firstRow });
+    const merged = mergeKvBatches(order ?? chunks, this.keyColumns, { dropDeletes: this.options.keepDeletes !== true, firstRow: this.firstRow });
     const total = merged.part.length;
     if (total === 0) return;
     // one gather of all winners (per-call costs once, not per batch), then zero-copy slices
@@ -312,7 +314,7 @@ export class PrimaryKeySplitReader {
       let kinds: Int8Array = c.kinds;
       // A raw file holds no retract rows, unless its delete count was unknown: drop them anyway.
       let retract = 0;
-      for (let i = 0; i < kinds.length; i++) if (kinds[i] === 1 || kinds[i] === 3) retract++;
+      if (!this.options.keepDeletes) for (let i = 0; i < kinds.length; i++) if (kinds[i] === 1 || kinds[i] === 3) retract++;
       if (retract > 0) {
         const rows = new Uint32Array(kinds.length - retract);
         for (let i = 0, j = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) rows[j++] = i;

@@ -34,6 +34,8 @@ export interface ReadOptions {
   /** Maximum rows per batch (default `read.batch-size`). */
   batchSize?: number;
   withRowKind?: boolean;
+  /** Internal: keep the retract rows that win a primary-key merge (Java `forceKeepDelete`, `$audit_log`). */
+  keepDeletes?: boolean;
   /** Real-time context: read the memory tails of real-time splits too (src/realtime/read.ts). */
   realtime?: RealtimeContext;
 }
@@ -135,7 +137,7 @@ export class TableRead {
   private async *batches(splits: readonly Split[], hidden?: ReadonlyMap<string, { readonly hits: RoaringBitmap32 }>, cached = false): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     if (this.table.schema.primaryKeys.length > 0) {
       // Primary-key tables: merge-on-read / deletion vectors (read/merge-read.ts).
-      yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false });
+      yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false, keepDeletes: this.options.keepDeletes });
       return;
     }
     // Filter columns that are not projected are read too, then dropped.

@@ -26,6 +26,8 @@ export interface ScanOptions {
   snapshotId?: number;
   /** Real-time context: plan a union of committed files and the context's memory (src/realtime/scan.ts). */
   realtime?: RealtimeContext;
+  /** Internal: only files of this LSM level (`$ro` of primary-key tables, Java `withLevel`). */
+  level?: number;
 }
 
 const REALTIME_UNION: PrimaryKeyPlanMode = Object.freeze({ realtimeUnion: true });
@@ -88,9 +90,11 @@ export class TableScan {
       return serializeBinaryRow(toBinaryRow(this.partitionFields.map((f) => p[f.name] ?? null), types), types.length).join(",");
     });
     const buckets = this.options.buckets ? new Set(this.options.buckets) : null;
+    const level = this.options.level;
     const keepEntry = (e: ManifestEntry): boolean => {
       if (e.bucket === -2) return false; // postpone bucket: invisible to batch reads
       if (buckets && !buckets.has(e.bucket)) return false;
+      if (level !== undefined && e.file.level !== level) return false;
       if (wanted && !wanted.includes(e.partition.join(","))) return false;
       if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partition, this.partitionFields)) return false;
       return true;

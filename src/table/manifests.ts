@@ -193,6 +193,13 @@ export class ManifestStore {
     return entries;
   }
 
+  /** The changelog files a snapshot added (its changelog manifest list; none without one). */
+  async changelogEntries(snapshot: Snapshot): Promise<ManifestEntry[]> {
+    if (!snapshot.changelogManifestList) return [];
+    const metas = await this.readManifestList(snapshot.changelogManifestList);
+    return (await Promise.all(metas.map((m) => this.readManifest(m.fileName)))).flat();
+  }
+
   async indexEntries(snapshot: Snapshot | null): Promise<IndexManifestEntry[]> {
     if (!snapshot?.indexManifest) return [];
     return this.readIndexManifest(snapshot.indexManifest);

@@ -18,6 +18,7 @@ export const SEQUENCE_NUMBER_FIELD: DataField = { id: SEQUENCE_NUMBER_FIELD_ID, 
 export const VALUE_KIND_FIELD: DataField = { id: VALUE_KIND_FIELD_ID, name: "_VALUE_KIND", type: { kind: "TINYINT", nullable: false } };
 
 export type MergeEngine = "deduplicate" | "partial-update" | "aggregation" | "first-row";
+export type ChangelogProducer = "none" | "input" | "lookup" | "full-compaction";
 
 /** The trimmed primary-key fields (primary keys minus partition keys), in key order. */
 export function keyFieldsOf(schema: TableSchema): DataField[] {
@@ -44,7 +45,12 @@ export interface PrimaryKeyConfig {
   ignoreUpdateBefore: boolean;
   /** `sequence.field`: value columns ordering the records of a key before `_SEQUENCE_NUMBER` (Java `UserDefinedSeqComparator`). */
   sequenceFields: string[];
-  changelogProducer: string;
+  /** `changelog-producer`: what writes the table's changelog files (Java `ChangelogProducer`). */
+  changelogProducer: ChangelogProducer;
+  /** `changelog-producer.row-deduplicate`: lookup / full-compaction changelogs skip -U/+U pairs of equal values. */
+  changelogRowDeduplicate: boolean;
+  /** `changelog-producer.row-deduplicate-ignore-fields`: fields that equality ignores. */
+  changelogRowDeduplicateIgnoreFields: string[];
   numSortedRunCompactionTrigger: number;
   numSortedRunStopTrigger: number;
   numLevels: number;
@@ -63,6 +69,7 @@ export function primaryKeyConfig(options: TableOptions): Readonly<PrimaryKeyConf
   if (config === undefined) {
     config = parsePrimaryKeyConfig(options);
     Object.freeze(config.sequenceFields);
+    Object.freeze(config.changelogRowDeduplicateIgnoreFields);
     configs.set(options, Object.freeze(config));
   }
   return config;
@@ -77,6 +84,11 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
   const numLevels = options.int("num-levels", trigger + 1);
   const ignoreDelete = options.ignoreDelete;
   const seq = options.get("sequence.field");
+  const changelogProducer = (options.get("changelog-producer") ?? "none").trim().toLowerCase() as ChangelogProducer;
+  if (!["none", "input", "lookup", "full-compaction"].includes(changelogProducer)) {
+    throw new PaimonError("INVALID_ARGUMENT", `unknown changelog-producer '${options.get("changelog-producer")}' (none, input, lookup, full-compaction)`);
+  }
+  const list = (v: string | undefined) => (v ? v.split(",").map((x) => x.trim()).filter((x) => x !== "") : []);
   return {
     mergeEngine,
     deletionVectors: options.bool("deletion-vectors.enabled", false),
@@ -84,8 +96,10 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
     bitmap64: options.bool("deletion-vectors.bitmap64", false),
     ignoreDelete,
     ignoreUpdateBefore: options.bool("ignore-update-before", false),
-    sequenceFields: seq ? seq.split(",").map((s) => s.trim()).filter((s) => s !== "") : [],
-    changelogProducer: (options.get("changelog-producer") ?? "none").trim().toLowerCase(),
+    sequenceFields: list(seq),
+    changelogProducer,
+    changelogRowDeduplicate: options.bool("changelog-producer.row-deduplicate", false),
+    changelogRowDeduplicateIgnoreFields: list(options.get("changelog-producer.row-deduplicate-ignore-fields")),
     numSortedRunCompactionTrigger: trigger,
     numSortedRunStopTrigger: options.int("num-sorted-run.stop-trigger", trigger + 3),
     numLevels,
@@ -108,13 +122,36 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
     const outside = schema.partitionKeys.filter((k) => !schema.primaryKeys.includes(k));
     if (outside.length > 0) throw unsupported(`cross-partition upsert (bucket = -1 with partition field(s) ${outside.join(", ")} outside the primary key); set a fixed 'bucket' >= 1 or add the partition fields to the primary key`);
   }
-  if (bucket === -2) throw unsupported("postpone bucket mode (bucket = -2)");
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
-  if (config.changelogProducer !== "none") throw unsupported(`changelog-producer=${config.changelogProducer} (only none)`);
+  checkChangelogProducer(identifier, schema, config, options, unsupported);
   if (options.fileFormat !== "parquet" && options.fileFormat !== "avro") throw unsupported(`file.format=${options.fileFormat} (parquet and avro only)`);
   if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);
   return config;
+}
+
+/**
+ * The changelog producer of a PK table paimon-rt writes: Java's SchemaValidation refusals
+ * (INVALID_ARGUMENT, its messages), UNSUPPORTED for what paimon-rt does not produce.
+ */
+function checkChangelogProducer(identifier: string, schema: TableSchema, config: PrimaryKeyConfig, options: TableOptions, unsupported: (what: string) => PaimonError): void {
+  const producer = config.changelogProducer;
+  if (producer === "none") return;
+  if (config.mergeEngine === "first-row" && producer !== "lookup") {
+    throw new PaimonError("INVALID_ARGUMENT", `${identifier}: Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine`);
+  }
+  if (config.deletionVectors && producer === "full-compaction") {
+    throw new PaimonError("INVALID_ARGUMENT", `${identifier}: Deletion vectors mode is only supported for NONE/INPUT/LOOKUP changelog producer now.`);
+  }
+  for (const f of config.changelogRowDeduplicateIgnoreFields) {
+    if (!schema.fields.some((x) => x.name === f)) throw new PaimonError("INVALID_ARGUMENT", `${identifier}: changelog-producer.row-deduplicate-ignore-fields: field '${f}' is not in the table schema`);
+  }
+  const format = options.get("changelog-file.format");
+  if (format !== undefined && format.trim().toLowerCase() !== "parquet") throw unsupported(`changelog-file.format=${format} (parquet only)`);
+  // Java's lookup changelog of these merges the level-0 records with the key's looked-up row (and
+  // only that row), which paimon-rt's lookup compaction of these does not (it folds them all)
+  if (producer === "lookup" && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) throw unsupported(`changelog-producer=lookup with merge-engine=${config.mergeEngine}`);
+  if (producer !== "input" && config.sequenceFields.length > 0) throw unsupported(`changelog-producer=${producer} with sequence.field`);
 }
 
 /** Java's key order: field by field, nulls first, ascending (`compareValues` on internal values). */

@@ -102,6 +102,8 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
       }
     }
   }
+  // Changelog files of the removed snapshots: only they reference them (tags kept are older)
+  for (const s of removed) for (const e of await manifests.changelogEntries(s).catch(missingAsEmpty)) if (e.kind === FILE_KIND_ADD) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
   // Metadata: everything the removed snapshots reference that the target and the remaining
   // tags do not (files created after the target; what older snapshots reference, the target
   // references too).

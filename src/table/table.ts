@@ -138,7 +138,7 @@ export class Table extends FileStoreTable {
    * read-only file system such as HTTP (READ_ONLY), so rows are never buffered or encoded, and an
    * empty commit is not silently accepted, only to fail (or not) at the first file write.
    */
-  private checkWritable(op: string): void {
+  protected checkWritable(op: string): void {
     if (this.fileIO.readOnly) {
       throw new PaimonError("READ_ONLY", `cannot ${op} table ${this.identifier}: its file system (${this.fileIO.scheme}) is read-only (${this.location})`);
     }
@@ -265,6 +265,16 @@ export class Table extends FileStoreTable {
 
   newRead(options?: ReadOptions): TableRead {
     return new TableRead(this, options);
+  }
+
+  /**
+   * System table `name` of this table (`snapshots`, `files`, `ro`, … as Java Paimon's
+   * `<table>$<name>`, README "System tables"): read-only, scanned and read as a data table.
+   * NOT_FOUND for a name Java Paimon does not know, UNSUPPORTED for one this library does not read.
+   */
+  async systemTable(name: string): Promise<Table> {
+    const { loadSystemTable } = await import("../catalog/system-tables.js"); // query bundles load it on first use
+    return loadSystemTable(this, name);
   }
 
 }

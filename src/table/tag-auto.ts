@@ -373,7 +373,7 @@ export async function createBatchTag(table: TagTarget, config: TagAutoConfig, no
 // ---------------------------------------------------------------- expiry by retention (TagTimeExpire)
 
 /** Java `Tag.tagCreateTime` as Jackson writes a `LocalDateTime` (`[y, M, d, h, m(, s(, nanos))]` or ISO text): wall ms, null when absent. */
-function createTimeOf(value: unknown): number | null {
+export function tagCreateTimeOf(value: unknown): number | null {
   if (Array.isArray(value) && value.length >= 5 && value.every((v) => typeof v === "number")) {
     const [y, mo, d, h, mi, s = 0, nanos = 0] = value as number[];
     return wallMillis(y!, mo!, d!, h!, mi!, s) + nanos / 1e6;
@@ -397,7 +397,7 @@ export async function expireTagsByTime(table: TagTarget, now: Date): Promise<str
     const text = await table.snapshots.io.readFile(tag.path).then((b) => new TextDecoder().decode(b), () => null);
     if (text === null) continue;
     const fields = JSON.parse(text) as { tagCreateTime?: unknown; tagTimeRetained?: unknown };
-    const created = createTimeOf(fields.tagCreateTime);
+    const created = tagCreateTimeOf(fields.tagCreateTime);
     const retained = typeof fields.tagTimeRetained === "number" ? fields.tagTimeRetained * 1000 : null;
     if (created === null || retained === null || !(nowWall > created + retained)) continue;
     await deleteIfExists(table, tag.name);

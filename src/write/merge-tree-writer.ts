@@ -31,7 +31,9 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { type KvChunk, KvFileWriter, type KvFileWriterConfig } from "./kv-file-writer.js";
 import { writeDeletionVectorIndex } from "./deletion-vector-index.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { concatBatches, concatTyped } from "../arrow/concat.js";
 import { shadowedRows } from "./shadow-marking.js";
+import { changelogRows, type ChangelogMode, type RowEqualiser, rowEqualiser } from "./changelog.js";
 
 /** Rows per gathered chunk when writing merged output. */
 const WRITE_CHUNK_ROWS = 64 * 1024;
@@ -71,7 +73,7 @@ export interface CompactUnit {
  * output level, or one file moved to it unchanged (`lookup`: its keys still mark older rows of
  * higher levels in deletion vectors).
  */
-export type CompactStep = { kind: "rewrite"; files: DataFileMeta[] } | { kind: "upgrade"; file: DataFileMeta; lookup: boolean };
+export type CompactStep = { kind: "rewrite"; files: DataFileMeta[] } | { kind: "upgrade"; file: DataFileMeta; lookup: boolean; changelog?: boolean };
 
 /** Java `containsDeleteRecords`: DELETE rows, or an unknown count. */
 function containsDeleteRecords(f: DataFileMeta): boolean {
@@ -177,6 +179,46 @@ function keyString(cols: readonly KeyColumn[], row: number): string {
 }
 
 /**
+ * The rows of a written batch (table columns in table order, optionally followed by an int8
+ * row-kind column) that reach a bucket writer, and their kinds: those `rowKindFilter` keeps;
+ * INVALID_ARGUMENT for a DELETE / UPDATE_BEFORE row a first-row table, or a partial-update table
+ * without sequence groups or remove-record-on-delete, cannot merge (Java's merge functions fail
+ * on them). `fold`: the partial-update fold (null for other engines).
+ */
+export function keptRowsOf(batch: arrow.RecordBatch, table: FileStoreTable, config: PrimaryKeyConfig, fold: MergeFold | null): { data: arrow.RecordBatch; kinds: Int8Array } {
+  const width = table.schema.fields.length;
+  let kinds: Int8Array;
+  let data = batch;
+  if (batch.numCols > width) {
+    const kindData = batch.data.children[width];
+    kinds = (kindData.values as Int8Array).subarray(0, batch.numRows);
+    const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
+    data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
+  } else kinds = new Int8Array(batch.numRows);
+  const kept = rowKindFilter(config);
+  if (kept) {
+    let keep = 0;
+    for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
+    if (keep < kinds.length) {
+      const rows = new Uint32Array(keep);
+      for (let i = 0, j = 0; i < kinds.length; i++) if (kept(kinds[i])) rows[j++] = i;
+      data = takeRows(data, rows);
+      kinds = Int8Array.from(rows, (r) => kinds[r]);
+    }
+  }
+  const engine = config.mergeEngine;
+  // partial-update merges retract rows only with sequence groups or remove-record-on-delete (Java fails the merge otherwise)
+  if (engine === "first-row" || (engine === "partial-update" && !fold!.partialUpdate!.acceptsRetract)) {
+    for (let i = 0; i < kinds.length; i++) {
+      if (kinds[i] === 1 || kinds[i] === 3) {
+        throw new PaimonError("INVALID_ARGUMENT", `merge-engine=${engine} of ${table.identifier} cannot accept DELETE/UPDATE_BEFORE rows (row ${i}); set ${engine}.ignore-delete=true to drop them${engine === "partial-update" ? ", partial-update.remove-record-on-delete=true to remove the row, or sequence groups to retract their fields" : ""}`);
+      }
+    }
+  }
+  return { data, kinds };
+}
+
+/**
  * Java's RowKindFilter: which row kinds reach the bucket writer (ignore-delete drops DELETE and
  * UPDATE_BEFORE rows, ignore-update-before UPDATE_BEFORE rows); null when all do.
  */
@@ -200,6 +242,11 @@ export class MergeTreeBucketWriter {
   /** Every live file of the bucket as this writer sees it (committed + pending). */
   private files: DataFileMeta[];
   private newFiles: DataFileMeta[] = [];
+  /** Changelog files of this increment: of flushes (`input`), of compactions (`lookup`, `full-compaction`). */
+  private newChangelog: DataFileMeta[] = [];
+  private compactChangelog: DataFileMeta[] = [];
+  private readonly changelogConfig: KvFileWriterConfig;
+  private readonly equaliser: RowEqualiser | null;
   private compactBefore = new Map<string, DataFileMeta>();
   private compactAfter: DataFileMeta[] = [];
   /** Deletion vectors of live files (DV tables), and the committed index file holding them. */
@@ -245,6 +292,15 @@ export class MergeTreeBucketWriter {
       thinMode: options.config.thinMode,
       rowGroupRows: rowGroupRowLimit(opts.int("parquet.block.row.count.limit", 1024 * 1024)),
     };
+    // Java KeyValueFileWriterFactory: changelog files take the `changelog-file.*` options
+    this.changelogConfig = {
+      ...this.fileConfig,
+      dataFilePrefix: opts.get("changelog-file.prefix") ?? "changelog-",
+      fileCompression: opts.get("changelog-file.compression") ?? this.fileConfig.fileCompression,
+      statsMode: opts.get("changelog-file.stats-mode") ?? this.fileConfig.statsMode,
+    };
+    const config = options.config;
+    this.equaliser = config.changelogRowDeduplicate ? rowEqualiser(table.schema.fields, config.changelogRowDeduplicateIgnoreFields) : null;
   }
 
   /** A writer restored from the table's latest snapshot: live files, next sequence number, deletion vectors. */
@@ -291,35 +347,7 @@ export class MergeTreeBucketWriter {
    * int8 row-kind column.
    */
   async write(batch: arrow.RecordBatch): Promise<void> {
-    const width = this.options.table.schema.fields.length;
-    let kinds: Int8Array;
-    let data = batch;
-    if (batch.numCols > width) {
-      const kindData = batch.data.children[width];
-      kinds = (kindData.values as Int8Array).subarray(0, batch.numRows);
-      const schema = new arrow.Schema(batch.schema.fields.slice(0, width));
-      data = recordBatch(schema, batch.data.children.slice(0, width), batch.numRows);
-    } else kinds = new Int8Array(batch.numRows);
-    const kept = rowKindFilter(this.options.config);
-    if (kept) {
-      let keep = 0;
-      for (let i = 0; i < kinds.length; i++) if (kept(kinds[i])) keep++;
-      if (keep < kinds.length) {
-        const rows = new Uint32Array(keep);
-        for (let i = 0, j = 0; i < kinds.length; i++) if (kept(kinds[i])) rows[j++] = i;
-        data = takeRows(data, rows);
-        kinds = Int8Array.from(rows, (r) => kinds[r]);
-      }
-    }
-    const engine = this.options.config.mergeEngine;
-    // partial-update merges retract rows only with sequence groups or remove-record-on-delete (Java fails the merge otherwise)
-    if (engine === "first-row" || (engine === "partial-update" && !this.fold!.partialUpdate!.acceptsRetract)) {
-      for (let i = 0; i < kinds.length; i++) {
-        if (kinds[i] === 1 || kinds[i] === 3) {
-          throw new PaimonError("INVALID_ARGUMENT", `merge-engine=${engine} of ${this.options.table.identifier} cannot accept DELETE/UPDATE_BEFORE rows (row ${i}); set ${engine}.ignore-delete=true to drop them${engine === "partial-update" ? ", partial-update.remove-record-on-delete=true to remove the row, or sequence groups to retract their fields" : ""}`);
-        }
-      }
-    }
+    const { data, kinds } = keptRowsOf(batch, this.options.table, this.options.config, this.fold);
     const n = data.numRows;
     if (n === 0) return;
     const sequence = sequenceRange(this.nextSequence, n);
@@ -355,6 +383,7 @@ export class MergeTreeBucketWriter {
     const chunks = this.buffer;
     this.buffer = [];
     this.bufferedBytes = 0;
+    if (this.options.config.changelogProducer === "input") await this.writeInputChangelog(chunks);
     // Sort only the keys (+ sequence, kinds) of each chunk, merge those, then gather the
     // winners' full rows straight from the unsorted chunks.
     if (this.fold) {
@@ -385,6 +414,60 @@ export class MergeTreeBucketWriter {
     const files = await this.writeMerged(chunks, { part: merged.run, row }, 0, 0, false);
     this.files.push(...files);
     this.newFiles.push(...files);
+  }
+
+  /**
+   * `changelog-producer=input` (Java `MergeTreeWriter.flushWriteBuffer`): every buffered record,
+   * in the write buffer's order (key, then sequence), is written to level-0 changelog files.
+   */
+  private async writeInputChangelog(chunks: readonly KvChunk[]): Promise<void> {
+    const all: KvChunk = chunks.length === 1 ? chunks[0] : {
+      batch: concatBatches(chunks.map((c) => c.batch)),
+      sequence: concatTyped(chunks.map((c) => c.sequence), (n) => new BigInt64Array(n)),
+      kinds: concatTyped(chunks.map((c) => c.kinds), (n) => new Int8Array(n)),
+    };
+    const order = this.ranked([all], true)?.[0].sequence ?? all.sequence;
+    const perm = sortPermutation(this.keyColumns.map((k) => keyColumnFromArrow(all.batch.data.children[k])), order);
+    const writer = new KvFileWriter(this.changelogConfig, 0, 0);
+    await writer.write({ batch: takeRows(all.batch, perm), sequence: BigInt64Array.from(perm, (r) => all.sequence[r]), kinds: Int8Array.from(perm, (r) => all.kinds[r]) });
+    this.newChangelog.push(...(await writer.finish()));
+  }
+
+  /**
+   * Java's changelog of a compaction step (`ChangelogMergeTreeRewriter`): `chunks` are the step's
+   * input rows (file `levels`); for `lookup` the rows of the levels above `outputLevel` holding
+   * their keys are looked up too. Writes the changelog files at `outputLevel`.
+   */
+  private async writeCompactionChangelog(chunks: KvBatch[], levels: number[], inputs: readonly DataFileMeta[], rest: readonly DataFileMeta[], outputLevel: number, merged?: KvBatch): Promise<void> {
+    if (chunks.length === 0) return;
+    const config = this.options.config;
+    const mode: ChangelogMode = config.changelogProducer === "full-compaction" ? "full-compaction" : config.mergeEngine === "first-row" ? "first-row" : "lookup";
+    const sources = [...chunks];
+    const sourceLevels = [...levels];
+    if (merged) {
+      sources.push(merged);
+      sourceLevels.push(-1);
+    }
+    if (mode !== "full-compaction") {
+      const above = rest.filter((f) => f.level > outputLevel).sort((a, b) => a.level - b.level);
+      if (above.length > 0) {
+        const found = await this.lookupLiveRows(chunks, above, inputs, false);
+        sources.push(...found.batches);
+        sourceLevels.push(...found.levels);
+      }
+    }
+    const rows = changelogRows(sources, sourceLevels, chunks.length, this.keyColumns, mode, config.maxLevel, this.equaliser, merged ? chunks.length : -1);
+    if (rows.part.length === 0) return;
+    const batches = sources.map((c) => c.batch);
+    const schema = new arrow.Schema(this.options.table.schema.fields.map((_, i) => batches[0].schema.fields[i]));
+    const writer = new KvFileWriter(this.changelogConfig, outputLevel, 0);
+    for (let at = 0; at < rows.part.length; at += WRITE_CHUNK_ROWS) {
+      const end = Math.min(rows.part.length, at + WRITE_CHUNK_ROWS);
+      const part = rows.part.subarray(at, end);
+      const row = rows.row.subarray(at, end);
+      await writer.write({ batch: gatherBatches(batches, part, row, schema, schema.fields.map((_, i) => i)), sequence: gatherInt64(sources.map((c) => c.sequence), part, row), kinds: rows.kinds.slice(at, end) });
+    }
+    this.compactChangelog.push(...(await writer.finish()));
   }
 
   /** Writes the merge winners (`merged`: rows of `chunks` in key order) at `level`; returns the new files. */
@@ -490,7 +573,7 @@ export class MergeTreeBucketWriter {
       // DV and first-row tables hide level 0 from batch reads: always compact it (Java's lookup)
       // which runs merge changes the rows of merge functions (a lone record is folded only in a
       // lookup merge) and of sequence.field (a retraction dropped at the max level): Java's pick
-      if (!unit && (this.options.config.deletionVectors || this.options.config.mergeEngine === "first-row")) {
+      if (!unit && (this.options.config.deletionVectors || this.options.config.mergeEngine === "first-row" || this.options.config.changelogProducer === "lookup")) {
         const engine = this.options.config.mergeEngine;
         unit = forcePickLevel0(runs, this.options.config, engine === "partial-update" || engine === "aggregation" || this.seqColumns.length > 0);
       }
@@ -542,14 +625,17 @@ export class MergeTreeBucketWriter {
    * rewritten unless its rows can stay as they are), a level change for the others.
    */
   private upgradeStep(f: DataFileMeta, outputLevel: number): CompactStep {
-    const { deletionVectors, mergeEngine, maxLevel } = this.options.config;
-    if (!deletionVectors && mergeEngine !== "first-row") return { kind: "upgrade", file: f, lookup: false };
+    const { deletionVectors, mergeEngine, maxLevel, changelogProducer } = this.options.config;
+    // Java FullChangelogMergeTreeCompactRewriter: a file moved to the max level gives its changelog
+    if (changelogProducer === "full-compaction") return { kind: "upgrade", file: f, lookup: false, changelog: outputLevel === maxLevel };
+    const changelog = changelogProducer === "lookup";
+    if (!deletionVectors && mergeEngine !== "first-row" && !changelog) return { kind: "upgrade", file: f, lookup: false };
     if (f.level !== 0) return { kind: "upgrade", file: f, lookup: false };
     // deletion vectors drop deletes: a file holding DELETE rows is rewritten without them
     if (deletionVectors && containsDeleteRecords(f)) return { kind: "rewrite", files: [f] };
     // deduplicate keeps the latest row of a key, so rows merged with higher levels stay as they
     // are; not with sequence.field (an older row of a higher level may win)
-    if (outputLevel === maxLevel || (mergeEngine === "deduplicate" && this.seqColumns.length === 0)) return { kind: "upgrade", file: f, lookup: deletionVectors };
+    if (outputLevel === maxLevel || (mergeEngine === "deduplicate" && this.seqColumns.length === 0)) return { kind: "upgrade", file: f, lookup: deletionVectors, changelog };
     return { kind: "rewrite", files: [f] };
   }
 
@@ -573,6 +659,11 @@ export class MergeTreeBucketWriter {
     const steps: CompactStep[] = eachFile ? unit.files.map((f) => ({ kind: "rewrite", files: [f] })) : this.planCompaction(unit);
     for (const step of steps) {
       if (step.kind === "upgrade") {
+        if (step.changelog) {
+          const rows: KvBatch[] = [];
+          for await (const c of this.allRowsOf(step.file)) rows.push(c);
+          await this.writeCompactionChangelog(rows, rows.map(() => step.file.level), [step.file], rest, unit.outputLevel);
+        }
         if (step.lookup && lookup) {
           lookup.push(...(await this.keyColumnsOf(step.file)));
           lookupFiles.push(step.file);
@@ -585,10 +676,22 @@ export class MergeTreeBucketWriter {
       if (firstRow && fromLevel0 && rest.length > 0) exclude ??= await this.keysOf(rest);
       const inputs = [...step.files].sort((a, b) => compareSeq(a.minSequenceNumber, b.minSequenceNumber));
       const chunks: KvBatch[] = [];
+      const chunkLevels: number[] = [];
       for (const f of inputs) {
         const deleted = this.dvs.get(f.fileName) ?? null;
         const fileFields = await this.schemas.fieldsOf(f.schemaId);
-        for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) chunks.push(c);
+        for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
+          chunks.push(c);
+          chunkLevels.push(f.level);
+        }
+      }
+      // Java ChangelogMergeTreeRewriter.rewriteChangelog: lookup changelogs come of compactions
+      // of level 0 (not to level 0), full-compaction ones of compactions to the max level
+      const producer = this.options.config.changelogProducer;
+      const fullChangelog = producer === "full-compaction" && unit.outputLevel === this.options.config.maxLevel;
+      // (partial-update / aggregation: against the folded rows, once folded)
+      if ((producer === "lookup" && fromLevel0 && unit.outputLevel > 0) || (fullChangelog && !this.fold)) {
+        await this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel);
       }
       const stepLookup = fromLevel0 ? lookup : undefined;
       if (stepLookup) lookupFiles.push(...inputs);
@@ -598,7 +701,8 @@ export class MergeTreeBucketWriter {
         // merged with their key's live row of the levels above (looked up, then marked deleted),
         // and the merge function sees every key, even one with a single record
         const lookedUp = dv && fromLevel0 && rest.length > 0 && chunks.length > 0 ? await this.lookupLiveRows(chunks, rest, inputs) : [];
-        outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0);
+        const onFolded = fullChangelog ? (folded: KvBatch) => this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel, folded) : undefined;
+        outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0, false, onFolded);
       } else if (chunks.length > 0) {
         // sequence.field with deletion vectors: the live rows of higher levels that the level-0
         // keys replace join the merge too (Java's lookup merges them by the sequence field: the
@@ -691,8 +795,9 @@ export class MergeTreeBucketWriter {
   private foldCache: MergeFold | undefined;
 
   /** partial-update / aggregation: folds the chunks per key and writes the result at `level` (without retract results when `dropDeletes`). */
-  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, mergeSingle = false, flush = false): Promise<DataFileMeta[]> {
+  private async writeFolded(chunks: KvBatch[], level: number, source: 0 | 1, dropDeletes: boolean, mergeSingle = false, flush = false, onFolded?: (folded: KvBatch) => Promise<void>): Promise<DataFileMeta[]> {
     const folded = chunks.length > 0 ? foldRecords(chunks, this.keyColumns, this.fold!, mergeSingle, this.ranked(chunks, flush)) : null;
+    if (folded && onFolded) await onFolded(folded);
     const writer = new KvFileWriter(this.fileConfig, level, source);
     if (!folded) return writer.finish();
     let rows: Uint32Array | null = null;
@@ -780,7 +885,10 @@ export class MergeTreeBucketWriter {
    * of `targets` (the levels above a compaction's output) with a key of `chunks` (sorted runs of
    * the compaction `inputs`), marked deleted: the merged result replaces them.
    */
-  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[]): Promise<KvBatch[]> {
+  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[]): Promise<KvBatch[]>;
+  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[], mark: false): Promise<{ batches: KvBatch[]; levels: number[] }>;
+  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[], mark = true): Promise<KvBatch[] | { batches: KvBatch[]; levels: number[] }> {
+    const levels: number[] = [];
     const keys = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false });
     const sources = chunks.map((c) => c.batch.data.children);
     const lookup = [this.keyColumns.map((k) => keyColumnFromArrow(gatherData(sources.map((s) => s[k]), keys.part, keys.row)))];
@@ -804,13 +912,14 @@ export class MergeTreeBucketWriter {
         if (stop > next) {
           const take = positions.slice(next, stop).map((p) => p - position);
           out.push({ batch: takeRows(c.batch, take), sequence: BigInt64Array.from(take, (r) => c.sequence[r]), kinds: Int8Array.from(take, (r) => c.kinds[r]) });
+          levels.push(f.level);
           next = stop;
         }
         position = end;
       }
-      this.markDeleted(f, positions);
+      if (mark) this.markDeleted(f, positions);
     }
-    return out;
+    return mark ? out : { batches: out, levels };
   }
 
   /**
@@ -869,10 +978,12 @@ export class MergeTreeBucketWriter {
     if (this.dvDirty) index = await this.writeDvIndex();
     this.dvDirty = false;
     const out: BucketIncrement = {
-      dataIncrement: { newFiles: this.newFiles },
-      compactIncrement: { compactBefore: [...this.compactBefore.values()], compactAfter: this.compactAfter, ...index },
+      dataIncrement: { newFiles: this.newFiles, changelogFiles: this.newChangelog },
+      compactIncrement: { compactBefore: [...this.compactBefore.values()], compactAfter: this.compactAfter, changelogFiles: this.compactChangelog, ...index },
     };
     this.newFiles = [];
+    this.newChangelog = [];
+    this.compactChangelog = [];
     this.compactBefore = new Map();
     this.compactAfter = [];
     return out;

@@ -32,6 +32,45 @@ export function attachRowKinds(batch: arrow.RecordBatch, kinds: ArrayLike<number
   return recordBatch(schema, children, n);
 }
 
+/** Groups rows by bucket id: [bucket, row indices (null = all rows)], buckets ascending. */
+export function groupByBucket(buckets: Int32Array): Array<[number, Uint32Array | null]> {
+  let max = 0;
+  for (let r = 0; r < buckets.length; r++) if (buckets[r]! > max) max = buckets[r]!;
+  const counts = new Uint32Array(max + 1);
+  for (let r = 0; r < buckets.length; r++) counts[buckets[r]!]!++;
+  const used: number[] = [];
+  for (let b = 0; b <= max; b++) if (counts[b]! > 0) used.push(b);
+  if (used.length === 1) return [[used[0]!, null]];
+  const rows = used.map((b) => new Uint32Array(counts[b]!));
+  const fill = new Uint32Array(max + 1);
+  const slot = new Int32Array(max + 1).fill(-1);
+  used.forEach((b, i) => (slot[b] = i));
+  for (let r = 0; r < buckets.length; r++) {
+    const b = buckets[r]!;
+    rows[slot[b]!]![fill[b]!++] = r;
+  }
+  return used.map((b, i) => [b, rows[i]!]);
+}
+
+/**
+ * Whether a serialized partition row matches `spec` (some or all partition keys; every row when
+ * absent or empty). INVALID_ARGUMENT for keys that are not partition keys.
+ */
+export function partitionMatcher(table: FileStoreTable, spec: Record<string, unknown> | undefined): (row: Uint8Array) => boolean {
+  if (!spec || Object.keys(spec).length === 0) return () => true;
+  const fields = table.partitionFields;
+  const types = fields.map((f) => f.type);
+  const unknown = Object.keys(spec).filter((k) => !fields.some((f) => f.name === k));
+  if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} of table ${table.identifier}`);
+  const named = fields.filter((f) => f.name in spec);
+  const key = (values: unknown[]) => serializeBinaryRow(toBinaryRow(values, named.map((f) => f.type)), named.length).join(",");
+  const wanted = key(named.map((f) => spec[f.name]));
+  return (row) => {
+    const values = fromBinaryRow(row.subarray(4), types);
+    return key(named.map((f) => values[fields.indexOf(f)])) === wanted;
+  };
+}
+
 /**
  * The partition-buckets `compact` works on: those of the latest snapshot (and `pending`, the
  * writer's own) matching the optional partition (some or all keys) and bucket.
@@ -43,21 +82,10 @@ export async function compactTargets(
 ): Promise<Array<{ values: unknown[]; bucket: number }>> {
   const fields = table.partitionFields;
   const types = fields.map((f) => f.type);
-  let match: (row: Uint8Array) => boolean = () => true;
-  if (options.partition && Object.keys(options.partition).length > 0) {
-    const spec = options.partition;
-    const unknown = Object.keys(spec).filter((k) => !fields.some((f) => f.name === k));
-    if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `unknown partition column(s) ${unknown.join(", ")} of table ${table.identifier}`);
-    const named = fields.filter((f) => f.name in spec);
-    const key = (values: unknown[]) => serializeBinaryRow(toBinaryRow(values, named.map((f) => f.type)), named.length).join(",");
-    const wanted = key(named.map((f) => spec[f.name]));
-    match = (row) => {
-      const values = fromBinaryRow(row.subarray(4), types);
-      return key(named.map((f) => values[fields.indexOf(f)])) === wanted;
-    };
-  }
+  const match = partitionMatcher(table, options.partition);
   const out = new Map<string, { values: unknown[]; bucket: number }>();
   const add = (row: Uint8Array, bucket: number) => {
+    if (bucket < 0) return; // a postpone table's pending files: compacted by moving them (postpone.ts)
     if (options.bucket !== undefined && bucket !== options.bucket) return;
     if (!match(row)) return;
     const k = `${row.join(",")}|${bucket}`;

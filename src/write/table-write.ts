@@ -27,7 +27,8 @@ import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/me
 import { MergeTreeBucketWriter, rowKindFilter } from "./merge-tree-writer.js";
 import { DynamicBucketIndex, dynamicBucketOptions } from "./dynamic-bucket.js";
 import { randomId } from "../fs/file-io.js";
-import { attachRowKinds, checkRowKinds, checkSequenceFields, compactTargets } from "./pk-write.js";
+import { attachRowKinds, checkRowKinds, checkSequenceFields, compactTargets, groupByBucket, partitionMatcher } from "./pk-write.js";
+import { compactPostponeBuckets, POSTPONE_BUCKET, PostponeBucketWriter, postponeFilePrefix } from "./postpone.js";
 import { compactAppendBuckets } from "./append-compact.js";
 import { inputBatches } from "../arrow/input.js";
 import { isDeduplicateTable } from "../table/dedup-table.js";
@@ -69,7 +70,7 @@ interface BucketState {
   partition: Record<string, unknown>;
   partitionRow: Uint8Array;
   bucket: number;
-  writer: AppendBucketWriter | MergeTreeBucketWriter;
+  writer: AppendBucketWriter | MergeTreeBucketWriter | PostponeBucketWriter;
 }
 
 // Loaded through a computed specifier (as the page worker is, format/page-worker-load.ts): bundles
@@ -148,6 +149,8 @@ export class TableWrite {
   private readonly dynamic: DynamicBucketIndex | null;
   /** Dynamic bucket mode: the trimmed primary-key columns, whose BinaryRow hash codes are the key hashes. */
   private readonly keyIndexes: number[];
+  /** Postpone bucket mode (`bucket = -2` primary-key tables): the data-file prefix of this writer's files; null otherwise. */
+  private readonly postponePrefix: string | null;
   /** `partition.timestamp-format.strict`'s check of a partition a writer is created for (loaded on first use; null: none). */
   private partitionTimestampCheck: ((values: readonly unknown[]) => void) | null | undefined;
 
@@ -170,7 +173,8 @@ export class TableWrite {
     this.retractRefused = dvAggregation ? retractRefusal(mergeFold(table.identifier, "aggregation", this.schema.fields, this.schema.primaryKeys, table.coreOptions)) : null;
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
     this.numBuckets = table.coreOptions.bucket;
-    if (this.numBuckets === -2) throw new PaimonError("UNSUPPORTED", `postpone-bucket table ${table.identifier} (bucket = -2) is not supported`);
+    // postpone bucket mode: file names carry the commit user and a write id (Java's PostponeBucketFileStoreWrite)
+    this.postponePrefix = this.pk && this.numBuckets === POSTPONE_BUCKET ? postponeFilePrefix(table.coreOptions.dataFilePrefix, options.commitUser, Math.floor(Math.random() * 0x7fffffff), table.identifier) : null;
     this.bucketKeyIndexes = this.numBuckets > 0 ? bucketKeys(this.schema).map((k) => this.schema.fields.findIndex((f) => f.name === k)) : [];
     this.canonical = this.schema.fields.map((f) => readArrowField(f));
     const dynamic = this.pk !== null && this.numBuckets === -1;
@@ -316,8 +320,10 @@ export class TableWrite {
   /** Groups rows by bucket: [bucket, row indices (null = all rows)]. */
   private splitByBucket(batch: arrow.RecordBatch, target: WriteTarget): Array<[number, Uint32Array | null]> {
     if (this.numBuckets <= 0) {
-      if (target.bucket !== undefined && target.bucket !== 0) throw invalid(`table ${this.table.identifier} has no fixed buckets (bucket = ${this.numBuckets}); got bucket ${target.bucket}`);
-      return [[0, null]];
+      // unaware-bucket tables write bucket 0; postpone-bucket ones bucket -2 (the seeds' write guide: an omitted bucket resolves to it)
+      const only = this.postponePrefix !== null ? POSTPONE_BUCKET : 0;
+      if (target.bucket !== undefined && target.bucket !== only) throw invalid(`table ${this.table.identifier} has no fixed buckets (bucket = ${this.numBuckets}); got bucket ${target.bucket}`);
+      return [[only, null]];
     }
     if (target.bucket !== undefined) {
       if (!Number.isInteger(target.bucket) || target.bucket < 0 || target.bucket >= this.numBuckets) {
@@ -387,7 +393,7 @@ export class TableWrite {
       partition: Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]])),
       partitionRow,
       bucket,
-      writer: this.pk ? await MergeTreeBucketWriter.create({ table: this.table, partitionRow, bucket, bucketDir: dir, config: this.pk, writeOnly: opts.bool("write-only", false), ignorePreviousFiles: this.options.overwrite === true }) : new AppendBucketWriter(
+      writer: this.postponePrefix !== null ? new PostponeBucketWriter(this.table, this.pk!, dir, this.postponePrefix) : this.pk ? await MergeTreeBucketWriter.create({ table: this.table, partitionRow, bucket, bucketDir: dir, config: this.pk, writeOnly: opts.bool("write-only", false), ignorePreviousFiles: this.options.overwrite === true }) : new AppendBucketWriter(
         {
           io: this.table.fileIO,
           schema: this.schema,
@@ -414,7 +420,7 @@ export class TableWrite {
         // dynamic bucket mode: the bucket's hash index, when keys were added, with the new files (Java AbstractFileStoreWrite)
         const hashIndex = await this.dynamic?.prepareCommit(state.partitionRow, state.bucket);
         if (hashIndex) inc.dataIncrement.newIndexFiles = [hashIndex];
-        const empty = (hashIndex ? 1 : 0) + inc.dataIncrement.newFiles!.length + inc.compactIncrement.compactBefore!.length + inc.compactIncrement.compactAfter!.length + inc.compactIncrement.newIndexFiles!.length + inc.compactIncrement.deletedIndexFiles!.length === 0;
+        const empty = (hashIndex ? 1 : 0) + inc.dataIncrement.newFiles!.length + inc.dataIncrement.changelogFiles!.length + inc.compactIncrement.changelogFiles!.length + inc.compactIncrement.compactBefore!.length + inc.compactIncrement.compactAfter!.length + inc.compactIncrement.newIndexFiles!.length + inc.compactIncrement.deletedIndexFiles!.length === 0;
         if (!empty) out.push(new CommitMessage(makeCommitMessage({ partition: state.partitionRow, bucket: state.bucket, totalBuckets: this.numBuckets, ...inc }), state.partition));
         continue;
       }
@@ -423,7 +429,7 @@ export class TableWrite {
       const data = makeCommitMessage({
         partition: state.partitionRow,
         bucket: state.bucket,
-        totalBuckets: this.numBuckets > 0 ? this.numBuckets : null,
+        totalBuckets: this.numBuckets > 0 || state.bucket === POSTPONE_BUCKET ? this.numBuckets : null,
         dataIncrement: { newFiles: files },
       });
       out.push(new CommitMessage(data, state.partition));
@@ -437,9 +443,21 @@ export class TableWrite {
    * Compacts primary-key buckets (all, or those of `partition` / `bucket`): `full` (default true)
    * rewrites each into one sorted run at the max level, otherwise universal compaction runs when
    * its triggers are met. The result is committed by the next prepareCommit (COMPACT snapshot).
+   * On a postpone-bucket table (`bucket = -2`) without `bucket`, it first moves the committed
+   * postponed rows (of `partition`) into their partitions' buckets as Java's compact procedure
+   * does, making them visible to reads; `full` then also rewrites each bucket it wrote.
    */
   async compact(options: { partition?: Record<string, unknown>; bucket?: number; full?: boolean; workers?: number } = {}): Promise<void> {
     this.checkOpen();
+    if (this.postponePrefix !== null && options.bucket === undefined) {
+      // Java's compact procedure on a postpone table: pending rows into their buckets (postpone.ts)
+      const match = partitionMatcher(this.table, options.partition);
+      const check = await this.partitionTimestampCheckOf();
+      const types = this.partitionFields.map((f) => f.type);
+      const matches = check === null ? match : (row: Uint8Array) => match(row) && (check(fromBinaryRow(row.subarray(4), types)), true);
+      this.pendingCompactions.push(...(await compactPostponeBuckets(this.table, this.pk!, matches, options.full ?? true)));
+      return;
+    }
     if (await this.compactInWorkers(options)) return;
     if (!this.pk) {
       // Append compaction rewrites the table's committed files, which an overwrite replaces.
@@ -511,26 +529,6 @@ export class TableWrite {
 
 /** One routed part of a write: its bucket writer, its rows, and (dynamic bucket mode) their key hashes. */
 type Routed = [BucketState, arrow.RecordBatch, Int32Array | null];
-
-/** Groups rows by bucket id: [bucket, row indices (null = all rows)], buckets ascending. */
-function groupByBucket(buckets: Int32Array): Array<[number, Uint32Array | null]> {
-  let max = 0;
-  for (let r = 0; r < buckets.length; r++) if (buckets[r]! > max) max = buckets[r]!;
-  const counts = new Uint32Array(max + 1);
-  for (let r = 0; r < buckets.length; r++) counts[buckets[r]!]!++;
-  const used: number[] = [];
-  for (let b = 0; b <= max; b++) if (counts[b]! > 0) used.push(b);
-  if (used.length === 1) return [[used[0]!, null]];
-  const rows = used.map((b) => new Uint32Array(counts[b]!));
-  const fill = new Uint32Array(max + 1);
-  const slot = new Int32Array(max + 1).fill(-1);
-  used.forEach((b, i) => (slot[b] = i));
-  for (let r = 0; r < buckets.length; r++) {
-    const b = buckets[r]!;
-    rows[slot[b]!]![fill[b]!++] = r;
-  }
-  return used.map((b, i) => [b, rows[i]!]);
-}
 
 /** The hashes of the rows of `part` whose row kind (trailing int8 column) `kept` accepts. */
 function keptHashes(part: arrow.RecordBatch, hashes: Int32Array, kept: (kind: number) => boolean): Int32Array {

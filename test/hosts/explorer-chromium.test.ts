@@ -73,7 +73,8 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
     };
   }
 
-  async function runQuery(query: { select?: string; where?: string; snapshot?: string }) {
+  async function runQuery(query: { select?: string; where?: string; snapshot?: string; system?: string }) {
+    await page.selectOption("#query [name=system]", query.system ?? "");
     await page.fill("#query [name=select]", query.select ?? "");
     await page.fill("#query [name=where]", query.where ?? "");
     await page.selectOption("#query [name=snapshot]", query.snapshot ?? "");
@@ -133,6 +134,22 @@ describe.skipIf(executablePath === null)("paimon-rt serve explorer in headless C
     expect(png.length).toBeGreaterThan(1000);
     expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     console.log(`explorer screenshot: ${shot} (${png.length} bytes)`);
+  });
+
+  it("reads the table's system tables ($snapshots, $partitions at snapshot 1) as Node does", async () => {
+    const snapshots = await runQuery({ system: "snapshots", select: "snapshot_id,commit_kind,total_record_count", where: "snapshot_id >= 1" });
+    expect(snapshots.error).toBe(null);
+    expect(snapshots.table).toEqual([
+      ["snapshot_id", "commit_kind", "total_record_count"],
+      ["1", "APPEND", "4"],
+      ["2", "APPEND", "7"],
+    ]);
+    expect(snapshots.stats).toBe("snapshot none: 1 split, 0 data files (0 rows) read, 2 rows shown");
+    const partitions = await runQuery({ system: "partitions", select: "partition,record_count", snapshot: "1" });
+    const latest = await Table.open(join(dir, "wh", "db.db", "app"));
+    const { rows } = await queryTable(await (await latest.atSnapshot(1)).systemTable("partitions"), { select: ["partition", "record_count"] });
+    expect(partitions.table).toEqual([["partition", "record_count"], ...rows.map((r) => r.map(cellText))]);
+    expect(rows.reduce((n, r) => n + Number(r[1]), 0)).toBe(4);
   });
 
   it("time travels: the same query at snapshot 1 shows only that snapshot's rows", async () => {

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike } from "./convert.js";
-import { rtCommitRows } from "./rt-commit.js";
+import { type KindRow, rtCommitRows } from "./rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, readTables, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 import { rng } from "../pk/helpers.js";
 
@@ -31,8 +31,6 @@ const FIELDS: FieldLike[] = [
   { name: "s", type: "STRING" },
   { name: "n", type: "BIGINT" },
 ];
-
-type KindRow = OracleRow & { _kind: string };
 
 interface Case {
   name: string;

@@ -200,7 +200,9 @@ describe("primary-key data files", () => {
     for (const [options, pattern] of [
       [{ "merge-engine": "aggregation", "fields.n.sequence-group": "v" }, /sequence-group/],
       [{ "merge-engine": "aggregation", "fields.v.aggregate-function": "collect" }, /aggregation/],
-      [{ "changelog-producer": "input" }, /changelog-producer=input/],
+      [{ "changelog-producer": "lookup", "merge-engine": "partial-update" }, /changelog-producer=lookup with merge-engine=partial-update/],
+      [{ "changelog-producer": "lookup", "sequence.field": "n" }, /changelog-producer=lookup with sequence.field/],
+      [{ "changelog-producer": "input", "changelog-file.format": "orc" }, /changelog-file.format=orc/],
     ] as const) {
       const table = await createPkTable(options as Record<string, string | number>);
       const err = await (async () => table.newWrite({ commitUser: "u" }))().catch((e: unknown) => e);

@@ -1,0 +1,231 @@
+/**
+ * System tables with Java Paimon 1.4.2: Java's `catalog.getTable("db.t$snapshots")` (and
+ * `$schemas`, `$options`, `$tags`, `$consumers`, `$manifests`, `$files`, `$partitions`,
+ * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$table_indexes`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
+ * — every column, wall-clock times included, since both read the same table — on tables Java
+ * wrote (partitioned primary keys with deletion vectors and full compaction; primary keys with
+ * uncompacted deletes and updates), paimon-rt wrote (a partitioned append table with a schema
+ * change, an overwrite and tags with retention) and both wrote. Skips with a printed reason when
+ * scripts/setup-oracles.sh has not been run.
+ */
+import * as arrow from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import { col, type Predicate } from "../../src/predicate/predicate.js";
+import { RowKind } from "../../src/spec/row-kind.js";
+import { arrowToRows } from "./convert.js";
+import { tempDirs } from "../support/temp-dirs.js";
+import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows, writeTables } from "./oracle/harness.js";
+
+const noJava = javaOracleUnavailable();
+if (noJava) console.log(`skipping system tables interop: ${noJava}`);
+const SLOW = 300_000;
+const tempDir = tempDirs("paimon-rt-system-tables-interop-");
+
+const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges", "table_indexes"];
+
+/** paimon-rt's rows of system table `db.t$name`, sorted as the oracle's --sort sorts. */
+async function rtRows(catalog: Catalog, identifier: string): Promise<OracleRow[]> {
+  const t = await catalog.getTable(identifier);
+  return sortRows(arrowToRows(await t.newRead().toArrow((await t.newScan().plan()).splits)));
+}
+
+/** Java's rows of each system table (one JVM), sorted; the error text for a failed read. */
+async function javaRows(wh: string, identifiers: string[]): Promise<OracleRow[][]> {
+  const results = await runBatch("java", identifiers.map((id) => ["read", wh, id, "--sort"]));
+  return results.map((r) => sortRows(parseJsonLines(batchOutput(r))));
+}
+
+/** Compares every system table of `table` in both; returns Java's rows by system table name. */
+async function expectSameSystemTables(wh: string, table: string, names: readonly string[]): Promise<Record<string, OracleRow[]>> {
+  const catalog = await Catalog.open(wh);
+  const ids = names.map((n) => `${table}$${n}`);
+  const java = await javaRows(wh, ids);
+  const out: Record<string, OracleRow[]> = {};
+  for (const [i, id] of ids.entries()) {
+    expect({ table: id, rows: await rtRows(catalog, id) }).toEqual({ table: id, rows: java[i] });
+    out[names[i]] = java[i];
+  }
+  return out;
+}
+
+describe.skipIf(noJava !== null)("system tables with Java", () => {
+  it(
+    "a partitioned primary-key table with deletion vectors Java wrote and compacted, tagged by both, with a consumer",
+    async () => {
+      const wh = tempDir();
+      await writeTables("java", wh, [
+        {
+          identifier: "db.t",
+          spec: {
+            fields: [
+              { name: "dt", type: "STRING NOT NULL" },
+              { name: "id", type: "BIGINT NOT NULL" },
+              { name: "v", type: "STRING" },
+              { name: "d", type: "DOUBLE" },
+              { name: "day", type: "DATE" },
+              { name: "ts", type: "TIMESTAMP(6)" },
+              { name: "amount", type: "DECIMAL(12,3)" },
+            ],
+            partitionKeys: ["dt"],
+            primaryKeys: ["dt", "id"],
+            options: { bucket: "2", "deletion-vectors.enabled": "true" },
+            commits: [
+              [
+                { dt: "a", id: "1", v: "x", d: 1.5, day: "2024-03-01", ts: "1700000000123456000", amount: "12.5" },
+                { dt: "b", id: "2", v: "y", d: null, day: null, ts: null, amount: null },
+                { dt: "a", id: "5", v: "q", d: 12345678.9, day: "1969-12-31", ts: "1000", amount: "-0.001" },
+              ],
+              [
+                { _kind: "-D", dt: "a", id: "1", v: "x", d: 1.5 },
+                { dt: "a", id: "3", v: "z", d: -2.0e-5, day: "2000-02-29", ts: "946684800000000000", amount: "7" },
+              ],
+              { rows: [], compact: true },
+              [{ dt: "c", id: "7", v: "level0", d: 0.1 }],
+            ],
+          },
+        },
+      ]);
+      const catalog = await Catalog.open(wh);
+      const t = await catalog.getTable("db.t");
+      const latest = (await t.latestSnapshot())!.id;
+      await runBatch("java", [["create-tag", wh, "db.t", "java-tag", "1"]]).then((r) => r.forEach(batchOutput));
+      await t.createTag("rt-tag", latest, { timeRetainedMs: 86_400_000 + 1_500 });
+      await t.fileIO.mkdirs(`${t.location}/branch/branch-dev`);
+      await t.fileIO.writeFile(`${t.location}/consumer/consumer-flink-job`, new TextEncoder().encode('{"nextSnapshot":2}'));
+      const java = await expectSameSystemTables(wh, "db.t", [...METADATA, "ro", "audit_log"]);
+      // filters Java pushes down (snapshot ids, file levels and buckets) select the same rows
+      const filtered = await runBatch("java", [
+        ["read", wh, "db.t$snapshots", "--sort", "--filter", "snapshot_id", ">", '"2"'],
+        ["read", wh, "db.t$files", "--sort", "--filter", "bucket", "=", "1"],
+      ]);
+      const read = async (id: string, filter: Predicate) => {
+        const s = await catalog.getTable(id);
+        return sortRows(arrowToRows(await s.newRead({ filter }).toArrow((await s.newScan({ filter }).plan()).splits)));
+      };
+      expect(await read("db.t$snapshots", col("snapshot_id").gt(2n))).toEqual(sortRows(parseJsonLines(batchOutput(filtered[0]))));
+      expect(await read("db.t$files", col("bucket").eq(1))).toEqual(sortRows(parseJsonLines(batchOutput(filtered[1]))));
+      expect(parseJsonLines(batchOutput(filtered[1])).length).toBeGreaterThan(0);
+      // the comparison saw rows of every kind
+      expect(java.tags.map((r) => [r.tag_name, r.time_retained]).sort()).toEqual([["java-tag", null], ["rt-tag", "PT24H1.5S"]]);
+      expect(java.consumers).toEqual([{ consumer_id: "flink-job", next_snapshot_id: "2" }]);
+      expect(java.branches.map((r) => r.branch_name)).toEqual(["dev"]);
+      expect(java.table_indexes.some((r) => r.index_type === "DELETION_VECTORS" && Array.isArray(r.dv_ranges) && r.dv_ranges.length > 0)).toBe(true);
+      expect(java.files.map((r) => r.level)).toEqual([5, 5, 5, 5]); // deletion vectors: lookup compaction at every commit
+      expect(java.partitions.map((r) => r.partition).sort()).toEqual(["dt=a", "dt=b", "dt=c"]);
+      expect(java.ro.map((r) => r.id).sort()).toEqual(["2", "3", "5", "7"]);
+    },
+    SLOW,
+  );
+
+  it(
+    "a primary-key table with uncompacted deletes and updates both wrote: $audit_log keeps the deletes, $ro is empty",
+    async () => {
+      const wh = tempDir();
+      await writeTables("java", wh, [
+        {
+          identifier: "db.k",
+          spec: {
+            fields: [
+              { name: "id", type: "INT NOT NULL" },
+              { name: "v", type: "STRING" },
+              { name: "b", type: "BOOLEAN" },
+            ],
+            primaryKeys: ["id"],
+            options: { bucket: "1" },
+            commits: [
+              [
+                { id: 1, v: "x", b: true },
+                { id: 2, v: "y", b: null },
+              ],
+              [
+                { _kind: "-D", id: 1, v: "x", b: true },
+                { _kind: "+U", id: 2, v: "y2", b: false },
+              ],
+            ],
+          },
+        },
+      ]);
+      await writeTables("java", wh, [
+        {
+          identifier: "db.agg",
+          spec: {
+            fields: [
+              { name: "id", type: "INT NOT NULL" },
+              { name: "total", type: "BIGINT", description: "sum of amounts" },
+              { name: "cnt", type: "INT" },
+            ],
+            primaryKeys: ["id"],
+            options: { bucket: "1", "merge-engine": "aggregation", "fields.total.aggregate-function": "sum", "fields.cnt.aggregate-function": "max", "fields.cnt.ignore-retract": "true" },
+            commits: [[{ id: 1, total: "5", cnt: 1 }]],
+          },
+        },
+      ]);
+      const agg = await expectSameSystemTables(wh, "db.agg", ["aggregation_fields", "options"]);
+      expect(agg.aggregation_fields.find((r) => r.field_name === "total")).toEqual({ field_name: "total", field_type: "BIGINT", function: "[sum]", function_options: "[fields.total.aggregate-function]", comment: "sum of amounts" });
+      const catalog = await Catalog.open(wh);
+      const t = await catalog.getTable("db.k");
+      const w = await t.newWrite({ commitUser: "rt" });
+      await w.write(
+        new arrow.RecordBatch({
+          id: arrow.makeData({ type: new arrow.Int32(), length: 2, data: Int32Array.from([2, 9]) }),
+          v: arrow.vectorFromArray(["y3", "n"], new arrow.Utf8()).data[0],
+          b: arrow.vectorFromArray([null, true], new arrow.Bool()).data[0],
+        }),
+        { rowKinds: [RowKind.DELETE, RowKind.INSERT] },
+      );
+      await t.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
+      await w.close();
+      const java = await expectSameSystemTables(wh, "db.k", [...METADATA, "ro", "audit_log"]);
+      expect(java.audit_log.map((r) => [r.rowkind, r.id]).sort()).toEqual([["+I", 9], ["-D", 1], ["-D", 2]]);
+      expect(java.ro).toEqual([]);
+      expect(java.files.length).toBe(3);
+    },
+    SLOW,
+  );
+
+  it(
+    "a partitioned append table paimon-rt wrote, with a schema change, an overwrite and tags",
+    async () => {
+      const wh = tempDir();
+      const catalog = await Catalog.open(wh);
+      await catalog.createDatabase("db");
+      let t = await catalog.createTable("db.a", {
+        fields: [
+          { name: "p", type: "INT NOT NULL" },
+          { name: "id", type: "BIGINT" },
+          { name: "s", type: "STRING" },
+        ],
+        partitionKeys: ["p"],
+        comment: "events",
+        options: { bucket: "-1", "file.format": "parquet" },
+      });
+      const write = async (rows: Array<[number, number, string | null]>, overwrite?: Record<string, unknown>, extra?: number[]) => {
+        const w = await t.newWrite({ commitUser: "rt", overwrite: overwrite !== undefined } as never);
+        const columns: Record<string, arrow.Data> = {
+          p: arrow.makeData({ type: new arrow.Int32(), length: rows.length, data: Int32Array.from(rows, (r) => r[0]) }),
+          id: arrow.makeData({ type: new arrow.Int64(), length: rows.length, data: BigInt64Array.from(rows, (r) => BigInt(r[1])) }),
+          s: arrow.vectorFromArray(rows.map((r) => r[2]), new arrow.Utf8()).data[0],
+        };
+        if (extra) columns.n = arrow.vectorFromArray(extra, new arrow.Float64()).data[0];
+        await w.write(new arrow.RecordBatch(columns));
+        const c = t.newCommit({ commitUser: "rt" });
+        const id = overwrite !== undefined ? await c.overwrite(await w.prepareCommit(), overwrite) : await c.commit(await w.prepareCommit());
+        await w.close();
+        return id;
+      };
+      await write([[1, 1, "a"], [2, 2, null], [1, 3, "c"]]);
+      await write([[2, 4, "d"]]);
+      await t.createTag("before-change", 2);
+      t = await catalog.alterTable("db.a", [{ kind: "addColumn", name: "n", type: "DOUBLE", description: "added" }]);
+      await write([[3, 5, "e"]], undefined, [2.5]);
+      await write([[1, 6, "f"]], { p: 1 }, [1e21]);
+      await t.createTag("after", undefined, { timeRetainedMs: 3_600_000 });
+      const java = await expectSameSystemTables(wh, "db.a", [...METADATA, "ro", "audit_log"]);
+      expect(java.schemas.map((r) => r.schema_id).sort()).toEqual(["0", "1"]);
+      expect(java.snapshots.map((r) => [r.snapshot_id, r.commit_kind]).sort()).toEqual([["1", "APPEND"], ["2", "APPEND"], ["3", "APPEND"], ["4", "OVERWRITE"]]);
+      expect(java.partitions.map((r) => [r.partition, r.record_count]).sort()).toEqual([["p=1", "1"], ["p=2", "2"], ["p=3", "1"]]);
+    },
+    SLOW,
+  );
+});
