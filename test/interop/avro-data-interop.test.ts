@@ -354,6 +354,32 @@ describe.skipIf(!!noJava)("Avro data file statistics", () => {
   }, SLOW);
 });
 
+describe.skipIf(!!noJava)("Java's postpone-bucket files (Avro KV files, sequence numbers -1)", () => {
+  it("paimon-rt's postpone compaction reads Java's Avro postpone files into buckets; Java reads the result", async () => {
+    const warehouse = tempDir();
+    const commits = [
+      [{ k: 1, v: "a", n: "1" }, { k: 2, v: "b", n: "2" }, { k: 3, v: "c", n: null }],
+      [{ k: 2, v: "b2", n: "22" }, { k: 3, _kind: "-D" }, { k: 4, v: null, n: "4" }],
+    ];
+    await writeTables("java", warehouse, [{ identifier: "db.postpone", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: { bucket: "-2" }, commits } }]);
+    const catalog = await Catalog.open(warehouse);
+    const postponed = await fsp.readdir(path.join(warehouse, "db.db", "postpone", "bucket-postpone"));
+    expect(postponed.filter((f) => f.endsWith(".avro")).length).toBe(2);
+    const table = await catalog.getTable("db.postpone");
+    const write = await table.newWrite({ commitUser: "rt-compact" });
+    try {
+      await write.compact({ full: false });
+      await table.newCommit({ commitUser: "rt-compact" }).commit(await write.prepareCommit());
+    } finally {
+      await write.close();
+    }
+    const expected = [{ k: 1, v: "a", n: "1" }, { k: 2, v: "b2", n: "22" }, { k: 4, v: null, n: "4" }];
+    expect(await rtRowsOf(catalog, "db.postpone")).toEqual(sortRows(expected));
+    const java = await readTables("java", [{ warehouse, identifier: "db.postpone", sort: true }]);
+    expect(java[0]).toEqual(sortRows(expected));
+  }, SLOW);
+});
+
 const noPython = pypaimonUnavailable();
 
 async function dataFiles(catalog: Catalog, identifier: string): Promise<string[]> {
