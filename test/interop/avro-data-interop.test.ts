@@ -365,14 +365,7 @@ describe.skipIf(!!noJava)("Java's postpone-bucket files (Avro KV files, sequence
     const catalog = await Catalog.open(warehouse);
     const postponed = await fsp.readdir(path.join(warehouse, "db.db", "postpone", "bucket-postpone"));
     expect(postponed.filter((f) => f.endsWith(".avro")).length).toBe(2);
-    const table = await catalog.getTable("db.postpone");
-    const write = await table.newWrite({ commitUser: "rt-compact" });
-    try {
-      await write.compact({ full: false });
-      await table.newCommit({ commitUser: "rt-compact" }).commit(await write.prepareCommit());
-    } finally {
-      await write.close();
-    }
+    await rtCommitRows(await catalog.getTable("db.postpone"), PK_FIELDS, [], { compact: true });
     const expected = [{ k: 1, v: "a", n: "1" }, { k: 2, v: "b2", n: "22" }, { k: 4, v: null, n: "4" }];
     expect(await rtRowsOf(catalog, "db.postpone")).toEqual(sortRows(expected));
     const java = await readTables("java", [{ warehouse, identifier: "db.postpone", sort: true }]);
