@@ -12,15 +12,42 @@
 // written with (its field ids → names, as Java), and cast as Parquet columns are when the type
 // changed since (schema evolution).
 
-import * as arrow from "apache-arrow";
-import { PaimonError } from "../error.js";
-import { AvroReader, type AvroNode, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader } from "../spec/avro.js";
-import { fflateLoaded, loadFflate } from "../spec/fflate.js";
-import { loadZstd } from "../spec/zstd.js";
-import { type DataField, type DataType, toArrowType, typeToString } from "../spec/types.js";
-import { makeNullData, readArrowField } from "./arrow-types.js";
-import { columnCasts, readAs } from "./parquet-reader.js";
-import { recordBatch } from "../arrow/record-batch.js";
+// (only types are imported: the modules this chunk uses come from the query bundle through
+// `AvroReadDeps`, as parquet-flat.ts's do, so bundlers split no shared module out of the bundle
+// for this chunk)
+import type * as arrow from "apache-arrow";
+import type { PaimonError } from "../error.js";
+import type { AvroNode, AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader } from "../spec/avro.js";
+import type { fflateLoaded, loadFflate } from "../spec/fflate.js";
+import type { loadZstd } from "../spec/zstd.js";
+import type { DataField, DataType, toArrowType, typeToString } from "../spec/types.js";
+import type { makeNullData, readArrowField } from "./arrow-types.js";
+import type { columnCasts, readAs } from "./parquet-reader.js";
+import type { recordBatch } from "../arrow/record-batch.js";
+
+/** What the reader uses of the query bundle (file-formats.ts `readAvroDataFile` passes it). */
+export interface AvroReadDeps {
+  makeData: typeof arrow.makeData;
+  Schema: typeof arrow.Schema;
+  PaimonError: typeof PaimonError;
+  AvroReader: typeof AvroReader;
+  checkBlockEnd: typeof checkBlockEnd;
+  containerBlocks: typeof containerBlocks;
+  headerCodec: typeof headerCodec;
+  readContainerHeader: typeof readContainerHeader;
+  fflateLoaded: typeof fflateLoaded;
+  loadFflate: typeof loadFflate;
+  loadZstd: typeof loadZstd;
+  toArrowType: typeof toArrowType;
+  typeToString: typeof typeToString;
+  makeNullData: typeof makeNullData;
+  readArrowField: typeof readArrowField;
+  columnCasts: typeof columnCasts;
+  readAs: typeof readAs;
+  recordBatch: typeof recordBatch;
+}
+
+let D: AvroReadDeps;
 
 /** What to read from an Avro data file (as `ParquetReadOptions` with a read schema). */
 export interface AvroDataReadOptions {
@@ -34,7 +61,7 @@ export interface AvroDataReadOptions {
 }
 
 function corrupt(what: string): PaimonError {
-  return new PaimonError("CORRUPT_FILE", what);
+  return new D.PaimonError("CORRUPT_FILE", what);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +140,7 @@ abstract class FixedBuilder<T extends Values> extends Builder {
     return values;
   }
   protected data(values: ArrayBufferView): arrow.Data {
-    const data = arrow.makeData({ type: this.type as arrow.Int32, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: values as Int32Array });
+    const data = D.makeData({ type: this.type as arrow.Int32, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), data: values as Int32Array });
     this.resetValidity();
     return data;
   }
@@ -292,7 +319,7 @@ class BytesBuilder extends OffsetsBuilder {
   finish(): arrow.Data {
     const bytes = this.bytes.subarray(0, this.end);
     this.bytes = new Uint8Array(Math.max(1024, this.end));
-    const data = arrow.makeData({ type: this.type as arrow.Utf8, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.takeOffsets(), data: bytes });
+    const data = D.makeData({ type: this.type as arrow.Utf8, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.takeOffsets(), data: bytes });
     this.resetValidity();
     return data;
   }
@@ -332,7 +359,7 @@ class ListBuilder extends OffsetsBuilder {
   }
   finish(): arrow.Data {
     const child = this.child.finish();
-    const data = arrow.makeData({ type: this.type as arrow.List, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.takeOffsets(), child });
+    const data = D.makeData({ type: this.type as arrow.List, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), valueOffsets: this.takeOffsets(), child });
     this.resetValidity();
     return data;
   }
@@ -364,7 +391,7 @@ class StructBuilder extends Builder {
   }
   finish(): arrow.Data {
     const children = this.children.map((c) => c.finish());
-    const data = arrow.makeData({ type: this.type as arrow.Struct, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), children });
+    const data = D.makeData({ type: this.type as arrow.Struct, length: this.length, nullCount: this.nullCount, nullBitmap: this.bitmap(), children });
     this.resetValidity();
     return data;
   }
@@ -432,7 +459,7 @@ function skipBytes(r: AvroReader, n: number): void {
 }
 
 function mismatch(node: AvroNode, type: DataType, what: string): PaimonError {
-  return corrupt(`column ${what}: Avro type ${node.t} does not hold ${typeToString(type)}`);
+  return corrupt(`column ${what}: Avro type ${node.t} does not hold ${D.typeToString(type)}`);
 }
 
 /**
@@ -487,7 +514,7 @@ function builderFor(type: DataType, arrowType: arrow.DataType, node: AvroNode, w
       expect("long");
       // Java writes millis up to precision 3, micros up to 6 (and refuses more): the Arrow units
       // of those precisions but for 0 (seconds)
-      if (type.precision > 6) throw new PaimonError("UNSUPPORTED", `column ${what}: ${typeToString(type)} in an Avro file (Java writes precision ≤ 6 only)`);
+      if (type.precision > 6) throw new D.PaimonError("UNSUPPORTED", `column ${what}: ${D.typeToString(type)} in an Avro file (Java writes precision ≤ 6 only)`);
       return new LongBuilder(arrowType, type.precision === 0);
     case "FLOAT":
       expect("float");
@@ -557,7 +584,7 @@ function builderFor(type: DataType, arrowType: arrow.DataType, node: AvroNode, w
       return new StructBuilder(arrowType, children, node.fields.map((w) => byName.get(w.name) ?? skipper(w.node)));
     }
     default:
-      throw new PaimonError("UNSUPPORTED", `column ${what}: ${typeToString(type)} in an Avro data file`);
+      throw new D.PaimonError("UNSUPPORTED", `column ${what}: ${D.typeToString(type)} in an Avro data file`);
   }
 }
 
@@ -569,26 +596,32 @@ function builderFor(type: DataType, arrowType: arrow.DataType, node: AvroNode, w
  * Streams an Avro data file's rows as Arrow record batches of the read fields (at most
  * `batchSize` rows each). CORRUPT_FILE naming the file for bytes that are not such a file.
  */
+/** The reader bound to the query bundle's modules. */
+export function bindAvroDataReader(deps: AvroReadDeps): typeof readAvroDataBatches {
+  D = deps;
+  return readAvroDataBatches;
+}
+
 export async function* readAvroDataBatches(bytes: Uint8Array, options: AvroDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
   const name = options.fileName;
   const named = (e: unknown): PaimonError => {
-    if (e instanceof PaimonError) return e.message.startsWith(name) ? e : new PaimonError(e.code, `${name}: ${e.message}`, { cause: e });
-    return new PaimonError("CORRUPT_FILE", `${name}: cannot read Avro data: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    if (e instanceof D.PaimonError) return e.message.startsWith(name) ? e : new D.PaimonError(e.code, `${name}: ${e.message}`, { cause: e });
+    return new D.PaimonError("CORRUPT_FILE", `${name}: cannot read Avro data: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   };
   // the block codecs not loaded with the module (zstd: the wasm decoder rather than fzstd's JS)
-  const codec = headerCodec(bytes);
-  if (codec === "deflate" && !fflateLoaded()) await loadFflate();
-  if (codec === "zstandard") await loadZstd();
+  const codec = D.headerCodec(bytes);
+  if (codec === "deflate" && !D.fflateLoaded()) await D.loadFflate();
+  if (codec === "zstandard") await D.loadZstd();
   let header;
   let plan;
   try {
-    header = readContainerHeader(bytes);
+    header = D.readContainerHeader(bytes);
     plan = planColumns(header.type.node, options);
   } catch (e) {
     throw named(e);
   }
-  const casts = await columnCasts(options.fields, options.fileFields);
-  const schema = new arrow.Schema(options.fields.map((f) => readArrowField(f)));
+  const casts = await D.columnCasts(options.fields, options.fileFields);
+  const schema = new D.Schema(options.fields.map((f) => D.readArrowField(f)));
   const { builders, slots } = plan;
   const batchSize = options.batchSize;
   let rows = 0;
@@ -597,17 +630,17 @@ export async function* readAvroDataBatches(bytes: Uint8Array, options: AvroDataR
     const children = options.fields.map((f, i) => {
       const field = schema.fields[i]!;
       const b = builders[i];
-      if (b === undefined) return makeNullData(field.type, rows);
+      if (b === undefined) return D.makeNullData(field.type, rows);
       finished[i] = typeof b === "number" ? finished[b]! : b.finish();
-      return readAs(finished[i], field.type, casts[i]!, `${f.name} of ${name}`);
+      return D.readAs(finished[i], field.type, casts[i]!, `${f.name} of ${name}`);
     });
-    const batch = recordBatch(schema, children, rows);
+    const batch = D.recordBatch(schema, children, rows);
     rows = 0;
     return batch;
   };
   let blocks;
   try {
-    blocks = containerBlocks(bytes, header);
+    blocks = D.containerBlocks(bytes, header);
   } catch (e) {
     throw named(e);
   }
@@ -619,12 +652,12 @@ export async function* readAvroDataBatches(bytes: Uint8Array, options: AvroDataR
       if (next.done) done = true;
       else {
         const { count, data } = next.value;
-        const r = new AvroReader(data);
+        const r = new D.AvroReader(data);
         for (let n = 0; n < count; n++) {
           for (let j = 0; j < slots.length; j++) slots[j]!(r);
           if (++rows === batchSize) out.push(flush());
         }
-        checkBlockEnd(r, data);
+        D.checkBlockEnd(r, data);
       }
       if (done && rows > 0) out.push(flush());
     } catch (e) {
@@ -652,7 +685,7 @@ function planColumns(node: AvroNode, options: AvroDataReadOptions): { builders: 
       builders.push(earlier?.field);
       return;
     }
-    const c = column(fileField.type, toArrowType(fileField.type), node.fields[at]!.node, fileField.name);
+    const c = column(fileField.type, D.toArrowType(fileField.type), node.fields[at]!.node, fileField.name);
     builders.push(c.builder);
     slotOf.set(at, { slot: c.slot, field: i });
   });

@@ -5,9 +5,16 @@
 // `file.format.per.level`) and ORC/Parquet manifests (`manifest.format`). A data file's format is
 // its file-name extension (Java `DataFilePathFactory.formatIdentifier`): "data-….orc".
 
-import type * as arrow from "apache-arrow";
+import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
-import type { AvroDataReadOptions } from "./avro-data-read.js";
+import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
+import { AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader } from "../spec/avro.js";
+import { fflateLoaded, loadFflate } from "../spec/fflate.js";
+import { loadZstd } from "../spec/zstd.js";
+import { toArrowType, typeToString } from "../spec/types.js";
+import { makeNullData, readArrowField } from "./arrow-types.js";
+import { columnCasts, readAs } from "./parquet-reader.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** The only data-file format paimon-rt reads and writes. */
 export const DATA_FILE_FORMAT = "parquet";
@@ -111,6 +118,13 @@ export function checkDataFileFormat(path: string): void {
  * the Avro decoder is a lazily imported chunk (query bundles that meet no Avro file skip it).
  */
 export async function* readAvroDataFile(bytes: Promise<Uint8Array>, options: AvroDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
-  const [{ readAvroDataBatches }, data] = await Promise.all([import("./avro-data-read.js"), bytes]);
-  yield* readAvroDataBatches(data, options);
+  const [read, data] = await Promise.all([(avroReader ??= import("./avro-data-read.js").then((m) => m.bindAvroDataReader(avroReadDeps()))), bytes]);
+  yield* read(data, options);
+}
+
+let avroReader: Promise<(bytes: Uint8Array, options: AvroDataReadOptions) => AsyncGenerator<arrow.RecordBatch>> | undefined;
+
+/** The query bundle's modules the Avro reader chunk uses (passed, not imported: see avro-data-read.ts). */
+function avroReadDeps(): AvroReadDeps {
+  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, fflateLoaded, loadFflate, loadZstd, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch };
 }
