@@ -5,7 +5,16 @@
 // `file.format.per.level`) and ORC/Parquet manifests (`manifest.format`). A data file's format is
 // its file-name extension (Java `DataFilePathFactory.formatIdentifier`): "data-….orc".
 
+import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
+import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
+import { AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader } from "../spec/avro.js";
+import { fflateLoaded, loadFflate } from "../spec/fflate.js";
+import { loadZstd } from "../spec/zstd.js";
+import { toArrowType, typeToString } from "../spec/types.js";
+import { makeNullData, readArrowField } from "./arrow-types.js";
+import { columnCasts, readAs } from "./parquet-reader.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 /** The only data-file format paimon-rt reads and writes. */
 export const DATA_FILE_FORMAT = "parquet";
@@ -32,24 +41,41 @@ function formatsPerLevel(value: string): Array<[string, string]> {
     });
 }
 
+/** The data-file formats paimon-rt reads and writes. */
+const DATA_FILE_FORMATS = new Set(["parquet", "avro"]);
+
 /**
- * Refuses table options naming a file format paimon-rt cannot write or read: `file.format`
- * other than parquet, any `file.format.per.level` entry other than parquet, `manifest.format`
- * other than avro. UNSUPPORTED naming the option and the format.
+ * Refuses table options naming a file format paimon-rt cannot write or read: `file.format` or a
+ * `file.format.per.level` entry other than parquet and avro, `manifest.format` other than avro.
+ * UNSUPPORTED naming the option and the format.
  */
 export function checkFileFormatOptions(options: Readonly<Record<string, string>>, table: string): void {
   checkManifestFormatOption(options, table);
   const fileFormat = options["file.format"];
-  if (fileFormat !== undefined && normalize(fileFormat) !== DATA_FILE_FORMAT) {
-    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes ${DATA_FILE_FORMAT} data files only)`);
+  if (fileFormat !== undefined && !DATA_FILE_FORMATS.has(normalize(fileFormat))) {
+    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes parquet and avro data files only)`);
   }
   const perLevel = options["file.format.per.level"];
   if (perLevel !== undefined) {
     for (const [level, format] of formatsPerLevel(perLevel)) {
-      if (format !== DATA_FILE_FORMAT)
-        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes ${DATA_FILE_FORMAT} data files only)`);
+      if (!DATA_FILE_FORMATS.has(format))
+        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes parquet and avro data files only)`);
     }
   }
+}
+
+/**
+ * The format of the data files written at `level` of a primary-key table (`file.format.per.level`,
+ * else `file.format`; Java KeyValueFileWriterFactory), or of an append table's files (`level`
+ * null: `file.format`). Parquet by default.
+ */
+export function dataFileFormatFor(options: Readonly<Record<string, string>>, level: number | null): "parquet" | "avro" {
+  const perLevel = options["file.format.per.level"];
+  if (level !== null && perLevel !== undefined) {
+    const hit = formatsPerLevel(perLevel).find(([l]) => Number(l) === level);
+    if (hit) return hit[1] === "avro" ? "avro" : "parquet";
+  }
+  return normalize(options["file.format"] ?? DATA_FILE_FORMAT) === "avro" ? "avro" : "parquet";
 }
 
 /** Refuses `manifest.format` other than avro (UNSUPPORTED): such manifests cannot be read or written. */
@@ -67,14 +93,38 @@ export function dataFileFormatOf(fileName: string): string {
   return dot < 0 ? "" : base.slice(dot + 1).toLowerCase();
 }
 
+/** The data-file format paimon-rt reads besides Parquet (Java's `file.format=avro`, per level, postpone-bucket files). */
+export const AVRO_DATA_FILE_FORMAT = "avro";
+
+/** Whether a data file is an Avro file (by its extension, as Java dispatches). */
+export function isAvroDataFile(path: string): boolean {
+  return dataFileFormatOf(path) === AVRO_DATA_FILE_FORMAT;
+}
+
 /**
- * Refuses to read a data file in another format (ORC, Avro, … written by another engine) with
- * UNSUPPORTED naming the file and its format, before any byte of it is parsed as Parquet.
+ * Refuses to read a data file in a format paimon-rt does not read (ORC, … written by another
+ * engine) with UNSUPPORTED naming the file and its format, before any byte of it is parsed.
  * Files without an extension are left to the Parquet reader (its magic check reports them).
  */
 export function checkDataFileFormat(path: string): void {
   const format = dataFileFormatOf(path);
-  if (format !== "" && format !== DATA_FILE_FORMAT) {
-    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT} data files only`);
+  if (format !== "" && format !== DATA_FILE_FORMAT && format !== AVRO_DATA_FILE_FORMAT) {
+    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT} and ${AVRO_DATA_FILE_FORMAT} data files only`);
   }
+}
+
+/**
+ * The rows of an Avro data file (`bytes`: the whole file) as record batches of the read fields;
+ * the Avro decoder is a lazily imported chunk (query bundles that meet no Avro file skip it).
+ */
+export async function* readAvroDataFile(bytes: Promise<Uint8Array>, options: AvroDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  const [read, data] = await Promise.all([(avroReader ??= import("./avro-data-read.js").then((m) => m.bindAvroDataReader(avroReadDeps()))), bytes]);
+  yield* read(data, options);
+}
+
+let avroReader: Promise<(bytes: Uint8Array, options: AvroDataReadOptions) => AsyncGenerator<arrow.RecordBatch>> | undefined;
+
+/** The query bundle's modules the Avro reader chunk uses (passed, not imported: see avro-data-read.ts). */
+function avroReadDeps(): AvroReadDeps {
+  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, fflateLoaded, loadFflate, loadZstd, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch };
 }

@@ -116,7 +116,7 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
  * else null. The cast code (type-casts.ts) loads only for such a file, so a query-only bundle
  * carries it in a lazy chunk.
  */
-async function columnCasts(fields: readonly DataField[], fileFields: readonly DataField[] | undefined): Promise<(ColumnCast | null)[]> {
+export async function columnCasts(fields: readonly DataField[], fileFields: readonly DataField[] | undefined): Promise<(ColumnCast | null)[]> {
   const fileFieldOf = (f: DataField) => fileFields?.find((ff) => ff.id === f.id);
   if (!fields.some((f) => { const ff = fileFieldOf(f); return ff !== undefined && needsValueCast(ff.type, f.type); })) return fields.map(() => null);
   const { columnCast } = await import("./type-casts.js");

@@ -1,7 +1,7 @@
 // Reading primary-key data files: table columns mapped by field id (schema evolution), plus
 // `_SEQUENCE_NUMBER` and `_VALUE_KIND`, with the file's deletion vector applied (§8).
 import { columnValues } from "../arrow/values.js";
-import { checkDataFileFormat } from "../format/file-formats.js";
+import { checkDataFileFormat, isAvroDataFile, readAvroDataFile } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
@@ -18,7 +18,8 @@ import { recordBatch } from "../arrow/record-batch.js";
 import type { FooterCache } from "../format/footer-cache.js";
 import type { ChunkCache } from "../format/chunk-cache.js";
 import type { KvBatch } from "./merge-functions.js";
-import type { Predicate } from "../predicate/predicate.js";
+import { bindPredicate, type Predicate } from "../predicate/predicate.js";
+import { filterBatchIndices } from "../predicate/evaluate.js";
 import { readFooter } from "../format/footer.js";
 import { readSelective } from "./selective-read.js";
 
@@ -131,27 +132,33 @@ export async function* readKvFile(
   const readFields = system ? [...fields, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD] : [...fields];
   // For files without Parquet field ids: the fields of the schema the file was written with.
   const fileFields = options.fileFields ? [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...options.fileFields] : undefined;
-  checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
-  const source = await fileIOSource(io, path, Number(file.fileSize));
+  checkDataFileFormat(path); // ORC files of other engines: UNSUPPORTED, not CORRUPT_FILE
   let position = 0;
   const deleted = options.deleted && !options.deleted.isEmpty ? options.deleted : null;
-  const footer = options.footers ? await options.footers.get(source, path) : undefined;
-  const keyFilter = options.keyFilter;
-  const batches = keyFilter
-    ? readSelective(toByteSource(source, path), {
-        fields: readFields,
-        tableFields: keyFilter.tableFields,
-        fileFields: fileFields ?? readFields,
-        filter: keyFilter.predicate,
-        deleted,
-        batchSize: options.batchSize,
-        footer: footer ?? (await readFooter(toByteSource(source, path))),
-        chunkCache: options.chunkCache,
-        sortedBy: options.sortedBy,
-      })
-    : options.chunkCache
-      ? readParquetBatchesCached(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer }, options.chunkCache)
-      : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
+  // Avro files (Java's `file.format.per.level`, postpone-bucket files): read whole, the key
+  // filter applied row by row to the batches (exact, as the selective Parquet read)
+  const avro = isAvroDataFile(path);
+  const keyFilter = options.keyFilter && !avro ? options.keyFilter : null;
+  const avroKeyFilter = avro && options.keyFilter ? bindPredicate(options.keyFilter.predicate, readFields) : null;
+  const source = avro ? null : await fileIOSource(io, path, Number(file.fileSize));
+  const footer = source && options.footers ? await options.footers.get(source, path) : undefined;
+  const batches = !source
+    ? readAvroDataFile(io.readFile(path), { fields: readFields, fileFields, batchSize: options.batchSize, fileName: path })
+    : keyFilter
+      ? readSelective(toByteSource(source, path), {
+          fields: readFields,
+          tableFields: keyFilter.tableFields,
+          fileFields: fileFields ?? readFields,
+          filter: keyFilter.predicate,
+          deleted,
+          batchSize: options.batchSize,
+          footer: footer ?? (await readFooter(toByteSource(source, path))),
+          chunkCache: options.chunkCache,
+          sortedBy: options.sortedBy,
+        })
+      : options.chunkCache
+        ? readParquetBatchesCached(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer }, options.chunkCache)
+        : readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: options.batchSize, fileName: path, footer });
   for await (const raw of batches) {
     const n = raw.numRows;
     let batch = raw;
@@ -160,6 +167,10 @@ export async function* readKvFile(
       if (kept.length < n) batch = takeRows(raw, kept);
     }
     position += n;
+    if (avroKeyFilter && batch.numRows > 0) {
+      const rows = filterBatchIndices(avroKeyFilter, batch);
+      if (rows.length < batch.numRows) batch = takeRows(batch, rows);
+    }
     if (batch.numRows === 0) continue;
     const cols = batch.data.children;
     if (!system) {

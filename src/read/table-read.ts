@@ -1,6 +1,6 @@
 // Reading splits into Arrow record batches: projection, schema evolution by field id,
 // optional exact residual filtering, and `read.batch-size` chunking.
-import { checkDataFileFormat } from "../format/file-formats.js";
+import { checkDataFileFormat, isAvroDataFile, readAvroDataFile } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
@@ -161,8 +161,9 @@ export class TableRead {
         const path = this.table.paths.dataFile(split.bucketPath, file);
         const fileFields = await fileFieldsOf(Number(file.schemaId));
         if (indexFilter && indexColumnsMatch(indexFilter, this.table.schema.fields, fileFields) && !(await fileIndexMayMatchFile(this.table.fileIO, path, file, indexFilter, fileFields))) continue;
-        checkDataFileFormat(path); // ORC / Avro files of other engines: UNSUPPORTED, not CORRUPT_FILE
-        const source = await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
+        checkDataFileFormat(path); // ORC files of other engines: UNSUPPORTED, not CORRUPT_FILE
+        const avro = isAvroDataFile(path);
+        const source = avro ? null : await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const deletionFile = split.deletionFiles?.[index] ?? null;
         let deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
         const more = hidden?.get(file.fileName)?.hits;
@@ -171,14 +172,16 @@ export class TableRead {
         if (more !== undefined) deleted = deleted === null ? more : deleted.orInPlace(more);
         let position = 0;
         try {
-          const footer = await this.table.footers.get(source, path);
-          if (this.filter) {
+          const footer = source && (await this.table.footers.get(source, path));
+          if (this.filter && source && footer) {
             // exact filter: prune row groups and pages, decode the other columns only where rows match
             const selective = readSelective(toByteSource(source, path), { fields: readFields, tableFields: this.table.schema.fields, fileFields, filter: this.filter, deleted, batchSize: this.batchSize, footer, chunkCache: cached ? this.table.chunkCache : null });
             for await (const batch of selective) yield filterFields.length > 0 ? project(batch, this.schema, this.fields.length) : batch;
             continue;
           }
-          for await (const raw of readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer })) {
+          // (Avro files: read whole and filtered row by row below)
+          const batches = source && footer ? readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer }) : readAvroDataFile(this.table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: this.batchSize, fileName: path });
+          for await (const raw of batches) {
             let batch = raw;
             if (deleted) {
               const kept = keptPositions(deleted, position, batch.numRows);

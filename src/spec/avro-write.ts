@@ -46,6 +46,20 @@ export class AvroWriter {
     this.buf[this.length++] = Number(n);
   }
 
+  /** A long given as its two's-complement words (`hi` signed, `lo` the low 32 bits): no bigint made. */
+  writeLongWords(lo: number, hi: number): void {
+    const sign = hi >> 31;
+    let nlo = ((lo << 1) ^ sign) >>> 0;
+    let nhi = (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0;
+    this.ensure(10);
+    while (nhi !== 0 || nlo >= 0x80) {
+      this.buf[this.length++] = (nlo & 0x7f) | 0x80;
+      nlo = ((nlo >>> 7) | (nhi << 25)) >>> 0;
+      nhi >>>= 7;
+    }
+    this.buf[this.length++] = nlo;
+  }
+
   writeInt(v: number): void {
     let n = ((v << 1) ^ (v >> 31)) >>> 0;
     this.ensure(5);
@@ -276,7 +290,8 @@ async function compressBlock(codec: AvroCodec, data: Uint8Array, level: number |
   }
 }
 
-const SYNC_INTERVAL = 64000; // Java DataFileWriter default
+/** Bytes of encoded records per block (Java DataFileWriter default sync interval). */
+export const AVRO_SYNC_INTERVAL = 64000;
 
 export interface ContainerWriteOptions {
   codec?: AvroCodec;
@@ -288,36 +303,67 @@ export interface ContainerWriteOptions {
   metadata?: Record<string, string>;
 }
 
+/**
+ * An Avro object container file built block by block: the header at construction, then blocks of
+ * already encoded records (`addBlock`), compressed with the codec. What record-at-a-time writers
+ * (`writeContainer`) and column-wise data-file writers share.
+ */
+export class ContainerWriter {
+  private readonly out = new AvroWriter();
+  private readonly sync: Uint8Array;
+  private readonly codec: AvroCodec;
+
+  constructor(
+    schema: unknown,
+    private readonly options: ContainerWriteOptions = {},
+  ) {
+    this.codec = options.codec ?? "zstandard";
+    this.sync = options.syncMarker ?? crypto.getRandomValues(new Uint8Array(16));
+    if (this.sync.length !== 16) throw new PaimonError("INVALID_ARGUMENT", "Avro sync marker must be 16 bytes");
+    this.out.writeRaw(MAGIC);
+    const meta = new Map<string, Uint8Array>();
+    meta.set("avro.schema", TEXT.encode(JSON.stringify(schema)));
+    meta.set("avro.codec", TEXT.encode(this.codec));
+    for (const [k, v] of Object.entries(options.metadata ?? {})) meta.set(k, TEXT.encode(v));
+    encodeAvro(META_SCHEMA, meta, this.out);
+    this.out.writeRaw(this.sync);
+  }
+
+  /** Appends a block of `count` records encoded in `data` (nothing for an empty block). */
+  async addBlock(count: number, data: Uint8Array): Promise<void> {
+    if (count === 0) return;
+    const compressed = await compressBlock(this.codec, data, this.options.level);
+    this.out.writeLong(count);
+    this.out.writeLong(compressed.length);
+    this.out.writeRaw(compressed);
+    this.out.writeRaw(this.sync);
+  }
+
+  /** Bytes written so far (the header and the blocks added). */
+  get length(): number {
+    return this.out.length;
+  }
+
+  /** The file's bytes (a copy). */
+  bytes(): Uint8Array {
+    return this.out.bytes().slice();
+  }
+}
+
 /** Writes an Avro object container file holding `records` (encoded with `type`). */
 export async function writeContainer(type: AvroType, records: Iterable<unknown>, options: ContainerWriteOptions = {}): Promise<Uint8Array> {
-  const codec = options.codec ?? "zstandard";
-  const sync = options.syncMarker ?? crypto.getRandomValues(new Uint8Array(16));
-  if (sync.length !== 16) throw new PaimonError("INVALID_ARGUMENT", "Avro sync marker must be 16 bytes");
-  const out = new AvroWriter();
-  out.writeRaw(MAGIC);
-  const meta = new Map<string, Uint8Array>();
-  meta.set("avro.schema", TEXT.encode(JSON.stringify(type.schema)));
-  meta.set("avro.codec", TEXT.encode(codec));
-  for (const [k, v] of Object.entries(options.metadata ?? {})) meta.set(k, TEXT.encode(v));
-  encodeAvro(META_SCHEMA, meta, out);
-  out.writeRaw(sync);
+  const container = new ContainerWriter(type.schema, options);
   const block = new AvroWriter();
   let count = 0;
-  const flush = async (): Promise<void> => {
-    if (count === 0) return;
-    const data = await compressBlock(codec, block.bytes(), options.level);
-    out.writeLong(count);
-    out.writeLong(data.length);
-    out.writeRaw(data);
-    out.writeRaw(sync);
-    block.reset();
-    count = 0;
-  };
   for (const r of records) {
     encodeAvro(type, r, block);
     count++;
-    if (block.length >= SYNC_INTERVAL) await flush();
+    if (block.length >= AVRO_SYNC_INTERVAL) {
+      await container.addBlock(count, block.bytes());
+      block.reset();
+      count = 0;
+    }
   }
-  await flush();
-  return out.bytes().slice();
+  await container.addBlock(count, block.bytes());
+  return container.bytes();
 }

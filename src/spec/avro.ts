@@ -370,7 +370,7 @@ export async function decodeContainer(bytes: Uint8Array, fileName = "Avro file")
 }
 
 /** The `avro.codec` of a container's header, or undefined when the header cannot be read (readContainer reports why). */
-function headerCodec(bytes: Uint8Array): string | undefined {
+export function headerCodec(bytes: Uint8Array): string | undefined {
   try {
     const codec = (META_SCHEMA.decode(new AvroReader(bytes, 4)) as Map<string, Uint8Array>).get("avro.codec");
     return codec && utf8Decoder.decode(codec);
@@ -390,7 +390,19 @@ export function readContainer(bytes: Uint8Array, fileName = "Avro file"): Contai
   }
 }
 
-function readContainerUnchecked(bytes: Uint8Array): ContainerContents {
+/** A container's header: its writer schema (JSON and compiled), codec, metadata, and where its blocks start. */
+export interface ContainerHeader {
+  schema: AvroSchema;
+  type: AvroType;
+  codec: string;
+  metadata: Map<string, Uint8Array>;
+  sync: Uint8Array;
+  /** Byte offset of the first block. */
+  blocks: number;
+}
+
+/** Parses a container's header (CORRUPT_FILE without the file name: callers add it). */
+export function readContainerHeader(bytes: Uint8Array): ContainerHeader {
   if (bytes.length < 4 || !MAGIC.every((b, i) => bytes[i] === b)) throw new PaimonError("CORRUPT_FILE", "not an Avro object container file (bad magic)");
   const r = new AvroReader(bytes, 4);
   const metadata = META_SCHEMA.decode(r) as Map<string, Uint8Array>;
@@ -406,19 +418,40 @@ function readContainerUnchecked(bytes: Uint8Array): ContainerContents {
   const codec = codecBytes ? utf8Decoder.decode(codecBytes) : "null";
   const type = compileSchema(schema);
   const sync = r.readFixed(16);
-  const records: unknown[] = [];
+  return { schema, type, codec, metadata, sync, blocks: r.pos };
+}
+
+/**
+ * The blocks of a container after its header: record count and decompressed bytes of each, with
+ * sync markers checked (CORRUPT_FILE without the file name). A caller that decodes a block must
+ * check it consumed all of it ({@link checkBlockEnd}).
+ */
+export function* containerBlocks(bytes: Uint8Array, header: ContainerHeader): Generator<{ count: number; data: Uint8Array }> {
+  const r = new AvroReader(bytes, header.blocks);
   while (r.pos < bytes.length) {
     const count = r.readLength();
     const size = r.readLength();
     if (count < 0 || size < 0 || r.pos + size + 16 > bytes.length) throw new PaimonError("CORRUPT_FILE", `truncated Avro block at byte ${r.pos}`);
     const raw = bytes.subarray(r.pos, r.pos + size);
     r.pos += size;
-    const data = decompressBlock(codec, raw);
-    const br = new AvroReader(data);
-    for (let i = 0; i < count; i++) records.push(type.decode(br));
-    if (br.pos !== data.length) throw new PaimonError("CORRUPT_FILE", `Avro block has ${data.length - br.pos} trailing bytes`);
     const marker = r.readFixed(16);
-    if (!marker.every((b, i) => b === sync[i])) throw new PaimonError("CORRUPT_FILE", "Avro sync marker mismatch");
+    if (!marker.every((b, i) => b === header.sync[i])) throw new PaimonError("CORRUPT_FILE", "Avro sync marker mismatch");
+    yield { count, data: decompressBlock(header.codec, raw) };
   }
-  return { schema, codec, metadata, records };
+}
+
+/** CORRUPT_FILE when a decoded block left bytes over (its records do not match the schema). */
+export function checkBlockEnd(reader: AvroReader, data: Uint8Array): void {
+  if (reader.pos !== data.length) throw new PaimonError("CORRUPT_FILE", `Avro block has ${data.length - reader.pos} trailing bytes`);
+}
+
+function readContainerUnchecked(bytes: Uint8Array): ContainerContents {
+  const header = readContainerHeader(bytes);
+  const records: unknown[] = [];
+  for (const { count, data } of containerBlocks(bytes, header)) {
+    const br = new AvroReader(data);
+    for (let i = 0; i < count; i++) records.push(header.type.decode(br));
+    checkBlockEnd(br, data);
+  }
+  return { schema: header.schema, codec: header.codec, metadata: header.metadata, records };
 }

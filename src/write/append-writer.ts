@@ -4,7 +4,9 @@ import type * as arrow from "apache-arrow";
 import { randomId } from "../fs/file-io.js";
 import { localWallMillis } from "../spec/civil-time.js";
 import type { FileIO } from "../fs/file-io.js";
-import { ParquetFileWriter } from "../format/parquet-writer.js";
+import { ParquetFileWriter, type ParquetWriteOptions } from "../format/parquet-writer.js";
+import { AvroFileWriter, avroDataCodec } from "../format/avro-data-write.js";
+import { dataFileFormatFor } from "../format/file-formats.js";
 import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
 import { serializeBinaryRow, toStatsBinaryRow } from "../spec/binary-row.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta, type SimpleStats } from "../spec/manifest.js";
@@ -50,6 +52,26 @@ export function simpleStats(fields: readonly DataField[], stats: readonly Parque
   };
 }
 
+/** The writer of one data file: Parquet or Avro (same interface). */
+export type DataFileWriter = ParquetFileWriter | AvroFileWriter;
+
+/**
+ * Opens the writer of a data file of `fields` in the format the table's options name for `level`
+ * (`dataFileFormatFor`: null for append tables), and the file name's extension. Avro files take
+ * the codec from `avro.codec` or the compression, zstd at `file.compression.zstd-level`.
+ */
+export function openDataFileWriter(schema: TableSchema, fields: readonly DataField[], level: number | null, options: ParquetWriteOptions): { writer: DataFileWriter; extension: string } {
+  if (dataFileFormatFor(schema.options, level) === "parquet") return { writer: new ParquetFileWriter(fields, options), extension: "parquet" };
+  const codecOption = schema.options["avro.codec"];
+  const codec = avroDataCodec(options.compression ?? "zstd", codecOption);
+  const zstdLevel = Number(schema.options["file.compression.zstd-level"] ?? 1);
+  const deflateLevel = codecOption !== undefined && /^deflate-\d+$/i.test(codecOption.trim()) ? Number(codecOption.trim().slice(8)) : undefined;
+  const level_ = codec === "zstandard" ? zstdLevel : codec === "deflate" ? deflateLevel : undefined;
+  // (no per-field modes: Java's Avro stats factories (createStatsFactoriesForAvro) keep the file's
+  // mode for the `_KEY_` columns, which its Parquet files collect in full)
+  return { writer: new AvroFileWriter(fields, { codec, level: level_, statsMode: options.statsMode }), extension: "avro" };
+}
+
 /** Java writes `_CREATION_TIME` as the local wall clock encoded like a UTC timestamp. */
 export function localNowMillis(): number {
   return localWallMillis(Date.now());
@@ -58,7 +80,8 @@ export function localNowMillis(): number {
 export class AppendBucketWriter {
   private readonly uuid = randomId();
   private fileCounter = 0;
-  private current: ParquetFileWriter | null = null;
+  private current: DataFileWriter | null = null;
+  private extension = "parquet";
   private index: DataFileIndexWriter | null = null;
   /** The open file's sidecar (null without one, or after a batch it cannot hold). */
   private sidecar: KeyOffsetSidecarWriter | null = null;
@@ -83,7 +106,7 @@ export class AppendBucketWriter {
   async write(batch: arrow.RecordBatch): Promise<void> {
     if (batch.numRows === 0) return;
     if (!this.current) {
-      this.current = new ParquetFileWriter(this.config.schema.fields, { compression: this.config.fileCompression, statsMode: this.config.statsMode, plainColumns: this.config.plainColumns });
+      ({ writer: this.current, extension: this.extension } = openDataFileWriter(this.config.schema, this.config.schema.fields, null, { compression: this.config.fileCompression, statsMode: this.config.statsMode, plainColumns: this.config.plainColumns }));
       this.index = DataFileIndexWriter.forSchema(this.config.schema);
       this.sidecar = this.sidecarColumns ? new KeyOffsetSidecarWriter(this.config.offsetSidecar!.keyField.type) : null;
     }
@@ -118,7 +141,7 @@ export class AppendBucketWriter {
     this.index = null;
     this.sidecar = null;
     if (!writer || writer.rowCount === 0) return;
-    const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.fileCounter++}.parquet`;
+    const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.fileCounter++}.${this.extension}`;
     const path = `${this.config.bucketDir}/${fileName}`;
     const result = await writer.finish();
     await this.config.io.writeFile(path, result.bytes);

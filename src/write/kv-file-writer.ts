@@ -7,14 +7,13 @@ import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import type { FileIO } from "../fs/file-io.js";
 import { randomId } from "../fs/file-io.js";
-import { ParquetFileWriter } from "../format/parquet-writer.js";
 import { serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { type DataFileMeta, type FileSource, makeDataFileMeta } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
 import { KEY_FIELD_PREFIX, keyFieldsOf, keyValueFileFields } from "../table/primary-key.js";
 import { internalValue } from "../arrow/row-values.js";
-import { localNowMillis, simpleStats } from "./append-writer.js";
+import { type DataFileWriter, localNowMillis, openDataFileWriter, simpleStats } from "./append-writer.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
 
@@ -53,7 +52,8 @@ export class KvFileWriter {
   private readonly sourceColumns: number[];
   private readonly keyFields: DataField[];
   private readonly keyIndexes: number[];
-  private current: ParquetFileWriter | null = null;
+  private current: DataFileWriter | null = null;
+  private extension = "parquet";
   private index: DataFileIndexWriter | null = null;
   private state: { rows: number; deletes: bigint; minSeq: bigint; maxSeq: bigint; minKey: Uint8Array | null; lastChunk: KvChunk | null } | null = null;
   readonly finished: DataFileMeta[] = [];
@@ -100,7 +100,7 @@ export class KvFileWriter {
     if (!this.current) {
       const fieldStatsModes: Record<string, string> = {};
       for (const k of this.keyFields) fieldStatsModes[KEY_FIELD_PREFIX + k.name] = "full";
-      this.current = new ParquetFileWriter(this.fileFields, { compression: this.config.fileCompression, statsMode: this.config.statsMode, fieldStatsModes, rowGroupRows: this.config.rowGroupRows });
+      ({ writer: this.current, extension: this.extension } = openDataFileWriter(this.config.schema, this.fileFields, this.level, { compression: this.config.fileCompression, statsMode: this.config.statsMode, fieldStatsModes, rowGroupRows: this.config.rowGroupRows }));
       this.index = DataFileIndexWriter.forSchema(this.config.schema); // over the value (= table) columns, like Java
       this.state = { rows: 0, deletes: 0n, minSeq: chunk.sequence[0], maxSeq: chunk.sequence[0], minKey: null, lastChunk: null };
     }
@@ -142,7 +142,7 @@ export class KvFileWriter {
     this.state = null;
     this.index = null;
     if (!writer || !st || st.rows === 0) return;
-    const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.counter++}.parquet`;
+    const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.counter++}.${this.extension}`;
     const path = `${this.config.bucketDir}/${fileName}`;
     const result = await writer.finish();
     await this.config.io.writeFile(path, result.bytes);

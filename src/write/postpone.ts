@@ -24,6 +24,8 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import { writablePartitionPath } from "../table/paths.js";
 import type { PrimaryKeyConfig } from "../table/primary-key.js";
 import { KvFileWriter } from "./kv-file-writer.js";
+import { avroDataSchema } from "../format/avro-data-write.js";
+import type { TableSchema } from "../spec/schema.js";
 import { keptRowsOf, MergeTreeBucketWriter } from "./merge-tree-writer.js";
 import { attachRowKinds, groupByBucket } from "./pk-write.js";
 
@@ -64,15 +66,16 @@ export class PostponeBucketWriter {
     dataFilePrefix: string,
   ) {
     const opts = table.coreOptions;
+    const schema = postponeFileSchema(table.schema);
     this.writer = new KvFileWriter(
       {
         io: table.fileIO,
-        schema: table.schema,
+        schema,
         bucketDir,
         fileCompression: opts.fileCompression,
         targetFileSize: opts.targetFileSize(true),
         dataFilePrefix,
-        statsMode: opts.get("metadata.stats-mode"),
+        statsMode: schema.options["metadata.stats-mode"],
         thinMode: config.thinMode,
       },
       0,
@@ -104,6 +107,21 @@ export class PostponeBucketWriter {
     await this.writer.roll();
     return this.writer.finished.splice(0);
   }
+}
+
+/**
+ * The schema postpone files are written under: Java's PostponeBucketFileStoreWrite writes them in
+ * Avro without statistics (`file.format=avro`, `metadata.stats-mode=none`) when the row type has
+ * an Avro schema, else in the table's format.
+ */
+function postponeFileSchema(schema: TableSchema): TableSchema {
+  try {
+    avroDataSchema(schema.fields);
+  } catch (e) {
+    if (e instanceof PaimonError && e.code === "UNSUPPORTED") return schema;
+    throw e;
+  }
+  return { ...schema, options: { ...schema.options, "file.format": "avro", "metadata.stats-mode": "none" } };
 }
 
 /** `postpone.default-bucket-num` (default 1): the bucket count of a partition compacted for the first time. */

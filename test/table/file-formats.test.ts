@@ -40,28 +40,29 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     await fsp.rm(warehouse, { recursive: true, force: true });
   });
 
-  it("createTable refuses file.format orc / avro / ORC and writes nothing", async () => {
-    for (const [format, named] of [["orc", "orc"], ["avro", "avro"], ["ORC", "orc"], ["csv", "csv"]]) {
+  it("createTable refuses file.format orc / ORC / csv and writes nothing (avro is written)", async () => {
+    for (const [format, named] of [["orc", "orc"], ["ORC", "orc"], ["csv", "csv"]]) {
       const e = await rejection(catalog.createTable(`db.t_${format}`, { fields: FIELDS, options: { "file.format": format } }));
       expect(e.code, format).toBe("UNSUPPORTED");
       expect(e.message).toContain(`file.format '${named}' is not supported`);
       await expect(fsp.stat(path.join(warehouse, "db.db", `t_${format}`))).rejects.toMatchObject({ code: "ENOENT" });
     }
-    // parquet in any case is fine
+    // parquet and avro in any case are fine
     const t = await catalog.createTable("db.upper", { fields: FIELDS, options: { "file.format": "Parquet" } });
     expect(t.options["file.format"]).toBe("Parquet");
+    await catalog.createTable("db.avro", { fields: FIELDS, options: { "file.format": "AVRO" } });
   });
 
   it("createTable refuses file.format.per.level naming another format, and manifest.format other than avro", async () => {
-    const perLevel = await rejection(catalog.createTable("db.pl", { fields: FIELDS, options: { "file.format.per.level": "0:parquet, 3:avro" } }));
+    const perLevel = await rejection(catalog.createTable("db.pl", { fields: FIELDS, options: { "file.format.per.level": "0:parquet, 3:orc" } }));
     expect(perLevel.code).toBe("UNSUPPORTED");
-    expect(perLevel.message).toContain("file.format.per.level names 'avro' for level 3");
+    expect(perLevel.message).toContain("file.format.per.level names 'orc' for level 3");
     const bad = await rejection(catalog.createTable("db.pl2", { fields: FIELDS, options: { "file.format.per.level": "avro" } }));
     expect(bad.code).toBe("INVALID_ARGUMENT");
     const manifest = await rejection(catalog.createTable("db.mf", { fields: FIELDS, options: { "manifest.format": "parquet" } }));
     expect(manifest.code).toBe("UNSUPPORTED");
     expect(manifest.message).toContain("manifest.format 'parquet' is not supported");
-    await catalog.createTable("db.ok", { fields: FIELDS, options: { "file.format.per.level": "0:parquet,5:PARQUET", "manifest.format": "Avro" } });
+    await catalog.createTable("db.ok", { fields: FIELDS, options: { "file.format.per.level": "0:avro,5:PARQUET", "manifest.format": "Avro" } });
   });
 
   it("alterTable refuses to switch the format and leaves the schema unchanged", async () => {
@@ -76,7 +77,7 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     expect(t.options["file.format"]).toBeUndefined();
   });
 
-  it("a table whose schema says file.format=orc (another engine's) cannot be written; reading an .orc / .avro data file is UNSUPPORTED", async () => {
+  it("a table whose schema says file.format=orc (another engine's) cannot be written; reading an .orc data file is UNSUPPORTED (.avro is read)", async () => {
     // Schema files of other engines are taken as they are: rewrite schema-0 like Java would.
     await catalog.createTable("db.j", { fields: FIELDS });
     const schemaFile = path.join(warehouse, "db.db", "j", "schema", "schema-0");
@@ -86,14 +87,15 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     const table = await catalog.getTable("db.j");
     const e = await rejection(table.newWrite({ commitUser: "u" }));
     expect(e.code).toBe("UNSUPPORTED");
-    expect(e.message).toBe("table db.j: file.format 'orc' is not supported (paimon-rt reads and writes parquet data files only)");
+    expect(e.message).toBe("table db.j: file.format 'orc' is not supported (paimon-rt reads and writes parquet and avro data files only)");
 
     expect(dataFileFormatOf("bucket-0/data-1-0.orc")).toBe("orc");
     expect(dataFileFormatOf("data-1-0.AVRO")).toBe("avro");
     expect(dataFileFormatOf("dir.x/data")).toBe("");
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.orc")).toThrow(
-      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.orc is in orc format; paimon-rt reads parquet data files only"),
+      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.orc is in orc format; paimon-rt reads parquet and avro data files only"),
     );
+    expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.avro")).not.toThrow();
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.parquet")).not.toThrow();
   });
 });
