@@ -1,7 +1,7 @@
 /**
  * Postpone bucket mode (bucket = -2) between paimon-rt, pypaimon 2.1 and Java Paimon 1.4.2:
  *
- *  - pypaimon writes postponed rows (its PostponeDataWriter: Parquet files in bucket-postpone);
+ *  - pypaimon writes postponed rows (its PostponeDataWriter: Avro files in bucket-postpone);
  *    paimon-rt compacts them into buckets; Java and pypaimon then read exactly the model's rows;
  *  - paimon-rt writes postponed rows (all row kinds): Java and pypaimon see none of them, as
  *    paimon-rt does not; after paimon-rt's compaction both read the model's rows, with every
@@ -82,7 +82,7 @@ describe.skipIf(unavailable !== null)("postpone bucket mode with pypaimon and Ja
         [{ dt: "d1", id: "1", v: "a" }, { dt: "d1", id: "2", v: "b" }, { dt: "d2", id: "1", v: "x" }, { dt: "d1", id: "1", v: "a1" }],
         [{ dt: "d1", id: "2", v: "b2" }, { dt: "d2", id: "3", v: "y" }],
       ];
-      await writeTables("pypaimon", wh, [{ identifier: "db.t", spec: { fields: FIELDS.map((f) => ({ name: f.name, type: f.type as string })), partitionKeys: ["dt"], primaryKeys: ["dt", "id"], options: { bucket: "-2", "postpone.default-bucket-num": "2", "file.format": "parquet" }, commits } }]);
+      await writeTables("pypaimon", wh, [{ identifier: "db.t", spec: { fields: FIELDS.map((f) => ({ name: f.name, type: f.type as string })), partitionKeys: ["dt"], primaryKeys: ["dt", "id"], options: { bucket: "-2", "postpone.default-bucket-num": "2" }, commits } }]);
       const table = await (await Catalog.open(wh)).getTable("db.t");
       expect(await rtRows(table)).toEqual([]);
       expect(await readBoth(wh, "db.t")).toEqual([[], []]);
