@@ -77,7 +77,8 @@ function withSequenceGroups(schemaFields: readonly DataField[], wanted: Readonly
 }
 
 export class PrimaryKeySplitReader {
-  private readonly keyFields: DataField[];
+  /** The primary key without partition fields (internal). */
+  readonly keyFields: DataField[];
   /** Names of `keyFields`: the primary key without partition fields. */
   readonly keyNames: readonly string[];
   private readonly readFields: DataField[];
@@ -141,6 +142,22 @@ export class PrimaryKeySplitReader {
   }
 
   async *read(split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
+    if (split.streaming) {
+      // Java's no-merge reader of incremental delta / changelog splits: every record, retracts too
+      for (const f of split.files) {
+        for await (const c of this.readFile(split, f, null, this.options.batchSize, this.keyFilter)) {
+          const out = this.finish(c.batch, this.options.withRowKind ? c.kinds : null);
+          if (out) yield out;
+        }
+      }
+      return;
+    }
+    if (split.diffBefore) {
+      // incremental diff reads load their code when first used (query bundles leave it out)
+      const { readDiff } = await import("./incremental-diff.js");
+      yield* readDiff(this, this.table, split, split.diffBefore);
+      return;
+    }
     const dvOf = new Map<string, DeletionFile | null>();
     const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
     split.files.forEach((f, i) => dvOf.set(f.fileName, deletionFiles?.[i] ?? null));
@@ -174,6 +191,7 @@ export class PrimaryKeySplitReader {
         // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
         const live: number[] = [];
         for (let i = 0; i < folded.kinds.length; i++) if (folded.kinds[i] !== 1 && folded.kinds[i] !== 3) live.push(i);
+        this.lastSequences = null;
         for (let at = 0; at < live.length; at += this.options.batchSize) {
           const rows = Uint32Array.from(live.slice(at, at + this.options.batchSize));
           const out = this.finish(takeRows(folded.batch, rows), this.options.withRowKind ? Int8Array.from(rows, (r) => folded.kinds[r]) : null);
@@ -192,6 +210,19 @@ export class PrimaryKeySplitReader {
     const engine = primaryKeyConfig(coreOptions).mergeEngine as MergeFold["engine"];
     checkMergeFunctionOptions(identifier, engine, schema.fields, schema.primaryKeys, coreOptions);
     return { fold: mergeFold(identifier, engine, this.readFields, schema.primaryKeys, coreOptions, schema.fields), foldRecords };
+  }
+
+  /**
+   * Incremental diff reads (src/read/incremental-diff.ts, unfiltered whole rows): set, the
+   * sequence numbers of the rows of each batch `read` yields are in `lastSequences` when it is
+   * yielded (null after a partial-update / aggregation fold, whose rows have none).
+   */
+  trackSequences = false;
+  lastSequences: BigInt64Array | null = null;
+
+  /** Whether the output has the leading `_VALUE_KIND` column. */
+  get withRowKind(): boolean {
+    return this.options.withRowKind;
   }
 
   /** Fields read (table order): the projection, the primary key, and filter columns. */
@@ -272,6 +303,7 @@ export class PrimaryKeySplitReader {
     if (single !== null) {
       // one row in all (a key lookup's usual result): it is the winner, unless a retract row
       if ((single.kinds[0] === 1 || single.kinds[0] === 3) && !this.options.keepDeletes) return;
+      this.lastSequences = this.trackSequences ? single.sequence : null;
       const out = this.finish(single.batch, this.options.withRowKind ? single.kinds : null);
       if (out) yield out;
       return;
@@ -292,9 +324,15 @@ export class PrimaryKeySplitReader {
       kinds = new Int8Array(total);
       for (let i = 0; i < total; i++) kinds[i] = chunks[merged.part[i]].kinds[merged.row[i]];
     }
+    let sequences: BigInt64Array | null = null;
+    if (this.trackSequences) {
+      sequences = new BigInt64Array(total);
+      for (let i = 0; i < total; i++) sequences[i] = chunks[merged.part[i]].sequence[merged.row[i]];
+    }
     const step = this.options.batchSize;
     for (let at = 0; at < total; at += step) {
       const end = Math.min(total, at + step);
+      this.lastSequences = sequences?.subarray(at, end) ?? null;
       const out = this.finish(sliceBatch(all, at, end), kinds ? kinds.subarray(at, end) : null);
       if (out) yield out;
     }
@@ -331,19 +369,21 @@ export class PrimaryKeySplitReader {
       // A raw file holds no retract rows, unless its delete count was unknown: drop them anyway.
       let retract = 0;
       if (!this.options.keepDeletes) for (let i = 0; i < kinds.length; i++) if (kinds[i] === 1 || kinds[i] === 3) retract++;
+      this.lastSequences = this.trackSequences ? c.sequence : null;
       if (retract > 0) {
         const rows = new Uint32Array(kinds.length - retract);
         for (let i = 0, j = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) rows[j++] = i;
         batch = takeRows(batch, rows);
         kinds = Int8Array.from(rows, (r) => c.kinds[r]);
+        if (this.trackSequences) this.lastSequences = BigInt64Array.from(rows, (r) => c.sequence[r]);
       }
       const out = this.finish(batch, this.options.withRowKind ? kinds : null);
       if (out) yield out;
     }
   }
 
-  /** Applies the residual filter, projects, and prepends the row kind. */
-  private finish(batch: arrow.RecordBatch, kinds: Int8Array | null): arrow.RecordBatch | null {
+  /** Applies the residual filter, projects, and prepends the row kind (batches in `readFieldList` layout). */
+  finish(batch: arrow.RecordBatch, kinds: Int8Array | null): arrow.RecordBatch | null {
     if (batch.numRows === 0) return null;
     if (this.options.filter) {
       const rows = filterBatchIndices(this.options.filter, batch);
