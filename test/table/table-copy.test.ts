@@ -5,6 +5,7 @@ import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { main } from "../../src/cli/main.js";
+import { col } from "../../src/predicate/predicate.js";
 import { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
@@ -56,6 +57,20 @@ describe("Table.copy", () => {
     // a timestamp range covering snapshots 2 and 3
     const [s1] = await table.listSnapshots();
     expect(await rows(table.copy({ "incremental-between-timestamp": `${s1.timeMillis},${Date.now() + 1000}` }), true)).toEqual(["+I 1=a2", "+I 3=c", "-D 2=b"]);
+  });
+
+  it("projections and exact filters apply to incremental reads (delta and diff)", async () => {
+    const { table } = await pkTable();
+    const read = async (t: Table, options: Parameters<Table["newRead"]>[0]) => {
+      const out = await t.newRead(options).toArrow((await t.newScan({ filter: options?.filter }).plan()).splits);
+      return out.toArray().map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? Number(v) : v))).sort();
+    };
+    const delta = table.copy({ "incremental-between": "0,3" });
+    expect(await read(delta, { projection: ["v"], withRowKind: true })).toEqual(['{"_VALUE_KIND":0,"v":"a"}', '{"_VALUE_KIND":0,"v":"a2"}', '{"_VALUE_KIND":0,"v":"b"}', '{"_VALUE_KIND":0,"v":"c"}', '{"_VALUE_KIND":3,"v":"b"}']);
+    expect(await read(delta, { filter: col("id").eq(2), predicateFilter: true, withRowKind: true })).toEqual(['{"_VALUE_KIND":0,"id":2,"v":"b"}', '{"_VALUE_KIND":3,"id":2,"v":"b"}']);
+    const diff = table.copy({ "incremental-between": "1,3", "incremental-between-scan-mode": "diff" });
+    expect(await read(diff, { projection: ["v"] })).toEqual(['{"v":"a2"}', '{"v":"c"}']);
+    expect(await read(diff, { filter: col("v").eq("c"), predicateFilter: true })).toEqual(['{"id":3,"v":"c"}']);
   });
 
   it("refuses what Java refuses: immutable options, bucket to -1, the deletion-vector mode, bad integers; bad scan values when the scan plans", async () => {
