@@ -147,6 +147,11 @@ describe.skipIf(noJava !== null)("incremental reads: paimon-rt equals Java Paimo
       expect(failures.length).toBe(requests.filter((r) => diffFromZero(r.options)).length);
       expect(compared).toBe(requests.length - failures.length);
       expect(nonEmpty).toBeGreaterThan(150);
+      // changelog mode reads Java's changelog files (input / lookup producers), none without a producer
+      const catalog = await Catalog.open(warehouse);
+      const whole = (name: string) => ({ "incremental-between": `0,${snapshotCounts[CASES.findIndex((c) => c.name === name)]}`, "incremental-between-scan-mode": "changelog" });
+      for (const name of ["pk_input", "pk_lookup"]) expect(((await ours(await catalog.getTable(`${DB}.${name}`), whole(name))) as OracleRow[]).length, name).toBeGreaterThan(3);
+      expect(await ours(await catalog.getTable(`${DB}.pk`), whole("pk"))).toEqual([]);
     },
     SLOW,
   );
