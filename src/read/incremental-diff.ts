@@ -1,10 +1,10 @@
-// Java's `IncrementalDiffSplitRead` (without forceKeepDelete) for primary-key tables: the files
-// only the end snapshot has, merged, against those only the start snapshot has, merged; rows whose
+// Incremental reads of primary-key tables (imported by merge-read.ts for their splits only):
+// delta / changelog splits read unmerged; diff splits as Java's `IncrementalDiffSplitRead`
+// (without forceKeepDelete): the files only the end snapshot has, merged, against those only the start snapshot has, merged; rows whose
 // key is new or whose row (or add / retract kind) differs are emitted, with the end's row kind;
 // keys only the start has are not. As Java merges the two sides by key then sequence number, a
 // changed key whose end row has a lower sequence number than its start row (rows written after
 // an overwrite restarted the bucket's numbering) is not emitted either.
-// Imported by merge-read.ts for diff splits only.
 import * as arrow from "apache-arrow";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeRows } from "../arrow/take.js";
@@ -15,19 +15,34 @@ import { PrimaryKeySplitReader, ROW_KIND_FIELD_NAME } from "./merge-read.js";
 
 const WHOLE_BATCH = 1 << 20;
 
-export async function* readDiff(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit, before: NonNullable<DataSplit["diffBefore"]>): AsyncGenerator<arrow.RecordBatch> {
+/** Reads an incremental split of a primary-key table: a streaming (delta / changelog) or a diff split. */
+export async function* readIncremental(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
+  if (split.diffBefore) {
+    yield* readDiff(reader, table, split, split.diffBefore);
+    return;
+  }
+  // Java's no-merge reader of delta / changelog splits: every record, retracts too, no deletion vectors
+  for (const f of split.files) {
+    for await (const c of reader.readFile(split, f, null, reader.batchSize, reader.keyFilter)) {
+      const out = reader.finish(c.batch, reader.withRowKind ? c.kinds : null);
+      if (out) yield out;
+    }
+  }
+}
+
+async function* readDiff(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit, before: NonNullable<DataSplit["diffBefore"]>): AsyncGenerator<arrow.RecordBatch> {
   const fields = table.schema.fields;
   // both sides merged as whole rows with their kinds (column 0), compared by key
   const all = new arrow.Schema([new arrow.Field(ROW_KIND_FIELD_NAME, new arrow.Int8(), false), ...fields.map((f) => readArrowField(f))]);
   const whole = new PrimaryKeySplitReader(table, { fields, schema: all, filter: null, batchSize: WHOLE_BATCH, withRowKind: true });
-  whole.trackSequences = true;
+  whole.trackSeq = true;
   const keyIndexes = reader.keyFields.map((k) => fields.indexOf(k) + 1);
   const valueIndexes = fields.map((_, i) => i + 1);
   const isAdd = (kind: number) => kind === 0 || kind === 2;
   const old = new Map<string, { row: string; sequence: bigint | null }>();
   for await (const b of whole.read({ ...split, files: before.files, deletionFiles: before.deletionFiles, diffBefore: undefined })) {
     const kinds = b.data.children[0].values as Int8Array;
-    const sequences = whole.lastSequences;
+    const sequences = whole.lastSeq;
     for (let r = 0; r < b.numRows; r++) old.set(rowSignature(b, r, keyIndexes), { row: `${isAdd(kinds[r])}|${rowSignature(b, r, valueIndexes)}`, sequence: sequences?.[r] ?? null });
   }
   const readFields = reader.readFieldList;
@@ -35,7 +50,7 @@ export async function* readDiff(reader: PrimaryKeySplitReader, table: FileStoreT
   const columns = readFields.map((f) => fields.indexOf(f) + 1);
   for await (const b of whole.read({ ...split, diffBefore: undefined })) {
     const kinds = b.data.children[0].values as Int8Array;
-    const sequences = whole.lastSequences;
+    const sequences = whole.lastSeq;
     const kept: number[] = [];
     for (let r = 0; r < b.numRows; r++) {
       // (the merged end rows are adds: retract results are dropped by the merge)

@@ -93,7 +93,7 @@ export class PrimaryKeySplitReader {
   private dvLoader: DeletionVectorLoader | null = null;
   private fileSchemas: FileSchemas | null = null;
   /** The key-column part of the filter: exact before the merge, so files are read selectively by it. */
-  private readonly keyFilter: Predicate | null;
+  readonly keyFilter: Predicate | null;
   /** `sequence.field` columns (in `readFields`), empty without. */
   private readonly seqColumns: number[];
   /**
@@ -142,20 +142,9 @@ export class PrimaryKeySplitReader {
   }
 
   async *read(split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
-    if (split.streaming) {
-      // Java's no-merge reader of incremental delta / changelog splits: every record, retracts too
-      for (const f of split.files) {
-        for await (const c of this.readFile(split, f, null, this.options.batchSize, this.keyFilter)) {
-          const out = this.finish(c.batch, this.options.withRowKind ? c.kinds : null);
-          if (out) yield out;
-        }
-      }
-      return;
-    }
-    if (split.diffBefore) {
-      // incremental diff reads load their code when first used (query bundles leave it out)
-      const { readDiff } = await import("./incremental-diff.js");
-      yield* readDiff(this, this.table, split, split.diffBefore);
+    if (split.streaming || split.diffBefore) {
+      // incremental reads load their code when first used (query bundles leave it out)
+      yield* (await import("./incremental-diff.js")).readIncremental(this, this.table, split);
       return;
     }
     const dvOf = new Map<string, DeletionFile | null>();
@@ -191,7 +180,7 @@ export class PrimaryKeySplitReader {
         // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
         const live: number[] = [];
         for (let i = 0; i < folded.kinds.length; i++) if (folded.kinds[i] !== 1 && folded.kinds[i] !== 3) live.push(i);
-        this.lastSequences = null;
+        this.lastSeq = null;
         for (let at = 0; at < live.length; at += this.options.batchSize) {
           const rows = Uint32Array.from(live.slice(at, at + this.options.batchSize));
           const out = this.finish(takeRows(folded.batch, rows), this.options.withRowKind ? Int8Array.from(rows, (r) => folded.kinds[r]) : null);
@@ -214,15 +203,20 @@ export class PrimaryKeySplitReader {
 
   /**
    * Incremental diff reads (src/read/incremental-diff.ts, unfiltered whole rows): set, the
-   * sequence numbers of the rows of each batch `read` yields are in `lastSequences` when it is
-   * yielded (null after a partial-update / aggregation fold, whose rows have none).
+   * sequence numbers of the rows of each batch `read` yields are in `lastSeq` when it is
+   * yielded (null where unknown: after a partial-update / aggregation fold, or retract rows
+   * dropped from a raw file).
    */
-  trackSequences = false;
-  lastSequences: BigInt64Array | null = null;
+  trackSeq = false;
+  lastSeq: BigInt64Array | null = null;
 
   /** Whether the output has the leading `_VALUE_KIND` column. */
   get withRowKind(): boolean {
     return this.options.withRowKind;
+  }
+
+  get batchSize(): number {
+    return this.options.batchSize;
   }
 
   /** Fields read (table order): the projection, the primary key, and filter columns. */
@@ -303,7 +297,7 @@ export class PrimaryKeySplitReader {
     if (single !== null) {
       // one row in all (a key lookup's usual result): it is the winner, unless a retract row
       if ((single.kinds[0] === 1 || single.kinds[0] === 3) && !this.options.keepDeletes) return;
-      this.lastSequences = this.trackSequences ? single.sequence : null;
+      this.lastSeq = single.sequence;
       const out = this.finish(single.batch, this.options.withRowKind ? single.kinds : null);
       if (out) yield out;
       return;
@@ -324,22 +318,17 @@ export class PrimaryKeySplitReader {
       kinds = new Int8Array(total);
       for (let i = 0; i < total; i++) kinds[i] = chunks[merged.part[i]].kinds[merged.row[i]];
     }
-    let sequences: BigInt64Array | null = null;
-    if (this.trackSequences) {
-      sequences = new BigInt64Array(total);
-      for (let i = 0; i < total; i++) sequences[i] = chunks[merged.part[i]].sequence[merged.row[i]];
-    }
     const step = this.options.batchSize;
     for (let at = 0; at < total; at += step) {
       const end = Math.min(total, at + step);
-      this.lastSequences = sequences?.subarray(at, end) ?? null;
+      if (this.trackSeq) this.lastSeq = BigInt64Array.from(merged.part.subarray(at, end), (p, i) => chunks[p].sequence[merged.row[at + i]]);
       const out = this.finish(sliceBatch(all, at, end), kinds ? kinds.subarray(at, end) : null);
       if (out) yield out;
     }
   }
 
-  /** `cached`: take decoded chunks from the table's chunk cache (always for key-filtered reads). */
-  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false, cached = false): AsyncGenerator<KvBatch> {
+  /** `cached`: take decoded chunks from the table's chunk cache (always for key-filtered reads). (Internal.) */
+  async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false, cached = false): AsyncGenerator<KvBatch> {
     const path = this.table.paths.dataFile(split.bucketPath, f);
     let deleted: RoaringBitmap32 | null = null;
     if (df) deleted = await (this.dvLoader ??= new DeletionVectorLoader(this.table.fileIO)).load(df);
@@ -369,13 +358,13 @@ export class PrimaryKeySplitReader {
       // A raw file holds no retract rows, unless its delete count was unknown: drop them anyway.
       let retract = 0;
       if (!this.options.keepDeletes) for (let i = 0; i < kinds.length; i++) if (kinds[i] === 1 || kinds[i] === 3) retract++;
-      this.lastSequences = this.trackSequences ? c.sequence : null;
+      this.lastSeq = c.sequence;
       if (retract > 0) {
         const rows = new Uint32Array(kinds.length - retract);
         for (let i = 0, j = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) rows[j++] = i;
         batch = takeRows(batch, rows);
         kinds = Int8Array.from(rows, (r) => c.kinds[r]);
-        if (this.trackSequences) this.lastSequences = BigInt64Array.from(rows, (r) => c.sequence[r]);
+        this.lastSeq = null; // (rare: a file without a delete count)
       }
       const out = this.finish(batch, this.options.withRowKind ? kinds : null);
       if (out) yield out;

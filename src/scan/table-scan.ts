@@ -74,12 +74,8 @@ export class TableScan {
 
   private async planFiles(primaryKeyMode: PrimaryKeyPlanMode): Promise<Plan> {
     const snapshots = this.table.snapshotManager;
-    let travel = this.travel;
-    if (travel instanceof Promise) {
-      const parsed = await travel;
-      if (parsed instanceof PaimonError) throw parsed;
-      travel = parsed;
-    }
+    const travel = await this.travel; // (pending on a fresh Table.copy)
+    if (travel instanceof PaimonError) throw travel;
     if (travel?.kind === "incremental" && primaryKeyMode.realtimeUnion !== true) {
       const { keepManifest, keepEntry, keepFile } = this.filters();
       const { planIncremental } = await import("./incremental-scan.js");

@@ -86,16 +86,12 @@ export function checkOptionChange(options: Readonly<Record<string, string>>, key
     const from = Number(options["bucket"] ?? "-1");
     if (next === undefined) throw new PaimonError("UNSUPPORTED", `option bucket cannot be reset (it is ${from})`);
     const to = Number(next);
-    if ((from > 0) !== (to > 0)) throw new PaimonError("UNSUPPORTED", `cannot change bucket from ${from} to ${to}: only fixed bucket counts can be rescaled`);
+    if ((from > 0) !== (to > 0)) throw new PaimonError("UNSUPPORTED", `cannot change bucket from ${from} to ${to}`);
   }
-  if (key === "deletion-vectors.enabled" && !isTrue(options["deletion-vectors.modifiable"]) && isTrue(options[key]) !== isTrue(next)) {
-    throw new PaimonError(
-      "UNSUPPORTED",
-      `cannot change deletion-vectors.enabled from ${isTrue(options[key])} to ${isTrue(next)}: without a full compaction rows would be hidden or come back (set deletion-vectors.modifiable=true to allow it, as in Java)`,
-    );
-  }
-  if ((key === "ignore-delete" || key === "ignore-update-before") && next !== undefined && isTrue(options[key]) && !isTrue(next)) {
-    throw new PaimonError("UNSUPPORTED", `cannot change ${key} from true to false`);
+  const [from, to] = [isTrue(options[key]), isTrue(next)];
+  const dv = key === "deletion-vectors.enabled";
+  if (dv ? !isTrue(options["deletion-vectors.modifiable"]) && from !== to : (key === "ignore-delete" || key === "ignore-update-before") && next !== undefined && from && !to) {
+    throw new PaimonError("UNSUPPORTED", `cannot change ${key} from ${from} to ${to}${dv ? " without deletion-vectors.modifiable=true" : ""}`);
   }
 }
 

@@ -2,7 +2,6 @@
 // write, commit, scan and read it (API.md `Table`).
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TimeTravel } from "./time-travel.js";
-import { validateOptionValues } from "./option-validation.js";
 import { checkOptionChange } from "./options.js";
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
@@ -152,10 +151,11 @@ export class Table extends FileStoreTable {
    *
    * As Java (`SchemaManager.checkAlterTableOption`), an option whose value changes is refused
    * with UNSUPPORTED when it cannot change after creation (`bucket` to or from -1, `primary-key`,
-   * `partition`, `merge-engine`, `sequence.field`, the deletion-vector mode, …) and integer
-   * options must parse (INVALID_ARGUMENT), both here; the values of time-travel and incremental
-   * options are checked when a scan of the copy plans (`plan()` rejects with INVALID_ARGUMENT,
-   * or UNSUPPORTED for `incremental-to-auto-tag`, `scan.version`, … which paimon-rt does not read).
+   * `partition`, `merge-engine`, `sequence.field`, the deletion-vector mode, …) here; bad values
+   * are INVALID_ARGUMENT naming the option where they are read (e.g. `read.batch-size` at
+   * `newRead`; time-travel and incremental options when a scan of the copy plans: `plan()`
+   * rejects, with UNSUPPORTED for `incremental-to-auto-tag`, `scan.version`, … which paimon-rt
+   * does not read).
    *
    * A copy with time-travel or incremental options (`scan.*`, `incremental-*`) is read-only:
    * writes, commits and maintenance go through the table itself (UNSUPPORTED); other copies
@@ -163,15 +163,13 @@ export class Table extends FileStoreTable {
    */
   copy(dynamicOptions: Readonly<Record<string, string | number | boolean>>): Table {
     const options: Record<string, string> = { ...this.schema.options };
-    const given: Record<string, string> = {};
     for (const [key, value] of Object.entries(dynamicOptions)) {
       const text = String(value);
       if (options[key] !== text) checkOptionChange(this.schema.options, key, text);
-      given[key] = options[key] = text;
+      options[key] = text;
     }
-    validateOptionValues(given);
     const copy = new Table(this.fileIO, this.identifier, this.location, { ...this.schema, options }, this.pinnedSnapshotId);
-    copy.readsOnly = this.readsOnly || Object.keys(given).some((k) => TIME_TRAVEL_KEY.test(k));
+    copy.readsOnly = this.readsOnly || Object.keys(dynamicOptions).some((k) => TIME_TRAVEL_KEY.test(k));
     const parsed = parseTimeTravel(copy);
     parsed?.catch(() => undefined); // (a failed import rejects the plan that awaits it, not the process)
     copy.timeTravel = parsed;
@@ -194,9 +192,8 @@ export class Table extends FileStoreTable {
   }
 
   private checkNotTimeTravelView(): void {
-    if (this.readsOnly) throw new PaimonError("UNSUPPORTED", `this handle of table ${this.identifier} is a copy with time-travel or incremental options (a read-only view); write through the table itself`);
-    if (this.pinnedSnapshotId !== null) {
-      throw new PaimonError("UNSUPPORTED", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a read-only time-travel view; write through the table itself`);
+    if (this.readsOnly || this.pinnedSnapshotId !== null) {
+      throw new PaimonError("UNSUPPORTED", `table ${this.identifier} ${this.readsOnly ? "copy" : `at snapshot ${this.pinnedSnapshotId}`} is a read-only time-travel view; write through the table itself`);
     }
   }
 

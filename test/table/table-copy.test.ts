@@ -73,14 +73,14 @@ describe("Table.copy", () => {
     expect(await read(diff, { filter: col("v").eq("c"), predicateFilter: true })).toEqual(['{"id":3,"v":"c"}']);
   });
 
-  it("refuses what Java refuses: immutable options, bucket to -1, the deletion-vector mode, bad integers; bad scan values when the scan plans", async () => {
+  it("refuses what Java refuses: immutable options, bucket to -1, the deletion-vector mode, bad values where they are read", async () => {
     const { table } = await pkTable();
     // (an immutable option the schema does not set is refused even at its default, as Java compares with the stored value)
     const refused: Array<Record<string, string | number | boolean>> = [{ "merge-engine": "first-row" }, { "merge-engine": "deduplicate" }, { "primary-key": "v" }, { partition: "v" }, { "sequence.field": "v" }, { bucket: -1 }, { "deletion-vectors.enabled": true }];
     for (const options of refused) {
       await expectCode(() => table.copy(options), "UNSUPPORTED");
     }
-    await expectCode(() => table.copy({ "read.batch-size": "many" }), "INVALID_ARGUMENT");
+    await expectCode(() => table.copy({ "read.batch-size": "many" }).newRead(), "INVALID_ARGUMENT");
     // unchanged values of immutable options are fine; a fixed bucket count may change (a rescale)
     expect(await rows(table.copy({ bucket: "1" }).copy({ bucket: 1 }))).toEqual(["1=a2", "3=c"]);
     await expectCode(table.copy({ "incremental-between": "3,1" }).newScan().plan(), "INVALID_ARGUMENT");
