@@ -15,6 +15,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
+import { rtCommitRows } from "./rt-commit.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
@@ -223,13 +224,14 @@ describe.skipIf(noJava !== null)("incremental reads: paimon-rt equals Java Paimo
         for (const commit of spec.commits!) {
           const rows = (Array.isArray(commit) ? commit : commit.rows ?? []) as Array<OracleRow & { _kind?: string }>;
           const overwrite = !Array.isArray(commit) && commit.overwrite !== undefined;
+          if (!overwrite) {
+            await rtCommitRows(table, FIELDS, rows, { compact: !Array.isArray(commit) && commit.compact === true });
+            continue;
+          }
           const write = await table.newWrite({ commitUser: "rt", overwrite });
           try {
-            if (rows.length > 0) await write.write(rowsToBatch(FIELDS, rows.map(({ _kind, ...r }) => r)), c.pk ? { rowKinds: rows.map((r) => ["+I", "-U", "+U", "-D"].indexOf(r._kind ?? "+I")) } : undefined);
-            if (!Array.isArray(commit) && commit.compact) await write.compact({ full: true });
-            const messages = await write.prepareCommit();
-            if (overwrite) await table.newCommit({ commitUser: "rt" }).overwrite(messages, c.partitioned ? { dt: "b" } : undefined);
-            else await table.newCommit({ commitUser: "rt" }).commit(messages);
+            await write.write(rowsToBatch(FIELDS, rows));
+            await table.newCommit({ commitUser: "rt" }).overwrite(await write.prepareCommit(), c.partitioned ? { dt: "b" } : undefined);
           } finally {
             await write.close();
           }
