@@ -5,20 +5,34 @@
 // keys only the start has are not. As Java merges the two sides by key then sequence number, a
 // changed key whose end row has a lower sequence number than its start row (rows written after
 // an overwrite restarted the bucket's numbering) is not emitted either.
-import * as arrow from "apache-arrow";
-import { recordBatch } from "../arrow/record-batch.js";
-import { takeRows } from "../arrow/take.js";
-import { readArrowField } from "../format/arrow-types.js";
+// Its run-time imports come from merge-read.ts (`IncrementalReadDeps`), as avro-data-read.ts's
+// do, so bundlers split no shared module out of the query bundle for this lazily loaded chunk.
+import type * as arrow from "apache-arrow";
+import type { recordBatch } from "../arrow/record-batch.js";
+import type { takeRows } from "../arrow/take.js";
+import type { readArrowField } from "../format/arrow-types.js";
 import type { DataSplit } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { PrimaryKeySplitReader, ROW_KIND_FIELD_NAME } from "./merge-read.js";
+import type { PrimaryKeySplitReader } from "./merge-read.js";
+
+/** The run-time modules this chunk uses, passed in by merge-read.ts. */
+export interface IncrementalReadDeps {
+  readonly Schema: typeof arrow.Schema;
+  readonly Field: typeof arrow.Field;
+  readonly Int8: typeof arrow.Int8;
+  readonly recordBatch: typeof recordBatch;
+  readonly takeRows: typeof takeRows;
+  readonly readArrowField: typeof readArrowField;
+  readonly Reader: typeof PrimaryKeySplitReader;
+  readonly rowKindField: string;
+}
 
 const WHOLE_BATCH = 1 << 20;
 
 /** Reads an incremental split of a primary-key table: a streaming (delta / changelog) or a diff split. */
-export async function* readIncremental(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
+export async function* readIncremental(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit, deps: IncrementalReadDeps): AsyncGenerator<arrow.RecordBatch> {
   if (split.diffBefore) {
-    yield* readDiff(reader, table, split, split.diffBefore);
+    yield* readDiff(reader, table, split, split.diffBefore, deps);
     return;
   }
   // Java's no-merge reader of delta / changelog splits: every record, retracts too, no deletion vectors
@@ -30,11 +44,12 @@ export async function* readIncremental(reader: PrimaryKeySplitReader, table: Fil
   }
 }
 
-async function* readDiff(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit, before: NonNullable<DataSplit["diffBefore"]>): AsyncGenerator<arrow.RecordBatch> {
+async function* readDiff(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit, before: NonNullable<DataSplit["diffBefore"]>, deps: IncrementalReadDeps): AsyncGenerator<arrow.RecordBatch> {
+  const { Schema, Field, Int8, recordBatch, takeRows, readArrowField } = deps;
   const fields = table.schema.fields;
   // both sides merged as whole rows with their kinds (column 0), compared by key
-  const all = new arrow.Schema([new arrow.Field(ROW_KIND_FIELD_NAME, new arrow.Int8(), false), ...fields.map((f) => readArrowField(f))]);
-  const whole = new PrimaryKeySplitReader(table, { fields, schema: all, filter: null, batchSize: WHOLE_BATCH, withRowKind: true });
+  const all = new Schema([new Field(deps.rowKindField, new Int8(), false), ...fields.map((f) => readArrowField(f))]);
+  const whole = new deps.Reader(table, { fields, schema: all, filter: null, batchSize: WHOLE_BATCH, withRowKind: true });
   whole.trackSeq = true;
   const keyIndexes = reader.keyFields.map((k) => fields.indexOf(k) + 1);
   const valueIndexes = fields.map((_, i) => i + 1);
@@ -46,7 +61,7 @@ async function* readDiff(reader: PrimaryKeySplitReader, table: FileStoreTable, s
     for (let r = 0; r < b.numRows; r++) old.set(rowSignature(b, r, keyIndexes), { row: `${isAdd(kinds[r])}|${rowSignature(b, r, valueIndexes)}`, sequence: sequences?.[r] ?? null });
   }
   const readFields = reader.readFieldList;
-  const readSchema = new arrow.Schema(readFields.map((f) => readArrowField(f)));
+  const readSchema = new Schema(readFields.map((f) => readArrowField(f)));
   const columns = readFields.map((f) => fields.indexOf(f) + 1);
   for await (const b of whole.read({ ...split, diffBefore: undefined })) {
     const kinds = b.data.children[0].values as Int8Array;

@@ -24,6 +24,7 @@ import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.
 import type { MergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
+import { readArrowField } from "../format/arrow-types.js";
 import { sortedKeyRange } from "./selective-read.js";
 import { rankBySequenceFields } from "./sequence-order.js";
 import { shadowedRows } from "./shadow-marking.js";
@@ -144,7 +145,8 @@ export class PrimaryKeySplitReader {
   async *read(split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
     if (split.streaming || split.diffBefore) {
       // incremental reads load their code when first used (query bundles leave it out)
-      yield* (await import("./incremental-diff.js")).readIncremental(this, this.table, split);
+      const deps = { Schema: arrow.Schema, Field: arrow.Field, Int8: arrow.Int8, recordBatch, takeRows, readArrowField, Reader: PrimaryKeySplitReader, rowKindField: ROW_KIND_FIELD_NAME };
+      yield* (await import("./incremental-diff.js")).readIncremental(this, this.table, split, deps);
       return;
     }
     const dvOf = new Map<string, DeletionFile | null>();

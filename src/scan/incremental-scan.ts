@@ -7,15 +7,27 @@
 // - diff: per partition-bucket, the files only the start snapshot has and those only the end
 //   snapshot has (with each snapshot's deletion vectors); the read emits the changed rows.
 // Imported by `TableScan` only for a table with incremental options (a lazily loaded chunk).
-import { PaimonError } from "../error.js";
-import { fromBinaryRow } from "../spec/binary-row.js";
+// Its run-time imports of the query bundle's modules come from table-scan.ts (`IncrementalScanDeps`),
+// so bundlers split no shared module out of the query bundle for this lazily loaded chunk.
+import type { PaimonError as PaimonErrorClass } from "../error.js";
+import type { fromBinaryRow } from "../spec/binary-row.js";
 import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { earlierOrEqualTimeMillis, type Incremental } from "../table/time-travel.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
-import { deletionFilesOf } from "./merge-tree-splits.js";
-import { primaryKeyConfig } from "../table/primary-key.js";
+import type { deletionFilesOf } from "./merge-tree-splits.js";
+import type { primaryKeyConfig } from "../table/primary-key.js";
+
+/** The query bundle's modules this chunk uses, passed in by table-scan.ts. */
+export interface IncrementalScanDeps {
+  readonly PaimonError: typeof PaimonErrorClass;
+  readonly fromBinaryRow: typeof fromBinaryRow;
+  readonly deletionFilesOf: typeof deletionFilesOf;
+  readonly primaryKeyConfig: typeof primaryKeyConfig;
+}
+
+let D: IncrementalScanDeps;
 import type { DataSplit, Plan } from "./split.js";
 
 /** What the scan keeps: manifests by partition statistics, entries by partition / bucket (and file statistics for append tables). */
@@ -29,14 +41,15 @@ type Mode = "delta" | "changelog";
 const EMPTY: Plan = Object.freeze({ snapshotId: null, splits: [] }) as Plan;
 
 /** Plans the incremental scan `inc` of `table` (Java's messages; INVALID_ARGUMENT / NOT_FOUND). */
-export async function planIncremental(table: FileStoreTable, inc: Incremental, scanFilters: IncrementalFilters): Promise<Plan> {
+export async function planIncremental(table: FileStoreTable, inc: Incremental, scanFilters: IncrementalFilters, deps: IncrementalScanDeps): Promise<Plan> {
+  D = deps;
   // Java's batch scans of deletion-vector and first-row tables skip level 0 (`batchScanSkipLevel0`), incremental ones too
-  const config = table.schema.primaryKeys.length > 0 ? primaryKeyConfig(table.coreOptions) : null;
+  const config = table.schema.primaryKeys.length > 0 ? D.primaryKeyConfig(table.coreOptions) : null;
   const skipLevel0 = config !== null && (config.deletionVectors || config.mergeEngine === "first-row");
   const filters: IncrementalFilters = skipLevel0 ? { keepManifest: scanFilters.keepManifest, keepEntry: (e) => e.file.level > 0 && scanFilters.keepEntry(e) } : scanFilters;
   const snapshots = table.snapshotManager;
   const name = table.identifier;
-  const fail = (code: "INVALID_ARGUMENT" | "NOT_FOUND", text: string) => new PaimonError(code, `incremental scan of table ${name}: ${text}`);
+  const fail = (code: "INVALID_ARGUMENT" | "NOT_FOUND", text: string) => new D.PaimonError(code, `incremental scan of table ${name}: ${text}`);
   const autoMode = (): Mode => (inc.scanMode === "delta" ? "delta" : inc.scanMode === "changelog" ? "changelog" : (table.coreOptions.get("changelog-producer") ?? "none").toLowerCase() === "none" ? "delta" : "changelog");
   if (inc.between !== null) {
     const [left, right] = inc.between;
@@ -84,7 +97,7 @@ async function tagOf(table: FileStoreTable, name: string): Promise<Snapshot | nu
 
 async function snapshotOf(table: FileStoreTable, id: number): Promise<Snapshot> {
   const s = await table.snapshotManager.tryGetSnapshot(id);
-  if (s === null) throw new PaimonError("NOT_FOUND", `incremental scan of table ${table.identifier}: snapshot ${id} does not exist or has expired (${await table.snapshotManager.describeRetained()})`);
+  if (s === null) throw new D.PaimonError("NOT_FOUND", `incremental scan of table ${table.identifier}: snapshot ${id} does not exist or has expired (${await table.snapshotManager.describeRetained()})`);
   return s;
 }
 
@@ -137,7 +150,7 @@ async function planDelta(table: FileStoreTable, startId: number, endId: number, 
 async function planDiff(table: FileStoreTable, start: Snapshot, end: Snapshot, filters: IncrementalFilters): Promise<Plan> {
   const store = table.manifestStore;
   const [before, after] = await Promise.all([store.liveEntries(start, filters.keepManifest, filters.keepEntry), store.liveEntries(end, filters.keepManifest, filters.keepEntry)]);
-  const [beforeDvs, afterDvs] = await Promise.all([start, end].map(async (s) => (s.indexManifest ? deletionFilesOf(table, await store.indexEntries(s)) : null)));
+  const [beforeDvs, afterDvs] = await Promise.all([start, end].map(async (s) => (s.indexManifest ? D.deletionFilesOf(table, await store.indexEntries(s)) : null)));
   // (Java compares whole entries: a file moved to another level is in both lists)
   const id = (e: ManifestEntry) => `${e.partition.join(",")}|${e.bucket}|${e.file.fileName}|${e.file.level}`;
   const afterIds = new Set(after.map(id));
@@ -175,7 +188,7 @@ async function planDiff(table: FileStoreTable, start: Snapshot, end: Snapshot, f
 
 function placeOf(table: FileStoreTable, e: ManifestEntry) {
   const fields = table.partitionFields;
-  const values = fromBinaryRow(e.partition.subarray(4), fields.map((f) => f.type));
+  const values = D.fromBinaryRow(e.partition.subarray(4), fields.map((f) => f.type));
   return {
     kind: "data" as const,
     partition: Object.fromEntries(fields.map((f, i) => [f.name, values[i]])),

@@ -16,6 +16,7 @@ import { deletionFilesOf, planPrimaryKeySplits, type PrimaryKeyPlanMode } from "
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
 import type { TimeTravel } from "../table/time-travel.js";
+import { primaryKeyConfig } from "../table/primary-key.js";
 
 /** Options of `Table.newScan` (API.md). */
 export interface ScanOptions {
@@ -80,7 +81,7 @@ export class TableScan {
       const { keepManifest, keepEntry, keepFile } = this.filters();
       const { planIncremental } = await import("./incremental-scan.js");
       // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
-      return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile });
+      return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig });
     }
     const snapshot =
       this.options.snapshotId !== undefined
