@@ -52,9 +52,9 @@ const TS3 = "TIMESTAMP(3)";
 /** The snapshot a metadata table of `t` describes: its time travel's (`scan.*` options), else the latest. */
 async function snapshotOf(t: Table): Promise<Snapshot | null> {
   if (t.pinnedSnapshotId !== null) return t.snapshot(t.pinnedSnapshotId); // a time-travel view (atSnapshot)
-  const travel = t.timeTravel;
+  const travel = await t.timeTravel; // (pending while a Table.copy's options are parsed)
   if (travel instanceof PaimonError) throw travel;
-  if (travel === null) return t.latestSnapshot();
+  if (travel === null || travel.kind === "incremental") return t.latestSnapshot(); // (incremental options choose changes, not a snapshot)
   const { resolveTimeTravel } = await import("../table/time-travel.js");
   return resolveTimeTravel(t.snapshotManager, t.identifier, travel, false);
 }

@@ -83,6 +83,7 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
           select: option(rest, "--select")?.split(",").map((s) => s.trim()),
           limit: positiveInt(rest, "--limit"),
           snapshotId: positiveInt(rest, "--snapshot"),
+          dynamicOptions: dynamicOptions(rest),
           format,
         },
         io.out,
@@ -137,6 +138,19 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
     default:
       return usageError(io, `unknown command: ${command}`);
   }
+}
+
+/** Every `--option key=value` (repeatable): dynamic options for `Table.copy`. */
+function dynamicOptions(args: string[]): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== "--option") continue;
+    const pair = args[i + 1];
+    const eq = pair === undefined ? -1 : pair.indexOf("=");
+    if (eq <= 0) throw new PaimonError("INVALID_ARGUMENT", `--option needs key=value, got ${pair ?? "nothing"}`);
+    (out ??= {})[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
 }
 
 function usageError(io: CliOutput, message: string): number {

@@ -1,4 +1,4 @@
-// `paimon-rt read <table> [--where …] [--select …] [--limit N] [--format table|json|csv] [--snapshot N]`
+// `paimon-rt read <table> [--where …] [--select …] [--limit N] [--format table|json|csv] [--snapshot N] [--option key=value …]`
 import { PaimonError } from "../error.js";
 import type { Plan } from "../scan/split.js";
 import type { DataField } from "../spec/types.js";
@@ -13,6 +13,8 @@ export interface ReadCommand {
   limit?: number;
   format: OutputFormat;
   snapshotId?: number;
+  /** `--option key=value`: dynamic options (`Table.copy`), e.g. incremental-between=3,7. */
+  dynamicOptions?: Record<string, string>;
 }
 
 export async function readTableCommand(cmd: ReadCommand, out: (text: string) => void): Promise<number> {
@@ -21,7 +23,8 @@ export async function readTableCommand(cmd: ReadCommand, out: (text: string) => 
   const latest = await Table.open(system === null ? cmd.location : system[1]);
   // --snapshot reads with that snapshot's schema, as Java and pypaimon time travel
   const data = cmd.snapshotId === undefined ? latest : await latest.atSnapshot(cmd.snapshotId);
-  const table = system === null ? data : await data.systemTable(system[2]);
+  const view = cmd.dynamicOptions === undefined ? data : data.copy(cmd.dynamicOptions);
+  const table = system === null ? view : await view.systemTable(system[2]);
   const { fields, rows } = await queryTable(table, cmd);
   out(render(fields, rows, cmd.format));
   return rows.length;

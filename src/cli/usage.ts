@@ -29,6 +29,8 @@ export const COMMANDS: CommandUsage[] = [
       ["--limit N", "print at most N rows"],
       ["--format F", "table (default), json (one object a line) or csv"],
       ["--snapshot N", "read snapshot N with its schema (time travel)"],
+      ["--option K=V", "dynamic option (Table.copy), repeatable: e.g."],
+      ["", "incremental-between=3,7 (changes after 3, up to 7)"],
     ],
   },
   {

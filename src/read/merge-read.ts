@@ -24,6 +24,7 @@ import { KeyDecoder, keyFieldsOf, primaryKeyConfig } from "../table/primary-key.
 import type { MergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
+import { readArrowField } from "../format/arrow-types.js";
 import { sortedKeyRange } from "./selective-read.js";
 import { rankBySequenceFields } from "./sequence-order.js";
 import { shadowedRows } from "./shadow-marking.js";
@@ -77,7 +78,8 @@ function withSequenceGroups(schemaFields: readonly DataField[], wanted: Readonly
 }
 
 export class PrimaryKeySplitReader {
-  private readonly keyFields: DataField[];
+  /** The primary key without partition fields (internal). */
+  readonly keyFields: DataField[];
   /** Names of `keyFields`: the primary key without partition fields. */
   readonly keyNames: readonly string[];
   private readonly readFields: DataField[];
@@ -92,7 +94,7 @@ export class PrimaryKeySplitReader {
   private dvLoader: DeletionVectorLoader | null = null;
   private fileSchemas: FileSchemas | null = null;
   /** The key-column part of the filter: exact before the merge, so files are read selectively by it. */
-  private readonly keyFilter: Predicate | null;
+  readonly keyFilter: Predicate | null;
   /** `sequence.field` columns (in `readFields`), empty without. */
   private readonly seqColumns: number[];
   /**
@@ -141,6 +143,12 @@ export class PrimaryKeySplitReader {
   }
 
   async *read(split: DataSplit): AsyncGenerator<arrow.RecordBatch> {
+    if (split.streaming || split.diffBefore) {
+      // incremental reads load their code when first used (query bundles leave it out)
+      const deps = { Schema: arrow.Schema, Field: arrow.Field, Int8: arrow.Int8, recordBatch, takeRows, readArrowField, Reader: PrimaryKeySplitReader, rowKindField: ROW_KIND_FIELD_NAME };
+      yield* (await import("./incremental-diff.js")).readIncremental(this, this.table, split, deps);
+      return;
+    }
     const dvOf = new Map<string, DeletionFile | null>();
     const deletionFiles = (split as DataSplit & { deletionFiles?: ReadonlyArray<DeletionFile | null> }).deletionFiles;
     split.files.forEach((f, i) => dvOf.set(f.fileName, deletionFiles?.[i] ?? null));
@@ -174,6 +182,7 @@ export class PrimaryKeySplitReader {
         // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
         const live: number[] = [];
         for (let i = 0; i < folded.kinds.length; i++) if (folded.kinds[i] !== 1 && folded.kinds[i] !== 3) live.push(i);
+        this.lastSeq = null;
         for (let at = 0; at < live.length; at += this.options.batchSize) {
           const rows = Uint32Array.from(live.slice(at, at + this.options.batchSize));
           const out = this.finish(takeRows(folded.batch, rows), this.options.withRowKind ? Int8Array.from(rows, (r) => folded.kinds[r]) : null);
@@ -192,6 +201,24 @@ export class PrimaryKeySplitReader {
     const engine = primaryKeyConfig(coreOptions).mergeEngine as MergeFold["engine"];
     checkMergeFunctionOptions(identifier, engine, schema.fields, schema.primaryKeys, coreOptions);
     return { fold: mergeFold(identifier, engine, this.readFields, schema.primaryKeys, coreOptions, schema.fields), foldRecords };
+  }
+
+  /**
+   * Incremental diff reads (src/read/incremental-diff.ts, unfiltered whole rows): set, the
+   * sequence numbers of the rows of each batch `read` yields are in `lastSeq` when it is
+   * yielded (null where unknown: after a partial-update / aggregation fold, or retract rows
+   * dropped from a raw file).
+   */
+  trackSeq = false;
+  lastSeq: BigInt64Array | null = null;
+
+  /** Whether the output has the leading `_VALUE_KIND` column. */
+  get withRowKind(): boolean {
+    return this.options.withRowKind;
+  }
+
+  get batchSize(): number {
+    return this.options.batchSize;
   }
 
   /** Fields read (table order): the projection, the primary key, and filter columns. */
@@ -272,6 +299,7 @@ export class PrimaryKeySplitReader {
     if (single !== null) {
       // one row in all (a key lookup's usual result): it is the winner, unless a retract row
       if ((single.kinds[0] === 1 || single.kinds[0] === 3) && !this.options.keepDeletes) return;
+      this.lastSeq = single.sequence;
       const out = this.finish(single.batch, this.options.withRowKind ? single.kinds : null);
       if (out) yield out;
       return;
@@ -295,13 +323,14 @@ export class PrimaryKeySplitReader {
     const step = this.options.batchSize;
     for (let at = 0; at < total; at += step) {
       const end = Math.min(total, at + step);
+      if (this.trackSeq) this.lastSeq = BigInt64Array.from(merged.part.subarray(at, end), (p, i) => chunks[p].sequence[merged.row[at + i]]);
       const out = this.finish(sliceBatch(all, at, end), kinds ? kinds.subarray(at, end) : null);
       if (out) yield out;
     }
   }
 
-  /** `cached`: take decoded chunks from the table's chunk cache (always for key-filtered reads). */
-  private async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false, cached = false): AsyncGenerator<KvBatch> {
+  /** `cached`: take decoded chunks from the table's chunk cache (always for key-filtered reads). (Internal.) */
+  async *readFile(split: DataSplit, f: DataFileMeta, df: DeletionFile | null, batchSize: number, keyFilter: Predicate | null, withoutSystemColumns = false, cached = false): AsyncGenerator<KvBatch> {
     const path = this.table.paths.dataFile(split.bucketPath, f);
     let deleted: RoaringBitmap32 | null = null;
     if (df) deleted = await (this.dvLoader ??= new DeletionVectorLoader(this.table.fileIO)).load(df);
@@ -331,19 +360,21 @@ export class PrimaryKeySplitReader {
       // A raw file holds no retract rows, unless its delete count was unknown: drop them anyway.
       let retract = 0;
       if (!this.options.keepDeletes) for (let i = 0; i < kinds.length; i++) if (kinds[i] === 1 || kinds[i] === 3) retract++;
+      this.lastSeq = c.sequence;
       if (retract > 0) {
         const rows = new Uint32Array(kinds.length - retract);
         for (let i = 0, j = 0; i < kinds.length; i++) if (kinds[i] !== 1 && kinds[i] !== 3) rows[j++] = i;
         batch = takeRows(batch, rows);
         kinds = Int8Array.from(rows, (r) => c.kinds[r]);
+        this.lastSeq = null; // (rare: a file without a delete count)
       }
       const out = this.finish(batch, this.options.withRowKind ? kinds : null);
       if (out) yield out;
     }
   }
 
-  /** Applies the residual filter, projects, and prepends the row kind. */
-  private finish(batch: arrow.RecordBatch, kinds: Int8Array | null): arrow.RecordBatch | null {
+  /** Applies the residual filter, projects, and prepends the row kind (batches in `readFieldList` layout). */
+  finish(batch: arrow.RecordBatch, kinds: Int8Array | null): arrow.RecordBatch | null {
     if (batch.numRows === 0) return null;
     if (this.options.filter) {
       const rows = filterBatchIndices(this.options.filter, batch);

@@ -18,6 +18,17 @@ export interface DataSplit {
   readonly rawConvertible: boolean;
   /** Deletion-vector tables: where each file's deletion vector is (aligned with `files`; null = none). */
   readonly deletionFiles?: ReadonlyArray<DeletionFile | null>;
+  /**
+   * Incremental delta / changelog splits (Java `DataSplit.isStreaming`): the files' records are
+   * read one after another, unmerged, with their row kinds (retract rows too), no deletion vectors.
+   */
+  readonly streaming?: boolean;
+  /**
+   * Incremental diff splits (Java `IncrementalSplit`): the partition-bucket's files only the start
+   * snapshot has; `files` are the ones only the end snapshot has. A primary-key read emits the
+   * end's merged rows whose key is new or whose row changed; an append read reads `files`.
+   */
+  readonly diffBefore?: { readonly files: readonly DataFileMeta[]; readonly deletionFiles?: ReadonlyArray<DeletionFile | null> };
 }
 
 /** A unit of reading work produced by a scan. */

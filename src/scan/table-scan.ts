@@ -16,6 +16,7 @@ import { deletionFilesOf, planPrimaryKeySplits, type PrimaryKeyPlanMode } from "
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
 import type { TimeTravel } from "../table/time-travel.js";
+import { primaryKeyConfig } from "../table/primary-key.js";
 
 /** Options of `Table.newScan` (API.md). */
 export interface ScanOptions {
@@ -39,8 +40,8 @@ export class TableScan {
   private readonly partitionFields: DataField[];
   /** The filter bound to the table's fields (null without one). */
   private readonly boundFilter: Predicate | null;
-  /** The table options' time travel (`FileStoreTable.timeTravel`); null with an explicit snapshot id or none. */
-  private readonly travel: TimeTravel | null;
+  /** The table options' time travel (`FileStoreTable.timeTravel`, pending on a fresh `Table.copy`); null with an explicit snapshot id or none. */
+  private readonly travel: TimeTravel | Promise<TimeTravel | PaimonError | null> | null;
 
   constructor(
     private readonly table: FileStoreTable,
@@ -74,7 +75,14 @@ export class TableScan {
 
   private async planFiles(primaryKeyMode: PrimaryKeyPlanMode): Promise<Plan> {
     const snapshots = this.table.snapshotManager;
-    const travel = this.travel;
+    const travel = await this.travel; // (pending on a fresh Table.copy)
+    if (travel instanceof PaimonError) throw travel;
+    if (travel?.kind === "incremental" && primaryKeyMode.realtimeUnion !== true) {
+      const { keepManifest, keepEntry, keepFile } = this.filters();
+      const { planIncremental } = await import("./incremental-scan.js");
+      // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
+      return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig });
+    }
     const snapshot =
       this.options.snapshotId !== undefined
         ? await snapshots.snapshot(this.options.snapshotId)
@@ -82,6 +90,18 @@ export class TableScan {
           ? await import("../table/time-travel.js").then((m) => m.resolveTimeTravel(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
           : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
+    const { keepManifest, keepFile } = this.filters();
+    // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
+    // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
+    const entries = primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
+    if (this.table.schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.boundFilter ?? undefined, primaryKeyMode) };
+    // Append tables with deletion vectors (written by Java's DELETE on append tables).
+    const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
+    return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
+  }
+
+  /** The scan's pruning: manifests by partition statistics, entries by partition and bucket, files by statistics too. */
+  private filters() {
     const partitionFilter = this.options.filter && this.partitionFields.length > 0 ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;
     const wanted = this.options.partitions?.map((p) => {
       const unknown = Object.keys(p).filter((k) => !this.table.schema.partitionKeys.includes(k));
@@ -109,13 +129,7 @@ export class TableScan {
     const keepFile = (e: ManifestEntry): boolean =>
       keepEntry(e) &&
       (!valueFilter || e.file.schemaId !== schema.id || (boundMayMatch(boundValueFilter!, valueStatsOf(e.file, schema.fields)) && (!useIndex || embeddedIndexMayMatch(e.file, valueFilter, schema.fields))));
-    // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
-    // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
-    const entries = primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);
-    if (schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.boundFilter ?? undefined, primaryKeyMode) };
-    // Append tables with deletion vectors (written by Java's DELETE on append tables).
-    const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
-    return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
+    return { keepManifest, keepEntry, keepFile };
   }
 
   /** Groups files by partition-bucket and packs each group into splits by size (append tables). */

@@ -48,9 +48,9 @@ export class FileStoreTable {
   /**
    * The time travel the table's `scan.*` options ask of its scans (src/table/time-travel.ts), or
    * the error refusing them, which `newScan` throws; set when the table is loaded
-   * (`loadTimeTravel`), null without such options.
+   * (`loadTimeTravel`; pending while a `Table.copy`'s options are parsed), null without such options.
    */
-  timeTravel: TimeTravel | PaimonError | null = null;
+  timeTravel: TimeTravel | PaimonError | Promise<TimeTravel | PaimonError | null> | null = null;
 
   /** Decoded footers of this table's data files (immutable once written), shared by its reads. */
   readonly footers = new FooterCache();

@@ -1,7 +1,7 @@
 // Table options (Paimon CoreOptions) that paimon-rt reads, with Java's defaults and
 // parsers for Paimon's memory-size and duration syntax ("128 mb", "5 min").
 import { PaimonError } from "../error.js";
-import { requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
+import { isTrueOption as isTrue, requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
 
 /** Option keys used by the library. Values are strings, as in schema files. */
 export const Options = {
@@ -71,6 +71,29 @@ export const IMMUTABLE_OPTIONS = new Set([
   "pk-clustering-override",
   "path",
 ]);
+
+/**
+ * Java 1.4.2's `SchemaManager.checkAlterTableOption` (an alter, and `Table.copy` for each option
+ * it changes): immutable options are refused, a bucket count can only be rescaled between fixed
+ * counts, and the options whose change would change what the existing files mean: the
+ * deletion-vector mode (rows hidden or brought back without a full compaction) unless
+ * `deletion-vectors.modifiable`, `ignore-delete` / `ignore-update-before` from true to false.
+ * `next` undefined: the option is removed.
+ */
+export function checkOptionChange(options: Readonly<Record<string, string>>, key: string, next: string | undefined): void {
+  if (IMMUTABLE_OPTIONS.has(key)) throw new PaimonError("UNSUPPORTED", `option ${key} cannot be changed after table creation`);
+  if (key === "bucket") {
+    const from = Number(options["bucket"] ?? "-1");
+    if (next === undefined) throw new PaimonError("UNSUPPORTED", `option bucket cannot be reset (it is ${from})`);
+    const to = Number(next);
+    if ((from > 0) !== (to > 0)) throw new PaimonError("UNSUPPORTED", `cannot change bucket from ${from} to ${to}`);
+  }
+  const [from, to] = [isTrue(options[key]), isTrue(next)];
+  const dv = key === "deletion-vectors.enabled";
+  if (dv ? !isTrue(options["deletion-vectors.modifiable"]) && from !== to : (key === "ignore-delete" || key === "ignore-update-before") && next !== undefined && from && !to) {
+    throw new PaimonError("UNSUPPORTED", `cannot change ${key} from ${from} to ${to}${dv ? " without deletion-vectors.modifiable=true" : ""}`);
+  }
+}
 
 const SIZE_UNITS: Record<string, number> = {
   "": 1,

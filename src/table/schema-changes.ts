@@ -7,7 +7,7 @@ import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts
 import type { SchemaChange } from "./schema-manager.js";
 import type { TableSchema } from "../spec/schema.js";
 import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
-import { IMMUTABLE_OPTIONS } from "./options.js";
+import { checkOptionChange } from "./options.js";
 import { isTrueOption as isTrue, validateOptionValues } from "./option-validation.js";
 import { checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
 
@@ -19,24 +19,6 @@ function fieldIndex(fields: readonly DataField[], name: string, where: number): 
   const i = fields.findIndex((f) => f.name === name);
   if (i < 0) throw invalid(`column ${name} does not exist in schema ${where}`);
   return i;
-}
-
-/**
- * Java 1.4.2's `SchemaManager.checkAlterTableOption` for the options whose change would change
- * what the existing files mean: the deletion-vector mode (rows hidden or brought back without a
- * full compaction) unless `deletion-vectors.modifiable`, and `ignore-delete` /
- * `ignore-update-before` from true to false.
- */
-function checkOptionTransition(options: Record<string, string>, key: string, next: string | undefined): void {
-  if (key === "deletion-vectors.enabled" && !isTrue(options["deletion-vectors.modifiable"]) && isTrue(options[key]) !== isTrue(next)) {
-    throw new PaimonError(
-      "UNSUPPORTED",
-      `cannot change deletion-vectors.enabled from ${isTrue(options[key])} to ${isTrue(next)}: without a full compaction rows would be hidden or come back (set deletion-vectors.modifiable=true to allow it, as in Java)`,
-    );
-  }
-  if ((key === "ignore-delete" || key === "ignore-update-before") && next !== undefined && isTrue(options[key]) && !isTrue(next)) {
-    throw new PaimonError("UNSUPPORTED", `cannot change ${key} from true to false`);
-  }
 }
 
 /** The next schema: `current` with `changes` applied in order (Java `SchemaManager.generateTableSchema`). */
@@ -116,14 +98,7 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
       case "setOption":
       case "removeOption": {
         const key = change.key;
-        if (IMMUTABLE_OPTIONS.has(key)) throw new PaimonError("UNSUPPORTED", `option ${key} cannot be changed after table creation`);
-        if (key === "bucket") {
-          const from = Number(options["bucket"] ?? "-1");
-          if (change.kind === "removeOption") throw new PaimonError("UNSUPPORTED", `option bucket cannot be reset (it is ${from})`);
-          const to = Number(change.value);
-          if ((from > 0) !== (to > 0)) throw new PaimonError("UNSUPPORTED", `cannot change bucket from ${from} to ${to}: only fixed bucket counts can be rescaled`);
-        }
-        checkOptionTransition(options, key, change.kind === "setOption" ? String(change.value) : undefined);
+        checkOptionChange(options, key, change.kind === "setOption" ? String(change.value) : undefined);
         if (change.kind === "setOption") options[key] = String(change.value);
         else delete options[key];
         break;

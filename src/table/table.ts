@@ -1,6 +1,8 @@
 // A Paimon table: its location, latest schema and options, and the entry points to
 // write, commit, scan and read it (API.md `Table`).
 import type { Snapshot } from "../spec/snapshot.js";
+import type { TimeTravel } from "./time-travel.js";
+import { checkOptionChange } from "./options.js";
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
@@ -39,16 +41,22 @@ const TIME_TRAVEL_KEY = /^(log\.scan|scan\.(mode|timestamp|snapshot-id|tag-name|
  * a table that has such options); a refusal is kept for `newScan` to throw.
  */
 export async function loadTimeTravel(table: Table): Promise<Table> {
-  if (Object.keys(table.schema.options).some((k) => TIME_TRAVEL_KEY.test(k))) {
-    const { timeTravelOf } = await import("./time-travel.js");
+  const parsed = parseTimeTravel(table);
+  if (parsed !== null) table.timeTravel = await parsed;
+  return table;
+}
+
+/** The time travel of `table`'s options (or its refusal), null without time-travel options. */
+function parseTimeTravel(table: Table): Promise<TimeTravel | PaimonError | null> | null {
+  if (!Object.keys(table.schema.options).some((k) => TIME_TRAVEL_KEY.test(k))) return null;
+  return import("./time-travel.js").then(({ timeTravelOf }) => {
     try {
-      table.timeTravel = timeTravelOf(table);
+      return timeTravelOf(table);
     } catch (e) {
       if (!(e instanceof PaimonError)) throw e;
-      table.timeTravel = e;
+      return e;
     }
-  }
-  return table;
+  });
 }
 
 export class Table extends FileStoreTable {
@@ -134,6 +142,44 @@ export class Table extends FileStoreTable {
   }
 
   /**
+   * A handle of the same table with `dynamicOptions` laid over its options for its scans, reads
+   * and writes, as Java Paimon's `Table.copy(Map)` (Flink / Spark `OPTIONS` hints): e.g.
+   * `{ "incremental-between": "3,7" }` reads the changes after snapshot 3 up to 7 (with
+   * `incremental-between-scan-mode` auto / delta / changelog / diff, tag names, or
+   * `incremental-between-timestamp`), `{ "scan.snapshot-id": 5 }` or `{ "scan.tag-name": "t" }`
+   * time travel. The schema files are not changed.
+   *
+   * As Java (`SchemaManager.checkAlterTableOption`), an option whose value changes is refused
+   * with UNSUPPORTED when it cannot change after creation (`bucket` to or from -1, `primary-key`,
+   * `partition`, `merge-engine`, `sequence.field`, the deletion-vector mode, …) here; bad values
+   * are INVALID_ARGUMENT naming the option where they are read (e.g. `read.batch-size` at
+   * `newRead`; time-travel and incremental options when a scan of the copy plans: `plan()`
+   * rejects, with UNSUPPORTED for `incremental-to-auto-tag`, `scan.version`, … which paimon-rt
+   * does not read).
+   *
+   * A copy with time-travel or incremental options (`scan.*`, `incremental-*`) is read-only:
+   * writes, commits and maintenance go through the table itself (UNSUPPORTED); other copies
+   * write with their options (e.g. `target-file-size`).
+   */
+  copy(dynamicOptions: Readonly<Record<string, string | number | boolean>>): Table {
+    const options: Record<string, string> = { ...this.schema.options };
+    for (const [key, value] of Object.entries(dynamicOptions)) {
+      const text = String(value);
+      if (options[key] !== text) checkOptionChange(this.schema.options, key, text);
+      options[key] = text;
+    }
+    const copy = new Table(this.fileIO, this.identifier, this.location, { ...this.schema, options }, this.pinnedSnapshotId);
+    copy.readsOnly = this.readsOnly || Object.keys(dynamicOptions).some((k) => TIME_TRAVEL_KEY.test(k));
+    const parsed = parseTimeTravel(copy);
+    parsed?.catch(() => undefined); // (a failed import rejects the plan that awaits it, not the process)
+    copy.timeTravel = parsed;
+    return copy;
+  }
+
+  /** A copy with time-travel or incremental dynamic options: read-only. */
+  private readsOnly = false;
+
+  /**
    * Refuses a change before any work is done: on a time-travel view (UNSUPPORTED) and on a
    * read-only file system such as HTTP (READ_ONLY), so rows are never buffered or encoded, and an
    * empty commit is not silently accepted, only to fail (or not) at the first file write.
@@ -146,8 +192,8 @@ export class Table extends FileStoreTable {
   }
 
   private checkNotTimeTravelView(): void {
-    if (this.pinnedSnapshotId !== null) {
-      throw new PaimonError("UNSUPPORTED", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a read-only time-travel view; write through the table itself`);
+    if (this.readsOnly || this.pinnedSnapshotId !== null) {
+      throw new PaimonError("UNSUPPORTED", `table ${this.identifier} ${this.readsOnly ? "copy" : `at snapshot ${this.pinnedSnapshotId}`} is a read-only time-travel view; write through the table itself`);
     }
   }
 

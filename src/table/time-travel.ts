@@ -22,11 +22,30 @@ export type TimeTravel =
   | { readonly kind: "tag"; readonly name: string }
   | { readonly kind: "timestamp"; readonly millis: number; readonly key: string }
   /** The newest COMPACT snapshot (of a full compaction when `deltaCommits` is set), else the latest. */
-  | { readonly kind: "compacted"; readonly deltaCommits: number | null };
+  | { readonly kind: "compacted"; readonly deltaCommits: number | null }
+  /** Java's INCREMENTAL startup mode: the changes between two snapshots, tags or times (src/scan/incremental-scan.ts). */
+  | Incremental;
 
-const MODES = new Set(["default", "latest-full", "full", "latest", "compacted-full", "from-timestamp", "from-snapshot", "from-snapshot-full"]);
+/** `incremental-between-scan-mode` (Java `IncrementalBetweenScanMode`). */
+export type IncrementalScanMode = "auto" | "delta" | "changelog" | "diff";
+
+/**
+ * An incremental batch scan: `incremental-between` (two snapshot ids or two tag names, start
+ * exclusive) or `incremental-between-timestamp` (two epoch-millisecond or local timestamps).
+ */
+export interface Incremental {
+  readonly kind: "incremental";
+  readonly between: readonly [string, string] | null;
+  readonly timestamps: readonly [number, number] | null;
+  readonly scanMode: IncrementalScanMode;
+  /** `incremental-between-tag-to-snapshot`: two tags read as the snapshot range between them, not their diff. */
+  readonly tagToSnapshot: boolean;
+}
+
+const MODES = new Set(["default", "latest-full", "full", "latest", "compacted-full", "from-timestamp", "from-snapshot", "from-snapshot-full", "incremental"]);
 /** Options whose scans this library does not perform (each chooses files or changes, not one snapshot). */
-const REFUSED = ["scan.version", "scan.file-creation-time-millis", "scan.creation-time-millis", "incremental-between", "incremental-between-timestamp", "incremental-to-auto-tag"];
+const REFUSED = ["scan.version", "scan.file-creation-time-millis", "scan.creation-time-millis", "incremental-to-auto-tag"];
+const INCREMENTAL_KEYS = ["incremental-between", "incremental-between-timestamp", "incremental-to-auto-tag"];
 /**
  * The time travel the options of `t` ask of a batch scan, null for the latest snapshot;
  * UNSUPPORTED naming an option this library does not honour, INVALID_ARGUMENT for a bad value
@@ -42,17 +61,22 @@ export function timeTravelOf(t: { readonly identifier: string; readonly schema: 
   const tag = o["scan.tag-name"];
   const watermark = o["scan.watermark"];
   const fail = (code: "UNSUPPORTED" | "INVALID_ARGUMENT", text: string) => new PaimonError(code, `scan of table ${table}: ${text}`);
-  for (const key of REFUSED) if (o[key] !== undefined) throw fail("UNSUPPORTED", `option ${key}=${o[key]} is not supported (batch scans of one snapshot only)`);
-  if (modeText === undefined && millis === undefined && timestamp === undefined && id === undefined && tag === undefined && watermark === undefined) return null;
+  const set = (keys: Array<[string, string | undefined]>) => keys.filter(([, v]) => v !== undefined).map(([k]) => k);
+  for (const key of REFUSED) if (o[key] !== undefined) throw fail("UNSUPPORTED", `option ${key}=${o[key]} is not supported`);
+  const incremental = INCREMENTAL_KEYS.some((k) => o[k] !== undefined);
+  if (modeText === undefined && millis === undefined && timestamp === undefined && id === undefined && tag === undefined && watermark === undefined && !incremental) return null;
   let mode = (modeText ?? "default").toLowerCase();
   if (!MODES.has(mode)) {
-    const known = ["from-creation-timestamp", "from-file-creation-time", "incremental"].includes(mode);
-    throw fail(known ? "UNSUPPORTED" : "INVALID_ARGUMENT", `scan.mode=${modeText} is ${known ? "not supported" : `not one of ${[...MODES, "from-creation-timestamp", "from-file-creation-time", "incremental"].join(", ")}`}`);
+    const known = ["from-creation-timestamp", "from-file-creation-time"].includes(mode);
+    throw fail(known ? "UNSUPPORTED" : "INVALID_ARGUMENT", `scan.mode=${modeText} is ${known ? "not supported" : `not one of ${[...MODES, "from-creation-timestamp", "from-file-creation-time"].join(", ")}`}`);
   }
-  if (mode === "default") mode = millis !== undefined || timestamp !== undefined ? "from-timestamp" : id !== undefined || tag !== undefined || watermark !== undefined ? "from-snapshot" : "latest-full";
+  if (mode === "default") mode = millis !== undefined || timestamp !== undefined ? "from-timestamp" : id !== undefined || tag !== undefined || watermark !== undefined ? "from-snapshot" : incremental ? "incremental" : "latest-full";
+  if (mode === "incremental") return incrementalOf(o, fail, set([["scan.timestamp-millis", millis], ["scan.timestamp", timestamp], ["scan.snapshot-id", id], ["scan.tag-name", tag]]));
+  // Java SchemaValidation: a snapshot or timestamp mode takes no incremental option
+  const strayIncremental = INCREMENTAL_KEYS.filter((k) => o[k] !== undefined);
+  if (strayIncremental.length > 0) throw fail("INVALID_ARGUMENT", `${strayIncremental.join(", ")} cannot be set with scan.mode ${mode}`);
   // Java SchemaValidation.validateStartupMode: the options a mode reads, exactly one where it
   // takes one of several; the ones it does not read must be absent.
-  const set = (keys: Array<[string, string | undefined]>) => keys.filter(([, v]) => v !== undefined).map(([k]) => k);
   const exactlyOne = (keys: Array<[string, string | undefined]>, absent: Array<[string, string | undefined]>) => {
     const present = set(keys);
     if (present.length !== 1) throw fail("INVALID_ARGUMENT", `scan.mode ${mode} needs exactly one of ${keys.map(([k]) => k).join(", ")}${present.length > 1 ? ` (${present.join(" and ")} are set)` : ""}`);
@@ -87,6 +111,48 @@ export function timeTravelOf(t: { readonly identifier: string; readonly schema: 
   const n = deltaCommits === undefined ? 1 : long(deltaCommits, "full-compaction.delta-commits", fail);
   if (n < 1) throw fail("INVALID_ARGUMENT", `full-compaction.delta-commits=${deltaCommits} is not positive`);
   return { kind: "compacted", deltaCommits: n };
+}
+
+const SCAN_MODES: ReadonlySet<string> = new Set(["auto", "delta", "changelog", "diff"]);
+
+/**
+ * Java's INCREMENTAL startup mode (`SchemaValidation.validateStartupMode`,
+ * `CoreOptions.incrementalBetween`, `AbstractDataTableScan.createIncrementalStartingScanner`):
+ * exactly one of `incremental-between` / `incremental-between-timestamp`, no snapshot or
+ * timestamp option (`stray`).
+ */
+function incrementalOf(o: Readonly<Record<string, string>>, fail: (code: "UNSUPPORTED" | "INVALID_ARGUMENT", text: string) => Error, stray: string[]): Incremental {
+  const present = INCREMENTAL_KEYS.filter((k) => o[k] !== undefined);
+  if (present.length !== 1) throw fail("INVALID_ARGUMENT", `scan.mode incremental needs exactly one of ${INCREMENTAL_KEYS.join(", ")}${present.length > 1 ? ` (${present.join(" and ")} are set)` : ""}`);
+  if (stray.length > 0) throw fail("INVALID_ARGUMENT", `${stray.join(", ")} cannot be set with ${present[0]}`);
+  const modeText = o["incremental-between-scan-mode"] ?? "auto";
+  const scanMode = modeText.trim().toLowerCase();
+  if (!SCAN_MODES.has(scanMode)) throw fail("INVALID_ARGUMENT", `incremental-between-scan-mode=${modeText} is not one of ${[...SCAN_MODES].join(", ")}`);
+  const tagToSnapshot = (o["incremental-between-tag-to-snapshot"] ?? "false").trim().toLowerCase() === "true";
+  const key = present[0];
+  const text = o[key];
+  // (Java String.split: trailing empty parts dropped)
+  const parts = text.split(",");
+  while (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
+  if (key === "incremental-between") {
+    if (parts.length !== 2) throw fail("INVALID_ARGUMENT", `The incremental-between must specific start(exclusive) and end snapshot, for example, 'incremental-between'='5,10' means changes between snapshot 5 and snapshot 10. But is: ${text}`);
+    return { kind: "incremental", between: [parts[0], parts[1]], timestamps: null, scanMode: scanMode as IncrementalScanMode, tagToSnapshot };
+  }
+  const bad = () => fail("INVALID_ARGUMENT", `The incremental-between-timestamp must specific start(exclusive) and end timestamp. But is: ${text}`);
+  if (parts.length !== 2) throw bad();
+  const asLong = (p: string) => (/^[+-]?\d+$/.test(p) && Number.isSafeInteger(Number(p)) ? Number(p) : null);
+  let start = asLong(parts[0]);
+  let end = asLong(parts[1]);
+  if (start === null || end === null) {
+    // both as local timestamps, as Java when either is not a long
+    try {
+      start = localMillis(parts[0], fail);
+      end = localMillis(parts[1], fail);
+    } catch {
+      throw bad();
+    }
+  }
+  return { kind: "incremental", between: null, timestamps: [start, end], scanMode: scanMode as IncrementalScanMode, tagToSnapshot };
 }
 
 /** A Java long option value within the safe integers. */
@@ -135,21 +201,13 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
       return s;
     }
     case "timestamp": {
-      // the newest snapshot at or before the time (Java `earlierOrEqualTimeMills`: binary search, times ascending with ids)
-      const ids = await snapshots.listSnapshotIds();
-      let found: Snapshot | null = null;
-      for (let lo = 0, hi = ids.length - 1; lo <= hi; ) {
-        const mid = (lo + hi) >> 1;
-        const s = await snapshots.tryGetSnapshot(ids[mid]);
-        if (s !== null && s.timeMillis <= travel.millis) {
-          found = s;
-          lo = mid + 1;
-        } else if (s === null) lo = mid + 1; // expired meanwhile: older ones are gone too
-        else hi = mid - 1;
-      }
+      const found = await earlierOrEqualTimeMillis(snapshots, travel.millis);
       if (found === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: no snapshot is earlier than or equal to ${travel.key} (${new Date(travel.millis).toISOString()}, ${travel.millis} ms) (${await snapshots.describeRetained()})`);
       return found;
     }
+    case "incremental":
+      // (batch scans plan these in src/scan/incremental-scan.ts; a real-time union reads one snapshot)
+      throw new PaimonError("UNSUPPORTED", `scan of table ${table}: incremental options are for batch scans (a real-time scan reads one snapshot)`);
     case "compacted": {
       // newest first, as Java `SnapshotManager.pickOrLatest`
       const ids = await snapshots.listSnapshotIds();
@@ -162,4 +220,20 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
       return snapshots.latestSnapshot();
     }
   }
+}
+
+/** The newest snapshot at or before `millis`, null when none (Java `earlierOrEqualTimeMills`: binary search, times ascending with ids). */
+export async function earlierOrEqualTimeMillis(snapshots: SnapshotManager, millis: number): Promise<Snapshot | null> {
+  const ids = await snapshots.listSnapshotIds();
+  let found: Snapshot | null = null;
+  for (let lo = 0, hi = ids.length - 1; lo <= hi; ) {
+    const mid = (lo + hi) >> 1;
+    const s = await snapshots.tryGetSnapshot(ids[mid]);
+    if (s !== null && s.timeMillis <= millis) {
+      found = s;
+      lo = mid + 1;
+    } else if (s === null) lo = mid + 1; // expired meanwhile: older ones are gone too
+    else hi = mid - 1;
+  }
+  return found;
 }
