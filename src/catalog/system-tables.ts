@@ -48,6 +48,19 @@ interface MetadataTable {
 const STRING = "STRING";
 const BIGINT = "BIGINT";
 const TS3 = "TIMESTAMP(3)";
+/** The leading columns of `$files` and `$file_key_ranges` (Java's FilesTable / FileKeyRangesTable). */
+const FILE_COLUMNS: readonly Column[] = [
+  ["partition", STRING],
+  ["bucket", "INT NOT NULL"],
+  ["file_path", "STRING NOT NULL"],
+  ["file_format", "STRING NOT NULL"],
+  ["schema_id", "BIGINT NOT NULL"],
+  ["level", "INT NOT NULL"],
+  ["record_count", "BIGINT NOT NULL"],
+  ["file_size_in_bytes", "BIGINT NOT NULL"],
+  ["min_key", STRING],
+  ["max_key", STRING],
+];
 
 /** The snapshot a metadata table of `t` describes: its time travel's (`scan.*` options), else the latest. */
 async function snapshotOf(t: Table): Promise<Snapshot | null> {
@@ -266,16 +279,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
   },
   files: {
     columns: [
-      ["partition", STRING],
-      ["bucket", "INT NOT NULL"],
-      ["file_path", "STRING NOT NULL"],
-      ["file_format", "STRING NOT NULL"],
-      ["schema_id", "BIGINT NOT NULL"],
-      ["level", "INT NOT NULL"],
-      ["record_count", "BIGINT NOT NULL"],
-      ["file_size_in_bytes", "BIGINT NOT NULL"],
-      ["min_key", STRING],
-      ["max_key", STRING],
+      ...FILE_COLUMNS,
       ["null_value_counts", "STRING NOT NULL"],
       ["min_value_stats", "STRING NOT NULL"],
       ["max_value_stats", "STRING NOT NULL"],
@@ -356,16 +360,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
   file_key_ranges: {
     // Java FileKeyRangesTable: $files' columns without the statistics, times and sources
     columns: [
-      ["partition", STRING],
-      ["bucket", "INT NOT NULL"],
-      ["file_path", "STRING NOT NULL"],
-      ["file_format", "STRING NOT NULL"],
-      ["schema_id", "BIGINT NOT NULL"],
-      ["level", "INT NOT NULL"],
-      ["record_count", "BIGINT NOT NULL"],
-      ["file_size_in_bytes", "BIGINT NOT NULL"],
-      ["min_key", STRING],
-      ["max_key", STRING],
+      ...FILE_COLUMNS,
       ["first_row_id", BIGINT],
     ],
     primaryKeys: ["file_path"],
