@@ -221,16 +221,28 @@ export async function expireSnapshots(
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, t.id), serializeOffsets(effective));
   }
 
-  // best effort: what stays behind is an orphan for removeOrphanFiles
+  // Snapshot files go first, oldest first, stopping at the first one that cannot be deleted: the
+  // snapshots left stay contiguous and keep every file they reference (a failure midway left a gap
+  // before — snapshot 1 kept, 2 and 3 gone — with files snapshot 1 references deleted). Only a
+  // complete run deletes the data and metadata files; otherwise they are orphans for
+  // removeOrphanFiles (best effort either way).
+  let removed = 0;
+  for (const id of expired) {
+    if (!(await io.delete(snapshots.paths.snapshot(id)).then(() => true, () => false))) break;
+    removed++;
+  }
+  if (removed < expired.length) {
+    await snapshots.writeHint("EARLIEST", expired[removed]!);
+    return removed;
+  }
   await deleteFiles(io, dataToDelete).catch(() => undefined);
   await deleteFiles(io, metadataToDelete).catch(() => undefined);
-  for (const id of expired) await io.delete(snapshots.paths.snapshot(id)).catch(() => false);
   await snapshots.writeHint("EARLIEST", firstRetained.id);
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or
   // anchor, except those of tagged snapshots (a rollback to the tag restores that progress).
   const taggedIds = new Set(tagged.map((t) => t.id));
   for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id && !taggedIds.has(id)) await io.delete(progressAnchorPath(root, id)).catch(() => false);
-  return expired.length;
+  return removed;
 }
 
 /**

@@ -84,6 +84,30 @@ describe("snapshot expiry: what is retained", () => {
     expect(await ids(table)).toEqual([3, 4, 5]);
   });
 
+  it("a snapshot file that cannot be deleted stops expiry there: the snapshots left stay contiguous and keep their files; a later expiry finishes", async () => {
+    const table = await tableWithSnapshots(8);
+    // a compaction deletes the files the first snapshots added: expiring them deletes those files
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.compact({ full: true });
+    await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    await w.close();
+    class FailingIO extends LocalFileIO {
+      override async delete(path: string): Promise<boolean> {
+        if (path.endsWith("/snapshot/snapshot-3")) throw new Error("injected: delete refused");
+        return super.delete(path);
+      }
+    }
+    const expire = (io: LocalFileIO) => expireSnapshots(io, table.location, table.coreOptions, table.partitionFields, { retainMax: 1, retainMin: 1, olderThanMs: 0 });
+    expect(await expire(new FailingIO())).toBe(2);
+    expect(await ids(table)).toEqual([3, 4, 5, 6, 7, 8, 9]);
+    // every snapshot left still reads (nothing it references was deleted)
+    expect(await readIds(await table.atSnapshot(3))).toEqual([1, 2, 3]);
+    expect(await readIds(table)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(await expire(new LocalFileIO())).toBe(6);
+    expect(await ids(table)).toEqual([9]);
+    expect(await readIds(table)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
   it("removes at most snapshot.expire.limit snapshots a call (or maxDeletes)", async () => {
     const table = await tableWithSnapshots(8, { "snapshot.expire.limit": "3" });
     const expire = (o: { maxDeletes?: number } = {}) => table.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0, ...o });
