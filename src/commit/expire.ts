@@ -173,21 +173,17 @@ export async function expireSnapshots(
     for (const files of deleted.values()) dataToDelete.push(...files);
   }
 
-  // Java ExpireSnapshotsImpl (changelogs not decoupled, the only case expired here): the changelog
-  // files an expired snapshot added go with it
-  for (const id of expired) {
-    const s = await snapshots.tryGetSnapshot(id);
-    if (s === null) continue;
-    for (const e of await manifests.changelogEntries(s)) if (e.kind !== FILE_KIND_DELETE) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
-  }
-
   // Metadata files referenced by any retained or tagged snapshot stay.
   const keep = new Set<string>();
   for (const s of [...retained, ...tagged]) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
-    if (s !== null) await collectMetadataFiles(manifests, paths, s, drop);
+    if (s === null) continue;
+    await collectMetadataFiles(manifests, paths, s, drop);
+    // Java ExpireSnapshotsImpl (changelogs not decoupled, the only case expired here): the
+    // changelog files an expired snapshot added go with it
+    for (const e of await manifests.changelogEntries(s)) if (e.kind !== FILE_KIND_DELETE) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
   }
 
   const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
