@@ -14,7 +14,7 @@ import { PaimonError } from "../error.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
 import { FileSchemas, readKvFile } from "../read/kv-file-reader.js";
-import { mergeFold, retractRefusal } from "../read/merge-functions.js";
+import { type MergeFold, mergeFold, retractRefusal } from "../read/merge-functions.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import { fileNameProblem } from "../spec/file-names.js";
@@ -57,6 +57,8 @@ export function postponeFilePrefix(dataFilePrefix: string, commitUser: string, w
  */
 export class PostponeBucketWriter {
   private readonly writer: KvFileWriter;
+  /** partial-update / aggregation: the table's field fold (null for other engines). */
+  private readonly fold: MergeFold | null;
   private retractChecked = false;
 
   constructor(
@@ -66,6 +68,8 @@ export class PostponeBucketWriter {
     dataFilePrefix: string,
   ) {
     const opts = table.coreOptions;
+    const engine = config.mergeEngine;
+    this.fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(table.identifier, engine, table.schema.fields, table.schema.primaryKeys, opts) : null;
     const schema = postponeFileSchema(table.schema);
     this.writer = new KvFileWriter(
       {
@@ -85,8 +89,7 @@ export class PostponeBucketWriter {
 
   /** Writes a batch: table columns in table order, optionally followed by an int8 row-kind column. */
   async write(batch: arrow.RecordBatch): Promise<void> {
-    const engine = this.config.mergeEngine;
-    const fold = engine === "partial-update" || engine === "aggregation" ? mergeFold(this.table.identifier, engine, this.table.schema.fields, this.table.schema.primaryKeys, this.table.coreOptions) : null;
+    const fold = this.fold;
     const { data, kinds } = keptRowsOf(batch, this.table, this.config, fold);
     const n = data.numRows;
     if (n === 0) return;
