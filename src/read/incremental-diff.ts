@@ -31,6 +31,18 @@ const WHOLE_BATCH = 1 << 20;
 
 /** Reads an incremental split of a primary-key table: a streaming (delta / changelog) or a diff split. */
 export async function* readIncremental(reader: PrimaryKeySplitReader, table: FileStoreTable, split: DataSplit, deps: IncrementalReadDeps): AsyncGenerator<arrow.RecordBatch> {
+  if (split.diffBefore && split.streaming) {
+    // Java IncrementalChangelogReadProvider (a stream scan's overwrite changes): the files the
+    // snapshot deleted, merged, their row kinds reversed (+I → -D, +U ↔ -U, -D → +I), then the files it added, merged
+    const merged = { ...split, streaming: undefined, diffBefore: undefined, rawConvertible: false };
+    for await (const b of reader.read({ ...merged, files: split.diffBefore.files })) {
+      // (the kinds are this batch's own array, made by the merge read)
+      if (reader.withRowKind) (b.data.children[0].values as Int8Array).forEach((k, i, kinds) => (kinds[i] = 3 - k));
+      yield b;
+    }
+    yield* reader.read(merged);
+    return;
+  }
   if (split.diffBefore) {
     yield* readDiff(reader, table, split, split.diffBefore, deps);
     return;

@@ -69,7 +69,6 @@ export class TableRead {
   ) {
     const all = table.schema.fields;
     if (options.realtime !== undefined) realtimeHooks("newRead").checkRealtimeRead(table, options); // real-time hook
-    if (options.withRowKind && table.schema.primaryKeys.length === 0) throw new PaimonError("UNSUPPORTED", "withRowKind is available for primary-key tables only");
     this.projection = planProjection(all, options.projection, table.identifier);
     this.fields = this.projection.topLevel;
     const rowKind = options.withRowKind ? [new arrow.Field(ROW_KIND_FIELD_NAME, new arrow.Int8(), false)] : [];
@@ -140,6 +139,18 @@ export class TableRead {
       yield* readPrimaryKeySplits(this.table, splits, { fields: this.fields, schema: this.schema, filter: this.filter, batchSize: this.batchSize, withRowKind: this.options.withRowKind ?? false, keepDeletes: this.options.keepDeletes });
       return;
     }
+    if (!this.options.withRowKind) {
+      yield* this.appendBatches(splits, this.schema, hidden, cached);
+      return;
+    }
+    // an append table's rows are all inserts (+I, kind 0), as Java returns them
+    for await (const b of this.appendBatches(splits, new arrow.Schema(this.schema.fields.slice(1)), hidden, cached)) {
+      yield recordBatch(this.schema, [arrow.makeData({ type: new arrow.Int8(), length: b.numRows, data: new Int8Array(b.numRows) }), ...b.data.children], b.numRows);
+    }
+  }
+
+  /** An append table's batches, of `schema` (the read's without the row kind). */
+  private async *appendBatches(splits: readonly Split[], schema: arrow.Schema, hidden?: ReadonlyMap<string, { readonly hits: RoaringBitmap32 }>, cached = false): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     // Filter columns that are not projected are read too, then dropped.
     const referenced = new Set(this.filter ? referencedFields(this.filter) : []);
     const filterFields = this.table.schema.fields.filter((f) => referenced.has(f.name) && !this.fields.includes(f));
@@ -176,7 +187,7 @@ export class TableRead {
           if (this.filter && source && footer) {
             // exact filter: prune row groups and pages, decode the other columns only where rows match
             const selective = readSelective(toByteSource(source, path), { fields: readFields, tableFields: this.table.schema.fields, fileFields, filter: this.filter, deleted, batchSize: this.batchSize, footer, chunkCache: cached ? this.table.chunkCache : null });
-            for await (const batch of selective) yield filterFields.length > 0 ? project(batch, this.schema, this.fields.length) : batch;
+            for await (const batch of selective) yield filterFields.length > 0 ? project(batch, schema, this.fields.length) : batch;
             continue;
           }
           // (Avro files: read whole and filtered row by row below)
@@ -194,7 +205,7 @@ export class TableRead {
               if (rows.length === 0) continue;
               if (rows.length < batch.numRows) batch = takeRows(batch, rows);
             }
-            if (filterFields.length > 0) batch = project(batch, this.schema, this.fields.length);
+            if (filterFields.length > 0) batch = project(batch, schema, this.fields.length);
             if (batch.numRows > 0) yield batch;
           }
         } finally {

@@ -70,6 +70,8 @@ function bothFilters(read: Predicate | undefined, scan: Predicate | null): Predi
 export function checkRealtimeRead(table: FileStoreTable, options: RealtimeReadOptions): void {
   const ctx = asRealtimeContext(options.realtime, "newRead");
   validateRealtimeTable(table, "real-time read");
+  // (the memory rows of an append table carry no row kinds)
+  if (options.withRowKind && table.schema.primaryKeys.length === 0) throw new PaimonError("UNSUPPORTED", "withRowKind of a real-time read is available for primary-key tables only");
   ctx.checkValid();
   ctx.bind(table);
 }

@@ -127,23 +127,36 @@ async function planDelta(table: FileStoreTable, startId: number, endId: number, 
     if (list !== null) manifests.push(...(await table.manifestStore.readManifestList(list)).filter(filters.keepManifest));
   }
   const contents = await Promise.all(manifests.map((m) => table.manifestStore.readManifest(m.fileName)));
-  const groups = new Map<string, ManifestEntry[]>();
-  for (const entries of contents) {
-    for (const e of entries) {
+  const entries: ManifestEntry[] = [];
+  for (const list of contents) {
+    for (const e of list) {
       if (e.kind !== 0) throw fail("INVALID_ARGUMENT", `Delta or changelog should only have ADD files (${e.file.fileName} is a DELETE entry).`);
-      if (!filters.keepEntry(e)) continue;
-      const key = `${e.partition.join(",")}|${e.bucket}`;
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = []));
-      g.push(e);
+      if (filters.keepEntry(e)) entries.push(e);
     }
+  }
+  return { snapshotId: endId, splits: streamingSplits(table, entries, endId, D) };
+}
+
+/**
+ * The files of `entries` grouped by partition-bucket into streaming splits of snapshot
+ * `snapshotId` (Java `DataSplit.isStreaming`: read unmerged, with row kinds); also the stream
+ * scan's (src/scan/stream-scan.ts) delta and changelog plans.
+ */
+export function streamingSplits(table: FileStoreTable, entries: readonly ManifestEntry[], snapshotId: number, deps: IncrementalScanDeps): DataSplit[] {
+  D = deps;
+  const groups = new Map<string, ManifestEntry[]>();
+  for (const e of entries) {
+    const key = `${e.partition.join(",")}|${e.bucket}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(e);
   }
   const splits: DataSplit[] = [];
   for (const group of groups.values()) {
     const e = group[0];
-    splits.push({ ...placeOf(table, e), snapshotId: endId, totalBuckets: e.totalBuckets, files: group.map((x) => x.file), rawConvertible: false, streaming: true });
+    splits.push({ ...placeOf(table, e), snapshotId, totalBuckets: e.totalBuckets, files: group.map((x) => x.file), rawConvertible: false, streaming: true });
   }
-  return { snapshotId: endId, splits };
+  return splits;
 }
 
 /** Java `SnapshotReaderImpl.readIncrementalDiff`: per partition-bucket, the files only `start` has and those only `end` has. */

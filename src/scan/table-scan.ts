@@ -29,6 +29,8 @@ export interface ScanOptions {
   realtime?: RealtimeContext;
   /** Internal: only files of this LSM level (`$ro` of primary-key tables, Java `withLevel`). */
   level?: number;
+  /** Internal: only files of this LSM level or above (a stream scan's first plan of a lookup-changelog table). */
+  minLevel?: number;
 }
 
 const REALTIME_UNION: PrimaryKeyPlanMode = Object.freeze({ realtimeUnion: true });
@@ -100,8 +102,8 @@ export class TableScan {
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
   }
 
-  /** The scan's pruning: manifests by partition statistics, entries by partition and bucket, files by statistics too. */
-  private filters() {
+  /** Internal (also stream scans): the scan's pruning: manifests by partition statistics, entries by partition and bucket, files by statistics too. */
+  filters() {
     const partitionFilter = this.options.filter && this.partitionFields.length > 0 ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;
     const wanted = this.options.partitions?.map((p) => {
       const unknown = Object.keys(p).filter((k) => !this.table.schema.partitionKeys.includes(k));
@@ -110,11 +112,11 @@ export class TableScan {
       return serializeBinaryRow(toBinaryRow(this.partitionFields.map((f) => p[f.name] ?? null), types), types.length).join(",");
     });
     const buckets = this.options.buckets ? new Set(this.options.buckets) : null;
-    const level = this.options.level;
+    const { level, minLevel = 0 } = this.options;
     const keepEntry = (e: ManifestEntry): boolean => {
       if (e.bucket === -2) return false; // postpone bucket: invisible to batch reads
       if (buckets && !buckets.has(e.bucket)) return false;
-      if (level !== undefined && e.file.level !== level) return false;
+      if ((level !== undefined && e.file.level !== level) || e.file.level < minLevel) return false;
       if (wanted && !wanted.includes(e.partition.join(","))) return false;
       if (partitionFilter && !evaluatePartitionRow(partitionFilter, e.partition, this.partitionFields)) return false;
       return true;

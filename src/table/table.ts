@@ -2,7 +2,7 @@
 // write, commit, scan and read it (API.md `Table`).
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TimeTravel } from "./time-travel.js";
-import { checkOptionChange } from "./options.js";
+import { checkOptionChange, parseDuration } from "./options.js";
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
@@ -15,6 +15,11 @@ import { prefetchFlatDecoder } from "../format/parquet-reader.js";
 import { prefetchKernels } from "../kernel/wasm.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
+import type { StreamReadOptions, StreamScanOptions, StreamTableScan } from "../scan/stream-scan.js";
+import { fromBinaryRow } from "../spec/binary-row.js";
+import { deletionFilesOf } from "../scan/merge-tree-splits.js";
+import { primaryKeyConfig } from "./primary-key.js";
+import type { RecordBatch } from "apache-arrow";
 import { SchemaManager } from "./schema-manager.js";
 import { FileStoreTable } from "./file-store-table.js";
 
@@ -127,6 +132,39 @@ export class Table extends FileStoreTable {
       throw new PaimonError("INVALID_ARGUMENT", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view of that snapshot; use atSnapshot(${options.snapshotId}) for snapshot ${options.snapshotId}`);
     }
     return new TableScan(this, { ...options, snapshotId: this.pinnedSnapshotId });
+  }
+
+  /**
+   * A streaming scan, as Java Paimon's `newStreamScan` (README "Streaming reads"): its first
+   * `plan()` follows `scan.mode` (default latest-full: the latest snapshot's rows; `latest`,
+   * `from-snapshot`, `from-snapshot-full`, `from-timestamp`, `compacted-full`), each later one the
+   * changes of the next snapshot that has any (the delta files of APPEND snapshots, or the changelog
+   * files with a changelog producer), empty while there is none. Options come from the table (use
+   * `copy({ "scan.mode": "latest", "consumer-id": "job-1" })`); with `consumer-id` the progress is
+   * saved by `notifyCheckpointComplete` and a new stream scan with the same id continues from it.
+   */
+  newStreamScan(options?: StreamScanOptions): Promise<StreamTableScan> {
+    try {
+      checkManifestFormatOption(this.schema.options, this.identifier);
+      checkReadOptions(this.schema.options, this.identifier);
+      if (this.pinnedSnapshotId !== null) throw new PaimonError("UNSUPPORTED", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view; stream the table itself (scan.snapshot-id starts a stream at a snapshot)`);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    // (the query bundle's modules it uses are passed in: see stream-scan.ts)
+    return import("../scan/stream-scan.js").then(({ StreamTableScan }) => StreamTableScan.open(this, options, { PaimonError, TableScan, fromBinaryRow, deletionFilesOf, primaryKeyConfig, parseDuration }));
+  }
+
+  /**
+   * Streams the table's rows: the batches of each plan of a stream scan (`newStreamScan`), read with
+   * row kinds (`read.withRowKind` defaults to true), polling every `pollIntervalMs` (default 1000)
+   * while there is no new snapshot, until `signal` aborts (or `scan.bounded.watermark` ends the
+   * stream). With `consumer-id` the progress is saved after each plan's batches were consumed.
+   */
+  async *streamRead(options: StreamReadOptions = {}): AsyncGenerator<RecordBatch, void, undefined> {
+    const scan = await this.newStreamScan(options);
+    const { streamBatches } = await import("../scan/stream-scan.js");
+    yield* streamBatches(scan, (o) => this.newRead(o), options);
   }
 
   /**
