@@ -85,6 +85,8 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
           snapshotId: positiveInt(rest, "--snapshot"),
           dynamicOptions: dynamicOptions(rest),
           format,
+          follow: rest.includes("--follow"),
+          signal: rest.includes("--follow") ? interrupted() : undefined,
         },
         io.out,
       );
@@ -138,6 +140,19 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
     default:
       return usageError(io, `unknown command: ${command}`);
   }
+}
+
+/** Aborted on SIGINT / SIGTERM (`read --follow` ends then, its last rows printed). */
+function interrupted(): AbortSignal {
+  const controller = new AbortController();
+  const stop = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    controller.abort();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return controller.signal;
 }
 
 /** Every `--option key=value` (repeatable): dynamic options for `Table.copy`. */

@@ -76,6 +76,8 @@ export interface PrimaryKeyPlanMode {
    * level 0 only by key predicates.
    */
   realtimeUnion?: boolean;
+  /** Keep level 0 of deletion-vector and first-row tables (a stream scan's full plan, as Java's: only batch scans skip it). */
+  keepLevel0?: boolean;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function planPrimaryKeySplits(table: FileStoreTable, snapshot: Snap
   const keyFilter = filter ? splitPredicateByFields(filter, keyNames).picked : null;
   let boundKeyFilter: Predicate | null = null; // bound at the first file (binding checks the literals)
   const dv = config.deletionVectors;
-  const skipLevel0 = ((dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row") && !mode.realtimeUnion;
+  const skipLevel0 = ((dv && !config.dvMergeOnRead) || config.mergeEngine === "first-row") && !mode.realtimeUnion && !mode.keepLevel0;
   const highLevelFilter = mode.realtimeUnion && dv && filter ? filter : null;
   const schema = table.schema;
   const deletionFiles = dv ? deletionFilesOf(table, await table.manifestStore.indexEntries(snapshot)) : NO_DELETION_FILES;

@@ -172,7 +172,7 @@ export class StreamTableScan {
     const producer = this.changelogProducer;
     const pk = this.table.schema.primaryKeys.length > 0;
     const levels: ScanOptions = pk && producer === "lookup" ? { minLevel: 1 } : pk && producer === "full-compaction" ? { level: D.primaryKeyConfig(this.table.coreOptions).numLevels - 1 } : {};
-    const full = await new D.TableScan(this.table, { ...this.options, ...levels, snapshotId: s.id }).plan();
+    const full = await new D.TableScan(this.table, { ...this.options, ...levels, snapshotId: s.id, streaming: true }).plan();
     return plan(s.id, full.splits, false);
   }
 

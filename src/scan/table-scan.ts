@@ -31,10 +31,13 @@ export interface ScanOptions {
   level?: number;
   /** Internal: only files of this LSM level or above (a stream scan's first plan of a lookup-changelog table). */
   minLevel?: number;
+  /** Internal: a stream scan's full plan (deletion-vector and first-row tables keep level 0, as Java's stream scan). */
+  streaming?: boolean;
 }
 
 const REALTIME_UNION: PrimaryKeyPlanMode = Object.freeze({ realtimeUnion: true });
 const PLAIN: PrimaryKeyPlanMode = Object.freeze({});
+const STREAMING: PrimaryKeyPlanMode = Object.freeze({ keepLevel0: true });
 /** Compressions whose chunks the flat decoder takes whole (others make parquet-wasm likely). */
 const FLAT_COMPRESSIONS: ReadonlySet<string> = new Set(["zstd", "snappy", "none"]);
 
@@ -64,7 +67,7 @@ export class TableScan {
     const t = this.table;
     prefetchDecoders(t.schema.fields, !FLAT_COMPRESSIONS.has(t.coreOptions.fileCompression));
     if (this.options.realtime !== undefined) return realtimeHooks("newScan").planRealtimeScan(this.table, this.options, this); // real-time hook
-    return this.planFiles(PLAIN);
+    return this.planFiles(this.options.streaming ? STREAMING : PLAIN);
   }
 
   /**

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { main } from "../../src/cli/main.js";
 import type { StreamTableScan } from "../../src/scan/stream-scan.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
@@ -329,6 +330,32 @@ describe("streamRead", () => {
       { _VALUE_KIND: 0, v: "a" },
       { _VALUE_KIND: 0, v: "b" },
     ]);
+  });
+});
+
+describe("paimon-rt read --follow", () => {
+  it("prints the rows with their kinds, then each new snapshot's changes; --limit ends it; --snapshot is refused", async () => {
+    const t = await create(true);
+    await put(t, [[1, "a"]]);
+    const out: string[] = [];
+    const done = main(["read", t.location, "--follow", "--format", "json", "--limit", "3", "--option", "consumer-id=cli"], { out: (l) => out.push(l), err: (l) => out.push(l) });
+    await waitFor(() => out.length === 1);
+    await put(t, [[2, "b"], [1, "a", RowKind.DELETE]]);
+    expect(await done).toBe(0);
+    expect(out[0]).toBe('{"_kind":"+I","id":1,"v":"a"}');
+    expect(out[1].split("\n").sort()).toEqual(['{"_kind":"+I","id":2,"v":"b"}', '{"_kind":"-D","id":1,"v":"a"}']);
+    expect(existsConsumer(t, "cli")).toBe('{\n  "nextSnapshot" : 2\n}');
+    const e = await expectCode(main(["read", t.location, "--follow", "--snapshot", "1"], { out: () => undefined, err: () => undefined }), "INVALID_ARGUMENT");
+    expect(e.message).toContain("--follow streams the table itself");
+  });
+
+  it("deletion-vector tables: the first plan reads level 0 too (as Java's stream scan; batch scans skip it)", async () => {
+    const t = await create(true, { "deletion-vectors.enabled": "true", "write-only": "true" });
+    await put(t, [[1, "a"], [2, "b"]]);
+    await put(t, [[1, "a2"]]);
+    expect((await t.newRead().toArrow((await t.newScan().plan()).splits)).numRows).toBe(0); // (batch: level 0 skipped)
+    const scan = await t.newStreamScan();
+    expect(await next(t, scan)).toEqual({ snapshotId: 2, rows: ["+I|1|a2", "+I|2|b"] });
   });
 });
 

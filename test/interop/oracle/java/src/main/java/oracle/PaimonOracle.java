@@ -213,6 +213,29 @@ public final class PaimonOracle {
                 read(a[1], a[2], snapshot, tag, dynamicOptions, sort, withKind, filters, executeFilter, out);
                 return;
             }
+            case "stream-read": {
+                // plans a streaming scan (Java newStreamScan) N times; one JSON line per plan
+                if (a.length < 4) throw new IllegalArgumentException("stream-read <warehouse> <db.table> <plans> [--option key=value]... [--restore nextSnapshot] [--notify]");
+                Map<String, String> dynamicOptions = new java.util.LinkedHashMap<>();
+                Long restore = null;
+                boolean notify = false;
+                for (int i = 4; i < a.length; i++) {
+                    switch (a[i]) {
+                        case "--option": {
+                            String kv = a[++i];
+                            int eq = kv.indexOf('=');
+                            if (eq <= 0) throw new IllegalArgumentException("--option needs key=value, got " + kv);
+                            dynamicOptions.put(kv.substring(0, eq), kv.substring(eq + 1));
+                            break;
+                        }
+                        case "--restore": restore = Long.parseLong(a[++i]); break;
+                        case "--notify": notify = true; break;
+                        default: throw new IllegalArgumentException("unknown stream-read option " + a[i]);
+                    }
+                }
+                streamRead(a[1], a[2], Integer.parseInt(a[3]), dynamicOptions, restore, notify, out);
+                return;
+            }
             case "consumer": {
                 // sets a streaming consumer's next snapshot, as a Flink job with consumer-id does
                 if (a.length != 5) throw new IllegalArgumentException("consumer <warehouse> <db.table> <id> <nextSnapshot>");
@@ -650,6 +673,58 @@ public final class PaimonOracle {
             byKey.values().forEach(lines::addAll);
         }
         for (String l : lines) out.println(l);
+    }
+
+    /**
+     * Plans a stream scan `plans` times (after `restore` when given), printing per plan
+     * {"snapshotId":N|null,"checkpoint":N|null,"rows":[rows with "_kind", sorted]} ({"end":true} at
+     * EndOfScanException); `notify` calls notifyCheckpointComplete(checkpoint()) after each plan
+     * (a consumer-id's progress).
+     */
+    static void streamRead(String warehouse, String ident, int plans, Map<String, String> dynamicOptions, Long restore, boolean notify, PrintStream out) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
+            Table table = catalog.getTable(Identifier.fromString(ident));
+            if (!dynamicOptions.isEmpty()) table = table.copy(dynamicOptions);
+            RowType rt = table.rowType();
+            ReadBuilder rb = table.newReadBuilder();
+            org.apache.paimon.table.source.StreamTableScan scan = rb.newStreamScan();
+            if (restore != null) scan.restore(restore);
+            org.apache.paimon.table.source.TableRead tableRead = rb.newRead();
+            for (int p = 0; p < plans; p++) {
+                org.apache.paimon.table.source.TableScan.Plan plan;
+                try {
+                    plan = scan.plan();
+                } catch (org.apache.paimon.table.source.EndOfScanException e) {
+                    out.println("{\"end\":true}");
+                    return;
+                }
+                List<String> rows = new ArrayList<>();
+                StringBuilder sb = new StringBuilder();
+                try (RecordReader<InternalRow> reader = tableRead.createReader(plan.splits())) {
+                    reader.forEachRemaining(row -> {
+                        sb.setLength(0);
+                        sb.append("{\"_kind\":\"").append(row.getRowKind().shortString()).append('"');
+                        for (int i = 0; i < rt.getFieldCount(); i++) {
+                            sb.append(',');
+                            str(sb, rt.getFieldNames().get(i));
+                            sb.append(':');
+                            DataType t = rt.getTypeAt(i);
+                            val(sb, InternalRow.createFieldGetter(t, i).getFieldOrNull(row), t);
+                        }
+                        rows.add(sb.append('}').toString());
+                    });
+                }
+                Map<String, List<String>> byKey = new TreeMap<>();
+                for (String l : rows) byKey.computeIfAbsent(sortKey(l), k -> new ArrayList<>()).add(l);
+                Long snapshotId = plan instanceof org.apache.paimon.table.source.snapshot.SnapshotReader.Plan ? ((org.apache.paimon.table.source.snapshot.SnapshotReader.Plan) plan).snapshotId() : null;
+                Long checkpoint = scan.checkpoint();
+                if (notify) scan.notifyCheckpointComplete(checkpoint);
+                StringBuilder line = new StringBuilder("{\"snapshotId\":").append(snapshotId).append(",\"checkpoint\":").append(checkpoint).append(",\"rows\":[");
+                boolean first = true;
+                for (List<String> ls : byKey.values()) for (String l : ls) { line.append(first ? "" : ",").append(l); first = false; }
+                out.println(line.append("]}").toString());
+            }
+        }
     }
 
     /** The row's JSON with keys sorted (same order as the Python oracle's --sort, up to escaping). */

@@ -1,0 +1,204 @@
+/**
+ * Streaming reads (`Table.newStreamScan`) against Java Paimon 1.4.2's `newStreamScan`: Java writes
+ * append and primary-key tables (changelog-producer none / input / lookup, deletion vectors,
+ * partitioned) over commits with updates, deletes, compactions and overwrites; for every scan.mode
+ * (and the overwrite options) paimon-rt's plans equal the Java oracle's `stream-read`, plan by
+ * plan: the snapshot planned, the checkpoint after it, and the rows with their kinds. Consumers:
+ * a consumer Java saved is continued by paimon-rt and one paimon-rt saved by Java (its stream scan
+ * and its snapshot expiry). Skips cleanly when scripts/setup-oracles.sh has not been run.
+ */
+import * as fsp from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import type { Table } from "../../src/table/table.js";
+import { arrowToRows, type FieldLike } from "./convert.js";
+import { batchOutput, javaOracleUnavailable, type OracleRow, type OracleSpec, runBatch, sortRows, writeTables } from "./oracle/harness.js";
+
+const noJava = javaOracleUnavailable();
+const SLOW = 900_000;
+const DB = "st";
+
+const FIELDS: FieldLike[] = [
+  { name: "dt", type: "STRING NOT NULL" },
+  { name: "id", type: "BIGINT NOT NULL" },
+  { name: "v", type: "STRING" },
+];
+const fields = FIELDS.map((f) => ({ name: f.name, type: f.type }));
+
+function commits(pk: boolean): NonNullable<OracleSpec["commits"]> {
+  const r = (dt: string, id: number, v: string, kind?: string) => (kind && pk ? { _kind: kind, dt, id, v } : { dt, id, v });
+  return [
+    [r("a", 1, "one"), r("a", 2, "two"), r("b", 3, "three")],
+    [r("a", 1, "uno"), r("b", 4, "four"), r("a", 2, "two", "-D")],
+    { rows: [r("b", 3, "tres"), r("a", 5, "five")], compact: true },
+    [r("a", 6, "six"), r("b", 4, "four", "-D"), r("a", 1, "eins")],
+    { rows: [r("a", 7, "seven"), r("b", 8, "eight")], overwrite: { dt: "b" } },
+    [r("a", 9, "nine"), r("a", 5, "fünf")],
+  ];
+}
+
+interface Case {
+  name: string;
+  pk: boolean;
+  options: Record<string, string>;
+  partitioned?: boolean;
+}
+
+const CASES: Case[] = [
+  { name: "append", pk: false, options: { bucket: "2", "bucket-key": "id" } },
+  { name: "append_partitioned", pk: false, options: { bucket: "1", "bucket-key": "id" }, partitioned: true },
+  { name: "pk", pk: true, options: { bucket: "1" } },
+  { name: "pk_dv", pk: true, options: { bucket: "2", "deletion-vectors.enabled": "true" } },
+  { name: "pk_input", pk: true, options: { bucket: "1", "changelog-producer": "input" } },
+  { name: "pk_lookup", pk: true, options: { bucket: "1", "changelog-producer": "lookup" } },
+  { name: "pk_partitioned", pk: true, options: { bucket: "2" }, partitioned: true },
+];
+
+function specOf(c: Case): OracleSpec {
+  const primaryKeys = c.pk ? (c.partitioned ? ["dt", "id"] : ["id"]) : undefined;
+  const all = commits(c.pk).map((x) => (!c.partitioned && !Array.isArray(x) && x.overwrite ? { rows: x.rows, overwrite: true } : x));
+  return { fields, primaryKeys, partitionKeys: c.partitioned ? ["dt"] : undefined, options: c.options, commits: all };
+}
+
+interface PlanOut {
+  snapshotId: number | null;
+  checkpoint: number | null;
+  rows: OracleRow[];
+}
+
+/** Our `plans` plans of a stream scan of `table` with `options` (after `restore`), as the oracle prints them. */
+async function ours(table: Table, options: Record<string, string>, plans: number, restore?: number, notify = false): Promise<PlanOut[]> {
+  const copy = table.copy(options);
+  const scan = await copy.newStreamScan();
+  if (restore !== undefined) scan.restore(restore);
+  const read = copy.newRead({ withRowKind: true });
+  const out: PlanOut[] = [];
+  for (let i = 0; i < plans; i++) {
+    const p = await scan.plan();
+    const rows = arrowToRows(await read.toArrow(p.splits)).map((r) => ({ _kind: ["+I", "-U", "+U", "-D"][r._VALUE_KIND as number], ...Object.fromEntries(Object.entries(r).filter(([k]) => k !== "_VALUE_KIND")) }));
+    const checkpoint = scan.checkpoint();
+    if (notify) await scan.notifyCheckpointComplete(checkpoint);
+    out.push({ snapshotId: p.snapshotId, checkpoint, rows: sortRows(rows) });
+  }
+  return out;
+}
+
+function javaArgs(warehouse: string, table: string, options: Record<string, string>, plans: number, extra: string[] = []): string[] {
+  const args = ["stream-read", warehouse, `${DB}.${table}`, String(plans)];
+  for (const [k, v] of Object.entries(options)) args.push("--option", `${k}=${v}`);
+  return [...args, ...extra];
+}
+
+function parsePlans(out: string): PlanOut[] {
+  return out
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => {
+      const p = JSON.parse(l) as PlanOut;
+      return { ...p, rows: sortRows(p.rows) };
+    });
+}
+
+describe.skipIf(noJava !== null)("stream reads: paimon-rt's plans equal Java Paimon 1.4.2's", () => {
+  let warehouse: string;
+  let counts: number[];
+
+  beforeAll(async () => {
+    warehouse = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-stream-"));
+    const written = await writeTables("java", warehouse, CASES.map((c) => ({ identifier: `${DB}.${c.name}`, spec: specOf(c) })));
+    counts = written.map((ids) => Math.max(...ids.filter((x): x is number => x !== null)));
+  }, SLOW);
+
+  afterAll(async () => {
+    if (warehouse) await fsp.rm(warehouse, { recursive: true, force: true });
+  });
+
+  it(
+    "every scan.mode, the overwrite options and restore: plan by plan the same snapshots, checkpoints, rows and row kinds",
+    async () => {
+      const catalog = await Catalog.open(warehouse);
+      const requests: Array<{ table: string; options: Record<string, string>; plans: number; restore?: number }> = [];
+      for (const [i, c] of CASES.entries()) {
+        const n = counts[i];
+        const plans = n + 2; // every snapshot, then nothing new
+        const table = await catalog.getTable(`${DB}.${c.name}`);
+        const times = (await table.listSnapshots()).map((s) => s.timeMillis);
+        const sets: Array<Record<string, string>> = [
+          {},
+          { "scan.mode": "latest" },
+          { "scan.mode": "full" },
+          { "scan.mode": "compacted-full" },
+          { "scan.mode": "from-timestamp", "scan.timestamp-millis": String(times[2]) },
+          { "scan.timestamp-millis": String(times[0] - 1) },
+          ...Array.from({ length: n }, (_, s) => ({ "scan.snapshot-id": String(s + 1) })),
+          { "scan.mode": "from-snapshot-full", "scan.snapshot-id": "2" },
+          { "scan.mode": "from-snapshot-full", "scan.snapshot-id": String(n) },
+          { "scan.snapshot-id": "1", [c.pk ? "streaming-read-overwrite" : "streaming-read-append-overwrite"]: "true" },
+          { "scan.mode": "from-snapshot-full", "scan.snapshot-id": "1", [c.pk ? "streaming-read-overwrite" : "streaming-read-append-overwrite"]: "true" },
+        ];
+        for (const options of sets) {
+          // (Java refuses streaming-read-overwrite with a lookup changelog producer: checked below)
+          if (c.name === "pk_lookup" && options["streaming-read-overwrite"] !== undefined) continue;
+          requests.push({ table: c.name, options, plans });
+        }
+        requests.push({ table: c.name, options: {}, plans, restore: 2 });
+      }
+      const results = await runBatch("java", requests.map((r) => javaArgs(warehouse, r.table, r.options, r.plans, r.restore === undefined ? [] : ["--restore", String(r.restore)])));
+      let nonEmpty = 0;
+      for (const [i, r] of requests.entries()) {
+        const what = `${r.table} ${JSON.stringify(r.options)}${r.restore === undefined ? "" : ` restore ${r.restore}`}`;
+        const java = parsePlans(batchOutput(results[i]));
+        const mine = await ours(await catalog.getTable(`${DB}.${r.table}`), r.options, r.plans, r.restore);
+        expect(mine, what).toEqual(java);
+        nonEmpty += java.filter((p) => p.rows.length > 0).length;
+      }
+      expect(requests.length).toBeGreaterThan(90);
+      expect(nonEmpty).toBeGreaterThan(300);
+      // Java's refusal of streaming-read-overwrite with a lookup changelog is ours too
+      const refused = await runBatch("java", [javaArgs(warehouse, "pk_lookup", { "streaming-read-overwrite": "true" }, 1)]);
+      expect(refused[0].ok).toBe(false);
+      await expect((await catalog.getTable(`${DB}.pk_lookup`)).copy({ "streaming-read-overwrite": "true" }).newStreamScan()).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    },
+    SLOW,
+  );
+
+  it(
+    "consumers: Java's saved progress is continued by paimon-rt, paimon-rt's by Java's stream scan and kept by Java's expiry",
+    async () => {
+      const catalog = await Catalog.open(warehouse);
+      const name = "pk_input";
+      const table = await catalog.getTable(`${DB}.${name}`);
+      const n = counts[CASES.findIndex((c) => c.name === name)];
+      // Java reads from snapshot 1 for five plans and saves its progress
+      const from1 = { "scan.snapshot-id": "1", "consumer-id": "java-job" };
+      const [javaFirst] = await runBatch("java", [javaArgs(warehouse, name, from1, 5, ["--notify"])]);
+      const javaPlans = parsePlans(batchOutput(javaFirst));
+      const saved = javaPlans[4].checkpoint!;
+      expect(await fsp.readFile(path.join(table.location, "consumer", "consumer-java-job"), "utf8")).toBe(`{\n  "nextSnapshot" : ${saved}\n}`);
+      // both continue from it the same way
+      const [javaResumed] = await runBatch("java", [javaArgs(warehouse, name, { "consumer-id": "java-job" }, n + 1)]);
+      const resumed = await ours(table, { "consumer-id": "java-job" }, n + 1);
+      expect(resumed).toEqual(parsePlans(batchOutput(javaResumed)));
+      expect(resumed[0]).toEqual({ snapshotId: null, checkpoint: saved, rows: [] });
+      expect(resumed.some((p) => p.rows.length > 0)).toBe(true);
+      // paimon-rt saves a consumer at snapshot 3 (plans: none yet, snapshot 1, snapshot 2); Java continues from it
+      const mine = await ours(table, { "scan.snapshot-id": "1", "consumer-id": "rt-job" }, 3, undefined, true);
+      expect(mine.map((p) => p.checkpoint)).toEqual([1, 2, 3]);
+      expect(await fsp.readFile(path.join(table.location, "consumer", "consumer-rt-job"), "utf8")).toBe('{\n  "nextSnapshot" : 3\n}');
+      const [javaOfOurs] = await runBatch("java", [javaArgs(warehouse, name, { "consumer-id": "rt-job" }, n)]);
+      expect(parsePlans(batchOutput(javaOfOurs))).toEqual(await ours(table, { "consumer-id": "rt-job" }, n));
+      // Java's expiry keeps the smallest consumer's next snapshot (ours: 3; Java's is later)
+      expect(saved).toBeGreaterThan(3);
+      const expired = JSON.parse(batchOutput((await runBatch("java", [["expire", warehouse, `${DB}.${name}`, "1", "1", "0", "100"]]))[0])) as { snapshots: number[] };
+      expect(expired.snapshots[0]).toBe(3);
+      // after the consumer is gone Java's expiry removes snapshot 3 and our stream from it fails as Java's does
+      await fsp.rm(path.join(table.location, "consumer"), { recursive: true });
+      const after = JSON.parse(batchOutput((await runBatch("java", [["expire", warehouse, `${DB}.${name}`, "1", "1", "0", "100"]]))[0])) as { snapshots: number[] };
+      expect(after.snapshots).toEqual([n]);
+      await expect(ours(table, {}, 1, 3)).rejects.toMatchObject({ code: "NOT_FOUND", message: expect.stringContaining("The snapshot with id 3 has expired") });
+    },
+    SLOW,
+  );
+});
