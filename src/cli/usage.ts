@@ -31,9 +31,9 @@ export const COMMANDS: CommandUsage[] = [
       ["--snapshot N", "read snapshot N with its schema (time travel)"],
       ["--option K=V", "dynamic option (Table.copy), repeatable: e.g."],
       ["", "incremental-between=3,7 (changes after 3, up to 7)"],
-      ["--follow", "streaming read: the rows, then each new snapshot's changes,"],
-      ["", "with their _kind (+I/-U/+U/-D), until Ctrl-C or --limit rows;"],
-      ["", "scan.mode, consumer-id, … as --option"],
+      ["--follow", "stream: the rows, then each new snapshot's changes"],
+      ["", "with their _kind (+I/-U/+U/-D), until Ctrl-C or"],
+      ["", "--limit rows (scan.mode, consumer-id, … as --option)"],
     ],
   },
   {
