@@ -152,8 +152,14 @@ export class StreamTableScan {
   }
 
   private async saveConsumer(nextSnapshot: number): Promise<void> {
-    if (this.consumerId !== null) await writeConsumer(this.table.fileIO, this.table.location, this.consumerId, nextSnapshot);
+    // (at-least-once saves before every plan: a poll that found nothing new writes nothing)
+    if (this.consumerId === null || nextSnapshot === this.saved) return;
+    await writeConsumer(this.table.fileIO, this.table.location, this.consumerId, nextSnapshot);
+    this.saved = nextSnapshot;
   }
+
+  /** The progress this scan saved last. */
+  private saved: number | null = null;
 
   private async firstPlan(): Promise<StreamPlan> {
     const start = this.initial ?? (await this.start(true));

@@ -14,57 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "./convert.js";
+import { arrowToRows, rowsToBatch } from "./convert.js";
+import { CASES, FIELDS, specOf } from "./incremental-tables.js";
 import { rtCommitRows } from "./rt-commit.js";
-import { javaOracleUnavailable, type OracleRow, type OracleSpec, runBatch, sortRows, writeTables } from "./oracle/harness.js";
+import { javaOracleUnavailable, type OracleRow, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 const SLOW = 900_000;
 const DB = "inc";
 
-const FIELDS: FieldLike[] = [
-  { name: "dt", type: "STRING NOT NULL" },
-  { name: "id", type: "BIGINT NOT NULL" },
-  { name: "v", type: "STRING" },
-];
-const fields = FIELDS.map((f) => ({ name: f.name, type: f.type }));
-
-/** Commits of rows (with `_kind` for primary-key tables), some with a compaction or an overwrite. */
-function commits(pk: boolean): NonNullable<OracleSpec["commits"]> {
-  const r = (dt: string, id: number, v: string, kind?: string) => (kind && pk ? { _kind: kind, dt, id, v } : { dt, id, v });
-  return [
-    [r("a", 1, "one"), r("a", 2, "two"), r("b", 3, "three")],
-    [r("a", 1, "uno"), r("b", 4, "four"), r("a", 2, "two", "-D")],
-    { rows: [r("b", 3, "tres"), r("a", 5, "five")], compact: true },
-    [r("a", 6, "six"), r("b", 4, "four", "-D"), r("a", 1, "eins")],
-    { rows: [r("a", 7, "seven"), r("b", 8, "eight")], overwrite: { dt: "b" } },
-    [r("a", 9, "nine"), r("a", 5, "fünf")],
-  ];
-}
-
-interface Case {
-  name: string;
-  pk: boolean;
-  options: Record<string, string>;
-  partitioned?: boolean;
-}
-
-const CASES: Case[] = [
-  { name: "append", pk: false, options: { bucket: "2", "bucket-key": "id" } },
-  { name: "append_partitioned", pk: false, options: { bucket: "1", "bucket-key": "id" }, partitioned: true },
-  { name: "pk", pk: true, options: { bucket: "1" } },
-  { name: "pk_dv", pk: true, options: { bucket: "2", "deletion-vectors.enabled": "true" } },
-  { name: "pk_input", pk: true, options: { bucket: "1", "changelog-producer": "input" } },
-  { name: "pk_lookup", pk: true, options: { bucket: "1", "changelog-producer": "lookup" } },
-  { name: "pk_partitioned", pk: true, options: { bucket: "2" }, partitioned: true },
-];
-
-function specOf(c: Case): OracleSpec {
-  const primaryKeys = c.pk ? (c.partitioned ? ["dt", "id"] : ["id"]) : undefined;
-  // (an overwrite of partition dt=b; of the whole table when not partitioned)
-  const all = commits(c.pk).map((x) => (!c.partitioned && !Array.isArray(x) && x.overwrite ? { rows: x.rows, overwrite: true } : x));
-  return { fields, primaryKeys, partitionKeys: c.partitioned ? ["dt"] : undefined, options: c.options, commits: all };
-}
 
 const MODES = ["auto", "delta", "changelog", "diff"] as const;
 

@@ -2,14 +2,15 @@
 // DataTableStreamScan: exact rows (with row kinds) of every plan for append and primary-key tables
 // (changelog-producer none / input / lookup), COMPACT snapshots skipped, overwrite snapshots,
 // every scan.mode, consumers (saved, restored, kept by expiry, validated), expired snapshots.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { main } from "../../src/cli/main.js";
 import type { StreamTableScan } from "../../src/scan/stream-scan.js";
-import type { Table } from "../../src/table/table.js";
+import { parseSnapshotJson, snapshotToJson } from "../../src/spec/snapshot.js";
+import { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 
@@ -255,6 +256,45 @@ describe("stream scan: consumers and expiry", () => {
     await next(t, scan);
     expect(existsConsumer(t, "alo")).toBe('{\n  "nextSnapshot" : 3\n}');
     await expectCode(async () => t.copy({ "consumer.mode": "sometimes" }).newStreamScan(), "INVALID_ARGUMENT");
+  });
+
+  it("scan.bounded.watermark: the stream ends at the first snapshot with a larger watermark (endOfScan)", async () => {
+    const w = await create(false);
+    for (let i = 1; i <= 4; i++) await put(w, [[i, `v${i}`]]);
+    // (watermarks as a Flink job's commits record them)
+    for (const [id, mark] of [[2, 10n], [3, 20n], [4, 30n]] as const) {
+      const file = join(w.location, "snapshot", `snapshot-${id}`);
+      writeFileSync(file, snapshotToJson({ ...parseSnapshotJson(readFileSync(file, "utf8")), watermark: mark }));
+    }
+    const t = await Table.open(w.location);
+    const scan = await t.copy({ "scan.snapshot-id": 1, "scan.bounded.watermark": 15 }).newStreamScan();
+    await scan.plan();
+    expect(await next(t, scan)).toEqual({ snapshotId: 1, rows: ["+I|1|v1"] });
+    expect(await next(t, scan)).toEqual({ snapshotId: 2, rows: ["+I|2|v2"] });
+    const end = await scan.plan();
+    expect(end).toEqual({ snapshotId: null, splits: [], endOfScan: true });
+    expect((await scan.plan()).endOfScan).toBe(true);
+    // a full start past the bound ends at once
+    const full = await t.copy({ "scan.bounded.watermark": 15 }).newStreamScan();
+    expect((await full.plan()).splits.length).toBeGreaterThan(0);
+    expect((await full.plan()).endOfScan).toBe(true);
+    const streamed: number[] = [];
+    for await (const b of t.copy({ "scan.snapshot-id": 1, "scan.bounded.watermark": 25 }).streamRead({ pollIntervalMs: 1 })) streamed.push(b.numRows);
+    expect(streamed).toEqual([1, 1, 1]);
+    await expectCode(async () => t.copy({ "scan.bounded.watermark": "x" }).newStreamScan(), "INVALID_ARGUMENT");
+  });
+
+  it("streaming.read.snapshot.delay: a snapshot is planned once it is that old", async () => {
+    const t = await create(false);
+    await put(t, [[1, "a"]]);
+    const delayed = await t.copy({ "streaming.read.snapshot.delay": "1 h" }).newStreamScan();
+    const prompt = await t.copy({ "streaming.read.snapshot.delay": "0 ms" }).newStreamScan();
+    await next(t, delayed);
+    await next(t, prompt);
+    await put(t, [[2, "b"]]);
+    expect(await next(t, delayed)).toEqual({ snapshotId: null, rows: [] });
+    expect(delayed.checkpoint()).toBe(2);
+    expect(await next(t, prompt)).toEqual({ snapshotId: 2, rows: ["+I|2|b"] });
   });
 
   it("expiry keeps the consumer's next snapshot; without a consumer the next snapshot expires and the plan is NOT_FOUND", async () => {

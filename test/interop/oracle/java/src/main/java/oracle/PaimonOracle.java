@@ -193,13 +193,7 @@ public final class PaimonOracle {
                 Map<String, String> dynamicOptions = new java.util.LinkedHashMap<>();
                 for (int i = 3; i < a.length; i++) {
                     switch (a[i]) {
-                        case "--option": {
-                            String kv = a[++i];
-                            int eq = kv.indexOf('=');
-                            if (eq <= 0) throw new IllegalArgumentException("--option needs key=value, got " + kv);
-                            dynamicOptions.put(kv.substring(0, eq), kv.substring(eq + 1));
-                            break;
-                        }
+                        case "--option": putOption(dynamicOptions, a[++i]); break;
                         case "--snapshot": snapshot = Long.parseLong(a[++i]); break;
                         case "--tag": tag = a[++i]; break;
                         case "--sort": sort = true; break;
@@ -221,13 +215,7 @@ public final class PaimonOracle {
                 boolean notify = false;
                 for (int i = 4; i < a.length; i++) {
                     switch (a[i]) {
-                        case "--option": {
-                            String kv = a[++i];
-                            int eq = kv.indexOf('=');
-                            if (eq <= 0) throw new IllegalArgumentException("--option needs key=value, got " + kv);
-                            dynamicOptions.put(kv.substring(0, eq), kv.substring(eq + 1));
-                            break;
-                        }
+                        case "--option": putOption(dynamicOptions, a[++i]); break;
                         case "--restore": restore = Long.parseLong(a[++i]); break;
                         case "--notify": notify = true; break;
                         default: throw new IllegalArgumentException("unknown stream-read option " + a[i]);
@@ -673,6 +661,13 @@ public final class PaimonOracle {
             byKey.values().forEach(lines::addAll);
         }
         for (String l : lines) out.println(l);
+    }
+
+    /** `--option key=value`: one dynamic option. */
+    static void putOption(Map<String, String> options, String kv) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) throw new IllegalArgumentException("--option needs key=value, got " + kv);
+        options.put(kv.substring(0, eq), kv.substring(eq + 1));
     }
 
     /**
