@@ -17,6 +17,7 @@ export { parseDataType, typeToString } from "./spec/types.js";
 export { TableScan } from "./scan/table-scan.js";
 export type { ScanOptions } from "./scan/table-scan.js";
 export type { DataSplit, Split, Plan } from "./scan/split.js";
+export type { StreamTableScan, StreamPlan, StreamScanOptions, StreamReadOptions } from "./scan/stream-scan.js";
 export type { DeletionFile } from "./read/kv-file-reader.js";
 export { TableRead } from "./read/table-read.js";
 export type { ReadOptions, BatchReader } from "./read/table-read.js";

@@ -23,6 +23,7 @@ export type { ExpireOptions } from "./commit/expire.js";
 export { TableScan } from "./scan/table-scan.js";
 export type { ScanOptions } from "./scan/table-scan.js";
 export type { DataSplit, Split, Plan } from "./scan/split.js";
+export type { StreamTableScan, StreamPlan, StreamScanOptions, StreamReadOptions } from "./scan/stream-scan.js";
 export type { DeletionFile } from "./read/kv-file-reader.js";
 export { TableRead } from "./read/table-read.js";
 export type { ReadOptions, BatchReader } from "./read/table-read.js";

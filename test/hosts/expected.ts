@@ -23,6 +23,12 @@ export const EXPECTED = {
     { id: "4", name: "a4", dt: "2024-01-02" },
   ],
   appBuckets: [0, 1],
+  appStream: [
+    { snapshotId: null, checkpoint: 1, rows: [] },
+    { snapshotId: 1, checkpoint: 2, rows: ["1", "2", "3", "4"].map((id) => ({ _VALUE_KIND: 0, id })) },
+    { snapshotId: 2, checkpoint: 3, rows: ["5", "6", "7"].map((id) => ({ _VALUE_KIND: 0, id })) },
+    { snapshotId: null, checkpoint: 3, rows: [] },
+  ],
   pkAll: [
     { id: "1", name: "p1", dt: "x" },
     { id: "2", name: "p2-updated", dt: "x" },

@@ -36,6 +36,13 @@ export async function runHostQueries(pr, warehouse, openOptions) {
   out.appFiltered = filtered.rows;
   out.appAtSnapshot1 = (await read(await app.atSnapshot(1))).rows;
   out.appBuckets = [...new Set((await app.newScan().plan()).splits.map((s) => s.bucket))].sort();
+  // a streaming read (newStreamScan) from snapshot 1: nothing yet, each snapshot's rows, nothing new
+  const stream = await app.copy({ "scan.snapshot-id": "1" }).newStreamScan();
+  out.appStream = [];
+  for (let i = 0; i < 4; i++) {
+    const p = await stream.plan();
+    out.appStream.push({ snapshotId: p.snapshotId, checkpoint: stream.checkpoint(), rows: plainRows(await app.newRead({ withRowKind: true, projection: ["id"] }).toArrow(p.splits)) });
+  }
 
   const pk = await catalog.getTable("db.pk");
   const pkRead = await read(pk);
