@@ -12,7 +12,8 @@ import type { StreamTableScan } from "../../src/scan/stream-scan.js";
 import { parseSnapshotJson, snapshotToJson } from "../../src/spec/snapshot.js";
 import { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
-import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
+import { RealtimeContext } from "../../src/index.js";
+import { cleanupDirs, expectCode, makeTable, tempDir } from "../realtime/helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -365,6 +366,10 @@ describe("streamRead", () => {
     const c = t.copy({ "incremental-between": "1,2" });
     const rows = (await c.newRead({ withRowKind: true }).toArrow((await c.newScan().plan()).splits)).toArray().map((r) => ({ ...r }));
     expect(rows).toEqual([{ _VALUE_KIND: 0, id: 2n, v: "b" }]);
+    // (a real-time read of an append table has no row kinds for its memory rows: still refused)
+    const rt = await makeTable({}, {});
+    const ctx = await RealtimeContext.create();
+    expect((await expectCode(async () => rt.newRead({ realtime: ctx, withRowKind: true }), "UNSUPPORTED")).message).toContain("primary-key tables only");
     const projected = (await t.newRead({ withRowKind: true, projection: ["v"] }).toArrow((await t.newScan().plan()).splits)).toArray().map((r) => ({ ...r }));
     expect(projected.sort((x, y) => (x.v < y.v ? -1 : 1))).toEqual([
       { _VALUE_KIND: 0, v: "a" },
