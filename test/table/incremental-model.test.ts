@@ -14,32 +14,17 @@
 //   the range, or after an overwrite in the range all of the end's rows (ranges with a
 //   compaction, which rewrites files, are left to the interop test).
 // PAIMON_RT_MODEL_RUNS sets the runs per table kind, PAIMON_RT_MODEL_SEED replays a seed.
-import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
-import { RowKind } from "../../src/write/table-write.js";
+import { applyOp, lastPerKey, type Op, opArb } from "./model-ops.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 
 afterAll(cleanupDirs);
 
 const RUNS = Number(process.env.PAIMON_RT_MODEL_RUNS ?? 6);
 const SEED = process.env.PAIMON_RT_MODEL_SEED === undefined ? undefined : Number(process.env.PAIMON_RT_MODEL_SEED);
-
-interface Change {
-  id: number;
-  v: string;
-  del: boolean;
-}
-type Op = { kind: "write"; rows: Change[] } | { kind: "compact" } | { kind: "overwrite"; rows: Array<{ id: number; v: string }> };
-
-const changeArb: fc.Arbitrary<Change> = fc.record({ id: fc.integer({ min: 0, max: 6 }), v: fc.constantFrom("x", "y", "z"), del: fc.boolean() });
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.array(changeArb, { minLength: 1, maxLength: 6 }).map((rows) => ({ kind: "write" as const, rows })) },
-  { weight: 2, arbitrary: fc.constant({ kind: "compact" as const }) },
-  { weight: 1, arbitrary: fc.array(fc.record({ id: fc.integer({ min: 0, max: 6 }), v: fc.constantFrom("p", "q") }), { maxLength: 3 }).map((rows) => ({ kind: "overwrite" as const, rows })) },
-);
 
 /** What the model knows of one snapshot. */
 interface Snap {
@@ -48,13 +33,6 @@ interface Snap {
   delta: string[];
   /** The table's rows at this snapshot ("id|v"; an append table's with repeats). */
   rows: string[];
-}
-
-function batch(rows: Array<{ id: number; v: string }>): arrow.RecordBatch {
-  return new arrow.RecordBatch({
-    id: arrow.makeData({ type: new arrow.Int64(), length: rows.length, data: BigInt64Array.from(rows, (r) => BigInt(r.id)) }),
-    v: arrow.vectorFromArray(rows.map((r) => r.v), new arrow.Utf8()).data[0]!,
-  });
 }
 
 async function incremental(table: Table, options: Record<string, string>, pk: boolean): Promise<string[]> {
@@ -81,44 +59,10 @@ async function run(kind: "pk" | "append", ops: Op[]): Promise<number> {
     }
   };
   for (const op of ops) {
-    if (op.kind === "write") {
-      const written = pk ? op.rows : op.rows.filter((c) => !c.del);
-      if (written.length === 0) continue;
-      const w = await table.newWrite({ commitUser: "u" });
-      await w.write(batch(written), pk ? { rowKinds: written.map((c) => (c.del ? RowKind.DELETE : RowKind.INSERT)) } : {});
-      await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
-      await w.close();
-      let delta: string[];
-      if (pk) {
-        const last = new Map<number, Change>();
-        for (const c of written) last.set(c.id, c); // one record per key and commit: the last
-        delta = [...last.values()].map((c) => `${c.del ? "-D" : "+I"}|${c.id}|${c.v}`);
-        const state = new Map(rows.map((r) => [Number(r.split("|")[0]), r]));
-        for (const c of last.values()) {
-          if (c.del) state.delete(c.id);
-          else state.set(c.id, `${c.id}|${c.v}`);
-        }
-        rows = [...state.values()];
-      } else {
-        delta = written.map((c) => `+I|${c.id}|${c.v}`);
-        rows = [...rows, ...written.map((c) => `${c.id}|${c.v}`)];
-      }
-      await learn(delta);
-    } else if (op.kind === "compact") {
-      const w = await table.newWrite({ commitUser: "u" });
-      await w.compact({ full: true });
-      await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
-      await w.close();
-      await learn([]);
-    } else {
-      const w = await table.newWrite({ commitUser: "u", overwrite: true });
-      if (op.rows.length > 0) await w.write(batch(op.rows));
-      await table.newCommit({ commitUser: "u" }).overwrite(await w.prepareCommit());
-      await w.close();
-      if (pk) rows = [...new Map(op.rows.map((r) => [r.id, `${r.id}|${r.v}`])).values()];
-      else rows = op.rows.map((r) => `${r.id}|${r.v}`);
-      await learn([]);
-    }
+    const applied = await applyOp(table, op, pk, rows);
+    if (applied === null) continue;
+    rows = applied.rows;
+    await learn(pk ? lastPerKey(applied.written) : applied.written.map((c) => `+I|${c.id}|${c.v}`));
   }
   const n = (await table.latestSnapshot())?.id ?? 0;
   expect([...snaps.keys()]).toEqual(Array.from({ length: n }, (_, i) => i + 1));

@@ -7,12 +7,11 @@
 // kinds; then empty plans, also after one more commit is planned. A full start
 // (from-snapshot-full) first returns the table's rows at that snapshot.
 // PAIMON_RT_MODEL_RUNS sets the runs per table kind, PAIMON_RT_MODEL_SEED replays a seed.
-import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
-import { RowKind } from "../../src/write/table-write.js";
+import { applyOp, lastPerKey, type Op, opArb } from "./model-ops.js";
 import { cleanupDirs, tempDir } from "../realtime/helpers.js";
 
 afterAll(cleanupDirs);
@@ -20,29 +19,6 @@ afterAll(cleanupDirs);
 const RUNS = Number(process.env.PAIMON_RT_MODEL_RUNS ?? 5);
 const SEED = process.env.PAIMON_RT_MODEL_SEED === undefined ? undefined : Number(process.env.PAIMON_RT_MODEL_SEED);
 const KINDS = ["+I", "-U", "+U", "-D"];
-
-interface Change {
-  id: number;
-  v: string;
-  del: boolean;
-}
-type Op = { kind: "write"; rows: Change[] } | { kind: "compact" } | { kind: "overwrite"; rows: Array<{ id: number; v: string }> };
-
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.array(fc.record({ id: fc.integer({ min: 0, max: 5 }), v: fc.constantFrom("x", "y", "z"), del: fc.boolean() }), { minLength: 1, maxLength: 5 }).map((rows) => ({ kind: "write" as const, rows })) },
-  { weight: 2, arbitrary: fc.constant({ kind: "compact" as const }) },
-  { weight: 1, arbitrary: fc.array(fc.record({ id: fc.integer({ min: 0, max: 5 }), v: fc.constantFrom("p", "q") }), { maxLength: 3 }).map((rows) => ({ kind: "overwrite" as const, rows })) },
-);
-
-function batch(rows: Array<{ id: number; v: string }>): arrow.RecordBatch {
-  return new arrow.RecordBatch({
-    id: arrow.makeData({ type: new arrow.Int64(), length: rows.length, data: BigInt64Array.from(rows, (r) => BigInt(r.id)) }),
-    v: arrow.vectorFromArray(
-      rows.map((r) => r.v),
-      new arrow.Utf8(),
-    ).data[0]!,
-  });
-}
 
 type Kind = "append" | "pk" | "pk_input";
 
@@ -69,46 +45,12 @@ async function run(kind: Kind, ops: Op[]): Promise<number> {
     }
   };
   for (const op of ops) {
-    if (op.kind === "write") {
-      const written = pk ? op.rows : op.rows.filter((c) => !c.del);
-      if (written.length === 0) continue;
-      const w = await table.newWrite({ commitUser: "u" });
-      await w.write(batch(written), pk ? { rowKinds: written.map((c) => (c.del ? RowKind.DELETE : RowKind.INSERT)) } : {});
-      await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
-      await w.close();
-      let changes: string[];
-      if (kind === "pk") {
-        // the delta files: one record per key and commit, the last
-        const last = new Map<number, Change>();
-        for (const c of written) last.set(c.id, c);
-        changes = [...last.values()].map((c) => `${c.del ? "-D" : "+I"}|${c.id}|${c.v}`);
-      } else {
-        // the input changelog, or the appended rows: every record as written
-        changes = written.map((c) => `${c.del ? "-D" : "+I"}|${c.id}|${c.v}`);
-      }
-      if (pk) {
-        const state = new Map(rows.map((r) => [Number(r.split("|")[0]), r]));
-        for (const c of written) {
-          if (c.del) state.delete(c.id);
-          else state.set(c.id, `${c.id}|${c.v}`);
-        }
-        rows = [...state.values()];
-      } else rows = [...rows, ...written.map((c) => `${c.id}|${c.v}`)];
-      await learn(changes);
-    } else if (op.kind === "compact") {
-      const w = await table.newWrite({ commitUser: "u" });
-      await w.compact({ full: true });
-      await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
-      await w.close();
-      await learn([]);
-    } else {
-      const w = await table.newWrite({ commitUser: "u", overwrite: true });
-      if (op.rows.length > 0) await w.write(batch(op.rows));
-      await table.newCommit({ commitUser: "u" }).overwrite(await w.prepareCommit());
-      await w.close();
-      rows = pk ? [...new Map(op.rows.map((r) => [r.id, `${r.id}|${r.v}`])).values()] : op.rows.map((r) => `${r.id}|${r.v}`);
-      await learn([]);
-    }
+    const applied = await applyOp(table, op, pk, rows);
+    if (applied === null) continue;
+    rows = applied.rows;
+    // the delta files (one record per key and commit, the last), or the input changelog / the
+    // appended rows (every record as written)
+    await learn(kind === "pk" ? lastPerKey(applied.written) : applied.written.map((c) => `${c.del ? "-D" : "+I"}|${c.id}|${c.v}`));
   }
   const n = snaps.size;
   let checked = 0;
