@@ -148,12 +148,13 @@ export class StreamTableScan {
   async notifyCheckpointComplete(nextSnapshot: number | null): Promise<void> {
     if (nextSnapshot === null) return;
     if (!Number.isSafeInteger(nextSnapshot) || nextSnapshot < 1) throw new D.PaimonError("INVALID_ARGUMENT", `stream scan of table ${this.table.identifier}: notifyCheckpointComplete needs a positive snapshot id, got ${nextSnapshot}`);
-    await this.saveConsumer(nextSnapshot);
+    // (written even when unchanged, as Java: the file's modification time keeps an idle consumer from consumer.expiration-time)
+    await this.saveConsumer(nextSnapshot, true);
   }
 
-  private async saveConsumer(nextSnapshot: number): Promise<void> {
+  private async saveConsumer(nextSnapshot: number, always = false): Promise<void> {
     // (at-least-once saves before every plan: a poll that found nothing new writes nothing)
-    if (this.consumerId === null || nextSnapshot === this.saved) return;
+    if (this.consumerId === null || (nextSnapshot === this.saved && !always)) return;
     await writeConsumer(this.table.fileIO, this.table.location, this.consumerId, nextSnapshot);
     this.saved = nextSnapshot;
   }
@@ -342,10 +343,16 @@ export async function* streamBatches(
   if (!(Number.isFinite(pollIntervalMs) && pollIntervalMs >= 0)) throw new D.PaimonError("INVALID_ARGUMENT", `pollIntervalMs must be a non-negative number, got ${pollIntervalMs}`);
   const read = newRead({ withRowKind: true, ...options.read });
   const aborted = () => signal?.aborted === true;
+  let notified = Date.now();
   while (!aborted()) {
     const p = await scan.plan();
     if (p.endOfScan) return;
     if (p.snapshotId === null && p.splits.length === 0) {
+      // an idle stream refreshes its consumer now and then, as Flink's checkpoints do (consumer.expiration-time)
+      if (Date.now() - notified >= IDLE_NOTIFY_MS && scan.checkpoint() !== null) {
+        await scan.notifyCheckpointComplete(scan.checkpoint());
+        notified = Date.now();
+      }
       await sleep(pollIntervalMs, signal);
       continue;
     }
@@ -359,8 +366,12 @@ export async function* streamBatches(
       await reader.close();
     }
     await scan.notifyCheckpointComplete(scan.checkpoint());
+    notified = Date.now();
   }
 }
+
+/** How often an idle `streamRead` rewrites its consumer file (keeping it from `consumer.expiration-time`). */
+const IDLE_NOTIFY_MS = 60_000;
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {

@@ -2,7 +2,7 @@
 // DataTableStreamScan: exact rows (with row kinds) of every plan for append and primary-key tables
 // (changelog-producer none / input / lookup), COMPACT snapshots skipped, overwrite snapshots,
 // every scan.mode, consumers (saved, restored, kept by expiry, validated), expired snapshots.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
@@ -239,6 +239,11 @@ describe("stream scan: consumers and expiry", () => {
     expect(await next(t, resumed)).toEqual({ snapshotId: 3, rows: ["+I|3|c"] });
     const ignoring = await t.copy({ "consumer-id": "job-1", "consumer.ignore-progress": "true" }).newStreamScan();
     expect((await next(t, ignoring)).rows).toEqual(["+I|1|a", "+I|2|b", "+I|3|c"]);
+    // an unchanged progress is written again (as Java: keeps an idle consumer from consumer.expiration-time)
+    const file = join(t.location, "consumer", "consumer-job-1");
+    utimesSync(file, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    await scan.notifyCheckpointComplete(3);
+    expect(statSync(file).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
     // restore: continue from a checkpoint value
     const restored = await t.newStreamScan();
     restored.restore(2);
