@@ -22,6 +22,7 @@ import { localWallMillis } from "../spec/civil-time.js";
 import type { ManifestEntry } from "../spec/manifest.js";
 import { fieldToJson, parseDataType, typeToString, type DataField, type DataType } from "../spec/types.js";
 import type { Snapshot } from "../spec/snapshot.js";
+import { colStatsToJson } from "../spec/statistics.js";
 import type { TableSchema } from "../spec/schema.js";
 import { valueStatsOf } from "../predicate/stats.js";
 import { joinPath, readTextFileIfExists } from "../fs/file-io.js";
@@ -448,6 +449,25 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
       return rows;
     },
   },
+  statistics: {
+    columns: [
+      ["snapshot_id", "BIGINT NOT NULL"],
+      ["schema_id", "BIGINT NOT NULL"],
+      ["mergedRecordCount", BIGINT],
+      ["mergedRecordSize", BIGINT],
+      ["colstat", STRING],
+    ],
+    primaryKeys: ["snapshot_id"],
+    async rows(t) {
+      // Java StatisticTable: the statistics file of the snapshot read (an ANALYZE's, inherited
+      // by later commits), one row; none without one
+      const snapshot = await snapshotOf(t);
+      if (snapshot === null || snapshot.statistics === null) return [];
+      const { readStatistics } = await import("../table/statistics.js");
+      const s = await readStatistics(t, snapshot.statistics);
+      return [[s.snapshotId, s.schemaId, s.mergedRecordCount, s.mergedRecordSize, colStatsToJson(s.colStats)]];
+    },
+  },
   aggregation_fields: {
     columns: [
       ["field_name", "STRING NOT NULL"],
@@ -508,7 +528,7 @@ async function snapshotsIn(t: Table, range: { min: number; max: number }): Promi
 }
 
 /** The system tables this library reads (Java `SystemTableLoader` names it serves). */
-export const SYSTEM_TABLES: readonly string[] = [...Object.keys(METADATA_TABLES), "audit_log", "ro"];
+export const SYSTEM_TABLES: readonly string[] = [...Object.keys(METADATA_TABLES), "audit_log", "binlog", "ro"];
 
 /** A split of a metadata table: the one unit of its read (Java's `SingletonSplit`s). */
 interface SystemSplit {
@@ -551,14 +571,14 @@ export class SystemTable extends Table {
 
   override newScan(options?: ScanOptions): TableScan {
     if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
-    if (this.systemName === "ro" || this.systemName === "audit_log") return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
+    if (this.systemName === "ro" || this.systemName === "audit_log" || this.systemName === "binlog") return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
     return new SystemTableScan(this, options);
   }
 
   override newRead(options?: ReadOptions): TableRead {
     if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time read`);
     if (this.systemName === "ro") return this.dataTable.newRead(options);
-    if (this.systemName === "audit_log") return new AuditLogRead(this, options);
+    if (this.systemName === "audit_log" || this.systemName === "binlog") return new AuditLogRead(this, options);
     return new MetadataRead(this, options);
   }
 }
@@ -625,11 +645,17 @@ class MetadataRead extends TableRead {
   }
 }
 
-/** `$audit_log`: the data rows with a leading `rowkind` STRING (`+I`, `-U`, `+U`, `-D`), as Java's `AuditLogTable` batch read. */
+/**
+ * `$audit_log`: the data rows with a leading `rowkind` STRING (`+I`, `-U`, `+U`, `-D`), as Java's
+ * `AuditLogTable` batch read. `$binlog` (Java `BinlogTable`, a batch read): the same rows, each
+ * data column an ARRAY of its one value (Java packs -U/+U pairs into two-element arrays only in
+ * streaming reads).
+ */
 class AuditLogRead extends TableRead {
   private readonly data: TableRead;
   private readonly withKind: boolean;
   private readonly dataColumns: number;
+  private readonly binlog: boolean;
 
   constructor(
     private readonly system: SystemTable,
@@ -638,6 +664,7 @@ class AuditLogRead extends TableRead {
     super(system, readOptions);
     const names = readOptions.projection ?? system.schema.fields.map((f) => f.name);
     this.withKind = names.includes("rowkind");
+    this.binlog = system.systemName === "binlog";
     const dataNames = names.filter((n) => n !== "rowkind");
     if (this.withKind && names[0] !== "rowkind") throw new PaimonError("UNSUPPORTED", `${system.identifier}: rowkind is read as the first column of a projection`);
     const pk = system.dataTable.schema.primaryKeys.length > 0;
@@ -647,28 +674,40 @@ class AuditLogRead extends TableRead {
 
   override async createReader(splits: readonly Split[]): Promise<BatchReader> {
     const inner = await this.data.createReader(splits);
-    if (!this.withKind) return inner;
+    if (!this.withKind && !this.binlog) return inner;
     const pk = this.system.dataTable.schema.primaryKeys.length > 0;
     const schema = this.outputSchema;
     const it = inner[Symbol.asyncIterator]();
     const kinds = ["+I", "-U", "+U", "-D"];
-    const dataColumns = this.dataColumns;
+    const { dataColumns, withKind, binlog } = this;
+    const first = withKind ? 1 : 0; // output columns before the data columns
     const next = async (): Promise<IteratorResult<arrow.RecordBatch>> => {
       const r = await it.next();
       if (r.done) return r;
       const b = r.value;
       const children = b.data.children;
-      let text: string[];
-      if (pk) {
-        const values = children[0].values as Int8Array;
-        text = Array.from(values.subarray(children[0].offset, children[0].offset + b.numRows), (k) => kinds[k]);
-      } else text = new Array<string>(b.numRows).fill("+I");
-      const kind = arrow.vectorFromArray(text, new arrow.Utf8()).data[0];
-      const rest = pk ? children.slice(1) : children.slice(0, dataColumns);
-      return { done: false, value: new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: b.numRows, children: [kind, ...rest], nullCount: 0 })) };
+      const out: arrow.Data[] = [];
+      if (withKind) {
+        let text: string[];
+        if (pk) {
+          const values = children[0].values as Int8Array;
+          text = Array.from(values.subarray(children[0].offset, children[0].offset + b.numRows), (k) => kinds[k]);
+        } else text = new Array<string>(b.numRows).fill("+I");
+        out.push(arrow.vectorFromArray(text, new arrow.Utf8()).data[0]);
+      }
+      const rest = children.slice(pk && withKind ? 1 : 0, (pk && withKind ? 1 : 0) + dataColumns);
+      for (const [i, d] of rest.entries()) out.push(binlog ? singletonLists(d, schema.fields[first + i].type as arrow.List) : d);
+      return { done: false, value: new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: b.numRows, children: out, nullCount: 0 })) };
     };
     return { [Symbol.asyncIterator]: () => ({ next }) as AsyncIterator<arrow.RecordBatch>, close: () => inner.close() } as unknown as BatchReader;
   }
+}
+
+/** A LIST column whose row i is the one-element list `[values[i]]` (a null value stays an element: `[null]`). */
+function singletonLists(values: arrow.Data, type: arrow.List): arrow.Data {
+  const offsets = new Int32Array(values.length + 1);
+  for (let i = 0; i <= values.length; i++) offsets[i] = i;
+  return arrow.makeData({ type, length: values.length, nullCount: 0, valueOffsets: offsets, child: values });
 }
 
 /** Arrow columns of a metadata table's rows (internal values: BIGINT bigint, TIMESTAMP(3) wall millis, ARRAY a string list). */
@@ -707,6 +746,11 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
   } else if (lower === "audit_log") {
     fields = [{ id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") }, ...dataTable.schema.fields];
     primaryKeys = [];
+  } else if (lower === "binlog") {
+    // Java BinlogTable: every data column an ARRAY of the column's type made nullable
+    const rowkind: DataField = { id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") };
+    fields = [rowkind, ...dataTable.schema.fields.map((f) => ({ ...f, type: { kind: "ARRAY", nullable: true, element: { ...f.type, nullable: true } } as DataType }))];
+    primaryKeys = [];
   } else if (JAVA_ONLY.includes(lower)) {
     throw new PaimonError("UNSUPPORTED", `${dataTable.identifier}$${name}: the system table ${lower} is not supported (supported: ${SYSTEM_TABLES.join(", ")})`);
   } else {
@@ -717,4 +761,4 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
 }
 
 /** Java's other system tables, which this library does not serve (README "System tables"). */
-const JAVA_ONLY = ["statistics", "binlog", "row_tracking"];
+const JAVA_ONLY = ["row_tracking"];

@@ -21,6 +21,7 @@ import { TableOptions } from "../table/options.js";
 import { TablePaths } from "../table/paths.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
+import { readStatisticsFile } from "../table/statistics.js";
 import { referencedFileNames } from "./orphan-files.js";
 import { checkHashIndexConflicts, checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 import { HASH_INDEX } from "../spec/hash-index.js";
@@ -569,8 +570,20 @@ export class FileStoreCommit {
       watermark,
       properties: Object.keys(properties).length > 0 ? properties : null,
       nextRowId: latest?.nextRowId ?? 0n,
+      statistics: await inheritedStatistics(this.io, this.root, latest, schemaId),
     });
   }
+}
+
+/**
+ * The statistics file a new snapshot keeps: the latest snapshot's (an ANALYZE result), while the
+ * schema it was collected under is still the latest (Java FileStoreCommitImpl: "Schema changed,
+ * stats will not be inherited").
+ */
+async function inheritedStatistics(io: FileIO, root: string, latest: Snapshot | null, schemaId: number): Promise<string | null> {
+  if (!latest?.statistics) return null;
+  const stats = await readStatisticsFile(io, root, latest.statistics);
+  return stats.schemaId === BigInt(schemaId) ? latest.statistics : null;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * System tables with Java Paimon 1.4.2: Java's `catalog.getTable("db.t$snapshots")` (and
  * `$schemas`, `$options`, `$tags`, `$consumers`, `$manifests`, `$files`, `$partitions`,
- * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$table_indexes`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
+ * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$table_indexes`, `$statistics`,
+ * `$ro`, `$audit_log`, `$binlog`) and paimon-rt's return the same rows
  * — every column, wall-clock times included, since both read the same table — on tables Java
  * wrote (partitioned primary keys with deletion vectors and full compaction; primary keys with
  * uncompacted deletes and updates), paimon-rt wrote (a partitioned append table with a schema
@@ -9,6 +10,7 @@
  * scripts/setup-oracles.sh has not been run.
  */
 import * as arrow from "apache-arrow";
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
@@ -22,7 +24,7 @@ if (noJava) console.log(`skipping system tables interop: ${noJava}`);
 const SLOW = 300_000;
 const tempDir = tempDirs("paimon-rt-system-tables-interop-");
 
-const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges", "table_indexes"];
+const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges", "table_indexes", "statistics"];
 
 /** paimon-rt's rows of system table `db.t$name`, sorted as the oracle's --sort sorts. */
 async function rtRows(catalog: Catalog, identifier: string): Promise<OracleRow[]> {
@@ -93,7 +95,7 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       await t.createTag("rt-tag", latest, { timeRetainedMs: 86_400_000 + 1_500 });
       await t.fileIO.mkdirs(`${t.location}/branch/branch-dev`);
       await t.fileIO.writeFile(`${t.location}/consumer/consumer-flink-job`, new TextEncoder().encode('{"nextSnapshot":2}'));
-      const java = await expectSameSystemTables(wh, "db.t", [...METADATA, "ro", "audit_log"]);
+      const java = await expectSameSystemTables(wh, "db.t", [...METADATA, "ro", "audit_log", "binlog"]);
       // filters Java pushes down (snapshot ids, file levels and buckets) select the same rows
       const filtered = await runBatch("java", [
         ["read", wh, "db.t$snapshots", "--sort", "--filter", "snapshot_id", ">", '"2"'],
@@ -176,7 +178,7 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       );
       await t.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
       await w.close();
-      const java = await expectSameSystemTables(wh, "db.k", [...METADATA, "ro", "audit_log"]);
+      const java = await expectSameSystemTables(wh, "db.k", [...METADATA, "ro", "audit_log", "binlog"]);
       expect(java.audit_log.map((r) => [r.rowkind, r.id]).sort()).toEqual([["+I", 9], ["-D", 1], ["-D", 2]]);
       expect(java.ro).toEqual([]);
       expect(java.files.length).toBe(3);
@@ -221,10 +223,100 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       await write([[3, 5, "e"]], undefined, [2.5]);
       await write([[1, 6, "f"]], { p: 1 }, [1e21]);
       await t.createTag("after", undefined, { timeRetainedMs: 3_600_000 });
-      const java = await expectSameSystemTables(wh, "db.a", [...METADATA, "ro", "audit_log"]);
+      const java = await expectSameSystemTables(wh, "db.a", [...METADATA, "ro", "audit_log", "binlog"]);
       expect(java.schemas.map((r) => r.schema_id).sort()).toEqual(["0", "1"]);
       expect(java.snapshots.map((r) => [r.snapshot_id, r.commit_kind]).sort()).toEqual([["1", "APPEND"], ["2", "APPEND"], ["3", "APPEND"], ["4", "OVERWRITE"]]);
       expect(java.partitions.map((r) => [r.partition, r.record_count]).sort()).toEqual([["p=1", "1"], ["p=2", "2"], ["p=3", "1"]]);
+    },
+    SLOW,
+  );
+
+  it(
+    "$statistics of Java's ANALYZE commit, inherited by paimon-rt's commits until a schema change; $audit_log and $binlog keep the retract results of partial-update and aggregation merges",
+    async () => {
+      const wh = tempDir();
+      await writeTables("java", wh, [
+        {
+          identifier: "db.pu",
+          spec: {
+            fields: [
+              { name: "id", type: "INT NOT NULL" },
+              { name: "a", type: "STRING" },
+              { name: "b", type: "BIGINT" },
+            ],
+            primaryKeys: ["id"],
+            options: { bucket: "1", "merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true" },
+            commits: [
+              [
+                { id: 1, a: "x", b: null },
+                { id: 2, a: null, b: "20" },
+              ],
+              [
+                { id: 2, a: "y", b: null },
+                { _kind: "-D", id: 1, a: "x", b: null },
+                { _kind: "-D", id: 9, a: "gone", b: "9" },
+              ],
+            ],
+          },
+        },
+        {
+          identifier: "db.agg",
+          spec: {
+            fields: [
+              { name: "id", type: "INT NOT NULL" },
+              { name: "total", type: "BIGINT" },
+            ],
+            primaryKeys: ["id"],
+            options: { bucket: "1", "merge-engine": "aggregation", "fields.total.aggregate-function": "sum" },
+            commits: [[{ id: 1, total: "5" }], [{ _kind: "-U", id: 1, total: "2" }, { _kind: "-D", id: 2, total: "7" }]],
+          },
+        },
+      ]);
+      // Flink / Spark ANALYZE's statistics (min / max as the column types' strings), committed by Java
+      const stats = {
+        snapshotId: 2,
+        schemaId: 0,
+        mergedRecordCount: 2,
+        mergedRecordSize: 1234,
+        colStats: { b: { colId: 2, distinctCount: 1, min: "20", max: "20", nullCount: 1 }, a: { colId: 1, distinctCount: 1, nullCount: 0, avgLen: 1, maxLen: 1 }, id: { colId: 0, min: "1", max: "2" } },
+      };
+      writeFileSync(`${wh}/stats.json`, JSON.stringify(stats));
+      await runBatch("java", [["commit-statistics", wh, "db.pu", `${wh}/stats.json`]]).then((r) => r.forEach(batchOutput));
+      const names = ["statistics", "snapshots", "audit_log", "binlog"];
+      let java = await expectSameSystemTables(wh, "db.pu", names);
+      expect(java.statistics).toHaveLength(1);
+      expect(java.statistics[0]).toMatchObject({ snapshot_id: "2", schema_id: "0", mergedRecordCount: "2", mergedRecordSize: "1234" });
+      expect(JSON.parse(java.statistics[0].colstat as string)).toEqual(stats.colStats);
+      expect(java.snapshots.map((r) => [r.snapshot_id, r.commit_kind]).sort()).toEqual([["1", "APPEND"], ["2", "APPEND"], ["3", "ANALYZE"]]);
+      // the merge's retract results: the removed row 1 and the never inserted 9 (Java forceKeepDelete)
+      expect(java.audit_log.map((r) => [r.rowkind, r.id]).sort()).toEqual([["+I", 2], ["-D", 1], ["-D", 9]]);
+      const agg = await expectSameSystemTables(wh, "db.agg", ["audit_log", "binlog", "statistics"]);
+      expect(agg.audit_log.map((r) => [r.rowkind, r.id]).sort()).toEqual([["+I", 1], ["-D", 2]]);
+      expect(agg.statistics).toEqual([]);
+      // paimon-rt's commit keeps the statistics file, as Java's commits do
+      const catalog = await Catalog.open(wh);
+      let t = await catalog.getTable("db.pu");
+      const write = async (id: number) => {
+        const w = await t.newWrite({ commitUser: "rt" });
+        await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.from([id]) }), a: arrow.vectorFromArray(["rt"], new arrow.Utf8()).data[0], b: arrow.vectorFromArray([null], new arrow.Int64()).data[0] }));
+        await t.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
+        await w.close();
+      };
+      await write(3);
+      expect((await t.latestSnapshot())!.statistics).toBe((await t.snapshot(3)).statistics);
+      expect((await t.latestSnapshot())!.statistics).toMatch(/^stat-/);
+      java = await expectSameSystemTables(wh, "db.pu", ["statistics", "snapshots"]);
+      expect(java.statistics.map((r) => r.snapshot_id)).toEqual(["2"]);
+      // after a schema change a commit drops them (Java: "Schema changed, stats will not be inherited")
+      t = await catalog.alterTable("db.pu", [{ kind: "setOption", key: "snapshot.num-retained.max", value: "20" }]);
+      await write(4);
+      java = await expectSameSystemTables(wh, "db.pu", ["statistics"]);
+      expect(java.statistics).toEqual([]);
+      // (time travel to the ANALYZE snapshot reads them again)
+      const travel = await runBatch("java", [["read", wh, "db.pu$statistics", "--option", "scan.snapshot-id=4"]]);
+      const pinned = (await catalog.getTable("db.pu")).copy({ "scan.snapshot-id": "4" });
+      const sys = await pinned.systemTable("statistics");
+      expect(arrowToRows(await sys.newRead().toArrow((await sys.newScan().plan()).splits))).toEqual(parseJsonLines(batchOutput(travel[0])));
     },
     SLOW,
   );

@@ -10,6 +10,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { and, col } from "../../src/predicate/predicate.js";
 import { RowKind } from "../../src/spec/row-kind.js";
 import { localWallMillis } from "../../src/spec/civil-time.js";
+import { typeToString } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows } from "../interop/convert.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
@@ -223,6 +224,40 @@ describe("system tables of a primary-key table with a known history", () => {
     expect(await rows(before, { projection: ["rowkind", "v"], filter: col("dt").eq("b") })).toEqual([{ rowkind: "+U", v: "z2" }]);
   });
 
+  it("$binlog: the $audit_log rows with each column an array of its value (Java BinlogTable, batch)", async () => {
+    const binlog = await catalog.getTable("db.t$binlog");
+    expect(binlog.schema.fields.map((f) => [f.id, f.name, typeToString(f.type)])).toEqual([
+      [-1, "rowkind", "STRING NOT NULL"],
+      [0, "dt", "ARRAY<STRING>"],
+      [1, "id", "ARRAY<BIGINT>"],
+      [2, "v", "ARRAY<STRING>"],
+    ]);
+    const before = await (await (await catalog.getTable("db.t")).atSnapshot(2)).systemTable("binlog");
+    expect(await rows(before)).toEqual([
+      { rowkind: "-D", dt: ["a"], id: ["1"], v: ["x"] },
+      { rowkind: "+I", dt: ["a"], id: ["2"], v: ["y"] },
+      { rowkind: "+U", dt: ["b"], id: ["3"], v: ["z2"] },
+    ]);
+    expect(await rows(before, { projection: ["v", "id"] })).toEqual([
+      { v: ["x"], id: ["1"] },
+      { v: ["y"], id: ["2"] },
+      { v: ["z2"], id: ["3"] },
+    ]);
+    expect(await rows(before, { projection: ["rowkind", "v"], filter: col("dt").eq("b") })).toEqual([{ rowkind: "+U", v: ["z2"] }]);
+  });
+
+  it("$statistics is empty without an ANALYZE", async () => {
+    const stats = await catalog.getTable("db.t$statistics");
+    expect(stats.schema.fields.map((f) => [f.name, typeToString(f.type)])).toEqual([
+      ["snapshot_id", "BIGINT NOT NULL"],
+      ["schema_id", "BIGINT NOT NULL"],
+      ["mergedRecordCount", "BIGINT"],
+      ["mergedRecordSize", "BIGINT"],
+      ["colstat", "STRING"],
+    ]);
+    expect(await rows(stats)).toEqual([]);
+  });
+
   it("paimon-rt read <table>$<name> prints a system table (with --where, --select and --snapshot)", async () => {
     const out: string[] = [];
     const location = (await catalog.getTable("db.t")).location;
@@ -253,7 +288,7 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(s.atSnapshot(1), "UNSUPPORTED");
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
-    await expectCode(catalog.getTable("db.t$statistics"), "UNSUPPORTED");
+    await expectCode(catalog.getTable("db.t$row_tracking"), "UNSUPPORTED");
     await expectCode(catalog.getTable("db.t$branch_b"), "UNSUPPORTED");
     await expectCode(catalog.createTable("db.t$snapshots", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
     // case-insensitive as Java's SystemTableLoader
@@ -281,5 +316,38 @@ describe("system tables of an append table", () => {
       ["{}", null, "{id=0}", "{id=3}"],
     ]);
     expect((await rows(await catalog.getTable("db.a$partitions"))).map((p) => [p.partition, p.record_count, p.file_count])).toEqual([["", "3", "2"]]);
+  });
+});
+
+describe("$audit_log of merge engines that fold", () => {
+  it("keeps the retract results of partial-update and aggregation merges (Java forceKeepDelete), a plain read drops them", async () => {
+    const catalog = await Catalog.open(tempDir("paimon-rt-system-tables-fold-"));
+    await catalog.createDatabase("db");
+    const fields = [
+      { name: "dt", type: "STRING NOT NULL" },
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "v", type: "STRING" },
+    ];
+    const pu = await catalog.createTable("db.pu", { fields, primaryKeys: ["dt", "id"], options: { bucket: "1", "merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true" } });
+    await write(pu, [["a", 1, "x"], ["a", 2, "y"]]);
+    await write(pu, [["a", 1, "x"], ["a", 9, "gone"], ["a", 2, "y2"]], [RowKind.DELETE, RowKind.DELETE, RowKind.INSERT]);
+    expect(await rows(await catalog.getTable("db.pu$audit_log"))).toEqual([
+      { rowkind: "-D", dt: "a", id: "1", v: "x" },
+      { rowkind: "+I", dt: "a", id: "2", v: "y2" },
+      { rowkind: "-D", dt: "a", id: "9", v: "gone" },
+    ]);
+    expect(await rows(pu)).toEqual([{ dt: "a", id: "2", v: "y2" }]);
+    const agg = await catalog.createTable("db.agg", { fields, primaryKeys: ["dt", "id"], options: { bucket: "1", "merge-engine": "aggregation", "fields.v.aggregate-function": "last_value" } });
+    await write(agg, [["a", 1, "x"]]);
+    await write(agg, [["a", 7, "r"]], [RowKind.UPDATE_BEFORE]);
+    expect(await rows(await catalog.getTable("db.agg$audit_log"))).toEqual([
+      { rowkind: "+I", dt: "a", id: "1", v: "x" },
+      { rowkind: "-U", dt: "a", id: "7", v: "r" },
+    ]);
+    expect(await rows(await catalog.getTable("db.agg$binlog"))).toEqual([
+      { rowkind: "+I", dt: ["a"], id: ["1"], v: ["x"] },
+      { rowkind: "-U", dt: ["a"], id: ["7"], v: ["r"] },
+    ]);
+    expect(await rows(agg)).toEqual([{ dt: "a", id: "1", v: "x" }]);
   });
 });

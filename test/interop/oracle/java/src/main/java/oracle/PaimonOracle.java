@@ -174,6 +174,18 @@ public final class PaimonOracle {
                 out.println("{}");
                 return;
             }
+            case "commit-statistics": {
+                // what Flink / Spark ANALYZE commits: a statistics file and an ANALYZE snapshot
+                if (a.length != 4) throw new IllegalArgumentException("commit-statistics <warehouse> <db.table> <statistics.json>");
+                try (Catalog catalog = catalog(a[1])) {
+                    org.apache.paimon.table.Table t = catalog.getTable(Identifier.fromString(a[2]));
+                    try (org.apache.paimon.table.sink.BatchTableCommit commit = t.newBatchWriteBuilder().newCommit()) {
+                        commit.updateStatistics(org.apache.paimon.stats.Statistics.fromJson(new String(Files.readAllBytes(Path.of(a[3])), java.nio.charset.StandardCharsets.UTF_8)));
+                    }
+                }
+                out.println("{}");
+                return;
+            }
             case "tags": {
                 if (a.length != 3) throw new IllegalArgumentException("tags <warehouse> <db.table>");
                 Map<String, Long> tags = new java.util.TreeMap<>();
