@@ -115,9 +115,14 @@ export class Catalog {
     return loadTimeTravel(new Table(this.fileIO, identifier, path, schema));
   }
 
+  /** Whether `getTable(identifier)` finds a table, as Java's `Catalog.tableExists`: a system table (`db.t$snapshots`) of an existing table exists. */
   async tableExists(identifier: string): Promise<boolean> {
-    const { path } = this.tablePath(identifier);
-    return (await new SchemaManager(this.fileIO, path).listSchemaIds()).length > 0;
+    const { path, table } = this.tablePath(identifier);
+    if ((await new SchemaManager(this.fileIO, path).listSchemaIds()).length > 0) return true;
+    const at = table.indexOf("$");
+    if (at < 0 || systemObjectOf(table)!.startsWith("branch ")) return false;
+    const { isSystemTableName } = await import("./system-tables.js");
+    return isSystemTableName(table.slice(at + 1)) && this.tableExists(identifier.slice(0, identifier.length - table.length) + table.slice(0, at));
   }
 
   async listTables(database: string): Promise<string[]> {

@@ -751,7 +751,7 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
     const rowkind: DataField = { id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") };
     fields = [rowkind, ...dataTable.schema.fields.map((f) => ({ ...f, type: { kind: "ARRAY", nullable: true, element: { ...f.type, nullable: true } } as DataType }))];
     primaryKeys = [];
-  } else if (JAVA_ONLY.includes(lower)) {
+  } else if (isSystemTableName(lower)) {
     throw new PaimonError("UNSUPPORTED", `${dataTable.identifier}$${name}: the system table ${lower} is not supported (supported: ${SYSTEM_TABLES.join(", ")})`);
   } else {
     throw new PaimonError("NOT_FOUND", `table ${dataTable.identifier}$${name} does not exist: ${JSON.stringify(name)} is no system table (system tables: ${SYSTEM_TABLES.join(", ")})`);
@@ -762,3 +762,9 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
 
 /** Java's other system tables, which this library does not serve (README "System tables"). */
 const JAVA_ONLY = ["row_tracking"];
+
+/** Whether Java's `SystemTableLoader` knows the system table `name` (case-insensitive): those this library reads and {@link JAVA_ONLY}. */
+export function isSystemTableName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SYSTEM_TABLES.includes(lower) || JAVA_ONLY.includes(lower);
+}

@@ -289,6 +289,16 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.t$row_tracking"), "UNSUPPORTED");
+    // tableExists as Java's (getTable succeeds): system tables of existing tables, any case
+    expect(await catalog.tableExists("db.t$snapshots")).toBe(true);
+    expect(await catalog.tableExists("db.t$Statistics")).toBe(true);
+    expect(await catalog.tableExists("db.t$binlog")).toBe(true);
+    expect(await catalog.tableExists("db.t$row_tracking")).toBe(true); // Java's, which paimon-rt does not read
+    expect(await catalog.tableExists("db.t$nope")).toBe(false);
+    expect(await catalog.tableExists("db.t$")).toBe(false);
+    expect(await catalog.tableExists("db.missing$snapshots")).toBe(false);
+    expect(await catalog.tableExists("nodb.t$snapshots")).toBe(false);
+    expect(await catalog.tableExists("db.t")).toBe(true);
     await expectCode(catalog.getTable("db.t$branch_b"), "UNSUPPORTED");
     await expectCode(catalog.createTable("db.t$snapshots", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
     // case-insensitive as Java's SystemTableLoader
