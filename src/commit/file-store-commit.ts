@@ -72,6 +72,8 @@ interface PreparedCommit {
   indexChanges: IndexManifestEntry[];
   overwrite?: PartitionFilter;
   conflictCheck: boolean;
+  /** A new statistics file (ANALYZE); otherwise the latest snapshot's is inherited. */
+  statistics?: string;
 }
 
 /** The live files of one snapshot, kept by a commit to check its next attempt incrementally. */
@@ -186,6 +188,14 @@ export class FileStoreCommit {
       id = await this.tryCommit(compact, identifier, { ...options, watermark: null, resolveIndexChanges: undefined, checkBeforePublish: undefined });
     }
     return id;
+  }
+
+  /**
+   * Java's `commitStatistics`: an ANALYZE snapshot (no file changes) naming the statistics file
+   * `name` of `statistics/`, which the caller wrote. Returns its id.
+   */
+  async commitStatistics(name: string, identifier: bigint): Promise<number> {
+    return this.tryCommit({ kind: "ANALYZE", entries: [], changelog: [], indexChanges: [], conflictCheck: false, statistics: name }, identifier, {});
   }
 
   /**
@@ -570,7 +580,7 @@ export class FileStoreCommit {
       watermark,
       properties: Object.keys(properties).length > 0 ? properties : null,
       nextRowId: latest?.nextRowId ?? 0n,
-      statistics: await inheritedStatistics(this.io, this.root, latest, schemaId),
+      statistics: prepared.statistics ?? (await inheritedStatistics(this.io, this.root, latest, schemaId)),
     });
   }
 }

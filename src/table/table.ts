@@ -209,6 +209,21 @@ export class Table extends FileStoreTable {
   }
 
   /**
+   * Computes and commits the table's statistics, as Flink's / Spark's `ANALYZE TABLE … COMPUTE
+   * STATISTICS FOR ALL COLUMNS`: of the latest snapshot, the merged record count and size and, per
+   * column (`columns`, default every scalar column), the exact distinct and null counts, min / max
+   * (numbers, booleans, dates, times, timestamps) or average / maximum byte length (strings,
+   * binaries). One ANALYZE snapshot names the statistics file; `$statistics` shows it and later
+   * commits keep it until the schema changes. Returns the snapshot id; null for a table without
+   * snapshots (nothing committed).
+   */
+  async analyze(options: { commitUser: string; columns?: readonly string[] }): Promise<number | null> {
+    this.checkWritable("analyze");
+    const { analyzeTable } = await import("../commit/analyze.js");
+    return analyzeTable(this, options);
+  }
+
+  /**
    * Drops partitions, as Java Paimon's `dropPartitions`: each spec gives values of some or all
    * partition keys (`{ dt: "2024-01-01" }`); one OVERWRITE snapshot deletes the files of every
    * matching partition. Real-time progress (seed 000): exactly the dropped partitions'

@@ -16,6 +16,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
 import { RowKind } from "../../src/spec/row-kind.js";
 import { arrowToRows } from "./convert.js";
+import { rtCommitRows } from "./rt-commit.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 
@@ -317,6 +318,50 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       const pinned = (await catalog.getTable("db.pu")).copy({ "scan.snapshot-id": "4" });
       const sys = await pinned.systemTable("statistics");
       expect(arrowToRows(await sys.newRead().toArrow((await sys.newScan().plan()).splits))).toEqual(parseJsonLines(batchOutput(travel[0])));
+    },
+    SLOW,
+  );
+
+  it(
+    "paimon-rt's analyze(): Java reads its statistics back as the same $statistics, and its commits keep them",
+    async () => {
+      const wh = tempDir();
+      const catalog = await Catalog.open(wh);
+      await catalog.createDatabase("db");
+      const fields = [
+        { name: "id", type: "BIGINT NOT NULL" },
+        { name: "i8", type: "TINYINT" },
+        { name: "i16", type: "SMALLINT" },
+        { name: "n", type: "INT" },
+        { name: "f", type: "FLOAT" },
+        { name: "d", type: "DOUBLE" },
+        { name: "amount", type: "DECIMAL(20,4)" },
+        { name: "s", type: "STRING" },
+        { name: "c", type: "CHAR(3)" },
+        { name: "bin", type: "BYTES" },
+        { name: "ok", type: "BOOLEAN" },
+        { name: "day", type: "DATE" },
+        { name: "t", type: "TIME" },
+        { name: "ts", type: "TIMESTAMP(6)" },
+        { name: "ts0", type: "TIMESTAMP(0)" },
+        { name: "ltz", type: "TIMESTAMP_LTZ(3)" },
+      ];
+      const t = await catalog.createTable("db.s", { fields, primaryKeys: ["id"], options: { bucket: "2" } });
+      await rtCommitRows(t, fields, [
+        { id: "1", i8: -128, i16: 300, n: 7, f: 0.1, d: 1e-7, amount: "12345678901234.5678", s: "ü", c: "abc", bin: "AAEC", ok: true, day: "0001-01-01", t: 1000, ts: "1700000000123456000", ts0: "0", ltz: "86400000000000" },
+        { id: "2", i8: 5, i16: null, n: -7, f: -3.5, d: Number.NaN, amount: "-1.0000", s: "", c: null, bin: null, ok: null, day: "2024-02-29", t: 86399999, ts: "-1000", ts0: "1000000000", ltz: null },
+        { id: "3", i8: null, i16: 1, n: null, f: null, d: 2.5, amount: null, s: null, c: "x", bin: "", ok: false, day: null, t: null, ts: null, ts0: null, ltz: "1000000" },
+      ]);
+      await rtCommitRows(t, fields, [{ _kind: "-D", id: "3" }]);
+      expect(await t.analyze({ commitUser: "rt" })).toBe(3);
+      const java = await expectSameSystemTables(wh, "db.s", ["statistics"]);
+      expect(java.statistics.map((r) => [r.snapshot_id, r.mergedRecordCount])).toEqual([["2", "2"]]);
+      expect(Object.keys(JSON.parse(java.statistics[0].colstat as string))).toEqual(fields.map((f) => f.name));
+      // a Java commit after it keeps the statistics file
+      await writeTables("java", wh, [{ identifier: "db.s", spec: { fields, primaryKeys: ["id"], options: { bucket: "2" }, ignoreIfExists: true, commits: [[{ id: "4", n: 1 }]] } as never }]);
+      const latest = (await (await catalog.getTable("db.s")).latestSnapshot())!;
+      expect([latest.id, latest.statistics]).toEqual([4, (await t.snapshot(3)).statistics]);
+      await expectSameSystemTables(wh, "db.s", ["statistics"]);
     },
     SLOW,
   );

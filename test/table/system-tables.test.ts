@@ -3,7 +3,7 @@
 // change, partitions), under a clock the test sets; filters, projections and the errors of
 // writes and unknown names. Java reads the same system tables in
 // test/interop/system-tables-interop.test.ts.
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import * as arrow from "apache-arrow";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -16,6 +16,7 @@ import { arrowToRows } from "../interop/convert.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 import { appendIds } from "./helpers.js";
 import { readTableCommand } from "../../src/cli/read.js";
+import { rtCommitRows } from "../interop/rt-commit.js";
 
 afterAll(cleanupDirs);
 afterEach(() => vi.useRealTimers());
@@ -359,5 +360,73 @@ describe("$audit_log of merge engines that fold", () => {
       { rowkind: "-U", dt: ["a"], id: ["7"], v: ["r"] },
     ]);
     expect(await rows(agg)).toEqual([{ dt: "a", id: "1", v: "x" }]);
+  });
+});
+
+describe("analyze() and $statistics", () => {
+  const fields = [
+    { name: "id", type: "INT NOT NULL" },
+    { name: "s", type: "STRING" },
+    { name: "d", type: "DOUBLE" },
+    { name: "amount", type: "DECIMAL(10,2)" },
+    { name: "ts", type: "TIMESTAMP(3)" },
+    { name: "day", type: "DATE" },
+    { name: "ok", type: "BOOLEAN" },
+    { name: "tags", type: "ARRAY<STRING>" },
+  ];
+  it("commits an ANALYZE snapshot whose statistics $statistics shows; later commits keep them until a schema change", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(at(0));
+    const catalog = await Catalog.open(tempDir("paimon-rt-analyze-"));
+    await catalog.createDatabase("db");
+    let t = await catalog.createTable("db.t", { fields, primaryKeys: ["id"], options: { bucket: "1" } });
+    expect(await t.analyze({ commitUser: "u" })).toBeNull(); // no snapshot: nothing to analyze
+    await rtCommitRows(t, fields, [
+      { id: 1, s: "héllo", d: 2.5, amount: "10.50", ts: "1700000000123000000", day: "2024-03-01", ok: true, tags: ["a"] },
+      { id: 2, s: null, d: -0.125, amount: "-3.00", ts: "1000000", day: "1969-12-31", ok: false, tags: null },
+      { id: 3, s: "ab", d: null, amount: null, ts: null, day: null, ok: null, tags: [] },
+    ]);
+    await rtCommitRows(t, fields, [{ id: 3, s: "ab", d: 1e21, amount: "10.50", ts: null, day: "2024-03-01", ok: true, tags: null }]);
+    const sizes = (await rows(await catalog.getTable("db.t$files"))).reduce((n, f) => n + BigInt(f.file_size_in_bytes as string), 0n);
+    expect(await t.analyze({ commitUser: "u" })).toBe(3);
+    const analyzeSnapshot = (await t.latestSnapshot())!;
+    expect([analyzeSnapshot.commitKind, analyzeSnapshot.deltaRecordCount, analyzeSnapshot.totalRecordCount]).toEqual(["ANALYZE", 0n, 4n]);
+    const [row] = await rows(await catalog.getTable("db.t$statistics"));
+    // 3 merged records of 4: the live files' bytes scaled by 3/4
+    expect({ ...row, colstat: JSON.parse(row.colstat as string) }).toEqual({
+      snapshot_id: "2",
+      schema_id: "0",
+      mergedRecordCount: "3",
+      mergedRecordSize: String((sizes * 3n) / 4n),
+      colstat: {
+        id: { colId: 0, distinctCount: 3, min: "1", max: "3", nullCount: 0 },
+        s: { colId: 1, distinctCount: 2, nullCount: 1, avgLen: 4, maxLen: 6 },
+        d: { colId: 2, distinctCount: 3, min: "-0.125", max: "1.0E21", nullCount: 0 },
+        amount: { colId: 3, distinctCount: 2, min: "-3.00", max: "10.50", nullCount: 0 },
+        ts: { colId: 4, distinctCount: 2, min: "1970-01-01 00:00:00.001", max: "2023-11-14 22:13:20.123", nullCount: 1 },
+        day: { colId: 5, distinctCount: 2, min: "-1", max: "19783", nullCount: 0 },
+        ok: { colId: 6, distinctCount: 2, min: "false", max: "true", nullCount: 0 },
+      },
+    });
+    // the file is Java's pretty JSON (Statistics.toJson)
+    const file = `${t.location}/statistics/${analyzeSnapshot.statistics}`;
+    expect(readFileSync(file, "utf8").split("\n").slice(0, 6)).toEqual(["{", '  "snapshotId" : 2,', '  "schemaId" : 0,', '  "mergedRecordCount" : 3,', `  "mergedRecordSize" : ${(sizes * 3n) / 4n},`, '  "colStats" : {']);
+    // a later commit keeps them; only some columns; a schema change drops them
+    await rtCommitRows(t, fields, [{ id: 4, s: "x", d: 0, amount: "0", ts: null, day: null, ok: null, tags: null }]);
+    expect((await t.latestSnapshot())!.statistics).toBe(analyzeSnapshot.statistics);
+    expect((await rows(await catalog.getTable("db.t$statistics"))).map((r) => r.snapshot_id)).toEqual(["2"]);
+    expect(await t.analyze({ commitUser: "u", columns: ["s"] })).toBe(5);
+    expect((await rows(await catalog.getTable("db.t$statistics"))).map((r) => [r.snapshot_id, r.mergedRecordCount, JSON.parse(r.colstat as string)])).toEqual([["4", "4", { s: { colId: 1, distinctCount: 3, nullCount: 1, avgLen: 3, maxLen: 6 } }]]);
+    // the earlier statistics by time travel
+    expect((await rows(await (await t.atSnapshot(3)).systemTable("statistics"))).map((r) => r.snapshot_id)).toEqual(["2"]);
+    t = await catalog.alterTable("db.t", [{ kind: "setOption", key: "snapshot.num-retained.max", value: "20" }]);
+    await rtCommitRows(t, fields, [{ id: 5, s: "y", d: 0, amount: "0", ts: null, day: null, ok: null, tags: null }]);
+    expect((await t.latestSnapshot())!.statistics).toBeNull();
+    expect(await rows(await catalog.getTable("db.t$statistics"))).toEqual([]);
+    // bad columns change nothing
+    await expectCode(t.analyze({ commitUser: "u", columns: ["nope"] }), "INVALID_ARGUMENT");
+    await expectCode(t.analyze({ commitUser: "u", columns: ["tags"] }), "UNSUPPORTED");
+    await expectCode((await catalog.getTable("db.t$statistics")).analyze({ commitUser: "u" }), "READ_ONLY");
+    expect((await t.latestSnapshot())!.id).toBe(6);
   });
 });
