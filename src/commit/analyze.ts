@@ -11,7 +11,8 @@ import { utf8Length } from "../spec/file-names.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import { type ColStats, STATISTICS_DIR, STATISTICS_PREFIX, statisticsToJson } from "../spec/statistics.js";
 import type { DataField, DataType } from "../spec/types.js";
-import type { Table } from "../table/table.js";
+import type { BatchReader } from "../read/batch-reader.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import { FileStoreCommit } from "./file-store-commit.js";
 
 /** Options of {@link analyzeTable}. */
@@ -77,11 +78,14 @@ function less(a: unknown, b: unknown): boolean {
   return (a as number) < (b as number);
 }
 
+/** The merged rows of snapshot `snapshotId`, projected (the table's `atSnapshot(id)` read). */
+export type SnapshotReader = (snapshotId: number, projection: string[]) => Promise<BatchReader>;
+
 /**
  * Computes the statistics of the latest snapshot of `table` and commits them (an ANALYZE
  * snapshot). Returns its id, or null when the table has no snapshot (nothing is committed).
  */
-export async function analyzeTable(table: Table, options: AnalyzeOptions): Promise<number | null> {
+export async function analyzeTable(table: FileStoreTable, options: AnalyzeOptions, readSnapshot: SnapshotReader): Promise<number | null> {
   const snapshot = await table.latestSnapshot();
   if (snapshot === null) return null;
   const fields = table.schema.fields;
@@ -97,9 +101,8 @@ export async function analyzeTable(table: Table, options: AnalyzeOptions): Promi
   }
   const accs: ColumnAcc[] = analyzed.map((field) => ({ field, distinct: new Set(), nulls: 0n, min: undefined, max: undefined, lengthSum: 0n, maxLen: 0 }));
   // the merged rows of that snapshot (a key column is read when no column is analyzed)
-  const pinned = await table.atSnapshot(snapshot.id);
   const projection = analyzed.length > 0 ? analyzed.map((f) => f.name) : [(table.schema.primaryKeys[0] ?? fields[0].name)];
-  const reader = await pinned.newRead({ projection }).createReader((await pinned.newScan().plan()).splits);
+  const reader = await readSnapshot(snapshot.id, projection);
   let merged = 0n;
   try {
     for await (const batch of reader) {

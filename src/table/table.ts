@@ -220,7 +220,10 @@ export class Table extends FileStoreTable {
   async analyze(options: { commitUser: string; columns?: readonly string[] }): Promise<number | null> {
     this.checkWritable("analyze");
     const { analyzeTable } = await import("../commit/analyze.js");
-    return analyzeTable(this, options);
+    return analyzeTable(this, options, async (id, projection) => {
+      const pinned = await this.atSnapshot(id);
+      return pinned.newRead({ projection }).createReader((await pinned.newScan().plan()).splits);
+    });
   }
 
   /**
