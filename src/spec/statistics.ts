@@ -44,10 +44,13 @@ function colStatsJson(c: ColStats): JsonValue {
   };
 }
 
+function colStatsMapJson(colStats: ReadonlyMap<string, ColStats> | null): JsonValue {
+  return colStats === null ? null : Object.fromEntries([...colStats].map(([name, c]) => [name, colStatsJson(c)]));
+}
+
 /** Java `JsonSerdeUtil.toJson(statistics.colStats())`: the `colstat` column of `$statistics`. */
 export function colStatsToJson(colStats: ReadonlyMap<string, ColStats> | null): string {
-  if (colStats === null) return "null";
-  return toJacksonJson(Object.fromEntries([...colStats].map(([name, c]) => [name, colStatsJson(c)])));
+  return toJacksonJson(colStatsMapJson(colStats));
 }
 
 /** Java `Statistics.toJson()`: the statistics file's text. */
@@ -57,7 +60,7 @@ export function statisticsToJson(s: Statistics): string {
     schemaId: s.schemaId,
     mergedRecordCount: s.mergedRecordCount ?? undefined,
     mergedRecordSize: s.mergedRecordSize ?? undefined,
-    colStats: s.colStats === null ? null : Object.fromEntries([...s.colStats].map(([name, c]) => [name, colStatsJson(c)])),
+    colStats: colStatsMapJson(s.colStats),
   });
 }
 

@@ -3,7 +3,7 @@
 // change, partitions), under a clock the test sets; filters, projections and the errors of
 // writes and unknown names. Java reads the same system tables in
 // test/interop/system-tables-interop.test.ts.
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import * as arrow from "apache-arrow";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -428,5 +428,18 @@ describe("analyze() and $statistics", () => {
     await expectCode(t.analyze({ commitUser: "u", columns: ["tags"] }), "UNSUPPORTED");
     await expectCode((await catalog.getTable("db.t$statistics")).analyze({ commitUser: "u" }), "READ_ONLY");
     expect((await t.latestSnapshot())!.id).toBe(6);
+  });
+
+  it("a corrupt statistics file is CORRUPT_FILE for $statistics and for a commit that would inherit it (as Java's), and changes nothing", async () => {
+    const catalog = await Catalog.open(tempDir("paimon-rt-analyze-corrupt-"));
+    await catalog.createDatabase("db");
+    const t = await catalog.createTable("db.t", { fields: fields.slice(0, 2), primaryKeys: ["id"], options: { bucket: "1" } });
+    await rtCommitRows(t, fields.slice(0, 2), [{ id: 1, s: "a" }]);
+    expect(await t.analyze({ commitUser: "u" })).toBe(2);
+    const file = `${t.location}/statistics/${(await t.latestSnapshot())!.statistics}`;
+    writeFileSync(file, '{"snapshotId": 1, "schemaId": "x"}');
+    await expectCode(rows(await catalog.getTable("db.t$statistics")), "CORRUPT_FILE");
+    await expectCode(rtCommitRows(t, fields.slice(0, 2), [{ id: 2, s: "b" }]), "CORRUPT_FILE");
+    expect((await t.latestSnapshot())!.id).toBe(2);
   });
 });
