@@ -44,6 +44,7 @@ export class Catalog {
   async createDatabase(name: string, options: { ignoreIfExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`create database ${name}`);
     validateName(name, "database");
+    if (name === "sys") throw new PaimonError("INVALID_ARGUMENT", "cannot create database sys: it is Java Paimon's system database (sys.tables, sys.all_table_options, …)");
     const path = this.databasePath(name);
     if (await this.fileIO.exists(path)) {
       if (options.ignoreIfExists) return;
@@ -80,6 +81,7 @@ export class Catalog {
   async createTable(identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
     this.checkWritable(`create table ${identifier}`);
     const { path, database, table } = this.tablePath(identifier);
+    if (database === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create table ${identifier}: sys is Java Paimon's system database`);
     const systemObject = systemObjectOf(table);
     if (systemObject !== null) throw new PaimonError("INVALID_ARGUMENT", `invalid table name ${JSON.stringify(table)}: '$' is Paimon's separator of branches and system tables (Java Paimon reads ${identifier} as the ${systemObject})`);
     if (!(await this.fileIO.exists(this.databasePath(database)))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
@@ -95,7 +97,12 @@ export class Catalog {
   }
 
   async getTable(identifier: string): Promise<Table> {
-    const { path, table } = this.tablePath(identifier);
+    const { path, table, database } = this.tablePath(identifier);
+    if (database === "sys") {
+      // Java's system database: tables describing the whole catalog (`sys.tables`, `sys.all_table_options`, …)
+      const { loadGlobalSystemTable } = await import("./system-tables.js");
+      return loadGlobalSystemTable(this, table);
+    }
     const latest = new SchemaManager(this.fileIO, path).latest();
     prefetchTableModules(); // while the schema is read
     const schema = await latest;
@@ -117,7 +124,8 @@ export class Catalog {
 
   /** Whether `getTable(identifier)` finds a table, as Java's `Catalog.tableExists`: a system table (`db.t$snapshots`) of an existing table exists. */
   async tableExists(identifier: string): Promise<boolean> {
-    const { path, table } = this.tablePath(identifier);
+    const { path, table, database } = this.tablePath(identifier);
+    if (database === "sys") return (await import("./system-tables.js")).isGlobalSystemTableName(table);
     if ((await new SchemaManager(this.fileIO, path).listSchemaIds()).length > 0) return true;
     const at = table.indexOf("$");
     if (at < 0 || systemObjectOf(table)!.startsWith("branch ")) return false;

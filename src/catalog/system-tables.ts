@@ -537,21 +537,11 @@ interface SystemSplit {
 }
 
 /**
- * A system table of a data table (`db.t$snapshots`): read-only, its `schema`, `newScan().plan()`
- * and `newRead(...).toArrow()` / `createReader` as a data table's. Writes, commits and table
- * operations fail with READ_ONLY.
+ * A read-only table computed from metadata (system tables, `sys` tables): its `schema`,
+ * `newScan().plan()` and `newRead(...).toArrow()` / `createReader` as a data table's. Writes,
+ * commits and table operations fail with READ_ONLY; it has no system tables and no time travel.
  */
-export class SystemTable extends Table {
-  constructor(
-    /** The data table it describes. */
-    readonly dataTable: Table,
-    /** Its name after `$` (`snapshots`, `ro`, …). */
-    readonly systemName: string,
-    schema: TableSchema,
-  ) {
-    super(dataTable.fileIO, `${dataTable.identifier}$${systemName}`, dataTable.location, schema);
-  }
-
+abstract class ReadOnlyTable extends Table {
   protected override checkWritable(op: string): void {
     throw new PaimonError("READ_ONLY", `cannot ${op} ${this.identifier}: system tables are read-only`);
   }
@@ -562,25 +552,205 @@ export class SystemTable extends Table {
   }
 
   override systemTable(): Promise<Table> {
-    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no system tables (take them of ${this.dataTable.identifier})`));
+    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no system tables (take them of the data table)`));
   }
 
   override atSnapshot(): Promise<Table> {
     return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: time travel of a system table is not supported (time travel the data table with scan.* options)`));
   }
 
+  /** The rows of the table's one split (`filter`: the read's, for pushing down; rows are filtered exactly after). */
+  abstract metadataRows(filter: Predicate | null): Promise<Rows>;
+
   override newScan(options?: ScanOptions): TableScan {
     if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
-    if (this.systemName === "ro" || this.systemName === "audit_log" || this.systemName === "binlog") return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
     return new SystemTableScan(this, options);
+  }
+
+  override newRead(options?: ReadOptions): TableRead {
+    if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time read`);
+    return new MetadataRead(this, options);
+  }
+}
+
+/** A system table of a data table (`db.t$snapshots`). */
+export class SystemTable extends ReadOnlyTable {
+  constructor(
+    /** The data table it describes. */
+    readonly dataTable: Table,
+    /** Its name after `$` (`snapshots`, `ro`, …). */
+    readonly systemName: string,
+    schema: TableSchema,
+  ) {
+    super(dataTable.fileIO, `${dataTable.identifier}$${systemName}`, dataTable.location, schema);
+  }
+
+  override metadataRows(filter: Predicate | null): Promise<Rows> {
+    return METADATA_TABLES[this.systemName].rows(this.dataTable, filter);
+  }
+
+  override newScan(options?: ScanOptions): TableScan {
+    if (this.systemName === "ro" || this.systemName === "audit_log" || this.systemName === "binlog") {
+      if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
+      return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
+    }
+    return super.newScan(options);
   }
 
   override newRead(options?: ReadOptions): TableRead {
     if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time read`);
     if (this.systemName === "ro") return this.dataTable.newRead(options);
     if (this.systemName === "audit_log" || this.systemName === "binlog") return new AuditLogRead(this, options);
-    return new MetadataRead(this, options);
+    return super.newRead(options);
   }
+}
+
+/** What the `sys` tables read of a catalog. */
+export interface CatalogView {
+  readonly fileIO: Table["fileIO"];
+  readonly warehouse: string;
+  listDatabases(): Promise<string[]>;
+  listTables(database: string): Promise<string[]>;
+  getTable(identifier: string): Promise<Table>;
+}
+
+/** The name of Java's system database (`Catalog.SYSTEM_DATABASE_NAME`), whose tables describe the whole catalog. */
+export const SYSTEM_DATABASE = "sys";
+
+/** Every table of the catalog, by database then name (Java `CatalogUtils.listAllTables`). */
+async function allTables(catalog: CatalogView): Promise<Table[]> {
+  const out: Table[] = [];
+  for (const db of (await catalog.listDatabases()).sort()) {
+    for (const name of (await catalog.listTables(db)).sort()) out.push(await catalog.getTable(`${db}.${name}`));
+  }
+  return out;
+}
+
+/** `db.t` of a table's identifier. */
+const splitIdentifier = (t: Table): [string, string] => {
+  const dot = t.identifier.indexOf(".");
+  return [t.identifier.slice(0, dot), t.identifier.slice(dot + 1)];
+};
+
+/** Java `creationTimeEpochMillis`: the instant of a local wall-clock time (files record creation times as local wall clocks). */
+function wallToEpochMillis(wall: number): number {
+  const guess = wall - (localWallMillis(wall) - wall);
+  return wall - (localWallMillis(guess) - guess);
+}
+
+/** The global system tables of the `sys` database (Java `CatalogUtils.createGlobalSystemTable`). */
+const GLOBAL_TABLES: Readonly<Record<string, { readonly columns: readonly Column[]; rows(catalog: CatalogView): Promise<Rows> }>> = {
+  all_table_options: {
+    columns: [
+      ["database_name", STRING],
+      ["table_name", STRING],
+      ["key", STRING],
+      ["value", STRING],
+    ],
+    async rows(catalog) {
+      // Java `table.options()`: the schema's options and the table's `path`
+      const rows: Rows = [];
+      for (const t of await allTables(catalog)) {
+        const [db, name] = splitIdentifier(t);
+        for (const [k, v] of javaOptionOrder({ ...t.schema.options, path: t.location })) rows.push([db, name, k, v]);
+      }
+      return rows;
+    },
+  },
+  catalog_options: {
+    columns: [
+      ["key", "STRING NOT NULL"],
+      ["value", "STRING NOT NULL"],
+    ],
+    async rows(catalog) {
+      return [["warehouse", catalog.warehouse]]; // (a paimon-rt catalog has no other Paimon catalog options)
+    },
+  },
+  tables: {
+    columns: [
+      ["database_name", STRING],
+      ["table_name", STRING],
+      ["table_type", STRING],
+      ["partitioned", "BOOLEAN"],
+      ["primary_key", "BOOLEAN"],
+      ["owner", STRING],
+      ["created_at", BIGINT],
+      ["created_by", STRING],
+      ["updated_at", BIGINT],
+      ["updated_by", STRING],
+      ["record_count", BIGINT],
+      ["file_size_in_bytes", BIGINT],
+      ["file_count", BIGINT],
+      ["last_file_creation_time", BIGINT],
+    ],
+    async rows(catalog) {
+      // Java AllTablesTable: audit fields from the options (a REST catalog's); a file-system catalog
+      // keeps no table snapshot summary, so the counts are null
+      const long = (t: Table, key: string) => {
+        const v = t.schema.options[key];
+        if (v === undefined) return null;
+        if (!/^[+-]?\d+$/.test(v)) throw new PaimonError("INVALID_ARGUMENT", `table ${t.identifier}: option ${key}=${JSON.stringify(v)} is not a long`);
+        return BigInt(v);
+      };
+      return (await allTables(catalog)).map((t) => {
+        const o = t.schema.options;
+        return [...splitIdentifier(t), o.type ?? "table", t.schema.partitionKeys.length > 0, t.schema.primaryKeys.length > 0, o.owner ?? null, long(t, "createdAt"), o.createdBy ?? null, long(t, "updatedAt"), o.updatedBy ?? null, null, null, null, null];
+      });
+    },
+  },
+  partitions: {
+    columns: [
+      ["database_name", STRING],
+      ["table_name", STRING],
+      ["partition_name", STRING],
+      ["record_count", BIGINT],
+      ["file_size_in_bytes", BIGINT],
+      ["file_count", BIGINT],
+      ["last_file_creation_time", BIGINT],
+      ["done", "BOOLEAN"],
+    ],
+    async rows(catalog) {
+      // Java AllPartitionsTable: the partitions of every partitioned table, as `$partitions` lists them
+      const rows: Rows = [];
+      for (const t of await allTables(catalog)) {
+        if (t.schema.partitionKeys.length === 0) continue;
+        const [db, name] = splitIdentifier(t);
+        for (const p of await METADATA_TABLES.partitions.rows(t, null)) {
+          const created = p[4] as number | null;
+          rows.push([db, name, p[0], p[1], p[2], p[3], created === null ? null : BigInt(wallToEpochMillis(created)), false]);
+        }
+      }
+      return rows;
+    },
+  },
+};
+
+/** A table of the `sys` database (`sys.all_table_options`, `sys.tables`, …), describing the whole catalog. */
+export class GlobalSystemTable extends ReadOnlyTable {
+  constructor(
+    readonly catalog: CatalogView,
+    /** Its name in `sys`. */
+    readonly systemName: string,
+    schema: TableSchema,
+  ) {
+    super(catalog.fileIO, `${SYSTEM_DATABASE}.${systemName}`, catalog.warehouse, schema);
+  }
+
+  override metadataRows(): Promise<Rows> {
+    return GLOBAL_TABLES[this.systemName].rows(this.catalog);
+  }
+}
+
+/** Whether `name` is a table of Java's `sys` database (case-insensitive). */
+export function isGlobalSystemTableName(name: string): boolean {
+  return Object.hasOwn(GLOBAL_TABLES, name.toLowerCase());
+}
+
+/** The table `sys.<name>` (Java: `TableNotExistException` for another name, NOT_FOUND here). */
+export function loadGlobalSystemTable(catalog: CatalogView, name: string): GlobalSystemTable {
+  const lower = name.toLowerCase();
+  if (!isGlobalSystemTableName(lower)) throw new PaimonError("NOT_FOUND", `table ${SYSTEM_DATABASE}.${name} does not exist: the ${SYSTEM_DATABASE} database holds ${Object.keys(GLOBAL_TABLES).join(", ")}`);
+  return new GlobalSystemTable(catalog, lower, metadataSchema(columnFields(GLOBAL_TABLES[lower].columns), [], 0));
 }
 
 /** `$ro` of a primary-key table: only the files of the highest level (Java `ReadOptimizedTable`: `withLevel(numLevels - 1)`). */
@@ -591,7 +761,7 @@ function readOptimized(t: Table, options: ScanOptions = {}): ScanOptions {
 
 class SystemTableScan extends TableScan {
   constructor(
-    private readonly system: SystemTable,
+    private readonly system: ReadOnlyTable,
     options: ScanOptions = {},
   ) {
     super(system, options); // binds the filter to the system table's columns (unknown columns: INVALID_ARGUMENT)
@@ -610,7 +780,7 @@ class MetadataRead extends TableRead {
   private readonly boundFilter: Predicate | null;
 
   constructor(
-    private readonly system: SystemTable,
+    private readonly system: ReadOnlyTable,
     private readonly readOptions: ReadOptions = {},
   ) {
     if (readOptions.withRowKind) throw new PaimonError("UNSUPPORTED", `${system.identifier}: withRowKind is available for primary-key data tables only`);
@@ -628,7 +798,7 @@ class MetadataRead extends TableRead {
     const schema = readArrowSchema(system.schema.fields);
     const batches: arrow.RecordBatch[] = [];
     for (let i = 0; i < splits.length; i++) {
-      const rows = await METADATA_TABLES[system.systemName].rows(system.dataTable, this.readOptions.filter ?? null);
+      const rows = await system.metadataRows(this.readOptions.filter ?? null);
       let batch = rowsToBatch(schema, system.schema.fields, rows);
       if (this.boundFilter !== null && batch.numRows > 0) {
         const kept = filterBatchIndices(this.boundFilter, batch);
@@ -739,7 +909,7 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
   let fields: DataField[];
   let primaryKeys: string[];
   if (columns !== undefined) {
-    fields = columns.map(([n, type], id) => ({ id, name: n, type: parseDataType(type) }));
+    fields = columnFields(columns);
     primaryKeys = [...METADATA_TABLES[lower].primaryKeys];
   } else if (lower === "ro") {
     return new SystemTable(dataTable, lower, { ...dataTable.schema, options: { ...dataTable.schema.options } });
@@ -756,9 +926,16 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
   } else {
     throw new PaimonError("NOT_FOUND", `table ${dataTable.identifier}$${name} does not exist: ${JSON.stringify(name)} is no system table (system tables: ${SYSTEM_TABLES.join(", ")})`);
   }
-  const schema: TableSchema = { version: 3, id: 0, fields, highestFieldId: fields.length - 1, partitionKeys: [], primaryKeys, options: {}, comment: null, timeMillis: dataTable.schema.timeMillis };
-  return new SystemTable(dataTable, lower, schema);
+  return new SystemTable(dataTable, lower, metadataSchema(fields, primaryKeys, dataTable.schema.timeMillis));
 }
+
+/** The schema of a system table of these fields. */
+function metadataSchema(fields: DataField[], primaryKeys: string[], timeMillis: number): TableSchema {
+  return { version: 3, id: 0, fields, highestFieldId: fields.length - 1, partitionKeys: [], primaryKeys, options: {}, comment: null, timeMillis };
+}
+
+/** Fields of declared columns, numbered from 0. */
+const columnFields = (columns: readonly Column[]): DataField[] => columns.map(([n, type], id) => ({ id, name: n, type: parseDataType(type) }));
 
 /** Java's other system tables, which this library does not serve (README "System tables"). */
 const JAVA_ONLY = ["row_tracking"];

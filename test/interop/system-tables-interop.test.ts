@@ -228,6 +228,17 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       expect(java.schemas.map((r) => r.schema_id).sort()).toEqual(["0", "1"]);
       expect(java.snapshots.map((r) => [r.snapshot_id, r.commit_kind]).sort()).toEqual([["1", "APPEND"], ["2", "APPEND"], ["3", "APPEND"], ["4", "OVERWRITE"]]);
       expect(java.partitions.map((r) => [r.partition, r.record_count]).sort()).toEqual([["p=1", "1"], ["p=2", "2"], ["p=3", "1"]]);
+      // the sys database's tables describe the whole catalog (a second, primary-key table in another database)
+      await catalog.createDatabase("db2");
+      await catalog.createTable("db2.k", { fields: [{ name: "id", type: "INT NOT NULL" }], primaryKeys: ["id"], options: { bucket: "1", owner: "ops", createdAt: "1700000000000" } });
+      const sys = ["sys.all_table_options", "sys.tables", "sys.partitions", "sys.catalog_options"];
+      const javaSys = await javaRows(wh, sys);
+      for (const [i, id] of sys.slice(0, 3).entries()) expect({ table: id, rows: await rtRows(catalog, id) }).toEqual({ table: id, rows: javaSys[i] });
+      expect(javaSys[0].filter((r) => r.key === "path").map((r) => r.value).sort()).toEqual([`${wh}/db.db/a`, `${wh}/db2.db/k`]);
+      expect(javaSys[1].map((r) => [r.table_name, r.partitioned, r.primary_key, r.owner, r.created_at]).sort()).toEqual([["a", true, false, null, null], ["k", false, true, "ops", "1700000000000"]]);
+      expect(javaSys[2].map((r) => [r.table_name, r.partition_name, r.record_count]).sort()).toEqual([["a", "p=1", "1"], ["a", "p=2", "2"], ["a", "p=3", "1"]]);
+      // catalog options: the warehouse (the oracle's Java catalog also sets cache-enabled)
+      expect(await rtRows(catalog, "sys.catalog_options")).toEqual(javaSys[3].filter((r) => r.key !== "cache-enabled"));
     },
     SLOW,
   );

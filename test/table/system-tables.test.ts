@@ -443,3 +443,42 @@ describe("analyze() and $statistics", () => {
     expect((await t.latestSnapshot())!.id).toBe(2);
   });
 });
+
+describe("the sys database", () => {
+  it("sys.all_table_options, sys.tables, sys.partitions, sys.catalog_options describe the catalog; read-only; unknown names NOT_FOUND", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(at(7));
+    const wh = tempDir("paimon-rt-sys-");
+    const catalog = await Catalog.open(wh);
+    await catalog.createDatabase("db");
+    const a = await catalog.createTable("db.a", { fields: [{ name: "p", type: "STRING NOT NULL" }, { name: "id", type: "BIGINT" }], partitionKeys: ["p"], options: { bucket: "-1" } });
+    await catalog.createTable("db.k", { fields: [{ name: "id", type: "INT NOT NULL" }], primaryKeys: ["id"], options: { bucket: "1", owner: "ops", createdAt: "17" } });
+    const w = await a.newWrite({ commitUser: "u" });
+    await w.write(new arrow.RecordBatch({ p: arrow.vectorFromArray(["x", "y", "x"], new arrow.Utf8()).data[0], id: arrow.makeData({ type: new arrow.Int64(), length: 3, data: BigInt64Array.from([1n, 2n, 3n]) }) }));
+    await a.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    await w.close();
+    const options = await rows(await catalog.getTable("sys.all_table_options"));
+    expect(options.filter((r) => r.table_name === "a")).toEqual([
+      { database_name: "db", table_name: "a", key: "bucket", value: "-1" },
+      { database_name: "db", table_name: "a", key: "path", value: a.location },
+    ]);
+    expect(options.filter((r) => r.table_name === "k").map((r) => r.key).sort()).toEqual(["bucket", "createdAt", "owner", "path"]);
+    expect((await rows(await catalog.getTable("sys.Tables"))).map((r) => [r.database_name, r.table_name, r.table_type, r.partitioned, r.primary_key, r.owner, r.created_at, r.record_count])).toEqual([
+      ["db", "a", "table", true, false, null, null, null],
+      ["db", "k", "table", false, true, "ops", "17", null],
+    ]);
+    const sizes = (await rows(await catalog.getTable("db.a$partitions"))).map((r) => r.file_size_in_bytes);
+    expect(await rows(await catalog.getTable("sys.partitions"))).toEqual([
+      { database_name: "db", table_name: "a", partition_name: "p=x", record_count: "2", file_size_in_bytes: sizes[0], file_count: "1", last_file_creation_time: String(at(7)), done: false },
+      { database_name: "db", table_name: "a", partition_name: "p=y", record_count: "1", file_size_in_bytes: sizes[1], file_count: "1", last_file_creation_time: String(at(7)), done: false },
+    ]);
+    expect(await rows(await catalog.getTable("sys.catalog_options"))).toEqual([{ key: "warehouse", value: catalog.warehouse }]);
+    expect(await rows(await catalog.getTable("sys.tables"), { projection: ["table_name"], filter: col("primary_key").eq(true) })).toEqual([{ table_name: "k" }]);
+    expect(await catalog.tableExists("sys.tables")).toBe(true);
+    expect(await catalog.tableExists("sys.nope")).toBe(false);
+    await expectCode(catalog.getTable("sys.nope"), "NOT_FOUND");
+    await expectCode((await catalog.getTable("sys.tables")).newWrite({ commitUser: "u" }), "READ_ONLY");
+    await expectCode(catalog.createDatabase("sys"), "INVALID_ARGUMENT");
+    await expectCode(catalog.createTable("sys.t", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
+  });
+});
