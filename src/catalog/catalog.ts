@@ -60,6 +60,7 @@ export class Catalog {
 
   async databaseExists(name: string): Promise<boolean> {
     validateName(name, "database");
+    if (name === "sys") return true; // Java's system database
     return this.fileIO.exists(this.databasePath(name));
   }
 
@@ -135,6 +136,7 @@ export class Catalog {
 
   async listTables(database: string): Promise<string[]> {
     validateName(database, "database");
+    if (database === "sys") return (await import("./system-tables.js")).globalSystemTableNames();
     const dbPath = this.databasePath(database);
     if (!(await this.fileIO.exists(dbPath))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
     const out: string[] = [];

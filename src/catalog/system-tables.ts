@@ -741,6 +741,11 @@ export class GlobalSystemTable extends ReadOnlyTable {
   }
 }
 
+/** The tables of the `sys` database (Java `SystemTableLoader.loadGlobalTableNames`). */
+export function globalSystemTableNames(): string[] {
+  return Object.keys(GLOBAL_TABLES);
+}
+
 /** Whether `name` is a table of Java's `sys` database (case-insensitive). */
 export function isGlobalSystemTableName(name: string): boolean {
   return Object.hasOwn(GLOBAL_TABLES, name.toLowerCase());

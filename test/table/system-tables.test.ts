@@ -475,6 +475,9 @@ describe("the sys database", () => {
     expect(await rows(await catalog.getTable("sys.catalog_options"))).toEqual([{ key: "warehouse", value: catalog.warehouse }]);
     expect(await rows(await catalog.getTable("sys.tables"), { projection: ["table_name"], filter: col("primary_key").eq(true) })).toEqual([{ table_name: "k" }]);
     expect(await catalog.tableExists("sys.tables")).toBe(true);
+    expect(await catalog.databaseExists("sys")).toBe(true);
+    expect((await catalog.listTables("sys")).sort()).toEqual(["all_table_options", "catalog_options", "partitions", "tables"]);
+    expect(await catalog.listDatabases()).toEqual(["db"]); // (as Java's file-system catalog lists them)
     expect(await catalog.tableExists("sys.nope")).toBe(false);
     await expectCode(catalog.getTable("sys.nope"), "NOT_FOUND");
     await expectCode((await catalog.getTable("sys.tables")).newWrite({ commitUser: "u" }), "READ_ONLY");
