@@ -9,6 +9,9 @@ import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./iden
 import { checkDeduplicateTable } from "../table/dedup-table.js";
 
 
+/** Java's system database `sys` (its tables describe the catalog: `sys.tables`, …) cannot hold tables of its own. */
+const SYS = "sys is Java Paimon's system database";
+
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
 export class Catalog {
   private constructor(
@@ -44,7 +47,7 @@ export class Catalog {
   async createDatabase(name: string, options: { ignoreIfExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`create database ${name}`);
     validateName(name, "database");
-    if (name === "sys") throw new PaimonError("INVALID_ARGUMENT", "cannot create database sys: it is Java Paimon's system database (sys.tables, sys.all_table_options, …)");
+    if (name === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create database sys: ${SYS}`);
     const path = this.databasePath(name);
     if (await this.fileIO.exists(path)) {
       if (options.ignoreIfExists) return;
@@ -82,7 +85,7 @@ export class Catalog {
   async createTable(identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
     this.checkWritable(`create table ${identifier}`);
     const { path, database, table } = this.tablePath(identifier);
-    if (database === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create table ${identifier}: sys is Java Paimon's system database`);
+    if (database === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create table ${identifier}: ${SYS}`);
     const systemObject = systemObjectOf(table);
     if (systemObject !== null) throw new PaimonError("INVALID_ARGUMENT", `invalid table name ${JSON.stringify(table)}: '$' is Paimon's separator of branches and system tables (Java Paimon reads ${identifier} as the ${systemObject})`);
     if (!(await this.fileIO.exists(this.databasePath(database)))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
