@@ -918,6 +918,9 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
     primaryKeys = [...METADATA_TABLES[lower].primaryKeys];
   } else if (lower === "ro") {
     return new SystemTable(dataTable, lower, { ...dataTable.schema, options: { ...dataTable.schema.options } });
+  } else if ((lower === "audit_log" || lower === "binlog") && dataTable.schema.primaryKeys.length > 0 && dataTable.coreOptions.bool("table-read.sequence-number.enabled", false)) {
+    // (Java then adds a _SEQUENCE_NUMBER column after rowkind; paimon-rt reads no sequence numbers out)
+    throw new PaimonError("UNSUPPORTED", `${dataTable.identifier}$${name}: table-read.sequence-number.enabled=true (a _SEQUENCE_NUMBER column) is not supported`);
   } else if (lower === "audit_log") {
     fields = [{ id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") }, ...dataTable.schema.fields];
     primaryKeys = [];

@@ -290,6 +290,8 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.t$row_tracking"), "UNSUPPORTED");
+    await expectCode((await catalog.getTable("db.t")).copy({ "table-read.sequence-number.enabled": true }).systemTable("audit_log"), "UNSUPPORTED");
+    await expectCode((await catalog.getTable("db.t")).copy({ "table-read.sequence-number.enabled": "true" }).systemTable("binlog"), "UNSUPPORTED");
     // tableExists as Java's (getTable succeeds): system tables of existing tables, any case
     expect(await catalog.tableExists("db.t$snapshots")).toBe(true);
     expect(await catalog.tableExists("db.t$Statistics")).toBe(true);
