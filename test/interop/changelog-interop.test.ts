@@ -35,6 +35,11 @@ interface Case {
   kinds: string[];
   /** Commits (0-based) written with a full compaction. */
   compactAt: number[];
+  /**
+   * paimon-rt commits with identifiers 1, 2, … and no explicit compaction: its
+   * `full-compaction.delta-commits` schedule must compact at the `compactAt` commits, as Java's twin is.
+   */
+  scheduled?: boolean;
 }
 
 const SMALL = { bucket: "2", "num-sorted-run.compaction-trigger": "3" };
@@ -63,6 +68,7 @@ const ALL_CASES: Case[] = [
   { name: "lookup_seq", options: { "changelog-producer": "lookup", "sequence.field": "n", ...SMALL }, kinds: ["+I", "+U"], compactAt: [3] },
   { name: "lookup_seq_dv", options: { "changelog-producer": "lookup", "sequence.field": "n", "deletion-vectors.enabled": "true", ...SMALL }, kinds: ALL_KINDS, compactAt: [] },
   { name: "lookup_seq_partial_update", options: { "changelog-producer": "lookup", "sequence.field": "n", "merge-engine": "partial-update", ...SMALL }, kinds: ["+I", "+U"], compactAt: [2] },
+  { name: "full_compaction_delta_commits", options: { "changelog-producer": "full-compaction", "full-compaction.delta-commits": "2", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ALL_KINDS, compactAt: [1, 3, 5, 7], scheduled: true },
   { name: "full_compaction_seq", options: { "changelog-producer": "full-compaction", "sequence.field": "n", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ALL_KINDS, compactAt: [1, 3, 5, 7] },
   { name: "full_compaction_seq_agg", options: { "changelog-producer": "full-compaction", "sequence.field": "n", "merge-engine": "aggregation", "fields.v.aggregate-function": "max", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ["+I", "+U"], compactAt: [1, 3, 5, 7] },
 ];
@@ -86,8 +92,9 @@ function generate(seed: number, c: Case, commits: number, rowsPerCommit: number)
   return out;
 }
 
-function rtCommit(table: Table, rows: KindRow[], compact: boolean): Promise<void> {
-  return rtCommitRows(table, FIELDS, rows, { compact });
+/** paimon-rt's commit `index` (0-based) of case `c`. */
+function rtCommit(table: Table, c: Case, rows: KindRow[], index: number): Promise<void> {
+  return rtCommitRows(table, FIELDS, rows, c.scheduled ? { identifier: index + 1 } : { compact: c.compactAt.includes(index) });
 }
 
 function norm(rows: OracleRow[]): OracleRow[] {
@@ -153,7 +160,7 @@ describe.skipIf(noJava !== null)("changelog-producer interop with Java", () => {
         const table = await catalog.createTable(`${DB}.r_${c.name}`, { fields: FIELDS, primaryKeys: ["id"], options: c.options });
         const ends: number[] = [];
         for (const [ci, rows] of data[i].slice(0, FIRST).entries()) {
-          await rtCommit(table, rows, c.compactAt.includes(ci));
+          await rtCommit(table, c, rows, ci);
           ends.push((await table.latestSnapshot())!.id);
         }
         rtEnds.push(ends);
@@ -177,7 +184,7 @@ describe.skipIf(noJava !== null)("changelog-producer interop with Java", () => {
         const table = await Table.open(path.join(wh, `${DB}.db`, `j_${c.name}`));
         const ends: number[] = [];
         for (const [k, rows] of data[i].slice(FIRST).entries()) {
-          await rtCommit(table, rows, c.compactAt.includes(FIRST + k));
+          await rtCommit(table, c, rows, FIRST + k);
           ends.push((await table.latestSnapshot())!.id);
         }
         rtMore.push(ends);
