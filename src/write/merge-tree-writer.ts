@@ -271,6 +271,12 @@ export class MergeTreeBucketWriter {
   /** Rows of files looked up by partial-update / aggregation (deletion vectors ignored), within the keys' budget. */
   private readonly rowCache = new Map<string, { chunks: KvBatch[]; bytes: number }>();
   private readonly keyCacheLimit: number;
+  /**
+   * `lookup-compact=gentle`: level 0 is forced up only on every this-many-th compaction that picks
+   * nothing else (Java's ForceUpLevel0Compaction counter, per bucket writer); null: every one.
+   */
+  private readonly lookupCompactInterval: number | null;
+  private lookupCompactCount = 0;
 
   private constructor(
     private readonly options: MergeTreeWriterOptions,
@@ -288,6 +294,7 @@ export class MergeTreeBucketWriter {
     this.schemas = new FileSchemas(table);
     this.dvIndex = dvIndex;
     this.keyCacheLimit = opts.memory("lookup.cache-max-memory-size", "256 mb");
+    this.lookupCompactInterval = lookupCompactInterval(opts.get("lookup-compact"), opts.get("lookup-compact.max-interval"), options.config.numSortedRunCompactionTrigger);
     this.fileConfig = {
       io: table.fileIO,
       schema: table.schema,
@@ -586,12 +593,20 @@ export class MergeTreeBucketWriter {
       // lookup tables (DV, first-row, changelog-producer=lookup, force-lookup) always compact level 0 (Java's ForceUpLevel0Compaction)
       // which runs merge changes the rows of merge functions (a lone record is folded only in a
       // lookup merge) and of sequence.field (a retraction dropped at the max level): Java's pick
-      if (!unit && this.options.config.needLookup) {
+      if (!unit && this.options.config.needLookup && this.lookupCompactDue()) {
         const engine = this.options.config.mergeEngine;
         unit = forcePickLevel0(runs, this.options.config, engine === "partial-update" || engine === "aggregation" || this.seqColumns.length > 0);
       }
     }
     if (unit && unit.files.length > 0) await this.rewrite(unit);
+  }
+
+  /** Java ForceUpLevel0Compaction: whether this forced level-0 pick happens (gentle mode counts them). */
+  private lookupCompactDue(): boolean {
+    if (this.lookupCompactInterval === null) return true;
+    if (++this.lookupCompactCount < this.lookupCompactInterval) return false;
+    this.lookupCompactCount = 0;
+    return true;
   }
 
   /**
@@ -1067,6 +1082,19 @@ export function sequenceRange(start: bigint, n: number, rows?: Uint32Array): Big
     }
   }
   return out;
+}
+
+/**
+ * Java `CoreOptions.lookupCompactMaxInterval` for `lookup-compact=gentle` (max of the compaction
+ * trigger and `lookup-compact.max-interval`, default twice the trigger); null for `radical`.
+ */
+function lookupCompactInterval(mode: string | undefined, maxInterval: string | undefined, trigger: number): number | null {
+  const m = (mode ?? "radical").trim().toLowerCase();
+  if (m === "radical") return null;
+  if (m !== "gentle") throw new PaimonError("INVALID_ARGUMENT", `Could not parse value '${mode}' for key 'lookup-compact' (radical, gentle).`);
+  const n = maxInterval === undefined ? trigger * 2 : Number(maxInterval.trim());
+  if (!Number.isInteger(n)) throw new PaimonError("INVALID_ARGUMENT", `Could not parse value '${maxInterval}' for key 'lookup-compact.max-interval'.`);
+  return Math.max(trigger, n);
 }
 
 /** `parquet.block.row.count.limit` must be positive (the Parquet writer cannot cut empty row groups). */
