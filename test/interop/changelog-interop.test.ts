@@ -59,6 +59,12 @@ const ALL_CASES: Case[] = [
   // lookup with merge functions: level-0 records merged with the key's looked-up row (Java's LookupChangelogMergeFunctionWrapper)
   { name: "lookup_partial_update", options: { "changelog-producer": "lookup", "merge-engine": "partial-update", ...SMALL }, kinds: ["+I", "+I", "+U"], compactAt: [3] },
   { name: "lookup_partial_update_dv", options: { "changelog-producer": "lookup", "merge-engine": "partial-update", "deletion-vectors.enabled": "true", ...SMALL }, kinds: ["+I", "+I", "+U"], compactAt: [2] },
+  // (a key merged from retractions only is a DELETE row, a tombstone that stays unless a compaction
+  // reaches the highest level, which Java's size-ratio pick decides by file bytes: so here with
+  // deletion vectors, which drop it, or a full compaction every commit)
+  { name: "lookup_partial_update_seq_group_dv", options: { "changelog-producer": "lookup", "merge-engine": "partial-update", "fields.n.sequence-group": "v", "deletion-vectors.enabled": "true", ...SMALL }, kinds: ALL_KINDS, compactAt: [3] },
+  { name: "lookup_partial_update_seq_group", options: { "changelog-producer": "lookup", "merge-engine": "partial-update", "fields.n.sequence-group": "v", ...SMALL }, kinds: ALL_KINDS, compactAt: [0, 1, 2, 3, 4, 5, 6, 7, 8] },
+  { name: "lookup_partial_update_remove_on_delete", options: { "changelog-producer": "lookup", "merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true", ...SMALL }, kinds: ["+I", "+U", "-D"], compactAt: [2] },
   { name: "lookup_agg", options: { "changelog-producer": "lookup", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum", "fields.v.aggregate-function": "last_non_null_value", ...SMALL }, kinds: ["+I", "+I", "-U", "-D"], compactAt: [3] },
   { name: "lookup_agg_dedup_rows", options: { "changelog-producer": "lookup", "changelog-producer.row-deduplicate": "true", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum", ...SMALL }, kinds: ["+I", "+I", "-U", "-D"], compactAt: [] },
   // sequence.field: a key's records merge in (n, sequence number) order, the looked-up older row may
