@@ -189,10 +189,11 @@ export class TableWrite {
       checkMergeFunctionOptions(table.identifier, this.pk.mergeEngine, this.schema.fields, this.schema.primaryKeys, table.coreOptions);
     }
     if (this.pk) checkSequenceFields(table.identifier, this.schema, this.pk, table.coreOptions.get("sequence.field.sort-order"));
-    // with deletion vectors the merge function sees every record at commit (Java's lookup
-    // compaction), so such a retract row would fail the commit's compaction: refused at write
-    const dvAggregation = this.pk?.deletionVectors === true && this.pk.mergeEngine === "aggregation";
-    this.retractRefused = dvAggregation ? retractRefusal(mergeFold(table.identifier, "aggregation", this.schema.fields, this.schema.primaryKeys, table.coreOptions)) : null;
+    // lookup tables (deletion vectors, changelog-producer=lookup, force-lookup): the merge function
+    // sees every record at commit (Java's lookup compaction), so such a retract row would fail the
+    // commit's compaction: refused at write
+    const lookupAggregation = this.pk?.needLookup === true && this.pk.mergeEngine === "aggregation";
+    this.retractRefused = lookupAggregation ? retractRefusal(mergeFold(table.identifier, "aggregation", this.schema.fields, this.schema.primaryKeys, table.coreOptions)) : null;
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
     this.numBuckets = table.coreOptions.bucket;
     // postpone bucket mode: file names carry the commit user and a write id (Java's PostponeBucketFileStoreWrite)
