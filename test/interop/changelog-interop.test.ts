@@ -74,6 +74,8 @@ const ALL_CASES: Case[] = [
   { name: "lookup_seq", options: { "changelog-producer": "lookup", "sequence.field": "n", ...SMALL }, kinds: ["+I", "+U"], compactAt: [3] },
   { name: "lookup_seq_dv", options: { "changelog-producer": "lookup", "sequence.field": "n", "deletion-vectors.enabled": "true", ...SMALL }, kinds: ALL_KINDS, compactAt: [] },
   { name: "lookup_seq_partial_update", options: { "changelog-producer": "lookup", "sequence.field": "n", "merge-engine": "partial-update", ...SMALL }, kinds: ["+I", "+U"], compactAt: [2] },
+  { name: "lookup_seq_desc_agg", options: { "changelog-producer": "lookup", "sequence.field": "n", "sequence.field.sort-order": "descending", "merge-engine": "aggregation", "fields.v.aggregate-function": "max", ...SMALL }, kinds: ["+I", "+U"], compactAt: [4] },
+  { name: "lookup_seq_desc_dv", options: { "changelog-producer": "lookup", "sequence.field": "n", "sequence.field.sort-order": "descending", "deletion-vectors.enabled": "true", ...SMALL }, kinds: ALL_KINDS, compactAt: [1] },
   { name: "full_compaction_delta_commits", options: { "changelog-producer": "full-compaction", "full-compaction.delta-commits": "2", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ALL_KINDS, compactAt: [1, 3, 5, 7], scheduled: true },
   { name: "full_compaction_seq", options: { "changelog-producer": "full-compaction", "sequence.field": "n", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ALL_KINDS, compactAt: [1, 3, 5, 7] },
   { name: "full_compaction_seq_agg", options: { "changelog-producer": "full-compaction", "sequence.field": "n", "merge-engine": "aggregation", "fields.v.aggregate-function": "max", ...SMALL, "num-sorted-run.compaction-trigger": "20" }, kinds: ["+I", "+U"], compactAt: [1, 3, 5, 7] },
