@@ -136,7 +136,7 @@ export class PrimaryKeySplitReader {
     this.firstRow = engine === "first-row";
     this.folds = engine === "partial-update" || engine === "aggregation";
     // Java wraps the merge function of lookup tables in LookupMergeFunction (for reads too)
-    this.nearestLevelOnly = this.folds && (config.changelogProducer === "lookup" || config.deletionVectors || table.coreOptions.bool("force-lookup", false));
+    this.nearestLevelOnly = this.folds && config.needLookup;
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
     this.keyNames = layout.keyNames;
     this.keyFilter = options.filter ? splitPredicateByFields(options.filter, this.keyNames).picked : null;
