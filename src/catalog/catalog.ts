@@ -104,10 +104,17 @@ export class Catalog {
       const systemObject = systemObjectOf(table);
       if (systemObject !== null) {
         const at = table.indexOf("$");
-        const name = table.slice(at + 1);
-        if (name.startsWith("branch_")) throw new PaimonError("UNSUPPORTED", `${identifier}: the ${systemObject} is not supported; only the main branch is`);
+        let name = table.slice(at + 1);
+        let dataTable = await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at));
+        // Java `Identifier`: `t$branch_b` is branch b, `t$branch_b$snapshots` a system table of it
+        const branch = /^branch_([^$]*)(?:\$(.*))?$/s.exec(name);
+        if (branch !== null) {
+          dataTable = await dataTable.switchToBranch(branch[1]);
+          if (branch[2] === undefined) return dataTable;
+          name = branch[2];
+        }
         // a system table of the data table (Java `SystemTableLoader`): loaded on demand
-        return (await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at))).systemTable(name);
+        return dataTable.systemTable(name);
       }
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     }
@@ -143,8 +150,14 @@ export class Catalog {
 
   async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {
     this.checkWritable(`alter table ${identifier}`);
-    const { path } = this.tablePath(identifier);
-    await new SchemaManager(this.fileIO, path).commitChanges(changes, identifier);
+    const id = this.tablePath(identifier);
+    let path = id.path;
+    const table = id.table;
+    // a branch (`t$branch_b`, as Java) evolves its own schemas
+    const branch = /^([^$]+)\$branch_([^$]*)$/s.exec(table);
+    if (branch !== null) path = this.tablePath(identifier.slice(0, identifier.length - table.length) + branch[1]).path;
+    const target = branch === null ? "main" : branch[2].trim() === "" ? "main" : branch[2];
+    await new SchemaManager(this.fileIO, path, target).commitChanges(changes, identifier);
     return this.getTable(identifier);
   }
 }

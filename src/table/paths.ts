@@ -109,6 +109,39 @@ export interface TableLayout {
   /** `partition.default-name` and `partition.legacy-name` (for {@link TablePaths.bucketDirOf}). */
   readonly partitionDefaultName?: string;
   readonly partitionLegacyName?: boolean;
+  /** The branch whose snapshots, schemas, tags, changelogs and consumers these are (Java `CoreOptions.BRANCH`; default `main`). */
+  readonly branch?: string;
+}
+
+/** Java's `DEFAULT_MAIN_BRANCH`. */
+export const MAIN_BRANCH = "main";
+
+/**
+ * Why `name` cannot name a branch to create, or null, as Java's `BranchManager.validateBranch`
+ * (not `main`, not blank, not only digits) plus what keeps `branch/branch-<name>` one directory
+ * of the table (one plain file name: no `/`, `\`, NUL, control characters, not `.`/`..`) and
+ * addressable as `t$branch_<name>` (no `$`).
+ */
+export function branchNameProblem(name: unknown): string | null {
+  if (typeof name !== "string") return "is not a string";
+  if (name === MAIN_BRANCH) return `is the default branch '${MAIN_BRANCH}'`;
+  if (name.trim() === "") return "is blank";
+  if (/^\d+$/.test(name)) return "is a pure numeric string";
+  if (name.includes("$")) return "contains '$' (Paimon's separator of branches and system tables)";
+  if (/[\u0000-\u001f]/.test(name)) return "contains a control character";
+  return fileNameProblem(`branch-${name}`);
+}
+
+/** INVALID_ARGUMENT naming `what` unless `name` may name a branch ({@link branchNameProblem}). */
+export function checkBranchName(name: unknown, what: string): string {
+  const problem = branchNameProblem(name);
+  if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${what}: branch name ${JSON.stringify(name)} ${problem}`);
+  return name as string;
+}
+
+/** The directory of branch `branch`'s metadata (Java `BranchManager.branchPath`): the table directory for `main`. */
+export function branchRoot(root: string, branch: string): string {
+  return branch === MAIN_BRANCH ? root : joinPath(root, "branch", `branch-${checkBranchName(branch, `branch of ${root}`)}`);
 }
 
 /** File locations of one table: its directory, its data layout and the external data paths its options declare. */
@@ -123,6 +156,14 @@ export class TablePaths {
   /** `index-file-in-data-file-dir` (Java `FileStorePathFactory.indexFileFactory`). */
   readonly indexInDataDir: boolean;
   private readonly partitionTypes: readonly DataType[];
+  /** The branch (`main` unless the layout names another). */
+  readonly branch: string;
+  /**
+   * Where the branch's snapshots, schemas, tags, changelogs and consumers live: the table
+   * directory, or `<root>/branch/branch-<name>` (data files, manifests and index files of every
+   * branch stay in the table directory, as Java's).
+   */
+  readonly metaRoot: string;
 
   /**
    * @param root the table directory
@@ -137,14 +178,16 @@ export class TablePaths {
     this.dataRoot = joinPath(root, layout.dataFilePathDirectory ?? "");
     this.indexInDataDir = layout.indexFileInDataFileDir ?? false;
     this.partitionTypes = partitionFields.map((f) => f.type);
+    this.branch = layout.branch ?? MAIN_BRANCH;
+    this.metaRoot = branchRoot(root, this.branch);
   }
 
   get snapshotDir(): string {
-    return joinPath(this.root, "snapshot");
+    return joinPath(this.metaRoot, "snapshot");
   }
 
   snapshot(id: number): string {
-    return joinPath(this.root, "snapshot", idName("snapshot-", id));
+    return joinPath(this.metaRoot, "snapshot", idName("snapshot-", id));
   }
 
   /**
@@ -154,15 +197,19 @@ export class TablePaths {
   tag(name: string, what = `tag of ${this.root}`): string {
     const problem = name.trim() === "" ? "is blank" : (fileNameProblem(name) ?? fileNameProblem(`tag-${name}`));
     if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${what}: tag name '${name}' ${problem}`);
-    return joinPath(this.root, "tag", `tag-${name}`);
+    return joinPath(this.metaRoot, "tag", `tag-${name}`);
+  }
+
+  get tagDir(): string {
+    return joinPath(this.metaRoot, "tag");
   }
 
   get schemaDir(): string {
-    return joinPath(this.root, "schema");
+    return joinPath(this.metaRoot, "schema");
   }
 
   schema(id: number): string {
-    return joinPath(this.root, "schema", idName("schema-", id));
+    return joinPath(this.metaRoot, "schema", idName("schema-", id));
   }
 
   get manifestDir(): string {
