@@ -8,7 +8,8 @@ import { REALTIME_OFFSETS_PROPERTY, parseSnapshotJson, type Snapshot } from "../
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import type { TableOptions } from "../table/options.js";
-import { branchRoot, isInsideDirectory, MAIN_BRANCH, TablePaths } from "../table/paths.js";
+import { branchRoot, isInsideDirectory, TablePaths } from "../table/paths.js";
+import { MAIN_BRANCH } from "../table/option-validation.js";
 import { listBranches } from "../table/branch-manager.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { listTags } from "../table/tags.js";

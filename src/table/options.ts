@@ -1,8 +1,7 @@
 // Table options (Paimon CoreOptions) that paimon-rt reads, with Java's defaults and
 // parsers for Paimon's memory-size and duration syntax ("128 mb", "5 min").
 import { PaimonError } from "../error.js";
-import { checkBranchName, MAIN_BRANCH } from "./paths.js";
-import { isTrueOption as isTrue, requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
+import { checkBranchName, isTrueOption as isTrue, MAIN_BRANCH, requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
 
 /** Option keys used by the library. Values are strings, as in schema files. */
 export const Options = {

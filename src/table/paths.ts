@@ -5,6 +5,8 @@ import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
 import { utf8Decoder } from "../spec/utf8.js";
 import { decimalToString, fromBinaryRow } from "../spec/binary-row.js";
 import { fileNameProblem, MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
+import { checkBranchName, MAIN_BRANCH } from "./option-validation.js";
+
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
 
@@ -111,32 +113,6 @@ export interface TableLayout {
   readonly partitionLegacyName?: boolean;
   /** The branch whose snapshots, schemas, tags, changelogs and consumers these are (Java `CoreOptions.BRANCH`; default `main`). */
   readonly branch?: string;
-}
-
-/** Java's `DEFAULT_MAIN_BRANCH`. */
-export const MAIN_BRANCH = "main";
-
-/**
- * Why `name` cannot name a branch to create, or null, as Java's `BranchManager.validateBranch`
- * (not `main`, not blank, not only digits) plus what keeps `branch/branch-<name>` one directory
- * of the table (one plain file name: no `/`, `\`, NUL, control characters, not `.`/`..`) and
- * addressable as `t$branch_<name>` (no `$`).
- */
-export function branchNameProblem(name: unknown): string | null {
-  if (typeof name !== "string") return "is not a string";
-  if (name === MAIN_BRANCH) return `is the default branch '${MAIN_BRANCH}'`;
-  if (name.trim() === "") return "is blank";
-  if (/^\d+$/.test(name)) return "is a pure numeric string";
-  if (name.includes("$")) return "contains '$' (Paimon's separator of branches and system tables)";
-  if (/[\u0000-\u001f]/.test(name)) return "contains a control character";
-  return fileNameProblem(`branch-${name}`);
-}
-
-/** INVALID_ARGUMENT naming `what` unless `name` may name a branch ({@link branchNameProblem}). */
-export function checkBranchName(name: unknown, what: string): string {
-  const problem = branchNameProblem(name);
-  if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${what}: branch name ${JSON.stringify(name)} ${problem}`);
-  return name as string;
 }
 
 /** The directory of branch `branch`'s metadata (Java `BranchManager.branchPath`): the table directory for `main`. */

@@ -20,7 +20,7 @@ import type { TableOptions } from "./options.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
 import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
 import { otherBranchesPinned } from "./branch-manager.js";
-import { MAIN_BRANCH } from "./paths.js";
+import { MAIN_BRANCH } from "./option-validation.js";
 
 export interface RollbackTarget {
   readonly io: FileIO;

@@ -6,7 +6,6 @@ import { checkOptionChange } from "./options.js";
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
-import { checkReadOptions } from "./option-validation.js";
 import { PaimonError } from "../error.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
@@ -17,7 +16,8 @@ import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
 import { SchemaManager } from "./schema-manager.js";
 import { FileStoreTable } from "./file-store-table.js";
-import { branchRoot, checkBranchName, MAIN_BRANCH } from "./paths.js";
+import { branchRoot } from "./paths.js";
+import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
 
 // Writing, committing, maintenance and the real-time writer are imported when first used, so
 // that a query-only bundle (paimon-rt/edge in a browser) leaves their code in chunks it never loads.

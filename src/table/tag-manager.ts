@@ -9,7 +9,7 @@ import { type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import { dataFileKey, type ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
-import { MAIN_BRANCH } from "./paths.js";
+import { MAIN_BRANCH } from "./option-validation.js";
 import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
 import { otherBranchesPinned } from "./branch-manager.js";
 

@@ -254,7 +254,7 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.t$statistics"), "UNSUPPORTED");
-    await expectCode(catalog.getTable("db.t$branch_b"), "UNSUPPORTED");
+    await expectCode(catalog.getTable("db.t$branch_b"), "NOT_FOUND"); // no such branch
     await expectCode(catalog.createTable("db.t$snapshots", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
     // case-insensitive as Java's SystemTableLoader
     expect((await rows(await catalog.getTable("db.t$OPTIONS"))).length).toBe(2);
