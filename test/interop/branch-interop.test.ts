@@ -5,8 +5,8 @@
  * and listed by it; paimon-rt's fast-forward of main is read by Java (rows and tags), and Java's
  * commits continue it. Skips with a printed reason when the Java oracle is not built.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -14,6 +14,7 @@ import type { Table } from "../../src/table/table.js";
 import { arrowToRows } from "./convert.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows } from "./oracle/harness.js";
+import { fileTree } from "../support/file-tree.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping branch interop: ${noJava}`);
@@ -57,19 +58,7 @@ async function java(wh: string, commands: Array<string[] | { write: string; spec
 }
 const javaRows = (out: string) => norm(parseJsonLines(out));
 
-/** Every file under `root` (relative path → content). */
-function tree(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.set(relative(root, p), readFileSync(p).toString("base64"));
-    }
-  };
-  walk(root);
-  return out;
-}
+const tree = fileTree;
 
 describe.skipIf(noJava !== null)("branches with Java", () => {
   it(

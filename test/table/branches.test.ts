@@ -3,14 +3,15 @@
 // writes, commits, time travel and system tables on `t$branch_<name>`; createBranch (empty, or
 // from a tag), dropBranch, fastForward; bad names and missing / existing branches refused with
 // nothing changed; expiry, tag deletion and orphan cleanup keep what another branch uses.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { appendIds } from "./helpers.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
+import { fileTree } from "../support/file-tree.js";
 
 afterAll(cleanupDirs);
 
@@ -29,19 +30,7 @@ const ids = async (table: Table): Promise<number[]> => {
   return t.toArray().map((r) => Number(r.toJSON().id)).sort((a, b) => a - b);
 };
 
-/** Every file under `root` (relative path → content). */
-function tree(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.set(relative(root, p), readFileSync(p).toString("base64"));
-    }
-  };
-  if (existsSync(root)) walk(root);
-  return out;
-}
+const tree = fileTree;
 const filesUnder = (root: string, dir: string) => [...tree(join(root, dir)).keys()].sort();
 const read = (root: string, path: string) => readFileSync(join(root, path), "utf8");
 
