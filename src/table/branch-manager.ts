@@ -163,11 +163,12 @@ export async function fastForward(t: BranchTarget, name: string): Promise<void> 
 /**
  * The snapshots whose files expiry, tag deletion and rollback on branch `current` must keep
  * for the table's other branches (main included), which share data files and manifests with it
- * (a branch created from a tag starts at the tagged snapshot): each other branch's earliest
- * snapshot and its tags — a file a branch inherited and still uses is in its earliest snapshot,
- * since its history only adds files after it — and, for main seen from a branch, main's latest
- * snapshot too. Java keeps them only through the tag a branch was created from (on both sides);
- * this keeps them also after that tag is deleted. Empty without branches (one listing).
+ * (a branch created from a tag starts at the tagged snapshot): each branch's earliest snapshot
+ * and its tags — a file a branch inherited from main and still uses is in its earliest snapshot,
+ * since its history only adds files after the tagged one — and, seen from a branch, every
+ * snapshot and tag of main (a file main added after its earliest snapshot may be in the tag a
+ * branch started from). Java keeps them only through the tag a branch was created from (on both
+ * sides); this keeps them also after that tag is deleted. Empty without branches (one listing).
  */
 export async function otherBranchesPinned(io: FileIO, root: string, current: string): Promise<Snapshot[]> {
   const branches = await listBranches(io, root);
@@ -176,14 +177,12 @@ export async function otherBranchesPinned(io: FileIO, root: string, current: str
   for (const branch of [MAIN_BRANCH, ...branches]) {
     if (branch === current) continue;
     const snapshots = new SnapshotManager(io, root, branch);
-    const earliest = await snapshots.earliestSnapshotId();
-    if (earliest !== null) {
-      const s = await snapshots.tryGetSnapshot(earliest);
-      if (s !== null) out.push(s);
-    }
     if (branch === MAIN_BRANCH) {
-      const latest = await snapshots.latestSnapshot();
-      if (latest !== null) out.push(latest);
+      out.push(...(await snapshots.listSnapshots()));
+    } else {
+      const earliest = await snapshots.earliestSnapshotId();
+      const s = earliest === null ? null : await snapshots.tryGetSnapshot(earliest);
+      if (s !== null) out.push(s);
     }
     for (const t of await listTags(snapshots)) out.push(t.snapshot);
   }

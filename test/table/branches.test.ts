@@ -201,6 +201,23 @@ describe("files shared between branches survive expiry and tag deletion", () => 
     expect(existsSync(join(root, "branch/branch-b/snapshot/snapshot-1"))).toBe(false);
   });
 
+  it("a branch's expiry keeps a file main added after its earliest snapshot and still names in a retained snapshot", async () => {
+    const { catalog, name, table } = await newTable({ "write-only": "true" });
+    await appendIds(table, [1]);
+    await appendIds(table, [2]); // main snapshot 2 adds the file the branch inherits
+    await table.createTag("t2", 2);
+    await table.createBranch("b", "t2");
+    await appendIds(table, [9], true); // main's snapshot 3 deletes it; snapshots 1 and 2 still name it
+    const b = await catalog.getTable(`${name}$branch_b`);
+    await b.deleteTag("t2");
+    await table.deleteTag("t2");
+    await appendIds(b, [5], true);
+    expect(await b.newCommit({ commitUser: "u" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(1);
+    expect(await ids(b)).toEqual([5]);
+    expect(await ids(await table.atSnapshot(2))).toEqual([1, 2]);
+    expect(await ids(table)).toEqual([9]);
+  });
+
   it("random writes, overwrites, expiries and tag deletions on main and a branch: both read their model", async () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant("append" as const), on: fc.constantFrom("main", "b"), ids: fc.array(fc.integer({ min: 0, max: 99 }), { minLength: 1, maxLength: 3 }) }),
