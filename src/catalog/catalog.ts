@@ -7,6 +7,7 @@ import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
 import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
+import { MAIN_BRANCH } from "../table/option-validation.js";
 
 
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
@@ -122,9 +123,28 @@ export class Catalog {
     return loadTimeTravel(new Table(this.fileIO, identifier, path, schema));
   }
 
+  /**
+   * The schemas of `identifier`: of branch `b` of table `t` for `t$branch_b` (as Java's
+   * `Identifier`; blank and `main` are the table's own), else of the table directory.
+   */
+  private schemaManagerOf(identifier: string): SchemaManager {
+    const { path, table } = this.tablePath(identifier);
+    const branch = /^([^$]+)\$branch_([^$]*)$/s.exec(table);
+    if (branch === null) return new SchemaManager(this.fileIO, path);
+    const base = this.tablePath(identifier.slice(0, identifier.length - table.length) + branch[1]).path;
+    return new SchemaManager(this.fileIO, base, branch[2].trim() === "" ? MAIN_BRANCH : branch[2]);
+  }
+
   async tableExists(identifier: string): Promise<boolean> {
-    const { path } = this.tablePath(identifier);
-    return (await new SchemaManager(this.fileIO, path).listSchemaIds()).length > 0;
+    let schemas: SchemaManager;
+    try {
+      schemas = this.schemaManagerOf(identifier);
+    } catch (e) {
+      // a name that is no branch names no table
+      if (e instanceof PaimonError && e.code === "INVALID_ARGUMENT" && identifier.includes("$branch_")) return false;
+      throw e;
+    }
+    return (await schemas.listSchemaIds()).length > 0;
   }
 
   async listTables(database: string): Promise<string[]> {
@@ -150,14 +170,8 @@ export class Catalog {
 
   async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {
     this.checkWritable(`alter table ${identifier}`);
-    const id = this.tablePath(identifier);
-    let path = id.path;
-    const table = id.table;
     // a branch (`t$branch_b`, as Java) evolves its own schemas
-    const branch = /^([^$]+)\$branch_([^$]*)$/s.exec(table);
-    if (branch !== null) path = this.tablePath(identifier.slice(0, identifier.length - table.length) + branch[1]).path;
-    const target = branch === null ? "main" : branch[2].trim() === "" ? "main" : branch[2];
-    await new SchemaManager(this.fileIO, path, target).commitChanges(changes, identifier);
+    await this.schemaManagerOf(identifier).commitChanges(changes, identifier);
     return this.getTable(identifier);
   }
 }

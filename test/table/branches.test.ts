@@ -178,6 +178,15 @@ describe("branch layout and management (Java FileSystemBranchManager)", () => {
     const branches = await catalog.getTable(`${name}$branches`);
     expect((await branches.newRead().toArrow((await branches.newScan().plan()).splits)).toArray().map((r) => r.toJSON().branch_name)).toEqual(["b"]);
     expect(await ids(await catalog.getTable(name))).toEqual([1, 100]);
+    expect(await catalog.tableExists(`${name}$branch_b`)).toBe(true);
+    expect(await catalog.tableExists(`${name}$branch_nope`)).toBe(false);
+    expect(await catalog.tableExists(`${name}$branch_123`)).toBe(false);
+    // rollback on the branch: the branch's newer snapshot and the files only it used go, main stays
+    await b.rollbackTo(2);
+    expect(await ids(await catalog.getTable(`${name}$branch_b`))).toEqual([1, 2]);
+    expect((await b.listSnapshots()).map((s) => s.id)).toEqual([1, 2]);
+    expect(await ids(await catalog.getTable(name))).toEqual([1, 100]);
+    expect((await table.listSnapshots()).map((s) => s.id)).toEqual([1, 2]);
   });
 });
 
