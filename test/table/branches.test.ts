@@ -5,6 +5,7 @@
 // nothing changed; expiry, tag deletion and orphan cleanup keep what another branch uses.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -187,6 +188,39 @@ describe("branch layout and management (Java FileSystemBranchManager)", () => {
     expect((await b.listSnapshots()).map((s) => s.id)).toEqual([1, 2]);
     expect(await ids(await catalog.getTable(name))).toEqual([1, 100]);
     expect((await table.listSnapshots()).map((s) => s.id)).toEqual([1, 2]);
+  });
+});
+
+describe("primary-key tables on a branch", () => {
+  async function upsert(table: Table, rows: Array<[number, string]>): Promise<number> {
+    const w = await table.newWrite({ commitUser: "u" });
+    await w.write(
+      new arrow.RecordBatch({
+        id: arrow.makeData({ type: new arrow.Int64(), length: rows.length, data: BigInt64Array.from(rows, (r) => BigInt(r[0])) }),
+        v: arrow.vectorFromArray(rows.map((r) => r[1]), new arrow.Utf8()).data[0],
+      }),
+    );
+    const id = await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    await w.close();
+    return id!;
+  }
+  const rowsOf = async (table: Table) => (await table.newRead().toArrow((await table.newScan().plan()).splits)).toArray().map((r) => [Number(r.toJSON().id), r.toJSON().v]).sort((a, b) => (a[0] as number) - (b[0] as number));
+
+  it("upserts on main and on a branch from a tag diverge; the branch's writer continues the tagged files' sequence numbers", async () => {
+    const catalog = await Catalog.open(tempDir("paimon-rt-branches-pk-"));
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.pk", { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], primaryKeys: ["id"], options: { bucket: "1" } });
+    await upsert(table, [[1, "a"], [2, "b"], [3, "c"]]);
+    await table.createTag("t", 1);
+    await table.createBranch("b", "t");
+    const b = await catalog.getTable("db.pk$branch_b");
+    await upsert(b, [[2, "B"], [4, "D"]]);
+    await upsert(table, [[3, "C"]]);
+    expect(await rowsOf(b)).toEqual([[1, "a"], [2, "B"], [3, "c"], [4, "D"]]);
+    expect(await rowsOf(await catalog.getTable("db.pk"))).toEqual([[1, "a"], [2, "b"], [3, "C"]]);
+    // sequence numbers 0-2 from the tagged snapshot, 3-4 written on the branch
+    const live = await b.manifestStore.liveEntries((await b.latestSnapshot())!);
+    expect(live.map((e) => [e.file.minSequenceNumber, e.file.maxSequenceNumber]).sort((x, y) => Number(x[0]! - y[0]!))).toEqual([[0n, 2n], [3n, 4n]]);
   });
 });
 
