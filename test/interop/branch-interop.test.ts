@@ -139,4 +139,34 @@ describe.skipIf(noJava !== null)("branches with Java", () => {
     },
     SLOW,
   );
+
+  it(
+    "a primary-key branch paimon-rt upserts into is read by Java, also after paimon-rt's expiry on main removed the files main no longer uses",
+    async () => {
+      const wh = tempDir();
+      const PK = "db.pk";
+      const schema = { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], primaryKeys: ["id"], options: { bucket: 1 } };
+      await java(wh, [{ write: PK, spec: { ...schema, commits: [rowsOf(range(0, 4))] } }, ["create-tag", wh, PK, "t1", "1"], ["create-branch", wh, PK, "b", "t1"], ["delete-tag", wh, `${PK}$branch_b`, "t1"], ["delete-tag", wh, PK, "t1"]]);
+      const catalog = await Catalog.open(wh);
+      const b = await catalog.getTable(`${PK}$branch_b`);
+      // upserts on the branch: key 1 changes, key 9 is new
+      const w = await b.newWrite({ commitUser: "rt" });
+      await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 2, data: BigInt64Array.from([1n, 9n]) }), v: arrow.vectorFromArray(["B1", "B9"], new arrow.Utf8()).data[0] }));
+      expect(await b.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit())).toBe(2);
+      await w.close();
+      // main: an overwrite replaces every file of snapshot 1, then snapshot 1 expires
+      const main = await catalog.getTable(PK);
+      const o = await main.newWrite({ commitUser: "rt", overwrite: true });
+      await o.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([100n]) }), v: arrow.vectorFromArray(["m"], new arrow.Utf8()).data[0] }));
+      await main.newCommit({ commitUser: "rt" }).overwrite(await o.prepareCommit());
+      await o.close();
+      expect(await main.newCommit({ commitUser: "rt" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(1);
+      const expected = norm([{ id: 0, v: "v0" }, { id: 1, v: "B1" }, { id: 2, v: "v2" }, { id: 3, v: "v3" }, { id: 9, v: "B9" }]);
+      expect(await rtRead(b)).toEqual(expected);
+      const [branchRows, mainRows] = await java(wh, [["read", wh, `${PK}$branch_b`, "--sort"], ["read", wh, PK, "--sort"]]);
+      expect(javaRows(branchRows)).toEqual(expected);
+      expect(javaRows(mainRows)).toEqual(norm([{ id: 100, v: "m" }]));
+    },
+    SLOW,
+  );
 });
