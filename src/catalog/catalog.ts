@@ -160,7 +160,9 @@ export class Catalog {
 
   async dropTable(identifier: string, options: { ignoreIfNotExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`drop table ${identifier}`);
-    const { path } = this.tablePath(identifier);
+    const { path, table } = this.tablePath(identifier);
+    // as Java's `checkNotBranch`: a branch is dropped with Table.dropBranch
+    if (/\$branch_/.test(table)) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for branch table ${identifier}; drop the branch with dropBranch of the table on the default branch`);
     if (!(await this.tableExists(identifier))) {
       if (options.ignoreIfNotExists) return;
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist`);

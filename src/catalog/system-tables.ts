@@ -541,6 +541,10 @@ export class SystemTable extends Table {
     throw new Error("unreachable");
   }
 
+  override switchToBranch(): Promise<Table> {
+    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no branches (take the system table of the branch: db.t$branch_<name>$${this.systemName})`));
+  }
+
   override systemTable(): Promise<Table> {
     return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no system tables (take them of ${this.dataTable.identifier})`));
   }

@@ -66,7 +66,8 @@ interface ReferencedFiles {
  * `index/`, `statistics/`, the partition / bucket directories (under `data-file.path-directory`
  * when set), `*.offsets` files and progress anchors of snapshots that neither exist nor are
  * tagged in `metadata/`,
- * and temporary leftovers of atomic writes in `snapshot/`, `schema/`, `changelog/`, `tag/`.
+ * and temporary leftovers of atomic writes in `snapshot/`, `schema/`, `changelog/`, `tag/` (of
+ * every branch: what any branch's snapshots, changelogs and tags use is referenced).
  * Only files found by listing under `root` are candidates; symbolic links and unknown
  * directories are never followed, external data paths never touched.
  */

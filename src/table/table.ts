@@ -104,7 +104,7 @@ export class Table extends FileStoreTable {
 
   /**
    * Java's `remove_orphan_files`: deletes the files under the table directory that no snapshot,
-   * tag or changelog references (data, manifest and index files, `*.offsets` files, temporary
+   * tag or changelog of any branch references (data, manifest and index files, `*.offsets` files, temporary
    * leftovers of interrupted writes) and that were last modified more than `olderThanMs` ago
    * (default one day, so the files of commits in progress are kept). `dryRun` only lists them.
    * Returns the files (relative to the table directory) and their total size.

@@ -103,6 +103,8 @@ describe("branch layout and management (Java FileSystemBranchManager)", () => {
     await expectCode(b.fastForward("b"), "INVALID_ARGUMENT");
     await expectCode(b.dropBranch("b"), "INVALID_ARGUMENT");
     await expectCode(b.newWrite({ commitUser: "u", realtime: {} } as never), "UNSUPPORTED");
+    await expectCode(catalog.dropTable(`${name}$branch_b`), "INVALID_ARGUMENT");
+    await expectCode((await catalog.getTable(`${name}$snapshots`)).switchToBranch("b"), "UNSUPPORTED");
     expect(tree(root)).toEqual(before);
     // main and blank name the table itself
     expect(await table.switchToBranch("main")).toBe(table);
