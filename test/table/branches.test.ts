@@ -3,7 +3,7 @@
 // writes, commits, time travel and system tables on `t$branch_<name>`; createBranch (empty, or
 // from a tag), dropBranch, fastForward; bad names and missing / existing branches refused with
 // nothing changed; expiry, tag deletion and orphan cleanup keep what another branch uses.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
@@ -120,8 +120,14 @@ describe("branch layout and management (Java FileSystemBranchManager)", () => {
     await appendIds(b, [7]);
     const dataBefore = filesUnder(root, "bucket-0");
     expect(dataBefore.length).toBe(2);
-    // orphan cleanup walks every branch: nothing of b's is an orphan
-    expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual([]);
+    // orphan cleanup walks every branch: nothing of b's is an orphan, but leftovers of its atomic writes are
+    writeFileSync(join(root, "branch/branch-b/snapshot/.snapshot-9.0b1c.tmp"), "x");
+    writeFileSync(join(root, "branch/branch-b/schema/.schema-3.77aa.tmp"), "x");
+    expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual(["branch/branch-b/schema/.schema-3.77aa.tmp", "branch/branch-b/snapshot/.snapshot-9.0b1c.tmp"]);
+    // a branch without schema (half created, damaged) stops it, as Java's validBranches
+    mkdirSync(join(root, "branch/branch-broken"));
+    await expectCode(table.removeOrphanFiles({ olderThanMs: 0 }), "CORRUPT_FILE");
+    rmSync(join(root, "branch/branch-broken"), { recursive: true });
     expect(await ids(b)).toEqual([7]);
     await table.dropBranch("b");
     expect(existsSync(join(root, "branch/branch-b"))).toBe(false);
