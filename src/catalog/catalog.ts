@@ -7,6 +7,7 @@ import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
 import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
+import { MAIN_BRANCH } from "../table/option-validation.js";
 
 
 /** Java's system database `sys` (its tables describe the catalog: `sys.tables`, …) cannot hold tables of its own. */
@@ -115,10 +116,17 @@ export class Catalog {
       const systemObject = systemObjectOf(table);
       if (systemObject !== null) {
         const at = table.indexOf("$");
-        const name = table.slice(at + 1);
-        if (name.startsWith("branch_")) throw new PaimonError("UNSUPPORTED", `${identifier}: the ${systemObject} is not supported; only the main branch is`);
+        let name = table.slice(at + 1);
+        let dataTable = await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at));
+        // Java `Identifier`: `t$branch_b` is branch b, `t$branch_b$snapshots` a system table of it
+        const branch = /^branch_([^$]*)(?:\$(.*))?$/s.exec(name);
+        if (branch !== null) {
+          dataTable = await dataTable.switchToBranch(branch[1]);
+          if (branch[2] === undefined) return dataTable;
+          name = branch[2];
+        }
         // a system table of the data table (Java `SystemTableLoader`): loaded on demand
-        return (await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at))).systemTable(name);
+        return dataTable.systemTable(name);
       }
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     }
@@ -126,15 +134,40 @@ export class Catalog {
     return loadTimeTravel(new Table(this.fileIO, identifier, path, schema));
   }
 
-  /** Whether `getTable(identifier)` finds a table, as Java's `Catalog.tableExists`: a system table (`db.t$snapshots`) of an existing table exists. */
+  /**
+   * The schemas of `identifier`: of branch `b` of table `t` for `t$branch_b` (as Java's
+   * `Identifier`; blank and `main` are the table's own), else of the table directory.
+   */
+  private schemaManagerOf(identifier: string): SchemaManager {
+    const { path, table } = this.tablePath(identifier);
+    const branch = /^([^$]+)\$branch_([^$]*)$/s.exec(table);
+    if (branch === null) return new SchemaManager(this.fileIO, path);
+    const base = this.tablePath(identifier.slice(0, identifier.length - table.length) + branch[1]).path;
+    return new SchemaManager(this.fileIO, base, branch[2].trim() === "" ? MAIN_BRANCH : branch[2]);
+  }
+
+  /**
+   * Whether `getTable(identifier)` finds a table, as Java's `Catalog.tableExists`: a branch
+   * (`db.t$branch_b`) with a schema, a system table (`db.t$snapshots`, `db.t$branch_b$files`) of an
+   * existing table or branch, a table of the `sys` database.
+   */
   async tableExists(identifier: string): Promise<boolean> {
-    const { path, table, database } = this.tablePath(identifier);
+    const { table, database } = this.tablePath(identifier);
     if (database === "sys") return (await import("./system-tables.js")).isGlobalSystemTableName(table);
-    if ((await new SchemaManager(this.fileIO, path).listSchemaIds()).length > 0) return true;
-    const at = table.indexOf("$");
-    if (at < 0 || systemObjectOf(table)!.startsWith("branch ")) return false;
-    const { isSystemTableName } = await import("./system-tables.js");
-    return isSystemTableName(table.slice(at + 1)) && this.tableExists(identifier.slice(0, identifier.length - table.length) + table.slice(0, at));
+    const system = /^([^$]+(?:\$branch_[^$]*)?)\$([^$]*)$/s.exec(table);
+    if (system !== null && !system[2].startsWith("branch_")) {
+      const { isSystemTableName } = await import("./system-tables.js");
+      return isSystemTableName(system[2]) && this.tableExists(identifier.slice(0, identifier.length - table.length) + system[1]);
+    }
+    let schemas: SchemaManager;
+    try {
+      schemas = this.schemaManagerOf(identifier);
+    } catch (e) {
+      // a name that is no branch names no table
+      if (e instanceof PaimonError && e.code === "INVALID_ARGUMENT" && identifier.includes("$branch_")) return false;
+      throw e;
+    }
+    return (await schemas.listSchemaIds()).length > 0;
   }
 
   async listTables(database: string): Promise<string[]> {
@@ -151,7 +184,11 @@ export class Catalog {
 
   async dropTable(identifier: string, options: { ignoreIfNotExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`drop table ${identifier}`);
-    const { path } = this.tablePath(identifier);
+    const { path, table } = this.tablePath(identifier);
+    // as Java's `checkNotBranch`: a branch is dropped with Table.dropBranch
+    if (/\$branch_/.test(table)) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for branch table ${identifier}; drop the branch with dropBranch of the table on the default branch`);
+    // as Java's `checkNotSystemTable`: a system table is no directory to delete
+    if (table.includes("$")) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for system table ${identifier}`);
     if (!(await this.tableExists(identifier))) {
       if (options.ignoreIfNotExists) return;
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist`);
@@ -161,8 +198,8 @@ export class Catalog {
 
   async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {
     this.checkWritable(`alter table ${identifier}`);
-    const { path } = this.tablePath(identifier);
-    await new SchemaManager(this.fileIO, path).commitChanges(changes, identifier);
+    // a branch (`t$branch_b`, as Java) evolves its own schemas
+    await this.schemaManagerOf(identifier).commitChanges(changes, identifier);
     return this.getTable(identifier);
   }
 }

@@ -248,7 +248,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     primaryKeys: ["consumer_id"],
     async rows(t) {
       const rows: Rows = [];
-      const consumers = (await listConsumers(t.fileIO, t.location)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const consumers = (await listConsumers(t.fileIO, t.paths.metaRoot)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       for (const c of consumers) {
         const text = await readTextFileIfExists(t.fileIO, c.path);
         if (text === null) continue;
@@ -440,7 +440,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     async rows(t) {
       // Java FileSystemBranchManager.branches(): the directories `branch/branch-<name>`; the
       // creation time is the directory's modification time as a UTC wall clock
-      // (DateTimeUtils.toLocalDateTime). This library reads no branch, but lists them as Java does.
+      // (DateTimeUtils.toLocalDateTime).
       const rows: Rows = [];
       for (const e of await t.fileIO.listStatus(joinPath(t.location, "branch"))) {
         if (!e.isDir || e.isSymlink || !e.name.startsWith("branch-") || e.name.length === "branch-".length) continue;
@@ -549,6 +549,10 @@ abstract class ReadOnlyTable extends Table {
   override removeOrphanFiles(): never {
     this.checkWritable("remove orphan files of");
     throw new Error("unreachable");
+  }
+
+  override switchToBranch(): Promise<Table> {
+    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no branches (take the system table of the branch: db.t$branch_<name>$<system table>)`));
   }
 
   override systemTable(): Promise<Table> {

@@ -115,15 +115,15 @@ export class FileStoreCommit {
 
   /** The cached live files of this table, shared by the commits of this process (see {@link liveFiles}). */
   private get liveCache(): LiveFileCache | null {
-    return liveFileCaches.get(this.io)?.get(this.root) ?? null;
+    return liveFileCaches.get(this.io)?.get(this.snapshots.paths.metaRoot) ?? null; // per branch
   }
 
   private set liveCache(value: LiveFileCache | null) {
     let tables = liveFileCaches.get(this.io);
     if (tables === undefined) liveFileCaches.set(this.io, (tables = new Map()));
-    tables.delete(this.root);
+    tables.delete(this.snapshots.paths.metaRoot);
     if (value === null) return;
-    tables.set(this.root, value);
+    tables.set(this.snapshots.paths.metaRoot, value);
     if (tables.size > LIVE_FILE_CACHE_TABLES) tables.delete(tables.keys().next().value!);
   }
 
@@ -134,8 +134,8 @@ export class FileStoreCommit {
     readonly commitUser: string,
   ) {
     this.options = new TableOptions(schema.options);
-    this.snapshots = new SnapshotManager(io, root);
-    this.schemas = new SchemaManager(io, root);
+    this.snapshots = new SnapshotManager(io, root, this.options.branch);
+    this.schemas = new SchemaManager(io, root, this.options.branch);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifests = new ManifestStore(io, new TablePaths(root, this.options, this.partitionFields), this.partitionFields, this.options.manifestCompression);
   }

@@ -302,7 +302,10 @@ describe("system tables of a primary-key table with a known history", () => {
     expect(await catalog.tableExists("db.missing$snapshots")).toBe(false);
     expect(await catalog.tableExists("nodb.t$snapshots")).toBe(false);
     expect(await catalog.tableExists("db.t")).toBe(true);
-    await expectCode(catalog.getTable("db.t$branch_b"), "UNSUPPORTED");
+    await expectCode(catalog.getTable("db.t$branch_b"), "NOT_FOUND"); // no such branch
+    expect(await catalog.tableExists("db.t$branch_b")).toBe(false);
+    expect(await catalog.tableExists("db.t$branch_b$snapshots")).toBe(false);
+    await expectCode(catalog.dropTable("db.t$snapshots"), "INVALID_ARGUMENT");
     await expectCode(catalog.createTable("db.t$snapshots", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
     // case-insensitive as Java's SystemTableLoader
     expect((await rows(await catalog.getTable("db.t$OPTIONS"))).length).toBe(2);
