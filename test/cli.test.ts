@@ -206,3 +206,41 @@ describe("paimon-rt create-tag / replace-tag / rename-tag / delete-tag / list-ta
     expect(await run("list-tags", location)).toEqual({ code: 0, out: ["renamed\t1"] });
   });
 });
+
+describe("paimon-rt create-branch / drop-branch / fast-forward / list-branches", () => {
+  async function run(...args: string[]): Promise<{ code: number; out: string[] }> {
+    const out: string[] = [];
+    const code = await main(args, { out: (l) => out.push(l), err: (l) => out.push(l) });
+    return { code, out };
+  }
+
+  it("creates, lists, fast-forwards to and drops branches; bad arguments are INVALID_ARGUMENT", async () => {
+    const catalog = await Catalog.open(dir);
+    await catalog.createDatabase("db", { ignoreIfExists: true });
+    const table = await catalog.createTable("db.branched", { fields: [{ name: "id", type: "BIGINT" }] });
+    const w = await table.newWrite({ commitUser: "cli" });
+    await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([1n]) }) }));
+    await table.newCommit({ commitUser: "cli" }).commit(await w.prepareCommit());
+    await table.createTag("t1", 1);
+    const location = table.location;
+    expect(await run("create-branch", location, "b", "--tag", "t1")).toEqual({ code: 0, out: [`created branch b from tag t1 of ${location}`] });
+    expect(await run("create-branch", location, "e")).toEqual({ code: 0, out: [`created branch e of ${location}`] });
+    expect(await run("list-branches", location)).toEqual({ code: 0, out: ["b", "e"] });
+    const b = await catalog.getTable("db.branched$branch_b");
+    const w2 = await b.newWrite({ commitUser: "cli" });
+    await w2.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int64(), length: 1, data: BigInt64Array.from([2n]) }) }));
+    expect(await b.newCommit({ commitUser: "cli" }).commit(await w2.prepareCommit())).toBe(2);
+    expect(await run("fast-forward", location, "b")).toEqual({ code: 0, out: [`fast-forwarded ${location} to branch b`] });
+    expect((await (await catalog.getTable("db.branched")).latestSnapshot())!.id).toBe(2);
+    expect(await run("drop-branch", location, "e")).toEqual({ code: 0, out: [`dropped branch e of ${location}`] });
+    expect(await run("list-branches", location)).toEqual({ code: 0, out: ["b"] });
+    await expect(run("create-branch", location, "b")).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
+    await expect(run("drop-branch", location, "e")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(run("create-branch", location, "123")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("create-branch", location, "x", "--tag")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("create-branch", location, "x", "--bogus", "1")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("fast-forward", location)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(run("list-branches", location, "x")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect(await run("list-branches", location)).toEqual({ code: 0, out: ["b"] });
+  });
+});

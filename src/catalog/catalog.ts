@@ -7,7 +7,11 @@ import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
 import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
 import { checkDeduplicateTable } from "../table/dedup-table.js";
+import { MAIN_BRANCH } from "../table/option-validation.js";
 
+
+/** Java's system database `sys` (its tables describe the catalog: `sys.tables`, …) cannot hold tables of its own. */
+const SYS = "sys is Java Paimon's system database";
 
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
 export class Catalog {
@@ -44,6 +48,7 @@ export class Catalog {
   async createDatabase(name: string, options: { ignoreIfExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`create database ${name}`);
     validateName(name, "database");
+    if (name === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create database sys: ${SYS}`);
     const path = this.databasePath(name);
     if (await this.fileIO.exists(path)) {
       if (options.ignoreIfExists) return;
@@ -59,6 +64,7 @@ export class Catalog {
 
   async databaseExists(name: string): Promise<boolean> {
     validateName(name, "database");
+    if (name === "sys") return true; // Java's system database
     return this.fileIO.exists(this.databasePath(name));
   }
 
@@ -80,6 +86,7 @@ export class Catalog {
   async createTable(identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
     this.checkWritable(`create table ${identifier}`);
     const { path, database, table } = this.tablePath(identifier);
+    if (database === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create table ${identifier}: ${SYS}`);
     const systemObject = systemObjectOf(table);
     if (systemObject !== null) throw new PaimonError("INVALID_ARGUMENT", `invalid table name ${JSON.stringify(table)}: '$' is Paimon's separator of branches and system tables (Java Paimon reads ${identifier} as the ${systemObject})`);
     if (!(await this.fileIO.exists(this.databasePath(database)))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
@@ -95,7 +102,12 @@ export class Catalog {
   }
 
   async getTable(identifier: string): Promise<Table> {
-    const { path, table } = this.tablePath(identifier);
+    const { path, table, database } = this.tablePath(identifier);
+    if (database === "sys") {
+      // Java's system database: tables describing the whole catalog (`sys.tables`, `sys.all_table_options`, …)
+      const { loadGlobalSystemTable } = await import("./system-tables.js");
+      return loadGlobalSystemTable(this, table);
+    }
     const latest = new SchemaManager(this.fileIO, path).latest();
     prefetchTableModules(); // while the schema is read
     const schema = await latest;
@@ -104,10 +116,17 @@ export class Catalog {
       const systemObject = systemObjectOf(table);
       if (systemObject !== null) {
         const at = table.indexOf("$");
-        const name = table.slice(at + 1);
-        if (name.startsWith("branch_")) throw new PaimonError("UNSUPPORTED", `${identifier}: the ${systemObject} is not supported; only the main branch is`);
+        let name = table.slice(at + 1);
+        let dataTable = await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at));
+        // Java `Identifier`: `t$branch_b` is branch b, `t$branch_b$snapshots` a system table of it
+        const branch = /^branch_([^$]*)(?:\$(.*))?$/s.exec(name);
+        if (branch !== null) {
+          dataTable = await dataTable.switchToBranch(branch[1]);
+          if (branch[2] === undefined) return dataTable;
+          name = branch[2];
+        }
         // a system table of the data table (Java `SystemTableLoader`): loaded on demand
-        return (await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at))).systemTable(name);
+        return dataTable.systemTable(name);
       }
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     }
@@ -115,13 +134,45 @@ export class Catalog {
     return loadTimeTravel(new Table(this.fileIO, identifier, path, schema));
   }
 
+  /**
+   * The schemas of `identifier`: of branch `b` of table `t` for `t$branch_b` (as Java's
+   * `Identifier`; blank and `main` are the table's own), else of the table directory.
+   */
+  private schemaManagerOf(identifier: string): SchemaManager {
+    const { path, table } = this.tablePath(identifier);
+    const branch = /^([^$]+)\$branch_([^$]*)$/s.exec(table);
+    if (branch === null) return new SchemaManager(this.fileIO, path);
+    const base = this.tablePath(identifier.slice(0, identifier.length - table.length) + branch[1]).path;
+    return new SchemaManager(this.fileIO, base, branch[2].trim() === "" ? MAIN_BRANCH : branch[2]);
+  }
+
+  /**
+   * Whether `getTable(identifier)` finds a table, as Java's `Catalog.tableExists`: a branch
+   * (`db.t$branch_b`) with a schema, a system table (`db.t$snapshots`, `db.t$branch_b$files`) of an
+   * existing table or branch, a table of the `sys` database.
+   */
   async tableExists(identifier: string): Promise<boolean> {
-    const { path } = this.tablePath(identifier);
-    return (await new SchemaManager(this.fileIO, path).listSchemaIds()).length > 0;
+    const { table, database } = this.tablePath(identifier);
+    if (database === "sys") return (await import("./system-tables.js")).isGlobalSystemTableName(table);
+    const system = /^([^$]+(?:\$branch_[^$]*)?)\$([^$]*)$/s.exec(table);
+    if (system !== null && !system[2].startsWith("branch_")) {
+      const { isSystemTableName } = await import("./system-tables.js");
+      return isSystemTableName(system[2]) && this.tableExists(identifier.slice(0, identifier.length - table.length) + system[1]);
+    }
+    let schemas: SchemaManager;
+    try {
+      schemas = this.schemaManagerOf(identifier);
+    } catch (e) {
+      // a name that is no branch names no table
+      if (e instanceof PaimonError && e.code === "INVALID_ARGUMENT" && identifier.includes("$branch_")) return false;
+      throw e;
+    }
+    return (await schemas.listSchemaIds()).length > 0;
   }
 
   async listTables(database: string): Promise<string[]> {
     validateName(database, "database");
+    if (database === "sys") return (await import("./system-tables.js")).globalSystemTableNames();
     const dbPath = this.databasePath(database);
     if (!(await this.fileIO.exists(dbPath))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
     const out: string[] = [];
@@ -133,7 +184,11 @@ export class Catalog {
 
   async dropTable(identifier: string, options: { ignoreIfNotExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`drop table ${identifier}`);
-    const { path } = this.tablePath(identifier);
+    const { path, table } = this.tablePath(identifier);
+    // as Java's `checkNotBranch`: a branch is dropped with Table.dropBranch
+    if (/\$branch_/.test(table)) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for branch table ${identifier}; drop the branch with dropBranch of the table on the default branch`);
+    // as Java's `checkNotSystemTable`: a system table is no directory to delete
+    if (table.includes("$")) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for system table ${identifier}`);
     if (!(await this.tableExists(identifier))) {
       if (options.ignoreIfNotExists) return;
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist`);
@@ -143,8 +198,8 @@ export class Catalog {
 
   async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {
     this.checkWritable(`alter table ${identifier}`);
-    const { path } = this.tablePath(identifier);
-    await new SchemaManager(this.fileIO, path).commitChanges(changes, identifier);
+    // a branch (`t$branch_b`, as Java) evolves its own schemas
+    await this.schemaManagerOf(identifier).commitChanges(changes, identifier);
     return this.getTable(identifier);
   }
 }

@@ -22,6 +22,7 @@ import { localWallMillis } from "../spec/civil-time.js";
 import type { ManifestEntry } from "../spec/manifest.js";
 import { fieldToJson, parseDataType, typeToString, type DataField, type DataType } from "../spec/types.js";
 import type { Snapshot } from "../spec/snapshot.js";
+import { colStatsToJson } from "../spec/statistics.js";
 import type { TableSchema } from "../spec/schema.js";
 import { valueStatsOf } from "../predicate/stats.js";
 import { joinPath, readTextFileIfExists } from "../fs/file-io.js";
@@ -247,7 +248,7 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     primaryKeys: ["consumer_id"],
     async rows(t) {
       const rows: Rows = [];
-      const consumers = (await listConsumers(t.fileIO, t.location)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const consumers = (await listConsumers(t.fileIO, t.paths.metaRoot)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       for (const c of consumers) {
         const text = await readTextFileIfExists(t.fileIO, c.path);
         if (text === null) continue;
@@ -439,13 +440,32 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     async rows(t) {
       // Java FileSystemBranchManager.branches(): the directories `branch/branch-<name>`; the
       // creation time is the directory's modification time as a UTC wall clock
-      // (DateTimeUtils.toLocalDateTime). This library reads no branch, but lists them as Java does.
+      // (DateTimeUtils.toLocalDateTime).
       const rows: Rows = [];
       for (const e of await t.fileIO.listStatus(joinPath(t.location, "branch"))) {
         if (!e.isDir || e.isSymlink || !e.name.startsWith("branch-") || e.name.length === "branch-".length) continue;
         rows.push([e.name.slice("branch-".length), e.modificationTime]);
       }
       return rows;
+    },
+  },
+  statistics: {
+    columns: [
+      ["snapshot_id", "BIGINT NOT NULL"],
+      ["schema_id", "BIGINT NOT NULL"],
+      ["mergedRecordCount", BIGINT],
+      ["mergedRecordSize", BIGINT],
+      ["colstat", STRING],
+    ],
+    primaryKeys: ["snapshot_id"],
+    async rows(t) {
+      // Java StatisticTable: the statistics file of the snapshot read (an ANALYZE's, inherited
+      // by later commits), one row; none without one
+      const snapshot = await snapshotOf(t);
+      if (snapshot === null || snapshot.statistics === null) return [];
+      const { readStatistics } = await import("../table/statistics.js");
+      const s = await readStatistics(t, snapshot.statistics);
+      return [[s.snapshotId, s.schemaId, s.mergedRecordCount, s.mergedRecordSize, colStatsToJson(s.colStats)]];
     },
   },
   aggregation_fields: {
@@ -508,7 +528,7 @@ async function snapshotsIn(t: Table, range: { min: number; max: number }): Promi
 }
 
 /** The system tables this library reads (Java `SystemTableLoader` names it serves). */
-export const SYSTEM_TABLES: readonly string[] = [...Object.keys(METADATA_TABLES), "audit_log", "ro"];
+export const SYSTEM_TABLES: readonly string[] = [...Object.keys(METADATA_TABLES), "audit_log", "binlog", "ro"];
 
 /** A split of a metadata table: the one unit of its read (Java's `SingletonSplit`s). */
 interface SystemSplit {
@@ -517,11 +537,48 @@ interface SystemSplit {
 }
 
 /**
- * A system table of a data table (`db.t$snapshots`): read-only, its `schema`, `newScan().plan()`
- * and `newRead(...).toArrow()` / `createReader` as a data table's. Writes, commits and table
- * operations fail with READ_ONLY.
+ * A read-only table computed from metadata (system tables, `sys` tables): its `schema`,
+ * `newScan().plan()` and `newRead(...).toArrow()` / `createReader` as a data table's. Writes,
+ * commits and table operations fail with READ_ONLY; it has no system tables and no time travel.
  */
-export class SystemTable extends Table {
+abstract class ReadOnlyTable extends Table {
+  protected override checkWritable(op: string): void {
+    throw new PaimonError("READ_ONLY", `cannot ${op} ${this.identifier}: system tables are read-only`);
+  }
+
+  override removeOrphanFiles(): never {
+    this.checkWritable("remove orphan files of");
+    throw new Error("unreachable");
+  }
+
+  override switchToBranch(): Promise<Table> {
+    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no branches (take the system table of the branch: db.t$branch_<name>$<system table>)`));
+  }
+
+  override systemTable(): Promise<Table> {
+    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no system tables (take them of the data table)`));
+  }
+
+  override atSnapshot(): Promise<Table> {
+    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: time travel of a system table is not supported (time travel the data table with scan.* options)`));
+  }
+
+  /** The rows of the table's one split (`filter`: the read's, for pushing down; rows are filtered exactly after). */
+  abstract metadataRows(filter: Predicate | null): Promise<Rows>;
+
+  override newScan(options?: ScanOptions): TableScan {
+    if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
+    return new SystemTableScan(this, options);
+  }
+
+  override newRead(options?: ReadOptions): TableRead {
+    if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time read`);
+    return new MetadataRead(this, options);
+  }
+}
+
+/** A system table of a data table (`db.t$snapshots`). */
+export class SystemTable extends ReadOnlyTable {
   constructor(
     /** The data table it describes. */
     readonly dataTable: Table,
@@ -532,35 +589,177 @@ export class SystemTable extends Table {
     super(dataTable.fileIO, `${dataTable.identifier}$${systemName}`, dataTable.location, schema);
   }
 
-  protected override checkWritable(op: string): void {
-    throw new PaimonError("READ_ONLY", `cannot ${op} ${this.identifier}: system tables are read-only`);
-  }
-
-  override removeOrphanFiles(): never {
-    this.checkWritable("remove orphan files of");
-    throw new Error("unreachable");
-  }
-
-  override systemTable(): Promise<Table> {
-    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no system tables (take them of ${this.dataTable.identifier})`));
-  }
-
-  override atSnapshot(): Promise<Table> {
-    return Promise.reject(new PaimonError("UNSUPPORTED", `${this.identifier}: time travel of a system table is not supported (time travel the data table with scan.* options)`));
+  override metadataRows(filter: Predicate | null): Promise<Rows> {
+    return METADATA_TABLES[this.systemName].rows(this.dataTable, filter);
   }
 
   override newScan(options?: ScanOptions): TableScan {
-    if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
-    if (this.systemName === "ro" || this.systemName === "audit_log") return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
-    return new SystemTableScan(this, options);
+    if (this.systemName === "ro" || this.systemName === "audit_log" || this.systemName === "binlog") {
+      if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
+      return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
+    }
+    return super.newScan(options);
   }
 
   override newRead(options?: ReadOptions): TableRead {
     if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time read`);
     if (this.systemName === "ro") return this.dataTable.newRead(options);
-    if (this.systemName === "audit_log") return new AuditLogRead(this, options);
-    return new MetadataRead(this, options);
+    if (this.systemName === "audit_log" || this.systemName === "binlog") return new AuditLogRead(this, options);
+    return super.newRead(options);
   }
+}
+
+/** What the `sys` tables read of a catalog. */
+export interface CatalogView {
+  readonly fileIO: Table["fileIO"];
+  readonly warehouse: string;
+  listDatabases(): Promise<string[]>;
+  listTables(database: string): Promise<string[]>;
+  getTable(identifier: string): Promise<Table>;
+}
+
+/** The name of Java's system database (`Catalog.SYSTEM_DATABASE_NAME`), whose tables describe the whole catalog. */
+export const SYSTEM_DATABASE = "sys";
+
+/** Every table of the catalog, by database then name (Java `CatalogUtils.listAllTables`). */
+async function allTables(catalog: CatalogView): Promise<Table[]> {
+  const out: Table[] = [];
+  for (const db of (await catalog.listDatabases()).sort()) {
+    for (const name of (await catalog.listTables(db)).sort()) out.push(await catalog.getTable(`${db}.${name}`));
+  }
+  return out;
+}
+
+/** `db.t` of a table's identifier. */
+const splitIdentifier = (t: Table): [string, string] => {
+  const dot = t.identifier.indexOf(".");
+  return [t.identifier.slice(0, dot), t.identifier.slice(dot + 1)];
+};
+
+/** Java `creationTimeEpochMillis`: the instant of a local wall-clock time (files record creation times as local wall clocks). */
+function wallToEpochMillis(wall: number): number {
+  const guess = wall - (localWallMillis(wall) - wall);
+  return wall - (localWallMillis(guess) - guess);
+}
+
+/** The global system tables of the `sys` database (Java `CatalogUtils.createGlobalSystemTable`). */
+const GLOBAL_TABLES: Readonly<Record<string, { readonly columns: readonly Column[]; rows(catalog: CatalogView): Promise<Rows> }>> = {
+  all_table_options: {
+    columns: [
+      ["database_name", STRING],
+      ["table_name", STRING],
+      ["key", STRING],
+      ["value", STRING],
+    ],
+    async rows(catalog) {
+      // Java `table.options()`: the schema's options and the table's `path`
+      const rows: Rows = [];
+      for (const t of await allTables(catalog)) {
+        const [db, name] = splitIdentifier(t);
+        for (const [k, v] of javaOptionOrder({ ...t.schema.options, path: t.location })) rows.push([db, name, k, v]);
+      }
+      return rows;
+    },
+  },
+  catalog_options: {
+    columns: [
+      ["key", "STRING NOT NULL"],
+      ["value", "STRING NOT NULL"],
+    ],
+    async rows(catalog) {
+      return [["warehouse", catalog.warehouse]]; // (a paimon-rt catalog has no other Paimon catalog options)
+    },
+  },
+  tables: {
+    columns: [
+      ["database_name", STRING],
+      ["table_name", STRING],
+      ["table_type", STRING],
+      ["partitioned", "BOOLEAN"],
+      ["primary_key", "BOOLEAN"],
+      ["owner", STRING],
+      ["created_at", BIGINT],
+      ["created_by", STRING],
+      ["updated_at", BIGINT],
+      ["updated_by", STRING],
+      ["record_count", BIGINT],
+      ["file_size_in_bytes", BIGINT],
+      ["file_count", BIGINT],
+      ["last_file_creation_time", BIGINT],
+    ],
+    async rows(catalog) {
+      // Java AllTablesTable: audit fields from the options (a REST catalog's); a file-system catalog
+      // keeps no table snapshot summary, so the counts are null
+      const long = (t: Table, key: string) => {
+        const v = t.schema.options[key];
+        if (v === undefined) return null;
+        if (!/^[+-]?\d+$/.test(v)) throw new PaimonError("INVALID_ARGUMENT", `table ${t.identifier}: option ${key}=${JSON.stringify(v)} is not a long`);
+        return BigInt(v);
+      };
+      return (await allTables(catalog)).map((t) => {
+        const o = t.schema.options;
+        return [...splitIdentifier(t), o.type ?? "table", t.schema.partitionKeys.length > 0, t.schema.primaryKeys.length > 0, o.owner ?? null, long(t, "createdAt"), o.createdBy ?? null, long(t, "updatedAt"), o.updatedBy ?? null, null, null, null, null];
+      });
+    },
+  },
+  partitions: {
+    columns: [
+      ["database_name", STRING],
+      ["table_name", STRING],
+      ["partition_name", STRING],
+      ["record_count", BIGINT],
+      ["file_size_in_bytes", BIGINT],
+      ["file_count", BIGINT],
+      ["last_file_creation_time", BIGINT],
+      ["done", "BOOLEAN"],
+    ],
+    async rows(catalog) {
+      // Java AllPartitionsTable: the partitions of every partitioned table, as `$partitions` lists them
+      const rows: Rows = [];
+      for (const t of await allTables(catalog)) {
+        if (t.schema.partitionKeys.length === 0) continue;
+        const [db, name] = splitIdentifier(t);
+        for (const p of await METADATA_TABLES.partitions.rows(t, null)) {
+          const created = p[4] as number | null;
+          rows.push([db, name, p[0], p[1], p[2], p[3], created === null ? null : BigInt(wallToEpochMillis(created)), false]);
+        }
+      }
+      return rows;
+    },
+  },
+};
+
+/** A table of the `sys` database (`sys.all_table_options`, `sys.tables`, …), describing the whole catalog. */
+export class GlobalSystemTable extends ReadOnlyTable {
+  constructor(
+    readonly catalog: CatalogView,
+    /** Its name in `sys`. */
+    readonly systemName: string,
+    schema: TableSchema,
+  ) {
+    super(catalog.fileIO, `${SYSTEM_DATABASE}.${systemName}`, catalog.warehouse, schema);
+  }
+
+  override metadataRows(): Promise<Rows> {
+    return GLOBAL_TABLES[this.systemName].rows(this.catalog);
+  }
+}
+
+/** The tables of the `sys` database (Java `SystemTableLoader.loadGlobalTableNames`). */
+export function globalSystemTableNames(): string[] {
+  return Object.keys(GLOBAL_TABLES);
+}
+
+/** Whether `name` is a table of Java's `sys` database (case-insensitive). */
+export function isGlobalSystemTableName(name: string): boolean {
+  return Object.hasOwn(GLOBAL_TABLES, name.toLowerCase());
+}
+
+/** The table `sys.<name>` (Java: `TableNotExistException` for another name, NOT_FOUND here). */
+export function loadGlobalSystemTable(catalog: CatalogView, name: string): GlobalSystemTable {
+  const lower = name.toLowerCase();
+  if (!isGlobalSystemTableName(lower)) throw new PaimonError("NOT_FOUND", `table ${SYSTEM_DATABASE}.${name} does not exist: the ${SYSTEM_DATABASE} database holds ${Object.keys(GLOBAL_TABLES).join(", ")}`);
+  return new GlobalSystemTable(catalog, lower, metadataSchema(columnFields(GLOBAL_TABLES[lower].columns), [], 0));
 }
 
 /** `$ro` of a primary-key table: only the files of the highest level (Java `ReadOptimizedTable`: `withLevel(numLevels - 1)`). */
@@ -571,7 +770,7 @@ function readOptimized(t: Table, options: ScanOptions = {}): ScanOptions {
 
 class SystemTableScan extends TableScan {
   constructor(
-    private readonly system: SystemTable,
+    private readonly system: ReadOnlyTable,
     options: ScanOptions = {},
   ) {
     super(system, options); // binds the filter to the system table's columns (unknown columns: INVALID_ARGUMENT)
@@ -590,7 +789,7 @@ class MetadataRead extends TableRead {
   private readonly boundFilter: Predicate | null;
 
   constructor(
-    private readonly system: SystemTable,
+    private readonly system: ReadOnlyTable,
     private readonly readOptions: ReadOptions = {},
   ) {
     if (readOptions.withRowKind) throw new PaimonError("UNSUPPORTED", `${system.identifier}: withRowKind is available for primary-key data tables only`);
@@ -608,7 +807,7 @@ class MetadataRead extends TableRead {
     const schema = readArrowSchema(system.schema.fields);
     const batches: arrow.RecordBatch[] = [];
     for (let i = 0; i < splits.length; i++) {
-      const rows = await METADATA_TABLES[system.systemName].rows(system.dataTable, this.readOptions.filter ?? null);
+      const rows = await system.metadataRows(this.readOptions.filter ?? null);
       let batch = rowsToBatch(schema, system.schema.fields, rows);
       if (this.boundFilter !== null && batch.numRows > 0) {
         const kept = filterBatchIndices(this.boundFilter, batch);
@@ -625,11 +824,17 @@ class MetadataRead extends TableRead {
   }
 }
 
-/** `$audit_log`: the data rows with a leading `rowkind` STRING (`+I`, `-U`, `+U`, `-D`), as Java's `AuditLogTable` batch read. */
+/**
+ * `$audit_log`: the data rows with a leading `rowkind` STRING (`+I`, `-U`, `+U`, `-D`), as Java's
+ * `AuditLogTable` batch read. `$binlog` (Java `BinlogTable`, a batch read): the same rows, each
+ * data column an ARRAY of its one value (Java packs -U/+U pairs into two-element arrays only in
+ * streaming reads).
+ */
 class AuditLogRead extends TableRead {
   private readonly data: TableRead;
   private readonly withKind: boolean;
   private readonly dataColumns: number;
+  private readonly binlog: boolean;
 
   constructor(
     private readonly system: SystemTable,
@@ -638,6 +843,7 @@ class AuditLogRead extends TableRead {
     super(system, readOptions);
     const names = readOptions.projection ?? system.schema.fields.map((f) => f.name);
     this.withKind = names.includes("rowkind");
+    this.binlog = system.systemName === "binlog";
     const dataNames = names.filter((n) => n !== "rowkind");
     if (this.withKind && names[0] !== "rowkind") throw new PaimonError("UNSUPPORTED", `${system.identifier}: rowkind is read as the first column of a projection`);
     const pk = system.dataTable.schema.primaryKeys.length > 0;
@@ -647,28 +853,40 @@ class AuditLogRead extends TableRead {
 
   override async createReader(splits: readonly Split[]): Promise<BatchReader> {
     const inner = await this.data.createReader(splits);
-    if (!this.withKind) return inner;
+    if (!this.withKind && !this.binlog) return inner;
     const pk = this.system.dataTable.schema.primaryKeys.length > 0;
     const schema = this.outputSchema;
     const it = inner[Symbol.asyncIterator]();
     const kinds = ["+I", "-U", "+U", "-D"];
-    const dataColumns = this.dataColumns;
+    const { dataColumns, withKind, binlog } = this;
+    const first = withKind ? 1 : 0; // output columns before the data columns
     const next = async (): Promise<IteratorResult<arrow.RecordBatch>> => {
       const r = await it.next();
       if (r.done) return r;
       const b = r.value;
       const children = b.data.children;
-      let text: string[];
-      if (pk) {
-        const values = children[0].values as Int8Array;
-        text = Array.from(values.subarray(children[0].offset, children[0].offset + b.numRows), (k) => kinds[k]);
-      } else text = new Array<string>(b.numRows).fill("+I");
-      const kind = arrow.vectorFromArray(text, new arrow.Utf8()).data[0];
-      const rest = pk ? children.slice(1) : children.slice(0, dataColumns);
-      return { done: false, value: new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: b.numRows, children: [kind, ...rest], nullCount: 0 })) };
+      const out: arrow.Data[] = [];
+      if (withKind) {
+        let text: string[];
+        if (pk) {
+          const values = children[0].values as Int8Array;
+          text = Array.from(values.subarray(children[0].offset, children[0].offset + b.numRows), (k) => kinds[k]);
+        } else text = new Array<string>(b.numRows).fill("+I");
+        out.push(arrow.vectorFromArray(text, new arrow.Utf8()).data[0]);
+      }
+      const rest = children.slice(pk && withKind ? 1 : 0, (pk && withKind ? 1 : 0) + dataColumns);
+      for (const [i, d] of rest.entries()) out.push(binlog ? singletonLists(d, schema.fields[first + i].type as arrow.List) : d);
+      return { done: false, value: new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: b.numRows, children: out, nullCount: 0 })) };
     };
     return { [Symbol.asyncIterator]: () => ({ next }) as AsyncIterator<arrow.RecordBatch>, close: () => inner.close() } as unknown as BatchReader;
   }
+}
+
+/** A LIST column whose row i is the one-element list `[values[i]]` (a null value stays an element: `[null]`). */
+function singletonLists(values: arrow.Data, type: arrow.List): arrow.Data {
+  const offsets = new Int32Array(values.length + 1);
+  for (let i = 0; i <= values.length; i++) offsets[i] = i;
+  return arrow.makeData({ type, length: values.length, nullCount: 0, valueOffsets: offsets, child: values });
 }
 
 /** Arrow columns of a metadata table's rows (internal values: BIGINT bigint, TIMESTAMP(3) wall millis, ARRAY a string list). */
@@ -700,21 +918,42 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
   let fields: DataField[];
   let primaryKeys: string[];
   if (columns !== undefined) {
-    fields = columns.map(([n, type], id) => ({ id, name: n, type: parseDataType(type) }));
+    fields = columnFields(columns);
     primaryKeys = [...METADATA_TABLES[lower].primaryKeys];
   } else if (lower === "ro") {
     return new SystemTable(dataTable, lower, { ...dataTable.schema, options: { ...dataTable.schema.options } });
+  } else if ((lower === "audit_log" || lower === "binlog") && dataTable.schema.primaryKeys.length > 0 && dataTable.coreOptions.bool("table-read.sequence-number.enabled", false)) {
+    // (Java then adds a _SEQUENCE_NUMBER column after rowkind; paimon-rt reads no sequence numbers out)
+    throw new PaimonError("UNSUPPORTED", `${dataTable.identifier}$${name}: table-read.sequence-number.enabled=true (a _SEQUENCE_NUMBER column) is not supported`);
   } else if (lower === "audit_log") {
     fields = [{ id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") }, ...dataTable.schema.fields];
     primaryKeys = [];
-  } else if (JAVA_ONLY.includes(lower)) {
+  } else if (lower === "binlog") {
+    // Java BinlogTable: every data column an ARRAY of the column's type made nullable
+    const rowkind: DataField = { id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") };
+    fields = [rowkind, ...dataTable.schema.fields.map((f) => ({ ...f, type: { kind: "ARRAY", nullable: true, element: { ...f.type, nullable: true } } as DataType }))];
+    primaryKeys = [];
+  } else if (isSystemTableName(lower)) {
     throw new PaimonError("UNSUPPORTED", `${dataTable.identifier}$${name}: the system table ${lower} is not supported (supported: ${SYSTEM_TABLES.join(", ")})`);
   } else {
     throw new PaimonError("NOT_FOUND", `table ${dataTable.identifier}$${name} does not exist: ${JSON.stringify(name)} is no system table (system tables: ${SYSTEM_TABLES.join(", ")})`);
   }
-  const schema: TableSchema = { version: 3, id: 0, fields, highestFieldId: fields.length - 1, partitionKeys: [], primaryKeys, options: {}, comment: null, timeMillis: dataTable.schema.timeMillis };
-  return new SystemTable(dataTable, lower, schema);
+  return new SystemTable(dataTable, lower, metadataSchema(fields, primaryKeys, dataTable.schema.timeMillis));
 }
 
+/** The schema of a system table of these fields. */
+function metadataSchema(fields: DataField[], primaryKeys: string[], timeMillis: number): TableSchema {
+  return { version: 3, id: 0, fields, highestFieldId: fields.length - 1, partitionKeys: [], primaryKeys, options: {}, comment: null, timeMillis };
+}
+
+/** Fields of declared columns, numbered from 0. */
+const columnFields = (columns: readonly Column[]): DataField[] => columns.map(([n, type], id) => ({ id, name: n, type: parseDataType(type) }));
+
 /** Java's other system tables, which this library does not serve (README "System tables"). */
-const JAVA_ONLY = ["statistics", "binlog", "row_tracking"];
+const JAVA_ONLY = ["row_tracking"];
+
+/** Whether Java's `SystemTableLoader` knows the system table `name` (case-insensitive): those this library reads and {@link JAVA_ONLY}. */
+export function isSystemTableName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SYSTEM_TABLES.includes(lower) || JAVA_ONLY.includes(lower);
+}

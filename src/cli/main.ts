@@ -14,6 +14,7 @@ import { expirePartitionsCommand, parseExpirePartitionsArgs } from "./expire-par
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
 import { serveCommand } from "./serve.js";
 import { parseTagArgs, tagCommand } from "./tags.js";
+import { branchCommand, parseBranchArgs } from "./branches.js";
 import { commandUsage, usage } from "./usage.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 
@@ -107,6 +108,12 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
     case "delete-tag":
     case "list-tags":
       await tagCommand(parseTagArgs(command, rest), io.out);
+      return 0;
+    case "create-branch":
+    case "drop-branch":
+    case "fast-forward":
+    case "list-branches":
+      await branchCommand(parseBranchArgs(command, rest), io.out);
       return 0;
     case "serve": {
       if (!rest[0] || rest[0].startsWith("--")) throw new PaimonError("INVALID_ARGUMENT", "serve needs a warehouse directory");

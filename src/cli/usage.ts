@@ -112,6 +112,15 @@ export const COMMANDS: CommandUsage[] = [
   },
   { name: "list-tags", args: "<table-path>", summary: ["print each tag and its snapshot id"], options: [] },
   {
+    name: "create-branch",
+    args: "<table-path> <name> [options]",
+    summary: ["create a branch (empty: the latest schema only), as Java's create_branch"],
+    options: [["--tag T", "start the branch at tag T's snapshot"]],
+  },
+  { name: "drop-branch", args: "<table-path> <name>", summary: ["drop a branch's metadata, as Java's delete_branch"], options: [] },
+  { name: "fast-forward", args: "<table-path> <branch>", summary: ["make main take a branch's history, as Java's fast_forward"], options: [] },
+  { name: "list-branches", args: "<table-path>", summary: ["print the table's branches"], options: [] },
+  {
     name: "serve",
     args: "<warehouse> [options]",
     summary: [

@@ -8,6 +8,8 @@ import type { DataField } from "../spec/types.js";
 import { dataFileKey, ManifestStore } from "../table/manifests.js";
 import { TableOptions } from "../table/options.js";
 import { TablePaths } from "../table/paths.js";
+import { MAIN_BRANCH } from "../table/option-validation.js";
+import { otherBranchesPinned } from "../table/branch-manager.js";
 import { PaimonError } from "../error.js";
 import { expireConsumers, minConsumerNextSnapshot } from "../table/consumers.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
@@ -85,7 +87,7 @@ export async function expireAfterCommit(io: FileIO, root: string, tableOptions: 
   const limits = retentionLimits(tableOptions, {}, now);
   // snapshot ids start at 1: the first retainMin commits of a table expire nothing
   if (latest !== undefined && latest - limits.retainMin + 1 <= 1 && latest - limits.retainMax + 1 <= 1) return 0;
-  const snapshots = new SnapshotManager(io, root);
+  const snapshots = new SnapshotManager(io, root, tableOptions.branch);
   latest ??= await snapshots.latestSnapshotId();
   if (latest === null) return 0;
   let state = retentionStates.get(table);
@@ -124,18 +126,20 @@ export async function expireSnapshots(
   options: ExpireOptions = {},
   now = Date.now(),
 ): Promise<number> {
-  const snapshots = new SnapshotManager(io, root);
   const paths = new TablePaths(root, tableOptions, partitionFields);
+  const snapshots = new SnapshotManager(io, root, paths.branch);
   const manifests = new ManifestStore(io, paths, partitionFields, tableOptions.manifestCompression);
+  // (the branch's own consumers and changelogs: `branch/branch-<name>/…` on a branch)
+  const meta = paths.metaRoot;
   // as Java's commit maintenance does before expiring snapshots: consumers idle for longer than
   // consumer.expiration-time stop holding snapshots
   const consumerExpiration = tableOptions.consumerExpirationTime;
-  if (consumerExpiration !== null) await expireConsumers(io, root, now - consumerExpiration);
+  if (consumerExpiration !== null) await expireConsumers(io, meta, now - consumerExpiration);
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
   const limits = retentionLimits(tableOptions, options, now);
-  await refuseDecoupledChangelogs(io, root, tableOptions, limits.retainMin, limits.retainMax, options.olderThanMs ?? tableOptions.snapshotTimeRetained);
-  const consumerNext = tableOptions.consumerChangelogOnly ? null : await minConsumerNextSnapshot(io, root);
+  await refuseDecoupledChangelogs(io, meta, tableOptions, limits.retainMin, limits.retainMax, options.olderThanMs ?? tableOptions.snapshotTimeRetained);
+  const consumerNext = tableOptions.consumerChangelogOnly ? null : await minConsumerNextSnapshot(io, meta);
   const keepFrom = await firstRetainedId(snapshots, ids[0]!, ids[ids.length - 1]!, limits, consumerNext);
   const end = ids.findIndex((id) => id >= keepFrom);
   if (end <= 0) return 0;
@@ -148,6 +152,10 @@ export async function expireSnapshots(
   const firstRetained = retained[0];
   const tags = await listTags(snapshots);
   const tagged = taggedSnapshots(tags);
+  // files the table's other branches still use (they share data files and manifests)
+  const pinned = await otherBranchesPinned(io, root, paths.branch);
+  const pinnedData = new Set<string>();
+  for (const s of pinned) for (const e of await manifests.liveEntries(s)) pinnedData.add(dataFileKey(e.partition, e.bucket, e.file.fileName));
 
   // Data files deleted by the deltas up to the first retained snapshot are referenced by no
   // retained one; those the newest tag before the delta holds stay (a file it holds and that
@@ -167,7 +175,10 @@ export async function expireSnapshots(
       for (const e of await manifests.readManifest(meta.fileName)) {
         const [dataPath, ...extra] = paths.dataFilesOf(e.partition, e.bucket, e.file);
         if (e.kind !== FILE_KIND_DELETE) deleted.delete(dataPath!);
-        else if (!skip?.has(dataFileKey(e.partition, e.bucket, e.file.fileName))) deleted.set(dataPath!, [dataPath!, ...extra]);
+        else {
+          const key = dataFileKey(e.partition, e.bucket, e.file.fileName);
+          if (!skip?.has(key) && !pinnedData.has(key)) deleted.set(dataPath!, [dataPath!, ...extra]);
+        }
       }
     }
     for (const files of deleted.values()) dataToDelete.push(...files);
@@ -175,7 +186,7 @@ export async function expireSnapshots(
 
   // Metadata files referenced by any retained or tagged snapshot stay.
   const keep = new Set<string>();
-  for (const s of [...retained, ...tagged]) await collectMetadataFiles(manifests, paths, s, keep);
+  for (const s of [...retained, ...tagged, ...pinned]) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
@@ -203,7 +214,9 @@ export async function expireSnapshots(
     snapshots,
     manifests,
   };
-  if (offsetsFileOf(root, firstRetained) === null) {
+  // (real-time progress and its anchors are the main branch's: `metadata/` is shared)
+  const onMain = paths.branch === MAIN_BRANCH;
+  if (onMain && offsetsFileOf(root, firstRetained) === null) {
     const effective = await effectiveOffsets(progress, firstRetained);
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, firstRetained.id), serializeOffsets(effective));
   }
@@ -211,7 +224,7 @@ export async function expireSnapshots(
   // that expires now without progress of its own keeps its effective progress in its own anchor
   // (the snapshots it was resolved from go with this expiry).
   const expiring = new Set(expired);
-  for (const t of tagged) {
+  for (const t of onMain ? tagged : []) {
     if (!expiring.has(t.id) || offsetsFileOf(root, t) !== null) continue;
     const effective = await effectiveOffsets(progress, t);
     if (effective.size > 0) await io.writeFile(progressAnchorPath(root, t.id), serializeOffsets(effective));
@@ -237,7 +250,7 @@ export async function expireSnapshots(
   // Anchors of expired snapshots are superseded by the first retained snapshot's own progress or
   // anchor, except those of tagged snapshots (a rollback to the tag restores that progress).
   const taggedIds = new Set(tagged.map((t) => t.id));
-  for (const id of await listProgressAnchors(io, root)) if (id < firstRetained.id && !taggedIds.has(id)) await io.delete(progressAnchorPath(root, id)).catch(() => false);
+  for (const id of onMain ? await listProgressAnchors(io, root) : []) if (id < firstRetained.id && !taggedIds.has(id)) await io.delete(progressAnchorPath(root, id)).catch(() => false);
   return removed;
 }
 

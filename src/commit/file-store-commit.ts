@@ -21,6 +21,7 @@ import { TableOptions } from "../table/options.js";
 import { TablePaths } from "../table/paths.js";
 import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
+import { readStatisticsFile } from "../table/statistics.js";
 import { referencedFileNames } from "./orphan-files.js";
 import { checkHashIndexConflicts, checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 import { HASH_INDEX } from "../spec/hash-index.js";
@@ -71,6 +72,8 @@ interface PreparedCommit {
   indexChanges: IndexManifestEntry[];
   overwrite?: PartitionFilter;
   conflictCheck: boolean;
+  /** A new statistics file (ANALYZE); otherwise the latest snapshot's is inherited. */
+  statistics?: string;
 }
 
 /** The live files of one snapshot, kept by a commit to check its next attempt incrementally. */
@@ -112,15 +115,15 @@ export class FileStoreCommit {
 
   /** The cached live files of this table, shared by the commits of this process (see {@link liveFiles}). */
   private get liveCache(): LiveFileCache | null {
-    return liveFileCaches.get(this.io)?.get(this.root) ?? null;
+    return liveFileCaches.get(this.io)?.get(this.snapshots.paths.metaRoot) ?? null; // per branch
   }
 
   private set liveCache(value: LiveFileCache | null) {
     let tables = liveFileCaches.get(this.io);
     if (tables === undefined) liveFileCaches.set(this.io, (tables = new Map()));
-    tables.delete(this.root);
+    tables.delete(this.snapshots.paths.metaRoot);
     if (value === null) return;
-    tables.set(this.root, value);
+    tables.set(this.snapshots.paths.metaRoot, value);
     if (tables.size > LIVE_FILE_CACHE_TABLES) tables.delete(tables.keys().next().value!);
   }
 
@@ -131,8 +134,8 @@ export class FileStoreCommit {
     readonly commitUser: string,
   ) {
     this.options = new TableOptions(schema.options);
-    this.snapshots = new SnapshotManager(io, root);
-    this.schemas = new SchemaManager(io, root);
+    this.snapshots = new SnapshotManager(io, root, this.options.branch);
+    this.schemas = new SchemaManager(io, root, this.options.branch);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifests = new ManifestStore(io, new TablePaths(root, this.options, this.partitionFields), this.partitionFields, this.options.manifestCompression);
   }
@@ -185,6 +188,14 @@ export class FileStoreCommit {
       id = await this.tryCommit(compact, identifier, { ...options, watermark: null, resolveIndexChanges: undefined, checkBeforePublish: undefined });
     }
     return id;
+  }
+
+  /**
+   * Java's `commitStatistics`: an ANALYZE snapshot (no file changes) naming the statistics file
+   * `name` of `statistics/`, which the caller wrote. Returns its id.
+   */
+  async commitStatistics(name: string, identifier: bigint): Promise<number> {
+    return this.tryCommit({ kind: "ANALYZE", entries: [], changelog: [], indexChanges: [], conflictCheck: false, statistics: name }, identifier, {});
   }
 
   /**
@@ -569,8 +580,20 @@ export class FileStoreCommit {
       watermark,
       properties: Object.keys(properties).length > 0 ? properties : null,
       nextRowId: latest?.nextRowId ?? 0n,
+      statistics: prepared.statistics ?? (await inheritedStatistics(this.io, this.root, latest, schemaId)),
     });
   }
+}
+
+/**
+ * The statistics file a new snapshot keeps: the latest snapshot's (an ANALYZE result), while the
+ * schema it was collected under is still the latest (Java FileStoreCommitImpl: "Schema changed,
+ * stats will not be inherited").
+ */
+async function inheritedStatistics(io: FileIO, root: string, latest: Snapshot | null, schemaId: number): Promise<string | null> {
+  if (!latest?.statistics) return null;
+  const stats = await readStatisticsFile(io, root, latest.statistics);
+  return stats.schemaId === BigInt(schemaId) ? latest.statistics : null;
 }
 
 /**

@@ -8,7 +8,10 @@ import { REALTIME_OFFSETS_PROPERTY, parseSnapshotJson, type Snapshot } from "../
 import type { DataField } from "../spec/types.js";
 import { ManifestStore } from "../table/manifests.js";
 import type { TableOptions } from "../table/options.js";
-import { isInsideDirectory, TablePaths } from "../table/paths.js";
+import { branchRoot, isInsideDirectory, TablePaths } from "../table/paths.js";
+import { MAIN_BRANCH } from "../table/option-validation.js";
+import { listBranches } from "../table/branch-manager.js";
+import { SchemaManager } from "../table/schema-manager.js";
 import { listTags } from "../table/tags.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { TEMP_FILE_NAME } from "../spec/file-names.js";
@@ -63,7 +66,8 @@ interface ReferencedFiles {
  * `index/`, `statistics/`, the partition / bucket directories (under `data-file.path-directory`
  * when set), `*.offsets` files and progress anchors of snapshots that neither exist nor are
  * tagged in `metadata/`,
- * and temporary leftovers of atomic writes in `snapshot/`, `schema/`, `changelog/`, `tag/`.
+ * and temporary leftovers of atomic writes in `snapshot/`, `schema/`, `changelog/`, `tag/` (of
+ * every branch: what any branch's snapshots, changelogs and tags use is referenced).
  * Only files found by listing under `root` are candidates; symbolic links and unknown
  * directories are never followed, external data paths never touched.
  */
@@ -81,13 +85,16 @@ export async function removeOrphanFiles(
   }
   const dryRun = options.dryRun ?? false;
   if (!dryRun && io.readOnly) throw new PaimonError("READ_ONLY", `removeOrphanFiles cannot delete files of ${root}: the file system is read-only`);
-  if ((await io.listStatus(joinPath(root, "branch"))).some((e) => e.isDir)) {
-    throw new PaimonError("UNSUPPORTED", `removeOrphanFiles: table ${root} has branches, whose files this library does not track; use Java's remove_orphan_files`);
+  // Java `OrphanFilesClean.validBranches`: every branch's references count, and a branch
+  // without schema (half created or damaged) stops the run
+  const branches = [MAIN_BRANCH, ...(await listBranches(io, root))];
+  for (const b of branches) {
+    if ((await new SchemaManager(io, root, b).listSchemaIds()).length === 0) throw new PaimonError("CORRUPT_FILE", `removeOrphanFiles: branch '${b}' of ${root} has no schemas; nothing was deleted (check it manually)`);
   }
   // Candidates are listed before the references are read: a commit published in between then
   // has its files in the references; one still in progress has files younger than the guard.
-  const candidates = await listCandidates(io, root, tableOptions.dataFilePathDirectory, partitionFields.length);
-  const referenced = await referencedFiles(io, root, partitionFields, tableOptions);
+  const candidates = await listCandidates(io, root, tableOptions.dataFilePathDirectory, partitionFields.length, branches);
+  const referenced = await referencedFiles(io, root, partitionFields, tableOptions, branches);
   const cutoff = now - olderThanMs;
   const orphans = candidates.filter(({ status, kind }) => {
     // Unknown modification times (0) count as new: age cannot be proven.
@@ -127,22 +134,27 @@ async function filesIn(io: FileIO, dir: string): Promise<FileStatus[]> {
   return (await io.listStatus(dir)).filter((e) => !e.isDir && !e.isSymlink);
 }
 
-async function listCandidates(io: FileIO, root: string, dataDirectory: string | null, partitionDepth: number): Promise<Candidate[]> {
+async function listCandidates(io: FileIO, root: string, dataDirectory: string | null, partitionDepth: number, branches: readonly string[]): Promise<Candidate[]> {
   const out: Candidate[] = [];
   // Only real directories of the table are listed: a symbolic link (even one named `manifest`)
   // may lead outside it.
-  const top = new Map((await io.listStatus(root)).map((e) => [e.name, e]));
-  const filesOf = async (name: string): Promise<FileStatus[]> => {
-    const dir = top.get(name);
+  const dirsOf = async (dir: string) => new Map((await io.listStatus(dir)).map((e) => [e.name, e]));
+  const top = await dirsOf(root);
+  const filesOf = async (name: string, dirs = top): Promise<FileStatus[]> => {
+    const dir = dirs.get(name);
     return dir !== undefined && dir.isDir && !dir.isSymlink ? filesIn(io, dir.path) : [];
   };
   const temps = (files: FileStatus[], keep: (name: string) => boolean) => {
     for (const f of files) if (!keep(f.name) && TEMP_FILE_NAME.test(f.name)) out.push({ status: f, kind: "temp" });
   };
-  temps(await filesOf("snapshot"), (n) => SNAPSHOT_FILE.test(n) || HINTS.has(n));
-  temps(await filesOf("changelog"), (n) => CHANGELOG_FILE.test(n) || HINTS.has(n));
-  temps(await filesOf("tag"), (n) => TAG_FILE.test(n) && !TEMP_FILE_NAME.test(n));
-  temps(await filesOf("schema"), (n) => SCHEMA_FILE.test(n));
+  // each branch's metadata directories (Java `cleanBranchSnapshotDir`)
+  for (const branch of branches) {
+    const dirs = branch === MAIN_BRANCH ? top : await dirsOf(branchRoot(root, branch));
+    temps(await filesOf("snapshot", dirs), (n) => SNAPSHOT_FILE.test(n) || HINTS.has(n));
+    temps(await filesOf("changelog", dirs), (n) => CHANGELOG_FILE.test(n) || HINTS.has(n));
+    temps(await filesOf("tag", dirs), (n) => TAG_FILE.test(n) && !TEMP_FILE_NAME.test(n));
+    temps(await filesOf("schema", dirs), (n) => SCHEMA_FILE.test(n));
+  }
   for (const [dir, kind] of [
     ["manifest", "manifest"],
     ["index", "index"],
@@ -178,14 +190,14 @@ async function bucketDirs(io: FileIO, dir: string, partitionDepth: number): Prom
 
 /** Names of every data, extra and index file a snapshot, tag or changelog of the table references. */
 export async function referencedFileNames(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<Set<string>> {
-  const refs = await referencedFiles(io, root, partitionFields, tableOptions);
+  const refs = await referencedFiles(io, root, partitionFields, tableOptions, [MAIN_BRANCH, ...(await listBranches(io, root))]);
   return new Set([...refs.dataFiles, ...refs.indexFiles]);
 }
 
 /** The last path segment of a file reference (offsets properties hold full paths). */
 const baseName = (ref: string) => ref.slice(Math.max(ref.lastIndexOf("/"), ref.lastIndexOf("\\")) + 1);
 
-async function referencedFiles(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions): Promise<ReferencedFiles> {
+async function referencedFiles(io: FileIO, root: string, partitionFields: readonly DataField[], tableOptions: TableOptions, branches: readonly string[]): Promise<ReferencedFiles> {
   const manifests = new ManifestStore(io, new TablePaths(root, tableOptions, partitionFields), partitionFields, tableOptions.manifestCompression);
   const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set(), anchoredSnapshots: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
@@ -193,6 +205,13 @@ async function referencedFiles(io: FileIO, root: string, partitionFields: readon
   const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...tagged];
   // an anchor is read only as the base of a walk that reaches its snapshot (see effectiveOffsets)
   for (const s of [...snapshots, ...tagged]) refs.anchoredSnapshots.add(s.id);
+  // the other branches' snapshots, changelogs and tags reference files of the same directories
+  for (const branch of branches) {
+    if (branch === MAIN_BRANCH) continue;
+    const dir = branchRoot(root, branch);
+    others.push(...(await metadataSnapshots(io, dir, "snapshot", SNAPSHOT_FILE)), ...(await metadataSnapshots(io, dir, "changelog", CHANGELOG_FILE)));
+    others.push(...(await listTags(new SnapshotManager(io, root, branch))).map((t) => t.snapshot));
+  }
   // A file that cannot be read makes the whole run fail: guessing would delete live data.
   for (const s of [...snapshots, ...others]) {
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {

@@ -236,7 +236,7 @@ export function readCastImplemented(from: DataType, to: DataType): boolean {
 // ---------------------------------------------------------------------------------------------
 
 /** Java `Timestamp`: epoch milliseconds and nanoseconds within the millisecond (0..999999). */
-interface JavaTimestamp {
+export interface JavaTimestamp {
   millis: bigint;
   nanoOfMilli: number;
 }
@@ -577,7 +577,7 @@ function ltzToTimestamp(ts: JavaTimestamp): JavaTimestamp {
 const pad = (n: number | bigint, width: number): string => String(n).padStart(width, "0");
 
 /** `DateTimeUtils.formatTimestamp(ts, precision)`: "yyyy-MM-dd HH:mm:ss[.fraction]", trailing fraction zeros dropped down to `precision` digits. */
-function formatTimestamp(ts: JavaTimestamp, precision: number): string {
+export function formatTimestamp(ts: JavaTimestamp, precision: number): string {
   const day = floorDiv(ts.millis, MILLIS_PER_DAY);
   const msOfDay = Number(ts.millis - day * MILLIS_PER_DAY);
   let fraction = pad((msOfDay % 1000) * 1000000 + ts.nanoOfMilli, 9);

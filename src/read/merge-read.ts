@@ -43,7 +43,7 @@ export interface PrimaryKeyReadOptions {
   filter: Predicate | null;
   batchSize: number;
   withRowKind: boolean;
-  /** Keep retract rows that win the merge (Java `forceKeepDelete`: `$audit_log`); deduplicate and first-row only. */
+  /** Keep retract rows that win the merge, and retract results of folds (Java `forceKeepDelete`: `$audit_log`). */
   keepDeletes?: boolean;
 }
 
@@ -136,7 +136,7 @@ export class PrimaryKeySplitReader {
     this.firstRow = engine === "first-row";
     this.folds = engine === "partial-update" || engine === "aggregation";
     // Java wraps the merge function of lookup tables in LookupMergeFunction (for reads too)
-    this.nearestLevelOnly = this.folds && (config.changelogProducer === "lookup" || config.deletionVectors || table.coreOptions.bool("force-lookup", false));
+    this.nearestLevelOnly = this.folds && config.needLookup;
     // (the key of data files and memory runs: partition fields are not in it, the scan pruned by them)
     this.keyNames = layout.keyNames;
     this.keyFilter = options.filter ? splitPredicateByFields(options.filter, this.keyNames).picked : null;
@@ -179,9 +179,10 @@ export class PrimaryKeySplitReader {
         const { fold, foldRecords } = await (this.fold ??= this.loadFold());
         const folded = foldRecords(chunks, this.keyColumns, fold, false, order);
         if (!folded) continue;
-        // drop retract results (a key whose only record is -U/-D), as Java's DropDeleteReader
+        // drop retract results (a key whose only record is -U/-D, a removed row), as Java's
+        // DropDeleteReader; `$audit_log` keeps them (Java forceKeepDelete)
         const live: number[] = [];
-        for (let i = 0; i < folded.kinds.length; i++) if (folded.kinds[i] !== 1 && folded.kinds[i] !== 3) live.push(i);
+        for (let i = 0; i < folded.kinds.length; i++) if (this.options.keepDeletes || (folded.kinds[i] !== 1 && folded.kinds[i] !== 3)) live.push(i);
         this.lastSeq = null;
         for (let at = 0; at < live.length; at += this.options.batchSize) {
           const rows = Uint32Array.from(live.slice(at, at + this.options.batchSize));

@@ -177,6 +177,8 @@ export class RealtimeContext {
   /** Binds the context to one table (a context serves exactly one table and schema). */
   bind(table: FileStoreTable): void {
     this.checkValid();
+    // real-time progress (`metadata/`, keyed by snapshot id) is the main branch's
+    if (table.paths.branch !== "main") throw new PaimonError("UNSUPPORTED", `table ${table.identifier} is on branch ${table.paths.branch}: real-time contexts serve the main branch only`);
     if (this.tableLocation === null) {
       this.tableLocation = table.location;
       this.schemaId = table.schema.id;

@@ -40,8 +40,8 @@ export class FileStoreTable {
     this.coreOptions = new TableOptions(schema.options);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.paths = new TablePaths(location, this.coreOptions, this.partitionFields);
-    this.snapshotManager = new SnapshotManager(fileIO, location);
-    this.schemaManager = new SchemaManager(fileIO, location);
+    this.snapshotManager = new SnapshotManager(fileIO, location, this.paths.branch);
+    this.schemaManager = new SchemaManager(fileIO, location, this.paths.branch);
     this.manifestStore = new ManifestStore(fileIO, this.paths, this.partitionFields, this.coreOptions.manifestCompression);
   }
 

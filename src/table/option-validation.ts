@@ -3,7 +3,7 @@
 // value is refused with INVALID_ARGUMENT naming the option instead of surfacing later as a
 // wrong number or a file written outside the table.
 import { PaimonError } from "../error.js";
-import { fileNamePrefixProblem } from "../spec/file-names.js";
+import { fileNameProblem, fileNamePrefixProblem } from "../spec/file-names.js";
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -138,4 +138,30 @@ export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly stri
 export function checkReadOptions(o: Readonly<Record<string, string>>, table: string): void {
   const key = firstOn(o, ["data-evolution.enabled", "scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]);
   if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
+}
+
+/** Java's `DEFAULT_MAIN_BRANCH`. */
+export const MAIN_BRANCH = "main";
+
+/**
+ * Why `name` cannot name a branch to create, or null, as Java's `BranchManager.validateBranch`
+ * (not `main`, not blank, not only digits) plus what keeps `branch/branch-<name>` one directory
+ * of the table (one plain file name: no `/`, `\`, NUL, control characters, not `.`/`..`) and
+ * addressable as `t$branch_<name>` (no `$`).
+ */
+export function branchNameProblem(name: unknown): string | null {
+  if (typeof name !== "string") return "is not a string";
+  if (name === MAIN_BRANCH) return `is the default branch '${MAIN_BRANCH}'`;
+  if (name.trim() === "") return "is blank";
+  if (/^\d+$/.test(name)) return "is a pure numeric string";
+  if (name.includes("$")) return "contains '$' (Paimon's separator of branches and system tables)";
+  if (/[\u0000-\u001f]/.test(name)) return "contains a control character";
+  return fileNameProblem(`branch-${name}`);
+}
+
+/** INVALID_ARGUMENT naming `what` unless `name` may name a branch ({@link branchNameProblem}). */
+export function checkBranchName(name: unknown, what: string): string {
+  const problem = branchNameProblem(name);
+  if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${what}: branch name ${JSON.stringify(name)} ${problem}`);
+  return name as string;
 }

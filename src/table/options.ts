@@ -1,7 +1,7 @@
 // Table options (Paimon CoreOptions) that paimon-rt reads, with Java's defaults and
 // parsers for Paimon's memory-size and duration syntax ("128 mb", "5 min").
 import { PaimonError } from "../error.js";
-import { isTrueOption as isTrue, requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
+import { checkBranchName, isTrueOption as isTrue, MAIN_BRANCH, requireFileNamePrefix, requireIntOption, requireRelativeDirectory } from "./option-validation.js";
 
 /** Option keys used by the library. Values are strings, as in schema files. */
 export const Options = {
@@ -250,6 +250,18 @@ export class TableOptions {
 
   get partitionLegacyName(): boolean {
     return this.bool(Options.PARTITION_LEGACY_NAME, true);
+  }
+
+  /**
+   * Java's `branch` (`CoreOptions.BRANCH`, `main` by default, blank is `main` as Java's
+   * `normalizeBranch`): the branch a table handle reads and commits to, set by
+   * `Table.switchToBranch` and `t$branch_<name>`; INVALID_ARGUMENT for a name that is no branch
+   * directory of the table.
+   */
+  get branch(): string {
+    const v = this.raw.branch;
+    if (v === undefined || v.trim() === "" || v === MAIN_BRANCH) return MAIN_BRANCH;
+    return checkBranchName(v, "option branch");
   }
 
   /** Checked on use too: a table created elsewhere may carry a prefix that would leave the bucket directory. */

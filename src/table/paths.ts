@@ -5,6 +5,8 @@ import { baseName, joinPath, parentPath, schemeOf } from "../fs/file-io.js";
 import { utf8Decoder } from "../spec/utf8.js";
 import { decimalToString, fromBinaryRow } from "../spec/binary-row.js";
 import { fileNameProblem, MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
+import { checkBranchName, MAIN_BRANCH } from "./option-validation.js";
+
 import { formatIsoDate, formatIsoDateTime } from "../spec/civil-time.js";
 import type { DataField, DataType } from "../spec/types.js";
 
@@ -109,6 +111,13 @@ export interface TableLayout {
   /** `partition.default-name` and `partition.legacy-name` (for {@link TablePaths.bucketDirOf}). */
   readonly partitionDefaultName?: string;
   readonly partitionLegacyName?: boolean;
+  /** The branch whose snapshots, schemas, tags, changelogs and consumers these are (Java `CoreOptions.BRANCH`; default `main`). */
+  readonly branch?: string;
+}
+
+/** The directory of branch `branch`'s metadata (Java `BranchManager.branchPath`): the table directory for `main`. */
+export function branchRoot(root: string, branch: string): string {
+  return branch === MAIN_BRANCH ? root : joinPath(root, "branch", `branch-${checkBranchName(branch, `branch of ${root}`)}`);
 }
 
 /** File locations of one table: its directory, its data layout and the external data paths its options declare. */
@@ -123,6 +132,14 @@ export class TablePaths {
   /** `index-file-in-data-file-dir` (Java `FileStorePathFactory.indexFileFactory`). */
   readonly indexInDataDir: boolean;
   private readonly partitionTypes: readonly DataType[];
+  /** The branch (`main` unless the layout names another). */
+  readonly branch: string;
+  /**
+   * Where the branch's snapshots, schemas, tags, changelogs and consumers live: the table
+   * directory, or `<root>/branch/branch-<name>` (data files, manifests and index files of every
+   * branch stay in the table directory, as Java's).
+   */
+  readonly metaRoot: string;
 
   /**
    * @param root the table directory
@@ -137,14 +154,16 @@ export class TablePaths {
     this.dataRoot = joinPath(root, layout.dataFilePathDirectory ?? "");
     this.indexInDataDir = layout.indexFileInDataFileDir ?? false;
     this.partitionTypes = partitionFields.map((f) => f.type);
+    this.branch = layout.branch ?? MAIN_BRANCH;
+    this.metaRoot = branchRoot(root, this.branch);
   }
 
   get snapshotDir(): string {
-    return joinPath(this.root, "snapshot");
+    return joinPath(this.metaRoot, "snapshot");
   }
 
   snapshot(id: number): string {
-    return joinPath(this.root, "snapshot", idName("snapshot-", id));
+    return joinPath(this.metaRoot, "snapshot", idName("snapshot-", id));
   }
 
   /**
@@ -154,15 +173,19 @@ export class TablePaths {
   tag(name: string, what = `tag of ${this.root}`): string {
     const problem = name.trim() === "" ? "is blank" : (fileNameProblem(name) ?? fileNameProblem(`tag-${name}`));
     if (problem !== null) throw new PaimonError("INVALID_ARGUMENT", `${what}: tag name '${name}' ${problem}`);
-    return joinPath(this.root, "tag", `tag-${name}`);
+    return joinPath(this.metaRoot, "tag", `tag-${name}`);
+  }
+
+  get tagDir(): string {
+    return joinPath(this.metaRoot, "tag");
   }
 
   get schemaDir(): string {
-    return joinPath(this.root, "schema");
+    return joinPath(this.metaRoot, "schema");
   }
 
   schema(id: number): string {
-    return joinPath(this.root, "schema", idName("schema-", id));
+    return joinPath(this.metaRoot, "schema", idName("schema-", id));
   }
 
   get manifestDir(): string {

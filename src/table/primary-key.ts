@@ -47,6 +47,12 @@ export interface PrimaryKeyConfig {
   sequenceFields: string[];
   /** `changelog-producer`: what writes the table's changelog files (Java `ChangelogProducer`). */
   changelogProducer: ChangelogProducer;
+  /**
+   * Java `LookupStrategy.needLookup` (first-row, `changelog-producer=lookup`, deletion vectors or
+   * `force-lookup`): level 0 is compacted on every commit with each key's looked-up older row, and
+   * partial-update / aggregation merges see a key's lowest positive level only (`LookupMergeFunction`).
+   */
+  needLookup: boolean;
   /** `changelog-producer.row-deduplicate`: lookup / full-compaction changelogs skip -U/+U pairs of equal values. */
   changelogRowDeduplicate: boolean;
   /** `changelog-producer.row-deduplicate-ignore-fields`: fields that equality ignores. */
@@ -88,16 +94,18 @@ function parsePrimaryKeyConfig(options: TableOptions): PrimaryKeyConfig {
   if (!["none", "input", "lookup", "full-compaction"].includes(changelogProducer)) {
     throw new PaimonError("INVALID_ARGUMENT", `unknown changelog-producer '${options.get("changelog-producer")}' (none, input, lookup, full-compaction)`);
   }
+  const deletionVectors = options.bool("deletion-vectors.enabled", false);
   const list = (v: string | undefined) => (v ? v.split(",").map((x) => x.trim()).filter((x) => x !== "") : []);
   return {
     mergeEngine,
-    deletionVectors: options.bool("deletion-vectors.enabled", false),
+    deletionVectors,
     dvMergeOnRead: options.bool("deletion-vectors.merge-on-read", false),
     bitmap64: options.bool("deletion-vectors.bitmap64", false),
     ignoreDelete,
     ignoreUpdateBefore: options.bool("ignore-update-before", false),
     sequenceFields: list(seq),
     changelogProducer,
+    needLookup: mergeEngine === "first-row" || changelogProducer === "lookup" || deletionVectors || options.bool("force-lookup", false),
     changelogRowDeduplicate: options.bool("changelog-producer.row-deduplicate", false),
     changelogRowDeduplicateIgnoreFields: list(options.get("changelog-producer.row-deduplicate-ignore-fields")),
     numSortedRunCompactionTrigger: trigger,
@@ -128,11 +136,11 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   if (bucket === 0 || bucket < -2) throw unsupported(`bucket = ${bucket}`);
   // (the merge function's own options: checkMergeFunctionOptions, which the writer calls)
   checkChangelogProducer(identifier, schema, config, options, unsupported);
-  // Java's force-lookup without deletion vectors compacts level 0 with each key's looked-up row
-  // and reads a key's lowest positive level only (LookupMergeFunction): for merge functions
-  // paimon-rt's universal compaction would leave files that read differently
-  if (options.bool("force-lookup", false) && !config.deletionVectors && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) {
-    throw unsupported(`force-lookup=true without deletion vectors with merge-engine=${config.mergeEngine}`);
+  // Java's force-lookup with full-compaction merges a full compaction's records through the lookup
+  // merge function (a key's lowest positive level only) and compacts level 0 every commit:
+  // paimon-rt's full-compaction rewriter merges every level
+  if (options.bool("force-lookup", false) && config.changelogProducer === "full-compaction" && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) {
+    throw unsupported(`force-lookup=true with changelog-producer=full-compaction and merge-engine=${config.mergeEngine}`);
   }
   if (options.fileFormat !== "parquet" && options.fileFormat !== "avro") throw unsupported(`file.format=${options.fileFormat} (parquet and avro only)`);
   if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);
@@ -157,10 +165,6 @@ function checkChangelogProducer(identifier: string, schema: TableSchema, config:
   }
   const format = options.get("changelog-file.format");
   if (format !== undefined && format.trim().toLowerCase() !== "parquet") throw unsupported(`changelog-file.format=${format} (parquet only)`);
-  // Java's lookup changelog of these merges the level-0 records with the key's looked-up row (and
-  // only that row), which paimon-rt's lookup compaction of these does not (it folds them all)
-  if (producer === "lookup" && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) throw unsupported(`changelog-producer=lookup with merge-engine=${config.mergeEngine}`);
-  if (producer !== "input" && config.sequenceFields.length > 0) throw unsupported(`changelog-producer=${producer} with sequence.field`);
 }
 
 /** Java's key order: field by field, nulls first, ascending (`compareValues` on internal values). */

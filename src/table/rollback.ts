@@ -19,6 +19,8 @@ import { dataFileKey, type ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
 import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
+import { otherBranchesPinned } from "./branch-manager.js";
+import { MAIN_BRANCH } from "./option-validation.js";
 
 export interface RollbackTarget {
   readonly io: FileIO;
@@ -70,7 +72,8 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
 
   const tags = await listTags(snapshots);
   const removedTags = tags.filter((t) => t.snapshot.id > snapshotId);
-  const keptTagged = taggedSnapshots(tags.filter((t) => t.snapshot.id <= snapshotId));
+  // what the table's other branches still use stays too (they share data files and manifests)
+  const keptTagged = [...taggedSnapshots(tags.filter((t) => t.snapshot.id <= snapshotId)), ...(await otherBranchesPinned(table.io, snapshots.paths.root, snapshots.paths.branch))];
 
   // Data files added after the target that neither the target nor a remaining tag holds (a
   // level upgrade re-adds a file under its old name, so membership is by partition, bucket and name).
@@ -128,7 +131,7 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
   for (const t of removedTags) await table.io.delete(t.path);
   // Progress anchors of the removed snapshots and tags describe snapshots that no longer exist;
   // left behind, one would become the base of the walk once a new snapshot reuses its id.
-  for (const id of await listProgressAnchors(table.io, snapshots.paths.root)) if (id > snapshotId) await table.io.delete(progressAnchorPath(snapshots.paths.root, id)).catch(() => false);
+  for (const id of snapshots.paths.branch === MAIN_BRANCH ? await listProgressAnchors(table.io, snapshots.paths.root) : []) if (id > snapshotId) await table.io.delete(progressAnchorPath(snapshots.paths.root, id)).catch(() => false);
   await Promise.all(dataToDelete.map((p) => table.io.delete(p).catch(() => false)));
   for (const path of metadataToDelete) await table.io.delete(path).catch(() => false);
 }

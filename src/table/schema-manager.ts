@@ -28,8 +28,10 @@ export class SchemaManager {
   constructor(
     readonly io: FileIO,
     root: string,
+    /** The branch whose schemas these are (`branch/branch-<name>/schema`), `main` by default. */
+    branch?: string,
   ) {
-    this.paths = new TablePaths(root);
+    this.paths = new TablePaths(root, { branch });
   }
 
   async listSchemaIds(): Promise<number[]> {

@@ -33,8 +33,10 @@ export class SnapshotManager {
   constructor(
     readonly io: FileIO,
     root: string,
+    /** The branch whose snapshots these are (`branch/branch-<name>/snapshot`), `main` by default. */
+    branch?: string,
   ) {
-    this.paths = new TablePaths(root);
+    this.paths = new TablePaths(root, { branch });
   }
 
   /** Drops the cached latest snapshot (after a rollback deleted it, its id may be reused). */

@@ -6,7 +6,6 @@ import { checkOptionChange, parseDuration } from "./options.js";
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
 import { checkDeduplicateTable } from "./dedup-table.js";
-import { checkReadOptions } from "./option-validation.js";
 import { PaimonError } from "../error.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
@@ -22,6 +21,8 @@ import { primaryKeyConfig } from "./primary-key.js";
 import type { RecordBatch } from "apache-arrow";
 import { SchemaManager } from "./schema-manager.js";
 import { FileStoreTable } from "./file-store-table.js";
+import { branchRoot } from "./paths.js";
+import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
 
 // Writing, committing, maintenance and the real-time writer are imported when first used, so
 // that a query-only bundle (paimon-rt/edge in a browser) leaves their code in chunks it never loads.
@@ -95,6 +96,7 @@ export class Table extends FileStoreTable {
     if (options?.realtime !== undefined) {
       // A real-time writer continues the table's buckets and offsets; it cannot start them empty.
       if (options.overwrite) return Promise.reject(new PaimonError("UNSUPPORTED", `newWrite of ${this.identifier}: a real-time writer cannot be an overwrite writer`));
+      if (this.coreOptions.branch !== MAIN_BRANCH) return Promise.reject(new PaimonError("UNSUPPORTED", `newWrite of ${this.identifier}: a real-time writer writes the main branch only (branch ${this.coreOptions.branch})`));
       return import("../realtime/writer.js").then(({ newRealtimeWrite }) => newRealtimeWrite(this, options)); // real-time hook (src/realtime)
     }
     return import("../write/table-write.js").then(({ TableWrite }) => new TableWrite(this, options));
@@ -107,7 +109,7 @@ export class Table extends FileStoreTable {
 
   /**
    * Java's `remove_orphan_files`: deletes the files under the table directory that no snapshot,
-   * tag or changelog references (data, manifest and index files, `*.offsets` files, temporary
+   * tag or changelog of any branch references (data, manifest and index files, `*.offsets` files, temporary
    * leftovers of interrupted writes) and that were last modified more than `olderThanMs` ago
    * (default one day, so the files of commits in progress are kept). `dryRun` only lists them.
    * Returns the files (relative to the table directory) and their total size.
@@ -175,7 +177,8 @@ export class Table extends FileStoreTable {
    */
   async atSnapshot(id: number): Promise<Table> {
     const snapshot = await this.snapshot(id);
-    const schema = snapshot.schemaId === this.schema.id ? this.schema : await this.schemaManager.schema(snapshot.schemaId);
+    let schema = snapshot.schemaId === this.schema.id ? this.schema : await this.schemaManager.schema(snapshot.schemaId);
+    if (schema !== this.schema && this.options.branch !== undefined) schema = { ...schema, options: { ...schema.options, branch: this.options.branch } }; // stays on its branch
     return new Table(this.fileIO, this.identifier, this.location, schema, id);
   }
 
@@ -203,6 +206,8 @@ export class Table extends FileStoreTable {
     const options: Record<string, string> = { ...this.schema.options };
     for (const [key, value] of Object.entries(dynamicOptions)) {
       const text = String(value);
+      // another branch has its own schemas: switchToBranch loads them (Java's copy ignores the key)
+      if (key === "branch" && (text.trim() === "" ? MAIN_BRANCH : text) !== this.coreOptions.branch) throw new PaimonError("UNSUPPORTED", `copy of ${this.identifier}: option branch=${text} switches branches, which loads the branch's schema; use switchToBranch(${JSON.stringify(text)})`);
       if (options[key] !== text) checkOptionChange(this.schema.options, key, text);
       options[key] = text;
     }
@@ -244,6 +249,24 @@ export class Table extends FileStoreTable {
    */
   async truncate(options: { commitUser: string }): Promise<number> {
     return this.newCommit(options).truncate();
+  }
+
+  /**
+   * Computes and commits the table's statistics, as Flink's / Spark's `ANALYZE TABLE … COMPUTE
+   * STATISTICS FOR ALL COLUMNS`: of the latest snapshot, the merged record count and size and, per
+   * column (`columns`, default every scalar column), the exact distinct and null counts, min / max
+   * (numbers, booleans, dates, times, timestamps) or average / maximum byte length (strings,
+   * binaries). One ANALYZE snapshot names the statistics file; `$statistics` shows it and later
+   * commits keep it until the schema changes. Returns the snapshot id; null for a table without
+   * snapshots (nothing committed).
+   */
+  async analyze(options: { commitUser: string; columns?: readonly string[] }): Promise<number | null> {
+    this.checkWritable("analyze");
+    const { analyzeTable } = await import("../commit/analyze.js");
+    return analyzeTable(this, options, async (id, projection) => {
+      const pinned = await this.atSnapshot(id);
+      return pinned.newRead({ projection }).createReader((await pinned.newScan().plan()).splits);
+    });
   }
 
   /**
@@ -335,6 +358,72 @@ export class Table extends FileStoreTable {
     this.checkWritable("delete a tag of");
     const { deleteTag } = await import("./tag-manager.js");
     await deleteTag(this.tableParts(), name);
+  }
+
+  /**
+   * The table on branch `name`, as Java Paimon's `switchToBranch` (`t$branch_<name>` through the
+   * catalog; an extension beyond API.md): the branch's latest schema with option `branch` set, so
+   * its snapshots, schemas and tags (`<table>/branch/branch-<name>/…`) are read, written,
+   * committed, expired, time-travelled and listed by system tables; `main` (or blank) is the
+   * table's own. NOT_FOUND when the branch does not exist, INVALID_ARGUMENT for a bad name.
+   */
+  async switchToBranch(name: string): Promise<Table> {
+    const branch = typeof name === "string" && name.trim() === "" ? MAIN_BRANCH : name;
+    if (branch === this.coreOptions.branch) return this;
+    if (branch !== MAIN_BRANCH) checkBranchName(branch, `switchToBranch of ${this.identifier}`);
+    const schema = await new SchemaManager(this.fileIO, this.location, branch).latest();
+    if (schema === null) throw new PaimonError("NOT_FOUND", `switchToBranch of ${this.identifier}: branch '${branch}' does not exist (${branchRoot(this.location, branch)})`);
+    const options: Record<string, string> = { ...schema.options };
+    if (branch === MAIN_BRANCH) delete options.branch;
+    else options.branch = branch;
+    return loadTimeTravel(new Table(this.fileIO, this.identifier, this.location, { ...schema, options }));
+  }
+
+  /**
+   * Creates branch `name` (an extension beyond API.md), as Java Paimon's `createBranch`: without
+   * `fromTag` an empty branch with this branch's schemas, with it a branch starting at the tag's
+   * snapshot (its tag, snapshot and schemas copied; the data files are shared, not copied).
+   * INVALID_ARGUMENT for a bad name (`main`, blank, only digits, `$`, path characters),
+   * ALREADY_EXISTS when it exists, NOT_FOUND when the tag does not; nothing changes on error.
+   */
+  async createBranch(name: string, fromTag?: string): Promise<void> {
+    this.checkWritable("create a branch of");
+    const { createBranch } = await import("./branch-manager.js");
+    await createBranch(this.branchParts(), name, fromTag);
+  }
+
+  /**
+   * Drops branch `name` (an extension beyond API.md), as Java Paimon's `deleteBranch`: its
+   * directory goes; data files only it used are left to `removeOrphanFiles`. NOT_FOUND when it
+   * does not exist, INVALID_ARGUMENT for a bad name or the handle's own branch.
+   */
+  async dropBranch(name: string): Promise<void> {
+    this.checkWritable("drop a branch of");
+    const { dropBranch } = await import("./branch-manager.js");
+    await dropBranch(this.branchParts(), name);
+  }
+
+  /**
+   * Makes this branch (usually `main`) take branch `name`'s snapshots, schemas and tags, as Java
+   * Paimon's `fastForward` (an extension beyond API.md): this branch's snapshots from the
+   * branch's earliest one on, their schemas and tags are replaced. NOT_FOUND when the branch does
+   * not exist or has no snapshot, INVALID_ARGUMENT for a bad name or this branch; nothing changes
+   * on error. Handles opened before on this branch see the new history after their next refresh.
+   */
+  async fastForward(name: string): Promise<void> {
+    this.checkWritable("fast-forward");
+    const { fastForward } = await import("./branch-manager.js");
+    await fastForward(this.branchParts(), name);
+  }
+
+  /** The table's branches other than `main`, sorted (an extension beyond API.md; Java `branchManager().branches()`). */
+  async listBranches(): Promise<string[]> {
+    const { listBranches } = await import("./branch-manager.js");
+    return listBranches(this.fileIO, this.location);
+  }
+
+  private branchParts() {
+    return { io: this.fileIO, name: this.identifier, root: this.location, snapshots: this.snapshotManager, schemas: this.schemaManager };
   }
 
   /** The table's tags, name → tagged snapshot id, by snapshot id then name (an extension beyond API.md). */

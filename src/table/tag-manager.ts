@@ -9,7 +9,9 @@ import { type Snapshot, snapshotToJson } from "../spec/snapshot.js";
 import { dataFileKey, type ManifestStore } from "./manifests.js";
 import type { TableOptions } from "./options.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
+import { MAIN_BRANCH } from "./option-validation.js";
 import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
+import { otherBranchesPinned } from "./branch-manager.js";
 
 const TAG_DEFAULT_TIME_RETAINED = "tag.default-time-retained";
 
@@ -176,6 +178,8 @@ export async function deleteTag(table: TagTarget, name: string): Promise<void> {
   const rightTag = tagged[index + 1];
   const right = kept === null ? rightTag : rightTag === undefined || kept.id < rightTag.id ? kept : rightTag;
   if (right !== undefined) neighbours.push(right);
+  // and what the table's other branches still use (they share data files and manifests)
+  neighbours.push(...(await otherBranchesPinned(snapshots.io, snapshots.paths.root, snapshots.paths.branch)));
 
   const paths = manifests.paths;
   const live = new Set<string>();
@@ -193,5 +197,5 @@ export async function deleteTag(table: TagTarget, name: string): Promise<void> {
   await Promise.all(dataToDelete.map((p) => snapshots.io.delete(p).catch(() => false)));
   for (const p of metadataToDelete) await snapshots.io.delete(p).catch(() => false);
   // the progress anchor expiry kept for the tag's snapshot (only a tag could restore it)
-  await snapshots.io.delete(progressAnchorPath(snapshots.paths.root, tag.id)).catch(() => false);
+  if (snapshots.paths.branch === MAIN_BRANCH) await snapshots.io.delete(progressAnchorPath(snapshots.paths.root, tag.id)).catch(() => false);
 }

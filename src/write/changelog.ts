@@ -59,7 +59,8 @@ const isAdd = (kind: number) => kind === 0 || kind === 2;
  * The changelog of a step: `sources` are its input rows (the first `stepSources`, of files at
  * `levels`) followed by rows looked up in the levels above the output (lookup modes), or by the
  * step's merged rows (`mergedSource`, partial-update / aggregation full compactions: a key's
- * merged row is its new one; a key without one is gone).
+ * merged row is its new one; a key without one is gone). `order`: `sources` ranked by the
+ * sequence fields (sequence.field tables: Java's `UserDefinedSeqComparator` orders a key's records).
  */
 export function changelogRows(
   sources: readonly KvBatch[],
@@ -70,6 +71,7 @@ export function changelogRows(
   maxLevel: number,
   equaliser: RowEqualiser | null,
   mergedSource = -1,
+  order?: readonly KvBatch[],
 ): ChangelogRows {
   const keys = keyColumns.map((k) => keyColumnFromArrow(concatData(sources.map((s) => s.batch.data.children[k]))));
   const total = keys[0].length;
@@ -79,7 +81,7 @@ export function changelogRows(
   const kindOf = new Int8Array(total);
   for (let p = 0, at = 0; p < sources.length; p++) {
     const s = sources[p];
-    sequence.set(s.sequence, at);
+    sequence.set((order ?? sources)[p].sequence, at);
     kindOf.set(s.kinds, at);
     for (let r = 0; r < s.sequence.length; r++) {
       partOf[at + r] = p;
@@ -119,6 +121,9 @@ export function changelogRows(
     let after = -1;
     let records = 0;
     let merged = -1;
+    let latest = -1; // lookup: the last level-0 record, and its position (and high's) in the order
+    let latestAt = -1;
+    let highAt = -1;
     for (let i = start; i < end; i++) {
       const g = perm[i];
       if (partOf[g] === mergedSource) {
@@ -128,7 +133,11 @@ export function changelogRows(
       const level = levels[partOf[g]];
       if (partOf[g] < stepSources) {
         records++;
-        if (level === 0) level0 = true;
+        if (level === 0) {
+          level0 = true;
+          latest = g;
+          latestAt = i;
+        }
         if (first < 0) first = g;
         after = g;
         if (level === maxLevel) top = g;
@@ -136,12 +145,17 @@ export function changelogRows(
       if (level > 0 && level < highLevel) {
         highLevel = level;
         high = g;
+        highAt = i;
       }
     }
     start = end;
     if (after < 0) continue; // looked-up (or merged) rows only
     if (mergedSource >= 0) after = merged;
     if (mode === "lookup") {
+      // Java's LookupMergeFunction merges the level-0 records with the key's lowest positive level
+      // only: without a merged row, the later of the last level-0 record and that one (in the
+      // sequence-field order it can be the older row)
+      if (mergedSource < 0) after = highAt > latestAt ? high : latest;
       if (level0) changed(high, after);
     } else if (mode === "first-row") {
       if (level0 && high < 0) emit(first, 0);

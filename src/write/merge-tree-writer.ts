@@ -18,7 +18,7 @@ import { type KeyColumn, keyColumnFromArrow, keyValue } from "../kernel/columns.
 import { sortPermutation } from "../kernel/sort.js";
 import { mergeDeduplicate, type SortedRun } from "../kernel/merge.js";
 import { DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "../read/kv-file-reader.js";
-import { mergeKvBatches } from "../read/merge-read.js";
+import { mergeKvBatches, withoutShadowedLevels } from "../read/merge-read.js";
 import { rankBySequenceFields } from "../read/sequence-order.js";
 import { foldRecords, type MergeFold, mergeFold } from "../read/merge-functions.js";
 import { DELETION_VECTORS_INDEX, intervalPartition } from "../scan/merge-tree-splits.js";
@@ -78,6 +78,12 @@ export type CompactStep = { kind: "rewrite"; files: DataFileMeta[] } | { kind: "
 /** Java `containsDeleteRecords`: DELETE rows, or an unknown count. */
 function containsDeleteRecords(f: DataFileMeta): boolean {
   return f.deleteRowCount === null || f.deleteRowCount > 0n;
+}
+
+/** Rows looked up in higher levels, and the level of each batch's file. */
+interface LookedUp {
+  batches: KvBatch[];
+  levels: number[];
 }
 
 /** What one `prepareIncrement` hands to the commit. */
@@ -265,6 +271,12 @@ export class MergeTreeBucketWriter {
   /** Rows of files looked up by partial-update / aggregation (deletion vectors ignored), within the keys' budget. */
   private readonly rowCache = new Map<string, { chunks: KvBatch[]; bytes: number }>();
   private readonly keyCacheLimit: number;
+  /**
+   * `lookup-compact=gentle`: level 0 is forced up only on every this-many-th compaction that picks
+   * nothing else (Java's ForceUpLevel0Compaction counter, per bucket writer); null: every one.
+   */
+  private readonly lookupCompactInterval: number | null;
+  private lookupCompactCount = 0;
 
   private constructor(
     private readonly options: MergeTreeWriterOptions,
@@ -282,6 +294,7 @@ export class MergeTreeBucketWriter {
     this.schemas = new FileSchemas(table);
     this.dvIndex = dvIndex;
     this.keyCacheLimit = opts.memory("lookup.cache-max-memory-size", "256 mb");
+    this.lookupCompactInterval = lookupCompactInterval(opts.get("lookup-compact"), opts.get("lookup-compact.max-interval"), options.config.numSortedRunCompactionTrigger);
     this.fileConfig = {
       io: table.fileIO,
       schema: table.schema,
@@ -440,7 +453,15 @@ export class MergeTreeBucketWriter {
    * input rows (file `levels`); for `lookup` the rows of the levels above `outputLevel` holding
    * their keys are looked up too. Writes the changelog files at `outputLevel`.
    */
-  private async writeCompactionChangelog(chunks: KvBatch[], levels: number[], inputs: readonly DataFileMeta[], rest: readonly DataFileMeta[], outputLevel: number, merged?: KvBatch): Promise<void> {
+  private async writeCompactionChangelog(
+    chunks: KvBatch[],
+    levels: number[],
+    inputs: readonly DataFileMeta[],
+    rest: readonly DataFileMeta[],
+    outputLevel: number,
+    merged?: KvBatch,
+    found?: LookedUp,
+  ): Promise<void> {
     if (chunks.length === 0) return;
     const config = this.options.config;
     const mode: ChangelogMode = config.changelogProducer === "full-compaction" ? "full-compaction" : config.mergeEngine === "first-row" ? "first-row" : "lookup";
@@ -451,14 +472,11 @@ export class MergeTreeBucketWriter {
       sourceLevels.push(-1);
     }
     if (mode !== "full-compaction") {
-      const above = rest.filter((f) => f.level > outputLevel).sort((a, b) => a.level - b.level);
-      if (above.length > 0) {
-        const found = await this.lookupLiveRows(chunks, above, inputs, false);
-        sources.push(...found.batches);
-        sourceLevels.push(...found.levels);
-      }
+      found ??= await this.lookupAbove(chunks, rest, inputs, outputLevel);
+      sources.push(...found.batches);
+      sourceLevels.push(...found.levels);
     }
-    const rows = changelogRows(sources, sourceLevels, chunks.length, this.keyColumns, mode, config.maxLevel, this.equaliser, merged ? chunks.length : -1);
+    const rows = changelogRows(sources, sourceLevels, chunks.length, this.keyColumns, mode, config.maxLevel, this.equaliser, merged ? chunks.length : -1, this.ranked(sources));
     if (rows.part.length === 0) return;
     const batches = sources.map((c) => c.batch);
     const schema = new arrow.Schema(this.options.table.schema.fields.map((_, i) => batches[0].schema.fields[i]));
@@ -572,15 +590,23 @@ export class MergeTreeBucketWriter {
       unit = { outputLevel: maxLevel, files: runs.flatMap((r) => r.files) };
     } else {
       unit = pickUniversal(runs, this.options.config);
-      // DV and first-row tables hide level 0 from batch reads: always compact it (Java's lookup)
+      // lookup tables (DV, first-row, changelog-producer=lookup, force-lookup) always compact level 0 (Java's ForceUpLevel0Compaction)
       // which runs merge changes the rows of merge functions (a lone record is folded only in a
       // lookup merge) and of sequence.field (a retraction dropped at the max level): Java's pick
-      if (!unit && (this.options.config.deletionVectors || this.options.config.mergeEngine === "first-row" || this.options.config.changelogProducer === "lookup")) {
+      if (!unit && this.options.config.needLookup && this.lookupCompactDue()) {
         const engine = this.options.config.mergeEngine;
         unit = forcePickLevel0(runs, this.options.config, engine === "partial-update" || engine === "aggregation" || this.seqColumns.length > 0);
       }
     }
     if (unit && unit.files.length > 0) await this.rewrite(unit);
+  }
+
+  /** Java ForceUpLevel0Compaction: whether this forced level-0 pick happens (gentle mode counts them). */
+  private lookupCompactDue(): boolean {
+    if (this.lookupCompactInterval === null) return true;
+    if (++this.lookupCompactCount < this.lookupCompactInterval) return false;
+    this.lookupCompactCount = 0;
+    return true;
   }
 
   /**
@@ -627,11 +653,11 @@ export class MergeTreeBucketWriter {
    * rewritten unless its rows can stay as they are), a level change for the others.
    */
   private upgradeStep(f: DataFileMeta, outputLevel: number): CompactStep {
-    const { deletionVectors, mergeEngine, maxLevel, changelogProducer } = this.options.config;
+    const { deletionVectors, mergeEngine, maxLevel, changelogProducer, needLookup } = this.options.config;
     // Java FullChangelogMergeTreeCompactRewriter: a file moved to the max level gives its changelog
     if (changelogProducer === "full-compaction") return { kind: "upgrade", file: f, lookup: false, changelog: outputLevel === maxLevel };
     const changelog = changelogProducer === "lookup";
-    if (!deletionVectors && mergeEngine !== "first-row" && !changelog) return { kind: "upgrade", file: f, lookup: false };
+    if (!needLookup) return { kind: "upgrade", file: f, lookup: false };
     if (f.level !== 0) return { kind: "upgrade", file: f, lookup: false };
     // deletion vectors drop deletes: a file holding DELETE rows is rewritten without them
     if (deletionVectors && containsDeleteRecords(f)) return { kind: "rewrite", files: [f] };
@@ -664,7 +690,9 @@ export class MergeTreeBucketWriter {
         if (step.changelog) {
           const rows: KvBatch[] = [];
           for await (const c of this.allRowsOf(step.file)) rows.push(c);
-          await this.writeCompactionChangelog(rows, rows.map(() => step.file.level), [step.file], rest, unit.outputLevel);
+          // (lookup: the wrapper merges each record alone, Java's CHANGELOG_NO_REWRITE keeps the file as it is)
+          const merged = this.fold && this.options.config.changelogProducer === "lookup" ? (foldRecords(rows, this.keyColumns, this.fold, true, this.ranked(rows)) ?? undefined) : undefined;
+          await this.writeCompactionChangelog(rows, rows.map(() => step.file.level), [step.file], rest, unit.outputLevel, merged);
         }
         if (step.lookup && lookup) {
           lookup.push(...(await this.keyColumnsOf(step.file)));
@@ -689,29 +717,46 @@ export class MergeTreeBucketWriter {
       }
       // Java ChangelogMergeTreeRewriter.rewriteChangelog: lookup changelogs come of compactions
       // of level 0 (not to level 0), full-compaction ones of compactions to the max level
-      const producer = this.options.config.changelogProducer;
-      const fullChangelog = producer === "full-compaction" && unit.outputLevel === this.options.config.maxLevel;
+      const config = this.options.config;
+      const producer = config.changelogProducer;
+      const fullChangelog = producer === "full-compaction" && unit.outputLevel === config.maxLevel;
+      // Java's LookupChangelogMergeFunctionWrapper merges each key of a step with level 0: its
+      // level-0 records with its record of the lowest positive level, looked up above the output
+      // when the step has none (without deletion vectors: the rows stay, the output shadows them)
+      // (full-compaction tables merge without lookup, as Java's FullChangelogMergeTreeCompactRewriter)
+      const lookupStep = config.needLookup && producer !== "full-compaction" && !firstRow && fromLevel0 && unit.outputLevel > 0;
+      const found = lookupStep && !dv && (this.fold !== null || this.seqColumns.length > 0) ? await this.lookupAbove(chunks, rest, inputs, unit.outputLevel) : undefined;
       // (partial-update / aggregation: against the folded rows, once folded)
-      if ((producer === "lookup" && fromLevel0 && unit.outputLevel > 0) || (fullChangelog && !this.fold)) {
-        await this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel);
+      if (!this.fold && ((producer === "lookup" && fromLevel0 && unit.outputLevel > 0) || fullChangelog)) {
+        await this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel, undefined, found);
       }
       const stepLookup = fromLevel0 ? lookup : undefined;
       if (stepLookup) lookupFiles.push(...inputs);
       let outputs: DataFileMeta[] = [];
       if (this.fold) {
-        // Java's LookupChangelogMergeFunctionWrapper: with deletion vectors, level-0 records are
-        // merged with their key's live row of the levels above (looked up, then marked deleted),
-        // and the merge function sees every key, even one with a single record
-        const lookedUp = dv && fromLevel0 && rest.length > 0 && chunks.length > 0 ? await this.lookupLiveRows(chunks, rest, inputs) : [];
-        const onFolded = fullChangelog ? (folded: KvBatch) => this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel, folded) : undefined;
-        outputs = await this.writeFolded([...lookedUp, ...chunks], unit.outputLevel, 1, dropDeletes, dv && fromLevel0, false, onFolded);
+        // with deletion vectors the looked-up live rows are marked deleted (the merged row
+        // replaces them); the merge function sees every key, even one with a single record
+        let input = chunks;
+        let onFolded: ((folded: KvBatch) => Promise<void>) | undefined;
+        if (lookupStep) {
+          const looked = dv ? (rest.length > 0 && chunks.length > 0 ? await this.lookupLiveRows(chunks, rest, inputs) : { batches: [], levels: [] }) : found!;
+          input = withoutShadowedLevels([...looked.batches, ...chunks], [...looked.levels, ...chunkLevels], this.keyColumns);
+          if (producer === "lookup") onFolded = (folded) => this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel, folded, looked);
+        } else {
+          // Java's ReducerMergeFunctionWrapper over LookupMergeFunction: a key's lowest positive level only
+          if (config.needLookup && !dv) input = withoutShadowedLevels(chunks, chunkLevels, this.keyColumns);
+          if (fullChangelog) onFolded = (folded) => this.writeCompactionChangelog(chunks, chunkLevels, inputs, rest, unit.outputLevel, folded);
+        }
+        outputs = await this.writeFolded(input, unit.outputLevel, 1, dropDeletes, lookupStep, false, onFolded);
       } else if (chunks.length > 0) {
-        // sequence.field with deletion vectors: the live rows of higher levels that the level-0
-        // keys replace join the merge too (Java's lookup merges them by the sequence field: the
-        // older row may win, and is then written again while its old position is deleted)
-        if (stepLookup && this.seqColumns.length > 0) chunks.unshift(...(await this.lookupLiveRows(chunks, rest, inputs)));
-        const merged = mergeKvBatches(this.ranked(chunks) ?? chunks, this.keyColumns, { dropDeletes: false, firstRow });
-        outputs = await this.writeMerged(chunks, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
+        // sequence.field with lookup: the key's row of the levels above joins the merge (Java's
+        // lookup merges it by the sequence field: the older row may win, and is then written
+        // again; with deletion vectors its old position is deleted)
+        let input = chunks;
+        if (stepLookup && this.seqColumns.length > 0) input = [...(await this.lookupLiveRows(chunks, rest, inputs)).batches, ...chunks];
+        else if (found) input = withoutShadowedLevels([...found.batches, ...chunks], [...found.levels, ...chunkLevels], this.keyColumns);
+        const merged = mergeKvBatches(this.ranked(input) ?? input, this.keyColumns, { dropDeletes: false, firstRow });
+        outputs = await this.writeMerged(input, merged, unit.outputLevel, 1, dropDeletes, stepLookup, fromLevel0 ? exclude : undefined);
       }
       before.push(...inputs);
       rewritten.push(...inputs);
@@ -887,9 +932,7 @@ export class MergeTreeBucketWriter {
    * of `targets` (the levels above a compaction's output) with a key of `chunks` (sorted runs of
    * the compaction `inputs`), marked deleted: the merged result replaces them.
    */
-  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[]): Promise<KvBatch[]>;
-  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[], mark: false): Promise<{ batches: KvBatch[]; levels: number[] }>;
-  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[], mark = true): Promise<KvBatch[] | { batches: KvBatch[]; levels: number[] }> {
+  private async lookupLiveRows(chunks: readonly KvBatch[], targets: readonly DataFileMeta[], inputs: readonly DataFileMeta[], mark = true): Promise<LookedUp> {
     const levels: number[] = [];
     const keys = mergeKvBatches(chunks, this.keyColumns, { dropDeletes: false });
     const sources = chunks.map((c) => c.batch.data.children);
@@ -921,7 +964,16 @@ export class MergeTreeBucketWriter {
       }
       if (mark) this.markDeleted(f, positions);
     }
-    return mark ? out : { batches: out, levels };
+    return { batches: out, levels };
+  }
+
+  /**
+   * The rows of the levels above `outputLevel` holding keys of `chunks`, unmarked (Java's
+   * `LookupLevels.lookup(key, outputLevel + 1)`; all of them: the caller keeps the lowest level).
+   */
+  private async lookupAbove(chunks: readonly KvBatch[], rest: readonly DataFileMeta[], inputs: readonly DataFileMeta[], outputLevel: number): Promise<LookedUp> {
+    const above = rest.filter((f) => f.level > outputLevel).sort((a, b) => a.level - b.level);
+    return above.length > 0 && chunks.length > 0 ? this.lookupLiveRows(chunks, above, inputs, false) : { batches: [], levels: [] };
   }
 
   /**
@@ -1030,6 +1082,19 @@ export function sequenceRange(start: bigint, n: number, rows?: Uint32Array): Big
     }
   }
   return out;
+}
+
+/**
+ * Java `CoreOptions.lookupCompactMaxInterval` for `lookup-compact=gentle` (max of the compaction
+ * trigger and `lookup-compact.max-interval`, default twice the trigger); null for `radical`.
+ */
+function lookupCompactInterval(mode: string | undefined, maxInterval: string | undefined, trigger: number): number | null {
+  const m = (mode ?? "radical").trim().toLowerCase();
+  if (m === "radical") return null;
+  if (m !== "gentle") throw new PaimonError("INVALID_ARGUMENT", `Could not parse value '${mode}' for key 'lookup-compact' (radical, gentle).`);
+  const n = maxInterval === undefined ? trigger * 2 : Number(maxInterval.trim());
+  if (!Number.isInteger(n)) throw new PaimonError("INVALID_ARGUMENT", `Could not parse value '${maxInterval}' for key 'lookup-compact.max-interval'.`);
+  return Math.max(trigger, n);
 }
 
 /** `parquet.block.row.count.limit` must be positive (the Parquet writer cannot cut empty row groups). */

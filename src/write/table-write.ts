@@ -13,6 +13,7 @@ import { Options, type TableOptions } from "../table/options.js";
 import { decimalToString, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { isValidAt } from "../arrow/values.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
+import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
 import { bucketKeys } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
@@ -137,6 +138,13 @@ export class TableWrite {
   private readonly writers = new Map<string, BucketState>();
   private readonly canonical: arrow.Field[];
   private closed = false;
+  /**
+   * `full-compaction.delta-commits` of a primary-key table (null: not scheduled), and the writer
+   * keys written or compacted since the last scheduled full compaction (Java's Flink
+   * `GlobalFullCompactionSinkWrite`).
+   */
+  private readonly deltaCommits: number | null;
+  private readonly deltaCommitBuckets = new Set<string>();
   /** Primary-key tables: their write config (null for append tables). */
   private readonly pk: PrimaryKeyConfig | null;
   /** Deletion-vector aggregation tables: the error of retract rows when an aggregator cannot retract. */
@@ -174,14 +182,18 @@ export class TableWrite {
     checkWriteOptions(table.schema, table.identifier);
     this.schema = table.schema;
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
+    // (Java: a value below 1 means every commit; write-only writers never compact)
+    const deltaCommits = table.coreOptions.get("full-compaction.delta-commits");
+    this.deltaCommits = this.pk && deltaCommits !== undefined && !table.coreOptions.bool("write-only", false) ? Math.max(1, table.coreOptions.int("full-compaction.delta-commits", 1)) : null;
     if (this.pk && (this.pk.mergeEngine === "partial-update" || this.pk.mergeEngine === "aggregation")) {
       checkMergeFunctionOptions(table.identifier, this.pk.mergeEngine, this.schema.fields, this.schema.primaryKeys, table.coreOptions);
     }
     if (this.pk) checkSequenceFields(table.identifier, this.schema, this.pk, table.coreOptions.get("sequence.field.sort-order"));
-    // with deletion vectors the merge function sees every record at commit (Java's lookup
-    // compaction), so such a retract row would fail the commit's compaction: refused at write
-    const dvAggregation = this.pk?.deletionVectors === true && this.pk.mergeEngine === "aggregation";
-    this.retractRefused = dvAggregation ? retractRefusal(mergeFold(table.identifier, "aggregation", this.schema.fields, this.schema.primaryKeys, table.coreOptions)) : null;
+    // lookup tables (deletion vectors, changelog-producer=lookup, force-lookup): the merge function
+    // sees every record at commit (Java's lookup compaction), so such a retract row would fail the
+    // commit's compaction: refused at write
+    const lookupAggregation = this.pk?.needLookup === true && this.pk.mergeEngine === "aggregation";
+    this.retractRefused = lookupAggregation ? retractRefusal(mergeFold(table.identifier, "aggregation", this.schema.fields, this.schema.primaryKeys, table.coreOptions)) : null;
     this.partitionFields = this.schema.partitionKeys.map((k) => this.schema.fields.find((f) => f.name === k)!);
     this.numBuckets = table.coreOptions.bucket;
     // postpone bucket mode: file names carry the commit user and a write id (Java's PostponeBucketFileStoreWrite)
@@ -488,6 +500,7 @@ export class TableWrite {
   private async writerFor(values: unknown[], bucket: number): Promise<BucketState> {
     const partitionRow = this.partitionRowOf(values);
     const key = `${partitionRow.join(",")}|${bucket}`;
+    if (this.deltaCommits !== null) this.deltaCommitBuckets.add(key);
     let state = this.writers.get(key);
     if (state) return state;
     if (this.compactedElsewhere.has(key)) throw new PaimonError("UNSUPPORTED", `bucket ${bucket} of table ${this.table.identifier} was compacted by compaction workers; call prepareCommit before writing or compacting it again with this writer`);
@@ -520,8 +533,20 @@ export class TableWrite {
   }
 
   /** Writes buffered data to files and returns one CommitMessage per partition-bucket written. */
-  async prepareCommit(_commitIdentifier?: bigint | number): Promise<CommitMessage[]> {
+  async prepareCommit(commitIdentifier?: bigint | number): Promise<CommitMessage[]> {
     this.checkOpen();
+    if (this.deltaCommits !== null && this.deltaCommitBuckets.size > 0) {
+      // Java's FullCompactedStartingScanner.isFullCompactedIdentifier: a multiple of
+      // full-compaction.delta-commits, or the batch identifier (no identifier: every commit)
+      const id = BigInt(commitIdentifier ?? BATCH_COMMIT_IDENTIFIER);
+      if (id === BATCH_COMMIT_IDENTIFIER || id % BigInt(this.deltaCommits) === 0n) {
+        for (const key of this.deltaCommitBuckets) {
+          const writer = this.writers.get(key)?.writer;
+          if (writer instanceof MergeTreeBucketWriter) await writer.compact(true);
+        }
+        this.deltaCommitBuckets.clear();
+      }
+    }
     const out: CommitMessage[] = [];
     for (const state of this.writers.values()) {
       if (state.writer instanceof MergeTreeBucketWriter) {

@@ -1,7 +1,8 @@
 /**
  * System tables with Java Paimon 1.4.2: Java's `catalog.getTable("db.t$snapshots")` (and
  * `$schemas`, `$options`, `$tags`, `$consumers`, `$manifests`, `$files`, `$partitions`,
- * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$table_indexes`, `$ro`, `$audit_log`) and paimon-rt's return the same rows
+ * `$buckets`, `$aggregation_fields`, `$branches`, `$file_key_ranges`, `$table_indexes`, `$statistics`,
+ * `$ro`, `$audit_log`, `$binlog`) and paimon-rt's return the same rows
  * — every column, wall-clock times included, since both read the same table — on tables Java
  * wrote (partitioned primary keys with deletion vectors and full compaction; primary keys with
  * uncompacted deletes and updates), paimon-rt wrote (a partitioned append table with a schema
@@ -9,11 +10,13 @@
  * scripts/setup-oracles.sh has not been run.
  */
 import * as arrow from "apache-arrow";
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
 import { RowKind } from "../../src/spec/row-kind.js";
 import { arrowToRows } from "./convert.js";
+import { rtCommitRows } from "./rt-commit.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows, writeTables } from "./oracle/harness.js";
 
@@ -22,7 +25,7 @@ if (noJava) console.log(`skipping system tables interop: ${noJava}`);
 const SLOW = 300_000;
 const tempDir = tempDirs("paimon-rt-system-tables-interop-");
 
-const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges", "table_indexes"];
+const METADATA = ["snapshots", "schemas", "options", "tags", "consumers", "manifests", "files", "partitions", "buckets", "aggregation_fields", "branches", "file_key_ranges", "table_indexes", "statistics"];
 
 /** paimon-rt's rows of system table `db.t$name`, sorted as the oracle's --sort sorts. */
 async function rtRows(catalog: Catalog, identifier: string): Promise<OracleRow[]> {
@@ -93,7 +96,7 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       await t.createTag("rt-tag", latest, { timeRetainedMs: 86_400_000 + 1_500 });
       await t.fileIO.mkdirs(`${t.location}/branch/branch-dev`);
       await t.fileIO.writeFile(`${t.location}/consumer/consumer-flink-job`, new TextEncoder().encode('{"nextSnapshot":2}'));
-      const java = await expectSameSystemTables(wh, "db.t", [...METADATA, "ro", "audit_log"]);
+      const java = await expectSameSystemTables(wh, "db.t", [...METADATA, "ro", "audit_log", "binlog"]);
       // filters Java pushes down (snapshot ids, file levels and buckets) select the same rows
       const filtered = await runBatch("java", [
         ["read", wh, "db.t$snapshots", "--sort", "--filter", "snapshot_id", ">", '"2"'],
@@ -176,7 +179,7 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       );
       await t.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
       await w.close();
-      const java = await expectSameSystemTables(wh, "db.k", [...METADATA, "ro", "audit_log"]);
+      const java = await expectSameSystemTables(wh, "db.k", [...METADATA, "ro", "audit_log", "binlog"]);
       expect(java.audit_log.map((r) => [r.rowkind, r.id]).sort()).toEqual([["+I", 9], ["-D", 1], ["-D", 2]]);
       expect(java.ro).toEqual([]);
       expect(java.files.length).toBe(3);
@@ -221,10 +224,155 @@ describe.skipIf(noJava !== null)("system tables with Java", () => {
       await write([[3, 5, "e"]], undefined, [2.5]);
       await write([[1, 6, "f"]], { p: 1 }, [1e21]);
       await t.createTag("after", undefined, { timeRetainedMs: 3_600_000 });
-      const java = await expectSameSystemTables(wh, "db.a", [...METADATA, "ro", "audit_log"]);
+      const java = await expectSameSystemTables(wh, "db.a", [...METADATA, "ro", "audit_log", "binlog"]);
       expect(java.schemas.map((r) => r.schema_id).sort()).toEqual(["0", "1"]);
       expect(java.snapshots.map((r) => [r.snapshot_id, r.commit_kind]).sort()).toEqual([["1", "APPEND"], ["2", "APPEND"], ["3", "APPEND"], ["4", "OVERWRITE"]]);
       expect(java.partitions.map((r) => [r.partition, r.record_count]).sort()).toEqual([["p=1", "1"], ["p=2", "2"], ["p=3", "1"]]);
+      // the sys database's tables describe the whole catalog (a second, primary-key table in another database)
+      await catalog.createDatabase("db2");
+      await catalog.createTable("db2.k", { fields: [{ name: "id", type: "INT NOT NULL" }], primaryKeys: ["id"], options: { bucket: "1", owner: "ops", createdAt: "1700000000000" } });
+      const sys = ["sys.all_table_options", "sys.tables", "sys.partitions", "sys.catalog_options"];
+      const javaSys = await javaRows(wh, sys);
+      for (const [i, id] of sys.slice(0, 3).entries()) expect({ table: id, rows: await rtRows(catalog, id) }).toEqual({ table: id, rows: javaSys[i] });
+      expect(javaSys[0].filter((r) => r.key === "path").map((r) => r.value).sort()).toEqual([`${wh}/db.db/a`, `${wh}/db2.db/k`]);
+      expect(javaSys[1].map((r) => [r.table_name, r.partitioned, r.primary_key, r.owner, r.created_at]).sort()).toEqual([["a", true, false, null, null], ["k", false, true, "ops", "1700000000000"]]);
+      expect(javaSys[2].map((r) => [r.table_name, r.partition_name, r.record_count]).sort()).toEqual([["a", "p=1", "1"], ["a", "p=2", "2"], ["a", "p=3", "1"]]);
+      // catalog options: the warehouse (the oracle's Java catalog also sets cache-enabled)
+      expect(await rtRows(catalog, "sys.catalog_options")).toEqual(javaSys[3].filter((r) => r.key !== "cache-enabled"));
+    },
+    SLOW,
+  );
+
+  it(
+    "$statistics of Java's ANALYZE commit, inherited by paimon-rt's commits until a schema change; $audit_log and $binlog keep the retract results of partial-update and aggregation merges",
+    async () => {
+      const wh = tempDir();
+      await writeTables("java", wh, [
+        {
+          identifier: "db.pu",
+          spec: {
+            fields: [
+              { name: "id", type: "INT NOT NULL" },
+              { name: "a", type: "STRING" },
+              { name: "b", type: "BIGINT" },
+            ],
+            primaryKeys: ["id"],
+            options: { bucket: "1", "merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true" },
+            commits: [
+              [
+                { id: 1, a: "x", b: null },
+                { id: 2, a: null, b: "20" },
+              ],
+              [
+                { id: 2, a: "y", b: null },
+                { _kind: "-D", id: 1, a: "x", b: null },
+                { _kind: "-D", id: 9, a: "gone", b: "9" },
+              ],
+            ],
+          },
+        },
+        {
+          identifier: "db.agg",
+          spec: {
+            fields: [
+              { name: "id", type: "INT NOT NULL" },
+              { name: "total", type: "BIGINT" },
+            ],
+            primaryKeys: ["id"],
+            options: { bucket: "1", "merge-engine": "aggregation", "fields.total.aggregate-function": "sum" },
+            commits: [[{ id: 1, total: "5" }], [{ _kind: "-U", id: 1, total: "2" }, { _kind: "-D", id: 2, total: "7" }]],
+          },
+        },
+      ]);
+      // Flink / Spark ANALYZE's statistics (min / max as the column types' strings), committed by Java
+      const stats = {
+        snapshotId: 2,
+        schemaId: 0,
+        mergedRecordCount: 2,
+        mergedRecordSize: 1234,
+        colStats: { b: { colId: 2, distinctCount: 1, min: "20", max: "20", nullCount: 1 }, a: { colId: 1, distinctCount: 1, nullCount: 0, avgLen: 1, maxLen: 1 }, id: { colId: 0, min: "1", max: "2" } },
+      };
+      writeFileSync(`${wh}/stats.json`, JSON.stringify(stats));
+      await runBatch("java", [["commit-statistics", wh, "db.pu", `${wh}/stats.json`]]).then((r) => r.forEach(batchOutput));
+      const names = ["statistics", "snapshots", "audit_log", "binlog"];
+      let java = await expectSameSystemTables(wh, "db.pu", names);
+      expect(java.statistics).toHaveLength(1);
+      expect(java.statistics[0]).toMatchObject({ snapshot_id: "2", schema_id: "0", mergedRecordCount: "2", mergedRecordSize: "1234" });
+      expect(JSON.parse(java.statistics[0].colstat as string)).toEqual(stats.colStats);
+      expect(java.snapshots.map((r) => [r.snapshot_id, r.commit_kind]).sort()).toEqual([["1", "APPEND"], ["2", "APPEND"], ["3", "ANALYZE"]]);
+      // the merge's retract results: the removed row 1 and the never inserted 9 (Java forceKeepDelete)
+      expect(java.audit_log.map((r) => [r.rowkind, r.id]).sort()).toEqual([["+I", 2], ["-D", 1], ["-D", 9]]);
+      const agg = await expectSameSystemTables(wh, "db.agg", ["audit_log", "binlog", "statistics"]);
+      expect(agg.audit_log.map((r) => [r.rowkind, r.id]).sort()).toEqual([["+I", 1], ["-D", 2]]);
+      expect(agg.statistics).toEqual([]);
+      // paimon-rt's commit keeps the statistics file, as Java's commits do
+      const catalog = await Catalog.open(wh);
+      let t = await catalog.getTable("db.pu");
+      const write = async (id: number) => {
+        const w = await t.newWrite({ commitUser: "rt" });
+        await w.write(new arrow.RecordBatch({ id: arrow.makeData({ type: new arrow.Int32(), length: 1, data: Int32Array.from([id]) }), a: arrow.vectorFromArray(["rt"], new arrow.Utf8()).data[0], b: arrow.vectorFromArray([null], new arrow.Int64()).data[0] }));
+        await t.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
+        await w.close();
+      };
+      await write(3);
+      expect((await t.latestSnapshot())!.statistics).toBe((await t.snapshot(3)).statistics);
+      expect((await t.latestSnapshot())!.statistics).toMatch(/^stat-/);
+      java = await expectSameSystemTables(wh, "db.pu", ["statistics", "snapshots"]);
+      expect(java.statistics.map((r) => r.snapshot_id)).toEqual(["2"]);
+      // after a schema change a commit drops them (Java: "Schema changed, stats will not be inherited")
+      t = await catalog.alterTable("db.pu", [{ kind: "setOption", key: "snapshot.num-retained.max", value: "20" }]);
+      await write(4);
+      java = await expectSameSystemTables(wh, "db.pu", ["statistics"]);
+      expect(java.statistics).toEqual([]);
+      // (time travel to the ANALYZE snapshot reads them again)
+      const travel = await runBatch("java", [["read", wh, "db.pu$statistics", "--option", "scan.snapshot-id=4"]]);
+      const pinned = (await catalog.getTable("db.pu")).copy({ "scan.snapshot-id": "4" });
+      const sys = await pinned.systemTable("statistics");
+      expect(arrowToRows(await sys.newRead().toArrow((await sys.newScan().plan()).splits))).toEqual(parseJsonLines(batchOutput(travel[0])));
+    },
+    SLOW,
+  );
+
+  it(
+    "paimon-rt's analyze(): Java reads its statistics back as the same $statistics, and its commits keep them",
+    async () => {
+      const wh = tempDir();
+      const catalog = await Catalog.open(wh);
+      await catalog.createDatabase("db");
+      const fields = [
+        { name: "id", type: "BIGINT NOT NULL" },
+        { name: "i8", type: "TINYINT" },
+        { name: "i16", type: "SMALLINT" },
+        { name: "n", type: "INT" },
+        { name: "f", type: "FLOAT" },
+        { name: "d", type: "DOUBLE" },
+        { name: "amount", type: "DECIMAL(20,4)" },
+        { name: "s", type: "STRING" },
+        { name: "c", type: "CHAR(3)" },
+        { name: "bin", type: "BYTES" },
+        { name: "ok", type: "BOOLEAN" },
+        { name: "day", type: "DATE" },
+        { name: "t", type: "TIME" },
+        { name: "ts", type: "TIMESTAMP(6)" },
+        { name: "ts0", type: "TIMESTAMP(0)" },
+        { name: "ltz", type: "TIMESTAMP_LTZ(3)" },
+      ];
+      const t = await catalog.createTable("db.s", { fields, primaryKeys: ["id"], options: { bucket: "2" } });
+      await rtCommitRows(t, fields, [
+        { id: "1", i8: -128, i16: 300, n: 7, f: 0.1, d: 1e-7, amount: "12345678901234.5678", s: "ü", c: "abc", bin: "AAEC", ok: true, day: "0001-01-01", t: 1000, ts: "1700000000123456000", ts0: "0", ltz: "86400000000000" },
+        { id: "2", i8: 5, i16: null, n: -7, f: -3.5, d: Number.NaN, amount: "-1.0000", s: "", c: null, bin: null, ok: null, day: "2024-02-29", t: 86399999, ts: "-1000", ts0: "1000000000", ltz: null },
+        { id: "3", i8: null, i16: 1, n: null, f: null, d: 2.5, amount: null, s: null, c: "x", bin: "", ok: false, day: null, t: null, ts: null, ts0: null, ltz: "1000000" },
+      ]);
+      await rtCommitRows(t, fields, [{ _kind: "-D", id: "3" }]);
+      expect(await t.analyze({ commitUser: "rt" })).toBe(3);
+      const java = await expectSameSystemTables(wh, "db.s", ["statistics"]);
+      expect(java.statistics.map((r) => [r.snapshot_id, r.mergedRecordCount])).toEqual([["2", "2"]]);
+      expect(Object.keys(JSON.parse(java.statistics[0].colstat as string))).toEqual(fields.map((f) => f.name));
+      // a Java commit after it keeps the statistics file
+      await writeTables("java", wh, [{ identifier: "db.s", spec: { fields, primaryKeys: ["id"], options: { bucket: "2" }, ignoreIfExists: true, commits: [[{ id: "4", n: 1 }]] } as never }]);
+      const latest = (await (await catalog.getTable("db.s")).latestSnapshot())!;
+      expect([latest.id, latest.statistics]).toEqual([4, (await t.snapshot(3)).statistics]);
+      await expectSameSystemTables(wh, "db.s", ["statistics"]);
     },
     SLOW,
   );

@@ -26,6 +26,8 @@ const rowArb = fc.record({
 const commitArb = (kinds: RowKind[]): fc.Arbitrary<Commit> =>
   fc.record({ rows: fc.array(fc.record({ row: rowArb, rowKind: fc.constantFrom(...kinds) }), { maxLength: 20 }), full: fc.boolean() });
 
+const ADDS = [RowKind.INSERT, RowKind.UPDATE_AFTER];
+const AGG = { "merge-engine": "aggregation", "fields.n.aggregate-function": "sum", "fields.v.aggregate-function": "last_non_null_value" };
 const ALL = [RowKind.INSERT, RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE, RowKind.UPDATE_BEFORE];
 const isAdd = (k: number) => k === RowKind.INSERT || k === RowKind.UPDATE_AFTER;
 const line = (kind: number, r: Row) => `${keyOf(r)}|${["+I", "-U", "+U", "-D"][kind]}|${r.v}|${r.n}`;
@@ -50,9 +52,24 @@ async function changelogOf(table: Table, from: number): Promise<string[]> {
 }
 
 type Producer = "input" | "lookup" | "first-row" | "full-compaction";
+/** How a key's records merge: deduplicate, partial-update, aggregation (v last_non_null_value, n sum), deduplicate by sequence.field n. */
+type Merge = "deduplicate" | "partial-update" | "aggregation" | "sequence";
+
+/** The key's row after `records` (+I/+U only, except deduplicate) merge into `old`. */
+function merged(merge: Merge, old: Row | undefined, records: Array<{ row: Row; rowKind: RowKind }>): Row | undefined {
+  let state = old;
+  for (const { row, rowKind } of records) {
+    if (merge === "deduplicate") state = isAdd(rowKind) ? row : undefined;
+    else if (merge === "partial-update") state = state ? { ...row, v: row.v ?? state.v, n: row.n ?? state.n } : row;
+    else if (merge === "aggregation") state = state ? { ...row, v: row.v ?? state.v, n: row.n === null ? state.n : (state.n ?? 0) + row.n } : row;
+    // a later record wins unless its n is lower (null lowest), as Java's UserDefinedSeqComparator
+    else if (!state || (row.n ?? -Infinity) >= (state.n ?? -Infinity)) state = row;
+  }
+  return state;
+}
 
 /** Java's changelog of one commit, from the rows before (`state`) and, for full-compaction, the max-level rows (`top`). */
-function expectedChangelog(producer: Producer, commit: Commit, state: Map<string, Row>, top: Map<string, Row>, dirty: Set<string>, rowDedup: boolean, partialUpdate: boolean): string[] {
+function expectedChangelog(producer: Producer, commit: Commit, state: Map<string, Row>, top: Map<string, Row>, dirty: Set<string>, rowDedup: boolean, merge: Merge): string[] {
   const out: string[] = [];
   const byKey = new Map<string, Array<{ row: Row; rowKind: RowKind }>>();
   for (const x of commit.rows) {
@@ -70,8 +87,10 @@ function expectedChangelog(producer: Producer, commit: Commit, state: Map<string
   if (producer === "input") for (const k of keys) for (const x of byKey.get(k)!) out.push(line(x.rowKind, x.row));
   if (producer === "lookup") {
     for (const k of keys) {
+      // (merge functions: the merged row, +I; deduplicate: the last record, with its kind)
       const last = byKey.get(k)!.at(-1)!;
-      change(state.get(k), last.row, last.rowKind);
+      if (merge === "deduplicate") change(state.get(k), last.row, last.rowKind);
+      else change(state.get(k), merged(merge, state.get(k), byKey.get(k)!), RowKind.INSERT);
     }
   }
   if (producer === "first-row") for (const k of keys) if (!state.has(k)) out.push(line(RowKind.INSERT, byKey.get(k)![0].row));
@@ -82,16 +101,8 @@ function expectedChangelog(producer: Producer, commit: Commit, state: Map<string
       if (!state.has(k)) state.set(k, byKey.get(k)![0].row);
       continue;
     }
-    if (partialUpdate) {
-      // (+I/+U only) later non-null fields win
-      for (const { row } of byKey.get(k)!) {
-        const old = state.get(k);
-        state.set(k, old ? { ...row, v: row.v ?? old.v, n: row.n ?? old.n } : row);
-      }
-      continue;
-    }
-    const last = byKey.get(k)!.at(-1)!;
-    if (isAdd(last.rowKind)) state.set(k, last.row);
+    const row = merged(merge, state.get(k), byKey.get(k)!);
+    if (row) state.set(k, row);
     else state.delete(k);
   }
   if (producer === "full-compaction" && commit.full) {
@@ -114,7 +125,8 @@ async function run(producer: Producer, options: Record<string, string>, commits:
   const rowDedup = options["changelog-producer.row-deduplicate"] === "true";
   let from = 0;
   for (const [i, c] of commits.entries()) {
-    const want = expectedChangelog(producer, c, state, top, dirty, rowDedup, options["merge-engine"] === "partial-update");
+    const merge: Merge = options["sequence.field"] ? "sequence" : ((options["merge-engine"] ?? "deduplicate") as Merge);
+    const want = expectedChangelog(producer, c, state, top, dirty, rowDedup, merge);
     await writeCommit(table, "u", [{ rows: c.rows.map((x) => x.row), kinds: c.rows.map((x) => x.rowKind) }], { compact: c.full });
     const got = await changelogOf(table, from);
     // (the full-compaction expectation is per key over the whole table, sorted: compare sorted)
@@ -134,6 +146,15 @@ describe("changelog producers against a model of Java's rules", () => {
     ["first-row lookup", "first-row", {}, [RowKind.INSERT, RowKind.UPDATE_AFTER]],
     ["full-compaction", "full-compaction", { "num-sorted-run.compaction-trigger": "100" }, ALL],
     ["full-compaction, partial-update", "full-compaction", { "merge-engine": "partial-update", "num-sorted-run.compaction-trigger": "100" }, [RowKind.INSERT, RowKind.UPDATE_AFTER]],
+    ["lookup, partial-update", "lookup", { "merge-engine": "partial-update" }, ADDS],
+    ["lookup, partial-update, several level-0 files per commit", "lookup", { "merge-engine": "partial-update", "write-buffer-size": "1 kb", "num-sorted-run.compaction-trigger": "2" }, ADDS],
+    ["lookup, partial-update with deletion vectors", "lookup", { "merge-engine": "partial-update", "deletion-vectors.enabled": "true" }, ADDS],
+    ["lookup, aggregation", "lookup", AGG, ADDS],
+    ["lookup, aggregation, row-deduplicate", "lookup", { ...AGG, "changelog-producer.row-deduplicate": "true" }, ADDS],
+    ["lookup, sequence.field", "lookup", { "sequence.field": "n" }, ADDS],
+    ["lookup, sequence.field, several level-0 files per commit", "lookup", { "sequence.field": "n", "write-buffer-size": "1 kb", "num-sorted-run.compaction-trigger": "2" }, ADDS],
+    ["lookup, sequence.field with deletion vectors", "lookup", { "sequence.field": "n", "deletion-vectors.enabled": "true" }, ADDS],
+    ["full-compaction, sequence.field", "full-compaction", { "sequence.field": "n", "num-sorted-run.compaction-trigger": "100" }, ADDS],
   ];
   for (const [name, producer, options, kinds] of cases) {
     it(name, async () => {

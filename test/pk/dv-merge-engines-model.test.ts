@@ -206,6 +206,13 @@ describe("deletion vectors with aggregation: exact cases", () => {
       { name: "m", type: "INT" },
     ];
     const options = { bucket: "2", "deletion-vectors.enabled": "true", "merge-engine": "aggregation", "fields.m.aggregate-function": "max" };
+    // (so are the other lookup tables: changelog-producer=lookup, force-lookup)
+    for (const [i, lookup] of ([{ "changelog-producer": "lookup" }, { "force-lookup": "true" }] as Array<Record<string, string>>).entries()) {
+      const tl = await catalog.createTable(`db.l${i}`, { fields, primaryKeys: ["id"], options: { ...options, "deletion-vectors.enabled": "false", ...lookup } });
+      const wl = await tl.newWrite({ commitUser: "u" });
+      await expect(wl.write(rowsToBatch(fields, [{ id: 1, m: 5 }]), { rowKinds: [3] })).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("'max' (column m) does not support retraction") });
+      await wl.close();
+    }
     const t = await catalog.createTable("db.t", { fields, primaryKeys: ["id"], options });
     const w = await t.newWrite({ commitUser: "u" });
     const batch = rowsToBatch(fields, [{ id: 1, m: 5 }, { id: 2, m: 7 }, { id: 3, m: 1 }]);

@@ -200,8 +200,7 @@ describe("primary-key data files", () => {
     for (const [options, pattern] of [
       [{ "merge-engine": "aggregation", "fields.n.sequence-group": "v" }, /sequence-group/],
       [{ "merge-engine": "aggregation", "fields.v.aggregate-function": "collect" }, /aggregation/],
-      [{ "changelog-producer": "lookup", "merge-engine": "partial-update" }, /changelog-producer=lookup with merge-engine=partial-update/],
-      [{ "changelog-producer": "lookup", "sequence.field": "n" }, /changelog-producer=lookup with sequence.field/],
+      [{ "changelog-producer": "full-compaction", "force-lookup": "true", "merge-engine": "partial-update" }, /force-lookup=true with changelog-producer=full-compaction and merge-engine=partial-update/],
       [{ "changelog-producer": "input", "changelog-file.format": "orc" }, /changelog-file.format=orc/],
     ] as const) {
       const table = await createPkTable(options as Record<string, string | number>);

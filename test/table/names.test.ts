@@ -74,7 +74,7 @@ describe("database and table names", () => {
 });
 
 describe("'$' in table names: Paimon's branch and system-table separator", () => {
-  it("createTable refuses it (Java reads db.t$ro as a system table); getTable of t$branch_b is UNSUPPORTED, system tables have no real-time scan", async () => {
+  it("createTable refuses it (Java reads db.t$ro as a system table); getTable of a missing t$branch_b is NOT_FOUND, system tables have no real-time scan", async () => {
     const { dir, catalog } = await warehouse();
     await catalog.createDatabase("db");
     const e = await failure(() => catalog.createTable("db.x$ro", { fields: FIELDS }));
@@ -85,7 +85,7 @@ describe("'$' in table names: Paimon's branch and system-table separator", () =>
 
     await makeTable({ bucket: 1 }, { warehouse: dir, name: "t", primaryKeys: ["id"] }); // a real-time table t exists
     const g = await failure(() => catalog.getTable("db.t$branch_b"));
-    expect([g.code, g.message]).toEqual(["UNSUPPORTED", `db.t$branch_b: the branch "b" of table "t" is not supported; only the main branch is`]);
+    expect([g.code, g.message]).toEqual(["NOT_FOUND", `switchToBranch of db.t: branch 'b' does not exist (${join(dir, "db.db/t/branch/branch-b")})`]);
     expect(await catalog.tableExists("db.t$branch_b")).toBe(false);
     // system tables open (src/catalog/system-tables.ts), but have no real-time scan or read
     for (const name of ["t$ro", "t$snapshots"]) {

@@ -3,18 +3,20 @@
 // change, partitions), under a clock the test sets; filters, projections and the errors of
 // writes and unknown names. Java reads the same system tables in
 // test/interop/system-tables-interop.test.ts.
-import { statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import * as arrow from "apache-arrow";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { and, col } from "../../src/predicate/predicate.js";
 import { RowKind } from "../../src/spec/row-kind.js";
 import { localWallMillis } from "../../src/spec/civil-time.js";
+import { typeToString } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows } from "../interop/convert.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 import { appendIds } from "./helpers.js";
 import { readTableCommand } from "../../src/cli/read.js";
+import { rtCommitRows } from "../interop/rt-commit.js";
 
 afterAll(cleanupDirs);
 afterEach(() => vi.useRealTimers());
@@ -223,6 +225,40 @@ describe("system tables of a primary-key table with a known history", () => {
     expect(await rows(before, { projection: ["rowkind", "v"], filter: col("dt").eq("b") })).toEqual([{ rowkind: "+U", v: "z2" }]);
   });
 
+  it("$binlog: the $audit_log rows with each column an array of its value (Java BinlogTable, batch)", async () => {
+    const binlog = await catalog.getTable("db.t$binlog");
+    expect(binlog.schema.fields.map((f) => [f.id, f.name, typeToString(f.type)])).toEqual([
+      [-1, "rowkind", "STRING NOT NULL"],
+      [0, "dt", "ARRAY<STRING>"],
+      [1, "id", "ARRAY<BIGINT>"],
+      [2, "v", "ARRAY<STRING>"],
+    ]);
+    const before = await (await (await catalog.getTable("db.t")).atSnapshot(2)).systemTable("binlog");
+    expect(await rows(before)).toEqual([
+      { rowkind: "-D", dt: ["a"], id: ["1"], v: ["x"] },
+      { rowkind: "+I", dt: ["a"], id: ["2"], v: ["y"] },
+      { rowkind: "+U", dt: ["b"], id: ["3"], v: ["z2"] },
+    ]);
+    expect(await rows(before, { projection: ["v", "id"] })).toEqual([
+      { v: ["x"], id: ["1"] },
+      { v: ["y"], id: ["2"] },
+      { v: ["z2"], id: ["3"] },
+    ]);
+    expect(await rows(before, { projection: ["rowkind", "v"], filter: col("dt").eq("b") })).toEqual([{ rowkind: "+U", v: ["z2"] }]);
+  });
+
+  it("$statistics is empty without an ANALYZE", async () => {
+    const stats = await catalog.getTable("db.t$statistics");
+    expect(stats.schema.fields.map((f) => [f.name, typeToString(f.type)])).toEqual([
+      ["snapshot_id", "BIGINT NOT NULL"],
+      ["schema_id", "BIGINT NOT NULL"],
+      ["mergedRecordCount", "BIGINT"],
+      ["mergedRecordSize", "BIGINT"],
+      ["colstat", "STRING"],
+    ]);
+    expect(await rows(stats)).toEqual([]);
+  });
+
   it("paimon-rt read <table>$<name> prints a system table (with --where, --select and --snapshot)", async () => {
     const out: string[] = [];
     const location = (await catalog.getTable("db.t")).location;
@@ -253,8 +289,23 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(s.atSnapshot(1), "UNSUPPORTED");
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
-    await expectCode(catalog.getTable("db.t$statistics"), "UNSUPPORTED");
-    await expectCode(catalog.getTable("db.t$branch_b"), "UNSUPPORTED");
+    await expectCode(catalog.getTable("db.t$row_tracking"), "UNSUPPORTED");
+    await expectCode((await catalog.getTable("db.t")).copy({ "table-read.sequence-number.enabled": true }).systemTable("audit_log"), "UNSUPPORTED");
+    await expectCode((await catalog.getTable("db.t")).copy({ "table-read.sequence-number.enabled": "true" }).systemTable("binlog"), "UNSUPPORTED");
+    // tableExists as Java's (getTable succeeds): system tables of existing tables, any case
+    expect(await catalog.tableExists("db.t$snapshots")).toBe(true);
+    expect(await catalog.tableExists("db.t$Statistics")).toBe(true);
+    expect(await catalog.tableExists("db.t$binlog")).toBe(true);
+    expect(await catalog.tableExists("db.t$row_tracking")).toBe(true); // Java's, which paimon-rt does not read
+    expect(await catalog.tableExists("db.t$nope")).toBe(false);
+    expect(await catalog.tableExists("db.t$")).toBe(false);
+    expect(await catalog.tableExists("db.missing$snapshots")).toBe(false);
+    expect(await catalog.tableExists("nodb.t$snapshots")).toBe(false);
+    expect(await catalog.tableExists("db.t")).toBe(true);
+    await expectCode(catalog.getTable("db.t$branch_b"), "NOT_FOUND"); // no such branch
+    expect(await catalog.tableExists("db.t$branch_b")).toBe(false);
+    expect(await catalog.tableExists("db.t$branch_b$snapshots")).toBe(false);
+    await expectCode(catalog.dropTable("db.t$snapshots"), "INVALID_ARGUMENT");
     await expectCode(catalog.createTable("db.t$snapshots", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
     // case-insensitive as Java's SystemTableLoader
     expect((await rows(await catalog.getTable("db.t$OPTIONS"))).length).toBe(2);
@@ -281,5 +332,161 @@ describe("system tables of an append table", () => {
       ["{}", null, "{id=0}", "{id=3}"],
     ]);
     expect((await rows(await catalog.getTable("db.a$partitions"))).map((p) => [p.partition, p.record_count, p.file_count])).toEqual([["", "3", "2"]]);
+  });
+});
+
+describe("$audit_log of merge engines that fold", () => {
+  it("keeps the retract results of partial-update and aggregation merges (Java forceKeepDelete), a plain read drops them", async () => {
+    const catalog = await Catalog.open(tempDir("paimon-rt-system-tables-fold-"));
+    await catalog.createDatabase("db");
+    const fields = [
+      { name: "dt", type: "STRING NOT NULL" },
+      { name: "id", type: "BIGINT NOT NULL" },
+      { name: "v", type: "STRING" },
+    ];
+    const pu = await catalog.createTable("db.pu", { fields, primaryKeys: ["dt", "id"], options: { bucket: "1", "merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true" } });
+    await write(pu, [["a", 1, "x"], ["a", 2, "y"]]);
+    await write(pu, [["a", 1, "x"], ["a", 9, "gone"], ["a", 2, "y2"]], [RowKind.DELETE, RowKind.DELETE, RowKind.INSERT]);
+    expect(await rows(await catalog.getTable("db.pu$audit_log"))).toEqual([
+      { rowkind: "-D", dt: "a", id: "1", v: "x" },
+      { rowkind: "+I", dt: "a", id: "2", v: "y2" },
+      { rowkind: "-D", dt: "a", id: "9", v: "gone" },
+    ]);
+    expect(await rows(pu)).toEqual([{ dt: "a", id: "2", v: "y2" }]);
+    const agg = await catalog.createTable("db.agg", { fields, primaryKeys: ["dt", "id"], options: { bucket: "1", "merge-engine": "aggregation", "fields.v.aggregate-function": "last_value" } });
+    await write(agg, [["a", 1, "x"]]);
+    await write(agg, [["a", 7, "r"]], [RowKind.UPDATE_BEFORE]);
+    expect(await rows(await catalog.getTable("db.agg$audit_log"))).toEqual([
+      { rowkind: "+I", dt: "a", id: "1", v: "x" },
+      { rowkind: "-U", dt: "a", id: "7", v: "r" },
+    ]);
+    expect(await rows(await catalog.getTable("db.agg$binlog"))).toEqual([
+      { rowkind: "+I", dt: ["a"], id: ["1"], v: ["x"] },
+      { rowkind: "-U", dt: ["a"], id: ["7"], v: ["r"] },
+    ]);
+    expect(await rows(agg)).toEqual([{ dt: "a", id: "1", v: "x" }]);
+  });
+});
+
+describe("analyze() and $statistics", () => {
+  const fields = [
+    { name: "id", type: "INT NOT NULL" },
+    { name: "s", type: "STRING" },
+    { name: "d", type: "DOUBLE" },
+    { name: "amount", type: "DECIMAL(10,2)" },
+    { name: "ts", type: "TIMESTAMP(3)" },
+    { name: "day", type: "DATE" },
+    { name: "ok", type: "BOOLEAN" },
+    { name: "tags", type: "ARRAY<STRING>" },
+  ];
+  it("commits an ANALYZE snapshot whose statistics $statistics shows; later commits keep them until a schema change", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(at(0));
+    const catalog = await Catalog.open(tempDir("paimon-rt-analyze-"));
+    await catalog.createDatabase("db");
+    let t = await catalog.createTable("db.t", { fields, primaryKeys: ["id"], options: { bucket: "1" } });
+    expect(await t.analyze({ commitUser: "u" })).toBeNull(); // no snapshot: nothing to analyze
+    await rtCommitRows(t, fields, [
+      { id: 1, s: "héllo", d: 2.5, amount: "10.50", ts: "1700000000123000000", day: "2024-03-01", ok: true, tags: ["a"] },
+      { id: 2, s: null, d: -0.125, amount: "-3.00", ts: "1000000", day: "1969-12-31", ok: false, tags: null },
+      { id: 3, s: "ab", d: null, amount: null, ts: null, day: null, ok: null, tags: [] },
+    ]);
+    await rtCommitRows(t, fields, [{ id: 3, s: "ab", d: 1e21, amount: "10.50", ts: null, day: "2024-03-01", ok: true, tags: null }]);
+    const sizes = (await rows(await catalog.getTable("db.t$files"))).reduce((n, f) => n + BigInt(f.file_size_in_bytes as string), 0n);
+    expect(await t.analyze({ commitUser: "u" })).toBe(3);
+    const analyzeSnapshot = (await t.latestSnapshot())!;
+    expect([analyzeSnapshot.commitKind, analyzeSnapshot.deltaRecordCount, analyzeSnapshot.totalRecordCount]).toEqual(["ANALYZE", 0n, 4n]);
+    const [row] = await rows(await catalog.getTable("db.t$statistics"));
+    // 3 merged records of 4: the live files' bytes scaled by 3/4
+    expect({ ...row, colstat: JSON.parse(row.colstat as string) }).toEqual({
+      snapshot_id: "2",
+      schema_id: "0",
+      mergedRecordCount: "3",
+      mergedRecordSize: String((sizes * 3n) / 4n),
+      colstat: {
+        id: { colId: 0, distinctCount: 3, min: "1", max: "3", nullCount: 0 },
+        s: { colId: 1, distinctCount: 2, nullCount: 1, avgLen: 4, maxLen: 6 },
+        d: { colId: 2, distinctCount: 3, min: "-0.125", max: "1.0E21", nullCount: 0 },
+        amount: { colId: 3, distinctCount: 2, min: "-3.00", max: "10.50", nullCount: 0 },
+        ts: { colId: 4, distinctCount: 2, min: "1970-01-01 00:00:00.001", max: "2023-11-14 22:13:20.123", nullCount: 1 },
+        day: { colId: 5, distinctCount: 2, min: "-1", max: "19783", nullCount: 0 },
+        ok: { colId: 6, distinctCount: 2, min: "false", max: "true", nullCount: 0 },
+      },
+    });
+    // the file is Java's pretty JSON (Statistics.toJson)
+    const file = `${t.location}/statistics/${analyzeSnapshot.statistics}`;
+    expect(readFileSync(file, "utf8").split("\n").slice(0, 6)).toEqual(["{", '  "snapshotId" : 2,', '  "schemaId" : 0,', '  "mergedRecordCount" : 3,', `  "mergedRecordSize" : ${(sizes * 3n) / 4n},`, '  "colStats" : {']);
+    // a later commit keeps them; only some columns; a schema change drops them
+    await rtCommitRows(t, fields, [{ id: 4, s: "x", d: 0, amount: "0", ts: null, day: null, ok: null, tags: null }]);
+    expect((await t.latestSnapshot())!.statistics).toBe(analyzeSnapshot.statistics);
+    expect((await rows(await catalog.getTable("db.t$statistics"))).map((r) => r.snapshot_id)).toEqual(["2"]);
+    expect(await t.analyze({ commitUser: "u", columns: ["s"] })).toBe(5);
+    expect((await rows(await catalog.getTable("db.t$statistics"))).map((r) => [r.snapshot_id, r.mergedRecordCount, JSON.parse(r.colstat as string)])).toEqual([["4", "4", { s: { colId: 1, distinctCount: 3, nullCount: 1, avgLen: 3, maxLen: 6 } }]]);
+    // the earlier statistics by time travel
+    expect((await rows(await (await t.atSnapshot(3)).systemTable("statistics"))).map((r) => r.snapshot_id)).toEqual(["2"]);
+    t = await catalog.alterTable("db.t", [{ kind: "setOption", key: "snapshot.num-retained.max", value: "20" }]);
+    await rtCommitRows(t, fields, [{ id: 5, s: "y", d: 0, amount: "0", ts: null, day: null, ok: null, tags: null }]);
+    expect((await t.latestSnapshot())!.statistics).toBeNull();
+    expect(await rows(await catalog.getTable("db.t$statistics"))).toEqual([]);
+    // bad columns change nothing
+    await expectCode(t.analyze({ commitUser: "u", columns: ["nope"] }), "INVALID_ARGUMENT");
+    await expectCode(t.analyze({ commitUser: "u", columns: ["tags"] }), "UNSUPPORTED");
+    await expectCode((await catalog.getTable("db.t$statistics")).analyze({ commitUser: "u" }), "READ_ONLY");
+    expect((await t.latestSnapshot())!.id).toBe(6);
+  });
+
+  it("a corrupt statistics file is CORRUPT_FILE for $statistics and for a commit that would inherit it (as Java's), and changes nothing", async () => {
+    const catalog = await Catalog.open(tempDir("paimon-rt-analyze-corrupt-"));
+    await catalog.createDatabase("db");
+    const t = await catalog.createTable("db.t", { fields: fields.slice(0, 2), primaryKeys: ["id"], options: { bucket: "1" } });
+    await rtCommitRows(t, fields.slice(0, 2), [{ id: 1, s: "a" }]);
+    expect(await t.analyze({ commitUser: "u" })).toBe(2);
+    const file = `${t.location}/statistics/${(await t.latestSnapshot())!.statistics}`;
+    writeFileSync(file, '{"snapshotId": 1, "schemaId": "x"}');
+    await expectCode(rows(await catalog.getTable("db.t$statistics")), "CORRUPT_FILE");
+    await expectCode(rtCommitRows(t, fields.slice(0, 2), [{ id: 2, s: "b" }]), "CORRUPT_FILE");
+    expect((await t.latestSnapshot())!.id).toBe(2);
+  });
+});
+
+describe("the sys database", () => {
+  it("sys.all_table_options, sys.tables, sys.partitions, sys.catalog_options describe the catalog; read-only; unknown names NOT_FOUND", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(at(7));
+    const wh = tempDir("paimon-rt-sys-");
+    const catalog = await Catalog.open(wh);
+    await catalog.createDatabase("db");
+    const a = await catalog.createTable("db.a", { fields: [{ name: "p", type: "STRING NOT NULL" }, { name: "id", type: "BIGINT" }], partitionKeys: ["p"], options: { bucket: "-1" } });
+    await catalog.createTable("db.k", { fields: [{ name: "id", type: "INT NOT NULL" }], primaryKeys: ["id"], options: { bucket: "1", owner: "ops", createdAt: "17" } });
+    const w = await a.newWrite({ commitUser: "u" });
+    await w.write(new arrow.RecordBatch({ p: arrow.vectorFromArray(["x", "y", "x"], new arrow.Utf8()).data[0], id: arrow.makeData({ type: new arrow.Int64(), length: 3, data: BigInt64Array.from([1n, 2n, 3n]) }) }));
+    await a.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    await w.close();
+    const options = await rows(await catalog.getTable("sys.all_table_options"));
+    expect(options.filter((r) => r.table_name === "a")).toEqual([
+      { database_name: "db", table_name: "a", key: "bucket", value: "-1" },
+      { database_name: "db", table_name: "a", key: "path", value: a.location },
+    ]);
+    expect(options.filter((r) => r.table_name === "k").map((r) => r.key).sort()).toEqual(["bucket", "createdAt", "owner", "path"]);
+    expect((await rows(await catalog.getTable("sys.Tables"))).map((r) => [r.database_name, r.table_name, r.table_type, r.partitioned, r.primary_key, r.owner, r.created_at, r.record_count])).toEqual([
+      ["db", "a", "table", true, false, null, null, null],
+      ["db", "k", "table", false, true, "ops", "17", null],
+    ]);
+    const sizes = (await rows(await catalog.getTable("db.a$partitions"))).map((r) => r.file_size_in_bytes);
+    expect(await rows(await catalog.getTable("sys.partitions"))).toEqual([
+      { database_name: "db", table_name: "a", partition_name: "p=x", record_count: "2", file_size_in_bytes: sizes[0], file_count: "1", last_file_creation_time: String(at(7)), done: false },
+      { database_name: "db", table_name: "a", partition_name: "p=y", record_count: "1", file_size_in_bytes: sizes[1], file_count: "1", last_file_creation_time: String(at(7)), done: false },
+    ]);
+    expect(await rows(await catalog.getTable("sys.catalog_options"))).toEqual([{ key: "warehouse", value: catalog.warehouse }]);
+    expect(await rows(await catalog.getTable("sys.tables"), { projection: ["table_name"], filter: col("primary_key").eq(true) })).toEqual([{ table_name: "k" }]);
+    expect(await catalog.tableExists("sys.tables")).toBe(true);
+    expect(await catalog.databaseExists("sys")).toBe(true);
+    expect((await catalog.listTables("sys")).sort()).toEqual(["all_table_options", "catalog_options", "partitions", "tables"]);
+    expect(await catalog.listDatabases()).toEqual(["db"]); // (as Java's file-system catalog lists them)
+    expect(await catalog.tableExists("sys.nope")).toBe(false);
+    await expectCode(catalog.getTable("sys.nope"), "NOT_FOUND");
+    await expectCode((await catalog.getTable("sys.tables")).newWrite({ commitUser: "u" }), "READ_ONLY");
+    await expectCode(catalog.createDatabase("sys"), "INVALID_ARGUMENT");
+    await expectCode(catalog.createTable("sys.t", { fields: [{ name: "id", type: "INT" }] }), "INVALID_ARGUMENT");
   });
 });

@@ -3,8 +3,7 @@
 // snapshot's JSON (plus tagCreateTime / tagTimeRetained with a retention), errors change nothing,
 // deleting a tag of an expired snapshot deletes exactly the files only it kept alive, and rolling
 // back to a tag of an expired snapshot restores that snapshot.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -12,6 +11,7 @@ import { snapshotToJson, type Snapshot } from "../../src/spec/snapshot.js";
 import type { Table } from "../../src/table/table.js";
 import { appendIds } from "./helpers.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
+import { fileTree } from "../support/file-tree.js";
 
 afterAll(cleanupDirs);
 
@@ -38,19 +38,7 @@ const ids = async (table: Table) => {
   return t.toArray().map((r) => Number(r.toJSON().id)).sort((a, b) => a - b);
 };
 
-/** Every file under the table directory (relative path → content), to show nothing changed. */
-function tree(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.set(relative(root, p), readFileSync(p).toString("base64"));
-    }
-  };
-  walk(root);
-  return out;
-}
+const tree = fileTree;
 const names = (t: Map<string, string>) => [...t.keys()].sort();
 
 /** The data, manifest list and manifest files snapshot `s` uses, relative to the table. */

@@ -85,6 +85,10 @@ import java.util.TreeMap;
  *   alter         &lt;warehouse&gt; &lt;db.table&gt; &lt;changes.json&gt;   (Catalog.alterTable with paimon-rt's SchemaChange
  *                 list: addColumn (after), renameColumn, dropColumn, updateColumnType, setOption, removeOption)
  *   tags          &lt;warehouse&gt; &lt;db.table&gt;   (prints {"tag": snapshot id, ...})
+ *   create-branch &lt;warehouse&gt; &lt;db.table&gt; &lt;branch&gt; [tag]   (Table.createBranch; db.t$branch_b reads/writes it)
+ *   drop-branch   &lt;warehouse&gt; &lt;db.table&gt; &lt;branch&gt;   (Table.deleteBranch)
+ *   fast-forward  &lt;warehouse&gt; &lt;db.table&gt; &lt;branch&gt;   (Table.fastForward)
+ *   branches      &lt;warehouse&gt; &lt;db.table&gt;   (prints the sorted branch names)
  *   version
  * </pre>
  */
@@ -172,6 +176,52 @@ public final class PaimonOracle {
                     catalog.alterTable(Identifier.fromString(a[2]), changes, false);
                 }
                 out.println("{}");
+                return;
+            }
+            case "commit-statistics": {
+                // what Flink / Spark ANALYZE commits: a statistics file and an ANALYZE snapshot
+                if (a.length != 4) throw new IllegalArgumentException("commit-statistics <warehouse> <db.table> <statistics.json>");
+                try (Catalog catalog = catalog(a[1])) {
+                    org.apache.paimon.table.Table t = catalog.getTable(Identifier.fromString(a[2]));
+                    try (org.apache.paimon.table.sink.BatchTableCommit commit = t.newBatchWriteBuilder().newCommit()) {
+                        commit.updateStatistics(org.apache.paimon.stats.Statistics.fromJson(new String(Files.readAllBytes(Path.of(a[3])), java.nio.charset.StandardCharsets.UTF_8)));
+                    }
+                }
+                out.println("{}");
+                return;
+            }
+            case "create-branch": {
+                if (a.length != 4 && a.length != 5) throw new IllegalArgumentException("create-branch <warehouse> <db.table> <branch> [tag]");
+                try (Catalog catalog = catalog(a[1])) {
+                    Table t = catalog.getTable(Identifier.fromString(a[2]));
+                    if (a.length == 5) t.createBranch(a[3], a[4]);
+                    else t.createBranch(a[3]);
+                }
+                out.println("{}");
+                return;
+            }
+            case "drop-branch":
+                if (a.length != 4) throw new IllegalArgumentException("drop-branch <warehouse> <db.table> <branch>");
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.getTable(Identifier.fromString(a[2])).deleteBranch(a[3]);
+                }
+                out.println("{}");
+                return;
+            case "fast-forward":
+                if (a.length != 4) throw new IllegalArgumentException("fast-forward <warehouse> <db.table> <branch>");
+                try (Catalog catalog = catalog(a[1])) {
+                    catalog.getTable(Identifier.fromString(a[2])).fastForward(a[3]);
+                }
+                out.println("{}");
+                return;
+            case "branches": {
+                if (a.length != 3) throw new IllegalArgumentException("branches <warehouse> <db.table>");
+                List<String> branches;
+                try (Catalog catalog = catalog(a[1])) {
+                    branches = new ArrayList<>(((org.apache.paimon.table.FileStoreTable) catalog.getTable(Identifier.fromString(a[2]))).branchManager().branches());
+                }
+                java.util.Collections.sort(branches);
+                out.println(JSON.writeValueAsString(branches));
                 return;
             }
             case "tags": {
