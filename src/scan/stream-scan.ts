@@ -76,7 +76,7 @@ export class StreamTableScan {
     const o = table.schema.options;
     const fail = (text: string) => new D.PaimonError("INVALID_ARGUMENT", `stream scan of table ${table.identifier}: ${text}`);
     const id = o["consumer-id"];
-    if (id !== undefined) consumerPath(table.location, id); // validated before any read
+    if (id !== undefined) consumerPath(table.paths.metaRoot, id); // validated before any read
     this.consumerId = id ?? null;
     const mode = (o["consumer.mode"] ?? "exactly-once").toLowerCase();
     if (mode !== "exactly-once" && mode !== "at-least-once") throw fail(`consumer.mode=${o["consumer.mode"]} is not one of exactly-once, at-least-once`);
@@ -155,7 +155,7 @@ export class StreamTableScan {
   private async saveConsumer(nextSnapshot: number, always = false): Promise<void> {
     // (at-least-once saves before every plan: a poll that found nothing new writes nothing)
     if (this.consumerId === null || (nextSnapshot === this.saved && !always)) return;
-    await writeConsumer(this.table.fileIO, this.table.location, this.consumerId, nextSnapshot);
+    await writeConsumer(this.table.fileIO, this.table.paths.metaRoot, this.consumerId, nextSnapshot);
     this.saved = nextSnapshot;
   }
 
@@ -194,7 +194,7 @@ export class StreamTableScan {
     const fail = (text: string) => new D.PaimonError("INVALID_ARGUMENT", `stream scan of table ${t.identifier}: ${text}`);
     const earliest = await snapshots.earliestSnapshotId();
     if (this.consumerId !== null && !isTrue(o["consumer.ignore-progress"])) {
-      const next = await readConsumer(t.fileIO, t.location, this.consumerId);
+      const next = await readConsumer(t.fileIO, t.paths.metaRoot, this.consumerId);
       if (next !== null) return earliest === null ? null : { next: Math.max(next, earliest) };
     }
     const travel = timeTravelOf(t); // validates the scan.* options as a batch scan does

@@ -250,6 +250,25 @@ describe("stream scan: consumers and expiry", () => {
     expect(await next(t, restored)).toEqual({ snapshotId: 2, rows: ["+I|2|b"] });
   });
 
+  it("a branch streams its own snapshots and keeps its consumers under branch/branch-<name>/consumer, as Java", async () => {
+    const t = await create(false);
+    await put(t, [[1, "a"]]);
+    await t.createTag("t1", 1);
+    await t.createBranch("b", "t1");
+    const b = await t.switchToBranch("b");
+    await put(b, [[2, "b"]]);
+    await put(t, [[3, "main"]]);
+    const scan = await b.copy({ "consumer-id": "bc", "scan.snapshot-id": 2 }).newStreamScan();
+    await scan.plan();
+    expect(await next(b, scan)).toEqual({ snapshotId: 2, rows: ["+I|2|b"] });
+    await scan.notifyCheckpointComplete(scan.checkpoint());
+    expect(readFileSync(join(t.location, "branch", "branch-b", "consumer", "consumer-bc"), "utf8")).toBe('{\n  "nextSnapshot" : 3\n}');
+    expect(existsConsumer(t, "bc")).toBeNull();
+    const resumed = await b.copy({ "consumer-id": "bc" }).newStreamScan();
+    await resumed.plan();
+    expect(resumed.checkpoint()).toBe(3);
+  });
+
   it("consumer.mode at-least-once: each plan saves the progress of the plans before it", async () => {
     const t = await create(false);
     await put(t, [[1, "a"]]);
