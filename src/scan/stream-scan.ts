@@ -23,6 +23,8 @@ import type { deletionFilesOf } from "./merge-tree-splits.js";
 import type { DataSplit, Plan } from "./split.js";
 import type { ScanOptions, TableScan } from "./table-scan.js";
 import type { RecordBatch } from "apache-arrow";
+import type { checkManifestFormatOption } from "../format/file-formats.js";
+import type { checkReadOptions } from "../table/option-validation.js";
 import type { ReadOptions, TableRead } from "../read/table-read.js";
 
 /** The query bundle's modules this chunk uses, passed in by table.ts. */
@@ -33,6 +35,8 @@ export interface StreamScanDeps {
   readonly deletionFilesOf: typeof deletionFilesOf;
   readonly primaryKeyConfig: typeof primaryKeyConfig;
   readonly parseDuration: typeof parseDuration;
+  readonly checkManifestFormatOption: typeof checkManifestFormatOption;
+  readonly checkReadOptions: typeof checkReadOptions;
 }
 
 let D: StreamScanDeps;
@@ -101,6 +105,10 @@ export class StreamTableScan {
    */
   static async open(table: FileStoreTable, options: StreamScanOptions = {}, deps: StreamScanDeps): Promise<StreamTableScan> {
     D = deps;
+    // as newScan checks them
+    deps.checkManifestFormatOption(table.schema.options, table.identifier);
+    deps.checkReadOptions(table.schema.options, table.identifier);
+    if (table.pinnedSnapshotId !== null) throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier} at snapshot ${table.pinnedSnapshotId} is a time-travel view; stream the table itself (scan.snapshot-id starts a stream at a snapshot)`);
     const scan = new StreamTableScan(table, options);
     scan.initial = await scan.start(false);
     return scan;

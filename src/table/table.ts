@@ -146,15 +146,10 @@ export class Table extends FileStoreTable {
    * saved by `notifyCheckpointComplete` and a new stream scan with the same id continues from it.
    */
   newStreamScan(options?: StreamScanOptions): Promise<StreamTableScan> {
-    try {
-      checkManifestFormatOption(this.schema.options, this.identifier);
-      checkReadOptions(this.schema.options, this.identifier);
-      if (this.pinnedSnapshotId !== null) throw new PaimonError("UNSUPPORTED", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view; stream the table itself (scan.snapshot-id starts a stream at a snapshot)`);
-    } catch (e) {
-      return Promise.reject(e);
-    }
     // (the query bundle's modules it uses are passed in: see stream-scan.ts)
-    return import("../scan/stream-scan.js").then(({ StreamTableScan }) => StreamTableScan.open(this, options, { PaimonError, TableScan, fromBinaryRow, deletionFilesOf, primaryKeyConfig, parseDuration }));
+    return import("../scan/stream-scan.js").then(({ StreamTableScan }) =>
+      StreamTableScan.open(this, options, { PaimonError, TableScan, fromBinaryRow, deletionFilesOf, primaryKeyConfig, parseDuration, checkManifestFormatOption, checkReadOptions }),
+    );
   }
 
   /**
@@ -164,9 +159,7 @@ export class Table extends FileStoreTable {
    * stream). With `consumer-id` the progress is saved after each plan's batches were consumed.
    */
   async *streamRead(options: StreamReadOptions = {}): AsyncGenerator<RecordBatch, void, undefined> {
-    const scan = await this.newStreamScan(options);
-    const { streamBatches } = await import("../scan/stream-scan.js");
-    yield* streamBatches(scan, (o) => this.newRead(o), options);
+    yield* (await import("../scan/stream-scan.js")).streamBatches(await this.newStreamScan(options), (o) => this.newRead(o), options);
   }
 
   /**

@@ -213,6 +213,7 @@ describe("stream scan: scan.mode", () => {
     await t.createTag("tg", 1);
     const tag = t.copy({ "scan.tag-name": "tg" }).newStreamScan();
     expect((await expectCode(tag, "INVALID_ARGUMENT")).message).toContain("Cannot scan from tag in streaming mode.");
+    await expectCode((await t.atSnapshot(1)).newStreamScan(), "UNSUPPORTED");
     const inc = t.copy({ "incremental-between": "0,1" }).newStreamScan();
     expect((await expectCode(inc, "INVALID_ARGUMENT")).message).toContain("Cannot read incremental in streaming mode.");
   });
