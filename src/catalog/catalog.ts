@@ -3,6 +3,7 @@ import { PaimonError } from "../error.js";
 import { type FileIO, joinPath } from "../fs/file-io.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
+import type { CatalogParts } from "./catalog-admin.js";
 import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
 import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
@@ -10,8 +11,10 @@ import { checkDeduplicateTable } from "../table/dedup-table.js";
 import { MAIN_BRANCH } from "../table/option-validation.js";
 
 
-/** Java's system database `sys` (its tables describe the catalog: `sys.tables`, …) cannot hold tables of its own. */
-const SYS = "sys is Java Paimon's system database";
+// Loaded on first use, one import site each (bundlers add a preload list to every site): the
+// catalog changes and the system tables.
+const catalogAdmin = () => import("./catalog-admin.js");
+const systemTables = () => import("./system-tables.js");
 
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
 export class Catalog {
@@ -36,6 +39,18 @@ export class Catalog {
     }
   }
 
+  private adminParts(): CatalogParts {
+    return {
+      lib: { PaimonError, SchemaManager, systemObjectOf, validateName },
+      fileIO: this.fileIO,
+      databasePath: (name) => this.databasePath(name),
+      tablePath: (identifier) => this.tablePath(identifier),
+      listTables: (database) => this.listTables(database),
+      tableExists: (identifier) => this.tableExists(identifier),
+      getTable: (identifier) => this.getTable(identifier),
+    };
+  }
+
   private databasePath(name: string): string {
     return joinPath(this.warehouse, name + DB_SUFFIX);
   }
@@ -47,14 +62,7 @@ export class Catalog {
 
   async createDatabase(name: string, options: { ignoreIfExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`create database ${name}`);
-    validateName(name, "database");
-    if (name === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create database sys: ${SYS}`);
-    const path = this.databasePath(name);
-    if (await this.fileIO.exists(path)) {
-      if (options.ignoreIfExists) return;
-      throw new PaimonError("ALREADY_EXISTS", `database ${name} already exists (${path})`);
-    }
-    await this.fileIO.mkdirs(path);
+    return (await catalogAdmin()).createDatabase(this.adminParts(), name, options);
   }
 
   async listDatabases(): Promise<string[]> {
@@ -70,42 +78,19 @@ export class Catalog {
 
   async dropDatabase(name: string, options: { ignoreIfNotExists?: boolean; cascade?: boolean } = {}): Promise<void> {
     this.checkWritable(`drop database ${name}`);
-    validateName(name, "database");
-    const path = this.databasePath(name);
-    if (!(await this.fileIO.exists(path))) {
-      if (options.ignoreIfNotExists) return;
-      throw new PaimonError("NOT_FOUND", `database ${name} does not exist`);
-    }
-    const tables = await this.listTables(name);
-    if (tables.length > 0 && !options.cascade) {
-      throw new PaimonError("INVALID_ARGUMENT", `database ${name} is not empty (tables: ${tables.join(", ")}); drop with cascade`);
-    }
-    await this.fileIO.deleteDirectory(path);
+    return (await catalogAdmin()).dropDatabase(this.adminParts(), name, options);
   }
 
   async createTable(identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
     this.checkWritable(`create table ${identifier}`);
-    const { path, database, table } = this.tablePath(identifier);
-    if (database === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create table ${identifier}: ${SYS}`);
-    const systemObject = systemObjectOf(table);
-    if (systemObject !== null) throw new PaimonError("INVALID_ARGUMENT", `invalid table name ${JSON.stringify(table)}: '$' is Paimon's separator of branches and system tables (Java Paimon reads ${identifier} as the ${systemObject})`);
-    if (!(await this.fileIO.exists(this.databasePath(database)))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
-    const manager = new SchemaManager(this.fileIO, path);
-    if (options.ignoreIfExists && (await manager.latest()) !== null) return this.getTable(identifier);
-    try {
-      await manager.createTable(schema, identifier);
-    } catch (e) {
-      if (options.ignoreIfExists && e instanceof PaimonError && e.code === "ALREADY_EXISTS") return this.getTable(identifier);
-      throw e;
-    }
-    return this.getTable(identifier);
+    return (await catalogAdmin()).createTable(this.adminParts(), identifier, schema, options);
   }
 
   async getTable(identifier: string): Promise<Table> {
     const { path, table, database } = this.tablePath(identifier);
     if (database === "sys") {
       // Java's system database: tables describing the whole catalog (`sys.tables`, `sys.all_table_options`, …)
-      const { loadGlobalSystemTable } = await import("./system-tables.js");
+      const { loadGlobalSystemTable } = await systemTables();
       return loadGlobalSystemTable(this, table);
     }
     const latest = new SchemaManager(this.fileIO, path).latest();
@@ -153,10 +138,10 @@ export class Catalog {
    */
   async tableExists(identifier: string): Promise<boolean> {
     const { table, database } = this.tablePath(identifier);
-    if (database === "sys") return (await import("./system-tables.js")).isGlobalSystemTableName(table);
+    if (database === "sys") return (await systemTables()).isGlobalSystemTableName(table);
     const system = /^([^$]+(?:\$branch_[^$]*)?)\$([^$]*)$/s.exec(table);
     if (system !== null && !system[2].startsWith("branch_")) {
-      const { isSystemTableName } = await import("./system-tables.js");
+      const { isSystemTableName } = await systemTables();
       return isSystemTableName(system[2]) && this.tableExists(identifier.slice(0, identifier.length - table.length) + system[1]);
     }
     let schemas: SchemaManager;
@@ -172,7 +157,7 @@ export class Catalog {
 
   async listTables(database: string): Promise<string[]> {
     validateName(database, "database");
-    if (database === "sys") return (await import("./system-tables.js")).globalSystemTableNames();
+    if (database === "sys") return (await systemTables()).globalSystemTableNames();
     const dbPath = this.databasePath(database);
     if (!(await this.fileIO.exists(dbPath))) throw new PaimonError("NOT_FOUND", `database ${database} does not exist`);
     const out: string[] = [];
@@ -184,16 +169,7 @@ export class Catalog {
 
   async dropTable(identifier: string, options: { ignoreIfNotExists?: boolean } = {}): Promise<void> {
     this.checkWritable(`drop table ${identifier}`);
-    const { path, table } = this.tablePath(identifier);
-    // as Java's `checkNotBranch`: a branch is dropped with Table.dropBranch
-    if (/\$branch_/.test(table)) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for branch table ${identifier}; drop the branch with dropBranch of the table on the default branch`);
-    // as Java's `checkNotSystemTable`: a system table is no directory to delete
-    if (table.includes("$")) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for system table ${identifier}`);
-    if (!(await this.tableExists(identifier))) {
-      if (options.ignoreIfNotExists) return;
-      throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist`);
-    }
-    await this.fileIO.deleteDirectory(path);
+    return (await catalogAdmin()).dropTable(this.adminParts(), identifier, options);
   }
 
   async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {

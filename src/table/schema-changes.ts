@@ -9,7 +9,7 @@ import type { TableSchema } from "../spec/schema.js";
 import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
 import { checkOptionChange } from "./options.js";
 import { isTrueOption as isTrue, validateOptionValues } from "./option-validation.js";
-import { checkOffsetColumnChange, renameColumnInOptions } from "./dedup-table.js";
+import { DEDUPLICATE_KEY_FIELDS, isDeduplicateTable, REALTIME_OFFSET_FIELD } from "./dedup-table.js";
 
 function invalid(message: string): PaimonError {
   return new PaimonError("INVALID_ARGUMENT", message);
@@ -184,5 +184,49 @@ export function validateTableLayout(schema: TableSchema): void {
     if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {
       throw invalid(`partition column ${key} cannot be of type ${typeToString(f.type)}`);
     }
+  }
+}
+
+/**
+ * UNSUPPORTED when a schema change of a deduplicate table would rename, drop or retype
+ * `_REALTIME_OFFSET` (seed: it keeps its name, field id and non-null int64 type).
+ */
+function checkOffsetColumnChange(options: Readonly<Record<string, string>>, column: string, change: "rename" | "drop" | "retype", where: string): void {
+  if (column !== REALTIME_OFFSET_FIELD || !isDeduplicateTable(options)) return;
+  const verb = change === "rename" ? "renamed" : change === "drop" ? "dropped" : "retyped";
+  throw new PaimonError("UNSUPPORTED", `${REALTIME_OFFSET_FIELD} of append deduplicate table ${where} cannot be ${verb}`);
+}
+
+/** Per-column option suffixes whose key names the column (`fields.<column>.<suffix>`), Java's list. */
+const PER_COLUMN_OPTION_SUFFIXES = ["aggregate-function", "ignore-retract", "distinct", "list-agg-delimiter"];
+
+/**
+ * The options after renaming column `from` to `to`, as Java's
+ * `SchemaManager.applyRenameColumnsToOptions` does (otherwise a renamed column silently loses its
+ * aggregate function and the others): the column lists `bucket-key` and `sequence.field` (and
+ * `realtime.deduplicate-key-fields`), the keys `fields.<column>.aggregate-function` /
+ * `ignore-retract` / `distinct` / `list-agg-delimiter`, and both the key and the value of
+ * `fields.<columns>.sequence-group` / `fields.<columns>.nested-key`.
+ */
+function renameColumnInOptions(options: Record<string, string>, from: string, to: string): void {
+  const renamed = (list: string) => list.split(",").map((c) => (c.trim() === from ? to : c)).join(",");
+  for (const key of ["bucket-key", "sequence.field", DEDUPLICATE_KEY_FIELDS]) {
+    const value = options[key];
+    if (value === undefined || value.trim() === "") continue;
+    options[key] = renamed(value);
+  }
+  for (const suffix of PER_COLUMN_OPTION_SUFFIXES) {
+    const key = `fields.${from}.${suffix}`;
+    if (!(key in options)) continue;
+    const value = options[key]!;
+    delete options[key];
+    options[`fields.${to}.${suffix}`] = value;
+  }
+  for (const key of Object.keys(options)) {
+    const suffix = key.startsWith("fields.") && (key.endsWith(".sequence-group") ? "sequence-group" : key.endsWith(".nested-key") ? "nested-key" : null);
+    if (!suffix) continue;
+    const value = options[key]!;
+    delete options[key];
+    options[`fields.${renamed(key.slice("fields.".length, key.length - suffix.length - 1))}.${suffix}`] = renamed(value);
   }
 }

@@ -24,6 +24,12 @@ import { FileStoreTable } from "./file-store-table.js";
 import { branchRoot } from "./paths.js";
 import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
 
+// Modules loaded on first use, one import site each (bundlers add a preload list to every site).
+const tagManagerModule = () => import("./tag-manager.js");
+const branchManagerModule = () => import("./branch-manager.js");
+const rollbackModule = () => import("./rollback.js");
+const streamScanModule = () => import("../scan/stream-scan.js");
+
 // Writing, committing, maintenance and the real-time writer are imported when first used, so
 // that a query-only bundle (paimon-rt/edge in a browser) leaves their code in chunks it never loads.
 
@@ -147,7 +153,7 @@ export class Table extends FileStoreTable {
    */
   newStreamScan(options?: StreamScanOptions): Promise<StreamTableScan> {
     // (the query bundle's modules it uses are passed in: see stream-scan.ts)
-    return import("../scan/stream-scan.js").then(({ StreamTableScan }) =>
+    return streamScanModule().then(({ StreamTableScan }) =>
       StreamTableScan.open(this, options, { PaimonError, TableScan, fromBinaryRow, deletionFilesOf, primaryKeyConfig, parseDuration, checkManifestFormatOption, checkReadOptions }),
     );
   }
@@ -159,7 +165,7 @@ export class Table extends FileStoreTable {
    * stream). With `consumer-id` the progress is saved after each plan's batches were consumed.
    */
   async *streamRead(options: StreamReadOptions = {}): AsyncGenerator<RecordBatch, void, undefined> {
-    yield* (await import("../scan/stream-scan.js")).streamBatches(await this.newStreamScan(options), (o) => this.newRead(o), options);
+    yield* (await streamScanModule()).streamBatches(await this.newStreamScan(options), (o) => this.newRead(o), options);
   }
 
   /**
@@ -286,7 +292,7 @@ export class Table extends FileStoreTable {
    */
   async rollbackTo(snapshotId: number): Promise<void> {
     this.checkWritable("roll back");
-    const { rollbackTo } = await import("./rollback.js");
+    const { rollbackTo } = await rollbackModule();
     await rollbackTo(this.tableParts(), snapshotId);
   }
 
@@ -298,7 +304,7 @@ export class Table extends FileStoreTable {
    */
   async rollbackToTag(name: string): Promise<void> {
     this.checkWritable("roll back");
-    const { rollbackToTag } = await import("./rollback.js");
+    const { rollbackToTag } = await rollbackModule();
     await rollbackToTag(this.tableParts(), name);
   }
 
@@ -312,7 +318,7 @@ export class Table extends FileStoreTable {
    */
   async createTag(name: string, snapshotId?: number, options: { timeRetainedMs?: number } = {}): Promise<Snapshot> {
     this.checkWritable("create a tag of");
-    const { createTag } = await import("./tag-manager.js");
+    const { createTag } = await tagManagerModule();
     return createTag(this.tableParts(), name, snapshotId, options.timeRetainedMs);
   }
 
@@ -324,7 +330,7 @@ export class Table extends FileStoreTable {
    */
   async renameTag(name: string, newName: string): Promise<void> {
     this.checkWritable("rename a tag of");
-    const { renameTag } = await import("./tag-manager.js");
+    const { renameTag } = await tagManagerModule();
     await renameTag(this.tableParts(), name, newName);
   }
 
@@ -338,7 +344,7 @@ export class Table extends FileStoreTable {
    */
   async replaceTag(name: string, snapshotId?: number, options: { timeRetainedMs?: number } = {}): Promise<Snapshot> {
     this.checkWritable("replace a tag of");
-    const { replaceTag } = await import("./tag-manager.js");
+    const { replaceTag } = await tagManagerModule();
     return replaceTag(this.tableParts(), name, snapshotId, options.timeRetainedMs);
   }
 
@@ -349,7 +355,7 @@ export class Table extends FileStoreTable {
    */
   async deleteTag(name: string): Promise<void> {
     this.checkWritable("delete a tag of");
-    const { deleteTag } = await import("./tag-manager.js");
+    const { deleteTag } = await tagManagerModule();
     await deleteTag(this.tableParts(), name);
   }
 
@@ -381,7 +387,7 @@ export class Table extends FileStoreTable {
    */
   async createBranch(name: string, fromTag?: string): Promise<void> {
     this.checkWritable("create a branch of");
-    const { createBranch } = await import("./branch-manager.js");
+    const { createBranch } = await branchManagerModule();
     await createBranch(this.branchParts(), name, fromTag);
   }
 
@@ -392,7 +398,7 @@ export class Table extends FileStoreTable {
    */
   async dropBranch(name: string): Promise<void> {
     this.checkWritable("drop a branch of");
-    const { dropBranch } = await import("./branch-manager.js");
+    const { dropBranch } = await branchManagerModule();
     await dropBranch(this.branchParts(), name);
   }
 
@@ -405,13 +411,13 @@ export class Table extends FileStoreTable {
    */
   async fastForward(name: string): Promise<void> {
     this.checkWritable("fast-forward");
-    const { fastForward } = await import("./branch-manager.js");
+    const { fastForward } = await branchManagerModule();
     await fastForward(this.branchParts(), name);
   }
 
   /** The table's branches other than `main`, sorted (an extension beyond API.md; Java `branchManager().branches()`). */
   async listBranches(): Promise<string[]> {
-    const { listBranches } = await import("./branch-manager.js");
+    const { listBranches } = await branchManagerModule();
     return listBranches(this.fileIO, this.location);
   }
 
