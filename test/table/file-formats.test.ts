@@ -1,8 +1,9 @@
 /**
  * Data-file and manifest formats other than Parquet / Avro are refused with UNSUPPORTED naming
  * the format (issue 9 item 11): at create and alter (file.format, file.format.per.level,
- * manifest.format), at write into a table whose options name another format, and at read of a
- * data file in another format. Before, file.format=orc silently wrote Parquet files.
+ * manifest.format), at write into a table whose options name another format (ORC is read, not
+ * written), and at read of a data file in a format other than Parquet, Avro and ORC. Before,
+ * file.format=orc silently wrote Parquet files.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as fsp from "node:fs/promises";
@@ -77,7 +78,7 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     expect(t.options["file.format"]).toBeUndefined();
   });
 
-  it("a table whose schema says file.format=orc (another engine's) cannot be written; reading an .orc data file is UNSUPPORTED (.avro is read)", async () => {
+  it("a table whose schema says file.format=orc (another engine's) cannot be written; reading a .csv data file is UNSUPPORTED (.avro and .orc are read)", async () => {
     // Schema files of other engines are taken as they are: rewrite schema-0 like Java would.
     await catalog.createTable("db.j", { fields: FIELDS });
     const schemaFile = path.join(warehouse, "db.db", "j", "schema", "schema-0");
@@ -87,14 +88,15 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     const table = await catalog.getTable("db.j");
     const e = await rejection(table.newWrite({ commitUser: "u" }));
     expect(e.code).toBe("UNSUPPORTED");
-    expect(e.message).toBe("table db.j: file.format 'orc' is not supported (paimon-rt reads and writes parquet and avro data files only)");
+    expect(e.message).toBe("table db.j: file.format 'orc' is not supported (paimon-rt writes parquet and avro data files only; it reads orc too)");
 
     expect(dataFileFormatOf("bucket-0/data-1-0.orc")).toBe("orc");
     expect(dataFileFormatOf("data-1-0.AVRO")).toBe("avro");
     expect(dataFileFormatOf("dir.x/data")).toBe("");
-    expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.orc")).toThrow(
-      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.orc is in orc format; paimon-rt reads parquet and avro data files only"),
+    expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.csv")).toThrow(
+      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.csv is in csv format; paimon-rt reads parquet, avro and orc data files only"),
     );
+    expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.orc")).not.toThrow();
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.avro")).not.toThrow();
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.parquet")).not.toThrow();
   });
