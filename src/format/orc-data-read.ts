@@ -594,7 +594,9 @@ function decodeColumn(st: StripeData, p: Plan, slots: number, mask: Uint8Array |
     case "DATE": {
       const w = ints(st, col, StreamKind.DATA, k, true, p.what);
       const out = type.kind === "SMALLINT" ? new Int16Array(slots) : new Int32Array(slots);
-      scatter(v, slots, (i, j) => (out[i] = w.low(j)));
+      const words = w.words;
+      if (!v.valid) for (let i = 0; i < slots; i++) out[i] = words[2 * i]!;
+      else scatter(v, slots, (i, j) => (out[i] = words[2 * j]!));
       return fixed(p, slots, v, out);
     }
     case "BIGINT": {
@@ -686,7 +688,7 @@ function decodeBytes(st: StripeData, p: Plan, slots: number, v: Validity): arrow
     const indices = ints(st, col, StreamKind.DATA, k, false, p.what);
     let total = 0;
     for (let j = 0; j < k; j++) {
-      const e = indices.get(j);
+      const e = indices.get(j); // (checked here: the copy below reads the low word)
       if (e < 0 || e >= size) throw corrupt(`ORC column ${p.what}: dictionary index ${e} of ${size}`);
       total += starts[e + 1]! - starts[e]!;
     }
@@ -695,9 +697,9 @@ function decodeBytes(st: StripeData, p: Plan, slots: number, v: Validity): arrow
     let j = 0;
     for (let i = 0; i < slots; i++) {
       if (!v.valid || v.valid[i]) {
-        const e = indices.get(j++);
-        bytes.set(dict.subarray(starts[e]!, starts[e + 1]!), end);
-        end += starts[e + 1]! - starts[e]!;
+        // (a byte loop: dictionary entries are short, and a subarray per value is an object per row)
+        const e = indices.low(j++);
+        for (let b = starts[e]!, stop = starts[e + 1]!; b < stop; b++) bytes[end++] = dict[b]!;
       }
       offsets[i + 1] = end;
     }

@@ -25,6 +25,11 @@ export class Int64Words {
     return this.words[2 * i]!;
   }
   set(i: number, v: number): void {
+    if (v >= -2147483648 && v <= 2147483647) {
+      this.words[2 * i] = v;
+      this.words[2 * i + 1] = v >> 31;
+      return;
+    }
     const hi = Math.floor(v / 4294967296);
     this.words[2 * i] = (v - hi * 4294967296) | 0;
     this.words[2 * i + 1] = hi | 0;
