@@ -205,6 +205,28 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
     expect((await rtRows("db.types_zlib")).length).toBe(ROWS + 2);
   }, SLOW);
 
+  it("randomly flipped bytes: rows or CORRUPT_FILE naming the file, no crash or hang", async () => {
+    const table = await catalog.getTable("db.types_zlib");
+    const bytes = new Uint8Array(await largestFile("db.types_zlib"));
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const outcomes = { rows: 0, corrupt: 0 };
+    for (let trial = 0; trial < 60; trial++) {
+      const broken = bytes.slice();
+      for (let k = 0; k < 1 + (trial % 4); k++) broken[random(broken.length)] ^= 1 << random(8);
+      try {
+        for await (const b of readWholeDataFile(Promise.resolve(broken), { fields: table.schema.fields, batchSize: 1000, fileName: "data-fuzz.orc" })) void b;
+        outcomes.rows++;
+      } catch (e) {
+        expect(e, `trial ${trial}`).toBeInstanceOf(PaimonError);
+        expect((e as PaimonError).code, `trial ${trial}: ${(e as Error).message}`).toBe("CORRUPT_FILE");
+        expect((e as PaimonError).message).toContain("data-fuzz.orc");
+        outcomes.corrupt++;
+      }
+    }
+    expect(outcomes.corrupt).toBeGreaterThan(10);
+  }, SLOW);
+
   it("paimon-rt refuses to write file.format=orc tables (it reads them only)", async () => {
     const table = await catalog.getTable("db.pk_orc");
     const error = await table.newWrite({ commitUser: "rt" }).then(
