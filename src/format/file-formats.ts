@@ -9,7 +9,7 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { decompress as zstdDecompress } from "fzstd";
 import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
-import type { OrcReadDeps } from "./orc-data-read.js";
+import type { OrcDataReadOptions, OrcReadDeps } from "./orc-data-read.js";
 import { AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, snappyUncompress } from "../spec/avro.js";
 import { fflateLoaded, loadedFflate, loadFflate } from "../spec/fflate.js";
 import { loadZstd } from "../spec/zstd.js";
@@ -126,12 +126,12 @@ export function checkDataFileFormat(path: string): void {
  * The rows of an Avro or ORC data file (by `options.fileName`'s extension; `bytes`: the whole
  * file) as record batches of the read fields.
  */
-export function readWholeDataFile(bytes: Promise<Uint8Array>, options: AvroDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+export function readWholeDataFile(bytes: Promise<Uint8Array>, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
   return dataFileFormatOf(options.fileName) === ORC_DATA_FILE_FORMAT ? readOrcDataFile(bytes, options) : readAvroDataFile(bytes, options);
 }
 
 /** The rows of an ORC data file; the ORC decoder is a lazily imported chunk (as the Avro one). */
-export async function* readOrcDataFile(bytes: Promise<Uint8Array>, options: AvroDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+export async function* readOrcDataFile(bytes: Promise<Uint8Array>, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
   const [orc, data] = await Promise.all([loadOrcReader(), bytes]);
   yield* orc.readOrcDataBatches(data, options);
 }
@@ -142,6 +142,11 @@ export function loadOrcReader(): Promise<typeof import("./orc-data-read.js")> {
 }
 
 let orcReader: Promise<typeof import("./orc-data-read.js")> | undefined;
+
+/** The table's `orc.timestamp-ltz.legacy.type` (Java's default true) for ORC reads. */
+export function timestampLtzLegacy(options: Readonly<Record<string, string>>): boolean {
+  return (options["orc.timestamp-ltz.legacy.type"] ?? "true").trim().toLowerCase() !== "false";
+}
 
 /** The query bundle's modules the ORC reader chunk uses. */
 function orcReadDeps(): OrcReadDeps {

@@ -59,8 +59,15 @@ export function bindOrcDataReader(deps: OrcReadDeps): typeof readOrcDataBatches 
   return readOrcDataBatches;
 }
 
-/** What to read from an ORC data file: as from an Avro one (fields, the file's fields, batch size, file name). */
-export type OrcDataReadOptions = AvroDataReadOptions;
+/** What to read from an ORC data file: as from an Avro one (fields, the file's fields, batch size, file name), and how its TIMESTAMP_LTZ values were written. */
+export interface OrcDataReadOptions extends AvroDataReadOptions {
+  /**
+   * The table's `orc.timestamp-ltz.legacy.type` (Java's default true: TIMESTAMP_LTZ values stored
+   * shifted by the writer's time zone). Unknown (undefined): TIMESTAMP_LTZ columns written in a
+   * zone other than UTC are UNSUPPORTED rather than read wrongly.
+   */
+  timestampLtzLegacy?: boolean;
+}
 
 function corrupt(what: string): PaimonError {
   return new D.PaimonError("CORRUPT_FILE", what);
@@ -366,9 +373,11 @@ interface StripeData {
   encodings: number[];
   dictionarySizes: number[];
   writerTimezone: string;
+  /** `OrcDataReadOptions.timestampLtzLegacy`. */
+  ltzLegacy: boolean | undefined;
 }
 
-function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number): StripeData {
+function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number, ltzLegacy: boolean | undefined): StripeData {
   const footerStart = s.offset + s.indexLength + s.dataLength;
   const footer = decompress(tail, bytes.subarray(footerStart, footerStart + s.footerLength), `stripe ${index} footer`);
   const streams = new Map<number, Map<number, [number, number]>>();
@@ -402,7 +411,7 @@ function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number): St
       dictionarySizes.push(size);
     } else if (f.field === 3 && f.sub) writerTimezone = f.sub.string();
   }
-  return { tail, bytes, streams, encodings, dictionarySizes, writerTimezone };
+  return { tail, bytes, streams, encodings, dictionarySizes, writerTimezone, ltzLegacy };
 }
 
 function stream(st: StripeData, column: number, kind: number): Uint8Array | null {
@@ -810,12 +819,57 @@ function decodeDecimal(st: StripeData, p: Plan, slots: number, v: Validity): arr
 /** Zones whose offset is 0 at every instant (Paimon's legacy LTZ values need no shift back). */
 const UTC_ZONES = new Set(["", "UTC", "GMT", "Z", "Etc/UTC", "Etc/GMT", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu", "GMT0", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "Greenwich", "Etc/Greenwich"]);
 
+/**
+ * Seconds since the epoch → the same plus the offset of time zone `zone` at that instant (its
+ * wall clock read as UTC), through Intl; offsets cached per minute.
+ */
+function zoneShift(zone: string, what: string): (seconds: number) => number {
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", era: "short", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+  } catch {
+    throw new D.PaimonError("UNSUPPORTED", `column ${what}: TIMESTAMP_LTZ values written in time zone '${zone}', which this runtime does not know`);
+  }
+  const offsets = new Map<number, number>();
+  const date = new Date(0);
+  return (seconds) => {
+    const minute = Math.floor(seconds / 60);
+    let offset = offsets.get(minute);
+    if (offset === undefined) {
+      const parts: Record<string, string> = {};
+      for (const part of format.formatToParts(new Date(minute * 60000))) parts[part.type] = part.value;
+      const year = parts.era === "BC" || parts.era === "B" ? 1 - Number(parts.year) : Number(parts.year);
+      date.setTime(0);
+      date.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+      date.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second), 0);
+      offset = date.getTime() / 1000 - minute * 60;
+      offsets.set(minute, offset);
+    }
+    return seconds + offset;
+  };
+}
+
 function decodeTimestamp(st: StripeData, p: Plan, slots: number, v: Validity): arrow.Data {
   const col = p.column;
   const k = v.count;
   const precision = (p.type as { precision: number }).precision;
-  if (p.type.kind === "TIMESTAMP_LTZ" && !UTC_ZONES.has(st.writerTimezone)) {
-    throw new D.PaimonError("UNSUPPORTED", `column ${p.what}: TIMESTAMP_LTZ values written by Java in time zone ${st.writerTimezone} (orc.timestamp-ltz.legacy.type) are read only from writers in UTC`);
+  // ORC TIMESTAMP (Paimon TIMESTAMP) seconds count from 2015-01-01 00:00 in the writer's zone and
+  // hold the instant of the wall clock there: the instant plus the zone's offset at it is the wall
+  // clock, as Java's reader (in any zone) returns it. ORC TIMESTAMP_INSTANT (TIMESTAMP_LTZ)
+  // seconds count from 2015-01-01 UTC; Java's legacy LTZ values (Timestamp.valueOf of the UTC
+  // wall clock in the writer's zone) are the instant stored plus the zone's offset at it, as
+  // Java's reader (in that zone) reads them back.
+  const zone = st.writerTimezone;
+  let base = EPOCH_2015;
+  let shift: ((seconds: number) => number) | null = null;
+  if (!UTC_ZONES.has(zone)) {
+    if (st.tail.types[col]!.kind === Kind.TIMESTAMP) {
+      shift = zoneShift(zone, p.what);
+      base = 2 * EPOCH_2015 - shift(EPOCH_2015); // 2015-01-01 00:00 there
+    } else if (p.type.kind === "TIMESTAMP_LTZ") {
+      if (st.ltzLegacy === undefined) throw new D.PaimonError("UNSUPPORTED", `column ${p.what}: TIMESTAMP_LTZ values written in time zone ${zone} read without the table's orc.timestamp-ltz.legacy.type`);
+      if (st.ltzLegacy) shift = zoneShift(zone, p.what);
+    }
   }
   const seconds = ints(st, col, StreamKind.DATA, k, true, p.what);
   const nanos = ints(st, col, StreamKind.SECONDARY, k, false, p.what);
@@ -830,9 +884,10 @@ function decodeTimestamp(st: StripeData, p: Plan, slots: number, v: Validity): a
     let ns = Math.floor(code / 8);
     if (zeros !== 0) ns *= 10 ** (zeros + 1);
     if (ns > 999999999) throw corrupt(`ORC column ${p.what}: nanos ${ns}`);
-    let s = seconds.get(j++) + EPOCH_2015;
+    let s = seconds.get(j++) + base;
     // Java's writer truncates the seconds of a negative time toward zero (ORC TimestampTreeReader)
     if (s < 0 && ns > 999999) s -= 1;
+    if (shift) s = shift(s);
     let value: number;
     if (unit === 3) {
       out64[i] = BigInt(s) * 1000000000n + BigInt(ns);
@@ -876,7 +931,7 @@ export async function* readOrcDataBatches(bytes: Uint8Array, options: OrcDataRea
     if (s.rows === 0) continue;
     let batch: arrow.RecordBatch;
     try {
-      const st = readStripe(tail, bytes, s, index);
+      const st = readStripe(tail, bytes, s, index, options.timestampLtzLegacy);
       const decoded: arrow.Data[] = [];
       const children = options.fields.map((f, i) => {
         const field = schema.fields[i]!;

@@ -124,6 +124,8 @@ export async function* readKvFile(
      * before a merge because it keeps every version of a key or none.
      */
     keyFilter?: { predicate: Predicate; tableFields: readonly DataField[] } | null;
+    /** The table's `orc.timestamp-ltz.legacy.type` for ORC files (`OrcDataReadOptions.timestampLtzLegacy`). */
+    timestampLtzLegacy?: boolean;
   },
 ): AsyncGenerator<KvBatch> {
   // Without system columns (raw reads of files known to hold no retract rows): sequence
@@ -143,7 +145,7 @@ export async function* readKvFile(
   const source = avro ? null : await fileIOSource(io, path, Number(file.fileSize));
   const footer = source && options.footers ? await options.footers.get(source, path) : undefined;
   const batches = !source
-    ? readWholeDataFile(io.readFile(path), { fields: readFields, fileFields, batchSize: options.batchSize, fileName: path })
+    ? readWholeDataFile(io.readFile(path), { fields: readFields, fileFields, batchSize: options.batchSize, fileName: path, timestampLtzLegacy: options.timestampLtzLegacy })
     : keyFilter
       ? readSelective(toByteSource(source, path), {
           fields: readFields,

@@ -1,6 +1,6 @@
 // Reading splits into Arrow record batches: projection, schema evolution by field id,
 // optional exact residual filtering, and `read.batch-size` chunking.
-import { checkDataFileFormat, isWholeDataFile, readWholeDataFile } from "../format/file-formats.js";
+import { checkDataFileFormat, isWholeDataFile, readWholeDataFile, timestampLtzLegacy } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
@@ -180,7 +180,7 @@ export class TableRead {
             continue;
           }
           // (Avro files: read whole and filtered row by row below)
-          const batches = source && footer ? readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer }) : readWholeDataFile(this.table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: this.batchSize, fileName: path });
+          const batches = source && footer ? readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer }) : readWholeDataFile(this.table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: this.batchSize, fileName: path, timestampLtzLegacy: timestampLtzLegacy(this.table.schema.options) });
           for await (const raw of batches) {
             let batch = raw;
             if (deleted) {

@@ -8,7 +8,7 @@
 // the rewritten files leave the bucket's index in the same COMPACT snapshot (Java
 // `BucketedAppendCompactManager` with `BucketedDvMaintainer`, `AppendCompactTask` with
 // `AppendDeleteFileMaintainer`).
-import { checkDataFileFormat, isWholeDataFile, readWholeDataFile } from "../format/file-formats.js";
+import { checkDataFileFormat, isWholeDataFile, readWholeDataFile, timestampLtzLegacy } from "../format/file-formats.js";
 import { CommitMessage } from "../commit/commit-message.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { fileIOSource } from "../format/source.js";
@@ -127,7 +127,7 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
     const deleted = dvs?.get(f.fileName);
     let position = 0;
     const batches = isWholeDataFile(path)
-      ? readWholeDataFile(table.fileIO.readFile(path), { fields: table.schema.fields, fileFields, batchSize: 65536, fileName: path })
+      ? readWholeDataFile(table.fileIO.readFile(path), { fields: table.schema.fields, fileFields, batchSize: 65536, fileName: path, timestampLtzLegacy: timestampLtzLegacy(table.schema.options) })
       : readParquetBatches(await fileIOSource(table.fileIO, path, Number(f.fileSize)), { fields: table.schema.fields, mapBy: "id", fileFields, batchSize: 65536, fileName: path });
     for await (const raw of batches) {
       let batch = raw;

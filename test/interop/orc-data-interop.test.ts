@@ -238,3 +238,55 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
     expect((error as PaimonError).message).toContain("orc");
   }, SLOW);
 });
+
+describe.skipIf(!!noJava)("ORC timestamps written by Java in other time zones", () => {
+  const FIELDS = [
+    { name: "id", type: "INT" },
+    { name: "ts3", type: "TIMESTAMP(3)" },
+    { name: "ts9", type: "TIMESTAMP(9)" },
+    { name: "ltz3", type: "TIMESTAMP_LTZ(3)" },
+    { name: "ltz6", type: "TIMESTAMP_LTZ(6)" },
+  ];
+  // before 1970, winter and summer time, a wall clock in New York's spring-forward gap, 1950
+  // (not before 1901: local mean time offsets differ between the JVM's and ICU's zone data)
+  const MOMENTS = [-618105600000000000n, -1704067200123456789n, 1704067200123456789n, 1720000000987654321n, 1710037800000000000n, 1000n];
+  const rows = MOMENTS.map((m, id) => ({ id, ts3: String((m / 1000000n) * 1000000n), ts9: String(m), ltz3: String((m / 1000000n) * 1000000n), ltz6: String((m / 1000n) * 1000n) }));
+
+  it("TIMESTAMP (wall clock, DST included) and TIMESTAMP_LTZ (legacy: shifted by the writer's zone, and not) read as Java reads them in that zone", async () => {
+    const warehouse = tempDir();
+    const zones = ["Asia/Shanghai", "America/New_York"];
+    const tables: Array<{ identifier: string; spec: { fields: typeof FIELDS; options: Record<string, string>; commits: (typeof rows)[] } }> = zones.flatMap((_, z) => [
+      { identifier: `db.legacy_${z}`, spec: { fields: FIELDS, options: { bucket: "-1", "file.format": "orc" } as Record<string, string>, commits: [rows] } },
+      { identifier: `db.instant_${z}`, spec: { fields: FIELDS, options: { bucket: "-1", "file.format": "orc", "orc.timestamp-ltz.legacy.type": "false" }, commits: [rows] } },
+    ]);
+    const java: Array<OracleRow[] | Error> = [];
+    try {
+      for (const [z, zone] of zones.entries()) {
+        process.env.PAIMON_RT_ORACLE_JAVA_TZ = zone;
+        const mine = tables.slice(2 * z, 2 * z + 2);
+        await writeTables("java", warehouse, mine);
+        java.push(...(await readTables("java", mine.map((t) => ({ warehouse, identifier: t.identifier, sort: true })))));
+      }
+    } finally {
+      delete process.env.PAIMON_RT_ORACLE_JAVA_TZ;
+    }
+    const catalog = await Catalog.open(warehouse);
+    for (const [i, t] of tables.entries()) {
+      const expected = java[i];
+      if (expected instanceof Error) throw expected;
+      expect(await tableRows(catalog, t.identifier), t.identifier).toEqual(sortRows(expected));
+    }
+    // Java's rows are the input (but for the wall clock in New York's gap, which Java moves by an hour)
+    expect(java[0]).toEqual(sortRows(rows));
+    expect((java[2] as OracleRow[]).find((r) => r.id === 4)!.ltz3).toBe(String(1710037800000000000n + 3600000000000n));
+    // (not vacuous: the legacy files hold shifted instants, which paimon-rt shifts back)
+    const table = await catalog.getTable("db.legacy_0");
+    const bytes = await fsp.readFile(path.join(warehouse, "db.db", "legacy_0", "bucket-0", (await dataFileNames(catalog, "db.legacy_0"))[0]!));
+    const raw = [];
+    for await (const b of readWholeDataFile(Promise.resolve(new Uint8Array(bytes)), { fields: table.schema.fields, batchSize: 100, fileName: "data-x.orc", timestampLtzLegacy: false })) raw.push(...arrowToRows(b));
+    expect(raw.find((r) => r.id === 2)!.ltz3).toBe(String(1704067200123000000n - 8n * 3600n * 1000000000n));
+    // without the table's option, a shifted column is refused rather than read wrongly
+    const unknown = readWholeDataFile(Promise.resolve(new Uint8Array(bytes)), { fields: table.schema.fields, batchSize: 100, fileName: "data-x.orc" });
+    await expect(unknown.next()).rejects.toMatchObject({ code: "UNSUPPORTED" });
+  }, SLOW);
+});
