@@ -3,7 +3,10 @@
  * Paimon type Java writes in both formats, with nulls, negative values and nested types, and a
  * primary-key table's commits with deletes and a compaction.
  */
+import * as fsp from "node:fs/promises";
+import { expect } from "vitest";
 import type { Catalog } from "../../src/catalog/catalog.js";
+import { PaimonError } from "../../src/error.js";
 import { arrowToRows } from "./convert.js";
 import { type OracleRow, sortRows } from "./oracle/harness.js";
 
@@ -116,4 +119,26 @@ export async function dataFileNames(catalog: Catalog, identifier: string): Promi
   const table = await catalog.getTable(identifier);
   const plan = await table.newScan().plan();
   return plan.splits.flatMap((s) => s.files.map((f) => f.fileName)).sort();
+}
+
+/**
+ * Reads `splits` of `table` with `filePath` holding `broken` bytes meanwhile (restored after) and
+ * expects CORRUPT_FILE naming `fileName`.
+ */
+export async function expectCorruptRead(table: Awaited<ReturnType<Catalog["getTable"]>>, splits: Parameters<ReturnType<Awaited<ReturnType<Catalog["getTable"]>>["newRead"]>["toArrow"]>[0], filePath: string, fileName: string, broken: readonly Uint8Array[]): Promise<void> {
+  const bytes = await fsp.readFile(filePath);
+  try {
+    for (const b of broken) {
+      await fsp.writeFile(filePath, b);
+      const error = await table.newRead().toArrow(splits).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(PaimonError);
+      expect((error as PaimonError).code).toBe("CORRUPT_FILE");
+      expect((error as PaimonError).message).toContain(fileName);
+    }
+  } finally {
+    await fsp.writeFile(filePath, bytes);
+  }
 }

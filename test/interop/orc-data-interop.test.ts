@@ -18,7 +18,7 @@ import { loadOrcReader, readWholeDataFile } from "../../src/format/file-formats.
 import { arrowToRows } from "./convert.js";
 import { and, col } from "../../src/predicate/predicate.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { ALL_TYPES, allTypesRow, dataFileNames, nullRow, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
+import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, nullRow, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
 import { javaOracleUnavailable, type OracleRow, readTables, sortRows, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
@@ -185,23 +185,7 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
       Buffer.concat([bytes.subarray(0, 3000), Buffer.alloc(200, 0x55), bytes.subarray(3200)]), // inside the stripes
       Buffer.alloc(0),
     ];
-    try {
-      for (const broken of damaged) {
-        await fsp.writeFile(filePath, broken);
-        const error = await table
-          .newRead()
-          .toArrow(plan.splits)
-          .then(
-            () => null,
-            (e: unknown) => e,
-          );
-        expect(error).toBeInstanceOf(PaimonError);
-        expect((error as PaimonError).code).toBe("CORRUPT_FILE");
-        expect((error as PaimonError).message).toContain(file.fileName);
-      }
-    } finally {
-      await fsp.writeFile(filePath, bytes);
-    }
+    await expectCorruptRead(table, plan.splits, filePath, file.fileName, damaged);
     expect((await rtRows("db.types_zlib")).length).toBe(ROWS + 2);
   }, SLOW);
 
