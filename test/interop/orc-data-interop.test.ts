@@ -38,6 +38,8 @@ const ORC_TYPES = [
   { name: "dict", type: "STRING" },
   { name: "long_s", type: "STRING" },
   { name: "dec_small", type: "DECIMAL(10, 3)" },
+  // (Java writes MULTISET<E> in ORC as MAP<E, INT NOT NULL>; it cannot in Avro)
+  { name: "mset", type: "MULTISET<STRING>" },
 ];
 
 const ROWS = 2500;
@@ -58,6 +60,7 @@ function orcRow(id: number): OracleRow {
     dict: `d${id % 6}`,
     long_s: id % 3 === 0 ? null : `${"long string ".repeat(20)}${id}`,
     dec_small: id % 4 === 0 ? "12.500" : `${neg < 0 ? "-" : ""}${id}.001`,
+    mset: id % 9 === 0 ? null : [[`m${id % 4}`, 1 + (id % 3)]],
   };
 }
 
