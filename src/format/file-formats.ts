@@ -44,25 +44,24 @@ function formatsPerLevel(value: string): Array<[string, string]> {
 }
 
 /** The data-file formats paimon-rt reads and writes. */
-const DATA_FILE_FORMATS = new Set(["parquet", "avro"]);
+const DATA_FILE_FORMATS = new Set(["parquet", "avro", "orc"]);
 
 /**
- * Refuses table options naming a file format paimon-rt cannot write: `file.format` or a
- * `file.format.per.level` entry other than parquet and avro (orc files are read, not written),
- * `manifest.format` other than avro.
+ * Refuses table options naming a file format paimon-rt cannot write or read: `file.format` or a
+ * `file.format.per.level` entry other than parquet, avro and orc, `manifest.format` other than avro.
  * UNSUPPORTED naming the option and the format.
  */
 export function checkFileFormatOptions(options: Readonly<Record<string, string>>, table: string): void {
   checkManifestFormatOption(options, table);
   const fileFormat = options["file.format"];
   if (fileFormat !== undefined && !DATA_FILE_FORMATS.has(normalize(fileFormat))) {
-    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt writes parquet and avro data files only; it reads orc too)`);
+    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes parquet, avro and orc data files only)`);
   }
   const perLevel = options["file.format.per.level"];
   if (perLevel !== undefined) {
     for (const [level, format] of formatsPerLevel(perLevel)) {
       if (!DATA_FILE_FORMATS.has(format))
-        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt writes parquet and avro data files only; it reads orc too)`);
+        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes parquet, avro and orc data files only)`);
     }
   }
 }
@@ -72,13 +71,14 @@ export function checkFileFormatOptions(options: Readonly<Record<string, string>>
  * else `file.format`; Java KeyValueFileWriterFactory), or of an append table's files (`level`
  * null: `file.format`). Parquet by default.
  */
-export function dataFileFormatFor(options: Readonly<Record<string, string>>, level: number | null): "parquet" | "avro" {
+export function dataFileFormatFor(options: Readonly<Record<string, string>>, level: number | null): "parquet" | "avro" | "orc" {
+  const known = (f: string) => (f === "avro" || f === "orc" ? f : "parquet");
   const perLevel = options["file.format.per.level"];
   if (level !== null && perLevel !== undefined) {
     const hit = formatsPerLevel(perLevel).find(([l]) => Number(l) === level);
-    if (hit) return hit[1] === "avro" ? "avro" : "parquet";
+    if (hit) return known(hit[1]);
   }
-  return normalize(options["file.format"] ?? DATA_FILE_FORMAT) === "avro" ? "avro" : "parquet";
+  return known(normalize(options["file.format"] ?? DATA_FILE_FORMAT));
 }
 
 /** Refuses `manifest.format` other than avro (UNSUPPORTED): such manifests cannot be read or written. */

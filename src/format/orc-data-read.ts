@@ -29,7 +29,7 @@ import type { makeNullData, readArrowField } from "./arrow-types.js";
 import type { columnCasts, readAs } from "./parquet-reader.js";
 import type { recordBatch } from "../arrow/record-batch.js";
 import type { AvroDataReadOptions } from "./avro-data-read.js";
-import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, OrcRleError } from "./orc-rle.js";
+import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, Kind, OrcRleError } from "./orc-rle.js";
 
 /** What the reader uses of the query bundle (file-formats.ts `readOrcDataFile` passes it). */
 export interface OrcReadDeps {
@@ -131,27 +131,6 @@ class Proto {
 // File tail
 // ---------------------------------------------------------------------------------------------
 
-const enum Kind {
-  BOOLEAN = 0,
-  BYTE = 1,
-  SHORT = 2,
-  INT = 3,
-  LONG = 4,
-  FLOAT = 5,
-  DOUBLE = 6,
-  STRING = 7,
-  BINARY = 8,
-  TIMESTAMP = 9,
-  LIST = 10,
-  MAP = 11,
-  STRUCT = 12,
-  UNION = 13,
-  DECIMAL = 14,
-  DATE = 15,
-  VARCHAR = 16,
-  CHAR = 17,
-  TIMESTAMP_INSTANT = 18,
-}
 
 const KIND_NAMES = ["boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "string", "binary", "timestamp", "array", "map", "struct", "uniontype", "decimal", "date", "varchar", "char", "timestamp with local time zone"];
 

@@ -1,4 +1,4 @@
-// ORC's run-length encodings (ORC spec "Run Length Encoding"), as Java's ORC writer (orc-core
+// ORC type kinds and ORC's run-length encodings (ORC spec "Run Length Encoding"), as Java's ORC writer (orc-core
 // 1.9, which Paimon uses) produces them: byte RLE, boolean bit RLE, integer RLE v1 and v2 (short
 // repeat, direct, patched base, delta). Pure functions over decompressed stream bytes, no imports:
 // the ORC reader chunk (orc-data-read.ts) and its unit tests use them.
@@ -338,4 +338,27 @@ export function decodeIntRleV2(buf: Uint8Array, n: number, signed: boolean, out:
     }
   }
   return out;
+}
+
+/** ORC's type kinds (orc_proto.proto Type.Kind). */
+export const enum Kind {
+  BOOLEAN = 0,
+  BYTE = 1,
+  SHORT = 2,
+  INT = 3,
+  LONG = 4,
+  FLOAT = 5,
+  DOUBLE = 6,
+  STRING = 7,
+  BINARY = 8,
+  TIMESTAMP = 9,
+  LIST = 10,
+  MAP = 11,
+  STRUCT = 12,
+  UNION = 13,
+  DECIMAL = 14,
+  DATE = 15,
+  VARCHAR = 16,
+  CHAR = 17,
+  TIMESTAMP_INSTANT = 18,
 }

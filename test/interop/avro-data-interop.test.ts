@@ -15,7 +15,7 @@ import { and, col } from "../../src/predicate/predicate.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { javaOracleUnavailable, type OracleRow, pypaimonUnavailable, readTables, sortRows, writeTables } from "./oracle/harness.js";
 import { rtCommitRows } from "./rt-commit.js";
-import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, nullRow, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
+import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, nullRow, onlyFileStats, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping avro-data interop: ${noJava}`);
@@ -220,13 +220,7 @@ describe.skipIf(!!noJava)("Avro data file statistics", () => {
     const catalog = await Catalog.open(warehouse);
     const rt = await catalog.createTable("db.rt_stats", { fields: ALL_TYPES, options });
     await rtCommitRows(rt, ALL_TYPES, rows);
-    const statsOf = async (id: string) => {
-      const plan = await (await catalog.getTable(id)).newScan().plan();
-      const files = plan.splits.flatMap((s) => s.files);
-      expect(files.length).toBe(1);
-      const v = files[0]!.valueStats;
-      return { min: Buffer.from(v.minValues).toString("hex"), max: Buffer.from(v.maxValues).toString("hex"), nulls: v.nullCounts };
-    };
+    const statsOf = (id: string) => onlyFileStats(catalog, id);
     const java = await statsOf("db.java_stats");
     expect(await statsOf("db.rt_stats")).toEqual(java);
     // (not vacuous: Java keeps bounds and null counts for Avro files)

@@ -142,3 +142,12 @@ export async function expectCorruptRead(table: Awaited<ReturnType<Catalog["getTa
     await fsp.writeFile(filePath, bytes);
   }
 }
+
+/** The value stats (min, max as hex; null counts) of a table's only data file. */
+export async function onlyFileStats(catalog: Catalog, identifier: string): Promise<{ min: string; max: string; nulls: readonly (bigint | null)[] | null }> {
+  const plan = await (await catalog.getTable(identifier)).newScan().plan();
+  const files = plan.splits.flatMap((s) => s.files);
+  expect(files.length).toBe(1);
+  const v = files[0]!.valueStats;
+  return { min: Buffer.from(v.minValues).toString("hex"), max: Buffer.from(v.maxValues).toString("hex"), nulls: v.nullCounts };
+}

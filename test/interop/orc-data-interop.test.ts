@@ -1,6 +1,6 @@
 /**
  * ORC data files written by Java Paimon 1.4.2 (`file.format=orc`, `file.format.per.level=0:orc`)
- * read by paimon-rt exactly as Java reads them: every type Java writes in ORC (with nulls,
+ * read by paimon-rt exactly as Java reads them, and ORC files paimon-rt writes read by Java: every type Java writes in ORC (with nulls,
  * decimals of each size, timestamps of precisions 0..9, nested rows, arrays and maps), each
  * compression (zstd, zlib, snappy, lz4, none), small stripes (several per file) and enough rows
  * for every integer RLE v2 sub-encoding and for dictionary and direct strings, ORC 0.11 files
@@ -16,9 +16,10 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import { loadOrcReader, readWholeDataFile } from "../../src/format/file-formats.js";
 import { arrowToRows } from "./convert.js";
+import { rtCommitRows } from "./rt-commit.js";
 import { and, col } from "../../src/predicate/predicate.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, nullRow, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
+import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, nullRow, onlyFileStats, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
 import { javaOracleUnavailable, type OracleRow, readTables, sortRows, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
@@ -213,17 +214,6 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
     }
     expect(outcomes.corrupt).toBeGreaterThan(10);
   }, SLOW);
-
-  it("paimon-rt refuses to write file.format=orc tables (it reads them only)", async () => {
-    const table = await catalog.getTable("db.pk_orc");
-    const error = await table.newWrite({ commitUser: "rt" }).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(PaimonError);
-    expect((error as PaimonError).code).toBe("UNSUPPORTED");
-    expect((error as PaimonError).message).toContain("orc");
-  }, SLOW);
 });
 
 describe.skipIf(!!noJava)("ORC timestamps written by Java in other time zones", () => {
@@ -275,5 +265,89 @@ describe.skipIf(!!noJava)("ORC timestamps written by Java in other time zones", 
     // without the table's option, a shifted column is refused rather than read wrongly
     const unknown = readWholeDataFile(Promise.resolve(new Uint8Array(bytes)), { fields: table.schema.fields, batchSize: 100, fileName: "data-x.orc" });
     await expect(unknown.next()).rejects.toMatchObject({ code: "UNSUPPORTED" });
+  }, SLOW);
+});
+
+describe.skipIf(!!noJava)("ORC data files written by paimon-rt", () => {
+  it("file.format=orc append tables (every type, each compression): Java reads exactly the rows paimon-rt wrote and filters them", async () => {
+    const warehouse = tempDir();
+    const catalog = await Catalog.open(warehouse);
+    await catalog.createDatabase("db");
+    // (ids from 1: the expected rows are the input rows, which for id 0 would hold "-0" values)
+    // (ids up to 100: SMALLINT values of allTypesRow fit)
+    const rows = Array.from({ length: 100 }, (_, i) => orcRow(i + 1));
+    for (const compression of COMPRESSIONS) {
+      const table = await catalog.createTable(`db.rt_${compression}`, { fields: ORC_TYPES, options: { bucket: "-1", "file.format": "orc", "file.compression": compression } });
+      await rtCommitRows(table, ORC_TYPES, rows.slice(0, 70));
+      await rtCommitRows(await catalog.getTable(`db.rt_${compression}`), ORC_TYPES, rows.slice(70));
+    }
+    const java = await readTables("java", COMPRESSIONS.map((c) => ({ warehouse, identifier: `db.rt_${c}`, sort: true })));
+    const nulls = Object.fromEntries(ORC_TYPES.map((f) => [f.name, null]));
+    const expected = sortRows(rows.map((r) => ({ ...nulls, ...r })));
+    const orc = await loadOrcReader();
+    for (const [i, compression] of COMPRESSIONS.entries()) {
+      const files = await dataFileNames(catalog, `db.rt_${compression}`);
+      expect(files.length).toBe(2);
+      expect(files.every((f) => f.endsWith(".orc")), compression).toBe(true);
+      const fromJava = java[i];
+      if (fromJava instanceof Error) throw fromJava;
+      expect(fromJava, compression).toEqual(expected);
+      expect(await tableRows(catalog, `db.rt_${compression}`), compression).toEqual(expected);
+      const tail = await orc.readOrcTail(new Uint8Array(await fsp.readFile(path.join(warehouse, "db.db", `rt_${compression}`, "bucket-0", files[0]!))));
+      expect(orc.CODECS[tail.compression], compression).toBe(compression);
+    }
+    // value stats: Java prunes files by them and filters the rows
+    const filtered = await readTables("java", [{ warehouse, identifier: "db.rt_zstd", filters: [["seq", ">=", 1000000 + 3 * 80]], sort: true, executeFilter: true }]);
+    expect((filtered[0] as OracleRow[]).map((r) => r.id as number).sort((a, b) => a - b)).toEqual(rows.filter((r) => Number(r.seq) >= 1000000 + 3 * 80).map((r) => r.id));
+  }, SLOW);
+
+  it("primary-key tables in ORC (all levels, level 0 only, with deletion vectors): paimon-rt writes and compacts, Java reads the result; paimon-rt continues Java's tables", async () => {
+    const warehouse = tempDir();
+    const catalog = await Catalog.open(warehouse);
+    await catalog.createDatabase("db");
+    const variants: Array<[string, Record<string, string>]> = [
+      ["pk_orc", { bucket: "1", "file.format": "orc" }],
+      ["pk_level0", { bucket: "1", "file.format.per.level": "0:orc" }],
+      ["pk_dv", { bucket: "1", "file.format": "orc", "deletion-vectors.enabled": "true" }],
+    ];
+    await writeTables("java", warehouse, variants.map(([name, options]) => ({ identifier: `db.java_${name}`, spec: { fields: PK_FIELDS, primaryKeys: ["k"], options, commits: pkCommits() } })));
+    for (const [name, options] of variants) {
+      await catalog.createTable(`db.rt_${name}`, { fields: PK_FIELDS, primaryKeys: ["k"], options });
+      for (const c of pkCommits()) {
+        const rows = Array.isArray(c) ? c : c.rows;
+        await rtCommitRows(await catalog.getTable(`db.rt_${name}`), PK_FIELDS, rows, { compact: !Array.isArray(c) && c.compact });
+      }
+      await rtCommitRows(await catalog.getTable(`db.java_${name}`), PK_FIELDS, [{ k: 8, v: "rt8", n: "8" }, { k: 9, _kind: "-D" }]);
+      await rtCommitRows(await catalog.getTable(`db.java_${name}`), PK_FIELDS, [{ k: 10, v: "rt10", n: null }], { compact: true });
+    }
+    const ids = variants.flatMap(([name]) => [`db.rt_${name}`, `db.java_${name}`]);
+    const java = await readTables("java", ids.map((identifier) => ({ warehouse, identifier, sort: true })));
+    for (const [i, id] of ids.entries()) {
+      const expected = java[i];
+      if (expected instanceof Error) throw expected;
+      expect(await tableRows(catalog, id), id).toEqual(sortRows(expected));
+      expect(expected.find((r) => r.k === 6), id).toEqual({ k: 6, v: "e6", n: "61" });
+      expect(expected.some((r) => r.k === 4 || r.k === 7), id).toBe(false);
+      if (id.startsWith("db.java_")) {
+        expect(expected.find((r) => r.k === 10), id).toEqual({ k: 10, v: "rt10", n: null });
+        expect(expected.some((r) => r.k === 9), id).toBe(false);
+      }
+    }
+    expect((await dataFileNames(catalog, "db.rt_pk_orc")).every((f) => f.endsWith(".orc"))).toBe(true);
+  }, SLOW);
+
+  it("the manifest's value stats (min, max, null counts) of an ORC file are Java's for the same rows", async () => {
+    const warehouse = tempDir();
+    const rows = Array.from({ length: 20 }, (_, i) => (i % 7 === 6 ? nullRow(i + 1) : allTypesRow(i + 1)));
+    rows.push({ ...allTypesRow(50), s: "a string longer than sixteen characters", vc: "zzzzzzzzzz" });
+    const options = { bucket: "1", "bucket-key": "id", "file.format": "orc" };
+    await writeTables("java", warehouse, [{ identifier: "db.java_stats", spec: { fields: ALL_TYPES, options, commits: [rows] } }]);
+    const catalog = await Catalog.open(warehouse);
+    const rt = await catalog.createTable("db.rt_stats", { fields: ALL_TYPES, options });
+    await rtCommitRows(rt, ALL_TYPES, rows);
+    const statsOf = (id: string) => onlyFileStats(catalog, id);
+    const java = await statsOf("db.java_stats");
+    expect(await statsOf("db.rt_stats")).toEqual(java);
+    expect((java.nulls ?? []).filter((n) => n !== null && n > 0n).length).toBeGreaterThan(20);
   }, SLOW);
 });
