@@ -468,6 +468,8 @@ export interface OrcDataWriteOptions {
   compression?: string;
   zstdLevel?: number;
   statsMode?: string | StatsMode;
+  /** Per column name: a stats mode other than the file's (Java's ORC stats factories take the key columns' modes as Parquet's). */
+  fieldStatsModes?: Readonly<Record<string, string | StatsMode>>;
 }
 
 /**
@@ -477,7 +479,7 @@ export interface OrcDataWriteOptions {
 export class OrcFileWriter {
   readonly schema: arrow.Schema;
   private readonly collectors: ColumnStatsCollector[];
-  private readonly mode: StatsMode;
+  private readonly modes: StatsMode[];
   private readonly batches: arrow.Data[][] = [];
   private rows = 0;
   private bytes = 0;
@@ -492,7 +494,11 @@ export class OrcFileWriter {
     this.schema = toArrowSchema(fields);
     this.compression = orcCompressionOf(options.compression);
     this.collectors = fields.map((f) => new ColumnStatsCollector(f.type));
-    this.mode = parseStatsMode(options.statsMode);
+    const fileMode = parseStatsMode(options.statsMode);
+    this.modes = fields.map((f) => {
+      const m = options.fieldStatsModes?.[f.name];
+      return m === undefined ? fileMode : parseStatsMode(m);
+    });
     const all: Column[] = [];
     columnsOf({ kind: "ROW", nullable: false, fields: [...fields] }, 0, 0, all); // (refuses types ORC cannot hold now)
   }
@@ -583,7 +589,7 @@ export class OrcFileWriter {
     file.bytes(ps.view());
     file.byte(ps.length);
     const bytes = file.view().slice();
-    const stats: ParquetColumnStats[] = this.fields.map((f, i) => ({ name: f.name, fieldId: f.id, ...this.collectors[i]!.result(this.mode) }));
+    const stats: ParquetColumnStats[] = this.fields.map((f, i) => ({ name: f.name, fieldId: f.id, ...this.collectors[i]!.result(this.modes[i]!) }));
     return { bytes, fileSize: bytes.length, rowCount: this.rows, stats };
   }
 }

@@ -66,7 +66,7 @@ export function openDataFileWriter(schema: TableSchema, fields: readonly DataFie
   if (format === "parquet") return { writer: new ParquetFileWriter(fields, options), extension: "parquet" };
   if (format === "orc") {
     const zstdLevel = Number(schema.options["file.compression.zstd-level"] ?? 1);
-    return { writer: new OrcFileWriter(fields, { compression: options.compression ?? "zstd", zstdLevel, statsMode: options.statsMode }), extension: "orc" };
+    return { writer: new OrcFileWriter(fields, { compression: options.compression ?? "zstd", zstdLevel, statsMode: options.statsMode, fieldStatsModes: options.fieldStatsModes }), extension: "orc" };
   }
   const codecOption = schema.options["avro.codec"];
   const codec = avroDataCodec(options.compression ?? "zstd", codecOption);

@@ -349,5 +349,12 @@ describe.skipIf(!!noJava)("ORC data files written by paimon-rt", () => {
     const java = await statsOf("db.java_stats");
     expect(await statsOf("db.rt_stats")).toEqual(java);
     expect((java.nulls ?? []).filter((n) => n !== null && n > 0n).length).toBeGreaterThan(20);
+    // a primary-key table's level-0 file (stats modes per field as Java's ORC factories)
+    const pkOptions = { bucket: "1", "file.format": "orc", "metadata.stats-mode": "truncate(4)" };
+    const pkRows = [{ k: 2, v: "a long value", n: "5" }, { k: 1, v: null, n: null }, { k: 3, v: "zz", n: "-7" }];
+    await writeTables("java", warehouse, [{ identifier: "db.java_pk_stats", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: pkOptions, commits: [pkRows] } }]);
+    await rtCommitRows(await catalog.createTable("db.rt_pk_stats", { fields: PK_FIELDS, primaryKeys: ["k"], options: pkOptions }), PK_FIELDS, pkRows);
+    const javaPk = await statsOf("db.java_pk_stats");
+    expect(await statsOf("db.rt_pk_stats")).toEqual(javaPk);
   }, SLOW);
 });
