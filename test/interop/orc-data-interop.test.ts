@@ -20,7 +20,7 @@ import { rtCommitRows } from "./rt-commit.js";
 import { and, col } from "../../src/predicate/predicate.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, nullRow, onlyFileStats, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
-import { javaOracleUnavailable, type OracleRow, readTables, sortRows, writeTables } from "./oracle/harness.js";
+import { javaOracleUnavailable, type OracleRow, pypaimonUnavailable, readTables, sortRows, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping orc-data interop: ${noJava}`);
@@ -334,6 +334,12 @@ describe.skipIf(!!noJava)("ORC data files written by paimon-rt", () => {
       }
     }
     expect((await dataFileNames(catalog, "db.rt_pk_orc")).every((f) => f.endsWith(".orc"))).toBe(true);
+    if (!pypaimonUnavailable()) {
+      // pypaimon 2.1.0 reads paimon-rt's ORC files too
+      const py = await readTables("pypaimon", [{ warehouse, identifier: "db.rt_pk_orc", sort: true }]);
+      if (py[0] instanceof Error) throw py[0];
+      expect(sortRows(py[0]!)).toEqual(sortRows(java[0] as OracleRow[]));
+    }
   }, SLOW);
 
   it("the manifest's value stats (min, max, null counts) of an ORC file are Java's for the same rows", async () => {
