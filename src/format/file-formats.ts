@@ -7,9 +7,11 @@
 
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
+import { decompress as zstdDecompress } from "fzstd";
 import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
-import { AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader } from "../spec/avro.js";
-import { fflateLoaded, loadFflate } from "../spec/fflate.js";
+import type { OrcDataReadOptions, OrcReadDeps } from "./orc-data-read.js";
+import { AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, snappyUncompress } from "../spec/avro.js";
+import { fflateLoaded, loadedFflate, loadFflate } from "../spec/fflate.js";
 import { loadZstd } from "../spec/zstd.js";
 import { toArrowType, typeToString } from "../spec/types.js";
 import { makeNullData, readArrowField } from "./arrow-types.js";
@@ -42,24 +44,24 @@ function formatsPerLevel(value: string): Array<[string, string]> {
 }
 
 /** The data-file formats paimon-rt reads and writes. */
-const DATA_FILE_FORMATS = new Set(["parquet", "avro"]);
+const DATA_FILE_FORMATS = new Set(["parquet", "avro", "orc"]);
 
 /**
  * Refuses table options naming a file format paimon-rt cannot write or read: `file.format` or a
- * `file.format.per.level` entry other than parquet and avro, `manifest.format` other than avro.
+ * `file.format.per.level` entry other than parquet, avro and orc, `manifest.format` other than avro.
  * UNSUPPORTED naming the option and the format.
  */
 export function checkFileFormatOptions(options: Readonly<Record<string, string>>, table: string): void {
   checkManifestFormatOption(options, table);
   const fileFormat = options["file.format"];
   if (fileFormat !== undefined && !DATA_FILE_FORMATS.has(normalize(fileFormat))) {
-    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes parquet and avro data files only)`);
+    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes parquet, avro and orc data files only)`);
   }
   const perLevel = options["file.format.per.level"];
   if (perLevel !== undefined) {
     for (const [level, format] of formatsPerLevel(perLevel)) {
       if (!DATA_FILE_FORMATS.has(format))
-        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes parquet and avro data files only)`);
+        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes parquet, avro and orc data files only)`);
     }
   }
 }
@@ -69,13 +71,14 @@ export function checkFileFormatOptions(options: Readonly<Record<string, string>>
  * else `file.format`; Java KeyValueFileWriterFactory), or of an append table's files (`level`
  * null: `file.format`). Parquet by default.
  */
-export function dataFileFormatFor(options: Readonly<Record<string, string>>, level: number | null): "parquet" | "avro" {
+export function dataFileFormatFor(options: Readonly<Record<string, string>>, level: number | null): "parquet" | "avro" | "orc" {
+  const known = (f: string) => (f === "avro" || f === "orc" ? f : "parquet");
   const perLevel = options["file.format.per.level"];
   if (level !== null && perLevel !== undefined) {
     const hit = formatsPerLevel(perLevel).find(([l]) => Number(l) === level);
-    if (hit) return hit[1] === "avro" ? "avro" : "parquet";
+    if (hit) return known(hit[1]);
   }
-  return normalize(options["file.format"] ?? DATA_FILE_FORMAT) === "avro" ? "avro" : "parquet";
+  return known(normalize(options["file.format"] ?? DATA_FILE_FORMAT));
 }
 
 /** Refuses `manifest.format` other than avro (UNSUPPORTED): such manifests cannot be read or written. */
@@ -95,22 +98,59 @@ export function dataFileFormatOf(fileName: string): string {
 
 /** The data-file format paimon-rt reads besides Parquet (Java's `file.format=avro`, per level, postpone-bucket files). */
 export const AVRO_DATA_FILE_FORMAT = "avro";
+/** The data-file format paimon-rt reads (not writes) besides Parquet and Avro (Java's `file.format=orc`, the default before Paimon 1.0). */
+export const ORC_DATA_FILE_FORMAT = "orc";
 
-/** Whether a data file is an Avro file (by its extension, as Java dispatches). */
-export function isAvroDataFile(path: string): boolean {
-  return dataFileFormatOf(path) === AVRO_DATA_FILE_FORMAT;
+/**
+ * Whether a data file is read whole (Avro and ORC files, by their extension, as Java
+ * dispatches) by {@link readWholeDataFile}, rather than ranged as Parquet files are.
+ */
+export function isWholeDataFile(path: string): boolean {
+  const format = dataFileFormatOf(path);
+  return format === AVRO_DATA_FILE_FORMAT || format === ORC_DATA_FILE_FORMAT;
 }
 
 /**
- * Refuses to read a data file in a format paimon-rt does not read (ORC, … written by another
- * engine) with UNSUPPORTED naming the file and its format, before any byte of it is parsed.
+ * Refuses to read a data file in a format paimon-rt does not read (written by another engine)
+ * with UNSUPPORTED naming the file and its format, before any byte of it is parsed.
  * Files without an extension are left to the Parquet reader (its magic check reports them).
  */
 export function checkDataFileFormat(path: string): void {
   const format = dataFileFormatOf(path);
-  if (format !== "" && format !== DATA_FILE_FORMAT && format !== AVRO_DATA_FILE_FORMAT) {
-    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT} and ${AVRO_DATA_FILE_FORMAT} data files only`);
+  if (format !== "" && format !== DATA_FILE_FORMAT && format !== AVRO_DATA_FILE_FORMAT && format !== ORC_DATA_FILE_FORMAT) {
+    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT}, ${AVRO_DATA_FILE_FORMAT} and ${ORC_DATA_FILE_FORMAT} data files only`);
   }
+}
+
+/**
+ * The rows of an Avro or ORC data file (by `options.fileName`'s extension; `bytes`: the whole
+ * file) as record batches of the read fields.
+ */
+export function readWholeDataFile(bytes: Promise<Uint8Array>, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  return dataFileFormatOf(options.fileName) === ORC_DATA_FILE_FORMAT ? readOrcDataFile(bytes, options) : readAvroDataFile(bytes, options);
+}
+
+/** The rows of an ORC data file; the ORC decoder is a lazily imported chunk (as the Avro one). */
+export async function* readOrcDataFile(bytes: Promise<Uint8Array>, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  const [orc, data] = await Promise.all([loadOrcReader(), bytes]);
+  yield* orc.readOrcDataBatches(data, options);
+}
+
+/** The ORC reader chunk, bound to the query bundle's modules (loaded once). */
+export function loadOrcReader(): Promise<typeof import("./orc-data-read.js")> {
+  return (orcReader ??= import("./orc-data-read.js").then((m) => (m.bindOrcDataReader(orcReadDeps()), m)));
+}
+
+let orcReader: Promise<typeof import("./orc-data-read.js")> | undefined;
+
+/** The table's `orc.timestamp-ltz.legacy.type` (Java's default true) for ORC reads. */
+export function timestampLtzLegacy(options: Readonly<Record<string, string>>): boolean {
+  return (options["orc.timestamp-ltz.legacy.type"] ?? "true").trim().toLowerCase() !== "false";
+}
+
+/** The query bundle's modules the ORC reader chunk uses. */
+function orcReadDeps(): OrcReadDeps {
+  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, loadFflate, loadedFflate, loadZstd, zstdDecompress, snappyUncompress, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Reading primary-key data files: table columns mapped by field id (schema evolution), plus
 // `_SEQUENCE_NUMBER` and `_VALUE_KIND`, with the file's deletion vector applied (§8).
 import { columnValues } from "../arrow/values.js";
-import { checkDataFileFormat, isAvroDataFile, readAvroDataFile } from "../format/file-formats.js";
+import { checkDataFileFormat, isWholeDataFile, readWholeDataFile } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { PaimonError } from "../error.js";
@@ -124,6 +124,8 @@ export async function* readKvFile(
      * before a merge because it keeps every version of a key or none.
      */
     keyFilter?: { predicate: Predicate; tableFields: readonly DataField[] } | null;
+    /** The table's `orc.timestamp-ltz.legacy.type` for ORC files (`OrcDataReadOptions.timestampLtzLegacy`). */
+    timestampLtzLegacy?: boolean;
   },
 ): AsyncGenerator<KvBatch> {
   // Without system columns (raw reads of files known to hold no retract rows): sequence
@@ -132,18 +134,18 @@ export async function* readKvFile(
   const readFields = system ? [...fields, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD] : [...fields];
   // For files without Parquet field ids: the fields of the schema the file was written with.
   const fileFields = options.fileFields ? [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...options.fileFields] : undefined;
-  checkDataFileFormat(path); // ORC files of other engines: UNSUPPORTED, not CORRUPT_FILE
+  checkDataFileFormat(path); // formats paimon-rt does not read: UNSUPPORTED, not CORRUPT_FILE
   let position = 0;
   const deleted = options.deleted && !options.deleted.isEmpty ? options.deleted : null;
   // Avro files (Java's `file.format.per.level`, postpone-bucket files): read whole, the key
   // filter applied row by row to the batches (exact, as the selective Parquet read)
-  const avro = isAvroDataFile(path);
+  const avro = isWholeDataFile(path);
   const keyFilter = options.keyFilter && !avro ? options.keyFilter : null;
   const avroKeyFilter = avro && options.keyFilter ? bindPredicate(options.keyFilter.predicate, readFields) : null;
   const source = avro ? null : await fileIOSource(io, path, Number(file.fileSize));
   const footer = source && options.footers ? await options.footers.get(source, path) : undefined;
   const batches = !source
-    ? readAvroDataFile(io.readFile(path), { fields: readFields, fileFields, batchSize: options.batchSize, fileName: path })
+    ? readWholeDataFile(io.readFile(path), { fields: readFields, fileFields, batchSize: options.batchSize, fileName: path, timestampLtzLegacy: options.timestampLtzLegacy })
     : keyFilter
       ? readSelective(toByteSource(source, path), {
           fields: readFields,

@@ -25,6 +25,7 @@ import type { MergeFold } from "./merge-functions.js";
 import { type DeletionFile, DeletionVectorLoader, FileSchemas, type KvBatch, readKvFile } from "./kv-file-reader.js";
 import { recordBatch, sliceBatch } from "../arrow/record-batch.js";
 import { readArrowField } from "../format/arrow-types.js";
+import { timestampLtzLegacy } from "../format/file-formats.js";
 import { sortedKeyRange } from "./selective-read.js";
 import { rankBySequenceFields } from "./sequence-order.js";
 import { shadowedRows } from "./shadow-marking.js";
@@ -346,6 +347,7 @@ export class PrimaryKeySplitReader {
         chunkCache: keyFilter || cached ? this.table.chunkCache : null,
         sortedBy: this.keyFields[0]!.name,
         keyFilter: keyFilter ? { predicate: keyFilter, tableFields: this.table.schema.fields } : null,
+        timestampLtzLegacy: timestampLtzLegacy(this.table.schema.options),
       });
     } finally {
       deleted?.dispose();

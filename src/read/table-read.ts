@@ -1,6 +1,6 @@
 // Reading splits into Arrow record batches: projection, schema evolution by field id,
 // optional exact residual filtering, and `read.batch-size` chunking.
-import { checkDataFileFormat, isAvroDataFile, readAvroDataFile } from "../format/file-formats.js";
+import { checkDataFileFormat, isWholeDataFile, readWholeDataFile, timestampLtzLegacy } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
@@ -172,8 +172,8 @@ export class TableRead {
         const path = this.table.paths.dataFile(split.bucketPath, file);
         const fileFields = await fileFieldsOf(Number(file.schemaId));
         if (indexFilter && indexColumnsMatch(indexFilter, this.table.schema.fields, fileFields) && !(await fileIndexMayMatchFile(this.table.fileIO, path, file, indexFilter, fileFields))) continue;
-        checkDataFileFormat(path); // ORC files of other engines: UNSUPPORTED, not CORRUPT_FILE
-        const avro = isAvroDataFile(path);
+        checkDataFileFormat(path); // formats paimon-rt does not read: UNSUPPORTED, not CORRUPT_FILE
+        const avro = isWholeDataFile(path);
         const source = avro ? null : await fileIOSource(this.table.fileIO, path, Number(file.fileSize));
         const deletionFile = split.deletionFiles?.[index] ?? null;
         let deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
@@ -191,7 +191,7 @@ export class TableRead {
             continue;
           }
           // (Avro files: read whole and filtered row by row below)
-          const batches = source && footer ? readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer }) : readAvroDataFile(this.table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: this.batchSize, fileName: path });
+          const batches = source && footer ? readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer }) : readWholeDataFile(this.table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: this.batchSize, fileName: path, timestampLtzLegacy: timestampLtzLegacy(this.table.schema.options) });
           for await (const raw of batches) {
             let batch = raw;
             if (deleted) {

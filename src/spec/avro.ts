@@ -297,7 +297,7 @@ export function crc32(data: Uint8Array): number {
 }
 
 /** A raw snappy block's content (snappyjs's decompressor only: its compressor is write-side). */
-function snappyUncompress(body: Uint8Array): Uint8Array {
+export function snappyUncompress(body: Uint8Array): Uint8Array {
   const decompressor = new SnappyDecompressor(body);
   const length = decompressor.readUncompressedLength();
   if (length < 0) throw new PaimonError("CORRUPT_FILE", "Invalid snappy block length");

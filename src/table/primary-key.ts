@@ -142,7 +142,7 @@ export function checkPrimaryKeyWritable(identifier: string, schema: TableSchema,
   if (options.bool("force-lookup", false) && config.changelogProducer === "full-compaction" && (config.mergeEngine === "partial-update" || config.mergeEngine === "aggregation")) {
     throw unsupported(`force-lookup=true with changelog-producer=full-compaction and merge-engine=${config.mergeEngine}`);
   }
-  if (options.fileFormat !== "parquet" && options.fileFormat !== "avro") throw unsupported(`file.format=${options.fileFormat} (parquet and avro only)`);
+  if (options.fileFormat !== "parquet" && options.fileFormat !== "avro" && options.fileFormat !== "orc") throw unsupported(`file.format=${options.fileFormat} (parquet, avro and orc only)`);
   if (config.numLevels < 2) throw new PaimonError("INVALID_ARGUMENT", `num-levels of ${identifier} must be >= 2, got ${config.numLevels}`);
   return config;
 }

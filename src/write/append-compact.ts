@@ -8,7 +8,7 @@
 // the rewritten files leave the bucket's index in the same COMPACT snapshot (Java
 // `BucketedAppendCompactManager` with `BucketedDvMaintainer`, `AppendCompactTask` with
 // `AppendDeleteFileMaintainer`).
-import { checkDataFileFormat, isAvroDataFile, readAvroDataFile } from "../format/file-formats.js";
+import { checkDataFileFormat, isWholeDataFile, readWholeDataFile, timestampLtzLegacy } from "../format/file-formats.js";
 import { CommitMessage } from "../commit/commit-message.js";
 import { readParquetBatches } from "../format/parquet-reader.js";
 import { fileIOSource } from "../format/source.js";
@@ -122,12 +122,12 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
   );
   for (const f of picked) {
     const path = table.paths.dataFile(dir, f);
-    checkDataFileFormat(path); // ORC files of other engines: UNSUPPORTED, not CORRUPT_FILE
+    checkDataFileFormat(path); // formats paimon-rt does not read: UNSUPPORTED, not CORRUPT_FILE
     const fileFields = await schemas.fieldsOf(f.schemaId);
     const deleted = dvs?.get(f.fileName);
     let position = 0;
-    const batches = isAvroDataFile(path)
-      ? readAvroDataFile(table.fileIO.readFile(path), { fields: table.schema.fields, fileFields, batchSize: 65536, fileName: path })
+    const batches = isWholeDataFile(path)
+      ? readWholeDataFile(table.fileIO.readFile(path), { fields: table.schema.fields, fileFields, batchSize: 65536, fileName: path, timestampLtzLegacy: timestampLtzLegacy(table.schema.options) })
       : readParquetBatches(await fileIOSource(table.fileIO, path, Number(f.fileSize)), { fields: table.schema.fields, mapBy: "id", fileFields, batchSize: 65536, fileName: path });
     for await (const raw of batches) {
       let batch = raw;

@@ -7,6 +7,7 @@ import type { FileIO } from "../fs/file-io.js";
 import { ParquetFileWriter, type ParquetWriteOptions } from "../format/parquet-writer.js";
 import { AvroFileWriter, avroDataCodec } from "../format/avro-data-write.js";
 import { dataFileFormatFor } from "../format/file-formats.js";
+import { OrcFileWriter } from "../format/orc-data-write.js";
 import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
 import { serializeBinaryRow, toStatsBinaryRow } from "../spec/binary-row.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta, type SimpleStats } from "../spec/manifest.js";
@@ -53,7 +54,7 @@ export function simpleStats(fields: readonly DataField[], stats: readonly Parque
 }
 
 /** The writer of one data file: Parquet or Avro (same interface). */
-export type DataFileWriter = ParquetFileWriter | AvroFileWriter;
+export type DataFileWriter = ParquetFileWriter | AvroFileWriter | OrcFileWriter;
 
 /**
  * Opens the writer of a data file of `fields` in the format the table's options name for `level`
@@ -61,7 +62,12 @@ export type DataFileWriter = ParquetFileWriter | AvroFileWriter;
  * the codec from `avro.codec` or the compression, zstd at `file.compression.zstd-level`.
  */
 export function openDataFileWriter(schema: TableSchema, fields: readonly DataField[], level: number | null, options: ParquetWriteOptions): { writer: DataFileWriter; extension: string } {
-  if (dataFileFormatFor(schema.options, level) === "parquet") return { writer: new ParquetFileWriter(fields, options), extension: "parquet" };
+  const format = dataFileFormatFor(schema.options, level);
+  if (format === "parquet") return { writer: new ParquetFileWriter(fields, options), extension: "parquet" };
+  if (format === "orc") {
+    const zstdLevel = Number(schema.options["file.compression.zstd-level"] ?? 1);
+    return { writer: new OrcFileWriter(fields, { compression: options.compression ?? "zstd", zstdLevel, statsMode: options.statsMode, fieldStatsModes: options.fieldStatsModes }), extension: "orc" };
+  }
   const codecOption = schema.options["avro.codec"];
   const codec = avroDataCodec(options.compression ?? "zstd", codecOption);
   const zstdLevel = Number(schema.options["file.compression.zstd-level"] ?? 1);

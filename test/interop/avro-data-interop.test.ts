@@ -11,111 +11,16 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { PaimonError } from "../../src/error.js";
 import { and, col } from "../../src/predicate/predicate.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { arrowToRows } from "./convert.js";
 import { javaOracleUnavailable, type OracleRow, pypaimonUnavailable, readTables, sortRows, writeTables } from "./oracle/harness.js";
 import { rtCommitRows } from "./rt-commit.js";
+import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, nullRow, onlyFileStats, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping avro-data interop: ${noJava}`);
 const SLOW = 300_000;
 const tempDir = tempDirs("paimon-rt-avro-data-interop-");
-
-const ALL_TYPES = [
-  { name: "id", type: "INT NOT NULL" },
-  { name: "b", type: "BOOLEAN" },
-  { name: "t", type: "TINYINT" },
-  { name: "sm", type: "SMALLINT" },
-  { name: "i", type: "INT" },
-  { name: "l", type: "BIGINT" },
-  { name: "f", type: "FLOAT" },
-  { name: "d", type: "DOUBLE" },
-  { name: "dec5", type: "DECIMAL(5, 2)" },
-  { name: "dec18", type: "DECIMAL(18, 4)" },
-  { name: "dec38", type: "DECIMAL(38, 10)" },
-  { name: "s", type: "STRING" },
-  { name: "c", type: "CHAR(3)" },
-  { name: "vc", type: "VARCHAR(10) NOT NULL" },
-  { name: "by", type: "BYTES" },
-  { name: "bi", type: "BINARY(4)" },
-  { name: "dt", type: "DATE" },
-  { name: "tm", type: "TIME(3)" },
-  { name: "ts0", type: "TIMESTAMP(0)" },
-  { name: "ts3", type: "TIMESTAMP(3)" },
-  { name: "ts6", type: "TIMESTAMP(6)" },
-  { name: "ltz3", type: "TIMESTAMP_LTZ(3)" },
-  { name: "ltz6", type: "TIMESTAMP_LTZ(6)" },
-  { name: "arr", type: "ARRAY<INT>" },
-  { name: "arrs", type: "ARRAY<STRING NOT NULL>" },
-  { name: "ms", type: "MAP<STRING, BIGINT>" },
-  { name: "mi", type: "MAP<INT, STRING>" },
-  { name: "r", type: "ROW<x INT, y STRING, z ARRAY<DECIMAL(20, 2)>>" },
-];
-
-function allTypesRow(id: number): OracleRow {
-  const neg = id % 2 === 0 ? -1 : 1;
-  return {
-    id,
-    b: id % 3 === 0,
-    t: (neg * id) % 128,
-    sm: neg * id * 300,
-    i: neg * id * 70000,
-    l: String(BigInt(neg) * (9007199254740993n + BigInt(id) * 4294967296n)),
-    f: id + 0.5,
-    d: neg * id * 1.25e10,
-    dec5: `${neg < 0 ? "-" : ""}${id}.25`,
-    dec18: `${neg < 0 ? "-" : ""}${id}12345678901.0001`,
-    dec38: `${neg < 0 ? "-" : ""}${(id % 9) + 1}234567890123456789012345678.0123456789`,
-    s: `str-${id}-é€😀`,
-    c: `c${id % 10}`,
-    vc: `v${id}`,
-    by: Buffer.from([id, 0, 255, 128]).toString("base64"),
-    bi: Buffer.from([1, 2, 3, id]).toString("base64"),
-    dt: neg < 0 ? "1960-02-29" : "2024-12-31",
-    tm: id * 1000 + 123,
-    ts0: String(BigInt(neg) * 1704067200000000000n),
-    ts3: String(BigInt(neg) * 1704067200123000000n - 1000000n * BigInt(id)),
-    ts6: String(BigInt(neg) * 1704067200123456000n - 1000n * BigInt(id)),
-    ltz3: String(1704067200123000000n + 1000000n * BigInt(id)),
-    ltz6: String(-1704067200123456000n + 1000n * BigInt(id)),
-    arr: [id, null, -id],
-    arrs: [`a${id}`, ""],
-    ms: [[`k${id}`, String(id)], ["n", null]],
-    mi: [[id, `v${id}`], [-1, null]],
-    r: { x: id, y: id % 2 === 0 ? null : `y${id}`, z: [`${id}.50`, null] },
-  };
-}
-
-/** A row of ALL_TYPES with every nullable column null. */
-function nullRow(id: number): OracleRow {
-  return { id, vc: `null${id}` };
-}
-
-const PK_FIELDS = [
-  { name: "k", type: "INT NOT NULL" },
-  { name: "v", type: "STRING" },
-  { name: "n", type: "BIGINT" },
-];
-
-function pkCommits(): Array<OracleRow[] | { rows: OracleRow[]; compact: boolean }> {
-  return [
-    Array.from({ length: 20 }, (_, k) => ({ k, v: `a${k}`, n: String(k) })),
-    [
-      { k: 3, v: "b3", n: "30" },
-      { k: 4, _kind: "-D" },
-      { k: 25, v: "b25", n: null },
-    ],
-    { rows: [{ k: 5, v: "c5", n: "50" }], compact: true },
-    [
-      { k: 6, v: "d6", n: "60" },
-      { k: 7, _kind: "-D" },
-      { k: 26, v: null, n: "-1" },
-    ],
-    [{ k: 6, v: "e6", n: "61" }],
-  ];
-}
 
 /**
  * Rows with map entries in key order: Java reads an Avro map into a hash map (its entries come
@@ -157,17 +62,8 @@ describe.skipIf(!!noJava)("Avro data files written by Java Paimon", () => {
     catalog = await Catalog.open(warehouse);
   }, SLOW);
 
-  async function rtRows(identifier: string, options: Parameters<Awaited<ReturnType<Catalog["getTable"]>>["newRead"]>[0] = {}): Promise<OracleRow[]> {
-    const table = await catalog.getTable(identifier);
-    const plan = await table.newScan(options.filter ? { filter: options.filter } : {}).plan();
-    return sortRows(arrowToRows(await table.newRead(options).toArrow(plan.splits)));
-  }
-
-  async function dataFiles(identifier: string): Promise<string[]> {
-    const table = await catalog.getTable(identifier);
-    const plan = await table.newScan().plan();
-    return plan.splits.flatMap((s) => s.files.map((f) => f.fileName)).sort();
-  }
+  const rtRows = (identifier: string, options: ReadOptions = {}) => tableRows(catalog, identifier, options);
+  const dataFiles = (identifier: string) => dataFileNames(catalog, identifier);
 
   it("reads every type of file.format=avro tables with each codec exactly as Java does", async () => {
     const java = await readTables("java", tables.map((t) => ({ warehouse, identifier: t.identifier, sort: true })));
@@ -208,24 +104,9 @@ describe.skipIf(!!noJava)("Avro data files written by Java Paimon", () => {
     const split = plan.splits[0]!;
     const file = split.files[0]!;
     const filePath = path.join(warehouse, "db.db", "types_deflate", "bucket-0", file.fileName);
-    const bytes = await fsp.readFile(filePath);
-    try {
-      const broken = Buffer.from(bytes);
-      broken.fill(0x55, bytes.length - 40, bytes.length - 20); // inside the last block
-      await fsp.writeFile(filePath, broken);
-      const error = await table
-        .newRead()
-        .toArrow(plan.splits)
-        .then(
-          () => null,
-          (e: unknown) => e,
-        );
-      expect(error).toBeInstanceOf(PaimonError);
-      expect((error as PaimonError).code).toBe("CORRUPT_FILE");
-      expect((error as PaimonError).message).toContain(file.fileName);
-    } finally {
-      await fsp.writeFile(filePath, bytes);
-    }
+    const broken = Buffer.from(await fsp.readFile(filePath));
+    broken.fill(0x55, broken.length - 40, broken.length - 20); // inside the last block
+    await expectCorruptRead(table, plan.splits, filePath, file.fileName, [broken]);
   }, SLOW);
 
   it("paimon-rt continues Java's Avro tables (PK with and without DVs: writes and full compaction in Avro; append compaction) and Java reads them", async () => {
@@ -272,7 +153,7 @@ describe.skipIf(!!noJava)("Avro data files written by paimon-rt", () => {
     }
     const java = await readTables("java", codecs.map(([name]) => ({ warehouse, identifier: `db.rt_${name}`, sort: true })));
     for (const [i, [name]] of codecs.entries()) {
-      const files = await dataFiles(catalog, `db.rt_${name}`);
+      const files = await dataFileNames(catalog, `db.rt_${name}`);
       expect(files.length).toBe(2);
       expect(files.every((f) => f.endsWith(".avro")), name).toBe(true);
       const expected = java[i];
@@ -281,7 +162,7 @@ describe.skipIf(!!noJava)("Avro data files written by paimon-rt", () => {
     }
     // the codec is the one asked for
     const head = async (name: string) => {
-      const f = (await dataFiles(catalog, `db.rt_${name}`))[0]!;
+      const f = (await dataFileNames(catalog, `db.rt_${name}`))[0]!;
       return (await fsp.readFile(path.join(warehouse, "db.db", `rt_${name}`, "bucket-0", f))).toString("latin1");
     };
     expect(await head("zstd")).toContain("zstandard");
@@ -305,19 +186,19 @@ describe.skipIf(!!noJava)("Avro data files written by paimon-rt", () => {
     }
     // continue the Java table: more rows in Avro at level 0, then a full compaction (Parquet)
     await rtCommitRows(await catalog.getTable("db.java_pk"), PK_FIELDS, [{ k: 8, v: "rt8", n: "8" }, { k: 9, _kind: "-D" }]);
-    const perLevel = await dataFiles(catalog, "db.java_pk");
+    const perLevel = await dataFileNames(catalog, "db.java_pk");
     expect(perLevel.filter((f) => f.endsWith(".avro")).length).toBeGreaterThan(0);
     await rtCommitRows(await catalog.getTable("db.java_pk"), PK_FIELDS, [{ k: 10, v: "rt10", n: null }], { compact: true });
-    expect((await dataFiles(catalog, "db.java_pk")).every((f) => f.endsWith(".parquet"))).toBe(true);
-    const rtFiles = await dataFiles(catalog, "db.rt_pk");
+    expect((await dataFileNames(catalog, "db.java_pk")).every((f) => f.endsWith(".parquet"))).toBe(true);
+    const rtFiles = await dataFileNames(catalog, "db.rt_pk");
     expect(rtFiles.some((f) => f.endsWith(".avro")) && rtFiles.some((f) => f.endsWith(".parquet"))).toBe(true);
     const java = await readTables("java", [{ warehouse, identifier: "db.rt_pk", sort: true }, { warehouse, identifier: "db.java_pk", sort: true }]);
     const expectedRt = java[0] as OracleRow[];
-    expect(await rtRowsOf(catalog, "db.rt_pk")).toEqual(sortRows(expectedRt));
+    expect(await tableRows(catalog, "db.rt_pk")).toEqual(sortRows(expectedRt));
     expect(expectedRt.find((r) => r.k === 6)).toEqual({ k: 6, v: "e6", n: "61" });
     expect(expectedRt.some((r) => r.k === 4 || r.k === 7)).toBe(false);
     const expectedJava = java[1] as OracleRow[];
-    expect(await rtRowsOf(catalog, "db.java_pk")).toEqual(sortRows(expectedJava));
+    expect(await tableRows(catalog, "db.java_pk")).toEqual(sortRows(expectedJava));
     expect(expectedJava.find((r) => r.k === 10)).toEqual({ k: 10, v: "rt10", n: null });
     expect(expectedJava.some((r) => r.k === 9)).toBe(false);
     if (!noPython) {
@@ -339,13 +220,7 @@ describe.skipIf(!!noJava)("Avro data file statistics", () => {
     const catalog = await Catalog.open(warehouse);
     const rt = await catalog.createTable("db.rt_stats", { fields: ALL_TYPES, options });
     await rtCommitRows(rt, ALL_TYPES, rows);
-    const statsOf = async (id: string) => {
-      const plan = await (await catalog.getTable(id)).newScan().plan();
-      const files = plan.splits.flatMap((s) => s.files);
-      expect(files.length).toBe(1);
-      const v = files[0]!.valueStats;
-      return { min: Buffer.from(v.minValues).toString("hex"), max: Buffer.from(v.maxValues).toString("hex"), nulls: v.nullCounts };
-    };
+    const statsOf = (id: string) => onlyFileStats(catalog, id);
     const java = await statsOf("db.java_stats");
     expect(await statsOf("db.rt_stats")).toEqual(java);
     // (not vacuous: Java keeps bounds and null counts for Avro files)
@@ -367,22 +242,10 @@ describe.skipIf(!!noJava)("Java's postpone-bucket files (Avro KV files, sequence
     expect(postponed.filter((f) => f.endsWith(".avro")).length).toBe(2);
     await rtCommitRows(await catalog.getTable("db.postpone"), PK_FIELDS, [], { compact: true });
     const expected = [{ k: 1, v: "a", n: "1" }, { k: 2, v: "b2", n: "22" }, { k: 4, v: null, n: "4" }];
-    expect(await rtRowsOf(catalog, "db.postpone")).toEqual(sortRows(expected));
+    expect(await tableRows(catalog, "db.postpone")).toEqual(sortRows(expected));
     const java = await readTables("java", [{ warehouse, identifier: "db.postpone", sort: true }]);
     expect(java[0]).toEqual(sortRows(expected));
   }, SLOW);
 });
 
 const noPython = pypaimonUnavailable();
-
-async function dataFiles(catalog: Catalog, identifier: string): Promise<string[]> {
-  const table = await catalog.getTable(identifier);
-  const plan = await table.newScan().plan();
-  return plan.splits.flatMap((s) => s.files.map((f) => f.fileName)).sort();
-}
-
-async function rtRowsOf(catalog: Catalog, identifier: string): Promise<OracleRow[]> {
-  const table = await catalog.getTable(identifier);
-  const plan = await table.newScan().plan();
-  return sortRows(arrowToRows(await table.newRead().toArrow(plan.splits)));
-}

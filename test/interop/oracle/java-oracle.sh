@@ -20,7 +20,7 @@ if [ -n "${PAIMON_RT_ORACLE_CDS_DUMP:-}" ]; then
 elif [ -f "$J/oracle.jsa" ]; then
   cds=(-XX:SharedArchiveFile="$J/oracle.jsa")
 fi
-exec java "${cds[@]}" -Xlog:disable -Xlog:all=warning:stderr -Duser.timezone=UTC -Dfile.encoding=UTF-8 \
+exec java "${cds[@]}" -Xlog:disable -Xlog:all=warning:stderr -Duser.timezone="${PAIMON_RT_ORACLE_JAVA_TZ:-UTC}" -Dfile.encoding=UTF-8 \
   -Dorg.apache.commons.logging.Log=org.apache.commons.logging.impl.NoOpLog \
   -XX:+IgnoreUnrecognizedVMOptions -XX:TieredStopAtLevel=1 \
   --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \

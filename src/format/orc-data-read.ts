@@ -1,0 +1,944 @@
+// Reads ORC data files (Java Paimon's `file.format=orc`, the default before Paimon 1.0, and
+// `file.format.per.level`) into Arrow record batches. A lazily imported chunk: query bundles that
+// never meet an ORC data file do not carry it.
+//
+// The file's tail (postscript, footer: protobuf, decoded by the minimal reader below) names the
+// stripes and the type tree Java's OrcTypeUtil made of the Paimon schema (columns by name; field
+// ids in "paimon.id" attributes); each stripe's footer lists its streams and column encodings. A
+// stripe is decoded column by column, only the read columns' streams decompressed (ORC's chunked
+// framing over zstd, zlib, snappy, lz4 or none), into Arrow data over typed arrays. Children of
+// a struct hold values only for the struct's non-null rows and list / map children only the
+// entries of non-null rows, as ORC writes them; nulls are PRESENT bit streams.
+//
+// Paimon's mapping (OrcTypeUtil, FieldWriterFactory): TINYINT byte, SMALLINT short, INT and TIME
+// (millis) int, BIGINT long, CHAR char, VARCHAR(n) varchar, STRING string, BYTES binary, DECIMAL
+// decimal (unscaled varint + scale, Hive normalised: trailing zeros dropped), DATE date,
+// TIMESTAMP timestamp (wall-clock: seconds since 2015-01-01 + nanos), TIMESTAMP_LTZ timestamp
+// with local time zone (instant; Paimon's default `orc.timestamp-ltz.legacy.type` writes the
+// instant shifted by the writer's zone, recorded in each stripe footer: paimon-rt shifts back for
+// UTC-like zones and refuses others), ARRAY list, MAP map, ROW struct.
+
+// (only types are imported: the modules this chunk uses come from the query bundle through
+// `OrcReadDeps`, as avro-data-read.ts does)
+import type * as arrow from "apache-arrow";
+import type { PaimonError } from "../error.js";
+import type { loadedFflate, loadFflate } from "../spec/fflate.js";
+import type { loadZstd, ZstdCodec } from "../spec/zstd.js";
+import type { DataField, DataType, toArrowType, typeToString } from "../spec/types.js";
+import type { makeNullData, readArrowField } from "./arrow-types.js";
+import type { columnCasts, readAs } from "./parquet-reader.js";
+import type { recordBatch } from "../arrow/record-batch.js";
+import type { AvroDataReadOptions } from "./avro-data-read.js";
+import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, Kind, OrcRleError } from "./orc-rle.js";
+
+/** What the reader uses of the query bundle (file-formats.ts `readOrcDataFile` passes it). */
+export interface OrcReadDeps {
+  makeData: typeof arrow.makeData;
+  Schema: typeof arrow.Schema;
+  PaimonError: typeof PaimonError;
+  loadFflate: typeof loadFflate;
+  loadedFflate: typeof loadedFflate;
+  loadZstd: typeof loadZstd;
+  /** fzstd's decoder (frames the wasm module refuses or where it does not load). */
+  zstdDecompress: (data: Uint8Array) => Uint8Array;
+  snappyUncompress: (data: Uint8Array) => Uint8Array;
+  toArrowType: typeof toArrowType;
+  typeToString: typeof typeToString;
+  makeNullData: typeof makeNullData;
+  readArrowField: typeof readArrowField;
+  columnCasts: typeof columnCasts;
+  readAs: typeof readAs;
+  recordBatch: typeof recordBatch;
+}
+
+let D: OrcReadDeps;
+
+/** The reader bound to the query bundle's modules. */
+export function bindOrcDataReader(deps: OrcReadDeps): typeof readOrcDataBatches {
+  D = deps;
+  return readOrcDataBatches;
+}
+
+/** What to read from an ORC data file: as from an Avro one (fields, the file's fields, batch size, file name), and how its TIMESTAMP_LTZ values were written. */
+export interface OrcDataReadOptions extends AvroDataReadOptions {
+  /**
+   * The table's `orc.timestamp-ltz.legacy.type` (Java's default true: TIMESTAMP_LTZ values stored
+   * shifted by the writer's time zone). Unknown (undefined): TIMESTAMP_LTZ columns written in a
+   * zone other than UTC are UNSUPPORTED rather than read wrongly.
+   */
+  timestampLtzLegacy?: boolean;
+}
+
+function corrupt(what: string): PaimonError {
+  return new D.PaimonError("CORRUPT_FILE", what);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Protobuf (the ORC tail and stripe footers): fields by number, varints as numbers
+// ---------------------------------------------------------------------------------------------
+
+class Proto {
+  pos: number;
+  constructor(
+    readonly buf: Uint8Array,
+    start = 0,
+    readonly end = buf.length,
+  ) {
+    this.pos = start;
+  }
+  varint(): number {
+    let v = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw corrupt(`ORC metadata ends inside a varint at byte ${this.pos}`);
+      const b = this.buf[this.pos++]!;
+      v += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) return v;
+      scale *= 128;
+    }
+    throw corrupt(`ORC metadata varint longer than 10 bytes`);
+  }
+  /** Each field of the message: its number, wire type and (for length-delimited ones) a reader of its bytes. */
+  *fields(): Generator<{ field: number; wire: number; value: number; sub: Proto | null }> {
+    while (this.pos < this.end) {
+      const key = this.varint();
+      const field = Math.floor(key / 8);
+      const wire = key & 7;
+      if (wire === 0) yield { field, wire, value: this.varint(), sub: null };
+      else if (wire === 2) {
+        const n = this.varint();
+        if (this.pos + n > this.end) throw corrupt(`ORC metadata field ${field} of ${n} bytes past its message`);
+        const sub = new Proto(this.buf, this.pos, this.pos + n);
+        this.pos += n;
+        yield { field, wire, value: n, sub };
+      } else if (wire === 1 || wire === 5) {
+        this.pos += wire === 1 ? 8 : 4;
+        if (this.pos > this.end) throw corrupt(`ORC metadata ends inside field ${field}`);
+      } else throw corrupt(`ORC metadata wire type ${wire}`);
+    }
+  }
+  string(): string {
+    return new TextDecoder().decode(this.buf.subarray(this.pos, this.end));
+  }
+  /** A packed repeated varint field (or one unpacked value when `sub` is null). */
+  static packed(f: { value: number; sub: Proto | null }, out: number[]): void {
+    if (!f.sub) out.push(f.value);
+    else while (f.sub.pos < f.sub.end) out.push(f.sub.varint());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// File tail
+// ---------------------------------------------------------------------------------------------
+
+
+const KIND_NAMES = ["boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "string", "binary", "timestamp", "array", "map", "struct", "uniontype", "decimal", "date", "varchar", "char", "timestamp with local time zone"];
+
+export interface OrcType {
+  kind: number;
+  subtypes: number[];
+  fieldNames: string[];
+  precision: number;
+  scale: number;
+}
+
+export interface Stripe {
+  offset: number;
+  indexLength: number;
+  dataLength: number;
+  footerLength: number;
+  rows: number;
+}
+
+export interface Tail {
+  compression: number;
+  blockSize: number;
+  stripes: Stripe[];
+  types: OrcType[];
+}
+
+/** ORC CompressionKind names by number. */
+export const CODECS = ["none", "zlib", "snappy", "lzo", "lz4", "zstd"];
+
+/** The postscript (uncompressed, at the end of the file: its length is the last byte). */
+function readPostscript(bytes: Uint8Array): { compression: number; blockSize: number; footerLength: number; psStart: number } {
+  const n = bytes.length;
+  if (n < 4) throw corrupt(`not an ORC file (${n} bytes)`);
+  const psLength = bytes[n - 1]!;
+  if (psLength + 1 > n) throw corrupt(`ORC postscript of ${psLength} bytes in a file of ${n}`);
+  const psStart = n - 1 - psLength;
+  let footerLength = -1;
+  let compression = 0;
+  let blockSize = 256 * 1024;
+  let metadataLength = 0;
+  let magic = "";
+  for (const f of new Proto(bytes, psStart, n - 1).fields()) {
+    if (f.field === 1) footerLength = f.value;
+    else if (f.field === 2) compression = f.value;
+    else if (f.field === 3) blockSize = f.value;
+    else if (f.field === 5) metadataLength = f.value;
+    else if (f.field === 8000 && f.sub) magic = f.sub.string();
+  }
+  if (magic !== "ORC") throw corrupt(`not an ORC file (no ORC postscript magic)`);
+  if (footerLength < 0 || footerLength + metadataLength > psStart) throw corrupt(`ORC footer of ${footerLength} bytes past the file start`);
+  if (blockSize <= 0 || blockSize > 1 << 30) throw corrupt(`ORC compression block size ${blockSize}`);
+  if (!(compression in CODECS) || compression === 3) throw new D.PaimonError("UNSUPPORTED", `ORC compression ${CODECS[compression] ?? compression}`);
+  return { compression, blockSize, footerLength, psStart };
+}
+
+/** The tail of an ORC file: compression, stripes, type tree. CORRUPT_FILE for bytes that are not an ORC file. */
+export async function readOrcTail(bytes: Uint8Array): Promise<Tail> {
+  // the codecs not loaded with the module, before the (compressed) footer
+  const { compression } = readPostscript(bytes);
+  if (compression === 1) await D.loadFflate();
+  if (compression === 5) zstd = await D.loadZstd();
+  return readTail(bytes);
+}
+
+function readTail(bytes: Uint8Array): Tail {
+  const { compression, blockSize, footerLength, psStart } = readPostscript(bytes);
+  const tail: Tail = { compression, blockSize, stripes: [], types: [] };
+  const footer = decompress(tail, bytes.subarray(psStart - footerLength, psStart), "footer");
+  for (const f of new Proto(footer).fields()) {
+    if (f.field === 3 && f.sub) {
+      const s: Stripe = { offset: 0, indexLength: 0, dataLength: 0, footerLength: 0, rows: 0 };
+      for (const g of f.sub.fields()) {
+        if (g.field === 1) s.offset = g.value;
+        else if (g.field === 2) s.indexLength = g.value;
+        else if (g.field === 3) s.dataLength = g.value;
+        else if (g.field === 4) s.footerLength = g.value;
+        else if (g.field === 5) s.rows = g.value;
+      }
+      if (s.offset + s.indexLength + s.dataLength + s.footerLength > psStart) throw corrupt(`ORC stripe at ${s.offset} past the file's data`);
+      tail.stripes.push(s);
+    } else if (f.field === 4 && f.sub) {
+      const t: OrcType = { kind: 0, subtypes: [], fieldNames: [], precision: 38, scale: 10 };
+      for (const g of f.sub.fields()) {
+        if (g.field === 1) t.kind = g.value;
+        else if (g.field === 2) Proto.packed(g, t.subtypes);
+        else if (g.field === 3 && g.sub) t.fieldNames.push(g.sub.string());
+        else if (g.field === 5) t.precision = g.value;
+        else if (g.field === 6) t.scale = g.value;
+      }
+      tail.types.push(t);
+    }
+  }
+  const root = tail.types[0];
+  if (!root || root.kind !== Kind.STRUCT) throw corrupt(`ORC file without a struct schema`);
+  for (const t of tail.types) for (const s of t.subtypes) if (s >= tail.types.length || s <= 0) throw corrupt(`ORC type tree names type ${s} of ${tail.types.length}`);
+  return tail;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compression: ORC's chunks (3-byte little-endian header: length << 1 | original)
+// ---------------------------------------------------------------------------------------------
+
+let zstd: ZstdCodec | null = null;
+
+function decompress(tail: Tail, data: Uint8Array, what: string): Uint8Array {
+  if (tail.compression === 0) return data;
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let pos = 0;
+  while (pos < data.length) {
+    if (pos + 3 > data.length) throw corrupt(`ORC ${what}: compression chunk header past the stream`);
+    const header = data[pos]! | (data[pos + 1]! << 8) | (data[pos + 2]! << 16);
+    pos += 3;
+    const length = header >>> 1;
+    if (pos + length > data.length) throw corrupt(`ORC ${what}: compression chunk of ${length} bytes past the stream`);
+    const chunk = data.subarray(pos, pos + length);
+    pos += length;
+    const out = header & 1 ? chunk : inflate(tail, chunk, what);
+    parts.push(out);
+    total += out.length;
+  }
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function inflate(tail: Tail, chunk: Uint8Array, what: string): Uint8Array {
+  try {
+    switch (tail.compression) {
+      case 1:
+        return D.loadedFflate().inflateSync(chunk);
+      case 2:
+        return D.snappyUncompress(chunk);
+      case 4:
+        return lz4Block(chunk, tail.blockSize);
+      default: {
+        if (zstd) {
+          try {
+            return zstd.decompress(chunk, tail.blockSize);
+          } catch {
+            // below: fzstd reports what the module refuses
+          }
+        }
+        return D.zstdDecompress(chunk);
+      }
+    }
+  } catch (e) {
+    if (e instanceof D.PaimonError) throw e;
+    throw corrupt(`ORC ${what}: cannot decompress a ${CODECS[tail.compression]} chunk: ${(e as Error)?.message ?? String(e)}`);
+  }
+}
+
+/** An LZ4 block (no frame: aircompressor's Lz4Compressor, as ORC writes) of at most `max` bytes. */
+export function lz4Block(src: Uint8Array, max: number): Uint8Array {
+  const out = new Uint8Array(max);
+  let ip = 0;
+  let op = 0;
+  const bad = (): never => {
+    throw new Error("malformed LZ4 block");
+  };
+  while (ip < src.length) {
+    const token = src[ip++]!;
+    let lit = token >>> 4;
+    if (lit === 15) {
+      let b;
+      do {
+        if (ip >= src.length) bad();
+        b = src[ip++]!;
+        lit += b;
+      } while (b === 255);
+    }
+    if (ip + lit > src.length || op + lit > max) bad();
+    out.set(src.subarray(ip, ip + lit), op);
+    ip += lit;
+    op += lit;
+    if (ip >= src.length) break;
+    if (ip + 2 > src.length) bad();
+    const offset = src[ip]! | (src[ip + 1]! << 8);
+    ip += 2;
+    let len = token & 15;
+    if (len === 15) {
+      let b;
+      do {
+        if (ip >= src.length) bad();
+        b = src[ip++]!;
+        len += b;
+      } while (b === 255);
+    }
+    len += 4;
+    if (offset === 0 || offset > op || op + len > max) bad();
+    for (let k = 0; k < len; k++, op++) out[op] = out[op - offset]!;
+  }
+  return out.subarray(0, op);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stripes: streams by column and kind, column encodings
+// ---------------------------------------------------------------------------------------------
+
+const enum StreamKind {
+  PRESENT = 0,
+  DATA = 1,
+  LENGTH = 2,
+  DICTIONARY_DATA = 3,
+  SECONDARY = 5,
+}
+
+/** Column encodings: DIRECT = 0, DICTIONARY = 1, DIRECT_V2 = 2, DICTIONARY_V2 = 3. */
+interface StripeData {
+  tail: Tail;
+  bytes: Uint8Array;
+  /** column → stream kind → [start, length] in the file. */
+  streams: Map<number, Map<number, [number, number]>>;
+  encodings: number[];
+  dictionarySizes: number[];
+  writerTimezone: string;
+  /** `OrcDataReadOptions.timestampLtzLegacy`. */
+  ltzLegacy: boolean | undefined;
+}
+
+function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number, ltzLegacy: boolean | undefined): StripeData {
+  const footerStart = s.offset + s.indexLength + s.dataLength;
+  const footer = decompress(tail, bytes.subarray(footerStart, footerStart + s.footerLength), `stripe ${index} footer`);
+  const streams = new Map<number, Map<number, [number, number]>>();
+  const encodings: number[] = [];
+  const dictionarySizes: number[] = [];
+  let writerTimezone = "";
+  let at = s.offset;
+  for (const f of new Proto(footer).fields()) {
+    if (f.field === 1 && f.sub) {
+      let kind = 0;
+      let column = 0;
+      let length = 0;
+      for (const g of f.sub.fields()) {
+        if (g.field === 1) kind = g.value;
+        else if (g.field === 2) column = g.value;
+        else if (g.field === 3) length = g.value;
+      }
+      if (at + length > footerStart) throw corrupt(`ORC stripe ${index}: stream of column ${column} past the stripe`);
+      let byKind = streams.get(column);
+      if (!byKind) streams.set(column, (byKind = new Map()));
+      byKind.set(kind, [at, length]);
+      at += length;
+    } else if (f.field === 2 && f.sub) {
+      let kind = 0;
+      let size = 0;
+      for (const g of f.sub.fields()) {
+        if (g.field === 1) kind = g.value;
+        else if (g.field === 2) size = g.value;
+      }
+      encodings.push(kind);
+      dictionarySizes.push(size);
+    } else if (f.field === 3 && f.sub) writerTimezone = f.sub.string();
+  }
+  return { tail, bytes, streams, encodings, dictionarySizes, writerTimezone, ltzLegacy };
+}
+
+function stream(st: StripeData, column: number, kind: number): Uint8Array | null {
+  const at = st.streams.get(column)?.get(kind);
+  if (!at) return null;
+  return decompress(st.tail, st.bytes.subarray(at[0], at[0] + at[1]), `column ${column} stream ${kind}`);
+}
+
+function required(st: StripeData, column: number, kind: number, what: string): Uint8Array {
+  const s = stream(st, column, kind);
+  if (!s) throw corrupt(`ORC column ${what}: no ${["PRESENT", "DATA", "LENGTH", "DICTIONARY_DATA", "", "SECONDARY"][kind]} stream`);
+  return s;
+}
+
+function ints(st: StripeData, column: number, kind: number, n: number, signed: boolean, what: string): Int64Words {
+  const s = n === 0 ? new Uint8Array(0) : required(st, column, kind, what);
+  const enc = st.encodings[column] ?? 0;
+  return enc === 0 || enc === 1 ? decodeIntRleV1(s, n, signed) : decodeIntRleV2(s, n, signed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Columns → Arrow data
+// ---------------------------------------------------------------------------------------------
+
+/** A column of the read: its ORC type id, Paimon type and Arrow type, children for nested types. */
+interface Plan {
+  column: number;
+  type: DataType;
+  arrowType: arrow.DataType;
+  what: string;
+  children: Plan[];
+}
+
+function mismatch(t: OrcType, type: DataType, what: string): PaimonError {
+  return corrupt(`column ${what}: ORC type ${KIND_NAMES[t.kind] ?? t.kind} does not hold ${D.typeToString(type)}`);
+}
+
+function plan(types: OrcType[], column: number, type: DataType, arrowType: arrow.DataType, what: string): Plan {
+  const t = types[column]!;
+  const expect = (...kinds: number[]) => {
+    if (!kinds.includes(t.kind)) throw mismatch(t, type, what);
+  };
+  const children: Plan[] = [];
+  switch (type.kind) {
+    case "BOOLEAN":
+      expect(Kind.BOOLEAN);
+      break;
+    case "TINYINT":
+      expect(Kind.BYTE);
+      break;
+    case "SMALLINT":
+      expect(Kind.SHORT);
+      break;
+    case "INT":
+    case "TIME":
+      expect(Kind.INT);
+      break;
+    case "BIGINT":
+      expect(Kind.LONG);
+      break;
+    case "FLOAT":
+      expect(Kind.FLOAT);
+      break;
+    case "DOUBLE":
+      expect(Kind.DOUBLE);
+      break;
+    case "DATE":
+      expect(Kind.DATE);
+      break;
+    case "CHAR":
+    case "VARCHAR":
+      expect(Kind.STRING, Kind.VARCHAR, Kind.CHAR);
+      break;
+    case "BINARY":
+    case "VARBINARY":
+    case "BLOB":
+      expect(Kind.BINARY);
+      break;
+    case "DECIMAL":
+      expect(Kind.DECIMAL);
+      break;
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      expect(Kind.TIMESTAMP, Kind.TIMESTAMP_INSTANT);
+      break;
+    case "ARRAY":
+      expect(Kind.LIST);
+      children.push(plan(types, t.subtypes[0]!, type.element, (arrowType as arrow.List).children[0]!.type, `${what}[]`));
+      break;
+    case "MAP":
+    case "MULTISET": {
+      // (Java writes MULTISET<E> as MAP<E, INT NOT NULL>: OrcFileFormat.refineDataType)
+      expect(Kind.MAP);
+      const entries = (arrowType as arrow.Map_).children[0]!.type as arrow.Struct;
+      children.push(plan(types, t.subtypes[0]!, type.kind === "MAP" ? type.key : type.element, entries.children[0]!.type, `${what}.key`));
+      children.push(plan(types, t.subtypes[1]!, type.kind === "MAP" ? type.value : { kind: "INT", nullable: false }, entries.children[1]!.type, `${what}.value`));
+      break;
+    }
+    case "ROW": {
+      expect(Kind.STRUCT);
+      const fields = (arrowType as arrow.Struct).children;
+      type.fields.forEach((f, i) => {
+        const at = t.fieldNames.indexOf(f.name);
+        if (at < 0) throw corrupt(`column ${what}: ORC struct has no field ${f.name}`);
+        children.push(plan(types, t.subtypes[at]!, f.type, fields[i]!.type, `${what}.${f.name}`));
+      });
+      break;
+    }
+    default:
+      throw new D.PaimonError("UNSUPPORTED", `column ${what}: ${D.typeToString(type)} in an ORC data file`);
+  }
+  return { column, type, arrowType, what, children };
+}
+
+/** The slots' validity: the parent's entries (`mask`, null: all) whose PRESENT bit is set. */
+interface Validity {
+  /** One byte per slot (1 valid), or null: all valid. */
+  valid: Uint8Array | null;
+  /** Valid slots: the values the column's streams hold. */
+  count: number;
+}
+
+function validity(st: StripeData, p: Plan, slots: number, mask: Uint8Array | null): Validity {
+  let entries = slots;
+  if (mask) {
+    entries = 0;
+    for (let i = 0; i < slots; i++) entries += mask[i]!;
+  }
+  const present = entries > 0 ? stream(st, p.column, StreamKind.PRESENT) : null;
+  if (!present) return { valid: entries < slots ? mask : null, count: entries };
+  const bits = decodeBoolRle(present, entries);
+  const valid = new Uint8Array(slots);
+  let count = 0;
+  for (let i = 0, j = 0; i < slots; i++) {
+    if (mask && !mask[i]) continue;
+    const v = bits[j++]!;
+    valid[i] = v;
+    count += v;
+  }
+  return { valid, count };
+}
+
+function bitmap(v: Validity, slots: number): Uint8Array | undefined {
+  if (!v.valid) return undefined;
+  const bits = new Uint8Array((slots + 7) >> 3);
+  for (let i = 0; i < slots; i++) if (v.valid[i]) bits[i >> 3]! |= 1 << (i & 7);
+  return bits;
+}
+
+function fixed(p: Plan, slots: number, v: Validity, values: ArrayBufferView): arrow.Data {
+  return D.makeData({ type: p.arrowType as arrow.Int32, length: slots, nullCount: slots - v.count, nullBitmap: bitmap(v, slots), data: values as Int32Array });
+}
+
+/** Scatters `k` dense values (index j) to the valid slots (index i). */
+function scatter(v: Validity, slots: number, put: (i: number, j: number) => void): void {
+  if (!v.valid) {
+    for (let i = 0; i < slots; i++) put(i, i);
+    return;
+  }
+  for (let i = 0, j = 0; i < slots; i++) if (v.valid[i]) put(i, j++);
+}
+
+const EPOCH_2015 = 1420070400;
+
+function decodeColumn(st: StripeData, p: Plan, slots: number, mask: Uint8Array | null): arrow.Data {
+  const v = validity(st, p, slots, mask);
+  const k = v.count;
+  const col = p.column;
+  const type = p.type;
+  switch (type.kind) {
+    case "BOOLEAN": {
+      const bits = k > 0 ? decodeBoolRle(required(st, col, StreamKind.DATA, p.what), k) : new Uint8Array(0);
+      const out = new Uint8Array((slots + 7) >> 3);
+      scatter(v, slots, (i, j) => {
+        if (bits[j]) out[i >> 3]! |= 1 << (i & 7);
+      });
+      return fixed(p, slots, v, out);
+    }
+    case "TINYINT": {
+      const bytes = k > 0 ? decodeByteRle(required(st, col, StreamKind.DATA, p.what), k) : new Uint8Array(0);
+      const out = new Int8Array(slots);
+      if (!v.valid) out.set(new Int8Array(bytes.buffer, bytes.byteOffset, k));
+      else scatter(v, slots, (i, j) => (out[i] = (bytes[j]! << 24) >> 24));
+      return fixed(p, slots, v, out);
+    }
+    case "SMALLINT":
+    case "INT":
+    case "TIME":
+    case "DATE": {
+      const w = ints(st, col, StreamKind.DATA, k, true, p.what);
+      const out = type.kind === "SMALLINT" ? new Int16Array(slots) : new Int32Array(slots);
+      const words = w.words;
+      if (!v.valid) for (let i = 0; i < slots; i++) out[i] = words[2 * i]!;
+      else scatter(v, slots, (i, j) => (out[i] = words[2 * j]!));
+      return fixed(p, slots, v, out);
+    }
+    case "BIGINT": {
+      const w = ints(st, col, StreamKind.DATA, k, true, p.what);
+      if (!v.valid) return fixed(p, slots, v, new BigInt64Array(w.words.buffer, 0, slots));
+      const out = new Int32Array(slots * 2);
+      scatter(v, slots, (i, j) => {
+        out[2 * i] = w.words[2 * j]!;
+        out[2 * i + 1] = w.words[2 * j + 1]!;
+      });
+      return fixed(p, slots, v, new BigInt64Array(out.buffer));
+    }
+    case "FLOAT":
+    case "DOUBLE": {
+      const size = type.kind === "FLOAT" ? 4 : 8;
+      const data = k > 0 ? required(st, col, StreamKind.DATA, p.what) : new Uint8Array(0);
+      if (data.length < k * size) throw corrupt(`ORC column ${p.what}: ${data.length} bytes of DATA for ${k} values`);
+      const copy = data.slice(0, k * size); // aligned
+      const dense = size === 4 ? new Float32Array(copy.buffer, 0, k) : new Float64Array(copy.buffer, 0, k);
+      if (!v.valid) return fixed(p, slots, v, dense);
+      const out = size === 4 ? new Float32Array(slots) : new Float64Array(slots);
+      scatter(v, slots, (i, j) => (out[i] = dense[j]!));
+      return fixed(p, slots, v, out);
+    }
+    case "CHAR":
+    case "VARCHAR":
+    case "BINARY":
+    case "VARBINARY":
+    case "BLOB":
+      return decodeBytes(st, p, slots, v);
+    case "DECIMAL":
+      return decodeDecimal(st, p, slots, v);
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      return decodeTimestamp(st, p, slots, v);
+    case "ARRAY":
+    case "MAP":
+    case "MULTISET": {
+      const lengths = ints(st, col, StreamKind.LENGTH, k, false, p.what);
+      const offsets = new Int32Array(slots + 1);
+      let end = 0;
+      let j = 0;
+      for (let i = 0; i < slots; i++) {
+        if (!v.valid || v.valid[i]) {
+          const n = lengths.get(j++);
+          if (n < 0 || end + n > 0x7fffffff) throw corrupt(`ORC column ${p.what}: length ${n}`);
+          end += n;
+        }
+        offsets[i + 1] = end;
+      }
+      let child: arrow.Data;
+      if (type.kind === "ARRAY") child = decodeColumn(st, p.children[0]!, end, null);
+      else {
+        const entries = (p.arrowType as arrow.Map_).children[0]!.type;
+        const keys = decodeColumn(st, p.children[0]!, end, null);
+        const values = decodeColumn(st, p.children[1]!, end, null);
+        child = D.makeData({ type: entries as arrow.Struct, length: end, nullCount: 0, children: [keys, values] });
+      }
+      return D.makeData({ type: p.arrowType as arrow.List, length: slots, nullCount: slots - k, nullBitmap: bitmap(v, slots), valueOffsets: offsets, child });
+    }
+    case "ROW": {
+      // the children hold values for this struct's valid slots only
+      const children = p.children.map((c) => decodeColumn(st, c, slots, v.valid));
+      return D.makeData({ type: p.arrowType as arrow.Struct, length: slots, nullCount: slots - k, nullBitmap: bitmap(v, slots), children });
+    }
+    default:
+      throw new D.PaimonError("UNSUPPORTED", `column ${p.what}: ${D.typeToString(type)} in an ORC data file`);
+  }
+}
+
+function decodeBytes(st: StripeData, p: Plan, slots: number, v: Validity): arrow.Data {
+  const col = p.column;
+  const k = v.count;
+  const enc = st.encodings[col] ?? 0;
+  const offsets = new Int32Array(slots + 1);
+  let bytes: Uint8Array;
+  if (k === 0) bytes = new Uint8Array(0);
+  else if (enc === 1 || enc === 3) {
+    // dictionary: entry lengths, entry bytes, per value an index
+    const size = st.dictionarySizes[col] ?? 0;
+    const lengths = ints(st, col, StreamKind.LENGTH, size, false, p.what);
+    const dict = size > 0 ? required(st, col, StreamKind.DICTIONARY_DATA, p.what) : new Uint8Array(0);
+    const starts = new Int32Array(size + 1);
+    for (let e = 0; e < size; e++) {
+      const n = lengths.get(e);
+      starts[e + 1] = starts[e]! + n;
+      if (n < 0 || starts[e + 1]! > dict.length) throw corrupt(`ORC column ${p.what}: dictionary entry ${e} past the dictionary`);
+    }
+    const indices = ints(st, col, StreamKind.DATA, k, false, p.what);
+    let total = 0;
+    for (let j = 0; j < k; j++) {
+      const e = indices.get(j); // (checked here: the copy below reads the low word)
+      if (e < 0 || e >= size) throw corrupt(`ORC column ${p.what}: dictionary index ${e} of ${size}`);
+      total += starts[e + 1]! - starts[e]!;
+    }
+    bytes = new Uint8Array(total);
+    let end = 0;
+    let j = 0;
+    for (let i = 0; i < slots; i++) {
+      if (!v.valid || v.valid[i]) {
+        // (a byte loop: dictionary entries are short, and a subarray per value is an object per row)
+        const e = indices.low(j++);
+        for (let b = starts[e]!, stop = starts[e + 1]!; b < stop; b++) bytes[end++] = dict[b]!;
+      }
+      offsets[i + 1] = end;
+    }
+  } else {
+    const lengths = ints(st, col, StreamKind.LENGTH, k, false, p.what);
+    const data = required(st, col, StreamKind.DATA, p.what);
+    let end = 0;
+    let j = 0;
+    for (let i = 0; i < slots; i++) {
+      if (!v.valid || v.valid[i]) {
+        const n = lengths.get(j++);
+        if (n < 0 || end + n > data.length) throw corrupt(`ORC column ${p.what}: value of ${n} bytes past the DATA stream`);
+        end += n;
+      }
+      offsets[i + 1] = end;
+    }
+    bytes = data.subarray(0, end);
+  }
+  // ORC pads CHAR(n) values with spaces; Java's reader (CharTreeReader) trims them off
+  if (st.tail.types[col]!.kind === Kind.CHAR) bytes = trimSpaces(offsets, bytes, slots);
+  return D.makeData({ type: p.arrowType as arrow.Utf8, length: slots, nullCount: slots - k, nullBitmap: bitmap(v, slots), valueOffsets: offsets, data: bytes });
+}
+
+/** The values of `offsets`/`bytes` without trailing spaces (offsets rewritten in place). */
+function trimSpaces(offsets: Int32Array, bytes: Uint8Array, slots: number): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  let end = 0;
+  let start = offsets[0]!;
+  for (let i = 0; i < slots; i++) {
+    const next = offsets[i + 1]!;
+    let stop = next;
+    while (stop > start && bytes[stop - 1] === 0x20) stop--;
+    out.set(bytes.subarray(start, stop), end);
+    end += stop - start;
+    start = next;
+    offsets[i + 1] = end;
+  }
+  return out.subarray(0, end);
+}
+
+const POW10: bigint[] = Array.from({ length: 39 }, (_, i) => 10n ** BigInt(i));
+
+function decodeDecimal(st: StripeData, p: Plan, slots: number, v: Validity): arrow.Data {
+  const col = p.column;
+  const k = v.count;
+  const target = (p.type as { scale: number }).scale;
+  const scales = ints(st, col, StreamKind.SECONDARY, k, true, p.what);
+  const data = k > 0 ? required(st, col, StreamKind.DATA, p.what) : new Uint8Array(0);
+  const out = new Int32Array(slots * 4);
+  let pos = 0;
+  let j = 0;
+  const put = (i: number, value: bigint) => {
+    for (let w = 0; w < 4; w++) out[4 * i + w] = Number(BigInt.asIntN(32, value >> BigInt(32 * w)));
+  };
+  for (let i = 0; i < slots; i++) {
+    if (v.valid && !v.valid[i]) continue;
+    // an unbounded zigzag varint: number arithmetic up to 7 bytes
+    let u = 0;
+    let scale = 1;
+    let b = 0x80;
+    const start = pos;
+    let n = 0;
+    for (; n < 7 && b & 0x80; n++) {
+      if (pos >= data.length) throw corrupt(`ORC column ${p.what}: DATA ends inside a decimal`);
+      b = data[pos++]!;
+      u += (b & 0x7f) * scale;
+      scale *= 128;
+    }
+    const s = scales.get(j++);
+    const shift = target - s;
+    if (shift < 0 || shift > 38) throw corrupt(`ORC column ${p.what}: decimal scale ${s} for DECIMAL scale ${target}`);
+    const unscaled = u % 2 === 1 ? -(u + 1) / 2 : u / 2;
+    if ((b & 0x80) === 0 && shift <= 15 && Math.abs(unscaled) * 10 ** shift <= Number.MAX_SAFE_INTEGER) {
+      let value = unscaled * 10 ** shift;
+      const negative = value < 0;
+      if (negative) value = -value;
+      const lo = value % 4294967296;
+      const hi = (value - lo) / 4294967296;
+      if (!negative) {
+        out[4 * i] = lo | 0;
+        out[4 * i + 1] = hi | 0;
+      } else {
+        // two's complement over 128 bits
+        const nlo = (4294967296 - lo) % 4294967296;
+        const nhi = lo === 0 ? (4294967296 - hi) % 4294967296 : 4294967295 - hi;
+        out[4 * i] = nlo | 0;
+        out[4 * i + 1] = nhi | 0;
+        out[4 * i + 2] = -1;
+        out[4 * i + 3] = -1;
+      }
+      continue;
+    }
+    pos = start;
+    let big = 0n;
+    let sh = 0n;
+    for (let m = 0; ; m++) {
+      if (pos >= data.length || m > 19) throw corrupt(`ORC column ${p.what}: malformed decimal varint`);
+      const c = data[pos++]!;
+      big |= BigInt(c & 0x7f) << sh;
+      sh += 7n;
+      if ((c & 0x80) === 0) break;
+    }
+    put(i, ((big >> 1n) ^ -(big & 1n)) * POW10[shift]!);
+  }
+  return fixed(p, slots, v, new Uint32Array(out.buffer));
+}
+
+/** Zones whose offset is 0 at every instant (Paimon's legacy LTZ values need no shift back). */
+const UTC_ZONES = new Set(["", "UTC", "GMT", "Z", "Etc/UTC", "Etc/GMT", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu", "GMT0", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "Greenwich", "Etc/Greenwich"]);
+
+/**
+ * Seconds since the epoch → the same plus the offset of time zone `zone` at that instant (its
+ * wall clock read as UTC), through Intl; offsets cached per minute.
+ */
+function zoneShift(zone: string, what: string): (seconds: number) => number {
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", era: "short", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+  } catch {
+    throw new D.PaimonError("UNSUPPORTED", `column ${what}: TIMESTAMP_LTZ values written in time zone '${zone}', which this runtime does not know`);
+  }
+  const offsets = new Map<number, number>();
+  const date = new Date(0);
+  return (seconds) => {
+    const minute = Math.floor(seconds / 60);
+    let offset = offsets.get(minute);
+    if (offset === undefined) {
+      const parts: Record<string, string> = {};
+      for (const part of format.formatToParts(new Date(minute * 60000))) parts[part.type] = part.value;
+      const year = parts.era === "BC" || parts.era === "B" ? 1 - Number(parts.year) : Number(parts.year);
+      date.setTime(0);
+      date.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+      date.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second), 0);
+      offset = date.getTime() / 1000 - minute * 60;
+      offsets.set(minute, offset);
+    }
+    return seconds + offset;
+  };
+}
+
+function decodeTimestamp(st: StripeData, p: Plan, slots: number, v: Validity): arrow.Data {
+  const col = p.column;
+  const k = v.count;
+  const precision = (p.type as { precision: number }).precision;
+  // ORC TIMESTAMP (Paimon TIMESTAMP) seconds count from 2015-01-01 00:00 in the writer's zone and
+  // hold the instant of the wall clock there: the instant plus the zone's offset at it is the wall
+  // clock, as Java's reader (in any zone) returns it. ORC TIMESTAMP_INSTANT (TIMESTAMP_LTZ)
+  // seconds count from 2015-01-01 UTC; Java's legacy LTZ values (Timestamp.valueOf of the UTC
+  // wall clock in the writer's zone) are the instant stored plus the zone's offset at it, as
+  // Java's reader (in that zone) reads them back.
+  const zone = st.writerTimezone;
+  let base = EPOCH_2015;
+  let shift: ((seconds: number) => number) | null = null;
+  if (!UTC_ZONES.has(zone)) {
+    if (st.tail.types[col]!.kind === Kind.TIMESTAMP) {
+      shift = zoneShift(zone, p.what);
+      base = 2 * EPOCH_2015 - shift(EPOCH_2015); // 2015-01-01 00:00 there
+    } else if (p.type.kind === "TIMESTAMP_LTZ") {
+      if (st.ltzLegacy === undefined) throw new D.PaimonError("UNSUPPORTED", `column ${p.what}: TIMESTAMP_LTZ values written in time zone ${zone} read without the table's orc.timestamp-ltz.legacy.type`);
+      if (st.ltzLegacy) shift = zoneShift(zone, p.what);
+    }
+  }
+  const seconds = ints(st, col, StreamKind.DATA, k, true, p.what);
+  const nanos = ints(st, col, StreamKind.SECONDARY, k, false, p.what);
+  const out = new Int32Array(slots * 2);
+  const out64 = new BigInt64Array(out.buffer);
+  const unit = precision === 0 ? 0 : precision <= 3 ? 1 : precision <= 6 ? 2 : 3;
+  let j = 0;
+  for (let i = 0; i < slots; i++) {
+    if (v.valid && !v.valid[i]) continue;
+    const code = nanos.get(j);
+    const zeros = code & 7;
+    let ns = Math.floor(code / 8);
+    if (zeros !== 0) ns *= 10 ** (zeros + 1);
+    if (ns > 999999999) throw corrupt(`ORC column ${p.what}: nanos ${ns}`);
+    let s = seconds.get(j++) + base;
+    // Java's writer truncates the seconds of a negative time toward zero (ORC TimestampTreeReader)
+    if (s < 0 && ns > 999999) s -= 1;
+    if (shift) s = shift(s);
+    let value: number;
+    if (unit === 3) {
+      out64[i] = BigInt(s) * 1000000000n + BigInt(ns);
+      continue;
+    } else if (unit === 2) value = s * 1e6 + Math.floor(ns / 1000);
+    else if (unit === 1) value = s * 1e3 + Math.floor(ns / 1e6);
+    else value = s;
+    const hi = Math.floor(value / 4294967296);
+    out[2 * i] = (value - hi * 4294967296) | 0;
+    out[2 * i + 1] = hi | 0;
+  }
+  return fixed(p, slots, v, out64);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Streams an ORC data file's rows as Arrow record batches of the read fields (at most
+ * `batchSize` rows each). CORRUPT_FILE naming the file for bytes that are not such a file.
+ */
+export async function* readOrcDataBatches(bytes: Uint8Array, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  const name = options.fileName;
+  const named = (e: unknown): PaimonError => {
+    if (e instanceof D.PaimonError) return e.message.startsWith(name) ? e : new D.PaimonError(e.code, `${name}: ${e.message}`, { cause: e });
+    const message = e instanceof OrcRleError || e instanceof RangeError ? `malformed ORC data: ${e.message}` : `cannot read ORC data: ${(e as Error)?.message ?? String(e)}`;
+    return new D.PaimonError("CORRUPT_FILE", `${name}: ${message}`, { cause: e });
+  };
+  let tail: Tail;
+  let plans: (Plan | number | undefined)[];
+  try {
+    tail = await readOrcTail(bytes);
+    plans = planColumns(tail, options);
+  } catch (e) {
+    throw named(e);
+  }
+  const casts = await D.columnCasts(options.fields, options.fileFields);
+  const schema = new D.Schema(options.fields.map((f) => D.readArrowField(f)));
+  for (const [index, s] of tail.stripes.entries()) {
+    if (s.rows === 0) continue;
+    let batch: arrow.RecordBatch;
+    try {
+      const st = readStripe(tail, bytes, s, index, options.timestampLtzLegacy);
+      const decoded: arrow.Data[] = [];
+      const children = options.fields.map((f, i) => {
+        const field = schema.fields[i]!;
+        const pl = plans[i];
+        if (pl === undefined) return D.makeNullData(field.type, s.rows);
+        decoded[i] = typeof pl === "number" ? decoded[pl]! : decodeColumn(st, pl, s.rows, null);
+        return D.readAs(decoded[i], field.type, casts[i]!, `${f.name} of ${name}`);
+      });
+      batch = D.recordBatch(schema, children, s.rows);
+    } catch (e) {
+      throw named(e);
+    }
+    if (s.rows <= options.batchSize) yield batch;
+    else for (let at = 0; at < s.rows; at += options.batchSize) yield batch.slice(at, Math.min(s.rows, at + options.batchSize));
+  }
+}
+
+/** Per read field its column plan (undefined: not in the file, nulls; or the index of an earlier read field of the same column). */
+function planColumns(tail: Tail, options: OrcDataReadOptions): (Plan | number | undefined)[] {
+  const root = tail.types[0]!;
+  const seen = new Map<number, number>();
+  return options.fields.map((f, i) => {
+    const fileField = options.fileFields ? options.fileFields.find((ff) => ff.id === f.id) : f;
+    const at = fileField ? root.fieldNames.indexOf(fileField.name) : -1;
+    if (!fileField || at < 0) return undefined;
+    const earlier = seen.get(at);
+    if (earlier !== undefined) return earlier;
+    seen.set(at, i);
+    return plan(tail.types, root.subtypes[at]!, fileField.type, D.toArrowType(fileField.type), fileField.name);
+  });
+}
