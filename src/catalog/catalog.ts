@@ -4,10 +4,9 @@ import { type FileIO, joinPath } from "../fs/file-io.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
 import type { CatalogParts } from "./catalog-admin.js";
-import { type SchemaChange, SchemaManager } from "../table/schema-manager.js";
+import { checkDeduplicateTableOnLoad, type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
 import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
-import { checkDeduplicateTable } from "../table/dedup-table.js";
 import { MAIN_BRANCH } from "../table/option-validation.js";
 
 
@@ -115,7 +114,7 @@ export class Catalog {
       }
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     }
-    checkDeduplicateTable(schema, identifier); // the mode's setup is checked at load too (seed 000)
+    await checkDeduplicateTableOnLoad(schema, identifier); // the mode's setup is checked at load too (seed 000)
     return loadTimeTravel(new Table(this.fileIO, identifier, path, schema));
   }
 

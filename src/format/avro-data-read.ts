@@ -25,7 +25,7 @@ import type { makeNullData, readArrowField } from "./arrow-types.js";
 import type { columnCasts, readAs } from "./parquet-reader.js";
 import type { recordBatch } from "../arrow/record-batch.js";
 
-/** What the reader uses of the query bundle (file-formats.ts `readAvroDataFile` passes it). */
+/** What the reader uses of the query bundle (file-formats.ts `readWholeDataFile` passes it). */
 export interface AvroReadDeps {
   makeData: typeof arrow.makeData;
   Schema: typeof arrow.Schema;

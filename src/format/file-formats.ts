@@ -8,7 +8,7 @@
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { decompress as zstdDecompress } from "fzstd";
-import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
+import type { AvroReadDeps } from "./avro-data-read.js";
 import type { OrcDataReadOptions, OrcReadDeps } from "./orc-data-read.js";
 import { AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, snappyUncompress } from "../spec/avro.js";
 import { fflateLoaded, loadedFflate, loadFflate } from "../spec/fflate.js";
@@ -45,6 +45,7 @@ function formatsPerLevel(value: string): Array<[string, string]> {
 
 /** The data-file formats paimon-rt reads and writes. */
 const DATA_FILE_FORMATS = new Set(["parquet", "avro", "orc"]);
+const ONLY_FORMATS = "paimon-rt reads and writes parquet, avro and orc data files only";
 
 /**
  * Refuses table options naming a file format paimon-rt cannot write or read: `file.format` or a
@@ -55,13 +56,13 @@ export function checkFileFormatOptions(options: Readonly<Record<string, string>>
   checkManifestFormatOption(options, table);
   const fileFormat = options["file.format"];
   if (fileFormat !== undefined && !DATA_FILE_FORMATS.has(normalize(fileFormat))) {
-    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (paimon-rt reads and writes parquet, avro and orc data files only)`);
+    throw new PaimonError("UNSUPPORTED", `table ${table}: file.format '${normalize(fileFormat)}' is not supported (${ONLY_FORMATS})`);
   }
   const perLevel = options["file.format.per.level"];
   if (perLevel !== undefined) {
     for (const [level, format] of formatsPerLevel(perLevel)) {
       if (!DATA_FILE_FORMATS.has(format))
-        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (paimon-rt reads and writes parquet, avro and orc data files only)`);
+        throw new PaimonError("UNSUPPORTED", `table ${table}: file.format.per.level names '${format}' for level ${level} (${ONLY_FORMATS})`);
     }
   }
 }
@@ -117,54 +118,41 @@ export function isWholeDataFile(path: string): boolean {
  */
 export function checkDataFileFormat(path: string): void {
   const format = dataFileFormatOf(path);
-  if (format !== "" && format !== DATA_FILE_FORMAT && format !== AVRO_DATA_FILE_FORMAT && format !== ORC_DATA_FILE_FORMAT) {
-    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; paimon-rt reads ${DATA_FILE_FORMAT}, ${AVRO_DATA_FILE_FORMAT} and ${ORC_DATA_FILE_FORMAT} data files only`);
+  if (format !== "" && !DATA_FILE_FORMATS.has(format)) {
+    throw new PaimonError("UNSUPPORTED", `data file ${path} is in ${format} format; ${ONLY_FORMATS}`);
   }
 }
 
 /**
  * The rows of an Avro or ORC data file (by `options.fileName`'s extension; `bytes`: the whole
- * file) as record batches of the read fields.
+ * file) as record batches of the read fields. Their decoders are lazily imported chunks (query
+ * bundles that meet no Avro or ORC file skip them).
  */
-export function readWholeDataFile(bytes: Promise<Uint8Array>, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
-  return dataFileFormatOf(options.fileName) === ORC_DATA_FILE_FORMAT ? readOrcDataFile(bytes, options) : readAvroDataFile(bytes, options);
-}
-
-/** The rows of an ORC data file; the ORC decoder is a lazily imported chunk (as the Avro one). */
-export async function* readOrcDataFile(bytes: Promise<Uint8Array>, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
-  const [orc, data] = await Promise.all([loadOrcReader(), bytes]);
-  yield* orc.readOrcDataBatches(data, options);
+export async function* readWholeDataFile(bytes: Promise<Uint8Array>, options: OrcDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
+  const orc = dataFileFormatOf(options.fileName) === ORC_DATA_FILE_FORMAT;
+  const [reader, data] = await Promise.all([orc ? loadOrcReader() : loadAvroReader(), bytes]);
+  yield* "readOrcDataBatches" in reader ? reader.readOrcDataBatches(data, options) : reader.readAvroDataBatches(data, options);
 }
 
 /** The ORC reader chunk, bound to the query bundle's modules (loaded once). */
 export function loadOrcReader(): Promise<typeof import("./orc-data-read.js")> {
-  return (orcReader ??= import("./orc-data-read.js").then((m) => (m.bindOrcDataReader(orcReadDeps()), m)));
+  return (orcReader ??= import("./orc-data-read.js").then((m) => (m.bindOrcDataReader(wholeFileReadDeps()), m)));
+}
+
+/** The Avro reader chunk, bound to the query bundle's modules (loaded once). */
+function loadAvroReader(): Promise<typeof import("./avro-data-read.js")> {
+  return (avroReader ??= import("./avro-data-read.js").then((m) => (m.bindAvroDataReader(wholeFileReadDeps()), m)));
 }
 
 let orcReader: Promise<typeof import("./orc-data-read.js")> | undefined;
+let avroReader: Promise<typeof import("./avro-data-read.js")> | undefined;
 
 /** The table's `orc.timestamp-ltz.legacy.type` (Java's default true) for ORC reads. */
 export function timestampLtzLegacy(options: Readonly<Record<string, string>>): boolean {
   return (options["orc.timestamp-ltz.legacy.type"] ?? "true").trim().toLowerCase() !== "false";
 }
 
-/** The query bundle's modules the ORC reader chunk uses. */
-function orcReadDeps(): OrcReadDeps {
-  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, loadFflate, loadedFflate, loadZstd, zstdDecompress, snappyUncompress, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch };
-}
-
-/**
- * The rows of an Avro data file (`bytes`: the whole file) as record batches of the read fields;
- * the Avro decoder is a lazily imported chunk (query bundles that meet no Avro file skip it).
- */
-export async function* readAvroDataFile(bytes: Promise<Uint8Array>, options: AvroDataReadOptions): AsyncGenerator<arrow.RecordBatch> {
-  const [read, data] = await Promise.all([(avroReader ??= import("./avro-data-read.js").then((m) => m.bindAvroDataReader(avroReadDeps()))), bytes]);
-  yield* read(data, options);
-}
-
-let avroReader: Promise<(bytes: Uint8Array, options: AvroDataReadOptions) => AsyncGenerator<arrow.RecordBatch>> | undefined;
-
-/** The query bundle's modules the Avro reader chunk uses (passed, not imported: see avro-data-read.ts). */
-function avroReadDeps(): AvroReadDeps {
-  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, fflateLoaded, loadFflate, loadZstd, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch };
+/** The query bundle's modules the Avro and ORC reader chunks use (passed, not imported: see avro-data-read.ts). */
+function wholeFileReadDeps(): AvroReadDeps & OrcReadDeps {
+  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, fflateLoaded, loadFflate, loadedFflate, loadZstd, zstdDecompress, snappyUncompress, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch };
 }

@@ -31,7 +31,7 @@ import type { recordBatch } from "../arrow/record-batch.js";
 import type { AvroDataReadOptions } from "./avro-data-read.js";
 import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, Kind, OrcRleError } from "./orc-rle.js";
 
-/** What the reader uses of the query bundle (file-formats.ts `readOrcDataFile` passes it). */
+/** What the reader uses of the query bundle (file-formats.ts `readWholeDataFile` passes it). */
 export interface OrcReadDeps {
   makeData: typeof arrow.makeData;
   Schema: typeof arrow.Schema;

@@ -13,7 +13,7 @@ import { pendingOffsetPositions, type OffsetFileSource } from "../read/offset-po
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { DataField } from "../spec/types.js";
-import { checkDeduplicateTable } from "../table/dedup-table.js";
+import { checkDeduplicateTable } from "../table/dedup-check.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { CommittedKeys, type DedupLookupCache } from "./dedup-lookup.js";
 import { DedupKeyIndex, keyIdentityWidth, type FrozenDeletedOffsets } from "./dedup-key-index.js";

@@ -1,6 +1,6 @@
 // Real-time table options (seed "Configuration") with their defaults and validation.
 import { PaimonError } from "../error.js";
-import { checkDeduplicateTable } from "../table/dedup-table.js";
+import { checkDeduplicateTable } from "../table/dedup-check.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 
 export const RealtimeOptionKeys = {

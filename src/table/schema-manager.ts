@@ -9,7 +9,7 @@ import { createTableSchema, parseSchemaJson, schemaToJson, type SchemaInput, typ
 import type { DataType } from "../spec/types.js";
 import { TablePaths } from "./paths.js";
 import { checkFileFormatOptions } from "../format/file-formats.js";
-import { checkDeduplicateTable } from "./dedup-table.js";
+import { isDeduplicateTable } from "./dedup-table.js";
 
 /** One change of `Catalog.alterTable` (API.md `SchemaChange`). */
 export type SchemaChange =
@@ -62,7 +62,7 @@ export class SchemaManager {
     // (the layout checks load with the schema changes: a page that only reads carries neither)
     (await import("./schema-changes.js")).validateTableLayout(schema);
     checkFileFormatOptions(schema.options, where);
-    checkDeduplicateTable(schema, where);
+    await checkDeduplicateTableOnLoad(schema, where);
     await checkPartitionExpireOptions(schema.options);
     if ((await this.listSchemaIds()).length > 0) throw new PaimonError("ALREADY_EXISTS", `table ${where} already exists`);
     if (!(await this.io.writeFileAtomicNoReplace(this.paths.schema(0), schemaToJson(schema)))) {
@@ -84,7 +84,7 @@ export class SchemaManager {
       validateTableSchema(next);
       validateTableLayout(next);
       checkFileFormatOptions(next.options, where);
-      checkDeduplicateTable(next, where);
+      await checkDeduplicateTableOnLoad(next, where);
       await checkPartitionExpireOptions(next.options);
       if (await this.io.writeFileAtomicNoReplace(this.paths.schema(next.id), schemaToJson(next))) return next;
     }
@@ -102,4 +102,12 @@ async function checkPartitionExpireOptions(o: Readonly<Record<string, string>>):
 /** Checks the file-index options of a new schema (the rest: schema-changes.ts `validateTableLayout`). */
 export function validateTableSchema(schema: TableSchema): void {
   fileIndexSpecOf(schema.options, schema.fields); // file-index.* options name existing columns of indexable types
+}
+
+/**
+ * `checkDeduplicateTable` (dedup-check.ts) where a table is loaded, created or altered: its checks load
+ * only for deduplicate tables, so a query-only page does not carry them.
+ */
+export async function checkDeduplicateTableOnLoad(schema: TableSchema, where: string): Promise<void> {
+  if (isDeduplicateTable(schema.options)) (await import("./dedup-check.js")).checkDeduplicateTable(schema, where);
 }

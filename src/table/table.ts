@@ -5,7 +5,6 @@ import type { TimeTravel } from "./time-travel.js";
 import { checkOptionChange, parseDuration } from "./options.js";
 import type { RemoveOrphanFilesOptions, RemoveOrphanFilesResult } from "../commit/orphan-files.js";
 import { checkFileFormatOptions, checkManifestFormatOption } from "../format/file-formats.js";
-import { checkDeduplicateTable } from "./dedup-table.js";
 import { PaimonError } from "../error.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import { TableCommit } from "../commit/table-commit.js";
@@ -19,7 +18,7 @@ import { fromBinaryRow } from "../spec/binary-row.js";
 import { deletionFilesOf } from "../scan/merge-tree-splits.js";
 import { primaryKeyConfig } from "./primary-key.js";
 import type { RecordBatch } from "apache-arrow";
-import { SchemaManager } from "./schema-manager.js";
+import { checkDeduplicateTableOnLoad, SchemaManager } from "./schema-manager.js";
 import { FileStoreTable } from "./file-store-table.js";
 import { branchRoot } from "./paths.js";
 import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
@@ -85,7 +84,7 @@ export class Table extends FileStoreTable {
     const parts = root.split("/").filter((p) => p !== "");
     const table = parts[parts.length - 1] ?? root;
     const db = parts[parts.length - 2]?.replace(/\.db$/, "") ?? "default";
-    checkDeduplicateTable(schema, `${db}.${table}`); // the mode's setup is checked at load too (seed 000)
+    await checkDeduplicateTableOnLoad(schema, `${db}.${table}`); // the mode's setup is checked at load too (seed 000)
     return loadTimeTravel(new Table(fileIO, `${db}.${table}`, root, schema));
   }
 

@@ -17,7 +17,7 @@ import { fromBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import type { DataFileMeta, ManifestEntry } from "../spec/manifest.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
-import { checkDeduplicateTable } from "../table/dedup-table.js";
+import { checkDeduplicateTable } from "../table/dedup-check.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "./deletion-vector-index.js";
 import { keptPositions } from "../read/kv-file-reader.js";

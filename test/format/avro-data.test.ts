@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { AvroFileWriter, avroDataSchema } from "../../src/format/avro-data-write.js";
-import { readAvroDataFile } from "../../src/format/file-formats.js";
+import { readWholeDataFile } from "../../src/format/file-formats.js";
 import { PaimonError } from "../../src/error.js";
 import { type DataField, parseDataType } from "../../src/spec/types.js";
 import { arrowToRows, rowsToBatch } from "../interop/convert.js";
@@ -26,7 +26,7 @@ async function writeFile(fs: DataField[], rows: OracleRow[], codec: "null" | "de
 
 async function readRows(bytes: Uint8Array, fs: DataField[], options: { fileFields?: DataField[]; batchSize?: number } = {}): Promise<{ rows: OracleRow[]; batches: number[] }> {
   const batches = [];
-  for await (const b of readAvroDataFile(Promise.resolve(bytes), { fields: fs, fileFields: options.fileFields, batchSize: options.batchSize ?? 1024, fileName: "data-x.avro" })) batches.push(b);
+  for await (const b of readWholeDataFile(Promise.resolve(bytes), { fields: fs, fileFields: options.fileFields, batchSize: options.batchSize ?? 1024, fileName: "data-x.avro" })) batches.push(b);
   return { rows: arrowToRows(batches), batches: batches.map((b) => b.numRows) };
 }
 

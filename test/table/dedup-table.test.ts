@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { schemaToJson } from "../../src/spec/schema.js";
 import { Table } from "../../src/table/table.js";
-import { checkDeduplicateTable } from "../../src/table/dedup-table.js";
+import { checkDeduplicateTable } from "../../src/table/dedup-check.js";
 import { failure } from "./helpers.js";
 import { DEDUP_OPTIONS } from "../realtime/dedup-helpers.js";
 

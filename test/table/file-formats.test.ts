@@ -95,7 +95,7 @@ describe("file formats other than Parquet data files / Avro manifests", () => {
     expect(dataFileFormatOf("data-1-0.AVRO")).toBe("avro");
     expect(dataFileFormatOf("dir.x/data")).toBe("");
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.csv")).toThrow(
-      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.csv is in csv format; paimon-rt reads parquet, avro and orc data files only"),
+      new PaimonError("UNSUPPORTED", "data file /wh/db.db/t/bucket-0/data-1-0.csv is in csv format; paimon-rt reads and writes parquet, avro and orc data files only"),
     );
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.orc")).not.toThrow();
     expect(() => checkDataFileFormat("/wh/db.db/t/bucket-0/data-1-0.avro")).not.toThrow();
