@@ -29,7 +29,7 @@ export interface CatalogParts {
 const SYS = "sys is Java Paimon's system database";
 
 export async function createDatabase(c: CatalogParts, name: string, options: { ignoreIfExists?: boolean }): Promise<void> {
-  const { PaimonError, SchemaManager, systemObjectOf, validateName } = c.lib;
+  const { PaimonError, validateName } = c.lib;
   validateName(name, "database");
   if (name === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create database sys: ${SYS}`);
   const path = c.databasePath(name);
@@ -41,7 +41,7 @@ export async function createDatabase(c: CatalogParts, name: string, options: { i
 }
 
 export async function dropDatabase(c: CatalogParts, name: string, options: { ignoreIfNotExists?: boolean; cascade?: boolean }): Promise<void> {
-  const { PaimonError, SchemaManager, systemObjectOf, validateName } = c.lib;
+  const { PaimonError, validateName } = c.lib;
   validateName(name, "database");
   const path = c.databasePath(name);
   if (!(await c.fileIO.exists(path))) {
@@ -56,7 +56,7 @@ export async function dropDatabase(c: CatalogParts, name: string, options: { ign
 }
 
 export async function createTable(c: CatalogParts, identifier: string, schema: SchemaInput, options: { ignoreIfExists?: boolean }): Promise<Table> {
-  const { PaimonError, SchemaManager, systemObjectOf, validateName } = c.lib;
+  const { PaimonError, SchemaManager, systemObjectOf } = c.lib;
   const { path, database, table } = c.tablePath(identifier);
   if (database === "sys") throw new PaimonError("INVALID_ARGUMENT", `cannot create table ${identifier}: ${SYS}`);
   const systemObject = systemObjectOf(table);
@@ -74,7 +74,7 @@ export async function createTable(c: CatalogParts, identifier: string, schema: S
 }
 
 export async function dropTable(c: CatalogParts, identifier: string, options: { ignoreIfNotExists?: boolean }): Promise<void> {
-  const { PaimonError, SchemaManager, systemObjectOf, validateName } = c.lib;
+  const { PaimonError } = c.lib;
   const { path, table } = c.tablePath(identifier);
   // as Java's `checkNotBranch`: a branch is dropped with Table.dropBranch
   if (/\$branch_/.test(table)) throw new PaimonError("INVALID_ARGUMENT", `cannot dropTable for branch table ${identifier}; drop the branch with dropBranch of the table on the default branch`);

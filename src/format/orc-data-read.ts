@@ -22,33 +22,18 @@
 // `OrcReadDeps`, as avro-data-read.ts does)
 import type * as arrow from "apache-arrow";
 import type { PaimonError } from "../error.js";
-import type { loadedFflate, loadFflate } from "../spec/fflate.js";
-import type { loadZstd, ZstdCodec } from "../spec/zstd.js";
-import type { DataField, DataType, toArrowType, typeToString } from "../spec/types.js";
-import type { makeNullData, readArrowField } from "./arrow-types.js";
-import type { columnCasts, readAs } from "./parquet-reader.js";
-import type { recordBatch } from "../arrow/record-batch.js";
-import type { AvroDataReadOptions } from "./avro-data-read.js";
+import type { loadedFflate } from "../spec/fflate.js";
+import type { ZstdCodec } from "../spec/zstd.js";
+import type { DataType } from "../spec/types.js";
+import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
 import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, Kind, OrcRleError } from "./orc-rle.js";
 
 /** What the reader uses of the query bundle (file-formats.ts `readWholeDataFile` passes it). */
-export interface OrcReadDeps {
-  makeData: typeof arrow.makeData;
-  Schema: typeof arrow.Schema;
-  PaimonError: typeof PaimonError;
-  loadFflate: typeof loadFflate;
+export interface OrcReadDeps extends Omit<AvroReadDeps, "AvroReader" | "checkBlockEnd" | "containerBlocks" | "headerCodec" | "readContainerHeader" | "fflateLoaded"> {
   loadedFflate: typeof loadedFflate;
-  loadZstd: typeof loadZstd;
   /** fzstd's decoder (frames the wasm module refuses or where it does not load). */
   zstdDecompress: (data: Uint8Array) => Uint8Array;
   snappyUncompress: (data: Uint8Array) => Uint8Array;
-  toArrowType: typeof toArrowType;
-  typeToString: typeof typeToString;
-  makeNullData: typeof makeNullData;
-  readArrowField: typeof readArrowField;
-  columnCasts: typeof columnCasts;
-  readAs: typeof readAs;
-  recordBatch: typeof recordBatch;
 }
 
 let D: OrcReadDeps;

@@ -4,7 +4,6 @@
 // the query bundle's chunks further (measured +0.2 KB gzip for option-validation.js).
 import { PaimonError } from "../error.js";
 import type { TableSchema } from "../spec/schema.js";
-import type { DataField } from "../spec/types.js";
 import { DEDUPLICATE_KEY_FIELDS, type DeduplicateLayout, keyFieldNames, REALTIME_OFFSET_FIELD } from "./dedup-table.js";
 
 /** Types that cannot be a deduplicate key: nested or not comparable by value. */

@@ -5,10 +5,11 @@
  */
 import * as fsp from "node:fs/promises";
 import { expect } from "vitest";
-import type { Catalog } from "../../src/catalog/catalog.js";
+import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import { arrowToRows } from "./convert.js";
-import { type OracleRow, sortRows } from "./oracle/harness.js";
+import { type OracleRow, sortRows, writeTables } from "./oracle/harness.js";
+import { rtCommitRows } from "./rt-commit.js";
 
 export const ALL_TYPES = [
   { name: "id", type: "INT NOT NULL" },
@@ -150,4 +151,23 @@ export async function onlyFileStats(catalog: Catalog, identifier: string): Promi
   expect(files.length).toBe(1);
   const v = files[0]!.valueStats;
   return { min: Buffer.from(v.minValues).toString("hex"), max: Buffer.from(v.maxValues).toString("hex"), nulls: v.nullCounts };
+}
+
+/**
+ * Java and paimon-rt each write the same all-types rows (nulls, a long string) to a
+ * `file.format` table in `warehouse`; returns both files' manifest value stats and the catalog.
+ * Asserts they are equal and not vacuous (over 20 null counts kept).
+ */
+export async function expectJavaValueStats(warehouse: string, format: "avro" | "orc"): Promise<{ java: Awaited<ReturnType<typeof onlyFileStats>>; catalog: Catalog }> {
+  const rows = Array.from({ length: 20 }, (_, i) => (i % 7 === 6 ? nullRow(i + 1) : allTypesRow(i + 1)));
+  rows.push({ ...allTypesRow(50), s: "a string longer than sixteen characters", vc: "zzzzzzzzzz" });
+  const options = { bucket: "1", "bucket-key": "id", "file.format": format };
+  await writeTables("java", warehouse, [{ identifier: "db.java_stats", spec: { fields: ALL_TYPES, options, commits: [rows] } }]);
+  const catalog = await Catalog.open(warehouse);
+  const rt = await catalog.createTable("db.rt_stats", { fields: ALL_TYPES, options });
+  await rtCommitRows(rt, ALL_TYPES, rows);
+  const java = await onlyFileStats(catalog, "db.java_stats");
+  expect(await onlyFileStats(catalog, "db.rt_stats")).toEqual(java);
+  expect((java.nulls ?? []).filter((n) => n !== null && n > 0n).length).toBeGreaterThan(20);
+  return { java, catalog };
 }
