@@ -17,6 +17,7 @@ import { toArrowType, typeToString } from "../spec/types.js";
 import { makeNullData, readArrowField } from "./arrow-types.js";
 import { columnCasts, readAs } from "./parquet-reader.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { boundMayMatch } from "../predicate/stats.js";
 
 /** The only data-file format paimon-rt reads and writes. */
 export const DATA_FILE_FORMAT = "parquet";
@@ -154,5 +155,5 @@ export function timestampLtzLegacy(options: Readonly<Record<string, string>>): b
 
 /** The query bundle's modules the Avro and ORC reader chunks use (passed, not imported: see avro-data-read.ts). */
 function wholeFileReadDeps(): AvroReadDeps & OrcReadDeps {
-  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, fflateLoaded, loadFflate, loadedFflate, loadZstd, zstdDecompress, snappyUncompress, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch };
+  return { makeData: arrow.makeData, Schema: arrow.Schema, PaimonError, AvroReader, checkBlockEnd, containerBlocks, headerCodec, readContainerHeader, fflateLoaded, loadFflate, loadedFflate, loadZstd, zstdDecompress, snappyUncompress, toArrowType, typeToString, makeNullData, readArrowField, columnCasts, readAs, recordBatch, boundMayMatch };
 }

@@ -26,6 +26,8 @@ import type { loadedFflate } from "../spec/fflate.js";
 import type { ZstdCodec } from "../spec/zstd.js";
 import type { DataType } from "../spec/types.js";
 import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
+import type { Predicate } from "../predicate/predicate.js";
+import type { boundMayMatch, ColumnStats } from "../predicate/stats.js";
 import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, Kind, OrcRleError } from "./orc-rle.js";
 
 /** What the reader uses of the query bundle (file-formats.ts `readWholeDataFile` passes it). */
@@ -34,6 +36,7 @@ export interface OrcReadDeps extends Omit<AvroReadDeps, "AvroReader" | "checkBlo
   /** fzstd's decoder (frames the wasm module refuses or where it does not load). */
   zstdDecompress: (data: Uint8Array) => Uint8Array;
   snappyUncompress: (data: Uint8Array) => Uint8Array;
+  boundMayMatch: typeof boundMayMatch;
 }
 
 let D: OrcReadDeps;
@@ -52,7 +55,18 @@ export interface OrcDataReadOptions extends AvroDataReadOptions {
    * zone other than UTC are UNSUPPORTED rather than read wrongly.
    */
   timestampLtzLegacy?: boolean;
+  /**
+   * A filter bound to the table's fields (`bindPredicate`), whose columns are among `fields`:
+   * stripes whose statistics rule it out are skipped (not decoded, no batch). The caller still
+   * filters the rows returned (this prunes only).
+   */
+  filter?: Predicate | null;
+  /** Told the row count of each stripe skipped by `filter` (to keep row positions: deletion vectors). */
+  onSkip?: (rows: number) => void;
 }
+
+/** Stripes read and skipped by statistics (process-wide totals; tests and benchmarks read them). */
+export const orcReadCounters = { stripesRead: 0, stripesPruned: 0 };
 
 function corrupt(what: string): PaimonError {
   return new D.PaimonError("CORRUPT_FILE", what);
@@ -83,22 +97,34 @@ class Proto {
     }
     throw corrupt(`ORC metadata varint longer than 10 bytes`);
   }
-  /** Each field of the message: its number, wire type and (for length-delimited ones) a reader of its bytes. */
-  *fields(): Generator<{ field: number; wire: number; value: number; sub: Proto | null }> {
+  /** A varint at `at` (a field's value: `fields()` gives its start) as an exact bigint. */
+  bigVarint(at: number): bigint {
+    let v = 0n;
+    for (let i = 0, shift = 0n; i < 10 && at + i < this.end; i++, shift += 7n) {
+      const b = this.buf[at + i]!;
+      v |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return BigInt.asUintN(64, v);
+    }
+    throw corrupt(`ORC metadata varint past its message`);
+  }
+  /** Each field of the message: its number, wire type, value (for length-delimited ones their length and a reader of their bytes) and where its value starts. */
+  *fields(): Generator<{ field: number; wire: number; value: number; sub: Proto | null; at: number }> {
     while (this.pos < this.end) {
       const key = this.varint();
       const field = Math.floor(key / 8);
       const wire = key & 7;
-      if (wire === 0) yield { field, wire, value: this.varint(), sub: null };
+      const at = this.pos;
+      if (wire === 0) yield { field, wire, value: this.varint(), sub: null, at };
       else if (wire === 2) {
         const n = this.varint();
         if (this.pos + n > this.end) throw corrupt(`ORC metadata field ${field} of ${n} bytes past its message`);
         const sub = new Proto(this.buf, this.pos, this.pos + n);
         this.pos += n;
-        yield { field, wire, value: n, sub };
+        yield { field, wire, value: n, sub, at: this.pos - n };
       } else if (wire === 1 || wire === 5) {
         this.pos += wire === 1 ? 8 : 4;
         if (this.pos > this.end) throw corrupt(`ORC metadata ends inside field ${field}`);
+        if (wire === 1) yield { field, wire, value: 0, sub: null, at };
       } else throw corrupt(`ORC metadata wire type ${wire}`);
     }
   }
@@ -140,13 +166,15 @@ export interface Tail {
   blockSize: number;
   stripes: Stripe[];
   types: OrcType[];
+  /** The metadata section (stripe statistics): [start, end) in the file. */
+  metadata: [number, number];
 }
 
 /** ORC CompressionKind names by number. */
 export const CODECS = ["none", "zlib", "snappy", "lzo", "lz4", "zstd"];
 
 /** The postscript (uncompressed, at the end of the file: its length is the last byte). */
-function readPostscript(bytes: Uint8Array): { compression: number; blockSize: number; footerLength: number; psStart: number } {
+function readPostscript(bytes: Uint8Array): { compression: number; blockSize: number; footerLength: number; metadataLength: number; psStart: number } {
   const n = bytes.length;
   if (n < 4) throw corrupt(`not an ORC file (${n} bytes)`);
   const psLength = bytes[n - 1]!;
@@ -168,7 +196,7 @@ function readPostscript(bytes: Uint8Array): { compression: number; blockSize: nu
   if (footerLength < 0 || footerLength + metadataLength > psStart) throw corrupt(`ORC footer of ${footerLength} bytes past the file start`);
   if (blockSize <= 0 || blockSize > 1 << 30) throw corrupt(`ORC compression block size ${blockSize}`);
   if (!(compression in CODECS) || compression === 3) throw new D.PaimonError("UNSUPPORTED", `ORC compression ${CODECS[compression] ?? compression}`);
-  return { compression, blockSize, footerLength, psStart };
+  return { compression, blockSize, footerLength, metadataLength, psStart };
 }
 
 /** The tail of an ORC file: compression, stripes, type tree. CORRUPT_FILE for bytes that are not an ORC file. */
@@ -181,8 +209,8 @@ export async function readOrcTail(bytes: Uint8Array): Promise<Tail> {
 }
 
 function readTail(bytes: Uint8Array): Tail {
-  const { compression, blockSize, footerLength, psStart } = readPostscript(bytes);
-  const tail: Tail = { compression, blockSize, stripes: [], types: [] };
+  const { compression, blockSize, footerLength, metadataLength, psStart } = readPostscript(bytes);
+  const tail: Tail = { compression, blockSize, stripes: [], types: [], metadata: [psStart - footerLength - metadataLength, psStart - footerLength] };
   const footer = decompress(tail, bytes.subarray(psStart - footerLength, psStart), "footer");
   for (const f of new Proto(footer).fields()) {
     if (f.field === 3 && f.sub) {
@@ -867,6 +895,103 @@ function decodeTimestamp(st: StripeData, p: Plan, slots: number, v: Validity): a
 }
 
 // ---------------------------------------------------------------------------------------------
+// Statistics (the metadata section: per stripe, per column) and stripe pruning
+// ---------------------------------------------------------------------------------------------
+
+const zigzag = (v: bigint): bigint => (v >> 1n) ^ -(v & 1n);
+
+/**
+ * One column's ORC ColumnStatistics as predicate statistics of Paimon type `type` over `rows`
+ * rows: the null count (rows − numberOfValues, for top-level columns) and min/max only where the
+ * column's ORC kind and the type order values as the predicate does: integers, dates, floats
+ * (IntegerStatistics, DateStatistics, DoubleStatistics) and VARCHAR/STRING (StringStatistics,
+ * UTF-8 byte order; orc-core's lowerBound/upperBound stand in for min/max it truncated).
+ */
+function orcColumnStats(p: Proto, type: DataType, orcKind: number, rows: number): ColumnStats {
+  let values = -1;
+  let min: unknown = null;
+  let max: unknown = null;
+  let lower: string | null = null;
+  let upper: string | null = null;
+  const k = type.kind;
+  for (const f of p.fields()) {
+    if (f.field === 1 && f.wire === 0) values = f.value;
+    else if (!f.sub) continue;
+    else if (f.field === 2 && (k === "TINYINT" || k === "SMALLINT" || k === "INT" || k === "BIGINT") && orcKind >= Kind.BYTE && orcKind <= Kind.LONG) {
+      for (const g of f.sub.fields()) {
+        if (g.wire !== 0 || (g.field !== 1 && g.field !== 2)) continue;
+        const big = zigzag(f.sub.bigVarint(g.at));
+        const v = k === "BIGINT" ? big : Number(big);
+        if (g.field === 1) min = v;
+        else max = v;
+      }
+    } else if (f.field === 3 && (k === "FLOAT" || k === "DOUBLE") && (orcKind === Kind.FLOAT || orcKind === Kind.DOUBLE)) {
+      for (const g of f.sub.fields()) {
+        if (g.wire !== 1 || (g.field !== 1 && g.field !== 2)) continue;
+        const v = new DataView(f.sub.buf.buffer, f.sub.buf.byteOffset + g.at, 8).getFloat64(0, true);
+        if (g.field === 1) min = v;
+        else max = v;
+      }
+    } else if (f.field === 4 && k === "VARCHAR" && (orcKind === Kind.STRING || orcKind === Kind.VARCHAR)) {
+      for (const g of f.sub.fields()) {
+        if (!g.sub) continue;
+        if (g.field === 1) min = g.sub.string();
+        else if (g.field === 2) max = g.sub.string();
+        else if (g.field === 4) lower = g.sub.string();
+        else if (g.field === 5) upper = g.sub.string();
+      }
+      min ??= lower;
+      max ??= upper;
+    } else if (f.field === 7 && k === "DATE" && orcKind === Kind.DATE) {
+      for (const g of f.sub.fields()) {
+        if (g.wire !== 0 || (g.field !== 1 && g.field !== 2)) continue;
+        const v = Number(zigzag(f.sub.bigVarint(g.at)));
+        if (g.field === 1) min = v;
+        else max = v;
+      }
+    }
+  }
+  return { min, max, nullCount: values < 0 ? null : rows - values };
+}
+
+/** Per stripe, per ORC column id, the ColumnStatistics message (the metadata section; [] when the file has none). */
+function stripeStatistics(tail: Tail, bytes: Uint8Array): Proto[][] {
+  const [start, end] = tail.metadata;
+  if (end <= start) return [];
+  const out: Proto[][] = [];
+  for (const f of new Proto(decompress(tail, bytes.subarray(start, end), "metadata")).fields()) {
+    if (f.field !== 1 || !f.sub) continue;
+    const columns: Proto[] = [];
+    for (const g of f.sub.fields()) if (g.field === 1 && g.sub) columns.push(g.sub);
+    out.push(columns);
+  }
+  return out;
+}
+
+/**
+ * Per stripe whether `filter` may match its rows by the stripe's statistics (true where unknown:
+ * no statistics, columns not in the file or of another type than read).
+ */
+function stripesMayMatch(tail: Tail, bytes: Uint8Array, filter: Predicate, options: OrcDataReadOptions, plans: (Plan | number | undefined)[]): boolean[] {
+  const all = stripeStatistics(tail, bytes);
+  if (all.length !== tail.stripes.length) return tail.stripes.map(() => true);
+  // the read fields whose file column has the type read (no cast between stats and predicate)
+  const columns: Array<[string, Plan]> = [];
+  options.fields.forEach((f, i) => {
+    const pl = plans[i];
+    if (typeof pl === "object" && D.typeToString(pl.type) === D.typeToString(f.type)) columns.push([f.name, pl]);
+  });
+  return tail.stripes.map((s, i) => {
+    const stats: Record<string, ColumnStats> = {};
+    for (const [name, pl] of columns) {
+      const col = all[i]![pl.column];
+      if (col) stats[name] = orcColumnStats(new Proto(col.buf, col.pos, col.end), pl.type, tail.types[pl.column]!.kind, s.rows);
+    }
+    return D.boundMayMatch(filter, { rowCount: s.rows, columns: stats });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // Files
 // ---------------------------------------------------------------------------------------------
 
@@ -891,8 +1016,20 @@ export async function* readOrcDataBatches(bytes: Uint8Array, options: OrcDataRea
   }
   const casts = await D.columnCasts(options.fields, options.fileFields);
   const schema = new D.Schema(options.fields.map((f) => D.readArrowField(f)));
+  let mayMatch: boolean[] | null = null;
+  try {
+    if (options.filter) mayMatch = stripesMayMatch(tail, bytes, options.filter, options, plans);
+  } catch (e) {
+    throw named(e);
+  }
   for (const [index, s] of tail.stripes.entries()) {
     if (s.rows === 0) continue;
+    if (mayMatch && !mayMatch[index]) {
+      orcReadCounters.stripesPruned++;
+      options.onSkip?.(s.rows);
+      continue;
+    }
+    orcReadCounters.stripesRead++;
     let batch: arrow.RecordBatch;
     try {
       const st = readStripe(tail, bytes, s, index, options.timestampLtzLegacy);

@@ -191,7 +191,7 @@ export class TableRead {
             continue;
           }
           // (Avro files: read whole and filtered row by row below)
-          const batches = source && footer ? readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer }) : readWholeDataFile(this.table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: this.batchSize, fileName: path, timestampLtzLegacy: timestampLtzLegacy(this.table.schema.options) });
+          const batches = source && footer ? readParquetBatches(source, { fields: readFields, mapBy: "id", fileFields, batchSize: this.batchSize, fileName: path, footer }) : readWholeDataFile(this.table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: this.batchSize, fileName: path, timestampLtzLegacy: timestampLtzLegacy(this.table.schema.options), filter: this.filter, onSkip: (rows) => (position += rows) });
           for await (const raw of batches) {
             let batch = raw;
             if (deleted) {

@@ -17,7 +17,7 @@ import { PaimonError } from "../../src/error.js";
 import { loadOrcReader, readWholeDataFile } from "../../src/format/file-formats.js";
 import { arrowToRows } from "./convert.js";
 import { rtCommitRows } from "./rt-commit.js";
-import { and, col } from "../../src/predicate/predicate.js";
+import { and, bindPredicate, col, type Predicate } from "../../src/predicate/predicate.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { ALL_TYPES, allTypesRow, dataFileNames, expectCorruptRead, expectJavaValueStats, nullRow, onlyFileStats, PK_FIELDS, pkCommits, type ReadOptions, tableRows } from "./data-file-rows.js";
 import { javaOracleUnavailable, type OracleRow, pypaimonUnavailable, readTables, sortRows, writeTables } from "./oracle/harness.js";
@@ -151,6 +151,43 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
     const nested = await rtRows("db.types_snappy", { projection: ["r.y", "id"] });
     expect(nested.length).toBe(all.length);
     expect(nested.find((r) => r.id === 3)).toEqual({ id: 3, "r.y": "y3" });
+  }, SLOW);
+
+  it("exact filters skip the stripes whose statistics rule them out (integers, floats, strings)", async () => {
+    const orc = await loadOrcReader();
+    const java = (await readTables("java", [{ warehouse, identifier: "db.types_none", sort: true }]))[0] as OracleRow[];
+    const cases: Array<[Predicate, (r: OracleRow) => boolean]> = [
+      [and(col("seq").ge(1000000n + 3n * 1000n), col("seq").lt(1000000n + 3n * 1025n)), (r) => BigInt(r.seq as string) >= 1000000n + 3000n && BigInt(r.seq as string) < 1000000n + 3075n],
+      [col("f").lt(9), (r) => r.f !== null && (r.f as number) < 9],
+      [col("vc").gt("v9"), (r) => (r.vc as string) > "v9"],
+    ];
+    for (const [c, [filter, keep]] of cases.entries()) {
+      const before = { ...orc.orcReadCounters };
+      const rows = await rtRows("db.types_none", { projection: ["id", "seq"], filter, predicateFilter: true });
+      expect(rows, `case ${c}`).toEqual(sortRows(java.filter(keep).map((r) => ({ id: r.id, seq: r.seq }))));
+      expect(orc.orcReadCounters.stripesPruned - before.stripesPruned, `case ${c}`).toBeGreaterThan(0);
+    }
+    // a 1% range read decodes only the stripe(s) holding it
+    const before = { ...orc.orcReadCounters };
+    await rtRows("db.types_none", { filter: and(col("id").ge(1000), col("id").lt(1025)), predicateFilter: true });
+    expect(orc.orcReadCounters.stripesRead - before.stripesRead).toBeLessThanOrEqual(2);
+    expect(orc.orcReadCounters.stripesPruned - before.stripesPruned).toBeGreaterThan(3);
+  }, SLOW);
+
+  it("a pruned stripe's rows are reported to onSkip (row positions for deletion vectors)", async () => {
+    const table = await catalog.getTable("db.types_none");
+    const bytes = new Uint8Array(await largestFile("db.types_none"));
+    const tail = await (await loadOrcReader()).readOrcTail(bytes);
+    const total = tail.stripes.reduce((n, s) => n + s.rows, 0);
+    let skipped = 0;
+    let read = 0;
+    const fields = table.schema.fields.filter((f) => f.name === "id");
+    const filter = bindPredicate(col("id").ge(2000), table.schema.fields);
+    for await (const b of readWholeDataFile(Promise.resolve(bytes), { fields, batchSize: 1000, fileName: "data-x.orc", filter, onSkip: (n) => (skipped += n) })) read += b.numRows;
+    expect(skipped).toBeGreaterThan(0);
+    expect(skipped + read).toBe(total);
+    // the stripes skipped are exactly those before the first holding id 2000 (ids ascend)
+    expect(skipped).toBe(tail.stripes.slice(0, tail.stripes.findIndex((_, i) => tail.stripes.slice(0, i + 1).reduce((n, s) => n + s.rows, 0) > 2000)).reduce((n, s) => n + s.rows, 0));
   }, SLOW);
 
   it("schema evolution: columns by field id under new names, added columns null, widened types cast; batches of the batch size", async () => {
