@@ -900,6 +900,57 @@ function decodeTimestamp(st: StripeData, p: Plan, slots: number, v: Validity): a
 
 const zigzag = (v: bigint): bigint => (v >> 1n) ^ -(v & 1n);
 
+type StatValue = bigint | number | string;
+/** ColumnStatistics sub-messages (orc_proto.proto) by field: name, and per field name and encoding. */
+const STATISTICS: Record<number, [string, Record<number, [string, "sint" | "uint" | "double" | "string"]>]> = {
+  2: ["int", { 1: ["min", "sint"], 2: ["max", "sint"], 3: ["sum", "sint"] }],
+  3: ["double", { 1: ["min", "double"], 2: ["max", "double"], 3: ["sum", "double"] }],
+  4: ["string", { 1: ["min", "string"], 2: ["max", "string"], 3: ["sum", "sint"], 4: ["lowerBound", "string"], 5: ["upperBound", "string"] }],
+  6: ["decimal", { 1: ["min", "string"], 2: ["max", "string"], 3: ["sum", "string"] }],
+  7: ["date", { 1: ["min", "sint"], 2: ["max", "sint"] }],
+  8: ["binary", { 1: ["sum", "sint"] }],
+  9: ["timestamp", { 1: ["min", "sint"], 2: ["max", "sint"], 3: ["minUtc", "sint"], 4: ["maxUtc", "sint"], 5: ["minNanos", "uint"], 6: ["maxNanos", "uint"] }],
+};
+
+/** One column's ORC ColumnStatistics, decoded: numberOfValues, hasNull and the typed part present (integers as bigints). */
+export interface OrcColumnStatistics {
+  values?: number;
+  hasNull?: boolean;
+  [kind: string]: Record<string, StatValue> | number | boolean | undefined;
+}
+
+function decodeStatistics(p: Proto): OrcColumnStatistics {
+  const out: OrcColumnStatistics = {};
+  for (const f of p.fields()) {
+    if (f.field === 1 && f.wire === 0) out.values = f.value;
+    else if (f.field === 10 && f.wire === 0) out.hasNull = f.value !== 0;
+    const spec = STATISTICS[f.field];
+    if (!spec || !f.sub) continue;
+    const part: Record<string, StatValue> = {};
+    for (const g of f.sub.fields()) {
+      const [name, enc] = spec[1][g.field] ?? [];
+      if (!name) continue;
+      if (enc === "string" && g.sub) part[name] = g.sub.string();
+      else if (enc === "double" && g.wire === 1) part[name] = new DataView(f.sub.buf.buffer, f.sub.buf.byteOffset + g.at, 8).getFloat64(0, true);
+      else if (enc === "sint" && g.wire === 0) part[name] = zigzag(f.sub.bigVarint(g.at));
+      else if (enc === "uint" && g.wire === 0) part[name] = g.value;
+    }
+    out[spec[0]] = part;
+  }
+  return out;
+}
+
+/** The file statistics of an ORC file (its footer's, per ORC column id), decoded. */
+export async function readOrcFileStatistics(bytes: Uint8Array): Promise<OrcColumnStatistics[]> {
+  const tail = await readOrcTail(bytes);
+  const { footerLength, psStart } = readPostscript(bytes);
+  const out: OrcColumnStatistics[] = [];
+  for (const f of new Proto(decompress(tail, bytes.subarray(psStart - footerLength, psStart), "footer")).fields()) if (f.field === 7 && f.sub) out.push(decodeStatistics(f.sub));
+  return out;
+}
+
+const INTEGER_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
+
 /**
  * One column's ORC ColumnStatistics as predicate statistics of Paimon type `type` over `rows`
  * rows: the null count (rows − numberOfValues, for top-level columns) and min/max only where the
@@ -908,50 +959,19 @@ const zigzag = (v: bigint): bigint => (v >> 1n) ^ -(v & 1n);
  * UTF-8 byte order; orc-core's lowerBound/upperBound stand in for min/max it truncated).
  */
 function orcColumnStats(p: Proto, type: DataType, orcKind: number, rows: number): ColumnStats {
-  let values = -1;
-  let min: unknown = null;
-  let max: unknown = null;
-  let lower: string | null = null;
-  let upper: string | null = null;
+  const s = decodeStatistics(p);
   const k = type.kind;
-  for (const f of p.fields()) {
-    if (f.field === 1 && f.wire === 0) values = f.value;
-    else if (!f.sub) continue;
-    else if (f.field === 2 && (k === "TINYINT" || k === "SMALLINT" || k === "INT" || k === "BIGINT") && orcKind >= Kind.BYTE && orcKind <= Kind.LONG) {
-      for (const g of f.sub.fields()) {
-        if (g.wire !== 0 || (g.field !== 1 && g.field !== 2)) continue;
-        const big = zigzag(f.sub.bigVarint(g.at));
-        const v = k === "BIGINT" ? big : Number(big);
-        if (g.field === 1) min = v;
-        else max = v;
-      }
-    } else if (f.field === 3 && (k === "FLOAT" || k === "DOUBLE") && (orcKind === Kind.FLOAT || orcKind === Kind.DOUBLE)) {
-      for (const g of f.sub.fields()) {
-        if (g.wire !== 1 || (g.field !== 1 && g.field !== 2)) continue;
-        const v = new DataView(f.sub.buf.buffer, f.sub.buf.byteOffset + g.at, 8).getFloat64(0, true);
-        if (g.field === 1) min = v;
-        else max = v;
-      }
-    } else if (f.field === 4 && k === "VARCHAR" && (orcKind === Kind.STRING || orcKind === Kind.VARCHAR)) {
-      for (const g of f.sub.fields()) {
-        if (!g.sub) continue;
-        if (g.field === 1) min = g.sub.string();
-        else if (g.field === 2) max = g.sub.string();
-        else if (g.field === 4) lower = g.sub.string();
-        else if (g.field === 5) upper = g.sub.string();
-      }
-      min ??= lower;
-      max ??= upper;
-    } else if (f.field === 7 && k === "DATE" && orcKind === Kind.DATE) {
-      for (const g of f.sub.fields()) {
-        if (g.wire !== 0 || (g.field !== 1 && g.field !== 2)) continue;
-        const v = Number(zigzag(f.sub.bigVarint(g.at)));
-        if (g.field === 1) min = v;
-        else max = v;
-      }
-    }
-  }
-  return { min, max, nullCount: values < 0 ? null : rows - values };
+  let part: Record<string, StatValue> | undefined;
+  if (INTEGER_KINDS.has(k) && orcKind >= Kind.BYTE && orcKind <= Kind.LONG) part = s.int as typeof part;
+  else if ((k === "FLOAT" || k === "DOUBLE") && (orcKind === Kind.FLOAT || orcKind === Kind.DOUBLE)) part = s.double as typeof part;
+  else if (k === "VARCHAR" && (orcKind === Kind.STRING || orcKind === Kind.VARCHAR)) part = s.string as typeof part;
+  else if (k === "DATE" && orcKind === Kind.DATE) part = s.date as typeof part;
+  let min = part?.min ?? part?.lowerBound ?? null;
+  let max = part?.max ?? part?.upperBound ?? null;
+  // (integers decode as bigints: BIGINT's canonical value; the narrower kinds' and DATE's are numbers)
+  if (typeof min === "bigint" && k !== "BIGINT") min = Number(min);
+  if (typeof max === "bigint" && k !== "BIGINT") max = Number(max);
+  return { min, max, nullCount: s.values === undefined ? null : rows - s.values };
 }
 
 /** Per stripe, per ORC column id, the ColumnStatistics message (the metadata section; [] when the file has none). */

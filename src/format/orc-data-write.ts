@@ -2,8 +2,10 @@
 // Java Paimon reads: the type tree of Java's OrcTypeUtil (field ids in "paimon.id" attributes),
 // one stripe per file, DIRECT_V2 encodings (integer RLE v2 direct runs, byte RLE literals, direct
 // strings), PRESENT streams where a column has nulls, ORC's chunked compression (zstd, zlib,
-// snappy; lz4 chunks stored uncompressed), file and stripe statistics of value counts and nulls
-// (no min/max: readers cannot prune by them, which is always correct), writer zone UTC.
+// snappy; lz4 chunks stored uncompressed), file and stripe statistics as orc-core 1.9 writes them
+// (value counts, hasNull; min/max/sum of integers, dates, floats, strings with its 1024-byte
+// truncated bounds, binary byte sums; not yet: boolean counts, decimal and timestamp min/max),
+// writer zone UTC.
 // Write-only (not in query bundles).
 
 import * as arrow from "apache-arrow";
@@ -75,6 +77,19 @@ class Message extends Bytes {
   }
   string(field: number, s: string): this {
     return this.message(field, new TextEncoder().encode(s));
+  }
+  /** A sint64/sint32 (zigzag varint). */
+  sint(field: number, v: bigint): this {
+    this.uvar(field * 8);
+    this.uvarBig(BigInt.asUintN(64, (v << 1n) ^ (v >> 63n)));
+    return this;
+  }
+  double(field: number, v: number): this {
+    this.uvar(field * 8 + 1);
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setFloat64(0, v, true);
+    this.bytes(b);
+    return this;
   }
 }
 
@@ -232,10 +247,104 @@ interface Acc {
   ints: bigint[];
   lengths: bigint[];
   secondary: bigint[];
+  /** IntegerStatistics / DateStatistics: min, max, sum of the values (null: none yet). */
+  intMin: bigint | null;
+  intMax: bigint | null;
+  intSum: bigint;
+  /** DoubleStatistics (NaN min: none yet, as orc-core compares). */
+  dblMin: number;
+  dblMax: number;
+  dblSum: number;
+  /** StringStatistics: the least and greatest value's UTF-8 bytes; `byteSum`: total bytes (StringStatistics, BinaryStatistics sum). */
+  strMin: Uint8Array | null;
+  strMax: Uint8Array | null;
+  byteSum: number;
 }
 
 function newAcc(): Acc {
-  return { present: [], hasNull: false, values: 0, bools: [], data: new Bytes(), ints: [], lengths: [], secondary: [] };
+  return { present: [], hasNull: false, values: 0, bools: [], data: new Bytes(), ints: [], lengths: [], secondary: [], intMin: null, intMax: null, intSum: 0n, dblMin: NaN, dblMax: NaN, dblSum: 0, strMin: null, strMax: null, byteSum: 0 };
+}
+
+/** Unsigned byte order of `bytes[s, e)` against `other` (orc-core's Text order). */
+function compareBytes(bytes: Uint8Array, s: number, e: number, other: Uint8Array): number {
+  const n = Math.min(e - s, other.length);
+  for (let i = 0; i < n; i++) {
+    const d = bytes[s + i]! - other[i]!;
+    if (d !== 0) return d;
+  }
+  return e - s - other.length;
+}
+
+/** orc-core's StringStatisticsImpl.MAX_BYTES_RECORDED: longer min/max are kept as truncated bounds. */
+const MAX_STRING_STATS = 1024;
+
+/** The longest prefix of `b` of at most `MAX_STRING_STATS` bytes ending at a UTF-8 character boundary. */
+function truncatedUtf8(b: Uint8Array): Uint8Array {
+  let end = MAX_STRING_STATS;
+  while (end > 0 && (b[end]! & 0xc0) === 0x80) end--;
+  return b.subarray(0, end);
+}
+
+/**
+ * A StringStatistics message of `acc` (orc-core 1.9's): minimum/maximum, or for values longer
+ * than 1024 bytes lowerBound (a prefix) / upperBound (a prefix with its last character
+ * incremented); sum: the total byte length.
+ */
+function stringStatistics(acc: Acc): Uint8Array {
+  const m = new Message();
+  if (acc.strMin && acc.strMax) {
+    const decoder = new TextDecoder();
+    let upper: string | null = null;
+    if (acc.strMax.length > MAX_STRING_STATS) {
+      const prefix = Array.from(decoder.decode(truncatedUtf8(acc.strMax)));
+      let last = prefix.pop()!.codePointAt(0)! + 1;
+      if (last === 0xd800) last = 0xe000;
+      upper = last > 0x10ffff ? null : prefix.join("") + String.fromCodePoint(last);
+    }
+    // (no upper bound exists above U+10FFFF…: then no bounds at all)
+    if (acc.strMax.length <= MAX_STRING_STATS || upper !== null) {
+      if (acc.strMin.length > MAX_STRING_STATS) m.string(4, decoder.decode(truncatedUtf8(acc.strMin)));
+      else m.string(1, decoder.decode(acc.strMin));
+      if (upper !== null) m.string(5, upper);
+      else m.string(2, decoder.decode(acc.strMax));
+    }
+  }
+  m.sint(3, BigInt(acc.byteSum));
+  return m.view();
+}
+
+/** The ColumnStatistics message of a column (orc-core 1.9's fields for its kind). */
+function columnStatistics(c: Column, acc: Acc): Uint8Array {
+  const m = new Message().varint(1, acc.values);
+  switch (c.kind) {
+    case Kind.BYTE:
+    case Kind.SHORT:
+    case Kind.INT:
+    case Kind.LONG:
+      if (acc.intMin !== null) {
+        const sub = new Message().sint(1, acc.intMin).sint(2, acc.intMax!);
+        // (orc-core leaves the sum out once it overflows a long)
+        if (acc.intSum === BigInt.asIntN(64, acc.intSum)) sub.sint(3, acc.intSum);
+        m.message(2, sub.view());
+      }
+      break;
+    case Kind.DATE:
+      if (acc.intMin !== null) m.message(7, new Message().sint(1, acc.intMin).sint(2, acc.intMax!).view());
+      break;
+    case Kind.FLOAT:
+    case Kind.DOUBLE:
+      if (acc.values > 0) m.message(3, new Message().double(1, acc.dblMin).double(2, acc.dblMax).double(3, acc.dblSum).view());
+      break;
+    case Kind.STRING:
+    case Kind.VARCHAR:
+    case Kind.CHAR:
+      m.message(4, stringStatistics(acc));
+      break;
+    case Kind.BINARY:
+      m.message(8, new Message().sint(1, BigInt(acc.byteSum)).view());
+      break;
+  }
+  return m.varint(10, acc.hasNull ? 1 : 0).view();
 }
 
 const EPOCH_2015 = 1420070400n;
@@ -263,20 +372,42 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
       for (const r of valid) acc.bools.push(((data.values as Uint8Array)[(r + data.offset) >> 3]! >> ((r + data.offset) & 7)) & 1);
       return;
     case Kind.BYTE:
-      for (const r of valid) acc.data.byte(Number(values[at(r)]) & 0xff);
+      for (const r of valid) {
+        const v = Number(values[at(r)]);
+        acc.data.byte(v & 0xff);
+        const b = BigInt(v);
+        if (acc.intMin === null || b < acc.intMin) acc.intMin = b;
+        if (acc.intMax === null || b > acc.intMax) acc.intMax = b;
+        acc.intSum += b;
+      }
       return;
     case Kind.SHORT:
     case Kind.INT:
     case Kind.LONG:
     case Kind.DATE:
-      for (const r of valid) acc.ints.push(BigInt(values[at(r)]!));
+      for (const r of valid) {
+        const v = BigInt(values[at(r)]!);
+        acc.ints.push(v);
+        if (acc.intMin === null || v < acc.intMin) acc.intMin = v;
+        if (acc.intMax === null || v > acc.intMax) acc.intMax = v;
+        acc.intSum += v;
+      }
       return;
     case Kind.FLOAT:
     case Kind.DOUBLE: {
       const size = c.kind === Kind.FLOAT ? 4 : 8;
       const out = new Uint8Array(valid.length * size);
       const view = new DataView(out.buffer);
-      valid.forEach((r, k) => (size === 4 ? view.setFloat32(k * 4, Number(values[at(r)]), true) : view.setFloat64(k * 8, Number(values[at(r)]), true)));
+      valid.forEach((r, k) => {
+        const v = Number(values[at(r)]);
+        if (size === 4) view.setFloat32(k * 4, v, true);
+        else view.setFloat64(k * 8, v, true);
+        // (orc-core: the first value sets both; later ones by < and >, so NaN only when first)
+        if (acc.values - valid.length + k === 0) acc.dblMin = acc.dblMax = v;
+        else if (v < acc.dblMin) acc.dblMin = v;
+        else if (v > acc.dblMax) acc.dblMax = v;
+        acc.dblSum += v;
+      });
       acc.data.bytes(out);
       return;
     }
@@ -291,6 +422,10 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const e = o[at(r) + 1]!;
         acc.data.bytes(bytes.subarray(s, e));
         acc.lengths.push(BigInt(e - s));
+        acc.byteSum += e - s;
+        if (c.kind === Kind.BINARY) continue;
+        if (!acc.strMin || compareBytes(bytes, s, e, acc.strMin) < 0) acc.strMin = bytes.slice(s, e);
+        if (!acc.strMax || compareBytes(bytes, s, e, acc.strMax) > 0) acc.strMax = bytes.slice(s, e);
       }
       return;
     }
@@ -555,7 +690,7 @@ export class OrcFileWriter {
     stripeFooter.string(3, "UTC");
     const stripeFooterBytes = frame(stripeFooter.view(), compress);
     file.bytes(stripeFooterBytes);
-    const statistics = accs.map((s) => new Message().varint(1, s.values).varint(10, s.hasNull ? 1 : 0).view());
+    const statistics = all.map((c) => columnStatistics(c, accs[c.id]!));
     // metadata: the stripe's statistics (the same as the file's: one stripe)
     const stripeStats = new Message();
     for (const s of statistics) stripeStats.message(1, s);
