@@ -379,6 +379,30 @@ describe.skipIf(!!noJava)("ORC data files written by paimon-rt", () => {
     }
   }, SLOW);
 
+  it("string statistics of values over 1024 bytes: truncated lower and upper bounds as orc-core writes them", async () => {
+    const warehouse = tempDir();
+    const fields = [{ name: "id", type: "INT NOT NULL" }, { name: "mixed", type: "STRING" }, { name: "long", type: "STRING" }];
+    const rows = [
+      { id: 1, mixed: "a", long: `${"é".repeat(600)}z${"q".repeat(10)}` },
+      { id: 2, mixed: `${"€".repeat(400)}😀tail`, long: `${"b".repeat(1100)}` },
+      { id: 3, mixed: null, long: `${"b".repeat(1023)}€€` },
+    ];
+    const options = { bucket: "1", "bucket-key": "id", "file.format": "orc" };
+    await writeTables("java", warehouse, [{ identifier: "db.java_long", spec: { fields, options, commits: [rows] } }]);
+    const catalog = await Catalog.open(warehouse);
+    await rtCommitRows(await catalog.createTable("db.rt_long", { fields, options }), fields, rows);
+    const orc = await loadOrcReader();
+    const fileStats = async (identifier: string) => {
+      const table = await catalog.getTable(identifier);
+      const file = (await table.newScan().plan()).splits[0]!.files[0]!;
+      return orc.readOrcFileStatistics(new Uint8Array(await fsp.readFile(path.join(warehouse, "db.db", identifier.split(".")[1]!, "bucket-0", file.fileName))));
+    };
+    const java = await fileStats("db.java_long");
+    expect(java[2]!.string).toHaveProperty("upperBound");
+    expect(java[3]!.string).toHaveProperty("lowerBound");
+    expect(await fileStats("db.rt_long")).toEqual(java);
+  }, SLOW);
+
   it("the manifest's value stats (min, max, null counts) of an ORC file are Java's for the same rows", async () => {
     const warehouse = tempDir();
     const { catalog } = await expectJavaValueStats(warehouse, "orc");
