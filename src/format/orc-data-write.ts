@@ -115,8 +115,120 @@ function boolRle(bits: Uint8Array, n: number, out: Bytes): void {
 
 const DIRECT_WIDTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 26, 28, 30, 32, 40, 48, 56, 64];
 
+/** |values| up to which integers are kept as numbers: their zigzag (≤ 2^53 − 1) stays exact. */
+const SAFE = 2 ** 52 - 1;
+
+/**
+ * Integers to encode: numbers in a growable Float64Array while every value is within ±SAFE
+ * (no BigInt per value), bigints from the first value beyond.
+ */
+class IntList {
+  nums = new Float64Array(256);
+  length = 0;
+  big: bigint[] | null = null;
+  push(v: number): void {
+    if (this.big) this.big.push(BigInt(v));
+    else if (v > SAFE || v < -SAFE) this.toBig().push(BigInt(v));
+    else {
+      if (this.length === this.nums.length) {
+        const next = new Float64Array(this.length * 2);
+        next.set(this.nums);
+        this.nums = next;
+      }
+      this.nums[this.length++] = v;
+    }
+  }
+  pushBig(v: bigint): void {
+    if (!this.big && v <= SAFE_BIG && v >= -SAFE_BIG) this.push(Number(v));
+    else this.toBig().push(v);
+  }
+  private toBig(): bigint[] {
+    if (!this.big) this.big = Array.from(this.nums.subarray(0, this.length), (v) => BigInt(v));
+    return this.big;
+  }
+  /** min, max and (when it fits a long, as orc-core keeps it) sum; null when empty. */
+  stats(): { min: bigint; max: bigint; sum: bigint | null } | null {
+    if (this.big) {
+      if (this.big.length === 0) return null;
+      let min = this.big[0]!;
+      let max = min;
+      let sum: bigint | null = 0n;
+      for (const v of this.big) {
+        if (v < min) min = v;
+        if (v > max) max = v;
+        // (orc-core: once the running sum overflows a long it stays unknown)
+        if (sum !== null && (sum += v) !== BigInt.asIntN(64, sum)) sum = null;
+      }
+      return { min, max, sum };
+    }
+    if (this.length === 0) return null;
+    const nums = this.nums;
+    let min = nums[0]!;
+    let max = min;
+    // (a number sum while exact, then bigints)
+    let sum = 0;
+    let bigSum: bigint | null = null;
+    let overflow = false;
+    for (let i = 0; i < this.length; i++) {
+      const v = nums[i]!;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      if (overflow) continue;
+      if (bigSum !== null) overflow = (bigSum += BigInt(v)) !== BigInt.asIntN(64, bigSum);
+      else if ((sum += v) > SAFE || sum < -SAFE) bigSum = BigInt(sum);
+    }
+    return { min: BigInt(min), max: BigInt(max), sum: overflow ? null : (bigSum ?? BigInt(sum)) };
+  }
+}
+
+const SAFE_BIG = BigInt(SAFE);
+const POW2 = Array.from({ length: 54 }, (_, i) => 2 ** i);
+
 /** Integer RLE v2 as DIRECT runs of up to 512 values (zigzag when signed). */
-function intRleV2(values: readonly bigint[], signed: boolean, out: Bytes): void {
+function intRleV2(list: IntList, signed: boolean, out: Bytes): void {
+  if (list.big) return intRleV2Big(list.big, signed, out);
+  const values = list.nums;
+  const run = new Float64Array(512);
+  for (let i = 0; i < list.length; i += 512) {
+    const n = Math.min(512, list.length - i);
+    let max = 0;
+    for (let k = 0; k < n; k++) {
+      const v = values[i + k]!;
+      const u = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
+      run[k] = u;
+      if (u > max) max = u;
+    }
+    let bits = 1;
+    while (bits < 53 && max >= POW2[bits]!) bits++;
+    const code = DIRECT_WIDTHS.findIndex((w) => w >= bits);
+    const width = DIRECT_WIDTHS[code]!;
+    out.byte(0x40 | (code << 1) | ((n - 1) >> 8));
+    out.byte((n - 1) & 0xff);
+    // bits most significant first; a value of more than 53 bits has zeros above
+    let cur = 0;
+    let free = 8;
+    for (let k = 0; k < n; k++) {
+      const u = run[k]!;
+      let rem = width;
+      while (rem > 0) {
+        const take = rem < free ? rem : free;
+        rem -= take;
+        const chunk = rem >= 53 ? 0 : Math.floor(u / POW2[rem]!) % POW2[take]!;
+        cur |= chunk << (free - take);
+        free -= take;
+        if (free === 0) {
+          out.byte(cur);
+          cur = 0;
+          free = 8;
+        }
+      }
+    }
+    if (free < 8) out.byte(cur);
+  }
+}
+
+/** `intRleV2` of bigints (values beyond ±2^52). */
+function intRleV2Big(values: readonly bigint[], signed: boolean, out: Bytes): void {
   for (let i = 0; i < values.length; i += 512) {
     const n = Math.min(512, values.length - i);
     const run: bigint[] = new Array(n);
@@ -244,13 +356,9 @@ interface Acc {
   values: number;
   bools: number[];
   data: Bytes;
-  ints: bigint[];
-  lengths: bigint[];
-  secondary: bigint[];
-  /** IntegerStatistics / DateStatistics: min, max, sum of the values (null: none yet). */
-  intMin: bigint | null;
-  intMax: bigint | null;
-  intSum: bigint;
+  ints: IntList;
+  lengths: IntList;
+  secondary: IntList;
   /** DoubleStatistics (NaN min: none yet, as orc-core compares). */
   dblMin: number;
   dblMax: number;
@@ -262,7 +370,7 @@ interface Acc {
 }
 
 function newAcc(): Acc {
-  return { present: [], hasNull: false, values: 0, bools: [], data: new Bytes(), ints: [], lengths: [], secondary: [], intMin: null, intMax: null, intSum: 0n, dblMin: NaN, dblMax: NaN, dblSum: 0, strMin: null, strMax: null, byteSum: 0 };
+  return { present: [], hasNull: false, values: 0, bools: [], data: new Bytes(), ints: new IntList(), lengths: new IntList(), secondary: new IntList(), dblMin: NaN, dblMax: NaN, dblSum: 0, strMin: null, strMax: null, byteSum: 0 };
 }
 
 /** Unsigned byte order of `bytes[s, e)` against `other` (orc-core's Text order). */
@@ -320,17 +428,21 @@ function columnStatistics(c: Column, acc: Acc): Uint8Array {
     case Kind.BYTE:
     case Kind.SHORT:
     case Kind.INT:
-    case Kind.LONG:
-      if (acc.intMin !== null) {
-        const sub = new Message().sint(1, acc.intMin).sint(2, acc.intMax!);
+    case Kind.LONG: {
+      const st = acc.ints.stats();
+      if (st) {
+        const sub = new Message().sint(1, st.min).sint(2, st.max);
         // (orc-core leaves the sum out once it overflows a long)
-        if (acc.intSum === BigInt.asIntN(64, acc.intSum)) sub.sint(3, acc.intSum);
+        if (st.sum !== null) sub.sint(3, st.sum);
         m.message(2, sub.view());
       }
       break;
-    case Kind.DATE:
-      if (acc.intMin !== null) m.message(7, new Message().sint(1, acc.intMin).sint(2, acc.intMax!).view());
+    }
+    case Kind.DATE: {
+      const st = acc.ints.stats();
+      if (st) m.message(7, new Message().sint(1, st.min).sint(2, st.max).view());
       break;
+    }
     case Kind.FLOAT:
     case Kind.DOUBLE:
       if (acc.values > 0) m.message(3, new Message().double(1, acc.dblMin).double(2, acc.dblMax).double(3, acc.dblSum).view());
@@ -375,23 +487,22 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
       for (const r of valid) {
         const v = Number(values[at(r)]);
         acc.data.byte(v & 0xff);
-        const b = BigInt(v);
-        if (acc.intMin === null || b < acc.intMin) acc.intMin = b;
-        if (acc.intMax === null || b > acc.intMax) acc.intMax = b;
-        acc.intSum += b;
+        acc.ints.push(v); // (statistics only)
       }
       return;
     case Kind.SHORT:
     case Kind.INT:
     case Kind.LONG:
     case Kind.DATE:
-      for (const r of valid) {
-        const v = BigInt(values[at(r)]!);
-        acc.ints.push(v);
-        if (acc.intMin === null || v < acc.intMin) acc.intMin = v;
-        if (acc.intMax === null || v > acc.intMax) acc.intMax = v;
-        acc.intSum += v;
-      }
+      if (c.kind === Kind.LONG) {
+        // int64 words: a number where the high word keeps the value within ±2^52, else a bigint
+        const words = new Int32Array((values as BigInt64Array).buffer, (values as BigInt64Array).byteOffset, values.length * 2);
+        for (const r of valid) {
+          const hi = words[2 * r + 1]!;
+          if (hi >= -0x80000 && hi < 0x80000) acc.ints.push(hi * 4294967296 + (words[2 * r]! >>> 0));
+          else acc.ints.pushBig((values as BigInt64Array)[r]!);
+        }
+      } else for (const r of valid) acc.ints.push(values[at(r)] as number);
       return;
     case Kind.FLOAT:
     case Kind.DOUBLE: {
@@ -421,7 +532,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const s = o[at(r)]!;
         const e = o[at(r) + 1]!;
         acc.data.bytes(bytes.subarray(s, e));
-        acc.lengths.push(BigInt(e - s));
+        acc.lengths.push(e - s);
         acc.byteSum += e - s;
         if (c.kind === Kind.BINARY) continue;
         if (!acc.strMin || compareBytes(bytes, s, e, acc.strMin) < 0) acc.strMin = bytes.slice(s, e);
@@ -437,7 +548,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         for (let w = 3; w >= 0; w--) v = (v << 32n) | BigInt(words[4 * at(r) + w]!);
         v = BigInt.asIntN(128, v);
         acc.data.uvarBig(v < 0n ? (-v << 1n) - 1n : v << 1n);
-        acc.secondary.push(scale);
+        acc.secondary.pushBig(scale);
       }
       return;
     }
@@ -451,7 +562,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const ns = Number((v - floorSeconds * perSecond) * (1000000000n / perSecond));
         // as Java's ORC writer: the seconds of the millisecond time truncated toward zero
         const millis = floorSeconds * 1000n + BigInt(Math.floor(ns / 1000000));
-        acc.ints.push(millis / 1000n - EPOCH_2015);
+        acc.ints.pushBig(millis / 1000n - EPOCH_2015);
         let code = 0;
         if (ns !== 0) {
           if (ns % 100 !== 0) code = ns * 8;
@@ -465,7 +576,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
             code = m * 8 + zeros;
           }
         }
-        acc.secondary.push(BigInt(code));
+        acc.secondary.push(code);
       }
       return;
     }
@@ -476,7 +587,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
       for (const r of valid) {
         const s = o[at(r)]!;
         const e = o[at(r) + 1]!;
-        acc.lengths.push(BigInt(e - s));
+        acc.lengths.push(e - s);
         for (let k = s; k < e; k++) childRows.push(k);
       }
       const child = data.children[0]!;

@@ -6,6 +6,8 @@
  */
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
+import * as arrow from "apache-arrow";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { tempDirs } from "../support/temp-dirs.js";
@@ -66,4 +68,42 @@ describe("ORC data files written by paimon-rt", () => {
     expect(await tableRows(catalog, "db.pk")).toEqual(sortRows([...model.values()]));
     expect((await dataFileNames(catalog, "db.pk")).every((f) => f.endsWith(".orc"))).toBe(true);
   });
+});
+
+describe("ORC integer encoding and statistics", () => {
+  const FIELDS_INT = [
+    { id: 0, name: "l", type: { kind: "BIGINT" as const, nullable: true } },
+    { id: 1, name: "i", type: { kind: "INT" as const, nullable: true } },
+    { id: 2, name: "d", type: { kind: "DATE" as const, nullable: true } },
+  ];
+  const EDGES = [0n, 1n, -1n, 2n ** 52n - 1n, -(2n ** 52n) + 1n, 2n ** 52n, -(2n ** 52n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 123456789012n];
+  const longs = fc.oneof(fc.constantFrom(...EDGES), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -(2n ** 52n), max: 2n ** 52n }), fc.bigInt({ min: -1000n, max: 1000n }));
+
+  it("random integers (numbers within ±2^52, bigints beyond) read back exactly; min/max/sum as orc-core keeps them (sum unknown once a long overflows)", async () => {
+    const { OrcFileWriter } = await import("../../src/format/orc-data-write.js");
+    const { readWholeDataFile, loadOrcReader } = await import("../../src/format/file-formats.js");
+    const orc = await loadOrcReader();
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.option(longs), fc.option(fc.integer())), { minLength: 1, maxLength: 1200 }), async (values) => {
+        const l = values.map(([v]) => v);
+        const i = values.map(([, v]) => v);
+        const w = new OrcFileWriter(FIELDS_INT, { compression: "none" });
+        w.write(new arrow.RecordBatch({ l: arrow.vectorFromArray(l, new arrow.Int64()).data[0]!, i: arrow.vectorFromArray(i, new arrow.Int32()).data[0]!, d: arrow.vectorFromArray(i, new arrow.Int32()).data[0]!.clone(new arrow.DateDay()) as arrow.Data }));
+        const { bytes } = await w.finish();
+        const out: Array<[unknown, unknown]> = [];
+        for await (const b of readWholeDataFile(Promise.resolve(bytes), { fields: FIELDS_INT.slice(0, 2), batchSize: 4096, fileName: "x.orc" })) for (let r = 0; r < b.numRows; r++) out.push([b.getChildAt(0)!.get(r), b.getChildAt(1)!.get(r)]);
+        expect(out).toEqual(values.map(([a, b]) => [a, b]));
+        const stats = await orc.readOrcFileStatistics(bytes);
+        const present = l.filter((v): v is bigint => v !== null);
+        let sum: bigint | null = 0n;
+        for (const v of present) if (sum !== null && (sum += v) !== BigInt.asIntN(64, sum)) sum = null;
+        const expected = present.length === 0 ? undefined : { min: present.reduce((a, b) => (b < a ? b : a)), max: present.reduce((a, b) => (b > a ? b : a)), ...(sum === null ? {} : { sum }) };
+        expect(stats[1]).toEqual({ values: present.length, hasNull: present.length < l.length, ...(expected ? { int: expected } : {}) });
+        const ints = i.filter((v): v is number => v !== null).map(BigInt);
+        const date = ints.length === 0 ? {} : { date: { min: ints.reduce((a, b) => (b < a ? b : a)), max: ints.reduce((a, b) => (b > a ? b : a)) } };
+        expect(stats[3]).toEqual({ values: ints.length, hasNull: ints.length < i.length, ...date });
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
 });
