@@ -949,6 +949,12 @@ export async function readOrcFileStatistics(bytes: Uint8Array): Promise<OrcColum
   return out;
 }
 
+/** Per stripe the column encodings of an ORC file (DIRECT 0, DICTIONARY 1, DIRECT_V2 2, DICTIONARY_V2 3), by ORC column id. */
+export async function readOrcEncodings(bytes: Uint8Array): Promise<number[][]> {
+  const tail = await readOrcTail(bytes);
+  return tail.stripes.map((s, i) => readStripe(tail, bytes, s, i, undefined).encodings);
+}
+
 const INTEGER_KINDS = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT"]);
 
 /**

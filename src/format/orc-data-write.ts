@@ -1,7 +1,7 @@
 // Writes ORC data files (`file.format=orc`, levels named orc in `file.format.per.level`) that
 // Java Paimon reads: the type tree of Java's OrcTypeUtil (field ids in "paimon.id" attributes),
 // one stripe per file, DIRECT_V2 encodings (integer RLE v2 direct runs, byte RLE literals, direct
-// strings), PRESENT streams where a column has nulls, ORC's chunked compression (zstd, zlib,
+// strings) and DICTIONARY_V2 strings by orc-core's rule (distinct / values ≤ 0.8), PRESENT streams where a column has nulls, ORC's chunked compression (zstd, zlib,
 // snappy; lz4 chunks stored uncompressed), file and stripe statistics as orc-core 1.9 writes them
 // (value counts, hasNull; min/max/sum of integers, dates, floats, strings with its 1024-byte
 // truncated bounds, binary byte sums; not yet: boolean counts, decimal and timestamp min/max),
@@ -367,10 +367,12 @@ interface Acc {
   strMin: Uint8Array | null;
   strMax: Uint8Array | null;
   byteSum: number;
+  /** Entries of the DICTIONARY_V2 encoding streamsOf chose (-1: none). */
+  dictionarySize: number;
 }
 
 function newAcc(): Acc {
-  return { present: [], hasNull: false, values: 0, bools: [], data: new Bytes(), ints: new IntList(), lengths: new IntList(), secondary: new IntList(), dblMin: NaN, dblMax: NaN, dblSum: 0, strMin: null, strMax: null, byteSum: 0 };
+  return { present: [], hasNull: false, values: 0, bools: [], data: new Bytes(), ints: new IntList(), lengths: new IntList(), secondary: new IntList(), dblMin: NaN, dblMax: NaN, dblSum: 0, strMin: null, strMax: null, byteSum: 0, dictionarySize: -1 };
 }
 
 /** Unsigned byte order of `bytes[s, e)` against `other` (orc-core's Text order). */
@@ -608,6 +610,55 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
   }
 }
 
+/** orc-core's `orc.dictionary.key.threshold` default: dictionary strings when distinct / values ≤ 0.8. */
+const DICTIONARY_KEY_THRESHOLD = 0.8;
+
+/**
+ * A string column's DICTIONARY_V2 streams when orc-core would pick them (distinct values / values
+ * ≤ the threshold; orc-core decides on the stripe's values, as here, one stripe): the distinct
+ * values sorted by bytes (orc-core's red-black tree order), their lengths and bytes, per value its
+ * entry's index. Null when the column stays DIRECT_V2.
+ */
+function dictionaryOf(acc: Acc): { size: number; ids: IntList; lengths: IntList; bytes: Uint8Array } | null {
+  const n = acc.lengths.length;
+  if (n === 0 || acc.lengths.big) return null;
+  const data = acc.data.view();
+  const lengths = acc.lengths.nums;
+  // distinct values by their bytes (latin1 keys: one string per value, no UTF-8 decoding)
+  const latin1 = new TextDecoder("latin1");
+  const first = new Map<string, number>();
+  const entryOf = new Int32Array(n);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const limit = Math.floor(n * DICTIONARY_KEY_THRESHOLD);
+  for (let i = 0, at = 0; i < n; i++) {
+    const end = at + lengths[i]!;
+    const key = latin1.decode(data.subarray(at, end));
+    let e = first.get(key);
+    if (e === undefined) {
+      if (starts.length >= limit) return null;
+      e = starts.length;
+      first.set(key, e);
+      starts.push(at);
+      ends.push(end);
+    }
+    entryOf[i] = e;
+    at = end;
+  }
+  const order = Array.from(starts.keys()).sort((a, b) => compareBytes(data, starts[a]!, ends[a]!, data.subarray(starts[b]!, ends[b]!)));
+  const rank = new Int32Array(order.length);
+  const dictLengths = new IntList();
+  const bytes = new Bytes();
+  order.forEach((e, r) => {
+    rank[e] = r;
+    dictLengths.push(ends[e]! - starts[e]!);
+    bytes.bytes(data.subarray(starts[e]!, ends[e]!));
+  });
+  const ids = new IntList();
+  for (let i = 0; i < n; i++) ids.push(rank[entryOf[i]!]!);
+  return { size: order.length, ids, lengths: dictLengths, bytes: bytes.view() };
+}
+
 /** The streams of a column: [kind, bytes] in ORC's order. */
 function streamsOf(c: Column, acc: Acc): Array<[number, Uint8Array]> {
   const out: Array<[number, Uint8Array]> = [];
@@ -636,7 +687,14 @@ function streamsOf(c: Column, acc: Acc): Array<[number, Uint8Array]> {
       break;
     case Kind.STRING:
     case Kind.VARCHAR:
-    case Kind.CHAR:
+    case Kind.CHAR: {
+      const dict = dictionaryOf(acc);
+      if (dict) {
+        acc.dictionarySize = dict.size;
+        out.push([1, enc((b) => intRleV2(dict.ids, false, b))], [2, enc((b) => intRleV2(dict.lengths, false, b))], [3, dict.bytes]);
+      } else out.push([1, acc.data.view()], [2, enc((b) => intRleV2(acc.lengths, false, b))]);
+      break;
+    }
     case Kind.BINARY:
       out.push([1, acc.data.view()], [2, enc((b) => intRleV2(acc.lengths, false, b))]);
       break;
@@ -797,7 +855,11 @@ export class OrcFileWriter {
       }
     }
     const dataLength = file.length - stripeOffset;
-    for (const c of all) stripeFooter.message(2, new Message().varint(1, c.kind === Kind.STRUCT || c.kind === Kind.FLOAT || c.kind === Kind.DOUBLE || c.kind === Kind.BOOLEAN || c.kind === Kind.BYTE ? 0 : 2).view());
+    for (const c of all) {
+      const dictionarySize = accs[c.id]!.dictionarySize;
+      if (dictionarySize >= 0) stripeFooter.message(2, new Message().varint(1, 3).varint(2, dictionarySize).view());
+      else stripeFooter.message(2, new Message().varint(1, c.kind === Kind.STRUCT || c.kind === Kind.FLOAT || c.kind === Kind.DOUBLE || c.kind === Kind.BOOLEAN || c.kind === Kind.BYTE ? 0 : 2).view());
+    }
     stripeFooter.string(3, "UTC");
     const stripeFooterBytes = frame(stripeFooter.view(), compress);
     file.bytes(stripeFooterBytes);

@@ -107,3 +107,28 @@ describe("ORC integer encoding and statistics", () => {
     );
   }, 120_000);
 });
+
+describe("ORC string encodings", () => {
+  it("DICTIONARY_V2 where distinct / values ≤ 0.8 (orc-core's orc.dictionary.key.threshold), else DIRECT_V2; both read back exactly", async () => {
+    const { OrcFileWriter } = await import("../../src/format/orc-data-write.js");
+    const { readWholeDataFile, loadOrcReader } = await import("../../src/format/file-formats.js");
+    const orc = await loadOrcReader();
+    const fields = [
+      { id: 0, name: "few", type: { kind: "VARCHAR" as const, nullable: true, length: 2147483647 } },
+      { id: 1, name: "all", type: { kind: "VARCHAR" as const, nullable: true, length: 2147483647 } },
+      { id: 2, name: "edge", type: { kind: "VARCHAR" as const, nullable: true, length: 2147483647 } },
+    ];
+    // 100 values: "few" 10 distinct, "all" 100 distinct, "edge" 80 distinct (= 0.8: dictionary) and one null
+    const few = Array.from({ length: 100 }, (_, i) => (i === 7 ? null : `é${(i * 7) % 10}`));
+    const all = Array.from({ length: 100 }, (_, i) => `v${i}`);
+    const edge = Array.from({ length: 100 }, (_, i) => `e${i % 80}`);
+    const w = new OrcFileWriter(fields, { compression: "zstd" });
+    const vec = (v: (string | null)[]) => arrow.vectorFromArray(v, new arrow.Utf8()).data[0]!;
+    w.write(new arrow.RecordBatch({ few: vec(few), all: vec(all), edge: vec(edge) }));
+    const { bytes } = await w.finish();
+    expect((await orc.readOrcEncodings(bytes))[0]!.slice(1)).toEqual([3, 2, 3]);
+    const out: unknown[][] = [];
+    for await (const b of readWholeDataFile(Promise.resolve(bytes), { fields, batchSize: 4096, fileName: "x.orc" })) for (let r = 0; r < b.numRows; r++) out.push([0, 1, 2].map((c) => b.getChildAt(c)!.get(r)));
+    expect(out).toEqual(few.map((f, i) => [f, all[i], edge[i]]));
+  });
+});

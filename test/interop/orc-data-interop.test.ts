@@ -330,8 +330,13 @@ describe.skipIf(!!noJava)("ORC data files written by paimon-rt", () => {
       if (fromJava instanceof Error) throw fromJava;
       expect(fromJava, compression).toEqual(expected);
       expect(await tableRows(catalog, `db.rt_${compression}`), compression).toEqual(expected);
-      const tail = await orc.readOrcTail(new Uint8Array(await fsp.readFile(path.join(warehouse, "db.db", `rt_${compression}`, "bucket-0", files[0]!))));
+      const bytes = new Uint8Array(await fsp.readFile(path.join(warehouse, "db.db", `rt_${compression}`, "bucket-0", files[0]!)));
+      const tail = await orc.readOrcTail(bytes);
       expect(orc.CODECS[tail.compression], compression).toBe(compression);
+      // Java read dictionary strings (6 distinct of 70: DICTIONARY_V2) and direct ones
+      const column = (name: string) => tail.types[0]!.subtypes[tail.types[0]!.fieldNames.indexOf(name)]!;
+      const encodings = (await orc.readOrcEncodings(bytes))[0]!;
+      expect([encodings[column("dict")], encodings[column("long_s")]], compression).toEqual([3, 2]);
     }
     // value stats: Java prunes files by them and filters the rows
     const filtered = await readTables("java", [{ warehouse, identifier: "db.rt_zstd", filters: [["seq", ">=", 1000000 + 3 * 80]], sort: true, executeFilter: true }]);
