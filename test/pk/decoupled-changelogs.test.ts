@@ -1,0 +1,103 @@
+// Decoupled changelogs (Java 1.4.2 ExpireSnapshotsImpl with changelog.num-retained.* /
+// changelog.time-retained above the snapshot retention, ExpireChangelogImpl): expired snapshots
+// become changelog/changelog-<id> files, keeping exactly the files reading their changes needs,
+// until the changelogs expire in turn.
+import { describe, expect, it } from "vitest";
+import type { FileStoreTable } from "../../src/table/file-store-table.js";
+import type { Table } from "../../src/table/table.js";
+import { listChangelogIds, tryGetChangelog } from "../../src/table/changelog-manager.js";
+import { createPkTable, type Row, writeCommit } from "./helpers.js";
+
+const r = (id: number, v: string): Row => ({ dt: "p1", id: BigInt(id), name: "a", v, n: 1 });
+const ft = (t: Table) => t as unknown as FileStoreTable;
+
+/** Every file under the table's bucket directories (data and changelog files), by name. */
+async function bucketFiles(table: Table): Promise<string[]> {
+  const io = ft(table).fileIO;
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const s of await io.listStatus(dir)) {
+      if (s.isDir) await walk(s.path);
+      else out.push(s.name);
+    }
+  };
+  for (const s of await io.listStatus(table.location)) if (s.isDir && s.name.startsWith("dt=")) await walk(s.path);
+  return out.sort();
+}
+
+async function manifestFiles(table: Table): Promise<string[]> {
+  return (await ft(table).fileIO.listStatus(`${table.location}/manifest`)).map((s) => s.name).sort();
+}
+
+const snapshotIds = async (t: Table) => (await t.listSnapshots()).map((s) => s.id);
+const changelogIds = (t: Table) => listChangelogIds(ft(t).fileIO, t.location);
+
+describe("decoupled changelogs", () => {
+  it("changelog-producer input: expired snapshots become changelogs keeping their changelog files, which go when the changelog expires", async () => {
+    const table = await createPkTable({ bucket: 1, "changelog-producer": "input", "num-sorted-run.compaction-trigger": 10, "snapshot.num-retained.max": 2, "snapshot.num-retained.min": 1, "changelog.num-retained.max": 4 });
+    const changelogOf = new Map<number, string[]>();
+    const manifestsOf = new Map<number, string[]>();
+    for (let i = 1; i <= 6; i++) {
+      const id = (await writeCommit(table, "u", [{ rows: [r(1, `v${i}`)] }]))!;
+      expect(id).toBe(i);
+      const s = await table.snapshot(id);
+      changelogOf.set(id, (await ft(table).manifestStore.changelogEntries(s)).map((e) => e.file.fileName));
+      manifestsOf.set(id, [s.changelogManifestList!, ...(await ft(table).manifestStore.readManifestList(s.changelogManifestList!)).map((m) => m.fileName)]);
+      if (id === 4) {
+        // snapshots 1, 2 expired (num-retained.max 2): changelogs, the snapshot JSON as it was
+        expect(await snapshotIds(table)).toEqual([3, 4]);
+        expect(await changelogIds(table)).toEqual([1, 2]);
+      }
+    }
+    // commit 6: snapshots 1..4 expired; changelogs 1, 2 past changelog.num-retained.max 4 expired
+    expect(await snapshotIds(table)).toEqual([5, 6]);
+    expect(await changelogIds(table)).toEqual([3, 4]);
+    const c3 = (await tryGetChangelog(ft(table).fileIO, table.location, 3))!;
+    expect(c3.id).toBe(3);
+    expect(c3.changelogManifestList).toBe(manifestsOf.get(3)![0]);
+    const files = await bucketFiles(table);
+    for (const id of [3, 4, 5, 6]) for (const f of changelogOf.get(id)!) expect(files).toContain(f);
+    for (const id of [1, 2]) for (const f of changelogOf.get(id)!) expect(files).not.toContain(f);
+    const manifests = await manifestFiles(table);
+    for (const id of [3, 4, 5, 6]) for (const f of manifestsOf.get(id)!) expect(manifests).toContain(f);
+    for (const id of [1, 2]) for (const f of manifestsOf.get(id)!) expect(manifests).not.toContain(f);
+    const hint = async (name: string) => (await ft(table).fileIO.readFile(`${table.location}/changelog/${name}`).then((b) => new TextDecoder().decode(b)));
+    expect(await hint("EARLIEST")).toBe("3");
+    expect(await hint("LATEST")).toBe("4");
+    // orphan cleanup keeps what the changelogs use
+    expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual([]);
+  });
+
+  it("changelog-producer none: compacted-away APPEND files stay for the changelog until it expires, compaction outputs go with the snapshot", async () => {
+    const options = { bucket: 1, "snapshot.num-retained.max": 1, "snapshot.num-retained.min": 1, "changelog.num-retained.max": 10, "changelog.time-retained": "1 d", "write-only": true };
+    const table = await createPkTable(options);
+    const ms = ft(table).manifestStore;
+    const added = async (id: number) => (await ms.readManifestList((await table.snapshot(id)).deltaManifestList).then((l) => Promise.all(l.map((m) => ms.readManifest(m.fileName))))).flat().filter((e) => e.kind === 0).map((e) => e.file.fileName);
+    // 1 APPEND A1; 2 APPEND A2, 3 COMPACT A1+A2 -> C3; 4 APPEND A4, 5 COMPACT C3+A4 -> C5
+    expect(await writeCommit(table, "u", [{ rows: [r(1, "a")] }])).toBe(1);
+    expect(await writeCommit(table, "u", [{ rows: [r(2, "b")] }], { compact: true })).toBe(3);
+    expect(await writeCommit(table, "u", [{ rows: [r(3, "c")] }], { compact: true })).toBe(5);
+    const [a1, a2, c3, a4, c5] = [...(await added(1)), ...(await added(2)), ...(await added(3)), ...(await added(4)), ...(await added(5))];
+    const lists4 = [(await table.snapshot(4)).baseManifestList, (await table.snapshot(4)).deltaManifestList];
+    const lists2 = [(await table.snapshot(2)).baseManifestList, (await table.snapshot(2)).deltaManifestList];
+    expect(await bucketFiles(table)).toEqual([a1, a2, c3, a4, c5].sort());
+    expect(await table.newCommit({ commitUser: "u" }).expireSnapshots({ olderThanMs: 0 })).toBe(4);
+    expect(await snapshotIds(table)).toEqual([5]);
+    expect(await changelogIds(table)).toEqual([1, 2, 3, 4]);
+    // the APPEND files the compactions deleted stay (the changelogs' deltas); C3 (COMPACT) went
+    expect(await bucketFiles(table)).toEqual([a1, a2, a4, c5].sort());
+    // and the changelogs' base and delta manifest lists
+    for (const l of [...lists2, ...lists4]) expect(await manifestFiles(table)).toContain(l);
+    expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual([]);
+    // changelog retention down to 2 (still above the snapshots'): changelogs 1..3 expire, 4 (the
+    // latest changelog, which Java always keeps) stays; changelog 3's delta deleted A1 and A2
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const shorter = table.copy({ "changelog.num-retained.max": 2, "changelog.time-retained": "1 ms" });
+    expect(await shorter.newCommit({ commitUser: "u" }).expireSnapshots({ olderThanMs: 0 })).toBe(0);
+    expect(await changelogIds(table)).toEqual([4]);
+    expect(await bucketFiles(table)).toEqual([a4, c5].sort());
+    for (const l of lists2) expect(await manifestFiles(table)).not.toContain(l);
+    for (const l of lists4) expect(await manifestFiles(table)).toContain(l);
+    expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual([]);
+  });
+});
