@@ -15,9 +15,8 @@ import { otherBranchesPinned } from "../table/branch-manager.js";
 import { PaimonError } from "../error.js";
 import { expireConsumers, minConsumerNextSnapshot } from "../table/consumers.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import { type FileIO, deleteFiles, readTextFileIfExists } from "../fs/file-io.js";
+import { type FileIO, deleteFiles, joinPath, readTextFileIfExists } from "../fs/file-io.js";
 import { listTags, previousTagged, taggedSnapshots } from "../table/tags.js";
-import { changelogPath, listChangelogIds, tryGetChangelog, writeChangelogHint } from "../table/changelog-manager.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -144,7 +143,7 @@ export async function expireSnapshots(
   const limits = retentionLimits(tableOptions, options, now);
   const changelogLimits = changelogRetention(tableOptions, limits, options.olderThanMs ?? tableOptions.snapshotTimeRetained, now);
   const decoupled = changelogLimits !== null;
-  if (!decoupled) await refuseLongLivedChangelogs(io, meta);
+  if (!decoupled) await refuseLongLivedChangelogs(snapshots);
   // Java CoreOptions.consumerChangelogOnly: the option counts only with decoupled changelogs
   const consumerNext = tableOptions.consumerChangelogOnly && decoupled ? null : await minConsumerNextSnapshot(io, meta);
   const keepFrom = await firstRetainedId(snapshots, ids[0]!, ids[ids.length - 1]!, limits, consumerNext);
@@ -241,7 +240,7 @@ export async function expireSnapshots(
   // ExpireSnapshotsImpl.commitChangelog before deleteSnapshot), so its changes stay readable.
   let removed = 0;
   for (const id of expired) {
-    if (decoupled && !(await keepAsChangelog(io, meta, snapshots, id))) break;
+    if (decoupled && !(await keepAsChangelog(io, snapshots, id))) break;
     if (!(await io.delete(snapshots.paths.snapshot(id)).then(() => true, () => false))) break;
     removed++;
   }
@@ -263,16 +262,21 @@ export async function expireSnapshots(
 }
 
 /** Writes snapshot `id`'s file as changelog-<id> and the changelog LATEST hint; false when it cannot. */
-async function keepAsChangelog(io: FileIO, meta: string, snapshots: SnapshotManager, id: number): Promise<boolean> {
+async function keepAsChangelog(io: FileIO, snapshots: SnapshotManager, id: number): Promise<boolean> {
   try {
     const text = await readTextFileIfExists(io, snapshots.paths.snapshot(id));
     if (text === null) return true; // expired meanwhile by another process, which kept it
-    await io.writeFile(changelogPath(meta, id), text);
+    await io.writeFile(snapshots.paths.changelog(id), text);
   } catch {
     return false;
   }
-  await writeChangelogHint(io, meta, "LATEST", id);
+  await writeChangelogHint(io, snapshots, "LATEST", id);
   return true;
+}
+
+/** Overwrites the changelog `LATEST` / `EARLIEST` hint (Java writes them; listing finds the changelogs); a failure is ignored. */
+async function writeChangelogHint(io: FileIO, snapshots: SnapshotManager, name: "LATEST" | "EARLIEST", id: number): Promise<void> {
+  await io.writeFile(joinPath(snapshots.paths.changelogDir, name), String(id)).catch(() => undefined);
 }
 
 /**
@@ -322,10 +326,10 @@ async function deletedByDelta(manifests: ManifestStore, paths: TablePaths, list:
  * when it outlives the snapshots' (`isChangelogDecoupled`), else null.
  */
 function changelogRetention(o: TableOptions, snapshot: RetentionLimits, snapshotTimeRetained: number, now: number): RetentionLimits | null {
+  if (!o.changelogDecoupled(snapshot.retainMin, snapshot.retainMax, snapshotTimeRetained)) return null;
   const retainMin = Math.max(1, o.int("changelog.num-retained.min", snapshot.retainMin));
   const retainMax = o.int("changelog.num-retained.max", snapshot.retainMax);
   const timeRetained = o.raw["changelog.time-retained"] === undefined ? snapshotTimeRetained : o.duration("changelog.time-retained", "0 ms");
-  if (!(retainMax > snapshot.retainMax || retainMin > snapshot.retainMin || timeRetained > snapshotTimeRetained)) return null;
   if (retainMax < retainMin) throw new PaimonError("INVALID_ARGUMENT", `changelog.num-retained.max (${retainMax}) must not be less than changelog.num-retained.min (${retainMin})`);
   return { retainMin, retainMax, maxDeletes: snapshot.maxDeletes, olderThan: now - timeRetained };
 }
@@ -340,29 +344,28 @@ function changelogRetention(o: TableOptions, snapshot: RetentionLimits, snapshot
  * worst). Returns how many changelogs expired.
  */
 async function expireChangelogs(io: FileIO, paths: TablePaths, snapshots: SnapshotManager, manifests: ManifestStore, limits: RetentionLimits, root: string): Promise<number> {
-  const meta = paths.metaRoot;
-  const changelogIds = await listChangelogIds(io, meta);
+  const changelogIds = await snapshots.listChangelogIds();
   const [latest, earliestSnapshot] = [await snapshots.latestSnapshotId(), await snapshots.earliestSnapshotId()];
   if (changelogIds.length === 0 || latest === null || earliestSnapshot === null) return 0;
   const earliest = changelogIds[0]!;
   const min = Math.max(latest - limits.retainMax + 1, earliest);
   let maxExclusive = latest - limits.retainMin + 1;
-  const consumerNext = await minConsumerNextSnapshot(io, meta);
+  const consumerNext = await minConsumerNextSnapshot(io, paths.metaRoot);
   if (consumerNext !== null) maxExclusive = Math.min(maxExclusive, consumerNext);
   maxExclusive = Math.min(maxExclusive, earliest + limits.maxDeletes, changelogIds[changelogIds.length - 1]!);
   let end = maxExclusive;
   for (let id = min; id <= maxExclusive; id++) {
-    const c = await tryGetChangelog(io, meta, id);
+    const c = await snapshots.tryGetChangelog(id);
     if (c !== null && limits.olderThan <= c.timeMillis) {
       end = id;
       break;
     }
   }
-  const endChangelog = end > earliest ? await tryGetChangelog(io, meta, end) : null;
+  const endChangelog = end > earliest ? await snapshots.tryGetChangelog(end) : null;
   if (endChangelog === null) return 0;
   const expired: Snapshot[] = [];
   for (const id of changelogIds) {
-    const c = id < end ? await tryGetChangelog(io, meta, id) : null;
+    const c = id < end ? await snapshots.tryGetChangelog(id) : null;
     if (c !== null) expired.push(c);
   }
 
@@ -389,16 +392,16 @@ async function expireChangelogs(io: FileIO, paths: TablePaths, snapshots: Snapsh
   for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a changelog expired from ${root}`);
   let removed = 0;
   for (const c of expired) {
-    if (!(await io.delete(changelogPath(meta, c.id)).then(() => true, () => false))) break;
+    if (!(await io.delete(snapshots.paths.changelog(c.id)).then(() => true, () => false))) break;
     removed++;
   }
   if (removed < expired.length) {
-    await writeChangelogHint(io, meta, "EARLIEST", expired[removed]!.id);
+    await writeChangelogHint(io, snapshots, "EARLIEST", expired[removed]!.id);
     return removed;
   }
   await deleteFiles(io, dataToDelete).catch(() => undefined);
   await deleteFiles(io, metadataToDelete).catch(() => undefined);
-  await writeChangelogHint(io, meta, "EARLIEST", end);
+  await writeChangelogHint(io, snapshots, "EARLIEST", end);
   return removed;
 }
 
@@ -408,9 +411,9 @@ async function expireChangelogs(io: FileIO, paths: TablePaths, snapshots: Snapsh
  * changelogs read and never expire them; raising a `changelog.num-retained.*` /
  * `changelog.time-retained` again lets them expire.
  */
-async function refuseLongLivedChangelogs(io: FileIO, meta: string): Promise<void> {
-  const ids = await listChangelogIds(io, meta);
-  if (ids.length > 0) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${meta}: the table has long-lived changelog files (${changelogPath(meta, ids[0]!)}) but its changelog.num-retained.* / changelog.time-retained no longer exceed the snapshot retention; raise one of them so that they expire with their files`);
+async function refuseLongLivedChangelogs(snapshots: SnapshotManager): Promise<void> {
+  const ids = await snapshots.listChangelogIds();
+  if (ids.length > 0) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${snapshots.paths.metaRoot}: the table has long-lived changelog files (${snapshots.paths.changelog(ids[0]!)}) but its changelog.num-retained.* / changelog.time-retained no longer exceed the snapshot retention; raise one of them so that they expire with their files`);
 }
 
 /**

@@ -201,9 +201,13 @@ export class StreamTableScan {
     const snapshots = t.snapshotManager;
     const fail = (text: string) => new D.PaimonError("INVALID_ARGUMENT", `stream scan of table ${t.identifier}: ${text}`);
     const earliest = await snapshots.earliestSnapshotId();
+    // Java ContinuousFromSnapshotStartingScanner: with decoupled changelogs the earliest
+    // long-lived changelog is where a stream can start
+    const earliestChangelog = t.coreOptions.changelogDecoupled() ? ((await snapshots.listChangelogIds())[0] ?? null) : null;
+    const earliestStart = earliestChangelog ?? earliest;
     if (this.consumerId !== null && !isTrue(o["consumer.ignore-progress"])) {
       const next = await readConsumer(t.fileIO, t.paths.metaRoot, this.consumerId);
-      if (next !== null) return earliest === null ? null : { next: Math.max(next, earliest) };
+      if (next !== null) return earliestStart === null ? null : { next: Math.max(next, earliestStart) };
     }
     const travel = timeTravelOf(t); // validates the scan.* options as a batch scan does
     const modeText = (o["scan.mode"] ?? o["log.scan"] ?? "default").toLowerCase();
@@ -221,8 +225,7 @@ export class StreamTableScan {
     }
     if (travel.kind === "snapshot") {
       if (earliest === null) return null;
-      const id = Math.max(travel.id, earliest);
-      return modeText === "from-snapshot-full" ? { full: await snapshots.snapshot(id) } : { next: id };
+      return modeText === "from-snapshot-full" ? { full: await snapshots.snapshot(Math.max(travel.id, earliest)) } : { next: Math.max(travel.id, earliestStart!) };
     }
     // from-timestamp: after the newest snapshot strictly earlier than the time (Java earlierThanTimeMills)
     const latestId = await snapshots.latestSnapshotId();
@@ -270,15 +273,21 @@ export class StreamTableScan {
     return this.boundedWatermark !== null && s.watermark !== null && s.watermark > this.boundedWatermark;
   }
 
-  /** Java `NextSnapshotFetcher.getNextSnapshot` with its range check: null while snapshot `id` is yet to come. */
+  /**
+   * Java `NextSnapshotFetcher.getNextSnapshot` with its range check: null while snapshot `id` is
+   * yet to come. With decoupled changelogs an expired snapshot is read from its long-lived changelog.
+   */
   private async nextSnapshot(id: number): Promise<Snapshot | null> {
     const snapshots = this.table.snapshotManager;
     const s = await snapshots.tryGetSnapshot(id);
     if (s !== null) return s;
+    const decoupled = this.table.coreOptions.changelogDecoupled();
+    const changelog = decoupled ? await snapshots.tryGetChangelog(id) : null;
+    if (changelog !== null) return changelog;
     const earliest = await snapshots.earliestSnapshotId();
     const latest = await snapshots.latestSnapshotId();
     const name = this.table.identifier;
-    if (earliest !== null && earliest > id) {
+    if (earliest !== null && earliest > id && !decoupled) {
       throw new D.PaimonError(
         "NOT_FOUND",
         `stream scan of table ${name}: The snapshot with id ${id} has expired. You can: 1. increase the snapshot or changelog expiration time. 2. use consumer-id to ensure that unconsumed snapshots will not be expired.`,

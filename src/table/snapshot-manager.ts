@@ -47,15 +47,27 @@ export class SnapshotManager {
   }
 
   /** Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master does). */
-  async listSnapshotIds(): Promise<number[]> {
-    const entries = await this.io.listStatus(this.paths.snapshotDir);
+  async listSnapshotIds(dir = this.paths.snapshotDir, prefix = SNAPSHOT_PREFIX): Promise<number[]> {
+    const entries = await this.io.listStatus(dir);
     const ids: number[] = [];
     for (const e of entries) {
-      if (e.isDir || !e.name.startsWith(SNAPSHOT_PREFIX)) continue;
-      const suffix = e.name.slice(SNAPSHOT_PREFIX.length);
+      if (e.isDir || !e.name.startsWith(prefix)) continue;
+      const suffix = e.name.slice(prefix.length);
       if (/^\d+$/.test(suffix)) ids.push(Number(suffix));
     }
     return ids.sort((a, b) => a - b);
+  }
+
+  /** Ids of the long-lived changelogs (`changelog/changelog-<id>`, decoupled changelog retention), ascending. */
+  listChangelogIds(): Promise<number[]> {
+    return this.listSnapshotIds(this.paths.changelogDir, "changelog-");
+  }
+
+  /** Long-lived changelog `id` (the JSON of the snapshot it was), null when it does not exist. */
+  async tryGetChangelog(id: number): Promise<Snapshot | null> {
+    const path = this.paths.changelog(id);
+    const text = await readTextFileIfExists(this.io, path);
+    return text === null ? null : parseSnapshotJson(text, path);
   }
 
   private async readHint(name: "LATEST" | "EARLIEST"): Promise<number | null> {

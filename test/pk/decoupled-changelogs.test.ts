@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import type { FileStoreTable } from "../../src/table/file-store-table.js";
 import type { Table } from "../../src/table/table.js";
-import { listChangelogIds, tryGetChangelog } from "../../src/table/changelog-manager.js";
 import { createPkTable, type Row, writeCommit } from "./helpers.js";
 
 const r = (id: number, v: string): Row => ({ dt: "p1", id: BigInt(id), name: "a", v, n: 1 });
@@ -30,7 +29,7 @@ async function manifestFiles(table: Table): Promise<string[]> {
 }
 
 const snapshotIds = async (t: Table) => (await t.listSnapshots()).map((s) => s.id);
-const changelogIds = (t: Table) => listChangelogIds(ft(t).fileIO, t.location);
+const changelogIds = (t: Table) => ft(t).snapshotManager.listChangelogIds();
 
 describe("decoupled changelogs", () => {
   it("changelog-producer input: expired snapshots become changelogs keeping their changelog files, which go when the changelog expires", async () => {
@@ -52,7 +51,7 @@ describe("decoupled changelogs", () => {
     // commit 6: snapshots 1..4 expired; changelogs 1, 2 past changelog.num-retained.max 4 expired
     expect(await snapshotIds(table)).toEqual([5, 6]);
     expect(await changelogIds(table)).toEqual([3, 4]);
-    const c3 = (await tryGetChangelog(ft(table).fileIO, table.location, 3))!;
+    const c3 = (await ft(table).snapshotManager.tryGetChangelog(3))!;
     expect(c3.id).toBe(3);
     expect(c3.changelogManifestList).toBe(manifestsOf.get(3)![0]);
     const files = await bucketFiles(table);
@@ -99,5 +98,34 @@ describe("decoupled changelogs", () => {
     for (const l of lists2) expect(await manifestFiles(table)).not.toContain(l);
     for (const l of lists4) expect(await manifestFiles(table)).toContain(l);
     expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual([]);
+  });
+
+  it("stream reads continue through the long-lived changelogs of expired snapshots (Java NextSnapshotFetcher), from the earliest changelog", async () => {
+    const table = await createPkTable({ bucket: 1, "changelog-producer": "input", "num-sorted-run.compaction-trigger": 10, "snapshot.num-retained.max": 2, "snapshot.num-retained.min": 1, "changelog.num-retained.max": 4 });
+    for (let i = 1; i <= 6; i++) await writeCommit(table, "u", [{ rows: [r(1, `v${i}`)] }]);
+    expect(await snapshotIds(table)).toEqual([5, 6]);
+    expect(await changelogIds(table)).toEqual([3, 4]);
+    const stream = async (t: Table, restore?: number) => {
+      const scan = await t.newStreamScan();
+      if (restore !== undefined) scan.restore(restore);
+      const read = t.newRead({ withRowKind: true });
+      const out: Array<[number | null, string[]]> = [];
+      for (let i = 0; i < 6; i++) {
+        const p = await scan.plan();
+        const rows = (await read.toArrow(p.splits)).toArray().map((x) => `${["+I", "-U", "+U", "-D"][x._VALUE_KIND as number]}${x.v}`);
+        out.push([p.snapshotId, rows]);
+      }
+      return out;
+    };
+    // from snapshot 1: starts at the earliest changelog, 3
+    const expected: Array<[number | null, string[]]> = [[null, []], [3, ["+Iv3"]], [4, ["+Iv4"]], [5, ["+Iv5"]], [6, ["+Iv6"]], [null, []]];
+    expect(await stream(table.copy({ "scan.mode": "from-snapshot", "scan.snapshot-id": 1 }))).toEqual(expected);
+    expect(await stream(table, 3)).toEqual([[3, ["+Iv3"]], [4, ["+Iv4"]], [5, ["+Iv5"]], [6, ["+Iv6"]], [null, []], [null, []]]);
+    // a consumer's progress held in a changelog continues there
+    await ft(table).fileIO.writeFile(`${table.location}/consumer/consumer-job`, JSON.stringify({ nextSnapshot: 4 }));
+    expect((await stream(table.copy({ "consumer-id": "job" }))).slice(0, 2)).toEqual([[null, []], [4, ["+Iv4"]]]);
+    // not decoupled (changelog retention no longer above the snapshots'): the snapshot has expired
+    const coupled = table.copy({ "changelog.num-retained.max": 2 });
+    await expect(stream(coupled, 3)).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
