@@ -17,6 +17,7 @@ import { expireConsumers, minConsumerNextSnapshot } from "../table/consumers.js"
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { type FileIO, deleteFiles, joinPath, readTextFileIfExists } from "../fs/file-io.js";
 import { listTags, previousTagged, taggedSnapshots } from "../table/tags.js";
+import { changelogDecoupled, listChangelogIds, tryGetChangelog } from "../table/changelogs.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -326,7 +327,7 @@ async function deletedByDelta(manifests: ManifestStore, paths: TablePaths, list:
  * when it outlives the snapshots' (`isChangelogDecoupled`), else null.
  */
 function changelogRetention(o: TableOptions, snapshot: RetentionLimits, snapshotTimeRetained: number, now: number): RetentionLimits | null {
-  if (!o.changelogDecoupled(snapshot.retainMin, snapshot.retainMax, snapshotTimeRetained)) return null;
+  if (!changelogDecoupled(o, snapshot.retainMin, snapshot.retainMax, snapshotTimeRetained)) return null;
   const retainMin = Math.max(1, o.int("changelog.num-retained.min", snapshot.retainMin));
   const retainMax = o.int("changelog.num-retained.max", snapshot.retainMax);
   const timeRetained = o.raw["changelog.time-retained"] === undefined ? snapshotTimeRetained : o.duration("changelog.time-retained", "0 ms");
@@ -344,7 +345,7 @@ function changelogRetention(o: TableOptions, snapshot: RetentionLimits, snapshot
  * worst). Returns how many changelogs expired.
  */
 async function expireChangelogs(io: FileIO, paths: TablePaths, snapshots: SnapshotManager, manifests: ManifestStore, limits: RetentionLimits, root: string): Promise<number> {
-  const changelogIds = await snapshots.listChangelogIds();
+  const changelogIds = await listChangelogIds(snapshots);
   const [latest, earliestSnapshot] = [await snapshots.latestSnapshotId(), await snapshots.earliestSnapshotId()];
   if (changelogIds.length === 0 || latest === null || earliestSnapshot === null) return 0;
   const earliest = changelogIds[0]!;
@@ -355,17 +356,17 @@ async function expireChangelogs(io: FileIO, paths: TablePaths, snapshots: Snapsh
   maxExclusive = Math.min(maxExclusive, earliest + limits.maxDeletes, changelogIds[changelogIds.length - 1]!);
   let end = maxExclusive;
   for (let id = min; id <= maxExclusive; id++) {
-    const c = await snapshots.tryGetChangelog(id);
+    const c = await tryGetChangelog(snapshots, id);
     if (c !== null && limits.olderThan <= c.timeMillis) {
       end = id;
       break;
     }
   }
-  const endChangelog = end > earliest ? await snapshots.tryGetChangelog(end) : null;
+  const endChangelog = end > earliest ? await tryGetChangelog(snapshots, end) : null;
   if (endChangelog === null) return 0;
   const expired: Snapshot[] = [];
   for (const id of changelogIds) {
-    const c = id < end ? await snapshots.tryGetChangelog(id) : null;
+    const c = id < end ? await tryGetChangelog(snapshots, id) : null;
     if (c !== null) expired.push(c);
   }
 
@@ -412,7 +413,7 @@ async function expireChangelogs(io: FileIO, paths: TablePaths, snapshots: Snapsh
  * `changelog.time-retained` again lets them expire.
  */
 async function refuseLongLivedChangelogs(snapshots: SnapshotManager): Promise<void> {
-  const ids = await snapshots.listChangelogIds();
+  const ids = await listChangelogIds(snapshots);
   if (ids.length > 0) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${snapshots.paths.metaRoot}: the table has long-lived changelog files (${snapshots.paths.changelog(ids[0]!)}) but its changelog.num-retained.* / changelog.time-retained no longer exceed the snapshot retention; raise one of them so that they expire with their files`);
 }
 

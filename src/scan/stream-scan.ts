@@ -18,6 +18,7 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import type { primaryKeyConfig } from "../table/primary-key.js";
 import type { parseDuration } from "../table/options.js";
 import { resolveTimeTravel, timeTravelOf } from "../table/time-travel.js";
+import { changelogDecoupled, listChangelogIds, tryGetChangelog } from "../table/changelogs.js";
 import { streamingSplits, type IncrementalScanDeps } from "./incremental-scan.js";
 import type { deletionFilesOf } from "./merge-tree-splits.js";
 import type { DataSplit, Plan } from "./split.js";
@@ -203,7 +204,7 @@ export class StreamTableScan {
     const earliest = await snapshots.earliestSnapshotId();
     // Java ContinuousFromSnapshotStartingScanner: with decoupled changelogs the earliest
     // long-lived changelog is where a stream can start
-    const earliestChangelog = t.coreOptions.changelogDecoupled() ? ((await snapshots.listChangelogIds())[0] ?? null) : null;
+    const earliestChangelog = changelogDecoupled(t.coreOptions) ? ((await listChangelogIds(snapshots))[0] ?? null) : null;
     const earliestStart = earliestChangelog ?? earliest;
     if (this.consumerId !== null && !isTrue(o["consumer.ignore-progress"])) {
       const next = await readConsumer(t.fileIO, t.paths.metaRoot, this.consumerId);
@@ -281,8 +282,8 @@ export class StreamTableScan {
     const snapshots = this.table.snapshotManager;
     const s = await snapshots.tryGetSnapshot(id);
     if (s !== null) return s;
-    const decoupled = this.table.coreOptions.changelogDecoupled();
-    const changelog = decoupled ? await snapshots.tryGetChangelog(id) : null;
+    const decoupled = changelogDecoupled(this.table.coreOptions);
+    const changelog = decoupled ? await tryGetChangelog(snapshots, id) : null;
     if (changelog !== null) return changelog;
     const earliest = await snapshots.earliestSnapshotId();
     const latest = await snapshots.latestSnapshotId();

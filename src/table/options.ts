@@ -344,15 +344,6 @@ export class TableOptions {
     return this.duration(Options.SNAPSHOT_TIME_RETAINED, "1 h");
   }
 
-  /**
-   * Whether changelogs outlive snapshots (Java `changelogLifecycleDecoupled`): a
-   * `changelog.num-retained.*` / `changelog.time-retained` above the snapshot retention given
-   * (by default the table's). Expired snapshots then stay as long-lived changelogs.
-   */
-  changelogDecoupled(retainMin = this.snapshotNumRetainedMin, retainMax = this.snapshotNumRetainedMax, timeRetained = this.snapshotTimeRetained): boolean {
-    return this.int("changelog.num-retained.max", retainMax) > retainMax || this.int("changelog.num-retained.min", retainMin) > retainMin || (this.raw["changelog.time-retained"] !== undefined && this.duration("changelog.time-retained", "0 ms") > timeRetained);
-  }
-
   /** How many snapshots one expiry removes at most (Java default 50). */
   get snapshotExpireLimit(): number {
     return this.int(Options.SNAPSHOT_EXPIRE_LIMIT, 50);

@@ -46,7 +46,10 @@ export class SnapshotManager {
     this.lastLatestProbe = null;
   }
 
-  /** Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master does). */
+  /**
+   * Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master
+   * does); with `dir` and `prefix`, of the long-lived changelogs (`listChangelogIds`).
+   */
   async listSnapshotIds(dir = this.paths.snapshotDir, prefix = SNAPSHOT_PREFIX): Promise<number[]> {
     const entries = await this.io.listStatus(dir);
     const ids: number[] = [];
@@ -56,18 +59,6 @@ export class SnapshotManager {
       if (/^\d+$/.test(suffix)) ids.push(Number(suffix));
     }
     return ids.sort((a, b) => a - b);
-  }
-
-  /** Ids of the long-lived changelogs (`changelog/changelog-<id>`, decoupled changelog retention), ascending. */
-  listChangelogIds(): Promise<number[]> {
-    return this.listSnapshotIds(this.paths.changelogDir, "changelog-");
-  }
-
-  /** Long-lived changelog `id` (the JSON of the snapshot it was), null when it does not exist. */
-  async tryGetChangelog(id: number): Promise<Snapshot | null> {
-    const path = this.paths.changelog(id);
-    const text = await readTextFileIfExists(this.io, path);
-    return text === null ? null : parseSnapshotJson(text, path);
   }
 
   private async readHint(name: "LATEST" | "EARLIEST"): Promise<number | null> {
@@ -136,8 +127,12 @@ export class SnapshotManager {
   }
 
   /** The snapshot tag `name` holds (tag files are snapshot JSON plus tag fields), null without the tag. */
-  async tryGetTag(name: string): Promise<Snapshot | null> {
-    const path = this.paths.tag(name);
+  tryGetTag(name: string): Promise<Snapshot | null> {
+    return this.tryGetAt(this.paths.tag(name));
+  }
+
+  /** The snapshot JSON at `path` (a tag's, a long-lived changelog's), null when the file does not exist. */
+  async tryGetAt(path: string): Promise<Snapshot | null> {
     const text = await readTextFileIfExists(this.io, path);
     return text === null ? null : parseSnapshotJson(text, path);
   }

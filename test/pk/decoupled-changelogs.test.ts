@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { FileStoreTable } from "../../src/table/file-store-table.js";
 import type { Table } from "../../src/table/table.js";
+import { listChangelogIds, tryGetChangelog } from "../../src/table/changelogs.js";
 import { createPkTable, type Row, writeCommit } from "./helpers.js";
 
 const r = (id: number, v: string): Row => ({ dt: "p1", id: BigInt(id), name: "a", v, n: 1 });
@@ -29,7 +30,7 @@ async function manifestFiles(table: Table): Promise<string[]> {
 }
 
 const snapshotIds = async (t: Table) => (await t.listSnapshots()).map((s) => s.id);
-const changelogIds = (t: Table) => ft(t).snapshotManager.listChangelogIds();
+const changelogIds = (t: Table) => listChangelogIds(ft(t).snapshotManager);
 
 describe("decoupled changelogs", () => {
   it("changelog-producer input: expired snapshots become changelogs keeping their changelog files, which go when the changelog expires", async () => {
@@ -51,7 +52,7 @@ describe("decoupled changelogs", () => {
     // commit 6: snapshots 1..4 expired; changelogs 1, 2 past changelog.num-retained.max 4 expired
     expect(await snapshotIds(table)).toEqual([5, 6]);
     expect(await changelogIds(table)).toEqual([3, 4]);
-    const c3 = (await ft(table).snapshotManager.tryGetChangelog(3))!;
+    const c3 = (await tryGetChangelog(ft(table).snapshotManager, 3))!;
     expect(c3.id).toBe(3);
     expect(c3.changelogManifestList).toBe(manifestsOf.get(3)![0]);
     const files = await bucketFiles(table);
