@@ -276,7 +276,7 @@ async function keepAsChangelog(io: FileIO, snapshots: SnapshotManager, id: numbe
 }
 
 /** Overwrites the changelog `LATEST` / `EARLIEST` hint (Java writes them; listing finds the changelogs); a failure is ignored. */
-async function writeChangelogHint(io: FileIO, snapshots: SnapshotManager, name: "LATEST" | "EARLIEST", id: number): Promise<void> {
+export async function writeChangelogHint(io: FileIO, snapshots: SnapshotManager, name: "LATEST" | "EARLIEST", id: number): Promise<void> {
   await io.writeFile(joinPath(snapshots.paths.changelogDir, name), String(id)).catch(() => undefined);
 }
 

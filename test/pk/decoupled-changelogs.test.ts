@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { FileStoreTable } from "../../src/table/file-store-table.js";
 import type { Table } from "../../src/table/table.js";
 import { listChangelogIds, tryGetChangelog } from "../../src/table/changelogs.js";
-import { createPkTable, type Row, writeCommit } from "./helpers.js";
+import { createPkTable, readRows, type Row, writeCommit } from "./helpers.js";
 
 const r = (id: number, v: string): Row => ({ dt: "p1", id: BigInt(id), name: "a", v, n: 1 });
 const ft = (t: Table) => t as unknown as FileStoreTable;
@@ -128,5 +128,27 @@ describe("decoupled changelogs", () => {
     // not decoupled (changelog retention no longer above the snapshots'): the snapshot has expired
     const coupled = table.copy({ "changelog.num-retained.max": 2 });
     await expect(stream(coupled, 3)).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("rollback to a tag of an expired snapshot deletes the changelogs after it and the files only they kept (Java RollbackHelper)", async () => {
+    const table = await createPkTable({ bucket: 1, "changelog-producer": "input", "num-sorted-run.compaction-trigger": 10, "snapshot.num-retained.max": 2, "snapshot.num-retained.min": 1, "changelog.num-retained.max": 10 });
+    const changelogOf = new Map<number, string[]>();
+    for (let i = 1; i <= 6; i++) {
+      const id = (await writeCommit(table, "u", [{ rows: [r(i, `v${i}`)] }]))!;
+      changelogOf.set(id, (await ft(table).manifestStore.changelogEntries(await table.snapshot(id))).map((e) => e.file.fileName));
+      if (id === 2) await table.createTag("t2", 2);
+    }
+    expect(await snapshotIds(table)).toEqual([5, 6]);
+    expect(await changelogIds(table)).toEqual([1, 2, 3, 4]);
+    await table.rollbackToTag("t2");
+    expect(await snapshotIds(table)).toEqual([2]);
+    // changelog 2 stays beside the restored snapshot 2, as in Java
+    expect(await changelogIds(table)).toEqual([1, 2]);
+    const files = await bucketFiles(table);
+    for (const id of [1, 2]) for (const f of changelogOf.get(id)!) expect(files).toContain(f);
+    for (const id of [3, 4, 5, 6]) for (const f of changelogOf.get(id)!) expect(files).not.toContain(f);
+    expect(new TextDecoder().decode(await ft(table).fileIO.readFile(`${table.location}/changelog/LATEST`))).toBe("2");
+    expect((await table.removeOrphanFiles({ olderThanMs: 0 })).deleted).toEqual([]);
+    expect((await readRows(table)).map((x) => x.v)).toEqual(["v1", "v2"]);
   });
 });
