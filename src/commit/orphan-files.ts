@@ -217,16 +217,16 @@ async function referencedFiles(io: FileIO, root: string, partitionFields: readon
     others.push(...(await listTags(new SnapshotManager(io, root, branch))).map((t) => t.snapshot));
   }
   // A file that cannot be read makes the whole run fail: guessing would delete live data. Only a
-  // changelog's base and delta manifest lists may be gone: with a changelog producer the snapshot
-  // expiry that wrote the changelog deleted them (Java SnapshotDeletion; its orphan cleanup reads
-  // missing lists as empty).
+  // changelog's manifest lists may be gone: with a changelog producer the snapshot expiry that
+  // wrote the changelog deleted its base and delta ones (Java SnapshotDeletion; its orphan cleanup
+  // reads missing lists as empty).
   const changelogSet = new Set(changelogs);
   for (const s of [...snapshots, ...others]) {
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
       if (!list || refs.manifests.has(list)) continue;
       refs.manifests.add(list);
       const read = manifests.readManifestList(list);
-      for (const meta of await (changelogSet.has(s) && s.changelogManifestList && list !== s.changelogManifestList ? read.catch(missingAsEmpty) : read)) {
+      for (const meta of await (changelogSet.has(s) ? read.catch(missingAsEmpty) : read)) {
         if (refs.manifests.has(meta.fileName)) continue;
         refs.manifests.add(meta.fileName);
         for (const e of await manifests.readManifest(meta.fileName)) {
