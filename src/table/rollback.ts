@@ -97,27 +97,17 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
       }
     }
   }
-  for (const s of removed) {
-    for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
-      for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
-        const key = dataFileKey(e.partition, e.bucket, e.file.fileName);
-        if (e.kind === FILE_KIND_ADD && !live.has(key) && !candidates.has(key)) {
-          candidates.add(key);
-          dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
-        }
-      }
-    }
-  }
-  // Long-lived changelogs after the target (only when restoring an expired snapshot): the files
-  // their deltas added that the target and the kept tags do not hold (with changelog-producer
-  // none, APPEND files compactions deleted were kept for them)
+  // Long-lived changelogs after the target (only when restoring an expired snapshot) go too: with
+  // changelog-producer none they kept APPEND files compactions deleted
   const changelogIds = (await listChangelogIds(snapshots)).filter((id) => id > snapshotId).reverse();
   const removedChangelogs: Snapshot[] = [];
   for (const id of changelogIds) {
     const c = await tryGetChangelog(snapshots, id);
-    if (c === null) continue;
-    removedChangelogs.push(c);
-    for (const meta of await manifests.readManifestList(c.deltaManifestList).catch(missingAsEmpty)) {
+    if (c !== null) removedChangelogs.push(c);
+  }
+  // the files their deltas added that the target and the kept tags do not hold
+  for (const s of [...removed, ...removedChangelogs]) {
+    for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
       for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
         const key = dataFileKey(e.partition, e.bucket, e.file.fileName);
         if (e.kind === FILE_KIND_ADD && !live.has(key) && !candidates.has(key)) {
