@@ -229,15 +229,17 @@ export class StreamTableScan {
       return modeText === "from-snapshot-full" ? { full: await snapshots.snapshot(Math.max(travel.id, earliest)) } : { next: Math.max(travel.id, earliestStart!) };
     }
     // from-timestamp: after the newest snapshot strictly earlier than the time (Java earlierThanTimeMills)
+    // (Java TimeTravelUtil.earlierThanTimeMills: with decoupled changelogs over them too)
     const latestId = await snapshots.latestSnapshotId();
     if (latestId === null || earliest === null) return null;
-    const first = await snapshots.snapshot(earliest);
-    if (first.timeMillis >= travel.millis) return { next: earliest };
-    let lo = earliest;
+    const at = async (id: number) => (earliestChangelog !== null ? await tryGetChangelog(snapshots, id) : null) ?? (await snapshots.snapshot(id));
+    const first = await at(earliestStart!);
+    if (first.timeMillis >= travel.millis) return { next: earliestStart! };
+    let lo = earliestStart!;
     let hi = latestId;
     while (lo < hi) {
       const mid = Math.floor((lo + hi + 1) / 2);
-      if ((await snapshots.snapshot(mid)).timeMillis < travel.millis) lo = mid;
+      if ((await at(mid)).timeMillis < travel.millis) lo = mid;
       else hi = mid - 1;
     }
     return { next: lo + 1 };

@@ -122,6 +122,10 @@ describe("decoupled changelogs", () => {
     // from snapshot 1: starts at the earliest changelog, 3
     const expected: Array<[number | null, string[]]> = [[null, []], [3, ["+Iv3"]], [4, ["+Iv4"]], [5, ["+Iv5"]], [6, ["+Iv6"]], [null, []]];
     expect(await stream(table.copy({ "scan.mode": "from-snapshot", "scan.snapshot-id": 1 }))).toEqual(expected);
+    // from-timestamp searches the changelogs too: the time of changelog 4 starts at 4
+    const c4 = (await tryGetChangelog(ft(table).snapshotManager, 4))!;
+    expect((await stream(table.copy({ "scan.mode": "from-timestamp", "scan.timestamp-millis": c4.timeMillis })))[1]).toEqual([4, ["+Iv4"]]);
+    expect((await stream(table.copy({ "scan.mode": "from-timestamp", "scan.timestamp-millis": 1 })))[1]).toEqual([3, ["+Iv3"]]);
     expect(await stream(table, 3)).toEqual([[3, ["+Iv3"]], [4, ["+Iv4"]], [5, ["+Iv5"]], [6, ["+Iv6"]], [null, []], [null, []]]);
     // a consumer's progress held in a changelog continues there
     await ft(table).fileIO.writeFile(`${table.location}/consumer/consumer-job`, JSON.stringify({ nextSnapshot: 4 }));
