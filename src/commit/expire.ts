@@ -1,8 +1,10 @@
 // Snapshot expiration (Java SnapshotDeletion/ExpireSnapshotsImpl, simplified to what a
 // single warehouse needs): drop old snapshots and every file only they reference. Tags keep
-// their snapshot's files (Java `createDataFileSkipperForTags`, `manifestSkippingSet`); tables
-// whose changelogs outlive snapshots (Java "decoupled changelogs") are refused.
-import { FILE_KIND_DELETE } from "../spec/manifest.js";
+// their snapshot's files (Java `createDataFileSkipperForTags`, `manifestSkippingSet`). Tables
+// whose changelogs outlive snapshots (Java "decoupled changelogs") keep each expired snapshot as
+// `changelog/changelog-<id>` with the files reading its changes needs, until the changelog expires
+// (Java ExpireSnapshotsImpl with SnapshotDeletion.changelogDecoupled, ExpireChangelogImpl).
+import { FILE_KIND_DELETE, FILE_SOURCE_COMPACT } from "../spec/manifest.js";
 import { REALTIME_OFFSETS_PROPERTY, type Snapshot } from "../spec/snapshot.js";
 import type { DataField } from "../spec/types.js";
 import { dataFileKey, ManifestStore } from "../table/manifests.js";
@@ -13,8 +15,9 @@ import { otherBranchesPinned } from "../table/branch-manager.js";
 import { PaimonError } from "../error.js";
 import { expireConsumers, minConsumerNextSnapshot } from "../table/consumers.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
-import { type FileIO, deleteFiles, joinPath } from "../fs/file-io.js";
+import { type FileIO, deleteFiles, joinPath, readTextFileIfExists } from "../fs/file-io.js";
 import { listTags, previousTagged, taggedSnapshots } from "../table/tags.js";
+import { changelogDecoupled, listChangelogIds, tryGetChangelog } from "../table/changelogs.js";
 import { effectiveOffsets, listProgressAnchors, offsetsFileOf, progressAnchorPath, serializeOffsets, type ProgressSource } from "../realtime/offsets.js";
 
 export interface ExpireOptions {
@@ -110,7 +113,8 @@ export async function expireAfterCommit(io: FileIO, root: string, tableOptions: 
   try {
     return await expireSnapshots(io, root, tableOptions, partitionFields, {}, now);
   } catch (e) {
-    // a table this library does not expire (decoupled changelogs) stays so for this object:
+    // a table this library does not expire (long-lived changelogs no longer retained longer than
+    // snapshots) stays so for this object:
     // its commits stop trying
     if (e instanceof PaimonError && e.code === "UNSUPPORTED") retentionStates.set(table, { earliest: Infinity, nextTime: Infinity });
     throw e;
@@ -138,11 +142,17 @@ export async function expireSnapshots(
   const ids = await snapshots.listSnapshotIds();
   if (ids.length === 0) return 0;
   const limits = retentionLimits(tableOptions, options, now);
-  await refuseDecoupledChangelogs(io, meta, tableOptions, limits.retainMin, limits.retainMax, options.olderThanMs ?? tableOptions.snapshotTimeRetained);
-  const consumerNext = tableOptions.consumerChangelogOnly ? null : await minConsumerNextSnapshot(io, meta);
+  const changelogLimits = changelogRetention(tableOptions, limits, options.olderThanMs ?? tableOptions.snapshotTimeRetained, now);
+  const decoupled = changelogLimits !== null;
+  if (!decoupled) await refuseLongLivedChangelogs(snapshots);
+  // Java CoreOptions.consumerChangelogOnly: the option counts only with decoupled changelogs
+  const consumerNext = tableOptions.consumerChangelogOnly && decoupled ? null : await minConsumerNextSnapshot(io, meta);
   const keepFrom = await firstRetainedId(snapshots, ids[0]!, ids[ids.length - 1]!, limits, consumerNext);
   const end = ids.findIndex((id) => id >= keepFrom);
-  if (end <= 0) return 0;
+  if (end <= 0) {
+    if (decoupled) await expireChangelogs(io, paths, snapshots, manifests, changelogLimits, root);
+    return 0;
+  }
   const expired = ids.slice(0, end);
   const retained: Snapshot[] = [];
   for (const id of ids.slice(end)) {
@@ -160,41 +170,33 @@ export async function expireSnapshots(
   // Data files deleted by the deltas up to the first retained snapshot are referenced by no
   // retained one; those the newest tag before the delta holds stay (a file it holds and that
   // is deleted later was live in every snapshot between, so older tags need no look).
+  // With decoupled changelogs and changelog-producer none the changelog is the delta: the files
+  // written as APPEND (or of unknown source) that a compaction deleted stay for the changelog
+  // (Java SnapshotDeletion.cleanUnusedDataFiles), only compaction outputs go now.
+  const producerNone = (tableOptions.raw["changelog-producer"] ?? "none").trim().toLowerCase() === "none";
+  const keepAppended = decoupled && producerNone;
+  const dataSkip = new DataFileSkipper(manifests, tagged, pinnedData);
   const dataToDelete: string[] = [];
-  let tagFiles = null as { id: number; files: Set<string> } | null;
   for (const id of [...expired.slice(1), firstRetained.id]) {
     const s = id === firstRetained.id ? firstRetained : await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
-    const tag = previousTagged(tagged, id);
-    if (tag !== undefined && tagFiles?.id !== tag.id) tagFiles = { id: tag.id, files: new Set((await manifests.liveEntries(tag)).map((e) => dataFileKey(e.partition, e.bucket, e.file.fileName))) };
-    const skip = tag === undefined ? null : tagFiles!.files;
-    // Java FileDeletionBase.getDataFileToDelete: a file the same delta adds again (a compaction
-    // that only moved it to another level) is still live.
-    const deleted = new Map<string, string[]>();
-    for (const meta of await manifests.readManifestList(s.deltaManifestList)) {
-      for (const e of await manifests.readManifest(meta.fileName)) {
-        const [dataPath, ...extra] = paths.dataFilesOf(e.partition, e.bucket, e.file);
-        if (e.kind !== FILE_KIND_DELETE) deleted.delete(dataPath!);
-        else {
-          const key = dataFileKey(e.partition, e.bucket, e.file.fileName);
-          if (!skip?.has(key) && !pinnedData.has(key)) deleted.set(dataPath!, [dataPath!, ...extra]);
-        }
-      }
-    }
-    for (const files of deleted.values()) dataToDelete.push(...files);
+    dataToDelete.push(...(await deletedByDelta(manifests, paths, s.deltaManifestList, await dataSkip.forId(id), keepAppended)));
   }
 
   // Metadata files referenced by any retained or tagged snapshot stay.
   const keep = new Set<string>();
   for (const s of [...retained, ...tagged, ...pinned]) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
+  // Java SnapshotDeletion.cleanUnusedManifests: a decoupled changelog keeps its snapshot's
+  // changelog manifest list, and with changelog-producer none its base and delta ones.
+  const parts = { data: !decoupled || !producerNone, changelog: !decoupled };
   for (const id of expired) {
     const s = await snapshots.tryGetSnapshot(id);
     if (s === null) continue;
-    await collectMetadataFiles(manifests, paths, s, drop);
-    // Java ExpireSnapshotsImpl (changelogs not decoupled, the only case expired here): the
-    // changelog files an expired snapshot added go with it
-    for (const e of await manifests.changelogEntries(s)) if (e.kind !== FILE_KIND_DELETE) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+    await collectMetadataFiles(manifests, paths, s, drop, parts);
+    // Java ExpireSnapshotsImpl: without decoupled changelogs the changelog files an expired
+    // snapshot added go with it
+    if (!decoupled) for (const e of await manifests.changelogEntries(s)) if (e.kind !== FILE_KIND_DELETE) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
   }
 
   const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
@@ -235,8 +237,11 @@ export async function expireSnapshots(
   // before — snapshot 1 kept, 2 and 3 gone — with files snapshot 1 references deleted). Only a
   // complete run deletes the data and metadata files; otherwise they are orphans for
   // removeOrphanFiles (best effort either way).
+  // A decoupled table's expired snapshot is first written as its changelog (Java
+  // ExpireSnapshotsImpl.commitChangelog before deleteSnapshot), so its changes stay readable.
   let removed = 0;
   for (const id of expired) {
+    if (decoupled && !(await keepAsChangelog(io, snapshots, id))) break;
     if (!(await io.delete(snapshots.paths.snapshot(id)).then(() => true, () => false))) break;
     removed++;
   }
@@ -251,21 +256,165 @@ export async function expireSnapshots(
   // anchor, except those of tagged snapshots (a rollback to the tag restores that progress).
   const taggedIds = new Set(tagged.map((t) => t.id));
   for (const id of onMain ? await listProgressAnchors(io, root) : []) if (id < firstRetained.id && !taggedIds.has(id)) await io.delete(progressAnchorPath(root, id)).catch(() => false);
+  // as Java's commit maintenance (AbstractFileStoreTable.newExpireRunnable): changelogs expire
+  // after the snapshots
+  if (decoupled) await expireChangelogs(io, paths, snapshots, manifests, changelogLimits, root);
+  return removed;
+}
+
+/** Writes snapshot `id`'s file as changelog-<id> and the changelog LATEST hint; false when it cannot. */
+async function keepAsChangelog(io: FileIO, snapshots: SnapshotManager, id: number): Promise<boolean> {
+  try {
+    const text = await readTextFileIfExists(io, snapshots.paths.snapshot(id));
+    if (text === null) return true; // expired meanwhile by another process, which kept it
+    await io.writeFile(snapshots.paths.changelog(id), text);
+  } catch {
+    return false;
+  }
+  await writeChangelogHint(io, snapshots, "LATEST", id);
+  return true;
+}
+
+/** Overwrites the changelog `LATEST` / `EARLIEST` hint (Java writes them; listing finds the changelogs); a failure is ignored. */
+export async function writeChangelogHint(io: FileIO, snapshots: SnapshotManager, name: "LATEST" | "EARLIEST", id: number): Promise<void> {
+  await io.writeFile(joinPath(snapshots.paths.changelogDir, name), String(id)).catch(() => undefined);
+}
+
+/**
+ * The data files of tagged snapshots and other branches, which expiry keeps (Java
+ * `createDataFileSkipperForTags`): a file that the newest tag before a delta holds, and that the
+ * delta deletes, was live in every snapshot between, so older tags need no look.
+ */
+class DataFileSkipper {
+  private last: { id: number; files: Set<string> } | null = null;
+  constructor(
+    private readonly manifests: ManifestStore,
+    private readonly tagged: readonly Snapshot[],
+    private readonly pinned: ReadonlySet<string>,
+  ) {}
+
+  /** For the delta of snapshot or changelog `id`: whether a data file key stays. */
+  async forId(id: number): Promise<(key: string) => boolean> {
+    const tag = previousTagged(this.tagged, id);
+    if (tag === undefined) return (key) => this.pinned.has(key);
+    if (this.last?.id !== tag.id) this.last = { id: tag.id, files: new Set((await this.manifests.liveEntries(tag)).map((e) => dataFileKey(e.partition, e.bucket, e.file.fileName))) };
+    const files = this.last.files;
+    return (key) => files.has(key) || this.pinned.has(key);
+  }
+}
+
+/**
+ * The paths of the data files (with their extra files) the delta manifest list `list` deletes,
+ * except those `skip` keeps and, with `keepAppended`, those not written by a compaction (Java
+ * FileDeletionBase.getDataFileToDelete: a file the same delta adds again, a compaction that only
+ * moved it to another level, is still live).
+ */
+async function deletedByDelta(manifests: ManifestStore, paths: TablePaths, list: string, skip: (key: string) => boolean, keepAppended: boolean): Promise<string[]> {
+  const deleted = new Map<string, string[]>();
+  for (const meta of await manifests.readManifestList(list)) {
+    for (const e of await manifests.readManifest(meta.fileName)) {
+      const [dataPath, ...extra] = paths.dataFilesOf(e.partition, e.bucket, e.file);
+      if (e.kind !== FILE_KIND_DELETE) deleted.delete(dataPath!);
+      else if (!(keepAppended && e.file.fileSource !== FILE_SOURCE_COMPACT) && !skip(dataFileKey(e.partition, e.bucket, e.file.fileName))) deleted.set(dataPath!, [dataPath!, ...extra]);
+    }
+  }
+  return [...deleted.values()].flat();
+}
+
+/**
+ * The changelog retention (Java ExpireConfig: `changelog.num-retained.*` and
+ * `changelog.time-retained`, defaulting to the snapshot ones; `snapshot.expire.limit` at a time)
+ * when it outlives the snapshots' (`isChangelogDecoupled`), else null.
+ */
+function changelogRetention(o: TableOptions, snapshot: RetentionLimits, snapshotTimeRetained: number, now: number): RetentionLimits | null {
+  if (!changelogDecoupled(o, snapshot.retainMin, snapshot.retainMax, snapshotTimeRetained)) return null;
+  const retainMin = Math.max(1, o.int("changelog.num-retained.min", snapshot.retainMin));
+  const retainMax = o.int("changelog.num-retained.max", snapshot.retainMax);
+  const timeRetained = o.raw["changelog.time-retained"] === undefined ? snapshotTimeRetained : o.duration("changelog.time-retained", "0 ms");
+  if (retainMax < retainMin) throw new PaimonError("INVALID_ARGUMENT", `changelog.num-retained.max (${retainMax}) must not be less than changelog.num-retained.min (${retainMin})`);
+  return { retainMin, retainMax, maxDeletes: snapshot.maxDeletes, olderThan: now - timeRetained };
+}
+
+/**
+ * Expires long-lived changelogs as Java's ExpireChangelogImpl: changelogs beyond the retained
+ * count (counted in snapshot ids from the latest snapshot) go, oldest first, until one younger
+ * than the retained time, a consumer's next snapshot or the latest changelog (which Java always
+ * keeps); each takes the files only it kept (ChangelogDeletion: its changelog files, or with
+ * changelog-producer none the files its delta deleted, and its manifests). Changelog files are
+ * deleted first, oldest first, so a failure leaves the kept ones whole (their files orphans at
+ * worst). Returns how many changelogs expired.
+ */
+async function expireChangelogs(io: FileIO, paths: TablePaths, snapshots: SnapshotManager, manifests: ManifestStore, limits: RetentionLimits, root: string): Promise<number> {
+  const changelogIds = await listChangelogIds(snapshots);
+  const [latest, earliestSnapshot] = [await snapshots.latestSnapshotId(), await snapshots.earliestSnapshotId()];
+  if (changelogIds.length === 0 || latest === null || earliestSnapshot === null) return 0;
+  const earliest = changelogIds[0]!;
+  const min = Math.max(latest - limits.retainMax + 1, earliest);
+  let maxExclusive = latest - limits.retainMin + 1;
+  const consumerNext = await minConsumerNextSnapshot(io, paths.metaRoot);
+  if (consumerNext !== null) maxExclusive = Math.min(maxExclusive, consumerNext);
+  maxExclusive = Math.min(maxExclusive, earliest + limits.maxDeletes, changelogIds[changelogIds.length - 1]!);
+  let end = maxExclusive;
+  for (let id = min; id <= maxExclusive; id++) {
+    const c = await tryGetChangelog(snapshots, id);
+    if (c !== null && limits.olderThan <= c.timeMillis) {
+      end = id;
+      break;
+    }
+  }
+  const endChangelog = end > earliest ? await tryGetChangelog(snapshots, end) : null;
+  if (endChangelog === null) return 0;
+  const expired: Snapshot[] = [];
+  for (const id of changelogIds) {
+    const c = id < end ? await tryGetChangelog(snapshots, id) : null;
+    if (c !== null) expired.push(c);
+  }
+
+  const tagged = taggedSnapshots(await listTags(snapshots));
+  const pinned = await otherBranchesPinned(io, root, paths.branch);
+  const pinnedData = new Set<string>();
+  for (const s of pinned) for (const e of await manifests.liveEntries(s)) pinnedData.add(dataFileKey(e.partition, e.bucket, e.file.fileName));
+  const dataSkip = new DataFileSkipper(manifests, tagged, pinnedData);
+  const keep = new Set<string>();
+  const earliestRetained = await snapshots.tryGetSnapshot(earliestSnapshot);
+  for (const s of [endChangelog, ...(earliestRetained === null ? [] : [earliestRetained]), ...tagged, ...pinned]) await collectMetadataFiles(manifests, paths, s, keep);
+  const drop = new Set<string>();
+  const dataToDelete: string[] = [];
+  for (const c of expired) {
+    if (c.changelogManifestList) {
+      for (const e of await manifests.changelogEntries(c).catch(missingAsEmpty)) if (e.kind !== FILE_KIND_DELETE) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+      await collectMetadataFiles(manifests, paths, c, drop, { data: false, changelog: true, index: false });
+    } else {
+      dataToDelete.push(...(await deletedByDelta(manifests, paths, c.deltaManifestList, await dataSkip.forId(c.id), false).catch(missingAsEmpty)));
+      await collectMetadataFiles(manifests, paths, c, drop, { data: true, changelog: false, index: false });
+    }
+  }
+  const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
+  for (const path of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(path, `a changelog expired from ${root}`);
+  let removed = 0;
+  for (const c of expired) {
+    if (!(await io.delete(snapshots.paths.changelog(c.id)).then(() => true, () => false))) break;
+    removed++;
+  }
+  if (removed < expired.length) {
+    await writeChangelogHint(io, snapshots, "EARLIEST", expired[removed]!.id);
+    return removed;
+  }
+  await deleteFiles(io, dataToDelete).catch(() => undefined);
+  await deleteFiles(io, metadataToDelete).catch(() => undefined);
+  await writeChangelogHint(io, snapshots, "EARLIEST", end);
   return removed;
 }
 
 /**
- * UNSUPPORTED when changelogs outlive snapshots (Java `ExpireConfig.isChangelogDecoupled`: a
- * `changelog.num-retained.*` / `changelog.time-retained` above the snapshot one) or the table
- * has long-lived changelog files: Java then turns expired snapshots into `changelog/` files
- * and keeps the files they read, which this expiry does not do.
+ * UNSUPPORTED when the table has long-lived changelog files but its retention no longer keeps
+ * changelogs longer than snapshots: Java's snapshot expiry would then delete the delta files those
+ * changelogs read and never expire them; raising a `changelog.num-retained.*` /
+ * `changelog.time-retained` again lets them expire.
  */
-async function refuseDecoupledChangelogs(io: FileIO, root: string, o: TableOptions, retainMin: number, retainMax: number, timeRetained: number): Promise<void> {
-  const decoupled =
-    o.int("changelog.num-retained.max", retainMax) > retainMax ? "changelog.num-retained.max" : o.int("changelog.num-retained.min", retainMin) > retainMin ? "changelog.num-retained.min" : o.raw["changelog.time-retained"] !== undefined && o.duration("changelog.time-retained", "0 ms") > timeRetained ? "changelog.time-retained" : null;
-  if (decoupled !== null) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${root}: ${decoupled}=${o.raw[decoupled]} keeps changelogs longer than snapshots (Java's decoupled changelogs), which this library does not expire; use Java's expire_snapshots`);
-  const changelog = (await io.listStatus(joinPath(root, "changelog"))).find((f) => !f.isDir && /^changelog-\d+$/.test(f.name));
-  if (changelog !== undefined) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${root}: the table has long-lived changelog files (${changelog.path}) whose data files this library does not track; use Java's expire_snapshots`);
+async function refuseLongLivedChangelogs(snapshots: SnapshotManager): Promise<void> {
+  const ids = await listChangelogIds(snapshots);
+  if (ids.length > 0) throw new PaimonError("UNSUPPORTED", `expireSnapshots of ${snapshots.paths.metaRoot}: the table has long-lived changelog files (${snapshots.paths.changelog(ids[0]!)}) but its changelog.num-retained.* / changelog.time-retained no longer exceed the snapshot retention; raise one of them so that they expire with their files`);
 }
 
 /**
@@ -274,12 +423,15 @@ async function refuseDecoupledChangelogs(io: FileIO, root: string, o: TableOptio
  * that does not name a file of metadata/ is added as it stands, so the caller's deletability
  * check refuses it (corrupt or hostile metadata stops the operation with nothing deleted).
  */
-export async function collectMetadataFiles(manifests: ManifestStore, paths: TablePaths, snapshot: Snapshot, into: Set<string>): Promise<void> {
-  for (const list of [snapshot.baseManifestList, snapshot.deltaManifestList, snapshot.changelogManifestList]) {
+export async function collectMetadataFiles(manifests: ManifestStore, paths: TablePaths, snapshot: Snapshot, into: Set<string>, parts: { data: boolean; changelog: boolean; index?: boolean } = { data: true, changelog: true }): Promise<void> {
+  const lists = [...(parts.data ? [snapshot.baseManifestList, snapshot.deltaManifestList] : []), ...(parts.changelog ? [snapshot.changelogManifestList] : [])];
+  for (const list of lists) {
     if (!list) continue;
     into.add(list);
     for (const m of await manifests.readManifestList(list).catch(missingAsEmpty)) into.add(m.fileName);
   }
+  // (a changelog's index manifest and offsets went with its snapshot: Java ChangelogDeletion)
+  if (parts.index === false) return;
   if (snapshot.indexManifest) {
     into.add(snapshot.indexManifest);
     for (const e of await manifests.readIndexManifest(snapshot.indexManifest).catch(missingAsEmpty)) into.add(`path:${paths.indexFileOf(e.partition, e.bucket, e.indexFile)}`);

@@ -16,6 +16,7 @@ import { listTags } from "../table/tags.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { TEMP_FILE_NAME } from "../spec/file-names.js";
 import { PROGRESS_ANCHOR_NAME } from "../realtime/offsets.js";
+import { missingAsEmpty } from "./expire.js";
 
 /** Java's default `older_than`: one day. */
 export const DEFAULT_ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
@@ -202,22 +203,30 @@ async function referencedFiles(io: FileIO, root: string, partitionFields: readon
   const refs: ReferencedFiles = { manifests: new Set(), indexFiles: new Set(), statistics: new Set(), dataFiles: new Set(), offsetsFiles: new Set(), anchoredSnapshots: new Set() };
   const snapshots = await metadataSnapshots(io, root, "snapshot", SNAPSHOT_FILE);
   const tagged = (await listTags(new SnapshotManager(io, root))).map((t) => t.snapshot);
-  const others = [...(await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE)), ...tagged];
+  const changelogs = await metadataSnapshots(io, root, "changelog", CHANGELOG_FILE);
+  const others = [...changelogs, ...tagged];
   // an anchor is read only as the base of a walk that reaches its snapshot (see effectiveOffsets)
   for (const s of [...snapshots, ...tagged]) refs.anchoredSnapshots.add(s.id);
   // the other branches' snapshots, changelogs and tags reference files of the same directories
   for (const branch of branches) {
     if (branch === MAIN_BRANCH) continue;
     const dir = branchRoot(root, branch);
-    others.push(...(await metadataSnapshots(io, dir, "snapshot", SNAPSHOT_FILE)), ...(await metadataSnapshots(io, dir, "changelog", CHANGELOG_FILE)));
+    const branchChangelogs = await metadataSnapshots(io, dir, "changelog", CHANGELOG_FILE);
+    changelogs.push(...branchChangelogs);
+    others.push(...(await metadataSnapshots(io, dir, "snapshot", SNAPSHOT_FILE)), ...branchChangelogs);
     others.push(...(await listTags(new SnapshotManager(io, root, branch))).map((t) => t.snapshot));
   }
-  // A file that cannot be read makes the whole run fail: guessing would delete live data.
+  // A file that cannot be read makes the whole run fail: guessing would delete live data. Only a
+  // changelog's manifest lists may be gone: with a changelog producer the snapshot expiry that
+  // wrote the changelog deleted its base and delta ones (Java SnapshotDeletion; its orphan cleanup
+  // reads missing lists as empty).
+  const changelogSet = new Set(changelogs);
   for (const s of [...snapshots, ...others]) {
     for (const list of [s.baseManifestList, s.deltaManifestList, s.changelogManifestList]) {
       if (!list || refs.manifests.has(list)) continue;
       refs.manifests.add(list);
-      for (const meta of await manifests.readManifestList(list)) {
+      const read = manifests.readManifestList(list);
+      for (const meta of await (changelogSet.has(s) ? read.catch(missingAsEmpty) : read)) {
         if (refs.manifests.has(meta.fileName)) continue;
         refs.manifests.add(meta.fileName);
         for (const e of await manifests.readManifest(meta.fileName)) {

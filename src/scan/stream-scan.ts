@@ -18,6 +18,7 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import type { primaryKeyConfig } from "../table/primary-key.js";
 import type { parseDuration } from "../table/options.js";
 import { resolveTimeTravel, timeTravelOf } from "../table/time-travel.js";
+import { changelogDecoupled, listChangelogIds, tryGetChangelog } from "../table/changelogs.js";
 import { streamingSplits, type IncrementalScanDeps } from "./incremental-scan.js";
 import type { deletionFilesOf } from "./merge-tree-splits.js";
 import type { DataSplit, Plan } from "./split.js";
@@ -201,9 +202,13 @@ export class StreamTableScan {
     const snapshots = t.snapshotManager;
     const fail = (text: string) => new D.PaimonError("INVALID_ARGUMENT", `stream scan of table ${t.identifier}: ${text}`);
     const earliest = await snapshots.earliestSnapshotId();
+    // Java ContinuousFromSnapshotStartingScanner: with decoupled changelogs the earliest
+    // long-lived changelog is where a stream can start
+    const earliestChangelog = changelogDecoupled(t.coreOptions) ? ((await listChangelogIds(snapshots))[0] ?? null) : null;
+    const earliestStart = earliestChangelog ?? earliest;
     if (this.consumerId !== null && !isTrue(o["consumer.ignore-progress"])) {
       const next = await readConsumer(t.fileIO, t.paths.metaRoot, this.consumerId);
-      if (next !== null) return earliest === null ? null : { next: Math.max(next, earliest) };
+      if (next !== null) return earliestStart === null ? null : { next: Math.max(next, earliestStart) };
     }
     const travel = timeTravelOf(t); // validates the scan.* options as a batch scan does
     const modeText = (o["scan.mode"] ?? o["log.scan"] ?? "default").toLowerCase();
@@ -221,19 +226,20 @@ export class StreamTableScan {
     }
     if (travel.kind === "snapshot") {
       if (earliest === null) return null;
-      const id = Math.max(travel.id, earliest);
-      return modeText === "from-snapshot-full" ? { full: await snapshots.snapshot(id) } : { next: id };
+      return modeText === "from-snapshot-full" ? { full: await snapshots.snapshot(Math.max(travel.id, earliest)) } : { next: Math.max(travel.id, earliestStart!) };
     }
     // from-timestamp: after the newest snapshot strictly earlier than the time (Java earlierThanTimeMills)
+    // (Java TimeTravelUtil.earlierThanTimeMills: with decoupled changelogs over them too)
     const latestId = await snapshots.latestSnapshotId();
     if (latestId === null || earliest === null) return null;
-    const first = await snapshots.snapshot(earliest);
-    if (first.timeMillis >= travel.millis) return { next: earliest };
-    let lo = earliest;
+    const at = async (id: number) => (earliestChangelog !== null ? await tryGetChangelog(snapshots, id) : null) ?? (await snapshots.snapshot(id));
+    const first = await at(earliestStart!);
+    if (first.timeMillis >= travel.millis) return { next: earliestStart! };
+    let lo = earliestStart!;
     let hi = latestId;
     while (lo < hi) {
       const mid = Math.floor((lo + hi + 1) / 2);
-      if ((await snapshots.snapshot(mid)).timeMillis < travel.millis) lo = mid;
+      if ((await at(mid)).timeMillis < travel.millis) lo = mid;
       else hi = mid - 1;
     }
     return { next: lo + 1 };
@@ -270,15 +276,21 @@ export class StreamTableScan {
     return this.boundedWatermark !== null && s.watermark !== null && s.watermark > this.boundedWatermark;
   }
 
-  /** Java `NextSnapshotFetcher.getNextSnapshot` with its range check: null while snapshot `id` is yet to come. */
+  /**
+   * Java `NextSnapshotFetcher.getNextSnapshot` with its range check: null while snapshot `id` is
+   * yet to come. With decoupled changelogs an expired snapshot is read from its long-lived changelog.
+   */
   private async nextSnapshot(id: number): Promise<Snapshot | null> {
     const snapshots = this.table.snapshotManager;
     const s = await snapshots.tryGetSnapshot(id);
     if (s !== null) return s;
+    const decoupled = changelogDecoupled(this.table.coreOptions);
+    const changelog = decoupled ? await tryGetChangelog(snapshots, id) : null;
+    if (changelog !== null) return changelog;
     const earliest = await snapshots.earliestSnapshotId();
     const latest = await snapshots.latestSnapshotId();
     const name = this.table.identifier;
-    if (earliest !== null && earliest > id) {
+    if (earliest !== null && earliest > id && !decoupled) {
       throw new D.PaimonError(
         "NOT_FOUND",
         `stream scan of table ${name}: The snapshot with id ${id} has expired. You can: 1. increase the snapshot or changelog expiration time. 2. use consumer-id to ensure that unconsumed snapshots will not be expired.`,

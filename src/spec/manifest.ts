@@ -21,6 +21,7 @@ export const FILE_KIND_DELETE: FileKind = 1;
 
 /** FileSource: 0 = APPEND, 1 = COMPACT. */
 export type FileSource = 0 | 1;
+export const FILE_SOURCE_COMPACT: FileSource = 1;
 
 /** Stats of a set of columns: min/max as *serialized* BinaryRows (int32 BE arity + row), null counts per column. */
 export interface SimpleStats {

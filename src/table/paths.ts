@@ -166,6 +166,15 @@ export class TablePaths {
     return joinPath(this.metaRoot, "snapshot", idName("snapshot-", id));
   }
 
+  /** Long-lived changelogs (decoupled changelog retention): `changelog/changelog-<id>`, Java ChangelogManager. */
+  get changelogDir(): string {
+    return joinPath(this.metaRoot, "changelog");
+  }
+
+  changelog(id: number): string {
+    return joinPath(this.metaRoot, "changelog", idName("changelog-", id));
+  }
+
   /**
    * The file of tag `name` (Java `TagManager.tagPath`: `tag/tag-<name>`); INVALID_ARGUMENT naming
    * `what` unless the name keeps it one file of `tag/` (not blank, `.` or `..`; no `/`, `\`, NUL).

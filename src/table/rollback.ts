@@ -7,8 +7,10 @@
 // progress needs no rewrite: the target's effective progress is the table's again (for a tag of an
 // expired snapshot, from the anchor expiry wrote for it); the progress anchors of removed
 // snapshots go. Rolling back to a tag (Java `rollbackTo(tagName)`) whose snapshot expired
-// restores the snapshot from the tag.
-import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty } from "../commit/expire.js";
+// restores the snapshot from the tag; the long-lived changelogs (decoupled changelog retention)
+// after it go then, with the files only they kept (Java `cleanLongLivedChangelogs` deletes the
+// changelog files and leaves their files orphans).
+import { collectMetadataFiles, metadataPathsOnlyIn, missingAsEmpty, writeChangelogHint } from "../commit/expire.js";
 import { PaimonError } from "../error.js";
 import { listProgressAnchors, progressAnchorPath } from "../realtime/offsets.js";
 import type { FileIO } from "../fs/file-io.js";
@@ -21,6 +23,7 @@ import type { SnapshotManager } from "./snapshot-manager.js";
 import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
 import { otherBranchesPinned } from "./branch-manager.js";
 import { MAIN_BRANCH } from "./option-validation.js";
+import { listChangelogIds, tryGetChangelog } from "./changelogs.js";
 
 export interface RollbackTarget {
   readonly io: FileIO;
@@ -94,7 +97,16 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
       }
     }
   }
-  for (const s of removed) {
+  // Long-lived changelogs after the target (only when restoring an expired snapshot) go too: with
+  // changelog-producer none they kept APPEND files compactions deleted
+  const changelogIds = (await listChangelogIds(snapshots)).filter((id) => id > snapshotId).reverse();
+  const removedChangelogs: Snapshot[] = [];
+  for (const id of changelogIds) {
+    const c = await tryGetChangelog(snapshots, id);
+    if (c !== null) removedChangelogs.push(c);
+  }
+  // the files their deltas added that the target and the kept tags do not hold
+  for (const s of [...removed, ...removedChangelogs]) {
     for (const meta of await manifests.readManifestList(s.deltaManifestList).catch(missingAsEmpty)) {
       for (const e of await manifests.readManifest(meta.fileName).catch(missingAsEmpty)) {
         const key = dataFileKey(e.partition, e.bucket, e.file.fileName);
@@ -105,8 +117,8 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
       }
     }
   }
-  // Changelog files of the removed snapshots: only they reference them (tags kept are older)
-  for (const s of removed) for (const e of await manifests.changelogEntries(s).catch(missingAsEmpty)) if (e.kind === FILE_KIND_ADD) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
+  // Changelog files of the removed snapshots and changelogs: only they reference them (tags kept are older)
+  for (const s of [...removed, ...removedChangelogs]) for (const e of await manifests.changelogEntries(s).catch(missingAsEmpty)) if (e.kind === FILE_KIND_ADD) dataToDelete.push(...paths.dataFilesOf(e.partition, e.bucket, e.file));
   // Metadata: everything the removed snapshots reference that the target and the remaining
   // tags do not (files created after the target; what older snapshots reference, the target
   // references too).
@@ -114,6 +126,7 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
   for (const s of [target, ...keptTagged]) await collectMetadataFiles(manifests, paths, s, keep);
   const drop = new Set<string>();
   for (const s of [...removed, ...restoredOver]) await collectMetadataFiles(manifests, paths, s, drop);
+  for (const c of removedChangelogs) await collectMetadataFiles(manifests, paths, c, drop, { data: true, changelog: true, index: false });
   const metadataToDelete = metadataPathsOnlyIn(paths, drop, keep);
   // Every deletion is checked before anything changes: metadata naming a path outside the table
   // (corrupt or hostile) stops the rollback with nothing deleted.
@@ -129,6 +142,10 @@ async function rollbackToSnapshot(table: RollbackTarget, target: Snapshot): Prom
   await snapshots.writeHint("LATEST", snapshotId);
   if (restore && !ids.some((i) => i < snapshotId)) await snapshots.writeHint("EARLIEST", snapshotId);
   for (const t of removedTags) await table.io.delete(t.path);
+  // newest first, as the snapshots: the changelogs left stay contiguous
+  for (const id of changelogIds) await table.io.delete(snapshots.paths.changelog(id));
+  // (Java: -1 when none is left)
+  if (changelogIds.length > 0) await writeChangelogHint(table.io, snapshots, "LATEST", (await listChangelogIds(snapshots)).length === 0 ? -1 : snapshotId);
   // Progress anchors of the removed snapshots and tags describe snapshots that no longer exist;
   // left behind, one would become the base of the walk once a new snapshot reuses its id.
   for (const id of snapshots.paths.branch === MAIN_BRANCH ? await listProgressAnchors(table.io, snapshots.paths.root) : []) if (id > snapshotId) await table.io.delete(progressAnchorPath(snapshots.paths.root, id)).catch(() => false);

@@ -46,13 +46,16 @@ export class SnapshotManager {
     this.lastLatestProbe = null;
   }
 
-  /** Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master does). */
-  async listSnapshotIds(): Promise<number[]> {
-    const entries = await this.io.listStatus(this.paths.snapshotDir);
+  /**
+   * Ids of all snapshot files present, ascending (non-numeric suffixes ignored, as Java master
+   * does); with `dir` and `prefix`, of the long-lived changelogs (`listChangelogIds`).
+   */
+  async listSnapshotIds(dir = this.paths.snapshotDir, prefix = SNAPSHOT_PREFIX): Promise<number[]> {
+    const entries = await this.io.listStatus(dir);
     const ids: number[] = [];
     for (const e of entries) {
-      if (e.isDir || !e.name.startsWith(SNAPSHOT_PREFIX)) continue;
-      const suffix = e.name.slice(SNAPSHOT_PREFIX.length);
+      if (e.isDir || !e.name.startsWith(prefix)) continue;
+      const suffix = e.name.slice(prefix.length);
       if (/^\d+$/.test(suffix)) ids.push(Number(suffix));
     }
     return ids.sort((a, b) => a - b);
@@ -124,8 +127,12 @@ export class SnapshotManager {
   }
 
   /** The snapshot tag `name` holds (tag files are snapshot JSON plus tag fields), null without the tag. */
-  async tryGetTag(name: string): Promise<Snapshot | null> {
-    const path = this.paths.tag(name);
+  tryGetTag(name: string): Promise<Snapshot | null> {
+    return this.tryGetAt(this.paths.tag(name));
+  }
+
+  /** The snapshot JSON at `path` (a tag's, a long-lived changelog's), null when the file does not exist. */
+  async tryGetAt(path: string): Promise<Snapshot | null> {
     const text = await readTextFileIfExists(this.io, path);
     return text === null ? null : parseSnapshotJson(text, path);
   }

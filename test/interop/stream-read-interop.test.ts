@@ -12,10 +12,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import type { Table } from "../../src/table/table.js";
-import { arrowToRows } from "./convert.js";
 import { CASES as INCREMENTAL_CASES, type Case, specOf } from "./incremental-tables.js";
-import { batchOutput, javaOracleUnavailable, type OracleRow, runBatch, sortRows, writeTables } from "./oracle/harness.js";
+import { batchOutput, javaOracleUnavailable, runBatch, writeTables } from "./oracle/harness.js";
+import { javaStreamArgs, ours, parsePlans } from "./stream-plans.js";
 
 const noJava = javaOracleUnavailable();
 const SLOW = 900_000;
@@ -28,45 +27,6 @@ const CASES: Case[] = [
   { name: "pk_full_compaction", pk: true, options: { bucket: "1", "changelog-producer": "full-compaction" } },
   { name: "pk_first_row", pk: true, options: { bucket: "1", "merge-engine": "first-row", "ignore-delete": "true" } },
 ];
-
-interface PlanOut {
-  snapshotId: number | null;
-  checkpoint: number | null;
-  rows: OracleRow[];
-}
-
-/** Our `plans` plans of a stream scan of `table` with `options` (after `restore`), as the oracle prints them. */
-async function ours(table: Table, options: Record<string, string>, plans: number, restore?: number, notify = false): Promise<PlanOut[]> {
-  const copy = table.copy(options);
-  const scan = await copy.newStreamScan();
-  if (restore !== undefined) scan.restore(restore);
-  const read = copy.newRead({ withRowKind: true });
-  const out: PlanOut[] = [];
-  for (let i = 0; i < plans; i++) {
-    const p = await scan.plan();
-    const rows = arrowToRows(await read.toArrow(p.splits)).map((r) => ({ _kind: ["+I", "-U", "+U", "-D"][r._VALUE_KIND as number], ...Object.fromEntries(Object.entries(r).filter(([k]) => k !== "_VALUE_KIND")) }));
-    const checkpoint = scan.checkpoint();
-    if (notify) await scan.notifyCheckpointComplete(checkpoint);
-    out.push({ snapshotId: p.snapshotId, checkpoint, rows: sortRows(rows) });
-  }
-  return out;
-}
-
-function javaArgs(warehouse: string, table: string, options: Record<string, string>, plans: number, extra: string[] = []): string[] {
-  const args = ["stream-read", warehouse, `${DB}.${table}`, String(plans)];
-  for (const [k, v] of Object.entries(options)) args.push("--option", `${k}=${v}`);
-  return [...args, ...extra];
-}
-
-function parsePlans(out: string): PlanOut[] {
-  return out
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => {
-      const p = JSON.parse(l) as PlanOut;
-      return { ...p, rows: sortRows(p.rows) };
-    });
-}
 
 describe.skipIf(noJava !== null)("stream reads: paimon-rt's plans equal Java Paimon 1.4.2's", () => {
   let warehouse: string;
@@ -112,7 +72,7 @@ describe.skipIf(noJava !== null)("stream reads: paimon-rt's plans equal Java Pai
         }
         requests.push({ table: c.name, options: {}, plans, restore: 2 });
       }
-      const results = await runBatch("java", requests.map((r) => javaArgs(warehouse, r.table, r.options, r.plans, r.restore === undefined ? [] : ["--restore", String(r.restore)])));
+      const results = await runBatch("java", requests.map((r) => javaStreamArgs(warehouse, `${DB}.${r.table}`, r.options, r.plans, r.restore === undefined ? [] : ["--restore", String(r.restore)])));
       let nonEmpty = 0;
       for (const [i, r] of requests.entries()) {
         const what = `${r.table} ${JSON.stringify(r.options)}${r.restore === undefined ? "" : ` restore ${r.restore}`}`;
@@ -124,7 +84,7 @@ describe.skipIf(noJava !== null)("stream reads: paimon-rt's plans equal Java Pai
       expect(requests.length).toBeGreaterThan(90);
       expect(nonEmpty).toBeGreaterThan(300);
       // Java's refusal of streaming-read-overwrite with a lookup changelog is ours too
-      const refused = await runBatch("java", [javaArgs(warehouse, "pk_lookup", { "streaming-read-overwrite": "true" }, 1)]);
+      const refused = await runBatch("java", [javaStreamArgs(warehouse, `${DB}.pk_lookup`, { "streaming-read-overwrite": "true" }, 1)]);
       expect(refused[0].ok).toBe(false);
       await expect((await catalog.getTable(`${DB}.pk_lookup`)).copy({ "streaming-read-overwrite": "true" }).newStreamScan()).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     },
@@ -140,12 +100,12 @@ describe.skipIf(noJava !== null)("stream reads: paimon-rt's plans equal Java Pai
       const n = counts[CASES.findIndex((c) => c.name === name)];
       // Java reads from snapshot 1 for five plans and saves its progress
       const from1 = { "scan.snapshot-id": "1", "consumer-id": "java-job" };
-      const [javaFirst] = await runBatch("java", [javaArgs(warehouse, name, from1, 5, ["--notify"])]);
+      const [javaFirst] = await runBatch("java", [javaStreamArgs(warehouse, `${DB}.${name}`, from1, 5, ["--notify"])]);
       const javaPlans = parsePlans(batchOutput(javaFirst));
       const saved = javaPlans[4].checkpoint!;
       expect(await fsp.readFile(path.join(table.location, "consumer", "consumer-java-job"), "utf8")).toBe(`{\n  "nextSnapshot" : ${saved}\n}`);
       // both continue from it the same way
-      const [javaResumed] = await runBatch("java", [javaArgs(warehouse, name, { "consumer-id": "java-job" }, n + 1)]);
+      const [javaResumed] = await runBatch("java", [javaStreamArgs(warehouse, `${DB}.${name}`, { "consumer-id": "java-job" }, n + 1)]);
       const resumed = await ours(table, { "consumer-id": "java-job" }, n + 1);
       expect(resumed).toEqual(parsePlans(batchOutput(javaResumed)));
       expect(resumed[0]).toEqual({ snapshotId: null, checkpoint: saved, rows: [] });
@@ -154,7 +114,7 @@ describe.skipIf(noJava !== null)("stream reads: paimon-rt's plans equal Java Pai
       const mine = await ours(table, { "scan.snapshot-id": "1", "consumer-id": "rt-job" }, 3, undefined, true);
       expect(mine.map((p) => p.checkpoint)).toEqual([1, 2, 3]);
       expect(await fsp.readFile(path.join(table.location, "consumer", "consumer-rt-job"), "utf8")).toBe('{\n  "nextSnapshot" : 3\n}');
-      const [javaOfOurs] = await runBatch("java", [javaArgs(warehouse, name, { "consumer-id": "rt-job" }, n)]);
+      const [javaOfOurs] = await runBatch("java", [javaStreamArgs(warehouse, `${DB}.${name}`, { "consumer-id": "rt-job" }, n)]);
       expect(parsePlans(batchOutput(javaOfOurs))).toEqual(await ours(table, { "consumer-id": "rt-job" }, n));
       // Java's expiry keeps the smallest consumer's next snapshot (ours: 3; Java's is later)
       expect(saved).toBeGreaterThan(3);
