@@ -44,7 +44,7 @@ function writeConsumer(table: Table, id: string, nextSnapshot: number | string, 
 }
 
 describe("snapshot expiry: what is retained", () => {
-  it("keeps every snapshot from the smallest next snapshot of the consumers on; consumer.changelog-only lets them go", async () => {
+  it("keeps every snapshot from the smallest next snapshot of the consumers on; consumer.changelog-only lets them go where changelogs are decoupled", async () => {
     const table = await tableWithSnapshots(6);
     writeConsumer(table, "flink-job", 4);
     writeConsumer(table, "other", 5);
@@ -54,7 +54,11 @@ describe("snapshot expiry: what is retained", () => {
     expect((await table.newRead().toArrow((await table.newScan({ snapshotId: 4 }).plan()).splits)).numRows).toBe(4); // the consumer's snapshot reads
 
     const catalog = await Catalog.open(table.location.replace(/\/db\.db\/t$/, ""));
-    const relaxed = await catalog.alterTable("db.t", [{ kind: "setOption", key: "consumer.changelog-only", value: "true" }]);
+    // as Java's CoreOptions.consumerChangelogOnly: only where changelogs outlive snapshots (decoupled)
+    const changelogOnly = await catalog.alterTable("db.t", [{ kind: "setOption", key: "consumer.changelog-only", value: "true" }]);
+    expect(await changelogOnly.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(0);
+    expect(await ids(changelogOnly)).toEqual([4, 5, 6]);
+    const relaxed = await catalog.alterTable("db.t", [{ kind: "setOption", key: "changelog.num-retained.max", value: "10" }]);
     expect(await relaxed.newCommit({ commitUser: "e" }).expireSnapshots({ retainMax: 1, retainMin: 1, olderThanMs: 0 })).toBe(2);
     expect(await ids(relaxed)).toEqual([6]);
     expect(await readIds(relaxed)).toEqual([1, 2, 3, 4, 5, 6]);
