@@ -119,13 +119,14 @@ function invalid(message: string): PaimonError {
 
 /**
  * Refuses (UNSUPPORTED, naming the option) writes Java would do differently: a bucket function
- * other than the default hash, row kinds taken from a field, row tracking (row ids assigned at
- * commit), record-level expiry (expired rows dropped by primary-key compaction).
+ * other than the default hash, row kinds taken from a field, record-level expiry (expired rows
+ * dropped by primary-key compaction). Row tracking is written (ids assigned at commit,
+ * src/commit/row-tracking.ts); only its compaction is refused (see `compact`).
  */
 export function checkWriteOptions(schema: TableSchema, table: string): void {
   const o = schema.options;
   const bucketFunction = (o["bucket-function.type"] ?? "default").trim().toLowerCase();
-  const keys = ["rowkind.field", "row-tracking.enabled", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
+  const keys = ["rowkind.field", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
   const refused = bucketFunction !== "default" ? "bucket-function.type" : firstOn(o, keys);
   if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
 }
@@ -596,6 +597,10 @@ export class TableWrite {
       const matches = check === null ? match : (row: Uint8Array) => match(row) && (check(fromBinaryRow(row.subarray(4), types)), true);
       this.pendingCompactions.push(...(await compactPostponeBuckets(this.table, this.pk!, matches, options.full ?? true)));
       return;
+    }
+    if (this.table.coreOptions.bool("row-tracking.enabled", false)) {
+      // Java's compaction of such a table (Flink/Spark compactors) writes _ROW_ID and _SEQUENCE_NUMBER columns into the compacted files
+      throw new PaimonError("UNSUPPORTED", `compact on row-tracking table ${this.table.identifier}: compacted files would carry _ROW_ID / _SEQUENCE_NUMBER columns, which paimon-rt does not write`);
     }
     if (await this.compactInWorkers(options)) return;
     if (!this.pk) {

@@ -1,0 +1,126 @@
+// Row tracking (`row-tracking.enabled`, Java 1.4.2 RowTrackingCommitUtils): commits number the
+// rows of appended files (`_FIRST_ROW_ID`), advance the snapshot's `nextRowId`, and stamp a
+// writer's first file (sequence 0) with the snapshot id; compacted files keep theirs.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
+import { assignRowTracking } from "../../src/commit/row-tracking.js";
+import { FILE_KIND_ADD, FILE_KIND_DELETE, makeDataFileMeta, type ManifestEntry } from "../../src/spec/manifest.js";
+import type { Table } from "../../src/table/table.js";
+import { tempDirs } from "../support/temp-dirs.js";
+import { appendIds, failure } from "./helpers.js";
+
+const tempDir = tempDirs("paimon-rt-row-tracking-");
+
+async function newTable(options: Record<string, string>, primaryKeys: string[] = []): Promise<Table> {
+  const catalog = await Catalog.open(tempDir());
+  await catalog.createDatabase("db");
+  return catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT NOT NULL" }], primaryKeys, options });
+}
+
+/** Per live file (by first row id): [firstRowId, rowCount, minSeq, maxSeq]. */
+async function liveFiles(t: Table): Promise<Array<[bigint | null, bigint, bigint, bigint]>> {
+  const latest = await t.latestSnapshot();
+  const entries = await t.manifestStore.liveEntries(latest!);
+  return entries.map((e) => [e.file.firstRowId, e.file.rowCount, e.file.minSequenceNumber, e.file.maxSequenceNumber] as [bigint | null, bigint, bigint, bigint]).sort((a, b) => Number((a[0] ?? -1n) - (b[0] ?? -1n)));
+}
+
+const entry = (kind: 0 | 1, name: string, rows: number, f: Partial<ManifestEntry["file"]> = {}): ManifestEntry => ({
+  kind,
+  partition: new Uint8Array(4),
+  bucket: 0,
+  totalBuckets: -1,
+  file: makeDataFileMeta({ fileName: name, fileSize: 1n, rowCount: BigInt(rows), minSequenceNumber: 0n, maxSequenceNumber: BigInt(rows - 1), schemaId: 0, fileSource: 0, ...f }),
+});
+
+describe("row-tracking commits", () => {
+  it("number appended rows across commits and overwrite, as Java", async () => {
+    const t = await newTable({ "row-tracking.enabled": "true" });
+    expect(await appendIds(t, [1, 2, 3])).toBe(1);
+    expect((await t.snapshot(1)).nextRowId).toBe(3n);
+    expect(await liveFiles(t)).toEqual([[0n, 3n, 1n, 1n]]);
+    expect(await appendIds(t, [4, 5])).toBe(2);
+    expect((await t.snapshot(2)).nextRowId).toBe(5n);
+    expect(await liveFiles(t)).toEqual([
+      [0n, 3n, 1n, 1n],
+      [3n, 2n, 2n, 2n],
+    ]);
+    // an overwrite deletes the files (keeping their ids) and numbers the new rows after the last id
+    expect(await appendIds(t, [6, 7, 8, 9], true)).toBe(3);
+    const s3 = await t.snapshot(3);
+    expect(s3.nextRowId).toBe(9n);
+    expect(s3.totalRecordCount).toBe(4n);
+    expect(await liveFiles(t)).toEqual([[5n, 4n, 3n, 3n]]);
+  });
+
+  it("tables without row tracking keep nextRowId 0 and no first row ids", async () => {
+    const t = await newTable({});
+    await appendIds(t, [1, 2, 3]);
+    await appendIds(t, [4]);
+    expect((await t.snapshot(2)).nextRowId).toBe(0n);
+    expect((await liveFiles(t)).map((f) => [f[0], f[2]])).toEqual([
+      [null, 0n],
+      [null, 0n],
+    ]);
+  });
+
+  it("refuses compaction, and row tracking with a bucket count or a primary key (Java SchemaValidation)", async () => {
+    const t = await newTable({ "row-tracking.enabled": "true" });
+    await appendIds(t, [1]);
+    await appendIds(t, [2]);
+    const w = await t.newWrite({ commitUser: "u" });
+    const e = await failure(() => w.compact({ full: true }));
+    expect(e.code).toBe("UNSUPPORTED");
+    expect(e.message).toBe("compact on row-tracking table db.t: compacted files would carry _ROW_ID / _SEQUENCE_NUMBER columns, which paimon-rt does not write");
+    await w.close();
+    const b = await failure(() => newTable({ "row-tracking.enabled": "true", bucket: "2", "bucket-key": "id" }));
+    expect([b.code, b.message]).toEqual(["INVALID_ARGUMENT", "Cannot define bucket for row tracking table, it only support bucket = -1 (bucket = 2)"]);
+    const p = await failure(() => newTable({ "row-tracking.enabled": "true", bucket: "-1" }, ["id"]));
+    expect([p.code, p.message]).toEqual(["INVALID_ARGUMENT", "Cannot define primary-key for row tracking table."]);
+  });
+});
+
+describe("assignRowTracking", () => {
+  it("skips compacted files, files with their own _ROW_ID, assigned files; stamps sequence-0 files only", () => {
+    const entries = [
+      entry(FILE_KIND_ADD, "a", 3),
+      entry(FILE_KIND_ADD, "b", 2, { minSequenceNumber: 3n, maxSequenceNumber: 4n }),
+      entry(FILE_KIND_ADD, "c", 5, { fileSource: 1, minSequenceNumber: 2n, maxSequenceNumber: 2n }),
+      entry(FILE_KIND_DELETE, "d", 4, { firstRowId: 7n, minSequenceNumber: 1n, maxSequenceNumber: 1n }),
+      entry(FILE_KIND_ADD, "e", 6, { writeCols: ["id", "_ROW_ID", "_SEQUENCE_NUMBER"], minSequenceNumber: 5n, maxSequenceNumber: 9n }),
+      entry(FILE_KIND_ADD, "f", 1),
+    ];
+    const { entries: out, nextRowId } = assignRowTracking(7, 20n, entries);
+    expect(nextRowId).toBe(26n);
+    expect(out.map((e) => [e.file.fileName, e.file.firstRowId, e.file.minSequenceNumber, e.file.maxSequenceNumber])).toEqual([
+      ["a", 20n, 7n, 7n],
+      ["b", 23n, 3n, 4n],
+      ["c", null, 2n, 2n],
+      ["d", 7n, 1n, 1n],
+      ["e", null, 5n, 9n],
+      ["f", 25n, 7n, 7n],
+    ]);
+    expect(entries[0].file.firstRowId).toBe(null); // the input is not modified
+    expect(assignRowTracking(3, 4n, []).nextRowId).toBe(4n);
+  });
+
+  it("gives appended files consecutive disjoint ranges from nextRowId, in entry order (randomized)", () => {
+    const file = fc.record({ rows: fc.integer({ min: 1, max: 50 }), compact: fc.boolean(), assigned: fc.boolean(), seq0: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(file, { maxLength: 12 }), fc.bigInt({ min: 0n, max: 1n << 40n }), fc.integer({ min: 1, max: 1000 }), (files, start, snapshotId) => {
+        const entries = files.map((f, i) => entry(FILE_KIND_ADD, `f${i}`, f.rows, { fileSource: f.compact ? 1 : 0, firstRowId: f.assigned ? 999n : null, minSequenceNumber: f.seq0 ? 0n : 5n, maxSequenceNumber: 9n }));
+        const { entries: out, nextRowId } = assignRowTracking(snapshotId, start, entries);
+        let next = start;
+        files.forEach((f, i) => {
+          const got = out[i].file;
+          if (!f.compact && !f.assigned) {
+            expect(got.firstRowId).toBe(next);
+            next += BigInt(f.rows);
+          } else expect(got.firstRowId).toBe(f.assigned ? 999n : null);
+          expect([got.minSequenceNumber, got.maxSequenceNumber]).toEqual(f.seq0 ? [BigInt(snapshotId), BigInt(snapshotId)] : [5n, 9n]);
+        });
+        expect(nextRowId).toBe(next);
+      }),
+    );
+  });
+});
