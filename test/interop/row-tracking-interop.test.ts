@@ -98,6 +98,11 @@ describe.skipIf(noJava !== null)("row tracking with Java", () => {
       ]);
       expect(javaOwn).toEqual(expected);
       expect(javaOfRt).toEqual(expected);
+      // paimon-rt's $row_tracking of both tables is Java's
+      for (const name of ["db.j$row_tracking", "db.r$row_tracking"]) {
+        const s = await catalog.getTable(name);
+        expect({ name, rows: sortRows(arrowToRows(await s.newRead().toArrow((await s.newScan().plan()).splits))) }).toEqual({ name, rows: expected });
+      }
       // plain reads are unaffected: both read each other's rows
       const rtOfJava = sortRows(arrowToRows(await j.newRead().toArrow((await j.newScan().plan()).splits)));
       expect(rtOfJava).toEqual(javaPlain);

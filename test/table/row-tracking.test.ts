@@ -8,7 +8,8 @@ import { assignRowTracking } from "../../src/commit/row-tracking.js";
 import { FILE_KIND_ADD, FILE_KIND_DELETE, makeDataFileMeta, type ManifestEntry } from "../../src/spec/manifest.js";
 import type { Table } from "../../src/table/table.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { appendIds, failure } from "./helpers.js";
+import { and, col } from "../../src/predicate/predicate.js";
+import { appendIds, commitDeletionVector, failure } from "./helpers.js";
 
 const tempDir = tempDirs("paimon-rt-row-tracking-");
 
@@ -122,5 +123,53 @@ describe("assignRowTracking", () => {
         expect(nextRowId).toBe(next);
       }),
     );
+  });
+});
+
+describe("$row_tracking", () => {
+  /** Rows of `db.t$row_tracking` as [columns...] in read order. */
+  async function rowsOf(t: Table, options: Parameters<Table["newRead"]>[0] = {}): Promise<unknown[][]> {
+    const s = await t.systemTable("row_tracking");
+    const result = await s.newRead(options).toArrow((await s.newScan().plan()).splits);
+    return result.toArray().map((r) => Object.values(r.toJSON()));
+  }
+
+  it("reads the data columns, _ROW_ID (first row id + position) and _SEQUENCE_NUMBER (the file's max), across batches", async () => {
+    const t = await newTable({ "row-tracking.enabled": "true" });
+    await appendIds(t, [10, 11, 12]);
+    await appendIds(t, [13, 14]);
+    const s = await t.systemTable("row_tracking");
+    expect(s.schema.fields.map((f) => [f.id, f.name, f.type.nullable])).toEqual([
+      [0, "id", false],
+      [2147483642, "_ROW_ID", false],
+      [2147483646, "_SEQUENCE_NUMBER", false],
+    ]);
+    const expected = [
+      [10n, 0n, 1n],
+      [11n, 1n, 1n],
+      [12n, 2n, 1n],
+      [13n, 3n, 2n],
+      [14n, 4n, 2n],
+    ];
+    const sorted = (rows: unknown[][]) => rows.sort((a, b) => Number((a[0] as bigint) - (b[0] as bigint)));
+    expect(sorted(await rowsOf(t, { batchSize: 2 }))).toEqual(expected);
+    // projections (any order) and exact filters on the tracking columns
+    expect(sorted(await rowsOf(t, { projection: ["_ROW_ID", "id"] }))).toEqual(expected.map(([id, rowId]) => [rowId, id]));
+    expect(sorted(await rowsOf(t, { filter: and(col("_ROW_ID").gt(1n), col("_SEQUENCE_NUMBER").eq(1n)), predicateFilter: true }))).toEqual([[12n, 2n, 1n]]);
+    // the data table's plain read is unchanged
+    expect((await t.newRead().toArrow((await t.newScan().plan()).splits)).schema.fields.map((f) => f.name)).toEqual(["id"]);
+  });
+
+  it("is Java's error on a table without row tracking; files with deletion vectors are UNSUPPORTED", async () => {
+    const plain = await newTable({});
+    const e = await failure(() => plain.systemTable("row_tracking"));
+    expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", "Table db.t does not support row tracking, please enable 'row-tracking.enabled' option to use 'with_metadata' table."]);
+    const t = await newTable({ "row-tracking.enabled": "true" });
+    await appendIds(t, [1, 2, 3]);
+    const split = (await t.newScan().plan()).splits[0];
+    await commitDeletionVector(t, split, split.files[0].fileName, [1]);
+    const d = await failure(() => rowsOf(t));
+    expect(d.code).toBe("UNSUPPORTED");
+    expect(d.message).toBe(`db.t$row_tracking: data file ${split.files[0].fileName} has a deletion vector; $row_tracking of files with deletion vectors is not supported`);
   });
 });
