@@ -29,7 +29,7 @@ import { joinPath, readTextFileIfExists } from "../fs/file-io.js";
 import { javaHashMapOrder, javaStringHash } from "../fileindex/java-order.js";
 import { listConsumers } from "../table/consumers.js";
 import { partitionValueString } from "../table/paths.js";
-import { primaryKeyConfig } from "../table/primary-key.js";
+import { primaryKeyConfig, rowTrackingFields } from "../table/primary-key.js";
 import { listTags } from "../table/tags.js";
 import { Table } from "../table/table.js";
 
@@ -894,11 +894,10 @@ class RowTrackingRead extends TableRead {
   }
 
   override async createReader(splits: readonly Split[]): Promise<BatchReader> {
-    const { readRowTracking } = await import("./row-tracking-read.js");
+    const { readRowTracking } = await import("../read/row-tracking-read.js");
     const { dataTable, systemName, schema, identifier } = this.system;
     // the files are read with nullable _ROW_ID / _SEQUENCE_NUMBER: files without them (not compacted) give nulls
-    const fields = schema.fields.map((f, i) => (i < schema.fields.length - 2 ? f : { ...f, type: { ...f.type, nullable: true } }));
-    const inner = new SystemTable(dataTable, systemName, { ...schema, fields });
+    const inner = new SystemTable(dataTable, systemName, { ...schema, fields: [...dataTable.schema.fields, ...rowTrackingFields(true)] });
     const o = this.readOptions;
     const out = this.outputSchema;
     const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows };
@@ -953,12 +952,7 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
     if (!dataTable.coreOptions.bool("row-tracking.enabled", false)) {
       throw new PaimonError("INVALID_ARGUMENT", `Table ${dataTable.identifier} does not support row tracking, please enable 'row-tracking.enabled' option to use 'with_metadata' table.`);
     }
-    // Java SpecialFields.ROW_ID / SEQUENCE_NUMBER after the data columns
-    const tracking: DataField[] = [
-      { id: 2147483642, name: "_ROW_ID", type: parseDataType("BIGINT NOT NULL") },
-      { id: 2147483646, name: "_SEQUENCE_NUMBER", type: parseDataType("BIGINT NOT NULL") },
-    ];
-    return new SystemTable(dataTable, lower, { ...dataTable.schema, fields: [...dataTable.schema.fields, ...tracking], primaryKeys: [], options: { ...dataTable.schema.options } });
+    return new SystemTable(dataTable, lower, { ...dataTable.schema, fields: [...dataTable.schema.fields, ...rowTrackingFields(false)], primaryKeys: [], options: { ...dataTable.schema.options } });
   } else if (lower === "audit_log") {
     fields = [{ id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") }, ...dataTable.schema.fields];
     primaryKeys = [];

@@ -6,9 +6,7 @@
 // keep theirs (their rows carry `_ROW_ID` / `_SEQUENCE_NUMBER` columns).
 import { PaimonError } from "../error.js";
 import type { ManifestEntry } from "../spec/manifest.js";
-
-/** Java `SpecialFields.ROW_ID` / `SEQUENCE_NUMBER` names: a file whose `writeCols` holds `_ROW_ID` carries its own ids. */
-export const ROW_ID_FIELD = "_ROW_ID";
+import { ROW_ID_FIELD } from "../table/primary-key.js";
 
 /**
  * The entries of a commit to snapshot `snapshotId` with row ids assigned from `nextRowId` (the
@@ -20,7 +18,7 @@ export function assignRowTracking(snapshotId: number, nextRowId: bigint, entries
   const out = entries.map((e): ManifestEntry => {
     let file = e.file.minSequenceNumber === 0n ? { ...e.file, minSequenceNumber: seq, maxSequenceNumber: seq } : e.file;
     if (file.fileSource === null) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} of a row-tracking table has no file source`);
-    if (file.fileSource === 0 && file.firstRowId === null && !(file.writeCols ?? []).includes(ROW_ID_FIELD)) {
+    if (file.fileSource === 0 && file.firstRowId === null && !(file.writeCols ?? []).includes(ROW_ID_FIELD.name)) {
       if (file.fileName.endsWith(".blob")) throw new PaimonError("UNSUPPORTED", `data file ${file.fileName}: blob files (data evolution) are not supported`);
       file = { ...file, firstRowId: start };
       start += file.rowCount;

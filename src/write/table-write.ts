@@ -598,10 +598,6 @@ export class TableWrite {
       this.pendingCompactions.push(...(await compactPostponeBuckets(this.table, this.pk!, matches, options.full ?? true)));
       return;
     }
-    if (this.table.coreOptions.bool("row-tracking.enabled", false)) {
-      // Java's compaction of such a table (Flink/Spark compactors) writes _ROW_ID and _SEQUENCE_NUMBER columns into the compacted files
-      throw new PaimonError("UNSUPPORTED", `compact on row-tracking table ${this.table.identifier}: compacted files would carry _ROW_ID / _SEQUENCE_NUMBER columns, which paimon-rt does not write`);
-    }
     if (await this.compactInWorkers(options)) return;
     if (!this.pk) {
       // Append compaction rewrites the table's committed files, which an overwrite replaces.

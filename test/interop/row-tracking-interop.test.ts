@@ -2,7 +2,8 @@
  * Row tracking (`row-tracking.enabled`) with Java Paimon 1.4.2: the same commits (appends into
  * two partitions, a partition overwrite) written by Java and by paimon-rt give equal snapshot
  * `nextRowId`s and per-file `_FIRST_ROW_ID` / sequence numbers, and Java's `$row_tracking` of
- * paimon-rt's table is exactly the rows Java numbers in its own. Skips with a printed reason
+ * paimon-rt's table is exactly the rows Java numbers in its own, also after paimon-rt compacted it
+ * (the compacted file's _ROW_ID / _SEQUENCE_NUMBER columns). Skips with a printed reason
  * when scripts/setup-oracles.sh has not been run.
  */
 import * as arrow from "apache-arrow";
@@ -36,7 +37,7 @@ async function tracking(t: Table): Promise<{ snapshots: unknown[]; files: unknow
   const entries = await t.manifestStore.liveEntries((await t.latestSnapshot())!);
   const files = entries
     .map((e) => [e.file.firstRowId, e.file.rowCount, e.file.minSequenceNumber, e.file.maxSequenceNumber, e.file.fileSource])
-    .sort((a, b) => Number((a[0] as bigint) - (b[0] as bigint)));
+    .sort((a, b) => Number(((a[0] as bigint | null) ?? -1n) - ((b[0] as bigint | null) ?? -1n)));
   return { snapshots, files };
 }
 
@@ -106,6 +107,29 @@ describe.skipIf(noJava !== null)("row tracking with Java", () => {
       // plain reads are unaffected: both read each other's rows
       const rtOfJava = sortRows(arrowToRows(await j.newRead().toArrow((await j.newScan().plan()).splits)));
       expect(rtOfJava).toEqual(javaPlain);
+
+      // paimon-rt appends to partition b and compacts it: the compacted file carries _ROW_ID /
+      // _SEQUENCE_NUMBER columns (as Java's compactors write them), which Java reads back
+      const r2 = await catalog.getTable("db.r");
+      const w = await r2.newWrite({ commitUser: "u" });
+      await w.write(new arrow.RecordBatch({ dt: arrow.vectorFromArray(["b"], new arrow.Utf8()).data[0], id: arrow.vectorFromArray([9n], new arrow.Int64()).data[0], v: arrow.vectorFromArray(["s"], new arrow.Utf8()).data[0] }));
+      await r2.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+      await w.compact({ full: true });
+      await r2.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+      await w.close();
+      expect((await tracking(r2)).snapshots.slice(4)).toEqual([
+        [5, "APPEND", 9n, 5n],
+        [6, "COMPACT", 9n, 5n],
+      ]);
+      const afterCompaction = sortRows([...expected, { dt: "b", id: "9", v: "s", _ROW_ID: "8", _SEQUENCE_NUMBER: "5" }]);
+      const [javaCompacted, javaCompactedPlain] = (await runBatch("java", [
+        ["read", wh, "db.r$row_tracking", "--sort"],
+        ["read", wh, "db.r", "--sort"],
+      ])).map((x) => sortRows(parseJsonLines(batchOutput(x))));
+      expect(javaCompacted).toEqual(afterCompaction);
+      const s = await catalog.getTable("db.r$row_tracking");
+      expect(sortRows(arrowToRows(await s.newRead().toArrow((await s.newScan().plan()).splits)))).toEqual(afterCompaction);
+      expect(javaCompactedPlain).toEqual(sortRows(afterCompaction.map(({ dt, id, v }) => ({ dt, id, v }))));
     },
     SLOW,
   );

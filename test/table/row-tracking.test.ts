@@ -65,21 +65,50 @@ describe("row-tracking commits", () => {
     ]);
   });
 
-  it("refuses compaction, and row tracking with a bucket count or a primary key (Java SchemaValidation)", async () => {
-    const t = await newTable({ "row-tracking.enabled": "true" });
-    await appendIds(t, [1]);
-    await appendIds(t, [2]);
-    const w = await t.newWrite({ commitUser: "u" });
-    const e = await failure(() => w.compact({ full: true }));
-    expect(e.code).toBe("UNSUPPORTED");
-    expect(e.message).toBe("compact on row-tracking table db.t: compacted files would carry _ROW_ID / _SEQUENCE_NUMBER columns, which paimon-rt does not write");
-    await w.close();
+  it("refuses row tracking with a bucket count or a primary key (Java SchemaValidation)", async () => {
     const b = await failure(() => newTable({ "row-tracking.enabled": "true", bucket: "2", "bucket-key": "id" }));
     expect([b.code, b.message]).toEqual(["INVALID_ARGUMENT", "Cannot define bucket for row tracking table, it only support bucket = -1 (bucket = 2)"]);
     const p = await failure(() => newTable({ "row-tracking.enabled": "true", bucket: "-1" }, ["id"]));
     expect([p.code, p.message]).toEqual(["INVALID_ARGUMENT", "Cannot define primary-key for row tracking table."]);
   });
+
+  it("compaction writes _ROW_ID / _SEQUENCE_NUMBER columns (kept ids, also of deleted-row files), assigns no ids, keeps nextRowId", async () => {
+    const t = await newTable({ "row-tracking.enabled": "true" });
+    await appendIds(t, [10, 11, 12]);
+    await appendIds(t, [13, 14]);
+    // a deletion vector on the first file: its other rows keep their ids after compaction
+    const split = (await t.newScan().plan()).splits[0];
+    const first = split.files.find((f) => f.firstRowId === 0n)!;
+    await commitDeletionVector(t, split, first.fileName, [1]);
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.compact({ full: true });
+    const id = await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    await w.close();
+    const s = await t.snapshot(id!);
+    expect([s.commitKind, s.nextRowId, s.totalRecordCount]).toEqual(["COMPACT", 5n, 4n]);
+    const entries = await t.manifestStore.liveEntries(s);
+    expect(entries.map((e) => [e.file.firstRowId, e.file.rowCount, e.file.minSequenceNumber, e.file.maxSequenceNumber, e.file.fileSource, e.file.writeCols])).toEqual([[null, 4n, 1n, 4n, 1, ["id", "_ROW_ID", "_SEQUENCE_NUMBER"]]]);
+    // the file's own columns are read back
+    const rows = (await rowsOf(t)).sort((a, b) => Number((a[0] as bigint) - (b[0] as bigint)));
+    expect(rows).toEqual([
+      [10n, 0n, 1n],
+      [12n, 2n, 1n],
+      [13n, 3n, 2n],
+      [14n, 4n, 2n],
+    ]);
+    // a later append continues after nextRowId
+    await appendIds(t, [15]);
+    expect((await t.latestSnapshot())!.nextRowId).toBe(6n);
+    expect((await rowsOf(t)).find((r) => r[0] === 15n)).toEqual([15n, 5n, 5n]);
+  });
 });
+
+/** Rows of `db.t$row_tracking` as [columns...] in read order. */
+async function rowsOf(t: Table, options: Parameters<Table["newRead"]>[0] = {}): Promise<unknown[][]> {
+  const s = await t.systemTable("row_tracking");
+  const result = await s.newRead(options).toArrow((await s.newScan().plan()).splits);
+  return result.toArray().map((r) => Object.values(r.toJSON()));
+}
 
 describe("assignRowTracking", () => {
   it("skips compacted files, files with their own _ROW_ID, assigned files; stamps sequence-0 files only", () => {
@@ -127,13 +156,6 @@ describe("assignRowTracking", () => {
 });
 
 describe("$row_tracking", () => {
-  /** Rows of `db.t$row_tracking` as [columns...] in read order. */
-  async function rowsOf(t: Table, options: Parameters<Table["newRead"]>[0] = {}): Promise<unknown[][]> {
-    const s = await t.systemTable("row_tracking");
-    const result = await s.newRead(options).toArrow((await s.newScan().plan()).splits);
-    return result.toArray().map((r) => Object.values(r.toJSON()));
-  }
-
   it("reads the data columns, _ROW_ID (first row id + position) and _SEQUENCE_NUMBER (the file's max), across batches", async () => {
     const t = await newTable({ "row-tracking.enabled": "true" });
     await appendIds(t, [10, 11, 12]);
