@@ -14,6 +14,7 @@ import { bindPredicate, compareBytes, compareUtf8, type Predicate, splitAnd } fr
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { planProjection } from "../read/projection.js";
 import { TableRead, type ReadOptions } from "../read/table-read.js";
+import { DeletionVectorLoader, keptPositions } from "../read/kv-file-reader.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { Plan, Split } from "../scan/split.js";
 import type { BatchReader } from "../read/batch-reader.js";
@@ -900,7 +901,7 @@ class RowTrackingRead extends TableRead {
     const inner = new SystemTable(dataTable, systemName, { ...schema, fields: [...dataTable.schema.fields, ...rowTrackingFields(true)] });
     const o = this.readOptions;
     const out = this.outputSchema;
-    const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows };
+    const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows, DeletionVectorLoader, keptPositions };
     return readRowTracking(deps, inner, identifier, splits, out, out.fields.map((f) => f.name), o.predicateFilter && o.filter ? o.filter : null, o.batchSize);
   }
 }

@@ -15,6 +15,7 @@ import type { BatchReader } from "../read/batch-reader.js";
 import type { Split } from "../scan/split.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { DataFileMeta } from "../spec/manifest.js";
+import type { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
 
 /** What the read uses of the query bundle (system-tables.ts passes it). */
 export interface RowTrackingDeps {
@@ -26,6 +27,8 @@ export interface RowTrackingDeps {
   bindPredicate: typeof bindPredicate;
   filterBatchIndices: typeof filterBatchIndices;
   takeRows: typeof takeRows;
+  DeletionVectorLoader: typeof DeletionVectorLoader;
+  keptPositions: typeof keptPositions;
 }
 
 /**
@@ -40,24 +43,34 @@ export function readRowTracking(deps: RowTrackingDeps, inner: FileStoreTable, id
   if (columns.includes(-1)) throw new deps.PaimonError("UNSUPPORTED", `${identifier}: nested projections are not supported`);
   const bound = filter ? deps.bindPredicate(filter, all) : null;
   const read = new deps.TableRead(inner, batchSize === undefined ? {} : { batchSize });
+  const deletionVectors = new deps.DeletionVectorLoader(inner.fileIO);
   async function* batches(): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     for (const split of splits) {
       for (const [index, file] of split.files.entries()) {
-        // positions in the file are the row ids: rows a deletion vector hides would shift them
-        if (split.deletionFiles?.[index]) throw new deps.PaimonError("UNSUPPORTED", `${identifier}: data file ${file.fileName} has a deletion vector; $row_tracking of files with deletion vectors is not supported`);
-        const reader = await read.createReader([{ ...split, files: [file], deletionFiles: undefined }]);
-        let position = 0n;
-        for await (const raw of reader) {
-          const n = raw.numRows;
-          let batch = withRowTracking(deps, raw, file, position);
-          position += BigInt(n);
-          if (bound) {
-            const rows = deps.filterBatchIndices(bound, batch);
-            if (rows.length === 0) continue;
-            if (rows.length < n) batch = deps.takeRows(batch, rows);
+        // the file is read whole, its deleted rows dropped after numbering: ids are positions in the file
+        const deletionFile = split.deletionFiles?.[index];
+        const deleted = deletionFile ? await deletionVectors.load(deletionFile) : null;
+        try {
+          const reader = await read.createReader([{ ...split, files: [file], deletionFiles: undefined }]);
+          let position = 0;
+          for await (const raw of reader) {
+            const n = raw.numRows;
+            let batch = withRowTracking(deps, raw, file, BigInt(position));
+            if (deleted) {
+              const kept = deps.keptPositions(deleted, position, n);
+              if (kept.length < n) batch = deps.takeRows(batch, kept);
+            }
+            position += n;
+            if (bound) {
+              const rows = deps.filterBatchIndices(bound, batch);
+              if (rows.length < batch.numRows) batch = deps.takeRows(batch, rows);
+            }
+            if (batch.numRows === 0) continue;
+            const out = columns.map((c) => batch.data.children[c]);
+            yield new deps.RecordBatch(schema, deps.makeData({ type: new deps.Struct(schema.fields), length: batch.numRows, children: out, nullCount: 0 }));
           }
-          const out = columns.map((c) => batch.data.children[c]);
-          yield new deps.RecordBatch(schema, deps.makeData({ type: new deps.Struct(schema.fields), length: batch.numRows, children: out, nullCount: 0 }));
+        } finally {
+          deleted?.dispose();
         }
       }
     }
