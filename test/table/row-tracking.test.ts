@@ -110,6 +110,25 @@ async function rowsOf(t: Table, options: Parameters<Table["newRead"]>[0] = {}): 
   return result.toArray().map((r) => Object.values(r.toJSON()));
 }
 
+describe("row-tracking compaction in other file formats", () => {
+  it.each(["avro", "orc"])("%s: the compacted file's _ROW_ID / _SEQUENCE_NUMBER columns read back", async (format) => {
+    const t = await newTable({ "row-tracking.enabled": "true", "file.format": format });
+    await appendIds(t, [10, 11]);
+    await appendIds(t, [12]);
+    const w = await t.newWrite({ commitUser: "u" });
+    await w.compact({ full: true });
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    await w.close();
+    const entries = await t.manifestStore.liveEntries((await t.latestSnapshot())!);
+    expect(entries.map((e) => [e.file.fileName.endsWith(`.${format}`), e.file.firstRowId, e.file.writeCols])).toEqual([[true, null, ["id", "_ROW_ID", "_SEQUENCE_NUMBER"]]]);
+    expect(await rowsOf(t)).toEqual([
+      [10n, 0n, 1n],
+      [11n, 1n, 1n],
+      [12n, 2n, 2n],
+    ]);
+  });
+});
+
 describe("assignRowTracking", () => {
   it("skips compacted files, files with their own _ROW_ID, assigned files; stamps sequence-0 files only", () => {
     const entries = [
