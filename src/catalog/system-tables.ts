@@ -30,7 +30,8 @@ import { joinPath, readTextFileIfExists } from "../fs/file-io.js";
 import { javaHashMapOrder, javaStringHash } from "../fileindex/java-order.js";
 import { listConsumers } from "../table/consumers.js";
 import { partitionValueString } from "../table/paths.js";
-import { primaryKeyConfig, rowTrackingFields } from "../table/primary-key.js";
+import { primaryKeyConfig } from "../table/primary-key.js";
+import { withRowTrackingFields } from "../commit/row-tracking.js";
 import { listTags } from "../table/tags.js";
 import { Table } from "../table/table.js";
 
@@ -898,7 +899,7 @@ class RowTrackingRead extends TableRead {
     const { readRowTracking } = await import("../read/row-tracking-read.js");
     const { dataTable, systemName, schema, identifier } = this.system;
     // the files are read with nullable _ROW_ID / _SEQUENCE_NUMBER: files without them (not compacted) give nulls
-    const inner = new SystemTable(dataTable, systemName, { ...schema, fields: [...dataTable.schema.fields, ...rowTrackingFields(true)] });
+    const inner = new SystemTable(dataTable, systemName, { ...schema, fields: withRowTrackingFields(dataTable.schema.fields, true) });
     const o = this.readOptions;
     const out = this.outputSchema;
     const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows, DeletionVectorLoader, keptPositions };
@@ -953,7 +954,7 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
     if (!dataTable.coreOptions.bool("row-tracking.enabled", false)) {
       throw new PaimonError("INVALID_ARGUMENT", `Table ${dataTable.identifier} does not support row tracking, please enable 'row-tracking.enabled' option to use 'with_metadata' table.`);
     }
-    return new SystemTable(dataTable, lower, { ...dataTable.schema, fields: [...dataTable.schema.fields, ...rowTrackingFields(false)], primaryKeys: [], options: { ...dataTable.schema.options } });
+    return new SystemTable(dataTable, lower, { ...dataTable.schema, fields: withRowTrackingFields(dataTable.schema.fields, false), primaryKeys: [], options: { ...dataTable.schema.options } });
   } else if (lower === "audit_log") {
     fields = [{ id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") }, ...dataTable.schema.fields];
     primaryKeys = [];

@@ -6,7 +6,21 @@
 // keep theirs (their rows carry `_ROW_ID` / `_SEQUENCE_NUMBER` columns).
 import { PaimonError } from "../error.js";
 import type { ManifestEntry } from "../spec/manifest.js";
-import { ROW_ID_FIELD } from "../table/primary-key.js";
+import type { DataField } from "../spec/types.js";
+import { SEQUENCE_NUMBER_FIELD } from "../table/primary-key.js";
+
+/** Java `SpecialFields.ROW_ID`: a row-tracking table's row id (`$row_tracking`, columns of compacted files). */
+export const ROW_ID_FIELD: DataField = { id: 2147483642, name: "_ROW_ID", type: { kind: "BIGINT", nullable: false } };
+/**
+ * Java `SpecialFields.rowTypeWithRowTracking`: `fields` then `_ROW_ID` and `_SEQUENCE_NUMBER`
+ * (nullable: as files are read, where files not compacted lack them); INVALID_ARGUMENT, Java's
+ * message, when a column already has one of those names.
+ */
+export function withRowTrackingFields(fields: readonly DataField[], nullable: boolean): DataField[] {
+  const clash = fields.find((f) => f.name === ROW_ID_FIELD.name || f.name === SEQUENCE_NUMBER_FIELD.name);
+  if (clash) throw new PaimonError("INVALID_ARGUMENT", `Row tracking field name '${clash.name}' conflicts with existing field names.`);
+  return [...fields, ...[ROW_ID_FIELD, SEQUENCE_NUMBER_FIELD].map((f) => ({ ...f, type: { ...f.type, nullable } }))];
+}
 
 /**
  * The entries of a commit to snapshot `snapshotId` with row ids assigned from `nextRowId` (the

@@ -16,10 +16,6 @@ export const SEQUENCE_NUMBER_FIELD_ID = 2147483646;
 export const VALUE_KIND_FIELD_ID = 2147483645;
 export const SEQUENCE_NUMBER_FIELD: DataField = { id: SEQUENCE_NUMBER_FIELD_ID, name: "_SEQUENCE_NUMBER", type: { kind: "BIGINT", nullable: false } };
 export const VALUE_KIND_FIELD: DataField = { id: VALUE_KIND_FIELD_ID, name: "_VALUE_KIND", type: { kind: "TINYINT", nullable: false } };
-/** Java `SpecialFields.ROW_ID`: a row-tracking table's row id (`$row_tracking`, columns of compacted files). */
-export const ROW_ID_FIELD: DataField = { id: 2147483642, name: "_ROW_ID", type: { kind: "BIGINT", nullable: false } };
-/** Java `SpecialFields.rowTypeWithRowTracking`'s fields, after the data columns; nullable: as files are read (absent in files not compacted). */
-export const rowTrackingFields = (nullable: boolean): DataField[] => [ROW_ID_FIELD, SEQUENCE_NUMBER_FIELD].map((f) => ({ ...f, type: { ...f.type, nullable } }));
 
 export type MergeEngine = "deduplicate" | "partial-update" | "aggregation" | "first-row";
 export type ChangelogProducer = "none" | "input" | "lookup" | "full-compaction";

@@ -24,7 +24,7 @@ import { keptPositions } from "../read/kv-file-reader.js";
 import { takeRows } from "../arrow/take.js";
 import { compactTargets } from "./pk-write.js";
 import { makeData, RecordBatch, Struct } from "apache-arrow";
-import { rowTrackingFields } from "../table/primary-key.js";
+import { withRowTrackingFields } from "../commit/row-tracking.js";
 
 /**
  * Files to rewrite: all (full), or the first run of >= minFiles consecutive small files. A file
@@ -113,8 +113,8 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
   const tracking = opts.bool("row-tracking.enabled", false);
   // (loaded as the query bundle loads it, a lazy chunk; arrow members passed by name, not the namespace: a namespace value keeps all of apache-arrow in the shared chunk, +7 KB gzip)
   const { withRowTracking } = tracking ? await import("../read/row-tracking-read.js") : { withRowTracking: null };
-  const readFields = tracking ? [...table.schema.fields, ...rowTrackingFields(true)] : table.schema.fields;
-  const schema = tracking ? { ...table.schema, fields: [...table.schema.fields, ...rowTrackingFields(false)] } : table.schema;
+  const readFields = tracking ? withRowTrackingFields(table.schema.fields, true) : table.schema.fields;
+  const schema = tracking ? { ...table.schema, fields: withRowTrackingFields(table.schema.fields, false) } : table.schema;
   const writer = new AppendBucketWriter(
     {
       io: table.fileIO,
@@ -132,7 +132,7 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
   for (const f of picked) {
     const path = table.paths.dataFile(dir, f);
     checkDataFileFormat(path); // formats paimon-rt does not read: UNSUPPORTED, not CORRUPT_FILE
-    const fileFields = tracking ? [...(await schemas.fieldsOf(f.schemaId)), ...rowTrackingFields(true)] : await schemas.fieldsOf(f.schemaId);
+    const fileFields = tracking ? withRowTrackingFields(await schemas.fieldsOf(f.schemaId), true) : await schemas.fieldsOf(f.schemaId);
     const deleted = dvs?.get(f.fileName);
     let position = 0;
     const batches = isWholeDataFile(path)

@@ -205,6 +205,12 @@ describe("$row_tracking", () => {
     const plain = await newTable({});
     const e = await failure(() => plain.systemTable("row_tracking"));
     expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", "Table db.t does not support row tracking, please enable 'row-tracking.enabled' option to use 'with_metadata' table."]);
+    // Java SpecialFields.rowTypeWithRowTracking: a column may not have a tracking column's name
+    const catalog = await Catalog.open(tempDir());
+    await catalog.createDatabase("db");
+    const clash = await catalog.createTable("db.c", { fields: [{ name: "_SEQUENCE_NUMBER", type: "BIGINT" }], options: { "row-tracking.enabled": "true" } });
+    const c = await failure(() => clash.systemTable("row_tracking"));
+    expect([c.code, c.message]).toEqual(["INVALID_ARGUMENT", "Row tracking field name '_SEQUENCE_NUMBER' conflicts with existing field names."]);
     const t = await newTable({ "row-tracking.enabled": "true" });
     await appendIds(t, [1, 2, 3]);
     await appendIds(t, [4, 5, 6]);
