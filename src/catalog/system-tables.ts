@@ -14,6 +14,7 @@ import { bindPredicate, compareBytes, compareUtf8, type Predicate, splitAnd } fr
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { planProjection } from "../read/projection.js";
 import { TableRead, type ReadOptions } from "../read/table-read.js";
+import { DeletionVectorLoader, keptPositions } from "../read/kv-file-reader.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { Plan, Split } from "../scan/split.js";
 import type { BatchReader } from "../read/batch-reader.js";
@@ -30,6 +31,7 @@ import { javaHashMapOrder, javaStringHash } from "../fileindex/java-order.js";
 import { listConsumers } from "../table/consumers.js";
 import { partitionValueString } from "../table/paths.js";
 import { primaryKeyConfig } from "../table/primary-key.js";
+import { withRowTrackingFields } from "../commit/row-tracking.js";
 import { listTags } from "../table/tags.js";
 import { Table } from "../table/table.js";
 
@@ -528,7 +530,7 @@ async function snapshotsIn(t: Table, range: { min: number; max: number }): Promi
 }
 
 /** The system tables this library reads (Java `SystemTableLoader` names it serves). */
-export const SYSTEM_TABLES: readonly string[] = [...Object.keys(METADATA_TABLES), "audit_log", "binlog", "ro"];
+export const SYSTEM_TABLES: readonly string[] = [...Object.keys(METADATA_TABLES), "audit_log", "binlog", "ro", "row_tracking"];
 
 /** A split of a metadata table: the one unit of its read (Java's `SingletonSplit`s). */
 interface SystemSplit {
@@ -594,9 +596,10 @@ export class SystemTable extends ReadOnlyTable {
   }
 
   override newScan(options?: ScanOptions): TableScan {
-    if (this.systemName === "ro" || this.systemName === "audit_log" || this.systemName === "binlog") {
+    if (this.systemName === "ro" || this.systemName === "audit_log" || this.systemName === "binlog" || this.systemName === "row_tracking") {
       if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
-      return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : options);
+      // $row_tracking: no pruning by a filter (it may name _ROW_ID / _SEQUENCE_NUMBER; the read applies it)
+      return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : this.systemName === "row_tracking" ? { ...options, filter: undefined } : options);
     }
     return super.newScan(options);
   }
@@ -605,6 +608,7 @@ export class SystemTable extends ReadOnlyTable {
     if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time read`);
     if (this.systemName === "ro") return this.dataTable.newRead(options);
     if (this.systemName === "audit_log" || this.systemName === "binlog") return new AuditLogRead(this, options);
+    if (this.systemName === "row_tracking") return new RowTrackingRead(this, options);
     return super.newRead(options);
   }
 }
@@ -882,6 +886,27 @@ class AuditLogRead extends TableRead {
   }
 }
 
+/** `$row_tracking` (Java `RowTrackingTable`): read by row-tracking-read.ts, a lazily loaded chunk. */
+class RowTrackingRead extends TableRead {
+  constructor(
+    private readonly system: SystemTable,
+    private readonly readOptions: ReadOptions = {},
+  ) {
+    super(system, readOptions);
+  }
+
+  override async createReader(splits: readonly Split[]): Promise<BatchReader> {
+    const { readRowTracking } = await import("../read/row-tracking-read.js");
+    const { dataTable, systemName, schema, identifier } = this.system;
+    // the files are read with nullable _ROW_ID / _SEQUENCE_NUMBER: files without them (not compacted) give nulls
+    const inner = new SystemTable(dataTable, systemName, { ...schema, fields: withRowTrackingFields(dataTable.schema.fields, true) });
+    const o = this.readOptions;
+    const out = this.outputSchema;
+    const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows, DeletionVectorLoader, keptPositions };
+    return readRowTracking(deps, inner, identifier, splits, out, out.fields.map((f) => f.name), o.predicateFilter && o.filter ? o.filter : null, o.batchSize);
+  }
+}
+
 /** A LIST column whose row i is the one-element list `[values[i]]` (a null value stays an element: `[null]`). */
 function singletonLists(values: arrow.Data, type: arrow.List): arrow.Data {
   const offsets = new Int32Array(values.length + 1);
@@ -910,7 +935,7 @@ function bitmap(values: readonly unknown[]): Uint8Array {
 
 /**
  * The system table `name` of `dataTable` (a `SystemTable`), as Java's `SystemTableLoader.load`:
- * NOT_FOUND for a name Java does not know, UNSUPPORTED for one this library does not read.
+ * NOT_FOUND for a name Java does not know.
  */
 export function loadSystemTable(dataTable: Table, name: string): SystemTable {
   const lower = name.toLowerCase();
@@ -925,6 +950,11 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
   } else if ((lower === "audit_log" || lower === "binlog") && dataTable.schema.primaryKeys.length > 0 && dataTable.coreOptions.bool("table-read.sequence-number.enabled", false)) {
     // (Java then adds a _SEQUENCE_NUMBER column after rowkind; paimon-rt reads no sequence numbers out)
     throw new PaimonError("UNSUPPORTED", `${dataTable.identifier}$${name}: table-read.sequence-number.enabled=true (a _SEQUENCE_NUMBER column) is not supported`);
+  } else if (lower === "row_tracking") {
+    if (!dataTable.coreOptions.bool("row-tracking.enabled", false)) {
+      throw new PaimonError("INVALID_ARGUMENT", `Table ${dataTable.identifier} does not support row tracking, please enable 'row-tracking.enabled' option to use 'with_metadata' table.`);
+    }
+    return new SystemTable(dataTable, lower, { ...dataTable.schema, fields: withRowTrackingFields(dataTable.schema.fields, false), primaryKeys: [], options: { ...dataTable.schema.options } });
   } else if (lower === "audit_log") {
     fields = [{ id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") }, ...dataTable.schema.fields];
     primaryKeys = [];
@@ -933,8 +963,6 @@ export function loadSystemTable(dataTable: Table, name: string): SystemTable {
     const rowkind: DataField = { id: -1, name: "rowkind", type: parseDataType("STRING NOT NULL") };
     fields = [rowkind, ...dataTable.schema.fields.map((f) => ({ ...f, type: { kind: "ARRAY", nullable: true, element: { ...f.type, nullable: true } } as DataType }))];
     primaryKeys = [];
-  } else if (isSystemTableName(lower)) {
-    throw new PaimonError("UNSUPPORTED", `${dataTable.identifier}$${name}: the system table ${lower} is not supported (supported: ${SYSTEM_TABLES.join(", ")})`);
   } else {
     throw new PaimonError("NOT_FOUND", `table ${dataTable.identifier}$${name} does not exist: ${JSON.stringify(name)} is no system table (system tables: ${SYSTEM_TABLES.join(", ")})`);
   }
@@ -949,11 +977,7 @@ function metadataSchema(fields: DataField[], primaryKeys: string[], timeMillis: 
 /** Fields of declared columns, numbered from 0. */
 const columnFields = (columns: readonly Column[]): DataField[] => columns.map(([n, type], id) => ({ id, name: n, type: parseDataType(type) }));
 
-/** Java's other system tables, which this library does not serve (README "System tables"). */
-const JAVA_ONLY = ["row_tracking"];
-
-/** Whether Java's `SystemTableLoader` knows the system table `name` (case-insensitive): those this library reads and {@link JAVA_ONLY}. */
+/** Whether Java's `SystemTableLoader` knows the system table `name` (case-insensitive): this library reads them all. */
 export function isSystemTableName(name: string): boolean {
-  const lower = name.toLowerCase();
-  return SYSTEM_TABLES.includes(lower) || JAVA_ONLY.includes(lower);
+  return SYSTEM_TABLES.includes(name.toLowerCase());
 }

@@ -23,6 +23,7 @@ import { SchemaManager } from "../table/schema-manager.js";
 import { SnapshotManager } from "../table/snapshot-manager.js";
 import { readStatisticsFile } from "../table/statistics.js";
 import { referencedFileNames } from "./orphan-files.js";
+import { assignRowTracking } from "./row-tracking.js";
 import { checkHashIndexConflicts, checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 import { HASH_INDEX } from "../spec/hash-index.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
@@ -347,9 +348,11 @@ export class FileStoreCommit {
           await checkHashIndexConflicts(this.io, this.manifests.paths, await this.manifests.indexEntries(latest), latest.id, indexChanges);
         }
         if (options.checkBeforePublish) await options.checkBeforePublish(latest);
-        const snapshot = await this.writeSnapshot(latest, entries, { ...prepared, indexChanges }, identifier, options, written);
+        // Java assigns row ids after the conflict checks, to the entries the snapshot lists
+        const tracked = this.options.bool("row-tracking.enabled", false) ? assignRowTracking(latest ? latest.id + 1 : 1, latest?.nextRowId ?? 0n, entries) : { entries, nextRowId: latest?.nextRowId ?? 0n };
+        const snapshot = await this.writeSnapshot(latest, tracked.entries, { ...prepared, indexChanges }, identifier, options, written, tracked.nextRowId);
         if (await this.publish(snapshot)) {
-          this.advanceLiveFiles(snapshot, current, entries);
+          this.advanceLiveFiles(snapshot, current, tracked.entries);
           return snapshot.id;
         }
         lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
@@ -518,6 +521,7 @@ export class FileStoreCommit {
     identifier: bigint,
     options: CommitOptions,
     written: string[],
+    nextRowId: bigint,
   ): Promise<Snapshot> {
     const schemaId = (await this.schemas.latest())?.id ?? this.schema.id;
     const baseMetas = latest ? await this.manifests.dataManifests(latest) : [];
@@ -579,7 +583,7 @@ export class FileStoreCommit {
       deltaRecordCount: deltaRecords,
       watermark,
       properties: Object.keys(properties).length > 0 ? properties : null,
-      nextRowId: latest?.nextRowId ?? 0n,
+      nextRowId,
       statistics: prepared.statistics ?? (await inheritedStatistics(this.io, this.root, latest, schemaId)),
     });
   }

@@ -179,6 +179,11 @@ export function validateTableLayout(schema: TableSchema): void {
     if (trimmed.length === 0) throw invalid(`primary key [${schema.primaryKeys.join(", ")}] must not be only partition fields`);
   }
   validateSequenceField(schema);
+  if (isTrue(o["row-tracking.enabled"])) {
+    // Java SchemaValidation.validateRowTracking: row ids are assigned to unaware-bucket append files only
+    if (bucket !== -1) throw invalid(`Cannot define bucket for row tracking table, it only support bucket = -1 (bucket = ${bucketText})`);
+    if (schema.primaryKeys.length > 0) throw invalid("Cannot define primary-key for row tracking table.");
+  }
   for (const key of schema.partitionKeys) {
     const f = schema.fields.find((x) => x.name === key)!;
     if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {

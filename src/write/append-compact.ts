@@ -23,6 +23,8 @@ import { BucketDeletionVectors, deletionVectorIndexFiles } from "./deletion-vect
 import { keptPositions } from "../read/kv-file-reader.js";
 import { takeRows } from "../arrow/take.js";
 import { compactTargets } from "./pk-write.js";
+import { makeData, RecordBatch, Struct } from "apache-arrow";
+import { withRowTrackingFields } from "../commit/row-tracking.js";
 
 /**
  * Files to rewrite: all (full), or the first run of >= minFiles consecutive small files. A file
@@ -106,10 +108,17 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
   const dir = table.paths.bucketDirOf(first.partition, first.bucket, values);
   // null for other tables; a deduplicate table that fails the check was already refused at load
   const dedup = checkDeduplicateTable(table.schema, table.identifier);
+  // Row-tracking tables: compacted files carry _ROW_ID and _SEQUENCE_NUMBER (Java's compactors
+  // write with SpecialFields.rowTypeWithRowTracking), read from the inputs or derived from them
+  const tracking = opts.bool("row-tracking.enabled", false);
+  // (loaded as the query bundle loads it, a lazy chunk; arrow members passed by name, not the namespace: a namespace value keeps all of apache-arrow in the shared chunk, +7 KB gzip)
+  const { withRowTracking } = tracking ? await import("../read/row-tracking-read.js") : { withRowTracking: null };
+  const readFields = tracking ? withRowTrackingFields(table.schema.fields, true) : table.schema.fields;
+  const schema = tracking ? { ...table.schema, fields: withRowTrackingFields(table.schema.fields, false) } : table.schema;
   const writer = new AppendBucketWriter(
     {
       io: table.fileIO,
-      schema: table.schema,
+      schema,
       bucketDir: dir,
       fileCompression: opts.fileCompression,
       targetFileSize: target,
@@ -123,23 +132,25 @@ async function compactBucket(table: FileStoreTable, group: readonly ManifestEntr
   for (const f of picked) {
     const path = table.paths.dataFile(dir, f);
     checkDataFileFormat(path); // formats paimon-rt does not read: UNSUPPORTED, not CORRUPT_FILE
-    const fileFields = await schemas.fieldsOf(f.schemaId);
+    const fileFields = tracking ? withRowTrackingFields(await schemas.fieldsOf(f.schemaId), true) : await schemas.fieldsOf(f.schemaId);
     const deleted = dvs?.get(f.fileName);
     let position = 0;
     const batches = isWholeDataFile(path)
-      ? readWholeDataFile(table.fileIO.readFile(path), { fields: table.schema.fields, fileFields, batchSize: 65536, fileName: path, timestampLtzLegacy: timestampLtzLegacy(table.schema.options) })
-      : readParquetBatches(await fileIOSource(table.fileIO, path, Number(f.fileSize)), { fields: table.schema.fields, mapBy: "id", fileFields, batchSize: 65536, fileName: path });
+      ? readWholeDataFile(table.fileIO.readFile(path), { fields: readFields, fileFields, batchSize: 65536, fileName: path, timestampLtzLegacy: timestampLtzLegacy(table.schema.options) })
+      : readParquetBatches(await fileIOSource(table.fileIO, path, Number(f.fileSize)), { fields: readFields, mapBy: "id", fileFields, batchSize: 65536, fileName: path });
     for await (const raw of batches) {
-      let batch = raw;
+      // row ids are positions in the file, before deleted rows are dropped
+      let batch = withRowTracking ? withRowTracking({ makeData, RecordBatch, Struct }, raw, f, BigInt(position)) : raw;
       if (deleted && !deleted.isEmpty) {
         const kept = keptPositions(deleted, position, raw.numRows);
-        if (kept.length < raw.numRows) batch = takeRows(raw, kept);
+        if (kept.length < raw.numRows) batch = takeRows(batch, kept);
       }
       position += raw.numRows;
       await writer.write(batch);
     }
   }
-  const after = (await writer.prepareCommit()).map((f): DataFileMeta => ({ ...f, fileSource: 1 }));
+  const writeCols = tracking ? schema.fields.map((f) => f.name) : null;
+  const after = (await writer.prepareCommit()).map((f): DataFileMeta => ({ ...f, fileSource: 1, writeCols }));
   for (const f of picked) dvs?.remove(f.fileName);
   const index = dvs ? await dvs.persist() : { newIndexFiles: [], deletedIndexFiles: [] };
   return new CommitMessage(

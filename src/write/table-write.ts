@@ -119,13 +119,14 @@ function invalid(message: string): PaimonError {
 
 /**
  * Refuses (UNSUPPORTED, naming the option) writes Java would do differently: a bucket function
- * other than the default hash, row kinds taken from a field, row tracking (row ids assigned at
- * commit), record-level expiry (expired rows dropped by primary-key compaction).
+ * other than the default hash, row kinds taken from a field, record-level expiry (expired rows
+ * dropped by primary-key compaction). Row tracking is written (ids assigned at commit,
+ * src/commit/row-tracking.ts); only its compaction is refused (see `compact`).
  */
 export function checkWriteOptions(schema: TableSchema, table: string): void {
   const o = schema.options;
   const bucketFunction = (o["bucket-function.type"] ?? "default").trim().toLowerCase();
-  const keys = ["rowkind.field", "row-tracking.enabled", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
+  const keys = ["rowkind.field", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
   const refused = bucketFunction !== "default" ? "bucket-function.type" : firstOn(o, keys);
   if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
 }

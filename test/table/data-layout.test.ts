@@ -197,7 +197,6 @@ describe("options that change what Java reads or writes are refused, not ignored
     [{ "bucket-function.type": "mod" }, ["id"], "bucket-function.type=mod"],
     [{ "bucket-function.type": "hive" }, ["id"], "bucket-function.type=hive"],
     [{ "rowkind.field": "v" }, ["id"], "rowkind.field=v"],
-    [{ "row-tracking.enabled": "true" }, [], "row-tracking.enabled=true"],
     [{ "record-level.expire-time": "1 d", "record-level.time-field": "id" }, ["id"], "record-level.expire-time=1 d"],
   ])("writing a table with %o", async (options, primaryKeys, what) => {
     const t = await tableWith(options, primaryKeys);

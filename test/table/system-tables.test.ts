@@ -289,14 +289,15 @@ describe("system tables of a primary-key table with a known history", () => {
     await expectCode(s.atSnapshot(1), "UNSUPPORTED");
     await expectCode(catalog.getTable("db.t$nope"), "NOT_FOUND");
     await expectCode(catalog.getTable("db.missing$snapshots"), "NOT_FOUND");
-    await expectCode(catalog.getTable("db.t$row_tracking"), "UNSUPPORTED");
+    // Java RowTrackingTable: only tables with row-tracking.enabled
+    await expectCode(catalog.getTable("db.t$row_tracking"), "INVALID_ARGUMENT");
     await expectCode((await catalog.getTable("db.t")).copy({ "table-read.sequence-number.enabled": true }).systemTable("audit_log"), "UNSUPPORTED");
     await expectCode((await catalog.getTable("db.t")).copy({ "table-read.sequence-number.enabled": "true" }).systemTable("binlog"), "UNSUPPORTED");
     // tableExists as Java's (getTable succeeds): system tables of existing tables, any case
     expect(await catalog.tableExists("db.t$snapshots")).toBe(true);
     expect(await catalog.tableExists("db.t$Statistics")).toBe(true);
     expect(await catalog.tableExists("db.t$binlog")).toBe(true);
-    expect(await catalog.tableExists("db.t$row_tracking")).toBe(true); // Java's, which paimon-rt does not read
+    expect(await catalog.tableExists("db.t$row_tracking")).toBe(true); // a name Java knows (tableExists does not load it)
     expect(await catalog.tableExists("db.t$nope")).toBe(false);
     expect(await catalog.tableExists("db.t$")).toBe(false);
     expect(await catalog.tableExists("db.missing$snapshots")).toBe(false);
