@@ -156,12 +156,6 @@ function int96Data(data: arrow.Data, to: arrow.FixedSizeBinary): arrow.Data {
   return arrow.makeData({ type: to, length: data.length, nullCount: data.nullCount, nullBitmap: bitmapOf(data), data: out });
 }
 
-/** `schema` as the base64 IPC message parquet-rs stores under `ARROW:schema`. */
-export function arrowSchemaFooterValue(schema: arrow.Schema): string {
-  const stream = arrow.tableToIPC(new arrow.Table(schema), "stream");
-  return base64(stream.subarray(0, stream.length - 8)); // without the end-of-stream marker
-}
-
 export function base64(bytes: Uint8Array): string {
   let s = "";
   for (const b of bytes) s += String.fromCharCode(b);

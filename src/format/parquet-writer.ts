@@ -5,7 +5,7 @@
 import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { DataField, DataType, RowType } from "../spec/types.js";
-import { arrowSchemaFooterValue, convertData, int96Leaves, parquetArrowSchema } from "./arrow-types.js";
+import { base64, convertData, int96Leaves, parquetArrowSchema } from "./arrow-types.js";
 import { ColumnStatsCollector, parseStatsMode, type ColumnStats, type StatsMode } from "./column-stats.js";
 import { withParquetWasm, type ParquetWasm } from "./wasm.js";
 import { finishParquetFile } from "./parquet-finish.js";
@@ -13,6 +13,15 @@ import { overflowingDictionaryColumns } from "./dictionary-choice.js";
 import { encodeFlatParquet, flatCompressor, flatEncodable, type FlatCodec, type FlatLeafStats, type PageCompression } from "./parquet-encode.js";
 import { pageWorkerFor } from "./page-worker-load.js";
 import { recordBatch } from "../arrow/record-batch.js";
+
+/**
+ * `schema` as the base64 IPC message parquet-rs stores under `ARROW:schema` (here, not in
+ * arrow-types.ts: Arrow's IPC writer stays out of the query page).
+ */
+function arrowSchemaFooterValue(schema: arrow.Schema): string {
+  const stream = arrow.tableToIPC(new arrow.Table(schema), "stream");
+  return base64(stream.subarray(0, stream.length - 8)); // without the end-of-stream marker
+}
 
 type ParquetWasmWriterProperties = ReturnType<InstanceType<ParquetWasm["WriterPropertiesBuilder"]>["build"]>;
 

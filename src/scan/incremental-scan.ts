@@ -11,7 +11,7 @@
 // so bundlers split no shared module out of the query bundle for this lazily loaded chunk.
 import type { PaimonError as PaimonErrorClass } from "../error.js";
 import type { fromBinaryRow } from "../spec/binary-row.js";
-import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
+import type { groupByPartitionBucket, ManifestEntry, ManifestFileMeta, partitionBucketKey } from "../spec/manifest.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { earlierOrEqualTimeMillis, type Incremental } from "../table/time-travel.js";
@@ -25,6 +25,8 @@ export interface IncrementalScanDeps {
   readonly fromBinaryRow: typeof fromBinaryRow;
   readonly deletionFilesOf: typeof deletionFilesOf;
   readonly primaryKeyConfig: typeof primaryKeyConfig;
+  readonly groupByPartitionBucket: typeof groupByPartitionBucket;
+  readonly partitionBucketKey: typeof partitionBucketKey;
 }
 
 let D: IncrementalScanDeps;
@@ -144,15 +146,8 @@ async function planDelta(table: FileStoreTable, startId: number, endId: number, 
  */
 export function streamingSplits(table: FileStoreTable, entries: readonly ManifestEntry[], snapshotId: number, deps: IncrementalScanDeps): DataSplit[] {
   D = deps;
-  const groups = new Map<string, ManifestEntry[]>();
-  for (const e of entries) {
-    const key = `${e.partition.join(",")}|${e.bucket}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(e);
-  }
   const splits: DataSplit[] = [];
-  for (const group of groups.values()) {
+  for (const group of D.groupByPartitionBucket(entries).values()) {
     const e = group[0];
     splits.push({ ...placeOf(table, e), snapshotId, totalBuckets: e.totalBuckets, files: group.map((x) => x.file), rawConvertible: false, streaming: true });
   }
@@ -170,7 +165,7 @@ async function planDiff(table: FileStoreTable, start: Snapshot, end: Snapshot, f
   const beforeIds = new Set(before.map(id));
   const groups = new Map<string, { before: ManifestEntry[]; after: ManifestEntry[] }>();
   const groupOf = (e: ManifestEntry) => {
-    const key = `${e.partition.join(",")}|${e.bucket}`;
+    const key = D.partitionBucketKey(e.partition, e.bucket);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { before: [], after: [] }));
     return g;
@@ -179,7 +174,7 @@ async function planDiff(table: FileStoreTable, start: Snapshot, end: Snapshot, f
   for (const e of after) if (!beforeIds.has(id(e))) groupOf(e).after.push(e);
   const dvsOf = (dvs: Map<string, Map<string, DeletionFile>> | null, entries: readonly ManifestEntry[]) => {
     if (dvs === null || entries.length === 0) return undefined;
-    const m = dvs.get(`${entries[0].partition.join(",")}|${entries[0].bucket}`);
+    const m = dvs.get(D.partitionBucketKey(entries[0].partition, entries[0].bucket));
     return entries.map((e) => m?.get(e.file.fileName) ?? null);
   };
   const splits: DataSplit[] = [];

@@ -29,12 +29,8 @@ import type { checkReadOptions } from "../table/option-validation.js";
 import type { ReadOptions, TableRead } from "../read/table-read.js";
 
 /** The query bundle's modules this chunk uses, passed in by table.ts. */
-export interface StreamScanDeps {
-  readonly PaimonError: typeof PaimonErrorClass;
+export interface StreamScanDeps extends IncrementalScanDeps {
   readonly TableScan: typeof TableScan;
-  readonly fromBinaryRow: typeof fromBinaryRow;
-  readonly deletionFilesOf: typeof deletionFilesOf;
-  readonly primaryKeyConfig: typeof primaryKeyConfig;
   readonly parseDuration: typeof parseDuration;
   readonly checkManifestFormatOption: typeof checkManifestFormatOption;
   readonly checkReadOptions: typeof checkReadOptions;

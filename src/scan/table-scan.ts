@@ -5,7 +5,7 @@ import { prefetchDecoders } from "../format/parquet-reader.js";
 import { bindPredicate, type Predicate, splitPredicateByFields } from "../predicate/predicate.js";
 import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { bytesEqual, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
-import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
+import { groupByPartitionBucket, partitionBucketKey, type ManifestEntry, type ManifestFileMeta } from "../spec/manifest.js";
 import { boundMayMatch, mayMatch, partitionStatsOf, valueStatsOf } from "../predicate/stats.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -86,7 +86,7 @@ export class TableScan {
       const { keepManifest, keepEntry, keepFile } = this.filters();
       const { planIncremental } = await import("./incremental-scan.js");
       // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
-      return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig });
+      return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig, groupByPartitionBucket, partitionBucketKey });
     }
     const snapshot =
       this.options.snapshotId !== undefined
@@ -154,14 +154,7 @@ export class TableScan {
       this.packGroup(splits, snapshotId, entries, deletionFiles);
       return splits;
     }
-    const groups = new Map<string, ManifestEntry[]>();
-    for (const e of entries) {
-      const key = `${e.partition.join(",")}|${e.bucket}`;
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = []));
-      g.push(e);
-    }
-    for (const group of groups.values()) this.packGroup(splits, snapshotId, group, deletionFiles);
+    for (const group of groupByPartitionBucket(entries).values()) this.packGroup(splits, snapshotId, group, deletionFiles);
     return splits;
   }
 
@@ -174,7 +167,7 @@ export class TableScan {
     const place = this.placeOf(first);
     const partition = { ...place.partition };
     const bucketPath = place.bucketPath;
-    const dvs = deletionFiles?.get(`${first.partition.join(",")}|${first.bucket}`);
+    const dvs = deletionFiles?.get(partitionBucketKey(first.partition, first.bucket));
     const files = group.length === 1 ? [first.file] : group.map((e) => e.file).sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
     // Bin packing in sequence order (Java AppendOnlySplitGenerator / BinPacking.packForOrdered).
     let bin: typeof files = [];

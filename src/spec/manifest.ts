@@ -70,6 +70,21 @@ export interface ManifestEntry {
   file: DataFileMeta;
 }
 
+/** The key of a partition-bucket (serialized partition row and bucket) in maps of per-bucket state. */
+export const partitionBucketKey = (partition: Uint8Array, bucket: number): string => `${partition.join(",")}|${bucket}`;
+
+/** `entries` grouped by partition-bucket, in first-seen order. */
+export function groupByPartitionBucket(entries: Iterable<ManifestEntry>): Map<string, ManifestEntry[]> {
+  const groups = new Map<string, ManifestEntry[]>();
+  for (const e of entries) {
+    const key = partitionBucketKey(e.partition, e.bucket);
+    const g = groups.get(key);
+    if (g) g.push(e);
+    else groups.set(key, [e]);
+  }
+  return groups;
+}
+
 export interface ManifestFileMeta {
   fileName: string;
   fileSize: bigint;

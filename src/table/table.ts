@@ -15,6 +15,7 @@ import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
 import type { StreamReadOptions, StreamScanOptions, StreamTableScan } from "../scan/stream-scan.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
+import { groupByPartitionBucket, partitionBucketKey } from "../spec/manifest.js";
 import { deletionFilesOf } from "../scan/merge-tree-splits.js";
 import { primaryKeyConfig } from "./primary-key.js";
 import type { RecordBatch } from "apache-arrow";
@@ -153,7 +154,7 @@ export class Table extends FileStoreTable {
   newStreamScan(options?: StreamScanOptions): Promise<StreamTableScan> {
     // (the query bundle's modules it uses are passed in: see stream-scan.ts)
     return streamScanModule().then(({ StreamTableScan }) =>
-      StreamTableScan.open(this, options, { PaimonError, TableScan, fromBinaryRow, deletionFilesOf, primaryKeyConfig, parseDuration, checkManifestFormatOption, checkReadOptions }),
+      StreamTableScan.open(this, options, { PaimonError, TableScan, fromBinaryRow, deletionFilesOf, primaryKeyConfig, groupByPartitionBucket, partitionBucketKey, parseDuration, checkManifestFormatOption, checkReadOptions }),
     );
   }
 

@@ -4,12 +4,14 @@
 //   imports statically, minified, gzip level 9, apache-arrow included) is at most 150 KB and holds
 //   no write, commit or real-time module (those stay in chunks imported on first write/commit);
 //   the wasm assets are listed with their sizes, the kernel as its own file (not base64 in the JS);
+//   the same app awaiting at its module's top level (which makes rolldown skip its chunk merging)
+//   is built too and its size reported (the README gives both);
 // * the built app in headless Chromium reads the fixture warehouse over HTTP and shows exactly the
 //   rows Node reads.
 // examples/esbuild-browser, built with the README's esbuild command: `.wasm` imports as files
 // beside the bundle (`--loader:.wasm=file`), handed to init() as URLs: nothing copied by hand, and
 // the page shows the same rows.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -30,6 +32,8 @@ const ESBUILD_ARGS = ["main.js", "--bundle", "--format=esm", "--minify", "--outd
 let dir: string;
 let app: string;
 let outputs: Array<Rollup.OutputChunk | Rollup.OutputAsset>;
+/** The build of the same app with its work awaited at the module's top level. */
+let topLevelAwaitOutputs: Array<Rollup.OutputChunk | Rollup.OutputAsset>;
 let esbuildApp: string;
 
 beforeAll(async () => {
@@ -39,6 +43,13 @@ beforeAll(async () => {
   // `npx vite build` in the example directory (its vite.config.js), collecting the output too
   const result = (await build({ root: app, logLevel: "silent" })) as Rollup.RollupOutput | Rollup.RollupOutput[];
   outputs = (Array.isArray(result) ? result : [result]).flatMap((o) => o.output);
+  const tlaApp = join(dir, "vite-browser-top-level-await");
+  cpSync(app, tlaApp, { recursive: true });
+  const main = readFileSync(join(tlaApp, "main.js"), "utf8");
+  expect(main).toContain("\nmain().catch(");
+  writeFileSync(join(tlaApp, "main.js"), main.replace("\nmain().catch(", "\nawait main().catch("));
+  const tlaResult = (await build({ root: tlaApp, logLevel: "silent" })) as Rollup.RollupOutput | Rollup.RollupOutput[];
+  topLevelAwaitOutputs = (Array.isArray(tlaResult) ? tlaResult : [tlaResult]).flatMap((o) => o.output);
   esbuildApp = copyExample(dir, "esbuild-browser");
   await run(ESBUILD, ESBUILD_ARGS, esbuildApp);
 }, 240_000);
@@ -47,12 +58,12 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const chunks = () => outputs.filter((o): o is Rollup.OutputChunk => o.type === "chunk");
+const chunks = (of = outputs) => of.filter((o): o is Rollup.OutputChunk => o.type === "chunk");
 
 /** The chunks a page loading the entry fetches before running it: the entry and its static imports, transitively. */
-function loadedChunks(): Rollup.OutputChunk[] {
-  const byName = new Map(chunks().map((c) => [c.fileName, c]));
-  const entry = chunks().find((c) => c.isEntry)!;
+function loadedChunks(of = outputs): Rollup.OutputChunk[] {
+  const byName = new Map(chunks(of).map((c) => [c.fileName, c]));
+  const entry = chunks(of).find((c) => c.isEntry)!;
   const seen = new Map<string, Rollup.OutputChunk>();
   const queue = [entry.fileName];
   while (queue.length > 0) {
@@ -76,13 +87,15 @@ function moduleName(id: string): string {
 describe("browser examples", () => {
   it("vite: the JS a query-only page loads is at most 150 KB gzip with apache-arrow, without write, commit or real-time code", () => {
     const loaded = loadedChunks();
-    const gzip = loaded.reduce((sum, c) => sum + gzipSync(c.code, { level: 9 }).length, 0);
+    const gzipOf = (cs: Rollup.OutputChunk[]) => cs.reduce((sum, c) => sum + gzipSync(c.code, { level: 9 }).length, 0);
+    const gzip = gzipOf(loaded);
+    const tla = loadedChunks(topLevelAwaitOutputs);
     const minified = loaded.reduce((sum, c) => sum + Buffer.byteLength(c.code), 0);
     const modules = new Set(loaded.flatMap((c) => Object.keys(c.modules).map(moduleName)));
     const wasm = outputs.filter((o) => o.fileName.endsWith(".wasm")).map((o) => ({ file: o.fileName, bytes: (o as Rollup.OutputAsset).source.length }));
     console.log(
       `query-only page JS: ${(minified / 1024).toFixed(1)} KB minified, ${(gzip / 1024).toFixed(1)} KB gzip in ${loaded.length} chunks; ` +
-        `lazy chunks: ${chunks().length - loaded.length}; wasm assets: ${wasm.map((w) => `${w.file} ${(w.bytes / 1024).toFixed(1)} KB`).join(", ")}`,
+        `lazy chunks: ${chunks().length - loaded.length}; with a top-level await in the app: ${(gzipOf(tla) / 1024).toFixed(1)} KB gzip in ${tla.length} chunks; wasm assets: ${wasm.map((w) => `${w.file} ${(w.bytes / 1024).toFixed(1)} KB`).join(", ")}`,
     );
     expect(gzip).toBeLessThanOrEqual(BUDGET_BYTES);
     expect(modules.has("apache-arrow")).toBe(true);
