@@ -195,6 +195,43 @@ export class FileStoreCommit {
    * Java's `commitStatistics`: an ANALYZE snapshot (no file changes) naming the statistics file
    * `name` of `statistics/`, which the caller wrote. Returns its id.
    */
+  /**
+   * Java's `StrictModeChecker`: with the option `commit.strict-mode.last-safe-snapshot`, a commit
+   * fails with COMMIT_CONFLICT when a
+   * snapshot after the last safe one, by another commit user, is a COMPACT or OVERWRITE, or an
+   * APPEND that added files to real buckets while this commit overwrites. The safe snapshot then
+   * moves to the snapshot before this commit's, and to this commit's once it is published.
+   */
+  private async checkStrictMode(safe: number, newId: number, kind: PreparedCommit["kind"]): Promise<void> {
+    const key = "commit.strict-mode.last-safe-snapshot";
+    for (let id = safe + 1; id < newId; id++) {
+      let s: Snapshot;
+      try {
+        s = await this.snapshots.snapshot(id);
+      } catch (e) {
+        if (e instanceof PaimonError && e.code === "NOT_FOUND") throw new PaimonError("COMMIT_CONFLICT", `When trying to commit snapshot ${newId}, commit user ${this.commitUser} cannot read snapshot ${id} (expired?). Giving up committing as ${key} is set.`, { cause: e });
+        throw e;
+      }
+      if (s.commitUser === this.commitUser) continue;
+      if (s.commitKind === "COMPACT" || s.commitKind === "OVERWRITE") {
+        throw new PaimonError("COMMIT_CONFLICT", `When trying to commit snapshot ${newId}, commit user ${this.commitUser} has found a ${s.commitKind} snapshot (id: ${id}) by another user ${s.commitUser}. Giving up committing as ${key} is set.`);
+      }
+      if (s.commitKind === "APPEND" && kind === "OVERWRITE") {
+        const metas = await this.manifests.readManifestList(s.deltaManifestList);
+        const entries = (await Promise.all(metas.map((m) => this.manifests.readManifest(m.fileName)))).flat();
+        if (entries.some((e) => e.bucket >= 0)) {
+          throw new PaimonError(
+            "COMMIT_CONFLICT",
+            `When trying to commit snapshot ${newId}, commit user ${this.commitUser} has found a APPEND snapshot (id: ${id}) by another user ${s.commitUser} which committed files to fixed bucket. Giving up committing as ${key} is set.`,
+          );
+        }
+      }
+    }
+  }
+
+  /** The last safe snapshot of strict mode (table option `commit.strict-mode.last-safe-snapshot`), advanced by this committer's commits. */
+  private strictModeSafe: number | null | undefined;
+
   async commitStatistics(name: string, identifier: bigint): Promise<number> {
     return this.tryCommit({ kind: "ANALYZE", entries: [], changelog: [], indexChanges: [], conflictCheck: false, statistics: name }, identifier, {});
   }
@@ -348,11 +385,22 @@ export class FileStoreCommit {
           await checkHashIndexConflicts(this.io, this.manifests.paths, await this.manifests.indexEntries(latest), latest.id, indexChanges);
         }
         if (options.checkBeforePublish) await options.checkBeforePublish(latest);
+        if (this.strictModeSafe === undefined) {
+          const raw = this.options.get("commit.strict-mode.last-safe-snapshot");
+          const n = raw === undefined ? null : Number(raw.trim());
+          if (n !== null && (!/^[+-]?\d+$/.test(raw!.trim()) || !Number.isSafeInteger(n))) throw new PaimonError("INVALID_ARGUMENT", `option commit.strict-mode.last-safe-snapshot: '${raw}' is not a snapshot id`);
+          this.strictModeSafe = n;
+        }
+        if (this.strictModeSafe !== null && latest) {
+          await this.checkStrictMode(this.strictModeSafe, latest.id + 1, prepared.kind);
+          this.strictModeSafe = latest.id;
+        }
         // Java assigns row ids after the conflict checks, to the entries the snapshot lists
         const tracked = this.options.bool("row-tracking.enabled", false) ? assignRowTracking(latest ? latest.id + 1 : 1, latest?.nextRowId ?? 0n, entries) : { entries, nextRowId: latest?.nextRowId ?? 0n };
         const snapshot = await this.writeSnapshot(latest, tracked.entries, { ...prepared, indexChanges }, identifier, options, written, tracked.nextRowId);
         if (await this.publish(snapshot)) {
           this.advanceLiveFiles(snapshot, current, tracked.entries);
+          if (this.strictModeSafe !== null && this.strictModeSafe !== undefined) this.strictModeSafe = snapshot.id;
           return snapshot.id;
         }
         lastFailure = `snapshot ${snapshot.id} was taken by another writer`;

@@ -105,8 +105,11 @@ export class TableScan {
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
   }
 
-  /** Internal (also stream scans): the scan's pruning: manifests by partition statistics, entries by partition and bucket, files by statistics too. */
-  filters() {
+  /**
+   * Internal (also stream scans, rescale): the scan's pruning: manifests by partition statistics,
+   * entries by partition and bucket, files by statistics too; postpone-bucket files only with `withPostpone`.
+   */
+  filters(withPostpone = false) {
     const partitionFilter = this.options.filter && this.partitionFields.length > 0 ? splitPredicateByFields(this.options.filter, this.partitionFields.map((f) => f.name)).picked : null;
     const wanted = this.options.partitions?.map((p) => {
       const unknown = Object.keys(p).filter((k) => !this.table.schema.partitionKeys.includes(k));
@@ -117,7 +120,7 @@ export class TableScan {
     const buckets = this.options.buckets ? new Set(this.options.buckets) : null;
     const { level, minLevel = 0 } = this.options;
     const keepEntry = (e: ManifestEntry): boolean => {
-      if (e.bucket === -2) return false; // postpone bucket: invisible to batch reads
+      if (e.bucket === -2 && !withPostpone) return false; // postpone bucket: invisible to batch reads
       if (buckets && !buckets.has(e.bucket)) return false;
       if ((level !== undefined && e.file.level !== level) || e.file.level < minLevel) return false;
       if (wanted && !wanted.includes(e.partition.join(","))) return false;

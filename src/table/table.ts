@@ -14,6 +14,7 @@ import { prefetchKernels } from "../kernel/wasm.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
 import type { StreamReadOptions, StreamScanOptions, StreamTableScan } from "../scan/stream-scan.js";
+import type { RescaleOptions } from "../commit/rescale.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { groupByPartitionBucket, partitionBucketKey } from "../spec/manifest.js";
 import { deletionFilesOf } from "../scan/merge-tree-splits.js";
@@ -265,6 +266,40 @@ export class Table extends FileStoreTable {
     return analyzeTable(this, options, async (id, projection) => {
       const pinned = await this.atSnapshot(id);
       return pinned.newRead({ projection }).createReader((await pinned.newScan().plan()).splits);
+    });
+  }
+
+  /**
+   * Java Paimon's rescale procedure (Flink `RescaleAction`, `CALL sys.rescale`): the rows of
+   * `partition` (values of some or all partition keys; default the whole table), read at the latest
+   * snapshot, are written again into `bucketNum` buckets (required for postpone-bucket tables,
+   * `bucket = -2`; default the table's `bucket`) and replace the partition's files in one OVERWRITE
+   * snapshot, committed with `commit.strict-mode.last-safe-snapshot` set to the snapshot read:
+   * another user's COMPACT / OVERWRITE, or APPEND to real buckets, in between fails it with
+   * COMMIT_CONFLICT and nothing committed. The schema is not changed: for a fixed-bucket table,
+   * set `bucket` with `alterTable` first (Java's guide), or ordinary writes to the partition are
+   * refused afterwards. INVALID_ARGUMENT with Java's messages for a table without snapshots, a
+   * postpone table without `bucketNum`, an empty partition; also (beyond Java, which would delete
+   * them) for a partition with files still in the postpone bucket: compact first. Returns the
+   * snapshot id.
+   */
+  async rescale(options: RescaleOptions): Promise<number | null> {
+    this.checkWritable("rescale");
+    const { rescaleTable } = await import("../commit/rescale.js");
+    return rescaleTable(this, options, {
+      PaimonError,
+      primaryKeyConfig,
+      entries: async (id, partition) => {
+        const { keepManifest, keepEntry } = (await this.atSnapshot(id)).newScan({ partitions: partition ? [partition] : undefined }).filters(true);
+        return this.manifestStore.liveEntries(await this.snapshot(id), keepManifest, keepEntry);
+      },
+      rows: async (id, partition) => {
+        const pinned = await this.atSnapshot(id);
+        return pinned.newRead().createReader((await pinned.newScan({ partitions: partition ? [partition] : undefined }).plan()).splits);
+      },
+      withOptions: (options) => new FileStoreTable(this.fileIO, this.identifier, this.location, { ...this.schema, options }),
+      newWrite: async (table, commitUser) => new (await import("../write/table-write.js")).TableWrite(table, { commitUser, overwrite: true }),
+      newCommit: (table, commitUser) => new TableCommit(table, commitUser),
     });
   }
 

@@ -473,7 +473,7 @@ export class TableWrite {
         const where = this.partitionFields.length > 0 ? `partition ${this.partitionFields.map((f, i) => `${f.name}=${String(values[i])}`).join("/")}` : "the table";
         throw new PaimonError(
           "UNSUPPORTED",
-          `table ${this.table.identifier}: cannot write ${where} with the new bucket count ${this.numBuckets}: its files have bucket count ${previous.totalBuckets}; rescale it first with an overwrite (newWrite({ overwrite: true }) and TableCommit.overwrite, Java: INSERT OVERWRITE)`,
+          `table ${this.table.identifier}: cannot write ${where} with the new bucket count ${this.numBuckets}: its files have bucket count ${previous.totalBuckets}; rescale it first: Table.rescale, or an overwrite (newWrite({ overwrite: true }) and TableCommit.overwrite; Java: INSERT OVERWRITE or the rescale procedure)`,
         );
       }
     }

@@ -8,6 +8,9 @@
  *    partition in `postpone.default-bucket-num` buckets (and a key in the bucket Java's hash gives:
  *    Java reads by bucket).
  *
+ *  - paimon-rt rescales a compacted partition to another bucket count (Table.rescale, Java's rescale
+ *    procedure): both read the model, and later compactions keep the new count.
+ *
  * Skips cleanly (with a printed reason) when scripts/setup-oracles.sh has not been run.
  */
 import * as fsp from "node:fs/promises";
@@ -15,6 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { fromBinaryRow } from "../../src/spec/binary-row.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike } from "./convert.js";
 import { javaOracleUnavailable, type OracleRow, pypaimonUnavailable, readTables, sortRows, writeTables } from "./oracle/harness.js";
@@ -137,6 +141,36 @@ describe.skipIf(unavailable !== null)("postpone bucket mode with pypaimon and Ja
       const entries = await table.manifestStore.liveEntries(latest!);
       expect(entries.filter((e) => e.bucket === -2)).toEqual([]);
       expect(new Set(entries.map((e) => e.totalBuckets))).toEqual(new Set([3]));
+    },
+    SLOW,
+  );
+
+  it(
+    "paimon-rt's rescale of a partition (Java's rescale procedure): Java and pypaimon read the model; later compactions use the new count",
+    async () => {
+      const wh = path.join(root, "rescale");
+      const catalog = await Catalog.open(wh);
+      await catalog.createDatabase("db");
+      const table = await catalog.createTable("db.t", { fields: FIELDS, partitionKeys: ["dt"], primaryKeys: ["dt", "id"], options: { bucket: -2, "postpone.default-bucket-num": 1 } });
+      const commits: KindRow[][] = [Array.from({ length: 40 }, (_, i) => ({ dt: i % 4 === 0 ? "d2" : "d1", id: String(i), v: `a${i}`, _kind: "+I" }))];
+      await rtCommitRows(table, FIELDS, commits[0]!);
+      await compact(table);
+      await table.rescale({ commitUser: "rescaler", bucketNum: 4, partition: { dt: "d1" } });
+      let expected = model(commits);
+      expect(await rtRows(table)).toEqual(expected);
+      expect(await readBoth(wh, "db.t")).toEqual([expected, expected]);
+      commits.push([{ dt: "d1", id: "1", v: "b1", _kind: "+U" }, { dt: "d1", id: "2", v: "", _kind: "-D" }, { dt: "d1", id: "77", v: "b77", _kind: "+I" }, { dt: "d2", id: "0", v: "b0", _kind: "+U" }]);
+      await rtCommitRows(table, FIELDS, commits[1]!);
+      await compact(table);
+      expected = model(commits);
+      expect(await rtRows(table)).toEqual(expected);
+      expect(await readBoth(wh, "db.t")).toEqual([expected, expected]);
+      const totals = new Map<string, Set<number>>();
+      for (const e of await table.manifestStore.liveEntries((await table.latestSnapshot())!)) {
+        const dt = String(fromBinaryRow(e.partition.subarray(4), table.partitionFields.map((f) => f.type))[0]);
+        (totals.get(dt) ?? totals.set(dt, new Set()).get(dt)!).add(e.totalBuckets);
+      }
+      expect(totals).toEqual(new Map([["d1", new Set([4])], ["d2", new Set([1])]]));
     },
     SLOW,
   );
