@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { RealtimeContext } from "../src/index.js";
 import { RowKind } from "../src/write/table-write.js";
-import { cleanupDirs, makeTable, readRows, rtBatch } from "./realtime/helpers.js";
+import { cleanupDirs, makeTable, readRows, rtBatch, tempDir } from "./realtime/helpers.js";
+import { createPkTable, readRows as readPkRows, type Row, writeCommit } from "./pk/helpers.js";
 
 afterAll(cleanupDirs);
 
@@ -61,6 +62,15 @@ describe("paimon-rt compact", () => {
     for (const [k, n] of Object.entries(before)) expect(after[k], k).toBe(k === `b/${bucket}` ? 1 : n);
   });
 
+  it("--partition finds a postpone table's partition that has postponed files only (batch scans skip them)", async () => {
+    const table = await createPkTable({ bucket: -2, "postpone.default-bucket-num": 2 }, { warehouse: tempDir() });
+    const row = (dt: string, id: number): Row => ({ dt, id: BigInt(id), name: "a", v: `v${id}`, n: null });
+    await writeCommit(table, "w", [{ rows: [row("p1", 1), row("p1", 2), row("p2", 3)] }]);
+    const out = await run("compact", table.location, "--partition", "dt=p1");
+    expect(out).toEqual([`compacted ${table.location}: 1 file into 1 (snapshot 2)`]);
+    expect((await readPkRows(table)).map((r) => [r.dt, r.id])).toEqual([["p1", 1n], ["p1", 2n]]); // p2 still postponed
+  });
+
   it("refuses bad arguments with INVALID_ARGUMENT, writing nothing", async () => {
     const table = await makeTable({ bucket: 1 }, { partitioned: true });
     const code = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; message: string }) => `${e.code}: ${e.message}`);
@@ -70,5 +80,28 @@ describe("paimon-rt compact", () => {
     expect(await code(main(["compact", table.location, "--partition", "hr=1"]))).toBe(`INVALID_ARGUMENT: compact: unknown partition column(s) hr of table ${table.identifier} (partition keys: dt)`);
     expect(await code(main(["compact", table.location, "--fast"]))).toBe("INVALID_ARGUMENT: compact: unexpected argument --fast");
     expect(await table.latestSnapshot()).toBeNull();
+  });
+});
+
+describe("paimon-rt rescale", () => {
+  it("rescales a postpone table's partition into --bucket-num buckets; refuses bad arguments, writing nothing", async () => {
+    const table = await createPkTable({ bucket: -2 }, { warehouse: tempDir() });
+    const row = (dt: string, id: number): Row => ({ dt, id: BigInt(id), name: "a", v: `v${id}`, n: null });
+    await writeCommit(table, "w", [{ rows: Array.from({ length: 12 }, (_, i) => row(i < 9 ? "p1" : "p2", i)) }]);
+    await run("compact", table.location);
+    const code = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; message: string }) => `${e.code}: ${e.message}`);
+    expect(await code(main(["rescale"]))).toBe("INVALID_ARGUMENT: rescale needs a table path");
+    expect(await code(main(["rescale", table.location, "--bucket-num", "0"]))).toBe("INVALID_ARGUMENT: rescale: --bucket-num needs a positive number, got 0");
+    expect(await code(main(["rescale", table.location, "--partition", "hr=1", "--bucket-num", "2"]))).toBe(`INVALID_ARGUMENT: rescale: unknown partition column(s) hr of table ${table.identifier} (partition keys: dt)`);
+    expect(await code(main(["rescale", table.location, "--partition", "dt=p9", "--bucket-num", "2"]))).toBe(`INVALID_ARGUMENT: rescale: no partition of ${table.identifier} matches dt=p9`);
+    expect(await code(main(["rescale", table.location, "--partition", "dt=p1"]))).toBe(`INVALID_ARGUMENT: rescale of ${table.identifier}: When rescaling postpone bucket tables, you must provide the resulting bucket number.`);
+    expect((await table.latestSnapshot())!.id).toBe(2);
+    const before = await readPkRows(table);
+    expect(await run("rescale", table.location, "--partition", "dt=p1", "--bucket-num", "3", "--commit-user", "ops")).toEqual([`rescaled ${table.location} (dt=p1) into 3 buckets (snapshot 3)`]);
+    const latest = (await table.latestSnapshot())!;
+    expect([latest.commitKind, latest.commitUser]).toEqual(["OVERWRITE", "ops"]);
+    expect(await readPkRows(table)).toEqual(before);
+    const totals = (await table.manifestStore.liveEntries(latest)).map((e) => e.totalBuckets).sort();
+    expect(new Set(totals)).toEqual(new Set([1, 3]));
   });
 });

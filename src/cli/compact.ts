@@ -2,8 +2,8 @@
 // ordinary compaction writer (no real-time context), as Java's compact action: real-time tables
 // are compacted this way while their real-time writers keep writing (seed 000 "Compaction").
 import { PaimonError } from "../error.js";
-import { partitionStrings } from "../realtime/offsets.js";
 import { Table } from "../table/table.js";
+import { matchingPartitions, parsePartitionSpec } from "./partitions.js";
 
 export interface CompactCommand {
   location: string;
@@ -27,12 +27,7 @@ export function parseCompactArgs(args: readonly string[]): CompactCommand {
     if (flag === "--full") command.full = true;
     else if (flag === "--partition" && value !== undefined) {
       i++;
-      command.partition = {};
-      for (const pair of value.split(",")) {
-        const eq = pair.indexOf("=");
-        if (eq <= 0) throw new PaimonError("INVALID_ARGUMENT", `compact: --partition takes key=value pairs separated by commas, got '${value}'`);
-        command.partition[pair.slice(0, eq).trim()] = pair.slice(eq + 1);
-      }
+      command.partition = parsePartitionSpec("compact", value);
     } else if (flag === "--bucket" && value !== undefined) {
       i++;
       if (!/^\d+$/.test(value)) throw new PaimonError("INVALID_ARGUMENT", `compact: --bucket needs a bucket number, got ${value}`);
@@ -52,29 +47,13 @@ export function parseCompactArgs(args: readonly string[]): CompactCommand {
 /** Compacts the chosen partition-buckets and commits; prints the snapshot, or that nothing needed compacting. */
 export async function compactCommand(command: CompactCommand, log: (line: string) => void): Promise<number | null> {
   const table = await Table.open(command.location);
-  const fields = table.partitionFields;
   const spec = command.partition;
-  if (spec) {
-    const unknown = Object.keys(spec).filter((k) => !fields.some((f) => f.name === k));
-    if (unknown.length > 0) throw new PaimonError("INVALID_ARGUMENT", `compact: unknown partition column(s) ${unknown.join(", ")} of table ${table.identifier} (partition keys: ${fields.map((f) => f.name).join(", ") || "none"})`);
-  }
+  // (checked before the writer exists; a postpone table's partitions with postponed files only count)
+  const partitions = spec ? await matchingPartitions("compact", table, spec) : null;
   const w = await table.newWrite({ commitUser: command.commitUser });
   try {
-    if (spec) {
-      // The partitions whose logical values (as the offsets file and paths spell them) match.
-      const opts = table.coreOptions;
-      const seen = new Set<string>();
-      // the latest snapshot's partitions, whatever time travel the table's scan.* options ask of reads
-      const latest = await table.latestSnapshot();
-      for (const split of latest === null ? [] : (await table.newScan({ snapshotId: latest.id }).plan()).splits) {
-        const values = fields.map((f) => split.partition[f.name]);
-        const strings = partitionStrings(fields, values, opts.partitionDefaultName, opts.partitionLegacyName);
-        if (Object.entries(spec).some(([k, v]) => strings[k] !== v)) continue;
-        const key = JSON.stringify(strings);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        await w.compact({ partition: split.partition, bucket: command.bucket, full: command.full, workers: command.workers });
-      }
+    if (partitions) {
+      for (const partition of partitions) await w.compact({ partition, bucket: command.bucket, full: command.full, workers: command.workers });
     } else await w.compact({ bucket: command.bucket, full: command.full, workers: command.workers });
     const messages = await w.prepareCommit();
     const snapshot = messages.length === 0 ? null : await table.newCommit({ commitUser: command.commitUser }).commit(messages);

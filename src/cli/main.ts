@@ -11,6 +11,7 @@ import { inspectTable } from "./inspect.js";
 import { readTableCommand } from "./read.js";
 import { compactCommand, parseCompactArgs } from "./compact.js";
 import { expirePartitionsCommand, parseExpirePartitionsArgs } from "./expire-partitions.js";
+import { parseRescaleArgs, rescaleCommand } from "./rescale.js";
 import { parseRemoveOrphansArgs, removeOrphansCommand } from "./remove-orphans.js";
 import { serveCommand } from "./serve.js";
 import { parseTagArgs, tagCommand } from "./tags.js";
@@ -101,6 +102,9 @@ export async function main(args: string[], io: CliOutput = CONSOLE): Promise<num
       return 0;
     case "expire-partitions":
       await expirePartitionsCommand(parseExpirePartitionsArgs(rest), io.out);
+      return 0;
+    case "rescale":
+      await rescaleCommand(parseRescaleArgs(rest), io.out);
       return 0;
     case "create-tag":
     case "replace-tag":

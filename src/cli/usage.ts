@@ -81,6 +81,19 @@ export const COMMANDS: CommandUsage[] = [
     ],
   },
   {
+    name: "rescale",
+    args: "<table-path> [options]",
+    summary: [
+      "rewrite a partition (or the table) into another bucket count in one",
+      "OVERWRITE snapshot, as Java's rescale procedure (strict commit mode)",
+    ],
+    options: [
+      ["--bucket-num N", "N buckets (required for bucket = -2 tables)"],
+      ["--partition k=v,...", "only the matching partitions (default all)"],
+      ["--commit-user U", "commit user (default paimon-rt-rescale)"],
+    ],
+  },
+  {
     name: "create-tag",
     args: "<table-path> <name> [options]",
     summary: ["tag a snapshot (keeps it readable after it expires), as Java's create_tag"],

@@ -49,6 +49,8 @@ export async function rescaleTable(table: FileStoreTable, options: RescaleOption
   const { bucketNum, partition } = options;
   if (bucketNum !== undefined && (!Number.isInteger(bucketNum) || bucketNum < 1 || bucketNum > 0x7fffffff)) throw invalid(`bucketNum must be a positive integer, got ${JSON.stringify(bucketNum)}`);
   if (partition !== undefined && (partition === null || typeof partition !== "object" || Array.isArray(partition))) throw invalid(`partition must be an object of partition key values, got ${JSON.stringify(partition)}`);
+  const unknown = Object.keys(partition ?? {}).filter((k) => !table.schema.partitionKeys.includes(k));
+  if (unknown.length > 0) throw invalid(`unknown partition column(s) ${unknown.join(", ")} (partition keys: ${table.schema.partitionKeys.join(", ") || "none"})`);
   const bucket = table.coreOptions.bucket;
   if (bucket !== POSTPONE_BUCKET && bucket < 1) {
     throw new PaimonError("UNSUPPORTED", `rescale of ${table.identifier}: bucket = ${bucket} (${table.schema.primaryKeys.length > 0 ? "dynamic" : "unaware"} bucket mode) has no bucket count to rescale; rescale applies to fixed-bucket and postpone-bucket tables`);

@@ -15,6 +15,7 @@ import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { TableWrite, TableWriteOptions } from "../write/table-write.js";
 import type { StreamReadOptions, StreamScanOptions, StreamTableScan } from "../scan/stream-scan.js";
 import type { RescaleOptions } from "../commit/rescale.js";
+import { andOrNull, col, type Predicate } from "../predicate/predicate.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { groupByPartitionBucket, partitionBucketKey } from "../spec/manifest.js";
 import { deletionFilesOf } from "../scan/merge-tree-splits.js";
@@ -44,6 +45,11 @@ const streamScanModule = () => import("../scan/stream-scan.js");
 export function prefetchTableModules(): void {
   void prefetchFlatDecoder();
   prefetchKernels();
+}
+
+/** The filter selecting the partitions a spec (values of some or all partition keys) names; exact, as partition pruning is. */
+function partitionFilter(spec: Record<string, unknown> | undefined): Predicate | undefined {
+  return (spec && andOrNull(Object.entries(spec).map(([k, v]) => (v === null || v === undefined ? col(k).isNull() : col(k).eq(v))))) ?? undefined;
 }
 
 /** Options that may make a batch scan read another snapshot than the latest (src/table/time-travel.ts). */
@@ -290,12 +296,12 @@ export class Table extends FileStoreTable {
       PaimonError,
       primaryKeyConfig,
       entries: async (id, partition) => {
-        const { keepManifest, keepEntry } = (await this.atSnapshot(id)).newScan({ partitions: partition ? [partition] : undefined }).filters(true);
+        const { keepManifest, keepEntry } = (await this.atSnapshot(id)).newScan({ filter: partitionFilter(partition) }).filters(true);
         return this.manifestStore.liveEntries(await this.snapshot(id), keepManifest, keepEntry);
       },
       rows: async (id, partition) => {
         const pinned = await this.atSnapshot(id);
-        return pinned.newRead().createReader((await pinned.newScan({ partitions: partition ? [partition] : undefined }).plan()).splits);
+        return pinned.newRead().createReader((await pinned.newScan({ filter: partitionFilter(partition) }).plan()).splits);
       },
       withOptions: (options) => new FileStoreTable(this.fileIO, this.identifier, this.location, { ...this.schema, options }),
       newWrite: async (table, commitUser) => new (await import("../write/table-write.js")).TableWrite(table, { commitUser, overwrite: true }),
