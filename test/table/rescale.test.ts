@@ -121,6 +121,42 @@ describe("Table.rescale", () => {
   });
 });
 
+describe("Table.rescale with a spec naming some partition keys", () => {
+  it("rescales every matching partition in one snapshot, as Java's PartitionPredicate.fromMap; the others keep their count", async () => {
+    const catalog = await Catalog.open(freshWarehouse(() => `memory://rescale-${process.pid}-${Math.random().toString(36).slice(2)}`, "rescale"));
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", { fields: [{ name: "dt", type: "STRING NOT NULL" }, { name: "hr", type: "INT NOT NULL" }, { name: "id", type: "BIGINT NOT NULL" }, { name: "v", type: "STRING" }], partitionKeys: ["dt", "hr"], primaryKeys: ["dt", "hr", "id"], options: { bucket: -2 } });
+    const arrow = await import("apache-arrow");
+    const keys = [] as Array<[string, number, number]>;
+    for (const dt of ["d1", "d2"]) for (const hr of [1, 2]) for (let id = 0; id < 6; id++) keys.push([dt, hr, id]);
+    const w = await table.newWrite({ commitUser: "w" });
+    await w.write(
+      new arrow.RecordBatch({
+        dt: arrow.vectorFromArray(keys.map((k) => k[0]), new arrow.Utf8()).data[0]!,
+        hr: arrow.makeData({ type: new arrow.Int32(), data: Int32Array.from(keys.map((k) => k[1])) }),
+        id: arrow.makeData({ type: new arrow.Int64(), data: BigInt64Array.from(keys.map((k) => BigInt(k[2]))) }),
+        v: arrow.vectorFromArray(keys.map((k) => k.join("-")), new arrow.Utf8()).data[0]!,
+      }),
+    );
+    await table.newCommit({ commitUser: "w" }).commit(await w.prepareCommit());
+    await w.close();
+    await compactCommit(table);
+    const read = async () => (await table.newRead().toArrow((await table.newScan().plan()).splits)).toArray().map((r) => String(r.v)).sort();
+    const before = await read();
+    expect(before.length).toBe(24);
+    const id = await table.rescale({ commitUser: "r", bucketNum: 2, partition: { dt: "d1" } });
+    expect((await table.snapshot(id!)).commitKind).toBe("OVERWRITE");
+    expect(await read()).toEqual(before);
+    const totals = new Map<string, Set<number>>();
+    for (const e of await liveEntries(table)) {
+      const [dt, hr] = (await import("../../src/spec/binary-row.js")).fromBinaryRow(e.partition.subarray(4), table.partitionFields.map((f) => f.type));
+      const k = `${dt}/${hr}`;
+      (totals.get(k) ?? totals.set(k, new Set()).get(k)!).add(e.totalBuckets);
+    }
+    expect([...totals].map(([k, v]) => [k, [...v]]).sort()).toEqual([["d1/1", [2]], ["d1/2", [2]], ["d2/1", [1]], ["d2/2", [1]]]);
+  });
+});
+
 describe("commit.strict-mode.last-safe-snapshot", () => {
   async function strictTable(): Promise<{ table: Table; catalog: Catalog }> {
     const catalog = await Catalog.open(freshWarehouse(() => `memory://strict-${process.pid}-${Math.random().toString(36).slice(2)}`, "strict"));
