@@ -55,6 +55,10 @@ export async function rescaleTable(table: FileStoreTable, options: RescaleOption
   if (bucket !== POSTPONE_BUCKET && bucket < 1) {
     throw new PaimonError("UNSUPPORTED", `rescale of ${table.identifier}: bucket = ${bucket} (${table.schema.primaryKeys.length > 0 ? "dynamic" : "unaware"} bucket mode) has no bucket count to rescale; rescale applies to fixed-bucket and postpone-bucket tables`);
   }
+  // Real-time progress (seed 000) is kept per partition-bucket of the upstream's layout: a
+  // rescale would reset it (as any overwrite) while the rows stay, and the upstream replay
+  // after a restart would write them again.
+  if (table.coreOptions.bool("realtime.enabled", false)) throw new PaimonError("UNSUPPORTED", `rescale of ${table.identifier}: a real-time table (realtime.enabled=true) keeps its offset progress per partition-bucket; a rescale would reset it while keeping the rows`);
   // Java RescaleAction's checks and messages
   const latest = await table.latestSnapshot();
   if (latest === null) throw invalid(`Table ${table.identifier} has no snapshot. No need to rescale.`);

@@ -114,6 +114,11 @@ describe("Table.rescale", () => {
     await expect(dv.rescale({ commitUser: "r" })).rejects.toThrow(/level-0 file\(s\) of the table are not compacted yet; compact first/);
     expect(await tree(dv)).toEqual(dvTree);
 
+    const realtime = await createPkTable({ bucket: 2, "realtime.enabled": true });
+    await writeCommit(realtime, "w", [{ rows: rows("p1", range(5), "a") }]);
+    await expect(realtime.rescale({ commitUser: "r", bucketNum: 4 })).rejects.toThrow(`rescale of ${realtime.identifier}: a real-time table (realtime.enabled=true) keeps its offset progress per partition-bucket; a rescale would reset it while keeping the rows`);
+    expect((await realtime.latestSnapshot())!.id).toBe(1);
+
     const dynamic = await createPkTable({ bucket: -1 });
     await writeCommit(dynamic, "w", [{ rows: rows("p1", range(5), "a") }]);
     await expect(dynamic.rescale({ commitUser: "r", bucketNum: 2 })).rejects.toMatchObject({ code: "UNSUPPORTED" });
