@@ -8,6 +8,7 @@
 export { PaimonError } from "./error.js";
 export type { PaimonErrorCode } from "./error.js";
 export { Catalog } from "./catalog/catalog.js";
+export type { RESTCatalog, RESTCatalogOptions, RESTTag, RESTTableSnapshot } from "./catalog/rest-catalog.js";
 export { Table } from "./table/table.js";
 export type { SchemaChange } from "./table/schema-manager.js";
 export type { SchemaInput, TableSchema } from "./spec/schema.js";

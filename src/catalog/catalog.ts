@@ -4,16 +4,18 @@ import { type FileIO, joinPath } from "../fs/file-io.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
 import type { CatalogParts } from "./catalog-admin.js";
+import type { RESTCatalog, RESTCatalogOptions } from "./rest-catalog.js";
 import { checkDeduplicateTableOnLoad, type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
-import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
+import { DB_SUFFIX, openTableObject, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
 import { MAIN_BRANCH } from "../table/option-validation.js";
 
 
 // Loaded on first use, one import site each (bundlers add a preload list to every site): the
-// catalog changes and the system tables.
+// catalog changes, the system tables and the REST catalog client.
 const catalogAdmin = () => import("./catalog-admin.js");
 const systemTables = () => import("./system-tables.js");
+const restCatalog = () => import("./rest-catalog.js");
 
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
 export class Catalog {
@@ -29,6 +31,17 @@ export class Catalog {
   static async open(warehouse: string | URL, options: WarehouseOptions = {}): Promise<Catalog> {
     const { fileIO, root } = await resolveWarehouse(warehouse, options);
     return new Catalog(fileIO, root);
+  }
+
+  /**
+   * Connects to a Paimon REST catalog server (Java's `metastore=rest`: `uri`, `warehouse`,
+   * `token.provider=bear` + `token`); the prefix and headers come from the server's `/v1/config`.
+   * The returned {@link RESTCatalog} has this class's database and table operations, with tables
+   * read and written on the paths the server returns and snapshots committed through the server.
+   * Loaded on first use (edge-safe: `fetch` only).
+   */
+  static async openRest(options: RESTCatalogOptions): Promise<RESTCatalog> {
+    return (await restCatalog()).RESTCatalog.open(options);
   }
 
   /** Catalog changes on a read-only file system (HTTP) are refused before anything is looked up. */
@@ -100,17 +113,7 @@ export class Catalog {
       const systemObject = systemObjectOf(table);
       if (systemObject !== null) {
         const at = table.indexOf("$");
-        let name = table.slice(at + 1);
-        let dataTable = await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at));
-        // Java `Identifier`: `t$branch_b` is branch b, `t$branch_b$snapshots` a system table of it
-        const branch = /^branch_([^$]*)(?:\$(.*))?$/s.exec(name);
-        if (branch !== null) {
-          dataTable = await dataTable.switchToBranch(branch[1]);
-          if (branch[2] === undefined) return dataTable;
-          name = branch[2];
-        }
-        // a system table of the data table (Java `SystemTableLoader`): loaded on demand
-        return dataTable.systemTable(name);
+        return openTableObject(await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at)), table.slice(at + 1));
       }
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     }
