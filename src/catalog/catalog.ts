@@ -12,10 +12,9 @@ import { MAIN_BRANCH } from "../table/option-validation.js";
 
 
 // Loaded on first use, one import site each (bundlers add a preload list to every site): the
-// catalog changes, the system tables and the REST catalog client.
+// catalog changes and the system tables.
 const catalogAdmin = () => import("./catalog-admin.js");
 const systemTables = () => import("./system-tables.js");
-const restCatalog = () => import("./rest-catalog.js");
 
 /** A Paimon warehouse on any {@link FileIO}: databases are directories, tables their subdirectories. */
 export class Catalog {
@@ -31,17 +30,6 @@ export class Catalog {
   static async open(warehouse: string | URL, options: WarehouseOptions = {}): Promise<Catalog> {
     const { fileIO, root } = await resolveWarehouse(warehouse, options);
     return new Catalog(fileIO, root);
-  }
-
-  /**
-   * Connects to a Paimon REST catalog server (Java's `metastore=rest`: `uri`, `warehouse`,
-   * `token.provider=bear` + `token`); the prefix and headers come from the server's `/v1/config`.
-   * The returned {@link RESTCatalog} has this class's database and table operations, with tables
-   * read and written on the paths the server returns and snapshots committed through the server.
-   * Loaded on first use (edge-safe: `fetch` only).
-   */
-  static async openRest(options: RESTCatalogOptions): Promise<RESTCatalog> {
-    return (await restCatalog()).RESTCatalog.open(options);
   }
 
   /** Catalog changes on a read-only file system (HTTP) are refused before anything is looked up. */
@@ -180,4 +168,17 @@ export class Catalog {
     await this.schemaManagerOf(identifier).commitChanges(changes, identifier);
     return this.getTable(identifier);
   }
+}
+
+/**
+ * Connects to a Paimon REST catalog server (Java's `metastore=rest` options: `uri`, `warehouse`,
+ * `token.provider=bear` + `token`); the prefix and headers come from the server's `/v1/config`.
+ * The {@link RESTCatalog} has the database and table operations of {@link Catalog}, with tables
+ * read and written on the paths the server returns and snapshots committed through the server,
+ * plus the server's tags, branches and snapshot view. The client is loaded on first call (a page
+ * that does not call this carries none of it); it needs only `fetch` (edge-safe).
+ */
+export async function openRESTCatalog(options: RESTCatalogOptions): Promise<RESTCatalog> {
+  const { RESTCatalog } = await import("./rest-catalog.js");
+  return RESTCatalog.open(options, { openTableObject, parseIdentifier, systemObjectOf, validateName });
 }

@@ -2,7 +2,7 @@
 // tables live on a server, table files where the server says (read and written through our
 // FileIO), and snapshots are committed through the server's `commit` endpoint, as Java's
 // `CatalogSnapshotCommit` does for a catalog that manages versions. Only `fetch` (edge-safe);
-// loaded on first use by `Catalog.openRest`.
+// loaded on first use by `openRESTCatalog`.
 import { PaimonError, type PaimonErrorCode } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { resolveWarehouse } from "../fs/resolve.js";
@@ -18,7 +18,13 @@ import { MAIN_BRANCH } from "../table/option-validation.js";
 import { TableOptions } from "../table/options.js";
 import { checkDeduplicateTableOnLoad, type SchemaChange, validateTableSchema } from "../table/schema-manager.js";
 import { loadTimeTravel, Table } from "../table/table.js";
-import { openTableObject, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
+import type * as IdentifierModule from "./identifier.js";
+
+/**
+ * The identifier helpers, passed in by `openRESTCatalog` (identifier.ts is part of every page that
+ * opens a catalog; importing it here too would split it into a chunk of its own).
+ */
+export type IdentifierLib = Pick<typeof IdentifierModule, "openTableObject" | "parseIdentifier" | "systemObjectOf" | "validateName">;
 
 /** How to reach a REST catalog (Java's `metastore=rest` catalog options). */
 export interface RESTCatalogOptions {
@@ -75,13 +81,14 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 const enc = (s: string) => encodeURIComponent(s);
 
 /**
- * A catalog on a Paimon REST server (Java's `RESTCatalog`). Open it with `Catalog.openRest`.
+ * A catalog on a Paimon REST server (Java's `RESTCatalog`). Open it with `openRESTCatalog`.
  * Same surface as the file-system `Catalog` where the REST API offers it, plus the server-side
  * version operations (tags, branches, the server's snapshot view). Tables are ordinary `Table`s on
  * the path the server returns; their commits go through the server's `commit` endpoint.
  */
 export class RESTCatalog {
   private constructor(
+    private readonly id: IdentifierLib,
     private readonly options: RESTCatalogOptions,
     /** The merged catalog options: the server's defaults, ours, the server's overrides (Java `RESTApi`). */
     readonly catalogOptions: Readonly<Record<string, string>>,
@@ -89,8 +96,8 @@ export class RESTCatalog {
     private readonly headers: Record<string, string>,
   ) {}
 
-  /** Connects: asks the server's `/v1/config` for the warehouse, then uses its prefix and headers. */
-  static async open(options: RESTCatalogOptions): Promise<RESTCatalog> {
+  /** Connects: asks the server's `/v1/config` for the warehouse, then uses its prefix and headers (`openRESTCatalog`). */
+  static async open(options: RESTCatalogOptions, id: IdentifierLib): Promise<RESTCatalog> {
     if (options === null || typeof options !== "object") throw new PaimonError("INVALID_ARGUMENT", "REST catalog options are missing");
     const { uri, warehouse, token } = options;
     const timeout = options.requestTimeoutMs;
@@ -102,14 +109,14 @@ export class RESTCatalog {
     if (provider === "bear" && (typeof token !== "string" || token === "" || CONTROL.test(token))) throw new PaimonError("INVALID_ARGUMENT", "REST catalog token.provider bear needs a token");
     const auth: Record<string, string> = token === undefined ? {} : { Authorization: `Bearer ${token}` };
     const root = uri.replace(/\/+$/, "");
-    const bootstrap = new RESTCatalog(options, {}, root, { ...options.headers, ...auth });
+    const bootstrap = new RESTCatalog(id, options, {}, root, { ...options.headers, ...auth });
     const config = asObject(await bootstrap.call("GET", `/v1/config?warehouse=${enc(warehouse)}`), "config response");
     const merged: Record<string, string> = { ...stringMap(config.defaults, "config defaults"), uri, warehouse, ...stringMap(config.overrides, "config overrides") };
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(merged)) if (k.startsWith("header.") && k.length > "header.".length) headers[k.slice("header.".length)] = v;
     const prefix = merged.prefix;
     const base = prefix === undefined || prefix === "" ? `${root}/v1` : `${root}/v1/${enc(prefix)}`;
-    return new RESTCatalog(options, merged, base, { ...headers, ...options.headers, ...auth });
+    return new RESTCatalog(id, options, merged, base, { ...headers, ...options.headers, ...auth });
   }
 
   /** One request; the JSON answer (null when empty), or the server's error mapped to our codes. */
@@ -166,11 +173,11 @@ export class RESTCatalog {
   // ------------------------------------------------------------------------------- databases
 
   async listDatabases(): Promise<string[]> {
-    return (await this.listPaged("/databases", "databases")).map((n) => serverName(n, "database"));
+    return (await this.listPaged("/databases", "databases")).map((n) => this.serverName(n, "database"));
   }
 
   async databaseExists(name: string): Promise<boolean> {
-    validateName(name, "database");
+    this.id.validateName(name, "database");
     try {
       await this.call("GET", `/databases/${enc(name)}`);
       return true;
@@ -183,7 +190,7 @@ export class RESTCatalog {
   /** Creates a database (`options` are its properties); ALREADY_EXISTS unless `ignoreIfExists`. */
   async createDatabase(name: string, options: { ignoreIfExists?: boolean; options?: Record<string, string> } = {}): Promise<void> {
     checkNotSys(name, `create database ${name}`);
-    validateName(name, "database");
+    this.id.validateName(name, "database");
     try {
       await this.call("POST", "/databases", { name, options: { ...options.options } });
     } catch (e) {
@@ -194,7 +201,7 @@ export class RESTCatalog {
   /** Drops a database; INVALID_ARGUMENT when it has tables unless `cascade` (as Java's RESTCatalog checks). */
   async dropDatabase(name: string, options: { ignoreIfNotExists?: boolean; cascade?: boolean } = {}): Promise<void> {
     checkNotSys(name, `drop database ${name}`);
-    validateName(name, "database");
+    this.id.validateName(name, "database");
     try {
       if (!options.cascade) {
         const tables = await this.listTables(name);
@@ -210,8 +217,8 @@ export class RESTCatalog {
 
   async listTables(database: string): Promise<string[]> {
     checkNotSys(database, `list the tables of ${database}`);
-    validateName(database, "database");
-    return (await this.listPaged(`/databases/${enc(database)}/tables`, "tables")).map((n) => serverName(n, "table"));
+    this.id.validateName(database, "database");
+    return (await this.listPaged(`/databases/${enc(database)}/tables`, "tables")).map((n) => this.serverName(n, "table"));
   }
 
   /**
@@ -219,11 +226,11 @@ export class RESTCatalog {
    * `db.t$branch_b` is branch b, `db.t$snapshots` (etc.) a system table, as with `Catalog.getTable`.
    */
   async getTable(identifier: string): Promise<Table> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkNotSys(database, `load ${identifier}`);
-    if (systemObjectOf(table) !== null) {
+    if (this.id.systemObjectOf(table) !== null) {
       const at = table.indexOf("$");
-      return openTableObject(await this.getTable(`${database}.${table.slice(0, at)}`), table.slice(at + 1));
+      return this.id.openTableObject(await this.getTable(`${database}.${table.slice(0, at)}`), table.slice(at + 1));
     }
     const response = asObject(await this.call("GET", this.tablePath(database, table)), `table ${identifier}`);
     if (response.name !== table) throw badResponse(`table ${identifier}: the server answered for table ${JSON.stringify(response.name)}`);
@@ -255,9 +262,9 @@ export class RESTCatalog {
    * file-system catalog checks it. ALREADY_EXISTS unless `ignoreIfExists`; NOT_FOUND without the database.
    */
   async createTable(identifier: string, input: SchemaInput, options: { ignoreIfExists?: boolean } = {}): Promise<Table> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkNotSys(database, `create table ${identifier}`);
-    const object = systemObjectOf(table);
+    const object = this.id.systemObjectOf(table);
     if (object !== null) throw new PaimonError("INVALID_ARGUMENT", `invalid table name ${JSON.stringify(table)}: '$' is Paimon's separator of branches and system tables (Java Paimon reads ${identifier} as the ${object})`);
     const schema = createTableSchema(input);
     validateTableSchema(schema);
@@ -293,7 +300,7 @@ export class RESTCatalog {
 
   /** Applies schema changes on the server (Java's `SchemaChange` JSON); the table as it then is. */
   async alterTable(identifier: string, changes: SchemaChange[]): Promise<Table> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkNotSys(database, `alter ${identifier}`);
     if (!Array.isArray(changes)) throw new PaimonError("INVALID_ARGUMENT", `alterTable ${identifier}: changes must be a list`);
     await this.call("POST", this.tablePath(database, table), { changes: changes.map((c) => schemaChangeToRest(c, identifier)) });
@@ -304,7 +311,7 @@ export class RESTCatalog {
 
   /** The server's view of the table's latest snapshot (null when it has none), with the statistics its commits reported. */
   async loadSnapshot(identifier: string): Promise<RESTTableSnapshot | null> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     let response: JsonObject;
     try {
       response = asObject(await this.call("GET", this.tablePath(database, table, "snapshot")), `snapshot of ${identifier}`);
@@ -326,19 +333,19 @@ export class RESTCatalog {
 
   /** Creates tag `name` of snapshot `snapshotId` (default: the latest) on the server. */
   async createTag(identifier: string, name: string, snapshotId?: number): Promise<void> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkTagOrBranchName(name, "tag");
     await this.call("POST", this.tablePath(database, table, "tags"), { tagName: name, snapshotId: snapshotId ?? null, timeRetained: null });
   }
 
   /** The table's tags by name, ascending (every page). */
   async listTags(identifier: string): Promise<string[]> {
-    const { database, table } = parseIdentifier(identifier);
-    return (await this.listPaged(this.tablePath(database, table, "tags"), "tags")).map((n) => serverName(n, "tag"));
+    const { database, table } = this.id.parseIdentifier(identifier);
+    return (await this.listPaged(this.tablePath(database, table, "tags"), "tags")).map((n) => this.serverName(n, "tag"));
   }
 
   async getTag(identifier: string, name: string): Promise<RESTTag> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkTagOrBranchName(name, "tag");
     const r = asObject(await this.call("GET", this.tablePath(database, table, "tags", enc(name))), `tag ${name} of ${identifier}`);
     if (r.tagName !== name) throw badResponse(`tag ${name} of ${identifier}: the server answered for ${JSON.stringify(r.tagName)}`);
@@ -351,39 +358,51 @@ export class RESTCatalog {
   }
 
   async deleteTag(identifier: string, name: string): Promise<void> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkTagOrBranchName(name, "tag");
     await this.call("DELETE", this.tablePath(database, table, "tags", enc(name)));
   }
 
   /** Creates branch `name` (empty, or from tag `fromTag`) on the server. */
   async createBranch(identifier: string, name: string, fromTag?: string): Promise<void> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkTagOrBranchName(name, "branch");
     if (fromTag !== undefined) checkTagOrBranchName(fromTag, "tag");
     await this.call("POST", this.tablePath(database, table, "branches"), { branch: name, fromTag: fromTag ?? null });
   }
 
   async dropBranch(identifier: string, name: string): Promise<void> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     checkTagOrBranchName(name, "branch");
     await this.call("DELETE", this.tablePath(database, table, "branches", enc(name)));
   }
 
   async listBranches(identifier: string): Promise<string[]> {
-    const { database, table } = parseIdentifier(identifier);
+    const { database, table } = this.id.parseIdentifier(identifier);
     const r = asObject(await this.call("GET", this.tablePath(database, table, "branches")), `branches of ${identifier}`);
     const branches = r.branches ?? [];
     if (!Array.isArray(branches)) throw badResponse(`branches of ${identifier}: not a list`);
-    return branches.map((n) => serverName(n, "branch"));
+    return branches.map((n) => this.serverName(n, "branch"));
   }
 
   // --------------------------------------------------------------------------------- helpers
 
+  /** A database, table, tag or branch name from the server, checked as we check our own. */
+  private serverName(value: JsonValue, what: "database" | "table" | "tag" | "branch"): string {
+    if (typeof value !== "string") throw badResponse(`a ${what} name is not a string: ${JSON.stringify(String(value))}`);
+    try {
+      if (what === "database" || what === "table") this.id.validateName(value, what);
+      else checkTagOrBranchName(value, what);
+    } catch (e) {
+      throw badResponse(`${(e as Error).message}`);
+    }
+    return value;
+  }
+
   private plainTable(identifier: string, op: string): { database: string; table: string } {
-    const id = parseIdentifier(identifier);
+    const id = this.id.parseIdentifier(identifier);
     checkNotSys(id.database, `${op} ${identifier}`);
-    const object = systemObjectOf(id.table);
+    const object = this.id.systemObjectOf(id.table);
     if (object !== null) throw new PaimonError("INVALID_ARGUMENT", `cannot ${op} ${identifier}: it names the ${object}`);
     return id;
   }
@@ -459,18 +478,6 @@ function stringMap(value: JsonValue | undefined, what: string): Record<string, s
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(asObject(value, what))) if (v !== undefined && v !== null) out[k] = String(v);
   return out;
-}
-
-/** A database, table, tag or branch name from the server, checked as we check our own. */
-function serverName(value: JsonValue, what: "database" | "table" | "tag" | "branch"): string {
-  if (typeof value !== "string") throw badResponse(`a ${what} name is not a string: ${JSON.stringify(String(value))}`);
-  try {
-    if (what === "database" || what === "table") validateName(value, what);
-    else checkTagOrBranchName(value, what);
-  } catch (e) {
-    throw badResponse(`${(e as Error).message}`);
-  }
-  return value;
 }
 
 function checkTagOrBranchName(name: string, what: "tag" | "branch"): void {

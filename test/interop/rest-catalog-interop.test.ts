@@ -1,5 +1,5 @@
 /**
- * The REST catalog client (`Catalog.openRest`, src/catalog/rest-catalog.ts) against Java Paimon
+ * The REST catalog client (`openRESTCatalog`, src/catalog/rest-catalog.ts) against Java Paimon
  * 1.4.2's own REST server (`RESTCatalogServer` from paimon-core's tests jar, started by the Java
  * oracle's `rest-server` command), with Java's `RESTCatalog` (the oracle's `rest:` warehouses) on
  * the same server: each reads what the other created and committed, row for row; our commits go
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import * as arrow from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Catalog } from "../../src/catalog/catalog.js";
+import { openRESTCatalog } from "../../src/catalog/catalog.js";
 import type { RESTCatalog } from "../../src/catalog/rest-catalog.js";
 import { PaimonError } from "../../src/error.js";
 import type { Table } from "../../src/table/table.js";
@@ -91,7 +91,7 @@ describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer"
     if (/unknown command/.test(stderr)) throw new Error("the Java oracle was built before its rest-server command: run scripts/setup-oracles.sh --java-only");
     uri = first.trim();
     javaWh = `rest:${uri}?warehouse=${WAREHOUSE}&token=${TOKEN}`;
-    catalog = await Catalog.openRest({ uri, warehouse: WAREHOUSE, "token.provider": "bear", token: TOKEN });
+    catalog = await openRESTCatalog({ uri, warehouse: WAREHOUSE, "token.provider": "bear", token: TOKEN });
   }, SLOW);
 
   afterAll(async () => {
@@ -123,13 +123,13 @@ describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer"
   });
 
   it("refuses a wrong token and another warehouse with a clear error", async () => {
-    expect(await codeOf(Catalog.openRest({ uri, warehouse: WAREHOUSE, "token.provider": "bear", token: "wrong" }))).toBe(
+    expect(await codeOf(openRESTCatalog({ uri, warehouse: WAREHOUSE, "token.provider": "bear", token: "wrong" }))).toBe(
       `IO_ERROR: REST catalog GET ${uri.replace(/\/$/, "")}/v1/config?warehouse=${WAREHOUSE}: not authorized (check token)`,
     );
-    expect(await codeOf(Catalog.openRest({ uri, warehouse: WAREHOUSE, "token.provider": "dlf", token: TOKEN }))).toBe(
+    expect(await codeOf(openRESTCatalog({ uri, warehouse: WAREHOUSE, "token.provider": "dlf", token: TOKEN }))).toBe(
       'UNSUPPORTED: REST catalog token.provider "dlf" is not supported (only "bear": a static bearer token)',
     );
-    expect(await codeOf(Catalog.openRest({ uri: "file:///x", warehouse: WAREHOUSE }))).toMatch(/^INVALID_ARGUMENT: REST catalog option uri must be an http\(s\) URL/);
+    expect(await codeOf(openRESTCatalog({ uri: "file:///x", warehouse: WAREHOUSE }))).toMatch(/^INVALID_ARGUMENT: REST catalog option uri must be an http\(s\) URL/);
   });
 
   it("ours creates and commits through the server; Java's RESTCatalog reads it, commits more, and we read that", async () => {
@@ -186,7 +186,7 @@ describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer"
     expect(altered.options["snapshot.num-retained.max"]).toBe("20");
     expect(await codeOf(catalog.alterTable("adb.t", [{ kind: "dropColumn", name: "nope" }]))).toMatch(/^(INVALID_ARGUMENT|NOT_FOUND): /);
     // Java's mock server drops the connection on this one (min 10 > max 7 fails inside its error handler): no answer
-    const impatient = await Catalog.openRest({ uri, warehouse: WAREHOUSE, token: TOKEN, requestTimeoutMs: 3000 });
+    const impatient = await openRESTCatalog({ uri, warehouse: WAREHOUSE, token: TOKEN, requestTimeoutMs: 3000 });
     expect(await codeOf(impatient.alterTable("adb.t", [{ kind: "setOption", key: "snapshot.num-retained.max", value: "7" }]))).toBe(
       `IO_ERROR: REST catalog request POST ${uri}v1/paimon/databases/adb/tables/t failed: no answer within 3000 ms`,
     );
@@ -234,11 +234,11 @@ describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer"
   }, SLOW);
 
   it("refuses a table path outside the allowed roots before reading any file", async () => {
-    const fenced = await Catalog.openRest({ uri, warehouse: WAREHOUSE, token: TOKEN, tableRoots: [join(data, "elsewhere")] });
+    const fenced = await openRESTCatalog({ uri, warehouse: WAREHOUSE, token: TOKEN, tableRoots: [join(data, "elsewhere")] });
     expect(await codeOf(fenced.getTable("jdb.t"))).toBe(
       `IO_ERROR: REST catalog returned an invalid response: table jdb.t: path ${JSON.stringify(join(data, "jdb.db", "t"))} lies outside the allowed table roots (${join(data, "elsewhere")})`,
     );
-    const allowed = await Catalog.openRest({ uri, warehouse: WAREHOUSE, token: TOKEN, tableRoots: [data] });
+    const allowed = await openRESTCatalog({ uri, warehouse: WAREHOUSE, token: TOKEN, tableRoots: [data] });
     expect(await rtRead(await allowed.getTable("jdb.t"))).toEqual(rowsOf([7, 8, 9]));
     expect(existsSync(join(data, "elsewhere"))).toBe(false);
   }, SLOW);
