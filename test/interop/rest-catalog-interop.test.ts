@@ -198,6 +198,7 @@ describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer"
     const renamed = await catalog.getTable("adb.u");
     expect(renamed.schema.fields.map((f) => f.name)).toEqual(["id", "w", "v"]);
     expect(norm(parseJsonLines((await java([["read", javaWh, "adb.u"]]))[0]))).toEqual(await rtRead(renamed));
+    expect(await codeOf(catalog.dropDatabase("adb"))).toBe("INVALID_ARGUMENT: database adb is not empty (tables: u); drop with cascade");
     await catalog.dropTable("adb.u");
     expect(await catalog.listTables("adb")).toEqual([]);
     expect(await codeOf(catalog.dropTable("adb.u"))).toMatch(/^NOT_FOUND: /);
@@ -231,6 +232,9 @@ describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer"
     expect(await catalog.listTags("vdb.t")).toEqual([]);
     await catalog.dropBranch("vdb.t", "b1");
     expect(await catalog.listBranches("vdb.t")).toEqual([]);
+    await catalog.dropDatabase("vdb", { cascade: true });
+    expect(await catalog.databaseExists("vdb")).toBe(false);
+    expect(await codeOf(catalog.getTable("vdb.t"))).toMatch(/^NOT_FOUND: /);
   }, SLOW);
 
   it("refuses a table path outside the allowed roots before reading any file", async () => {
