@@ -8,7 +8,8 @@
  */
 export { PaimonError } from "./error.js";
 export type { PaimonErrorCode } from "./error.js";
-export { Catalog } from "./catalog/catalog.js";
+export { Catalog, openRESTCatalog } from "./catalog/catalog.js";
+export type { RESTCatalog, RESTCatalogOptions, RESTTag, RESTTableSnapshot } from "./catalog/rest-catalog.js";
 export { Table } from "./table/table.js";
 export type { TableSchema } from "./spec/schema.js";
 export type { Snapshot, CommitKind } from "./spec/snapshot.js";

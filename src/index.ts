@@ -7,7 +7,8 @@
  */
 export { PaimonError } from "./error.js";
 export type { PaimonErrorCode } from "./error.js";
-export { Catalog } from "./catalog/catalog.js";
+export { Catalog, openRESTCatalog } from "./catalog/catalog.js";
+export type { RESTCatalog, RESTCatalogOptions, RESTTag, RESTTableSnapshot } from "./catalog/rest-catalog.js";
 export { Table } from "./table/table.js";
 export type { SchemaChange } from "./table/schema-manager.js";
 export type { SchemaInput, TableSchema } from "./spec/schema.js";

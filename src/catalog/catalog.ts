@@ -4,9 +4,10 @@ import { type FileIO, joinPath } from "../fs/file-io.js";
 import { resolveWarehouse, type WarehouseOptions } from "../fs/resolve.js";
 import type { SchemaInput } from "../spec/schema.js";
 import type { CatalogParts } from "./catalog-admin.js";
+import type { RESTCatalog, RESTCatalogOptions } from "./rest-catalog.js";
 import { checkDeduplicateTableOnLoad, type SchemaChange, SchemaManager } from "../table/schema-manager.js";
 import { loadTimeTravel, prefetchTableModules, Table } from "../table/table.js";
-import { DB_SUFFIX, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
+import { DB_SUFFIX, openTableObject, parseIdentifier, systemObjectOf, validateName } from "./identifier.js";
 import { MAIN_BRANCH } from "../table/option-validation.js";
 
 
@@ -100,17 +101,7 @@ export class Catalog {
       const systemObject = systemObjectOf(table);
       if (systemObject !== null) {
         const at = table.indexOf("$");
-        let name = table.slice(at + 1);
-        let dataTable = await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at));
-        // Java `Identifier`: `t$branch_b` is branch b, `t$branch_b$snapshots` a system table of it
-        const branch = /^branch_([^$]*)(?:\$(.*))?$/s.exec(name);
-        if (branch !== null) {
-          dataTable = await dataTable.switchToBranch(branch[1]);
-          if (branch[2] === undefined) return dataTable;
-          name = branch[2];
-        }
-        // a system table of the data table (Java `SystemTableLoader`): loaded on demand
-        return dataTable.systemTable(name);
+        return openTableObject(await this.getTable(identifier.slice(0, identifier.length - table.length) + table.slice(0, at)), table.slice(at + 1));
       }
       throw new PaimonError("NOT_FOUND", `table ${identifier} does not exist (${path})`);
     }
@@ -177,4 +168,17 @@ export class Catalog {
     await this.schemaManagerOf(identifier).commitChanges(changes, identifier);
     return this.getTable(identifier);
   }
+}
+
+/**
+ * Connects to a Paimon REST catalog server (Java's `metastore=rest` options: `uri`, `warehouse`,
+ * `token.provider=bear` + `token`); the prefix and headers come from the server's `/v1/config`.
+ * The {@link RESTCatalog} has the database and table operations of {@link Catalog}, with tables
+ * read and written on the paths the server returns and snapshots committed through the server,
+ * plus the server's tags, branches and snapshot view. The client is loaded on first call (a page
+ * that does not call this carries none of it); it needs only `fetch` (edge-safe).
+ */
+export async function openRESTCatalog(options: RESTCatalogOptions): Promise<RESTCatalog> {
+  const { RESTCatalog } = await import("./rest-catalog.js");
+  return RESTCatalog.open(options, { openTableObject, parseIdentifier, systemObjectOf, validateName });
 }

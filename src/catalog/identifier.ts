@@ -1,5 +1,6 @@
 import { PaimonError } from "../error.js";
 import { fileNameProblem, MAX_FILE_NAME_BYTES, utf8Length } from "../spec/file-names.js";
+import type { Table } from "../table/table.js";
 
 /** A "database.table" identifier. */
 export interface Identifier {
@@ -50,4 +51,19 @@ export function parseIdentifier(identifier: string): Identifier {
   validateName(id.database, "database");
   validateName(id.table, "table");
   return id;
+}
+
+/**
+ * What `<table>$<name>` addresses of `dataTable`, as Java's `Identifier`: `branch_b` is branch b,
+ * `branch_b$snapshots` a system table of it, anything else a system table of the data table
+ * (Java `SystemTableLoader`, loaded on demand).
+ */
+export async function openTableObject(dataTable: Table, name: string): Promise<Table> {
+  const branch = /^branch_([^$]*)(?:\$(.*))?$/s.exec(name);
+  if (branch !== null) {
+    dataTable = await dataTable.switchToBranch(branch[1]);
+    if (branch[2] === undefined) return dataTable;
+    name = branch[2];
+  }
+  return dataTable.systemTable(name);
 }

@@ -24,6 +24,7 @@ import { SnapshotManager } from "../table/snapshot-manager.js";
 import { readStatisticsFile } from "../table/statistics.js";
 import { referencedFileNames } from "./orphan-files.js";
 import { assignRowTracking } from "./row-tracking.js";
+import { catalogSnapshotCommitOf } from "./catalog-snapshot-commit.js";
 import { checkHashIndexConflicts, checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 import { HASH_INDEX } from "../spec/hash-index.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
@@ -398,7 +399,7 @@ export class FileStoreCommit {
         // Java assigns row ids after the conflict checks, to the entries the snapshot lists
         const tracked = this.options.bool("row-tracking.enabled", false) ? assignRowTracking(latest ? latest.id + 1 : 1, latest?.nextRowId ?? 0n, entries) : { entries, nextRowId: latest?.nextRowId ?? 0n };
         const snapshot = await this.writeSnapshot(latest, tracked.entries, { ...prepared, indexChanges }, identifier, options, written, tracked.nextRowId);
-        if (await this.publish(snapshot)) {
+        if (await this.publish(snapshot, tracked.entries)) {
           this.advanceLiveFiles(snapshot, current, tracked.entries);
           if (this.strictModeSafe !== null && this.strictModeSafe !== undefined) this.strictModeSafe = snapshot.id;
           return snapshot.id;
@@ -424,13 +425,19 @@ export class FileStoreCommit {
    * published, and removing what it references would break the table. When the failure leaves it
    * unknown whether the snapshot landed, the error is marked so (see {@link commitOutcomeUnknown}).
    */
-  private async publish(snapshot: Snapshot): Promise<boolean> {
+  private async publish(snapshot: Snapshot, entries: readonly ManifestEntry[]): Promise<boolean> {
     try {
+      // a table of a catalog that manages versions (REST) commits through it, as Java's CatalogSnapshotCommit
+      const viaCatalog = catalogSnapshotCommitOf(this.io, this.root);
+      if (viaCatalog !== undefined) return await viaCatalog(snapshot, this.options.branch, entries);
       return await this.snapshots.tryPublish(snapshot);
     } catch (e) {
       let landed: boolean;
       try {
-        landed = await this.snapshots.publishedDespiteFailure(snapshot);
+        // (a catalog writes the file itself, in its own JSON layout: the same snapshot is the same manifest lists)
+        landed = catalogSnapshotCommitOf(this.io, this.root) !== undefined
+          ? (await this.snapshots.tryGetSnapshot(snapshot.id))?.deltaManifestList === snapshot.deltaManifestList
+          : await this.snapshots.publishedDespiteFailure(snapshot);
       } catch {
         if (typeof e === "object" && e !== null) unknownOutcomes.add(e);
         throw e;

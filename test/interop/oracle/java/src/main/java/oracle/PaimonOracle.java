@@ -89,7 +89,9 @@ import java.util.TreeMap;
  *   drop-branch   &lt;warehouse&gt; &lt;db.table&gt; &lt;branch&gt;   (Table.deleteBranch)
  *   fast-forward  &lt;warehouse&gt; &lt;db.table&gt; &lt;branch&gt;   (Table.fastForward)
  *   branches      &lt;warehouse&gt; &lt;db.table&gt;   (prints the sorted branch names)
+ *   rest-server   &lt;data dir&gt; &lt;warehouse name&gt; &lt;token&gt;   (Java's RESTCatalogServer; prints its URL, serves until stdin closes)
  *   version
+ * Every &lt;warehouse&gt; may also be {@code rest:<uri>?warehouse=<name>&token=<token>}: Java's RESTCatalog on that server.
  * </pre>
  */
 public final class PaimonOracle {
@@ -113,6 +115,11 @@ public final class PaimonOracle {
     static void run(String[] a, PrintStream out) throws Exception {
         if (a.length == 0) throw new IllegalArgumentException("usage: write|read|version ...");
         switch (a[0]) {
+            case "rest-server": {
+                if (a.length != 4) throw new IllegalArgumentException("rest-server <data dir> <warehouse name> <bearer token>");
+                restServer(a[1], a[2], a[3], out);
+                return;
+            }
             case "version":
                 out.println("{\"paimon\":\"" + Catalog.class.getPackage().getImplementationVersion()
                         + "\",\"java\":\"" + System.getProperty("java.version") + "\"}");
@@ -374,8 +381,48 @@ public final class PaimonOracle {
         }
     }
 
+    /** A `warehouse` argument naming a REST catalog instead of a directory (see {@link #catalog}). */
+    static final String REST_PREFIX = "rest:";
+
+    /**
+     * Serves a REST catalog (Java's RESTCatalogServer from paimon-core's tests jar: metadata in memory,
+     * tables under {@code dataDir} through a file-system catalog, commits through its {@code commit}
+     * endpoint) with prefix {@code paimon} and bearer-token auth; prints its URL, then serves until stdin closes.
+     */
+    static void restServer(String dataDir, String warehouseName, String token, PrintStream out) throws Exception {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        defaults.put("prefix", "paimon");
+        defaults.put("warehouse", warehouseName);
+        defaults.put("header.x-oracle", "paimon-java");
+        org.apache.paimon.rest.RESTCatalogServer server = new org.apache.paimon.rest.RESTCatalogServer(
+                dataDir, new org.apache.paimon.rest.auth.BearTokenAuthProvider(token),
+                new org.apache.paimon.rest.responses.ConfigResponse(defaults, new LinkedHashMap<>()), warehouseName);
+        server.start();
+        out.println(server.getUrl());
+        out.flush();
+        while (System.in.read() >= 0) {
+            // serve until the parent closes stdin
+        }
+        server.shutdown();
+    }
+
     static Catalog catalog(String warehouse) {
         Options o = new Options();
+        if (warehouse.startsWith(REST_PREFIX)) {
+            // rest:<uri>?warehouse=<name>&token=<bearer token>: Java's RESTCatalog (metastore=rest)
+            String spec = warehouse.substring(REST_PREFIX.length());
+            int q = spec.indexOf('?');
+            if (q < 0) throw new IllegalArgumentException("rest:<uri>?warehouse=<name>&token=<token>, got " + warehouse);
+            o.set("metastore", "rest");
+            o.set("uri", spec.substring(0, q));
+            o.set("token.provider", "bear");
+            for (String kv : spec.substring(q + 1).split("&")) {
+                int eq = kv.indexOf('=');
+                o.set(java.net.URLDecoder.decode(kv.substring(0, eq), java.nio.charset.StandardCharsets.UTF_8),
+                        java.net.URLDecoder.decode(kv.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            return CatalogFactory.createCatalog(CatalogContext.create(o));
+        }
         o.set("warehouse", warehouse);
         o.set("cache-enabled", "false");
         if (warehouse.startsWith("s3://")) s3Options(o); // paimon-s3 registers s3:// only
