@@ -26,6 +26,7 @@ import { referencedFileNames } from "./orphan-files.js";
 import { assignRowTracking } from "./row-tracking.js";
 import { checkHashIndexConflicts, checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 import { HASH_INDEX } from "../spec/hash-index.js";
+import { checkIcebergCompat, IcebergMetadataWriter } from "./iceberg-compat.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 export interface CommitOptions {
@@ -113,6 +114,8 @@ export class FileStoreCommit {
   readonly manifests: ManifestStore;
   readonly options: TableOptions;
   private readonly partitionFields: DataField[];
+  /** `metadata.iceberg.storage`: the Iceberg metadata written after each published snapshot (Java's IcebergCommitCallback). */
+  private readonly iceberg: IcebergMetadataWriter | null;
 
   /** The cached live files of this table, shared by the commits of this process (see {@link liveFiles}). */
   private get liveCache(): LiveFileCache | null {
@@ -139,6 +142,14 @@ export class FileStoreCommit {
     this.schemas = new SchemaManager(io, root, this.options.branch);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifests = new ManifestStore(io, new TablePaths(root, this.options, this.partitionFields), this.partitionFields, this.options.manifestCompression);
+    const iceberg = checkIcebergCompat(root, schema, this.options);
+    const manifests = this.manifests;
+    this.iceberg =
+      iceberg &&
+      new IcebergMetadataWriter(
+        { io, root, schema, options: this.options, paths: manifests.paths, schemas: this.schemas, snapshots: this.snapshots, partitionFields: this.partitionFields, allLiveEntries: (s) => manifests.allLiveEntries(s) },
+        iceberg,
+      );
   }
 
   /** The live data files of the latest snapshot (read through the live-file cache a commit keeps). */
@@ -318,6 +329,7 @@ export class FileStoreCommit {
       const latest = await this.snapshots.latestSnapshot();
       const written: string[] = [];
       const resolvedFiles: string[] = [];
+      let published: { snapshot: Snapshot; entries: readonly ManifestEntry[] } | undefined;
       const cleanUp = async () => {
         await this.manifests.deleteQuietly(written);
         await Promise.all(resolvedFiles.map((p) => this.io.delete(p).catch(() => false)));
@@ -353,15 +365,20 @@ export class FileStoreCommit {
         const snapshot = await this.writeSnapshot(latest, tracked.entries, { ...prepared, indexChanges }, identifier, options, written, tracked.nextRowId);
         if (await this.publish(snapshot)) {
           this.advanceLiveFiles(snapshot, current, tracked.entries);
-          return snapshot.id;
-        }
-        lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
+          published = { snapshot, entries: tracked.entries };
+        } else lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
       } catch (e) {
         // Only this attempt's manifests (and resolved index files) are removed: data files belong
         // to the caller (Java FileStoreCommitImpl cleans up its temporary manifests only; `abort` is separate).
         // A snapshot that may have been published keeps everything it references.
         if (!commitOutcomeUnknown(e)) await cleanUp();
         throw e;
+      }
+      if (published) {
+        // as Java's commit callbacks: after the snapshot is published; a failure reaches the
+        // caller (the snapshot stays), and the next commit writes the Iceberg metadata afresh
+        await this.iceberg?.afterCommit(published.snapshot, published.entries);
+        return published.snapshot.id;
       }
       await cleanUp();
       if (attempt >= maxRetries) break;
