@@ -10,6 +10,7 @@ import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-r
 import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
 
 export { FileStoreCommit } from "./file-store-commit.js";
+export { icebergRawFiles } from "./iceberg-compat.js";
 export { BATCH_COMMIT_IDENTIFIER };
 
 export function identifierOf(id: bigint | number | undefined): bigint {

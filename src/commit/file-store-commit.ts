@@ -136,18 +136,20 @@ export class FileStoreCommit {
     readonly root: string,
     readonly schema: TableSchema,
     readonly commitUser: string,
+    /** The table's raw-convertible files ({@link icebergRawFiles}): needed by primary-key tables with Iceberg metadata. */
+    icebergFiles?: (snapshot: Snapshot) => Promise<readonly ManifestEntry[]>,
   ) {
     this.options = new TableOptions(schema.options);
     this.snapshots = new SnapshotManager(io, root, this.options.branch);
     this.schemas = new SchemaManager(io, root, this.options.branch);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifests = new ManifestStore(io, new TablePaths(root, this.options, this.partitionFields), this.partitionFields, this.options.manifestCompression);
-    const iceberg = checkIcebergCompat(root, schema, this.options);
+    const iceberg = checkIcebergCompat(root, schema, this.options, icebergFiles !== undefined);
     const manifests = this.manifests;
     this.iceberg =
       iceberg &&
       new IcebergMetadataWriter(
-        { io, root, schema, options: this.options, paths: manifests.paths, schemas: this.schemas, snapshots: this.snapshots, partitionFields: this.partitionFields, allLiveEntries: (s) => manifests.allLiveEntries(s) },
+        { io, root, schema, options: this.options, paths: manifests.paths, schemas: this.schemas, snapshots: this.snapshots, partitionFields: this.partitionFields, rawFiles: icebergFiles ?? ((s) => manifests.allLiveEntries(s)) },
         iceberg,
       );
   }

@@ -15,7 +15,10 @@ import { FILE_KIND_ADD, FILE_KIND_DELETE, type ManifestEntry } from "../spec/man
 import type { TableSchema } from "../spec/schema.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { DataField, DataType } from "../spec/types.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
 import type { TableOptions } from "../table/options.js";
+import { primaryKeyConfig } from "../table/primary-key.js";
+import { planPrimaryKeySplits } from "../scan/merge-tree-splits.js";
 import type { TablePaths } from "../table/paths.js";
 import type { SchemaManager } from "../table/schema-manager.js";
 import type { SnapshotManager } from "../table/snapshot-manager.js";
@@ -42,7 +45,7 @@ export interface IcebergCompat {
  * `rest-catalog`, primary-key tables, deletion vectors, branches and column types Java cannot
  * convert; INVALID_ARGUMENT for unknown values (as Java's option parsing).
  */
-export function checkIcebergCompat(root: string, schema: TableSchema, options: TableOptions): IcebergCompat | null {
+export function checkIcebergCompat(root: string, schema: TableSchema, options: TableOptions, canPlanRawFiles = true): IcebergCompat | null {
   const storage = (options.get(STORAGE) ?? "disabled").trim().toLowerCase();
   if (storage === "disabled") return null;
   const where = `${STORAGE}=${storage} on ${root}`;
@@ -51,8 +54,8 @@ export function checkIcebergCompat(root: string, schema: TableSchema, options: T
   const versionText = options.get(FORMAT_VERSION) ?? "2";
   const formatVersion = Number(versionText.trim());
   if (formatVersion !== 2 && formatVersion !== 3) throw new PaimonError("INVALID_ARGUMENT", `${where}: Unsupported iceberg format version! Only version 2 or version 3 is valid, but current version is ${versionText}`);
-  if (schema.primaryKeys.length > 0) throw new PaimonError("UNSUPPORTED", `${where}: Iceberg metadata of primary-key tables (only their top-level files, or Iceberg deletion vectors) is not written by this library`);
   if (options.bool("deletion-vectors.enabled", false)) throw new PaimonError("UNSUPPORTED", `${where}: an Iceberg view of a table with deletion vectors would list deleted rows (Java adds them as Iceberg deletion vectors only with format-version 3 and bitmap64); not written by this library`);
+  if (schema.primaryKeys.length > 0 && !canPlanRawFiles) throw new PaimonError("UNSUPPORTED", `${where}: this commit cannot plan the primary-key table's raw-convertible files`);
   if (options.branch !== "main") throw new PaimonError("UNSUPPORTED", `${where}: Iceberg metadata of branch '${options.branch}' is not written`);
   for (const f of schema.fields) checkType(f.type, f.name, true, where);
   for (const k of schema.partitionKeys) {
@@ -440,8 +443,22 @@ export interface IcebergCommitContext {
   readonly schemas: SchemaManager;
   readonly snapshots: SnapshotManager;
   readonly partitionFields: readonly DataField[];
-  /** Every live data file of a snapshot (the full rebuild). */
-  allLiveEntries(snapshot: Snapshot): Promise<readonly ManifestEntry[]>;
+  /** The data files of a snapshot an Iceberg reader may read as they are (the full rebuild): {@link icebergRawFiles}. */
+  rawFiles(snapshot: Snapshot): Promise<readonly ManifestEntry[]>;
+}
+
+/**
+ * The files Java's full rebuild lists (`dataSplits` filtered by `rawConvertible`): every live file
+ * of an append table; of a primary-key table the files of raw-convertible splits (no merging
+ * needed to read them).
+ */
+export function icebergRawFiles(table: FileStoreTable): (snapshot: Snapshot) => Promise<readonly ManifestEntry[]> {
+  return async (snapshot) => {
+    const live = await table.manifestStore.allLiveEntries(snapshot);
+    if (table.schema.primaryKeys.length === 0) return live;
+    const splits = await planPrimaryKeySplits(table, snapshot, live, undefined);
+    return splits.filter((s) => s.rawConvertible).flatMap((s) => s.files.map((file) => ({ kind: FILE_KIND_ADD, partition: s.partitionRow, bucket: s.bucket, totalBuckets: s.totalBuckets ?? 0, file })));
+  };
 }
 
 /**
@@ -512,7 +529,7 @@ export class IcebergMetadataWriter {
     const id = snapshot.id;
     const sid = BigInt(id);
     const entries: IcebergEntry[] = [];
-    for (const e of await this.ctx.allLiveEntries(snapshot)) entries.push(await this.entryOf(e, sid));
+    for (const e of await this.ctx.rawFiles(snapshot)) entries.push(await this.entryOf(e, sid));
     const metas = entries.length > 0 ? [await this.writeManifest(entries, sid)] : [];
     const listPath = await this.writeManifestList(metas);
     const latest = (await this.ctx.schemas.latest())!;
@@ -724,10 +741,13 @@ export class IcebergMetadataWriter {
     // Java collectFileChanges: files by path, the last change wins
     const removed = new Map<string, ManifestEntry>();
     const added = new Map<string, ManifestEntry>();
+    // Java shouldAddFileToIceberg: all files of append tables, the top level of primary-key tables
+    const maxLevel = this.ctx.schema.primaryKeys.length > 0 ? primaryKeyConfig(this.ctx.options).numLevels - 1 : null;
     let addOnly = true;
     for (const e of delta) {
       const path = this.ctx.paths.dataFile(this.ctx.paths.bucketDirOf(e.partition, e.bucket), e.file);
       if (e.kind === FILE_KIND_ADD) {
+        if (maxLevel !== null && e.file.level !== maxLevel) continue;
         removed.delete(path);
         added.set(path, e);
       } else if (e.kind === FILE_KIND_DELETE) {
