@@ -582,9 +582,11 @@ export class IcebergMetadataWriter {
     const covered = f.valueStatsCols === null || f.valueStatsCols === undefined ? null : new Set(f.valueStatsCols);
     for (const field of [...schema.fields].sort((a, b) => a.id - b.id)) {
       if (covered !== null && !covered.has(field.name)) continue;
+      // Java's files carry no statistics of nested columns (left out of their dense `_VALUE_STATS_COLS`)
+      if (isNested(field.type)) continue;
       const c = stats.columns[field.name];
       nullCounts.push({ key: field.id, value: BigInt(c?.nullCount ?? 0) });
-      if (c && c.min !== null && c.min !== undefined && c.max !== null && c.max !== undefined && !isNested(field.type)) {
+      if (c && c.min !== null && c.min !== undefined && c.max !== null && c.max !== undefined) {
         lower.push({ key: field.id, value: icebergValueBytes(field.type, c.min) });
         upper.push({ key: field.id, value: icebergValueBytes(field.type, c.max) });
       }
