@@ -108,6 +108,19 @@ describe("Iceberg compatibility metadata", () => {
     ]);
   });
 
+  it("tags of retained snapshots become Iceberg tag refs at the next commit (Java's refs)", async () => {
+    const wh = tempDir();
+    const t = await table(wh, {});
+    await append(t, [1]);
+    await t.createTag("first", 1);
+    await append(t, [2]);
+    const text = readFileSync(join(meta(wh).dir, "v2.metadata.json"), "utf8");
+    expect(text).toContain('"refs" : {\n    "first" : {\n      "snapshot-id" : 1,\n      "type" : "tag",\n      "max-ref-age-ms" : 9223372036854775807\n    }\n  }\n}');
+    // the next commit reads that metadata back (the 64-bit age intact) and keeps the ref
+    await append(t, [3]);
+    expect(readFileSync(join(meta(wh).dir, "v3.metadata.json"), "utf8")).toContain('"max-ref-age-ms" : 9223372036854775807');
+  });
+
   it("hadoop-catalog keeps the metadata under <warehouse>/iceberg/<db>/<table>/metadata", async () => {
     const wh = tempDir();
     const t = await table(wh, { "metadata.iceberg.storage": "hadoop-catalog" });
