@@ -25,7 +25,7 @@ const FIELDS = [
 
 async function table(wh: string, options: Record<string, string>, fields = FIELDS, name = "db.t"): Promise<Table> {
   const catalog = await Catalog.open(wh);
-  await catalog.createDatabase("db", true);
+  await catalog.createDatabase("db", { ignoreIfExists: true });
   return catalog.createTable(name, { fields, partitionKeys: fields === FIELDS ? ["dt"] : [], options: { "metadata.iceberg.storage": "table-location", ...options } } as never);
 }
 
@@ -141,7 +141,7 @@ describe("Iceberg compatibility metadata", () => {
   ])("refuses %j before anything is written", async (options, fields, code, message) => {
     const wh = tempDir();
     const catalog = await Catalog.open(wh);
-    await catalog.createDatabase("db", true);
+    await catalog.createDatabase("db", { ignoreIfExists: true });
     const t = await catalog.createTable("db.t", { fields, options: { "metadata.iceberg.storage": "table-location", ...options } } as never);
     // refused when the commit starts (even one with nothing to commit), before any snapshot
     const err = await t.newCommit({ commitUser: "u" }).commit([]).catch((e: unknown) => e);
