@@ -14,6 +14,7 @@ import type { DataField, DataType } from "../spec/types.js";
 import type { BatchReader } from "../read/batch-reader.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { FileStoreCommit } from "./file-store-commit.js";
+import { icebergRawFiles } from "./iceberg-compat.js";
 
 /** Options of {@link analyzeTable}. */
 export interface AnalyzeOptions {
@@ -161,7 +162,7 @@ export async function analyzeTable(table: FileStoreTable, options: AnalyzeOption
   const path = joinPath(table.paths.root, STATISTICS_DIR, name);
   await table.fileIO.writeFile(path, text);
   try {
-    return await new FileStoreCommit(table.fileIO, table.location, table.schema, options.commitUser).commitStatistics(name, BATCH_COMMIT_IDENTIFIER);
+    return await new FileStoreCommit(table.fileIO, table.location, table.schema, options.commitUser, icebergRawFiles(table)).commitStatistics(name, BATCH_COMMIT_IDENTIFIER);
   } catch (e) {
     await table.fileIO.delete(path).catch(() => false);
     throw e;

@@ -14,6 +14,7 @@ import type { TablePaths } from "../table/paths.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { BucketDeletionVectors, deletionVectorIndexFiles } from "../write/deletion-vector-index.js";
 import { FileStoreCommit, type ResolvedIndexChanges } from "./file-store-commit.js";
+import { icebergRawFiles } from "./iceberg-compat.js";
 
 /** Deleted positions by data file name. */
 export type FilePositions = ReadonlyMap<string, ArrayLike<number>>;
@@ -140,7 +141,7 @@ export async function commitRowDeletions(
     if (!list) g.positions.set(d.fileName, (list = []));
     for (let i = 0; i < d.positions.length; i++) list.push(d.positions[i]);
   }
-  const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, commitUser);
+  const commit = new FileStoreCommit(table.fileIO, table.location, table.schema, commitUser, icebergRawFiles(table));
   const resolver = deletionVectorResolver(
     { io: table.fileIO, paths: table.paths, manifests: table.manifestStore, bitmap64: table.coreOptions.bool("deletion-vectors.bitmap64", false), fixedBucket: table.coreOptions.bucket > 0 },
     [...byBucket.values()].map((g) => ({ partition: g.partition, bucket: g.bucket, resolve: () => g.positions })),

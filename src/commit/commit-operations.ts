@@ -4,12 +4,18 @@ import { PaimonError } from "../error.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { CommitMessage, type CrossPartitionBase, validateMessageFiles } from "./commit-message.js";
-import { type CommitOptions, commitOutcomeUnknown, type FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
+import { type CommitOptions, commitOutcomeUnknown, FileStoreCommit as FileStoreCommitClass, type FileStoreCommit, type PartitionFilter } from "./file-store-commit.js";
+import { icebergRawFiles } from "./iceberg-compat.js";
 import { checkCrossPartitionConflicts } from "./pk-conflicts.js";
 import { fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { deleteUnpublishedOffsets, partitionStrings, partitionStringsOfRow, progressAfterOverwrite } from "../realtime/offsets.js";
 
 export { FileStoreCommit } from "./file-store-commit.js";
+
+/** The file-store commit of `table` for `commitUser` (with the table's Iceberg raw-file planning, see iceberg-compat.ts). */
+export function fileStoreCommitOf(table: FileStoreTable, commitUser: string): FileStoreCommit {
+  return new FileStoreCommitClass(table.fileIO, table.location, table.schema, commitUser, icebergRawFiles(table));
+}
 export { BATCH_COMMIT_IDENTIFIER };
 
 export function identifierOf(id: bigint | number | undefined): bigint {

@@ -27,6 +27,7 @@ import { assignRowTracking } from "./row-tracking.js";
 import { catalogSnapshotCommitOf } from "./catalog-snapshot-commit.js";
 import { checkHashIndexConflicts, checkIndexConflicts, checkLsmConflicts } from "./pk-conflicts.js";
 import { HASH_INDEX } from "../spec/hash-index.js";
+import { checkIcebergCompat, IcebergMetadataWriter } from "./iceberg-compat.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
 
 export interface CommitOptions {
@@ -114,6 +115,8 @@ export class FileStoreCommit {
   readonly manifests: ManifestStore;
   readonly options: TableOptions;
   private readonly partitionFields: DataField[];
+  /** `metadata.iceberg.storage`: the Iceberg metadata written after each published snapshot (Java's IcebergCommitCallback). */
+  private readonly iceberg: IcebergMetadataWriter | null;
 
   /** The cached live files of this table, shared by the commits of this process (see {@link liveFiles}). */
   private get liveCache(): LiveFileCache | null {
@@ -134,12 +137,22 @@ export class FileStoreCommit {
     readonly root: string,
     readonly schema: TableSchema,
     readonly commitUser: string,
+    /** The table's raw-convertible files ({@link icebergRawFiles}): needed by primary-key tables with Iceberg metadata. */
+    icebergFiles?: (snapshot: Snapshot) => Promise<readonly ManifestEntry[]>,
   ) {
     this.options = new TableOptions(schema.options);
     this.snapshots = new SnapshotManager(io, root, this.options.branch);
     this.schemas = new SchemaManager(io, root, this.options.branch);
     this.partitionFields = schema.partitionKeys.map((k) => schema.fields.find((f) => f.name === k)!);
     this.manifests = new ManifestStore(io, new TablePaths(root, this.options, this.partitionFields), this.partitionFields, this.options.manifestCompression);
+    const iceberg = checkIcebergCompat(root, schema, this.options, icebergFiles !== undefined);
+    const manifests = this.manifests;
+    this.iceberg =
+      iceberg &&
+      new IcebergMetadataWriter(
+        { io, root, schema, options: this.options, paths: manifests.paths, schemas: this.schemas, snapshots: this.snapshots, partitionFields: this.partitionFields, rawFiles: icebergFiles ?? ((s) => manifests.allLiveEntries(s)) },
+        iceberg,
+      );
   }
 
   /** The live data files of the latest snapshot (read through the live-file cache a commit keeps). */
@@ -356,6 +369,7 @@ export class FileStoreCommit {
       const latest = await this.snapshots.latestSnapshot();
       const written: string[] = [];
       const resolvedFiles: string[] = [];
+      let published: { snapshot: Snapshot; entries: readonly ManifestEntry[] } | undefined;
       const cleanUp = async () => {
         await this.manifests.deleteQuietly(written);
         await Promise.all(resolvedFiles.map((p) => this.io.delete(p).catch(() => false)));
@@ -402,15 +416,20 @@ export class FileStoreCommit {
         if (await this.publish(snapshot, tracked.entries)) {
           this.advanceLiveFiles(snapshot, current, tracked.entries);
           if (this.strictModeSafe !== null && this.strictModeSafe !== undefined) this.strictModeSafe = snapshot.id;
-          return snapshot.id;
-        }
-        lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
+          published = { snapshot, entries: tracked.entries };
+        } else lastFailure = `snapshot ${snapshot.id} was taken by another writer`;
       } catch (e) {
         // Only this attempt's manifests (and resolved index files) are removed: data files belong
         // to the caller (Java FileStoreCommitImpl cleans up its temporary manifests only; `abort` is separate).
         // A snapshot that may have been published keeps everything it references.
         if (!commitOutcomeUnknown(e)) await cleanUp();
         throw e;
+      }
+      if (published) {
+        // as Java's commit callbacks: after the snapshot is published; a failure reaches the
+        // caller (the snapshot stays), and the next commit writes the Iceberg metadata afresh
+        await this.iceberg?.afterCommit(published.snapshot, published.entries);
+        return published.snapshot.id;
       }
       await cleanUp();
       if (attempt >= maxRetries) break;

@@ -43,7 +43,7 @@ export class TableCommit {
   /** The file-store commit of this user (one per TableCommit: it caches the user's latest commit). */
   private async commit_(): Promise<FileStoreCommit> {
     if (!this.fileStoreCommit) {
-      const { FileStoreCommit } = await operations();
+      const { fileStoreCommitOf } = await operations();
       // as Java's newCommit: bad partition-expiry options fail before anything is committed
       if (this.expiresPartitions) (await partitionExpire()).partitionExpireConfig(this.table.coreOptions.raw);
       // as Java's newCommit (TagAutoManager.create): bad tag options fail here, and the auto-tag
@@ -53,7 +53,7 @@ export class TableCommit {
         const t = this.table;
         this.tagMaintenance ??= await TagMaintenance.create({ name: t.identifier, snapshots: t.snapshotManager, manifests: t.manifestStore, options: t.coreOptions });
       }
-      this.fileStoreCommit ??= new FileStoreCommit(this.table.fileIO, this.table.location, this.table.schema, this.commitUser);
+      this.fileStoreCommit ??= fileStoreCommitOf(this.table, this.commitUser);
     }
     return this.fileStoreCommit;
   }
