@@ -8,6 +8,7 @@ import { PaimonError } from "../error.js";
 import { convertData, readArrowField } from "../format/arrow-types.js";
 import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
+import { type BucketFunction, bucketFunction, bucketFunctionTypeOf } from "./bucket-function.js";
 import { firstOn } from "../table/option-validation.js";
 import { Options, type TableOptions } from "../table/options.js";
 import { decimalToString, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
@@ -125,9 +126,8 @@ function invalid(message: string): PaimonError {
  */
 export function checkWriteOptions(schema: TableSchema, table: string): void {
   const o = schema.options;
-  const bucketFunction = (o["bucket-function.type"] ?? "default").trim().toLowerCase();
   const keys = ["rowkind.field", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
-  const refused = bucketFunction !== "default" ? "bucket-function.type" : firstOn(o, keys);
+  const refused = firstOn(o, keys);
   if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
 }
 
@@ -135,6 +135,8 @@ export class TableWrite {
   private readonly schema: TableSchema;
   private readonly partitionFields: DataField[];
   private readonly bucketKeyIndexes: number[];
+  /** Fixed-bucket tables: Java's `bucket-function.type` (default: the kernel's BinaryRow hash). */
+  private readonly bucketFunction: BucketFunction;
   private readonly numBuckets: number;
   private readonly writers = new Map<string, BucketState>();
   private readonly canonical: arrow.Field[];
@@ -200,6 +202,7 @@ export class TableWrite {
     // postpone bucket mode: file names carry the commit user and a write id (Java's PostponeBucketFileStoreWrite)
     this.postponePrefix = this.pk && this.numBuckets === POSTPONE_BUCKET ? postponeFilePrefix(table.coreOptions.dataFilePrefix, options.commitUser, Math.floor(Math.random() * 0x7fffffff), table.identifier) : null;
     this.bucketKeyIndexes = this.numBuckets > 0 ? bucketKeys(this.schema).map((k) => this.schema.fields.findIndex((f) => f.name === k)) : [];
+    this.bucketFunction = this.numBuckets > 0 ? bucketFunction(bucketFunctionTypeOf(this.schema.options), this.bucketKeyIndexes.map((i) => this.schema.fields[i]!)) : assignBuckets;
     this.canonical = this.schema.fields.map((f) => readArrowField(f));
     this.crossPartition = isCrossPartitionUpsert(this.schema, this.numBuckets);
     if (this.crossPartition && options.overwrite) {
@@ -454,7 +457,7 @@ export class TableWrite {
       return [[target.bucket, null]];
     }
     const keys: KeyColumn[] = this.bucketKeyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]));
-    return groupByBucket(assignBuckets(keys, this.numBuckets));
+    return groupByBucket(this.bucketFunction(keys, this.numBuckets));
   }
 
   /**
