@@ -17,7 +17,7 @@ import { makeCommitMessage } from "../spec/commit-message.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
 import { bucketKeys } from "../spec/schema.js";
-import type { DataField } from "../spec/types.js";
+import { type DataField, typeToString } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { writablePartitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
@@ -126,15 +126,30 @@ function invalid(message: string): PaimonError {
  */
 export function checkWriteOptions(schema: TableSchema, table: string): void {
   const o = schema.options;
-  const keys = ["rowkind.field", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
-  const refused = firstOn(o, keys);
+  const refused = schema.primaryKeys.length > 0 ? firstOn(o, ["record-level.expire-time"]) : undefined;
   if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
+}
+
+/** RowKind short strings by kind value (Java's `RowKind.shortString`) and enum names. */
+const ROW_KIND_SHORT_STRINGS = ["+I", "-U", "+U", "-D"];
+const ROW_KIND_NAMES = ["INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"];
+
+/** `rowkind.field` with Java's RowKindGenerator checks: a column of the table, of a character string type. */
+function rowKindFieldOf(schema: TableSchema, table: string): string | null {
+  const name = schema.options["rowkind.field"];
+  if (name === undefined) return null;
+  const field = schema.fields.find((f) => f.name === name);
+  if (!field) throw invalid(`table ${table}: Can not find rowkind ${name} in table schema`);
+  if (field.type.kind !== "CHAR" && field.type.kind !== "VARCHAR") throw invalid(`only support string type for rowkind, but ${name} is ${typeToString(field.type)}`);
+  return name;
 }
 
 export class TableWrite {
   private readonly schema: TableSchema;
   private readonly partitionFields: DataField[];
   private readonly bucketKeyIndexes: number[];
+  /** `rowkind.field`: the string column the row kinds are read from (null: `target.rowKinds`). */
+  private readonly rowKindField: string | null;
   /** Fixed-bucket tables: Java's `bucket-function.type` (default: the kernel's BinaryRow hash). */
   private readonly bucketFunction: BucketFunction;
   private readonly numBuckets: number;
@@ -184,6 +199,7 @@ export class TableWrite {
     if (options.overwrite !== undefined && typeof options.overwrite !== "boolean") throw invalid(`newWrite option overwrite must be a boolean, got ${JSON.stringify(options.overwrite)}`);
     checkWriteOptions(table.schema, table.identifier);
     this.schema = table.schema;
+    this.rowKindField = rowKindFieldOf(this.schema, table.identifier);
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
     // (Java: a value below 1 means every commit; write-only writers never compact)
     const deltaCommits = table.coreOptions.get("full-compaction.delta-commits");
@@ -231,7 +247,8 @@ export class TableWrite {
       // an ordinary writer may still compact the table (seed 000 "Common Options").
       throw new PaimonError("UNSUPPORTED", `ordinary row writes into append deduplicate table ${this.table.identifier} are not supported; write through a real-time writer (newWrite with a realtime context)`);
     }
-    const batches = inputBatches(data, "write");
+    let batches = inputBatches(data, "write");
+    if (this.rowKindField !== null) [batches, target] = this.rowKindsFromField(batches, target);
     if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
     else if (target.rowKinds) {
       for (let i = 0; i < target.rowKinds.length; i++) {
@@ -266,6 +283,43 @@ export class TableWrite {
       // Java's maintainer sees every record that reaches the bucket writer (deletes too, not those ignore-delete drops)
       if (hashes) this.dynamic!.record(state.partitionRow, state.bucket, kept ? keptHashes(part, hashes, kept) : hashes);
     }
+  }
+
+  /**
+   * `rowkind.field` (Java's RowKindGenerator): each row's kind is its string column's short
+   * string (+I, -U, +U, -D, any case), replacing `target.rowKinds`. Append tables (Java's append
+   * writer) drop what `ignore-delete` / `ignore-update-before` filter and take +I and +U rows only.
+   */
+  private rowKindsFromField(batches: arrow.RecordBatch[], target: WriteTarget): [arrow.RecordBatch[], WriteTarget] {
+    const name = this.rowKindField!;
+    const kinds: number[] = [];
+    for (const batch of batches) {
+      const column = batch.getChild(name);
+      if (!column) throw invalid(`batch lacks column ${name} of table ${this.table.identifier}`);
+      for (let i = 0; i < batch.numRows; i++) {
+        const v: unknown = column.get(i);
+        if (v === null || v === undefined) throw invalid(`writing ${this.table.identifier}: Row kind cannot be null.`);
+        const kind = ROW_KIND_SHORT_STRINGS.indexOf(String(v).toUpperCase());
+        if (kind < 0) throw invalid(`writing ${this.table.identifier}: Unsupported short string '${String(v)}' for row kind.`);
+        kinds.push(kind);
+      }
+    }
+    if (this.pk) return [batches, { ...target, rowKinds: kinds }];
+    const opts = this.table.coreOptions;
+    const kept = rowKindFilter({ ignoreDelete: opts.ignoreDelete, ignoreUpdateBefore: opts.bool("ignore-update-before", false) });
+    let offset = 0;
+    const out = batches.map((batch) => {
+      const picked: number[] = [];
+      for (let i = 0; i < batch.numRows; i++) {
+        const kind = kinds[offset + i]!;
+        if (kept && !kept(kind)) continue;
+        if (kind !== RowKind.INSERT && kind !== RowKind.UPDATE_AFTER) throw invalid(`writing ${this.table.identifier}: Append only writer can not accept row with RowKind ${ROW_KIND_NAMES[kind]}`);
+        picked.push(i);
+      }
+      offset += batch.numRows;
+      return picked.length === batch.numRows ? batch : takeRows(batch, Uint32Array.from(picked));
+    });
+    return [out, { ...target, rowKinds: undefined }];
   }
 
   /** The batch with exactly the table's columns, in table order, in the canonical Arrow layout. */

@@ -194,7 +194,6 @@ describe("options that change what Java reads or writes are refused, not ignored
   });
 
   it.each([
-    [{ "rowkind.field": "v" }, ["id"], "rowkind.field=v"],
     [{ "record-level.expire-time": "1 d", "record-level.time-field": "id" }, ["id"], "record-level.expire-time=1 d"],
   ])("writing a table with %o", async (options, primaryKeys, what) => {
     const t = await tableWith(options, primaryKeys);
