@@ -9,7 +9,7 @@ import { convertData, readArrowField } from "../format/arrow-types.js";
 import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
 import { type BucketFunction, bucketFunction, bucketFunctionTypeOf } from "./bucket-function.js";
-import { firstOn } from "../table/option-validation.js";
+import { recordLevelExpireOf } from "./record-level-expire.js";
 import { Options, type TableOptions } from "../table/options.js";
 import { decimalToString, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { isValidAt } from "../arrow/values.js";
@@ -24,7 +24,7 @@ import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
-import { checkPrimaryKeyWritable, isCrossPartitionUpsert, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkPrimaryKeyWritable, isCrossPartitionUpsert, keyFieldsOf, primaryKeyConfig, type PrimaryKeyConfig } from "../table/primary-key.js";
 import { CrossPartitionIndex, type CrossPartitionRoute } from "./cross-partition.js";
 import { takeColumn } from "../arrow/gather.js";
 import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/merge-functions.js";
@@ -119,15 +119,18 @@ function invalid(message: string): PaimonError {
 }
 
 /**
- * Refuses (UNSUPPORTED, naming the option) writes Java would do differently: a bucket function
- * other than the default hash, row kinds taken from a field, record-level expiry (expired rows
- * dropped by primary-key compaction). Row tracking is written (ids assigned at commit,
+ * Java's checks of write options at newWrite (record-level expiry's time field, with
+ * RecordLevelExpire's messages), and UNSUPPORTED for record-level expiry where paimon-rt's
+ * compaction reads without it (lookup compaction: deletion vectors, changelog-producer=lookup,
+ * first-row, force-lookup). Row tracking is written (ids assigned at commit,
  * src/commit/row-tracking.ts); only its compaction is refused (see `compact`).
  */
-export function checkWriteOptions(schema: TableSchema, table: string): void {
-  const o = schema.options;
-  const refused = schema.primaryKeys.length > 0 ? firstOn(o, ["record-level.expire-time"]) : undefined;
-  if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
+export function checkWriteOptions(schema: TableSchema, table: string, options: TableOptions): void {
+  if (recordLevelExpireOf(schema, options) === null) return;
+  const config = primaryKeyConfig(options);
+  if (config.needLookup) {
+    throw new PaimonError("UNSUPPORTED", `table ${table}: record-level.expire-time with lookup compaction (deletion vectors, changelog-producer=lookup, first-row or force-lookup) is not supported`);
+  }
 }
 
 /** RowKind short strings by kind value (Java's `RowKind.shortString`) and enum names. */
@@ -197,7 +200,7 @@ export class TableWrite {
   ) {
     if (!options || typeof options.commitUser !== "string" || options.commitUser === "") throw invalid("newWrite needs a non-empty commitUser");
     if (options.overwrite !== undefined && typeof options.overwrite !== "boolean") throw invalid(`newWrite option overwrite must be a boolean, got ${JSON.stringify(options.overwrite)}`);
-    checkWriteOptions(table.schema, table.identifier);
+    checkWriteOptions(table.schema, table.identifier, table.coreOptions);
     this.schema = table.schema;
     this.rowKindField = rowKindFieldOf(this.schema, table.identifier);
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
