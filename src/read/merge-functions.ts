@@ -15,7 +15,8 @@ import { sortPermutation } from "../kernel/sort.js";
 import type { TableOptions } from "../table/options.js";
 import { isTrueOption as isTrue } from "../table/option-validation.js";
 import { compareValues } from "../table/values.js";
-import type { DataField, DataType } from "../spec/types.js";
+import { type DataField, type DataType, typeToString } from "../spec/types.js";
+import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { internalValue } from "../arrow/row-values.js";
 import { decimalToString, isCompactDecimal } from "../spec/binary-row.js";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -41,16 +42,19 @@ export type AggFunction =
   | "first_non_null_value"
   | "bool_and"
   | "bool_or"
-  | "listagg";
+  | "listagg"
+  | "rbm32";
 
 /** Java 1.4.2 functions paimon-rt refuses. */
-const UNIMPLEMENTED = new Set(["collect", "merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update", "hll_sketch", "theta_sketch", "rbm32", "rbm64"]);
+const UNIMPLEMENTED = new Set(["collect", "merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update", "hll_sketch", "theta_sketch", "rbm64"]);
 
 export interface ColumnAgg {
   fn: AggFunction;
   field: DataField;
   ignoreRetract: boolean;
   delimiter: string;
+  /** listagg: `fields.<f>.distinct` (Java's `fieldCollectAggDistinct`): input tokens already listed are skipped. */
+  distinct: boolean;
 }
 
 const NUMERIC = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"]);
@@ -81,7 +85,9 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
       break;
     case "listagg":
       if (kind !== "VARCHAR" && kind !== "CHAR") throw badType();
-      if (isTrue(options.get(`fields.${field.name}.distinct`))) throw new PaimonError("UNSUPPORTED", `${where}: listagg with fields.${field.name}.distinct=true is not supported`);
+      break;
+    case "rbm32":
+      if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for roaring bitmap column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
       break;
     case "primary-key":
     case "last_value":
@@ -92,7 +98,7 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
     default:
       throw new PaimonError("INVALID_ARGUMENT", `${where}: Use unsupported aggregation: ${fn} or spell aggregate function incorrectly!`);
   }
-  return { fn: fn as AggFunction, field, ignoreRetract, delimiter };
+  return { fn: fn as AggFunction, field, ignoreRetract, delimiter, distinct: isTrue(options.get(`fields.${field.name}.distinct`)) };
 }
 
 /** The configured function name of a column: `fields.<f>.aggregate-function`, else `fields.default-aggregate-function`. */
@@ -346,7 +352,7 @@ function noRetract(agg: ColumnAgg): PaimonError {
   );
 }
 
-const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg";
+const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32";
 
 /** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
 const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product"]);
@@ -754,8 +760,20 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
     const b = input as string;
     if (b.length === 0) return a;
     if (a.length === 0) return b;
-    return a + agg.delimiter + b;
+    if (!agg.distinct) return a + agg.delimiter + b;
+    // Java splitByWholeSeparatorPreserveAllTokens (an empty delimiter splits at " "): the
+    // accumulator stays as it is, the input's new non-empty tokens are appended
+    const sep = agg.delimiter === "" ? " " : agg.delimiter;
+    const seen = new Set(a.split(sep));
+    let out = a;
+    for (const token of b.split(sep)) {
+      if (token === "" || seen.has(token)) continue;
+      seen.add(token);
+      out += agg.delimiter + token;
+    }
+    return out;
   }
+  if (agg.fn === "rbm32") return roaringOr(acc as Uint8Array, input as Uint8Array);
   const sum = agg.fn === "sum";
   switch (type.kind) {
     case "TINYINT":
@@ -779,6 +797,23 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
     }
     default:
       throw new PaimonError("INVALID_ARGUMENT", `type ${type.kind} not supported in ${agg.fn}`);
+  }
+}
+
+/**
+ * Java FieldRoaringBitmap32Agg: the union of two serialized RoaringBitmaps, run-optimized and
+ * serialized as Java's RoaringBitmap (the portable format).
+ */
+function roaringOr(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const acc = RoaringBitmap32.deserializePortable(a);
+  const input = RoaringBitmap32.deserializePortable(b);
+  try {
+    acc.orInPlace(input);
+    acc.runOptimize("java");
+    return acc.serializePortable();
+  } finally {
+    acc.dispose();
+    input.dispose();
   }
 }
 
@@ -883,6 +918,13 @@ function buildColumn(type: arrow.DataType, paimon: DataType, values: readonly un
       for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + parts[i].length;
       const bytes = new Uint8Array(offsets[n]);
       parts.forEach((p, i) => bytes.set(p, offsets[i]));
+      return make(bytes, { valueOffsets: offsets });
+    }
+    case "VARBINARY": {
+      const offsets = new Int32Array(n + 1);
+      for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + ((values[i] as Uint8Array | null)?.length ?? 0);
+      const bytes = new Uint8Array(offsets[n]);
+      values.forEach((v, i) => v !== null && v !== undefined && bytes.set(v as Uint8Array, offsets[i]));
       return make(bytes, { valueOffsets: offsets });
     }
   }
