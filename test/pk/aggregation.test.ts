@@ -157,7 +157,7 @@ describe("merge-engine=aggregation", () => {
     await commit(t, [{ id: "1", m: 1 }], [1], false, fields);
     await expect(read(t)).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("Aggregate function 'max' (column m) does not support retraction") });
     for (const [opt, code, text] of [
-      [{ "fields.m.aggregate-function": "collect" }, "UNSUPPORTED", "aggregate function collect"],
+      [{ "fields.m.aggregate-function": "collect" }, "INVALID_ARGUMENT", "Data type for collect column must be 'Array' but was 'INT'."],
       [{ "fields.m.aggregate-function": "rbm64" }, "UNSUPPORTED", "column m"],
       [{ "fields.m.aggregate-function": "rbm32" }, "INVALID_ARGUMENT", "Data type for roaring bitmap column must be 'VarBinaryType' but was 'INT'."],
       [{ "fields.m.aggregate-function": "nope" }, "INVALID_ARGUMENT", "Use unsupported aggregation: nope"],
