@@ -15,7 +15,8 @@ import { sortPermutation } from "../kernel/sort.js";
 import type { TableOptions } from "../table/options.js";
 import { isTrueOption as isTrue } from "../table/option-validation.js";
 import { compareValues } from "../table/values.js";
-import type { DataField, DataType } from "../spec/types.js";
+import { type DataField, type DataType, typeToString } from "../spec/types.js";
+import { RoaringBitmap32 } from "../kernel/bitmap.js";
 import { internalValue } from "../arrow/row-values.js";
 import { decimalToString, isCompactDecimal } from "../spec/binary-row.js";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -41,16 +42,20 @@ export type AggFunction =
   | "first_non_null_value"
   | "bool_and"
   | "bool_or"
-  | "listagg";
+  | "listagg"
+  | "rbm32"
+  | "collect";
 
 /** Java 1.4.2 functions paimon-rt refuses. */
-const UNIMPLEMENTED = new Set(["collect", "merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update", "hll_sketch", "theta_sketch", "rbm32", "rbm64"]);
+const UNIMPLEMENTED = new Set(["merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update", "hll_sketch", "theta_sketch", "rbm64"]);
 
 export interface ColumnAgg {
   fn: AggFunction;
   field: DataField;
   ignoreRetract: boolean;
   delimiter: string;
+  /** listagg: `fields.<f>.distinct` (Java's `fieldCollectAggDistinct`): input tokens already listed are skipped. */
+  distinct: boolean;
 }
 
 const NUMERIC = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"]);
@@ -81,7 +86,15 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
       break;
     case "listagg":
       if (kind !== "VARCHAR" && kind !== "CHAR") throw badType();
-      if (isTrue(options.get(`fields.${field.name}.distinct`))) throw new PaimonError("UNSUPPORTED", `${where}: listagg with fields.${field.name}.distinct=true is not supported`);
+      break;
+    case "collect":
+      if (kind !== "ARRAY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for collect column must be 'Array' but was '${typeToString(field.type)}'.`);
+      // (Java's distinct collects into a HashSet: its element order is the JVM's hash order)
+      if (isTrue(options.get(`fields.${field.name}.distinct`))) throw new PaimonError("UNSUPPORTED", `${where}: collect with fields.${field.name}.distinct=true is not supported`);
+      if (engine !== "aggregation") throw new PaimonError("UNSUPPORTED", `${where}: aggregate function collect is supported with merge-engine=aggregation only`);
+      break;
+    case "rbm32":
+      if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for roaring bitmap column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
       break;
     case "primary-key":
     case "last_value":
@@ -92,7 +105,7 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
     default:
       throw new PaimonError("INVALID_ARGUMENT", `${where}: Use unsupported aggregation: ${fn} or spell aggregate function incorrectly!`);
   }
-  return { fn: fn as AggFunction, field, ignoreRetract, delimiter };
+  return { fn: fn as AggFunction, field, ignoreRetract, delimiter, distinct: isTrue(options.get(`fields.${field.name}.distinct`)) };
 }
 
 /** The configured function name of a column: `fields.<f>.aggregate-function`, else `fields.default-aggregate-function`. */
@@ -346,10 +359,10 @@ function noRetract(agg: ColumnAgg): PaimonError {
   );
 }
 
-const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg";
+const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32";
 
 /** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
-const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product"]);
+const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product", "collect"]);
 
 /**
  * The error every retract row of an aggregation table meets when one of its aggregators cannot
@@ -431,6 +444,7 @@ function valueRetract(agg: ColumnAgg, acc: unknown, input: unknown, identifier: 
 
 /** Folds one column; picking functions choose input cells, computing ones build values. */
 function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, identifier: string, mergeSingle: boolean): arrow.Data {
+  if (agg.fn === "collect") return collectColumn(datas, g, groups, agg, mergeSingle);
   const computing = computes(agg);
   const cells = cellsOf(datas, g, agg.field.type);
   const pick = computing ? null : new Int32Array(groups);
@@ -460,6 +474,71 @@ function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: Column
     else values![k] = accValue;
   }
   return emitColumn(datas, g, groups, agg, pick, values);
+}
+
+/**
+ * Java FieldCollectAgg without distinct: a key's arrays concatenated in order (null when all are
+ * null); a retraction removes, for each of its elements, the first equal element left (Java's
+ * `equals`: byte arrays never equal, floats by their bits). The output's elements are gathered
+ * from the inputs' element columns.
+ */
+function collectColumn(datas: readonly arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, mergeSingle: boolean): arrow.Data {
+  const elementType = (agg.field.type as { element: DataType }).element;
+  const children = datas.map((d) => d.children[0]!);
+  // an element: [part, child row]
+  const elementsOf = (idx: number): Array<[number, number]> | null => {
+    const d = datas[g.part[idx]]!;
+    if (!isValidAt(d, g.row[idx])) return null;
+    const o = d.valueOffsets as Int32Array;
+    const out: Array<[number, number]> = [];
+    for (let i = o[g.row[idx]]!; i < o[g.row[idx] + 1]!; i++) out.push([g.part[idx], i]);
+    return out;
+  };
+  const valueOf = ([p, i]: [number, number]) => (isValidAt(children[p]!, i) ? internalValue(children[p]!, i, elementType) : null);
+  const equal = (a: [number, number], b: [number, number]): boolean => {
+    const x = valueOf(a);
+    const y = valueOf(b);
+    if (x === null || y === null) return x === y;
+    const k = elementType.kind;
+    if (k === "BINARY" || k === "VARBINARY") return false;
+    if (k === "ARRAY" || k === "MAP" || k === "MULTISET" || k === "ROW") throw new PaimonError("UNSUPPORTED", `retracting ${agg.field.name} (collect of ${typeToString(elementType)}) is not supported`);
+    if (k === "FLOAT" || k === "DOUBLE") return Object.is(x, y) || (Number.isNaN(x as number) && Number.isNaN(y as number));
+    return compareValues(x, y) === 0;
+  };
+  const lists: Array<Array<[number, number]> | null> = new Array(groups);
+  for (let k = 0; k < groups; k++) {
+    const from = g.starts[k]!;
+    const to = g.starts[k + 1]!;
+    let acc: Array<[number, number]> | null = null;
+    for (let i = from; i < to; i++) {
+      const idx = g.order[i]!;
+      const input = elementsOf(idx);
+      if (!mergeSingle && to - from === 1) acc = input;
+      else if (isRetract(g.kinds[idx]!)) {
+        if (agg.ignoreRetract || acc === null || input === null || input.length === 0) continue;
+        const left = [...input];
+        acc = acc.filter((e) => {
+          const at = left.findIndex((r) => equal(r, e));
+          if (at < 0) return true;
+          left.splice(at, 1);
+          return false;
+        });
+      } else if (input !== null) acc = acc === null ? input : [...acc, ...input];
+    }
+    lists[k] = acc;
+  }
+  const offsets = new Int32Array(groups + 1);
+  let nulls = 0;
+  const bitmap = new Uint8Array((groups + 7) >> 3);
+  for (let k = 0; k < groups; k++) {
+    const l = lists[k];
+    if (l === null) nulls++;
+    else bitmap[k >> 3]! |= 1 << (k & 7);
+    offsets[k + 1] = offsets[k]! + (l?.length ?? 0);
+  }
+  const flat = lists.flatMap((l) => l ?? []);
+  const child = gatherData(children, Uint32Array.from(flat, (e) => e[0]), Uint32Array.from(flat, (e) => e[1]));
+  return arrow.makeData({ type: datas[0]!.type as arrow.List, length: groups, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, valueOffsets: offsets, child });
 }
 
 /** The folded column: the picked cells (-1: null) gathered, or the computed values built. */
@@ -754,8 +833,20 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
     const b = input as string;
     if (b.length === 0) return a;
     if (a.length === 0) return b;
-    return a + agg.delimiter + b;
+    if (!agg.distinct) return a + agg.delimiter + b;
+    // Java splitByWholeSeparatorPreserveAllTokens (an empty delimiter splits at " "): the
+    // accumulator stays as it is, the input's new non-empty tokens are appended
+    const sep = agg.delimiter === "" ? " " : agg.delimiter;
+    const seen = new Set(a.split(sep));
+    let out = a;
+    for (const token of b.split(sep)) {
+      if (token === "" || seen.has(token)) continue;
+      seen.add(token);
+      out += agg.delimiter + token;
+    }
+    return out;
   }
+  if (agg.fn === "rbm32") return roaringOr(acc as Uint8Array, input as Uint8Array);
   const sum = agg.fn === "sum";
   switch (type.kind) {
     case "TINYINT":
@@ -779,6 +870,23 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
     }
     default:
       throw new PaimonError("INVALID_ARGUMENT", `type ${type.kind} not supported in ${agg.fn}`);
+  }
+}
+
+/**
+ * Java FieldRoaringBitmap32Agg: the union of two serialized RoaringBitmaps, run-optimized and
+ * serialized as Java's RoaringBitmap (the portable format).
+ */
+function roaringOr(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const acc = RoaringBitmap32.deserializePortable(a);
+  const input = RoaringBitmap32.deserializePortable(b);
+  try {
+    acc.orInPlace(input);
+    acc.runOptimize("java");
+    return acc.serializePortable();
+  } finally {
+    acc.dispose();
+    input.dispose();
   }
 }
 
@@ -883,6 +991,13 @@ function buildColumn(type: arrow.DataType, paimon: DataType, values: readonly un
       for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + parts[i].length;
       const bytes = new Uint8Array(offsets[n]);
       parts.forEach((p, i) => bytes.set(p, offsets[i]));
+      return make(bytes, { valueOffsets: offsets });
+    }
+    case "VARBINARY": {
+      const offsets = new Int32Array(n + 1);
+      for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + ((values[i] as Uint8Array | null)?.length ?? 0);
+      const bytes = new Uint8Array(offsets[n]);
+      values.forEach((v, i) => v !== null && v !== undefined && bytes.set(v as Uint8Array, offsets[i]));
       return make(bytes, { valueOffsets: offsets });
     }
   }

@@ -64,7 +64,13 @@ export function validateOffsets(column: arrow.Data, next: bigint, where: string)
 export async function newRealtimeWrite(table: FileStoreTable, options: TableWriteOptions): Promise<TableWrite> {
   const ctx = options.realtime;
   if (!(ctx instanceof RealtimeContext)) throw new PaimonError("INVALID_ARGUMENT", "newWrite: realtime must be a RealtimeContext (RealtimeContext.create())");
-  checkWriteOptions(table.schema, table.identifier); // before the mode's own checks: Java writes these tables differently
+  checkWriteOptions(table.schema, table.identifier, table.coreOptions); // before the mode's own checks: Java writes these tables differently
+  const o = table.schema.options;
+  const rowKindField = o["rowkind.field"];
+  if (rowKindField !== undefined) throw new PaimonError("UNSUPPORTED", `real-time writes to ${table.identifier} with rowkind.field=${rowKindField} are not supported (real-time writers take target.rowKinds; write through an ordinary writer)`);
+  if (table.schema.primaryKeys.length > 0 && o["record-level.expire-time"] !== undefined) {
+    throw new PaimonError("UNSUPPORTED", `real-time writes to ${table.identifier} with record-level.expire-time=${o["record-level.expire-time"]} are not supported (write through an ordinary writer)`);
+  }
   const { mode, options: rt } = validateRealtimeTable(table, "real-time write");
   if (rt.spillEnabled && (typeof options.tempDirectory !== "string" || options.tempDirectory.trim() === "")) {
     throw new PaimonError("INVALID_ARGUMENT", `realtime.spill-enabled requires a non-empty temporary directory (newWrite tempDirectory) for ${table.identifier}`);

@@ -123,9 +123,11 @@ export function applySchemaChanges(current: TableSchema, changes: readonly Schem
   };
 }
 
-/** Java `SchemaValidation.validateSequenceField` (same messages; like Java, the sort order is checked when the table is read or written). */
+/** Java `SchemaValidation.validateSequenceField` and its `rowkind.field` check (same messages; like Java, the sort order is checked when the table is read or written). */
 function validateSequenceField(schema: TableSchema): void {
   const o = schema.options;
+  const rowKindField = o["rowkind.field"];
+  if (rowKindField !== undefined && !schema.fields.some((f) => f.name === rowKindField)) throw invalid(`Rowkind field: '${rowKindField}' can not be found in table schema.`);
   const value = o["sequence.field"];
   if (value === undefined) return;
   // (Java's String.split: trailing empty parts dropped, then trimmed; an empty name is an unknown field)

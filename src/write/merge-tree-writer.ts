@@ -11,6 +11,7 @@
 import * as arrow from "apache-arrow";
 import { gatherBatches, gatherData, gatherInt64, gatherInt8 } from "../arrow/gather.js";
 import { takeRows } from "../arrow/take.js";
+import { nowSeconds, type RecordLevelExpire, recordLevelExpireOf } from "./record-level-expire.js";
 import { PaimonError } from "../error.js";
 import { randomId } from "../fs/file-io.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
@@ -277,6 +278,8 @@ export class MergeTreeBucketWriter {
    */
   private readonly lookupCompactInterval: number | null;
   private lookupCompactCount = 0;
+  /** `record-level.expire-time`: compaction reads drop expired rows (Java's RecordLevelExpire); null without. */
+  private readonly expire: RecordLevelExpire | null;
 
   private constructor(
     private readonly options: MergeTreeWriterOptions,
@@ -315,6 +318,7 @@ export class MergeTreeBucketWriter {
     };
     const config = options.config;
     this.equaliser = config.changelogRowDeduplicate ? rowEqualiser(table.schema.fields, config.changelogRowDeduplicateIgnoreFields) : null;
+    this.expire = recordLevelExpireOf(table.schema, opts);
   }
 
   /** A writer restored from the table's latest snapshot: live files, next sequence number, deletion vectors. */
@@ -583,7 +587,9 @@ export class MergeTreeBucketWriter {
       if (runs.length === 1 && runs[0].level === maxLevel) {
         // Java CompactStrategy.pickFullCompaction: one sorted run at the max level; only files
         // with deletion vectors (or DELETE rows) are rewritten, each on its own
-        const stale = runs[0].files.filter((f) => (this.dvs.get(f.fileName)?.size ?? 0) > 0 || f.deleteRowCount !== 0n);
+        // (and, with record-level expiry, files whose minimum time is expired)
+        const expired = await this.expiredFiles(runs[0].files);
+        const stale = runs[0].files.filter((f) => (this.dvs.get(f.fileName)?.size ?? 0) > 0 || f.deleteRowCount !== 0n || expired.has(f.fileName));
         if (stale.length > 0) await this.rewrite({ outputLevel: maxLevel, files: stale }, true);
         return;
       }
@@ -601,6 +607,15 @@ export class MergeTreeBucketWriter {
     if (unit && unit.files.length > 0) await this.rewrite(unit);
   }
 
+  /** Record-level expiry: the names of `files` whose minimum time is expired now (Java `isExpireFile`). */
+  private async expiredFiles(files: readonly DataFileMeta[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (!this.expire) return out;
+    const now = nowSeconds();
+    for (const f of files) if (this.expire.isExpireFile(f, await this.schemas.fieldsOf(f.schemaId), now)) out.add(f.fileName);
+    return out;
+  }
+
   /** Java ForceUpLevel0Compaction: whether this forced level-0 pick happens (gentle mode counts them). */
   private lookupCompactDue(): boolean {
     if (this.lookupCompactInterval === null) return true;
@@ -613,16 +628,17 @@ export class MergeTreeBucketWriter {
    * Java `MergeTreeCompactTask.doCompact`: what becomes of the files of `unit`. Overlapping
    * sections and small files (below `compactionFileSize`) are rewritten together; a file that
    * overlaps nothing and is large, or the only run left to rewrite, only changes its level
-   * (`upgrade`) — unless the rewriter must rewrite it (see `upgradeStep`).
+   * (`upgrade`) — unless the rewriter must rewrite it (see `upgradeStep`), or it holds
+   * expired records (`expired`: Java's `containsExpiredRecords`).
    */
-  planCompaction(unit: CompactUnit): CompactStep[] {
+  planCompaction(unit: CompactUnit, expired: ReadonlySet<string> = new Set()): CompactStep[] {
     const steps: CompactStep[] = [];
     const maxLevel = this.options.config.maxLevel;
     // Java CoreOptions.compactionFileSize: 70% of the target file size
     const minFileSize = Math.floor(this.fileConfig.targetFileSize / 10) * 7;
     let candidate: DataFileMeta[][][] = [];
     const upgrade = (f: DataFileMeta): void => {
-      if (unit.outputLevel === maxLevel && containsDeleteRecords(f)) steps.push({ kind: "rewrite", files: [f] });
+      if ((unit.outputLevel === maxLevel && containsDeleteRecords(f)) || expired.has(f.fileName)) steps.push({ kind: "rewrite", files: [f] });
       else if (f.level !== unit.outputLevel) steps.push(this.upgradeStep(f, unit.outputLevel));
     };
     const rewrite = (): void => {
@@ -684,7 +700,8 @@ export class MergeTreeBucketWriter {
     const before: DataFileMeta[] = [];
     const after: DataFileMeta[] = [];
     const rewritten: DataFileMeta[] = [];
-    const steps: CompactStep[] = eachFile ? unit.files.map((f) => ({ kind: "rewrite", files: [f] })) : this.planCompaction(unit);
+    const steps: CompactStep[] = eachFile ? unit.files.map((f) => ({ kind: "rewrite", files: [f] })) : this.planCompaction(unit, await this.expiredFiles(unit.files));
+    const now = nowSeconds();
     for (const step of steps) {
       if (step.kind === "upgrade") {
         if (step.changelog) {
@@ -710,7 +727,10 @@ export class MergeTreeBucketWriter {
       for (const f of inputs) {
         const deleted = this.dvs.get(f.fileName) ?? null;
         const fileFields = await this.schemas.fieldsOf(f.schemaId);
-        for await (const c of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
+        for await (const read of readKvFile(table.fileIO, this.pathOf(f), f, table.schema.fields, { batchSize: COMPACT_READ_BATCH, deleted, fileFields })) {
+          // (Java's compaction reader drops expired records)
+          const c = this.expire ? this.expire.filter(read, now) : read;
+          if (c.batch.numRows === 0) continue;
           chunks.push(c);
           chunkLevels.push(f.level);
         }
@@ -982,6 +1002,20 @@ export class MergeTreeBucketWriter {
    * updated commit after commit is decoded once.
    */
   private async *allRowsOf(f: DataFileMeta): AsyncGenerator<KvBatch> {
+    // record-level expiry is refused with lookups: only full-compaction changelogs read here,
+    // through Java's expiring reader
+    if (this.expire) {
+      const now = nowSeconds();
+      for await (const c of this.allRowsUnexpired(f)) {
+        const kept = this.expire.filter(c, now);
+        if (kept.batch.numRows > 0) yield kept;
+      }
+      return;
+    }
+    yield* this.allRowsUnexpired(f);
+  }
+
+  private async *allRowsUnexpired(f: DataFileMeta): AsyncGenerator<KvBatch> {
     const cached = this.rowCache.get(f.fileName);
     if (cached) {
       yield* cached.chunks;

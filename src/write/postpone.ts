@@ -12,7 +12,7 @@ import { takeRows } from "../arrow/take.js";
 import { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError } from "../error.js";
 import { keyColumnFromArrow } from "../kernel/columns.js";
-import { assignBuckets } from "../kernel/hash.js";
+import { bucketFunction, bucketFunctionTypeOf } from "./bucket-function.js";
 import { FileSchemas, readKvFile } from "../read/kv-file-reader.js";
 import { type MergeFold, mergeFold, retractRefusal } from "../read/merge-functions.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
@@ -172,6 +172,8 @@ export async function compactPostponeBuckets(
   const partitionFields = table.partitionFields;
   const opts = table.coreOptions;
   const bucketKeyIndexes = bucketKeys(schema).map((k) => schema.fields.findIndex((f) => f.name === k));
+  // (Java's postpone compaction assigns real buckets with the table's bucket function)
+  const bucketOf = bucketFunction(bucketFunctionTypeOf(schema.options), bucketKeyIndexes.map((i) => schema.fields[i]!));
   const schemas = new FileSchemas(table);
   const out: CommitMessage[] = [];
   for (const p of byPartition.values()) {
@@ -195,7 +197,7 @@ export async function compactPostponeBuckets(
         const fileFields = await schemas.fieldsOf(file.schemaId);
         for await (const chunk of readKvFile(table.fileIO, path, file, schema.fields, { batchSize: REPLAY_BATCH, fileFields })) {
           const rows = attachRowKinds(chunk.batch, chunk.kinds, 0);
-          const buckets = assignBuckets(bucketKeyIndexes.map((i) => keyColumnFromArrow(chunk.batch.data.children[i])), numBuckets);
+          const buckets = bucketOf(bucketKeyIndexes.map((i) => keyColumnFromArrow(chunk.batch.data.children[i])), numBuckets);
           for (const [bucket, picked] of groupByBucket(buckets)) await (await writerOf(bucket)).write(picked === null ? rows : takeRows(rows, picked));
         }
       }

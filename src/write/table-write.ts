@@ -8,7 +8,8 @@ import { PaimonError } from "../error.js";
 import { convertData, readArrowField } from "../format/arrow-types.js";
 import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
-import { firstOn } from "../table/option-validation.js";
+import { type BucketFunction, bucketFunction, bucketFunctionTypeOf } from "./bucket-function.js";
+import { recordLevelExpireOf } from "./record-level-expire.js";
 import { Options, type TableOptions } from "../table/options.js";
 import { decimalToString, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { isValidAt } from "../arrow/values.js";
@@ -16,14 +17,14 @@ import { makeCommitMessage } from "../spec/commit-message.js";
 import { BATCH_COMMIT_IDENTIFIER } from "../spec/snapshot.js";
 import type { TableSchema } from "../spec/schema.js";
 import { bucketKeys } from "../spec/schema.js";
-import type { DataField } from "../spec/types.js";
+import { type DataField, typeToString } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { writablePartitionPath } from "../table/paths.js";
 import { AppendBucketWriter } from "./append-writer.js";
 import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
-import { checkPrimaryKeyWritable, isCrossPartitionUpsert, keyFieldsOf, type PrimaryKeyConfig } from "../table/primary-key.js";
+import { checkPrimaryKeyWritable, isCrossPartitionUpsert, keyFieldsOf, primaryKeyConfig, type PrimaryKeyConfig } from "../table/primary-key.js";
 import { CrossPartitionIndex, type CrossPartitionRoute } from "./cross-partition.js";
 import { takeColumn } from "../arrow/gather.js";
 import { checkMergeFunctionOptions, mergeFold, retractRefusal } from "../read/merge-functions.js";
@@ -118,23 +119,42 @@ function invalid(message: string): PaimonError {
 }
 
 /**
- * Refuses (UNSUPPORTED, naming the option) writes Java would do differently: a bucket function
- * other than the default hash, row kinds taken from a field, record-level expiry (expired rows
- * dropped by primary-key compaction). Row tracking is written (ids assigned at commit,
+ * Java's checks of write options at newWrite (record-level expiry's time field, with
+ * RecordLevelExpire's messages), and UNSUPPORTED for record-level expiry where paimon-rt's
+ * compaction reads without it (lookup compaction: deletion vectors, changelog-producer=lookup,
+ * first-row, force-lookup). Row tracking is written (ids assigned at commit,
  * src/commit/row-tracking.ts); only its compaction is refused (see `compact`).
  */
-export function checkWriteOptions(schema: TableSchema, table: string): void {
-  const o = schema.options;
-  const bucketFunction = (o["bucket-function.type"] ?? "default").trim().toLowerCase();
-  const keys = ["rowkind.field", ...(schema.primaryKeys.length > 0 ? ["record-level.expire-time"] : [])];
-  const refused = bucketFunction !== "default" ? "bucket-function.type" : firstOn(o, keys);
-  if (refused) throw new PaimonError("UNSUPPORTED", `table ${table}: writes with ${refused}=${o[refused]} are not supported`);
+export function checkWriteOptions(schema: TableSchema, table: string, options: TableOptions): void {
+  if (recordLevelExpireOf(schema, options) === null) return;
+  const config = primaryKeyConfig(options);
+  if (config.needLookup) {
+    throw new PaimonError("UNSUPPORTED", `table ${table}: record-level.expire-time with lookup compaction (deletion vectors, changelog-producer=lookup, first-row or force-lookup) is not supported`);
+  }
+}
+
+/** RowKind short strings by kind value (Java's `RowKind.shortString`) and enum names. */
+const ROW_KIND_SHORT_STRINGS = ["+I", "-U", "+U", "-D"];
+const ROW_KIND_NAMES = ["INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"];
+
+/** `rowkind.field` with Java's RowKindGenerator checks: a column of the table, of a character string type. */
+function rowKindFieldOf(schema: TableSchema, table: string): string | null {
+  const name = schema.options["rowkind.field"];
+  if (name === undefined) return null;
+  const field = schema.fields.find((f) => f.name === name);
+  if (!field) throw invalid(`table ${table}: Can not find rowkind ${name} in table schema`);
+  if (field.type.kind !== "CHAR" && field.type.kind !== "VARCHAR") throw invalid(`only support string type for rowkind, but ${name} is ${typeToString(field.type)}`);
+  return name;
 }
 
 export class TableWrite {
   private readonly schema: TableSchema;
   private readonly partitionFields: DataField[];
   private readonly bucketKeyIndexes: number[];
+  /** `rowkind.field`: the string column the row kinds are read from (null: `target.rowKinds`). */
+  private readonly rowKindField: string | null;
+  /** Fixed-bucket tables: Java's `bucket-function.type` (default: the kernel's BinaryRow hash). */
+  private readonly bucketFunction: BucketFunction;
   private readonly numBuckets: number;
   private readonly writers = new Map<string, BucketState>();
   private readonly canonical: arrow.Field[];
@@ -180,8 +200,9 @@ export class TableWrite {
   ) {
     if (!options || typeof options.commitUser !== "string" || options.commitUser === "") throw invalid("newWrite needs a non-empty commitUser");
     if (options.overwrite !== undefined && typeof options.overwrite !== "boolean") throw invalid(`newWrite option overwrite must be a boolean, got ${JSON.stringify(options.overwrite)}`);
-    checkWriteOptions(table.schema, table.identifier);
+    checkWriteOptions(table.schema, table.identifier, table.coreOptions);
     this.schema = table.schema;
+    this.rowKindField = rowKindFieldOf(this.schema, table.identifier);
     this.pk = this.schema.primaryKeys.length > 0 ? checkPrimaryKeyWritable(table.identifier, this.schema, table.coreOptions) : null;
     // (Java: a value below 1 means every commit; write-only writers never compact)
     const deltaCommits = table.coreOptions.get("full-compaction.delta-commits");
@@ -200,6 +221,7 @@ export class TableWrite {
     // postpone bucket mode: file names carry the commit user and a write id (Java's PostponeBucketFileStoreWrite)
     this.postponePrefix = this.pk && this.numBuckets === POSTPONE_BUCKET ? postponeFilePrefix(table.coreOptions.dataFilePrefix, options.commitUser, Math.floor(Math.random() * 0x7fffffff), table.identifier) : null;
     this.bucketKeyIndexes = this.numBuckets > 0 ? bucketKeys(this.schema).map((k) => this.schema.fields.findIndex((f) => f.name === k)) : [];
+    this.bucketFunction = this.numBuckets > 0 ? bucketFunction(bucketFunctionTypeOf(this.schema.options), this.bucketKeyIndexes.map((i) => this.schema.fields[i]!)) : assignBuckets;
     this.canonical = this.schema.fields.map((f) => readArrowField(f));
     this.crossPartition = isCrossPartitionUpsert(this.schema, this.numBuckets);
     if (this.crossPartition && options.overwrite) {
@@ -228,7 +250,8 @@ export class TableWrite {
       // an ordinary writer may still compact the table (seed 000 "Common Options").
       throw new PaimonError("UNSUPPORTED", `ordinary row writes into append deduplicate table ${this.table.identifier} are not supported; write through a real-time writer (newWrite with a realtime context)`);
     }
-    const batches = inputBatches(data, "write");
+    let batches = inputBatches(data, "write");
+    if (this.rowKindField !== null) [batches, target] = this.rowKindsFromField(batches, target);
     if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
     else if (target.rowKinds) {
       for (let i = 0; i < target.rowKinds.length; i++) {
@@ -263,6 +286,43 @@ export class TableWrite {
       // Java's maintainer sees every record that reaches the bucket writer (deletes too, not those ignore-delete drops)
       if (hashes) this.dynamic!.record(state.partitionRow, state.bucket, kept ? keptHashes(part, hashes, kept) : hashes);
     }
+  }
+
+  /**
+   * `rowkind.field` (Java's RowKindGenerator): each row's kind is its string column's short
+   * string (+I, -U, +U, -D, any case), replacing `target.rowKinds`. Append tables (Java's append
+   * writer) drop what `ignore-delete` / `ignore-update-before` filter and take +I and +U rows only.
+   */
+  private rowKindsFromField(batches: arrow.RecordBatch[], target: WriteTarget): [arrow.RecordBatch[], WriteTarget] {
+    const name = this.rowKindField!;
+    const kinds: number[] = [];
+    for (const batch of batches) {
+      const column = batch.getChild(name);
+      if (!column) throw invalid(`batch lacks column ${name} of table ${this.table.identifier}`);
+      for (let i = 0; i < batch.numRows; i++) {
+        const v: unknown = column.get(i);
+        if (v === null || v === undefined) throw invalid(`writing ${this.table.identifier}: Row kind cannot be null.`);
+        const kind = ROW_KIND_SHORT_STRINGS.indexOf(String(v).toUpperCase());
+        if (kind < 0) throw invalid(`writing ${this.table.identifier}: Unsupported short string '${String(v)}' for row kind.`);
+        kinds.push(kind);
+      }
+    }
+    if (this.pk) return [batches, { ...target, rowKinds: kinds }];
+    const opts = this.table.coreOptions;
+    const kept = rowKindFilter({ ignoreDelete: opts.ignoreDelete, ignoreUpdateBefore: opts.bool("ignore-update-before", false) });
+    let offset = 0;
+    const out = batches.map((batch) => {
+      const picked: number[] = [];
+      for (let i = 0; i < batch.numRows; i++) {
+        const kind = kinds[offset + i]!;
+        if (kept && !kept(kind)) continue;
+        if (kind !== RowKind.INSERT && kind !== RowKind.UPDATE_AFTER) throw invalid(`writing ${this.table.identifier}: Append only writer can not accept row with RowKind ${ROW_KIND_NAMES[kind]}`);
+        picked.push(i);
+      }
+      offset += batch.numRows;
+      return picked.length === batch.numRows ? batch : takeRows(batch, Uint32Array.from(picked));
+    });
+    return [out, { ...target, rowKinds: undefined }];
   }
 
   /** The batch with exactly the table's columns, in table order, in the canonical Arrow layout. */
@@ -454,7 +514,7 @@ export class TableWrite {
       return [[target.bucket, null]];
     }
     const keys: KeyColumn[] = this.bucketKeyIndexes.map((i) => keyColumnFromArrow(batch.data.children[i]));
-    return groupByBucket(assignBuckets(keys, this.numBuckets));
+    return groupByBucket(this.bucketFunction(keys, this.numBuckets));
   }
 
   /**

@@ -157,8 +157,9 @@ describe("merge-engine=aggregation", () => {
     await commit(t, [{ id: "1", m: 1 }], [1], false, fields);
     await expect(read(t)).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("Aggregate function 'max' (column m) does not support retraction") });
     for (const [opt, code, text] of [
-      [{ "fields.m.aggregate-function": "collect" }, "UNSUPPORTED", "aggregate function collect"],
-      [{ "fields.m.aggregate-function": "rbm32" }, "UNSUPPORTED", "column m"],
+      [{ "fields.m.aggregate-function": "collect" }, "INVALID_ARGUMENT", "Data type for collect column must be 'Array' but was 'INT'."],
+      [{ "fields.m.aggregate-function": "rbm64" }, "UNSUPPORTED", "column m"],
+      [{ "fields.m.aggregate-function": "rbm32" }, "INVALID_ARGUMENT", "Data type for roaring bitmap column must be 'VarBinaryType' but was 'INT'."],
       [{ "fields.m.aggregate-function": "nope" }, "INVALID_ARGUMENT", "Use unsupported aggregation: nope"],
       [{ "fields.m.aggregate-function": "bool_and" }, "INVALID_ARGUMENT", "does not support type INT"],
       [{ "aggregation.remove-record-on-delete": "true" }, "UNSUPPORTED", "aggregation.remove-record-on-delete"],
@@ -362,5 +363,48 @@ describe("merge-engine=aggregation arithmetic at the edges (Java 1.4.2 Field*Agg
     const refused = { name: "PaimonError", code: "INVALID_ARGUMENT", message: expect.stringContaining("column p: product retraction 0.75 / 0.07 has no exact decimal quotient") };
     await expect(read(t)).rejects.toMatchObject(refused);
     await expect(commit(t, [], undefined, true, fields)).rejects.toMatchObject(refused);
+  });
+});
+
+describe("rbm32 and listagg distinct (Java FieldRoaringBitmap32Agg, FieldListaggAgg; bytes against Java: test/interop/aggregate-functions-interop.test.ts)", () => {
+  const BM: FieldLike[] = [
+    { name: "id", type: "BIGINT NOT NULL" },
+    { name: "bm", type: "BYTES" },
+    { name: "la", type: "STRING" },
+  ];
+  const options = { bucket: "1", "merge-engine": "aggregation", "fields.bm.aggregate-function": "rbm32", "fields.la.aggregate-function": "listagg", "fields.la.distinct": "true" };
+
+  it("rbm32 merges to the run-optimized union; listagg distinct appends only new tokens (model, merge-on-read and compacted)", async () => {
+    const { RoaringBitmap32 } = await import("../../src/kernel/bitmap.js");
+    const serialize = (values: number[]) => {
+      const b = new RoaringBitmap32(values);
+      b.runOptimize("java");
+      const out = Buffer.from(b.serializePortable()).toString("base64");
+      b.dispose();
+      return out;
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ bits: fc.array(fc.oneof(fc.integer({ min: 0, max: 70000 }), fc.constant(4294967295)), { maxLength: 30 }), tokens: fc.array(fc.constantFrom("a", "b", "c", ""), { maxLength: 4 }) }), { minLength: 1, maxLength: 4 }), async (commits) => {
+        const t = await table(options, BM);
+        for (const c of commits) await commit(t, [{ id: "1", bm: serialize(c.bits), la: c.tokens.join(",") }], undefined, false, BM);
+        const union = [...new Set(commits.flatMap((c) => c.bits))].sort((a, b) => a - b);
+        let la = commits[0]!.tokens.join(",");
+        for (const c of commits.slice(1)) {
+          const input = c.tokens.join(",");
+          if (input === "") continue;
+          if (la === "") {
+            la = input;
+            continue;
+          }
+          const seen = new Set(la.split(","));
+          for (const tok of input.split(",")) if (tok !== "" && !seen.has(tok)) (seen.add(tok), (la += `,${tok}`));
+        }
+        const expected = [{ id: "1", bm: commits.length === 1 ? serialize(commits[0]!.bits) : serialize(union), la }];
+        expect(await read(t)).toEqual(expected);
+        await commit(t, [], undefined, true, BM);
+        expect(await read(t)).toEqual(expected);
+      }),
+      { numRuns: 15 },
+    );
   });
 });
