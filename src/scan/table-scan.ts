@@ -88,14 +88,19 @@ export class TableScan {
       // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
       return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig });
     }
-    const snapshot =
+    // (creation-time scans of the latest snapshot keep the files created since a time)
+    const { snapshot, kept } =
       this.options.snapshotId !== undefined
-        ? await snapshots.snapshot(this.options.snapshotId)
+        ? { snapshot: await snapshots.snapshot(this.options.snapshotId), kept: null }
         : travel !== null
-          ? await import("../table/time-travel.js").then((m) => m.resolveTimeTravel(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
-          : await snapshots.latestSnapshot();
+          ? await import("../table/time-travel.js").then(async (m) => {
+              const start = await m.resolveScanStart(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true);
+              return { snapshot: start.snapshot, kept: start.createdSince === null ? null : m.createdSince(start.createdSince) };
+            })
+          : { snapshot: await snapshots.latestSnapshot(), kept: null };
     if (snapshot === null) return { snapshotId: null, splits: [] };
-    const { keepManifest, keepFile } = this.filters();
+    const { keepManifest, keepFile: keepStats } = this.filters();
+    const keepFile = kept === null ? keepStats : (e: ManifestEntry) => keepStats(e) && kept(e);
     // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
     // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
     const entries = primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);

@@ -8,7 +8,7 @@ import type { SchemaChange } from "./schema-manager.js";
 import type { TableSchema } from "../spec/schema.js";
 import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
 import { checkOptionChange } from "./options.js";
-import { isTrueOption as isTrue, validateOptionValues } from "./option-validation.js";
+import { checkBranchName, isTrueOption as isTrue, MAIN_BRANCH, validateOptionValues } from "./option-validation.js";
 import { DEDUPLICATE_KEY_FIELDS, isDeduplicateTable, REALTIME_OFFSET_FIELD } from "./dedup-table.js";
 
 function invalid(message: string): PaimonError {
@@ -233,5 +233,19 @@ function renameColumnInOptions(options: Record<string, string>, from: string, to
     const value = options[key]!;
     delete options[key];
     options[`fields.${renamed(key.slice("fields.".length, key.length - suffix.length - 1))}.${suffix}`] = renamed(value);
+  }
+}
+
+/**
+ * Java `SchemaValidation.validateFallbackBranch` (same messages): `scan.fallback-branch` and
+ * `scan.primary-branch` are not both set, and the branch one names exists (`hasBranch`).
+ */
+export async function validateFallbackBranch(o: Readonly<Record<string, string>>, hasBranch: (name: string) => Promise<boolean>): Promise<void> {
+  const keys = ["scan.fallback-branch", "scan.primary-branch"].filter((k) => o[k] !== undefined && o[k].trim() !== "");
+  if (keys.length > 1) throw invalid(`Cannot set both 'scan.fallback-branch' and 'scan.primary-branch' at the same time.`);
+  for (const key of keys) {
+    const branch = o[key];
+    if (branch !== MAIN_BRANCH) checkBranchName(branch, `option ${key}`); // (a name that could not be a branch directory)
+    if (!(await hasBranch(branch))) throw invalid(`Cannot set '${key}' = '${branch}' because the branch '${branch}' does not exist.`);
   }
 }

@@ -55,12 +55,17 @@ export class SchemaManager {
     return parseSchemaJson(text, path);
   }
 
+  /** Whether branch `name` of this table has a schema. */
+  private readonly hasBranch = async (name: string): Promise<boolean> => (await new SchemaManager(this.io, this.paths.root, name).latest()) !== null;
+
   /** Writes schema-0 for a new table; ALREADY_EXISTS when the table has a schema already. */
   async createTable(input: SchemaInput, where: string): Promise<TableSchema> {
     const schema = createTableSchema(input);
     validateTableSchema(schema);
     // (the layout checks load with the schema changes: a page that only reads carries neither)
-    (await import("./schema-changes.js")).validateTableLayout(schema);
+    const { validateTableLayout, validateFallbackBranch } = await import("./schema-changes.js");
+    validateTableLayout(schema);
+    await validateFallbackBranch(schema.options, this.hasBranch);
     checkFileFormatOptions(schema.options, where);
     await checkDeduplicateTableOnLoad(schema, where);
     await checkPartitionExpireOptions(schema.options);
@@ -79,10 +84,11 @@ export class SchemaManager {
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await this.latest();
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
-      const { applySchemaChanges, validateTableLayout } = await import("./schema-changes.js");
+      const { applySchemaChanges, validateTableLayout, validateFallbackBranch } = await import("./schema-changes.js");
       const next = applySchemaChanges(current, changes, where);
       validateTableSchema(next);
       validateTableLayout(next);
+      await validateFallbackBranch(next.options, this.hasBranch);
       checkFileFormatOptions(next.options, where);
       await checkDeduplicateTableOnLoad(next, where);
       await checkPartitionExpireOptions(next.options);

@@ -1,0 +1,168 @@
+// Batch reads of a table with `scan.fallback-branch` or `scan.primary-branch`, as Java Paimon
+// 1.4.2's `FallbackReadFileStoreTable` (which `FileStoreTableFactory.create` wraps such a table
+// in): the partitions of the first branch are read from it, the partitions only the second branch
+// has from that one. With `scan.fallback-branch=b` the table's own branch comes first and b
+// second; with `scan.primary-branch=b`, b first and the table's own branch second. A partition is
+// "in" the first branch when its snapshot (time travel included) has a live file there matching
+// the partition filter; the value filter does not decide it. Writes, stream scans and the other
+// entry points stay on the table's own branch (Java delegates them to the wrapped table).
+// Loaded lazily by table.ts for such tables only; its run-time deps come from table.ts.
+import type { PaimonError as PaimonErrorClass } from "../error.js";
+import type { recordBatch as recordBatchFn } from "../arrow/record-batch.js";
+import type { fieldToString as fieldToStringFn, needsValueCast as needsValueCastFn } from "../spec/types.js";
+import type { Plan, Split } from "../scan/split.js";
+import type { ScanOptions, TableScan } from "../scan/table-scan.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
+import type { TableSchema } from "../spec/schema.js";
+import type { BatchReader, ReadOptions, TableRead } from "./table-read.js";
+import type { RecordBatch } from "apache-arrow";
+import { earlierOrEqualTimeMillis } from "../table/time-travel.js";
+
+/** A table of one branch with its scans and reads (the facade, without a fallback of its own). */
+export interface BranchTable extends FileStoreTable {
+  newScan(options?: ScanOptions): TableScan;
+  newRead(options?: ReadOptions): TableRead;
+  copy(dynamicOptions: Readonly<Record<string, string>>): BranchTable;
+}
+
+/** The query bundle's modules this chunk uses, passed in by table.ts. */
+export interface BranchFallbackDeps {
+  readonly PaimonError: typeof PaimonErrorClass;
+  readonly recordBatch: typeof recordBatchFn;
+  readonly needsValueCast: typeof needsValueCastFn;
+  readonly fieldToString: typeof fieldToStringFn;
+  /**
+   * The table of branch `branch` without a fallback (Java `createWithoutFallbackBranch`): its
+   * latest schema with `options` laid over and `branch` set; null when the branch has no schema.
+   */
+  readonly branchTable: (branch: string, options: Readonly<Record<string, string>>) => Promise<BranchTable | null>;
+}
+
+/** The other branch of a table and which one is read first. */
+export interface BranchFallback {
+  /** The branch named by the option. */
+  readonly other: BranchTable;
+  /** `scan.fallback-branch`: the table's own branch first; `scan.primary-branch`: the other first. */
+  readonly ownFirst: boolean;
+  /**
+   * The fallback of a `Table.copy` of this fallback's table: the same branch, opened with the
+   * copy's dynamic options (Java's `copy` keeps the other branch; options naming another fallback
+   * or primary branch in a copy change nothing, as in Java).
+   */
+  copy(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>): Promise<BranchFallback | null>;
+  /** Plans a batch scan of `table` (this fallback's table) with `options`; `ownPlan` plans its own branch. */
+  plan(table: BranchTable, ownPlan: () => Promise<Plan>, options: ScanOptions | undefined): Promise<Plan>;
+  /** A reader of `splits`: the other branch's splits (`branch` set) by its read, the others by `ownReader`. */
+  createReader(read: TableRead, ownReader: (splits: readonly Split[]) => Promise<BatchReader>, options: ReadOptions | undefined, splits: readonly Split[]): Promise<BatchReader>;
+}
+
+/** Java `StringUtils.isNullOrWhitespaceOnly`. */
+const blank = (v: string | undefined): boolean => v === undefined || v.trim() === "";
+
+/**
+ * The fallback of a table loaded with schema options `o` (`scan.fallback-branch` /
+ * `scan.primary-branch`; the former wins as in Java's factory), null without one.
+ */
+export function openBranchFallback(table: BranchTable, o: Readonly<Record<string, string>>, D: BranchFallbackDeps): Promise<BranchFallback | null> | null {
+  if (blank(o["scan.fallback-branch"]) && blank(o["scan.primary-branch"])) return null;
+  const ownFirst = !blank(o["scan.fallback-branch"]);
+  return openOther(table, {}, D, (ownFirst ? o["scan.fallback-branch"] : o["scan.primary-branch"])!, ownFirst);
+}
+
+/**
+ * Branch `name` as the other branch of `table`, opened with `dynamicOptions` (the `Table.copy`
+ * options) rewritten as Java's `rewriteOtherOptions`: `bucket` dropped, `scan.snapshot-id` mapped
+ * to the other branch's snapshot at or before that snapshot's time (its first when none). Null
+ * when the branch does not exist (Java logs it and reads the table alone).
+ */
+async function openOther(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>, D: BranchFallbackDeps, name: string, ownFirst: boolean): Promise<BranchFallback | null> {
+  const options: Record<string, string> = { ...dynamicOptions };
+  delete options.bucket;
+  delete options.branch;
+  const snapshotId = options["scan.snapshot-id"];
+  delete options["scan.snapshot-id"];
+  let other = await D.branchTable(name, options);
+  if (other === null) return null;
+  if (snapshotId !== undefined && /^\s*\d+\s*$/.test(snapshotId)) {
+    const millis = (await table.snapshot(Number(snapshotId))).timeMillis;
+    const at = await earlierOrEqualTimeMillis(other.snapshotManager, millis);
+    other = other.copy({ "scan.snapshot-id": String(at?.id ?? 1) });
+  }
+  const otherTable = other;
+  return {
+    other: otherTable,
+    ownFirst,
+    copy: (t, dynamic) => openOther(t, dynamic, D, name, ownFirst),
+    plan: (t, ownPlan, scanOptions) => planBoth(t, otherTable, ownFirst, ownPlan, scanOptions ?? {}, D),
+    createReader: (read, ownReader, readOptions, splits) => readBoth(read, otherTable, ownReader, readOptions, splits, D),
+  };
+}
+
+/** Java `FallbackReadFileStoreTable.validateSchema`, plus the same column names (reads and filters address columns by name). */
+function checkSameRowType(own: BranchTable, other: BranchTable, D: BranchFallbackDeps): void {
+  const a = own.schema.fields;
+  const b = other.schema.fields;
+  const rowType = (s: TableSchema) => `ROW<${s.fields.map(D.fieldToString).join(", ")}>`;
+  if (a.length !== b.length || a.some((f, i) => D.needsValueCast(f.type, b[i].type))) {
+    const ownName = own.coreOptions.branch;
+    const otherName = other.coreOptions.branch;
+    throw new D.PaimonError("INVALID_ARGUMENT", `Branch ${ownName} and ${otherName} does not have the same row type.\nRow type of branch ${ownName} is ${rowType(own.schema)}.\nRow type of branch ${otherName} is ${rowType(other.schema)}.`);
+  }
+  const renamed = a.findIndex((f, i) => f.name !== b[i].name);
+  if (renamed >= 0) {
+    throw new D.PaimonError("UNSUPPORTED", `scan of table ${own.identifier}: column ${renamed + 1} is '${a[renamed].name}' on branch ${own.coreOptions.branch} but '${b[renamed].name}' on branch ${other.coreOptions.branch}; reads of branches whose column names differ are not supported`);
+  }
+}
+
+/** Java `FallbackReadScan.plan`: the first branch's splits, then the second's of the partitions the first does not have. */
+async function planBoth(own: BranchTable, other: BranchTable, ownFirst: boolean, ownPlan: () => Promise<Plan>, options: ScanOptions, D: BranchFallbackDeps): Promise<Plan> {
+  checkSameRowType(own, other, D);
+  for (const t of [own, other]) {
+    const travel = await t.timeTravel;
+    if (travel instanceof D.PaimonError) throw travel;
+    if (travel?.kind === "incremental") throw new D.PaimonError("UNSUPPORTED", `scan of table ${own.identifier}: incremental options are not supported with ${ownFirst ? "scan.fallback-branch" : "scan.primary-branch"}`);
+  }
+  const otherPlan = () => other.newScan(options).plan();
+  const [first, second] = ownFirst ? [own, other] : [other, own];
+  const firstPlan = await (ownFirst ? ownPlan() : otherPlan());
+  // the first branch's partitions by the partition filter alone (Java newPartitionListingScan)
+  const complete = new Set<string>();
+  if (firstPlan.snapshotId !== null) {
+    const snapshot = await first.snapshot(firstPlan.snapshotId);
+    const { keepManifest, keepEntry } = first.newScan({ filter: options.filter, partitions: options.partitions }).filters();
+    for (const e of await first.manifestStore.liveEntries(snapshot, keepManifest, keepEntry)) complete.add(e.partition.join(","));
+  }
+  const secondPlan = await (ownFirst ? otherPlan() : ownPlan());
+  const rest = secondPlan.splits.filter((s) => !complete.has(s.partitionRow.join(",")));
+  const otherName = other.coreOptions.branch;
+  const mark = (splits: readonly Split[], t: BranchTable) => (t === other ? splits.map((s) => ({ ...s, branch: otherName })) : splits);
+  return { snapshotId: (ownFirst ? firstPlan : secondPlan).snapshotId, splits: [...mark(firstPlan.splits, first), ...mark(rest, second)] };
+}
+
+/** Reads `splits` in order, each run of one branch's splits by that branch's read, the batches under `read`'s schema. */
+async function readBoth(read: TableRead, other: BranchTable, ownReader: (splits: readonly Split[]) => Promise<BatchReader>, options: ReadOptions | undefined, splits: readonly Split[], D: BranchFallbackDeps): Promise<BatchReader> {
+  let otherRead: TableRead | null = null;
+  const schema = read.outputSchema;
+  const batches = async function* (): AsyncGenerator<RecordBatch, void, undefined> {
+    for (let i = 0; i < splits.length; ) {
+      const isOther = splits[i].branch !== undefined;
+      let j = i + 1;
+      while (j < splits.length && (splits[j].branch !== undefined) === isOther) j++;
+      const run = splits.slice(i, j);
+      i = j;
+      const reader = isOther ? await (otherRead ??= other.newRead(options)).createReader(run) : await ownReader(run);
+      try {
+        for await (const b of reader) yield isOther ? D.recordBatch(schema, b.data.children, b.numRows) : b;
+      } finally {
+        await reader.close();
+      }
+    }
+  };
+  const generator = batches();
+  return {
+    [Symbol.asyncIterator]: () => generator,
+    close: async () => {
+      await generator.return(undefined);
+    },
+  };
+}
