@@ -16,13 +16,16 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { BatchReader, ReadOptions, TableRead } from "./table-read.js";
 import type { RecordBatch } from "apache-arrow";
-import { earlierOrEqualTimeMillis } from "../table/time-travel.js";
+import type { FileIO } from "../fs/file-io.js";
+import type { checkBranchName as checkBranchNameFn } from "../table/option-validation.js";
+import type { SchemaManager as SchemaManagerClass } from "../table/schema-manager.js";
+import { earlierOrEqualTimeMillis, type TimeTravel } from "../table/time-travel.js";
 
-/** A table of one branch with its scans and reads (the facade, without a fallback of its own). */
+/** A table of one branch with its scans and reads (the `Table` facade). */
 export interface BranchTable extends FileStoreTable {
   newScan(options?: ScanOptions): TableScan;
   newRead(options?: ReadOptions): TableRead;
-  copy(dynamicOptions: Readonly<Record<string, string>>): BranchTable;
+  copy(dynamicOptions: Readonly<Record<string, string | number | boolean>>): BranchTable;
 }
 
 /** The query bundle's modules this chunk uses, passed in by table.ts. */
@@ -31,72 +34,87 @@ export interface BranchFallbackDeps {
   readonly recordBatch: typeof recordBatchFn;
   readonly needsValueCast: typeof needsValueCastFn;
   readonly fieldToString: typeof fieldToStringFn;
-  /**
-   * The table of branch `branch` without a fallback (Java `createWithoutFallbackBranch`): its
-   * latest schema with `options` laid over and `branch` set; null when the branch has no schema.
-   */
-  readonly branchTable: (branch: string, options: Readonly<Record<string, string>>) => Promise<BranchTable | null>;
-}
-
-/** The other branch of a table and which one is read first. */
-export interface BranchFallback {
-  /** The branch named by the option. */
-  readonly other: BranchTable;
-  /** `scan.fallback-branch`: the table's own branch first; `scan.primary-branch`: the other first. */
-  readonly ownFirst: boolean;
-  /**
-   * The fallback of a `Table.copy` of this fallback's table: the same branch, opened with the
-   * copy's dynamic options (Java's `copy` keeps the other branch; options naming another fallback
-   * or primary branch in a copy change nothing, as in Java).
-   */
-  copy(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>): Promise<BranchFallback | null>;
-  /** Plans a batch scan of `table` (this fallback's table) with `options`; `ownPlan` plans its own branch. */
-  plan(table: BranchTable, ownPlan: () => Promise<Plan>, options: ScanOptions | undefined): Promise<Plan>;
-  /** A reader of `splits`: the other branch's splits (`branch` set) by its read, the others by `ownReader`. */
-  createReader(read: TableRead, ownReader: (splits: readonly Split[]) => Promise<BatchReader>, options: ReadOptions | undefined, splits: readonly Split[]): Promise<BatchReader>;
+  readonly checkBranchName: typeof checkBranchNameFn;
+  readonly SchemaManager: typeof SchemaManagerClass;
+  /** The facade's class: the other branch's table, which has no fallback of its own (Java `createWithoutFallbackBranch`). */
+  readonly Table: new (fileIO: FileIO, identifier: string, location: string, schema: TableSchema) => BranchTable;
+  /** The time travel of a table's options (table.ts), for the other branch's table. */
+  readonly parseTimeTravel: (table: never) => Promise<TimeTravel | PaimonErrorClass | null> | null;
 }
 
 /** Java `StringUtils.isNullOrWhitespaceOnly`. */
 const blank = (v: string | undefined): boolean => v === undefined || v.trim() === "";
 
 /**
- * The fallback of a table loaded with schema options `o` (`scan.fallback-branch` /
- * `scan.primary-branch`; the former wins as in Java's factory), null without one.
+ * Makes `table`'s batch scans and reads, and those of its copies, read two branches: the one its
+ * `scan.fallback-branch` names (after its own) or its `scan.primary-branch` names (before its own;
+ * the former wins, as in Java's factory). The other branch is opened on the side: a bad name
+ * rejects the scan's plan, a missing branch leaves the table reading its own (Java logs it).
+ * `Table.copy` keeps the other branch (a copy's options naming another change nothing, as Java's
+ * `copy`) and hands it the copy's options.
  */
-export function openBranchFallback(table: BranchTable, o: Readonly<Record<string, string>>, D: BranchFallbackDeps): Promise<BranchFallback | null> | null {
-  if (blank(o["scan.fallback-branch"]) && blank(o["scan.primary-branch"])) return null;
+export function addBranchFallback(table: BranchTable, D: BranchFallbackDeps): void {
+  const o = table.schema.options;
   const ownFirst = !blank(o["scan.fallback-branch"]);
-  return openOther(table, {}, D, (ownFirst ? o["scan.fallback-branch"] : o["scan.primary-branch"])!, ownFirst);
+  install(table, {}, D, (ownFirst ? o["scan.fallback-branch"] : o["scan.primary-branch"])!, ownFirst);
+}
+
+function install(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>, D: BranchFallbackDeps, name: string, ownFirst: boolean): void {
+  const other = openOther(table, dynamicOptions, D, name).then((t) => ({ table: t, ownFirst }));
+  other.catch(() => undefined); // (a rejection rejects the plan that awaits it, not the process)
+  const newScan = table.newScan.bind(table);
+  table.newScan = (options) => {
+    const scan = newScan(options);
+    if (table.pinnedSnapshotId !== null) return scan; // (atSnapshot views read their own branch)
+    const own = scan.plan.bind(scan);
+    scan.plan = async () => {
+      const b = await other;
+      return b.table === null ? own() : planBoth(table, b.table, b.ownFirst, own, options ?? {}, D);
+    };
+    return scan;
+  };
+  const newRead = table.newRead.bind(table);
+  table.newRead = (options) => {
+    const read = newRead(options);
+    const own = read.createReader.bind(read);
+    read.createReader = async (splits) => {
+      const b = await other;
+      return b.table === null ? own(splits) : readBoth(read, b.table, own, options, splits, D);
+    };
+    return read;
+  };
+  const copy = table.copy.bind(table);
+  table.copy = (options) => {
+    const c = copy(options);
+    install(c, { ...dynamicOptions, ...Object.fromEntries(Object.entries(options).map(([k, v]) => [k, String(v)])) }, D, name, ownFirst);
+    return c;
+  };
 }
 
 /**
  * Branch `name` as the other branch of `table`, opened with `dynamicOptions` (the `Table.copy`
  * options) rewritten as Java's `rewriteOtherOptions`: `bucket` dropped, `scan.snapshot-id` mapped
  * to the other branch's snapshot at or before that snapshot's time (its first when none). Null
- * when the branch does not exist (Java logs it and reads the table alone).
+ * when the branch does not exist.
  */
-async function openOther(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>, D: BranchFallbackDeps, name: string, ownFirst: boolean): Promise<BranchFallback | null> {
-  const options: Record<string, string> = { ...dynamicOptions };
-  delete options.bucket;
-  delete options.branch;
-  const snapshotId = options["scan.snapshot-id"];
-  delete options["scan.snapshot-id"];
-  let other = await D.branchTable(name, options);
-  if (other === null) return null;
-  if (snapshotId !== undefined && /^\s*\d+\s*$/.test(snapshotId)) {
-    const millis = (await table.snapshot(Number(snapshotId))).timeMillis;
-    const at = await earlierOrEqualTimeMillis(other.snapshotManager, millis);
-    other = other.copy({ "scan.snapshot-id": String(at?.id ?? 1) });
-  }
-  const otherTable = other;
-  return {
-    other: otherTable,
-    ownFirst,
-    copy: (t, dynamic) => openOther(t, dynamic, D, name, ownFirst),
-    plan: (t, ownPlan, scanOptions) => planBoth(t, otherTable, ownFirst, ownPlan, scanOptions ?? {}, D),
-    createReader: (read, ownReader, readOptions, splits) => readBoth(read, otherTable, ownReader, readOptions, splits, D),
-  };
+async function openOther(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>, D: BranchFallbackDeps, name: string): Promise<BranchTable | null> {
+  if (name !== MAIN) D.checkBranchName(name, `scan of ${table.identifier}`);
+  const schema = await new D.SchemaManager(table.fileIO, table.location, name).latest();
+  if (schema === null) return null;
+  const { bucket: _bucket, "scan.snapshot-id": snapshotId, ...dynamic } = dynamicOptions;
+  const options: Record<string, string> = { ...schema.options, ...dynamic, branch: name };
+  if (name === MAIN) delete options.branch;
+  const t = new D.Table(table.fileIO, table.identifier, table.location, { ...schema, options });
+  const travel = D.parseTimeTravel(t as never);
+  travel?.catch(() => undefined);
+  t.timeTravel = travel;
+  if (snapshotId === undefined || !/^\s*\d+\s*$/.test(snapshotId)) return t;
+  const millis = (await table.snapshot(Number(snapshotId))).timeMillis;
+  const at = await earlierOrEqualTimeMillis(t.snapshotManager, millis);
+  return t.copy({ "scan.snapshot-id": String(at?.id ?? 1) });
 }
+
+const MAIN = "main";
 
 /** Java `FallbackReadFileStoreTable.validateSchema`, plus the same column names (reads and filters address columns by name). */
 function checkSameRowType(own: BranchTable, other: BranchTable, D: BranchFallbackDeps): void {

@@ -93,14 +93,11 @@ export class TableScan {
       this.options.snapshotId !== undefined
         ? { snapshot: await snapshots.snapshot(this.options.snapshotId), kept: null }
         : travel !== null
-          ? await import("../table/time-travel.js").then(async (m) => {
-              const start = await m.resolveScanStart(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true);
-              return { snapshot: start.snapshot, kept: start.createdSince === null ? null : m.createdSince(start.createdSince) };
-            })
+          ? await import("../table/time-travel.js").then((m) => m.resolveScanStart(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
           : { snapshot: await snapshots.latestSnapshot(), kept: null };
     if (snapshot === null) return { snapshotId: null, splits: [] };
     const { keepManifest, keepFile: keepStats } = this.filters();
-    const keepFile = kept === null ? keepStats : (e: ManifestEntry) => keepStats(e) && kept(e);
+    const keepFile = kept ? (e: ManifestEntry) => keepStats(e) && kept(e) : keepStats;
     // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
     // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
     const entries = primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);

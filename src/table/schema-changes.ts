@@ -4,10 +4,11 @@
 // table never needs it.
 import { PaimonError } from "../error.js";
 import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
-import type { SchemaChange } from "./schema-manager.js";
+import { type SchemaChange, SchemaManager } from "./schema-manager.js";
 import type { TableSchema } from "../spec/schema.js";
 import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
 import { checkOptionChange } from "./options.js";
+import type { FileIO } from "../fs/file-io.js";
 import { checkBranchName, isTrueOption as isTrue, MAIN_BRANCH, validateOptionValues } from "./option-validation.js";
 import { DEDUPLICATE_KEY_FIELDS, isDeduplicateTable, REALTIME_OFFSET_FIELD } from "./dedup-table.js";
 
@@ -238,9 +239,11 @@ function renameColumnInOptions(options: Record<string, string>, from: string, to
 
 /**
  * Java `SchemaValidation.validateFallbackBranch` (same messages): `scan.fallback-branch` and
- * `scan.primary-branch` are not both set, and the branch one names exists (`hasBranch`).
+ * `scan.primary-branch` are not both set, and the branch one names exists (has a schema) in
+ * table directory `root`.
  */
-export async function validateFallbackBranch(o: Readonly<Record<string, string>>, hasBranch: (name: string) => Promise<boolean>): Promise<void> {
+export async function validateFallbackBranch(o: Readonly<Record<string, string>>, io: FileIO, root: string): Promise<void> {
+  const hasBranch = async (branch: string) => (await new SchemaManager(io, root, branch).latest()) !== null;
   const keys = ["scan.fallback-branch", "scan.primary-branch"].filter((k) => o[k] !== undefined && o[k].trim() !== "");
   if (keys.length > 1) throw invalid(`Cannot set both 'scan.fallback-branch' and 'scan.primary-branch' at the same time.`);
   for (const key of keys) {

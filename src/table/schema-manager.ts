@@ -55,9 +55,6 @@ export class SchemaManager {
     return parseSchemaJson(text, path);
   }
 
-  /** Whether branch `name` of this table has a schema. */
-  private readonly hasBranch = async (name: string): Promise<boolean> => (await new SchemaManager(this.io, this.paths.root, name).latest()) !== null;
-
   /** Writes schema-0 for a new table; ALREADY_EXISTS when the table has a schema already. */
   async createTable(input: SchemaInput, where: string): Promise<TableSchema> {
     const schema = createTableSchema(input);
@@ -65,7 +62,7 @@ export class SchemaManager {
     // (the layout checks load with the schema changes: a page that only reads carries neither)
     const { validateTableLayout, validateFallbackBranch } = await import("./schema-changes.js");
     validateTableLayout(schema);
-    await validateFallbackBranch(schema.options, this.hasBranch);
+    await validateFallbackBranch(schema.options, this.io, this.paths.root);
     checkFileFormatOptions(schema.options, where);
     await checkDeduplicateTableOnLoad(schema, where);
     await checkPartitionExpireOptions(schema.options);
@@ -88,7 +85,7 @@ export class SchemaManager {
       const next = applySchemaChanges(current, changes, where);
       validateTableSchema(next);
       validateTableLayout(next);
-      await validateFallbackBranch(next.options, this.hasBranch);
+      await validateFallbackBranch(next.options, this.io, this.paths.root);
       checkFileFormatOptions(next.options, where);
       await checkDeduplicateTableOnLoad(next, where);
       await checkPartitionExpireOptions(next.options);

@@ -22,7 +22,6 @@ import { checkDeduplicateTableOnLoad, SchemaManager } from "./schema-manager.js"
 import { FileStoreTable } from "./file-store-table.js";
 import { branchRoot } from "./paths.js";
 import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
-import type { BranchFallback } from "../read/branch-fallback.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { fieldToString, needsValueCast } from "../spec/types.js";
 
@@ -52,38 +51,18 @@ const TIME_TRAVEL_KEY = /^(log\.scan|scan\.(mode|timestamp|snapshot-id|tag-name|
 
 /**
  * `table`, its `scan.*` time-travel options parsed (the module that does it is imported only for
- * a table that has such options); a refusal is kept for `newScan` to throw. Its fallback or
- * primary branch, if any, is opened on the side (`Table.fallback`).
+ * a table that has such options); a refusal is kept for `newScan` to throw. With
+ * `scan.fallback-branch` / `scan.primary-branch` its batch scans and reads (and those of its
+ * copies) take partitions from both branches (src/read/branch-fallback.ts, loaded for such tables only).
  */
 export async function loadTimeTravel(table: Table): Promise<Table> {
   const parsed = parseTimeTravel(table);
   if (parsed !== null) table.timeTravel = await parsed;
-  table.fallback = branchFallbackOf(table);
-  return table;
-}
-
-/**
- * The fallback / primary branch of `table`'s `scan.fallback-branch` / `scan.primary-branch`
- * (src/read/branch-fallback.ts, imported only for such tables), null without one; a rejection
- * (bad branch name) is left to the scan that awaits it.
- */
-function branchFallbackOf(table: Table): Promise<BranchFallback | null> | null {
   const o = table.schema.options;
-  if (!(o["scan.fallback-branch"]?.trim() || o["scan.primary-branch"]?.trim())) return null;
-  const branchTable = async (branch: string, options: Readonly<Record<string, string>>) => {
-    if (branch !== MAIN_BRANCH) checkBranchName(branch, `scan of ${table.identifier}`);
-    const schema = await new SchemaManager(table.fileIO, table.location, branch).latest();
-    if (schema === null) return null;
-    const o: Record<string, string> = { ...schema.options, ...options, branch };
-    if (branch === MAIN_BRANCH) delete o.branch;
-    const other = new Table(table.fileIO, table.identifier, table.location, { ...schema, options: o }); // (no fallback of its own: Java createWithoutFallbackBranch)
-    other.timeTravel = parseTimeTravel(other);
-    other.timeTravel?.catch(() => undefined);
-    return other;
-  };
-  const opened = import("../read/branch-fallback.js").then((m) => m.openBranchFallback(table, o, { PaimonError, recordBatch, needsValueCast, fieldToString, branchTable }));
-  opened.catch(() => undefined); // (a rejection rejects the plan that awaits it, not the process)
-  return opened;
+  if (o["scan.fallback-branch"]?.trim() || o["scan.primary-branch"]?.trim()) {
+    (await import("../read/branch-fallback.js")).addBranchFallback(table, { PaimonError, recordBatch, needsValueCast, fieldToString, checkBranchName, SchemaManager, Table, parseTimeTravel });
+  }
+  return table;
 }
 
 /** The time travel of `table`'s options (or its refusal), null without time-travel options. */
@@ -163,30 +142,12 @@ export class Table extends FileStoreTable {
   newScan(options?: ScanOptions): TableScan {
     checkManifestFormatOption(this.schema.options, this.identifier);
     checkReadOptions(this.schema.options, this.identifier);
-    if (this.pinnedSnapshotId === null) {
-      const scan = new TableScan(this, options);
-      const fallback = this.fallback;
-      if (fallback !== null) {
-        // the partitions of the other branch too (src/read/branch-fallback.ts)
-        const own = scan.plan.bind(scan);
-        scan.plan = async () => (await fallback)?.plan(this, own, options) ?? own();
-      }
-      return scan;
-    }
+    if (this.pinnedSnapshotId === null) return new TableScan(this, options);
     if (options?.snapshotId !== undefined && options.snapshotId !== this.pinnedSnapshotId) {
       throw new PaimonError("INVALID_ARGUMENT", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view of that snapshot; use atSnapshot(${options.snapshotId}) for snapshot ${options.snapshotId}`);
     }
     return new TableScan(this, { ...options, snapshotId: this.pinnedSnapshotId });
   }
-
-  /**
-   * The other branch of `scan.fallback-branch` / `scan.primary-branch` (its batch scans and reads
-   * take partitions from both branches, src/read/branch-fallback.ts): opening, null without one.
-   */
-  fallback: Promise<BranchFallback | null> | null = null;
-
-  /** @internal The options `copy` laid over the schema's, which the fallback branch gets too (Java `rewriteOtherOptions`). */
-  dynamicOptions: Readonly<Record<string, string>> = {};
 
   /**
    * A streaming scan, as Java Paimon's `newStreamScan` (README "Streaming reads"): its first
@@ -261,10 +222,6 @@ export class Table extends FileStoreTable {
     const parsed = parseTimeTravel(copy);
     parsed?.catch(() => undefined); // (a failed import rejects the plan that awaits it, not the process)
     copy.timeTravel = parsed;
-    const dynamic = (copy.dynamicOptions = { ...this.dynamicOptions, ...Object.fromEntries(Object.entries(dynamicOptions).map(([k, v]) => [k, String(v)])) });
-    // the same other branch with the copy's options (Java's copy keeps it and adds none)
-    const fallback = (copy.fallback = this.fallback && this.fallback.then((f) => f && f.copy(copy, dynamic)));
-    fallback?.catch(() => undefined);
     return copy;
   }
 
@@ -486,14 +443,7 @@ export class Table extends FileStoreTable {
   }
 
   newRead(options?: ReadOptions): TableRead {
-    const read = new TableRead(this, options);
-    const fallback = this.fallback;
-    if (fallback !== null) {
-      // splits of the other branch are read by its read (src/read/branch-fallback.ts)
-      const own = read.createReader.bind(read);
-      read.createReader = async (splits) => (await fallback)?.createReader(read, own, options, splits) ?? own(splits);
-    }
-    return read;
+    return new TableRead(this, options);
   }
 
   /**

@@ -257,13 +257,12 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
 
 /**
  * Where a batch scan with `travel` starts: the snapshot and, for a creation-time scan of the
- * latest snapshot (Java `FileCreationTimeStartingScanner`), the creation time (epoch ms) from
- * which its files are read (`createdSince`), else null.
+ * latest snapshot (Java `FileCreationTimeStartingScanner`), the files it keeps ({@link createdSince}), else null.
  */
-export async function resolveScanStart(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<{ snapshot: Snapshot | null; createdSince: number | null }> {
-  if (travel.kind !== "file-creation" && travel.kind !== "creation") return { snapshot: await resolveTimeTravel(snapshots, table, travel, retainedOnly), createdSince: null };
+export async function resolveScanStart(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<{ snapshot: Snapshot | null; kept: ((e: ManifestEntry) => boolean) | null }> {
+  if (travel.kind !== "file-creation" && travel.kind !== "creation") return { snapshot: await resolveTimeTravel(snapshots, table, travel, retainedOnly), kept: null };
   const from = travel.kind === "creation" ? await firstSnapshotSince(snapshots, travel.millis) : null;
-  return from !== null ? { snapshot: from, createdSince: null } : { snapshot: await snapshots.latestSnapshot(), createdSince: travel.millis };
+  return from !== null ? { snapshot: from, kept: null } : { snapshot: await snapshots.latestSnapshot(), kept: createdSince(travel.millis) };
 }
 
 /**
