@@ -7,9 +7,8 @@
 // the partition filter; the value filter does not decide it. Writes, stream scans and the other
 // entry points stay on the table's own branch (Java delegates them to the wrapped table).
 // Loaded lazily by table.ts for such tables only; its run-time deps come from table.ts.
-import type { PaimonError as PaimonErrorClass } from "../error.js";
-import type { recordBatch as recordBatchFn } from "../arrow/record-batch.js";
-import type { fieldToString as fieldToStringFn, needsValueCast as needsValueCastFn } from "../spec/types.js";
+import { PaimonError } from "../error.js";
+import type { DataField, fieldToString as fieldToStringFn } from "../spec/types.js";
 import type { Plan, Split } from "../scan/split.js";
 import type { ScanOptions, TableScan } from "../scan/table-scan.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
@@ -17,9 +16,8 @@ import type { TableSchema } from "../spec/schema.js";
 import type { BatchReader, ReadOptions, TableRead } from "./table-read.js";
 import type { RecordBatch } from "apache-arrow";
 import type { FileIO } from "../fs/file-io.js";
-import type { checkBranchName as checkBranchNameFn } from "../table/option-validation.js";
 import type { SchemaManager as SchemaManagerClass } from "../table/schema-manager.js";
-import { earlierOrEqualTimeMillis, type TimeTravel } from "../table/time-travel.js";
+import { earlierOrEqualTimeMillis } from "../table/time-travel.js";
 
 /** A table of one branch with its scans and reads (the `Table` facade). */
 export interface BranchTable extends FileStoreTable {
@@ -28,19 +26,15 @@ export interface BranchTable extends FileStoreTable {
   copy(dynamicOptions: Readonly<Record<string, string | number | boolean>>): BranchTable;
 }
 
-/** The query bundle's modules this chunk uses, passed in by table.ts. */
-export interface BranchFallbackDeps {
-  readonly PaimonError: typeof PaimonErrorClass;
-  readonly recordBatch: typeof recordBatchFn;
-  readonly needsValueCast: typeof needsValueCastFn;
-  readonly fieldToString: typeof fieldToStringFn;
-  readonly checkBranchName: typeof checkBranchNameFn;
-  readonly SchemaManager: typeof SchemaManagerClass;
-  /** The facade's class: the other branch's table, which has no fallback of its own (Java `createWithoutFallbackBranch`). */
-  readonly Table: new (fileIO: FileIO, identifier: string, location: string, schema: TableSchema) => BranchTable;
-  /** The time travel of a table's options (table.ts), for the other branch's table. */
-  readonly parseTimeTravel: (table: never) => Promise<TimeTravel | PaimonErrorClass | null> | null;
-}
+/**
+ * The query bundle's function this chunk uses (spec/types.ts `fieldToString`), passed in by
+ * table.ts; like time-travel.ts it imports the error class only, and the table's and its schema
+ * manager's classes come with the table.
+ */
+export type BranchFallbackDeps = typeof fieldToStringFn;
+
+/** The facade's class: the other branch's table has no fallback of its own (Java `createWithoutFallbackBranch`). */
+type TableClass = new (fileIO: FileIO, identifier: string, location: string, schema: TableSchema) => BranchTable;
 
 /** Java `StringUtils.isNullOrWhitespaceOnly`. */
 const blank = (v: string | undefined): boolean => v === undefined || v.trim() === "";
@@ -55,6 +49,7 @@ const blank = (v: string | undefined): boolean => v === undefined || v.trim() ==
  */
 export function addBranchFallback(table: BranchTable, D: BranchFallbackDeps): void {
   const o = table.schema.options;
+  if (blank(o["scan.fallback-branch"]) && blank(o["scan.primary-branch"])) return;
   const ownFirst = !blank(o["scan.fallback-branch"]);
   install(table, {}, D, (ownFirst ? o["scan.fallback-branch"] : o["scan.primary-branch"])!, ownFirst);
 }
@@ -98,17 +93,14 @@ function install(table: BranchTable, dynamicOptions: Readonly<Record<string, str
  * when the branch does not exist.
  */
 async function openOther(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>, D: BranchFallbackDeps, name: string): Promise<BranchTable | null> {
-  if (name !== MAIN) D.checkBranchName(name, `scan of ${table.identifier}`);
-  const schema = await new D.SchemaManager(table.fileIO, table.location, name).latest();
+  const schema = await new (table.schemaManager.constructor as typeof SchemaManagerClass)(table.fileIO, table.location, name).latest();
   if (schema === null) return null;
   const { bucket: _bucket, "scan.snapshot-id": snapshotId, ...dynamic } = dynamicOptions;
   const options: Record<string, string> = { ...schema.options, ...dynamic, branch: name };
   if (name === MAIN) delete options.branch;
-  const t = new D.Table(table.fileIO, table.identifier, table.location, { ...schema, options });
-  const travel = D.parseTimeTravel(t as never);
-  travel?.catch(() => undefined);
-  t.timeTravel = travel;
-  if (snapshotId === undefined || !/^\s*\d+\s*$/.test(snapshotId)) return t;
+  // (a copy parses the table's time-travel options)
+  const t = new (table.constructor as TableClass)(table.fileIO, table.identifier, table.location, { ...schema, options });
+  if (snapshotId === undefined || !/^\s*\d+\s*$/.test(snapshotId)) return t.copy({});
   const millis = (await table.snapshot(Number(snapshotId))).timeMillis;
   const at = await earlierOrEqualTimeMillis(t.snapshotManager, millis);
   return t.copy({ "scan.snapshot-id": String(at?.id ?? 1) });
@@ -120,15 +112,17 @@ const MAIN = "main";
 function checkSameRowType(own: BranchTable, other: BranchTable, D: BranchFallbackDeps): void {
   const a = own.schema.fields;
   const b = other.schema.fields;
-  const rowType = (s: TableSchema) => `ROW<${s.fields.map(D.fieldToString).join(", ")}>`;
-  if (a.length !== b.length || a.some((f, i) => D.needsValueCast(f.type, b[i].type))) {
+  const rowType = (s: TableSchema) => `ROW<${s.fields.map((f) => D(f)).join(", ")}>`;
+  // (Java DataType.equalsIgnoreNullable: the types as SQL, the outer nullability aside)
+  const sql = (f: DataField) => D({ ...f, name: "", description: undefined, type: { ...f.type, nullable: true } });
+  if (a.length !== b.length || a.some((f, i) => sql(f) !== sql(b[i]))) {
     const ownName = own.coreOptions.branch;
     const otherName = other.coreOptions.branch;
-    throw new D.PaimonError("INVALID_ARGUMENT", `Branch ${ownName} and ${otherName} does not have the same row type.\nRow type of branch ${ownName} is ${rowType(own.schema)}.\nRow type of branch ${otherName} is ${rowType(other.schema)}.`);
+    throw new PaimonError("INVALID_ARGUMENT", `Branch ${ownName} and ${otherName} does not have the same row type.\nRow type of branch ${ownName} is ${rowType(own.schema)}.\nRow type of branch ${otherName} is ${rowType(other.schema)}.`);
   }
   const renamed = a.findIndex((f, i) => f.name !== b[i].name);
   if (renamed >= 0) {
-    throw new D.PaimonError("UNSUPPORTED", `scan of table ${own.identifier}: column ${renamed + 1} is '${a[renamed].name}' on branch ${own.coreOptions.branch} but '${b[renamed].name}' on branch ${other.coreOptions.branch}; reads of branches whose column names differ are not supported`);
+    throw new PaimonError("UNSUPPORTED", `scan of table ${own.identifier}: column ${renamed + 1} is '${a[renamed].name}' on branch ${own.coreOptions.branch} but '${b[renamed].name}' on branch ${other.coreOptions.branch}; reads of branches whose column names differ are not supported`);
   }
 }
 
@@ -137,8 +131,8 @@ async function planBoth(own: BranchTable, other: BranchTable, ownFirst: boolean,
   checkSameRowType(own, other, D);
   for (const t of [own, other]) {
     const travel = await t.timeTravel;
-    if (travel instanceof D.PaimonError) throw travel;
-    if (travel?.kind === "incremental") throw new D.PaimonError("UNSUPPORTED", `scan of table ${own.identifier}: incremental options are not supported with ${ownFirst ? "scan.fallback-branch" : "scan.primary-branch"}`);
+    if (travel instanceof PaimonError) throw travel;
+    if (travel?.kind === "incremental") throw new PaimonError("UNSUPPORTED", `scan of table ${own.identifier}: incremental options are not supported with ${ownFirst ? "scan.fallback-branch" : "scan.primary-branch"}`);
   }
   const otherPlan = () => other.newScan(options).plan();
   const [first, second] = ownFirst ? [own, other] : [other, own];
@@ -160,7 +154,6 @@ async function planBoth(own: BranchTable, other: BranchTable, ownFirst: boolean,
 /** Reads `splits` in order, each run of one branch's splits by that branch's read, the batches under `read`'s schema. */
 async function readBoth(read: TableRead, other: BranchTable, ownReader: (splits: readonly Split[]) => Promise<BatchReader>, options: ReadOptions | undefined, splits: readonly Split[], D: BranchFallbackDeps): Promise<BatchReader> {
   let otherRead: TableRead | null = null;
-  const schema = read.outputSchema;
   const batches = async function* (): AsyncGenerator<RecordBatch, void, undefined> {
     for (let i = 0; i < splits.length; ) {
       const isOther = splits[i].branch !== undefined;
@@ -170,7 +163,7 @@ async function readBoth(read: TableRead, other: BranchTable, ownReader: (splits:
       i = j;
       const reader = isOther ? await (otherRead ??= other.newRead(options)).createReader(run) : await ownReader(run);
       try {
-        for await (const b of reader) yield isOther ? D.recordBatch(schema, b.data.children, b.numRows) : b;
+        yield* reader; // (the other branch's batches: the same columns, their nullability its own)
       } finally {
         await reader.close();
       }

@@ -4,11 +4,10 @@
 // table never needs it.
 import { PaimonError } from "../error.js";
 import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
-import { type SchemaChange, SchemaManager } from "./schema-manager.js";
+import type { SchemaChange, SchemaManager } from "./schema-manager.js";
 import type { TableSchema } from "../spec/schema.js";
 import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
 import { checkOptionChange } from "./options.js";
-import type { FileIO } from "../fs/file-io.js";
 import { checkBranchName, isTrueOption as isTrue, MAIN_BRANCH, validateOptionValues } from "./option-validation.js";
 import { DEDUPLICATE_KEY_FIELDS, isDeduplicateTable, REALTIME_OFFSET_FIELD } from "./dedup-table.js";
 
@@ -147,11 +146,12 @@ function validateSequenceField(schema: TableSchema): void {
 }
 
 /**
- * The checks of a new schema (createTable, alterTable) beyond its file-index options
- * (SchemaManager's `validateTableSchema`): option values, bucket, bucket key, primary and
- * partition keys, sequence fields.
+ * The checks of a new schema (createTable, alterTable) of the table `schemas` manages, beyond
+ * its file-index options (SchemaManager's `validateTableSchema`): option values, bucket, bucket
+ * key, primary and partition keys, sequence fields, the fallback / primary branch.
  */
-export function validateTableLayout(schema: TableSchema): void {
+export async function validateTableLayout(schema: TableSchema, schemas: SchemaManager): Promise<void> {
+  await validateFallbackBranch(schema.options, schemas);
   const o = schema.options;
   const names = new Set(schema.fields.map((f) => f.name));
   validateOptionValues(o);
@@ -242,8 +242,9 @@ function renameColumnInOptions(options: Record<string, string>, from: string, to
  * `scan.primary-branch` are not both set, and the branch one names exists (has a schema) in
  * table directory `root`.
  */
-export async function validateFallbackBranch(o: Readonly<Record<string, string>>, io: FileIO, root: string): Promise<void> {
-  const hasBranch = async (branch: string) => (await new SchemaManager(io, root, branch).latest()) !== null;
+export async function validateFallbackBranch(o: Readonly<Record<string, string>>, schemas: SchemaManager): Promise<void> {
+  // (the class from the instance: this module imports schema-manager.ts for its types only, staying out of query bundles' chunking)
+  const hasBranch = async (branch: string) => (await new (schemas.constructor as typeof SchemaManager)(schemas.io, schemas.paths.root, branch).latest()) !== null;
   const keys = ["scan.fallback-branch", "scan.primary-branch"].filter((k) => o[k] !== undefined && o[k].trim() !== "");
   if (keys.length > 1) throw invalid(`Cannot set both 'scan.fallback-branch' and 'scan.primary-branch' at the same time.`);
   for (const key of keys) {

@@ -60,9 +60,7 @@ export class SchemaManager {
     const schema = createTableSchema(input);
     validateTableSchema(schema);
     // (the layout checks load with the schema changes: a page that only reads carries neither)
-    const { validateTableLayout, validateFallbackBranch } = await import("./schema-changes.js");
-    validateTableLayout(schema);
-    await validateFallbackBranch(schema.options, this.io, this.paths.root);
+    await (await import("./schema-changes.js")).validateTableLayout(schema, this);
     checkFileFormatOptions(schema.options, where);
     await checkDeduplicateTableOnLoad(schema, where);
     await checkPartitionExpireOptions(schema.options);
@@ -81,11 +79,10 @@ export class SchemaManager {
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await this.latest();
       if (current === null) throw new PaimonError("NOT_FOUND", `table ${where} does not exist`);
-      const { applySchemaChanges, validateTableLayout, validateFallbackBranch } = await import("./schema-changes.js");
+      const { applySchemaChanges, validateTableLayout } = await import("./schema-changes.js");
       const next = applySchemaChanges(current, changes, where);
       validateTableSchema(next);
-      validateTableLayout(next);
-      await validateFallbackBranch(next.options, this.io, this.paths.root);
+      await validateTableLayout(next, this);
       checkFileFormatOptions(next.options, where);
       await checkDeduplicateTableOnLoad(next, where);
       await checkPartitionExpireOptions(next.options);

@@ -22,8 +22,7 @@ import { checkDeduplicateTableOnLoad, SchemaManager } from "./schema-manager.js"
 import { FileStoreTable } from "./file-store-table.js";
 import { branchRoot } from "./paths.js";
 import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
-import { recordBatch } from "../arrow/record-batch.js";
-import { fieldToString, needsValueCast } from "../spec/types.js";
+import { fieldToString } from "../spec/types.js";
 
 // Modules loaded on first use, one import site each (bundlers add a preload list to every site).
 const tagManagerModule = () => import("./tag-manager.js");
@@ -59,9 +58,7 @@ export async function loadTimeTravel(table: Table): Promise<Table> {
   const parsed = parseTimeTravel(table);
   if (parsed !== null) table.timeTravel = await parsed;
   const o = table.schema.options;
-  if (o["scan.fallback-branch"]?.trim() || o["scan.primary-branch"]?.trim()) {
-    (await import("../read/branch-fallback.js")).addBranchFallback(table, { PaimonError, recordBatch, needsValueCast, fieldToString, checkBranchName, SchemaManager, Table, parseTimeTravel });
-  }
+  if (o["scan.fallback-branch"] || o["scan.primary-branch"]) await import("../read/branch-fallback.js").then((m) => m.addBranchFallback(table, fieldToString));
   return table;
 }
 

@@ -215,7 +215,7 @@ function localMillis(text: string, fail: (code: "INVALID_ARGUMENT", text: string
  * snapshots; NOT_FOUND for a snapshot or tag that does not exist and a timestamp before every
  * snapshot. `retainedOnly` (real-time scans): a tag whose snapshot has expired is NOT_FOUND too.
  */
-export async function resolveTimeTravel(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<Snapshot | null> {
+export async function resolveTimeTravel(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<TravelSnapshot | null> {
   switch (travel.kind) {
     case "snapshot": {
       const s = await snapshots.tryGetSnapshot(travel.id);
@@ -237,7 +237,7 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
     }
     case "file-creation":
     case "creation":
-      return (await resolveScanStart(snapshots, table, travel, retainedOnly)).snapshot;
+      return creationStart(snapshots, travel);
     case "incremental":
       // (batch scans plan these in src/scan/incremental-scan.ts; a real-time union reads one snapshot)
       throw new PaimonError("UNSUPPORTED", `scan of table ${table}: incremental options are for batch scans (a real-time scan reads one snapshot)`);
@@ -256,13 +256,21 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
 }
 
 /**
- * Where a batch scan with `travel` starts: the snapshot and, for a creation-time scan of the
- * latest snapshot (Java `FileCreationTimeStartingScanner`), the files it keeps ({@link createdSince}), else null.
+ * The snapshot a scan with time travel reads; for a creation-time scan of the latest snapshot
+ * (Java `FileCreationTimeStartingScanner`) with `kept`: the files the scan keeps ({@link createdSince}).
  */
-export async function resolveScanStart(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<{ snapshot: Snapshot | null; kept: ((e: ManifestEntry) => boolean) | null }> {
-  if (travel.kind !== "file-creation" && travel.kind !== "creation") return { snapshot: await resolveTimeTravel(snapshots, table, travel, retainedOnly), kept: null };
+export type TravelSnapshot = Snapshot & { readonly kept?: (e: ManifestEntry) => boolean };
+
+/**
+ * The start of a creation-time scan (Java `createCreationTimestampStartingScanner`,
+ * `FileCreationTimeStartingScanner`): the first snapshot at or after the time, or the latest
+ * snapshot with the files created since then.
+ */
+async function creationStart(snapshots: SnapshotManager, travel: { readonly kind: "file-creation" | "creation"; readonly millis: number }): Promise<TravelSnapshot | null> {
   const from = travel.kind === "creation" ? await firstSnapshotSince(snapshots, travel.millis) : null;
-  return from !== null ? { snapshot: from, kept: null } : { snapshot: await snapshots.latestSnapshot(), kept: createdSince(travel.millis) };
+  if (from !== null) return from;
+  const latest = await snapshots.latestSnapshot();
+  return latest && { ...latest, kept: createdSince(travel.millis) };
 }
 
 /**
