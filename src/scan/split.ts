@@ -29,6 +29,11 @@ export interface DataSplit {
    * end's merged rows whose key is new or whose row changed; an append read reads `files`.
    */
   readonly diffBefore?: { readonly files: readonly DataFileMeta[]; readonly deletionFiles?: ReadonlyArray<DeletionFile | null> };
+  /**
+   * Files of another branch of the table (`scan.fallback-branch` / `scan.primary-branch`,
+   * src/read/branch-fallback.ts): that branch's name; its schemas and merge options read them.
+   */
+  readonly branch?: string;
 }
 
 /** A unit of reading work produced by a scan. */

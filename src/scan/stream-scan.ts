@@ -17,7 +17,7 @@ import { consumerPath, readConsumer, writeConsumer } from "../table/consumers.js
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { primaryKeyConfig } from "../table/primary-key.js";
 import type { parseDuration } from "../table/options.js";
-import { resolveTimeTravel, timeTravelOf } from "../table/time-travel.js";
+import { createdSince, resolveTimeTravel, timeTravelOf } from "../table/time-travel.js";
 import { changelogDecoupled, listChangelogIds, tryGetChangelog } from "../table/changelogs.js";
 import { streamingSplits, type IncrementalScanDeps } from "./incremental-scan.js";
 import type { deletionFilesOf } from "./merge-tree-splits.js";
@@ -50,8 +50,12 @@ export interface StreamPlan extends Plan {
   readonly endOfScan: boolean;
 }
 
-/** A first plan: the full snapshot to read, or the snapshot to continue from (Java's `StartingScanner.Result`). */
-type Start = { readonly full: Snapshot } | { readonly next: number } | null;
+/**
+ * A first plan: the full snapshot to read, or the snapshot to continue from (Java's
+ * `StartingScanner.Result`); `createdSince`: the latest snapshot's files created since then
+ * (epoch ms), and the changes of later files (Java `FileCreationTimeStartingScanner`).
+ */
+type Start = { readonly full: Snapshot } | { readonly next: number } | { readonly createdSince: number } | null;
 
 /**
  * A streaming scan (Java `StreamTableScan`): `plan()` returns the first plan, then the changes of
@@ -86,7 +90,7 @@ export class StreamTableScan {
     if (bound !== undefined && !/^\s*[+-]?\d+\s*$/.test(bound)) throw fail(`scan.bounded.watermark=${bound} is not an integer`);
     this.boundedWatermark = bound === undefined ? null : BigInt(bound.trim());
     this.delayMs = o["streaming.read.snapshot.delay"] === undefined ? null : D.parseDuration(o["streaming.read.snapshot.delay"], "streaming.read.snapshot.delay");
-    const unsupported = ["stream-scan-mode", "streaming-compact", "scan.file-creation-time-millis", "scan.creation-time-millis"].find((k) => o[k] !== undefined);
+    const unsupported = ["stream-scan-mode", "streaming-compact"].find((k) => o[k] !== undefined);
     if (unsupported !== undefined) throw new D.PaimonError("UNSUPPORTED", `stream scan of table ${table.identifier}: option ${unsupported}=${o[unsupported]} is not supported`);
     if (table.schema.primaryKeys.length > 0 && isTrue(o["streaming-read-overwrite"]) && ["lookup", "full-compaction"].includes(this.changelogProducer)) {
       // Java SchemaValidation: it would read the overwrite's changes twice
@@ -171,6 +175,15 @@ export class StreamTableScan {
     const start = this.initial ?? (await this.start(true));
     const snapshots = this.table.snapshotManager;
     if (start === null) return plan(null, [], false);
+    if ("createdSince" in start) {
+      // the snapshot latest now, as Java's scanner reads it when it plans; later plans keep the filter
+      this.created = createdSince(start.createdSince);
+      const full = await new D.TableScan(this.table, { ...this.options, ...this.levels(), streaming: true }).plan();
+      if (full.snapshotId === null) return plan(null, [], false);
+      this.nextSnapshotId = full.snapshotId + 1;
+      this.fullPhaseEnd = this.bounded(await snapshots.snapshot(full.snapshotId));
+      return plan(full.snapshotId, full.splits, false);
+    }
     if ("next" in start) {
       this.nextSnapshotId = start.next;
       const before = await snapshots.tryGetSnapshot(start.next - 1);
@@ -180,13 +193,19 @@ export class StreamTableScan {
     const s = start.full;
     this.nextSnapshotId = s.id + 1;
     this.fullPhaseEnd = this.bounded(s);
-    // Java: lookup changelogs come from compacting level 0 later, full-compaction ones from the top level
-    const producer = this.changelogProducer;
-    const pk = this.table.schema.primaryKeys.length > 0;
-    const levels: ScanOptions = pk && producer === "lookup" ? { minLevel: 1 } : pk && producer === "full-compaction" ? { level: D.primaryKeyConfig(this.table.coreOptions).numLevels - 1 } : {};
-    const full = await new D.TableScan(this.table, { ...this.options, ...levels, snapshotId: s.id, streaming: true }).plan();
+    const full = await new D.TableScan(this.table, { ...this.options, ...this.levels(), snapshotId: s.id, streaming: true }).plan();
     return plan(s.id, full.splits, false);
   }
+
+  /** The levels a full plan reads. Java: lookup changelogs come from compacting level 0 later, full-compaction ones from the top level. */
+  private levels(): ScanOptions {
+    const producer = this.changelogProducer;
+    const pk = this.table.schema.primaryKeys.length > 0;
+    return pk && producer === "lookup" ? { minLevel: 1 } : pk && producer === "full-compaction" ? { level: D.primaryKeyConfig(this.table.coreOptions).numLevels - 1 } : {};
+  }
+
+  /** Set by a start from file creation time: the files later plans keep. */
+  private created: ((e: ManifestEntry) => boolean) | null = null;
 
   /**
    * Java `AbstractDataTableScan.createStartingScanner(true)` with the scanner's `scan`; `again`:
@@ -224,13 +243,17 @@ export class StreamTableScan {
       if (earliest === null) return null;
       return modeText === "from-snapshot-full" ? { full: await snapshots.snapshot(Math.max(travel.id, earliest)) } : { next: Math.max(travel.id, earliestStart!) };
     }
+    if (travel.kind === "file-creation") return { createdSince: travel.millis };
     // from-timestamp: after the newest snapshot strictly earlier than the time (Java earlierThanTimeMills)
     // (Java TimeTravelUtil.earlierThanTimeMills: with decoupled changelogs over them too)
     const latestId = await snapshots.latestSnapshotId();
-    if (latestId === null || earliest === null) return null;
+    // from-creation-timestamp (Java createCreationTimestampStartingScanner): from the first
+    // snapshot at or after the time when there is one after an earlier one, else from file creation time
+    const creation = travel.kind === "creation";
+    if (latestId === null || earliest === null) return creation ? { createdSince: travel.millis } : null;
     const at = async (id: number) => (earliestChangelog !== null ? await tryGetChangelog(snapshots, id) : null) ?? (await snapshots.snapshot(id));
     const first = await at(earliestStart!);
-    if (first.timeMillis >= travel.millis) return { next: earliestStart! };
+    if (first.timeMillis >= travel.millis) return creation ? { createdSince: travel.millis } : { next: earliestStart! };
     let lo = earliestStart!;
     let hi = latestId;
     while (lo < hi) {
@@ -238,7 +261,7 @@ export class StreamTableScan {
       if ((await at(mid)).timeMillis < travel.millis) lo = mid;
       else hi = mid - 1;
     }
-    return { next: lo + 1 };
+    return creation && lo === latestId ? { createdSince: travel.millis } : { next: lo + 1 };
   }
 
   private async nextPlan(): Promise<StreamPlan> {
@@ -307,7 +330,9 @@ export class StreamTableScan {
     const store = this.table.manifestStore;
     const { keepManifest, keepEntry, keepFile } = this.scan.filters();
     // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
-    const keep = this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile;
+    const pruned = this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile;
+    const created = this.created;
+    const keep = created === null ? pruned : (e: ManifestEntry) => pruned(e) && created(e);
     const manifests = (await store.readManifestList(list)).filter(keepManifest);
     return (await Promise.all(manifests.map((m) => store.readManifest(m.fileName)))).flat().filter(keep);
   }

@@ -15,7 +15,7 @@ import { realtimeHooks } from "../realtime/hooks.js";
 import { deletionFilesOf, planPrimaryKeySplits, type PrimaryKeyPlanMode } from "./merge-tree-splits.js";
 import type { DeletionFile } from "../read/kv-file-reader.js";
 import { embeddedIndexMayMatch } from "../read/file-index-filter.js";
-import type { TimeTravel } from "../table/time-travel.js";
+import type { TimeTravel, TravelSnapshot } from "../table/time-travel.js";
 import { primaryKeyConfig } from "../table/primary-key.js";
 
 /** Options of `Table.newScan` (API.md). */
@@ -88,14 +88,17 @@ export class TableScan {
       // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
       return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig, groupByPartitionBucket, partitionBucketKey });
     }
-    const snapshot =
+    const snapshot: TravelSnapshot | null =
       this.options.snapshotId !== undefined
         ? await snapshots.snapshot(this.options.snapshotId)
         : travel !== null
           ? await import("../table/time-travel.js").then((m) => m.resolveTimeTravel(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
           : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
-    const { keepManifest, keepFile } = this.filters();
+    const { keepManifest, keepFile: keepStats } = this.filters();
+    // (creation-time scans of the latest snapshot keep the files created since a time)
+    const kept = snapshot.kept;
+    const keepFile = kept ? (e: ManifestEntry) => keepStats(e) && kept(e) : keepStats;
     // A real-time union plan (a continuous query) filters the snapshot's live files kept from its
     // previous plan of the same snapshot; keepFile also applies the partition pruning keepManifest does.
     const entries = primaryKeyMode.realtimeUnion ? (await this.table.manifestStore.allLiveEntries(snapshot)).filter(keepFile) : await this.table.manifestStore.liveEntries(snapshot, keepManifest, keepFile);

@@ -133,10 +133,10 @@ export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly stri
 /**
  * Refuses (UNSUPPORTED, naming the option) a table whose Java batch read differs from a plain
  * read of its files: data evolution (files of one row range hold different columns, merged by
- * row id), a fallback / primary branch, chain tables.
+ * row id), chain tables.
  */
 export function checkReadOptions(o: Readonly<Record<string, string>>, table: string): void {
-  const key = firstOn(o, ["data-evolution.enabled", "scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]);
+  const key = firstOn(o, ["data-evolution.enabled", "chain-table.enabled"]);
   if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
 }
 

@@ -4,11 +4,11 @@
 // table never needs it.
 import { PaimonError } from "../error.js";
 import { javaAcceptsTypeChange, readCastImplemented } from "../format/type-casts.js";
-import type { SchemaChange } from "./schema-manager.js";
+import type { SchemaChange, SchemaManager } from "./schema-manager.js";
 import type { TableSchema } from "../spec/schema.js";
 import { type DataField, highestFieldId, reassignFieldIds, toDataType, typeToString, type DataType } from "../spec/types.js";
 import { checkOptionChange } from "./options.js";
-import { isTrueOption as isTrue, validateOptionValues } from "./option-validation.js";
+import { checkBranchName, isTrueOption as isTrue, MAIN_BRANCH, validateOptionValues } from "./option-validation.js";
 import { DEDUPLICATE_KEY_FIELDS, isDeduplicateTable, REALTIME_OFFSET_FIELD } from "./dedup-table.js";
 
 function invalid(message: string): PaimonError {
@@ -148,11 +148,12 @@ function validateSequenceField(schema: TableSchema): void {
 }
 
 /**
- * The checks of a new schema (createTable, alterTable) beyond its file-index options
- * (SchemaManager's `validateTableSchema`): option values, bucket, bucket key, primary and
- * partition keys, sequence fields.
+ * The checks of a new schema (createTable, alterTable) of the table `schemas` manages, beyond
+ * its file-index options (SchemaManager's `validateTableSchema`): option values, bucket, bucket
+ * key, primary and partition keys, sequence fields, the fallback / primary branch.
  */
-export function validateTableLayout(schema: TableSchema): void {
+export async function validateTableLayout(schema: TableSchema, schemas: SchemaManager): Promise<void> {
+  await validateFallbackBranch(schema.options, schemas);
   const o = schema.options;
   const names = new Set(schema.fields.map((f) => f.name));
   validateOptionValues(o);
@@ -235,5 +236,22 @@ function renameColumnInOptions(options: Record<string, string>, from: string, to
     const value = options[key]!;
     delete options[key];
     options[`fields.${renamed(key.slice("fields.".length, key.length - suffix.length - 1))}.${suffix}`] = renamed(value);
+  }
+}
+
+/**
+ * Java `SchemaValidation.validateFallbackBranch` (same messages): `scan.fallback-branch` and
+ * `scan.primary-branch` are not both set, and the branch one names exists (has a schema) in
+ * table directory `root`.
+ */
+export async function validateFallbackBranch(o: Readonly<Record<string, string>>, schemas: SchemaManager): Promise<void> {
+  // (the class from the instance: this module imports schema-manager.ts for its types only, staying out of query bundles' chunking)
+  const hasBranch = async (branch: string) => (await new (schemas.constructor as typeof SchemaManager)(schemas.io, schemas.paths.root, branch).latest()) !== null;
+  const keys = ["scan.fallback-branch", "scan.primary-branch"].filter((k) => o[k] !== undefined && o[k].trim() !== "");
+  if (keys.length > 1) throw invalid(`Cannot set both 'scan.fallback-branch' and 'scan.primary-branch' at the same time.`);
+  for (const key of keys) {
+    const branch = o[key];
+    if (branch !== MAIN_BRANCH) checkBranchName(branch, `option ${key}`); // (a name that could not be a branch directory)
+    if (!(await hasBranch(branch))) throw invalid(`Cannot set '${key}' = '${branch}' because the branch '${branch}' does not exist.`);
   }
 }

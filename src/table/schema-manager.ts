@@ -60,7 +60,7 @@ export class SchemaManager {
     const schema = createTableSchema(input);
     validateTableSchema(schema);
     // (the layout checks load with the schema changes: a page that only reads carries neither)
-    (await import("./schema-changes.js")).validateTableLayout(schema);
+    await (await import("./schema-changes.js")).validateTableLayout(schema, this);
     checkFileFormatOptions(schema.options, where);
     await checkDeduplicateTableOnLoad(schema, where);
     await checkPartitionExpireOptions(schema.options);
@@ -82,7 +82,7 @@ export class SchemaManager {
       const { applySchemaChanges, validateTableLayout } = await import("./schema-changes.js");
       const next = applySchemaChanges(current, changes, where);
       validateTableSchema(next);
-      validateTableLayout(next);
+      await validateTableLayout(next, this);
       checkFileFormatOptions(next.options, where);
       await checkDeduplicateTableOnLoad(next, where);
       await checkPartitionExpireOptions(next.options);

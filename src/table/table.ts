@@ -25,6 +25,7 @@ import { checkDeduplicateTableOnLoad, SchemaManager } from "./schema-manager.js"
 import { FileStoreTable } from "./file-store-table.js";
 import { branchRoot } from "./paths.js";
 import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
+import { fieldToString } from "../spec/types.js";
 
 // Modules loaded on first use, one import site each (bundlers add a preload list to every site).
 const tagManagerModule = () => import("./tag-manager.js");
@@ -57,11 +58,15 @@ const TIME_TRAVEL_KEY = /^(log\.scan|scan\.(mode|timestamp|snapshot-id|tag-name|
 
 /**
  * `table`, its `scan.*` time-travel options parsed (the module that does it is imported only for
- * a table that has such options); a refusal is kept for `newScan` to throw.
+ * a table that has such options); a refusal is kept for `newScan` to throw. With
+ * `scan.fallback-branch` / `scan.primary-branch` its batch scans and reads (and those of its
+ * copies) take partitions from both branches (src/read/branch-fallback.ts, loaded for such tables only).
  */
 export async function loadTimeTravel(table: Table): Promise<Table> {
   const parsed = parseTimeTravel(table);
   if (parsed !== null) table.timeTravel = await parsed;
+  const o = table.schema.options;
+  if (o["scan.fallback-branch"] || o["scan.primary-branch"]) await import("../read/branch-fallback.js").then((m) => m.addBranchFallback(table, fieldToString));
   return table;
 }
 

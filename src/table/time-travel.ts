@@ -9,6 +9,7 @@
 // It imports no other module of the library at run time (only types and the error class): a
 // query bundle keeps it in a chunk of its own, splitting no shared chunk.
 import { PaimonError } from "../error.js";
+import type { ManifestEntry } from "../spec/manifest.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import type { TablePaths } from "./paths.js";
 import type { SnapshotManager } from "./snapshot-manager.js";
@@ -23,6 +24,12 @@ export type TimeTravel =
   | { readonly kind: "timestamp"; readonly millis: number; readonly key: string }
   /** The newest COMPACT snapshot (of a full compaction when `deltaCommits` is set), else the latest. */
   | { readonly kind: "compacted"; readonly deltaCommits: number | null }
+  /**
+   * `from-file-creation-time` (`scan.file-creation-time-millis`): the latest snapshot's files
+   * created at or after `millis`; `from-creation-timestamp` (`scan.creation-time-millis`): the
+   * first snapshot at or after `millis` when it lies within the snapshots, else the former.
+   */
+  | { readonly kind: "file-creation" | "creation"; readonly millis: number }
   /** Java's INCREMENTAL startup mode: the changes between two snapshots, tags or times (src/scan/incremental-scan.ts). */
   | Incremental;
 
@@ -42,9 +49,9 @@ export interface Incremental {
   readonly tagToSnapshot: boolean;
 }
 
-const MODES = new Set(["default", "latest-full", "full", "latest", "compacted-full", "from-timestamp", "from-snapshot", "from-snapshot-full", "incremental"]);
-/** Options whose scans this library does not perform (each chooses files or changes, not one snapshot). */
-const REFUSED = ["scan.version", "scan.file-creation-time-millis", "scan.creation-time-millis", "incremental-to-auto-tag"];
+const MODES = new Set(["default", "latest-full", "full", "latest", "compacted-full", "from-timestamp", "from-snapshot", "from-snapshot-full", "incremental", "from-creation-timestamp", "from-file-creation-time"]);
+/** Options whose scans this library does not perform. */
+const REFUSED = ["scan.version", "incremental-to-auto-tag"];
 const INCREMENTAL_KEYS = ["incremental-between", "incremental-between-timestamp", "incremental-to-auto-tag"];
 /**
  * The time travel the options of `t` ask of a batch scan, null for the latest snapshot;
@@ -60,18 +67,32 @@ export function timeTravelOf(t: { readonly identifier: string; readonly schema: 
   const id = o["scan.snapshot-id"];
   const tag = o["scan.tag-name"];
   const watermark = o["scan.watermark"];
+  const fileCreation = o["scan.file-creation-time-millis"];
+  const creation = o["scan.creation-time-millis"];
   const fail = (code: "UNSUPPORTED" | "INVALID_ARGUMENT", text: string) => new PaimonError(code, `scan of table ${table}: ${text}`);
   const set = (keys: Array<[string, string | undefined]>) => keys.filter(([, v]) => v !== undefined).map(([k]) => k);
   for (const key of REFUSED) if (o[key] !== undefined) throw fail("UNSUPPORTED", `option ${key}=${o[key]} is not supported`);
   const incremental = INCREMENTAL_KEYS.some((k) => o[k] !== undefined);
-  if (modeText === undefined && millis === undefined && timestamp === undefined && id === undefined && tag === undefined && watermark === undefined && !incremental) return null;
+  if (modeText === undefined && millis === undefined && timestamp === undefined && id === undefined && tag === undefined && watermark === undefined && fileCreation === undefined && creation === undefined && !incremental) return null;
   let mode = (modeText ?? "default").toLowerCase();
-  if (!MODES.has(mode)) {
-    const known = ["from-creation-timestamp", "from-file-creation-time"].includes(mode);
-    throw fail(known ? "UNSUPPORTED" : "INVALID_ARGUMENT", `scan.mode=${modeText} is ${known ? "not supported" : `not one of ${[...MODES, "from-creation-timestamp", "from-file-creation-time"].join(", ")}`}`);
+  if (!MODES.has(mode)) throw fail("INVALID_ARGUMENT", `scan.mode=${modeText} is not one of ${[...MODES].join(", ")}`);
+  // (Java CoreOptions.startupMode)
+  if (mode === "default") {
+    mode =
+      millis !== undefined || timestamp !== undefined
+        ? "from-timestamp"
+        : id !== undefined || tag !== undefined || watermark !== undefined
+          ? "from-snapshot"
+          : fileCreation !== undefined
+            ? "from-file-creation-time"
+            : creation !== undefined
+              ? "from-creation-timestamp"
+              : incremental
+                ? "incremental"
+                : "latest-full";
   }
-  if (mode === "default") mode = millis !== undefined || timestamp !== undefined ? "from-timestamp" : id !== undefined || tag !== undefined || watermark !== undefined ? "from-snapshot" : incremental ? "incremental" : "latest-full";
-  if (mode === "incremental") return incrementalOf(o, fail, set([["scan.timestamp-millis", millis], ["scan.timestamp", timestamp], ["scan.snapshot-id", id], ["scan.tag-name", tag]]));
+  const fc: [string, string | undefined] = ["scan.file-creation-time-millis", fileCreation];
+  if (mode === "incremental") return incrementalOf(o, fail, set([["scan.timestamp-millis", millis], ["scan.timestamp", timestamp], ["scan.snapshot-id", id], ["scan.tag-name", tag], fc]));
   // Java SchemaValidation: a snapshot or timestamp mode takes no incremental option
   const strayIncremental = INCREMENTAL_KEYS.filter((k) => o[k] !== undefined);
   if (strayIncremental.length > 0) throw fail("INVALID_ARGUMENT", `${strayIncremental.join(", ")} cannot be set with scan.mode ${mode}`);
@@ -88,12 +109,17 @@ export function timeTravelOf(t: { readonly identifier: string; readonly schema: 
   const ts: [string, string | undefined] = ["scan.timestamp", timestamp];
   const sid: [string, string | undefined] = ["scan.snapshot-id", id];
   const tg: [string, string | undefined] = ["scan.tag-name", tag];
+  if (mode === "from-file-creation-time") {
+    // (Java: scan.timestamp may be set alongside, and is ignored)
+    const key = exactlyOne([fc], [sid, ms, tg]);
+    return { kind: "file-creation", millis: long(fileCreation!, key, fail) };
+  }
   if (mode === "from-timestamp") {
-    const key = exactlyOne([ms, ts], [sid, tg]);
+    const key = exactlyOne([ms, ts], [sid, tg, fc]);
     return { kind: "timestamp", millis: key === ms[0] ? long(millis!, key, fail) : localMillis(timestamp!, fail), key };
   }
   if (mode === "from-snapshot" || mode === "from-snapshot-full") {
-    const key = mode === "from-snapshot" ? exactlyOne([sid, tg, ["scan.watermark", watermark]], [ms, ts]) : exactlyOne([sid], [ms, ts, tg]);
+    const key = mode === "from-snapshot" ? exactlyOne([sid, tg, ["scan.watermark", watermark]], [ms, ts, fc]) : exactlyOne([sid], [ms, ts, tg, fc]);
     if (key === "scan.watermark") throw fail("UNSUPPORTED", `option scan.watermark=${watermark} is not supported`);
     if (key === tg[0]) {
       t.paths.tag(tag!, `scan of table ${table}: scan.tag-name`); // the name stays one file of tag/
@@ -103,8 +129,12 @@ export function timeTravelOf(t: { readonly identifier: string; readonly schema: 
     if (snapshotId < 1) throw fail("INVALID_ARGUMENT", `scan.snapshot-id=${id} is not a positive snapshot id`);
     return { kind: "snapshot", id: snapshotId };
   }
-  const stray = set([ms, ts, sid, tg]);
+  const stray = set([ms, ts, sid, tg, fc]);
   if (stray.length > 0) throw fail("INVALID_ARGUMENT", `${stray.join(", ")} must not be set with scan.mode ${mode}`);
+  if (mode === "from-creation-timestamp") {
+    if (creation === undefined) throw fail("INVALID_ARGUMENT", `scan.creation-time-millis must be set with scan.mode ${mode}`);
+    return { kind: "creation", millis: long(creation, "scan.creation-time-millis", fail) };
+  }
   if (mode !== "compacted-full") return null; // latest-full, full, latest: the latest snapshot in a batch scan
   const deltaCommits = o["full-compaction.delta-commits"];
   if (deltaCommits === undefined && o["changelog-producer"]?.toLowerCase() !== "full-compaction") return { kind: "compacted", deltaCommits: null };
@@ -185,7 +215,7 @@ function localMillis(text: string, fail: (code: "INVALID_ARGUMENT", text: string
  * snapshots; NOT_FOUND for a snapshot or tag that does not exist and a timestamp before every
  * snapshot. `retainedOnly` (real-time scans): a tag whose snapshot has expired is NOT_FOUND too.
  */
-export async function resolveTimeTravel(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<Snapshot | null> {
+export async function resolveTimeTravel(snapshots: SnapshotManager, table: string, travel: TimeTravel, retainedOnly: boolean): Promise<TravelSnapshot | null> {
   switch (travel.kind) {
     case "snapshot": {
       const s = await snapshots.tryGetSnapshot(travel.id);
@@ -205,6 +235,9 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
       if (found === null) throw new PaimonError("NOT_FOUND", `scan of table ${table}: no snapshot is earlier than or equal to ${travel.key} (${new Date(travel.millis).toISOString()}, ${travel.millis} ms) (${await snapshots.describeRetained()})`);
       return found;
     }
+    case "file-creation":
+    case "creation":
+      return creationStart(snapshots, travel);
     case "incremental":
       // (batch scans plan these in src/scan/incremental-scan.ts; a real-time union reads one snapshot)
       throw new PaimonError("UNSUPPORTED", `scan of table ${table}: incremental options are for batch scans (a real-time scan reads one snapshot)`);
@@ -220,6 +253,50 @@ export async function resolveTimeTravel(snapshots: SnapshotManager, table: strin
       return snapshots.latestSnapshot();
     }
   }
+}
+
+/**
+ * The snapshot a scan with time travel reads; for a creation-time scan of the latest snapshot
+ * (Java `FileCreationTimeStartingScanner`) with `kept`: the files the scan keeps ({@link createdSince}).
+ */
+export type TravelSnapshot = Snapshot & { readonly kept?: (e: ManifestEntry) => boolean };
+
+/**
+ * The start of a creation-time scan (Java `createCreationTimestampStartingScanner`,
+ * `FileCreationTimeStartingScanner`): the first snapshot at or after the time, or the latest
+ * snapshot with the files created since then.
+ */
+async function creationStart(snapshots: SnapshotManager, travel: { readonly kind: "file-creation" | "creation"; readonly millis: number }): Promise<TravelSnapshot | null> {
+  const from = travel.kind === "creation" ? await firstSnapshotSince(snapshots, travel.millis) : null;
+  if (from !== null) return from;
+  const latest = await snapshots.latestSnapshot();
+  return latest && { ...latest, kept: createdSince(travel.millis) };
+}
+
+/**
+ * Java `createCreationTimestampStartingScanner`: the snapshot after the newest one earlier than
+ * `millis` (`TimeTravelUtil.earlierThanTimeMills`), null when every snapshot is at or after
+ * `millis` or none is after it (then the latest snapshot's files are filtered by creation time).
+ */
+export async function firstSnapshotSince(snapshots: SnapshotManager, millis: number): Promise<Snapshot | null> {
+  const before = await earlierOrEqualTimeMillis(snapshots, millis - 1); // (integer millis: earlier than `millis`)
+  return before === null ? null : snapshots.tryGetSnapshot(before.id + 1);
+}
+
+/**
+ * Keeps the entries of files created at or after `millis` (epoch ms), as Java's
+ * `entry.file().creationTimeEpochMillis() >= startupMillis`: the file's `_CREATION_TIME` is the
+ * writer's local wall clock, read in this process's time zone (Java: the JVM's). Files without a
+ * creation time are kept.
+ */
+export function createdSince(millis: number): (e: ManifestEntry) => boolean {
+  return (e) => e.file.creationTime === null || epochOfLocalWall(e.file.creationTime) >= millis;
+}
+
+/** Epoch millis of a local wall-clock time stored as UTC millis (Java `LocalDateTime.atZone(ZoneId.systemDefault())`). */
+function epochOfLocalWall(wall: number): number {
+  const guess = wall + new Date(wall).getTimezoneOffset() * 60_000;
+  return wall + new Date(guess).getTimezoneOffset() * 60_000;
 }
 
 /** The newest snapshot at or before `millis`, null when none (Java `earlierOrEqualTimeMills`: binary search, times ascending with ids). */

@@ -233,7 +233,19 @@ describe("time travel from table options", () => {
     expect(await scan({ "scan.watermark": "5" })).toBe("UNSUPPORTED: option scan.watermark=5 is not supported");
     expect(await scan({ "scan.version": "1" })).toMatch(/^UNSUPPORTED: option scan.version=1/);
     expect(await scan({ "scan.mode": "incremental" })).toBe("INVALID_ARGUMENT: scan.mode incremental needs exactly one of incremental-between, incremental-between-timestamp, incremental-to-auto-tag");
-    expect(await scan({ "scan.file-creation-time-millis": "1" })).toMatch(/^UNSUPPORTED: option scan.file-creation-time-millis/);
+    // creation-time scans (Java SchemaValidation.validateStartupMode; rows: test/interop/creation-time-interop.test.ts)
+    expect(await scan({ "scan.file-creation-time-millis": "1" })).toBe("ok");
+    expect(await scan({ "scan.creation-time-millis": "1" })).toBe("ok");
+    expect(await scan({ "scan.mode": "from-creation-timestamp", "scan.creation-time-millis": "1" })).toBe("ok");
+    expect(await scan({ "scan.mode": "latest", "scan.creation-time-millis": "x" })).toBe("ok"); // (read by from-creation-timestamp only)
+    expect(await scan({ "scan.file-creation-time-millis": "1", "scan.timestamp": "2024-01-01" })).toBe("INVALID_ARGUMENT: scan.file-creation-time-millis cannot be set with scan.mode from-timestamp and scan.timestamp");
+    expect(await scan({ "scan.mode": "from-file-creation-time", "scan.file-creation-time-millis": "1", "scan.tag-name": "t" })).toBe("INVALID_ARGUMENT: scan.tag-name cannot be set with scan.mode from-file-creation-time and scan.file-creation-time-millis");
+    expect(await scan({ "scan.mode": "from-file-creation-time" })).toBe("INVALID_ARGUMENT: scan.mode from-file-creation-time needs exactly one of scan.file-creation-time-millis");
+    expect(await scan({ "scan.file-creation-time-millis": "1", "incremental-between": "1,2" })).toBe("INVALID_ARGUMENT: incremental-between cannot be set with scan.mode from-file-creation-time");
+    expect(await scan({ "scan.mode": "from-creation-timestamp" })).toBe("INVALID_ARGUMENT: scan.creation-time-millis must be set with scan.mode from-creation-timestamp");
+    expect(await scan({ "scan.mode": "from-creation-timestamp", "scan.creation-time-millis": "1", "scan.snapshot-id": "1" })).toBe("INVALID_ARGUMENT: scan.snapshot-id must not be set with scan.mode from-creation-timestamp");
+    expect(await scan({ "scan.creation-time-millis": "1.5" })).toBe("INVALID_ARGUMENT: scan.creation-time-millis=1.5 is not an integer");
+    expect(await scan({ "scan.mode": "latest", "scan.file-creation-time-millis": "1" })).toBe("INVALID_ARGUMENT: scan.file-creation-time-millis must not be set with scan.mode latest");
     expect(await scan({ "scan.mode": "sometimes" })).toMatch(/^INVALID_ARGUMENT: scan.mode=sometimes is not one of/);
     expect(await scan({ "scan.snapshot-id": "two" })).toBe("INVALID_ARGUMENT: scan.snapshot-id=two is not an integer");
     expect(await scan({ "scan.snapshot-id": "0" })).toBe("INVALID_ARGUMENT: scan.snapshot-id=0 is not a positive snapshot id");
