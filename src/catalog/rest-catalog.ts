@@ -268,7 +268,7 @@ export class RESTCatalog {
     if (object !== null) throw new PaimonError("INVALID_ARGUMENT", `invalid table name ${JSON.stringify(table)}: '$' is Paimon's separator of branches and system tables (Java Paimon reads ${identifier} as the ${object})`);
     const schema = createTableSchema(input);
     validateTableSchema(schema);
-    (await import("../table/schema-changes.js")).validateTableLayout(schema);
+    await (await import("../table/schema-changes.js")).validateTableLayout(schema, null);
     await checkDeduplicateTableOnLoad(schema, identifier);
     try {
       await this.call("POST", `/databases/${enc(database)}/tables`, { identifier: { database, object: table }, schema: schemaToRest(schema) });

@@ -150,9 +150,10 @@ function validateSequenceField(schema: TableSchema): void {
 /**
  * The checks of a new schema (createTable, alterTable) of the table `schemas` manages, beyond
  * its file-index options (SchemaManager's `validateTableSchema`): option values, bucket, bucket
- * key, primary and partition keys, sequence fields, the fallback / primary branch.
+ * key, primary and partition keys, sequence fields, the fallback / primary branch (whose
+ * existence only with `schemas`: a REST catalog's server checks it).
  */
-export async function validateTableLayout(schema: TableSchema, schemas: SchemaManager): Promise<void> {
+export async function validateTableLayout(schema: TableSchema, schemas: SchemaManager | null): Promise<void> {
   await validateFallbackBranch(schema.options, schemas);
   const o = schema.options;
   const names = new Set(schema.fields.map((f) => f.name));
@@ -244,14 +245,14 @@ function renameColumnInOptions(options: Record<string, string>, from: string, to
  * `scan.primary-branch` are not both set, and the branch one names exists (has a schema) in
  * table directory `root`.
  */
-export async function validateFallbackBranch(o: Readonly<Record<string, string>>, schemas: SchemaManager): Promise<void> {
+export async function validateFallbackBranch(o: Readonly<Record<string, string>>, schemas: SchemaManager | null): Promise<void> {
   // (the class from the instance: this module imports schema-manager.ts for its types only, staying out of query bundles' chunking)
-  const hasBranch = async (branch: string) => (await new (schemas.constructor as typeof SchemaManager)(schemas.io, schemas.paths.root, branch).latest()) !== null;
+  const hasBranch = async (branch: string) => (await new (schemas!.constructor as typeof SchemaManager)(schemas!.io, schemas!.paths.root, branch).latest()) !== null;
   const keys = ["scan.fallback-branch", "scan.primary-branch"].filter((k) => o[k] !== undefined && o[k].trim() !== "");
   if (keys.length > 1) throw invalid(`Cannot set both 'scan.fallback-branch' and 'scan.primary-branch' at the same time.`);
   for (const key of keys) {
     const branch = o[key];
     if (branch !== MAIN_BRANCH) checkBranchName(branch, `option ${key}`); // (a name that could not be a branch directory)
-    if (!(await hasBranch(branch))) throw invalid(`Cannot set '${key}' = '${branch}' because the branch '${branch}' does not exist.`);
+    if (schemas !== null && !(await hasBranch(branch))) throw invalid(`Cannot set '${key}' = '${branch}' because the branch '${branch}' does not exist.`);
   }
 }
