@@ -3,6 +3,7 @@
 import { checkDataFileFormat, isWholeDataFile, readWholeDataFile, timestampLtzLegacy } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
+import { concatData } from "../arrow/concat.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
 import { fileIndexMayMatchFile, indexColumnsMatch } from "./file-index-filter.js";
 import { PaimonError } from "../error.js";
@@ -168,6 +169,12 @@ export class TableRead {
     const indexFilter = this.options.filter && this.table.coreOptions.fileIndexReadEnabled ? this.options.filter : null;
     for (const split of splits) {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
+      if (split.dataEvolution) {
+        // data-evolution tables: rows merged by row id (a lazy chunk)
+        const deps = { PaimonError, TableRead, concatData, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, filterBatchIndices, takeRows };
+        yield* (await import("./data-evolution-read.js")).readDataEvolution(deps, this.table, split, { fields: readFields, keep: this.fields.length, schema, filter: this.filter, batchSize: this.batchSize });
+        continue;
+      }
       for (const [index, file] of split.files.entries()) {
         const path = this.table.paths.dataFile(split.bucketPath, file);
         const fileFields = await fileFieldsOf(Number(file.schemaId));
