@@ -9,7 +9,8 @@ import type * as arrow from "apache-arrow";
 import type { PaimonError } from "../error.js";
 import type { bindPredicate, Predicate, referencedFields } from "../predicate/predicate.js";
 import type { concatData } from "../arrow/concat.js";
-import { readDataEvolution } from "./data-evolution-read.js";
+import type { recordBatch } from "../arrow/record-batch.js";
+
 import type { filterBatchIndices } from "../predicate/evaluate.js";
 import type { takeRows } from "../arrow/take.js";
 import type { TableRead } from "../read/table-read.js";
@@ -33,6 +34,9 @@ export interface RowTrackingDeps {
   keptPositions: typeof keptPositions;
   referencedFields: typeof referencedFields;
   concatData: typeof concatData;
+  recordBatch: typeof recordBatch;
+  /** The data-evolution chunk (src/read/data-evolution.ts). */
+  loadDataEvolution: () => Promise<typeof import("./data-evolution.js")>;
 }
 
 /**
@@ -56,7 +60,7 @@ export function readRowTracking(deps: RowTrackingDeps, inner: FileStoreTable, id
         const referenced = new Set(filter ? deps.referencedFields(filter) : []);
         fields.push(...all.filter((f) => referenced.has(f.name) && !names.includes(f.name)));
         const request = { fields, keep: names.length, schema, filter: bound, batchSize: batchSize ?? inner.coreOptions.readBatchSize, fillRowTracking: (raw: arrow.RecordBatch, file: DataFileMeta) => withRowTracking(deps, raw, file, 0n) };
-        yield* readDataEvolution(deps, inner, split, request);
+        yield* (await deps.loadDataEvolution()).mergeDataEvolution(deps, deps.TableRead, inner, split, request);
         continue;
       }
       for (const [index, file] of split.files.entries()) {

@@ -56,16 +56,17 @@ function loadWasm(): Promise<void> {
 export class TableRead {
   private readonly projection: ProjectionPlan;
   /** Top-level columns read (nested projections are cut from them). */
-  private readonly fields: DataField[];
+  readonly fields: DataField[];
   /** Schema of the batches read, before nested projection. */
   private readonly schema: arrow.Schema;
   /** Schema of the batches returned. */
   private readonly output: arrow.Schema;
-  private readonly filter: Predicate | null;
-  private readonly batchSize: number;
+  /** The exact filter, bound (null: none). */
+  readonly filter: Predicate | null;
+  readonly batchSize: number;
 
   constructor(
-    private readonly table: FileStoreTable,
+    readonly table: FileStoreTable,
     private readonly options: ReadOptions = {},
   ) {
     const all = table.schema.fields;
@@ -171,8 +172,7 @@ export class TableRead {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
       if (split.dataEvolution) {
         // data-evolution tables: rows merged by row id (a lazy chunk)
-        const deps = { PaimonError, TableRead, concatData, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, filterBatchIndices, takeRows };
-        yield* (await import("./data-evolution-read.js")).readDataEvolution(deps, this.table, split, { fields: readFields, keep: this.fields.length, schema, filter: this.filter, batchSize: this.batchSize });
+        yield* (await import("./data-evolution.js")).readDataEvolution(this, split, readFields, schema, [PaimonError, concatData, recordBatch, filterBatchIndices, takeRows]);
         continue;
       }
       for (const [index, file] of split.files.entries()) {

@@ -30,7 +30,7 @@ export interface DataSplit {
    */
   /**
    * Data-evolution tables (`data-evolution.enabled`): the files' rows are merged by row id, each
-   * column from the newest file of the row range holding it (src/read/data-evolution-read.ts).
+   * column from the newest file of the row range holding it (src/read/data-evolution.ts).
    */
   readonly dataEvolution?: boolean;
   readonly diffBefore?: { readonly files: readonly DataFileMeta[]; readonly deletionFiles?: ReadonlyArray<DeletionFile | null> };

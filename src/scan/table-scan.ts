@@ -7,7 +7,6 @@ import { evaluatePartitionRow } from "../predicate/evaluate.js";
 import { bytesEqual, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import type { ManifestEntry, ManifestFileMeta } from "../spec/manifest.js";
 import { boundMayMatch, mayMatch, partitionStatsOf, valueStatsOf } from "../predicate/stats.js";
-import { isTrueOption } from "../table/option-validation.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { DataSplit, Plan } from "./split.js";
@@ -84,7 +83,6 @@ export class TableScan {
     const travel = await this.travel; // (pending on a fresh Table.copy)
     if (travel instanceof PaimonError) throw travel;
     if (travel?.kind === "incremental" && primaryKeyMode.realtimeUnion !== true) {
-      if (this.dataEvolution()) throw new PaimonError("UNSUPPORTED", `table ${this.table.identifier}: incremental reads of data-evolution tables are not supported`);
       const { keepManifest, keepEntry, keepFile } = this.filters();
       const { planIncremental } = await import("./incremental-scan.js");
       // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
@@ -104,11 +102,6 @@ export class TableScan {
     if (this.table.schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.boundFilter ?? undefined, primaryKeyMode) };
     // Append tables with deletion vectors (written by Java's DELETE on append tables).
     const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
-    if (this.dataEvolution()) {
-      // (data-evolution tables: files grouped by row-id range, pruned by group: a lazy chunk)
-      const bins = await (await import("./data-evolution-splits.js")).planDataEvolutionSplits({ PaimonError, boundMayMatch, valueStatsOf }, this.table, entries, this.boundFilter);
-      return { snapshotId: snapshot.id, splits: bins.map((bin) => ({ ...this.split(snapshot.id, bin[0], bin.map((e) => e.file), deletionFiles), rawConvertible: false, dataEvolution: true })) };
-    }
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
   }
 
@@ -135,17 +128,14 @@ export class TableScan {
     // indexes (files written under another schema are kept: their stats columns are that schema's).
     const schema = this.table.schema;
     const keepManifest = (m: ManifestFileMeta): boolean => !partitionFilter || mayMatch(partitionFilter, partitionStatsOf(m, this.partitionFields), this.partitionFields);
-    const valueFilter = this.options.filter && schema.primaryKeys.length === 0 && !this.dataEvolution() ? this.options.filter : null;
+    // (data-evolution tables: a file's stats are not its rows', whose columns other files may hold)
+    const valueFilter = this.options.filter && schema.primaryKeys.length === 0 && schema.options[DATA_EVOLUTION] !== "true" ? this.options.filter : null;
     const boundValueFilter = valueFilter ? this.boundFilter : null;
     const useIndex = this.table.coreOptions.fileIndexReadEnabled;
     const keepFile = (e: ManifestEntry): boolean =>
       keepEntry(e) &&
       (!valueFilter || e.file.schemaId !== schema.id || (boundMayMatch(boundValueFilter!, valueStatsOf(e.file, schema.fields)) && (!useIndex || embeddedIndexMayMatch(e.file, valueFilter, schema.fields))));
     return { keepManifest, keepEntry, keepFile };
-  }
-
-  private dataEvolution(): boolean {
-    return isTrueOption(this.table.schema.options["data-evolution.enabled"]);
   }
 
   /** Groups files by partition-bucket and packs each group into splits by size (append tables). */
@@ -179,9 +169,15 @@ export class TableScan {
   /** Packs the files of one partition-bucket into splits by size, appended to `splits`. */
   private packGroup(splits: DataSplit[], snapshotId: number, group: readonly ManifestEntry[], deletionFiles: Map<string, Map<string, DeletionFile>> | null): void {
     const opts = this.table.coreOptions;
-    const target = opts.splitTargetSize;
+    // data-evolution tables: a partition-bucket's files in one split, merged by row id (src/read/data-evolution.ts)
+    const dataEvolution = this.table.schema.options[DATA_EVOLUTION] === "true";
+    const target = dataEvolution ? Infinity : opts.splitTargetSize;
     const openCost = opts.splitOpenFileCost;
     const first = group[0];
+    const place = this.placeOf(first);
+    const partition = { ...place.partition };
+    const bucketPath = place.bucketPath;
+    const dvs = deletionFiles?.get(`${first.partition.join(",")}|${first.bucket}`);
     const files = group.length === 1 ? [first.file] : group.map((e) => e.file).sort((a, b) => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0));
     // Bin packing in sequence order (Java AppendOnlySplitGenerator / BinPacking.packForOrdered).
     let bin: typeof files = [];
@@ -190,7 +186,10 @@ export class TableScan {
       const f = i < files.length ? files[i] : null;
       const w = f === null ? 0 : Math.max(Number(f.fileSize), openCost);
       if (bin.length > 0 && (f === null || weight + w > target)) {
-        splits.push(this.split(snapshotId, first, bin, deletionFiles));
+        const split: DataSplit = { kind: "data", snapshotId, partition, partitionRow: first.partition, bucket: first.bucket, bucketPath, totalBuckets: first.totalBuckets, files: bin, rawConvertible: true };
+        if (dvs) (split as { deletionFiles?: Array<DeletionFile | null> }).deletionFiles = bin.map((file) => dvs.get(file.fileName) ?? null);
+        if (dataEvolution) (split as { dataEvolution?: boolean }).dataEvolution = true;
+        splits.push(split);
         bin = [];
         weight = 0;
       }
@@ -198,15 +197,6 @@ export class TableScan {
       bin.push(f);
       weight += w;
     }
-  }
-
-  /** A split of `files` of the partition-bucket of `first`. */
-  private split(snapshotId: number, first: ManifestEntry, files: DataSplit["files"], deletionFiles: Map<string, Map<string, DeletionFile>> | null): DataSplit {
-    const place = this.placeOf(first);
-    const split: DataSplit = { kind: "data", snapshotId, partition: { ...place.partition }, partitionRow: first.partition, bucket: first.bucket, bucketPath: place.bucketPath, totalBuckets: first.totalBuckets, files, rawConvertible: true };
-    const dvs = deletionFiles?.get(`${first.partition.join(",")}|${first.bucket}`);
-    if (dvs) (split as { deletionFiles?: Array<DeletionFile | null> }).deletionFiles = files.map((file) => dvs.get(file.fileName) ?? null);
-    return split;
   }
 
   /**
@@ -234,3 +224,5 @@ interface Place {
 }
 
 const places = new WeakMap<Uint8Array, Place>();
+
+const DATA_EVOLUTION = "data-evolution.enabled";

@@ -131,13 +131,12 @@ export const isTrueOption = (v: string | undefined): boolean => v !== undefined 
 export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly string[]) => keys.find((k) => o[k] !== undefined && o[k].trim().toLowerCase() !== "false");
 
 /**
- * Refuses (UNSUPPORTED, naming the option) a table whose Java read differs from a plain read of
- * its files: a fallback / primary branch, chain tables, and, unless `batch` (batch scans merge
- * them: src/scan/data-evolution-splits.ts), data evolution (files of one row range hold different
- * columns, merged by row id).
+ * Refuses (UNSUPPORTED, naming the option) a table whose Java batch read differs from a plain
+ * read of its files: a fallback / primary branch, chain tables. (Data-evolution tables are
+ * planned and read by src/read/data-evolution.ts; stream and incremental scans refuse them.)
  */
-export function checkReadOptions(o: Readonly<Record<string, string>>, table: string, batch = false): void {
-  const key = firstOn(o, [...(batch ? [] : ["data-evolution.enabled"]), "scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]);
+export function checkReadOptions(o: Readonly<Record<string, string>>, table: string): void {
+  const key = firstOn(o, ["scan.fallback-branch", "scan.primary-branch", "chain-table.enabled"]);
   if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
 }
 

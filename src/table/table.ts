@@ -133,7 +133,7 @@ export class Table extends FileStoreTable {
   /** Plans a scan (of the view's snapshot on a time-travel view). */
   newScan(options?: ScanOptions): TableScan {
     checkManifestFormatOption(this.schema.options, this.identifier);
-    checkReadOptions(this.schema.options, this.identifier, true);
+    checkReadOptions(this.schema.options, this.identifier);
     if (this.pinnedSnapshotId === null) return new TableScan(this, options);
     if (options?.snapshotId !== undefined && options.snapshotId !== this.pinnedSnapshotId) {
       throw new PaimonError("INVALID_ARGUMENT", `table ${this.identifier} at snapshot ${this.pinnedSnapshotId} is a time-travel view of that snapshot; use atSnapshot(${options.snapshotId}) for snapshot ${options.snapshotId}`);

@@ -3,7 +3,7 @@
 // one committed data file, a new file of some columns with one row per row of that file, written
 // with the columns only (Java `withWriteType`: `_WRITE_COLS` names them, null when they are all of
 // the table's) and the file's first row id (`assignFirstRowId`); the commit gives it the snapshot id
-// as sequence number, so reads take those columns of that range from it (src/read/data-evolution-read.ts).
+// as sequence number, so reads take those columns of that range from it (src/read/data-evolution.ts).
 import type * as arrow from "apache-arrow";
 import { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError } from "../error.js";

@@ -182,7 +182,6 @@ describe("options that change what Java reads or writes are refused, not ignored
   }
 
   it.each([
-    [{ "data-evolution.enabled": "true", "row-tracking.enabled": "true" }, "data-evolution.enabled=true"],
     [{ "scan.fallback-branch": "fb" }, "scan.fallback-branch=fb"],
     [{ "scan.primary-branch": "pb" }, "scan.primary-branch=pb"],
     [{ "chain-table.enabled": "true" }, "chain-table.enabled=true"],
