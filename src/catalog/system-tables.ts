@@ -9,8 +9,9 @@ import * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { readArrowSchema } from "../format/arrow-types.js";
 import { takeRows } from "../arrow/take.js";
-import { selectColumns } from "../arrow/record-batch.js";
-import { bindPredicate, compareBytes, compareUtf8, type Predicate, splitAnd } from "../predicate/predicate.js";
+import { recordBatch, selectColumns } from "../arrow/record-batch.js";
+import { bindPredicate, compareBytes, compareUtf8, type Predicate, referencedFields, splitAnd } from "../predicate/predicate.js";
+import { concatData } from "../arrow/concat.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
 import { planProjection } from "../read/projection.js";
 import { TableRead, type ReadOptions } from "../read/table-read.js";
@@ -902,7 +903,7 @@ class RowTrackingRead extends TableRead {
     const inner = new SystemTable(dataTable, systemName, { ...schema, fields: withRowTrackingFields(dataTable.schema.fields, true) });
     const o = this.readOptions;
     const out = this.outputSchema;
-    const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows, DeletionVectorLoader, keptPositions };
+    const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows, DeletionVectorLoader, keptPositions, referencedFields, concatData, recordBatch, loadDataEvolution: () => import("../read/data-evolution.js") };
     return readRowTracking(deps, inner, identifier, splits, out, out.fields.map((f) => f.name), o.predicateFilter && o.filter ? o.filter : null, o.batchSize);
   }
 }

@@ -7,7 +7,10 @@
 // (src/write/append-compact.ts) fills the columns it writes with `withRowTracking`.
 import type * as arrow from "apache-arrow";
 import type { PaimonError } from "../error.js";
-import type { bindPredicate, Predicate } from "../predicate/predicate.js";
+import type { bindPredicate, Predicate, referencedFields } from "../predicate/predicate.js";
+import type { concatData } from "../arrow/concat.js";
+import type { recordBatch } from "../arrow/record-batch.js";
+
 import type { filterBatchIndices } from "../predicate/evaluate.js";
 import type { takeRows } from "../arrow/take.js";
 import type { TableRead } from "../read/table-read.js";
@@ -29,6 +32,11 @@ export interface RowTrackingDeps {
   takeRows: typeof takeRows;
   DeletionVectorLoader: typeof DeletionVectorLoader;
   keptPositions: typeof keptPositions;
+  referencedFields: typeof referencedFields;
+  concatData: typeof concatData;
+  recordBatch: typeof recordBatch;
+  /** The data-evolution chunk (src/read/data-evolution.ts). */
+  loadDataEvolution: () => Promise<typeof import("./data-evolution.js")>;
 }
 
 /**
@@ -46,6 +54,15 @@ export function readRowTracking(deps: RowTrackingDeps, inner: FileStoreTable, id
   const deletionVectors = new deps.DeletionVectorLoader(inner.fileIO);
   async function* batches(): AsyncGenerator<arrow.RecordBatch, void, undefined> {
     for (const split of splits) {
+      if (split.dataEvolution) {
+        // data-evolution tables: rows merged by row id, the ids and sequence numbers from each range's newest file
+        const fields = names.map((n) => all.find((f) => f.name === n)!);
+        const referenced = new Set(filter ? deps.referencedFields(filter) : []);
+        fields.push(...all.filter((f) => referenced.has(f.name) && !names.includes(f.name)));
+        const request = { fields, keep: names.length, schema, filter: bound, batchSize: batchSize ?? inner.coreOptions.readBatchSize, fillRowTracking: (raw: arrow.RecordBatch, file: DataFileMeta) => withRowTracking(deps, raw, file, 0n) };
+        yield* (await deps.loadDataEvolution()).mergeDataEvolution(deps, deps.TableRead, inner, split, request);
+        continue;
+      }
       for (const [index, file] of split.files.entries()) {
         // the file is read whole, its deleted rows dropped after numbering: ids are positions in the file
         const deletionFile = split.deletionFiles?.[index];

@@ -3,6 +3,7 @@
 import { checkDataFileFormat, isWholeDataFile, readWholeDataFile, timestampLtzLegacy } from "../format/file-formats.js";
 import * as arrow from "apache-arrow";
 import { takeRows } from "../arrow/take.js";
+import { concatData } from "../arrow/concat.js";
 import { DeletionVectorLoader, keptPositions } from "./kv-file-reader.js";
 import { fileIndexMayMatchFile, indexColumnsMatch } from "./file-index-filter.js";
 import { PaimonError } from "../error.js";
@@ -55,16 +56,17 @@ function loadWasm(): Promise<void> {
 export class TableRead {
   private readonly projection: ProjectionPlan;
   /** Top-level columns read (nested projections are cut from them). */
-  private readonly fields: DataField[];
+  readonly fields: DataField[];
   /** Schema of the batches read, before nested projection. */
   private readonly schema: arrow.Schema;
   /** Schema of the batches returned. */
   private readonly output: arrow.Schema;
-  private readonly filter: Predicate | null;
-  private readonly batchSize: number;
+  /** The exact filter, bound (null: none). */
+  readonly filter: Predicate | null;
+  readonly batchSize: number;
 
   constructor(
-    private readonly table: FileStoreTable,
+    readonly table: FileStoreTable,
     private readonly options: ReadOptions = {},
   ) {
     const all = table.schema.fields;
@@ -168,6 +170,11 @@ export class TableRead {
     const indexFilter = this.options.filter && this.table.coreOptions.fileIndexReadEnabled ? this.options.filter : null;
     for (const split of splits) {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
+      if (split.dataEvolution) {
+        // data-evolution tables: rows merged by row id (a lazy chunk)
+        yield* (await import("./data-evolution.js")).readDataEvolution(this, split, readFields, schema, [PaimonError, concatData, recordBatch, filterBatchIndices, takeRows]);
+        continue;
+      }
       for (const [index, file] of split.files.entries()) {
         const path = this.table.paths.dataFile(split.bucketPath, file);
         const fileFields = await fileFieldsOf(Number(file.schemaId));

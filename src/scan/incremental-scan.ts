@@ -45,6 +45,8 @@ const EMPTY: Plan = Object.freeze({ snapshotId: null, splits: [] }) as Plan;
 /** Plans the incremental scan `inc` of `table` (Java's messages; INVALID_ARGUMENT / NOT_FOUND). */
 export async function planIncremental(table: FileStoreTable, inc: Incremental, scanFilters: IncrementalFilters, deps: IncrementalScanDeps): Promise<Plan> {
   D = deps;
+  // (the files of a range's column updates alone are no rows: a diff would need the merge)
+  if (table.schema.options["data-evolution.enabled"]?.trim().toLowerCase() === "true") throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier}: incremental reads of data-evolution tables are not supported`);
   // Java's batch scans of deletion-vector and first-row tables skip level 0 (`batchScanSkipLevel0`), incremental ones too
   const config = table.schema.primaryKeys.length > 0 ? D.primaryKeyConfig(table.coreOptions) : null;
   const skipLevel0 = config !== null && (config.deletionVectors || config.mergeEngine === "first-row");

@@ -28,6 +28,11 @@ export interface DataSplit {
    * snapshot has; `files` are the ones only the end snapshot has. A primary-key read emits the
    * end's merged rows whose key is new or whose row changed; an append read reads `files`.
    */
+  /**
+   * Data-evolution tables (`data-evolution.enabled`): the files' rows are merged by row id, each
+   * column from the newest file of the row range holding it (src/read/data-evolution.ts).
+   */
+  readonly dataEvolution?: boolean;
   readonly diffBefore?: { readonly files: readonly DataFileMeta[]; readonly deletionFiles?: ReadonlyArray<DeletionFile | null> };
   /**
    * Files of another branch of the table (`scan.fallback-branch` / `scan.primary-branch`,

@@ -134,7 +134,8 @@ export class TableScan {
     // indexes (files written under another schema are kept: their stats columns are that schema's).
     const schema = this.table.schema;
     const keepManifest = (m: ManifestFileMeta): boolean => !partitionFilter || mayMatch(partitionFilter, partitionStatsOf(m, this.partitionFields), this.partitionFields);
-    const valueFilter = this.options.filter && schema.primaryKeys.length === 0 ? this.options.filter : null;
+    // (data-evolution tables: a file's stats are not its rows', whose columns other files may hold)
+    const valueFilter = this.options.filter && schema.primaryKeys.length === 0 && schema.options[DATA_EVOLUTION] !== "true" ? this.options.filter : null;
     const boundValueFilter = valueFilter ? this.boundFilter : null;
     const useIndex = this.table.coreOptions.fileIndexReadEnabled;
     const keepFile = (e: ManifestEntry): boolean =>
@@ -167,7 +168,9 @@ export class TableScan {
   /** Packs the files of one partition-bucket into splits by size, appended to `splits`. */
   private packGroup(splits: DataSplit[], snapshotId: number, group: readonly ManifestEntry[], deletionFiles: Map<string, Map<string, DeletionFile>> | null): void {
     const opts = this.table.coreOptions;
-    const target = opts.splitTargetSize;
+    // data-evolution tables: a partition-bucket's files in one split, merged by row id (src/read/data-evolution.ts)
+    const dataEvolution = this.table.schema.options[DATA_EVOLUTION] === "true";
+    const target = dataEvolution ? Infinity : opts.splitTargetSize;
     const openCost = opts.splitOpenFileCost;
     const first = group[0];
     const place = this.placeOf(first);
@@ -184,6 +187,7 @@ export class TableScan {
       if (bin.length > 0 && (f === null || weight + w > target)) {
         const split: DataSplit = { kind: "data", snapshotId, partition, partitionRow: first.partition, bucket: first.bucket, bucketPath, totalBuckets: first.totalBuckets, files: bin, rawConvertible: true };
         if (dvs) (split as { deletionFiles?: Array<DeletionFile | null> }).deletionFiles = bin.map((file) => dvs.get(file.fileName) ?? null);
+        if (dataEvolution) (split as { dataEvolution?: boolean }).dataEvolution = true;
         splits.push(split);
         bin = [];
         weight = 0;
@@ -219,3 +223,5 @@ interface Place {
 }
 
 const places = new WeakMap<Uint8Array, Place>();
+
+const DATA_EVOLUTION = "data-evolution.enabled";

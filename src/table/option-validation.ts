@@ -132,11 +132,11 @@ export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly stri
 
 /**
  * Refuses (UNSUPPORTED, naming the option) a table whose Java batch read differs from a plain
- * read of its files: data evolution (files of one row range hold different columns, merged by
- * row id), chain tables.
+ * read of its files: chain tables. (Data-evolution tables are planned and read by
+ * src/read/data-evolution.ts; stream and incremental scans refuse them.)
  */
 export function checkReadOptions(o: Readonly<Record<string, string>>, table: string): void {
-  const key = firstOn(o, ["data-evolution.enabled", "chain-table.enabled"]);
+  const key = firstOn(o, ["chain-table.enabled"]);
   if (key) throw new PaimonError("UNSUPPORTED", `table ${table}: ${key}=${o[key]} is not supported`);
 }
 

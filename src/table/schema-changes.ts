@@ -188,6 +188,12 @@ export async function validateTableLayout(schema: TableSchema, schemas: SchemaMa
     if (bucket !== -1) throw invalid(`Cannot define bucket for row tracking table, it only support bucket = -1 (bucket = ${bucketText})`);
     if (schema.primaryKeys.length > 0) throw invalid("Cannot define primary-key for row tracking table.");
   }
+  if (isTrue(o["data-evolution.enabled"])) {
+    // Java SchemaValidation: data evolution numbers rows by row tracking; its reads merge no deletion vectors
+    if (!isTrue(o["row-tracking.enabled"])) throw invalid("Data evolution config must enabled with row-tracking.enabled");
+    if (isTrue(o["deletion-vectors.enabled"])) throw invalid("Data evolution config must disabled with deletion-vectors.enabled");
+    if (isTrue(o["clustering.incremental"])) throw invalid("Data evolution config must disabled with clustering.incremental");
+  }
   for (const key of schema.partitionKeys) {
     const f = schema.fields.find((x) => x.name === key)!;
     if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {

@@ -10,6 +10,7 @@ import { type KeyColumn, keyColumnFromArrow } from "../kernel/columns.js";
 import { assignBuckets } from "../kernel/hash.js";
 import { type BucketFunction, bucketFunction, bucketFunctionTypeOf } from "./bucket-function.js";
 import { recordLevelExpireOf } from "./record-level-expire.js";
+import { firstOn, isTrueOption } from "../table/option-validation.js";
 import { Options, type TableOptions } from "../table/options.js";
 import { decimalToString, fromBinaryRow, serializeBinaryRow, toBinaryRow } from "../spec/binary-row.js";
 import { isValidAt } from "../arrow/values.js";
@@ -34,6 +35,7 @@ import { randomId } from "../fs/file-io.js";
 import { attachRowKinds, checkRowKinds, checkSequenceFields, compactTargets, groupByBucket, partitionMatcher } from "./pk-write.js";
 import { compactPostponeBuckets, POSTPONE_BUCKET, PostponeBucketWriter, postponeFilePrefix } from "./postpone.js";
 import { compactAppendBuckets } from "./append-compact.js";
+import { columnsToUpdate, fileStartingAt, writeColumnFile } from "./data-evolution-write.js";
 import { inputBatches } from "../arrow/input.js";
 import { isDeduplicateTable } from "../table/dedup-table.js";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -172,6 +174,8 @@ export class TableWrite {
   private readonly retractRefused: PaimonError | null;
   /** Append tables: compaction results waiting for the next prepareCommit. */
   private readonly pendingCompactions: CommitMessage[] = [];
+  /** Data-evolution tables: column files (`writeColumns`) by first row id, until the next prepareCommit. */
+  private readonly pendingColumnFiles = new Map<bigint, CommitMessage>();
   /** Primary-key partition-buckets (writer keys) compacted by workers, until the next prepareCommit. */
   private readonly compactedElsewhere = new Set<string>();
   /** Partitions (serialized rows) whose files were checked to have this table's bucket count. */
@@ -325,19 +329,44 @@ export class TableWrite {
     return [out, { ...target, rowKinds: undefined }];
   }
 
-  /** The batch with exactly the table's columns, in table order, in the canonical Arrow layout. */
-  private normalize(batch: arrow.RecordBatch): arrow.RecordBatch {
+  /**
+   * Data-evolution tables (`data-evolution.enabled`): new values of some columns for the rows of
+   * one committed data file, as Java's MERGE INTO on such tables writes them (a write with
+   * `withWriteType`, the file's first row id assigned). `data` holds those columns (by name, in
+   * any order; no partition column) with one row per row of the live data file whose rows start
+   * at row id `firstRowId` (`_FIRST_ROW_ID`, see `$files` or `$row_tracking`), in row-id order:
+   * the rows not to change carry their current values. The column file is written now and
+   * returned by the next `prepareCommit`; once committed, reads take these columns of the range's
+   * rows from it (the newest file of a row range wins each column it holds). INVALID_ARGUMENT,
+   * with nothing written, for a table without data evolution, unknown / repeated / partition
+   * columns, values the columns cannot hold, a first row id no live data file starts at, another
+   * row count, or a second update of the same range before `prepareCommit`.
+   */
+  async writeColumns(firstRowId: bigint, data: arrow.RecordBatch | arrow.Table): Promise<void> {
+    this.checkOpen();
+    const batches = inputBatches(data, "writeColumns");
+    const fields = columnsToUpdate(this.table, (batches[0]?.schema ?? (data as arrow.Table).schema).fields.map((f) => f.name));
+    if (this.pendingColumnFiles.has(firstRowId)) throw invalid(`writeColumns: the rows starting at row id ${firstRowId} were already updated by this writer; call prepareCommit first`);
+    const normal = batches.map((b) => this.normalize(b, fields));
+    const rows = normal.reduce((n, b) => n + b.numRows, 0);
+    const entry = await fileStartingAt(this.table, firstRowId, rows);
+    this.pendingColumnFiles.set(firstRowId, await writeColumnFile(this.table, entry, fields, normal));
+  }
+
+  /** The batch with exactly `fields` (default the table's columns), in table order, in the canonical Arrow layout. */
+  private normalize(batch: arrow.RecordBatch, fields: readonly DataField[] = this.schema.fields): arrow.RecordBatch {
     const names = batch.schema.fields.map((f) => f.name);
-    const extra = names.filter((n) => !this.schema.fields.some((f) => f.name === n));
+    const extra = names.filter((n) => !fields.some((f) => f.name === n));
     if (extra.length > 0) throw invalid(`batch has columns that table ${this.table.identifier} does not: ${extra.join(", ")}`);
-    const children = this.schema.fields.map((field, i) => {
+    const canonical = fields === this.schema.fields ? this.canonical : fields.map((f) => this.canonical[this.schema.fields.indexOf(f)]);
+    const children = fields.map((field, i) => {
       const idx = names.indexOf(field.name);
       if (idx < 0) throw invalid(`batch lacks column ${field.name} of table ${this.table.identifier}`);
       let converted: arrow.Data;
       try {
         const column = batch.data.children[idx];
         // Nested struct children are matched by name: field ids in caller-built batches need not be the table's.
-        converted = convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, this.canonical[i].type, field.name, "name");
+        converted = convertData(column.type.typeId === arrow.Type.Dictionary ? decodeDictionary(column) : column, canonical[i].type, field.name, "name");
       } catch (e) {
         throw invalid(`column ${field.name} of table ${this.table.identifier}: ${(e as Error).message}`);
       }
@@ -347,8 +376,7 @@ export class TableWrite {
       checkDecimalInput(converted, field, this.table.identifier);
       return converted;
     });
-    const schema = new arrow.Schema(this.canonical);
-    return recordBatch(schema, children, batch.numRows);
+    return recordBatch(new arrow.Schema(canonical), children, batch.numRows);
   }
 
   private async route(batch: arrow.RecordBatch, target: WriteTarget): Promise<Routed[]> {
@@ -634,6 +662,8 @@ export class TableWrite {
       const base = (await this.cross).commitBase;
       for (const m of out) m.crossPartitionBase = base;
     }
+    out.push(...this.pendingColumnFiles.values()); // data-evolution column files (writeColumns())
+    this.pendingColumnFiles.clear();
     out.push(...this.pendingCompactions.splice(0)); // append-table and worker compactions (compact())
     this.compactedElsewhere.clear();
     return out;
@@ -657,6 +687,10 @@ export class TableWrite {
       const matches = check === null ? match : (row: Uint8Array) => match(row) && (check(fromBinaryRow(row.subarray(4), types)), true);
       this.pendingCompactions.push(...(await compactPostponeBuckets(this.table, this.pk!, matches, options.full ?? true)));
       return;
+    }
+    if (!this.pk && isTrueOption(this.schema.options["data-evolution.enabled"])) {
+      // append compaction would merge files of different row ranges; Java compacts these with DataEvolutionCompactCoordinator
+      throw new PaimonError("UNSUPPORTED", `compact on data-evolution table ${this.table.identifier} is not supported`);
     }
     if (await this.compactInWorkers(options)) return;
     if (!this.pk) {

@@ -182,7 +182,6 @@ describe("options that change what Java reads or writes are refused, not ignored
   }
 
   it.each([
-    [{ "data-evolution.enabled": "true", "row-tracking.enabled": "true" }, "data-evolution.enabled=true"],
     [{ "chain-table.enabled": "true" }, "chain-table.enabled=true"],
   ])("reading a table with %o", async (options, what) => {
     const t = await tableWith(options);

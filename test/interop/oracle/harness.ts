@@ -75,7 +75,12 @@ export interface OracleSpec {
   options?: Record<string, string | number | boolean>;
   comment?: string;
   ignoreIfExists?: boolean;
-  commits?: Array<OracleRow[] | { rows?: OracleRow[]; overwrite?: boolean | Record<string, unknown>; compact?: boolean }>;
+  /**
+   * A commit: rows to append (optionally an overwrite, or with a compaction), or (data-evolution
+   * tables, Java oracle) new values of `updateColumns` for whole row ranges (`ranges`: a live file's
+   * first row id and one row per row id), or `dataEvolutionCompact` (Java's DataEvolutionCompactCoordinator).
+   */
+  commits?: Array<OracleRow[] | { rows?: OracleRow[]; overwrite?: boolean | Record<string, unknown>; compact?: boolean; updateColumns?: string[]; ranges?: Array<{ firstRowId: number; rows: OracleRow[] }>; dataEvolutionCompact?: boolean }>;
 }
 
 async function withSpecFile<T>(spec: OracleSpec, fn: (file: string) => Promise<T>): Promise<T> {

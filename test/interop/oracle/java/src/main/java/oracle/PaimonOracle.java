@@ -242,11 +242,12 @@ public final class PaimonOracle {
                 return;
             }
             case "read": {
-                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--tag name] [--option key=value]... [--sort] [--with-kind]");
+                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--tag name] [--option key=value]... [--sort] [--with-kind] [--filter col op json]... [--execute-filter] [--project a,b]");
                 Long snapshot = null;
                 String tag = null;
                 boolean sort = false, withKind = false, executeFilter = false;
                 List<String[]> filters = new ArrayList<>();
+                List<String> project = null;
                 Map<String, String> dynamicOptions = new java.util.LinkedHashMap<>();
                 for (int i = 3; i < a.length; i++) {
                     switch (a[i]) {
@@ -258,10 +259,11 @@ public final class PaimonOracle {
                         case "--execute-filter": executeFilter = true; break;
                         case "--filter-eq": filters.add(new String[] {a[++i], "=", a[++i]}); break;
                         case "--filter": filters.add(new String[] {a[++i], a[++i], a[++i]}); break;
+                        case "--project": project = java.util.Arrays.asList(a[++i].split(",", -1)); break;
                         default: throw new IllegalArgumentException("unknown read option " + a[i]);
                     }
                 }
-                read(a[1], a[2], snapshot, tag, dynamicOptions, sort, withKind, filters, executeFilter, out);
+                read(a[1], a[2], snapshot, tag, dynamicOptions, sort, withKind, filters, executeFilter, project, out);
                 return;
             }
             case "stream-read": {
@@ -476,6 +478,18 @@ public final class PaimonOracle {
             Table table = catalog.getTable(id);
             int n = 0;
             for (JsonNode commit : spec.path("commits")) {
+                if (commit.has("updateColumns") || commit.path("dataEvolutionCompact").asBoolean(false)) {
+                    try {
+                        if (commit.has("updateColumns")) updateColumns((FileStoreTable) table, commit, tmp);
+                        else dataEvolutionCompact((FileStoreTable) table);
+                    } catch (Exception e) {
+                        throw new RuntimeException("commit #" + n + " of " + ident + ": " + e, e);
+                    }
+                    table = catalog.getTable(id);
+                    snapshots.add(table.latestSnapshot().map(Snapshot::id).orElse(null));
+                    n++;
+                    continue;
+                }
                 JsonNode rows = commit.isArray() ? commit : commit.path("rows");
                 BatchWriteBuilder wb = table.newBatchWriteBuilder();
                 JsonNode ow = commit.path("overwrite");
@@ -534,6 +548,61 @@ public final class PaimonOracle {
             sb.append(snapshots.get(i));
         }
         out.println(sb.append("]}"));
+    }
+
+    /**
+     * Data-evolution tables: new values of some columns (`updateColumns`) for whole existing row
+     * ranges (`ranges`: `firstRowId` of a live file and one row per row id of it), as Spark's
+     * DataEvolutionTableDataWrite writes them for MERGE INTO: a write with `withWriteType` of the
+     * columns, one file a range, `assignFirstRowId`, committed as appended files.
+     */
+    static void updateColumns(FileStoreTable table, JsonNode commit, Path tmp) throws Exception {
+        List<String> cols = new ArrayList<>();
+        commit.path("updateColumns").forEach(c -> cols.add(c.asText()));
+        table = table.copy(Collections.singletonMap("target-file-size", "99999 G")); // no rolling
+        RowType writeType = table.rowType().project(cols);
+        Map<Long, org.apache.paimon.data.BinaryRow> partitions = new java.util.HashMap<>();
+        for (Split s : table.newReadBuilder().newScan().plan().splits()) {
+            DataSplit ds = (DataSplit) s;
+            for (org.apache.paimon.io.DataFileMeta f : ds.dataFiles()) partitions.put(f.firstRowId(), ds.partition());
+        }
+        BatchWriteBuilder wb = table.newBatchWriteBuilder();
+        List<org.apache.paimon.table.sink.CommitMessage> messages = new ArrayList<>();
+        try (IOManager io = IOManager.create(tmp.toString())) {
+            for (JsonNode range : commit.path("ranges")) {
+                long first = range.path("firstRowId").asLong();
+                org.apache.paimon.data.BinaryRow partition = partitions.get(first);
+                if (partition == null) throw new IllegalArgumentException("no live file with first row id " + first);
+                org.apache.paimon.table.sink.TableWriteImpl<?> w = (org.apache.paimon.table.sink.TableWriteImpl<?>) wb.newWrite().withIOManager(io);
+                w.withWriteType(writeType);
+                @SuppressWarnings("unchecked")
+                org.apache.paimon.operation.AbstractFileStoreWrite<InternalRow> store = (org.apache.paimon.operation.AbstractFileStoreWrite<InternalRow>) w.getWrite();
+                org.apache.paimon.utils.RecordWriter<InternalRow> writer = store.createWriter(partition, 0);
+                for (JsonNode row : range.path("rows")) writer.write(toRow(row, writeType));
+                List<org.apache.paimon.io.DataFileMeta> files = writer.prepareCommit(false).newFilesIncrement().newFiles();
+                if (files.size() != 1) throw new IllegalStateException("expected one file, got " + files.size());
+                messages.add(new org.apache.paimon.table.sink.CommitMessageImpl(partition, 0, null,
+                        new org.apache.paimon.io.DataIncrement(Collections.singletonList(files.get(0).assignFirstRowId(first)), Collections.emptyList(), Collections.emptyList()),
+                        org.apache.paimon.io.CompactIncrement.emptyIncrement()));
+                writer.close();
+                w.close();
+            }
+        }
+        try (BatchTableCommit c = wb.newCommit()) {
+            c.commit(messages);
+        }
+    }
+
+    /** Data-evolution tables: Java's DataEvolutionCompactCoordinator plan, each task's doCompact, one commit. */
+    static void dataEvolutionCompact(FileStoreTable table) throws Exception {
+        List<org.apache.paimon.table.sink.CommitMessage> messages = new ArrayList<>();
+        for (org.apache.paimon.append.dataevolution.DataEvolutionCompactTask task : new org.apache.paimon.append.dataevolution.DataEvolutionCompactCoordinator(table, false, false).plan()) {
+            messages.add(task.doCompact(table, "oracle"));
+        }
+        BatchWriteBuilder wb = table.newBatchWriteBuilder();
+        try (BatchTableCommit c = wb.newCommit()) {
+            c.commit(messages);
+        }
     }
 
     /**
@@ -704,22 +773,23 @@ public final class PaimonOracle {
      * pushed to the scan and reader (Java then skips files by statistics and file indexes, and
      * may still return other rows of the files it reads).
      */
-    static void read(String warehouse, String ident, Long snapshot, String tag, Map<String, String> dynamicOptions, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, PrintStream out) throws Exception {
+    static void read(String warehouse, String ident, Long snapshot, String tag, Map<String, String> dynamicOptions, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, List<String> project, PrintStream out) throws Exception {
         List<String> lines = new ArrayList<>();
         try (Catalog catalog = catalog(warehouse)) {
             Table table = catalog.getTable(Identifier.fromString(ident));
             if (snapshot != null) table = table.copy(Collections.singletonMap("scan.snapshot-id", snapshot.toString()));
             if (tag != null) table = table.copy(Collections.singletonMap("scan.tag-name", tag));
             if (!dynamicOptions.isEmpty()) table = table.copy(dynamicOptions);
-            RowType rt = table.rowType();
+            RowType full = table.rowType();
+            RowType rt = project == null ? full : full.project(project);
             ReadBuilder rb = table.newReadBuilder();
             if (!filters.isEmpty()) {
-                org.apache.paimon.predicate.PredicateBuilder pb = new org.apache.paimon.predicate.PredicateBuilder(rt);
+                org.apache.paimon.predicate.PredicateBuilder pb = new org.apache.paimon.predicate.PredicateBuilder(full);
                 List<org.apache.paimon.predicate.Predicate> ps = new ArrayList<>();
                 for (String[] e : filters) {
-                    int idx = rt.getFieldIndex(e[0]);
+                    int idx = full.getFieldIndex(e[0]);
                     if (idx < 0) throw new IllegalArgumentException("unknown filter column " + e[0]);
-                    Object literal = toInternal(JSON.readTree(e[2]), rt.getTypeAt(idx));
+                    Object literal = toInternal(JSON.readTree(e[2]), full.getTypeAt(idx));
                     switch (e[1]) {
                         case "=": ps.add(pb.equal(idx, literal)); break;
                         case "<>": ps.add(pb.notEqual(idx, literal)); break;
@@ -731,6 +801,12 @@ public final class PaimonOracle {
                     }
                 }
                 rb = rb.withFilter(org.apache.paimon.predicate.PredicateBuilder.and(ps));
+            }
+            if (project != null) {
+                // --project a,b: ReadBuilder.withProjection, the rows printed with those columns
+                int[] idx = project.stream().mapToInt(full::getFieldIndex).toArray();
+                for (int k = 0; k < idx.length; k++) if (idx[k] < 0) throw new IllegalArgumentException("unknown projected column " + project.get(k));
+                rb = rb.withProjection(idx);
             }
             List<Split> splits = rb.newScan().plan().splits();
             org.apache.paimon.table.source.TableRead tableRead = rb.newRead();

@@ -1,0 +1,189 @@
+// Reading data-evolution tables (`data-evolution.enabled`, Java 1.4.2). Files of one row-id range
+// hold the same rows: a full-row file and files that rewrote some of its columns (`_WRITE_COLS`,
+// Java MERGE INTO). The scan puts each partition-bucket's files in one split (table-scan.ts); this
+// read (Java `DataEvolutionSplitRead` / `DataEvolutionFileReader`) groups them by overlapping
+// row-id ranges and reads the files of a range side by side, merged per row id, each column from
+// the newest file (highest max sequence number) that holds it; a column no file of the range
+// holds is null. As Java's scan with a read type, files holding none of the columns read (but
+// `_ROW_ID` / `_SEQUENCE_NUMBER`) are left out, which decides the file `$row_tracking`'s
+// `_SEQUENCE_NUMBER` comes from. A lazily imported chunk (table-read.ts; system-tables.ts for
+// `$row_tracking`): only types are imported from the query bundle, its functions come in as deps.
+import type * as arrow from "apache-arrow";
+import type { concatData } from "../arrow/concat.js";
+import type { recordBatch } from "../arrow/record-batch.js";
+import type { takeRows } from "../arrow/take.js";
+import type { PaimonError } from "../error.js";
+import type { filterBatchIndices } from "../predicate/evaluate.js";
+import type { Predicate } from "../predicate/predicate.js";
+import type { DataSplit } from "../scan/split.js";
+import type { DataFileMeta } from "../spec/manifest.js";
+import type { DataField } from "../spec/types.js";
+import type { FileStoreTable } from "../table/file-store-table.js";
+import type { TableRead } from "./table-read.js";
+/** What the read uses of the query bundle (table-read.ts and the `$row_tracking` read pass it). */
+export interface DataEvolutionReadDeps {
+  PaimonError: typeof PaimonError;
+  concatData: typeof concatData;
+  recordBatch: typeof recordBatch;
+  filterBatchIndices: typeof filterBatchIndices;
+  takeRows: typeof takeRows;
+}
+
+/** `DataEvolutionReadDeps` in that order (table-read.ts passes a tuple: fewer bytes in the query bundle). */
+export type DataEvolutionReadDepsTuple = [typeof PaimonError, typeof concatData, typeof recordBatch, typeof filterBatchIndices, typeof takeRows];
+
+/** The errors this chunk raises (the caller's PaimonError: the query bundle's class). */
+let D: Pick<DataEvolutionReadDeps, "PaimonError">;
+
+/** The row ids a file holds, [from, to] (Java `DataFileMeta.nonNullRowIdRange`). */
+export function rowIdRange(file: DataFileMeta): [bigint, bigint] {
+  if (file.firstRowId === null) throw new D.PaimonError("CORRUPT_FILE", `data file ${file.fileName} of a data-evolution table has no first row id`);
+  return [file.firstRowId, file.firstRowId + file.rowCount - 1n];
+}
+
+/**
+ * Java `RangeHelper.mergeOverlappingRanges`: items grouped by overlapping row-id ranges, groups in
+ * range order, each group in input order.
+ */
+export function groupByRowIdRange<T>(items: readonly T[], range: (item: T) => [bigint, bigint]): T[][] {
+  const indexed = items.map((item, index) => ({ item, index, range: range(item) }));
+  indexed.sort((a, b) => (a.range[0] !== b.range[0] ? (a.range[0] < b.range[0] ? -1 : 1) : a.range[1] < b.range[1] ? -1 : a.range[1] > b.range[1] ? 1 : 0));
+  const groups: Array<typeof indexed> = [];
+  let end = -1n;
+  for (const x of indexed) {
+    if (groups.length > 0 && x.range[0] <= end) {
+      groups[groups.length - 1].push(x);
+      if (x.range[1] > end) end = x.range[1];
+    } else {
+      groups.push([x]);
+      end = x.range[1];
+    }
+  }
+  return groups.map((g) => g.sort((a, b) => a.index - b.index).map((x) => x.item));
+}
+
+/** The files of a group, newest (highest max sequence number) first: the order in which files win a column. */
+export function newestFirst<T extends { maxSequenceNumber: bigint }>(files: readonly T[]): T[] {
+  return files.slice().sort((a, b) => (a.maxSequenceNumber > b.maxSequenceNumber ? -1 : a.maxSequenceNumber < b.maxSequenceNumber ? 1 : 0));
+}
+
+/** Java `TableSchema.project(writeCols)`: the fields of the file's schema that it holds (all without write columns). */
+export function fileColumns(schemaFields: readonly DataField[], file: DataFileMeta): DataField[] {
+  if (file.writeCols === null) return schemaFields.slice();
+  const byName = new Map(schemaFields.map((f) => [f.name, f]));
+  return file.writeCols.map((n) => byName.get(n)).filter((f): f is DataField => f !== undefined);
+}
+
+/** Java `SpecialFields.ROW_ID` / `SEQUENCE_NUMBER` ids: every file of a row-tracking table holds them. */
+const ROW_ID = 2147483642;
+const SEQUENCE_NUMBER = 2147483646;
+const isSystem = (f: DataField): boolean => f.id === ROW_ID || f.id === SEQUENCE_NUMBER;
+
+export interface DataEvolutionReadRequest {
+  /** Top-level fields of `table` to read: the returned ones (`keep` first), then the filter's others. */
+  fields: readonly DataField[];
+  /** How many of `fields` the batches keep. */
+  keep: number;
+  /** Schema of the batches returned (the first `keep` fields). */
+  schema: arrow.Schema;
+  /** Exact filter, bound to `table`'s fields (null: none). */
+  filter: Predicate | null;
+  batchSize: number;
+  /**
+   * `$row_tracking`: `table`'s last two fields are nullable `_ROW_ID` / `_SEQUENCE_NUMBER`, and
+   * this fills them in a file's rows read with them last (row-tracking-read.ts `withRowTracking`);
+   * they come from the range's newest file.
+   */
+  fillRowTracking?: (raw: arrow.RecordBatch, file: DataFileMeta) => arrow.RecordBatch;
+}
+
+/**
+ * The merged batches of one split of a data-evolution table for `read` (its table, filter and
+ * batch size): `fields` are the columns it reads, its own (returned, of `schema`) then the filter's.
+ */
+export function readDataEvolution(read: TableRead, split: DataSplit, fields: readonly DataField[], schema: arrow.Schema, [PaimonError, concatData, recordBatch, filterBatchIndices, takeRows]: DataEvolutionReadDepsTuple): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+  const deps = { PaimonError, concatData, recordBatch, filterBatchIndices, takeRows };
+  return mergeDataEvolution(deps, read.constructor as typeof TableRead, read.table, split, { fields, keep: read.fields.length, schema, filter: read.filter, batchSize: read.batchSize });
+}
+
+/** The merged batches of one split of a data-evolution table (`fileReader`: the class that reads one file). */
+export async function* mergeDataEvolution(deps: DataEvolutionReadDeps, fileReader: typeof TableRead, table: FileStoreTable, split: DataSplit, request: DataEvolutionReadRequest): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+  D = deps;
+  if (split.deletionFiles?.some((d) => d !== null)) throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier}: deletion vectors on a data-evolution table are not supported (Java refuses deletion-vectors.enabled with data-evolution.enabled)`);
+  const schemas = new Map<number, readonly DataField[]>();
+  const heldBy = async (file: DataFileMeta): Promise<Set<number>> => {
+    const id = Number(file.schemaId);
+    let fields = schemas.get(id);
+    if (fields === undefined) schemas.set(id, (fields = (await table.schemaManager.schema(id)).fields));
+    return new Set(fileColumns(fields, file).map((f) => f.id));
+  };
+  const readNames = request.fields.map((f) => f.name);
+  const readSchema = new fileReader(table, { projection: readNames }).outputSchema;
+  const nonSystem = request.fields.filter((f) => !isSystem(f));
+  for (const group of groupByRowIdRange(split.files, (f) => rowIdRange(f))) {
+    for (const f of group) if (f.fileName.endsWith(".blob")) throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier}: data file ${f.fileName}: blob files (BLOB columns of data-evolution tables) are not supported`);
+    const held = new Map<DataFileMeta, Set<number>>();
+    for (const f of group) held.set(f, await heldBy(f));
+    // (Java's scan with a read type: files holding none of the columns read are not planned)
+    const files = newestFirst(nonSystem.length === 0 ? group : group.filter((f) => nonSystem.some((r) => held.get(f)!.has(r.id))));
+    if (files.length === 0) continue;
+    const [from, to] = rowIdRange(files[0]);
+    for (const f of files) {
+      const [a, b] = rowIdRange(f);
+      if (a !== from || b !== to) throw new D.PaimonError("CORRUPT_FILE", `table ${table.identifier}: data files ${files.map((x) => x.fileName).join(", ")} of a data-evolution table overlap without the same row id range`);
+    }
+    const rows = Number(files[0].rowCount);
+    // each read field from the newest file holding it (system fields: the newest file); a field no
+    // file holds is read from the newest file too, which gives nulls for it
+    const columns: Array<arrow.Data | null> = request.fields.map(() => null);
+    const providers = new Map<DataFileMeta, number[]>();
+    request.fields.forEach((field, i) => {
+      const file = files.length === 1 || isSystem(field) ? files[0] : (files.find((f) => held.get(f)!.has(field.id)) ?? null);
+      if (file === null && !field.type.nullable) throw new D.PaimonError("CORRUPT_FILE", `table ${table.identifier}: Field ${field.name} is not null but can't find any file contains it.`);
+      const at = file ?? files[0];
+      let list = providers.get(at);
+      if (!list) providers.set(at, (list = []));
+      list.push(i);
+    });
+    if (request.fields.length === 0) providers.set(files[0], []);
+    for (const [file, indexes] of providers) {
+      // with `fillRowTracking`: the file's columns, then `_ROW_ID` and `_SEQUENCE_NUMBER` (filled
+      // from the file's meta), both read where either is wanted
+      const fill = request.fillRowTracking;
+      const system = fill ? indexes.filter((i) => isSystem(request.fields[i])) : [];
+      const own = system.length > 0 ? indexes.filter((i) => !isSystem(request.fields[i])) : indexes;
+      const names = own.map((i) => readNames[i]);
+      if (system.length > 0) names.push(...table.schema.fields.slice(-2).map((f) => f.name));
+      const read = new fileReader(table, { projection: names, batchSize: request.batchSize });
+      const reader = await read.createReader([{ ...split, files: [file], deletionFiles: undefined, dataEvolution: false, rawConvertible: true }]);
+      const parts: arrow.Data[][] = names.map(() => []);
+      let count = 0;
+      try {
+        for await (const b of reader) {
+          b.data.children.forEach((c, k) => parts[k].push(c));
+          count += b.numRows;
+        }
+      } finally {
+        await reader.close();
+      }
+      if (count !== rows) throw new D.PaimonError("CORRUPT_FILE", `table ${table.identifier}: data file ${file.fileName} has ${count} rows, its row id range ${from}..${to} ${rows}`);
+      let whole = parts.map((p) => (p.length === 0 ? null : deps.concatData(p)));
+      if (system.length > 0) {
+        whole = fill!(deps.recordBatch(read.outputSchema, whole as arrow.Data[], rows), file).data.children;
+        for (const i of system) columns[i] = whole[own.length + (request.fields[i].id === ROW_ID ? 0 : 1)];
+      }
+      own.forEach((i, k) => (columns[i] = whole[k]));
+    }
+    for (let start = 0; start < rows; start += request.batchSize) {
+      const n = Math.min(request.batchSize, rows - start);
+      const children = columns.map((c) => (start === 0 && n === rows ? c! : c!.slice(start, n)));
+      let batch = deps.recordBatch(readSchema, children, n);
+      if (request.filter) {
+        const kept = deps.filterBatchIndices(request.filter, batch);
+        if (kept.length === 0) continue;
+        if (kept.length < n) batch = deps.takeRows(batch, kept);
+      }
+      yield deps.recordBatch(request.schema, batch.data.children.slice(0, request.keep), batch.numRows);
+    }
+  }
+}
