@@ -8,16 +8,13 @@
  * at, between and after the snapshots and at the data files' creation times. Bad combinations
  * fail in both. Skips cleanly when scripts/setup-oracles.sh has not been run.
  */
-import * as fsp from "node:fs/promises";
-import * as os from "node:os";
-import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows } from "./convert.js";
-import { CASES, specOf } from "./incremental-tables.js";
-import { batchOutput, javaOracleUnavailable, type OracleRow, runBatch, sortRows, writeTables } from "./oracle/harness.js";
+import { CASES, javaWrittenTables } from "./incremental-tables.js";
+import { batchOutput, javaOracleUnavailable, type OracleRow, runBatch, sortRows } from "./oracle/harness.js";
 import { javaStreamArgs, ours as ourPlans, parsePlans } from "./stream-plans.js";
 
 const noJava = javaOracleUnavailable();
@@ -55,14 +52,9 @@ describe.skipIf(noJava !== null)("creation-time scans: paimon-rt equals Java Pai
   let warehouse: string;
   let counts: number[];
 
-  beforeAll(async () => {
-    warehouse = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-creation-time-"));
-    const written = await writeTables("java", warehouse, CASES.map((c) => ({ identifier: `${DB}.${c.name}`, spec: specOf(c) })));
-    counts = written.map((ids) => Math.max(...ids.filter((x): x is number => x !== null)));
-  }, SLOW);
-
-  afterAll(async () => {
-    if (warehouse) await fsp.rm(warehouse, { recursive: true, force: true });
+  javaWrittenTables(DB, CASES, "paimon-rt-creation-time-", (w, c) => {
+    warehouse = w;
+    counts = c;
   });
 
   it(

@@ -7,17 +7,14 @@
  * (`read --with-kind --option …`), and so do the refusals. Tables paimon-rt wrote read the same
  * in both. Skips cleanly when scripts/setup-oracles.sh has not been run.
  */
-import * as fsp from "node:fs/promises";
-import * as os from "node:os";
-import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import { Table } from "../../src/table/table.js";
 import { arrowToRows, rowsToBatch } from "./convert.js";
-import { CASES, FIELDS, specOf } from "./incremental-tables.js";
+import { CASES, FIELDS, specOf, javaWrittenTables } from "./incremental-tables.js";
 import { rtCommitRows } from "./rt-commit.js";
-import { javaOracleUnavailable, type OracleRow, runBatch, sortRows, writeTables } from "./oracle/harness.js";
+import { javaOracleUnavailable, type OracleRow, runBatch, sortRows } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 const SLOW = 900_000;
@@ -82,14 +79,9 @@ describe.skipIf(noJava !== null)("incremental reads: paimon-rt equals Java Paimo
   let warehouse: string;
   let snapshotCounts: number[];
 
-  beforeAll(async () => {
-    warehouse = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-incremental-"));
-    const written = await writeTables("java", warehouse, CASES.map((c) => ({ identifier: `${DB}.${c.name}`, spec: specOf(c) })));
-    snapshotCounts = written.map((ids) => Math.max(...ids.filter((x): x is number => x !== null)));
-  }, SLOW);
-
-  afterAll(async () => {
-    if (warehouse) await fsp.rm(warehouse, { recursive: true, force: true });
+  javaWrittenTables(DB, CASES, "paimon-rt-incremental-", (w, c) => {
+    warehouse = w;
+    snapshotCounts = c;
   });
 
   it(

@@ -1,8 +1,12 @@
 // The tables of the incremental and streaming read interop tests: Java writes append and
 // primary-key tables (with and without deletion vectors, changelog-producer input and lookup,
 // partitioned) over commits with updates, deletes, compactions and overwrites.
+import * as fsp from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import type { FieldLike } from "./convert.js";
-import type { OracleSpec } from "./oracle/harness.js";
+import { type OracleSpec, writeTables } from "./oracle/harness.js";
 
 export const FIELDS: FieldLike[] = [
   { name: "dt", type: "STRING NOT NULL" },
@@ -46,4 +50,20 @@ export function specOf(c: Case): OracleSpec {
   // (an overwrite of partition dt=b; of the whole table when not partitioned)
   const all = commits(c.pk).map((x) => (!c.partitioned && !Array.isArray(x) && x.overwrite ? { rows: x.rows, overwrite: true } : x));
   return { fields, primaryKeys, partitionKeys: c.partitioned ? ["dt"] : undefined, options: c.options, commits: all };
+}
+
+/**
+ * Inside a describe: before its tests, Java writes `cases` as `<db>.<name>` into a new temporary
+ * warehouse (removed after them); `ready` gets the warehouse and each case's snapshot count.
+ */
+export function javaWrittenTables(db: string, cases: readonly Case[], prefix: string, ready: (warehouse: string, counts: number[]) => void): void {
+  let warehouse = "";
+  beforeAll(async () => {
+    warehouse = await fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+    const written = await writeTables("java", warehouse, cases.map((c) => ({ identifier: `${db}.${c.name}`, spec: specOf(c) })));
+    ready(warehouse, written.map((ids) => Math.max(...ids.filter((x): x is number => x !== null))));
+  }, 900_000);
+  afterAll(async () => {
+    if (warehouse) await fsp.rm(warehouse, { recursive: true, force: true });
+  });
 }

@@ -8,12 +8,11 @@
  * and its snapshot expiry). Skips cleanly when scripts/setup-oracles.sh has not been run.
  */
 import * as fsp from "node:fs/promises";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { CASES as INCREMENTAL_CASES, type Case, specOf } from "./incremental-tables.js";
-import { batchOutput, javaOracleUnavailable, runBatch, writeTables } from "./oracle/harness.js";
+import { CASES as INCREMENTAL_CASES, type Case, javaWrittenTables } from "./incremental-tables.js";
+import { batchOutput, javaOracleUnavailable, runBatch } from "./oracle/harness.js";
 import { javaStreamArgs, ours, parsePlans } from "./stream-plans.js";
 
 const noJava = javaOracleUnavailable();
@@ -32,14 +31,9 @@ describe.skipIf(noJava !== null)("stream reads: paimon-rt's plans equal Java Pai
   let warehouse: string;
   let counts: number[];
 
-  beforeAll(async () => {
-    warehouse = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-stream-"));
-    const written = await writeTables("java", warehouse, CASES.map((c) => ({ identifier: `${DB}.${c.name}`, spec: specOf(c) })));
-    counts = written.map((ids) => Math.max(...ids.filter((x): x is number => x !== null)));
-  }, SLOW);
-
-  afterAll(async () => {
-    if (warehouse) await fsp.rm(warehouse, { recursive: true, force: true });
+  javaWrittenTables(DB, CASES, "paimon-rt-stream-", (w, c) => {
+    warehouse = w;
+    counts = c;
   });
 
   it(
