@@ -211,29 +211,21 @@ export class FileStoreCommit {
    */
   /**
    * Java's `StrictModeChecker`: with the option `commit.strict-mode.last-safe-snapshot`, a commit
-   * fails with COMMIT_CONFLICT when a
-   * snapshot after the last safe one, by another commit user, is a COMPACT or OVERWRITE, or an
+   * fails with COMMIT_CONFLICT when a snapshot after the last safe one, by another commit user, is a COMPACT or OVERWRITE, or an
    * APPEND that added files to real buckets while this commit overwrites. The safe snapshot then
    * moves to the snapshot before this commit's, and to this commit's once it is published.
    */
   private async checkStrictMode(safe: number, newId: number, kind: PreparedCommit["kind"]): Promise<void> {
     const key = "commit.strict-mode.last-safe-snapshot";
     for (let id = safe + 1; id < newId; id++) {
-      let s: Snapshot;
-      try {
-        s = await this.snapshots.snapshot(id);
-      } catch (e) {
-        if (e instanceof PaimonError && e.code === "NOT_FOUND") throw new PaimonError("COMMIT_CONFLICT", `When trying to commit snapshot ${newId}, commit user ${this.commitUser} cannot read snapshot ${id} (expired?). Giving up committing as ${key} is set.`, { cause: e });
-        throw e;
-      }
+      const s = await this.snapshots.tryGetSnapshot(id);
+      if (s === null) throw new PaimonError("COMMIT_CONFLICT", `When trying to commit snapshot ${newId}, commit user ${this.commitUser} cannot read snapshot ${id} (expired?). Giving up committing as ${key} is set.`);
       if (s.commitUser === this.commitUser) continue;
       if (s.commitKind === "COMPACT" || s.commitKind === "OVERWRITE") {
         throw new PaimonError("COMMIT_CONFLICT", `When trying to commit snapshot ${newId}, commit user ${this.commitUser} has found a ${s.commitKind} snapshot (id: ${id}) by another user ${s.commitUser}. Giving up committing as ${key} is set.`);
       }
       if (s.commitKind === "APPEND" && kind === "OVERWRITE") {
-        const metas = await this.manifests.readManifestList(s.deltaManifestList);
-        const entries = (await Promise.all(metas.map((m) => this.manifests.readManifest(m.fileName)))).flat();
-        if (entries.some((e) => e.bucket >= 0)) {
+        if ((await this.manifests.deltaEntries(s)).some((e) => e.bucket >= 0)) {
           throw new PaimonError(
             "COMMIT_CONFLICT",
             `When trying to commit snapshot ${newId}, commit user ${this.commitUser} has found a APPEND snapshot (id: ${id}) by another user ${s.commitUser} which committed files to fixed bucket. Giving up committing as ${key} is set.`,
@@ -503,8 +495,7 @@ export class FileStoreCommit {
     for (let id = (from?.id ?? 0) + 1; id <= latest.id; id++) {
       const s = id === latest.id ? latest : await this.snapshots.tryGetSnapshot(id);
       if (s === null) return null;
-      const metas = await this.manifests.readManifestList(s.deltaManifestList);
-      const delta = (await Promise.all(metas.map((m) => this.manifests.readManifest(m.fileName)))).flat();
+      const delta = await this.manifests.deltaEntries(s);
       if (mergeEntries(delta, live).unmatchedDeletes.length > 0) return null;
     }
     return live;

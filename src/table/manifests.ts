@@ -193,6 +193,12 @@ export class ManifestStore {
     return entries;
   }
 
+  /** The entries of a snapshot's delta manifest list: the files it added and deleted. */
+  async deltaEntries(snapshot: Snapshot): Promise<ManifestEntry[]> {
+    const metas = await this.readManifestList(snapshot.deltaManifestList);
+    return (await Promise.all(metas.map((m) => this.readManifest(m.fileName)))).flat();
+  }
+
   /** The changelog files a snapshot added (its changelog manifest list; none without one). */
   async changelogEntries(snapshot: Snapshot): Promise<ManifestEntry[]> {
     if (!snapshot.changelogManifestList) return [];
