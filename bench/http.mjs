@@ -12,8 +12,8 @@ import { header } from "./harness.mjs";
 import { tracingFetch } from "../scripts/http-trace.mjs";
 
 export async function runHttpBenchmarks(report, { quick = false } = {}) {
-  const lib = await import("../dist/index.js");
-  const edge = await import("../dist/edge.js");
+  const lib = await import("../dist/node/index.js");
+  const edge = await import("../dist/node/edge.js");
   const { startFileServer } = await import("../dist/cli/serve.js");
   const rows = quick ? 100_000 : 1_000_000;
   const commits = 4;

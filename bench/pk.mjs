@@ -94,7 +94,7 @@ async function createTable(lib, catalog, name, keyType, options = {}) {
 }
 
 export async function runPkBenchmarks(report, { quick = false } = {}) {
-  const lib = await import("../dist/index.js");
+  const lib = await import("../dist/node/index.js");
   const rows = quick ? 100_000 : 1_000_000;
   const iterations = quick ? 1 : 3;
   const dir = mkdtempSync(join(tmpdir(), "paimon-rt-bench-pk-"));

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { header, recordGcPauses, slowIterationCauses, timeMedianAsync, writeThenLookup } from "./harness.mjs";
 import { makeBatch, newTable } from "./realtime.mjs";
 import * as arrow from "apache-arrow";
-import { Catalog, col, RealtimeContext } from "../dist/index.js";
+import { Catalog, col, RealtimeContext } from "../dist/node/index.js";
 import { keyColumnFromValues } from "../dist/kernel/columns.js";
 import { DedupKeyIndex, keyIdentities } from "../dist/realtime/dedup-key-index.js";
 import { CommittedKeys } from "../dist/realtime/dedup-lookup.js";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { header, recordGcPauses, slowIterationCauses, timeMedianAsync, writeThenLookup } from "./harness.mjs";
 import { makeBatch as makeAppendBatch, sameStreamVsPypaimon } from "./realtime.mjs";
-import { Catalog, col, RealtimeContext } from "../dist/index.js";
+import { Catalog, col, RealtimeContext } from "../dist/node/index.js";
 
 const ROWS_PER_BATCH = 4096;
 

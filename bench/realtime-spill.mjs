@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { timeMedianAsync } from "./harness.mjs";
 import { makeBatch, newTable } from "./realtime.mjs";
-import { RealtimeContext } from "../dist/index.js";
+import { RealtimeContext } from "../dist/node/index.js";
 
 const ROWS_PER_BATCH = 4096;
 

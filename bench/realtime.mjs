@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { header, timeMedianAsync } from "./harness.mjs";
-import { Catalog, RealtimeContext } from "../dist/index.js";
+import { Catalog, RealtimeContext } from "../dist/node/index.js";
 import { getParquetWasm } from "../dist/format/index.js";
 
 const ROWS_PER_BATCH = 4096;

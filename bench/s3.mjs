@@ -47,7 +47,7 @@ export async function runS3Benchmarks(report, { quick = false } = {}) {
     console.log('s3 benchmarks skipped: no S3 server configured. Run: eval "$(scripts/s3-server.sh start)" and rerun.');
     return null;
   }
-  const lib = await import("../dist/index.js");
+  const lib = await import("../dist/node/index.js");
   const { S3FileIO } = await import("../dist/fs/s3-file-io.js");
   const rows = quick ? 100_000 : 1_000_000;
   const { batch, inputBytes } = workload(rows);

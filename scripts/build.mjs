@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/ (the package's `main`, `exports` and `bin`) from src/ with tsc -p tsconfig.build.json,
-// then the `paimon-rt serve` explorer bundle into dist/explorer (scripts/bundle-explorer.mjs).
+// then the server runtimes' bundle into dist/node (scripts/bundle-node.mjs) and the `paimon-rt serve`
+// explorer bundle into dist/explorer (scripts/bundle-explorer.mjs).
 // Used by `npm run build`, the `prepare` script (a fresh clone's `npm install`, git dependencies) and
 // the `prepack` script (`npm pack` / `npm publish`, also under yarn and pnpm). The build takes several
 // seconds with no output of its own, so it says what it does and how long it took (on stderr, which
@@ -16,6 +17,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleExplorer } from "./bundle-explorer.mjs";
+import { bundleNode } from "./bundle-node.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const lifecycle = process.env.npm_lifecycle_event;
@@ -39,6 +41,18 @@ if (result.status !== 0) {
   process.exit(result.status ?? 1);
 }
 process.stderr.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+
+// The server runtimes' entries and the bin as a few chunks (scripts/bundle-node.mjs: import time).
+const nodeStarted = performance.now();
+process.stderr.write("paimon-rt: bundling dist/node (esbuild) … ");
+try {
+  const bytes = bundleNode(join(root, "dist"));
+  process.stderr.write(`${(bytes / 1024).toFixed(0)} KB in ${((performance.now() - nodeStarted) / 1000).toFixed(1)} s\n`);
+} catch (e) {
+  process.stderr.write("failed\n");
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+}
 
 // The `paimon-rt serve` explorer page and its bundle (vite, a devDependency: present wherever
 // prepare and prepack run).

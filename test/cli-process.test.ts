@@ -11,11 +11,11 @@ import { Catalog } from "../src/catalog/catalog.js";
 const dir = mkdtempSync(join(tmpdir(), "paimon-rt-cli-process-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** dist/cli/main.js built from this checkout's src into `dir` (beside the package.json, node_modules and wasm/ it resolves against). */
+/** The package's bin (dist/node/cli.js, the bundled CLI) built from this checkout's src into `dir` (beside the package.json, node_modules and wasm/ it resolves against). */
 let cli = "";
 beforeAll(() => {
   buildDistInto(dir);
-  cli = join(dir, "dist", "cli", "main.js");
+  cli = join(dir, "dist", "node", "cli.js");
 }, 300_000);
 
 /** Runs the CLI with a consumer that closes stdout after the first line (`| head -1`). */

@@ -1,6 +1,6 @@
 // Compaction over worker threads (src/write/compact-workers.ts, `compaction.workers`), run on a
-// dist/ built from this checkout in processes of their own (worker threads load the built
-// modules; the process must then exit by itself): for append, primary-key and primary-key DV
+// dist/ built from this checkout in processes of their own, through the bundle Node, Deno and Bun
+// import (dist/node: the workers load its compact-workers entry; the process must then exit by itself): for append, primary-key and primary-key DV
 // tables (2 partitions × 4 buckets), worker threads (alone, or with the calling thread) leave the same rows and the same files (level,
 // row count, sequence range, bytes, deletion vectors) as the in-process compaction, and a corrupt
 // data file fails the compaction with the in-process PaimonError code, leaving every file of the
@@ -59,7 +59,7 @@ let runs = 0;
 function scenario(runtime: string[], kind: string): Promise<Result> {
   const work = join(dir, `run-${runs++}`);
   return new Promise((resolve, reject) => {
-    execFile(runtime[0], [...runtime.slice(1), SCENARIO, join(dir, "dist"), work, kind], { cwd: dir, encoding: "utf8", timeout: 120_000, maxBuffer: 64 << 20 }, (error, out, err) =>
+    execFile(runtime[0], [...runtime.slice(1), SCENARIO, join(dir, "dist", "node", "index.js"), join(dir, "dist", "node", "compact-workers.js"), work, kind], { cwd: dir, encoding: "utf8", timeout: 120_000, maxBuffer: 64 << 20 }, (error, out, err) =>
       error ? reject(new Error(`${error.message}\n${err}`)) : resolve(JSON.parse(out) as Result),
     );
   });
@@ -92,7 +92,7 @@ describe("compaction in worker threads (Node)", () => {
   it("paimon-rt compact --workers 2 compacts the buckets in workers and commits once", async () => {
     const work = join(dir, `run-${runs - 1}`);
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [join(dir, "dist", "cli", "main.js"), "compact", join(work, "source", "db.db", "t"), "--full", "--workers", "2"], { cwd: dir, encoding: "utf8", timeout: 120_000 }, (e, o, err) => (e ? reject(new Error(`${e.message}\n${err}`)) : resolve(o))),
+      execFile(process.execPath, [join(dir, "dist", "node", "cli.js"), "compact", join(work, "source", "db.db", "t"), "--full", "--workers", "2"], { cwd: dir, encoding: "utf8", timeout: 120_000 }, (e, o, err) => (e ? reject(new Error(`${e.message}\n${err}`)) : resolve(o))),
     );
     // the source table of the last scenario (pk-dv: 6 commits, compacted by its writers along the way)
     expect(out).toMatch(/^compacted .*: \d+ files into 8 \(snapshot \d+\)\n$/);

@@ -39,8 +39,11 @@ function run(flags: string[], script: string): { code: number | null; stdout: st
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const OPEN_AND_READ = `
-import { Catalog, Table } from "./dist/index.js";
+// The server runtimes' entry as the package resolves it ("node" condition: the bundle) and unbundled (its "default").
+const ENTRIES = ["./dist/node/index.js", "./dist/index.js"];
+
+const openAndRead = (entry: string) => `
+import { Catalog, Table } from "${entry}";
 const out = [];
 for (const open of [() => Catalog.open("warehouse").then((c) => c.getTable("db.t")), () => Table.open("warehouse/db.db/t")]) {
   const table = await open();
@@ -57,16 +60,16 @@ for (const open of [() => Catalog.open("warehouse").then((c) => c.getTable("db.t
 process.stdout.write(out.join("\\n"));
 `;
 
-it("a table opens and plans where WebAssembly is unavailable; its read fails with the kernels' UNSUPPORTED PaimonError", () => {
-  const { code, stdout, stderr } = run(["--jitless"], OPEN_AND_READ);
+it.each(ENTRIES)("%s: a table opens and plans where WebAssembly is unavailable; its read fails with the kernels' UNSUPPORTED PaimonError", (entry) => {
+  const { code, stdout, stderr } = run(["--jitless"], openAndRead(entry));
   expect(code, stderr).toBe(0);
   const failure =
     "PaimonError UNSUPPORTED the kernels module (paimon-rt's kernel wasm) could not be compiled in this runtime: WebAssembly is not defined; pass the module to init({ kernels }) (import paimon-rt/kernels.wasm as a WebAssembly.Module)";
   expect(stdout.split("\n")).toEqual(["opened id,name", "splits 1", failure, "opened id,name", "splits 1", failure]);
 });
 
-it("the same process with WebAssembly reads the rows", () => {
-  const { code, stdout, stderr } = run([], OPEN_AND_READ);
+it.each(ENTRIES)("%s: the same process with WebAssembly reads the rows", (entry) => {
+  const { code, stdout, stderr } = run([], openAndRead(entry));
   expect(code, stderr).toBe(0);
   expect(stdout.split("\n")).toEqual(["opened id,name", "splits 1", "rows 3", "opened id,name", "splits 1", "rows 3"]);
 });
@@ -86,13 +89,13 @@ process.stdout.write(JSON.stringify({ shared: a === b, fresh: after !== a, alloc
   expect(JSON.parse(stdout)).toEqual({ shared: true, fresh: true, alloc: "function" });
 });
 
-it("importing the library (the server entry) starts loading zstd's package and compiling the kernel module, before any table opens", () => {
+it.each(ENTRIES)("%s: importing the library (the server entry) starts loading zstd's package and compiling the kernel module, before any table opens", (entry) => {
   const script = `
 import { createRequire } from "node:module";
 const compiled = [];
 const compile = WebAssembly.compile;
 WebAssembly.compile = (bytes) => { compiled.push(bytes.byteLength); return compile(bytes); };
-await import("./dist/index.js");
+await import("${entry}");
 await new Promise((resolve) => setImmediate(resolve));
 const require = createRequire(import.meta.url);
 const kernelBytes = require("node:fs").statSync("./wasm/pkg/paimon_rt_kernels.wasm").size;

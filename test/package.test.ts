@@ -29,6 +29,7 @@ it("npm pack of a fresh clone builds dist/ and ships it with the wasm module, th
     expect(pack.status, pack.stderr).toBe(0);
     // The build says what it does instead of staying silent for several seconds.
     expect(pack.stderr).toMatch(/paimon-rt: building dist\/ \(tsc -p tsconfig.build.json\) … done in \d+\.\d s\n/);
+    expect(pack.stderr).toMatch(/paimon-rt: bundling dist\/node \(esbuild\) … \d+ KB in \d+\.\d s\n/);
     expect(pack.stderr).toMatch(/paimon-rt: bundling dist\/explorer \(vite\) … \d+ KB in \d+\.\d s\n/);
     const [result] = JSON.parse(pack.stdout) as PackResult[];
     const files = new Set(result.files.map((f) => f.path));
@@ -37,6 +38,13 @@ it("npm pack of a fresh clone builds dist/ and ships it with the wasm module, th
       "dist/index.d.ts",
       "dist/edge.js",
       "dist/cli/main.js",
+      // the "node" condition's entries, the bin and the modules loaded by computed specifiers
+      "dist/node/index.js",
+      "dist/node/edge.js",
+      "dist/node/cli.js",
+      "dist/node/page-worker.js",
+      "dist/node/compact-workers.js",
+      "dist/node/local-file-io.js",
       "dist/explorer/index.html",
       "dist/explorer/explorer.js",
       "wasm/pkg/paimon_rt_kernels.wasm",
@@ -48,6 +56,7 @@ it("npm pack of a fresh clone builds dist/ and ships it with the wasm module, th
     const pkg = JSON.parse(readFileSync(join(clone, "package.json"), "utf8"));
     expect(files).toContain(pkg.main.replace(/^\.\//, ""));
     expect(files).toContain(pkg.bin["paimon-rt"].replace(/^\.\//, ""));
+    for (const entry of [".", "./edge"]) for (const target of Object.values(pkg.exports[entry] as Record<string, string>)) expect(files, `${entry} → ${target}`).toContain(target.replace(/^\.\//, ""));
 
     // The bin runs when installed as npm does it (a symlink in node_modules/.bin).
     const bin = join(clone, "paimon-rt-bin");

@@ -105,3 +105,27 @@ it("a process whose large zstd read went through the worker (the default for a l
     setDecompressionWorker(true);
   }
 }, 300_000);
+
+// The bundle Node, Deno and Bun import (dist/node, "node" export condition) loads the worker through
+// the same computed specifier, which must resolve to its page-worker entry beside the chunks.
+const BUNDLE_WRITER = `
+import * as arrow from "apache-arrow";
+import { Catalog } from "./dist/node/index.js";
+const catalog = await Catalog.open("bundle-warehouse");
+await catalog.createDatabase("db");
+const table = await catalog.createTable("db.t", { fields: [{ name: "id", type: "BIGINT NOT NULL" }, { name: "name", type: "STRING" }] });
+const w = await table.newWrite({ commitUser: "u" });
+await w.write((${input.toString()})(arrow, ${ROWS}));
+await table.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+const { pageWorker } = await import("./dist/node/page-worker.js");
+const read = await table.newRead().toArrow((await table.newScan().plan()).splits);
+process.stdout.write(JSON.stringify({ rows: read.numRows, offloaded: pageWorker().offloaded }));
+`;
+
+it("the bundled server entry (dist/node) offloads a large zstd write to the page worker and exits by itself", async () => {
+  const { code, stdout, stderr } = await runChild(BUNDLE_WRITER);
+  expect(code, stderr).toBe(0);
+  const result = JSON.parse(stdout) as { rows: number; offloaded: number };
+  expect(result.rows).toBe(ROWS);
+  expect(result.offloaded).toBeGreaterThan(0);
+}, 300_000);

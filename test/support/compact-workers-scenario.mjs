@@ -1,5 +1,6 @@
 // Run by test/compact-workers.test.ts in a process of its own (Node, Deno or Bun) against a dist/
-// built from this checkout: `<runtime> compact-workers-scenario.mjs <dist dir> <work dir> <kind>`.
+// built from this checkout: `<runtime> compact-workers-scenario.mjs <library entry> <compact-workers
+// module> <work dir> <kind>` (the bundle's dist/node/index.js and dist/node/compact-workers.js).
 // Builds a partitioned table of `kind` (append | pk | pk-dv) with several buckets and commits,
 // copies it, compacts the copies in-process and in two worker threads (and, with a corrupt data
 // file, both ways again: all in workers, and shared by the calling thread and a worker), and prints what the test compares as JSON. The process must exit by
@@ -10,9 +11,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as arrow from "apache-arrow";
 
-const [dist, work, kind] = process.argv.slice(2);
-const lib = await import(pathToFileURL(join(dist, "index.js")).href);
-const workers = await import(pathToFileURL(join(dist, "write/compact-workers.js")).href);
+const [entry, workersModule, work, kind] = process.argv.slice(2);
+const lib = await import(pathToFileURL(entry).href);
+const workers = await import(pathToFileURL(workersModule).href);
 const { Catalog, Table, PaimonError, RowKind } = lib;
 
 const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");

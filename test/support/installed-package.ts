@@ -1,15 +1,15 @@
 /**
  * An app directory the way a user's looks after `npm install paimon-rt`: `<dir>/node_modules/paimon-rt`
- * holds this checkout's package.json, dist/ (built from src with tsc) and wasm/pkg, and every other
+ * holds this checkout's package.json, dist/ (built from src as `npm run build` builds it) and wasm/pkg, and every other
  * package of the checkout's node_modules is linked beside it. The examples under examples/ are
  * copied next to it and built or run there exactly as the README shows.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { compileDist } from "./built-dist.js";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -24,9 +24,7 @@ export function installPackage(dir: string): void {
   mkdirSync(join(pkg, "wasm"), { recursive: true });
   cpSync(join(REPO, "package.json"), join(pkg, "package.json"));
   cpSync(join(REPO, "wasm", "pkg"), join(pkg, "wasm", "pkg"), { recursive: true });
-  const tsc = createRequire(join(REPO, "package.json")).resolve("typescript/bin/tsc");
-  const build = spawnSync(process.execPath, [tsc, "-p", join(REPO, "tsconfig.build.json"), "--outDir", join(pkg, "dist")], { encoding: "utf8" });
-  if (build.status !== 0) throw new Error(`tsc failed: ${build.stdout}${build.stderr}`);
+  compileDist(join(pkg, "dist"));
 }
 
 /** Copies examples/<name> to `<dir>/<name>` (beside the installed package) and returns that path. */
