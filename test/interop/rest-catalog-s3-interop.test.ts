@@ -4,7 +4,8 @@
  * vends per-table credentials set by the test (`GET …/tables/<t>/token`, Java `RESTTokenFileIO`);
  * `openRESTCatalog` is given no S3 keys and must read and write with the vended ones: the real keys
  * work, wrong ones fail with the S3 server's error, and a token expiring within an hour is fetched
- * again before the next request (Java's rule) while a longer one is kept. Java's RESTCatalog reads
+ * again before the next request (Java's rule) while a longer one is kept; a vended endpoint and
+ * session token are used (seen on the requests by a pass-through proxy). Java's RESTCatalog reads
  * what we wrote and we read what it wrote, row for row. Skips without the Java oracle or an S3 server.
  */
 import * as arrow from "apache-arrow";
@@ -16,6 +17,7 @@ import type { Table } from "../../src/table/table.js";
 import { S3_SKIP_MESSAGE, freshS3Root, s3TestBucket, testS3FileIO } from "../fs/s3-server.js";
 import { arrowToRows } from "./convert.js";
 import { startJavaRESTServer, type JavaRESTServer } from "./oracle/rest-server.js";
+import { startFaultProxy } from "../support/fault-proxy.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows } from "./oracle/harness.js";
 
@@ -140,6 +142,32 @@ describe.skipIf(skip !== null)("REST catalog on S3 with data tokens from Java's 
     // Java's RESTCatalog (its RESTTokenFileIO, the same vended keys) reads what we committed
     const [read] = await java([["read", javaWh, "rdb.t"]]);
     expect(norm(parseJsonLines(read))).toEqual(rowsOf([1, 2, 3, 4]));
+  }, SLOW);
+
+  it("a vended session token and endpoint are used: every S3 request goes to the vended endpoint, signed with the vended key and token; a refresh switches to the new ones", async () => {
+    const seen: Array<{ key: string; token: string }> = [];
+    const proxy = await startFaultProxy(process.env.AWS_ENDPOINT_URL!, {}, 1, ({ headers }) => {
+      seen.push({ key: /Credential=([^/]+)\//.exec(String(headers.authorization))?.[1] ?? "", token: String(headers["x-amz-security-token"]) });
+    });
+    try {
+      // (the test S3 server accepts a session token beside its keys without checking it: it issues none)
+      const vended = (sessionToken: string) => ({ ...realKeys(), "s3.session.token": sessionToken, "s3.endpoint": proxy.endpoint });
+      await server.setDataToken("rdb.t", Date.now() - 1000, vended("session-1"));
+      const t = await catalog.getTable("rdb.t");
+      expect(await rtRead(t)).toEqual(rowsOf([1, 2, 3, 4]));
+      const key = process.env.AWS_ACCESS_KEY_ID!;
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen.map((s) => `${s.key} ${s.token}`))).toEqual(new Set([`${key} session-1`]));
+      // expired: the next request fetches the token again, and signs with what the server vends now
+      await server.setDataToken("rdb.t", inTwoHours(), vended("session-2"));
+      const before = seen.length;
+      expect(await rtWrite(t, [5])).toBe(3);
+      expect(await rtRead(t)).toEqual(rowsOf([1, 2, 3, 4, 5]));
+      expect(new Set(seen.slice(before).map((s) => `${s.key} ${s.token}`))).toEqual(new Set([`${key} session-2`]));
+    } finally {
+      await proxy.close();
+      await server.setDataToken("rdb.t", inTwoHours(), realKeys());
+    }
   }, SLOW);
 
   it("a token without S3 credentials is refused before any file is read", async () => {
