@@ -6,7 +6,8 @@
 import { PaimonError, type PaimonErrorCode } from "../error.js";
 import type { FileIO } from "../fs/file-io.js";
 import { resolveWarehouse } from "../fs/resolve.js";
-import type { S3Options } from "../fs/s3-file-io.js";
+import { S3FileIO, s3FileIOOptions, type S3Options } from "../fs/s3-file-io.js";
+import type { AwsCredentials } from "../fs/sigv4.js";
 import { jsonInt, parseJson, toJacksonJson, type JsonValue } from "../spec/json.js";
 import { createTableSchema, schemaFromJsonValue, type SchemaInput, type TableSchema } from "../spec/schema.js";
 import { parseSnapshotJson, type Snapshot, snapshotToJson } from "../spec/snapshot.js";
@@ -74,6 +75,19 @@ export interface RESTTableSnapshot {
 }
 
 type JsonObject = { [key: string]: JsonValue | undefined };
+
+/**
+ * Java `RESTApi.TOKEN_EXPIRATION_SAFE_TIME_MILLIS`: a data token is fetched again before a file
+ * operation once it expires within this time (Java `RESTTokenFileIO.shouldRefresh`).
+ */
+export const DATA_TOKEN_REFRESH_MARGIN_MS = 3_600_000;
+
+/** A table's data token (Java `GetTableTokenResponse`), as S3 settings. */
+interface S3DataToken {
+  credentials: AwsCredentials;
+  endpoint: string | undefined;
+  expiresAtMillis: number;
+}
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -240,7 +254,7 @@ export class RESTCatalog {
     if (schemaId === null || schemaJson === null || typeof schemaJson !== "object" || Array.isArray(schemaJson)) throw badResponse(`table ${identifier}: no schemaId / schema`);
     const schema = schemaFromJsonValue({ ...schemaJson, version: 3, id: schemaId }, `REST schema of ${identifier}`);
     const uuid = typeof response.id === "string" ? response.id : null;
-    const { fileIO, root } = await resolveWarehouse(location, { fileIO: this.options.fileIO, s3: await this.s3OptionsFor(location, database, table) });
+    const { fileIO, root } = await resolveWarehouse(location, { fileIO: this.options.fileIO ?? (await this.dataTokenFileIO(location, database, table)), s3: this.options.s3 });
     registerCatalogSnapshotCommit(fileIO, root, (snapshot, branch, entries) => this.commitSnapshot(database, table, uuid, schema, snapshot, branch, entries));
     await checkDeduplicateTableOnLoad(schema, identifier);
     return loadTimeTravel(new Table(fileIO, identifier, root, schema));
@@ -427,23 +441,43 @@ export class RESTCatalog {
   }
 
   /**
-   * S3 options of a table: the server's data token (`data-token.enabled`, Java `RESTTokenFileIO`)
-   * as credentials over `options.s3`, for `s3://` paths; other paths need none.
+   * The S3FileIO of an `s3://` table when the server vends data tokens (`data-token.enabled`, Java
+   * `RESTTokenFileIO`): it signs with the table's token, over `options.s3`, and fetches the token
+   * again before a request once it expires within {@link DATA_TOKEN_REFRESH_MARGIN_MS} (as Java
+   * refreshes before a file operation). Undefined for other paths, without data tokens, or with
+   * `options.fileIO`.
    */
-  private async s3OptionsFor(location: string, database: string, table: string): Promise<S3Options | undefined> {
-    const s3 = /^s3a?:/i.test(location);
-    if (!s3 || this.catalogOptions["data-token.enabled"] !== "true" || this.options.fileIO !== undefined) return this.options.s3;
-    const response = asObject(await this.call("GET", this.tablePath(database, table, "token")), `data token of ${database}.${table}`);
-    const token = stringMap(response.token, `data token of ${database}.${table}`);
+  private async dataTokenFileIO(location: string, database: string, table: string): Promise<FileIO | undefined> {
+    if (!/^s3a?:/i.test(location) || this.catalogOptions["data-token.enabled"] !== "true" || this.options.fileIO !== undefined) return undefined;
+    let token = await this.loadDataToken(database, table);
+    let refreshing: Promise<S3DataToken> | null = null;
+    const credentials = async (): Promise<AwsCredentials> => {
+      if (token.expiresAtMillis - Date.now() < DATA_TOKEN_REFRESH_MARGIN_MS) {
+        refreshing ??= this.loadDataToken(database, table).finally(() => (refreshing = null));
+        token = await refreshing;
+      }
+      return token.credentials;
+    };
+    const endpoint = token.endpoint ?? this.options.s3?.endpoint;
+    return new S3FileIO({ ...s3FileIOOptions({ ...this.options.s3, accessKeyId: undefined, secretAccessKey: undefined, sessionToken: undefined }), ...(endpoint === undefined ? {} : { endpoint }), credentials });
+  }
+
+  /** `GET …/tables/<t>/token`: the table's S3 credentials, endpoint and expiry (Java `RESTApi.loadTableToken`). */
+  private async loadDataToken(database: string, table: string): Promise<S3DataToken> {
+    const what = `data token of ${database}.${table}`;
+    const response = asObject(await this.call("GET", this.tablePath(database, table, "token")), what);
+    const token = stringMap(response.token, what);
+    const expires = response.expiresAtMillis;
+    const expiresAtMillis = typeof expires === "bigint" ? Number(expires) : expires;
+    if (typeof expiresAtMillis !== "number" || !Number.isSafeInteger(expiresAtMillis)) throw badResponse(`${what}: expiresAtMillis ${JSON.stringify(String(expires))} is not an integer`);
     const pick = (...keys: string[]) => keys.map((k) => token[k]).find((v) => v !== undefined);
     const accessKeyId = pick("fs.s3a.access.key", "s3.access-key", "s3.access.key");
     const secretAccessKey = pick("fs.s3a.secret.key", "s3.secret-key", "s3.secret.key");
     if (accessKeyId === undefined || secretAccessKey === undefined) {
-      throw new PaimonError("UNSUPPORTED", `the data token of ${database}.${table} has no S3 credentials paimon-rt understands (keys: ${Object.keys(token).join(", ")})`);
+      throw new PaimonError("UNSUPPORTED", `the ${what} has no S3 credentials paimon-rt understands (keys: ${Object.keys(token).join(", ")})`);
     }
-    const endpoint = pick("fs.s3a.endpoint", "s3.endpoint");
     const sessionToken = pick("fs.s3a.session.token", "s3.session-token", "s3.session.token");
-    return { ...this.options.s3, accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }), ...(endpoint === undefined ? {} : { endpoint }) };
+    return { credentials: { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) }, endpoint: pick("fs.s3a.endpoint", "s3.endpoint"), expiresAtMillis };
   }
 
   /** Java `RESTApi.commitSnapshot`: the snapshot and its partition statistics, to the table (or branch) `commit` endpoint. */

@@ -54,9 +54,11 @@ export interface S3FileIOOptions {
   pathStyle?: boolean;
   /**
    * Credentials. Default: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`;
-   * without them requests are sent unsigned (public buckets).
+   * without them requests are sent unsigned (public buckets). A function is asked before every
+   * request (temporary credentials it refreshes itself, e.g. a REST catalog's data token); such a
+   * FileIO is not shared with worker threads.
    */
-  credentials?: AwsCredentials;
+  credentials?: AwsCredentials | (() => Promise<AwsCredentials>);
   /** Timeout of one request attempt (including reading its body), ms. Default 30000. */
   requestTimeoutMs?: number;
   /** Retries after a failed attempt (network error, timeout, 5xx, 429). Default 5. */
@@ -201,7 +203,7 @@ export class S3FileIO implements FileIO {
   private readonly endpoint: URL;
   private readonly region: string;
   private readonly pathStyle: boolean;
-  private readonly credentials: AwsCredentials | undefined;
+  private readonly credentials: S3FileIOOptions["credentials"];
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly baseDelayMs: number;
@@ -259,7 +261,8 @@ export class S3FileIO implements FileIO {
     for (const [name, v] of [["requestTimeoutMs", this.timeoutMs], ["maxRetries", this.maxRetries], ["retryBaseDelayMs", this.baseDelayMs]] as const) {
       if (!Number.isFinite(v) || v < 0) throw new PaimonError("INVALID_ARGUMENT", `S3FileIO option ${name} must be >= 0, got ${v}`);
     }
-    this.shared = options.fetch ? null : { ...options, endpoint: this.endpoint.href, region: this.region, pathStyle: this.pathStyle, credentials: this.credentials && { ...this.credentials } };
+    const c = this.credentials;
+    this.shared = options.fetch || typeof c === "function" ? null : { ...options, endpoint: this.endpoint.href, region: this.region, pathStyle: this.pathStyle, credentials: c && { ...c } };
   }
 
   sharedOptions(): SharedFileIOOptions | undefined {
@@ -297,7 +300,7 @@ export class S3FileIO implements FileIO {
         addContentSha256: true,
         region: this.region,
         service: "s3",
-        credentials: this.credentials,
+        credentials: typeof this.credentials === "function" ? await this.credentials() : this.credentials,
       });
       headers = { ...signed.headers };
       delete headers["host"]; // fetch sets it from the URL (browsers forbid setting it)

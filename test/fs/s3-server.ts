@@ -63,6 +63,15 @@ export async function rawS3Request(
 }
 
 /**
+ * Creates bucket `name` on the test server (the test user's; an existing one of its own is fine),
+ * for suites that set bucket-wide rules (CORS) without disturbing suites running beside them.
+ */
+export async function ensureTestBucket(name: string): Promise<void> {
+  const res = await rawS3Request("PUT", name, "");
+  if (res.status !== 200 && !res.text.includes("BucketAlreadyOwnedByYou")) throw new Error(`CreateBucket ${name} answered ${res.status}: ${res.text}`);
+}
+
+/**
  * Sets the test bucket's CORS rules (PutBucketCors) so that pages from `origin` may read it with
  * signed requests: GET/HEAD with the headers S3FileIO's SigV4 requests carry, exposing what its
  * reads look at (ETag, Content-Length, Content-Range).

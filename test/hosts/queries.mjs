@@ -70,3 +70,25 @@ export async function runHostQueries(pr, warehouse, openOptions) {
   }
   return out;
 }
+
+/**
+ * The REST catalog reads of the host suites (test/hosts/rest-hosts.test.ts): a table Java wrote
+ * through Java's REST server, listed and read with `openRESTCatalog` (files on S3, signed with the
+ * server's data token).
+ * @param pr the `paimon-rt/edge` module namespace
+ * @param restOptions the `openRESTCatalog` options
+ * @param identifier the table to read, `db.table`
+ */
+export async function runRESTQueries(pr, restOptions, identifier) {
+  const catalog = await pr.openRESTCatalog(restOptions);
+  const [database] = identifier.split(".");
+  const table = await catalog.getTable(identifier);
+  return {
+    databases: await catalog.listDatabases(),
+    tables: await catalog.listTables(database),
+    location: table.location,
+    snapshots: (await table.listSnapshots()).map((s) => s.id),
+    rows: (await read(table)).rows,
+    atSnapshot1: (await read(await table.atSnapshot(1))).rows,
+  };
+}

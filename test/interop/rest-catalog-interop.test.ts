@@ -7,10 +7,8 @@
  * databases, tables, renames, schema changes, tags and branches through the REST API; errors
  * mapped to our codes. Skips with a printed reason when the Java oracle is not built.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import * as arrow from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRESTCatalog } from "../../src/catalog/catalog.js";
@@ -19,7 +17,8 @@ import { PaimonError } from "../../src/error.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows } from "./convert.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { batchOutput, JAVA_ORACLE, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows } from "./oracle/harness.js";
+import { startJavaRESTServer, type JavaRESTServer } from "./oracle/rest-server.js";
+import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping REST catalog interop: ${noJava}`);
@@ -59,7 +58,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 }
 
 describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer", () => {
-  let server: ChildProcess;
+  let server: JavaRESTServer;
   let uri = "";
   let data = "";
   let catalog: RESTCatalog;
@@ -80,26 +79,13 @@ describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer"
 
   beforeAll(async () => {
     data = join(tempDir(), "data");
-    server = spawn(JAVA_ORACLE, ["rest-server", data, WAREHOUSE, TOKEN], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TZ: "UTC" } });
-    let stderr = "";
-    server.stderr!.on("data", (d) => (stderr += String(d)));
-    const first = await new Promise<string>((resolve, reject) => {
-      const lines = createInterface({ input: server.stdout! });
-      lines.once("line", resolve);
-      server.once("exit", (code) => reject(new Error(`rest-server exited (${code}): ${stderr}`)));
-    });
-    if (/unknown command/.test(stderr)) throw new Error("the Java oracle was built before its rest-server command: run scripts/setup-oracles.sh --java-only");
-    uri = first.trim();
+    server = await startJavaRESTServer(data, WAREHOUSE, TOKEN);
+    uri = server.uri;
     javaWh = `rest:${uri}?warehouse=${WAREHOUSE}&token=${TOKEN}`;
     catalog = await openRESTCatalog({ uri, warehouse: WAREHOUSE, "token.provider": "bear", token: TOKEN });
   }, SLOW);
 
-  afterAll(async () => {
-    if (server === undefined || server.exitCode !== null) return;
-    const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.stdin!.end(); // the server serves until its stdin closes
-    await exited;
-  });
+  afterAll(() => server?.close());
 
   it("reads the server's config: prefix and headers", () => {
     expect(catalog.catalogOptions.prefix).toBe("paimon");

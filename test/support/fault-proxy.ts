@@ -50,8 +50,16 @@ function s3Error(res: http.ServerResponse, status: number): void {
   res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected fault</Message></Error>`);
 }
 
-/** Starts a proxy to `upstream` (an `http://host:port` S3 endpoint) injecting `rates` with `seed`. */
-export async function startFaultProxy(upstream: string, rates: Partial<FaultRates>, seed: number): Promise<FaultProxy> {
+/**
+ * Starts a proxy to `upstream` (an `http://host:port` S3 endpoint) injecting `rates` with `seed`;
+ * `onRequest` sees each request's method, path and headers as they arrive.
+ */
+export async function startFaultProxy(
+  upstream: string,
+  rates: Partial<FaultRates>,
+  seed: number,
+  onRequest?: (request: { method: string; path: string; headers: http.IncomingHttpHeaders }) => void,
+): Promise<FaultProxy> {
   const target = new URL(upstream);
   const r = { ...NO_FAULTS, ...rates };
   const random = rng(seed);
@@ -61,6 +69,7 @@ export async function startFaultProxy(upstream: string, rates: Partial<FaultRate
 
   const server = http.createServer((req, res) => {
     counts.requests++;
+    onRequest?.({ method: req.method ?? "", path: req.url ?? "", headers: req.headers });
     // every draw happens up front, in arrival order, so a seed fixes the fault sequence
     const draw = () => (faulty ? random() : 1);
     const delayMs = draw() < r.delay ? Math.floor(random() * r.maxDelayMs) : 0;

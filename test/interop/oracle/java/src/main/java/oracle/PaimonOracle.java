@@ -89,7 +89,10 @@ import java.util.TreeMap;
  *   drop-branch   &lt;warehouse&gt; &lt;db.table&gt; &lt;branch&gt;   (Table.deleteBranch)
  *   fast-forward  &lt;warehouse&gt; &lt;db.table&gt; &lt;branch&gt;   (Table.fastForward)
  *   branches      &lt;warehouse&gt; &lt;db.table&gt;   (prints the sorted branch names)
- *   rest-server   &lt;data dir&gt; &lt;warehouse name&gt; &lt;token&gt;   (Java's RESTCatalogServer; prints its URL, serves until stdin closes)
+ *   rest-server   &lt;data dir&gt; &lt;warehouse name&gt; &lt;token&gt; [key=value...]   (Java's RESTCatalogServer; extra config
+ *                 defaults such as data-token.enabled=true; the data dir may be s3://…; prints its URL, then serves
+ *                 until stdin closes, reading commands from stdin: "data-token &lt;db.table&gt; &lt;expiresAtMillis&gt;
+ *                 key=value..." sets the credentials the server vends for that table and prints "ok")
  *   version
  * Every &lt;warehouse&gt; may also be {@code rest:<uri>?warehouse=<name>&token=<token>}: Java's RESTCatalog on that server.
  * </pre>
@@ -116,8 +119,8 @@ public final class PaimonOracle {
         if (a.length == 0) throw new IllegalArgumentException("usage: write|read|version ...");
         switch (a[0]) {
             case "rest-server": {
-                if (a.length != 4) throw new IllegalArgumentException("rest-server <data dir> <warehouse name> <bearer token>");
-                restServer(a[1], a[2], a[3], out);
+                if (a.length < 4) throw new IllegalArgumentException("rest-server <data dir> <warehouse name> <bearer token> [key=value...]");
+                restServer(a[1], a[2], a[3], java.util.Arrays.copyOfRange(a, 4, a.length), out);
                 return;
             }
             case "version":
@@ -389,21 +392,55 @@ public final class PaimonOracle {
     /**
      * Serves a REST catalog (Java's RESTCatalogServer from paimon-core's tests jar: metadata in memory,
      * tables under {@code dataDir} through a file-system catalog, commits through its {@code commit}
-     * endpoint) with prefix {@code paimon} and bearer-token auth; prints its URL, then serves until stdin closes.
+     * endpoint) with prefix {@code paimon}, bearer-token auth and {@code extraDefaults} (key=value) as
+     * further config defaults; prints its URL, then serves until stdin closes, running the commands
+     * read from stdin (see the class comment). An {@code s3://} data dir: the server's file-system
+     * catalog works on S3 (paimon-s3 with the AWS_* environment, as {@link #s3Options}); Java's server
+     * hard-wires a LocalFileIO catalog, so that catalog is replaced (reflection) by one on S3.
      */
-    static void restServer(String dataDir, String warehouseName, String token, PrintStream out) throws Exception {
+    static void restServer(String dataDir, String warehouseName, String token, String[] extraDefaults, PrintStream out) throws Exception {
         Map<String, String> defaults = new LinkedHashMap<>();
         defaults.put("prefix", "paimon");
         defaults.put("warehouse", warehouseName);
         defaults.put("header.x-oracle", "paimon-java");
+        for (String kv : extraDefaults) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) throw new IllegalArgumentException("rest-server config default must be key=value, got " + kv);
+            defaults.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        boolean onS3 = dataDir.startsWith("s3://");
+        String serverDir = onS3 ? Files.createTempDirectory("paimon-oracle-rest").toString() : dataDir;
         org.apache.paimon.rest.RESTCatalogServer server = new org.apache.paimon.rest.RESTCatalogServer(
-                dataDir, new org.apache.paimon.rest.auth.BearTokenAuthProvider(token),
+                serverDir, new org.apache.paimon.rest.auth.BearTokenAuthProvider(token),
                 new org.apache.paimon.rest.responses.ConfigResponse(defaults, new LinkedHashMap<>()), warehouseName);
+        if (onS3) {
+            Options o = new Options();
+            o.set("warehouse", dataDir);
+            s3Options(o);
+            CatalogContext context = CatalogContext.create(o);
+            org.apache.paimon.fs.Path warehouse = new org.apache.paimon.fs.Path(dataDir);
+            java.lang.reflect.Field field = org.apache.paimon.rest.RESTCatalogServer.class.getDeclaredField("catalog");
+            field.setAccessible(true);
+            field.set(server, new org.apache.paimon.rest.RESTFileSystemCatalog(org.apache.paimon.fs.FileIO.get(warehouse, context), warehouse, context));
+        }
         server.start();
         out.println(server.getUrl());
         out.flush();
-        while (System.in.read() >= 0) {
-            // serve until the parent closes stdin
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            String[] c = line.trim().split(" ");
+            if (c.length >= 3 && c[0].equals("data-token")) {
+                Map<String, String> credentials = new LinkedHashMap<>();
+                for (int i = 3; i < c.length; i++) {
+                    int eq = c[i].indexOf('=');
+                    credentials.put(c[i].substring(0, eq), c[i].substring(eq + 1));
+                }
+                server.setDataToken(Identifier.fromString(c[1]), new org.apache.paimon.rest.RESTToken(credentials, Long.parseLong(c[2])));
+                out.println("ok");
+            } else {
+                out.println("error: unknown command " + line);
+            }
+            out.flush();
         }
         server.shutdown();
     }
@@ -423,6 +460,7 @@ public final class PaimonOracle {
                 o.set(java.net.URLDecoder.decode(kv.substring(0, eq), java.nio.charset.StandardCharsets.UTF_8),
                         java.net.URLDecoder.decode(kv.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8));
             }
+            s3Options(o); // for tables on S3 (a server's data tokens override the credentials)
             return CatalogFactory.createCatalog(CatalogContext.create(o));
         }
         o.set("warehouse", warehouse);
