@@ -51,8 +51,12 @@ export type AggFunction =
   | "merge_map"
   | "merge_map_with_keytime";
 
-/** Java 1.4.2 functions paimon-rt refuses. */
-const UNIMPLEMENTED = new Set(["hll_sketch", "theta_sketch", "rbm64"]);
+/** Java 1.4.2 functions paimon-rt refuses, with the reason. */
+const UNIMPLEMENTED = new Map([
+  ["rbm64", "Java writes RoaringBitmap 1.2.1's native Roaring64Bitmap serialization (an ART of the high 48 bits and the container arrays in insertion order, spare capacity included)"],
+  ["hll_sketch", "Java writes DataSketches' serialized HLL sketches"],
+  ["theta_sketch", "Java writes DataSketches' serialized theta sketches"],
+]);
 
 export interface ColumnAgg {
   fn: AggFunction;
@@ -75,7 +79,8 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
   let fn = name;
   if (fn === "first_not_null_value") fn = "first_non_null_value"; // Java's legacy name
   const where = `merge-engine=${engine} of ${identifier}, column ${field.name}`;
-  if (UNIMPLEMENTED.has(fn)) throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is not supported by paimon-rt`);
+  const refused = UNIMPLEMENTED.get(fn);
+  if (refused) throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is not supported by paimon-rt: ${refused}`);
   const kind = field.type.kind;
   const badType = () => new PaimonError("INVALID_ARGUMENT", `${where}: aggregate function ${fn} does not support type ${kind}`);
   const distinct = isTrue(options.get(`fields.${field.name}.distinct`));
