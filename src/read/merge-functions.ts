@@ -53,7 +53,7 @@ export type AggFunction =
 
 /** Java 1.4.2 functions paimon-rt refuses, with the reason. */
 const UNIMPLEMENTED = new Map([
-  ["rbm64", "Java writes RoaringBitmap 1.2.1's native Roaring64Bitmap serialization (an ART of the high 48 bits and the container arrays in insertion order, spare capacity included)"],
+  ["rbm64", "Java writes RoaringBitmap 1.2.1's unspecified native Roaring64Bitmap serialization (an ART of the high 48 bits whose node layout and container slots follow the insertion history, spare slots included)"],
   ["hll_sketch", "Java writes DataSketches' serialized HLL sketches"],
   ["theta_sketch", "Java writes DataSketches' serialized theta sketches"],
 ]);
