@@ -21,12 +21,16 @@ const MIN_TREEIFY_CAPACITY = 64;
 const TREEIFY_THRESHOLD = 8;
 
 /**
- * Replays the shape of one `java.util.HashMap` as keys are inserted, assigning each
- * distinct key a dense id (0, 1, …) in first-insertion order.
+ * Replays the shape of one `java.util.HashMap` as keys are inserted (and removed), assigning
+ * each inserted key an id (0, 1, …) in insertion order; a key removed and inserted again gets
+ * a new id (Java appends it to its bucket again).
  */
 export class JavaHashMapReplay<K> {
   private readonly ids = new Map<K, number>();
+  private readonly keys: K[] = [];
   private hashes = new Int32Array(16);
+  /** Per id: 1 while the key is in the map. */
+  private live = new Uint8Array(16);
   private bucketSizes = new Int32Array(0);
   private capacity = 0;
   private threshold = 0;
@@ -48,14 +52,19 @@ export class JavaHashMapReplay<K> {
     const known = this.ids.get(key);
     if (known !== undefined) return known;
     if (this.capacity === 0) this.resize();
-    const id = this.ids.size;
+    const id = this.keys.length;
     const hash = spread(this.hashOf(key));
     if (id === this.hashes.length) {
       const grown = new Int32Array(id * 2);
       grown.set(this.hashes);
       this.hashes = grown;
+      const live = new Uint8Array(id * 2);
+      live.set(this.live);
+      this.live = live;
     }
     this.hashes[id] = hash;
+    this.live[id] = 1;
+    this.keys.push(key);
     this.ids.set(key, id);
     const bucket = hash & (this.capacity - 1);
     const before = this.bucketSizes[bucket]!;
@@ -68,25 +77,38 @@ export class JavaHashMapReplay<K> {
     return id;
   }
 
-  /** Ids in the map's iteration order. */
+  /** The id of `key` while it is in the map (`get` / `containsKey`). */
+  idOf(key: K): number | undefined {
+    return this.ids.get(key);
+  }
+
+  /** `remove(key)`: unlinks it from its bucket (the table never shrinks); whether it was there. */
+  remove(key: K): boolean {
+    const id = this.ids.get(key);
+    if (id === undefined) return false;
+    this.ids.delete(key);
+    this.live[id] = 0;
+    this.bucketSizes[this.hashes[id]! & (this.capacity - 1)]!--;
+    return true;
+  }
+
+  /** Ids of the keys in the map, in its iteration order. */
   iterationOrder(): Int32Array {
-    const n = this.ids.size;
-    const order = Int32Array.from({ length: n }, (_, i) => i);
+    const order = Int32Array.from(this.ids.values());
     const mask = this.capacity - 1;
     const head = this.insertion === "computeIfAbsent";
     order.sort((a, b) => (this.hashes[a]! & mask) - (this.hashes[b]! & mask) || (head ? b - a : a - b));
     return order;
   }
 
-  /** Keys by id (first-insertion order). */
+  /** Keys in the map, by id (insertion order). */
   keysInInsertionOrder(): IterableIterator<K> {
     return this.ids.keys();
   }
 
   /** Keys in the map's iteration order. */
   keysInOrder(): K[] {
-    const keys = [...this.ids.keys()];
-    return Array.from(this.iterationOrder(), (id) => keys[id]!);
+    return Array.from(this.iterationOrder(), (id) => this.keys[id]!);
   }
 
   private resize(): void {
@@ -99,7 +121,7 @@ export class JavaHashMapReplay<K> {
     }
     this.bucketSizes = new Int32Array(this.capacity);
     const mask = this.capacity - 1;
-    for (let i = 0; i < this.ids.size; i++) this.bucketSizes[this.hashes[i]! & mask]!++;
+    for (let i = 0; i < this.keys.length; i++) if (this.live[i]) this.bucketSizes[this.hashes[i]! & mask]!++;
   }
 }
 
@@ -168,4 +190,45 @@ export function binaryStringHash(bytes: Uint8Array): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   return h ^ (h >>> 16);
+}
+
+/** `Float.hashCode(v)`: `floatToIntBits` (every NaN is 0x7fc00000). */
+export function javaFloatHash(v: number): number {
+  if (Number.isNaN(v)) return 0x7fc00000;
+  const view = new DataView(new ArrayBuffer(4));
+  view.setFloat32(0, v);
+  return view.getInt32(0);
+}
+
+/** `Double.hashCode(v)`: `Long.hashCode(doubleToLongBits(v))` (every NaN is 0x7ff8000000000000). */
+export function javaDoubleHash(v: number): number {
+  if (Number.isNaN(v)) return javaLongHash(0x7ff8000000000000n);
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, v);
+  return javaLongHash(view.getBigInt64(0));
+}
+
+/**
+ * `BigDecimal.hashCode()` of `unscaled × 10^-scale` (Paimon's `Decimal.hashCode`):
+ * `31 × BigInteger.hashCode() + scale`, the BigInteger hash folding the magnitude's big-endian
+ * 32-bit words as `31 × h + word`, negated for a negative value.
+ */
+export function javaBigDecimalHash(unscaled: bigint, scale: number): number {
+  let mag = unscaled < 0n ? -unscaled : unscaled;
+  const words: number[] = [];
+  while (mag > 0n) {
+    words.push(Number(mag & 0xffffffffn));
+    mag >>= 32n;
+  }
+  let h = 0;
+  for (let i = words.length - 1; i >= 0; i--) h = (Math.imul(31, h) + words[i]!) | 0;
+  if (unscaled < 0n) h = -h | 0;
+  return (Math.imul(31, h) + scale) | 0;
+}
+
+/** Paimon `Timestamp.hashCode()`: `31 × ((int) millis ^ (int) (millis >> 32)) + nanoOfMillisecond`. */
+export function paimonTimestampHash(millis: bigint, nanoOfMillisecond: number): number {
+  const low = Number(BigInt.asIntN(32, millis));
+  const high = Number(BigInt.asIntN(32, millis >> 32n));
+  return (Math.imul(31, low ^ high) + nanoOfMillisecond) | 0;
 }

@@ -21,6 +21,7 @@ import { internalValue } from "../arrow/row-values.js";
 import { decimalToString, isCompactDecimal } from "../spec/binary-row.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { isValidAt } from "../arrow/values.js";
+import { type CollectionAggSpec, collectionAggSpec, foldCollectionColumn } from "./collection-aggregates.js";
 
 /** Key-value rows as read from a PK data file or a real-time store: the batch, each row's sequence number and row kind. */
 export interface KvBatch {
@@ -44,10 +45,18 @@ export type AggFunction =
   | "bool_or"
   | "listagg"
   | "rbm32"
-  | "collect";
+  | "collect"
+  | "nested_update"
+  | "nested_partial_update"
+  | "merge_map"
+  | "merge_map_with_keytime";
 
-/** Java 1.4.2 functions paimon-rt refuses. */
-const UNIMPLEMENTED = new Set(["merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update", "hll_sketch", "theta_sketch", "rbm64"]);
+/** Java 1.4.2 functions paimon-rt refuses, with the reason. */
+const UNIMPLEMENTED = new Map([
+  ["rbm64", "Java writes RoaringBitmap 1.2.1's unspecified native Roaring64Bitmap serialization (an ART of the high 48 bits whose node layout and container slots follow the insertion history, spare slots included)"],
+  ["hll_sketch", "Java writes DataSketches' serialized HLL sketches"],
+  ["theta_sketch", "Java writes DataSketches' serialized theta sketches"],
+]);
 
 export interface ColumnAgg {
   fn: AggFunction;
@@ -56,6 +65,8 @@ export interface ColumnAgg {
   delimiter: string;
   /** listagg: `fields.<f>.distinct` (Java's `fieldCollectAggDistinct`): input tokens already listed are skipped. */
   distinct: boolean;
+  /** The configuration of the functions folded by collection-aggregates.ts (collect only with distinct); null for others. */
+  collection: CollectionAggSpec | null;
 }
 
 const NUMERIC = new Set(["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"]);
@@ -68,9 +79,12 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
   let fn = name;
   if (fn === "first_not_null_value") fn = "first_non_null_value"; // Java's legacy name
   const where = `merge-engine=${engine} of ${identifier}, column ${field.name}`;
-  if (UNIMPLEMENTED.has(fn)) throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is not supported by paimon-rt`);
+  const refused = UNIMPLEMENTED.get(fn);
+  if (refused) throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is not supported by paimon-rt: ${refused}`);
   const kind = field.type.kind;
   const badType = () => new PaimonError("INVALID_ARGUMENT", `${where}: aggregate function ${fn} does not support type ${kind}`);
+  const distinct = isTrue(options.get(`fields.${field.name}.distinct`));
+  let collection: CollectionAggSpec | null = null;
   switch (fn) {
     case "sum":
     case "product":
@@ -89,9 +103,15 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
       break;
     case "collect":
       if (kind !== "ARRAY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for collect column must be 'Array' but was '${typeToString(field.type)}'.`);
-      // (Java's distinct collects into a HashSet: its element order is the JVM's hash order)
-      if (isTrue(options.get(`fields.${field.name}.distinct`))) throw new PaimonError("UNSUPPORTED", `${where}: collect with fields.${field.name}.distinct=true is not supported`);
       if (engine !== "aggregation") throw new PaimonError("UNSUPPORTED", `${where}: aggregate function collect is supported with merge-engine=aggregation only`);
+      if (distinct) collection = collectionAggSpec("collect", field, options, where);
+      break;
+    case "nested_update":
+    case "nested_partial_update":
+    case "merge_map":
+    case "merge_map_with_keytime":
+      if (engine !== "aggregation") throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is supported with merge-engine=aggregation only`);
+      collection = collectionAggSpec(fn, field, options, where);
       break;
     case "rbm32":
       if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for roaring bitmap column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
@@ -105,7 +125,7 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
     default:
       throw new PaimonError("INVALID_ARGUMENT", `${where}: Use unsupported aggregation: ${fn} or spell aggregate function incorrectly!`);
   }
-  return { fn: fn as AggFunction, field, ignoreRetract, delimiter, distinct: isTrue(options.get(`fields.${field.name}.distinct`)) };
+  return { fn: fn as AggFunction, field, ignoreRetract, delimiter, distinct, collection };
 }
 
 /** The configured function name of a column: `fields.<f>.aggregate-function`, else `fields.default-aggregate-function`. */
@@ -362,7 +382,7 @@ function noRetract(agg: ColumnAgg): PaimonError {
 const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32";
 
 /** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
-const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product", "collect"]);
+const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product", "collect", "nested_update", "merge_map"]);
 
 /**
  * The error every retract row of an aggregation table meets when one of its aggregators cannot
@@ -444,6 +464,7 @@ function valueRetract(agg: ColumnAgg, acc: unknown, input: unknown, identifier: 
 
 /** Folds one column; picking functions choose input cells, computing ones build values. */
 function foldColumn(datas: arrow.Data[], g: Grouped, groups: number, agg: ColumnAgg, identifier: string, mergeSingle: boolean): arrow.Data {
+  if (agg.collection) return foldCollectionColumn(datas, g, groups, agg.collection, agg.field, agg.ignoreRetract, mergeSingle, () => noRetract(agg));
   if (agg.fn === "collect") return collectColumn(datas, g, groups, agg, mergeSingle);
   const computing = computes(agg);
   const cells = cellsOf(datas, g, agg.field.type);
