@@ -26,6 +26,7 @@ import { FileStoreTable } from "./file-store-table.js";
 import { branchRoot } from "./paths.js";
 import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
 import { fieldToString } from "../spec/types.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 // Modules loaded on first use, one import site each (bundlers add a preload list to every site).
 const tagManagerModule = () => import("./tag-manager.js");
@@ -66,7 +67,7 @@ export async function loadTimeTravel(table: Table): Promise<Table> {
   const parsed = parseTimeTravel(table);
   if (parsed !== null) table.timeTravel = await parsed;
   const o = table.schema.options;
-  if (o["scan.fallback-branch"] || o["scan.primary-branch"]) await import("../read/branch-fallback.js").then((m) => m.addBranchFallback(table, fieldToString));
+  if (o["scan.fallback-branch"] || o["scan.primary-branch"]) await import("../read/branch-fallback.js").then((m) => m.addBranchFallback(table, { fieldToString, recordBatch }));
   return table;
 }
 
