@@ -62,6 +62,11 @@ export function checkIcebergCompat(root: string, schema: TableSchema, options: T
     const t = schema.fields.find((f) => f.name === k)!.type;
     if (!PARTITION_KINDS.has(t.kind)) throw new PaimonError("UNSUPPORTED", `${where}: partition key '${k}' of type ${t.kind} has no Iceberg manifest encoding here`);
   }
+  return { metadataDir: metadataDirOf(root, storage, options), formatVersion };
+}
+
+/** Java IcebergOptions' metadata location: `<table>/metadata` or `<warehouse>/iceberg/<db>/<table>/metadata`. */
+function metadataDirOf(root: string, storage: string, options: TableOptions): string {
   const slash = root.replace(/\/+$/, "").lastIndexOf("/");
   const dbPath = root.slice(0, slash);
   const tableName = root.slice(slash + 1).replace(/\/+$/, "");
@@ -72,7 +77,67 @@ export function checkIcebergCompat(root: string, schema: TableSchema, options: T
   if (locationText === "table-location") metadataDir = joinPath(dbPath, tableName, "metadata");
   else if (locationText === "catalog-location") metadataDir = joinPath(dbPath.slice(0, dbPath.lastIndexOf("/")), "iceberg", dbName.slice(0, -3), tableName, "metadata");
   else throw new PaimonError("INVALID_ARGUMENT", `${STORAGE_LOCATION}=${locationText} on ${root}: unknown value (table-location, catalog-location)`);
-  return { metadataDir, formatVersion };
+  return metadataDir;
+}
+
+/**
+ * The Iceberg metadata directory whose latest metadata tag changes rewrite (Java's
+ * `IcebergCommitCallback` as a tag callback), checked before the tag changes: null when the table
+ * keeps no Iceberg metadata or keeps it where this library writes none (`hive-catalog`,
+ * `rest-catalog`, a branch, a table outside a warehouse); INVALID_ARGUMENT for unknown values.
+ */
+export function icebergTagMetadataDir(root: string, options: TableOptions): string | null {
+  const storage = (options.get(STORAGE) ?? "disabled").trim().toLowerCase();
+  if (storage !== "table-location" && storage !== "hadoop-catalog") {
+    if (storage === "disabled" || storage === "hive-catalog" || storage === "rest-catalog") return null;
+    throw new PaimonError("INVALID_ARGUMENT", `${STORAGE}=${storage} on ${root}: unknown value (disabled, table-location, hadoop-catalog, hive-catalog, rest-catalog)`);
+  }
+  if (options.branch !== "main") return null;
+  try {
+    return metadataDirOf(root, storage, options);
+  } catch (e) {
+    if (e instanceof PaimonError && e.code === "UNSUPPORTED") return null;
+    throw e;
+  }
+}
+
+/** Java `IcebergRef(snapshotId)`: a tag that never ages out. */
+const tagRef = (snapshotId: number) => ({ "snapshot-id": snapshotId, type: "tag", "max-ref-age-ms": 9223372036854775807n });
+
+/** Iceberg metadata JSON as this library handles it: `max-ref-age-ms` (Long.MAX_VALUE) as a bigint. */
+function parseMetadataJson(bytes: Uint8Array): IcebergMetadataJson {
+  const m = JSON.parse(new TextDecoder().decode(bytes).replace(/("max-ref-age-ms"\s*:\s*)(\d+)/g, '$1"$2"')) as IcebergMetadataJson;
+  for (const r of Object.values(m.refs ?? {})) if (typeof r["max-ref-age-ms"] === "string") r["max-ref-age-ms"] = BigInt(r["max-ref-age-ms"]);
+  return m;
+}
+
+/**
+ * Java `IcebergCommitCallback.notifyCreation(tag, snapshotId)` (`snapshotId` given) and
+ * `notifyDeletion(tag)` (null): the Iceberg metadata of the latest snapshot is rewritten in place
+ * with the tag's ref added (when the tagged snapshot is one of its snapshots) or removed, its
+ * `last-sequence-number` the current snapshot's, `last-updated-ms` now; nothing when the table
+ * has no snapshot or that metadata file does not exist (Java logs it). Iceberg readers see the ref
+ * without another commit.
+ */
+export async function updateIcebergTagRef(io: FileIO, snapshots: SnapshotManager, metadataDir: string, tag: string, snapshotId: number | null): Promise<void> {
+  const latest = await snapshots.latestSnapshotId();
+  if (latest === null) return;
+  const path = joinPath(metadataDir, `v${latest}.metadata.json`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await io.readFile(path);
+  } catch (e) {
+    if (e instanceof PaimonError && e.code === "NOT_FOUND") return;
+    throw e;
+  }
+  const base = parseMetadataJson(bytes);
+  const refs = { ...(base.refs ?? {}) };
+  if (snapshotId === null) delete refs[tag];
+  else if (!base.snapshots.some((s) => s["snapshot-id"] === snapshotId)) return; // (an Iceberg reader fails on a ref to a snapshot it lacks)
+  else refs[tag] = tagRef(snapshotId);
+  // Java re-creates the metadata with the short constructor: default spec and sort order, no properties
+  const metadata: IcebergMetadataJson = { ...base, "last-sequence-number": base["current-snapshot-id"], "last-updated-ms": Date.now(), "default-spec-id": 0, "sort-orders": [{ "order-id": 0, fields: [] }], "default-sort-order-id": 0, properties: {}, refs };
+  await io.writeFile(path, jacksonPretty(metadata as unknown as Json));
 }
 
 const PARTITION_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DATE", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"]);
@@ -507,7 +572,7 @@ export class IcebergMetadataWriter {
     const basePath = this.metadataPath(id - 1);
     const baseBytes = id > 1 ? await this.readIfExists(basePath) : null;
     if (baseBytes !== null) {
-      const base = JSON.parse(new TextDecoder().decode(baseBytes).replace(/("max-ref-age-ms"\s*:\s*)(\d+)/g, '$1"$2"')) as IcebergMetadataJson;
+      const base = parseMetadataJson(baseBytes);
       if (base["format-version"] === this.compat.formatVersion) return this.withBase(snapshot, entries, base);
       if (base["format-version"] > this.compat.formatVersion) throw new PaimonError("INVALID_ARGUMENT", `format version in base metadata is ${base["format-version"]}, and it's bigger than the current format version ${this.compat.formatVersion}, this is not allowed!`);
     }
@@ -811,7 +876,7 @@ export class IcebergMetadataWriter {
     for (const tag of await listTags(this.ctx.snapshots)) {
       if (!kept.has(tag.snapshot.id) || seen.has(tag.snapshot.id)) continue;
       seen.add(tag.snapshot.id);
-      refs[tag.name] = { "snapshot-id": tag.snapshot.id, type: "tag", "max-ref-age-ms": 9223372036854775807n };
+      refs[tag.name] = tagRef(tag.snapshot.id);
     }
     const metadata: IcebergMetadataJson = {
       ...base,
@@ -825,7 +890,6 @@ export class IcebergMetadataWriter {
       properties: base.properties ?? {},
       refs,
     };
-    for (const r of Object.values(base.refs ?? {})) if (typeof r["max-ref-age-ms"] === "string") r["max-ref-age-ms"] = BigInt(r["max-ref-age-ms"]);
     await this.publish(id, metadata);
     await this.deleteOldMetadataFiles(id);
     for (let i = 0; i + 1 < toExpire.length; i++) await this.expireManifestList(toExpire[i]!["manifest-list"], toExpire[i + 1]!["manifest-list"]);
