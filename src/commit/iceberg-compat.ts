@@ -9,7 +9,7 @@ import { arrayElementFieldId, mapKeyFieldId, mapValueFieldId } from "../format/a
 import { joinPath, type FileIO } from "../fs/file-io.js";
 import { valueStatsOf } from "../predicate/stats.js";
 import { compileSchema, decodeContainer, type AvroType } from "../spec/avro.js";
-import { avroCodecOf, writeContainer } from "../spec/avro-write.js";
+import { avroCodecOf, writeContainer, writeRollingContainers } from "../spec/avro-write.js";
 import { bigIntToTwosComplement, fromBinaryRow, type Timestamp } from "../spec/binary-row.js";
 import { FILE_KIND_ADD, FILE_KIND_DELETE, type ManifestEntry } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -595,7 +595,7 @@ export class IcebergMetadataWriter {
     const sid = BigInt(id);
     const entries: IcebergEntry[] = [];
     for (const e of await this.ctx.rawFiles(snapshot)) entries.push(await this.entryOf(e, sid));
-    const metas = entries.length > 0 ? [await this.writeManifest(entries, sid)] : [];
+    const metas = entries.length > 0 ? await this.writeManifests(entries, sid) : [];
     const listPath = await this.writeManifestList(metas);
     const latest = (await this.ctx.schemas.latest())!;
     const schemas: Json[] = [];
@@ -682,11 +682,23 @@ export class IcebergMetadataWriter {
     };
   }
 
-  private async writeManifest(entries: readonly IcebergEntry[], sequenceNumber: bigint): Promise<IcebergManifestMeta> {
-    const path = joinPath(this.compat.metadataDir, `${this.uuid}-m${++this.manifestCount}.avro`);
-    const bytes = await writeContainer(this.entryType, entries, { codec: this.codec });
+  /** Manifests of `entries`, rolled at `manifest.target-file-size` (Java `IcebergManifestFile.rollingWrite`). */
+  private async writeManifests(entries: readonly IcebergEntry[], sequenceNumber: bigint): Promise<IcebergManifestMeta[]> {
+    const files = await writeRollingContainers(this.entryType, entries, this.ctx.options.manifestTargetFileSize, { codec: this.codec });
     await this.io.mkdirs(this.compat.metadataDir);
-    await this.io.writeFile(path, bytes);
+    const metas: IcebergManifestMeta[] = [];
+    let first = 0;
+    for (const file of files) {
+      const path = joinPath(this.compat.metadataDir, `${this.uuid}-m${++this.manifestCount}.avro`);
+      await this.io.writeFile(path, file.bytes);
+      metas.push(this.manifestMeta(path, file.bytes.length, entries.slice(first, first + file.count), sequenceNumber));
+      first += file.count;
+    }
+    return metas;
+  }
+
+  /** Java `IcebergManifestEntryWriter.result`: the counts, sequence numbers and partition summaries of a manifest's entries. */
+  private manifestMeta(path: string, length: number, entries: readonly IcebergEntry[], sequenceNumber: bigint): IcebergManifestMeta {
     const counts = [0, 0, 0];
     const rows = [0n, 0n, 0n];
     let minSeq: bigint | null = null;
@@ -709,7 +721,7 @@ export class IcebergMetadataWriter {
     }
     return {
       manifest_path: path,
-      manifest_length: BigInt(bytes.length),
+      manifest_length: BigInt(length),
       partition_spec_id: 0,
       content: CONTENT_DATA,
       sequence_number: sequenceNumber,
@@ -845,7 +857,7 @@ export class IcebergMetadataWriter {
         else {
           operation = "overwrite";
           const live = entries.filter((e) => e.status !== STATUS_DELETED).map((e) => ({ ...e, status: removed.has(e.data_file.file_path) ? STATUS_DELETED : STATUS_EXISTING }));
-          if (live.length > 0) metas.push(await this.writeManifest(live, sid));
+          if (live.length > 0) metas.push(...(await this.writeManifests(live, sid)));
         }
       }
       metas.push(...(await this.newlyAdded(added, sid)));
@@ -899,7 +911,7 @@ export class IcebergMetadataWriter {
     if (added.size === 0) return [];
     const entries: IcebergEntry[] = [];
     for (const e of added.values()) entries.push(await this.entryOf(e, sid));
-    return [await this.writeManifest(entries, sid)];
+    return this.writeManifests(entries, sid);
   }
 
   /** Java's partition predicate over a manifest's partition summaries: may it hold one of `partitions`? */
@@ -968,7 +980,7 @@ export class IcebergMetadataWriter {
       // written for this snapshot only: no metadata names it
       if (meta.sequence_number === sid) await this.io.delete(this.inMetadataDir(meta.manifest_path)).catch(() => false);
     }
-    result.push(await this.writeManifest(entries, sid));
+    result.push(...(await this.writeManifests(entries, sid)));
     return result;
   }
 

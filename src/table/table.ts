@@ -360,8 +360,10 @@ export class Table extends FileStoreTable {
    * `Table.createTag` (an extension beyond API.md): `tag/tag-<name>` holds the snapshot's JSON,
    * plus `tagCreateTime` / `tagTimeRetained` when `timeRetainedMs` (or the table's
    * `tag.default-time-retained`) is set. The tag keeps the snapshot readable (`scan.tag-name`)
-   * after it expires. ALREADY_EXISTS when the tag exists, NOT_FOUND when the snapshot does not,
-   * INVALID_ARGUMENT for a bad name; nothing changes on error. Returns the tagged snapshot.
+   * after it expires. With Iceberg compatibility metadata (`metadata.iceberg.storage`) the latest
+   * metadata gets the tag's ref at once, as Java's tag callback; `replaceTag` moves it and
+   * `deleteTag` removes it alike. ALREADY_EXISTS when the tag exists, NOT_FOUND when the snapshot
+   * does not, INVALID_ARGUMENT for a bad name; nothing changes on error. Returns the tagged snapshot.
    */
   async createTag(name: string, snapshotId?: number, options: { timeRetainedMs?: number } = {}): Promise<Snapshot> {
     this.checkWritable("create a tag of");

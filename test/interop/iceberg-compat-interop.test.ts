@@ -232,6 +232,23 @@ describe.skipIf(missing !== null)("Iceberg compatibility metadata with Java and 
     expect((await pyicebergRefs(latestMetadata(ours)))!.refs).toEqual({ j: 3 });
   });
 
+  it("manifests roll at manifest.target-file-size as Java's (every 1000 entries): the same manifests, pyiceberg reads every row", { timeout: SLOW }, async () => {
+    const ours = tempDir();
+    const theirs = tempDir();
+    const spec = { ...SPEC, options: { ...SPEC.options, "manifest.target-file-size": "1 b" } };
+    const rows = Array.from({ length: 2001 }, (_, i) => ({ id: i, v: null, dt: `p${i}` })); // a file per partition
+    await writeTables("java", ours, [{ identifier: ID, spec: { ...spec, commits: [] } }]);
+    await writeTables("java", theirs, [{ identifier: ID, spec: { ...spec, commits: [rows.map((r) => ({ ...r, id: String(r.id) }))] } }]);
+    await rtWrite(await (await Catalog.open(ours)).getTable(ID), rows);
+    const counts = (wh: string) => (comparableManifests(latestMetadata(wh)) as Array<{ added_files_count: number; entries: unknown[] }>).map((m) => [m.added_files_count, m.entries.length]);
+    expect(counts(ours)).toEqual([[1000, 1000], [1000, 1000], [1, 1]]);
+    expect(counts(ours)).toEqual(counts(theirs));
+    const read = await pyiceberg(latestMetadata(ours));
+    if (read === null) return;
+    expect(read.length).toBe(2001);
+    expect(new Set(read.map((r) => r.dt)).size).toBe(2001);
+  });
+
   it.each([false, true])("every Iceberg-convertible type, DATE and INT (or DECIMAL: %s) partitions and an added column: Java's schemas, specs, bounds and partition records", { timeout: SLOW }, async (dec) => {
     const ours = tempDir();
     const theirs = tempDir();
