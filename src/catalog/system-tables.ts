@@ -22,7 +22,7 @@ import type { BatchReader } from "../read/batch-reader.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { localWallMillis } from "../spec/civil-time.js";
 import type { ManifestEntry } from "../spec/manifest.js";
-import { fieldToJson, parseDataType, typeToString, type DataField, type DataType } from "../spec/types.js";
+import { fieldToJson, fieldToString, parseDataType, typeToString, type DataField, type DataType } from "../spec/types.js";
 import type { Snapshot } from "../spec/snapshot.js";
 import { colStatsToJson } from "../spec/statistics.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -32,6 +32,7 @@ import { javaHashMapOrder, javaStringHash } from "../fileindex/java-order.js";
 import { listConsumers } from "../table/consumers.js";
 import { partitionValueString } from "../table/paths.js";
 import { primaryKeyConfig } from "../table/primary-key.js";
+import { otherBranchOf, planBranches } from "../read/branch-fallback.js";
 import { withRowTrackingFields } from "../commit/row-tracking.js";
 import { listTags } from "../table/tags.js";
 import { Table } from "../table/table.js";
@@ -86,6 +87,19 @@ async function liveFiles(t: Table, keep: (e: ManifestEntry) => boolean = () => t
   if (snapshot === null) return [];
   const entries = await t.manifestStore.liveEntries(snapshot, undefined, (e) => (withPostpone || e.bucket !== -2) && keep(e));
   return entries.sort((a, b) => compareBytes(a.partition, b.partition) || a.bucket - b.bucket);
+}
+
+const BRANCH_FALLBACK_DEPS = { fieldToString, recordBatch };
+
+/**
+ * The other branch of a table with `scan.fallback-branch` / `scan.primary-branch` (its batch scans
+ * read both), as the system tables Java builds on the table's fallback scan see it: `$partitions`
+ * (`listPartitionEntries`) and `$files` / `$file_key_ranges` (a scan per partition). Null without
+ * one; the snapshot-based tables (`$buckets`, `$statistics`, …) describe the table's own branch.
+ */
+async function otherBranch(t: Table): Promise<{ table: Table; ownFirst: boolean } | null> {
+  const other = await otherBranchOf(t, BRANCH_FALLBACK_DEPS);
+  return other === null ? null : { table: other.table as Table, ownFirst: other.ownFirst };
 }
 
 /** Java `CastExecutors.resolveToString(partitionType)` of a serialized partition row (a file's, a manifest's min/max): `{v1, v2}`. */
@@ -300,18 +314,33 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
       // Java pushes bucket and level equalities into the scan (FilesScan); here every leaf on them prunes
       const bucket = idRange(filter, "bucket");
       const level = idRange(filter, "level");
-      const entries = await liveFiles(t, (e) => (bucket === null || (e.bucket >= bucket.min && e.bucket <= bucket.max)) && (level === null || (e.file.level >= level.min && e.file.level <= level.max)));
+      const keep = (e: ManifestEntry) => (bucket === null || (e.bucket >= bucket.min && e.bucket <= bucket.max)) && (level === null || (e.file.level >= level.min && e.file.level <= level.max));
+      let entries = await liveFiles(t, keep);
+      // Java FilesScan: the table's own partitions, each planned by the fallback scan, which
+      // takes a partition from the primary branch (`scan.primary-branch`) when that has it
+      const other = await otherBranch(t);
+      const fromOther = new Set<ManifestEntry>();
+      if (other !== null && !other.ownFirst) {
+        const otherFiles = await liveFiles(other.table);
+        const ownPartitions = new Set((await liveFiles(t)).map((e) => e.partition.join(",")));
+        const inOther = new Set(otherFiles.map((e) => e.partition.join(",")));
+        for (const e of otherFiles) if (ownPartitions.has(e.partition.join(",")) && keep(e)) fromOther.add(e);
+        entries = [...entries.filter((e) => !inOther.has(e.partition.join(","))), ...fromOther].sort((a, b) => compareBytes(a.partition, b.partition) || a.bucket - b.bucket);
+      }
       const tableFields = t.schema.fields;
-      const schemas = new Map<number, Promise<TableSchema>>();
-      const schemaOf = (id: number) => {
-        let s = schemas.get(id);
-        if (s === undefined) schemas.set(id, (s = id === t.schema.id ? Promise.resolve(t.schema) : t.schemaManager.schema(id)));
+      // (the other branch's files under that branch's schemas: Java reads them under the table's
+      // own schema of the same id, which misreads their keys when the branch's schema differs)
+      const schemas = new Map<string, Promise<TableSchema>>();
+      const schemaOf = (id: number, of: Table) => {
+        const key = `${of === t ? "" : "other:"}${id}`;
+        let s = schemas.get(key);
+        if (s === undefined) schemas.set(key, (s = id === of.schema.id ? Promise.resolve(of.schema) : of.schemaManager.schema(id)));
         return s;
       };
       const rows: Rows = [];
       for (const e of entries) {
         const f = e.file;
-        const fileSchema = await schemaOf(f.schemaId);
+        const fileSchema = await schemaOf(f.schemaId, fromOther.has(e) ? other!.table : t);
         // keys: the file schema's trimmed primary key (all columns of an append table, whose key is empty)
         const keyFields = fileSchema.primaryKeys.length > 0 ? trimmedKeyFields(fileSchema) : fileSchema.fields;
         const key = (row: Uint8Array): string | null => {
@@ -410,10 +439,19 @@ const METADATA_TABLES: Readonly<Record<string, MetadataTable>> = {
     async rows(t) {
       const fields = t.partitionFields;
       const defaultName = t.coreOptions.get("partition.default-name") ?? "__DEFAULT_PARTITION__"; // Java CoreOptions.PARTITION_DEFAULT_NAME
-      const groups = aggregate(await liveFiles(t), (e) => {
+      const nameOf = (e: ManifestEntry) => {
         const values = fromBinaryRow(e.partition.subarray(4), fields.map((f) => f.type));
         return fields.map((f, i) => `${f.name}=${partitionValueString(values[i], f.type, false) ?? defaultName}`).join("/");
-      });
+      };
+      let groups = aggregate(await liveFiles(t), nameOf);
+      // Java's fallback scan (listPartitionEntries): the first branch's partitions, then the second's it lacks
+      const other = await otherBranch(t);
+      if (other !== null) {
+        const otherGroups = aggregate(await liveFiles(other.table), nameOf);
+        const [first, second] = other.ownFirst ? [groups, otherGroups] : [otherGroups, groups];
+        groups = new Map(first);
+        for (const [name, g] of second) if (!groups.has(name)) groups.set(name, g);
+      }
       return [...groups].sort(([a], [b]) => compareUtf8(a, b)).map(([name, g]) => [name, g.records, g.bytes, g.files, g.lastCreation, null, null, null, null]);
     },
   },
@@ -600,7 +638,13 @@ export class SystemTable extends ReadOnlyTable {
     if (this.systemName === "ro" || this.systemName === "audit_log" || this.systemName === "binlog" || this.systemName === "row_tracking") {
       if (options?.realtime !== undefined) throw new PaimonError("UNSUPPORTED", `${this.identifier}: a system table has no real-time scan`);
       // $row_tracking: no pruning by a filter (it may name _ROW_ID / _SEQUENCE_NUMBER; the read applies it)
-      return this.dataTable.newScan(this.systemName === "ro" ? readOptimized(this.dataTable, options) : this.systemName === "row_tracking" ? { ...options, filter: undefined } : options);
+      if (this.systemName !== "ro") return this.dataTable.newScan(this.systemName === "row_tracking" ? { ...options, filter: undefined } : options);
+      const dataTable = this.dataTable;
+      const scan = dataTable.newScan(readOptimized(dataTable, options));
+      // with a fallback or primary branch, each branch at its own highest level (Java: the fallback scan of `$ro` scans)
+      const plan = scan.plan.bind(scan);
+      scan.plan = async () => (await planBranches(dataTable, (t) => readOptimized(t, options), BRANCH_FALLBACK_DEPS)) ?? plan();
+      return scan;
     }
     return super.newScan(options);
   }
@@ -768,7 +812,7 @@ export function loadGlobalSystemTable(catalog: CatalogView, name: string): Globa
 }
 
 /** `$ro` of a primary-key table: only the files of the highest level (Java `ReadOptimizedTable`: `withLevel(numLevels - 1)`). */
-function readOptimized(t: Table, options: ScanOptions = {}): ScanOptions {
+function readOptimized(t: Pick<Table, "schema" | "coreOptions">, options: ScanOptions = {}): ScanOptions {
   if (t.schema.primaryKeys.length === 0) return options;
   return { ...options, level: primaryKeyConfig(t.coreOptions).maxLevel };
 }
@@ -840,6 +884,7 @@ class AuditLogRead extends TableRead {
   private readonly withKind: boolean;
   private readonly dataColumns: number;
   private readonly binlog: boolean;
+  private readonly dataOptions: ReadOptions;
 
   constructor(
     private readonly system: SystemTable,
@@ -851,15 +896,48 @@ class AuditLogRead extends TableRead {
     this.binlog = system.systemName === "binlog";
     const dataNames = names.filter((n) => n !== "rowkind");
     if (this.withKind && names[0] !== "rowkind") throw new PaimonError("UNSUPPORTED", `${system.identifier}: rowkind is read as the first column of a projection`);
-    const pk = system.dataTable.schema.primaryKeys.length > 0;
-    this.data = system.dataTable.newRead({ ...readOptions, projection: dataNames, withRowKind: pk && this.withKind, keepDeletes: true });
+    this.dataOptions = { ...readOptions, projection: dataNames, keepDeletes: true };
+    this.data = system.dataTable.newRead({ ...this.dataOptions, withRowKind: system.dataTable.schema.primaryKeys.length > 0 && this.withKind });
     this.dataColumns = dataNames.length;
   }
 
   override async createReader(splits: readonly Split[]): Promise<BatchReader> {
-    const inner = await this.data.createReader(splits);
-    if (!this.withKind && !this.binlog) return inner;
-    const pk = this.system.dataTable.schema.primaryKeys.length > 0;
+    const ownPk = this.system.dataTable.schema.primaryKeys.length > 0;
+    // the splits of a fallback or primary branch (Java's fallback read): read by that branch with
+    // its own row kinds when only one of the two branches has a primary key
+    const other = splits.some((s) => s.branch !== undefined) ? await otherBranch(this.system.dataTable) : null;
+    const otherPk = other !== null && other.table.schema.primaryKeys.length > 0;
+    if (other === null || otherPk === ownPk) return this.withRowKinds(await this.data.createReader(splits), ownPk); // (the fallback read reads both)
+    const otherRead = other.table.newRead({ ...this.dataOptions, withRowKind: otherPk && this.withKind });
+    const runs: Array<{ other: boolean; splits: Split[] }> = [];
+    for (const s of splits) {
+      const isOther = s.branch !== undefined;
+      const last = runs[runs.length - 1];
+      if (last !== undefined && last.other === isOther) last.splits.push(s);
+      else runs.push({ other: isOther, splits: [s] });
+    }
+    const self = this;
+    const batches = async function* (): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+      for (const run of runs) {
+        const reader = await self.withRowKinds(await (run.other ? otherRead : self.data).createReader(run.splits), run.other ? otherPk : ownPk, run.other);
+        try {
+          yield* reader;
+        } finally {
+          await reader.close();
+        }
+      }
+    };
+    const generator = batches();
+    return { [Symbol.asyncIterator]: () => generator, close: async () => void (await generator.return(undefined)) } as unknown as BatchReader;
+  }
+
+  /**
+   * The rows of a data read (of a primary-key branch: `withRowKind`) under the system table's
+   * columns; `conform`: rebuilt under them also when the columns are the data's (another branch's
+   * nullability).
+   */
+  private async withRowKinds(inner: BatchReader, pk: boolean, conform = false): Promise<BatchReader> {
+    if (!this.withKind && !this.binlog && !conform) return inner;
     const schema = this.outputSchema;
     const it = inner[Symbol.asyncIterator]();
     const kinds = ["+I", "-U", "+U", "-D"];
@@ -881,7 +959,7 @@ class AuditLogRead extends TableRead {
       }
       const rest = children.slice(pk && withKind ? 1 : 0, (pk && withKind ? 1 : 0) + dataColumns);
       for (const [i, d] of rest.entries()) out.push(binlog ? singletonLists(d, schema.fields[first + i].type as arrow.List) : d);
-      return { done: false, value: new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: b.numRows, children: out, nullCount: 0 })) };
+      return { done: false, value: recordBatch(schema, out, b.numRows) };
     };
     return { [Symbol.asyncIterator]: () => ({ next }) as AsyncIterator<arrow.RecordBatch>, close: () => inner.close() } as unknown as BatchReader;
   }
@@ -899,6 +977,8 @@ class RowTrackingRead extends TableRead {
   override async createReader(splits: readonly Split[]): Promise<BatchReader> {
     const { readRowTracking } = await import("../read/row-tracking-read.js");
     const { dataTable, systemName, schema, identifier } = this.system;
+    const other = splits.find((s) => s.branch !== undefined);
+    if (other !== undefined) throw new PaimonError("UNSUPPORTED", `${identifier}: reading the rows of branch '${other.branch}' (the table's scan.fallback-branch / scan.primary-branch) with row tracking is not supported; read the branch's own ${systemName} table`);
     // the files are read with nullable _ROW_ID / _SEQUENCE_NUMBER: files without them (not compacted) give nulls
     const inner = new SystemTable(dataTable, systemName, { ...schema, fields: withRowTrackingFields(dataTable.schema.fields, true) });
     const o = this.readOptions;

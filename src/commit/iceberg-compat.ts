@@ -9,7 +9,7 @@ import { arrayElementFieldId, mapKeyFieldId, mapValueFieldId } from "../format/a
 import { joinPath, type FileIO } from "../fs/file-io.js";
 import { valueStatsOf } from "../predicate/stats.js";
 import { compileSchema, decodeContainer, type AvroType } from "../spec/avro.js";
-import { avroCodecOf, writeContainer } from "../spec/avro-write.js";
+import { avroCodecOf, writeContainer, writeRollingContainers } from "../spec/avro-write.js";
 import { bigIntToTwosComplement, fromBinaryRow, type Timestamp } from "../spec/binary-row.js";
 import { FILE_KIND_ADD, FILE_KIND_DELETE, type ManifestEntry } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -62,6 +62,11 @@ export function checkIcebergCompat(root: string, schema: TableSchema, options: T
     const t = schema.fields.find((f) => f.name === k)!.type;
     if (!PARTITION_KINDS.has(t.kind)) throw new PaimonError("UNSUPPORTED", `${where}: partition key '${k}' of type ${t.kind} has no Iceberg manifest encoding here`);
   }
+  return { metadataDir: metadataDirOf(root, storage, options), formatVersion };
+}
+
+/** Java IcebergOptions' metadata location: `<table>/metadata` or `<warehouse>/iceberg/<db>/<table>/metadata`. */
+function metadataDirOf(root: string, storage: string, options: TableOptions): string {
   const slash = root.replace(/\/+$/, "").lastIndexOf("/");
   const dbPath = root.slice(0, slash);
   const tableName = root.slice(slash + 1).replace(/\/+$/, "");
@@ -72,7 +77,67 @@ export function checkIcebergCompat(root: string, schema: TableSchema, options: T
   if (locationText === "table-location") metadataDir = joinPath(dbPath, tableName, "metadata");
   else if (locationText === "catalog-location") metadataDir = joinPath(dbPath.slice(0, dbPath.lastIndexOf("/")), "iceberg", dbName.slice(0, -3), tableName, "metadata");
   else throw new PaimonError("INVALID_ARGUMENT", `${STORAGE_LOCATION}=${locationText} on ${root}: unknown value (table-location, catalog-location)`);
-  return { metadataDir, formatVersion };
+  return metadataDir;
+}
+
+/**
+ * The Iceberg metadata directory whose latest metadata tag changes rewrite (Java's
+ * `IcebergCommitCallback` as a tag callback), checked before the tag changes: null when the table
+ * keeps no Iceberg metadata or keeps it where this library writes none (`hive-catalog`,
+ * `rest-catalog`, a branch, a table outside a warehouse); INVALID_ARGUMENT for unknown values.
+ */
+export function icebergTagMetadataDir(root: string, options: TableOptions): string | null {
+  const storage = (options.get(STORAGE) ?? "disabled").trim().toLowerCase();
+  if (storage !== "table-location" && storage !== "hadoop-catalog") {
+    if (storage === "disabled" || storage === "hive-catalog" || storage === "rest-catalog") return null;
+    throw new PaimonError("INVALID_ARGUMENT", `${STORAGE}=${storage} on ${root}: unknown value (disabled, table-location, hadoop-catalog, hive-catalog, rest-catalog)`);
+  }
+  if (options.branch !== "main") return null;
+  try {
+    return metadataDirOf(root, storage, options);
+  } catch (e) {
+    if (e instanceof PaimonError && e.code === "UNSUPPORTED") return null;
+    throw e;
+  }
+}
+
+/** Java `IcebergRef(snapshotId)`: a tag that never ages out. */
+const tagRef = (snapshotId: number) => ({ "snapshot-id": snapshotId, type: "tag", "max-ref-age-ms": 9223372036854775807n });
+
+/** Iceberg metadata JSON as this library handles it: `max-ref-age-ms` (Long.MAX_VALUE) as a bigint. */
+function parseMetadataJson(bytes: Uint8Array): IcebergMetadataJson {
+  const m = JSON.parse(new TextDecoder().decode(bytes).replace(/("max-ref-age-ms"\s*:\s*)(\d+)/g, '$1"$2"')) as IcebergMetadataJson;
+  for (const r of Object.values(m.refs ?? {})) if (typeof r["max-ref-age-ms"] === "string") r["max-ref-age-ms"] = BigInt(r["max-ref-age-ms"]);
+  return m;
+}
+
+/**
+ * Java `IcebergCommitCallback.notifyCreation(tag, snapshotId)` (`snapshotId` given) and
+ * `notifyDeletion(tag)` (null): the Iceberg metadata of the latest snapshot is rewritten in place
+ * with the tag's ref added (when the tagged snapshot is one of its snapshots) or removed, its
+ * `last-sequence-number` the current snapshot's, `last-updated-ms` now; nothing when the table
+ * has no snapshot or that metadata file does not exist (Java logs it). Iceberg readers see the ref
+ * without another commit.
+ */
+export async function updateIcebergTagRef(io: FileIO, snapshots: SnapshotManager, metadataDir: string, tag: string, snapshotId: number | null): Promise<void> {
+  const latest = await snapshots.latestSnapshotId();
+  if (latest === null) return;
+  const path = joinPath(metadataDir, `v${latest}.metadata.json`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await io.readFile(path);
+  } catch (e) {
+    if (e instanceof PaimonError && e.code === "NOT_FOUND") return;
+    throw e;
+  }
+  const base = parseMetadataJson(bytes);
+  const refs = { ...(base.refs ?? {}) };
+  if (snapshotId === null) delete refs[tag];
+  else if (!base.snapshots.some((s) => s["snapshot-id"] === snapshotId)) return; // (an Iceberg reader fails on a ref to a snapshot it lacks)
+  else refs[tag] = tagRef(snapshotId);
+  // Java re-creates the metadata with the short constructor: default spec and sort order, no properties
+  const metadata: IcebergMetadataJson = { ...base, "last-sequence-number": base["current-snapshot-id"], "last-updated-ms": Date.now(), "default-spec-id": 0, "sort-orders": [{ "order-id": 0, fields: [] }], "default-sort-order-id": 0, properties: {}, refs };
+  await io.writeFile(path, jacksonPretty(metadata as unknown as Json));
 }
 
 const PARTITION_KINDS = new Set(["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DATE", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"]);
@@ -507,7 +572,7 @@ export class IcebergMetadataWriter {
     const basePath = this.metadataPath(id - 1);
     const baseBytes = id > 1 ? await this.readIfExists(basePath) : null;
     if (baseBytes !== null) {
-      const base = JSON.parse(new TextDecoder().decode(baseBytes).replace(/("max-ref-age-ms"\s*:\s*)(\d+)/g, '$1"$2"')) as IcebergMetadataJson;
+      const base = parseMetadataJson(baseBytes);
       if (base["format-version"] === this.compat.formatVersion) return this.withBase(snapshot, entries, base);
       if (base["format-version"] > this.compat.formatVersion) throw new PaimonError("INVALID_ARGUMENT", `format version in base metadata is ${base["format-version"]}, and it's bigger than the current format version ${this.compat.formatVersion}, this is not allowed!`);
     }
@@ -530,7 +595,7 @@ export class IcebergMetadataWriter {
     const sid = BigInt(id);
     const entries: IcebergEntry[] = [];
     for (const e of await this.ctx.rawFiles(snapshot)) entries.push(await this.entryOf(e, sid));
-    const metas = entries.length > 0 ? [await this.writeManifest(entries, sid)] : [];
+    const metas = entries.length > 0 ? await this.writeManifests(entries, sid) : [];
     const listPath = await this.writeManifestList(metas);
     const latest = (await this.ctx.schemas.latest())!;
     const schemas: Json[] = [];
@@ -617,11 +682,23 @@ export class IcebergMetadataWriter {
     };
   }
 
-  private async writeManifest(entries: readonly IcebergEntry[], sequenceNumber: bigint): Promise<IcebergManifestMeta> {
-    const path = joinPath(this.compat.metadataDir, `${this.uuid}-m${++this.manifestCount}.avro`);
-    const bytes = await writeContainer(this.entryType, entries, { codec: this.codec });
+  /** Manifests of `entries`, rolled at `manifest.target-file-size` (Java `IcebergManifestFile.rollingWrite`). */
+  private async writeManifests(entries: readonly IcebergEntry[], sequenceNumber: bigint): Promise<IcebergManifestMeta[]> {
+    const files = await writeRollingContainers(this.entryType, entries, this.ctx.options.manifestTargetFileSize, { codec: this.codec });
     await this.io.mkdirs(this.compat.metadataDir);
-    await this.io.writeFile(path, bytes);
+    const metas: IcebergManifestMeta[] = [];
+    let first = 0;
+    for (const file of files) {
+      const path = joinPath(this.compat.metadataDir, `${this.uuid}-m${++this.manifestCount}.avro`);
+      await this.io.writeFile(path, file.bytes);
+      metas.push(this.manifestMeta(path, file.bytes.length, entries.slice(first, first + file.count), sequenceNumber));
+      first += file.count;
+    }
+    return metas;
+  }
+
+  /** Java `IcebergManifestEntryWriter.result`: the counts, sequence numbers and partition summaries of a manifest's entries. */
+  private manifestMeta(path: string, length: number, entries: readonly IcebergEntry[], sequenceNumber: bigint): IcebergManifestMeta {
     const counts = [0, 0, 0];
     const rows = [0n, 0n, 0n];
     let minSeq: bigint | null = null;
@@ -644,7 +721,7 @@ export class IcebergMetadataWriter {
     }
     return {
       manifest_path: path,
-      manifest_length: BigInt(bytes.length),
+      manifest_length: BigInt(length),
       partition_spec_id: 0,
       content: CONTENT_DATA,
       sequence_number: sequenceNumber,
@@ -780,7 +857,7 @@ export class IcebergMetadataWriter {
         else {
           operation = "overwrite";
           const live = entries.filter((e) => e.status !== STATUS_DELETED).map((e) => ({ ...e, status: removed.has(e.data_file.file_path) ? STATUS_DELETED : STATUS_EXISTING }));
-          if (live.length > 0) metas.push(await this.writeManifest(live, sid));
+          if (live.length > 0) metas.push(...(await this.writeManifests(live, sid)));
         }
       }
       metas.push(...(await this.newlyAdded(added, sid)));
@@ -811,7 +888,7 @@ export class IcebergMetadataWriter {
     for (const tag of await listTags(this.ctx.snapshots)) {
       if (!kept.has(tag.snapshot.id) || seen.has(tag.snapshot.id)) continue;
       seen.add(tag.snapshot.id);
-      refs[tag.name] = { "snapshot-id": tag.snapshot.id, type: "tag", "max-ref-age-ms": 9223372036854775807n };
+      refs[tag.name] = tagRef(tag.snapshot.id);
     }
     const metadata: IcebergMetadataJson = {
       ...base,
@@ -825,7 +902,6 @@ export class IcebergMetadataWriter {
       properties: base.properties ?? {},
       refs,
     };
-    for (const r of Object.values(base.refs ?? {})) if (typeof r["max-ref-age-ms"] === "string") r["max-ref-age-ms"] = BigInt(r["max-ref-age-ms"]);
     await this.publish(id, metadata);
     await this.deleteOldMetadataFiles(id);
     for (let i = 0; i + 1 < toExpire.length; i++) await this.expireManifestList(toExpire[i]!["manifest-list"], toExpire[i + 1]!["manifest-list"]);
@@ -835,7 +911,7 @@ export class IcebergMetadataWriter {
     if (added.size === 0) return [];
     const entries: IcebergEntry[] = [];
     for (const e of added.values()) entries.push(await this.entryOf(e, sid));
-    return [await this.writeManifest(entries, sid)];
+    return this.writeManifests(entries, sid);
   }
 
   /** Java's partition predicate over a manifest's partition summaries: may it hold one of `partitions`? */
@@ -904,7 +980,7 @@ export class IcebergMetadataWriter {
       // written for this snapshot only: no metadata names it
       if (meta.sequence_number === sid) await this.io.delete(this.inMetadataDir(meta.manifest_path)).catch(() => false);
     }
-    result.push(await this.writeManifest(entries, sid));
+    result.push(...(await this.writeManifests(entries, sid)));
     return result;
   }
 

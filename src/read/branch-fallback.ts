@@ -15,6 +15,7 @@ import type { FileStoreTable } from "../table/file-store-table.js";
 import type { TableSchema } from "../spec/schema.js";
 import type { BatchReader, ReadOptions, TableRead } from "./table-read.js";
 import type { RecordBatch } from "apache-arrow";
+import type { recordBatch as recordBatchFn } from "../arrow/record-batch.js";
 import type { FileIO } from "../fs/file-io.js";
 import type { SchemaManager as SchemaManagerClass } from "../table/schema-manager.js";
 import { earlierOrEqualTimeMillis } from "../table/time-travel.js";
@@ -27,11 +28,14 @@ export interface BranchTable extends FileStoreTable {
 }
 
 /**
- * The query bundle's function this chunk uses (spec/types.ts `fieldToString`), passed in by
- * table.ts; like time-travel.ts it imports the error class only, and the table's and its schema
- * manager's classes come with the table.
+ * The query bundle's functions this chunk uses (spec/types.ts `fieldToString`, arrow/record-batch.ts
+ * `recordBatch`), passed in by table.ts; like time-travel.ts it imports the error class only, and
+ * the table's and its schema manager's classes come with the table.
  */
-export type BranchFallbackDeps = typeof fieldToStringFn;
+export interface BranchFallbackDeps {
+  readonly fieldToString: typeof fieldToStringFn;
+  readonly recordBatch: typeof recordBatchFn;
+}
 
 /** The facade's class: the other branch's table has no fallback of its own (Java `createWithoutFallbackBranch`). */
 type TableClass = new (fileIO: FileIO, identifier: string, location: string, schema: TableSchema) => BranchTable;
@@ -54,17 +58,56 @@ export function addBranchFallback(table: BranchTable, D: BranchFallbackDeps): vo
   install(table, {}, D, (ownFirst ? o["scan.fallback-branch"] : o["scan.primary-branch"])!, ownFirst);
 }
 
+/** Of each table `addBranchFallback` installed on (and of their copies): its other branch, as it opens, and its own scans. */
+const installed = new WeakMap<BranchTable, { other: Promise<{ table: BranchTable | null; ownFirst: boolean }>; ownScan: (options?: ScanOptions) => TableScan }>();
+
+/** A table's other branch and which of the two comes first. */
+export interface OtherBranch {
+  readonly table: BranchTable;
+  /** Whether the table's own branch comes first (`scan.fallback-branch`) or the other (`scan.primary-branch`). */
+  readonly ownFirst: boolean;
+}
+
+/**
+ * The other branch `table`'s batch scans read (as Java's `FallbackReadFileStoreTable.other()`),
+ * for the system tables built on the table's scan (`$partitions`, `$files`): null without one (no
+ * fallback option, a missing branch, a time-travel view of one snapshot). The row types are
+ * checked as the scan checks them (INVALID_ARGUMENT with Java's message).
+ */
+export async function otherBranchOf(table: BranchTable, D: BranchFallbackDeps): Promise<OtherBranch | null> {
+  const entry = installed.get(table);
+  if (entry === undefined || table.pinnedSnapshotId !== null) return null;
+  const b = await entry.other;
+  if (b.table === null) return null;
+  checkSameRowType(table, b.table, D);
+  return { table: b.table, ownFirst: b.ownFirst };
+}
+
+/**
+ * The plan of `table`'s batch scan over both branches with each branch's own scan options
+ * (`optionsOf`), as Java's `FallbackReadFileStoreTable.newScan(scanCreator)`: `$ro` scans each
+ * branch at its own highest level, and takes a partition from the first branch when that has files
+ * there. Null when `table` reads its own branch only.
+ */
+export async function planBranches(table: BranchTable, optionsOf: (t: BranchTable) => ScanOptions, D: BranchFallbackDeps): Promise<Plan | null> {
+  const entry = installed.get(table);
+  const other = await otherBranchOf(table, D);
+  if (entry === undefined || other === null) return null;
+  return planBoth(table, other.table, other.ownFirst, () => entry.ownScan(optionsOf(table)).plan(), optionsOf, D);
+}
+
 function install(table: BranchTable, dynamicOptions: Readonly<Record<string, string>>, D: BranchFallbackDeps, name: string, ownFirst: boolean): void {
   const other = openOther(table, dynamicOptions, D, name).then((t) => ({ table: t, ownFirst }));
   other.catch(() => undefined); // (a rejection rejects the plan that awaits it, not the process)
   const newScan = table.newScan.bind(table);
+  installed.set(table, { other, ownScan: newScan });
   table.newScan = (options) => {
     const scan = newScan(options);
     if (table.pinnedSnapshotId !== null) return scan; // (atSnapshot views read their own branch)
     const own = scan.plan.bind(scan);
     scan.plan = async () => {
       const b = await other;
-      return b.table === null ? own() : planBoth(table, b.table, b.ownFirst, own, options ?? {}, D);
+      return b.table === null ? own() : planBoth(table, b.table, b.ownFirst, own, () => options ?? {}, D);
     };
     return scan;
   };
@@ -112,9 +155,9 @@ const MAIN = "main";
 function checkSameRowType(own: BranchTable, other: BranchTable, D: BranchFallbackDeps): void {
   const a = own.schema.fields;
   const b = other.schema.fields;
-  const rowType = (s: TableSchema) => `ROW<${s.fields.map((f) => D(f)).join(", ")}>`;
+  const rowType = (s: TableSchema) => `ROW<${s.fields.map((f) => D.fieldToString(f)).join(", ")}>`;
   // (Java DataType.equalsIgnoreNullable: the types as SQL, the outer nullability aside)
-  const sql = (f: DataField) => D({ ...f, name: "", description: undefined, type: { ...f.type, nullable: true } });
+  const sql = (f: DataField) => D.fieldToString({ ...f, name: "", description: undefined, type: { ...f.type, nullable: true } });
   if (a.length !== b.length || a.some((f, i) => sql(f) !== sql(b[i]))) {
     const ownName = own.coreOptions.branch;
     const otherName = other.coreOptions.branch;
@@ -126,22 +169,26 @@ function checkSameRowType(own: BranchTable, other: BranchTable, D: BranchFallbac
   }
 }
 
-/** Java `FallbackReadScan.plan`: the first branch's splits, then the second's of the partitions the first does not have. */
-async function planBoth(own: BranchTable, other: BranchTable, ownFirst: boolean, ownPlan: () => Promise<Plan>, options: ScanOptions, D: BranchFallbackDeps): Promise<Plan> {
+/**
+ * Java `FallbackReadScan.plan`: the first branch's splits, then the second's of the partitions the
+ * first does not have; each branch scanned with its `optionsOf` (Java's `scanCreator`).
+ */
+async function planBoth(own: BranchTable, other: BranchTable, ownFirst: boolean, ownPlan: () => Promise<Plan>, optionsOf: (t: BranchTable) => ScanOptions, D: BranchFallbackDeps): Promise<Plan> {
   checkSameRowType(own, other, D);
   for (const t of [own, other]) {
     const travel = await t.timeTravel;
     if (travel instanceof PaimonError) throw travel;
     if (travel?.kind === "incremental") throw new PaimonError("UNSUPPORTED", `scan of table ${own.identifier}: incremental options are not supported with ${ownFirst ? "scan.fallback-branch" : "scan.primary-branch"}`);
   }
-  const otherPlan = () => other.newScan(options).plan();
+  const otherPlan = () => other.newScan(optionsOf(other)).plan();
   const [first, second] = ownFirst ? [own, other] : [other, own];
   const firstPlan = await (ownFirst ? ownPlan() : otherPlan());
   // the first branch's partitions by the partition filter alone (Java newPartitionListingScan)
   const complete = new Set<string>();
   if (firstPlan.snapshotId !== null) {
     const snapshot = await first.snapshot(firstPlan.snapshotId);
-    const { keepManifest, keepEntry } = first.newScan({ filter: options.filter, partitions: options.partitions }).filters();
+    const { filter, partitions, level } = optionsOf(first);
+    const { keepManifest, keepEntry } = first.newScan({ filter, partitions, level }).filters();
     for (const e of await first.manifestStore.liveEntries(snapshot, keepManifest, keepEntry)) complete.add(e.partition.join(","));
   }
   const secondPlan = await (ownFirst ? otherPlan() : ownPlan());
@@ -163,7 +210,9 @@ async function readBoth(read: TableRead, other: BranchTable, ownReader: (splits:
       i = j;
       const reader = isOther ? await (otherRead ??= other.newRead(options)).createReader(run) : await ownReader(run);
       try {
-        yield* reader; // (the other branch's batches: the same columns, their nullability its own)
+        if (!isOther) yield* reader;
+        // the other branch's batches: the same columns, under the read's schema (nullability may differ, as Java allows)
+        else for await (const b of reader) yield D.recordBatch(read.outputSchema, b.data.children, b.numRows);
       } finally {
         await reader.close();
       }

@@ -352,18 +352,47 @@ export class ContainerWriter {
 
 /** Writes an Avro object container file holding `records` (encoded with `type`). */
 export async function writeContainer(type: AvroType, records: Iterable<unknown>, options: ContainerWriteOptions = {}): Promise<Uint8Array> {
-  const container = new ContainerWriter(type.schema, options);
+  return (await writeRollingContainers(type, records, Number.POSITIVE_INFINITY, options))[0]!.bytes;
+}
+
+/** Java's `RollingFileWriter.CHECK_ROLLING_RECORD_CNT`: how often a rolling writer looks at its file's size. */
+const ROLLING_CHECK_RECORDS = 1000;
+
+/**
+ * `records` in Avro container files of about `targetSize` bytes, as Java Paimon's
+ * `RollingFileWriterImpl` over its Avro writer: at every 1000th record (counted over the whole
+ * call) the current file closes when the bytes it has written (header and finished blocks, Java's
+ * `out.getPos()`) reach `targetSize`. At least one file (empty without records); each with how
+ * many records it holds, in order.
+ */
+export async function writeRollingContainers(type: AvroType, records: Iterable<unknown>, targetSize: number, options: ContainerWriteOptions = {}): Promise<Array<{ bytes: Uint8Array; count: number }>> {
+  const files: Array<{ bytes: Uint8Array; count: number }> = [];
+  let container = new ContainerWriter(type.schema, options);
   const block = new AvroWriter();
-  let count = 0;
+  let inBlock = 0;
+  let inFile = 0;
+  let total = 0;
+  const finishBlock = async () => {
+    await container.addBlock(inBlock, block.bytes());
+    block.reset();
+    inBlock = 0;
+  };
   for (const r of records) {
     encodeAvro(type, r, block);
-    count++;
-    if (block.length >= AVRO_SYNC_INTERVAL) {
-      await container.addBlock(count, block.bytes());
-      block.reset();
-      count = 0;
+    inBlock++;
+    inFile++;
+    total++;
+    if (block.length >= AVRO_SYNC_INTERVAL) await finishBlock();
+    if (total % ROLLING_CHECK_RECORDS === 0 && container.length >= targetSize) {
+      await finishBlock();
+      files.push({ bytes: container.bytes(), count: inFile });
+      container = new ContainerWriter(type.schema, options);
+      inFile = 0;
     }
   }
-  await container.addBlock(count, block.bytes());
-  return container.bytes();
+  if (inFile > 0 || files.length === 0) {
+    await finishBlock();
+    files.push({ bytes: container.bytes(), count: inFile });
+  }
+  return files;
 }

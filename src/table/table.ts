@@ -26,6 +26,7 @@ import { FileStoreTable } from "./file-store-table.js";
 import { branchRoot } from "./paths.js";
 import { checkBranchName, checkReadOptions, MAIN_BRANCH } from "./option-validation.js";
 import { fieldToString } from "../spec/types.js";
+import { recordBatch } from "../arrow/record-batch.js";
 
 // Modules loaded on first use, one import site each (bundlers add a preload list to every site).
 const tagManagerModule = () => import("./tag-manager.js");
@@ -66,7 +67,7 @@ export async function loadTimeTravel(table: Table): Promise<Table> {
   const parsed = parseTimeTravel(table);
   if (parsed !== null) table.timeTravel = await parsed;
   const o = table.schema.options;
-  if (o["scan.fallback-branch"] || o["scan.primary-branch"]) await import("../read/branch-fallback.js").then((m) => m.addBranchFallback(table, fieldToString));
+  if (o["scan.fallback-branch"] || o["scan.primary-branch"]) await import("../read/branch-fallback.js").then((m) => m.addBranchFallback(table, { fieldToString, recordBatch }));
   return table;
 }
 
@@ -359,8 +360,10 @@ export class Table extends FileStoreTable {
    * `Table.createTag` (an extension beyond API.md): `tag/tag-<name>` holds the snapshot's JSON,
    * plus `tagCreateTime` / `tagTimeRetained` when `timeRetainedMs` (or the table's
    * `tag.default-time-retained`) is set. The tag keeps the snapshot readable (`scan.tag-name`)
-   * after it expires. ALREADY_EXISTS when the tag exists, NOT_FOUND when the snapshot does not,
-   * INVALID_ARGUMENT for a bad name; nothing changes on error. Returns the tagged snapshot.
+   * after it expires. With Iceberg compatibility metadata (`metadata.iceberg.storage`) the latest
+   * metadata gets the tag's ref at once, as Java's tag callback; `replaceTag` moves it and
+   * `deleteTag` removes it alike. ALREADY_EXISTS when the tag exists, NOT_FOUND when the snapshot
+   * does not, INVALID_ARGUMENT for a bad name; nothing changes on error. Returns the tagged snapshot.
    */
   async createTag(name: string, snapshotId?: number, options: { timeRetainedMs?: number } = {}): Promise<Snapshot> {
     this.checkWritable("create a tag of");

@@ -12,6 +12,7 @@ import type { SnapshotManager } from "./snapshot-manager.js";
 import { MAIN_BRANCH } from "./option-validation.js";
 import { findSnapshot, listTags, taggedSnapshots } from "./tags.js";
 import { otherBranchesPinned } from "./branch-manager.js";
+import { icebergTagMetadataDir, updateIcebergTagRef } from "../commit/iceberg-compat.js";
 
 const TAG_DEFAULT_TIME_RETAINED = "tag.default-time-retained";
 
@@ -21,6 +22,19 @@ export interface TagTarget {
   readonly snapshots: SnapshotManager;
   readonly manifests: ManifestStore;
   readonly options: TableOptions;
+}
+
+/**
+ * Java's tag callbacks (`AbstractFileStore.createTagCallbacks`) this library runs: with Iceberg
+ * compatibility metadata, the latest metadata gets the tag's ref (`snapshotId`) or loses it (null).
+ * Checked before the tag changes (INVALID_ARGUMENT for a bad `metadata.iceberg.*` value, nothing
+ * changed); the returned function runs after it.
+ */
+function tagCallbacks(table: TagTarget): (tag: string, snapshotId: number | null) => Promise<void> {
+  const dir = icebergTagMetadataDir(table.snapshots.paths.root, table.options);
+  return async (tag, snapshotId) => {
+    if (dir !== null) await updateIcebergTagRef(table.snapshots.io, table.snapshots, dir, tag, snapshotId);
+  };
 }
 
 /** Java's `Tag.tagCreateTime` as Jackson writes a `LocalDateTime` (JavaTimeModule): `[y, M, d, h, m(, s(, nanos))]`, local time. */
@@ -96,7 +110,9 @@ export async function createTag(table: TagTarget, name: string, snapshotId?: num
   const retained = timeRetainedMs ?? defaultTimeRetained(table.options);
   checkRetained(retained, what);
   await checkNoAutoTag(table, name, snapshot, what);
+  const notify = tagCallbacks(table);
   if (!(await snapshots.io.writeFileAtomicNoReplace(path, tagFileContent(snapshot, retained, now)))) throw new PaimonError("ALREADY_EXISTS", `${what}: tag '${name}' already exists (${path})`);
+  await notify(name, snapshot.id);
   return snapshot;
 }
 
@@ -105,7 +121,10 @@ export async function createTag(table: TagTarget, name: string, snapshotId?: num
  * with `ignoreIfExists`, as the commit's automatic tags use it).
  */
 export async function createTagFile(table: TagTarget, name: string, snapshot: Snapshot, retainedMs: number | null, now: Date): Promise<boolean> {
-  return table.snapshots.io.writeFileAtomicNoReplace(table.snapshots.paths.tag(name, `tag of ${table.name}`), tagFileContent(snapshot, retainedMs, now));
+  const notify = tagCallbacks(table);
+  const created = await table.snapshots.io.writeFileAtomicNoReplace(table.snapshots.paths.tag(name, `tag of ${table.name}`), tagFileContent(snapshot, retainedMs, now));
+  if (created) await notify(name, snapshot.id);
+  return created;
 }
 
 /** The table's `tag.default-time-retained` in milliseconds, null when unset. */
@@ -146,7 +165,9 @@ export async function replaceTag(table: TagTarget, name: string, snapshotId?: nu
   if (!(await snapshots.io.exists(path))) throw new PaimonError("NOT_FOUND", `${what}: tag '${name}' does not exist (${path})`);
   const snapshot = await snapshotToTag(snapshots, snapshotId, what, "replace", name);
   await checkNoAutoTag(table, name, snapshot, what);
+  const notify = tagCallbacks(table);
   await snapshots.io.writeFile(path, tagFileContent(snapshot, retained, now));
+  await notify(name, snapshot.id); // (Java: the Iceberg callback only)
   return snapshot;
 }
 
@@ -164,11 +185,13 @@ export async function deleteTag(table: TagTarget, name: string): Promise<void> {
   const path = snapshots.paths.tag(name, what);
   const tag = await snapshots.tryGetTag(name);
   if (tag === null) throw new PaimonError("NOT_FOUND", `${what}: tag '${name}' does not exist (${path})`);
+  const notify = tagCallbacks(table);
   const tags = await listTags(snapshots);
   const earliest = await snapshots.earliestSnapshotId();
   const kept = earliest === null ? null : await snapshots.tryGetSnapshot(earliest);
   if ((await snapshots.tryGetSnapshot(tag.id)) !== null || tags.some((t) => t.name !== name && t.snapshot.id === tag.id)) {
     await snapshots.io.delete(path);
+    await notify(name, null);
     return;
   }
   const tagged = taggedSnapshots(tags);
@@ -194,6 +217,7 @@ export async function deleteTag(table: TagTarget, name: string): Promise<void> {
   for (const p of [...dataToDelete, ...metadataToDelete]) paths.checkDeletable(p, `tag '${name}' deleted from ${table.name}`);
 
   await snapshots.io.delete(path);
+  await notify(name, null);
   await Promise.all(dataToDelete.map((p) => snapshots.io.delete(p).catch(() => false)));
   for (const p of metadataToDelete) await snapshots.io.delete(p).catch(() => false);
   // the progress anchor expiry kept for the tag's snapshot (only a tag could restore it)

@@ -70,5 +70,33 @@ describe("fallback and primary branches", () => {
     await catalog.alterTable("db.t$branch_b", [{ kind: "addColumn", name: "w", type: "INT" }]);
     const e = await expectCode((await catalog.getTable("db.t")).newScan().plan(), "INVALID_ARGUMENT");
     expect(e.message).toBe("Branch main and b does not have the same row type.\nRow type of branch main is ROW<`dt` STRING NOT NULL, `id` BIGINT>.\nRow type of branch b is ROW<`dt` STRING NOT NULL, `id` BIGINT, `w` INT>.");
+    // ... and at the system tables built on the fallback scan
+    expect((await expectCode(rows(await catalog.getTable("db.t$partitions")), "INVALID_ARGUMENT")).message).toBe(e.message);
+  });
+
+  it("system tables: $partitions lists both branches, $files the own partitions (the primary branch's files where it has them), $buckets the own branch", async () => {
+    const catalog = await Catalog.open(tempDir("paimon-rt-fallback-system-"));
+    await catalog.createDatabase("db");
+    const main = await catalog.createTable("db.t", { fields: [{ name: "dt", type: "STRING NOT NULL" }, { name: "id", type: "BIGINT" }], partitionKeys: ["dt"], options: { bucket: "-1", "row-tracking.enabled": "true" } });
+    await put(main, [["a", 1], ["b", 2]]);
+    await main.createBranch("b");
+    await put(await catalog.getTable("db.t$branch_b"), [["a", 10], ["a", 11], ["c", 30]]);
+    const read = async (id: string, column: string) => {
+      const t = await catalog.getTable(id);
+      return (await t.newRead().toArrow((await t.newScan().plan()).splits)).toArray().map((r) => `${r.partition}:${r[column]}`).sort();
+    };
+    await catalog.alterTable("db.t", [{ kind: "setOption", key: "scan.fallback-branch", value: "b" }]);
+    expect(await read("db.t$partitions", "record_count")).toEqual(["dt=a:1", "dt=b:1", "dt=c:1"]);
+    expect(await read("db.t$files", "record_count")).toEqual(["{a}:1", "{b}:1"]);
+    expect(await read("db.t$buckets", "record_count")).toEqual(["{a}:1", "{b}:1"]);
+    // $row_tracking reads the other branch's rows in Java: refused here
+    const tracking = await catalog.getTable("db.t$row_tracking");
+    const e = await expectCode(tracking.newRead().toArrow((await tracking.newScan().plan()).splits), "UNSUPPORTED");
+    expect(e.message).toMatch(/^db\.t\$row_tracking: reading the rows of branch 'b' .* is not supported/);
+
+    await catalog.alterTable("db.t", [{ kind: "removeOption", key: "scan.fallback-branch" }, { kind: "setOption", key: "scan.primary-branch", value: "b" }]);
+    expect(await read("db.t$partitions", "record_count")).toEqual(["dt=a:2", "dt=b:1", "dt=c:1"]);
+    expect(await read("db.t$files", "record_count")).toEqual(["{a}:2", "{b}:1"]);
+    expect(await read("db.t$buckets", "record_count")).toEqual(["{a}:1", "{b}:1"]);
   });
 });

@@ -151,6 +151,68 @@ describe("Iceberg compatibility metadata", () => {
     expect(existsSync(join(wh, "db.db", "t", "metadata"))).toBe(false);
   });
 
+  it("tags the commit creates and expires reach the latest metadata at once (Java's tag callbacks): the batch tag, retention expiry", async () => {
+    const wh = tempDir();
+    const t = await table(wh, { "tag.automatic-creation": "batch" });
+    const m = meta(wh);
+    const refs = (v: number) => Object.fromEntries(Object.entries(m.read(v).refs as Record<string, { "snapshot-id": number }>).map(([k, r]) => [k, r["snapshot-id"]]));
+    await append(t, [1]);
+    const [name] = [...(await t.listTags()).keys()];
+    expect(name).toMatch(/^batch-write-\d{4}-\d{2}-\d{2}$/);
+    expect(refs(1)).toEqual({ [name!]: 1 });
+    // the next batch commit of the day moves it (deleted, then created at the new snapshot)
+    await append(t, [2]);
+    expect(refs(2)).toEqual({ [name!]: 2 });
+    expect(m.read(2)["last-sequence-number"]).toBe(2);
+
+    const wh2 = tempDir();
+    const t2 = await table(wh2, { "tag.default-time-retained": "1 d" }); // (a table whose commits expire tags)
+    await append(t2, [1]);
+    await t2.createTag("short", 1, { timeRetainedMs: 1 });
+    const m2 = meta(wh2);
+    expect(Object.keys(m2.read(1).refs)).toEqual(["short"]);
+    await new Promise((r) => setTimeout(r, 5));
+    // the commit's metadata lists "short" (the tags of its time); the expiry after it deletes the tag and its ref
+    await append(t2, [2]);
+    expect([...(await t2.listTags()).keys()]).toEqual([]);
+    expect(m2.read(2).refs).toEqual({});
+    await t2.createTag("again", 1);
+    await t2.createTag("latest", 2);
+    expect(Object.keys(m2.read(2).refs)).toEqual(["again", "latest"]);
+    await t2.deleteTag("again");
+    expect(Object.keys(m2.read(2).refs)).toEqual(["latest"]);
+  });
+
+  it("manifests roll at manifest.target-file-size, checked every 1000 entries (Java's rolling writer)", async () => {
+    const wh = tempDir();
+    const t = await table(wh, { "manifest.target-file-size": "1 b", "file.format": "avro" });
+    const w = await t.newWrite({ commitUser: "u" });
+    const n = 2001; // one file per partition
+    await w.write(
+      new arrow.RecordBatch({
+        id: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => BigInt(i)), new arrow.Int64()).data[0]!,
+        dt: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => `p${i}`), new arrow.Utf8()).data[0]!,
+      }),
+    );
+    await t.newCommit({ commitUser: "u" }).commit(await w.prepareCommit());
+    await w.close();
+    const m = meta(wh);
+    const list = readContainer(readFileSync(join(m.dir, String(m.read(1).snapshots[0]["manifest-list"]).split("/").pop()!))).records as Array<Record<string, unknown>>;
+    expect(list.map((x) => x.added_files_count)).toEqual([1000, 1000, 1]);
+    const paths = new Set<string>();
+    for (const x of list) {
+      const entries = readContainer(readFileSync(join(m.dir, String(x.manifest_path).split("/").pop()!))).records as Array<{ data_file: { file_path: string } }>;
+      expect(entries.length).toBe(x.added_files_count);
+      for (const e of entries) paths.add(e.data_file.file_path);
+    }
+    expect(paths.size).toBe(n);
+    // the default target (8 MB) keeps them in one
+    const wh2 = tempDir();
+    const t2 = await table(wh2, {});
+    await append(t2, [1]);
+    expect(meta(wh2).manifests()).toBe(1);
+  }, 120_000);
+
   it("writes JSON as Jackson's default pretty printer does", () => {
     expect(jacksonPretty({ a: 1, b: [], c: {}, d: [1, "x"], e: { f: null, g: undefined }, h: [{ i: true }], big: 9223372036854775807n })).toBe(
       '{\n  "a" : 1,\n  "b" : [ ],\n  "c" : { },\n  "d" : [ 1, "x" ],\n  "e" : {\n    "f" : null\n  },\n  "h" : [ {\n    "i" : true\n  } ],\n  "big" : 9223372036854775807\n}',
