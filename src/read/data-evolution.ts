@@ -35,9 +35,9 @@ export type DataEvolutionReadDepsTuple = [typeof PaimonError, typeof concatData,
 /** The errors this chunk raises (the caller's PaimonError: the query bundle's class). */
 let D: Pick<DataEvolutionReadDeps, "PaimonError">;
 
-/** The row ids a file holds, [from, to] (Java `DataFileMeta.nonNullRowIdRange`). */
-export function rowIdRange(file: DataFileMeta): [bigint, bigint] {
-  if (file.firstRowId === null) throw new D.PaimonError("CORRUPT_FILE", `data file ${file.fileName} of a data-evolution table has no first row id`);
+/** The row ids a file holds, [from, to] (Java `DataFileMeta.nonNullRowIdRange`); `Errors`: the caller's PaimonError. */
+export function rowIdRange(file: DataFileMeta, Errors: typeof PaimonError = D.PaimonError): [bigint, bigint] {
+  if (file.firstRowId === null) throw new Errors("CORRUPT_FILE", `data file ${file.fileName} of a data-evolution table has no first row id`);
   return [file.firstRowId, file.firstRowId + file.rowCount - 1n];
 }
 

@@ -6,6 +6,8 @@
 //   with row kinds); delta mode skips COMPACT and OVERWRITE snapshots, changelog mode OVERWRITE;
 // - diff: per partition-bucket, the files only the start snapshot has and those only the end
 //   snapshot has (with each snapshot's deletion vectors); the read emits the changed rows.
+// Data-evolution tables: deltas of full-row files are read as Java reads them; a column-update file
+// in a delta and diff scans are UNSUPPORTED (Java reads the former alone, its diff fails).
 // Imported by `TableScan` only for a table with incremental options (a lazily loaded chunk).
 // Its run-time imports of the query bundle's modules come from table-scan.ts (`IncrementalScanDeps`),
 // so bundlers split no shared module out of the query bundle for this lazily loaded chunk.
@@ -45,8 +47,6 @@ const EMPTY: Plan = Object.freeze({ snapshotId: null, splits: [] }) as Plan;
 /** Plans the incremental scan `inc` of `table` (Java's messages; INVALID_ARGUMENT / NOT_FOUND). */
 export async function planIncremental(table: FileStoreTable, inc: Incremental, scanFilters: IncrementalFilters, deps: IncrementalScanDeps): Promise<Plan> {
   D = deps;
-  // (the files of a range's column updates alone are no rows: a diff would need the merge)
-  if (table.schema.options["data-evolution.enabled"]?.trim().toLowerCase() === "true") throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier}: incremental reads of data-evolution tables are not supported`);
   // Java's batch scans of deletion-vector and first-row tables skip level 0 (`batchScanSkipLevel0`), incremental ones too
   const config = table.schema.primaryKeys.length > 0 ? D.primaryKeyConfig(table.coreOptions) : null;
   const skipLevel0 = config !== null && (config.deletionVectors || config.mergeEngine === "first-row");
@@ -148,6 +148,13 @@ async function planDelta(table: FileStoreTable, startId: number, endId: number, 
  */
 export function streamingSplits(table: FileStoreTable, entries: readonly ManifestEntry[], snapshotId: number, deps: IncrementalScanDeps): DataSplit[] {
   D = deps;
+  // Data-evolution tables: a full-row file is read alone, as Java's; a column file (writeColumns,
+  // MERGE INTO) Java reads alone too, as rows of those columns only (or fails on a NOT NULL column)
+  const columnFile = dataEvolution(table) ? entries.find((e) => e.file.writeCols !== null) : undefined;
+  if (columnFile) {
+    const f = columnFile.file;
+    throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier}: data file ${f.fileName} updates columns ${f.writeCols!.join(", ")} of the rows from row id ${f.firstRowId} of a data-evolution table; incremental and streaming reads of column updates are not supported (Java 1.4.2 reads such a file alone, without the rows' other columns)`);
+  }
   const splits: DataSplit[] = [];
   for (const group of D.groupByPartitionBucket(entries).values()) {
     const e = group[0];
@@ -158,6 +165,8 @@ export function streamingSplits(table: FileStoreTable, entries: readonly Manifes
 
 /** Java `SnapshotReaderImpl.readIncrementalDiff`: per partition-bucket, the files only `start` has and those only `end` has. */
 async function planDiff(table: FileStoreTable, start: Snapshot, end: Snapshot, filters: IncrementalFilters): Promise<Plan> {
+  // (a diff of data-evolution tables would need their merge by row id; Java 1.4.2's fails with a ClassCastException)
+  if (dataEvolution(table)) throw new D.PaimonError("UNSUPPORTED", `incremental scan of table ${table.identifier}: incremental-between-scan-mode=diff of a data-evolution table is not supported`);
   const store = table.manifestStore;
   const [before, after] = await Promise.all([store.liveEntries(start, filters.keepManifest, filters.keepEntry), store.liveEntries(end, filters.keepManifest, filters.keepEntry)]);
   const [beforeDvs, afterDvs] = await Promise.all([start, end].map(async (s) => (s.indexManifest ? D.deletionFilesOf(table, await store.indexEntries(s)) : null)));
@@ -194,6 +203,10 @@ async function planDiff(table: FileStoreTable, start: Snapshot, end: Snapshot, f
     splits.push(split);
   }
   return { snapshotId: end.id, splits };
+}
+
+function dataEvolution(table: FileStoreTable): boolean {
+  return table.schema.options["data-evolution.enabled"]?.trim().toLowerCase() === "true";
 }
 
 function placeOf(table: FileStoreTable, e: ManifestEntry) {

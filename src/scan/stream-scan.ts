@@ -109,8 +109,6 @@ export class StreamTableScan {
     // as newScan checks them
     deps.checkManifestFormatOption(table.schema.options, table.identifier);
     deps.checkReadOptions(table.schema.options, table.identifier);
-    // (a stream would read a range's column updates alone, unmerged)
-    if (table.schema.options["data-evolution.enabled"]?.trim().toLowerCase() === "true") throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier}: streaming reads of data-evolution tables are not supported`);
     if (table.pinnedSnapshotId !== null) throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier} at snapshot ${table.pinnedSnapshotId} is a time-travel view; stream the table itself (scan.snapshot-id starts a stream at a snapshot)`);
     const scan = new StreamTableScan(table, options);
     scan.initial = await scan.start(false);

@@ -82,11 +82,13 @@ export class TableScan {
     const snapshots = this.table.snapshotManager;
     const travel = await this.travel; // (pending on a fresh Table.copy)
     if (travel instanceof PaimonError) throw travel;
+    // data-evolution tables: files pruned by row-id group, not one by one (data-evolution-scan.ts)
+    const dataEvolution = this.table.schema.options[DATA_EVOLUTION] === "true";
     if (travel?.kind === "incremental" && primaryKeyMode.realtimeUnion !== true) {
       const { keepManifest, keepEntry, keepFile } = this.filters();
       const { planIncremental } = await import("./incremental-scan.js");
-      // (primary-key files are pruned by partition and bucket only: Java filters their keys, not values)
-      return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig, groupByPartitionBucket, partitionBucketKey });
+      // (primary-key and data-evolution files are pruned by partition and bucket only: Java filters their keys, not values, and no data-evolution delta)
+      return planIncremental(this.table, travel, { keepManifest, keepEntry: this.table.schema.primaryKeys.length > 0 || dataEvolution ? keepEntry : keepFile }, { PaimonError, fromBinaryRow, deletionFilesOf, primaryKeyConfig, groupByPartitionBucket, partitionBucketKey });
     }
     const snapshot: TravelSnapshot | null =
       this.options.snapshotId !== undefined
@@ -95,7 +97,8 @@ export class TableScan {
           ? await import("../table/time-travel.js").then((m) => m.resolveTimeTravel(snapshots, this.table.identifier, travel, primaryKeyMode.realtimeUnion === true))
           : await snapshots.latestSnapshot();
     if (snapshot === null) return { snapshotId: null, splits: [] };
-    const { keepManifest, keepFile: keepStats } = this.filters();
+    const { keepManifest, keepEntry, keepFile: fileStats } = this.filters();
+    const keepStats = dataEvolution ? keepEntry : fileStats;
     // (creation-time scans of the latest snapshot keep the files created since a time)
     const kept = snapshot.kept;
     const keepFile = kept ? (e: ManifestEntry) => keepStats(e) && kept(e) : keepStats;
@@ -105,6 +108,12 @@ export class TableScan {
     if (this.table.schema.primaryKeys.length > 0) return { snapshotId: snapshot.id, splits: await planPrimaryKeySplits(this.table, snapshot, entries, this.boundFilter ?? undefined, primaryKeyMode) };
     // Append tables with deletion vectors (written by Java's DELETE on append tables).
     const deletionFiles = snapshot.indexManifest ? deletionFilesOf(this.table, await this.table.manifestStore.indexEntries(snapshot)) : null;
+    if (dataEvolution) {
+      // files grouped by row-id range, pruned by group, packed by size (a lazy chunk)
+      const splits: DataSplit[] = [];
+      for (const bin of await (await import("./data-evolution-scan.js")).planDataEvolutionBins(this.table, entries, this.boundFilter, [PaimonError, boundMayMatch, valueStatsOf, groupByPartitionBucket])) this.packGroup(splits, snapshot.id, bin, deletionFiles);
+      return { snapshotId: snapshot.id, splits };
+    }
     return { snapshotId: snapshot.id, splits: this.packSplits(snapshot.id, entries, deletionFiles) };
   }
 
@@ -134,8 +143,8 @@ export class TableScan {
     // indexes (files written under another schema are kept: their stats columns are that schema's).
     const schema = this.table.schema;
     const keepManifest = (m: ManifestFileMeta): boolean => !partitionFilter || mayMatch(partitionFilter, partitionStatsOf(m, this.partitionFields), this.partitionFields);
-    // (data-evolution tables: a file's stats are not its rows', whose columns other files may hold)
-    const valueFilter = this.options.filter && schema.primaryKeys.length === 0 && schema.options[DATA_EVOLUTION] !== "true" ? this.options.filter : null;
+    // (data-evolution tables: batch plans prune by row-id group instead, incremental ones not at all; stream deltas, of full-row files, file by file as Java's groups)
+    const valueFilter = this.options.filter && schema.primaryKeys.length === 0 ? this.options.filter : null;
     const boundValueFilter = valueFilter ? this.boundFilter : null;
     const useIndex = this.table.coreOptions.fileIndexReadEnabled;
     const keepFile = (e: ManifestEntry): boolean =>
@@ -168,7 +177,7 @@ export class TableScan {
   /** Packs the files of one partition-bucket into splits by size, appended to `splits`. */
   private packGroup(splits: DataSplit[], snapshotId: number, group: readonly ManifestEntry[], deletionFiles: Map<string, Map<string, DeletionFile>> | null): void {
     const opts = this.table.coreOptions;
-    // data-evolution tables: a partition-bucket's files in one split, merged by row id (src/read/data-evolution.ts)
+    // data-evolution tables: a bin of data-evolution-scan.ts in one split, merged by row id (src/read/data-evolution.ts)
     const dataEvolution = this.table.schema.options[DATA_EVOLUTION] === "true";
     const target = dataEvolution ? Infinity : opts.splitTargetSize;
     const openCost = opts.splitOpenFileCost;

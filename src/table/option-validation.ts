@@ -132,8 +132,9 @@ export const firstOn = (o: Readonly<Record<string, string>>, keys: readonly stri
 
 /**
  * Refuses (UNSUPPORTED, naming the option) a table whose Java batch read differs from a plain
- * read of its files: chain tables. (Data-evolution tables are planned and read by
- * src/read/data-evolution.ts; stream and incremental scans refuse them.)
+ * read of its files: chain tables. (Data-evolution tables are planned by
+ * src/scan/data-evolution-scan.ts and read by src/read/data-evolution.ts; stream and incremental
+ * scans refuse their deltas' column updates, incremental-scan.ts.)
  */
 export function checkReadOptions(o: Readonly<Record<string, string>>, table: string): void {
   const key = firstOn(o, ["chain-table.enabled"]);

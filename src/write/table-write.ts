@@ -689,8 +689,10 @@ export class TableWrite {
       return;
     }
     if (!this.pk && isTrueOption(this.schema.options["data-evolution.enabled"])) {
-      // append compaction would merge files of different row ranges; Java compacts these with DataEvolutionCompactCoordinator
-      throw new PaimonError("UNSUPPORTED", `compact on data-evolution table ${this.table.identifier} is not supported`);
+      // files merged per row-id range as Java's DataEvolutionCompactCoordinator plans (`full` and `workers` change nothing)
+      if (this.options.overwrite) throw new PaimonError("UNSUPPORTED", `compact on an overwrite writer of data-evolution table ${this.table.identifier}: it would rewrite the files the overwrite replaces`);
+      this.pendingCompactions.push(...(await (await import("./data-evolution-compact.js")).compactDataEvolution(this.table, options)));
+      return;
     }
     if (await this.compactInWorkers(options)) return;
     if (!this.pk) {

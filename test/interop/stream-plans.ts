@@ -1,6 +1,7 @@
 // Streaming plans as the Java oracle's `stream-read` prints them, and paimon-rt's the same way:
 // shared by the streaming interop tests.
 import type { Table } from "../../src/table/table.js";
+import type { StreamScanOptions } from "../../src/scan/stream-scan.js";
 import { arrowToRows } from "./convert.js";
 import { type OracleRow, sortRows } from "./oracle/harness.js";
 
@@ -10,10 +11,10 @@ export interface PlanOut {
   rows: OracleRow[];
 }
 
-/** Our `plans` plans of a stream scan of `table` with `options` (after `restore`), as the oracle prints them. */
-export async function ours(table: Table, options: Record<string, string>, plans: number, restore?: number, notify = false): Promise<PlanOut[]> {
+/** Our `plans` plans of a stream scan of `table` with `options` (after `restore`; pruned by `pruning`), as the oracle prints them. */
+export async function ours(table: Table, options: Record<string, string>, plans: number, restore?: number, notify = false, pruning: StreamScanOptions = {}): Promise<PlanOut[]> {
   const copy = table.copy(options);
-  const scan = await copy.newStreamScan();
+  const scan = await copy.newStreamScan(pruning);
   if (restore !== undefined) scan.restore(restore);
   const read = copy.newRead({ withRowKind: true });
   const out: PlanOut[] = [];

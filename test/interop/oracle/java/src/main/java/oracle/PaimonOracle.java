@@ -245,10 +245,10 @@ public final class PaimonOracle {
                 return;
             }
             case "read": {
-                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--tag name] [--option key=value]... [--sort] [--with-kind] [--filter col op json]... [--execute-filter] [--project a,b]");
+                if (a.length < 3) throw new IllegalArgumentException("read <warehouse> <db.table> [--snapshot N] [--tag name] [--option key=value]... [--sort] [--with-kind] [--filter col op json]... [--execute-filter] [--project a,b] [--splits]");
                 Long snapshot = null;
                 String tag = null;
-                boolean sort = false, withKind = false, executeFilter = false;
+                boolean sort = false, withKind = false, executeFilter = false, splitsOnly = false;
                 List<String[]> filters = new ArrayList<>();
                 List<String> project = null;
                 Map<String, String> dynamicOptions = new java.util.LinkedHashMap<>();
@@ -263,27 +263,30 @@ public final class PaimonOracle {
                         case "--filter-eq": filters.add(new String[] {a[++i], "=", a[++i]}); break;
                         case "--filter": filters.add(new String[] {a[++i], a[++i], a[++i]}); break;
                         case "--project": project = java.util.Arrays.asList(a[++i].split(",", -1)); break;
+                        case "--splits": splitsOnly = true; break;
                         default: throw new IllegalArgumentException("unknown read option " + a[i]);
                     }
                 }
-                read(a[1], a[2], snapshot, tag, dynamicOptions, sort, withKind, filters, executeFilter, project, out);
+                read(a[1], a[2], snapshot, tag, dynamicOptions, sort, withKind, filters, executeFilter, project, splitsOnly, out);
                 return;
             }
             case "stream-read": {
                 // plans a streaming scan (Java newStreamScan) N times; one JSON line per plan
-                if (a.length < 4) throw new IllegalArgumentException("stream-read <warehouse> <db.table> <plans> [--option key=value]... [--restore nextSnapshot] [--notify]");
+                if (a.length < 4) throw new IllegalArgumentException("stream-read <warehouse> <db.table> <plans> [--option key=value]... [--restore nextSnapshot] [--notify] [--filter col op json]...");
                 Map<String, String> dynamicOptions = new java.util.LinkedHashMap<>();
                 Long restore = null;
                 boolean notify = false;
+                List<String[]> streamFilters = new ArrayList<>();
                 for (int i = 4; i < a.length; i++) {
                     switch (a[i]) {
+                        case "--filter": streamFilters.add(new String[] {a[++i], a[++i], a[++i]}); break;
                         case "--option": putOption(dynamicOptions, a[++i]); break;
                         case "--restore": restore = Long.parseLong(a[++i]); break;
                         case "--notify": notify = true; break;
                         default: throw new IllegalArgumentException("unknown stream-read option " + a[i]);
                     }
                 }
-                streamRead(a[1], a[2], Integer.parseInt(a[3]), dynamicOptions, restore, notify, out);
+                streamRead(a[1], a[2], Integer.parseInt(a[3]), dynamicOptions, restore, notify, streamFilters, out);
                 return;
             }
             case "consumer": {
@@ -811,7 +814,7 @@ public final class PaimonOracle {
      * pushed to the scan and reader (Java then skips files by statistics and file indexes, and
      * may still return other rows of the files it reads).
      */
-    static void read(String warehouse, String ident, Long snapshot, String tag, Map<String, String> dynamicOptions, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, List<String> project, PrintStream out) throws Exception {
+    static void read(String warehouse, String ident, Long snapshot, String tag, Map<String, String> dynamicOptions, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, List<String> project, boolean splitsOnly, PrintStream out) throws Exception {
         List<String> lines = new ArrayList<>();
         try (Catalog catalog = catalog(warehouse)) {
             Table table = catalog.getTable(Identifier.fromString(ident));
@@ -821,25 +824,7 @@ public final class PaimonOracle {
             RowType full = table.rowType();
             RowType rt = project == null ? full : full.project(project);
             ReadBuilder rb = table.newReadBuilder();
-            if (!filters.isEmpty()) {
-                org.apache.paimon.predicate.PredicateBuilder pb = new org.apache.paimon.predicate.PredicateBuilder(full);
-                List<org.apache.paimon.predicate.Predicate> ps = new ArrayList<>();
-                for (String[] e : filters) {
-                    int idx = full.getFieldIndex(e[0]);
-                    if (idx < 0) throw new IllegalArgumentException("unknown filter column " + e[0]);
-                    Object literal = toInternal(JSON.readTree(e[2]), full.getTypeAt(idx));
-                    switch (e[1]) {
-                        case "=": ps.add(pb.equal(idx, literal)); break;
-                        case "<>": ps.add(pb.notEqual(idx, literal)); break;
-                        case "<": ps.add(pb.lessThan(idx, literal)); break;
-                        case "<=": ps.add(pb.lessOrEqual(idx, literal)); break;
-                        case ">": ps.add(pb.greaterThan(idx, literal)); break;
-                        case ">=": ps.add(pb.greaterOrEqual(idx, literal)); break;
-                        default: throw new IllegalArgumentException("unknown filter operator " + e[1]);
-                    }
-                }
-                rb = rb.withFilter(org.apache.paimon.predicate.PredicateBuilder.and(ps));
-            }
+            if (!filters.isEmpty()) rb = rb.withFilter(predicateOf(full, filters));
             if (project != null) {
                 // --project a,b: ReadBuilder.withProjection, the rows printed with those columns
                 int[] idx = project.stream().mapToInt(full::getFieldIndex).toArray();
@@ -847,6 +832,15 @@ public final class PaimonOracle {
                 rb = rb.withProjection(idx);
             }
             List<Split> splits = rb.newScan().plan().splits();
+            if (splitsOnly) {
+                // --splits: the plan, not rows: one line per data split, {"files":[its data file names, in order]}
+                for (Split s : splits) {
+                    List<String> names = new ArrayList<>();
+                    for (org.apache.paimon.io.DataFileMeta f : ((DataSplit) s).dataFiles()) names.add(f.fileName());
+                    out.println(JSON.writeValueAsString(Collections.singletonMap("files", names)));
+                }
+                return;
+            }
             org.apache.paimon.table.source.TableRead tableRead = rb.newRead();
             if (executeFilter) tableRead = tableRead.executeFilter();
             RecordReader<InternalRow> reader = tableRead.createReader(splits);
@@ -874,6 +868,27 @@ public final class PaimonOracle {
         for (String l : lines) out.println(l);
     }
 
+    /** `filters` entries {column, op, JSON value} over `full`, and-ed. */
+    static org.apache.paimon.predicate.Predicate predicateOf(RowType full, List<String[]> filters) throws Exception {
+        org.apache.paimon.predicate.PredicateBuilder pb = new org.apache.paimon.predicate.PredicateBuilder(full);
+        List<org.apache.paimon.predicate.Predicate> ps = new ArrayList<>();
+        for (String[] e : filters) {
+            int idx = full.getFieldIndex(e[0]);
+            if (idx < 0) throw new IllegalArgumentException("unknown filter column " + e[0]);
+            Object literal = toInternal(JSON.readTree(e[2]), full.getTypeAt(idx));
+            switch (e[1]) {
+                case "=": ps.add(pb.equal(idx, literal)); break;
+                case "<>": ps.add(pb.notEqual(idx, literal)); break;
+                case "<": ps.add(pb.lessThan(idx, literal)); break;
+                case "<=": ps.add(pb.lessOrEqual(idx, literal)); break;
+                case ">": ps.add(pb.greaterThan(idx, literal)); break;
+                case ">=": ps.add(pb.greaterOrEqual(idx, literal)); break;
+                default: throw new IllegalArgumentException("unknown filter operator " + e[1]);
+            }
+        }
+        return org.apache.paimon.predicate.PredicateBuilder.and(ps);
+    }
+
     /** `--option key=value`: one dynamic option. */
     static void putOption(Map<String, String> options, String kv) {
         int eq = kv.indexOf('=');
@@ -887,12 +902,13 @@ public final class PaimonOracle {
      * EndOfScanException); `notify` calls notifyCheckpointComplete(checkpoint()) after each plan
      * (a consumer-id's progress).
      */
-    static void streamRead(String warehouse, String ident, int plans, Map<String, String> dynamicOptions, Long restore, boolean notify, PrintStream out) throws Exception {
+    static void streamRead(String warehouse, String ident, int plans, Map<String, String> dynamicOptions, Long restore, boolean notify, List<String[]> filters, PrintStream out) throws Exception {
         try (Catalog catalog = catalog(warehouse)) {
             Table table = catalog.getTable(Identifier.fromString(ident));
             if (!dynamicOptions.isEmpty()) table = table.copy(dynamicOptions);
             RowType rt = table.rowType();
             ReadBuilder rb = table.newReadBuilder();
+            if (!filters.isEmpty()) rb = rb.withFilter(predicateOf(rt, filters)); // pushed to the scan (pruning) and read, not executed
             org.apache.paimon.table.source.StreamTableScan scan = rb.newStreamScan();
             if (restore != null) scan.restore(restore);
             org.apache.paimon.table.source.TableRead tableRead = rb.newRead();
