@@ -168,6 +168,8 @@ export interface Tail {
   types: OrcType[];
   /** The metadata section (stripe statistics): [start, end) in the file. */
   metadata: [number, number];
+  /** Rows per row group of the stripes' row indexes (0: no row index). */
+  rowIndexStride: number;
 }
 
 /** ORC CompressionKind names by number. */
@@ -210,7 +212,7 @@ export async function readOrcTail(bytes: Uint8Array): Promise<Tail> {
 
 function readTail(bytes: Uint8Array): Tail {
   const { compression, blockSize, footerLength, metadataLength, psStart } = readPostscript(bytes);
-  const tail: Tail = { compression, blockSize, stripes: [], types: [], metadata: [psStart - footerLength - metadataLength, psStart - footerLength] };
+  const tail: Tail = { compression, blockSize, stripes: [], types: [], metadata: [psStart - footerLength - metadataLength, psStart - footerLength], rowIndexStride: 0 };
   const footer = decompress(tail, bytes.subarray(psStart - footerLength, psStart), "footer");
   for (const f of new Proto(footer).fields()) {
     if (f.field === 3 && f.sub) {
@@ -234,7 +236,7 @@ function readTail(bytes: Uint8Array): Tail {
         else if (g.field === 6) t.scale = g.value;
       }
       tail.types.push(t);
-    }
+    } else if (f.field === 8 && f.wire === 0) tail.rowIndexStride = f.value;
   }
   const root = tail.types[0];
   if (!root || root.kind !== Kind.STRUCT) throw corrupt(`ORC file without a struct schema`);
