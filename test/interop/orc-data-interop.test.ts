@@ -75,6 +75,9 @@ const ORC_OPTIONS = {
 
 const COMPRESSIONS = ["zstd", "zlib", "snappy", "lz4", "none"];
 
+/** Rows of the Java tables with row indexes: 2 stripes of 3 row groups. */
+const INDEXED_ROWS = 6000;
+
 describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
   let warehouse = "";
   let catalog: Catalog;
@@ -87,6 +90,11 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
   }
   // ORC 0.11 files: integer RLE v1, DIRECT and DICTIONARY (v1) encodings
   tables.push({ identifier: "db.types_v011", spec: { fields: ORC_TYPES, options: { ...ORC_OPTIONS, "orc.write.format": "0.11" }, commits: [Array.from({ length: 600 }, (_, i) => orcRow(i))] } });
+  // stripes of 3000 rows with row indexes of 1000-row groups, 4 KiB compression chunks
+  for (const compression of ["zstd", "none"]) {
+    const options = { ...ORC_OPTIONS, "orc.stripe.row.count": "3000", "orc.row.index.stride": "1000", "orc.compress.size": "4096", "file.compression": compression };
+    tables.push({ identifier: `db.indexed_${compression}`, spec: { fields: ORC_TYPES, options, commits: [Array.from({ length: INDEXED_ROWS }, (_, i) => orcRow(i))] } });
+  }
   tables.push({ identifier: "db.pk_level0", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: { bucket: "2", "file.format.per.level": "0:orc" }, commits: pkCommits() } });
   tables.push({ identifier: "db.pk_orc", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: { bucket: "1", "file.format": "orc" }, commits: pkCommits() } });
   tables.push({ identifier: "db.pk_dv", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: { bucket: "1", "file.format": "orc", "deletion-vectors.enabled": "true" }, commits: pkCommits() } });
@@ -172,6 +180,47 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
     await rtRows("db.types_none", { filter: and(col("id").ge(1000), col("id").lt(1025)), predicateFilter: true });
     expect(orc.orcReadCounters.stripesRead - before.stripesRead).toBeLessThanOrEqual(2);
     expect(orc.orcReadCounters.stripesPruned - before.stripesPruned).toBeGreaterThan(3);
+  }, SLOW);
+
+  it("exact filters skip row groups by Java's row indexes (runs crossing group starts, compressed and not); a pruned read returns the rows Java's pruned read returns", async () => {
+    const orc = await loadOrcReader();
+    const seq = (id: number) => 1000000n + 3n * BigInt(id);
+    // ids 0..5999 ascend: stripes [0, 3000), [3000, 6000), row groups of 1000
+    type JavaFilters = NonNullable<Parameters<typeof readTables>[1][number]["filters"]>;
+    const cases: Array<[Predicate, (r: OracleRow) => boolean, number, JavaFilters]> = [
+      [and(col("seq").ge(seq(4200)), col("seq").lt(seq(4300))), (r) => BigInt(r.seq as string) >= seq(4200) && BigInt(r.seq as string) < seq(4300), 2, [["seq", ">=", Number(seq(4200))], ["seq", "<", Number(seq(4300))]]],
+      [col("id").lt(1500), (r) => (r.id as number) < 1500, 1, [["id", "<", 1500]]],
+      // (floats prune by lt / le only: a NaN row may satisfy the others)
+      [col("f").lt(999.5), (r) => r.f !== null && (r.f as number) < 999.5, 2, [["f", "<", 999.5]]],
+    ];
+    for (const compression of ["zstd", "none"]) {
+      const identifier = `db.indexed_${compression}`;
+      const bytes = new Uint8Array(await largestFile(identifier));
+      const tail = await orc.readOrcTail(bytes);
+      expect([tail.rowIndexStride, tail.stripes.map((s) => s.rows)], compression).toEqual([1000, [3000, 3000]]);
+      const java = await readTables("java", [
+        { warehouse, identifier, sort: true },
+        ...cases.map(([, , , filters]) => ({ warehouse, identifier, sort: true, filters })),
+      ]);
+      const all = java[0] as OracleRow[];
+      const table = await catalog.getTable(identifier);
+      for (const [c, [filter, keep, groupsPruned]] of cases.entries()) {
+        const before = { ...orc.orcReadCounters };
+        const rows = await rtRows(identifier, { filter, predicateFilter: true });
+        expect(rows, `${compression} case ${c}`).toEqual(sortRows(all.filter(keep)));
+        expect(orc.orcReadCounters.rowGroupsPruned - before.rowGroupsPruned, `${compression} case ${c}`).toBe(groupsPruned);
+        expect(orc.orcReadCounters.stripesPruned - before.stripesPruned, `${compression} case ${c}`).toBe(1);
+        // the file read with the filter but without row filtering: the rows of the row groups kept,
+        // as Java's reader returns them (its search argument over the same row index)
+        let skipped = 0;
+        const read: OracleRow[] = [];
+        const bound = bindPredicate(filter, table.schema.fields);
+        for await (const b of readWholeDataFile(Promise.resolve(bytes), { fields: table.schema.fields, batchSize: 700, fileName: "data-x.orc", filter: bound, onSkip: (n) => (skipped += n) })) read.push(...arrowToRows(b));
+        expect(sortRows(read), `${compression} case ${c}`).toEqual(java[c + 1]);
+        expect(skipped + read.length).toBe(INDEXED_ROWS);
+        expect(read.length % 1000, `${compression} case ${c}`).toBe(0);
+      }
+    }
   }, SLOW);
 
   it("a pruned stripe's rows are reported to onSkip (row positions for deletion vectors)", async () => {
