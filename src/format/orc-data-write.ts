@@ -1100,7 +1100,7 @@ export class OrcFileWriter {
   private writeStripe(parts: readonly arrow.Data[][], rows: number): void {
     const all = this.columns;
     const accs = all.map(() => newAcc());
-    const indexed = this.stride > 0;
+    const indexed = this.stride > 0 && rows > 0;
     const groupRows = indexed ? this.stride : Infinity;
     // per column: where each row group starts in its lists, the row groups' statistics
     const marks: Mark[][] = all.map(() => []);
