@@ -8,7 +8,10 @@
 // stripe is decoded column by column, only the read columns' streams decompressed (ORC's chunked
 // framing over zstd, zlib, snappy, lz4 or none), into Arrow data over typed arrays. Children of
 // a struct hold values only for the struct's non-null rows and list / map children only the
-// entries of non-null rows, as ORC writes them; nulls are PRESENT bit streams.
+// entries of non-null rows, as ORC writes them; nulls are PRESENT bit streams. With a filter,
+// stripes are skipped by their statistics and, where the file has a row index, row groups by
+// theirs: a range of kept groups is decoded from each stream's row index position (the values of
+// a run before it decoded and dropped).
 //
 // Paimon's mapping (OrcTypeUtil, FieldWriterFactory): TINYINT byte, SMALLINT short, INT and TIME
 // (millis) int, BIGINT long, CHAR char, VARCHAR(n) varchar, STRING string, BYTES binary, DECIMAL

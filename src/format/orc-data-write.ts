@@ -1,11 +1,15 @@
 // Writes ORC data files (`file.format=orc`, levels named orc in `file.format.per.level`) that
 // Java Paimon reads: the type tree of Java's OrcTypeUtil (field ids in "paimon.id" attributes),
-// one stripe per file, DIRECT_V2 encodings (integer RLE v2 direct runs, byte RLE literals, direct
-// strings) and DICTIONARY_V2 strings by orc-core's rule (distinct / values ≤ 0.8), PRESENT streams where a column has nulls, ORC's chunked compression (zstd, zlib,
-// snappy; lz4 chunks stored uncompressed), file and stripe statistics as orc-core 1.9 writes them
-// (value counts, hasNull; min/max/sum of integers, dates, floats, strings with its 1024-byte
-// truncated bounds, binary byte sums; not yet: boolean counts, decimal and timestamp min/max),
-// writer zone UTC.
+// stripes cut at `stripeSize` buffered column bytes or `stripeRowCount` rows (each encoded once
+// full), a row index per stripe (ROW_INDEX streams: per row group of `rowIndexStride` rows each
+// stream's start — runs end at group starts, so no value of a run precedes it — and the group's
+// statistics, as orc-core's readers seek and prune), DIRECT_V2 encodings (integer RLE v2 direct
+// runs, byte RLE literals, direct strings) and DICTIONARY_V2 strings by orc-core's rule (distinct
+// / values ≤ 0.8, per stripe), PRESENT streams where a stripe's column has nulls, ORC's chunked
+// compression (zstd, zlib, snappy; lz4 chunks stored uncompressed), row group, stripe and file
+// statistics as orc-core 1.9 writes and merges them (value counts, hasNull; min/max/sum of
+// integers, dates, floats, strings with its 1024-byte truncated bounds, binary byte sums; not
+// yet: boolean counts, decimal and timestamp min/max), writer zone UTC. No bloom filters.
 // Write-only (not in query bundles).
 
 import * as arrow from "apache-arrow";

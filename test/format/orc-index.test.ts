@@ -5,8 +5,11 @@
  * stripes / row groups / compression chunks read back exactly, and a filtered read returns every
  * matching row at its position (onSkip counts the rows skipped), never another row's values.
  */
+import * as fsp from "node:fs/promises";
+import * as path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import { loadOrcReader, readWholeDataFile } from "../../src/format/file-formats.js";
 import { boolRle, byteRle, Bytes, IntList, intRleV2, OrcFileWriter } from "../../src/format/orc-data-write.js";
@@ -16,6 +19,9 @@ import { parseDataType, type DataField } from "../../src/spec/types.js";
 import { orcLayoutOptions } from "../../src/write/append-writer.js";
 import { arrowToRows, rowsToBatch } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
+import { tempDirs } from "../support/temp-dirs.js";
+
+const tempDir = tempDirs("paimon-rt-orc-index-");
 
 /** Sorted run starts within [0, n] (duplicates allowed: row groups without values). */
 const startsOf = (n: number) => fc.array(fc.integer({ min: 0, max: n }), { maxLength: 8 }).map((a) => a.sort((x, y) => x - y));
@@ -191,5 +197,18 @@ describe("ORC files of several stripes with row indexes", () => {
       return "accepted";
     };
     expect([refused({ rowIndexStride: 999 }), refused({ rowIndexStride: 0 }), refused({ stripeSize: 0 }), refused({ compressionChunkSize: 1 << 23 }), refused({ stripeRowCount: 1 })]).toEqual(["INVALID_ARGUMENT", "accepted", "INVALID_ARGUMENT", "INVALID_ARGUMENT", "accepted"]);
+  });
+
+  it("a table whose ORC layout options are malformed: the write is INVALID_ARGUMENT and no data file is left", async () => {
+    const warehouse = tempDir();
+    const catalog = await Catalog.open(warehouse);
+    await catalog.createDatabase("db");
+    for (const [name, options] of [["stride", { "orc.row.index.stride": "999" }], ["size", { "orc.stripe.size": "big" }]] as const) {
+      const table = await catalog.createTable(`db.${name}`, { fields: SPEC, options: { bucket: "-1", "file.format": "orc", ...options } });
+      const write = await table.newWrite({ commitUser: "u" });
+      await expect(write.write(rowsToBatch(SPEC, [row(1, 0)]))).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      await write.close();
+      await expect(fsp.readdir(path.join(warehouse, "db.db", name, "bucket-0"))).rejects.toMatchObject({ code: "ENOENT" });
+    }
   });
 });
