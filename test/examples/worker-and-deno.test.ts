@@ -5,8 +5,9 @@
 //   miniflare with wrangler.jsonc's entry, compatibility date and vars (WAREHOUSE pointed here);
 // * the Deno script is run as the README shows with the deno binary (the CI installs it from npm;
 //   skipped, saying why, when absent, unless PAIMON_RT_REQUIRE_HOSTS=1).
-// Both must print exactly the rows Node reads.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// Both must print exactly the rows Node reads. And Node, Deno and Bun resolve both entries of the
+// installed package to the bundle dist/node, with one copy of its classes.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -109,4 +110,31 @@ describe.skipIf(deno === null)("examples/deno", () => {
     const stdout = await run(deno!, ["run", "--allow-read", "--allow-net", "main.ts", warehouse()], app);
     expect(JSON.parse(stdout)).toEqual(expected);
   }, 150_000);
+});
+
+// Node, Deno and Bun resolve the installed package through its "node" export condition to the
+// bundle (dist/node, scripts/bundle-node.mjs), and both entries share its classes.
+describe("the installed package in server runtimes", () => {
+  const RESOLVE = `
+const [lib, edge] = [await import("paimon-rt"), await import("paimon-rt/edge")];
+const at = "/node_modules/paimon-rt/";
+const rel = (s) => (s.includes(at) ? s.slice(s.lastIndexOf(at) + at.length) : s);
+console.log(JSON.stringify({ index: rel(import.meta.resolve("paimon-rt")), edge: rel(import.meta.resolve("paimon-rt/edge")), sharedClasses: lib.PaimonError === edge.PaimonError && lib.Catalog === edge.Catalog }));
+`;
+  const runtimes: Array<[string, string | null, string[]]> = [
+    ["node", process.execPath, []],
+    ["deno", deno, ["run", "--allow-read", "--allow-env"]],
+    ["bun", runtimeBinary("bun", "Bun package resolution"), []],
+  ];
+  for (const [name, binary, args] of runtimes) {
+    it.skipIf(binary === null)(`${name} imports dist/node for both entries`, async () => {
+      const app = mkdtempSync(join(dir, `resolve-${name}-`));
+      writeFileSync(join(app, "package.json"), '{ "type": "module" }\n');
+      mkdirSync(join(app, "node_modules"));
+      for (const pkg of ["paimon-rt", "apache-arrow"]) symlinkSync(realpathSync(join(dir, "node_modules", pkg)), join(app, "node_modules", pkg));
+      writeFileSync(join(app, "resolve.mjs"), RESOLVE);
+      const stdout = await run(binary!, [...args, "resolve.mjs"], app);
+      expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({ index: "dist/node/index.js", edge: "dist/node/edge.js", sharedClasses: true });
+    }, 60_000);
+  }
 });
