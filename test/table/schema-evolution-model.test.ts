@@ -456,8 +456,10 @@ class Run {
     } else if (op.change === "rename" && values.length > 0 && unused.length > 0) {
       const column = r.pick(values);
       const newName = r.pick(unused);
-      // a stale sum option under the new name would apply to the renamed column: only to a summable one
-      if (this.variant === "pk-agg" && this.summed.has(newName) && !SUMMABLE_TYPES.includes(column.type)) return;
+      // a stale sum option under the new name would apply to the renamed column, and (as in Java) to its
+      // rows not yet compacted, merged again at read time with the new function: the model merges at
+      // write time, so it renames onto such a name only a column that is summed already
+      if (this.variant === "pk-agg" && this.summed.has(newName) && !this.summed.has(column.name)) return;
       change = { kind: "renameColumn", name: column.name, newName };
       applyToModel = () => {
         // the option follows the rename; one a dropped column left under the new name stays (Java moves only fields.<old>.*)
