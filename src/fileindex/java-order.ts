@@ -192,20 +192,21 @@ export function binaryStringHash(bytes: Uint8Array): number {
   return h ^ (h >>> 16);
 }
 
+/** Bits of one float or double at a time (the hashes below run per value). */
+const scratch = new DataView(new ArrayBuffer(8));
+
 /** `Float.hashCode(v)`: `floatToIntBits` (every NaN is 0x7fc00000). */
 export function javaFloatHash(v: number): number {
   if (Number.isNaN(v)) return 0x7fc00000;
-  const view = new DataView(new ArrayBuffer(4));
-  view.setFloat32(0, v);
-  return view.getInt32(0);
+  scratch.setFloat32(0, v);
+  return scratch.getInt32(0);
 }
 
 /** `Double.hashCode(v)`: `Long.hashCode(doubleToLongBits(v))` (every NaN is 0x7ff8000000000000). */
 export function javaDoubleHash(v: number): number {
   if (Number.isNaN(v)) return javaLongHash(0x7ff8000000000000n);
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, v);
-  return javaLongHash(view.getBigInt64(0));
+  scratch.setFloat64(0, v);
+  return javaLongHash(scratch.getBigInt64(0));
 }
 
 /**

@@ -2,6 +2,7 @@
 // `default` hashes the bucket-key BinaryRow (the kernel's assignBuckets), `mod` is
 // `floorMod(key, buckets)` of a single INT/BIGINT key, `hive` combines Hive's per-value hashes.
 import { PaimonError } from "../error.js";
+import { javaBigDecimalHash, javaDoubleHash, javaFloatHash, javaLongHash } from "../fileindex/java-order.js";
 import { assignBuckets } from "../kernel/hash.js";
 import { type KeyColumn, keyValue } from "../kernel/columns.js";
 import { type DataField, type DataType, type DecimalType, typeToString } from "../spec/types.js";
@@ -63,14 +64,6 @@ function hiveBuckets(keys: readonly KeyColumn[], types: readonly DataType[], num
   return out;
 }
 
-const scratch = new DataView(new ArrayBuffer(8));
-
-/** Java's `Long.hashCode`: `(int) (v ^ (v >>> 32))`. */
-function longHash(v: bigint): number {
-  const u = BigInt.asUintN(64, v);
-  return Number(BigInt.asIntN(32, u ^ (u >> 32n)));
-}
-
 /** Hive's hash of a Java object (HiveBucketFunction.computeHash over HiveHasher). */
 function hiveHash(v: ReturnType<typeof keyValue>, type: DataType): number {
   if (v === null) return 0;
@@ -84,21 +77,11 @@ function hiveHash(v: ReturnType<typeof keyValue>, type: DataType): number {
     case "TIME":
       return (v as number) | 0;
     case "BIGINT":
-      return longHash(v as bigint);
-    case "FLOAT": {
-      const f = v as number;
-      if (f === 0) return 0; // (Java: -0.0f == 0.0f, both hash as 0)
-      if (Number.isNaN(f)) return 0x7fc00000; // Float.floatToIntBits' canonical NaN
-      scratch.setFloat32(0, f);
-      return scratch.getInt32(0);
-    }
-    case "DOUBLE": {
-      const d = v as number;
-      if (d === 0) return 0;
-      if (Number.isNaN(d)) return longHash(0x7ff8000000000000n);
-      scratch.setFloat64(0, d);
-      return longHash(scratch.getBigInt64(0));
-    }
+      return javaLongHash(v as bigint);
+    case "FLOAT":
+      return v === 0 ? 0 : javaFloatHash(v as number); // (Java: -0.0f == 0.0f, both hash as 0)
+    case "DOUBLE":
+      return v === 0 ? 0 : javaDoubleHash(v as number);
     case "CHAR":
     case "VARCHAR":
     case "BINARY":
@@ -126,21 +109,9 @@ function decimalHash(unscaled: bigint, scale: number): number {
     u /= 10n;
     s--;
   }
-  // BigInteger.hashCode: 31-fold over the magnitude's big-endian int words, times the signum
-  const negative = u < 0n;
-  let mag = negative ? -u : u;
-  const words: number[] = [];
-  while (mag > 0n) {
-    words.push(Number(mag & 0xffffffffn));
-    mag >>= 32n;
-  }
-  let h = 0;
-  for (let i = words.length - 1; i >= 0; i--) h = (Math.imul(31, h) + words[i]!) | 0;
-  if (negative) h = -h | 0;
-  return (Math.imul(31, h) + s) | 0;
+  return javaBigDecimalHash(u, s);
 }
 
-/** The Java class of an internal value of `type` that HiveBucketFunction cannot hash (its message names it). */
 function javaClassOf(type: DataType): string {
   switch (type.kind) {
     case "TIMESTAMP":
