@@ -9,16 +9,13 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import * as arrow from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRESTCatalog } from "../../src/catalog/catalog.js";
 import type { RESTCatalog } from "../../src/catalog/rest-catalog.js";
-import { PaimonError } from "../../src/error.js";
-import type { Table } from "../../src/table/table.js";
-import { arrowToRows } from "./convert.js";
+import { codeOf, norm, rowsOf, rtRead, rtWrite } from "./rest-tables.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { startJavaRESTServer, type JavaRESTServer } from "./oracle/rest-server.js";
-import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows } from "./oracle/harness.js";
+import { batchOutput, javaOracleUnavailable, parseJsonLines, runBatch } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping REST catalog interop: ${noJava}`);
@@ -27,35 +24,6 @@ const tempDir = tempDirs("paimon-rt-rest-interop-");
 const TOKEN = "rt-token";
 const WAREHOUSE = "rt_wh";
 
-const norm = (rows: OracleRow[]) => sortRows(rows.map((r) => ({ id: Number(r.id), v: r.v ?? null })));
-const rowsOf = (ids: number[]): OracleRow[] => ids.map((id) => ({ id, v: `v${id}` }));
-
-async function rtWrite(table: Table, ids: number[]): Promise<number> {
-  const w = await table.newWrite({ commitUser: "rt" });
-  await w.write(
-    new arrow.RecordBatch({
-      id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids, BigInt) }),
-      v: arrow.vectorFromArray(ids.map((i) => `v${i}`), new arrow.Utf8()).data[0],
-    }),
-  );
-  const id = await table.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
-  await w.close();
-  return id!;
-}
-
-async function rtRead(table: Table): Promise<OracleRow[]> {
-  return norm(arrowToRows(await table.newRead().toArrow((await table.newScan().plan()).splits)));
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return "ok";
-  } catch (e) {
-    if (e instanceof PaimonError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-}
 
 describe.skipIf(noJava !== null)("REST catalog against Java's RESTCatalogServer", () => {
   let server: JavaRESTServer;

@@ -8,18 +8,15 @@
  * session token are used (seen on the requests by a pass-through proxy). Java's RESTCatalog reads
  * what we wrote and we read what it wrote, row for row. Skips without the Java oracle or an S3 server.
  */
-import * as arrow from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRESTCatalog } from "../../src/catalog/catalog.js";
 import { DATA_TOKEN_REFRESH_MARGIN_MS, type RESTCatalog } from "../../src/catalog/rest-catalog.js";
-import { PaimonError } from "../../src/error.js";
-import type { Table } from "../../src/table/table.js";
 import { S3_SKIP_MESSAGE, freshS3Root, s3TestBucket, testS3FileIO } from "../fs/s3-server.js";
-import { arrowToRows } from "./convert.js";
+import { codeOf, norm, rowsOf, rtRead, rtWrite } from "./rest-tables.js";
 import { startJavaRESTServer, type JavaRESTServer } from "./oracle/rest-server.js";
 import { startFaultProxy } from "../support/fault-proxy.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { batchOutput, javaOracleUnavailable, type OracleRow, parseJsonLines, runBatch, sortRows } from "./oracle/harness.js";
+import { batchOutput, javaOracleUnavailable, parseJsonLines, runBatch } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 const skip = noJava ?? (s3TestBucket === null ? S3_SKIP_MESSAGE : null);
@@ -29,8 +26,6 @@ const TOKEN = "rt-token";
 const WAREHOUSE = "rt_s3_wh";
 const tempDir = tempDirs("paimon-rt-rest-s3-");
 
-const norm = (rows: OracleRow[]) => sortRows(rows.map((r) => ({ id: Number(r.id), v: r.v ?? null })));
-const rowsOf = (ids: number[]): OracleRow[] => ids.map((id) => ({ id, v: `v${id}` }));
 
 /** The test S3 server's real keys, as a data token (Java's paimon-s3 option names). */
 const realKeys = () => ({ "s3.access-key": process.env.AWS_ACCESS_KEY_ID!, "s3.secret-key": process.env.AWS_SECRET_ACCESS_KEY! });
@@ -38,33 +33,6 @@ const wrongKeys = { "s3.access-key": "vendedwrongkey", "s3.secret-key": "vendedw
 /** The S3 server's refusal of a snapshot probe (a GET of LATEST, or a HEAD, which has no error body). */
 const forbidden = (dir: string) => new RegExp(`^IO_ERROR: (read|exists) ${dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[^/]+: HTTP 403( InvalidAccessKeyId)?$`);
 const inTwoHours = () => Date.now() + 2 * DATA_TOKEN_REFRESH_MARGIN_MS;
-
-async function rtWrite(table: Table, ids: number[]): Promise<number> {
-  const w = await table.newWrite({ commitUser: "rt" });
-  await w.write(
-    new arrow.RecordBatch({
-      id: arrow.makeData({ type: new arrow.Int64(), length: ids.length, data: BigInt64Array.from(ids, BigInt) }),
-      v: arrow.vectorFromArray(ids.map((i) => `v${i}`), new arrow.Utf8()).data[0],
-    }),
-  );
-  const id = await table.newCommit({ commitUser: "rt" }).commit(await w.prepareCommit());
-  await w.close();
-  return id!;
-}
-
-async function rtRead(table: Table): Promise<OracleRow[]> {
-  return norm(arrowToRows(await table.newRead().toArrow((await table.newScan().plan()).splits)));
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return "ok";
-  } catch (e) {
-    if (e instanceof PaimonError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-}
 
 describe.skipIf(skip !== null)("REST catalog on S3 with data tokens from Java's RESTCatalogServer", () => {
   let server: JavaRESTServer;
