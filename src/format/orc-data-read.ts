@@ -8,7 +8,10 @@
 // stripe is decoded column by column, only the read columns' streams decompressed (ORC's chunked
 // framing over zstd, zlib, snappy, lz4 or none), into Arrow data over typed arrays. Children of
 // a struct hold values only for the struct's non-null rows and list / map children only the
-// entries of non-null rows, as ORC writes them; nulls are PRESENT bit streams.
+// entries of non-null rows, as ORC writes them; nulls are PRESENT bit streams. With a filter,
+// stripes are skipped by their statistics and, where the file has a row index, row groups by
+// theirs: a range of kept groups is decoded from each stream's row index position (the values of
+// a run before it decoded and dropped).
 //
 // Paimon's mapping (OrcTypeUtil, FieldWriterFactory): TINYINT byte, SMALLINT short, INT and TIME
 // (millis) int, BIGINT long, CHAR char, VARCHAR(n) varchar, STRING string, BYTES binary, DECIMAL
@@ -65,8 +68,11 @@ export interface OrcDataReadOptions extends AvroDataReadOptions {
   onSkip?: (rows: number) => void;
 }
 
-/** Stripes read and skipped by statistics (process-wide totals; tests and benchmarks read them). */
-export const orcReadCounters = { stripesRead: 0, stripesPruned: 0 };
+/**
+ * Stripes read and skipped by statistics, and row groups read and skipped by row indexes in the
+ * stripes read (process-wide totals; tests and benchmarks read them).
+ */
+export const orcReadCounters = { stripesRead: 0, stripesPruned: 0, rowGroupsRead: 0, rowGroupsPruned: 0 };
 
 function corrupt(what: string): PaimonError {
   return new D.PaimonError("CORRUPT_FILE", what);
@@ -168,6 +174,8 @@ export interface Tail {
   types: OrcType[];
   /** The metadata section (stripe statistics): [start, end) in the file. */
   metadata: [number, number];
+  /** Rows per row group of the stripes' row indexes (0: no row index). */
+  rowIndexStride: number;
 }
 
 /** ORC CompressionKind names by number. */
@@ -210,7 +218,7 @@ export async function readOrcTail(bytes: Uint8Array): Promise<Tail> {
 
 function readTail(bytes: Uint8Array): Tail {
   const { compression, blockSize, footerLength, metadataLength, psStart } = readPostscript(bytes);
-  const tail: Tail = { compression, blockSize, stripes: [], types: [], metadata: [psStart - footerLength - metadataLength, psStart - footerLength] };
+  const tail: Tail = { compression, blockSize, stripes: [], types: [], metadata: [psStart - footerLength - metadataLength, psStart - footerLength], rowIndexStride: 0 };
   const footer = decompress(tail, bytes.subarray(psStart - footerLength, psStart), "footer");
   for (const f of new Proto(footer).fields()) {
     if (f.field === 3 && f.sub) {
@@ -234,7 +242,7 @@ function readTail(bytes: Uint8Array): Tail {
         else if (g.field === 6) t.scale = g.value;
       }
       tail.types.push(t);
-    }
+    } else if (f.field === 8 && f.wire === 0) tail.rowIndexStride = f.value;
   }
   const root = tail.types[0];
   if (!root || root.kind !== Kind.STRUCT) throw corrupt(`ORC file without a struct schema`);
@@ -248,7 +256,8 @@ function readTail(bytes: Uint8Array): Tail {
 
 let zstd: ZstdCodec | null = null;
 
-function decompress(tail: Tail, data: Uint8Array, what: string): Uint8Array {
+/** `data` decompressed; `chunkStarts`, when given, told where each chunk starts (stored offset → offset in the result). */
+function decompress(tail: Tail, data: Uint8Array, what: string, chunkStarts?: Map<number, number>): Uint8Array {
   if (tail.compression === 0) return data;
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -256,6 +265,7 @@ function decompress(tail: Tail, data: Uint8Array, what: string): Uint8Array {
   while (pos < data.length) {
     if (pos + 3 > data.length) throw corrupt(`ORC ${what}: compression chunk header past the stream`);
     const header = data[pos]! | (data[pos + 1]! << 8) | (data[pos + 2]! << 16);
+    chunkStarts?.set(pos, total);
     pos += 3;
     const length = header >>> 1;
     if (pos + length > data.length) throw corrupt(`ORC ${what}: compression chunk of ${length} bytes past the stream`);
@@ -367,6 +377,17 @@ interface StripeData {
   writerTimezone: string;
   /** `OrcDataReadOptions.timestampLtzLegacy`. */
   ltzLegacy: boolean | undefined;
+  /** Decompressed streams (by `column:kind`) and where their chunks start, for reads of several row group ranges. */
+  decompressed: Map<string, { bytes: Uint8Array; chunkStarts: Map<number, number> }>;
+  /** Reading a range of row groups: per column and stream kind where the range starts (null: from the stripe's start). */
+  seek: Map<number, Map<number, StreamStart>> | null;
+}
+
+/** Where a row group starts in a stream (a row index entry's positions): stored chunk offset (-1: uncompressed), offset in the chunk, values (bits) of its run before it. */
+interface StreamStart {
+  chunk: number;
+  offset: number;
+  skip: number;
 }
 
 function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number, ltzLegacy: boolean | undefined): StripeData {
@@ -403,14 +424,49 @@ function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number, ltz
       dictionarySizes.push(size);
     } else if (f.field === 3 && f.sub) writerTimezone = f.sub.string();
   }
-  return { tail, bytes, streams, encodings, dictionarySizes, writerTimezone, ltzLegacy };
+  return { tail, bytes, streams, encodings, dictionarySizes, writerTimezone, ltzLegacy, decompressed: new Map(), seek: null };
 }
 
 function stream(st: StripeData, column: number, kind: number): Uint8Array | null {
   const at = st.streams.get(column)?.get(kind);
   if (!at) return null;
-  return decompress(st.tail, st.bytes.subarray(at[0], at[0] + at[1]), `column ${column} stream ${kind}`);
+  const what = `column ${column} stream ${kind}`;
+  const start = st.seek?.get(column)?.get(kind);
+  if (!start) return decompress(st.tail, st.bytes.subarray(at[0], at[0] + at[1]), what);
+  // a row group range: the stream decompressed once per stripe, read from the group's start
+  const key = `${column}:${kind}`;
+  let whole = st.decompressed.get(key);
+  if (!whole) {
+    const chunkStarts = new Map<number, number>();
+    whole = { bytes: decompress(st.tail, st.bytes.subarray(at[0], at[0] + at[1]), what, chunkStarts), chunkStarts };
+    st.decompressed.set(key, whole);
+  }
+  const base = start.chunk < 0 ? 0 : (whole.chunkStarts.get(start.chunk) ?? (start.chunk === at[1] ? whole.bytes.length : -1));
+  if (base < 0 || base + start.offset > whole.bytes.length) throw corrupt(`ORC ${what}: row index position ${start.chunk}/${start.offset} is no chunk of the stream`);
+  return whole.bytes.subarray(base + start.offset);
 }
+
+/** Values (bits of a boolean stream) of the run a row group range starts in that precede it. */
+function skipOf(st: StripeData, column: number, kind: number): number {
+  return st.seek?.get(column)?.get(kind)?.skip ?? 0;
+}
+
+/** Bits of a boolean RLE stream from the stripe's or the row group range's start. */
+function bools(st: StripeData, column: number, kind: number, s: Uint8Array, n: number): Uint8Array {
+  if (!st.seek) return decodeBoolRle(s, n);
+  const skip = skipOf(st, column, kind);
+  return decodeBoolRle(s, skip + n, RUN_SLACK).subarray(skip);
+}
+
+/** Bytes of a byte RLE stream from the stripe's or the row group range's start. */
+function byteValues(st: StripeData, column: number, kind: number, s: Uint8Array, n: number): Uint8Array {
+  if (!st.seek) return decodeByteRle(s, n);
+  const skip = skipOf(st, column, kind);
+  return decodeByteRle(s, skip + n, new Uint8Array(skip + n + RUN_SLACK)).subarray(skip);
+}
+
+/** Room for the rest of a run past a row group range's values (runs are at most 512 values). */
+const RUN_SLACK = 512;
 
 function required(st: StripeData, column: number, kind: number, what: string): Uint8Array {
   const s = stream(st, column, kind);
@@ -421,7 +477,11 @@ function required(st: StripeData, column: number, kind: number, what: string): U
 function ints(st: StripeData, column: number, kind: number, n: number, signed: boolean, what: string): Int64Words {
   const s = n === 0 ? new Uint8Array(0) : required(st, column, kind, what);
   const enc = st.encodings[column] ?? 0;
-  return enc === 0 || enc === 1 ? decodeIntRleV1(s, n, signed) : decodeIntRleV2(s, n, signed);
+  const decode = enc === 0 || enc === 1 ? decodeIntRleV1 : decodeIntRleV2;
+  if (!st.seek || n === 0) return decode(s, n, signed);
+  const skip = skipOf(st, column, kind);
+  const all = decode(s, skip + n, signed, new Int64Words(skip + n + RUN_SLACK));
+  return skip === 0 ? all : new Int64Words(n, all.words.subarray(2 * skip, 2 * (skip + n)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -534,7 +594,7 @@ function validity(st: StripeData, p: Plan, slots: number, mask: Uint8Array | nul
   }
   const present = entries > 0 ? stream(st, p.column, StreamKind.PRESENT) : null;
   if (!present) return { valid: entries < slots ? mask : null, count: entries };
-  const bits = decodeBoolRle(present, entries);
+  const bits = bools(st, p.column, StreamKind.PRESENT, present, entries);
   const valid = new Uint8Array(slots);
   let count = 0;
   for (let i = 0, j = 0; i < slots; i++) {
@@ -575,7 +635,7 @@ function decodeColumn(st: StripeData, p: Plan, slots: number, mask: Uint8Array |
   const type = p.type;
   switch (type.kind) {
     case "BOOLEAN": {
-      const bits = k > 0 ? decodeBoolRle(required(st, col, StreamKind.DATA, p.what), k) : new Uint8Array(0);
+      const bits = k > 0 ? bools(st, col, StreamKind.DATA, required(st, col, StreamKind.DATA, p.what), k) : new Uint8Array(0);
       const out = new Uint8Array((slots + 7) >> 3);
       scatter(v, slots, (i, j) => {
         if (bits[j]) out[i >> 3]! |= 1 << (i & 7);
@@ -583,7 +643,7 @@ function decodeColumn(st: StripeData, p: Plan, slots: number, mask: Uint8Array |
       return fixed(p, slots, v, out);
     }
     case "TINYINT": {
-      const bytes = k > 0 ? decodeByteRle(required(st, col, StreamKind.DATA, p.what), k) : new Uint8Array(0);
+      const bytes = k > 0 ? byteValues(st, col, StreamKind.DATA, required(st, col, StreamKind.DATA, p.what), k) : new Uint8Array(0);
       const out = new Int8Array(slots);
       if (!v.valid) out.set(new Int8Array(bytes.buffer, bytes.byteOffset, k));
       else scatter(v, slots, (i, j) => (out[i] = (bytes[j]! << 24) >> 24));
@@ -602,7 +662,7 @@ function decodeColumn(st: StripeData, p: Plan, slots: number, mask: Uint8Array |
     }
     case "BIGINT": {
       const w = ints(st, col, StreamKind.DATA, k, true, p.what);
-      if (!v.valid) return fixed(p, slots, v, new BigInt64Array(w.words.buffer, 0, slots));
+      if (!v.valid) return fixed(p, slots, v, new BigInt64Array(w.words.buffer, w.words.byteOffset, slots));
       const out = new Int32Array(slots * 2);
       scatter(v, slots, (i, j) => {
         out[2 * i] = w.words[2 * j]!;
@@ -994,19 +1054,23 @@ function stripeStatistics(tail: Tail, bytes: Uint8Array): Proto[][] {
   return out;
 }
 
-/**
- * Per stripe whether `filter` may match its rows by the stripe's statistics (true where unknown:
- * no statistics, columns not in the file or of another type than read).
- */
-function stripesMayMatch(tail: Tail, bytes: Uint8Array, filter: Predicate, options: OrcDataReadOptions, plans: (Plan | number | undefined)[]): boolean[] {
-  const all = stripeStatistics(tail, bytes);
-  if (all.length !== tail.stripes.length) return tail.stripes.map(() => true);
-  // the read fields whose file column has the type read (no cast between stats and predicate)
+/** The read fields whose file column has the type read (no cast between statistics and predicate): name and plan. */
+function statsColumns(options: OrcDataReadOptions, plans: (Plan | number | undefined)[]): Array<[string, Plan]> {
   const columns: Array<[string, Plan]> = [];
   options.fields.forEach((f, i) => {
     const pl = plans[i];
     if (typeof pl === "object" && D.typeToString(pl.type) === D.typeToString(f.type)) columns.push([f.name, pl]);
   });
+  return columns;
+}
+
+/**
+ * Per stripe whether `filter` may match its rows by the stripe's statistics (true where unknown:
+ * no statistics, columns not in the file or of another type than read).
+ */
+function stripesMayMatch(tail: Tail, bytes: Uint8Array, filter: Predicate, columns: Array<[string, Plan]>): boolean[] {
+  const all = stripeStatistics(tail, bytes);
+  if (all.length !== tail.stripes.length) return tail.stripes.map(() => true);
   return tail.stripes.map((s, i) => {
     const stats: Record<string, ColumnStats> = {};
     for (const [name, pl] of columns) {
@@ -1015,6 +1079,140 @@ function stripesMayMatch(tail: Tail, bytes: Uint8Array, filter: Predicate, optio
     }
     return D.boundMayMatch(filter, { rowCount: s.rows, columns: stats });
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row indexes: per row group of a stripe the start of each stream and the group's statistics
+// ---------------------------------------------------------------------------------------------
+
+const ROW_INDEX = 6;
+
+/** One row group of a column's ROW_INDEX stream: its streams' positions and its statistics. */
+interface RowIndexEntry {
+  positions: number[];
+  statistics: Proto | null;
+}
+
+/** A column's row index in stripe `st` (null without a ROW_INDEX stream). */
+function rowIndexOf(st: StripeData, column: number): RowIndexEntry[] | null {
+  const at = st.streams.get(column)?.get(ROW_INDEX);
+  if (!at) return null;
+  const entries: RowIndexEntry[] = [];
+  for (const f of new Proto(decompress(st.tail, st.bytes.subarray(at[0], at[0] + at[1]), `column ${column} row index`)).fields()) {
+    if (f.field !== 1 || !f.sub) continue;
+    const entry: RowIndexEntry = { positions: [], statistics: null };
+    for (const g of f.sub.fields()) {
+      if (g.field === 1) Proto.packed(g, entry.positions);
+      else if (g.field === 2 && g.sub) entry.statistics = g.sub;
+    }
+    entries.push(entry);
+  }
+  return entries;
+}
+
+/**
+ * Where a row group starts in each stream of column `column` from its row index positions, in
+ * the order orc-core's readers take them: PRESENT (when the stripe has one), then the streams of
+ * the column's kind and encoding (DATA, LENGTH, SECONDARY; a dictionary column's entries are
+ * not positioned). Compressed streams take two positions (chunk, offset in it), RLE streams one
+ * more (values of the run before the group), boolean streams two more (bytes, bits).
+ */
+function streamStarts(st: StripeData, column: number, positions: readonly number[]): Map<number, StreamStart> {
+  const out = new Map<number, StreamStart>();
+  const compressed = st.tail.compression !== 0;
+  let p = 0;
+  const next = () => {
+    if (p >= positions.length) throw corrupt(`ORC column ${column}: row index entry of ${positions.length} positions is too short`);
+    return positions[p++]!;
+  };
+  // rle: 0 none, 1 integer / byte RLE, 2 boolean RLE
+  const take = (kind: number, rle: 0 | 1 | 2) => {
+    const chunk = compressed ? next() : -1;
+    const offset = next();
+    const skip = rle === 1 ? next() : rle === 2 ? next() * 8 + next() : 0;
+    out.set(kind, { chunk, offset, skip });
+  };
+  if (st.streams.get(column)?.has(StreamKind.PRESENT)) take(StreamKind.PRESENT, 2);
+  const enc = st.encodings[column] ?? 0;
+  switch (st.tail.types[column]!.kind) {
+    case Kind.BOOLEAN:
+      take(StreamKind.DATA, 2);
+      break;
+    case Kind.BYTE:
+    case Kind.SHORT:
+    case Kind.INT:
+    case Kind.LONG:
+    case Kind.DATE:
+      take(StreamKind.DATA, 1);
+      break;
+    case Kind.FLOAT:
+    case Kind.DOUBLE:
+      take(StreamKind.DATA, 0);
+      break;
+    case Kind.STRING:
+    case Kind.VARCHAR:
+    case Kind.CHAR:
+      if (enc === 1 || enc === 3) take(StreamKind.DATA, 1);
+      else {
+        take(StreamKind.DATA, 0);
+        take(StreamKind.LENGTH, 1);
+      }
+      break;
+    case Kind.BINARY:
+      take(StreamKind.DATA, 0);
+      take(StreamKind.LENGTH, 1);
+      break;
+    case Kind.DECIMAL:
+      take(StreamKind.DATA, 0);
+      take(StreamKind.SECONDARY, 1);
+      break;
+    case Kind.TIMESTAMP:
+    case Kind.TIMESTAMP_INSTANT:
+      take(StreamKind.DATA, 1);
+      take(StreamKind.SECONDARY, 1);
+      break;
+    case Kind.LIST:
+    case Kind.MAP:
+      take(StreamKind.LENGTH, 1);
+      break;
+  }
+  return out;
+}
+
+/** The ORC columns a plan reads (its own and its children's). */
+function orcColumnsOf(p: Plan, out: number[] = []): number[] {
+  out.push(p.column);
+  for (const c of p.children) orcColumnsOf(c, out);
+  return out;
+}
+
+/**
+ * The row groups of stripe `st` (`rows` rows) to read for `filter` by its row index: per group
+ * whether the filter may match its statistics, and per read column its row index (to seek). Null
+ * when the stripe cannot be read by row groups (no row index of a read or filter column).
+ */
+function rowGroupsOf(st: StripeData, rows: number, filter: Predicate, columns: Array<[string, Plan]>, plans: (Plan | number | undefined)[]): { mayMatch: boolean[]; indexes: Map<number, RowIndexEntry[]> } | null {
+  const stride = st.tail.rowIndexStride;
+  const groups = Math.ceil(rows / stride);
+  const indexes = new Map<number, RowIndexEntry[]>();
+  for (const pl of plans) {
+    if (typeof pl !== "object") continue;
+    for (const column of orcColumnsOf(pl)) {
+      const index = rowIndexOf(st, column);
+      if (!index || index.length !== groups) return null;
+      indexes.set(column, index);
+    }
+  }
+  const mayMatch = Array.from({ length: groups }, (_, g) => {
+    const groupRows = Math.min(stride, rows - g * stride);
+    const stats: Record<string, ColumnStats> = {};
+    for (const [name, pl] of columns) {
+      const entry = indexes.get(pl.column)![g]!;
+      if (entry.statistics) stats[name] = orcColumnStats(new Proto(entry.statistics.buf, entry.statistics.pos, entry.statistics.end), pl.type, st.tail.types[pl.column]!.kind, groupRows);
+    }
+    return D.boundMayMatch(filter, { rowCount: groupRows, columns: stats });
+  });
+  return { mayMatch, indexes };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1042,12 +1240,29 @@ export async function* readOrcDataBatches(bytes: Uint8Array, options: OrcDataRea
   }
   const casts = await D.columnCasts(options.fields, options.fileFields);
   const schema = new D.Schema(options.fields.map((f) => D.readArrowField(f)));
+  const filterColumns = options.filter ? statsColumns(options, plans) : [];
   let mayMatch: boolean[] | null = null;
   try {
-    if (options.filter) mayMatch = stripesMayMatch(tail, bytes, options.filter, options, plans);
+    if (options.filter) mayMatch = stripesMayMatch(tail, bytes, options.filter, filterColumns);
   } catch (e) {
     throw named(e);
   }
+  /** The read fields of `slots` rows of a stripe (from its start, or where `st.seek` says). */
+  const decode = (st: StripeData, slots: number): arrow.RecordBatch => {
+    const decoded: arrow.Data[] = [];
+    const children = options.fields.map((f, i) => {
+      const field = schema.fields[i]!;
+      const pl = plans[i];
+      if (pl === undefined) return D.makeNullData(field.type, slots);
+      decoded[i] = typeof pl === "number" ? decoded[pl]! : decodeColumn(st, pl, slots, null);
+      return D.readAs(decoded[i], field.type, casts[i]!, `${f.name} of ${name}`);
+    });
+    return D.recordBatch(schema, children, slots);
+  };
+  const slices = function* (batch: arrow.RecordBatch, rows: number): Generator<arrow.RecordBatch> {
+    if (rows <= options.batchSize) yield batch;
+    else for (let at = 0; at < rows; at += options.batchSize) yield batch.slice(at, Math.min(rows, at + options.batchSize));
+  };
   for (const [index, s] of tail.stripes.entries()) {
     if (s.rows === 0) continue;
     if (mayMatch && !mayMatch[index]) {
@@ -1056,23 +1271,50 @@ export async function* readOrcDataBatches(bytes: Uint8Array, options: OrcDataRea
       continue;
     }
     orcReadCounters.stripesRead++;
-    let batch: arrow.RecordBatch;
+    let st: StripeData;
+    let groups: ReturnType<typeof rowGroupsOf> = null;
     try {
-      const st = readStripe(tail, bytes, s, index, options.timestampLtzLegacy);
-      const decoded: arrow.Data[] = [];
-      const children = options.fields.map((f, i) => {
-        const field = schema.fields[i]!;
-        const pl = plans[i];
-        if (pl === undefined) return D.makeNullData(field.type, s.rows);
-        decoded[i] = typeof pl === "number" ? decoded[pl]! : decodeColumn(st, pl, s.rows, null);
-        return D.readAs(decoded[i], field.type, casts[i]!, `${f.name} of ${name}`);
-      });
-      batch = D.recordBatch(schema, children, s.rows);
+      st = readStripe(tail, bytes, s, index, options.timestampLtzLegacy);
+      if (options.filter && tail.rowIndexStride > 0 && s.indexLength > 0) groups = rowGroupsOf(st, s.rows, options.filter, filterColumns, plans);
     } catch (e) {
       throw named(e);
     }
-    if (s.rows <= options.batchSize) yield batch;
-    else for (let at = 0; at < s.rows; at += options.batchSize) yield batch.slice(at, Math.min(s.rows, at + options.batchSize));
+    if (!groups || groups.mayMatch.every((m) => m)) {
+      if (groups) orcReadCounters.rowGroupsRead += groups.mayMatch.length;
+      let batch: arrow.RecordBatch;
+      try {
+        batch = decode(st, s.rows);
+      } catch (e) {
+        throw named(e);
+      }
+      yield* slices(batch, s.rows);
+      continue;
+    }
+    // row groups: runs of groups to read (seeking each stream to the run's first group) or skip
+    const stride = tail.rowIndexStride;
+    const { mayMatch: keep, indexes } = groups;
+    for (let g = 0; g < keep.length; ) {
+      let end = g + 1;
+      while (end < keep.length && keep[end] === keep[g]) end++;
+      const first = g * stride;
+      const rows = Math.min(s.rows, end * stride) - first;
+      if (!keep[g]) {
+        orcReadCounters.rowGroupsPruned += end - g;
+        options.onSkip?.(rows);
+      } else {
+        orcReadCounters.rowGroupsRead += end - g;
+        let batch: arrow.RecordBatch;
+        try {
+          const seek = new Map<number, Map<number, StreamStart>>();
+          for (const [column, entries] of indexes) seek.set(column, streamStarts(st, column, entries[g]!.positions));
+          batch = decode({ ...st, seek }, rows);
+        } catch (e) {
+          throw named(e);
+        }
+        yield* slices(batch, rows);
+      }
+      g = end;
+    }
   }
 }
 

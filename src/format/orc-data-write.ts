@@ -1,11 +1,15 @@
 // Writes ORC data files (`file.format=orc`, levels named orc in `file.format.per.level`) that
 // Java Paimon reads: the type tree of Java's OrcTypeUtil (field ids in "paimon.id" attributes),
-// one stripe per file, DIRECT_V2 encodings (integer RLE v2 direct runs, byte RLE literals, direct
-// strings) and DICTIONARY_V2 strings by orc-core's rule (distinct / values ≤ 0.8), PRESENT streams where a column has nulls, ORC's chunked compression (zstd, zlib,
-// snappy; lz4 chunks stored uncompressed), file and stripe statistics as orc-core 1.9 writes them
-// (value counts, hasNull; min/max/sum of integers, dates, floats, strings with its 1024-byte
-// truncated bounds, binary byte sums; not yet: boolean counts, decimal and timestamp min/max),
-// writer zone UTC.
+// stripes cut at `stripeSize` buffered column bytes or `stripeRowCount` rows (each encoded once
+// full), a row index per stripe (ROW_INDEX streams: per row group of `rowIndexStride` rows each
+// stream's start — runs end at group starts, so no value of a run precedes it — and the group's
+// statistics, as orc-core's readers seek and prune), DIRECT_V2 encodings (integer RLE v2 direct
+// runs, byte RLE literals, direct strings) and DICTIONARY_V2 strings by orc-core's rule (distinct
+// / values ≤ 0.8, per stripe), PRESENT streams where a stripe's column has nulls, ORC's chunked
+// compression (zstd, zlib, snappy; lz4 chunks stored uncompressed), row group, stripe and file
+// statistics as orc-core 1.9 writes and merges them (value counts, hasNull; min/max/sum of
+// integers, dates, floats, strings with its 1024-byte truncated bounds, binary byte sums; not
+// yet: boolean counts, decimal and timestamp min/max), writer zone UTC. No bloom filters.
 // Write-only (not in query bundles).
 
 import * as arrow from "apache-arrow";
@@ -25,7 +29,7 @@ import { toArrowSchema } from "../spec/types.js";
 // Byte sinks and protobuf
 // ---------------------------------------------------------------------------------------------
 
-class Bytes {
+export class Bytes {
   buf = new Uint8Array(256);
   length = 0;
   private room(n: number): void {
@@ -97,20 +101,48 @@ class Message extends Bytes {
 // Run-length encoders
 // ---------------------------------------------------------------------------------------------
 
-/** Byte RLE as literal groups of up to 128 bytes. */
-function byteRle(values: Uint8Array, out: Bytes): void {
-  for (let i = 0; i < values.length; i += 128) {
-    const n = Math.min(128, values.length - i);
-    out.byte(256 - n);
-    out.bytes(values.subarray(i, i + n));
+/**
+ * Splits values [0, total) into runs of at most `max` values of which none crosses a row group
+ * start (`starts`: value indices, ascending): `atStart` is called as each start is reached (before
+ * the run beginning there), so a row index position is a run's first byte with no value consumed.
+ */
+function splitRuns(total: number, starts: readonly number[], max: number, run: (i: number, n: number) => void, atStart: () => void): void {
+  let s = 0;
+  for (let i = 0; i < total; ) {
+    for (; s < starts.length && starts[s]! <= i; s++) atStart();
+    const limit = s < starts.length ? Math.min(starts[s]!, total) : total;
+    const n = Math.min(max, limit - i);
+    run(i, n);
+    i += n;
   }
+  for (; s < starts.length; s++) atStart();
 }
 
-/** Boolean RLE: bits most significant first, then byte RLE. */
-function boolRle(bits: Uint8Array, n: number, out: Bytes): void {
+/** Byte RLE as literal groups of up to 128 bytes; per start in `starts` the offset of its group. */
+export function byteRle(values: Uint8Array, out: Bytes, starts: readonly number[] = []): number[] {
+  const offsets: number[] = [];
+  splitRuns(
+    values.length,
+    starts,
+    128,
+    (i, n) => {
+      out.byte(256 - n);
+      out.bytes(values.subarray(i, i + n));
+    },
+    () => offsets.push(out.length),
+  );
+  return offsets;
+}
+
+/**
+ * Boolean RLE: bits most significant first, then byte RLE; per start in `starts` (bit indices)
+ * its position: the byte group holding it and the bits of that byte before it.
+ */
+export function boolRle(bits: Uint8Array, n: number, out: Bytes, starts: readonly number[] = []): Array<[number, number]> {
   const packed = new Uint8Array((n + 7) >> 3);
   for (let i = 0; i < n; i++) if (bits[i]) packed[i >> 3]! |= 0x80 >> (i & 7);
-  byteRle(packed, out);
+  const offsets = byteRle(packed, out, starts.map((v) => v >> 3));
+  return offsets.map((o, k) => [o, starts[k]! & 7]);
 }
 
 const DIRECT_WIDTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 26, 28, 30, 32, 40, 48, 56, 64];
@@ -122,7 +154,7 @@ const SAFE = 2 ** 52 - 1;
  * Integers to encode: numbers in a growable Float64Array while every value is within ±SAFE
  * (no BigInt per value), bigints from the first value beyond.
  */
-class IntList {
+export class IntList {
   nums = new Float64Array(256);
   length = 0;
   big: bigint[] | null = null;
@@ -142,18 +174,23 @@ class IntList {
     if (!this.big && v <= SAFE_BIG && v >= -SAFE_BIG) this.push(Number(v));
     else this.toBig().push(v);
   }
+  /** The values held. */
+  get size(): number {
+    return this.big ? this.big.length : this.length;
+  }
   private toBig(): bigint[] {
     if (!this.big) this.big = Array.from(this.nums.subarray(0, this.length), (v) => BigInt(v));
     return this.big;
   }
-  /** min, max and (when it fits a long, as orc-core keeps it) sum; null when empty. */
-  stats(): { min: bigint; max: bigint; sum: bigint | null } | null {
+  /** min, max and (when it fits a long, as orc-core keeps it) sum of values [from, to); null when empty. */
+  stats(from = 0, to = this.size): IntStats | null {
+    if (to <= from) return null;
     if (this.big) {
-      if (this.big.length === 0) return null;
-      let min = this.big[0]!;
+      let min = this.big[from]!;
       let max = min;
       let sum: bigint | null = 0n;
-      for (const v of this.big) {
+      for (let i = from; i < to; i++) {
+        const v = this.big[i]!;
         if (v < min) min = v;
         if (v > max) max = v;
         // (orc-core: once the running sum overflows a long it stays unknown)
@@ -161,15 +198,14 @@ class IntList {
       }
       return { min, max, sum };
     }
-    if (this.length === 0) return null;
     const nums = this.nums;
-    let min = nums[0]!;
+    let min = nums[from]!;
     let max = min;
     // (a number sum while exact, then bigints)
     let sum = 0;
     let bigSum: bigint | null = null;
     let overflow = false;
-    for (let i = 0; i < this.length; i++) {
+    for (let i = from; i < to; i++) {
       const v = nums[i]!;
       if (v < min) min = v;
       if (v > max) max = v;
@@ -181,82 +217,101 @@ class IntList {
   }
 }
 
+/** IntegerStatistics: min, max, sum (null once it overflowed a long). */
+interface IntStats {
+  min: bigint;
+  max: bigint;
+  sum: bigint | null;
+}
+
 const SAFE_BIG = BigInt(SAFE);
 const POW2 = Array.from({ length: 54 }, (_, i) => 2 ** i);
 
-/** Integer RLE v2 as DIRECT runs of up to 512 values (zigzag when signed). */
-function intRleV2(list: IntList, signed: boolean, out: Bytes): void {
-  if (list.big) return intRleV2Big(list.big, signed, out);
+/**
+ * Integer RLE v2 as DIRECT runs of up to 512 values (zigzag when signed), no run crossing a
+ * start of `starts` (value indices); per start the offset of its run.
+ */
+export function intRleV2(list: IntList, signed: boolean, out: Bytes, starts: readonly number[] = []): number[] {
+  const offsets: number[] = [];
+  const mark = () => offsets.push(out.length);
+  if (list.big) {
+    const values = list.big;
+    splitRuns(values.length, starts, 512, (i, n) => directRunBig(values, i, n, signed, out), mark);
+    return offsets;
+  }
   const values = list.nums;
   const run = new Float64Array(512);
-  for (let i = 0; i < list.length; i += 512) {
-    const n = Math.min(512, list.length - i);
-    let max = 0;
-    for (let k = 0; k < n; k++) {
-      const v = values[i + k]!;
-      const u = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
-      run[k] = u;
-      if (u > max) max = u;
-    }
-    let bits = 1;
-    while (bits < 53 && max >= POW2[bits]!) bits++;
-    const code = DIRECT_WIDTHS.findIndex((w) => w >= bits);
-    const width = DIRECT_WIDTHS[code]!;
-    out.byte(0x40 | (code << 1) | ((n - 1) >> 8));
-    out.byte((n - 1) & 0xff);
-    // bits most significant first; a value of more than 53 bits has zeros above
-    let cur = 0;
-    let free = 8;
-    for (let k = 0; k < n; k++) {
-      const u = run[k]!;
-      let rem = width;
-      while (rem > 0) {
-        const take = rem < free ? rem : free;
-        rem -= take;
-        const chunk = rem >= 53 ? 0 : Math.floor(u / POW2[rem]!) % POW2[take]!;
-        cur |= chunk << (free - take);
-        free -= take;
-        if (free === 0) {
-          out.byte(cur);
-          cur = 0;
-          free = 8;
+  splitRuns(
+    list.length,
+    starts,
+    512,
+    (i, n) => {
+      let max = 0;
+      for (let k = 0; k < n; k++) {
+        const v = values[i + k]!;
+        const u = signed ? (v >= 0 ? 2 * v : -2 * v - 1) : v;
+        run[k] = u;
+        if (u > max) max = u;
+      }
+      let bits = 1;
+      while (bits < 53 && max >= POW2[bits]!) bits++;
+      const code = DIRECT_WIDTHS.findIndex((w) => w >= bits);
+      const width = DIRECT_WIDTHS[code]!;
+      out.byte(0x40 | (code << 1) | ((n - 1) >> 8));
+      out.byte((n - 1) & 0xff);
+      // bits most significant first; a value of more than 53 bits has zeros above
+      let cur = 0;
+      let free = 8;
+      for (let k = 0; k < n; k++) {
+        const u = run[k]!;
+        let rem = width;
+        while (rem > 0) {
+          const take = rem < free ? rem : free;
+          rem -= take;
+          const chunk = rem >= 53 ? 0 : Math.floor(u / POW2[rem]!) % POW2[take]!;
+          cur |= chunk << (free - take);
+          free -= take;
+          if (free === 0) {
+            out.byte(cur);
+            cur = 0;
+            free = 8;
+          }
         }
       }
-    }
-    if (free < 8) out.byte(cur);
-  }
+      if (free < 8) out.byte(cur);
+    },
+    mark,
+  );
+  return offsets;
 }
 
-/** `intRleV2` of bigints (values beyond ±2^52). */
-function intRleV2Big(values: readonly bigint[], signed: boolean, out: Bytes): void {
-  for (let i = 0; i < values.length; i += 512) {
-    const n = Math.min(512, values.length - i);
-    const run: bigint[] = new Array(n);
-    let max = 0n;
-    for (let k = 0; k < n; k++) {
-      const v = values[i + k]!;
-      const u = signed ? BigInt.asUintN(64, (v << 1n) ^ (v >> 63n)) : BigInt.asUintN(64, v);
-      run[k] = u;
-      if (u > max) max = u;
-    }
-    const bits = max === 0n ? 1 : max.toString(2).length;
-    const code = DIRECT_WIDTHS.findIndex((w) => w >= bits);
-    const width = DIRECT_WIDTHS[code]!;
-    out.byte(0x40 | (code << 1) | ((n - 1) >> 8));
-    out.byte((n - 1) & 0xff);
-    let acc = 0n;
-    let accBits = 0;
-    for (const u of run) {
-      acc = (acc << BigInt(width)) | u;
-      accBits += width;
-      while (accBits >= 8) {
-        accBits -= 8;
-        out.byte(Number((acc >> BigInt(accBits)) & 0xffn));
-      }
-      acc &= (1n << BigInt(accBits)) - 1n;
-    }
-    if (accBits > 0) out.byte(Number((acc << BigInt(8 - accBits)) & 0xffn));
+/** One DIRECT run of bigints `values[i, i + n)` (values beyond ±2^52). */
+function directRunBig(values: readonly bigint[], i: number, n: number, signed: boolean, out: Bytes): void {
+  const run: bigint[] = new Array(n);
+  let max = 0n;
+  for (let k = 0; k < n; k++) {
+    const v = values[i + k]!;
+    const u = signed ? BigInt.asUintN(64, (v << 1n) ^ (v >> 63n)) : BigInt.asUintN(64, v);
+    run[k] = u;
+    if (u > max) max = u;
   }
+  const bits = max === 0n ? 1 : max.toString(2).length;
+  const code = DIRECT_WIDTHS.findIndex((w) => w >= bits);
+  const width = DIRECT_WIDTHS[code]!;
+  out.byte(0x40 | (code << 1) | ((n - 1) >> 8));
+  out.byte((n - 1) & 0xff);
+  let acc = 0n;
+  let accBits = 0;
+  for (const u of run) {
+    acc = (acc << BigInt(width)) | u;
+    accBits += width;
+    while (accBits >= 8) {
+      accBits -= 8;
+      out.byte(Number((acc >> BigInt(accBits)) & 0xffn));
+    }
+    acc &= (1n << BigInt(accBits)) - 1n;
+  }
+  if (accBits > 0) out.byte(Number((acc << BigInt(8 - accBits)) & 0xffn));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,30 +404,89 @@ function columnsOf(type: DataType, fieldId: number, depth: number, all: Column[]
   return c;
 }
 
-/** What a column's streams hold so far (over every batch): encoded at finish. */
+/**
+ * A column's ColumnStatistics as orc-core 1.9 keeps them for a row group, a stripe or the file
+ * (value count, hasNull; integer, double and string parts; the byte sum of strings and binary).
+ * Stripes merge their row groups' and the file its stripes', as orc-core does (its sums and NaN
+ * handling follow from that order).
+ */
+interface ColStats {
+  values: number;
+  hasNull: boolean;
+  int: IntStats | null;
+  /** DoubleStatistics (`dblHas`: a first value seen; later ones compared by < and >, as orc-core). */
+  dblHas: boolean;
+  dblMin: number;
+  dblMax: number;
+  dblSum: number;
+  /** StringStatistics: the least and greatest value's UTF-8 bytes. */
+  strMin: Uint8Array | null;
+  strMax: Uint8Array | null;
+  /** Total bytes (StringStatistics, BinaryStatistics sum). */
+  byteSum: number;
+}
+
+function newStats(): ColStats {
+  return { values: 0, hasNull: false, int: null, dblHas: false, dblMin: NaN, dblMax: NaN, dblSum: 0, strMin: null, strMax: null, byteSum: 0 };
+}
+
+/** Merges `other` into `into` (orc-core's ColumnStatisticsImpl.merge of each part). */
+function mergeStats(into: ColStats, other: ColStats): void {
+  into.values += other.values;
+  into.hasNull ||= other.hasNull;
+  if (other.int) {
+    if (!into.int) into.int = { ...other.int };
+    else {
+      if (other.int.min < into.int.min) into.int.min = other.int.min;
+      if (other.int.max > into.int.max) into.int.max = other.int.max;
+      const sum = into.int.sum === null || other.int.sum === null ? null : into.int.sum + other.int.sum;
+      into.int.sum = sum !== null && sum === BigInt.asIntN(64, sum) ? sum : null;
+    }
+  }
+  if (!into.dblHas) {
+    if (other.dblHas) [into.dblHas, into.dblMin, into.dblMax] = [true, other.dblMin, other.dblMax];
+  } else if (other.dblHas) {
+    if (other.dblMin < into.dblMin) into.dblMin = other.dblMin;
+    if (other.dblMax > into.dblMax) into.dblMax = other.dblMax;
+  }
+  into.dblSum += other.dblSum;
+  if (other.strMin && (!into.strMin || compareBytes(other.strMin, 0, other.strMin.length, into.strMin) < 0)) into.strMin = other.strMin;
+  if (other.strMax && (!into.strMax || compareBytes(other.strMax, 0, other.strMax.length, into.strMax) > 0)) into.strMax = other.strMax;
+  into.byteSum += other.byteSum;
+}
+
+/** What a column's streams hold so far (over the stripe's rows): encoded when the stripe is. */
 interface Acc {
   present: number[];
+  /** Nulls in the stripe (a PRESENT stream). */
   hasNull: boolean;
-  values: number;
   bools: number[];
   data: Bytes;
   ints: IntList;
   lengths: IntList;
   secondary: IntList;
-  /** DoubleStatistics (NaN min: none yet, as orc-core compares). */
-  dblMin: number;
-  dblMax: number;
-  dblSum: number;
-  /** StringStatistics: the least and greatest value's UTF-8 bytes; `byteSum`: total bytes (StringStatistics, BinaryStatistics sum). */
-  strMin: Uint8Array | null;
-  strMax: Uint8Array | null;
-  byteSum: number;
+  /** The open row group's statistics (its integer part is taken from `ints` when it closes). */
+  group: ColStats;
   /** Entries of the DICTIONARY_V2 encoding streamsOf chose (-1: none). */
   dictionarySize: number;
 }
 
 function newAcc(): Acc {
-  return { present: [], hasNull: false, values: 0, bools: [], data: new Bytes(), ints: new IntList(), lengths: new IntList(), secondary: new IntList(), dblMin: NaN, dblMax: NaN, dblSum: 0, strMin: null, strMax: null, byteSum: 0, dictionarySize: -1 };
+  return { present: [], hasNull: false, bools: [], data: new Bytes(), ints: new IntList(), lengths: new IntList(), secondary: new IntList(), group: newStats(), dictionarySize: -1 };
+}
+
+/** Where a row group starts in each of a column's lists (value indices; `data`: bytes). */
+interface Mark {
+  present: number;
+  bools: number;
+  data: number;
+  ints: number;
+  lengths: number;
+  secondary: number;
+}
+
+function markOf(acc: Acc): Mark {
+  return { present: acc.present.length, bools: acc.bools.length, data: acc.data.length, ints: acc.ints.size, lengths: acc.lengths.size, secondary: acc.secondary.size };
 }
 
 /** Unsigned byte order of `bytes[s, e)` against `other` (orc-core's Text order). */
@@ -400,7 +514,7 @@ function truncatedUtf8(b: Uint8Array): Uint8Array {
  * than 1024 bytes lowerBound (a prefix) / upperBound (a prefix with its last character
  * incremented); sum: the total byte length.
  */
-function stringStatistics(acc: Acc): Uint8Array {
+function stringStatistics(acc: ColStats): Uint8Array {
   const m = new Message();
   if (acc.strMin && acc.strMax) {
     const decoder = new TextDecoder();
@@ -424,14 +538,14 @@ function stringStatistics(acc: Acc): Uint8Array {
 }
 
 /** The ColumnStatistics message of a column (orc-core 1.9's fields for its kind). */
-function columnStatistics(c: Column, acc: Acc): Uint8Array {
+function columnStatistics(c: Column, acc: ColStats): Uint8Array {
   const m = new Message().varint(1, acc.values);
   switch (c.kind) {
     case Kind.BYTE:
     case Kind.SHORT:
     case Kind.INT:
     case Kind.LONG: {
-      const st = acc.ints.stats();
+      const st = acc.int;
       if (st) {
         const sub = new Message().sint(1, st.min).sint(2, st.max);
         // (orc-core leaves the sum out once it overflows a long)
@@ -441,13 +555,13 @@ function columnStatistics(c: Column, acc: Acc): Uint8Array {
       break;
     }
     case Kind.DATE: {
-      const st = acc.ints.stats();
+      const st = acc.int;
       if (st) m.message(7, new Message().sint(1, st.min).sint(2, st.max).view());
       break;
     }
     case Kind.FLOAT:
     case Kind.DOUBLE:
-      if (acc.values > 0) m.message(3, new Message().double(1, acc.dblMin).double(2, acc.dblMax).double(3, acc.dblSum).view());
+      if (acc.dblHas) m.message(3, new Message().double(1, acc.dblMin).double(2, acc.dblMax).double(3, acc.dblSum).view());
       break;
     case Kind.STRING:
     case Kind.VARCHAR:
@@ -466,6 +580,7 @@ const EPOCH_2015 = 1420070400n;
 /** Adds the values of column `c` at `rows` of `data` (the slots its parent holds values for). */
 function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[]): void {
   const acc = accs[c.id]!;
+  const group = acc.group;
   const valid: number[] = [];
   for (let j = 0; j < rows.length; j++) {
     const r = rows[j]!;
@@ -473,9 +588,9 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
     const isValid = data.nullCount === 0 || !data.nullBitmap || ((data.nullBitmap[bit >> 3]! >> (bit & 7)) & 1) === 1;
     acc.present.push(isValid ? 1 : 0);
     if (isValid) valid.push(r);
-    else acc.hasNull = true;
+    else acc.hasNull = group.hasNull = true;
   }
-  acc.values += valid.length;
+  group.values += valid.length;
   // (Arrow JS slices value buffers and offsets with the data, not the validity or boolean bits:
   // row r's value is at r, its bits at r + offset; a struct's children are sliced with it, a
   // list's child is indexed by the offsets)
@@ -516,10 +631,10 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         if (size === 4) view.setFloat32(k * 4, v, true);
         else view.setFloat64(k * 8, v, true);
         // (orc-core: the first value sets both; later ones by < and >, so NaN only when first)
-        if (acc.values - valid.length + k === 0) acc.dblMin = acc.dblMax = v;
-        else if (v < acc.dblMin) acc.dblMin = v;
-        else if (v > acc.dblMax) acc.dblMax = v;
-        acc.dblSum += v;
+        if (!group.dblHas) [group.dblHas, group.dblMin, group.dblMax] = [true, v, v];
+        else if (v < group.dblMin) group.dblMin = v;
+        else if (v > group.dblMax) group.dblMax = v;
+        group.dblSum += v;
       });
       acc.data.bytes(out);
       return;
@@ -535,10 +650,10 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const e = o[at(r) + 1]!;
         acc.data.bytes(bytes.subarray(s, e));
         acc.lengths.push(e - s);
-        acc.byteSum += e - s;
+        group.byteSum += e - s;
         if (c.kind === Kind.BINARY) continue;
-        if (!acc.strMin || compareBytes(bytes, s, e, acc.strMin) < 0) acc.strMin = bytes.slice(s, e);
-        if (!acc.strMax || compareBytes(bytes, s, e, acc.strMax) > 0) acc.strMax = bytes.slice(s, e);
+        if (!group.strMin || compareBytes(bytes, s, e, group.strMin) < 0) group.strMin = bytes.slice(s, e);
+        if (!group.strMax || compareBytes(bytes, s, e, group.strMax) > 0) group.strMax = bytes.slice(s, e);
       }
       return;
     }
@@ -659,31 +774,55 @@ function dictionaryOf(acc: Acc): { size: number; ids: IntList; lengths: IntList;
   return { size: order.length, ids, lengths: dictLengths, bytes: bytes.view() };
 }
 
-/** The streams of a column: [kind, bytes] in ORC's order. */
-function streamsOf(c: Column, acc: Acc): Array<[number, Uint8Array]> {
-  const out: Array<[number, Uint8Array]> = [];
-  const enc = (f: (b: Bytes) => void) => {
+/**
+ * A stream of a column: its kind and bytes and, per row group of the row index, where the group
+ * starts in it: the uncompressed byte offset (`at`; null: a stream the index does not position,
+ * dictionary entries) and the positions after it (`extra`: RLE values consumed, bits of a byte).
+ */
+interface StreamOut {
+  kind: number;
+  raw: Uint8Array;
+  at: number[] | null;
+  extra: number[][];
+}
+
+/** The streams of a column in ORC's order (which is also the order of its row index positions), row groups starting at `marks`. */
+function streamsOf(c: Column, acc: Acc, marks: readonly Mark[]): StreamOut[] {
+  const out: StreamOut[] = [];
+  const starts = (k: keyof Mark) => marks.map((m) => m[k]);
+  const rle = (kind: number, f: (b: Bytes) => number[]) => {
+    const b = new Bytes();
+    const at = f(b);
+    out.push({ kind, raw: b.view(), at, extra: at.map(() => [0]) });
+  };
+  const bits = (kind: number, values: number[], from: number[]) => {
+    const b = new Bytes();
+    const positions = boolRle(Uint8Array.from(values), values.length, b, from);
+    out.push({ kind, raw: b.view(), at: positions.map((p) => p[0]), extra: positions.map((p) => [0, p[1]]) });
+  };
+  const raw = (kind: number, bytes: Uint8Array, at: number[] | null) => out.push({ kind, raw: bytes, at, extra: at ? at.map(() => []) : [] });
+  const unpositioned = (kind: number, f: (b: Bytes) => void) => {
     const b = new Bytes();
     f(b);
-    return b.view();
+    raw(kind, b.view(), null);
   };
-  if (acc.hasNull) out.push([0, enc((b) => boolRle(Uint8Array.from(acc.present), acc.present.length, b))]);
+  if (acc.hasNull) bits(0, acc.present, starts("present"));
   switch (c.kind) {
     case Kind.BOOLEAN:
-      out.push([1, enc((b) => boolRle(Uint8Array.from(acc.bools), acc.bools.length, b))]);
+      bits(1, acc.bools, starts("bools"));
       break;
     case Kind.BYTE:
-      out.push([1, enc((b) => byteRle(acc.data.view(), b))]);
+      rle(1, (b) => byteRle(acc.data.view(), b, starts("data")));
       break;
     case Kind.SHORT:
     case Kind.INT:
     case Kind.LONG:
     case Kind.DATE:
-      out.push([1, enc((b) => intRleV2(acc.ints, true, b))]);
+      rle(1, (b) => intRleV2(acc.ints, true, b, starts("ints")));
       break;
     case Kind.FLOAT:
     case Kind.DOUBLE:
-      out.push([1, acc.data.view()]);
+      raw(1, acc.data.view(), starts("data"));
       break;
     case Kind.STRING:
     case Kind.VARCHAR:
@@ -691,23 +830,31 @@ function streamsOf(c: Column, acc: Acc): Array<[number, Uint8Array]> {
       const dict = dictionaryOf(acc);
       if (dict) {
         acc.dictionarySize = dict.size;
-        out.push([1, enc((b) => intRleV2(dict.ids, false, b))], [2, enc((b) => intRleV2(dict.lengths, false, b))], [3, dict.bytes]);
-      } else out.push([1, acc.data.view()], [2, enc((b) => intRleV2(acc.lengths, false, b))]);
+        rle(1, (b) => intRleV2(dict.ids, false, b, starts("lengths")));
+        unpositioned(2, (b) => intRleV2(dict.lengths, false, b));
+        raw(3, dict.bytes, null);
+      } else {
+        raw(1, acc.data.view(), starts("data"));
+        rle(2, (b) => intRleV2(acc.lengths, false, b, starts("lengths")));
+      }
       break;
     }
     case Kind.BINARY:
-      out.push([1, acc.data.view()], [2, enc((b) => intRleV2(acc.lengths, false, b))]);
+      raw(1, acc.data.view(), starts("data"));
+      rle(2, (b) => intRleV2(acc.lengths, false, b, starts("lengths")));
       break;
     case Kind.DECIMAL:
-      out.push([1, acc.data.view()], [5, enc((b) => intRleV2(acc.secondary, true, b))]);
+      raw(1, acc.data.view(), starts("data"));
+      rle(5, (b) => intRleV2(acc.secondary, true, b, starts("secondary")));
       break;
     case Kind.TIMESTAMP:
     case Kind.TIMESTAMP_INSTANT:
-      out.push([1, enc((b) => intRleV2(acc.ints, true, b))], [5, enc((b) => intRleV2(acc.secondary, false, b))]);
+      rle(1, (b) => intRleV2(acc.ints, true, b, starts("ints")));
+      rle(5, (b) => intRleV2(acc.secondary, false, b, starts("secondary")));
       break;
     case Kind.LIST:
     case Kind.MAP:
-      out.push([2, enc((b) => intRleV2(acc.lengths, false, b))]);
+      rle(2, (b) => intRleV2(acc.lengths, false, b, starts("lengths")));
       break;
   }
   return out;
@@ -717,7 +864,8 @@ function streamsOf(c: Column, acc: Acc): Array<[number, Uint8Array]> {
 // Compression
 // ---------------------------------------------------------------------------------------------
 
-const BLOCK = 256 * 1024;
+/** orc-core's `orc.compress.size` default: bytes per compression chunk. */
+const DEFAULT_CHUNK = 256 * 1024;
 const CODES: Record<string, number> = { none: 0, zlib: 1, snappy: 2, lz4: 4, zstd: 5 };
 
 /** ORC's compression kind of Paimon's `file.compression` (UNSUPPORTED for others). */
@@ -730,8 +878,10 @@ export function orcCompressionOf(compression: string | undefined): string {
 
 type Compress = (chunk: Uint8Array) => Uint8Array | null;
 
-async function compressorOf(name: string, zstdLevel: number): Promise<Compress> {
+async function compressorOf(name: string, zstdLevel: number): Promise<Compress | null> {
   switch (name) {
+    case "none":
+      return null;
     case "zlib":
       await loadFflate();
       return (chunk) => loadedFflate().deflateSync(chunk);
@@ -746,11 +896,19 @@ async function compressorOf(name: string, zstdLevel: number): Promise<Compress> 
   }
 }
 
-function frame(data: Uint8Array, compress: Compress | null): Uint8Array {
-  if (!compress) return data;
+/** A stream as stored: ORC's compression chunks of `chunk` uncompressed bytes, and where each chunk starts in the stored bytes. */
+interface Framed {
+  bytes: Uint8Array;
+  chunkStarts: number[];
+}
+
+function frame(data: Uint8Array, compress: Compress | null, chunkSize: number): Framed {
+  if (!compress) return { bytes: data, chunkStarts: [] };
   const out = new Bytes();
-  for (let i = 0; i < data.length; i += BLOCK) {
-    const chunk = data.subarray(i, Math.min(data.length, i + BLOCK));
+  const chunkStarts: number[] = [];
+  for (let i = 0; i < data.length; i += chunkSize) {
+    chunkStarts.push(out.length);
+    const chunk = data.subarray(i, Math.min(data.length, i + chunkSize));
     const packed = compress(chunk);
     const original = !packed || packed.length >= chunk.length;
     const body = original ? chunk : packed;
@@ -760,7 +918,14 @@ function frame(data: Uint8Array, compress: Compress | null): Uint8Array {
     out.byte((header >> 16) & 0xff);
     out.bytes(body);
   }
-  return out.view().slice();
+  return { bytes: out.view().slice(), chunkStarts };
+}
+
+/** A row index position of uncompressed offset `at` of a stream: [offset] uncompressed, else [chunk start, offset in the chunk]. */
+function streamPosition(framed: Framed, at: number, compressed: boolean, chunkSize: number): number[] {
+  if (!compressed) return [at];
+  const chunk = Math.floor(at / chunkSize);
+  return [framed.chunkStarts[chunk] ?? framed.bytes.length, at - chunk * chunkSize];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -774,21 +939,66 @@ export interface OrcDataWriteOptions {
   statsMode?: string | StatsMode;
   /** Per column name: a stats mode other than the file's (Java's ORC stats factories take the key columns' modes as Parquet's). */
   fieldStatsModes?: Readonly<Record<string, string | StatsMode>>;
+  /** Column bytes buffered (Arrow bytes) at which a stripe is written: Java's `orc.stripe.size` / `file.block-size` (default 64 MiB). */
+  stripeSize?: number;
+  /** Rows at which a stripe is written: `orc.stripe.row.count` (default: no limit). */
+  stripeRowCount?: number;
+  /** Rows per row group of the row index: `orc.row.index.stride` (default 10000; 0: no row index, as `orc.create.index=false`). */
+  rowIndexStride?: number;
+  /** Uncompressed bytes per compression chunk: `orc.compress.size` (default 256 KiB). */
+  compressionChunkSize?: number;
+}
+
+/** orc-core's `orc.stripe.size` default. */
+export const DEFAULT_ORC_STRIPE_SIZE = 64 * 1024 * 1024;
+/** orc-core's `orc.row.index.stride` default. */
+export const DEFAULT_ORC_ROW_INDEX_STRIDE = 10000;
+/** orc-core's least row index stride. */
+export const MIN_ORC_ROW_INDEX_STRIDE = 1000;
+/** The largest compression chunk ORC's 3-byte chunk header holds. */
+export const MAX_ORC_CHUNK = (1 << 23) - 1;
+
+/** Integer kinds and dates: their IntegerStatistics / DateStatistics come from the values list. */
+const INT_STATS_KINDS = new Set<number>([Kind.BYTE, Kind.SHORT, Kind.INT, Kind.LONG, Kind.DATE]);
+
+/** Column data of written batches not yet in a stripe. */
+interface Pending {
+  columns: arrow.Data[];
+  rows: number;
+  bytes: number;
 }
 
 /**
- * Accumulates batches for one ORC data file, with statistics, as `AvroFileWriter` does (same
- * interface); `finish()` encodes the file (one stripe).
+ * Writes one ORC data file from batches, with statistics, as `AvroFileWriter` does (same
+ * interface): rows are buffered until a stripe is full (`stripeSize` column bytes or
+ * `stripeRowCount` rows), then encoded into the file's bytes with its row index; `finish()`
+ * writes the last stripe and the file's tail.
  */
 export class OrcFileWriter {
   readonly schema: arrow.Schema;
   private readonly collectors: ColumnStatsCollector[];
   private readonly modes: StatsMode[];
-  private readonly batches: arrow.Data[][] = [];
+  private readonly columns: Column[] = [];
+  private readonly root: Column;
+  private pending: Pending[] = [];
+  private pendingRows = 0;
+  private pendingBytes = 0;
   private rows = 0;
   private bytes = 0;
   private finished = false;
   private readonly compression: string;
+  private readonly stripeSize: number;
+  private readonly stripeRowCount: number;
+  private readonly stride: number;
+  private readonly chunkSize: number;
+  /** The compressor once loaded (null: none; undefined: loading). */
+  private compress: Compress | null | undefined = undefined;
+  private readonly compressorLoaded: Promise<unknown>;
+  /** The file so far: magic, stripes. */
+  private readonly file = new Bytes();
+  private readonly stripes: Uint8Array[] = [];
+  private readonly stripeStatistics: Uint8Array[] = [];
+  private readonly fileStats: ColStats[];
 
   constructor(
     readonly fields: readonly DataField[],
@@ -797,28 +1007,48 @@ export class OrcFileWriter {
     if (fields.length === 0) throw new PaimonError("INVALID_ARGUMENT", "An ORC data file needs at least one column");
     this.schema = toArrowSchema(fields);
     this.compression = orcCompressionOf(options.compression);
+    const positive = (v: number | undefined, fallback: number, what: string, min = 1, max = Number.MAX_SAFE_INTEGER) => {
+      if (v === undefined) return fallback;
+      if (!Number.isSafeInteger(v) || v < min || v > max) throw new PaimonError("INVALID_ARGUMENT", `ORC ${what} must be an integer in [${min}, ${max}], got ${v}`);
+      return v;
+    };
+    this.stripeSize = positive(options.stripeSize, DEFAULT_ORC_STRIPE_SIZE, "stripe size");
+    this.stripeRowCount = positive(options.stripeRowCount, Number.MAX_SAFE_INTEGER, "stripe row count");
+    this.stride = positive(options.rowIndexStride, DEFAULT_ORC_ROW_INDEX_STRIDE, "row index stride", 0);
+    // (orc-core's WriterImpl: "Row stride must be at least 1000")
+    if (this.stride > 0 && this.stride < MIN_ORC_ROW_INDEX_STRIDE) throw new PaimonError("INVALID_ARGUMENT", `ORC row index stride must be 0 (no index) or at least ${MIN_ORC_ROW_INDEX_STRIDE}, as orc-core requires; got ${this.stride}`);
+    this.chunkSize = positive(options.compressionChunkSize, DEFAULT_CHUNK, "compression chunk size", 1, MAX_ORC_CHUNK);
     this.collectors = fields.map((f) => new ColumnStatsCollector(f.type));
     const fileMode = parseStatsMode(options.statsMode);
     this.modes = fields.map((f) => {
       const m = options.fieldStatsModes?.[f.name];
       return m === undefined ? fileMode : parseStatsMode(m);
     });
-    const all: Column[] = [];
-    columnsOf({ kind: "ROW", nullable: false, fields: [...fields] }, 0, 0, all); // (refuses types ORC cannot hold now)
+    // (refuses types ORC cannot hold now)
+    this.root = columnsOf({ kind: "ROW", nullable: false, fields: [...fields] }, 0, 0, this.columns);
+    this.fileStats = this.columns.map(() => newStats());
+    this.compressorLoaded = compressorOf(this.compression, options.zstdLevel ?? 1).then((c) => (this.compress = c));
+    this.compressorLoaded.catch(() => {}); // (finish() reports a failed load)
   }
 
   get rowCount(): number {
     return this.rows;
   }
 
-  /** Bytes of the columns buffered (the file is encoded at finish). */
+  /** Bytes of the columns written (Arrow bytes; the rolling writers' file size estimate). */
   get bufferedBytes(): number {
     return this.bytes;
+  }
+
+  /** Stripes written so far. */
+  get stripeCount(): number {
+    return this.stripes.length;
   }
 
   write(data: arrow.RecordBatch): void {
     if (this.finished) throw new PaimonError("INVALID_ARGUMENT", "OrcFileWriter already finished");
     if (data.numRows === 0) return;
+    let bytes = 0;
     const columns = this.fields.map((f, i) => {
       const idx = data.schema.fields.findIndex((x) => x.name === f.name);
       if (idx < 0) throw new PaimonError("INVALID_ARGUMENT", `Input data has no column '${f.name}'`);
@@ -826,51 +1056,162 @@ export class OrcFileWriter {
       // Java's ORC writer pads CHAR(n) values with spaces (its statistics hold them padded)
       if (f.type.kind === "CHAR") col = padChars(col, f.type.length);
       if (!f.type.nullable && col.nullCount > 0) throw new PaimonError("INVALID_ARGUMENT", `Column '${f.name}' is NOT NULL but has ${col.nullCount} null values`);
-      this.collectors[i]!.update(col);
-      this.bytes += col.byteLength;
       return col;
     });
-    this.batches.push(columns);
+    columns.forEach((col, i) => {
+      this.collectors[i]!.update(col);
+      bytes += col.byteLength;
+    });
+    this.bytes += bytes;
+    this.pending.push({ columns, rows: data.numRows, bytes });
     this.rows += data.numRows;
+    this.pendingRows += data.numRows;
+    this.pendingBytes += bytes;
+    // (stripes are encoded once the compressor has loaded; until then they wait for finish)
+    if (this.compress !== undefined) this.writeFullStripes(false);
   }
 
-  async finish(): Promise<ParquetWriteResult> {
-    if (this.finished) throw new PaimonError("INVALID_ARGUMENT", "OrcFileWriter already finished");
-    this.finished = true;
-    const compress = this.compression === "none" ? null : await compressorOf(this.compression, this.options.zstdLevel ?? 1);
-    const all: Column[] = [];
-    const root = columnsOf({ kind: "ROW", nullable: false, fields: [...this.fields] }, 0, 0, all);
+  /** Encodes the pending rows into stripes while a stripe's worth is pending (all of them when `all`). */
+  private writeFullStripes(all: boolean): void {
+    while (this.pendingRows > 0 && (all || this.pendingBytes >= this.stripeSize || this.pendingRows >= this.stripeRowCount)) {
+      const parts: arrow.Data[][] = [];
+      let rows = 0;
+      let bytes = 0;
+      while (this.pending.length > 0 && rows < this.stripeRowCount && bytes < this.stripeSize) {
+        const p = this.pending[0]!;
+        const perRow = p.bytes / p.rows;
+        let take = Math.min(p.rows, this.stripeRowCount - rows);
+        if (perRow > 0) take = Math.max(1, Math.min(take, Math.ceil((this.stripeSize - bytes) / perRow)));
+        if (take === p.rows) {
+          parts.push(p.columns);
+          this.pending.shift();
+        } else {
+          parts.push(p.columns.map((d) => d.slice(0, take)));
+          p.columns = p.columns.map((d) => d.slice(take, d.length - take));
+          p.rows -= take;
+          p.bytes -= take * perRow;
+        }
+        rows += take;
+        bytes += take * perRow;
+      }
+      this.pendingRows -= rows;
+      this.pendingBytes = this.pending.length === 0 ? 0 : this.pendingBytes - bytes;
+      this.writeStripe(parts, rows);
+    }
+  }
+
+  /** Encodes `rows` rows (`parts`: column data per batch) as the next stripe: row index, data streams, footer. */
+  private writeStripe(parts: readonly arrow.Data[][], rows: number): void {
+    const all = this.columns;
     const accs = all.map(() => newAcc());
-    for (const batch of this.batches) batch.forEach((data, i) => writeColumn(root.children[i]!, data, Int32Array.from({ length: data.length }, (_, r) => r), accs));
-    accs[0]!.values = this.rows;
-    const file = new Bytes();
-    file.bytes(new TextEncoder().encode("ORC"));
-    const stripeOffset = file.length;
-    const stripeFooter = new Message();
-    for (const c of all) {
-      for (const [kind, raw] of streamsOf(c, accs[c.id]!)) {
-        const bytes = frame(raw, compress);
-        file.bytes(bytes);
-        stripeFooter.message(1, new Message().varint(1, kind).varint(2, c.id).varint(3, bytes.length).view());
+    const indexed = this.stride > 0 && rows > 0;
+    const groupRows = indexed ? this.stride : Infinity;
+    // per column: where each row group starts in its lists, the row groups' statistics
+    const marks: Mark[][] = all.map(() => []);
+    const groupStats: Uint8Array[][] = all.map(() => []);
+    const stripeStats = all.map(() => newStats());
+    const openGroup = () => all.forEach((c) => marks[c.id]!.push(markOf(accs[c.id]!)));
+    const closeGroup = (n: number) => {
+      accs[0]!.group.values = n;
+      for (const c of all) {
+        const acc = accs[c.id]!;
+        const mark = marks[c.id]!.at(-1)!;
+        if (INT_STATS_KINDS.has(c.kind)) acc.group.int = acc.ints.stats(mark.ints);
+        if (indexed) groupStats[c.id]!.push(columnStatistics(c, acc.group));
+        mergeStats(stripeStats[c.id]!, acc.group);
+        acc.group = newStats();
+      }
+    };
+    let inGroup = 0;
+    let done = 0;
+    if (rows > 0) openGroup();
+    for (const columns of parts) {
+      const n = columns[0]!.length;
+      for (let at = 0; at < n; ) {
+        const k = Math.min(n - at, groupRows - inGroup);
+        const slots = Int32Array.from({ length: k }, (_, r) => at + r);
+        columns.forEach((data, i) => writeColumn(this.root.children[i]!, data, slots, accs));
+        at += k;
+        inGroup += k;
+        done += k;
+        if (inGroup === groupRows) {
+          closeGroup(inGroup);
+          inGroup = 0;
+          if (done < rows) openGroup();
+        }
       }
     }
-    const dataLength = file.length - stripeOffset;
+    if (inGroup > 0) closeGroup(inGroup);
+    const compressed = this.compress !== null;
+    const compress = this.compress ?? null;
+    const streams = all.map((c) => streamsOf(c, accs[c.id]!, indexed ? marks[c.id]! : []).map((s) => ({ ...s, framed: frame(s.raw, compress, this.chunkSize) })));
+    const file = this.file;
+    if (file.length === 0) file.bytes(new TextEncoder().encode("ORC"));
+    const stripeOffset = file.length;
+    const stripeFooter = new Message();
+    if (indexed) {
+      // ROW_INDEX streams: per row group the start of each stream (as ORC's readers seek) and the group's statistics
+      for (const c of all) {
+        const index = new Message();
+        groupStats[c.id]!.forEach((stats, g) => {
+          const positions = new Bytes();
+          for (const s of streams[c.id]!) {
+            if (!s.at) continue;
+            for (const v of streamPosition(s.framed, s.at[g]!, compressed, this.chunkSize)) positions.uvar(v);
+            for (const v of s.extra[g]!) positions.uvar(v);
+          }
+          const entry = new Message();
+          if (positions.length > 0) entry.message(1, positions.view());
+          index.message(1, entry.message(2, stats).view());
+        });
+        const bytes = frame(index.view(), compress, this.chunkSize).bytes;
+        file.bytes(bytes);
+        stripeFooter.message(1, new Message().varint(1, 6).varint(2, c.id).varint(3, bytes.length).view());
+      }
+    }
+    const indexLength = file.length - stripeOffset;
+    for (const c of all) {
+      for (const s of streams[c.id]!) {
+        file.bytes(s.framed.bytes);
+        stripeFooter.message(1, new Message().varint(1, s.kind).varint(2, c.id).varint(3, s.framed.bytes.length).view());
+      }
+    }
+    const dataLength = file.length - stripeOffset - indexLength;
     for (const c of all) {
       const dictionarySize = accs[c.id]!.dictionarySize;
       if (dictionarySize >= 0) stripeFooter.message(2, new Message().varint(1, 3).varint(2, dictionarySize).view());
       else stripeFooter.message(2, new Message().varint(1, c.kind === Kind.STRUCT || c.kind === Kind.FLOAT || c.kind === Kind.DOUBLE || c.kind === Kind.BOOLEAN || c.kind === Kind.BYTE ? 0 : 2).view());
     }
     stripeFooter.string(3, "UTC");
-    const stripeFooterBytes = frame(stripeFooter.view(), compress);
+    const stripeFooterBytes = frame(stripeFooter.view(), compress, this.chunkSize).bytes;
     file.bytes(stripeFooterBytes);
-    const statistics = all.map((c) => columnStatistics(c, accs[c.id]!));
-    // metadata: the stripe's statistics (the same as the file's: one stripe)
-    const stripeStats = new Message();
-    for (const s of statistics) stripeStats.message(1, s);
-    const metadata = frame(new Message().message(1, stripeStats.view()).view(), compress);
+    this.stripes.push(new Message().varint(1, stripeOffset).varint(2, indexLength).varint(3, dataLength).varint(4, stripeFooterBytes.length).varint(5, rows).view().slice());
+    const stats = new Message();
+    for (const c of all) {
+      stats.message(1, columnStatistics(c, stripeStats[c.id]!));
+      mergeStats(this.fileStats[c.id]!, stripeStats[c.id]!);
+    }
+    this.stripeStatistics.push(stats.view().slice());
+  }
+
+  async finish(): Promise<ParquetWriteResult> {
+    if (this.finished) throw new PaimonError("INVALID_ARGUMENT", "OrcFileWriter already finished");
+    this.finished = true;
+    await this.compressorLoaded;
+    this.writeFullStripes(true);
+    // (a file without rows: one empty stripe, as before)
+    if (this.stripes.length === 0) this.writeStripe([], 0);
+    const compress = this.compress ?? null;
+    const file = this.file;
+    const all = this.columns;
+    // metadata: per stripe its statistics
+    const metadataMessage = new Message();
+    for (const s of this.stripeStatistics) metadataMessage.message(1, s);
+    const metadata = frame(metadataMessage.view(), compress, this.chunkSize).bytes;
+    const contentLength = file.length;
     file.bytes(metadata);
-    const footer = new Message().varint(1, 3).varint(2, file.length - metadata.length);
-    footer.message(3, new Message().varint(1, stripeOffset).varint(2, 0).varint(3, dataLength).varint(4, stripeFooterBytes.length).varint(5, this.rows).view());
+    const footer = new Message().varint(1, 3).varint(2, contentLength);
+    for (const s of this.stripes) footer.message(3, s);
     for (const c of all) {
       const t = new Message().varint(1, c.kind);
       if (c.children.length > 0) {
@@ -885,11 +1226,11 @@ export class OrcFileWriter {
       footer.message(4, t.view());
     }
     footer.varint(6, this.rows);
-    for (const s of statistics) footer.message(7, s);
-    footer.varint(8, 0);
-    const footerBytes = frame(footer.view(), compress);
+    for (const c of all) footer.message(7, columnStatistics(c, this.fileStats[c.id]!));
+    footer.varint(8, this.stride);
+    const footerBytes = frame(footer.view(), compress, this.chunkSize).bytes;
     file.bytes(footerBytes);
-    const ps = new Message().varint(1, footerBytes.length).varint(2, CODES[this.compression]!).varint(3, BLOCK);
+    const ps = new Message().varint(1, footerBytes.length).varint(2, CODES[this.compression]!).varint(3, this.chunkSize);
     const version = new Bytes();
     version.uvar(0);
     version.uvar(12);

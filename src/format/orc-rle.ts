@@ -13,8 +13,12 @@ export class OrcRleError extends Error {}
 /** 64-bit integers as [lo, hi] Int32 word pairs (the little-endian layout of a BigInt64Array). */
 export class Int64Words {
   readonly words: Int32Array;
-  constructor(readonly length: number) {
-    this.words = new Int32Array(length * 2);
+  /** `words`: a view of existing words (2 per value), else new zeroed ones. */
+  constructor(
+    readonly length: number,
+    words?: Int32Array,
+  ) {
+    this.words = words ?? new Int32Array(length * 2);
   }
   /** Value `i` as a number (exact below 2^53). */
   get(i: number): number {
@@ -87,7 +91,10 @@ export class ByteCursor {
 const zigzag = (u: number): number => (u % 2 === 1 ? -(u + 1) / 2 : u / 2);
 const zigzagBig = (u: bigint): bigint => (u >> 1n) ^ -(u & 1n);
 
-/** Byte RLE (ORC spec): `n` bytes. */
+/**
+ * Byte RLE (ORC spec): `n` bytes. A run past the `n` values is an error unless `out` has room for
+ * it (a reader that stops inside a run: the row groups of a row index).
+ */
 export function decodeByteRle(buf: Uint8Array, n: number, out: Uint8Array = new Uint8Array(n)): Uint8Array {
   const c = new ByteCursor(buf);
   let i = 0;
@@ -96,12 +103,12 @@ export function decodeByteRle(buf: Uint8Array, n: number, out: Uint8Array = new 
     if (control < 128) {
       const run = control + 3;
       const v = c.byte();
-      if (i + run > n) throw new OrcRleError(`byte run past the ${n} values`);
+      if (i + run > out.length) throw new OrcRleError(`byte run past the ${n} values`);
       out.fill(v, i, i + run);
       i += run;
     } else {
       const run = 256 - control;
-      if (i + run > n || c.pos + run > buf.length) throw new OrcRleError(`byte literals past the stream`);
+      if (i + run > out.length || c.pos + run > buf.length) throw new OrcRleError(`byte literals past the stream`);
       out.set(buf.subarray(c.pos, c.pos + run), i);
       c.pos += run;
       i += run;
@@ -110,15 +117,15 @@ export function decodeByteRle(buf: Uint8Array, n: number, out: Uint8Array = new 
   return out;
 }
 
-/** Boolean RLE (byte RLE of bits, most significant first): `n` values, one byte (0/1) each. */
-export function decodeBoolRle(buf: Uint8Array, n: number): Uint8Array {
-  const bytes = decodeByteRle(buf, (n + 7) >> 3);
+/** Boolean RLE (byte RLE of bits, most significant first): `n` values, one byte (0/1) each; `slack`: room for a byte run past them. */
+export function decodeBoolRle(buf: Uint8Array, n: number, slack = 0): Uint8Array {
+  const bytes = decodeByteRle(buf, (n + 7) >> 3, new Uint8Array(((n + 7) >> 3) + slack));
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) out[i] = (bytes[i >> 3]! >> (7 - (i & 7))) & 1;
   return out;
 }
 
-/** Integer RLE version 1 (ORC's DIRECT encoding): `n` values. */
+/** Integer RLE version 1 (ORC's DIRECT encoding): `n` values (a run past them only where `out` has room). */
 export function decodeIntRleV1(buf: Uint8Array, n: number, signed: boolean, out: Int64Words = new Int64Words(n)): Int64Words {
   const c = new ByteCursor(buf);
   let i = 0;
@@ -127,7 +134,7 @@ export function decodeIntRleV1(buf: Uint8Array, n: number, signed: boolean, out:
     if (control < 128) {
       const run = control + 3;
       const delta = (c.byte() << 24) >> 24;
-      if (i + run > n) throw new OrcRleError(`integer run past the ${n} values`);
+      if (i + run > out.length) throw new OrcRleError(`integer run past the ${n} values`);
       const u = c.uvar();
       if (u >= 0) {
         const base = signed ? zigzag(u) : u;
@@ -138,7 +145,7 @@ export function decodeIntRleV1(buf: Uint8Array, n: number, signed: boolean, out:
       }
     } else {
       const run = 256 - control;
-      if (i + run > n) throw new OrcRleError(`integer literals past the ${n} values`);
+      if (i + run > out.length) throw new OrcRleError(`integer literals past the ${n} values`);
       for (let k = 0; k < run; k++) {
         const u = c.uvar();
         if (u >= 0) out.set(i++, signed ? zigzag(u) : u);
@@ -200,13 +207,13 @@ class BitReader {
 /** Safe magnitude for number arithmetic within a run (sums of ≤ 512 terms stay below 2^53). */
 const SAFE = 2 ** 42;
 
-/** Integer RLE version 2 (ORC's DIRECT_V2 and DICTIONARY_V2 encodings): `n` values. */
+/** Integer RLE version 2 (ORC's DIRECT_V2 and DICTIONARY_V2 encodings): `n` values (a run past them only where `out` has room). */
 export function decodeIntRleV2(buf: Uint8Array, n: number, signed: boolean, out: Int64Words = new Int64Words(n)): Int64Words {
   const c = new ByteCursor(buf);
   const bits = new BitReader(c);
   let i = 0;
   const room = (run: number) => {
-    if (i + run > n) throw new OrcRleError(`integer run of ${run} past the ${n} values`);
+    if (i + run > out.length) throw new OrcRleError(`integer run of ${run} past the ${n} values`);
   };
   while (i < n) {
     const first = c.byte();

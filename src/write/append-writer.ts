@@ -7,7 +7,8 @@ import type { FileIO } from "../fs/file-io.js";
 import { ParquetFileWriter, type ParquetWriteOptions } from "../format/parquet-writer.js";
 import { AvroFileWriter, avroDataCodec } from "../format/avro-data-write.js";
 import { dataFileFormatFor } from "../format/file-formats.js";
-import { OrcFileWriter } from "../format/orc-data-write.js";
+import { OrcFileWriter, type OrcDataWriteOptions } from "../format/orc-data-write.js";
+import { parseMemorySize } from "../table/options.js";
 import { DataFileIndexWriter, NO_FILE_INDEX } from "./data-file-index.js";
 import { serializeBinaryRow, toStatsBinaryRow } from "../spec/binary-row.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta, type SimpleStats } from "../spec/manifest.js";
@@ -66,7 +67,7 @@ export function openDataFileWriter(schema: TableSchema, fields: readonly DataFie
   if (format === "parquet") return { writer: new ParquetFileWriter(fields, options), extension: "parquet" };
   if (format === "orc") {
     const zstdLevel = Number(schema.options["file.compression.zstd-level"] ?? 1);
-    return { writer: new OrcFileWriter(fields, { compression: options.compression ?? "zstd", zstdLevel, statsMode: options.statsMode, fieldStatsModes: options.fieldStatsModes }), extension: "orc" };
+    return { writer: new OrcFileWriter(fields, { compression: options.compression ?? "zstd", zstdLevel, statsMode: options.statsMode, fieldStatsModes: options.fieldStatsModes, ...orcLayoutOptions(schema.options) }), extension: "orc" };
   }
   const codecOption = schema.options["avro.codec"];
   const codec = avroDataCodec(options.compression ?? "zstd", codecOption);
@@ -76,6 +77,30 @@ export function openDataFileWriter(schema: TableSchema, fields: readonly DataFie
   // (no per-field modes: Java's Avro stats factories (createStatsFactoriesForAvro) keep the file's
   // mode for the `_KEY_` columns, which its Parquet files collect in full)
   return { writer: new AvroFileWriter(fields, { codec, level: level_, statsMode: options.statsMode }), extension: "avro" };
+}
+
+/**
+ * The stripe and row index layout of ORC files from the table's options, as Java's OrcFileFormat
+ * passes them to orc-core: `orc.stripe.size` (bytes; Paimon's `file.block-size` wins when set),
+ * `orc.stripe.row.count`, `orc.row.index.stride` (`orc.create.index=false`: none),
+ * `orc.compress.size`. INVALID_ARGUMENT for values that are not such sizes or counts.
+ */
+export function orcLayoutOptions(options: Readonly<Record<string, string>>): Pick<OrcDataWriteOptions, "stripeSize" | "stripeRowCount" | "rowIndexStride" | "compressionChunkSize"> {
+  const integer = (key: string): number | undefined => {
+    const raw = options[key];
+    if (raw === undefined) return undefined;
+    if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: '${raw}' is not a non-negative integer`);
+    return Number(raw);
+  };
+  const blockSize = options["file.block-size"];
+  const createIndex = (options["orc.create.index"] ?? "true").trim().toLowerCase();
+  if (createIndex !== "true" && createIndex !== "false") throw new PaimonError("INVALID_ARGUMENT", `option orc.create.index: '${options["orc.create.index"]}' is not a boolean`);
+  return {
+    stripeSize: blockSize !== undefined ? parseMemorySize(blockSize, "file.block-size") : integer("orc.stripe.size"),
+    stripeRowCount: integer("orc.stripe.row.count"),
+    rowIndexStride: createIndex === "false" ? 0 : integer("orc.row.index.stride"),
+    compressionChunkSize: integer("orc.compress.size"),
+  };
 }
 
 /** Java writes `_CREATION_TIME` as the local wall clock encoded like a UTC timestamp. */

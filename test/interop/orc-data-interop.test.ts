@@ -75,6 +75,9 @@ const ORC_OPTIONS = {
 
 const COMPRESSIONS = ["zstd", "zlib", "snappy", "lz4", "none"];
 
+/** Rows of the Java tables with row indexes: 2 stripes of 3 row groups. */
+const INDEXED_ROWS = 6000;
+
 describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
   let warehouse = "";
   let catalog: Catalog;
@@ -87,6 +90,11 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
   }
   // ORC 0.11 files: integer RLE v1, DIRECT and DICTIONARY (v1) encodings
   tables.push({ identifier: "db.types_v011", spec: { fields: ORC_TYPES, options: { ...ORC_OPTIONS, "orc.write.format": "0.11" }, commits: [Array.from({ length: 600 }, (_, i) => orcRow(i))] } });
+  // stripes of 3000 rows with row indexes of 1000-row groups, 4 KiB compression chunks
+  for (const compression of ["zstd", "none"]) {
+    const options = { ...ORC_OPTIONS, "orc.stripe.row.count": "3000", "orc.row.index.stride": "1000", "orc.compress.size": "4096", "file.compression": compression };
+    tables.push({ identifier: `db.indexed_${compression}`, spec: { fields: ORC_TYPES, options, commits: [Array.from({ length: INDEXED_ROWS }, (_, i) => orcRow(i))] } });
+  }
   tables.push({ identifier: "db.pk_level0", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: { bucket: "2", "file.format.per.level": "0:orc" }, commits: pkCommits() } });
   tables.push({ identifier: "db.pk_orc", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: { bucket: "1", "file.format": "orc" }, commits: pkCommits() } });
   tables.push({ identifier: "db.pk_dv", spec: { fields: PK_FIELDS, primaryKeys: ["k"], options: { bucket: "1", "file.format": "orc", "deletion-vectors.enabled": "true" }, commits: pkCommits() } });
@@ -172,6 +180,47 @@ describe.skipIf(!!noJava)("ORC data files written by Java Paimon", () => {
     await rtRows("db.types_none", { filter: and(col("id").ge(1000), col("id").lt(1025)), predicateFilter: true });
     expect(orc.orcReadCounters.stripesRead - before.stripesRead).toBeLessThanOrEqual(2);
     expect(orc.orcReadCounters.stripesPruned - before.stripesPruned).toBeGreaterThan(3);
+  }, SLOW);
+
+  it("exact filters skip row groups by Java's row indexes (runs crossing group starts, compressed and not); a pruned read returns the rows Java's pruned read returns", async () => {
+    const orc = await loadOrcReader();
+    const seq = (id: number) => 1000000n + 3n * BigInt(id);
+    // ids 0..5999 ascend: stripes [0, 3000), [3000, 6000), row groups of 1000
+    type JavaFilters = NonNullable<Parameters<typeof readTables>[1][number]["filters"]>;
+    const cases: Array<[Predicate, (r: OracleRow) => boolean, number, JavaFilters]> = [
+      [and(col("seq").ge(seq(4200)), col("seq").lt(seq(4300))), (r) => BigInt(r.seq as string) >= seq(4200) && BigInt(r.seq as string) < seq(4300), 2, [["seq", ">=", Number(seq(4200))], ["seq", "<", Number(seq(4300))]]],
+      [col("id").lt(1500), (r) => (r.id as number) < 1500, 1, [["id", "<", 1500]]],
+      // (floats prune by lt / le only: a NaN row may satisfy the others)
+      [col("f").lt(999.5), (r) => r.f !== null && (r.f as number) < 999.5, 2, [["f", "<", 999.5]]],
+    ];
+    for (const compression of ["zstd", "none"]) {
+      const identifier = `db.indexed_${compression}`;
+      const bytes = new Uint8Array(await largestFile(identifier));
+      const tail = await orc.readOrcTail(bytes);
+      expect([tail.rowIndexStride, tail.stripes.map((s) => s.rows)], compression).toEqual([1000, [3000, 3000]]);
+      const java = await readTables("java", [
+        { warehouse, identifier, sort: true },
+        ...cases.map(([, , , filters]) => ({ warehouse, identifier, sort: true, filters })),
+      ]);
+      const all = java[0] as OracleRow[];
+      const table = await catalog.getTable(identifier);
+      for (const [c, [filter, keep, groupsPruned]] of cases.entries()) {
+        const before = { ...orc.orcReadCounters };
+        const rows = await rtRows(identifier, { filter, predicateFilter: true });
+        expect(rows, `${compression} case ${c}`).toEqual(sortRows(all.filter(keep)));
+        expect(orc.orcReadCounters.rowGroupsPruned - before.rowGroupsPruned, `${compression} case ${c}`).toBe(groupsPruned);
+        expect(orc.orcReadCounters.stripesPruned - before.stripesPruned, `${compression} case ${c}`).toBe(1);
+        // the file read with the filter but without row filtering: the rows of the row groups kept,
+        // as Java's reader returns them (its search argument over the same row index)
+        let skipped = 0;
+        const read: OracleRow[] = [];
+        const bound = bindPredicate(filter, table.schema.fields);
+        for await (const b of readWholeDataFile(Promise.resolve(bytes), { fields: table.schema.fields, batchSize: 700, fileName: "data-x.orc", filter: bound, onSkip: (n) => (skipped += n) })) read.push(...arrowToRows(b));
+        expect(sortRows(read), `${compression} case ${c}`).toEqual(java[c + 1]);
+        expect(skipped + read.length).toBe(INDEXED_ROWS);
+        expect(read.length % 1000, `${compression} case ${c}`).toBe(0);
+      }
+    }
   }, SLOW);
 
   it("a pruned stripe's rows are reported to onSkip (row positions for deletion vectors)", async () => {
@@ -435,5 +484,107 @@ describe.skipIf(!!noJava)("ORC data files written by paimon-rt", () => {
     await rtCommitRows(await catalog.createTable("db.rt_pk_stats", { fields: PK_FIELDS, primaryKeys: ["k"], options: pkOptions }), PK_FIELDS, pkRows);
     const javaPk = await onlyFileStats(catalog, "db.java_pk_stats");
     expect(await onlyFileStats(catalog, "db.rt_pk_stats")).toEqual(javaPk);
+  }, SLOW);
+});
+
+/** orcRow with SMALLINT and DECIMAL values that fit for any id (paimon-rt checks them): those of id % 99 + 1. */
+function rtOrcRow(id: number): OracleRow {
+  if (id % 97 === 5) return orcRow(id);
+  const small = allTypesRow((id % 99) + 1);
+  const row: OracleRow = { ...orcRow(id), sm: small.sm, dec5: small.dec5, dec18: small.dec18 };
+  // (no -0: the values read back are 0)
+  for (const [k, v] of Object.entries(row)) if (Object.is(v, -0)) row[k] = 0;
+  return row;
+}
+
+describe.skipIf(!!noJava)("ORC stripes and row indexes written by paimon-rt", () => {
+  // 3200 rows: stripes of 1200 rows (row count) or of ~64 KiB (stripe size), row groups of 1000
+  // rows, 4 KiB compression chunks (several per stream: positions name chunks)
+  const ROWS_RT = 3200;
+  const rows = Array.from({ length: ROWS_RT }, (_, i) => rtOrcRow(i + 1));
+  const nulls = Object.fromEntries(ORC_TYPES.map((f) => [f.name, null]));
+  const model = sortRows(rows.map((r) => ({ ...nulls, ...r })));
+  const layouts: Array<[string, Record<string, string>]> = [
+    ["rows_zstd", { "orc.stripe.row.count": "1200", "orc.row.index.stride": "1000", "orc.compress.size": "4096" }],
+    ["rows_none", { "orc.stripe.row.count": "1200", "orc.row.index.stride": "1000", "file.compression": "none" }],
+    ["size_snappy", { "orc.stripe.size": "65536", "orc.row.index.stride": "1000", "orc.compress.size": "4096", "file.compression": "snappy" }],
+    ["noindex_zlib", { "orc.stripe.row.count": "1200", "orc.create.index": "false", "file.compression": "zlib" }],
+  ];
+  let warehouse = "";
+  let catalog: Catalog;
+  const fileOf = async (name: string) => {
+    const files = await dataFileNames(catalog, `db.${name}`);
+    expect(files.length).toBe(1);
+    return new Uint8Array(await fsp.readFile(path.join(warehouse, "db.db", name, "bucket-0", files[0]!)));
+  };
+
+  beforeAll(async () => {
+    warehouse = tempDir();
+    catalog = await Catalog.open(warehouse);
+    await catalog.createDatabase("db");
+    for (const [name, options] of layouts) {
+      const table = await catalog.createTable(`db.${name}`, { fields: ORC_TYPES, options: { bucket: "-1", "file.format": "orc", ...options } });
+      await rtCommitRows(table, ORC_TYPES, rows);
+    }
+  }, SLOW);
+
+  it("files of several stripes (row count or size) with row indexes: Java reads every row exactly, and so does paimon-rt", async () => {
+    const orc = await loadOrcReader();
+    const java = await readTables("java", layouts.map(([name]) => ({ warehouse, identifier: `db.${name}`, sort: true })));
+    for (const [i, [name]] of layouts.entries()) {
+      const fromJava = java[i];
+      if (fromJava instanceof Error) throw fromJava;
+      expect(fromJava, name).toEqual(model);
+      expect(await tableRows(catalog, `db.${name}`), name).toEqual(model);
+      const tail = await orc.readOrcTail(await fileOf(name));
+      if (name.startsWith("size")) expect(tail.stripes.length, name).toBeGreaterThan(2);
+      else expect(tail.stripes.map((s) => s.rows), name).toEqual([1200, 1200, 800]);
+      expect(tail.rowIndexStride, name).toBe(name.startsWith("noindex") ? 0 : 1000);
+      expect(tail.stripes.every((s) => (s.indexLength > 0) === !name.startsWith("noindex")), name).toBe(true);
+    }
+  }, SLOW);
+
+  it("Java skips row groups by paimon-rt's row index: a filtered read without row filtering returns exactly the kept row groups, every column exact", async () => {
+    // ids 1..3200 ascend; stripes [1, 1200], [1201, 2400], [2401, 3200], row groups [1, 1000],
+    // [1001, 1200], [1201, 2200], [2201, 2400], [2401, 3200]: id >= 2300 keeps the last two (without
+    // the row index Java would return all of stripe 2)
+    const requests = layouts.map(([name]) => ({ warehouse, identifier: `db.${name}`, filters: [["id", ">=", 2300]] as Array<[string, ">=", unknown]>, sort: true }));
+    const java = await readTables("java", requests);
+    const fromRows = (first: number) => model.filter((r) => (r.id as number) >= first);
+    expect(java[0], "rows_zstd").toEqual(fromRows(2201));
+    expect(java[1], "rows_none").toEqual(fromRows(2201));
+    // stripes by size: a suffix of whole row groups, some skipped
+    const bySize = java[2] as OracleRow[];
+    const first = bySize[0]!.id as number;
+    expect(first).toBeGreaterThan(1);
+    expect(first).toBeLessThanOrEqual(2300);
+    expect(bySize).toEqual(fromRows(first));
+    // (without a row index orc-core applies no search argument at all: every row comes back)
+    expect(java[3], "noindex_zlib").toEqual(model);
+    // integer, float and string filters on the row groups' statistics; with row filtering exactly the matching rows
+    const more = await readTables("java", [
+      { warehouse, identifier: "db.rows_zstd", filters: [["seq", "<", 1000000 + 3 * 900]], sort: true },
+      { warehouse, identifier: "db.rows_zstd", filters: [["f", ">", 2300.5]], sort: true },
+      { warehouse, identifier: "db.rows_zstd", filters: [["vc", "=", "v3150"]], sort: true, executeFilter: true },
+    ]);
+    expect(more[0]).toEqual(model.filter((r) => (r.id as number) <= 1000));
+    expect(more[1]).toEqual(fromRows(2201));
+    expect(more[2]).toEqual(model.filter((r) => r.vc === "v3150"));
+    // paimon-rt prunes its own files the same way: the file read with the filter but without row
+    // filtering returns exactly Java's rows (with a row index); with row filtering exactly the matching rows
+    const orc = await loadOrcReader();
+    for (const [i, [name]] of layouts.entries()) {
+      const table = await catalog.getTable(`db.${name}`);
+      const filter = col("id").ge(2300);
+      const before = { ...orc.orcReadCounters };
+      const read: OracleRow[] = [];
+      let skipped = 0;
+      for await (const b of readWholeDataFile(Promise.resolve(await fileOf(name)), { fields: table.schema.fields, batchSize: 500, fileName: "data-x.orc", filter: bindPredicate(filter, table.schema.fields), onSkip: (n) => (skipped += n) })) read.push(...arrowToRows(b));
+      // (without a row index paimon-rt still skips stripes by their statistics; Java does not)
+      expect(sortRows(read), name).toEqual(name.startsWith("noindex") ? fromRows(1201) : java[i]);
+      expect(skipped + read.length, name).toBe(ROWS_RT);
+      if (name.startsWith("rows")) expect([orc.orcReadCounters.stripesPruned - before.stripesPruned, orc.orcReadCounters.rowGroupsPruned - before.rowGroupsPruned], name).toEqual([1, 1]);
+      expect(await tableRows(catalog, `db.${name}`, { filter, predicateFilter: true }), name).toEqual(fromRows(2300));
+    }
   }, SLOW);
 });
