@@ -185,12 +185,33 @@ describe("collection aggregate functions (merge-engine=aggregation)", () => {
         // a key whose first record is a retraction: Java's write buffer keeps the lone -U; later merges retract from null
         const t = await table(OPTIONS, FIELDS);
         for (const [i, r] of records.entries()) await commit(t, FIELDS, [{ id: "1", mm: r.mm, nu: r.nu, cd: r.cd }], [r.retract ? 1 : 0], i === compactAt);
-        const expected = foldKey(records);
+        // a full compaction of a lone retraction drops it (Java's ReducerMergeFunctionWrapper passes
+        // the single record unchanged; compaction to the max level drops non-add rows)
+        const expected = compactAt === 0 && records[0]!.retract ? (records.length > 1 ? foldKey(records.slice(1)) : null) : foldKey(records);
         expect(await read(t)).toEqual(expected === null ? [] : [expected]);
         await commit(t, FIELDS, [], undefined, true);
         expect(await read(t)).toEqual(expected === null ? [] : [expected]);
       }),
-      { numRuns: 30 },
+      {
+        numRuns: 30,
+        // the CI run of 2026-12-05 06:56 drew this: the first commit's lone -U is compacted away
+        examples: [
+          [
+            [
+              { retract: true, mm: null, nu: null, cd: null },
+              { retract: true, mm: null, nu: null, cd: null },
+            ],
+            0,
+          ],
+          [
+            [
+              { retract: true, mm: [[1, "a"]], nu: null, cd: [2] },
+              { retract: false, mm: [[3, "b"]], nu: [{ k: 1, v: "x" }], cd: [2, 2] },
+            ],
+            0,
+          ],
+        ],
+      },
     );
   }, 300_000);
 
