@@ -22,14 +22,27 @@ const LOW_CARDINALITY = 0.25;
  * would outgrow parquet-rs's limit within the first row group (`rowGroupRows` rows): the distinct
  * values seen, in their PLAIN dictionary size, pass the limit. Hash collisions only undercount,
  * so a column is never chosen that would have kept its dictionary.
+ *
+ * With `unpaying` (the flat encoder, which also applies parquet-mr's `isCompressionSatisfying`:
+ * a chunk keeps its dictionary only when dictionary page + bit-packed indices are smaller than
+ * its PLAIN values), also the columns of a file of one row group whose dictionary cannot pay:
+ * the probe saw every row, and even its lower bounds (distinct values undercounted by hash
+ * collisions, so the dictionary bytes and the index bit width too) make the dictionary-encoded
+ * chunk no smaller than PLAIN. The encoder would build that dictionary and drop it (all-distinct
+ * columns of files under ~130 k rows: keys, sequence numbers, event times, measurements); the
+ * file's bytes are the same either way.
  */
-export function overflowingDictionaryColumns(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], rowGroupRows: number): string[] {
+export function overflowingDictionaryColumns(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], rowGroupRows: number, options?: { unpaying?: boolean }): string[] {
   const out: string[] = [];
   let seen: KeySet | undefined;
+  let total = 0;
+  for (const batch of batches) total += batch.numRows;
+  // one row group: the probe's rows are the whole chunk
+  const wholeChunk = options?.unpaying === true && total <= rowGroupRows;
   schema.fields.forEach((field, i) => {
     const width = fixedWidth(field.type);
     if (width === 0 && !isVarBinary(field.type)) return;
-    if (width > 0 && ascendingPastLimit(batches, i, width, rowGroupRows)) {
+    if (width > 0 && ascendingPastLimit(batches, i, width, rowGroupRows, wholeChunk)) {
       out.push(field.name);
       return;
     }
@@ -51,18 +64,40 @@ export function overflowingDictionaryColumns(schema: arrow.Schema, batches: read
       rows += n;
       if (dictBytes > DICTIONARY_PAGE_LIMIT || rows >= rowGroupRows) break;
     }
-    if (dictBytes > DICTIONARY_PAGE_LIMIT) out.push(field.name);
+    if (dictBytes > DICTIONARY_PAGE_LIMIT || (wholeChunk && !dictionaryCanPay(batches, i, width, set.size, dictBytes))) out.push(field.name);
   });
   return out;
+}
+
+/**
+ * Whether a dictionary of at least `distinct` entries and `dictBytes` bytes over every row of
+ * column `c` could make the chunk smaller than PLAIN (the encoder's `dictionaryPays`, bounded
+ * from below): PLAIN is the non-null values (BYTE_ARRAY: 4 bytes each plus the offsets' span).
+ */
+function dictionaryCanPay(batches: readonly arrow.RecordBatch[], c: number, width: number, distinct: number, dictBytes: number): boolean {
+  let values = 0;
+  let plain = 0;
+  for (const batch of batches) {
+    const data = batch.data.children[c]!;
+    values += data.length - data.nullCount;
+    if (width === 0) {
+      const o = data.valueOffsets as Int32Array; // sliced to the Data's rows
+      plain += o[data.length]! - o[0]!;
+    }
+  }
+  plain += values * (width > 0 ? width : 4);
+  const bitWidth = distinct <= 1 ? 0 : 32 - Math.clz32(distinct - 1);
+  return dictBytes + Math.ceil((values * bitWidth) / 8) < plain;
 }
 
 /**
  * Whether the first non-null values of fixed-width column `c` within `rowGroupRows` rows ascend
  * strictly (as signed integers of `width` bytes) for more values than fit the dictionary limit:
  * then they are all distinct and the dictionary overflows, without hashing them. Ids, sequence
- * numbers and event times usually do; any other column is probed by hashing.
+ * numbers and event times usually do; any other column is probed by hashing. With `wholeChunk`
+ * (the rows are one whole chunk whose dictionary must also pay), also when all of them ascend.
  */
-function ascendingPastLimit(batches: readonly arrow.RecordBatch[], c: number, width: number, rowGroupRows: number): boolean {
+function ascendingPastLimit(batches: readonly arrow.RecordBatch[], c: number, width: number, rowGroupRows: number, wholeChunk: boolean): boolean {
   const need = Math.floor(DICTIONARY_PAGE_LIMIT / width) + 1;
   let count = 0;
   let rows = 0;
@@ -86,7 +121,8 @@ function ascendingPastLimit(batches: readonly arrow.RecordBatch[], c: number, wi
     rows += n;
     if (rows >= rowGroupRows) break;
   }
-  return false;
+  // every value of the chunk distinct: its dictionary holds them all, never smaller than PLAIN
+  return wholeChunk;
 }
 
 /** Rows probed between checks of the limit and of the cardinality. */

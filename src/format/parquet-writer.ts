@@ -281,10 +281,11 @@ export class ParquetFileWriter {
     const codec = FLAT_CODECS[(o.compression ?? "zstd").toLowerCase()];
     if (o.flatEncoder === false || !codec || this.rows === 0 || this.int96Leaves.size > 0 || !flatEncodable(this.schema)) return undefined;
     const rowGroupRows = o.rowGroupRows ?? 1024 * 1024;
-    // Columns whose dictionary would overflow anyway are written PLAIN; the others keep a dictionary.
+    // Columns whose dictionary would overflow, or (one row group) could not pay, are written PLAIN
+    // without building it; the others get one, kept where it pays (parquet-encode.ts).
     const dictionaryLeaves = new Set<number>();
     if (o.dictionary ?? true) {
-      const plain = new Set([...(o.plainColumns ?? []), ...overflowingDictionaryColumns(this.schema, this.batches, rowGroupRows)]);
+      const plain = new Set([...(o.plainColumns ?? []), ...overflowingDictionaryColumns(this.schema, this.batches, rowGroupRows, { unpaying: true })]);
       this.fields.forEach((f, i) => {
         if (!plain.has(f.name)) dictionaryLeaves.add(i);
       });

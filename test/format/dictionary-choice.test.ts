@@ -103,4 +103,37 @@ describe("dictionary choice", () => {
       ["k-0", "k-99999", 0],
     ]);
   });
+  it("unpaying (the flat encoder): one row group whose dictionary cannot beat PLAIN goes PLAIN unbuilt; the file is what building and dropping it gave", async () => {
+    const rows = 60_000;
+    const u = table(
+      rows,
+      {
+        asc: (i) => BigInt(i) * 3n, // all distinct, ascending: found without hashing
+        shuffled: (i) => ((i * 7919) % rows) * 0.5, // all distinct doubles
+        twice: (i) => BigInt(i >> 1), // 30k distinct: 240 KB + 15-bit indices 112.5 KB < 480 KB PLAIN: pays
+        distinctStr: (i) => `k-${i}`, // ~650 KB of dictionary, under 1 MiB, + 16-bit indices > PLAIN
+        fewStr: (i) => `v-${i % 50}`,
+        sparse: (i) => (i % 10 === 0 ? i : null), // 6k distinct INT32 among nulls: ascending
+      },
+      { asc: new arrow.Int64(), shuffled: new arrow.Float64(), twice: new arrow.Int64(), distinctStr: new arrow.Utf8(), fewStr: new arrow.Utf8(), sparse: new arrow.Int32() },
+    );
+    const batches = [];
+    for (let at = 0; at < rows; at += 7777) batches.push(...u.slice(at, Math.min(rows, at + 7777)).batches);
+    expect(overflowingDictionaryColumns(u.schema, batches, 1024 * 1024)).toEqual([]);
+    expect(overflowingDictionaryColumns(u.schema, batches, 1024 * 1024, { unpaying: true })).toEqual(["asc", "shuffled", "distinctStr", "sparse"]);
+    // two row groups: the probe sees the first only, so nothing is decided for the second
+    expect(overflowingDictionaryColumns(u.schema, batches, 30_000, { unpaying: true })).toEqual([]);
+    const fields = [F(0, "asc", T.BIGINT()), F(1, "shuffled", T.DOUBLE()), F(2, "twice", T.BIGINT()), F(3, "distinctStr", T.STRING()), F(4, "fewStr", T.STRING()), F(5, "sparse", T.INT())];
+    const data = new arrow.Table(batches);
+    const dictOffsets = async (rowGroupRows: number) => {
+      const file = await writeParquet(fields, data, { compression: "zstd", rowGroupRows });
+      return (getList(footerOf(file.bytes), 4) as never[]).map((rg) => (getList(rg, 1) as never[]).map((cc) => getNumber(getStruct(cc, 3)!, 11) !== undefined));
+    };
+    // the same chunks keep a dictionary whether the choice was made ahead (one group) or by the encoder (two groups)
+    expect(await dictOffsets(1024 * 1024)).toEqual([[false, false, true, false, true, false]]);
+    expect(await dictOffsets(30_000)).toEqual([
+      [false, false, true, false, true, false],
+      [false, false, true, false, true, false],
+    ]);
+  });
 });
