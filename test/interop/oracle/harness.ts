@@ -3,8 +3,8 @@
  * Both are installed by scripts/setup-oracles.sh into .oracles/; tests skip when they are missing.
  * Value encoding of rows: see README.md next to this file.
  */
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -54,7 +54,77 @@ export function runPypaimon(args: string[]): Promise<string> {
 
 /** Runs the Java oracle; resolves to its stdout. */
 export function runJavaOracle(args: string[]): Promise<string> {
-  return run(JAVA_ORACLE, args, "java-oracle");
+  return servedByDaemon(args) ? daemonCommand(args) : run(JAVA_ORACLE, args, "java-oracle");
+}
+
+/**
+ * Whether the oracle JVM kept by this test worker (`java-oracle.sh serve`) may run `args`: not
+ * when the environment picks another JVM set-up (time zone, build, class-data dump) or turns it
+ * off (PAIMON_RT_ORACLE_DAEMON=0), nor for S3 and REST warehouses (credentials come from the
+ * environment and clients are cached in the JVM), nor the REST server.
+ */
+function servedByDaemon(args: string[]): boolean {
+  const env = process.env;
+  if (env.PAIMON_RT_ORACLE_DAEMON === "0" || env.PAIMON_RT_ORACLE_JAVA_TZ || env.PAIMON_RT_ORACLE_JAVA_DIR || env.PAIMON_RT_ORACLE_CDS_DUMP) return false;
+  if (args[0] === "rest-server" || args[0] === "serve") return false;
+  let text = args.join("\n");
+  if (args[0] === "batch" && args[1]) {
+    try {
+      text += readFileSync(args[1], "utf8");
+    } catch {
+      return false;
+    }
+  }
+  return !/s3:\/\/|s3a:\/\/|rest:|https?:\/\//.test(text);
+}
+
+interface OracleDaemon {
+  child: ChildProcessWithoutNullStreams;
+  pending: Array<{ args: string[]; resolve: (out: string) => void; reject: (e: Error) => void }>;
+}
+let daemon: OracleDaemon | undefined;
+
+function startDaemon(): OracleDaemon {
+  const child = spawn(JAVA_ORACLE, ["serve"], { env: { ...process.env, TZ: "UTC", PYTHONUTF8: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+  const d: OracleDaemon = { child, pending: [] };
+  let buffered = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      const next = d.pending.shift();
+      if (!next) continue;
+      const result = JSON.parse(line) as BatchResult;
+      if (result.ok) next.resolve(result.out);
+      else next.reject(new Error(`java-oracle ${next.args.join(" ")} failed (served):\n${result.error}`));
+    }
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-16_384);
+  });
+  const fail = (why: string) => {
+    if (daemon === d) daemon = undefined;
+    for (const p of d.pending.splice(0)) p.reject(new Error(`java-oracle ${p.args.join(" ")} failed: the served JVM ${why}\n${stderr}`));
+  };
+  child.on("error", (e) => fail(`could not start: ${e.message}`));
+  child.on("exit", (code, signal) => fail(`exited (${signal ?? code})`));
+  // the JVM ends when this worker closes its stdin (it exits), and keeps no worker alive
+  child.unref();
+  for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void }).unref?.();
+  return d;
+}
+
+function daemonCommand(args: string[]): Promise<string> {
+  daemon ??= startDaemon();
+  const d = daemon;
+  return new Promise((resolve, reject) => {
+    d.pending.push({ args, resolve, reject });
+    d.child.stdin.write(`${JSON.stringify(args)}\n`);
+  });
 }
 
 export type OracleRow = Record<string, unknown>;

@@ -77,6 +77,7 @@ import java.util.TreeMap;
  *           [--option key=value]...   (any dynamic option, Table.copy: e.g. incremental-between=1,3)
  *   expire-partitions &lt;warehouse&gt; &lt;db.table&gt;   (Java's PartitionExpire by the table's options)
  *   batch   &lt;commands.json&gt;   (a JSON array of argument lists; one result line per command)
+ *   serve   (argument lists as JSON lines on stdin, one result line each, as batch; until stdin ends)
  *   create-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;snapshot-id&gt;   (Table.createTag)
  *   delete-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt;                 (Table.deleteTag)
  *   rename-tag    &lt;warehouse&gt; &lt;db.table&gt; &lt;tag&gt; &lt;new-name&gt;      (Table.renameTag)
@@ -104,7 +105,8 @@ public final class PaimonOracle {
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");
         try {
-            run(args, out);
+            if (args.length == 1 && args[0].equals("serve")) serve(out);
+            else run(args, out);
         } catch (Throwable t) {
             t.printStackTrace(System.err);
             System.err.println("java_oracle: " + t);
@@ -363,6 +365,45 @@ public final class PaimonOracle {
                 return org.apache.paimon.schema.SchemaChange.removeOption(c.path("key").asText());
             default:
                 throw new IllegalArgumentException("unknown schema change " + c);
+        }
+    }
+
+    /**
+     * Serves commands until stdin ends: each input line a JSON argument list, each answered by one
+     * line as {@link #batch} answers (the error with what the command printed to stderr, as a
+     * one-command process would report it). The tests' harness keeps one such JVM per test worker
+     * for commands on local warehouses, so each command does not pay a JVM start (1-2 s).
+     */
+    static void serve(PrintStream out) throws java.io.IOException {
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+        PrintStream stderr = System.err;
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.isBlank()) continue;
+            java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            StringBuilder sb = new StringBuilder();
+            PrintStream errStream = new PrintStream(err, true, "UTF-8");
+            System.setErr(errStream);
+            try {
+                List<String> args = strings(JSON.readTree(line));
+                if (!args.isEmpty() && (args.get(0).equals("serve") || args.get(0).equals("rest-server"))) throw new IllegalArgumentException("not served: " + args.get(0));
+                PrintStream ps = new PrintStream(buf, false, "UTF-8");
+                run(args.toArray(new String[0]), ps);
+                ps.flush();
+                sb.append("{\"ok\":true,\"out\":");
+                str(sb, buf.toString(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (Throwable t) {
+                t.printStackTrace(errStream);
+                errStream.println("java_oracle: " + t);
+                sb.setLength(0);
+                sb.append("{\"ok\":false,\"error\":");
+                str(sb, err.toString(java.nio.charset.StandardCharsets.UTF_8));
+            } finally {
+                errStream.flush();
+                System.setErr(stderr);
+            }
+            out.println(sb.append('}'));
+            out.flush();
         }
     }
 
