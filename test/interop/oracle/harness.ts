@@ -49,19 +49,20 @@ function run(cmd: string, args: string[], what: string): Promise<string> {
 
 /** Runs pypaimon_oracle.py; resolves to its stdout. */
 export function runPypaimon(args: string[]): Promise<string> {
-  return run(VENV_PYTHON, [PYPAIMON_ORACLE, ...args], "pypaimon_oracle");
+  return servedByDaemon(args) ? daemonCommand("pypaimon", args) : run(VENV_PYTHON, [PYPAIMON_ORACLE, ...args], "pypaimon_oracle");
 }
 
 /** Runs the Java oracle; resolves to its stdout. */
 export function runJavaOracle(args: string[]): Promise<string> {
-  return servedByDaemon(args) ? daemonCommand(args) : run(JAVA_ORACLE, args, "java-oracle");
+  return servedByDaemon(args) ? daemonCommand("java", args) : run(JAVA_ORACLE, args, "java-oracle");
 }
 
 /**
- * Whether the oracle JVM kept by this test worker (`java-oracle.sh serve`) may run `args`: not
- * when the environment picks another JVM set-up (time zone, build, class-data dump) or turns it
- * off (PAIMON_RT_ORACLE_DAEMON=0), nor for S3 and REST warehouses (credentials come from the
- * environment and clients are cached in the JVM), nor the REST server.
+ * Whether the oracle process kept by this test worker (`java-oracle.sh serve`,
+ * `pypaimon_oracle.py serve`) may run `args`: not when the environment picks another JVM set-up
+ * (time zone, build, class-data dump) or turns them off (PAIMON_RT_ORACLE_DAEMON=0), nor for S3
+ * and REST warehouses (credentials come from the environment and clients are cached in the
+ * process), nor the REST server.
  */
 function servedByDaemon(args: string[]): boolean {
   const env = process.env;
@@ -82,10 +83,11 @@ interface OracleDaemon {
   child: ChildProcessWithoutNullStreams;
   pending: Array<{ args: string[]; resolve: (out: string) => void; reject: (e: Error) => void }>;
 }
-let daemon: OracleDaemon | undefined;
+const daemons = new Map<"java" | "pypaimon", OracleDaemon>();
 
-function startDaemon(): OracleDaemon {
-  const child = spawn(JAVA_ORACLE, ["serve"], { env: { ...process.env, TZ: "UTC", PYTHONUTF8: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+function startDaemon(oracle: "java" | "pypaimon"): OracleDaemon {
+  const [cmd, args, what] = oracle === "java" ? [JAVA_ORACLE, ["serve"], "java-oracle"] : [VENV_PYTHON, [PYPAIMON_ORACLE, "serve"], "pypaimon_oracle"];
+  const child = spawn(cmd, args, { env: { ...process.env, TZ: "UTC", PYTHONUTF8: "1" }, stdio: ["pipe", "pipe", "pipe"] });
   const d: OracleDaemon = { child, pending: [] };
   let buffered = "";
   child.stdout.setEncoding("utf8");
@@ -98,7 +100,7 @@ function startDaemon(): OracleDaemon {
       if (!next) continue;
       const result = JSON.parse(line) as BatchResult;
       if (result.ok) next.resolve(result.out);
-      else next.reject(new Error(`java-oracle ${next.args.join(" ")} failed (served):\n${result.error}`));
+      else next.reject(new Error(`${what} ${next.args.join(" ")} failed (served):\n${result.error}`));
     }
   });
   let stderr = "";
@@ -107,23 +109,24 @@ function startDaemon(): OracleDaemon {
     stderr = (stderr + chunk).slice(-16_384);
   });
   const fail = (why: string) => {
-    if (daemon === d) daemon = undefined;
-    for (const p of d.pending.splice(0)) p.reject(new Error(`java-oracle ${p.args.join(" ")} failed: the served JVM ${why}\n${stderr}`));
+    if (daemons.get(oracle) === d) daemons.delete(oracle);
+    for (const p of d.pending.splice(0)) p.reject(new Error(`${what} ${p.args.join(" ")} failed: the served process ${why}\n${stderr}`));
   };
   child.on("error", (e) => fail(`could not start: ${e.message}`));
   child.on("exit", (code, signal) => fail(`exited (${signal ?? code})`));
-  // the JVM ends when this worker closes its stdin (it exits), and keeps no worker alive
+  // the process ends when this worker closes its stdin (it exits), and keeps no worker alive
   child.unref();
   for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void }).unref?.();
   return d;
 }
 
-function daemonCommand(args: string[]): Promise<string> {
-  daemon ??= startDaemon();
-  const d = daemon;
+function daemonCommand(oracle: "java" | "pypaimon", args: string[]): Promise<string> {
+  let d = daemons.get(oracle);
+  if (!d) daemons.set(oracle, (d = startDaemon(oracle)));
+  const served = d;
   return new Promise((resolve, reject) => {
-    d.pending.push({ args, resolve, reject });
-    d.child.stdin.write(`${JSON.stringify(args)}\n`);
+    served.pending.push({ args, resolve, reject });
+    served.child.stdin.write(`${JSON.stringify(args)}\n`);
   });
 }
 

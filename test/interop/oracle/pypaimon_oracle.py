@@ -8,6 +8,7 @@ Usage (run with the venv made by scripts/setup-oracles.sh, TZ=UTC):
   pypaimon_oracle.py inspect <warehouse> <db.table>
   pypaimon_oracle.py samples <warehouse> <specs-dir>      # write every <db>.<table>.json spec
   pypaimon_oracle.py batch   <commands.json>              # run many commands in one process
+  pypaimon_oracle.py serve                                # JSON argument lines on stdin, one result line each
   pypaimon_oracle.py version
 
 `write` creates the database and (when the spec has "fields") the table, then makes one commit per
@@ -473,12 +474,50 @@ def cmd_batch(file):
         real_out.flush()
 
 
+def cmd_serve():
+    """Serves commands until stdin ends: each input line a JSON argument list, each answered by
+    one line as cmd_batch answers (the error with what the command printed to stderr, as a
+    one-command process would report it). The tests' harness keeps one such process per test
+    worker for commands on local warehouses (no interpreter and pypaimon start per command)."""
+    import contextlib
+    import io
+
+    real_out = sys.stdout
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        buf, errbuf = io.StringIO(), io.StringIO()
+        ok = True
+        try:
+            args = json.loads(line)
+            if args and args[0] == "serve":
+                raise ValueError(f"not served: {args[0]}")
+            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(errbuf):
+                try:
+                    main(list(args))
+                except SystemExit as e:
+                    if e.code not in (None, 0):
+                        ok = False
+                except BaseException as e:  # noqa: BLE001
+                    traceback.print_exc()
+                    print(f"pypaimon_oracle: {type(e).__name__}: {e}", file=sys.stderr)
+                    ok = False
+        except BaseException as e:  # noqa: BLE001
+            errbuf.write(f"{type(e).__name__}: {e}\n")
+            ok = False
+        result = {"ok": True, "out": buf.getvalue()} if ok else {"ok": False, "error": errbuf.getvalue()}
+        real_out.write(dumps(result) + "\n")
+        real_out.flush()
+
+
 def main(argv):
     if not argv:
         fail(__doc__)
     cmd, args = argv[0], argv[1:]
     if cmd == "batch" and len(args) == 1:
         cmd_batch(args[0])
+    elif cmd == "serve" and not args:
+        cmd_serve()
     elif cmd == "version":
         import pypaimon
         ver = getattr(pypaimon, "__version__", None)
