@@ -126,26 +126,30 @@ export class OrcBloomFilter {
     return out;
   }
 
-  /** The bit positions of a 64-bit hash (orc-core's addHash / testHash). */
-  positions(hash64: bigint): number[] {
+  /**
+   * Sets (`set`) or tests the bits of a 64-bit hash as orc-core's addHash / testHash: its low and
+   * high 32 bits h1, h2 (signed); for i in 1..k the position (h1 + i·h2, wrapping, bits flipped
+   * when negative) mod numBits. False when testing finds a bit unset.
+   */
+  private bits(hash64: bigint, set: boolean): boolean {
     const h1 = Number(BigInt.asIntN(32, hash64));
     const h2 = Number(BigInt.asIntN(32, hash64 >> 32n));
-    const out: number[] = [];
     for (let i = 1; i <= this.numHashFunctions; i++) {
       let combined = (h1 + Math.imul(i, h2)) | 0;
       if (combined < 0) combined = ~combined;
-      out.push(combined % this.numBits);
+      const p = combined % this.numBits;
+      if (set) this.words[p >>> 5]! |= 1 << (p & 31);
+      else if ((this.words[p >>> 5]! & (1 << (p & 31))) === 0) return false;
     }
-    return out;
+    return true;
   }
 
   addHash(hash64: bigint): void {
-    for (const p of this.positions(hash64)) this.words[p >>> 5]! |= 1 << (p & 31);
+    this.bits(hash64, true);
   }
 
   testHash(hash64: bigint): boolean {
-    for (const p of this.positions(hash64)) if ((this.words[p >>> 5]! & (1 << (p & 31))) === 0) return false;
-    return true;
+    return this.bits(hash64, false);
   }
 
   addBytes(bytes: Uint8Array): void {

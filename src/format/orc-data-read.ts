@@ -10,8 +10,9 @@
 // a struct hold values only for the struct's non-null rows and list / map children only the
 // entries of non-null rows, as ORC writes them; nulls are PRESENT bit streams. With a filter,
 // stripes are skipped by their statistics and, where the file has a row index, row groups by
-// theirs: a range of kept groups is decoded from each stream's row index position (the values of
-// a run before it decoded and dropped).
+// theirs or, for eq / in filters, by their bloom filters (BLOOM_FILTER_UTF8): a range of kept
+// groups is decoded from each stream's row index position (the values of a run before it decoded
+// and dropped).
 //
 // Paimon's mapping (OrcTypeUtil, FieldWriterFactory): TINYINT byte, SMALLINT short, INT and TIME
 // (millis) int, BIGINT long, CHAR char, VARCHAR(n) varchar, STRING string, BYTES binary, DECIMAL

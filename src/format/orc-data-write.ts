@@ -9,8 +9,9 @@
 // compression (zstd, zlib, snappy; lz4 chunks stored uncompressed), row group, stripe and file
 // statistics as orc-core 1.9 writes and merges them (value counts, hasNull; min/max/sum of
 // integers, dates, floats, strings with its 1024-byte truncated bounds, binary byte sums; not
-// yet: boolean counts, decimal and timestamp min/max), writer zone UTC. No bloom filters.
-// Write-only (not in query bundles).
+// yet: boolean counts, decimal and timestamp min/max), writer zone UTC, bloom filters per row
+// group of the columns `orc.bloom.filter.columns` names, bit for bit as orc-core writes them
+// (orc-bloom.ts). Write-only (not in query bundles).
 
 import * as arrow from "apache-arrow";
 import { makeData } from "apache-arrow";
