@@ -7,72 +7,152 @@
 // Used by the ORC writer (BLOOM_FILTER_UTF8 streams) and the lazily loaded ORC reader (pruning
 // row groups by equality filters); neither is in the query bundle's static imports.
 
-const M64 = (1n << 64n) - 1n;
-const C1 = 0x87c37b91114253d5n;
-const C2 = 0x4cf5ad432745937fn;
-/** orc-core's Murmur3 DEFAULT_SEED. */
-const SEED = 104729n;
+// 64-bit arithmetic on two unsigned 32-bit words (no BigInt per value): results in HI, LO.
+let HI = 0;
+let LO = 0;
 
-const rotl64 = (x: bigint, r: bigint): bigint => ((x << r) | (x >> (64n - r))) & M64;
-
-function fmix64(h: bigint): bigint {
-  h ^= h >> 33n;
-  h = (h * 0xff51afd7ed558ccdn) & M64;
-  h ^= h >> 33n;
-  h = (h * 0xc4ceb9fe1a85ec53n) & M64;
-  h ^= h >> 33n;
-  return h;
+/** HI:LO = the low 64 bits of (ah:al)·(bh:bl). */
+function mul(ah: number, al: number, bh: number, bl: number): void {
+  const a0 = al & 0xffff;
+  const a1 = al >>> 16;
+  const b0 = bl & 0xffff;
+  const b1 = bl >>> 16;
+  const p00 = a0 * b0;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  LO = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  HI = (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(al, bh) + Math.imul(ah, bl)) >>> 0;
 }
 
-/** orc-core's Murmur3.hash64 of `bytes` (seed 104729), as an unsigned 64-bit value. */
-export function murmur3Hash64(bytes: Uint8Array): bigint {
+/** HI:LO = (ah:al) + (bh:bl), wrapping. */
+function add(ah: number, al: number, bh: number, bl: number): void {
+  const lo = al + bl;
+  LO = lo >>> 0;
+  HI = (ah + bh + (lo > 0xffffffff ? 1 : 0)) >>> 0;
+}
+
+/** HI:LO = (h:l) rotated left by r (0 < r < 32). */
+function rotl(h: number, l: number, r: number): void {
+  HI = ((h << r) | (l >>> (32 - r))) >>> 0;
+  LO = ((l << r) | (h >>> (32 - r))) >>> 0;
+}
+
+/** (Murmur3's C1, C2 and fmix64's multipliers as words) */
+const C1H = 0x87c37b91;
+const C1L = 0x114253d5;
+const C2H = 0x4cf5ad43;
+const C2L = 0x2745937f;
+
+/** HI:LO = Murmur3's mix of a block k (h:l): k·C1, rotated by 31, ·C2. */
+function mixK(h: number, l: number): void {
+  mul(h, l, C1H, C1L);
+  rotl(HI, LO, 31);
+  mul(HI, LO, C2H, C2L);
+}
+
+/** HI:LO = fmix64(h:l). */
+function fmix(h: number, l: number): void {
+  l = (l ^ (h >>> 1)) >>> 0;
+  mul(h, l, 0xff51afd7, 0xed558ccd);
+  mul(HI, (LO ^ (HI >>> 1)) >>> 0, 0xc4ceb9fe, 0x1a85ec53);
+  LO = (LO ^ (HI >>> 1)) >>> 0;
+}
+
+/** HI:LO = orc-core's Murmur3.hash64 of `bytes` (seed 104729). */
+function hashBytes(bytes: Uint8Array): void {
   const n = bytes.length;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, n);
-  let hash = SEED;
+  let hh = 0;
+  let hl = 104729;
   const blocks = n >> 3;
   for (let i = 0; i < blocks; i++) {
-    let k = view.getBigUint64(i * 8, true);
-    k = (k * C1) & M64;
-    k = rotl64(k, 31n);
-    k = (k * C2) & M64;
-    hash ^= k;
-    hash = (rotl64(hash, 27n) * 5n + 0x52dce729n) & M64;
+    const at = i * 8;
+    const kl = (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+    const kh = (bytes[at + 4]! | (bytes[at + 5]! << 8) | (bytes[at + 6]! << 16) | (bytes[at + 7]! << 24)) >>> 0;
+    mixK(kh, kl);
+    rotl((hh ^ HI) >>> 0, (hl ^ LO) >>> 0, 27);
+    mul(HI, LO, 0, 5);
+    add(HI, LO, 0, 0x52dce729);
+    hh = HI;
+    hl = LO;
   }
   const tail = blocks << 3;
   if (n > tail) {
-    let k1 = 0n;
-    for (let i = n - 1; i >= tail; i--) k1 = (k1 << 8n) | BigInt(bytes[i]!);
-    k1 = (k1 * C1) & M64;
-    k1 = rotl64(k1, 31n);
-    k1 = (k1 * C2) & M64;
-    hash ^= k1;
+    let kl = 0;
+    let kh = 0;
+    for (let i = tail; i < n; i++) {
+      const shift = (i - tail) * 8;
+      if (shift < 32) kl |= bytes[i]! << shift;
+      else kh |= bytes[i]! << (shift - 32);
+    }
+    mixK(kh >>> 0, kl >>> 0);
+    hh = (hh ^ HI) >>> 0;
+    hl = (hl ^ LO) >>> 0;
   }
-  hash ^= BigInt(n);
-  return fmix64(hash);
+  fmix(hh, (hl ^ n) >>> 0);
 }
 
-/** orc-core's BloomFilter.getLongHash (Thomas Wang's 64-bit integer hash) of a long, as an unsigned 64-bit value. */
+/** HI:LO = (h:l) + ((h:l) << n) (0 < n < 32). */
+function plusShifted(h: number, l: number, n: number): void {
+  add(h, l, ((h << n) | (l >>> (32 - n))) >>> 0, (l << n) >>> 0);
+}
+
+/** HI:LO = (h:l) ^ ((h:l) >> n), the shift arithmetic (0 < n < 32). */
+function xorShifted(h: number, l: number, n: number): void {
+  HI = (h ^ ((h | 0) >> n)) >>> 0;
+  LO = (l ^ ((l >>> n) | (h << (32 - n)))) >>> 0;
+}
+
+/** HI:LO = orc-core's BloomFilter.getLongHash (Thomas Wang's 64-bit integer hash) of the long h:l. */
+function longHash(h: number, l: number): void {
+  // key = ~key + (key << 21)
+  add(~h >>> 0, ~l >>> 0, ((h << 21) | (l >>> 11)) >>> 0, (l << 21) >>> 0);
+  xorShifted(HI, LO, 24);
+  // key = key + (key << 3) + (key << 8)
+  let kh = HI;
+  let kl = LO;
+  plusShifted(kh, kl, 3);
+  add(HI, LO, ((kh << 8) | (kl >>> 24)) >>> 0, (kl << 8) >>> 0);
+  xorShifted(HI, LO, 14);
+  // key = key + (key << 2) + (key << 4)
+  kh = HI;
+  kl = LO;
+  plusShifted(kh, kl, 2);
+  add(HI, LO, ((kh << 4) | (kl >>> 28)) >>> 0, (kl << 4) >>> 0);
+  xorShifted(HI, LO, 28);
+  plusShifted(HI, LO, 31);
+}
+
+const DOUBLE = new DataView(new ArrayBuffer(8));
+
+/** HI:LO = Java's Double.doubleToLongBits (NaN canonical) of `value`. */
+function doubleWords(value: number): void {
+  DOUBLE.setFloat64(0, Number.isNaN(value) ? NaN : value);
+  HI = Number.isNaN(value) ? 0x7ff80000 : DOUBLE.getUint32(0);
+  LO = Number.isNaN(value) ? 0 : DOUBLE.getUint32(4);
+}
+
+const hash64 = (): bigint => (BigInt(HI) << 32n) | BigInt(LO);
+const hiOf = (v: bigint) => Number(BigInt.asUintN(32, v >> 32n));
+const loOf = (v: bigint) => Number(BigInt.asUintN(32, v));
+
+/** orc-core's Murmur3.hash64 of `bytes` (seed 104729), as an unsigned 64-bit value. */
+export function murmur3Hash64(bytes: Uint8Array): bigint {
+  hashBytes(bytes);
+  return hash64();
+}
+
+/** orc-core's BloomFilter.getLongHash of a long, as an unsigned 64-bit value. */
 export function orcLongHash(value: bigint): bigint {
-  // (Java's signed arithmetic: >> of the signed value, wrapping)
-  const s = (x: bigint) => BigInt.asIntN(64, x);
-  let key = s(value);
-  key = s(~key + (key << 21n));
-  key = key ^ (key >> 24n);
-  key = s(key + (key << 3n) + (key << 8n));
-  key = key ^ (key >> 14n);
-  key = s(key + (key << 2n) + (key << 4n));
-  key = key ^ (key >> 28n);
-  key = s(key + (key << 31n));
-  return BigInt.asUintN(64, key);
+  longHash(hiOf(value), loOf(value));
+  return hash64();
 }
 
-const DOUBLE_BITS = new DataView(new ArrayBuffer(8));
-
-/** Java's Double.doubleToLongBits (NaN canonical) of `value`. */
-export function doubleBits(value: number): bigint {
-  if (Number.isNaN(value)) return 0x7ff8000000000000n;
-  DOUBLE_BITS.setFloat64(0, value);
-  return DOUBLE_BITS.getBigInt64(0);
+/** orc-core's hash of a double in a bloom filter: getLongHash of Double.doubleToLongBits (NaN canonical). */
+export function orcDoubleHash(value: number): bigint {
+  doubleWords(value);
+  longHash(HI, LO);
+  return hash64();
 }
 
 /** orc-core's BloomFilter.optimalNumOfBits: `(int) (-n · ln p / ln² 2)`. */
@@ -127,13 +207,13 @@ export class OrcBloomFilter {
   }
 
   /**
-   * Sets (`set`) or tests the bits of a 64-bit hash as orc-core's addHash / testHash: its low and
-   * high 32 bits h1, h2 (signed); for i in 1..k the position (h1 + i·h2, wrapping, bits flipped
-   * when negative) mod numBits. False when testing finds a bit unset.
+   * Sets (`set`) or tests the bits of the 64-bit hash HI:LO as orc-core's addHash / testHash:
+   * its low and high words h1, h2 (signed); for i in 1..k the position (h1 + i·h2, wrapping, bits
+   * flipped when negative) mod numBits. False when testing finds a bit unset.
    */
-  private bits(hash64: bigint, set: boolean): boolean {
-    const h1 = Number(BigInt.asIntN(32, hash64));
-    const h2 = Number(BigInt.asIntN(32, hash64 >> 32n));
+  private bits(set: boolean): boolean {
+    const h1 = LO | 0;
+    const h2 = HI | 0;
     for (let i = 1; i <= this.numHashFunctions; i++) {
       let combined = (h1 + Math.imul(i, h2)) | 0;
       if (combined < 0) combined = ~combined;
@@ -144,24 +224,45 @@ export class OrcBloomFilter {
     return true;
   }
 
-  addHash(hash64: bigint): void {
-    this.bits(hash64, true);
+  /** Whether a value of 64-bit hash `hash` may have been added (false: it was not). */
+  testHash(hash: bigint): boolean {
+    HI = hiOf(hash);
+    LO = loOf(hash);
+    return this.bits(false);
   }
 
-  testHash(hash64: bigint): boolean {
-    return this.bits(hash64, false);
+  /** Adds a value of 64-bit hash `hash`. */
+  addHash(hash: bigint): void {
+    HI = hiOf(hash);
+    LO = loOf(hash);
+    this.bits(true);
   }
 
   addBytes(bytes: Uint8Array): void {
-    this.addHash(murmur3Hash64(bytes));
+    hashBytes(bytes);
+    this.bits(true);
+  }
+
+  /** Adds the long of words `hi`:`lo` (unsigned 32-bit or int32). */
+  addLongWords(hi: number, lo: number): void {
+    longHash(hi >>> 0, lo >>> 0);
+    this.bits(true);
   }
 
   addLong(value: bigint): void {
-    this.addHash(orcLongHash(value));
+    this.addLongWords(hiOf(value), loOf(value));
+  }
+
+  /** Adds an integer within ±2^53 as a long. */
+  addSafeInteger(value: number): void {
+    const hi = Math.floor(value / 4294967296);
+    this.addLongWords(hi, value - hi * 4294967296);
   }
 
   addDouble(value: number): void {
-    this.addLong(doubleBits(value));
+    doubleWords(value);
+    longHash(HI, LO);
+    this.bits(true);
   }
 
   reset(): void {

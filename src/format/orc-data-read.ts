@@ -33,7 +33,7 @@ import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
 import type { Predicate } from "../predicate/predicate.js";
 import type { boundMayMatch, ColumnStats } from "../predicate/stats.js";
 import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, Kind, OrcRleError } from "./orc-rle.js";
-import { doubleBits, murmur3Hash64, OrcBloomFilter, orcLongHash } from "./orc-bloom.js";
+import { murmur3Hash64, OrcBloomFilter, orcDoubleHash, orcLongHash } from "./orc-bloom.js";
 
 /** What the reader uses of the query bundle (file-formats.ts `readWholeDataFile` passes it). */
 export interface OrcReadDeps extends Omit<AvroReadDeps, "AvroReader" | "checkBlockEnd" | "containerBlocks" | "headerCodec" | "readContainerHeader" | "fflateLoaded"> {
@@ -1271,7 +1271,7 @@ function bloomHashOf(type: DataType, orcKind: number, value: unknown): bigint | 
       return orcKind === Kind.DATE && typeof value === "number" ? orcLongHash(BigInt(value)) : null;
     case "FLOAT":
     case "DOUBLE":
-      return (orcKind === Kind.FLOAT || orcKind === Kind.DOUBLE) && typeof value === "number" ? orcLongHash(doubleBits(value)) : null;
+      return (orcKind === Kind.FLOAT || orcKind === Kind.DOUBLE) && typeof value === "number" ? orcDoubleHash(value) : null;
     case "VARCHAR":
       return (orcKind === Kind.STRING || orcKind === Kind.VARCHAR) && typeof value === "string" ? murmur3Hash64(new TextEncoder().encode(value)) : null;
     case "BINARY":

@@ -634,7 +634,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const v = Number(values[at(r)]);
         acc.data.byte(v & 0xff);
         acc.ints.push(v); // (statistics only)
-        acc.bloom?.addLong(BigInt(v));
+        acc.bloom?.addSafeInteger(v);
       }
       return;
     case Kind.SHORT:
@@ -648,12 +648,12 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
           const hi = words[2 * r + 1]!;
           if (hi >= -0x80000 && hi < 0x80000) acc.ints.push(hi * 4294967296 + (words[2 * r]! >>> 0));
           else acc.ints.pushBig((values as BigInt64Array)[r]!);
-          acc.bloom?.addLong((values as BigInt64Array)[r]!);
+          acc.bloom?.addLongWords(hi, words[2 * r]!);
         }
       } else
         for (const r of valid) {
           acc.ints.push(values[at(r)] as number);
-          acc.bloom?.addLong(BigInt(values[at(r)] as number));
+          acc.bloom?.addSafeInteger(values[at(r)] as number);
         }
       return;
     case Kind.FLOAT:
@@ -745,7 +745,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const s = o[at(r)]!;
         const e = o[at(r) + 1]!;
         acc.lengths.push(e - s);
-        acc.bloom?.addLong(BigInt(e - s));
+        acc.bloom?.addSafeInteger(e - s);
         for (let k = s; k < e; k++) childRows.push(k);
       }
       const child = data.children[0]!;
