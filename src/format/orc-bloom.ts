@@ -189,9 +189,13 @@ export class OrcBloomFilter {
     return new OrcBloomFilter(new Uint32Array(numBits / 32), k);
   }
 
-  /** A filter of serialised bits (BLOOM_FILTER_UTF8's `utf8bitset`: whole 64-bit words, little-endian); null for a malformed one. */
+  /**
+   * A filter of serialised bits (BLOOM_FILTER_UTF8's `utf8bitset`: whole 64-bit words,
+   * little-endian); null for a malformed one (no bits, partial words, no hash functions or more
+   * than bits: a damaged file is then not pruned by it, nor tested for long).
+   */
   static fromUtf8Bitset(bytes: Uint8Array, numHashFunctions: number): OrcBloomFilter | null {
-    if (bytes.length === 0 || bytes.length % 8 !== 0 || numHashFunctions < 1) return null;
+    if (bytes.length === 0 || bytes.length % 8 !== 0 || numHashFunctions < 1 || numHashFunctions > bytes.length * 8) return null;
     const words = new Uint32Array(bytes.length / 4);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     for (let i = 0; i < words.length; i++) words[i] = view.getUint32(i * 4, true);

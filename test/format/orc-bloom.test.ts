@@ -165,6 +165,8 @@ describe("ORC bloom filter", () => {
     );
     expect(OrcBloomFilter.fromUtf8Bitset(new Uint8Array(12), 3)).toBeNull();
     expect(OrcBloomFilter.fromUtf8Bitset(new Uint8Array(16), 0)).toBeNull();
+    expect(OrcBloomFilter.fromUtf8Bitset(new Uint8Array(16), 129)).toBeNull();
+    expect(OrcBloomFilter.fromUtf8Bitset(new Uint8Array(16), 128)?.numBits).toBe(128);
   });
 
   it("decimals hash by HiveDecimal's string: trailing fraction zeros dropped", () => {
