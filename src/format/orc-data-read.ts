@@ -10,8 +10,9 @@
 // a struct hold values only for the struct's non-null rows and list / map children only the
 // entries of non-null rows, as ORC writes them; nulls are PRESENT bit streams. With a filter,
 // stripes are skipped by their statistics and, where the file has a row index, row groups by
-// theirs: a range of kept groups is decoded from each stream's row index position (the values of
-// a run before it decoded and dropped).
+// theirs or, for eq / in filters, by their bloom filters (BLOOM_FILTER_UTF8): a range of kept
+// groups is decoded from each stream's row index position (the values of a run before it decoded
+// and dropped).
 //
 // Paimon's mapping (OrcTypeUtil, FieldWriterFactory): TINYINT byte, SMALLINT short, INT and TIME
 // (millis) int, BIGINT long, CHAR char, VARCHAR(n) varchar, STRING string, BYTES binary, DECIMAL
@@ -32,6 +33,7 @@ import type { AvroDataReadOptions, AvroReadDeps } from "./avro-data-read.js";
 import type { Predicate } from "../predicate/predicate.js";
 import type { boundMayMatch, ColumnStats } from "../predicate/stats.js";
 import { decodeBoolRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, Int64Words, Kind, OrcRleError } from "./orc-rle.js";
+import { murmur3Hash64, OrcBloomFilter, orcDoubleHash, orcLongHash } from "./orc-bloom.js";
 
 /** What the reader uses of the query bundle (file-formats.ts `readWholeDataFile` passes it). */
 export interface OrcReadDeps extends Omit<AvroReadDeps, "AvroReader" | "checkBlockEnd" | "containerBlocks" | "headerCodec" | "readContainerHeader" | "fflateLoaded"> {
@@ -374,6 +376,8 @@ interface StripeData {
   streams: Map<number, Map<number, [number, number]>>;
   encodings: number[];
   dictionarySizes: number[];
+  /** Per column its ColumnEncoding's bloomEncoding (0 ORIGINAL, also when absent; 1 UTF8_UTC). */
+  bloomEncodings: number[];
   writerTimezone: string;
   /** `OrcDataReadOptions.timestampLtzLegacy`. */
   ltzLegacy: boolean | undefined;
@@ -396,6 +400,7 @@ function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number, ltz
   const streams = new Map<number, Map<number, [number, number]>>();
   const encodings: number[] = [];
   const dictionarySizes: number[] = [];
+  const bloomEncodings: number[] = [];
   let writerTimezone = "";
   let at = s.offset;
   for (const f of new Proto(footer).fields()) {
@@ -416,15 +421,18 @@ function readStripe(tail: Tail, bytes: Uint8Array, s: Stripe, index: number, ltz
     } else if (f.field === 2 && f.sub) {
       let kind = 0;
       let size = 0;
+      let bloomEncoding = 0;
       for (const g of f.sub.fields()) {
         if (g.field === 1) kind = g.value;
         else if (g.field === 2) size = g.value;
+        else if (g.field === 3) bloomEncoding = g.value;
       }
       encodings.push(kind);
       dictionarySizes.push(size);
+      bloomEncodings.push(bloomEncoding);
     } else if (f.field === 3 && f.sub) writerTimezone = f.sub.string();
   }
-  return { tail, bytes, streams, encodings, dictionarySizes, writerTimezone, ltzLegacy, decompressed: new Map(), seek: null };
+  return { tail, bytes, streams, encodings, dictionarySizes, bloomEncodings, writerTimezone, ltzLegacy, decompressed: new Map(), seek: null };
 }
 
 function stream(st: StripeData, column: number, kind: number): Uint8Array | null {
@@ -1009,6 +1017,22 @@ export async function readOrcFileStatistics(bytes: Uint8Array): Promise<OrcColum
   return out;
 }
 
+/**
+ * Per stripe the bloom filter streams of an ORC file (BLOOM_FILTER 7, BLOOM_FILTER_UTF8 8), in
+ * stripe order, decompressed, with their columns' bloomEncoding.
+ */
+export async function readOrcBloomFilterStreams(bytes: Uint8Array): Promise<Array<Array<{ column: number; kind: number; bloomEncoding: number; bytes: Uint8Array }>>> {
+  const tail = await readOrcTail(bytes);
+  return tail.stripes.map((s, i) => {
+    const st = readStripe(tail, bytes, s, i, undefined);
+    const out: Array<{ column: number; kind: number; bloomEncoding: number; bytes: Uint8Array }> = [];
+    for (const [column, byKind] of st.streams) {
+      for (const [kind, at] of byKind) if (kind === 7 || kind === BLOOM_FILTER_UTF8) out.push({ column, kind, bloomEncoding: st.bloomEncodings[column] ?? 0, bytes: decompress(tail, bytes.subarray(at[0], at[0] + at[1]), `column ${column} bloom filter`) });
+    }
+    return out.sort((a, b) => a.column - b.column || a.kind - b.kind);
+  });
+}
+
 /** Per stripe the column encodings of an ORC file (DIRECT 0, DICTIONARY 1, DIRECT_V2 2, DICTIONARY_V2 3), by ORC column id. */
 export async function readOrcEncodings(bytes: Uint8Array): Promise<number[][]> {
   const tail = await readOrcTail(bytes);
@@ -1212,7 +1236,116 @@ function rowGroupsOf(st: StripeData, rows: number, filter: Predicate, columns: A
     }
     return D.boundMayMatch(filter, { rowCount: groupRows, columns: stats });
   });
+  // groups the statistics keep: dropped where the bloom filters of eq / in columns rule every value out
+  if (mayMatch.some((m) => m)) {
+    const blooms = bloomFiltersOf(st, groups, filter, columns);
+    if (blooms.size > 0) for (let g = 0; g < groups; g++) if (mayMatch[g]) mayMatch[g] = bloomMayMatch(filter, g, blooms);
+  }
   return { mayMatch, indexes };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bloom filters: per row group of a column (BLOOM_FILTER_UTF8 streams, as orc-core 1.9 writes them)
+// ---------------------------------------------------------------------------------------------
+
+const BLOOM_FILTER_UTF8 = 8;
+
+/** Per filter column (by name) its row groups' bloom filters and, per eq / in leaf on it, the hashes of its literals. */
+type ColumnBlooms = Map<string, { filters: OrcBloomFilter[]; hashes: Map<Predicate, bigint[]> }>;
+
+/**
+ * The hash orc-core adds to a bloom filter for `value` of Paimon type `type` in a column of ORC
+ * kind `orcKind` (null: values of this type are not tested: CHAR's padding, decimals, timestamps,
+ * booleans). Integers, dates and TIME through getLongHash, floats by their double's bits (a FLOAT
+ * value widened, as orc-core adds it), strings by their UTF-8 bytes, binary by its bytes.
+ */
+function bloomHashOf(type: DataType, orcKind: number, value: unknown): bigint | null {
+  switch (type.kind) {
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "TIME":
+    case "BIGINT":
+      return orcKind >= Kind.BYTE && orcKind <= Kind.LONG && (typeof value === "number" || typeof value === "bigint") ? orcLongHash(BigInt(value)) : null;
+    case "DATE":
+      return orcKind === Kind.DATE && typeof value === "number" ? orcLongHash(BigInt(value)) : null;
+    case "FLOAT":
+    case "DOUBLE":
+      return (orcKind === Kind.FLOAT || orcKind === Kind.DOUBLE) && typeof value === "number" ? orcDoubleHash(value) : null;
+    case "VARCHAR":
+      return (orcKind === Kind.STRING || orcKind === Kind.VARCHAR) && typeof value === "string" ? murmur3Hash64(new TextEncoder().encode(value)) : null;
+    case "BINARY":
+    case "VARBINARY":
+      return orcKind === Kind.BINARY && value instanceof Uint8Array ? murmur3Hash64(value) : null;
+    default:
+      return null;
+  }
+}
+
+/** The eq / in leaves of `p`. */
+function equalityLeaves(p: Predicate, out: Predicate[] = []): Predicate[] {
+  if (p.kind === "leaf") {
+    if (p.op === "eq" || p.op === "in") out.push(p);
+  } else for (const c of p.children) equalityLeaves(c, out);
+  return out;
+}
+
+/**
+ * The bloom filters of stripe `st` (`groups` row groups) of the columns `filter` tests by eq / in
+ * whose values they can rule out: BLOOM_FILTER_UTF8 streams of one filter per row group, in an
+ * encoding orc-core reads (ORIGINAL or UTF8_UTC); other columns are not in the result.
+ */
+function bloomFiltersOf(st: StripeData, groups: number, filter: Predicate, columns: Array<[string, Plan]>): ColumnBlooms {
+  const out: ColumnBlooms = new Map();
+  for (const leaf of equalityLeaves(filter)) {
+    if (leaf.kind !== "leaf") continue;
+    const pl = columns.find(([name]) => name === leaf.field)?.[1];
+    if (!pl) continue;
+    const orcKind = st.tail.types[pl.column]!.kind;
+    const hashes = leaf.literals.filter((v) => v !== null && v !== undefined).map((v) => bloomHashOf(pl.type, orcKind, v));
+    if (hashes.some((h) => h === null)) continue;
+    let entry = out.get(leaf.field);
+    if (!entry) {
+      const filters = bloomIndexOf(st, pl.column);
+      if (!filters || filters.length !== groups) continue;
+      out.set(leaf.field, (entry = { filters, hashes: new Map() }));
+    }
+    entry.hashes.set(leaf, hashes as bigint[]);
+  }
+  return out;
+}
+
+/** A column's BLOOM_FILTER_UTF8 stream: per row group its filter (null without one, in an encoding not read, or with a malformed filter). */
+function bloomIndexOf(st: StripeData, column: number): OrcBloomFilter[] | null {
+  const at = st.streams.get(column)?.get(BLOOM_FILTER_UTF8);
+  if (!at || (st.bloomEncodings[column] ?? 0) > 1) return null;
+  const filters: OrcBloomFilter[] = [];
+  for (const f of new Proto(decompress(st.tail, st.bytes.subarray(at[0], at[0] + at[1]), `column ${column} bloom filter`)).fields()) {
+    if (f.field !== 1 || !f.sub) continue;
+    let functions = 0;
+    let bits: Uint8Array | null = null;
+    for (const g of f.sub.fields()) {
+      if (g.field === 1 && g.wire === 0) functions = g.value;
+      else if (g.field === 3 && g.sub) bits = g.sub.buf.subarray(g.sub.pos, g.sub.end);
+    }
+    const filter = bits && OrcBloomFilter.fromUtf8Bitset(bits, functions);
+    if (!filter) return null;
+    filters.push(filter);
+  }
+  return filters;
+}
+
+/** Whether `p` may match a row of row group `g` by the bloom filters (true where none tells: other operators, columns without filters). */
+function bloomMayMatch(p: Predicate, g: number, blooms: ColumnBlooms): boolean {
+  if (p.kind === "leaf") {
+    const entry = blooms.get(p.field);
+    const hashes = entry?.hashes.get(p);
+    // (an in of nulls only: left to the row filter)
+    if (!entry || !hashes || hashes.length === 0) return true;
+    const filter = entry.filters[g]!;
+    return hashes.some((h) => filter.testHash(h));
+  }
+  return p.kind === "and" ? p.children.every((c) => bloomMayMatch(c, g, blooms)) : p.children.some((c) => bloomMayMatch(c, g, blooms));
 }
 
 // ---------------------------------------------------------------------------------------------

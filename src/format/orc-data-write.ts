@@ -9,8 +9,9 @@
 // compression (zstd, zlib, snappy; lz4 chunks stored uncompressed), row group, stripe and file
 // statistics as orc-core 1.9 writes and merges them (value counts, hasNull; min/max/sum of
 // integers, dates, floats, strings with its 1024-byte truncated bounds, binary byte sums; not
-// yet: boolean counts, decimal and timestamp min/max), writer zone UTC. No bloom filters.
-// Write-only (not in query bundles).
+// yet: boolean counts, decimal and timestamp min/max), writer zone UTC, bloom filters per row
+// group of the columns `orc.bloom.filter.columns` names, bit for bit as orc-core writes them
+// (orc-bloom.ts). Write-only (not in query bundles).
 
 import * as arrow from "apache-arrow";
 import { makeData } from "apache-arrow";
@@ -23,6 +24,7 @@ import { convertData } from "./arrow-types.js";
 import { ColumnStatsCollector, parseStatsMode, type StatsMode } from "./column-stats.js";
 import type { ParquetColumnStats, ParquetWriteResult } from "./parquet-writer.js";
 import { Kind } from "./orc-rle.js";
+import { OrcBloomFilter } from "./orc-bloom.js";
 import { toArrowSchema } from "../spec/types.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -469,10 +471,14 @@ interface Acc {
   group: ColStats;
   /** Entries of the DICTIONARY_V2 encoding streamsOf chose (-1: none). */
   dictionarySize: number;
+  /** The open row group's bloom filter (null: the column has none). */
+  bloom: OrcBloomFilter | null;
+  /** Per closed row group its BloomFilter message's fields: hash functions and bits. */
+  blooms: Array<{ functions: number; bits: Uint8Array }>;
 }
 
 function newAcc(): Acc {
-  return { present: [], hasNull: false, bools: [], data: new Bytes(), ints: new IntList(), lengths: new IntList(), secondary: new IntList(), group: newStats(), dictionarySize: -1 };
+  return { present: [], hasNull: false, bools: [], data: new Bytes(), ints: new IntList(), lengths: new IntList(), secondary: new IntList(), group: newStats(), dictionarySize: -1, bloom: null, blooms: [] };
 }
 
 /** Where a row group starts in each of a column's lists (value indices; `data`: bytes). */
@@ -577,6 +583,29 @@ function columnStatistics(c: Column, acc: ColStats): Uint8Array {
 
 const EPOCH_2015 = 1420070400n;
 
+/**
+ * The millis orc-core's TimestampTreeWriter adds to a bloom filter for a timestamp of `millis`
+ * (exact) and `nanos` nanoseconds of its second: the seconds of the millis truncated toward zero
+ * plus the nanos' millis, a second less when that is negative and nanos ≥ 1 ms (as orc-core; the
+ * writer zone is UTC, so its UTC millis are these).
+ */
+function orcTimestampBloomMillis(millis: bigint, nanos: number): bigint {
+  let m = (millis / 1000n) * 1000n + BigInt(Math.trunc(nanos / 1000000));
+  if (m < 0n && nanos > 999999) m -= 1000n;
+  return m;
+}
+
+/** HiveDecimal's string of unscaled `v` at `scale` (orc-core's DecimalTreeWriter adds it to bloom filters): trailing fraction zeros dropped. */
+export function hiveDecimalString(v: bigint, scale: number): string {
+  while (scale > 0 && v % 10n === 0n) {
+    v /= 10n;
+    scale--;
+  }
+  const digits = (v < 0n ? -v : v).toString().padStart(scale + 1, "0");
+  const text = scale === 0 ? digits : `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+  return v < 0n ? `-${text}` : text;
+}
+
 /** Adds the values of column `c` at `rows` of `data` (the slots its parent holds values for). */
 function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[]): void {
   const acc = accs[c.id]!;
@@ -605,6 +634,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const v = Number(values[at(r)]);
         acc.data.byte(v & 0xff);
         acc.ints.push(v); // (statistics only)
+        acc.bloom?.addSafeInteger(v);
       }
       return;
     case Kind.SHORT:
@@ -618,8 +648,13 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
           const hi = words[2 * r + 1]!;
           if (hi >= -0x80000 && hi < 0x80000) acc.ints.push(hi * 4294967296 + (words[2 * r]! >>> 0));
           else acc.ints.pushBig((values as BigInt64Array)[r]!);
+          acc.bloom?.addLongWords(hi, words[2 * r]!);
         }
-      } else for (const r of valid) acc.ints.push(values[at(r)] as number);
+      } else
+        for (const r of valid) {
+          acc.ints.push(values[at(r)] as number);
+          acc.bloom?.addSafeInteger(values[at(r)] as number);
+        }
       return;
     case Kind.FLOAT:
     case Kind.DOUBLE: {
@@ -635,6 +670,8 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         else if (v < group.dblMin) group.dblMin = v;
         else if (v > group.dblMax) group.dblMax = v;
         group.dblSum += v;
+        // (orc-core: a float widened to double)
+        acc.bloom?.addDouble(v);
       });
       acc.data.bytes(out);
       return;
@@ -651,6 +688,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         acc.data.bytes(bytes.subarray(s, e));
         acc.lengths.push(e - s);
         group.byteSum += e - s;
+        acc.bloom?.addBytes(bytes.subarray(s, e));
         if (c.kind === Kind.BINARY) continue;
         if (!group.strMin || compareBytes(bytes, s, e, group.strMin) < 0) group.strMin = bytes.slice(s, e);
         if (!group.strMax || compareBytes(bytes, s, e, group.strMax) > 0) group.strMax = bytes.slice(s, e);
@@ -666,6 +704,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         v = BigInt.asIntN(128, v);
         acc.data.uvarBig(v < 0n ? (-v << 1n) - 1n : v << 1n);
         acc.secondary.pushBig(scale);
+        acc.bloom?.addBytes(new TextEncoder().encode(hiveDecimalString(v, Number(scale))));
       }
       return;
     }
@@ -680,6 +719,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         // as Java's ORC writer: the seconds of the millisecond time truncated toward zero
         const millis = floorSeconds * 1000n + BigInt(Math.floor(ns / 1000000));
         acc.ints.pushBig(millis / 1000n - EPOCH_2015);
+        acc.bloom?.addLong(orcTimestampBloomMillis(millis, ns));
         let code = 0;
         if (ns !== 0) {
           if (ns % 100 !== 0) code = ns * 8;
@@ -705,6 +745,7 @@ function writeColumn(c: Column, data: arrow.Data, rows: Int32Array, accs: Acc[])
         const s = o[at(r)]!;
         const e = o[at(r) + 1]!;
         acc.lengths.push(e - s);
+        acc.bloom?.addSafeInteger(e - s);
         for (let k = s; k < e; k++) childRows.push(k);
       }
       const child = data.children[0]!;
@@ -947,6 +988,48 @@ export interface OrcDataWriteOptions {
   rowIndexStride?: number;
   /** Uncompressed bytes per compression chunk: `orc.compress.size` (default 256 KiB). */
   compressionChunkSize?: number;
+  /**
+   * `orc.bloom.filter.columns`: comma-separated column names (case-insensitive, `a.b` for a
+   * struct's field; a column names its nested columns too; `*` every column) whose row groups get
+   * bloom filters, as orc-core resolves them; names of no column are ignored, as orc-core does.
+   * None without a row index.
+   */
+  bloomFilterColumns?: string;
+  /** `orc.bloom.filter.fpp`: the bloom filters' false positive probability, in (0, 1) (default 0.01). */
+  bloomFilterFpp?: number;
+  /** `orc.bloom.filter.write.version`: `utf8` (default: BLOOM_FILTER_UTF8 streams) or `original` (BLOOM_FILTER streams too). */
+  bloomFilterVersion?: "utf8" | "original";
+}
+
+/** orc-core's `orc.bloom.filter.fpp` default. */
+export const DEFAULT_ORC_BLOOM_FILTER_FPP = 0.01;
+
+/**
+ * The ORC column ids of `names` (orc-core's OrcUtils.includeColumns over the type tree rooted at
+ * `root`, ids in preorder): each name's column and its nested columns; `*` all.
+ */
+function bloomFilterColumnIds(root: Column, all: readonly Column[], names: string): Set<number> {
+  const ids = new Set<number>();
+  const lastId = (c: Column): number => (c.children.length === 0 ? c.id : lastId(c.children.at(-1)!));
+  if (names === "*") {
+    for (const c of all) ids.add(c.id);
+    return ids;
+  }
+  for (const name of names.split(",")) {
+    let c: Column | null = root;
+    // (orc-core's findColumn: path parts through structs, names case-insensitive; parts past a non-struct are ignored)
+    for (const part of name.trim().split(".")) {
+      if (c.kind !== Kind.STRUCT) break;
+      const i: number = c.names.findIndex((n) => n.toLowerCase() === part.toLowerCase());
+      if (i < 0) {
+        c = null;
+        break;
+      }
+      c = c.children[i]!;
+    }
+    if (c) for (let id = c.id; id <= lastId(c); id++) ids.add(id);
+  }
+  return ids;
 }
 
 /** orc-core's `orc.stripe.size` default. */
@@ -999,6 +1082,9 @@ export class OrcFileWriter {
   private readonly stripes: Uint8Array[] = [];
   private readonly stripeStatistics: Uint8Array[] = [];
   private readonly fileStats: ColStats[];
+  /** ORC column ids with bloom filters (none without a row index). */
+  private readonly bloomColumns: Set<number>;
+  private readonly bloomFpp: number;
 
   constructor(
     readonly fields: readonly DataField[],
@@ -1027,6 +1113,12 @@ export class OrcFileWriter {
     // (refuses types ORC cannot hold now)
     this.root = columnsOf({ kind: "ROW", nullable: false, fields: [...fields] }, 0, 0, this.columns);
     this.fileStats = this.columns.map(() => newStats());
+    const fpp = options.bloomFilterFpp ?? DEFAULT_ORC_BLOOM_FILTER_FPP;
+    if (!(fpp > 0 && fpp < 1)) throw new PaimonError("INVALID_ARGUMENT", `ORC bloom filter false positive probability (orc.bloom.filter.fpp) must be > 0.0 and < 1.0, got ${fpp}`);
+    if (options.bloomFilterVersion !== undefined && options.bloomFilterVersion !== "utf8" && options.bloomFilterVersion !== "original") throw new PaimonError("INVALID_ARGUMENT", `ORC bloom filter version (orc.bloom.filter.write.version) must be utf8 or original, got '${options.bloomFilterVersion}'`);
+    this.bloomFpp = fpp;
+    // (orc-core writes bloom filters only with a row index)
+    this.bloomColumns = this.stride > 0 && options.bloomFilterColumns ? bloomFilterColumnIds(this.root, this.columns, options.bloomFilterColumns) : new Set();
     this.compressorLoaded = compressorOf(this.compression, options.zstdLevel ?? 1).then((c) => (this.compress = c));
     this.compressorLoaded.catch(() => {}); // (finish() reports a failed load)
   }
@@ -1105,6 +1197,7 @@ export class OrcFileWriter {
     const all = this.columns;
     const accs = all.map(() => newAcc());
     const indexed = this.stride > 0 && rows > 0;
+    if (indexed) for (const id of this.bloomColumns) accs[id]!.bloom = OrcBloomFilter.forEntries(this.stride, this.bloomFpp);
     const groupRows = indexed ? this.stride : Infinity;
     // per column: where each row group starts in its lists, the row groups' statistics
     const marks: Mark[][] = all.map(() => []);
@@ -1118,6 +1211,10 @@ export class OrcFileWriter {
         const mark = marks[c.id]!.at(-1)!;
         if (INT_STATS_KINDS.has(c.kind)) acc.group.int = acc.ints.stats(mark.ints);
         if (indexed) groupStats[c.id]!.push(columnStatistics(c, acc.group));
+        if (acc.bloom) {
+          acc.blooms.push({ functions: acc.bloom.numHashFunctions, bits: acc.bloom.utf8Bitset() });
+          acc.bloom.reset();
+        }
         mergeStats(stripeStats[c.id]!, acc.group);
         acc.group = newStats();
       }
@@ -1167,6 +1264,25 @@ export class OrcFileWriter {
         const bytes = frame(index.view(), compress, this.chunkSize).bytes;
         file.bytes(bytes);
         stripeFooter.message(1, new Message().varint(1, 6).varint(2, c.id).varint(3, bytes.length).view());
+        // BLOOM_FILTER (original version only) and BLOOM_FILTER_UTF8 streams: per row group a BloomFilter message
+        const blooms = accs[c.id]!.blooms;
+        if (blooms.length === 0) continue;
+        for (const kind of this.options.bloomFilterVersion === "original" ? [7, 8] : [8]) {
+          const bloomIndex = new Message();
+          for (const b of blooms) {
+            const entry = new Message().varint(1, b.functions);
+            if (kind === 8) entry.message(3, b.bits);
+            // (repeated fixed64, not packed: orc_proto.proto is proto2)
+            else for (let w = 0; w < b.bits.length; w += 8) {
+              entry.uvar((2 << 3) | 1);
+              entry.bytes(b.bits.subarray(w, w + 8));
+            }
+            bloomIndex.message(1, entry.view());
+          }
+          const framed = frame(bloomIndex.view(), compress, this.chunkSize).bytes;
+          file.bytes(framed);
+          stripeFooter.message(1, new Message().varint(1, kind).varint(2, c.id).varint(3, framed.length).view());
+        }
       }
     }
     const indexLength = file.length - stripeOffset;
@@ -1179,8 +1295,12 @@ export class OrcFileWriter {
     const dataLength = file.length - stripeOffset - indexLength;
     for (const c of all) {
       const dictionarySize = accs[c.id]!.dictionarySize;
-      if (dictionarySize >= 0) stripeFooter.message(2, new Message().varint(1, 3).varint(2, dictionarySize).view());
-      else stripeFooter.message(2, new Message().varint(1, c.kind === Kind.STRUCT || c.kind === Kind.FLOAT || c.kind === Kind.DOUBLE || c.kind === Kind.BOOLEAN || c.kind === Kind.BYTE ? 0 : 2).view());
+      const encoding = new Message();
+      if (dictionarySize >= 0) encoding.varint(1, 3).varint(2, dictionarySize);
+      else encoding.varint(1, c.kind === Kind.STRUCT || c.kind === Kind.FLOAT || c.kind === Kind.DOUBLE || c.kind === Kind.BOOLEAN || c.kind === Kind.BYTE ? 0 : 2);
+      // (bloomEncoding UTF8_UTC: a column with bloom filters)
+      if (accs[c.id]!.bloom) encoding.varint(3, 1);
+      stripeFooter.message(2, encoding.view());
     }
     stripeFooter.string(3, "UTC");
     const stripeFooterBytes = frame(stripeFooter.view(), compress, this.chunkSize).bytes;

@@ -83,9 +83,11 @@ export function openDataFileWriter(schema: TableSchema, fields: readonly DataFie
  * The stripe and row index layout of ORC files from the table's options, as Java's OrcFileFormat
  * passes them to orc-core: `orc.stripe.size` (bytes; Paimon's `file.block-size` wins when set),
  * `orc.stripe.row.count`, `orc.row.index.stride` (`orc.create.index=false`: none),
- * `orc.compress.size`. INVALID_ARGUMENT for values that are not such sizes or counts.
+ * `orc.compress.size`, and its bloom filters: `orc.bloom.filter.columns`, `orc.bloom.filter.fpp`
+ * (a Java double), `orc.bloom.filter.write.version` (`utf8` / `original`). INVALID_ARGUMENT for
+ * values that are not such sizes, counts, probabilities or versions.
  */
-export function orcLayoutOptions(options: Readonly<Record<string, string>>): Pick<OrcDataWriteOptions, "stripeSize" | "stripeRowCount" | "rowIndexStride" | "compressionChunkSize"> {
+export function orcLayoutOptions(options: Readonly<Record<string, string>>): Pick<OrcDataWriteOptions, "stripeSize" | "stripeRowCount" | "rowIndexStride" | "compressionChunkSize" | "bloomFilterColumns" | "bloomFilterFpp" | "bloomFilterVersion"> {
   const integer = (key: string): number | undefined => {
     const raw = options[key];
     if (raw === undefined) return undefined;
@@ -100,7 +102,21 @@ export function orcLayoutOptions(options: Readonly<Record<string, string>>): Pic
     stripeRowCount: integer("orc.stripe.row.count"),
     rowIndexStride: createIndex === "false" ? 0 : integer("orc.row.index.stride"),
     compressionChunkSize: integer("orc.compress.size"),
+    ...orcBloomFilterOptions(options),
   };
+}
+
+/** The bloom filter options of ORC files (see `orcLayoutOptions`): INVALID_ARGUMENT for a malformed fpp or version. */
+function orcBloomFilterOptions(options: Readonly<Record<string, string>>): Pick<OrcDataWriteOptions, "bloomFilterColumns" | "bloomFilterFpp" | "bloomFilterVersion"> {
+  const fppRaw = options["orc.bloom.filter.fpp"];
+  // (Java's Double.parseDouble: surrounding blanks and a d / f suffix allowed)
+  if (fppRaw !== undefined && !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?$/.test(fppRaw.trim())) throw new PaimonError("INVALID_ARGUMENT", `option orc.bloom.filter.fpp: '${fppRaw}' is not a number`);
+  const fpp = fppRaw === undefined ? undefined : Number(fppRaw.trim().replace(/[dDfF]$/, ""));
+  if (fpp !== undefined && !(fpp > 0 && fpp < 1)) throw new PaimonError("INVALID_ARGUMENT", `option orc.bloom.filter.fpp: '${fppRaw}' must be > 0.0 and < 1.0`);
+  const version = options["orc.bloom.filter.write.version"];
+  // (orc-core's BloomFilterVersion.fromString: exact names)
+  if (version !== undefined && version !== "utf8" && version !== "original") throw new PaimonError("INVALID_ARGUMENT", `option orc.bloom.filter.write.version: '${version}' is not utf8 or original`);
+  return { bloomFilterColumns: options["orc.bloom.filter.columns"], bloomFilterFpp: fpp, bloomFilterVersion: version };
 }
 
 /** Java writes `_CREATION_TIME` as the local wall clock encoded like a UTC timestamp. */

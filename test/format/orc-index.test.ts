@@ -11,15 +11,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
-import { loadOrcReader, readWholeDataFile } from "../../src/format/file-formats.js";
+import { loadOrcReader } from "../../src/format/file-formats.js";
 import { boolRle, byteRle, Bytes, IntList, intRleV2, OrcFileWriter } from "../../src/format/orc-data-write.js";
 import { decodeBoolRle, decodeByteRle, decodeIntRleV2 } from "../../src/format/orc-rle.js";
-import { and, bindPredicate, col, type Predicate } from "../../src/predicate/predicate.js";
+import { and, col, type Predicate } from "../../src/predicate/predicate.js";
 import { parseDataType, type DataField } from "../../src/spec/types.js";
 import { orcLayoutOptions } from "../../src/write/append-writer.js";
-import { arrowToRows, rowsToBatch } from "../interop/convert.js";
+import { rowsToBatch } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
 import { tempDirs } from "../support/temp-dirs.js";
+import { ORC_FILE_LAYOUT, readOrcPositioned, writeOrcRows } from "./orc-files.js";
 
 const tempDir = tempDirs("paimon-rt-orc-index-");
 
@@ -102,21 +103,8 @@ function row(id: number, seed: number): OracleRow {
   };
 }
 
-/** Writes `rows` in batches of `batch` rows. */
-async function writeFile(rows: readonly OracleRow[], batch: number, options: ConstructorParameters<typeof OrcFileWriter>[1]): Promise<Uint8Array> {
-  const writer = new OrcFileWriter(FIELDS, options);
-  for (let at = 0; at < rows.length; at += batch) writer.write(rowsToBatch(SPEC, rows.slice(at, at + batch)));
-  return (await writer.finish()).bytes;
-}
-
-/** The rows a read returns, each with its position in the file (rows skipped counted by onSkip). */
-async function readPositioned(bytes: Uint8Array, filter: Predicate | null): Promise<Array<[number, OracleRow]>> {
-  const out: Array<[number, OracleRow]> = [];
-  let position = 0;
-  const options = { fields: FIELDS, batchSize: 777, fileName: "data-x.orc", filter: filter ? bindPredicate(filter, FIELDS) : null, onSkip: (n: number) => (position += n) };
-  for await (const b of readWholeDataFile(Promise.resolve(bytes), options)) for (const r of arrowToRows(b)) out.push([position++, r]);
-  return out;
-}
+const writeFile = (rows: readonly OracleRow[], batch: number, options: ConstructorParameters<typeof OrcFileWriter>[1]) => writeOrcRows(SPEC, FIELDS, rows, batch, options);
+const readPositioned = (bytes: Uint8Array, filter: Predicate | null) => readOrcPositioned(bytes, FIELDS, filter);
 
 describe("ORC files of several stripes with row indexes", () => {
   it("random stripes, row groups and compression chunks: every row reads back; filtered reads keep every matching row at its position", async () => {
@@ -131,12 +119,7 @@ describe("ORC files of several stripes with row indexes", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          rows: fc.integer({ min: 0, max: 6000 }),
-          seed: fc.integer({ min: 0, max: 999 }),
-          batch: fc.integer({ min: 1, max: 2500 }),
-          stripeRows: fc.integer({ min: 500, max: 7000 }),
-          stride: fc.constantFrom(0, 1000, 1500),
-          compression: fc.constantFrom("none", "zstd", "snappy", "zlib"),
+          ...ORC_FILE_LAYOUT,
           chunk: fc.integer({ min: 64, max: 8192 }),
           filter: fc.integer({ min: 0, max: filters.length - 1 }),
           bound: fc.integer({ min: -10, max: 6100 }),

@@ -125,6 +125,14 @@ public final class PaimonOracle {
                 restServer(a[1], a[2], a[3], java.util.Arrays.copyOfRange(a, 4, a.length), out);
                 return;
             }
+            case "orc-bloom":
+                if (a.length != 2) throw new IllegalArgumentException("orc-bloom <file.orc>");
+                orcBloom(a[1], out);
+                return;
+            case "orc-hash":
+                if (a.length < 2) throw new IllegalArgumentException("orc-hash bytes|long|double <value>...");
+                orcHash(a[1], java.util.Arrays.copyOfRange(a, 2, a.length), out);
+                return;
             case "version":
                 out.println("{\"paimon\":\"" + Catalog.class.getPackage().getImplementationVersion()
                         + "\",\"java\":\"" + System.getProperty("java.version") + "\"}");
@@ -1195,6 +1203,73 @@ public final class PaimonOracle {
             atom = atom.replaceAll("^TIMESTAMP_LTZ(\\(\\d+\\))?", "TIMESTAMP$1 WITH LOCAL TIME ZONE")
                     .replace("WITH LOCAL TIME ZONE WITH LOCAL TIME ZONE", "WITH LOCAL TIME ZONE");
             return DataTypeJsonParser.parseAtomicTypeSQLString(atom);
+        }
+    }
+
+    /**
+     * The bloom filters of an ORC file as orc-core 1.9 reads them (RecordReaderImpl.readRowIndex):
+     * one JSON line per stripe, column with a bloom filter stream and row group: the stream kind,
+     * the number of hash functions and the bit set (hex of its 64-bit words, little-endian bytes).
+     */
+    static void orcBloom(String file, PrintStream out) throws Exception {
+        // (as Paimon's OrcReaderFactory opens ORC files: its FileIO behind orc-core; Hadoop's
+        // Configuration by reflection, a runtime dependency of the oracle)
+        Class<?> confClass = Class.forName("org.apache.hadoop.conf.Configuration");
+        Object conf = confClass.getConstructor(boolean.class).newInstance(false);
+        java.lang.reflect.Method open = org.apache.paimon.format.orc.OrcReaderFactory.class.getMethod("createReader",
+                confClass, org.apache.paimon.fs.FileIO.class, org.apache.paimon.fs.Path.class, org.apache.paimon.utils.RoaringBitmap32.class);
+        try (org.apache.paimon.shade.org.apache.orc.Reader reader = (org.apache.paimon.shade.org.apache.orc.Reader)
+                open.invoke(null, conf, org.apache.paimon.fs.local.LocalFileIO.create(), new org.apache.paimon.fs.Path(new File(file).getAbsolutePath()), null)) {
+            int columns = reader.getSchema().getMaximumId() + 1;
+            boolean[] all = new boolean[columns];
+            java.util.Arrays.fill(all, true);
+            org.apache.paimon.shade.org.apache.orc.impl.RecordReaderImpl rows =
+                    (org.apache.paimon.shade.org.apache.orc.impl.RecordReaderImpl) reader.rows(new org.apache.paimon.shade.org.apache.orc.Reader.Options().include(all));
+            try {
+                for (int stripe = 0; stripe < reader.getStripes().size(); stripe++) {
+                    org.apache.paimon.shade.org.apache.orc.impl.OrcIndex index = rows.readRowIndex(stripe, all, all);
+                    org.apache.paimon.shade.org.apache.orc.OrcProto.BloomFilterIndex[] blooms = index.getBloomFilterIndex();
+                    for (int column = 0; column < columns; column++) {
+                        if (blooms[column] == null) continue;
+                        String kind = String.valueOf(index.getBloomFilterKinds()[column]);
+                        List<org.apache.paimon.shade.org.apache.orc.OrcProto.BloomFilter> entries = blooms[column].getBloomFilterList();
+                        for (int group = 0; group < entries.size(); group++) {
+                            org.apache.paimon.shade.org.apache.orc.OrcProto.BloomFilter bf = entries.get(group);
+                            StringBuilder hex = new StringBuilder();
+                            if (bf.hasUtf8Bitset()) {
+                                for (byte b : bf.getUtf8Bitset().toByteArray()) hex.append(String.format("%02x", b & 0xff));
+                            } else {
+                                for (long w : bf.getBitsetList()) for (int k = 0; k < 8; k++) hex.append(String.format("%02x", (w >>> (8 * k)) & 0xff));
+                            }
+                            out.println("{\"stripe\":" + stripe + ",\"column\":" + column + ",\"group\":" + group + ",\"kind\":\"" + kind
+                                    + "\",\"functions\":" + bf.getNumHashFunctions() + ",\"bits\":\"" + hex + "\"}");
+                        }
+                    }
+                }
+            } finally {
+                rows.close();
+            }
+        }
+    }
+
+    /** orc-core's bloom filter hashes: Murmur3.hash64 of hex bytes, BloomFilter.getLongHash of longs and of doubles' bits. */
+    static void orcHash(String kind, String[] values, PrintStream out) throws Exception {
+        java.lang.reflect.Method longHash = org.apache.paimon.shade.org.apache.orc.util.BloomFilter.class.getDeclaredMethod("getLongHash", long.class);
+        longHash.setAccessible(true);
+        for (String v : values) {
+            long h;
+            switch (kind) {
+                case "bytes": {
+                    byte[] b = new byte[v.length() / 2];
+                    for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(v.substring(2 * i, 2 * i + 2), 16);
+                    h = org.apache.paimon.shade.org.apache.orc.util.Murmur3.hash64(b);
+                    break;
+                }
+                case "long": h = (Long) longHash.invoke(null, Long.parseLong(v)); break;
+                case "double": h = (Long) longHash.invoke(null, Double.doubleToLongBits(Double.parseDouble(v))); break;
+                default: throw new IllegalArgumentException("orc-hash kind " + kind);
+            }
+            out.println(h);
         }
     }
 }
