@@ -17,6 +17,7 @@ import { isTrueOption as isTrue } from "../table/option-validation.js";
 import { compareValues } from "../table/values.js";
 import { type DataField, type DataType, typeToString } from "../spec/types.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { hllSketchUnion } from "../kernel/hll-sketch.js";
 import { thetaSketchUnion } from "../kernel/theta-sketch.js";
 import { internalValue } from "../arrow/row-values.js";
 import { decimalToString, isCompactDecimal } from "../spec/binary-row.js";
@@ -47,6 +48,7 @@ export type AggFunction =
   | "listagg"
   | "rbm32"
   | "theta_sketch"
+  | "hll_sketch"
   | "collect"
   | "nested_update"
   | "nested_partial_update"
@@ -56,7 +58,6 @@ export type AggFunction =
 /** Java 1.4.2 functions paimon-rt refuses, with the reason. */
 const UNIMPLEMENTED = new Map([
   ["rbm64", "Java writes RoaringBitmap 1.2.1's unspecified native Roaring64Bitmap serialization (an ART of the high 48 bits whose node layout and container slots follow the insertion history, spare slots included)"],
-  ["hll_sketch", "Java writes DataSketches' serialized HLL sketches (list, set and HLL_4/6/8 modes with HLL_4's exception table)"],
 ]);
 
 export interface ColumnAgg {
@@ -119,6 +120,9 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
       break;
     case "theta_sketch":
       if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for theta sketch column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
+      break;
+    case "hll_sketch":
+      if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for hll sketch column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
       break;
     case "primary-key":
     case "last_value":
@@ -383,7 +387,7 @@ function noRetract(agg: ColumnAgg): PaimonError {
   );
 }
 
-const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32" || agg.fn === "theta_sketch";
+const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32" || agg.fn === "theta_sketch" || agg.fn === "hll_sketch";
 
 /** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
 const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product", "collect", "nested_update", "merge_map"]);
@@ -873,6 +877,7 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
   }
   if (agg.fn === "rbm32") return roaringOr(acc as Uint8Array, input as Uint8Array);
   if (agg.fn === "theta_sketch") return thetaSketchUnion(acc as Uint8Array, input as Uint8Array, `aggregate function theta_sketch of column ${agg.field.name}`);
+  if (agg.fn === "hll_sketch") return hllSketchUnion(acc as Uint8Array, input as Uint8Array, `aggregate function hll_sketch of column ${agg.field.name}`);
   const sum = agg.fn === "sum";
   switch (type.kind) {
     case "TINYINT":

@@ -1,5 +1,6 @@
 /**
- * `theta_sketch` (FieldThetaSketchAgg) tables with Java Paimon 1.4.2: sketches Java builds
+ * `theta_sketch` (FieldThetaSketchAgg) and `hll_sketch` (FieldHllSketchAgg, sketches in LIST / SET
+ * mode) tables with Java Paimon 1.4.2: sketches Java builds
  * (Paimon's ThetaSketch.sketchOf and DataSketches builders: empty, single-item, exact, estimation
  * mode, p < 1, other nominal entries, compressed) written by Java and by paimon-rt in the same
  * commits; each reads every table merge-on-read, fully compacted and continued from the other
@@ -52,9 +53,9 @@ async function javaSketches(): Promise<Record<string, string>> {
   );
 }
 
-/** Java's own fold (ThetaSketch.union left to right) of sketches, base64. */
-async function javaFold(items: string[]): Promise<string> {
-  const [r] = await runSketchOps([{ op: "theta-fold", items }]);
+/** Java's own fold (ThetaSketch.union / HllSketchUtil.union left to right) of sketches, base64. */
+async function javaFold(items: string[], op = "theta-fold"): Promise<string> {
+  const [r] = await runSketchOps([{ op, items }]);
   if (!r!.ok) throw new Error(r!.error);
   return Buffer.from(r!.bytes).toString("base64");
 }
@@ -126,6 +127,48 @@ describe.skipIf(noJava !== null)("theta_sketch aggregation with Java", () => {
         { id: 2, s: await javaFold([k.small, k.k64]), r: k.empty },
         { id: 3, s: k.big, r: k.compressed },
       ]);
+    },
+    SLOW,
+  );
+
+  it(
+    "hll_sketch in LIST / SET mode (HLL_4, HLL_6, HLL_8 inputs, lgK 10 and 12), with and without deletion vectors: Java's bytes both ways",
+    async () => {
+      const hll = (values: number[], lgK = 12, type = "HLL_4", updatable = false) => ({ op: "hll", values, lgK, type, updatable });
+      const specs: Record<string, object> = {
+        empty: { op: "hll-of", values: [] },
+        small: { op: "hll-of", values: [1, 2, 3] },
+        list6: hll([5, 6, 7, 8, 9], 12, "HLL_6"),
+        set8: hll(range(0, 40), 12, "HLL_8", true),
+        set: hll(range(30, 150)),
+        lg10: hll(range(100, 30), 10),
+      };
+      const names = Object.keys(specs);
+      const built = await runSketchOps(names.map((n) => specs[n]!));
+      const k = Object.fromEntries(names.map((n, i) => [n, built[i]!.ok ? Buffer.from(built[i]!.bytes).toString("base64") : ""]));
+      expect(built.every((r) => r.ok)).toBe(true);
+      for (const dv of [false, true]) {
+        const options: Record<string, string> = { bucket: "1", "merge-engine": "aggregation", "fields.s.aggregate-function": "hll_sketch", "fields.r.aggregate-function": "hll_sketch" };
+        if (dv) options["deletion-vectors.enabled"] = "true";
+        const commits: KindRow[][] = [
+          [
+            { id: 1, s: k.small, r: k.set8 },
+            { id: 2, s: k.empty, r: null },
+          ],
+          [
+            { id: 1, s: k.list6, r: k.lg10 },
+            { id: 2, s: k.set, r: k.small },
+            { id: 3, s: k.lg10, r: k.set },
+          ],
+          [{ id: 1, s: k.set8, r: k.empty }],
+        ];
+        const expected = await aggregateBothWays(tempDir, FIELDS, options, commits, 1);
+        expect(expected, dv ? "with deletion vectors" : "").toEqual([
+          { id: 1, s: await javaFold([k.small!, k.list6!, k.set8!], "hll-fold"), r: await javaFold([k.set8!, k.lg10!, k.empty!], "hll-fold") },
+          { id: 2, s: await javaFold([k.empty!, k.set!], "hll-fold"), r: k.small },
+          { id: 3, s: k.lg10, r: k.set },
+        ]);
+      }
     },
     SLOW,
   );

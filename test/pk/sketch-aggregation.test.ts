@@ -1,9 +1,10 @@
-// merge-engine=aggregation with `theta_sketch` (Java FieldThetaSketchAgg): the fold of a key's
-// sketches (a reference model of DataSketches' union over hand-built compact images) merge-on-read,
-// after a full compaction and with deletion vectors (lookup compaction), retractions refused as
-// Java refuses them or ignored with ignore-retract, and the exact refusals (type, malformed bytes:
-// nothing committed). Bytes against Java: test/interop/theta-sketch-interop.test.ts and
-// test/interop/sketch-aggregates-interop.test.ts.
+// merge-engine=aggregation with `theta_sketch` (Java FieldThetaSketchAgg) and `hll_sketch`
+// (FieldHllSketchAgg, LIST / SET mode): the fold of a key's sketches (a reference model of
+// DataSketches' union over hand-built compact images) merge-on-read, after a full compaction and
+// with deletion vectors (lookup compaction), retractions refused as Java refuses them or ignored
+// with ignore-retract, and the exact refusals (type, malformed bytes, HLL mode: nothing
+// committed). Bytes against Java: test/interop/theta-sketch-interop.test.ts,
+// test/interop/hll-sketch-interop.test.ts and test/interop/sketch-aggregates-interop.test.ts.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -71,7 +72,7 @@ const OPTIONS = { bucket: "1", "merge-engine": "aggregation", "fields.s.aggregat
 const hashArb = fc.bigInt({ min: 1n, max: 2000n }).map((h) => h << 50n);
 const sketchArb = fc.record({ hashes: fc.array(hashArb, { maxLength: 6 }), theta: fc.oneof(fc.constant(LONG_MAX), fc.constant(LONG_MAX), hashArb) }).map(({ hashes, theta }) => ({ hashes: hashes.filter((h) => h < theta), theta }));
 
-describe("theta_sketch aggregation (Java FieldThetaSketchAgg)", () => {
+describe("theta_sketch and hll_sketch aggregation (Java FieldThetaSketchAgg, FieldHllSketchAgg)", () => {
   it("a key's sketches fold to their union: merge-on-read, compacted, and with deletion vectors (model)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(fc.option(sketchArb, { nil: null }), { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }), fc.boolean(), async (commits, dv) => {
@@ -124,7 +125,10 @@ describe("theta_sketch aggregation (Java FieldThetaSketchAgg)", () => {
       code: "INVALID_ARGUMENT",
       message: expect.stringContaining("Data type for theta sketch column must be 'VarBinaryType' but was 'INT'."),
     });
-    expect(await failure({ ...OPTIONS, "fields.s.aggregate-function": "hll_sketch" }, FIELDS, { id: "1", s: null })).toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("aggregate function hll_sketch is not supported by paimon-rt") });
+    expect(await failure({ bucket: "1", "merge-engine": "aggregation", "fields.m.aggregate-function": "hll_sketch" }, fields, { id: "1", m: 1 })).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringContaining("Data type for hll sketch column must be 'VarBinaryType' but was 'INT'."),
+    });
     const t = await table(OPTIONS);
     const bad = image([1n << 50n, 2n << 50n]);
     bad[6] = 1; // another seed's hash
@@ -134,6 +138,36 @@ describe("theta_sketch aggregation (Java FieldThetaSketchAgg)", () => {
     await expect(read(t)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message });
     const before = (await t.latestSnapshot())?.id;
     await expect(commit(t, [], undefined, true)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message });
+    expect((await t.latestSnapshot())?.id).toBe(before);
+  });
+
+  it("hll_sketch: sketches in LIST mode merge; one in HLL mode is refused (UNSUPPORTED) at the read and the compaction, which commits nothing", async () => {
+    const t = await table({ ...OPTIONS, "fields.s.aggregate-function": "hll_sketch" });
+    // LIST images (lgK 12, HLL_4): coupons in arrival order; the union keeps the gadget's order, duplicates dropped
+    const list = (coupons: number[]) => {
+      const out = new Uint8Array(8 + 4 * coupons.length);
+      out.set([2, 1, 7, 12, 3, coupons.length === 0 ? 0x0c : 0x08, coupons.length, 0]);
+      coupons.forEach((c, i) => new DataView(out.buffer).setInt32(8 + 4 * i, c, true));
+      return out;
+    };
+    const coupon = (slot: number, value: number) => (value << 26) | slot;
+    await commit(t, [{ id: "1", s: b64(list([coupon(5, 1), coupon(9, 2)])) }, { id: "2", s: b64(list([coupon(1, 1)])) }]);
+    await commit(t, [{ id: "1", s: b64(list([coupon(9, 2), coupon(3, 4)])) }]);
+    // Java: Union.heapify(input) takes the input's coupons first, then the accumulator's
+    const expected = [
+      { id: "1", s: b64(list([coupon(9, 2), coupon(3, 4), coupon(5, 1)])) },
+      { id: "2", s: b64(list([coupon(1, 1)])) },
+    ];
+    expect(await read(t)).toEqual(expected);
+    await commit(t, [], undefined, true);
+    expect(await read(t)).toEqual(expected);
+    const hllMode = new Uint8Array(40 + 2048);
+    hllMode.set([10, 1, 7, 12, 0, 0x08, 0, 2]);
+    await commit(t, [{ id: "2", s: b64(hllMode) }]);
+    const message = expect.stringContaining("aggregate function hll_sketch of column s: HLL sketch (input) in HLL mode (lgK 12) is not supported by paimon-rt");
+    await expect(read(t)).rejects.toMatchObject({ code: "UNSUPPORTED", message });
+    const before = (await t.latestSnapshot())?.id;
+    await expect(commit(t, [], undefined, true)).rejects.toMatchObject({ code: "UNSUPPORTED", message });
     expect((await t.latestSnapshot())?.id).toBe(before);
   });
 });

@@ -360,7 +360,10 @@ public final class PaimonOracle {
      * builds a theta sketch (UpdateSketch.builder(); values as update(long); form: compact ordered / unordered
      * toByteArray, toByteArrayCompressed, or the update sketch's own hash-table image); {"op":"theta-of","values":[int...]}
      * is Paimon's ThetaSketch.sketchOf; {"op":"theta-union","a":base64,"b":base64} is Paimon's ThetaSketch.union;
-     * {"op":"theta-fold","items":[base64...]} folds them with it, left to right.
+     * {"op":"theta-fold","items":[base64...]} folds them with it, left to right. HLL: {"op":"hll","values":[long...],
+     * "lgK":12,"type":"HLL_4"|"HLL_6"|"HLL_8","updatable":false} (new HllSketch(lgK, type), update(long), compact or
+     * updatable image), {"op":"hll-of","values":[int...]} (Paimon's HllSketchUtil.sketchOf) and {"op":"hll-fold",
+     * "items":[base64...]} (HllSketchUtil.union, left to right).
      */
     static byte[] sketchOp(JsonNode op) {
         switch (op.get("op").asText()) {
@@ -393,6 +396,26 @@ public final class PaimonOracle {
                 for (JsonNode v : op.get("items")) {
                     byte[] in = Base64.getDecoder().decode(v.asText());
                     acc = acc == null ? in : org.apache.paimon.utils.ThetaSketch.union(acc, in);
+                }
+                return acc;
+            }
+            case "hll-of": {
+                int[] values = new int[op.get("values").size()];
+                for (int i = 0; i < values.length; i++) values[i] = op.get("values").get(i).asInt();
+                return org.apache.paimon.utils.HllSketchUtil.sketchOf(values);
+            }
+            case "hll": {
+                org.apache.paimon.shade.org.apache.datasketches.hll.HllSketch sk = new org.apache.paimon.shade.org.apache.datasketches.hll.HllSketch(
+                        op.path("lgK").asInt(12), org.apache.paimon.shade.org.apache.datasketches.hll.TgtHllType.valueOf(op.path("type").asText("HLL_4")));
+                for (JsonNode v : op.get("values")) sk.update(v.asLong());
+                return op.path("updatable").asBoolean(false) ? sk.toUpdatableByteArray() : sk.toCompactByteArray();
+            }
+            case "hll-fold": {
+                // FieldHllSketchAgg's fold of a key's values: union(union(union(v0, v1), v2), ...)
+                byte[] acc = null;
+                for (JsonNode v : op.get("items")) {
+                    byte[] in = Base64.getDecoder().decode(v.asText());
+                    acc = acc == null ? in : org.apache.paimon.utils.HllSketchUtil.union(acc, in);
                 }
                 return acc;
             }
