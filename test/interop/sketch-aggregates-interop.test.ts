@@ -1,6 +1,6 @@
 /**
- * `theta_sketch` (FieldThetaSketchAgg) and `hll_sketch` (FieldHllSketchAgg, sketches in LIST / SET
- * mode) tables with Java Paimon 1.4.2: sketches Java builds
+ * `theta_sketch` (FieldThetaSketchAgg) and `hll_sketch` (FieldHllSketchAgg) tables with Java
+ * Paimon 1.4.2: sketches Java builds
  * (Paimon's ThetaSketch.sketchOf and DataSketches builders: empty, single-item, exact, estimation
  * mode, p < 1, other nominal entries, compressed) written by Java and by paimon-rt in the same
  * commits; each reads every table merge-on-read, fully compacted and continued from the other
@@ -132,7 +132,7 @@ describe.skipIf(noJava !== null)("theta_sketch aggregation with Java", () => {
   );
 
   it(
-    "hll_sketch in LIST / SET mode (HLL_4, HLL_6, HLL_8 inputs, lgK 10 and 12), with and without deletion vectors: Java's bytes both ways",
+    "hll_sketch in LIST, SET and HLL mode (HLL_4, HLL_6, HLL_8 inputs, lgK 10, 12 and 14), with and without deletion vectors: Java's bytes both ways",
     async () => {
       const hll = (values: number[], lgK = 12, type = "HLL_4", updatable = false) => ({ op: "hll", values, lgK, type, updatable });
       const specs: Record<string, object> = {
@@ -142,6 +142,9 @@ describe.skipIf(noJava !== null)("theta_sketch aggregation with Java", () => {
         set8: hll(range(0, 40), 12, "HLL_8", true),
         set: hll(range(30, 150)),
         lg10: hll(range(100, 30), 10),
+        hll4: hll(range(0, 5000)),
+        hll6: hll(range(3000, 9000), 10, "HLL_6"),
+        hll8: hll(range(-20000, 30000), 14, "HLL_8", true),
       };
       const names = Object.keys(specs);
       const built = await runSketchOps(names.map((n) => specs[n]!));
@@ -160,13 +163,22 @@ describe.skipIf(noJava !== null)("theta_sketch aggregation with Java", () => {
             { id: 2, s: k.set, r: k.small },
             { id: 3, s: k.lg10, r: k.set },
           ],
-          [{ id: 1, s: k.set8, r: k.empty }],
+          [
+            { id: 1, s: k.set8, r: k.empty },
+            { id: 4, s: k.hll4, r: k.small },
+          ],
+          [
+            { id: 4, s: k.hll8, r: k.hll6 },
+            { id: 3, s: k.hll6, r: k.hll4 },
+          ],
+          [{ id: 4, s: k.set, r: k.hll8 }],
         ];
         const expected = await aggregateBothWays(tempDir, FIELDS, options, commits, 1);
         expect(expected, dv ? "with deletion vectors" : "").toEqual([
           { id: 1, s: await javaFold([k.small!, k.list6!, k.set8!], "hll-fold"), r: await javaFold([k.set8!, k.lg10!, k.empty!], "hll-fold") },
           { id: 2, s: await javaFold([k.empty!, k.set!], "hll-fold"), r: k.small },
-          { id: 3, s: k.lg10, r: k.set },
+          { id: 3, s: await javaFold([k.lg10!, k.hll6!], "hll-fold"), r: await javaFold([k.set!, k.hll4!], "hll-fold") },
+          { id: 4, s: await javaFold([k.hll4!, k.hll8!, k.set!], "hll-fold"), r: await javaFold([k.small!, k.hll6!, k.hll8!], "hll-fold") },
         ]);
       }
     },

@@ -1,10 +1,10 @@
 // merge-engine=aggregation with `theta_sketch` (Java FieldThetaSketchAgg) and `hll_sketch`
-// (FieldHllSketchAgg, LIST / SET mode): the fold of a key's sketches (a reference model of
-// DataSketches' union over hand-built compact images) merge-on-read, after a full compaction and
-// with deletion vectors (lookup compaction), retractions refused as Java refuses them or ignored
-// with ignore-retract, and the exact refusals (type, malformed bytes, HLL mode: nothing
-// committed). Bytes against Java: test/interop/theta-sketch-interop.test.ts,
-// test/interop/hll-sketch-interop.test.ts and test/interop/sketch-aggregates-interop.test.ts.
+// (FieldHllSketchAgg): the fold of a key's sketches (a reference model of DataSketches' union
+// over hand-built compact images) merge-on-read, after a full compaction and with deletion
+// vectors (lookup compaction), retractions refused as Java refuses them or ignored with
+// ignore-retract, and the exact refusals (type, malformed bytes: nothing committed). Bytes
+// against Java: test/interop/theta-sketch-interop.test.ts, test/interop/hll-sketch-interop.test.ts
+// and test/interop/sketch-aggregates-interop.test.ts.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
@@ -141,7 +141,7 @@ describe("theta_sketch and hll_sketch aggregation (Java FieldThetaSketchAgg, Fie
     expect((await t.latestSnapshot())?.id).toBe(before);
   });
 
-  it("hll_sketch: sketches in LIST mode merge; one in HLL mode is refused (UNSUPPORTED) at the read and the compaction, which commits nothing", async () => {
+  it("hll_sketch: sketches in LIST mode merge (model); a malformed HLL-mode image fails the read and the compaction, which commits nothing", async () => {
     const t = await table({ ...OPTIONS, "fields.s.aggregate-function": "hll_sketch" });
     // LIST images (lgK 12, HLL_4): coupons in arrival order; the union keeps the gadget's order, duplicates dropped
     const list = (coupons: number[]) => {
@@ -161,13 +161,15 @@ describe("theta_sketch and hll_sketch aggregation (Java FieldThetaSketchAgg, Fie
     expect(await read(t)).toEqual(expected);
     await commit(t, [], undefined, true);
     expect(await read(t)).toEqual(expected);
-    const hllMode = new Uint8Array(40 + 2048);
-    hllMode.set([10, 1, 7, 12, 0, 0x08, 0, 2]);
-    await commit(t, [{ id: "2", s: b64(hllMode) }]);
-    const message = expect.stringContaining("aggregate function hll_sketch of column s: HLL sketch (input) in HLL mode (lgK 12) is not supported by paimon-rt");
-    await expect(read(t)).rejects.toMatchObject({ code: "UNSUPPORTED", message });
+    // an HLL_4 image whose register 3 is an exception missing from its (empty) exception table
+    const malformed = new Uint8Array(40 + 2048);
+    malformed.set([10, 1, 7, 12, 0, 0x08, 0, 2]);
+    malformed[41] = 0xf0;
+    await commit(t, [{ id: "2", s: b64(malformed) }]);
+    const message = expect.stringContaining("aggregate function hll_sketch of column s: HLL sketch image (input) of 2088 bytes: SlotNo not found: 3");
+    await expect(read(t)).rejects.toMatchObject({ code: "CORRUPT_FILE", message });
     const before = (await t.latestSnapshot())?.id;
-    await expect(commit(t, [], undefined, true)).rejects.toMatchObject({ code: "UNSUPPORTED", message });
+    await expect(commit(t, [], undefined, true)).rejects.toMatchObject({ code: "CORRUPT_FILE", message });
     expect((await t.latestSnapshot())?.id).toBe(before);
   });
 });
