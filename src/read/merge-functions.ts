@@ -17,6 +17,8 @@ import { isTrueOption as isTrue } from "../table/option-validation.js";
 import { compareValues } from "../table/values.js";
 import { type DataField, type DataType, typeToString } from "../spec/types.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { hllSketchUnion } from "../kernel/hll-sketch.js";
+import { thetaSketchUnion } from "../kernel/theta-sketch.js";
 import { internalValue } from "../arrow/row-values.js";
 import { decimalToString, isCompactDecimal } from "../spec/binary-row.js";
 import { recordBatch } from "../arrow/record-batch.js";
@@ -45,6 +47,8 @@ export type AggFunction =
   | "bool_or"
   | "listagg"
   | "rbm32"
+  | "theta_sketch"
+  | "hll_sketch"
   | "collect"
   | "nested_update"
   | "nested_partial_update"
@@ -54,8 +58,6 @@ export type AggFunction =
 /** Java 1.4.2 functions paimon-rt refuses, with the reason. */
 const UNIMPLEMENTED = new Map([
   ["rbm64", "Java writes RoaringBitmap 1.2.1's unspecified native Roaring64Bitmap serialization (an ART of the high 48 bits whose node layout and container slots follow the insertion history, spare slots included)"],
-  ["hll_sketch", "Java writes DataSketches' serialized HLL sketches"],
-  ["theta_sketch", "Java writes DataSketches' serialized theta sketches"],
 ]);
 
 export interface ColumnAgg {
@@ -115,6 +117,12 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
       break;
     case "rbm32":
       if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for roaring bitmap column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
+      break;
+    case "theta_sketch":
+      if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for theta sketch column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
+      break;
+    case "hll_sketch":
+      if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for hll sketch column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
       break;
     case "primary-key":
     case "last_value":
@@ -379,7 +387,7 @@ function noRetract(agg: ColumnAgg): PaimonError {
   );
 }
 
-const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32";
+const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32" || agg.fn === "theta_sketch" || agg.fn === "hll_sketch";
 
 /** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
 const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product", "collect", "nested_update", "merge_map"]);
@@ -868,6 +876,8 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
     return out;
   }
   if (agg.fn === "rbm32") return roaringOr(acc as Uint8Array, input as Uint8Array);
+  if (agg.fn === "theta_sketch") return thetaSketchUnion(acc as Uint8Array, input as Uint8Array, `aggregate function theta_sketch of column ${agg.field.name}`);
+  if (agg.fn === "hll_sketch") return hllSketchUnion(acc as Uint8Array, input as Uint8Array, `aggregate function hll_sketch of column ${agg.field.name}`);
   const sum = agg.fn === "sum";
   switch (type.kind) {
     case "TINYINT":

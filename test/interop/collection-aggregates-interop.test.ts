@@ -8,61 +8,17 @@
  * reason when scripts/setup-oracles.sh has not been run.
  */
 import { describe, expect, it } from "vitest";
-import { Catalog } from "../../src/catalog/catalog.js";
-import type { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike } from "./convert.js";
-import { type KindRow, rtCommitRows } from "./rt-commit.js";
+import type { FieldLike } from "./convert.js";
+import type { KindRow } from "./rt-commit.js";
+import { aggregateBothWays } from "./aggregate-both-ways.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { javaOracleUnavailable, type OracleRow, readTables, writeTables } from "./oracle/harness.js";
+import { javaOracleUnavailable } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping collection aggregate interop: ${noJava}`);
 const SLOW = 600_000;
 const tempDir = tempDirs("paimon-rt-collection-aggregates-interop-");
-
-const byId = (rows: OracleRow[]) => [...rows].map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
-const rtRows = async (t: Table) => byId(arrowToRows(await t.newRead().toArrow((await t.newScan().plan()).splits)) as OracleRow[]);
-
-/**
- * Java writes `commits` into db.mor and (compacted at the end) db.compacted, paimon-rt does the
- * same in its warehouse, and paimon-rt continues Java's db.half (Java wrote the first `javaCommits`
- * commits) and compacts it. Returns Java's merge-on-read rows after checking every read against them.
- */
-async function bothWays(fields: FieldLike[], options: Record<string, string>, commits: KindRow[][], javaCommits: number): Promise<OracleRow[]> {
-  const javaWh = tempDir();
-  const rtWh = tempDir();
-  const spec = { fields, primaryKeys: ["id"], options };
-  await writeTables("java", javaWh, [
-    { identifier: "db.mor", spec: { ...spec, commits } },
-    { identifier: "db.compacted", spec: { ...spec, commits: [...commits, { rows: [], compact: true }] } },
-    { identifier: "db.half", spec: { ...spec, commits: commits.slice(0, javaCommits) } },
-  ]);
-  const catalog = await Catalog.open(rtWh);
-  await catalog.createDatabase("db");
-  for (const name of ["mor", "compacted"]) {
-    const t = await catalog.createTable(`db.${name}`, { fields: fields as Array<{ name: string; type: string }>, primaryKeys: ["id"], options });
-    for (const rows of commits) await rtCommitRows(t, fields, rows);
-    if (name === "compacted") await rtCommitRows(t, fields, [], { compact: true });
-  }
-  const javaCatalog = await Catalog.open(javaWh);
-  const half = await javaCatalog.getTable("db.half");
-  for (const rows of commits.slice(javaCommits)) await rtCommitRows(half, fields, rows);
-  await rtCommitRows(half, fields, [], { compact: true });
-
-  const requests = [
-    { warehouse: javaWh, identifier: "db.mor" },
-    { warehouse: javaWh, identifier: "db.compacted" },
-    { warehouse: rtWh, identifier: "db.mor" },
-    { warehouse: rtWh, identifier: "db.compacted" },
-    { warehouse: javaWh, identifier: "db.half" },
-  ];
-  const reads = await readTables("java", requests);
-  const expected = byId(reads[0] as OracleRow[]);
-  for (const [i, r] of reads.entries()) expect(byId(r as OracleRow[]), `Java reads ${requests[i]!.warehouse === javaWh ? "Java's" : "paimon-rt's"} ${requests[i]!.identifier}`).toEqual(expected);
-  for (const name of ["mor", "compacted", "half"]) expect(await rtRows(await javaCatalog.getTable(`db.${name}`)), `paimon-rt reads Java's ${name}`).toEqual(expected);
-  for (const name of ["mor", "compacted"]) expect(await rtRows(await catalog.getTable(`db.${name}`)), `paimon-rt reads its ${name}`).toEqual(expected);
-  return expected;
-}
+const bothWays = (fields: FieldLike[], options: Record<string, string>, commits: KindRow[][], javaCommits: number) => aggregateBothWays(tempDir, fields, options, commits, javaCommits);
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 

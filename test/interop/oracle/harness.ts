@@ -318,3 +318,24 @@ export async function readTables(oracle: "pypaimon" | "java", requests: ReadRequ
   const results = await runBatch(oracle, commands);
   return results.map((r) => (r.ok ? parseJsonLines(r.out) : new Error(r.error)));
 }
+
+/** One result of the Java oracle's `sketch` command: the serialized sketch, or Java's exception. */
+export type SketchResult = { ok: true; bytes: Uint8Array } | { ok: false; error: string };
+
+/**
+ * Runs DataSketches operations (PaimonOracle.sketchOp: build theta sketches, Paimon's
+ * ThetaSketch.union and folds of it) in ONE JVM; one result per operation, in order.
+ */
+export async function runSketchOps(ops: readonly object[]): Promise<SketchResult[]> {
+  if (ops.length === 0) return [];
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-sketch-"));
+  try {
+    const file = path.join(dir, "ops.json");
+    await fsp.writeFile(file, JSON.stringify(ops));
+    const lines = parseJsonLines(await runJavaOracle(["sketch", file])) as Array<{ ok: boolean; bytes?: string; error?: string }>;
+    if (lines.length !== ops.length) throw new Error(`java sketch: ${lines.length} results for ${ops.length} operations`);
+    return lines.map((l) => (l.ok ? { ok: true, bytes: new Uint8Array(Buffer.from(l.bytes!, "base64")) } : { ok: false, error: l.error! }));
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}

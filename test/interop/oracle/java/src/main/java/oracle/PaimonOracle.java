@@ -94,6 +94,8 @@ import java.util.TreeMap;
  *                 defaults such as data-token.enabled=true; the data dir may be s3://…; prints its URL, then serves
  *                 until stdin closes, reading commands from stdin: "data-token &lt;db.table&gt; &lt;expiresAtMillis&gt;
  *                 key=value..." sets the credentials the server vends for that table and prints "ok")
+ *   sketch        &lt;ops.json&gt;   (DataSketches 4.2.0 as Paimon shades it: a JSON array of operations, one result
+ *                 line each, {"ok":true,"bytes":base64} or {"ok":false,"error":...}; see {@link #sketchOp})
  *   version
  * Every &lt;warehouse&gt; may also be {@code rest:<uri>?warehouse=<name>&token=<token>}: Java's RESTCatalog on that server.
  * </pre>
@@ -340,8 +342,95 @@ public final class PaimonOracle {
                 }
                 return;
             }
+            case "sketch": {
+                if (a.length != 2) throw new IllegalArgumentException("sketch <ops.json>");
+                for (JsonNode op : JSON.readTree(Files.readAllBytes(Path.of(a[1])))) {
+                    StringBuilder sb = new StringBuilder();
+                    try {
+                        byte[] bytes = sketchOp(op);
+                        sb.append("{\"ok\":true,\"bytes\":");
+                        str(sb, Base64.getEncoder().encodeToString(bytes));
+                    } catch (Exception e) {
+                        sb.setLength(0);
+                        sb.append("{\"ok\":false,\"error\":");
+                        str(sb, e.toString());
+                    }
+                    out.println(sb.append('}'));
+                }
+                return;
+            }
             default:
                 throw new IllegalArgumentException("unknown command " + a[0]);
+        }
+    }
+
+    /**
+     * One operation of the {@code sketch} command:
+     * {"op":"theta","values":[long...],"k":4096,"p":1.0,"family":"QUICKSELECT"|"ALPHA","form":"ordered"|"unordered"|"compressed"|"update"}
+     * builds a theta sketch (UpdateSketch.builder(); values as update(long); form: compact ordered / unordered
+     * toByteArray, toByteArrayCompressed, or the update sketch's own hash-table image); {"op":"theta-of","values":[int...]}
+     * is Paimon's ThetaSketch.sketchOf; {"op":"theta-union","a":base64,"b":base64} is Paimon's ThetaSketch.union;
+     * {"op":"theta-fold","items":[base64...]} folds them with it, left to right. HLL: {"op":"hll","values":[long...],
+     * "lgK":12,"type":"HLL_4"|"HLL_6"|"HLL_8","updatable":false} (new HllSketch(lgK, type), update(long), compact or
+     * updatable image), {"op":"hll-of","values":[int...]} (Paimon's HllSketchUtil.sketchOf) and {"op":"hll-fold",
+     * "items":[base64...]} (HllSketchUtil.union, left to right).
+     */
+    static byte[] sketchOp(JsonNode op) {
+        switch (op.get("op").asText()) {
+            case "theta-of": {
+                int[] values = new int[op.get("values").size()];
+                for (int i = 0; i < values.length; i++) values[i] = op.get("values").get(i).asInt();
+                return org.apache.paimon.utils.ThetaSketch.sketchOf(values);
+            }
+            case "theta": {
+                org.apache.paimon.shade.org.apache.datasketches.theta.UpdateSketchBuilder b =
+                        org.apache.paimon.shade.org.apache.datasketches.theta.UpdateSketch.builder()
+                                .setNominalEntries(op.path("k").asInt(4096))
+                                .setP((float) op.path("p").asDouble(1.0))
+                                .setFamily(org.apache.paimon.shade.org.apache.datasketches.common.Family.valueOf(op.path("family").asText("QUICKSELECT")));
+                org.apache.paimon.shade.org.apache.datasketches.theta.UpdateSketch sk = b.build();
+                for (JsonNode v : op.get("values")) sk.update(v.asLong());
+                switch (op.path("form").asText("ordered")) {
+                    case "ordered": return sk.compact(true, null).toByteArray();
+                    case "unordered": return sk.compact(false, null).toByteArray();
+                    case "compressed": return sk.compact(true, null).toByteArrayCompressed();
+                    case "update": return sk.toByteArray();
+                    default: throw new IllegalArgumentException("unknown form " + op.get("form"));
+                }
+            }
+            case "theta-union":
+                return org.apache.paimon.utils.ThetaSketch.union(Base64.getDecoder().decode(op.get("a").asText()), Base64.getDecoder().decode(op.get("b").asText()));
+            case "theta-fold": {
+                // FieldThetaSketchAgg's fold of a key's values: union(union(union(v0, v1), v2), ...)
+                byte[] acc = null;
+                for (JsonNode v : op.get("items")) {
+                    byte[] in = Base64.getDecoder().decode(v.asText());
+                    acc = acc == null ? in : org.apache.paimon.utils.ThetaSketch.union(acc, in);
+                }
+                return acc;
+            }
+            case "hll-of": {
+                int[] values = new int[op.get("values").size()];
+                for (int i = 0; i < values.length; i++) values[i] = op.get("values").get(i).asInt();
+                return org.apache.paimon.utils.HllSketchUtil.sketchOf(values);
+            }
+            case "hll": {
+                org.apache.paimon.shade.org.apache.datasketches.hll.HllSketch sk = new org.apache.paimon.shade.org.apache.datasketches.hll.HllSketch(
+                        op.path("lgK").asInt(12), org.apache.paimon.shade.org.apache.datasketches.hll.TgtHllType.valueOf(op.path("type").asText("HLL_4")));
+                for (JsonNode v : op.get("values")) sk.update(v.asLong());
+                return op.path("updatable").asBoolean(false) ? sk.toUpdatableByteArray() : sk.toCompactByteArray();
+            }
+            case "hll-fold": {
+                // FieldHllSketchAgg's fold of a key's values: union(union(union(v0, v1), v2), ...)
+                byte[] acc = null;
+                for (JsonNode v : op.get("items")) {
+                    byte[] in = Base64.getDecoder().decode(v.asText());
+                    acc = acc == null ? in : org.apache.paimon.utils.HllSketchUtil.union(acc, in);
+                }
+                return acc;
+            }
+            default:
+                throw new IllegalArgumentException("unknown sketch op " + op);
         }
     }
 
