@@ -14,11 +14,11 @@
 //   --list           print the selected files and exit
 //   filter           substrings of test file paths to restrict the soak to (default: all)
 //
-// Exits 1 when any test failed in any round. Full failure messages go to
-// .soak/failures.json (the table truncates counterexamples).
+// Exits 1 when any test failed in any round. Each soak writes its vitest JSON reports and the
+// full failure messages (the table truncates counterexamples) to .soak/<start time>-<pid>/.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -95,8 +95,8 @@ export function parseFastCheckFailure(message) {
   const seed = /\{\s*seed:\s*(-?\d+)/.exec(text)?.[1];
   const path = /\bpath:\s*"([^"]*)"/.exec(text)?.[1];
   const runs = /Property failed after (\d+) tests?/.exec(text)?.[1];
-  const counterexample = /Counterexample:\s*([\s\S]*?)(?:\n\s*Shrunk \d+ time|\n\s*Got (?:error|the following error)|\n\s*Encountered failures|\n\s*Hint:|$)/.exec(text)?.[1]?.trim();
-  const error = /Got (?:error|the following error):\s*([^\n]*)/.exec(text)?.[1]?.trim() ?? text.split("\n").find((l) => l.trim() !== "")?.trim();
+  const counterexample = /Counterexample:\s*([\s\S]*?)(?:\n\s*Shrunk \d+ time|\n\s*Got |\n\s*Hint:|$)/.exec(text)?.[1]?.trim();
+  const error = /\nGot (?:error: )?([^\n]*)/.exec(text)?.[1]?.trim() ?? text.split("\n").find((l) => l.trim() !== "")?.trim();
   return { seed, path, runs, counterexample, error };
 }
 
@@ -138,14 +138,14 @@ async function main() {
   }
   if (files.length === 0) throw new Error(`no property test file matches ${options.filters.join(", ")}`);
 
-  const outDir = join(root, ".soak");
+  // one directory per soak, so that soaks running side by side do not overwrite each other's reports
+  const outDir = join(root, ".soak", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
   mkdirSync(outDir, { recursive: true });
   const failures = [];
   const perFile = new Map(files.map((f) => [f, { passed: 0, failed: 0 }]));
   for (let round = 1; round <= options.rounds; round++) {
     process.stdout.write(`\n== soak round ${round}/${options.rounds}: ${files.length} files, ${options.maxWorkers} worker(s)${options.scale ? `, scale ${options.scale}` : ""}\n`);
     const outputFile = join(outDir, `round-${round}.json`);
-    rmSync(outputFile, { force: true });
     const started = Date.now();
     const { code, signal } = await runVitest(files, options.maxWorkers, options.scale, outputFile);
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -171,16 +171,19 @@ async function main() {
     return 0;
   }
   process.stdout.write(`\n== ${failures.length} failure(s)\n`);
-  const rows = failures.map((f) => [f.round, f.file, clip(f.test, 60), f.seed ?? "-", f.path ?? "-", clip(f.counterexample ?? f.error, 70)]);
-  process.stdout.write(table(rows, ["round", "file", "test", "seed", "path", "counterexample / error"]) + "\n");
+  const rows = failures.map((f) => [f.round, f.file, clip(f.test, 50), f.seed ?? "-", f.path ?? "-", clip(f.counterexample, 60), clip(f.error, 60)]);
+  process.stdout.write(table(rows, ["round", "file", "test", "seed", "path", "counterexample", "error"]) + "\n");
   process.stdout.write(`\nreplay with fc.assert(property, { seed, path }); full messages in ${relative(root, join(outDir, "failures.json"))}\n`);
   return 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`soak-properties: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(2);
-  },
-);
+// run only as a script: importing the module (for parseFastCheckFailure) starts no soak
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`soak-properties: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(2);
+    },
+  );
+}
