@@ -7,6 +7,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
+import { runs } from "../support/fc-runs.js";
 
 const FIELDS: FieldLike[] = [
   { name: "id", type: "BIGINT NOT NULL" },
@@ -122,7 +123,7 @@ describe("merge-engine=aggregation", () => {
         await commit(t, [], undefined, true);
         expect(await read(t)).toEqual(expected);
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   }, 120_000);
 
@@ -404,7 +405,7 @@ describe("rbm32 and listagg distinct (Java FieldRoaringBitmap32Agg, FieldListagg
         await commit(t, [], undefined, true, BM);
         expect(await read(t)).toEqual(expected);
       }),
-      { numRuns: 15 },
+      { numRuns: runs(15) },
     );
   });
 });

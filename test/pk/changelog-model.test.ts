@@ -9,6 +9,7 @@ import { readKvFile } from "../../src/read/kv-file-reader.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { createPkTable, keyOf, type Row, writeCommit } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 interface Commit {
   rows: Array<{ row: Row; rowKind: RowKind }>;
@@ -160,7 +161,7 @@ describe("changelog producers against a model of Java's rules", () => {
     it(name, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(commitArb(kinds), { minLength: 1, maxLength: 6 }), (commits) => run(producer, options, commits)),
-        { numRuns: 15 },
+        { numRuns: runs(15) },
       );
     }, 120_000);
   }

@@ -12,6 +12,7 @@ import { DataTypes } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
+import { runs } from "../support/fc-runs.js";
 
 let n = 0;
 async function table(options: Record<string, string>, fields: FieldLike[]): Promise<Table> {
@@ -193,7 +194,7 @@ describe("collection aggregate functions (merge-engine=aggregation)", () => {
         expect(await read(t)).toEqual(expected === null ? [] : [expected]);
       }),
       {
-        numRuns: 30,
+        numRuns: runs(30),
         // the CI run of 2026-12-05 06:56 drew this: the first commit's lone -U is compacted away
         examples: [
           [

@@ -8,6 +8,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
+import { runs } from "../support/fc-runs.js";
 
 let counter = 0;
 
@@ -149,7 +150,7 @@ describe("cross-partition upsert: model", () => {
     ["first-row", {}],
   ] as Array<[Engine, Record<string, string>]>) {
     it(`${engine} ${JSON.stringify(options)}: reads equal the model (each key live in one partition with its last value)`, async () => {
-      await fc.assert(fc.asyncProperty(stepsArb(engine), (steps) => runModel(engine, steps, options)), { numRuns: 25 });
+      await fc.assert(fc.asyncProperty(stepsArb(engine), (steps) => runModel(engine, steps, options)), { numRuns: runs(25) });
     }, 120_000);
   }
 });

@@ -8,6 +8,7 @@ import type { FileStoreTable } from "../../src/table/file-store-table.js";
 import type { Table } from "../../src/table/table.js";
 import { listChangelogIds, tryGetChangelog } from "../../src/table/changelogs.js";
 import { createPkTable, readRows, type Row, writeCommit } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 const r = (id: number, v: string): Row => ({ dt: "p1", id: BigInt(id), name: "a", v, n: 1 });
 const ft = (t: Table) => t as unknown as FileStoreTable;
@@ -210,7 +211,7 @@ describe("decoupled changelogs", () => {
           }
         },
       ),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   }, 300_000);
 });

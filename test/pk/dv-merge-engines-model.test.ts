@@ -14,6 +14,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import type { TableWrite } from "../../src/write/table-write.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
+import { runs } from "../support/fc-runs.js";
 
 type V = number | null;
 interface Rec {
@@ -161,7 +162,7 @@ describe("deletion vectors with field-merging engines (Java lookup compaction)",
           const opts = { ...options, bucket: s.bucket, "num-sorted-run.compaction-trigger": s.trigger, "num-levels": s.levels };
           expect(await runReads(opts, s.commits, s.compactAt, s.reuseWriter, s)).toEqual(modelReads(s.commits, mf));
         }),
-        { numRuns: 60, seed },
+        { numRuns: runs(60), seed },
       );
     }, 300_000);
   }

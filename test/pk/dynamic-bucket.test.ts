@@ -11,6 +11,7 @@ import type { Table } from "../../src/table/table.js";
 import { RowKind, type TableWrite } from "../../src/write/table-write.js";
 import { bucketsOfKeys, hashIndexes, keyHashes } from "./dynamic-bucket-helpers.js";
 import { createPkTable, keyOf, readRows, rng, type Row, sortRows, toBatch, writeCommit } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? String(x) : x));
 
@@ -213,7 +214,7 @@ describe("dynamic bucket mode: model", () => {
     it(`${name}: reads, key buckets and HASH index files equal the model after every commit`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 14 }), (ops) => runModel(config, ops)),
-        { numRuns: Number(process.env.DYN_RUNS ?? 50), seed: process.env.DYN_SEED ? Number(process.env.DYN_SEED) : undefined },
+        { numRuns: runs(Number(process.env.DYN_RUNS ?? 50)), seed: process.env.DYN_SEED ? Number(process.env.DYN_SEED) : undefined },
       );
     }, 240_000);
   }
@@ -448,7 +449,7 @@ describe("dynamic bucket mode", () => {
           expect(homes.get(`${json([dt])}|${h}`), `${key} is indexed in its bucket`).toBe(bs[0]);
         }
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   }, 240_000);
 });

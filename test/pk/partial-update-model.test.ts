@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
+import { runs } from "../support/fc-runs.js";
 
 type V = number | null;
 /** Columns: id | s1 a b | s2 s3 c e | d */
@@ -198,7 +199,7 @@ describe("partial-update model (Java PartialUpdateMergeFunction semantics)", () 
       fc.asyncProperty(commitsOf([0, 0, 0, 1, 2, 3]), async (commits) => {
         expect(await run(GROUP_OPTIONS, commits)).toEqual(modelRead(commits, GROUPS));
       }),
-      { numRuns: 40, seed },
+      { numRuns: runs(40), seed },
     );
   }, 240_000);
 
@@ -208,7 +209,7 @@ describe("partial-update model (Java PartialUpdateMergeFunction semantics)", () 
       fc.asyncProperty(commitsOf([0, 0, 1, 3]), async (commits) => {
         expect(await run({ ...GROUP_OPTIONS, "partial-update.remove-record-on-sequence-group": "s2,s3" }, commits)).toEqual(modelRead(commits, cfg));
       }),
-      { numRuns: 25, seed },
+      { numRuns: runs(25), seed },
     );
   }, 240_000);
 
@@ -218,7 +219,7 @@ describe("partial-update model (Java PartialUpdateMergeFunction semantics)", () 
       fc.asyncProperty(commitsOf([0, 0, 1, 2, 3]), async (commits) => {
         expect(await run({ "partial-update.remove-record-on-delete": "true" }, commits)).toEqual(modelRead(commits, cfg));
       }),
-      { numRuns: 25, seed },
+      { numRuns: runs(25), seed },
     );
   }, 240_000);
 });

@@ -7,6 +7,7 @@ import { and, col } from "../../src/predicate/predicate.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind, type TableWrite } from "../../src/write/table-write.js";
 import { createPkTable, keyOf, readRows, type Row, sortRows, toBatch } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 type Op =
   | { kind: "write"; rows: Array<{ row: Row; rowKind: RowKind }> }
@@ -101,7 +102,7 @@ describe("primary-key model test", () => {
     it(`${name}: reads equal the model after every commit`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 24 }), (ops) => runOps(options, ops)),
-        { numRuns: name === "mor" ? 120 : 60 },
+        { numRuns: runs(name === "mor" ? 120 : 60) },
       );
     }, 240_000);
   }

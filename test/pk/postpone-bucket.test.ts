@@ -10,6 +10,7 @@ import { parseDataType } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { createPkTable, keyOf, readRows, type Row, sortRows, toBatch, writeCommit } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 const row = (dt: string, id: number, v: string | null, n: number | null = null, name = "a"): Row => ({ dt, id: BigInt(id), name, v, n });
 
@@ -172,7 +173,7 @@ describe("postpone bucket mode (bucket = -2)", () => {
           }
           expect((await liveEntries(table)).filter((e) => e.bucket >= 0 && e.totalBuckets !== defaultBuckets)).toEqual([]);
         }),
-        { numRuns: 25 },
+        { numRuns: runs(25) },
       );
     });
   }

@@ -18,6 +18,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { col } from "../../src/predicate/predicate.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind, type TableWrite } from "../../src/write/table-write.js";
+import { runs } from "../support/fc-runs.js";
 
 interface Rec {
   id: bigint;
@@ -182,7 +183,7 @@ describe("sequence.field model test", () => {
     it(`${name}: reads equal the model after every commit`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 20 }), (ops) => runOps(options, ops)),
-        { numRuns: 40 },
+        { numRuns: runs(40) },
       );
     }, 300_000);
   }

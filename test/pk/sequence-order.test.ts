@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { rankBySequenceFields } from "../../src/read/sequence-order.js";
 import type { KvBatch } from "../../src/read/merge-functions.js";
 import { valuesToData } from "../interop/convert.js";
+import { runs } from "../support/fc-runs.js";
 
 type Row = { i: number | null; b: string | null; s: string | null; t: boolean | null; d: string | null; f: number | null; seq: bigint };
 
@@ -86,7 +87,7 @@ describe("rankBySequenceFields", () => {
           });
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sequenceRange } from "../../src/write/merge-tree-writer.js";
+import { runs } from "../support/fc-runs.js";
 
 describe("sequenceRange", () => {
   it("is start + row (or start + rows[i]) across 32-bit carries and beyond 2^53 (property)", () => {
@@ -17,7 +18,7 @@ describe("sequenceRange", () => {
         expect(Array.from(sequenceRange(s, rows.length, rows))).toEqual(raw.map((r) => s + BigInt(r)));
         expect(Array.from(sequenceRange(s, rows.length))).toEqual(raw.map((_, i) => s + BigInt(i)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -4,6 +4,7 @@ import { type KeyColumn, keyColumnFromValues, keyValue } from "../../src/kernel/
 import { keyComparator, sortPermutationReference } from "../../src/kernel/reference.js";
 import { shadowedRows } from "../../src/read/shadow-marking.js";
 import { columnsOf, keyTableArb, take } from "../kernel/arbitraries.js";
+import { runs } from "../support/fc-runs.js";
 
 /** The model: the writer's previous lookup, a set of per-row key strings (Double.compare equality for floats). */
 function keyString(cols: readonly KeyColumn[], row: number): string {
@@ -54,7 +55,7 @@ describe("shadowedRows (deletion-vector lookup)", () => {
     const valuesArb = fc.uniqueArray(fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -(2n ** 33n), max: 2n ** 33n })), { maxLength: 60 });
     fc.assert(
       fc.property(valuesArb, rolesArb, (values, roles) => checkRoles("int64", [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), roles)),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -65,7 +66,7 @@ describe("shadowedRows (deletion-vector lookup)", () => {
         const bytes = suffixes.map((s) => new TextEncoder().encode(prefix + s));
         checkRoles("bytes", bytes.sort((a, b) => Buffer.compare(a, b)), roles);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -97,7 +98,7 @@ describe("shadowedRows (deletion-vector lookup)", () => {
           expect(Array.from(shadowedRows(target, lookup))).toEqual(model(target, lookup));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

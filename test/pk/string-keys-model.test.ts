@@ -11,6 +11,7 @@ import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { tableColumn } from "../format/helpers.js";
 import { createPkTable, type Row, toBatch } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 const keyArb = fc.oneof(
   fc.constantFrom("", "\uFEFF", "\uFEFFa", "a", "\u0000", "a\u0000", "\uFFFF", "\uE000", "😀", "\u{10FFFF}", "é", "e"),
@@ -77,7 +78,7 @@ describe("string primary keys over all of Unicode", () => {
           await write.close();
         }
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   }, 120_000);
 });

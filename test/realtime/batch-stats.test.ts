@@ -7,6 +7,7 @@ import type { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
 import { computeBatchStats } from "../../src/realtime/batch-stats.js";
 import type { DataField, DataType } from "../../src/spec/types.js";
 import { cleanupDirs, tempDir } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 // Store batch statistics (`realtime.store.stats-mode=full`) against a model: the exact min and
 // max of the non-null values in the order predicates compare them, the exact null count.
@@ -73,7 +74,7 @@ describe("realtime batch statistics", () => {
           }
         });
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { keyColumnFromValues } from "../../src/kernel/columns.js";
 import { keyIdentities } from "../../src/realtime/dedup-key-index.js";
 import { FileKeyTable, KeyFilter } from "../../src/realtime/dedup-lookup.js";
+import { runs } from "../support/fc-runs.js";
 
 const int64Ids = (keys: readonly bigint[]) => keyIdentities(keyColumnFromValues("int64", [...keys]));
 const mayContain = (filter: KeyFilter, ids: BigUint64Array, w: number) => {
@@ -40,7 +41,7 @@ describe("committed key filter", () => {
         const strings = new FileKeyTable(2, stringIds, BigInt64Array.from(keys, (_, i) => BigInt(i)));
         expect(mayContain(strings.filter, stringIds, 4).every(Boolean)).toBe(true);
       }),
-      { numRuns: 100, seed: 20261202 },
+      { numRuns: runs(100), seed: 20261202 },
     );
   });
 });

@@ -6,6 +6,7 @@ import { fingerprintKeys } from "../../src/kernel/hash.js";
 import { DedupKeyIndex, keyIdentities, survivingRows, type FrozenDeletedOffsets } from "../../src/realtime/dedup-key-index.js";
 import { RowKind } from "../../src/spec/row-kind.js";
 import { OffsetSet64 } from "../../src/kernel/bitmap.js";
+import { runs } from "../support/fc-runs.js";
 
 const fingerprints = (keys: readonly (string | null)[]) => fingerprintKeys([keyColumnFromValues("bytes", keys)]);
 const offsets = (...values: number[]) => BigInt64Array.from(values.map(BigInt));
@@ -182,7 +183,7 @@ describe("DedupKeyIndex", () => {
         distinct(ints, keyIdentities(keyColumnFromValues("int32", ints)));
         distinct(longs, keyIdentities(keyColumnFromValues("int64", longs)));
       }),
-      { numRuns: 100, seed: 20261202 },
+      { numRuns: runs(100), seed: 20261202 },
     );
   });
 
@@ -307,7 +308,7 @@ describe("DedupKeyIndex", () => {
           expect(survivors === null ? stored : Array.from(survivors, (i) => storedOffsets[i])).toEqual(expectedSurvivors);
         }
       }),
-      { numRuns: 150, seed: 20261202 },
+      { numRuns: runs(150), seed: 20261202 },
     );
   });
 
@@ -366,7 +367,7 @@ describe("DedupKeyIndex", () => {
           expect([...index.freezeDeleted().offsets]).toEqual(ascending(pending));
         }
       }),
-      { numRuns: 150, seed: 20261202 },
+      { numRuns: runs(150), seed: 20261202 },
     );
   });
 

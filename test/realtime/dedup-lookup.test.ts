@@ -19,6 +19,7 @@ import { DataTypes, type DataField } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, readRows, tempDir } from "./helpers.js";
 import { dedupBatch, makeDedupTable } from "./dedup-helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -66,7 +67,7 @@ describe("memory key index", () => {
             expect(lookup.exact).toBe(c.name !== "STRING" && shape !== "and");
           },
         ),
-        { numRuns: 300, seed: 11 },
+        { numRuns: runs(300), seed: 11 },
       );
     });
   }

@@ -14,6 +14,7 @@ import { dedupBatch, makeDedupTable } from "./dedup-helpers.js";
 import { isRetract, ModelDriver, modelOps, type ModelEvent, type ModelLayout, type ModelOp } from "./model-driver.js";
 import { realtimeReadCounters, setKeyLookupFastPath } from "../../src/realtime/read.js";
 import { dedupWriteCounters, setDedupWriteFastPath } from "../../src/realtime/writer.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -124,7 +125,7 @@ it("append deduplicate: matches a last-row-per-key model after every step over m
         setDedupWriteFastPath(true);
       }
     }),
-    { numRuns: 60, seed: 20261202 },
+    { numRuns: runs(60), seed: 20261202 },
   );
   // lookups took the synchronous path (rows in memory only) and the general one (rows in files); so did writes
   expect(realtimeReadCounters.memoryOnly).toBeGreaterThan(memoryOnly);
@@ -139,6 +140,6 @@ it("append deduplicate: the same model with a lookup cache too small to keep a f
       const table = await makeDedupTable(options, { warehouse: `memory://rt-dedup-model-small-${run++}`, partitioned: true });
       await runSequence(table, ops, tempDir());
     }),
-    { numRuns: 40, seed: 20261203 },
+    { numRuns: runs(40), seed: 20261203 },
   );
 }, 600_000);

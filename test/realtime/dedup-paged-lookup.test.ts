@@ -20,6 +20,7 @@ import { parseDataType } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, readRows, tempDir } from "./helpers.js";
 import { DEDUP_OPTIONS } from "./dedup-helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -146,7 +147,7 @@ describe("committed-key lookup through a cache smaller than the key tables", () 
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -371,7 +372,7 @@ describe("append deduplicate writes with a lookup cache far below the committed 
           await ctx.close();
         },
       ),
-      { numRuns: 12 },
+      { numRuns: runs(12) },
     );
   }, 240_000);
 });

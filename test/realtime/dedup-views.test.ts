@@ -10,6 +10,7 @@ import type { Split } from "../../src/scan/split.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs } from "./helpers.js";
 import { dedupBatch, makeDedupTable } from "./dedup-helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -91,7 +92,7 @@ it("append deduplicate: plans taken between writes and commits and read later, i
         await ctx.close();
       }
     }),
-    { numRuns: 60 },
+    { numRuns: runs(60) },
   );
 });
 
@@ -155,7 +156,7 @@ it("append deduplicate: readers of different views left open mid-read and steppe
       }
     }),
     {
-      numRuns: 60,
+      numRuns: runs(60),
       // a reader holding the committed file's positions while a newer view's read extends them
       examples: [[[{ kind: "write", keys: [0] }, { kind: "start", lookup: null }, { kind: "write", keys: [3] }, { kind: "start", lookup: null }, { kind: "step", pick: 0 }]]],
     },

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RealtimeContext, RealtimeSnapshotOffsets, type RealtimeCommitProgress, type TableWrite } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -141,7 +142,7 @@ describe("real-time model test", () => {
         const table = await makeTable(spill ? { "realtime.spill-enabled": true, "read.batch-size": 5 } : {}, { warehouse: `memory://rt-model-${run++}` });
         await runSequence(table, ops, spill, tempDir());
       }),
-      { numRuns: 200, seed: 20261129 },
+      { numRuns: runs(200), seed: 20261129 },
     );
   }, 240_000);
 });

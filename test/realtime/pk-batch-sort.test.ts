@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import * as arrow from "apache-arrow";
 import { sortPrimaryKeyBatch } from "../../src/realtime/pk-batch.js";
+import { runs } from "../support/fc-runs.js";
 
 /** [_REALTIME_OFFSET, id, name, _SEQUENCE_NUMBER, _VALUE_KIND] rows: offsets 100 + i, sequence 7 + i in input order. */
 function storeBatch(keys: readonly bigint[]): arrow.RecordBatch {
@@ -39,7 +40,7 @@ describe("sortPrimaryKeyBatch", () => {
         expect(sorted === batch).toBe(inOrder);
         if (input.every((k, i) => i === 0 || input[i - 1]! < k)) expect(inOrder).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

@@ -12,6 +12,7 @@ import { primaryKeyLookupCounters, setKeyLookupFastPath } from "../../src/realti
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, compactFully, makeTable, tempDir } from "./helpers.js";
 import { ModelDriver, modelOps, type ModelEvent, type ModelLayout } from "./model-driver.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -110,7 +111,7 @@ describe.each([
         const table = await makeTable({ bucket: 1, ...options }, { partitioned: true, primaryKeys: [...primaryKeys] });
         await runSequence(table, ops, probes);
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
     // the synchronous path was taken (keys only in memory), and the general one too (keys in files)
     expect(primaryKeyLookupCounters.fast).toBeGreaterThan(before);

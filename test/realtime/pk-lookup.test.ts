@@ -16,6 +16,7 @@ import type { DataFileMeta } from "../../src/spec/manifest.js";
 import { RowKind } from "../../src/write/table-write.js";
 import type { ArrowRealtimeStore } from "../../src/realtime/arrow-store.js";
 import { cleanupDirs, compactFully, expectCode, makeTable, range, readRows, rtBatch } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -285,7 +286,7 @@ describe("sortedKeyRange", () => {
         const sorted = BigInt64Array.from(keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
         checkRange(arrow.makeData({ type: new arrow.Int64(), length: sorted.length, data: sorted }), "BIGINT", bounds, cut, shared);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -297,7 +298,7 @@ describe("sortedKeyRange", () => {
         const sorted = Int32Array.from(keys.sort((a, b) => a - b));
         checkRange(arrow.makeData({ type: new arrow.Int32(), length: sorted.length, data: sorted }), "INT", bounds, cut, shared);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -313,7 +314,7 @@ describe("sortedKeyRange", () => {
         expect(int64LowerBound(values, int64WordsOf(v))).toBe(model(false));
         expect(int64LowerBound(values, int64WordsOf(v), true)).toBe(model(true));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
     expect(int64WordsOf(-(2n ** 63n))).toEqual([-(2 ** 31), 0]);
     expect(int64WordsOf(2n ** 32n + 5n)).toEqual([1, 5]);
@@ -367,7 +368,7 @@ describe("key predicates over memory runs and committed files", () => {
         await w.close();
         await ctx.close();
       }),
-      { numRuns: 15 },
+      { numRuns: runs(15) },
     );
   });
 
@@ -412,7 +413,7 @@ describe("key predicates over memory runs and committed files", () => {
         await w.close();
         await ctx.close();
       }),
-      { numRuns: 12, seed: 10 },
+      { numRuns: runs(12), seed: 10 },
     );
   });
 });

@@ -7,6 +7,7 @@ import type { RealtimeContext } from "../../src/index.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, compactFully, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
 import { isRetract, ModelDriver, modelOps, type ModelEvent, type ModelLayout, type ModelOp } from "./model-driver.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -89,7 +90,7 @@ describe.each([
         const table = await makeTable(options, { warehouse: `memory://rt-pk-model-${dv ? "dv" : "mor"}-${run++}`, primaryKeys: ["id"] });
         await runSequence(table, ops, dv, tempDir());
       }),
-      { numRuns: 60, seed: 20261202 },
+      { numRuns: runs(60), seed: 20261202 },
     );
   }, 300_000);
 
@@ -102,7 +103,7 @@ describe.each([
         const table = await makeTable(options, { warehouse: `memory://rt-pk-model-rare-${dv ? "dv" : "mor"}-${run++}`, primaryKeys: ["id"] });
         await runSequence(table, ops, dv, tempDir(), checkEvery);
       }),
-      { numRuns: 40, seed: 20261203 },
+      { numRuns: runs(40), seed: 20261203 },
     );
   }, 300_000);
 });

@@ -12,6 +12,7 @@ import { PaimonError } from "../../src/error.js";
 import { validateRealtimeTable } from "../../src/realtime/options.js";
 import type { Table } from "../../src/table/table.js";
 import { cleanupDirs, expectCode, makeTable, readRows, rtBatch, tempDir } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -176,6 +177,6 @@ it("real-time plans of one table object follow another's commits, rollbacks and 
         await ctx.close();
       }
     }),
-    { numRuns: 25 },
+    { numRuns: runs(25) },
   );
 }, 240_000);

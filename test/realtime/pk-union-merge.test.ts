@@ -14,6 +14,7 @@ import type { DataSplit } from "../../src/scan/split.js";
 import type { Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, makeTable } from "./helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -120,7 +121,7 @@ describe("PK union read merge", () => {
           .every((r, i, all) => i === 0 || r[0] > all[i - 1][1]);
         expect(decoded).toEqual(split.files.map((f) => !(memoryAbove && disjoint) || f.deleteRowCount !== 0n));
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   });
 });

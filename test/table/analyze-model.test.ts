@@ -9,6 +9,7 @@ import { parseStatistics, statisticsToJson, type ColStats, type Statistics } fro
 import { readStatistics } from "../../src/table/statistics.js";
 import { rtCommitRows } from "../interop/rt-commit.js";
 import { cleanupDirs, tempDir } from "../realtime/helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -68,7 +69,7 @@ describe("analyze() against a model", () => {
         ];
         expect([...stats.colStats!]).toEqual(expected);
       }),
-      { numRuns: 12 },
+      { numRuns: runs(12) },
     );
   }, 120_000);
 

@@ -12,6 +12,7 @@ import { commitRowDeletions } from "../../src/commit/append-deletions.js";
 import { readParquetBatches } from "../../src/format/parquet-reader.js";
 import { fileIOSource } from "../../src/format/source.js";
 import type { Table } from "../../src/table/table.js";
+import { runs } from "../support/fc-runs.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -86,7 +87,7 @@ describe("append deletion vectors against a model", () => {
             expect([...ids].sort((a, b) => a - b)).toEqual(ids);
           }
         }),
-        { numRuns: 25 },
+        { numRuns: runs(25) },
       );
     }, 240_000);
   }

@@ -13,6 +13,7 @@ import type { Table } from "../../src/table/table.js";
 import { appendIds } from "./helpers.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 import { fileTree } from "../support/file-tree.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -303,7 +304,7 @@ describe("files shared between branches survive expiry and tag deletion", () => 
           expect(await ids(handles.b!)).toEqual([...model.b!].sort((a, c) => a - c));
         }
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   }, 120_000);
 });

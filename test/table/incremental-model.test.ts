@@ -20,10 +20,11 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { Table } from "../../src/table/table.js";
 import { applyOp, lastPerKey, type Op, opArb } from "./model-ops.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
-const RUNS = Number(process.env.PAIMON_RT_MODEL_RUNS ?? 6);
+const RUNS = runs(Number(process.env.PAIMON_RT_MODEL_RUNS ?? 6));
 const SEED = process.env.PAIMON_RT_MODEL_SEED === undefined ? undefined : Number(process.env.PAIMON_RT_MODEL_SEED);
 
 /** What the model knows of one snapshot. */

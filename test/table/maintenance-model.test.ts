@@ -14,10 +14,11 @@ import type { Snapshot } from "../../src/spec/snapshot.js";
 import { loadTimeTravel, Table } from "../../src/table/table.js";
 import { RowKind } from "../../src/write/table-write.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
-const RUNS = Number(process.env.PAIMON_RT_MODEL_RUNS ?? 12);
+const RUNS = runs(Number(process.env.PAIMON_RT_MODEL_RUNS ?? 12));
 const MAX_STEPS = Number(process.env.PAIMON_RT_MODEL_STEPS ?? 24);
 const SEED = process.env.PAIMON_RT_MODEL_SEED === undefined ? undefined : Number(process.env.PAIMON_RT_MODEL_SEED);
 /** Outcome counts (PAIMON_RT_MODEL_STATS=1 prints them): which paths the random runs reached. */

@@ -17,6 +17,7 @@ import { RowKind } from "../../src/write/table-write.js";
 import { arrowFieldOf, arrowToRows, parseDecimal, rowsToBatch } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
 import { freshWarehouse } from "../support/warehouses.js";
+import { runs } from "../support/fc-runs.js";
 
 /** A column of the model: `uid` follows it through renames (a new uid when a name is re-added). */
 interface Column {
@@ -593,7 +594,7 @@ async function runOps(variant: Variant, ops: Op[]): Promise<void> {
   }
 }
 
-const RUNS = Number(process.env.SCHEMA_MODEL_RUNS ?? 40);
+const RUNS = runs(Number(process.env.SCHEMA_MODEL_RUNS ?? 40));
 /** Replays a failing run: the seed fast-check printed. */
 const SEED = process.env.SCHEMA_MODEL_SEED === undefined ? undefined : Number(process.env.SCHEMA_MODEL_SEED);
 

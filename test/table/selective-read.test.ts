@@ -13,6 +13,7 @@ import { RoaringBitmap32 } from "../../src/kernel/bitmap.js";
 import { and, col, or, type Predicate } from "../../src/predicate/predicate.js";
 import { readSelective, selectiveReadCounters } from "../../src/read/selective-read.js";
 import { DataTypes, type DataField } from "../../src/spec/types.js";
+import { runs } from "../support/fc-runs.js";
 
 const ROWS = 100_000;
 const GROUP_ROWS = 10_000;
@@ -98,7 +99,7 @@ describe("selective reads (row-group and page pruning, late materialisation)", (
         const { rows: got } = await read(p);
         expect(got).toEqual(rows.filter(m));
       }),
-      { numRuns: 15 },
+      { numRuns: runs(15) },
     );
   });
 
@@ -117,7 +118,7 @@ describe("selective reads (row-group and page pruning, late materialisation)", (
         const { rows: got } = await read(p, null, fields, ranged);
         expect(got).toEqual(rows.filter(m));
       }),
-      { numRuns: 20 },
+      { numRuns: runs(20) },
     );
     expect(reads.length).toBeGreaterThan(0);
   });
@@ -244,7 +245,7 @@ describe("one candidate range narrowed by binary search over an ascending decode
           expect(got).toEqual(rs.filter(model));
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

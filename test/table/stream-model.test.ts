@@ -13,10 +13,11 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { applyOp, lastPerKey, type Op, opArb } from "./model-ops.js";
 import { cleanupDirs, tempDir } from "../realtime/helpers.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
-const RUNS = Number(process.env.PAIMON_RT_MODEL_RUNS ?? 5);
+const RUNS = runs(Number(process.env.PAIMON_RT_MODEL_RUNS ?? 5));
 const SEED = process.env.PAIMON_RT_MODEL_SEED === undefined ? undefined : Number(process.env.PAIMON_RT_MODEL_SEED);
 const KINDS = ["+I", "-U", "+U", "-D"];
 

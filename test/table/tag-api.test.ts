@@ -12,6 +12,7 @@ import type { Table } from "../../src/table/table.js";
 import { appendIds } from "./helpers.js";
 import { cleanupDirs, expectCode, tempDir } from "../realtime/helpers.js";
 import { fileTree } from "../support/file-tree.js";
+import { runs } from "../support/fc-runs.js";
 
 afterAll(cleanupDirs);
 
@@ -308,7 +309,7 @@ describe("tag API against a model (fast-check)", () => {
           expect({ after: o, files: onDisk }).toEqual({ after: o, files: [...used].sort() });
         }
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   }, 240_000);
 });
