@@ -400,15 +400,8 @@ public final class PaimonOracle {
             }
             case "theta-union":
                 return org.apache.paimon.utils.ThetaSketch.union(Base64.getDecoder().decode(op.get("a").asText()), Base64.getDecoder().decode(op.get("b").asText()));
-            case "theta-fold": {
-                // FieldThetaSketchAgg's fold of a key's values: union(union(union(v0, v1), v2), ...)
-                byte[] acc = null;
-                for (JsonNode v : op.get("items")) {
-                    byte[] in = Base64.getDecoder().decode(v.asText());
-                    acc = acc == null ? in : org.apache.paimon.utils.ThetaSketch.union(acc, in);
-                }
-                return acc;
-            }
+            case "theta-fold":
+                return fold(op.get("items"), org.apache.paimon.utils.ThetaSketch::union);
             case "hll-of": {
                 int[] values = new int[op.get("values").size()];
                 for (int i = 0; i < values.length; i++) values[i] = op.get("values").get(i).asInt();
@@ -420,18 +413,21 @@ public final class PaimonOracle {
                 for (JsonNode v : op.get("values")) sk.update(v.asLong());
                 return op.path("updatable").asBoolean(false) ? sk.toUpdatableByteArray() : sk.toCompactByteArray();
             }
-            case "hll-fold": {
-                // FieldHllSketchAgg's fold of a key's values: union(union(union(v0, v1), v2), ...)
-                byte[] acc = null;
-                for (JsonNode v : op.get("items")) {
-                    byte[] in = Base64.getDecoder().decode(v.asText());
-                    acc = acc == null ? in : org.apache.paimon.utils.HllSketchUtil.union(acc, in);
-                }
-                return acc;
-            }
+            case "hll-fold":
+                return fold(op.get("items"), org.apache.paimon.utils.HllSketchUtil::union);
             default:
                 throw new IllegalArgumentException("unknown sketch op " + op);
         }
+    }
+
+    /** FieldThetaSketchAgg's / FieldHllSketchAgg's fold of a key's base64 values: union(union(union(v0, v1), v2), ...). */
+    static byte[] fold(JsonNode items, java.util.function.BinaryOperator<byte[]> union) {
+        byte[] acc = null;
+        for (JsonNode v : items) {
+            byte[] in = Base64.getDecoder().decode(v.asText());
+            acc = acc == null ? in : union.apply(acc, in);
+        }
+        return acc;
     }
 
     /**
