@@ -71,23 +71,42 @@ export function overflowingDictionaryColumns(schema: arrow.Schema, batches: read
 
 /**
  * Whether a dictionary of at least `distinct` entries and `dictBytes` bytes over every row of
- * column `c` could make the chunk smaller than PLAIN (the encoder's `dictionaryPays`, bounded
- * from below): PLAIN is the non-null values (BYTE_ARRAY: 4 bytes each plus the offsets' span).
+ * column `c` could make the chunk smaller than PLAIN (`dictionaryBeatsPlain` bounded from below).
  */
 function dictionaryCanPay(batches: readonly arrow.RecordBatch[], c: number, width: number, distinct: number, dictBytes: number): boolean {
   let values = 0;
-  let plain = 0;
-  for (const batch of batches) {
-    const data = batch.data.children[c]!;
-    values += data.length - data.nullCount;
-    if (width === 0) {
-      const o = data.valueOffsets as Int32Array; // sliced to the Data's rows
-      plain += o[data.length]! - o[0]!;
-    }
-  }
-  plain += values * (width > 0 ? width : 4);
+  for (const batch of batches) values += batch.numRows - batch.data.children[c]!.nullCount;
   const bitWidth = distinct <= 1 ? 0 : 32 - Math.clz32(distinct - 1);
-  return dictBytes + Math.ceil((values * bitWidth) / 8) < plain;
+  return dictionaryBeatsPlain(dictBytes, values, bitWidth, plainChunkBytes(batches, c, width, values, 0, Infinity));
+}
+
+/**
+ * parquet-mr's `isCompressionSatisfying`, which Java Paimon's files follow: a chunk keeps its
+ * dictionary only when the PLAIN dictionary page plus the bit-packed indices of its `values`
+ * non-null values are smaller than the values PLAIN.
+ */
+export function dictionaryBeatsPlain(dictBytes: number, values: number, bitWidth: number, plainBytes: number): boolean {
+  return dictBytes + Math.ceil((values * bitWidth) / 8) < plainBytes;
+}
+
+/**
+ * Bytes of `values` non-null values of column `c` (rows `from` to `to` of `batches`) written
+ * PLAIN: `width` bytes each, or for BYTE_ARRAY (`width` 0) a 4-byte length each plus their bytes.
+ */
+export function plainChunkBytes(batches: readonly arrow.RecordBatch[], c: number, width: number, values: number, from: number, to: number): number {
+  if (width > 0) return values * width;
+  let plain = values * 4;
+  let base = 0;
+  for (const batch of batches) {
+    const end = base + batch.numRows;
+    if (end > from && base < to) {
+      const o = batch.data.children[c]!.valueOffsets as Int32Array; // sliced to the Data's rows
+      plain += o[Math.min(to, end) - base]! - o[Math.max(from, base) - base]!;
+    }
+    base = end;
+    if (base >= to) break;
+  }
+  return plain;
 }
 
 /**

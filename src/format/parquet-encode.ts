@@ -23,6 +23,7 @@ import { fieldIdOf } from "./arrow-types.js";
 import { compareBytes, prefixWord } from "./column-stats.js";
 import { buildDictionary, type ChunkDictionary, DictionaryScratch, encodedIndicesBound, encodeIndices, varint } from "./parquet-dictionary-encode.js";
 import { PARQUET_MAGIC } from "./parquet-pages.js";
+import { dictionaryBeatsPlain, plainChunkBytes } from "./dictionary-choice.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { T_BINARY, T_BYTE, T_I16, T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, type TField, type TStruct, type TValue, serializeStruct } from "./thrift.js";
 import { PAIMON_RT_VERSION } from "../spec/version.js";
@@ -408,28 +409,13 @@ export async function encodeFlatParquet(schema: arrow.Schema, input: readonly ar
 }
 
 /**
- * Whether dictionary encoding makes the chunk smaller than PLAIN, parquet-mr's rule
- * (`isCompressionSatisfying`: dictionary page + encoded indices < PLAIN values), which Java
- * Paimon's files follow: columns of (nearly) unique values — keys, sequence numbers,
- * measurements — are written PLAIN even when their dictionary fits the 1 MiB page (parquet-rs
- * would keep it), so readers do not gather every value through a dictionary of the same size.
+ * Whether dictionary encoding makes the chunk smaller than PLAIN (parquet-mr's rule, as Java
+ * Paimon's files): columns of (nearly) unique values — keys, sequence numbers, measurements — are
+ * written PLAIN even when their dictionary fits the 1 MiB page (parquet-rs would keep it), so
+ * readers do not gather every value through a dictionary of the same size.
  */
 function dictionaryPays(dict: ChunkDictionary, batches: readonly arrow.RecordBatch[], c: number, from: number, to: number, width: number): boolean {
-  const encoded = dict.plain.length + Math.ceil((dict.values * dict.bitWidth) / 8);
-  let plain = dict.values * (width > 0 ? width : 4);
-  if (width === 0) {
-    let base = 0;
-    for (const batch of batches) {
-      const end = base + batch.numRows;
-      if (end > from && base < to) {
-        const o = batch.data.children[c]!.valueOffsets as Int32Array; // sliced to the Data's rows
-        plain += o[Math.min(to, end) - base]! - o[Math.max(from, base) - base]!;
-      }
-      base = end;
-      if (base >= to) break;
-    }
-  }
-  return encoded < plain;
+  return dictionaryBeatsPlain(dict.plain.length, dict.values, dict.bitWidth, plainChunkBytes(batches, c, width, dict.values, from, to));
 }
 
 /** `batches` with their TINYINT / SMALLINT columns as Int32 (offset 0), the other columns as they are. */
