@@ -7,6 +7,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
+import { commitRows, readRowsById } from "../support/pk-commits.js";
 import { runs } from "../support/fc-runs.js";
 
 const FIELDS: FieldLike[] = [
@@ -40,19 +41,8 @@ async function table(options: Record<string, string> = OPTIONS, fields = FIELDS)
   return catalog.createTable(`db.t${n++}`, { fields, primaryKeys: ["id"], options });
 }
 
-async function commit(t: Table, rows: OracleRow[], kinds?: number[], compact = false, fields = FIELDS): Promise<void> {
-  const write = await t.newWrite({ commitUser: "u" });
-  if (rows.length > 0) await write.write(rowsToBatch(fields, rows), kinds ? { rowKinds: kinds } : undefined);
-  if (compact) await write.compact({ full: true });
-  await t.newCommit({ commitUser: "u" }).commit(await write.prepareCommit(n), n++);
-  await write.close();
-}
-
-async function read(t: Table): Promise<OracleRow[]> {
-  const plan = await t.newScan().plan();
-  const rows = arrowToRows(await t.newRead().toArrow(plan.splits));
-  return JSON.parse(JSON.stringify(rows)).sort((a: OracleRow, b: OracleRow) => Number(a.id) - Number(b.id));
-}
+const commit = (t: Table, rows: OracleRow[], kinds?: number[], compact = false, fields = FIELDS): Promise<void> => commitRows(t, fields, rows, kinds, compact);
+const read = readRowsById;
 
 /** The reference: Java's agg(acc, input) per column over one key's +I rows, in order. */
 function fold(rows: OracleRow[]): OracleRow {

@@ -10,8 +10,9 @@ import { toBinaryRow } from "../../src/spec/binary-row.js";
 import { hashBytesByWords } from "../../src/spec/murmur.js";
 import { DataTypes } from "../../src/spec/types.js";
 import type { Table } from "../../src/table/table.js";
-import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
+import type { FieldLike } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
+import { commitRows, readRowsById } from "../support/pk-commits.js";
 import { runs } from "../support/fc-runs.js";
 
 let n = 0;
@@ -21,21 +22,8 @@ async function table(options: Record<string, string>, fields: FieldLike[]): Prom
   return catalog.createTable(`db.t${n++}`, { fields: fields as Array<{ name: string; type: string }>, primaryKeys: ["id"], options: { bucket: "1", "merge-engine": "aggregation", ...options } });
 }
 
-async function commit(t: Table, fields: FieldLike[], rows: OracleRow[], kinds?: number[], compact = false): Promise<void> {
-  const write = await t.newWrite({ commitUser: "u" });
-  try {
-    if (rows.length > 0) await write.write(rowsToBatch(fields, rows), kinds ? { rowKinds: kinds } : undefined);
-    if (compact) await write.compact({ full: true });
-    await t.newCommit({ commitUser: "u" }).commit(await write.prepareCommit(n), n++);
-  } finally {
-    await write.close();
-  }
-}
-
-async function read(t: Table): Promise<OracleRow[]> {
-  const rows = arrowToRows(await t.newRead().toArrow((await t.newScan().plan()).splits));
-  return JSON.parse(JSON.stringify(rows)).sort((a: OracleRow, b: OracleRow) => Number(a.id) - Number(b.id));
-}
+const commit = commitRows;
+const read = readRowsById;
 
 /** java.util.HashMap as its source has it: buckets of nodes, `put` appends, resizes split buckets in order. */
 class HashMapModel<V> {

@@ -12,6 +12,7 @@ import { DEFAULT_THETA_SEED_HASH } from "../../src/kernel/theta-sketch.js";
 import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike, rowsToBatch } from "../interop/convert.js";
 import type { OracleRow } from "../interop/oracle/harness.js";
+import { commitRows } from "../support/pk-commits.js";
 
 const FIELDS: FieldLike[] = [
   { name: "id", type: "BIGINT NOT NULL" },
@@ -52,16 +53,7 @@ async function table(options: Record<string, string>, fields = FIELDS): Promise<
   return catalog.createTable(`db.t${n++}`, { fields, primaryKeys: ["id"], options });
 }
 
-async function commit(t: Table, rows: OracleRow[], kinds?: number[], compact = false, fields = FIELDS): Promise<void> {
-  const write = await t.newWrite({ commitUser: "u" });
-  try {
-    if (rows.length > 0) await write.write(rowsToBatch(fields, rows), kinds ? { rowKinds: kinds } : undefined);
-    if (compact) await write.compact({ full: true });
-    await t.newCommit({ commitUser: "u" }).commit(await write.prepareCommit(n), n++);
-  } finally {
-    await write.close();
-  }
-}
+const commit = (t: Table, rows: OracleRow[], kinds?: number[], compact = false, fields = FIELDS): Promise<void> => commitRows(t, fields, rows, kinds, compact);
 
 async function read(t: Table): Promise<OracleRow[]> {
   const rows = arrowToRows(await t.newRead().toArrow((await t.newScan().plan()).splits));
