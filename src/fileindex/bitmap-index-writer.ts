@@ -70,7 +70,7 @@ export class BitmapIndexWriter {
   ) {
     this.codec = codecOf(type);
     if (version !== BITMAP_VERSION_1 && version !== BITMAP_VERSION_2) throw new PaimonError("UNSUPPORTED", `bitmap index version ${version}`);
-    this.dictionary = new JavaHashMapReplay<BitmapKey>("computeIfAbsent", this.codec.hash);
+    this.dictionary = new JavaHashMapReplay<BitmapKey>("computeIfAbsent", this.codec.hash, this.codec.compare);
   }
 
   /** Adds the rows of one chunk (row positions continue across calls). */

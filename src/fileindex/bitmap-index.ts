@@ -21,7 +21,7 @@ import type { DataType } from "../spec/types.js";
 import { ByteReader, ByteWriter } from "../spec/data-stream.js";
 import { utf8Decoder } from "../spec/utf8.js";
 import { doubleToLongBits, floatToIntBits, timestampLiteralKeys } from "./columns.js";
-import { binaryStringHash, javaBooleanHash, javaLongHash } from "./java-order.js";
+import { binaryStringHash, javaBooleanHash, javaLongHash, sortableDoubleBits, sortableFloatBits } from "./java-order.js";
 
 export const BITMAP = "bitmap";
 export const BITMAP_VERSION_1 = 1;
@@ -68,9 +68,6 @@ export interface KeyCodec {
 
 const numberOrder = (a: BitmapKey, b: BitmapKey): number => (a as number) - (b as number);
 const bigintOrder = (a: BitmapKey, b: BitmapKey): number => (a === b ? 0 : (a as bigint) < (b as bigint) ? -1 : 1);
-/** Java `Float.compare` / `Double.compare` as an order on the canonical bit patterns (-0.0 < 0.0, NaN last). */
-const sortableFloatBits = (bits: number): number => bits ^ ((bits >> 31) & 0x7fffffff);
-const sortableDoubleBits = (bits: bigint): bigint => (bits < 0n ? bits ^ 0x7fffffffffffffffn : bits);
 
 const CODECS: Record<KeyFamily, KeyCodec> = {
   string: {

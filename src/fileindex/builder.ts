@@ -9,7 +9,7 @@ import { BitmapIndexWriter } from "./bitmap-index-writer.js";
 import { BLOOM_DEFAULT_FPP, BLOOM_DEFAULT_ITEMS, BloomFilter64, chunkHashes } from "./bloom-filter.js";
 import { indexedChunks } from "./columns.js";
 import { serializeFileIndex, type ColumnIndexes } from "./format.js";
-import { JavaHashMapReplay, javaHashMapOrder, javaStringHash } from "./java-order.js";
+import { JavaHashMapReplay, javaHashMapOrder, javaStringCompare, javaStringHash } from "./java-order.js";
 import { doubleOption, intOption, sizeOption, type FileIndexColumnSpec, type FileIndexSpec } from "./options.js";
 
 /** One (column, index type) being built. */
@@ -71,10 +71,10 @@ export function javaWriterOrder(columns: readonly FileIndexColumnSpec[]): Array<
     typesOf.set(c.column, types);
   }
   // DataFileIndexWriter.indexMaintainers: type → column
-  const byType = regroup(optionColumns.keysInOrder(), (column) => javaHashMapOrder(typesOf.get(column)!, "computeIfAbsent", javaStringHash));
+  const byType = regroup(optionColumns.keysInOrder(), (column) => javaHashMapOrder(typesOf.get(column)!, "computeIfAbsent", javaStringHash, javaStringCompare));
   // serializeMaintainers: column → type
-  const byColumn = regroup(byType.map.keysInOrder(), (type) => javaHashMapOrder(byType.inner.get(type)!, "put", javaStringHash));
-  return byColumn.map.keysInOrder().map((column) => ({ column, types: javaHashMapOrder(byColumn.inner.get(column)!, "put", javaStringHash) }));
+  const byColumn = regroup(byType.map.keysInOrder(), (type) => javaHashMapOrder(byType.inner.get(type)!, "put", javaStringHash, javaStringCompare));
+  return byColumn.map.keysInOrder().map((column) => ({ column, types: javaHashMapOrder(byColumn.inner.get(column)!, "put", javaStringHash, javaStringCompare) }));
 }
 
 /**
@@ -82,7 +82,7 @@ export function javaWriterOrder(columns: readonly FileIndexColumnSpec[]): Array<
  * under `inner` with `computeIfAbsent(inner)` (replayed map) then `add(outer)` (a list).
  */
 function regroup(outerKeys: readonly string[], innerKeysOf: (outer: string) => string[]): { map: JavaHashMapReplay<string>; inner: Map<string, string[]> } {
-  const map = new JavaHashMapReplay<string>("computeIfAbsent", javaStringHash);
+  const map = new JavaHashMapReplay<string>("computeIfAbsent", javaStringHash, javaStringCompare);
   const inner = new Map<string, string[]>();
   for (const outer of outerKeys) {
     for (const key of innerKeysOf(outer)) {

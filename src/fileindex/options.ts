@@ -7,7 +7,7 @@ import type { DataField } from "../spec/types.js";
 import { parseMemorySize } from "../table/options.js";
 import { BITMAP, BITMAP_TYPES, BITMAP_VERSION_1, BITMAP_VERSION_2 } from "./bitmap-index.js";
 import { BLOOM_FILTER, BLOOM_FILTER_TYPES } from "./bloom-filter.js";
-import { javaHashMapOrder, javaStringHash } from "./java-order.js";
+import { javaHashMapOrder, javaStringCompare, javaStringHash } from "./java-order.js";
 
 /** One index of one column. */
 export interface FileIndexColumnSpec {
@@ -52,7 +52,7 @@ export function fileIndexSpecOf(options: Readonly<Record<string, string>>, field
   const specs = new Map<string, FileIndexColumnSpec & { options: Record<string, string> }>();
   const perColumnOptions: Array<[string, string]> = [];
   // Java walks the options in HashMap order; that order decides the order of the columns
-  const keys = javaHashMapOrder(Object.keys(options), "put", javaStringHash);
+  const keys = javaHashMapOrder(Object.keys(options), "put", javaStringHash, javaStringCompare);
   for (const key of keys) {
     if (!key.startsWith(PREFIX)) continue;
     if (!key.endsWith(COLUMNS_SUFFIX)) {

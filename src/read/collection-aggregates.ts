@@ -22,10 +22,12 @@ import {
   type JavaInsertion,
   javaBigDecimalHash,
   javaBooleanHash,
-  javaDoubleHash,
+  javaDoubleBits,
   javaFloatHash,
   javaLongHash,
   paimonTimestampHash,
+  sortableDoubleBits,
+  sortableFloatBits,
 } from "../fileindex/java-order.js";
 import { makeNullData } from "../format/arrow-types.js";
 import { bytesEqual, type Timestamp, toBinaryRow } from "../spec/binary-row.js";
@@ -178,7 +180,10 @@ export function foldCollectionColumn(
 
   // keys: an identity string and Java's hashCode
   const hashes = new Map<string, number>();
-  const newMap = (insertion: JavaInsertion) => new JavaHashMapReplay<string>(insertion, (k) => hashes.get(k)!);
+  /** Per boxed key: what its Java `compareTo` orders by (tree bins compare keys of equal hash). */
+  const orderValues = new Map<string, unknown>();
+  const newMap = (insertion: JavaInsertion, keyType?: DataType) =>
+    new JavaHashMapReplay<string>(insertion, (k) => hashes.get(k)!, keyType && ((a, b) => javaCompareTo(keyType, orderValues.get(a), orderValues.get(b))));
   const keyTypes = spec.nestedKey.map((f) => rowFields[f]!.type);
   /** The nested key as Java's projected BinaryRow: its bytes identify it, `hashCode` hashes them by words. */
   const nestedKeyOf = (e: Elem): string => {
@@ -194,14 +199,17 @@ export function foldCollectionColumn(
   /** A map key (entries' field 0) or a collected element, as its boxed Java object. */
   const valueKeyOf = (data: arrow.Data, i: number, type: DataType): string => {
     const [id, hash] = javaObjectKey(data, i, type);
-    if (!hashes.has(id)) hashes.set(id, hash);
+    if (!hashes.has(id)) {
+      hashes.set(id, hash);
+      orderValues.set(id, isValidAt(data, i) ? internalValue(data, i, type) : null);
+    }
     return id;
   };
   const mapKeyOf = (e: Elem) => valueKeyOf(children[partOf(e as number)]!.children[0]!, indexOf(e as number), mapType.key);
   const elementKeyOf = (e: Elem) => valueKeyOf(children[partOf(e as number)]!, indexOf(e as number), elementType);
-  /** The map's values in iteration order (a bucket that became a tree has an order not replayed). */
+  /** The map's values in iteration order. */
   const ordered = (map: JavaHashMapReplay<string>, values: Map<number, Elem>): Elem[] => {
-    if (map.treeified) throw new PaimonError("UNSUPPORTED", `${where}: more than 8 keys share one HashMap bucket; Java's tree-bin order is not replayed`);
+    if (map.unreplayable) throw new PaimonError("UNSUPPORTED", `${where}: distinct nested keys with equal Java hash codes share a HashMap tree bin, where Java orders them by JVM identity hash codes (BinaryRow is not Comparable)`);
     return Array.from(map.iterationOrder(), (id) => values.get(id)!);
   };
   /** Java's generated RecordEqualiser of two (valid) row elements: field by field, primitives with `==`. */
@@ -248,7 +256,7 @@ export function foldCollectionColumn(
       }
       case "merge_map": {
         if (acc === null || input === null) return acc ?? input;
-        const map = newMap("put");
+        const map = newMap("put", mapType.key);
         const values = new Map<number, Elem>();
         for (const e of [...acc, ...input]) values.set(map.insert(mapKeyOf(e)), e);
         return ordered(map, values);
@@ -256,7 +264,7 @@ export function foldCollectionColumn(
       case "merge_map_with_keytime": {
         if (acc === null) return input;
         if (input === null) return acc;
-        const map = newMap("put");
+        const map = newMap("put", mapType.key);
         const values = new Map<number, Elem>();
         for (const e of acc) values.set(map.insert(mapKeyOf(e)), e);
         /** The value row's timestamp string; undefined: the value is null. */
@@ -296,7 +304,7 @@ export function foldCollectionColumn(
           }
           return list;
         }
-        const map = newMap("put");
+        const map = newMap("put", elementType);
         const values = new Map<number, Elem>();
         for (const e of [...(acc ?? []), ...(input ?? [])]) {
           const before = map.size;
@@ -327,7 +335,7 @@ export function foldCollectionColumn(
         if (acc === null) return null;
         if (input === null || input.length === 0) return acc;
         const retracted = new Set(input.map(mapKeyOf));
-        const map = newMap("put");
+        const map = newMap("put", mapType.key);
         const values = new Map<number, Elem>();
         for (const e of acc) {
           const key = mapKeyOf(e);
@@ -431,6 +439,41 @@ function atomicEquals(type: DataType, x: unknown, y: unknown): boolean {
   return compareValues(x, y) === 0;
 }
 
+/**
+ * The sign of Java's `compareTo` of two boxed keys of `type` (internal values; null is Java's null
+ * key, which HashMap's tree bins order before any other by its tie-break rule). Only keys of equal
+ * hash code are compared, so only the types whose hash codes collide matter: BIGINT, DOUBLE,
+ * strings (Paimon BinaryString: unsigned UTF-8 bytes, then length), DECIMAL, TIMESTAMP.
+ */
+function javaCompareTo(type: DataType, a: unknown, b: unknown): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
+  switch (type.kind) {
+    case "CHAR":
+    case "VARCHAR": {
+      const x = utf8.encode(a as string);
+      const y = utf8.encode(b as string);
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+      return x.length - y.length;
+    }
+    case "FLOAT":
+      return sortableFloatBits(javaFloatHash(a as number)) - sortableFloatBits(javaFloatHash(b as number));
+    case "DOUBLE":
+      return compareBigints(sortableDoubleBits(javaDoubleBits(a as number)), sortableDoubleBits(javaDoubleBits(b as number)));
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ": {
+      const x = a as Timestamp;
+      const y = b as Timestamp;
+      return compareBigints(x.millis, y.millis) || x.nanoOfMillisecond - y.nanoOfMillisecond;
+    }
+    case "BOOLEAN":
+      return Number(a) - Number(b);
+    default: // integers (number), BIGINT and DECIMAL's unscaled value of one scale (bigint)
+      return a === b ? 0 : (a as number | bigint) < (b as number | bigint) ? -1 : 1;
+  }
+}
+
+const compareBigints = (a: bigint, b: bigint): number => (a === b ? 0 : a < b ? -1 : 1);
 /** The boxed Java object of one value (null: Java's null key): an identity for `equals` and its `hashCode`. */
 function javaObjectKey(data: arrow.Data, i: number, type: DataType): [string, number] {
   if (!isValidAt(data, i)) return ["null", 0];
@@ -451,10 +494,8 @@ function javaObjectKey(data: arrow.Data, i: number, type: DataType): [string, nu
       return [`f${bits}`, bits];
     }
     case "DOUBLE": {
-      const d = v as number;
-      const view = new DataView(new ArrayBuffer(8));
-      view.setFloat64(0, Number.isNaN(d) ? NaN : d);
-      return [`d${Number.isNaN(d) ? "NaN" : view.getBigInt64(0)}`, javaDoubleHash(d)];
+      const bits = javaDoubleBits(v as number); // Double.equals compares these bits
+      return [`d${bits}`, javaLongHash(bits)];
     }
     case "CHAR":
     case "VARCHAR":

@@ -229,6 +229,40 @@ describe.skipIf(noJava !== null)("collection aggregate functions with Java", () 
   );
 
   it(
+    "keys that overflow a HashMap bucket into a tree bin (round FLOATs, DOUBLEs, BIGINT multiples of 2^40 and equal hash codes): Java's tree order, removals included",
+    async () => {
+      const fields: FieldLike[] = [
+        { name: "id", type: "INT NOT NULL" },
+        { name: "mf", type: "MAP<FLOAT, INT>" },
+        { name: "cb", type: "ARRAY<BIGINT>" },
+        { name: "cd", type: "ARRAY<DOUBLE>" },
+      ];
+      const options = {
+        bucket: "1",
+        "merge-engine": "aggregation",
+        "fields.mf.aggregate-function": "merge_map",
+        "fields.cb.aggregate-function": "collect",
+        "fields.cb.distinct": "true",
+        "fields.cd.aggregate-function": "collect",
+        "fields.cd.distinct": "true",
+      };
+      // (a << 32) | (a ^ x) hashes to x: equal hash codes ordered by Long.compareTo in the tree
+      const sameHash = (a: number, x: number) => String((BigInt(a) << 32n) | BigInt((a ^ x) >>> 0));
+      const commits: KindRow[][] = [
+        [{ id: 1, mf: range(40).map((i) => [i - 40, i]), cb: range(50).map((i) => String(BigInt(i - 25) << 40n)), cd: range(100).map((i) => (i - 50) / 4) }],
+        [{ id: 1, mf: range(40).map((i) => [i, 100 + i]), cb: range(30).map((i) => sameHash(i - 15, i % 3)), cd: range(100).map((i) => i / 2) }],
+        // retract keys spread over the tree bins (merge_map removes retracted keys)
+        [{ _kind: "-U", id: 1, mf: range(30).map((i) => [((i * 37) % 80) - 40, 0]), cb: null, cd: null }],
+        [{ id: 1, mf: range(20).map((i) => [i * 2 + 0.5, i]), cb: [String(1n << 40n), sameHash(99, 1)], cd: [0.25, 1e9] }],
+      ];
+      const expected = await bothWays(fields, options, commits, 2);
+      // (every read above equals Java's, element for element)
+      expect(Object.fromEntries(["mf", "cb", "cd"].map((f) => [f, (expected[0]![f] as unknown[]).length]))).toEqual({ mf: 70, cb: 80, cd: 176 });
+    },
+    SLOW,
+  );
+
+  it(
     "collect distinct over every value-hashed element type (Java's Decimal, Timestamp, BinaryString and boxed primitive hash codes)",
     async () => {
       const types: Record<string, string> = {

@@ -322,6 +322,31 @@ export async function readTables(oracle: "pypaimon" | "java", requests: ReadRequ
 /** One result of the Java oracle's `sketch` command: the serialized sketch, or Java's exception. */
 export type SketchResult = { ok: true; bytes: Uint8Array } | { ok: false; error: string };
 
+/** One case of the oracle's `hashmap` command: keys (canonical strings, see PaimonOracle.hashMapKey) put / removed in order. */
+export interface HashMapCase {
+  type: string;
+  insertion: "put" | "computeIfAbsent";
+  ops: Array<["+" | "-", string | null]>;
+}
+
+/** Java's `java.util.HashMap` iteration order for each case: the index of the op that inserted each key. */
+export async function runHashMapCases(cases: readonly HashMapCase[]): Promise<number[][]> {
+  if (cases.length === 0) return [];
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-hashmap-"));
+  try {
+    const file = path.join(dir, "cases.json");
+    await fsp.writeFile(file, JSON.stringify(cases));
+    const lines = parseJsonLines(await runJavaOracle(["hashmap", file])) as Array<{ ok: boolean; order?: number[]; error?: string }>;
+    if (lines.length !== cases.length) throw new Error(`java hashmap: ${lines.length} results for ${cases.length} cases`);
+    return lines.map((l, i) => {
+      if (!l.ok) throw new Error(`java hashmap case ${i}: ${l.error}`);
+      return l.order!;
+    });
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * Runs DataSketches operations (PaimonOracle.sketchOp: build theta sketches, Paimon's
  * ThetaSketch.union and folds of it) in ONE JVM; one result per operation, in order.

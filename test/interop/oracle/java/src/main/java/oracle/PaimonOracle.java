@@ -96,6 +96,10 @@ import java.util.TreeMap;
  *                 key=value..." sets the credentials the server vends for that table and prints "ok")
  *   sketch        &lt;ops.json&gt;   (DataSketches 4.2.0 as Paimon shades it: a JSON array of operations, one result
  *                 line each, {"ok":true,"bytes":base64} or {"ok":false,"error":...}; see {@link #sketchOp})
+ *   hashmap       &lt;cases.json&gt;   (java.util.HashMap iteration order: a JSON array of cases
+ *                 {"type":..., "insertion":"put"|"computeIfAbsent", "ops":[["+"|"-", key-or-null]...]}, one line
+ *                 each, {"ok":true,"order":[op index...]}: the index of the op that inserted each key, in iteration
+ *                 order; see {@link #hashMapKey})
  *   version
  * Every &lt;warehouse&gt; may also be {@code rest:<uri>?warehouse=<name>&token=<token>}: Java's RESTCatalog on that server.
  * </pre>
@@ -359,8 +363,69 @@ public final class PaimonOracle {
                 }
                 return;
             }
+            case "hashmap": {
+                if (a.length != 2) throw new IllegalArgumentException("hashmap <cases.json>");
+                for (JsonNode c : JSON.readTree(Files.readAllBytes(Path.of(a[1])))) {
+                    StringBuilder sb = new StringBuilder();
+                    try {
+                        String type = c.get("type").asText();
+                        boolean computeIfAbsent = "computeIfAbsent".equals(c.get("insertion").asText());
+                        java.util.HashMap<Object, Integer> map = new java.util.HashMap<>();
+                        int i = 0;
+                        for (JsonNode op : c.get("ops")) {
+                            Object key = hashMapKey(type, op.get(1).isNull() ? null : op.get(1).asText());
+                            final int at = i++;
+                            if ("-".equals(op.get(0).asText())) map.remove(key);
+                            else if (computeIfAbsent) map.computeIfAbsent(key, k -> at);
+                            else if (!map.containsKey(key)) map.put(key, at);
+                            else map.put(key, map.get(key)); // put of a present key: no change of shape
+                        }
+                        sb.append("{\"ok\":true,\"order\":[");
+                        boolean first = true;
+                        for (Integer v : map.values()) {
+                            if (!first) sb.append(',');
+                            first = false;
+                            sb.append(v);
+                        }
+                        sb.append(']');
+                    } catch (Exception e) {
+                        sb.setLength(0);
+                        sb.append("{\"ok\":false,\"error\":");
+                        str(sb, e.toString());
+                    }
+                    out.println(sb.append('}'));
+                }
+                return;
+            }
             default:
                 throw new IllegalArgumentException("unknown command " + a[0]);
+        }
+    }
+
+    /**
+     * A key of the {@code hashmap} command as the boxed object Paimon puts in its maps: "INT" Integer, "BIGINT"
+     * Long, "FLOAT" / "DOUBLE" from their bit patterns (decimal), "STRING" BinaryString, "JSTRING" java.lang.String,
+     * "DECIMAL(p,s)" Decimal of an unscaled integer, "TIMESTAMP" Timestamp of "millis.nanoOfMillisecond"; null: null.
+     */
+    static Object hashMapKey(String type, String v) {
+        if (v == null) return null;
+        if (type.startsWith("DECIMAL(")) {
+            String[] ps = type.substring(8, type.length() - 1).split(",");
+            int p = Integer.parseInt(ps[0].trim()), sc = Integer.parseInt(ps[1].trim());
+            return Decimal.fromBigDecimal(new BigDecimal(new BigInteger(v), sc), p, sc);
+        }
+        switch (type) {
+            case "INT": return Integer.valueOf(v);
+            case "BIGINT": return Long.valueOf(v);
+            case "FLOAT": return Float.intBitsToFloat(Integer.parseInt(v));
+            case "DOUBLE": return Double.longBitsToDouble(Long.parseLong(v));
+            case "STRING": return BinaryString.fromString(v);
+            case "JSTRING": return v;
+            case "TIMESTAMP": {
+                int dot = v.indexOf('.');
+                return Timestamp.fromEpochMillis(Long.parseLong(v.substring(0, dot)), Integer.parseInt(v.substring(dot + 1)));
+            }
+            default: throw new IllegalArgumentException("hashmap key type " + type);
         }
     }
 
