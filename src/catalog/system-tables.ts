@@ -19,6 +19,7 @@ import { DeletionVectorLoader, keptPositions } from "../read/kv-file-reader.js";
 import { TableScan, type ScanOptions } from "../scan/table-scan.js";
 import type { Plan, Split } from "../scan/split.js";
 import type { BatchReader } from "../read/batch-reader.js";
+import { crc32 } from "../spec/avro.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { localWallMillis } from "../spec/civil-time.js";
 import type { ManifestEntry } from "../spec/manifest.js";
@@ -983,7 +984,7 @@ class RowTrackingRead extends TableRead {
     const inner = new SystemTable(dataTable, systemName, { ...schema, fields: withRowTrackingFields(dataTable.schema.fields, true) });
     const o = this.readOptions;
     const out = this.outputSchema;
-    const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows, DeletionVectorLoader, keptPositions, referencedFields, concatData, recordBatch, loadDataEvolution: () => import("../read/data-evolution.js") };
+    const deps = { PaimonError, TableRead, makeData: arrow.makeData, RecordBatch: arrow.RecordBatch, Struct: arrow.Struct, bindPredicate, filterBatchIndices, takeRows, DeletionVectorLoader, keptPositions, referencedFields, concatData, recordBatch, crc32, loadDataEvolution: () => import("../read/data-evolution.js") };
     return readRowTracking(deps, inner, identifier, splits, out, out.fields.map((f) => f.name), o.predicateFilter && o.filter ? o.filter : null, o.batchSize);
   }
 }

@@ -20,6 +20,8 @@ import type { DataFileMeta } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import type { TableRead } from "./table-read.js";
+import type { crc32 } from "../spec/avro.js";
+import { type BlobColumn, blobBunch, blobFileColumn, descriptorColumn, isBlobFile, nullBinary } from "./blob-read.js";
 /** What the read uses of the query bundle (table-read.ts and the `$row_tracking` read pass it). */
 export interface DataEvolutionReadDeps {
   PaimonError: typeof PaimonError;
@@ -27,10 +29,13 @@ export interface DataEvolutionReadDeps {
   recordBatch: typeof recordBatch;
   filterBatchIndices: typeof filterBatchIndices;
   takeRows: typeof takeRows;
+  /** For BLOB columns (blob files and descriptors, src/read/blob-read.ts). */
+  makeData: typeof arrow.makeData;
+  crc32: typeof crc32;
 }
 
 /** `DataEvolutionReadDeps` in that order (table-read.ts passes a tuple: fewer bytes in the query bundle). */
-export type DataEvolutionReadDepsTuple = [typeof PaimonError, typeof concatData, typeof recordBatch, typeof filterBatchIndices, typeof takeRows];
+export type DataEvolutionReadDepsTuple = [typeof PaimonError, typeof concatData, typeof recordBatch, typeof filterBatchIndices, typeof takeRows, typeof arrow.makeData, typeof crc32];
 
 /** The errors this chunk raises (the caller's PaimonError: the query bundle's class). */
 let D: Pick<DataEvolutionReadDeps, "PaimonError">;
@@ -101,8 +106,8 @@ export interface DataEvolutionReadRequest {
  * The merged batches of one split of a data-evolution table for `read` (its table, filter and
  * batch size): `fields` are the columns it reads, its own (returned, of `schema`) then the filter's.
  */
-export function readDataEvolution(read: TableRead, split: DataSplit, fields: readonly DataField[], schema: arrow.Schema, [PaimonError, concatData, recordBatch, filterBatchIndices, takeRows]: DataEvolutionReadDepsTuple): AsyncGenerator<arrow.RecordBatch, void, undefined> {
-  const deps = { PaimonError, concatData, recordBatch, filterBatchIndices, takeRows };
+export function readDataEvolution(read: TableRead, split: DataSplit, fields: readonly DataField[], schema: arrow.Schema, [PaimonError, concatData, recordBatch, filterBatchIndices, takeRows, makeData, crc32]: DataEvolutionReadDepsTuple): AsyncGenerator<arrow.RecordBatch, void, undefined> {
+  const deps = { PaimonError, concatData, recordBatch, filterBatchIndices, takeRows, makeData, crc32 };
   return mergeDataEvolution(deps, read.constructor as typeof TableRead, read.table, split, { fields, keep: read.fields.length, schema, filter: read.filter, batchSize: read.batchSize });
 }
 
@@ -119,25 +124,51 @@ export async function* mergeDataEvolution(deps: DataEvolutionReadDeps, fileReade
   };
   const readNames = request.fields.map((f) => f.name);
   const readSchema = new fileReader(table, { projection: readNames }).outputSchema;
-  const nonSystem = request.fields.filter((f) => !isSystem(f));
+  const asDescriptor = table.schema.options["blob-as-descriptor"]?.trim().toLowerCase() === "true";
   for (const group of groupByRowIdRange(split.files, (f) => rowIdRange(f))) {
-    for (const f of group) if (f.fileName.endsWith(".blob")) throw new D.PaimonError("UNSUPPORTED", `table ${table.identifier}: data file ${f.fileName}: blob files (BLOB columns of data-evolution tables) are not supported`);
     const held = new Map<DataFileMeta, Set<number>>();
     for (const f of group) held.set(f, await heldBy(f));
+    // BLOB columns in blob files (Java DataEvolutionSplitRead.splitFieldBunches): a read field no
+    // data file of the range holds, read from the blob files of its column
+    const dataFiles = group.filter((f) => !isBlobFile(f.fileName));
+    const blobFiles = new Map<number, DataFileMeta[]>();
+    for (const f of group) {
+      if (!isBlobFile(f.fileName)) continue;
+      const [id] = held.get(f)!;
+      if (held.get(f)!.size !== 1) throw new D.PaimonError("CORRUPT_FILE", `table ${table.identifier}: blob file ${f.fileName} holds ${held.get(f)!.size} columns, not one`);
+      blobFiles.set(id, [...(blobFiles.get(id) ?? []), f]);
+    }
+    const fromBlobFiles = (field: DataField): boolean => !isSystem(field) && blobFiles.has(field.id) && !dataFiles.some((f) => held.get(f)!.has(field.id));
+    const blobIndexes = request.fields.flatMap((f, i) => (fromBlobFiles(f) ? [i] : []));
+    const dataFields = request.fields.filter((f) => !fromBlobFiles(f));
+    const dataNonSystem = dataFields.filter((f) => !isSystem(f));
     // (Java's scan with a read type: files holding none of the columns read are not planned)
-    const files = newestFirst(nonSystem.length === 0 ? group : group.filter((f) => nonSystem.some((r) => held.get(f)!.has(r.id))));
-    if (files.length === 0) continue;
-    const [from, to] = rowIdRange(files[0]);
+    let files = newestFirst(dataNonSystem.length === 0 ? dataFiles : dataFiles.filter((f) => dataNonSystem.some((r) => held.get(f)!.has(r.id))));
+    if (blobIndexes.length > 0) {
+      if (dataFields.length === 0 && request.fields.length > 0) files = [];
+      else if (files.length === 0) files = newestFirst(dataFiles);
+    }
+    if (files.length === 0 && blobIndexes.length === 0) continue;
+    if (files.length === 0 && dataFields.length > 0) throw new D.PaimonError("CORRUPT_FILE", `table ${table.identifier}: blob files ${group.map((f) => f.fileName).join(", ")} without a data file of their rows`);
+    // the rows: the data files' range (blob files only: all the group's)
+    const rangeFile = files[0] ?? newestFirst(dataFiles)[0];
+    const [from, to] = rangeFile ? rowIdRange(rangeFile) : group.map((f) => rowIdRange(f)).reduce(([a, b], [c, d]) => [c < a ? c : a, d > b ? d : b]);
     for (const f of files) {
       const [a, b] = rowIdRange(f);
       if (a !== from || b !== to) throw new D.PaimonError("CORRUPT_FILE", `table ${table.identifier}: data files ${files.map((x) => x.fileName).join(", ")} of a data-evolution table overlap without the same row id range`);
     }
-    const rows = Number(files[0].rowCount);
+    const rows = Number(to - from + 1n);
     // each read field from the newest file holding it (system fields: the newest file); a field no
     // file holds is read from the newest file too, which gives nulls for it
     const columns: Array<arrow.Data | null> = request.fields.map(() => null);
+    const lazy = new Map<number, BlobColumn>();
+    for (const i of blobIndexes) {
+      const bunch = blobBunch(blobFiles.get(request.fields[i].id)!, from, to - from + 1n, `table ${table.identifier} column ${request.fields[i].name}`, deps);
+      lazy.set(i, await blobFileColumn(deps, table, split.bucketPath, bunch, readSchema.fields[i].type, asDescriptor));
+    }
     const providers = new Map<DataFileMeta, number[]>();
     request.fields.forEach((field, i) => {
+      if (lazy.has(i)) return;
       const file = files.length === 1 || isSystem(field) ? files[0] : (files.find((f) => held.get(f)!.has(field.id)) ?? null);
       if (file === null && !field.type.nullable) throw new D.PaimonError("CORRUPT_FILE", `table ${table.identifier}: Field ${field.name} is not null but can't find any file contains it.`);
       const at = file ?? files[0];
@@ -174,15 +205,33 @@ export async function* mergeDataEvolution(deps: DataEvolutionReadDeps, fileReade
       }
       own.forEach((i, k) => (columns[i] = whole[k]));
     }
+    // BLOB columns stored inline as descriptors (blob-descriptor-field): the bytes they point at
+    request.fields.forEach((field, i) => {
+      if (field.type.kind === "BLOB" && !lazy.has(i) && !asDescriptor) lazy.set(i, descriptorColumn(deps, table, field.name, columns[i]!, false));
+    });
+    const lazyNames = new Set([...lazy.keys()].map((i) => readNames[i]));
+    const filterReadsLazy = (q: Predicate): boolean => (q.kind === "leaf" ? lazyNames.has(q.field) : q.children.some(filterReadsLazy));
+    const early = request.filter !== null && lazy.size > 0 && filterReadsLazy(request.filter);
+    const withLazy = async (batch: arrow.RecordBatch, positions: readonly number[]): Promise<arrow.RecordBatch> => {
+      const children = batch.data.children.slice();
+      for (const [i, column] of lazy) children[i] = await column.read(positions);
+      return deps.recordBatch(readSchema, children, batch.numRows);
+    };
     for (let start = 0; start < rows; start += request.batchSize) {
       const n = Math.min(request.batchSize, rows - start);
-      const children = columns.map((c) => (start === 0 && n === rows ? c! : c!.slice(start, n)));
+      const children = columns.map((c, i) => (lazy.has(i) ? nullBinary(deps, readSchema.fields[i].type, n) : start === 0 && n === rows ? c! : c!.slice(start, n)));
       let batch = deps.recordBatch(readSchema, children, n);
+      let positions = Array.from({ length: n }, (_, k) => start + k);
+      if (early) batch = await withLazy(batch, positions);
       if (request.filter) {
         const kept = deps.filterBatchIndices(request.filter, batch);
         if (kept.length === 0) continue;
-        if (kept.length < n) batch = deps.takeRows(batch, kept);
+        if (kept.length < n) {
+          batch = deps.takeRows(batch, kept);
+          positions = Array.from(kept, (k) => start + k);
+        }
       }
+      if (!early && lazy.size > 0) batch = await withLazy(batch, positions);
       yield deps.recordBatch(request.schema, batch.data.children.slice(0, request.keep), batch.numRows);
     }
   }

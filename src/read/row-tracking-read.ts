@@ -10,6 +10,7 @@ import type { PaimonError } from "../error.js";
 import type { bindPredicate, Predicate, referencedFields } from "../predicate/predicate.js";
 import type { concatData } from "../arrow/concat.js";
 import type { recordBatch } from "../arrow/record-batch.js";
+import type { crc32 } from "../spec/avro.js";
 
 import type { filterBatchIndices } from "../predicate/evaluate.js";
 import type { takeRows } from "../arrow/take.js";
@@ -35,6 +36,7 @@ export interface RowTrackingDeps {
   referencedFields: typeof referencedFields;
   concatData: typeof concatData;
   recordBatch: typeof recordBatch;
+  crc32: typeof crc32;
   /** The data-evolution chunk (src/read/data-evolution.ts). */
   loadDataEvolution: () => Promise<typeof import("./data-evolution.js")>;
 }

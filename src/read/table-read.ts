@@ -23,6 +23,7 @@ import { isRealtimeRead, realtimeHooks } from "../realtime/hooks.js";
 import { readPrimaryKeySplits, ROW_KIND_FIELD_NAME } from "./merge-read.js";
 import { applyProjection, planProjection, type ProjectionPlan } from "./projection.js";
 import { recordBatch } from "../arrow/record-batch.js";
+import { crc32 } from "../spec/avro.js";
 import type { BatchReader } from "./batch-reader.js";
 
 /** Options of `Table.newRead` (API.md). */
@@ -172,7 +173,7 @@ export class TableRead {
       if (split.kind !== "data") throw new PaimonError("INVALID_ARGUMENT", `unknown split kind ${(split as { kind: string }).kind}`);
       if (split.dataEvolution) {
         // data-evolution tables: rows merged by row id (a lazy chunk)
-        yield* (await import("./data-evolution.js")).readDataEvolution(this, split, readFields, schema, [PaimonError, concatData, recordBatch, filterBatchIndices, takeRows]);
+        yield* (await import("./data-evolution.js")).readDataEvolution(this, split, readFields, schema, [PaimonError, concatData, recordBatch, filterBatchIndices, takeRows, arrow.makeData, crc32]);
         continue;
       }
       for (const [index, file] of split.files.entries()) {

@@ -49,6 +49,11 @@ export async function planDataEvolutionBins(table: FileStoreTable, entries: read
     return { rowCount: files.length > 0 ? files[0].rowCount : null, columns };
   };
   const { splitTargetSize, splitOpenFileCost } = table.coreOptions;
+  // Java DataEvolutionSplitGenerator: a blob file weighs its size with blob.split-by-file-size
+  // (default: not blob-as-descriptor), else the open-file cost
+  const isTrue = (key: string): boolean | undefined => (table.schema.options[key] === undefined ? undefined : table.schema.options[key].trim().toLowerCase() === "true");
+  const countBlobSize = isTrue("blob.split-by-file-size") ?? !isTrue("blob-as-descriptor");
+  const weightOf = (e: ManifestEntry): number => (e.file.fileName.endsWith(".blob") && !countBlobSize ? splitOpenFileCost : Number(e.file.fileSize));
   const bins: ManifestEntry[][] = [];
   for (const list of groupByPartitionBucket(entries).values()) {
     let bin: ManifestEntry[] = [];
@@ -57,7 +62,7 @@ export async function planDataEvolutionBins(table: FileStoreTable, entries: read
       if (filter !== null && !boundMayMatch(filter, await mergedStats(group))) continue;
       // Java BinPacking.packForOrdered: a bin is closed when the next group would pass the target
       const w = Math.max(
-        group.reduce((sum, e) => sum + Number(e.file.fileSize), 0),
+        group.reduce((sum, e) => sum + weightOf(e), 0),
         splitOpenFileCost,
       );
       if (bin.length > 0 && weight + w > splitTargetSize) {

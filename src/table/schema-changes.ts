@@ -194,6 +194,17 @@ export async function validateTableLayout(schema: TableSchema, schemas: SchemaMa
     if (isTrue(o["deletion-vectors.enabled"])) throw invalid("Data evolution config must disabled with deletion-vectors.enabled");
     if (isTrue(o["clustering.incremental"])) throw invalid("Data evolution config must disabled with clustering.incremental");
   }
+  // Java SchemaValidation: BLOB columns (stored in .blob files or as descriptors) need data evolution
+  const blobs = schema.fields.filter((f) => f.type.kind === "BLOB").map((f) => f.name);
+  if (blobs.length > 0 && !isTrue(o["data-evolution.enabled"])) throw invalid("Data evolution config must enabled for table with BLOB type column.");
+  if (blobs.length > 0 && blobs.length === schema.fields.length) throw invalid("Table with BLOB type column must have other normal columns.");
+  const descriptorFields = (o["blob-descriptor-field"] ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "");
+  for (const key of ["blob-descriptor-field", "blob-external-storage-field"]) {
+    for (const name of (o[key] ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "")) {
+      if (!blobs.includes(name)) throw invalid(`Field '${name}' in '${key}' must be a BLOB field in table schema.`);
+      if (key === "blob-external-storage-field" && !descriptorFields.includes(name)) throw invalid(`Field '${name}' in '${key}' must also be in 'blob-descriptor-field'.`);
+    }
+  }
   for (const key of schema.partitionKeys) {
     const f = schema.fields.find((x) => x.name === key)!;
     if (["ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"].includes(f.type.kind)) {

@@ -7,12 +7,14 @@
 // rewritten into one file of all columns: the first row id of its first range, the min and max
 // sequence numbers of the files it replaces, written as an append file (file source APPEND, no
 // write columns), committed as a COMPACT snapshot's compact increment. Blob files are UNSUPPORTED.
+import * as arrow from "apache-arrow";
 import { concatData } from "../arrow/concat.js";
 import { recordBatch } from "../arrow/record-batch.js";
 import { takeRows } from "../arrow/take.js";
 import { CommitMessage } from "../commit/commit-message.js";
 import { PaimonError } from "../error.js";
 import { filterBatchIndices } from "../predicate/evaluate.js";
+import { crc32 } from "../spec/avro.js";
 import { fromBinaryRow } from "../spec/binary-row.js";
 import { makeCommitMessage } from "../spec/commit-message.js";
 import { groupByPartitionBucket, type DataFileMeta, type ManifestEntry } from "../spec/manifest.js";
@@ -81,7 +83,7 @@ async function rewrite(table: FileStoreTable, snapshotId: number, files: readonl
   const split = { kind: "data" as const, snapshotId, partition, partitionRow: first.partition, bucket: first.bucket, bucketPath: bucketDir, totalBuckets: first.totalBuckets, files: before, rawConvertible: false, dataEvolution: true };
   const fields = table.schema.fields;
   const schema = new TableRead(table, { projection: fields.map((f) => f.name) }).outputSchema;
-  const deps = { PaimonError, concatData, recordBatch, filterBatchIndices, takeRows };
+  const deps = { PaimonError, concatData, recordBatch, filterBatchIndices, takeRows, makeData: arrow.makeData, crc32 };
   const writer = new AppendBucketWriter(
     {
       io: table.fileIO,

@@ -254,6 +254,7 @@ export class TableWrite {
       // an ordinary writer may still compact the table (seed 000 "Common Options").
       throw new PaimonError("UNSUPPORTED", `ordinary row writes into append deduplicate table ${this.table.identifier} are not supported; write through a real-time writer (newWrite with a realtime context)`);
     }
+    refuseBlobColumns(this.table.identifier, this.schema.fields, "write");
     let batches = inputBatches(data, "write");
     if (this.rowKindField !== null) [batches, target] = this.rowKindsFromField(batches, target);
     if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
@@ -346,6 +347,7 @@ export class TableWrite {
     this.checkOpen();
     const batches = inputBatches(data, "writeColumns");
     const fields = columnsToUpdate(this.table, (batches[0]?.schema ?? (data as arrow.Table).schema).fields.map((f) => f.name));
+    refuseBlobColumns(this.table.identifier, fields, "writeColumns");
     if (this.pendingColumnFiles.has(firstRowId)) throw invalid(`writeColumns: the rows starting at row id ${firstRowId} were already updated by this writer; call prepareCommit first`);
     const normal = batches.map((b) => this.normalize(b, fields));
     const rows = normal.reduce((n, b) => n + b.numRows, 0);
@@ -785,4 +787,13 @@ function compactionWorkers(options: TableOptions): number {
   const n = options.int(Options.COMPACTION_WORKERS, 1);
   if (n < 1) throw new PaimonError("INVALID_ARGUMENT", `option ${Options.COMPACTION_WORKERS}: '${options.get(Options.COMPACTION_WORKERS)}' must be at least 1`);
   return n;
+}
+
+/**
+ * UNSUPPORTED for a write of BLOB columns: Java stores them in `.blob` files or as descriptors
+ * (src/read/blob-read.ts reads both); paimon-rt does not write them.
+ */
+function refuseBlobColumns(table: string, fields: readonly DataField[], what: string): void {
+  const blobs = fields.filter((f) => f.type.kind === "BLOB").map((f) => f.name);
+  if (blobs.length > 0) throw new PaimonError("UNSUPPORTED", `${what} on table ${table}: writing BLOB columns (${blobs.join(", ")}) is not supported (paimon-rt reads them; Java writes them to .blob files or as blob descriptors)`);
 }

@@ -964,6 +964,16 @@ public final class PaimonOracle {
             }
             case CHAR: case VARCHAR: return BinaryString.fromString(v.asText());
             case BINARY: case VARBINARY: return Base64.getDecoder().decode(v.asText());
+            case BLOB: {
+                // base64 of the bytes, or of a serialized BlobDescriptor (descriptor fields): a reference to them
+                byte[] bytes = Base64.getDecoder().decode(v.asText());
+                if (org.apache.paimon.data.BlobDescriptor.isBlobDescriptor(bytes)) {
+                    return org.apache.paimon.data.Blob.fromDescriptor(
+                            org.apache.paimon.utils.UriReader.fromFile(org.apache.paimon.fs.local.LocalFileIO.create()),
+                            org.apache.paimon.data.BlobDescriptor.deserialize(bytes));
+                }
+                return new org.apache.paimon.data.BlobData(bytes);
+            }
             case DATE: return v.isTextual() ? (int) LocalDate.parse(v.asText()).toEpochDay() : v.intValue();
             case TIME_WITHOUT_TIME_ZONE: return v.intValue();
             case TIMESTAMP_WITHOUT_TIME_ZONE:
@@ -1013,6 +1023,9 @@ public final class PaimonOracle {
      * pushed to the scan and reader (Java then skips files by statistics and file indexes, and
      * may still return other rows of the files it reads).
      */
+    /** The table read has blob-as-descriptor=true: BLOB values print as their serialized BlobDescriptor. */
+    static boolean BLOB_AS_DESCRIPTOR = false;
+
     static void read(String warehouse, String ident, Long snapshot, String tag, Map<String, String> dynamicOptions, boolean sort, boolean withKind, List<String[]> filters, boolean executeFilter, List<String> project, boolean splitsOnly, PrintStream out) throws Exception {
         List<String> lines = new ArrayList<>();
         try (Catalog catalog = catalog(warehouse)) {
@@ -1020,6 +1033,7 @@ public final class PaimonOracle {
             if (snapshot != null) table = table.copy(Collections.singletonMap("scan.snapshot-id", snapshot.toString()));
             if (tag != null) table = table.copy(Collections.singletonMap("scan.tag-name", tag));
             if (!dynamicOptions.isEmpty()) table = table.copy(dynamicOptions);
+            BLOB_AS_DESCRIPTOR = "true".equalsIgnoreCase(table.options().get("blob-as-descriptor"));
             RowType full = table.rowType();
             RowType rt = project == null ? full : full.project(project);
             ReadBuilder rb = table.newReadBuilder();
@@ -1177,6 +1191,12 @@ public final class PaimonOracle {
             }
             case DECIMAL: str(sb, ((Decimal) v).toBigDecimal().toPlainString()); break;
             case BINARY: case VARBINARY: str(sb, Base64.getEncoder().encodeToString((byte[]) v)); break;
+            case BLOB: {
+                // base64 of the blob's bytes; with blob-as-descriptor=true of its serialized BlobDescriptor
+                org.apache.paimon.data.Blob blob = (org.apache.paimon.data.Blob) v;
+                str(sb, Base64.getEncoder().encodeToString(BLOB_AS_DESCRIPTOR ? blob.toDescriptor().serialize() : blob.toData()));
+                break;
+            }
             case DATE: str(sb, LocalDate.ofEpochDay((Integer) v).toString()); break;
             case TIME_WITHOUT_TIME_ZONE: sb.append((Integer) v); break;
             case TIMESTAMP_WITHOUT_TIME_ZONE:
