@@ -36,6 +36,7 @@ const FIELDS: FieldLike[] = [
   { name: "l", type: "BIGINT" },
   { name: "s", type: "STRING" },
   { name: "d", type: "DOUBLE" },
+  { name: "f", type: "FLOAT" },
   { name: "dt", type: "DATE" },
   { name: "ts3", type: "TIMESTAMP(3)" },
   { name: "ts6", type: "TIMESTAMP(6)" },
@@ -60,6 +61,8 @@ function valueOf(name: string, k: number): unknown {
       return `${WORDS[k % WORDS.length]}#${k % 17}`;
     case "d":
       return k % 41 === 0 ? 0 : ((k % 37) - 18) * 0.25;
+    case "f":
+      return (k % 90) - 45; // round FLOATs: their hash codes differ in the high bits only, so Java's bitmap dictionary HashMap makes tree bins
     case "dt":
       return 19_700 + (k % 45);
     case "ts3":
@@ -106,6 +109,9 @@ function absentValues(name: string): unknown[] {
       case "d":
         out.push(100.5 + j);
         break;
+      case "f":
+        out.push(1000.5 + j);
+        break;
       case "dt":
         out.push(20_000 + j);
         break;
@@ -139,7 +145,7 @@ const CASES: TableCase[] = [
   { name: "bloom_embedded", options: BLOOM_SMALL(["i", "s"]), placement: "embedded" },
   { name: "bloom_numeric", options: BLOOM_SMALL(["l", "d", "dt", "ts3", "ts6", "t"]), placement: "extra" },
   { name: "bloom_default_items", options: { "file-index.bloom-filter.columns": "s,l" }, placement: "extra" },
-  { name: "bitmap_v2", options: { "file-index.bitmap.columns": "i,l,s,d,dt,ts3,ts6,b,t" }, placement: "extra" },
+  { name: "bitmap_v2", options: { "file-index.bitmap.columns": "i,l,s,d,f,dt,ts3,ts6,b,t" }, placement: "extra" },
   {
     name: "bitmap_v1_small_blocks",
     options: {
