@@ -68,6 +68,8 @@ interface Container {
 
 interface Bitmap64 {
   keySize: number;
+  /** the leaves as read, in key order */
+  leaves: Leaf[];
   root: Node | null;
   arrays: Array<Array<Container | null>>;
   containerSize: number;
@@ -161,14 +163,23 @@ function containerFromBits(bits: Uint32Array, kind: Container["kind"], card: num
   const runs = new Uint16Array(runCountOf(bits) * 2);
   let n = 0;
   let start = -1;
-  for (let v = 0; v <= FULL; v++) {
-    const set = v < FULL && (bits[v >>> 5]! >>> (v & 31)) & 1;
-    if (set && start < 0) start = v;
-    else if (!set && start >= 0) {
-      runs[n++] = start;
-      runs[n++] = v - 1 - start;
-      start = -1;
+  for (let w = 0; w < WORDS; w++) {
+    const word = bits[w]!;
+    // words wholly inside or outside a run change nothing
+    if (word === (start < 0 ? 0 : 0xffffffff)) continue;
+    for (let bit = 0; bit < 32; bit++) {
+      const set = (word >>> bit) & 1;
+      if (set && start < 0) start = w * 32 + bit;
+      else if (!set && start >= 0) {
+        runs[n++] = start;
+        runs[n++] = w * 32 + bit - 1 - start;
+        start = -1;
+      }
     }
+  }
+  if (start >= 0) {
+    runs[n++] = start;
+    runs[n++] = FULL - 1 - start;
   }
   return { kind, data: runs, card };
 }
@@ -408,20 +419,12 @@ function addContainer(b: Bitmap64, c: Container): [number, number] {
   return [b.firstLevelIdx, b.secondLevelIdx];
 }
 
-function* leaves(node: Node | null): Generator<Leaf> {
-  if (node === null) return;
-  if (node.type === LEAF) {
-    yield node;
-    return;
-  }
-  for (const pos of positions(node)) yield* leaves(childAt(node, pos));
-}
-
 const keyNumber = (key: Uint8Array) => key.reduce((acc, byte) => acc * 256 + byte, 0);
 
 // ---------------------------------------------------------------- (de)serialization
 
-function readNode(r: ByteReader, path: Uint8Array, depth: number): Node {
+/** One node and its subtree, pre-order; leaves are appended to `leaves`. */
+function readNode(r: ByteReader, path: Uint8Array, depth: number, leaves: Leaf[]): Node {
   const type = r.u8();
   const count = r.i16();
   const plen = r.u8();
@@ -433,7 +436,9 @@ function readNode(r: ByteReader, path: Uint8Array, depth: number): Node {
     const low = r.i32();
     const array = r.i32();
     if (depth > KEY_BYTES || mismatch(key, 0, depth, path, 0, depth) !== depth) throw r.corrupt("a leaf's key does not match its path in the tree");
-    return { type, prefix, count, key, array, slot: low };
+    const leaf: Leaf = { type, prefix, count, key, array, slot: low };
+    leaves.push(leaf);
+    return leaf;
   }
   if (depth + plen >= KEY_BYTES) throw r.corrupt("an inner node is deeper than the 6 key bytes");
   if (count < 1 || count > CAPACITY[type]!) throw r.corrupt(`node of type ${type} has ${count} children`);
@@ -465,7 +470,7 @@ function readNode(r: ByteReader, path: Uint8Array, depth: number): Node {
   }
   bytes.forEach((b, i) => {
     path[at] = b;
-    n.children[type === NODE48 ? n.keys[b]! : type === NODE256 ? b : i] = readNode(r, path, at + 1);
+    n.children[type === NODE48 ? n.keys[b]! : type === NODE256 ? b : i] = readNode(r, path, at + 1, leaves);
   });
   return n;
 }
@@ -493,12 +498,12 @@ function writeNode(w: ByteWriter, node: Node): void {
 
 function readBitmap(bytes: Uint8Array, what: string): Bitmap64 {
   const r = new ByteReader(bytes, `${what}: not a valid Roaring64Bitmap serialization`, 0, bytes.length, true);
-  const b: Bitmap64 = { keySize: 0, root: null, arrays: [], containerSize: 0, firstLevelIdx: -1, secondLevelIdx: 0 };
+  const b: Bitmap64 = { keySize: 0, leaves: [], root: null, arrays: [], containerSize: 0, firstLevelIdx: -1, secondLevelIdx: 0 };
   const tag = r.u8();
   if (tag > 1) throw r.corrupt(`empty tag ${tag} is neither 0 nor 1`);
   if (tag === 1) {
     b.keySize = readCount(r, "key count");
-    b.root = readNode(r, new Uint8Array(KEY_BYTES), 0);
+    b.root = readNode(r, new Uint8Array(KEY_BYTES), 0, b.leaves);
     const arrays = r.i32();
     if (arrays < 1 || arrays * 5 > r.remaining) throw r.corrupt(`container array count ${arrays} does not fit the ${r.remaining} bytes left`);
     for (let a = 0; a < arrays; a++) {
@@ -521,14 +526,13 @@ function readBitmap(bytes: Uint8Array, what: string): Bitmap64 {
       throw r.corrupt(`container position (${b.firstLevelIdx}, ${b.secondLevelIdx}) does not end the ${b.arrays.length} container arrays`);
     }
     const used = new Set<Container>();
-    let keys = 0;
-    for (const leaf of leaves(b.root)) {
-      keys++;
+    for (const leaf of b.leaves) {
       const c = b.arrays[leaf.array]?.[leaf.slot];
       if (!c || used.has(c)) throw r.corrupt(`a leaf refers to container (${leaf.array}, ${leaf.slot}), missing or already used`);
       used.add(c);
     }
     const present = b.arrays.reduce((n, slots) => n + slots.filter((c) => c !== null).length, 0);
+    const keys = b.leaves.length;
     if (keys !== b.keySize || present !== b.containerSize || used.size !== present) throw r.corrupt(`${keys} keys, ${b.keySize} counted, ${present} containers, ${b.containerSize} counted`);
   }
   if (r.remaining !== 0) throw r.corrupt(`${r.remaining} bytes after the bitmap`);
@@ -562,8 +566,8 @@ export function roaring64Or(acc: Uint8Array, input: Uint8Array, what: string): U
   const a = readBitmap(acc, what);
   const b = readBitmap(input, what);
   const known = new Map<number, Leaf>();
-  for (const leaf of leaves(a.root)) known.set(keyNumber(leaf.key), leaf);
-  for (const leaf of leaves(b.root)) {
+  for (const leaf of a.leaves) known.set(keyNumber(leaf.key), leaf);
+  for (const leaf of b.leaves) {
     const other = b.arrays[leaf.array]![leaf.slot]!;
     const mine = known.get(keyNumber(leaf.key));
     if (mine) {
