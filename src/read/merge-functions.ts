@@ -17,6 +17,7 @@ import { isTrueOption as isTrue } from "../table/option-validation.js";
 import { compareValues } from "../table/values.js";
 import { type DataField, type DataType, typeToString } from "../spec/types.js";
 import { RoaringBitmap32 } from "../kernel/bitmap.js";
+import { roaring64Or } from "../kernel/roaring64.js";
 import { hllSketchUnion } from "../kernel/hll-sketch.js";
 import { thetaSketchUnion } from "../kernel/theta-sketch.js";
 import { internalValue } from "../arrow/row-values.js";
@@ -47,6 +48,7 @@ export type AggFunction =
   | "bool_or"
   | "listagg"
   | "rbm32"
+  | "rbm64"
   | "theta_sketch"
   | "hll_sketch"
   | "collect"
@@ -54,11 +56,6 @@ export type AggFunction =
   | "nested_partial_update"
   | "merge_map"
   | "merge_map_with_keytime";
-
-/** Java 1.4.2 functions paimon-rt refuses, with the reason. */
-const UNIMPLEMENTED = new Map([
-  ["rbm64", "Java writes RoaringBitmap 1.2.1's unspecified native Roaring64Bitmap serialization (an ART of the high 48 bits whose node layout and container slots follow the insertion history, spare slots included)"],
-]);
 
 export interface ColumnAgg {
   fn: AggFunction;
@@ -81,8 +78,6 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
   let fn = name;
   if (fn === "first_not_null_value") fn = "first_non_null_value"; // Java's legacy name
   const where = `merge-engine=${engine} of ${identifier}, column ${field.name}`;
-  const refused = UNIMPLEMENTED.get(fn);
-  if (refused) throw new PaimonError("UNSUPPORTED", `${where}: aggregate function ${fn} is not supported by paimon-rt: ${refused}`);
   const kind = field.type.kind;
   const badType = () => new PaimonError("INVALID_ARGUMENT", `${where}: aggregate function ${fn} does not support type ${kind}`);
   const distinct = isTrue(options.get(`fields.${field.name}.distinct`));
@@ -116,6 +111,7 @@ function createAgg(engine: MergeFold["engine"], identifier: string, name: string
       collection = collectionAggSpec(fn, field, options, where);
       break;
     case "rbm32":
+    case "rbm64":
       if (kind !== "VARBINARY") throw new PaimonError("INVALID_ARGUMENT", `${where}: Data type for roaring bitmap column must be 'VarBinaryType' but was '${typeToString(field.type)}'.`);
       break;
     case "theta_sketch":
@@ -387,7 +383,7 @@ function noRetract(agg: ColumnAgg): PaimonError {
   );
 }
 
-const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32" || agg.fn === "theta_sketch" || agg.fn === "hll_sketch";
+const computes = (agg: ColumnAgg) => agg.fn === "sum" || agg.fn === "product" || agg.fn === "listagg" || agg.fn === "rbm32" || agg.fn === "rbm64" || agg.fn === "theta_sketch" || agg.fn === "hll_sketch";
 
 /** Aggregators with a `retract` (Java's others throw, unless `ignore-retract`). */
 const RETRACTS = new Set<AggFunction>(["primary-key", "last_value", "last_non_null_value", "sum", "product", "collect", "nested_update", "merge_map"]);
@@ -876,6 +872,7 @@ function aggValue(agg: ColumnAgg, acc: unknown, input: unknown): unknown {
     return out;
   }
   if (agg.fn === "rbm32") return roaringOr(acc as Uint8Array, input as Uint8Array);
+  if (agg.fn === "rbm64") return roaring64Or(acc as Uint8Array, input as Uint8Array, `aggregate function rbm64 of column ${agg.field.name}`);
   if (agg.fn === "theta_sketch") return thetaSketchUnion(acc as Uint8Array, input as Uint8Array, `aggregate function theta_sketch of column ${agg.field.name}`);
   if (agg.fn === "hll_sketch") return hllSketchUnion(acc as Uint8Array, input as Uint8Array, `aggregate function hll_sketch of column ${agg.field.name}`);
   const sum = agg.fn === "sum";

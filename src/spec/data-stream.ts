@@ -1,14 +1,17 @@
 // Big-endian byte writer and reader in the shape of Java's DataOutputStream /
-// DataInputStream, which file-index payloads and serialized commit messages are written with.
+// DataInputStream, which file-index payloads and serialized commit messages are written with
+// (little-endian on request, for formats that byte-reverse their values, as Roaring64Bitmap's).
 // A read past the end (or any malformed structure) is a CORRUPT_FILE error naming what was
 // being read.
 import { PaimonError } from "../error.js";
 
-/** A growable big-endian buffer (Java `DataOutputStream` over a `ByteArrayOutputStream`). */
+/** A growable big-endian (or `littleEndian`) buffer (Java `DataOutputStream` over a `ByteArrayOutputStream`). */
 export class ByteWriter {
   private buf = new Uint8Array(256);
   private view = new DataView(this.buf.buffer);
   private pos = 0;
+
+  constructor(private readonly littleEndian = false) {}
 
   get size(): number {
     return this.pos;
@@ -35,21 +38,21 @@ export class ByteWriter {
 
   i16(v: number): this {
     this.ensure(2);
-    this.view.setInt16(this.pos, v);
+    this.view.setInt16(this.pos, v, this.littleEndian);
     this.pos += 2;
     return this;
   }
 
   i32(v: number): this {
     this.ensure(4);
-    this.view.setInt32(this.pos, v);
+    this.view.setInt32(this.pos, v, this.littleEndian);
     this.pos += 4;
     return this;
   }
 
   i64(v: bigint): this {
     this.ensure(8);
-    this.view.setBigInt64(this.pos, BigInt.asIntN(64, v));
+    this.view.setBigInt64(this.pos, BigInt.asIntN(64, v), this.littleEndian);
     this.pos += 8;
     return this;
   }
@@ -85,7 +88,7 @@ export function modifiedUtf8(s: string): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** A big-endian reader over a byte range (Java `DataInputStream`); `subject` names the structure in errors. */
+/** A big-endian (or `littleEndian`) reader over a byte range (Java `DataInputStream`); `subject` names the structure in errors. */
 export class ByteReader {
   private readonly view: DataView;
   pos: number;
@@ -95,6 +98,7 @@ export class ByteReader {
     private readonly subject: string,
     start = 0,
     private readonly limit = bytes.length,
+    private readonly littleEndian = false,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = start;
@@ -104,6 +108,11 @@ export class ByteReader {
   /** The error for malformed bytes; readers of a structure may say more (where, what field). */
   corrupt(detail: string, cause?: unknown): PaimonError {
     return new PaimonError("CORRUPT_FILE", `${this.subject}: ${detail} at byte ${this.pos} of ${this.limit}`, cause === undefined ? undefined : { cause });
+  }
+
+  /** Bytes left before the limit. */
+  get remaining(): number {
+    return this.limit - this.pos;
   }
 
   private claim(n: number): number {
@@ -122,15 +131,15 @@ export class ByteReader {
   }
 
   i16(): number {
-    return this.view.getInt16(this.claim(2));
+    return this.view.getInt16(this.claim(2), this.littleEndian);
   }
 
   i32(): number {
-    return this.view.getInt32(this.claim(4));
+    return this.view.getInt32(this.claim(4), this.littleEndian);
   }
 
   i64(): bigint {
-    return this.view.getBigInt64(this.claim(8));
+    return this.view.getBigInt64(this.claim(8), this.littleEndian);
   }
 
   bytesOf(n: number): Uint8Array {

@@ -4,6 +4,8 @@
  * FieldListaggAgg token split) and `rbm32` (FieldRoaringBitmap32Agg: the union of serialized
  * RoaringBitmaps, run-optimized, in Java's bytes). Java and paimon-rt write the same commits; each
  * reads both tables merge-on-read and after a full compaction, with byte-identical bitmaps.
+ * `rbm64` (FieldRoaringBitmap64Agg: Roaring64Bitmaps Java built, unioned in Java's native
+ * Roaring64Bitmap bytes) both ways, continued from Java's table, with and without deletion vectors.
  * Skips with a printed reason when scripts/setup-oracles.sh has not been run.
  */
 import { describe, expect, it } from "vitest";
@@ -13,7 +15,9 @@ import type { Table } from "../../src/table/table.js";
 import { arrowToRows, type FieldLike } from "./convert.js";
 import { rtCommitRows } from "./rt-commit.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { javaOracleUnavailable, type OracleRow, readTables, writeTables } from "./oracle/harness.js";
+import { javaOracleUnavailable, javaSketchesByName, javaSketchFold, type OracleRow, readTables, writeTables } from "./oracle/harness.js";
+import { aggregateBothWays } from "./aggregate-both-ways.js";
+import type { KindRow } from "./rt-commit.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping aggregate-function interop: ${noJava}`);
@@ -165,6 +169,65 @@ describe.skipIf(noJava !== null)("aggregate functions with Java", () => {
       for (const name of ["mor", "compacted"]) {
         expect(await rtRead(await javaCatalog.getTable(`db.${name}`)), `paimon-rt reads Java's ${name}`).toEqual(expected);
         expect(await rtRead(await catalog.getTable(`db.${name}`)), `paimon-rt reads its ${name}`).toEqual(expected);
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    "rbm64: Java's bitmaps unioned in Java's bytes merge-on-read, compacted and continued both ways, with and without deletion vectors; retractions skipped with ignore-retract",
+    async () => {
+      const fields: FieldLike[] = [
+        { name: "id", type: "INT NOT NULL" },
+        { name: "b", type: "BYTES" },
+        { name: "v", type: "VARBINARY(1000000)" },
+      ];
+      const keyed = (base: bigint, from: number, to: number, step = 1) => Array.from({ length: Math.ceil((to - from) / step) }, (_, i) => BigInt.asIntN(64, ((base + BigInt(from + i * step)) << 16n) | 5n).toString());
+      const specs: Record<string, { adds: Array<string | [string, string]>; raw?: boolean }> = {
+        empty: { adds: [] },
+        small: { adds: ["1", "2", "3", "65536", "-1"] },
+        other: { adds: ["4", "131072", "-65536", "9223372036854775807"] },
+        wide: { adds: keyed(0x0102_0304_0500n, 0, 40) },
+        wider: { adds: keyed(0x0102_0304_0500n, 40, 120, 1).reverse() },
+        dense: { adds: Array.from({ length: 5000 }, (_, i) => String(7 * 65536 + i * 3)), raw: true },
+        runs: { adds: [["458752", "488752"], ["-200000", "-100"]] },
+      };
+      const k = await javaSketchesByName(Object.fromEntries(Object.entries(specs).map(([n, spec]) => [n, { op: "rbm64", ...spec }])));
+      const javaFold = (items: string[]) => javaSketchFold("rbm64-fold", items);
+      const commits: KindRow[][] = [
+        [
+          { id: 1, b: k.small, v: k.wide },
+          { id: 2, b: k.empty, v: null },
+          { id: 3, b: k.dense, v: k.runs },
+        ],
+        [
+          { id: 1, b: k.other, v: k.wider },
+          { id: 2, b: k.small, v: k.other },
+          { _kind: "-U", id: 3, b: k.small, v: k.small },
+          { _kind: "+U", id: 3, b: k.runs, v: k.dense },
+        ],
+        [
+          { id: 1, b: k.dense, v: k.small },
+          { id: 4, b: k.wider, v: k.empty },
+        ],
+      ];
+      const expected = [
+        { id: 1, b: await javaFold([k.small, k.other, k.dense]), v: await javaFold([k.wide, k.wider, k.small]) },
+        { id: 2, b: await javaFold([k.empty, k.small]), v: k.other },
+        { id: 3, b: await javaFold([k.dense, k.runs]), v: await javaFold([k.runs, k.dense]) },
+        { id: 4, b: k.wider, v: k.empty },
+      ];
+      for (const dv of [false, true]) {
+        const options: Record<string, string> = {
+          bucket: "1",
+          "merge-engine": "aggregation",
+          "fields.b.aggregate-function": "rbm64",
+          "fields.b.ignore-retract": "true",
+          "fields.v.aggregate-function": "rbm64",
+          "fields.v.ignore-retract": "true",
+          ...(dv ? { "deletion-vectors.enabled": "true" } : {}),
+        };
+        expect(await aggregateBothWays(tempDir, fields, options, commits, dv ? 2 : 1), `deletion vectors ${dv}`).toEqual(expected);
       }
     },
     SLOW,

@@ -13,7 +13,7 @@ import type { FieldLike } from "./convert.js";
 import type { KindRow } from "./rt-commit.js";
 import { aggregateBothWays } from "./aggregate-both-ways.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { javaOracleUnavailable, runSketchOps } from "./oracle/harness.js";
+import { javaOracleUnavailable, javaSketchesByName, javaSketchFold, runSketchOps } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping sketch aggregate interop: ${noJava}`);
@@ -42,22 +42,12 @@ async function javaSketches(): Promise<Record<string, string>> {
     compressed: theta(range(500, 5000), { form: "compressed" }),
     k64: theta(range(0, 1000), { k: 64 }),
   };
-  const names = Object.keys(specs);
-  const built = await runSketchOps(names.map((n) => specs[n]!));
-  return Object.fromEntries(
-    names.map((n, i) => {
-      const r = built[i]!;
-      if (!r.ok) throw new Error(`Java could not build ${n}: ${r.error}`);
-      return [n, Buffer.from(r.bytes).toString("base64")];
-    }),
-  );
+  return javaSketchesByName(specs);
 }
 
 /** Java's own fold (ThetaSketch.union / HllSketchUtil.union left to right) of sketches, base64. */
 async function javaFold(items: string[], op = "theta-fold"): Promise<string> {
-  const [r] = await runSketchOps([{ op, items }]);
-  if (!r!.ok) throw new Error(r!.error);
-  return Buffer.from(r!.bytes).toString("base64");
+  return javaSketchFold(op, items);
 }
 
 describe.skipIf(noJava !== null)("theta_sketch aggregation with Java", () => {

@@ -149,7 +149,7 @@ describe("merge-engine=aggregation", () => {
     await expect(read(t)).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("Aggregate function 'max' (column m) does not support retraction") });
     for (const [opt, code, text] of [
       [{ "fields.m.aggregate-function": "collect" }, "INVALID_ARGUMENT", "Data type for collect column must be 'Array' but was 'INT'."],
-      [{ "fields.m.aggregate-function": "rbm64" }, "UNSUPPORTED", "column m"],
+      [{ "fields.m.aggregate-function": "rbm64" }, "INVALID_ARGUMENT", "Data type for roaring bitmap column must be 'VarBinaryType' but was 'INT'."],
       [{ "fields.m.aggregate-function": "rbm32" }, "INVALID_ARGUMENT", "Data type for roaring bitmap column must be 'VarBinaryType' but was 'INT'."],
       [{ "fields.m.aggregate-function": "nope" }, "INVALID_ARGUMENT", "Use unsupported aggregation: nope"],
       [{ "fields.m.aggregate-function": "bool_and" }, "INVALID_ARGUMENT", "does not support type INT"],
@@ -397,5 +397,56 @@ describe("rbm32 and listagg distinct (Java FieldRoaringBitmap32Agg, FieldListagg
       }),
       { numRuns: runs(15) },
     );
+  });
+});
+
+describe("rbm64 (Java FieldRoaringBitmap64Agg; bytes against Java: test/interop/roaring64-interop.test.ts, test/interop/aggregate-functions-interop.test.ts)", () => {
+  const BM: FieldLike[] = [
+    { name: "id", type: "BIGINT NOT NULL" },
+    { name: "bm", type: "BYTES" },
+  ];
+  const options = { bucket: "1", "merge-engine": "aggregation", "fields.bm.aggregate-function": "rbm64" };
+  const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
+
+  it("merges to the union of the records in sequence order (model: roaring64Or left to right), merge-on-read and compacted; null keeps the other side", async () => {
+    const { roaring64Or } = await import("../../src/kernel/roaring64.js");
+    const { oneKeyRoaring64 } = await import("../support/roaring64.js");
+    /** A bitmap of (high key, low 16 bits) pairs, built one key at a time. */
+    const bitmapOf = (values: Array<[number, number]>) => {
+      const byKey = new Map<number, Set<number>>();
+      for (const [h, l] of values) byKey.set(h, (byKey.get(h) ?? new Set()).add(l));
+      return [...byKey].reduce<Uint8Array>((acc, [h, lows]) => roaring64Or(acc, oneKeyRoaring64(BigInt(h), [...lows].sort((a, b) => a - b)), "bm"), new Uint8Array([0]));
+    };
+    const value = fc.tuple(fc.oneof(fc.integer({ min: 0, max: 20 }), fc.constant(2 ** 48 - 1)), fc.integer({ min: 0, max: 65535 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.option(fc.array(value, { maxLength: 12 }), { freq: 4 }), { minLength: 1, maxLength: 4 }), async (commits) => {
+        const t = await table(options, BM);
+        const inputs = commits.map((c) => (c === null ? null : bitmapOf(c)));
+        for (const bm of inputs) await commit(t, [{ id: "1", bm: bm === null ? null : b64(bm) }], undefined, false, BM);
+        const union = inputs.reduce((acc, x) => (acc === null || x === null ? (acc ?? x) : roaring64Or(acc, x, "bm")));
+        const expected = [{ id: "1", bm: union === null ? null : b64(union) }];
+        expect(await read(t)).toEqual(expected);
+        await commit(t, [], undefined, true, BM);
+        expect(await read(t)).toEqual(expected);
+      }),
+      { numRuns: runs(15) },
+    );
+  });
+
+  it("a retraction fails as Java's (no retract), is skipped with ignore-retract; malformed bytes are CORRUPT_FILE naming the column", async () => {
+    const { oneKeyRoaring64 } = await import("../support/roaring64.js");
+    const one = b64(oneKeyRoaring64(3n, [1, 2]));
+    const t = await table(options, BM);
+    await commit(t, [{ id: "1", bm: one }], undefined, false, BM);
+    await commit(t, [{ id: "1", bm: one }], [1], false, BM);
+    await expect(read(t)).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("Aggregate function 'rbm64' (column bm) does not support retraction") });
+    const ignoring = await table({ ...options, "fields.bm.ignore-retract": "true" }, BM);
+    await commit(ignoring, [{ id: "1", bm: one }], undefined, false, BM);
+    await commit(ignoring, [{ id: "1", bm: b64(oneKeyRoaring64(4n, [5])) }], [1], false, BM);
+    expect(await read(ignoring)).toEqual([{ id: "1", bm: one }]);
+    const bad = await table(options, BM);
+    await commit(bad, [{ id: "1", bm: one }], undefined, false, BM);
+    await commit(bad, [{ id: "1", bm: b64(new Uint8Array([1, 2, 3])) }], undefined, false, BM);
+    await expect(read(bad)).rejects.toMatchObject({ code: "CORRUPT_FILE", message: expect.stringContaining("aggregate function rbm64 of column bm: not a valid Roaring64Bitmap serialization") });
   });
 });

@@ -199,7 +199,7 @@ describe("primary-key data files", () => {
   it("reject unsupported modes with precise errors", async () => {
     for (const [options, pattern] of [
       [{ "merge-engine": "aggregation", "fields.n.sequence-group": "v" }, /sequence-group/],
-      [{ "merge-engine": "aggregation", "fields.v.aggregate-function": "rbm64" }, /aggregation/],
+      [{ "merge-engine": "aggregation", "aggregation.remove-record-on-delete": "true" }, /aggregation/],
       [{ "changelog-producer": "full-compaction", "force-lookup": "true", "merge-engine": "partial-update" }, /force-lookup=true with changelog-producer=full-compaction and merge-engine=partial-update/],
       [{ "changelog-producer": "input", "changelog-file.format": "orc" }, /changelog-file.format=orc/],
     ] as const) {

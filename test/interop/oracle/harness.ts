@@ -364,3 +364,23 @@ export async function runSketchOps(ops: readonly object[]): Promise<SketchResult
     await fsp.rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Java builds each named operation of `specs` (one `sketch` call); the bytes base64, by name. */
+export async function javaSketchesByName(specs: Record<string, object>): Promise<Record<string, string>> {
+  const names = Object.keys(specs);
+  const built = await runSketchOps(names.map((n) => specs[n]!));
+  return Object.fromEntries(
+    names.map((n, i) => {
+      const r = built[i]!;
+      if (!r.ok) throw new Error(`Java could not build ${n}: ${r.error}`);
+      return [n, Buffer.from(r.bytes).toString("base64")];
+    }),
+  );
+}
+
+/** Java's own fold (`op`: theta-fold, hll-fold, rbm64-fold: the aggregator's union left to right) of base64 values, base64. */
+export async function javaSketchFold(op: string, items: string[]): Promise<string> {
+  const [r] = await runSketchOps([{ op, items }]);
+  if (!r!.ok) throw new Error(r!.error);
+  return Buffer.from(r!.bytes).toString("base64");
+}

@@ -438,7 +438,10 @@ public final class PaimonOracle {
      * {"op":"theta-fold","items":[base64...]} folds them with it, left to right. HLL: {"op":"hll","values":[long...],
      * "lgK":12,"type":"HLL_4"|"HLL_6"|"HLL_8","updatable":false} (new HllSketch(lgK, type), update(long), compact or
      * updatable image), {"op":"hll-of","values":[int...]} (Paimon's HllSketchUtil.sketchOf) and {"op":"hll-fold",
-     * "items":[base64...]} (HllSketchUtil.union, left to right).
+     * "items":[base64...]} (HllSketchUtil.union, left to right). rbm64: {"op":"rbm64","adds":["<long>" | ["<start>","<end>"]...],
+     * "raw":false} (a Roaring64Bitmap fed addLong / addRange(start, end) in order; serialized as Paimon's
+     * RoaringBitmap64.serialize, run-optimized, or with "raw":true without runOptimize) and {"op":"rbm64-fold",
+     * "items":[base64...]} (one FieldRoaringBitmap64Agg's agg, left to right, as a merge reuses it).
      */
     static byte[] sketchOp(JsonNode op) {
         switch (op.get("op").asText()) {
@@ -480,6 +483,27 @@ public final class PaimonOracle {
             }
             case "hll-fold":
                 return fold(op.get("items"), org.apache.paimon.utils.HllSketchUtil::union);
+            case "rbm64": {
+                org.apache.paimon.shade.org.roaringbitmap.longlong.Roaring64Bitmap b = new org.apache.paimon.shade.org.roaringbitmap.longlong.Roaring64Bitmap();
+                for (JsonNode v : op.get("adds")) {
+                    if (v.isArray()) b.addRange(Long.parseLong(v.get(0).asText()), Long.parseLong(v.get(1).asText()));
+                    else b.addLong(Long.parseLong(v.asText()));
+                }
+                if (!op.path("raw").asBoolean(false)) b.runOptimize();
+                try (java.io.ByteArrayOutputStream bos = new java.io.ByteArrayOutputStream();
+                        java.io.DataOutputStream dos = new java.io.DataOutputStream(bos)) {
+                    b.serialize(dos);
+                    dos.flush();
+                    return bos.toByteArray();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+            case "rbm64-fold": {
+                org.apache.paimon.mergetree.compact.aggregate.FieldRoaringBitmap64Agg agg =
+                        new org.apache.paimon.mergetree.compact.aggregate.FieldRoaringBitmap64Agg("f", new org.apache.paimon.types.VarBinaryType());
+                return fold(op.get("items"), (x, y) -> (byte[]) agg.agg(x, y));
+            }
             default:
                 throw new IllegalArgumentException("unknown sketch op " + op);
         }
