@@ -7,7 +7,7 @@
  *   do not fit the typed column stay in `value`) and by `variant.inferShreddingSchema` — read by
  *   paimon-rt as the same value / metadata bytes Java's read returns (for shredded files: Java's
  *   rebuilt variant, whose metadata lists the keys in rebuild order, not the written bytes);
- *   VARIANT inside ROW; nulls;
+ *   VARIANT inside ROW, ARRAY and MAP; a primary-key table; nulls;
  * - tables paimon-rt writes (unshredded, Java's group layout) read by Java and pypaimon as the same
  *   bytes, and pypaimon's VARIANT writes read by paimon-rt;
  * - refusals shared with Java: ORC and Avro files cannot hold VARIANT, nor can primary keys or
@@ -237,9 +237,11 @@ describe.skipIf(noJava !== null)("VARIANT with Java Paimon", () => {
             { name: "id", type: "INT" },
             { name: "r", type: "ROW<n INT, v VARIANT>" },
             { name: "pk_free", type: "VARIANT NOT NULL" },
+            { name: "arr", type: "ARRAY<VARIANT>" },
+            { name: "m", type: "MAP<STRING, VARIANT>" },
           ],
           options: { bucket: "-1" },
-          commits: [docs(40, seed + 5).map((v, i) => ({ id: i, r: i % 7 === 3 ? null : { n: i, v }, pk_free: v ?? '"x"' }))],
+          commits: [docs(40, seed + 5).map((v, i) => ({ id: i, r: i % 7 === 3 ? null : { n: i, v }, pk_free: v ?? '"x"', arr: i % 5 === 1 ? null : [v, '"e"'], m: i % 6 === 2 ? null : [["k", v], ["l", "[1]"]] }))],
         },
       },
       {
@@ -274,6 +276,8 @@ describe.skipIf(noJava !== null)("VARIANT with Java Paimon", () => {
           for (const f of t.schema.fields) {
             const x = r[f.name];
             if (f.name === "r") out.r = x === null ? null : { n: x.n, v: form(x.v) };
+            else if (f.name === "arr") out.arr = x === null ? null : [...x].map(form);
+            else if (f.name === "m") out.m = x === null ? null : [...x].map(([k, v]: [string, Variant | null]) => [k, form(v)]);
             else out[f.name] = f.type instanceof arrow.Struct ? form(x) : x;
           }
           return out;
@@ -293,7 +297,16 @@ describe.skipIf(noJava !== null)("VARIANT with Java Paimon", () => {
           if (rows instanceof Error) throw rows;
           const mine = await rtRows(await catalog.getTable(t.identifier));
           const javaRows = [...rows].sort((a, b) => (a.id as number) - (b.id as number));
-          const strip = (row: OracleRow): OracleRow => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === "id" ? v : k === "r" ? v && { n: (v as OracleRow).n, v: withoutJson((v as OracleRow).v) } : withoutJson(v)]));
+          const strip = (row: OracleRow): OracleRow =>
+            Object.fromEntries(
+              Object.entries(row).map(([k, v]) => {
+                if (k === "id" || v === null) return [k, v];
+                if (k === "r") return [k, { n: (v as OracleRow).n, v: withoutJson((v as OracleRow).v) }];
+                if (k === "arr") return [k, (v as unknown[]).map(withoutJson)];
+                if (k === "m") return [k, (v as Array<[string, unknown]>).map(([key, x]) => [key, withoutJson(x)])];
+                return [k, withoutJson(v)];
+              }),
+            );
           expect(mine.map(strip), `seed ${seed}: ${t.identifier}`).toEqual(javaRows.map(strip));
           const jsons = (row: OracleRow) => [row.v, row.pk_free, (row.r as OracleRow | null)?.v].filter((v): v is { json: string } => !!v).map((v) => v.json);
           mine.forEach((row, k) => jsons(row).forEach((json, n) => expectJavaJson(json, jsons(javaRows[k]!)[n]!, `seed ${seed}: ${t.identifier} row ${row.id}`)));
@@ -355,6 +368,7 @@ describe.skipIf(noJava !== null)("VARIANT with Java Paimon", () => {
           { name: "id", type: "INT" },
           { name: "v", type: "VARIANT" },
           { name: "r", type: "ROW<n INT, v VARIANT>" },
+          { name: "arr", type: "ARRAY<VARIANT>" },
         ],
         options: { bucket: "-1" },
       });
@@ -364,24 +378,29 @@ describe.skipIf(noJava !== null)("VARIANT with Java Paimon", () => {
         variants.map((v, i) => (i % 5 === 2 ? null : { n: i, v: v && { value: v.value, metadata: v.metadata } })),
         rType,
       );
-      const batch = new arrow.RecordBatch({ id: arrow.vectorFromArray(ids, new arrow.Int32()).data[0]!, v: structOf(variants).data[0]!, r: r.data[0]! });
+      // arr: [v, v] (null every 7th row)
+      const arr = arrow.vectorFromArray(
+        variants.map((v, i) => (i % 7 === 4 ? null : [v, v].map((x) => x && { value: x.value, metadata: x.metadata }))),
+        new arrow.List(new arrow.Field("element", variantType, true)),
+      );
+      const batch = new arrow.RecordBatch({ id: arrow.vectorFromArray(ids, new arrow.Int32()).data[0]!, v: structOf(variants).data[0]!, r: r.data[0]!, arr: arr.data[0]! });
       const write = await table.newWrite({ commitUser: "rt" });
       await write.write(batch);
       await table.newCommit({ commitUser: "rt" }).commit(await write.prepareCommit());
       await write.close();
 
       const bytesOnly = (v: Variant | null) => v && { value: b64(v.value), metadata: b64(v.metadata) };
-      const expected = variants.map((v, i) => ({ id: i, v: bytesOnly(v), r: i % 5 === 2 ? null : { n: i, v: bytesOnly(v) } }));
+      const expected = variants.map((v, i) => ({ id: i, v: bytesOnly(v), r: i % 5 === 2 ? null : { n: i, v: bytesOnly(v) }, arr: i % 7 === 4 ? null : [bytesOnly(v), bytesOnly(v)] }));
       const [java] = await readTables("java", [{ warehouse, identifier: "db.rt", sort: true }]);
       if (java instanceof Error) throw java;
       const javaRows = [...java!].sort((a, b) => (a.id as number) - (b.id as number));
-      expect(javaRows.map((row) => ({ ...row, v: withoutJson(row.v), r: row.r && { ...(row.r as object), v: withoutJson((row.r as OracleRow).v) } })), `seed ${seed}`).toEqual(expected);
+      expect(javaRows.map((row) => ({ ...row, v: withoutJson(row.v), r: row.r && { ...(row.r as object), v: withoutJson((row.r as OracleRow).v) }, arr: row.arr && (row.arr as unknown[]).map(withoutJson) })), `seed ${seed}`).toEqual(expected);
       javaRows.forEach((row, i) => variants[i] && expectJavaJson(variantToJson(variants[i]!), (row.v as { json: string }).json, `seed ${seed}: row ${i}`));
 
       if (noPython) return console.log(`skipping the pypaimon half: ${noPython}`);
       const [py] = await readTables("pypaimon", [{ warehouse, identifier: "db.rt", sort: true }]);
       if (py instanceof Error) throw py;
-      expect([...py!].sort((a, b) => (a.id as number) - (b.id as number))).toEqual(variants.map((v, i) => ({ id: i, v: bytesOnly(v), r: i % 5 === 2 ? null : { n: i, v: bytesOnly(v) } })));
+      expect([...py!].sort((a, b) => (a.id as number) - (b.id as number))).toEqual(expected);
 
       // pypaimon writes VARIANT columns from the bytes: paimon-rt reads them back unchanged
       await writeTables("pypaimon", warehouse, [
