@@ -15,6 +15,8 @@ export type { TableSchema } from "./spec/schema.js";
 export type { Snapshot, CommitKind } from "./spec/snapshot.js";
 export type { DataType, DataField } from "./spec/types.js";
 export { parseDataType, typeToString } from "./spec/types.js";
+export { variantFromJson, variantOf, variantToJson, variantToValue } from "./spec/variant.js";
+export type { Variant, VariantJsValue } from "./spec/variant.js";
 export { TableScan } from "./scan/table-scan.js";
 export type { ScanOptions } from "./scan/table-scan.js";
 export type { DataSplit, Split, Plan } from "./scan/split.js";

@@ -15,6 +15,8 @@ export type { SchemaInput, TableSchema } from "./spec/schema.js";
 export type { Snapshot, CommitKind } from "./spec/snapshot.js";
 export type { DataType, DataField } from "./spec/types.js";
 export { parseDataType, typeToString } from "./spec/types.js";
+export { variantFromJson, variantOf, variantToJson, variantToValue } from "./spec/variant.js";
+export type { Variant, VariantJsValue } from "./spec/variant.js";
 export { TableWrite, RowKind } from "./write/table-write.js";
 export type { WriteTarget, TableWriteOptions } from "./write/table-write.js";
 export { TableCommit } from "./commit/table-commit.js";

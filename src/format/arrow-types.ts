@@ -68,7 +68,8 @@ export function parquetArrowType(type: DataType, fieldId: number, depth: number,
     case "ROW":
       return new arrow.Struct(type.fields.map((f) => parquetArrowField(f, depth + 1, layout)));
     case "VARIANT":
-      throw new PaimonError("UNSUPPORTED", "Writing VARIANT columns to Parquet is not supported");
+      // Java's ParquetSchemaConverter: a group of required binaries `value` (id 0) and `metadata` (id 1), unshredded, no logical type
+      return new arrow.Struct([new arrow.Field("value", new arrow.Binary(), false, idMeta(0)), new arrow.Field("metadata", new arrow.Binary(), false, idMeta(1))]);
     default:
       throw new PaimonError("UNSUPPORTED", `no Parquet layout for ${type.kind}`);
   }

@@ -108,6 +108,16 @@ export async function plan(source: ParquetSource, options: ParquetReadOptions): 
   // Without a read schema the output schema is the decoded one (known after the first decode).
   const schema = new arrow.Schema(outFields ?? []);
   const casts = await columnCasts(options.fields ?? [], options.fileFields);
+  // a VARIANT column written shredded (more leaves than value and metadata) is rebuilt as Java's reader does
+  const shredded = (options.fields ?? []).flatMap((f, i) => {
+    const c = footer.columns[fileIdx[i]!];
+    return f.type.kind === "VARIANT" && c && c.leafEnd - c.leafStart !== 2 ? [i] : [];
+  });
+  if (shredded.length > 0) {
+    const { shreddedVariantCast } = await import("./variant-shredded.js");
+    const deps = { makeData: arrow.makeData, PaimonError, corrupt: (what: string, detail: string) => corrupt(src.name, `${what}: ${detail}`) };
+    for (const i of shredded) casts[i] = shreddedVariantCast(deps, outFields![i]!.type as arrow.Struct);
+  }
   return { src, footer, fileColumns, schema, sourceIndex, casts, rowGroups, batchSize };
 }
 
@@ -125,7 +135,7 @@ export async function columnCasts(fields: readonly DataField[], fileFields: read
 
 /** A decoded file column as the read wants it: cast as Java casts it when its type changed (`cast`), else converted by Arrow layout. */
 export function readAs(data: arrow.Data, type: arrow.DataType, cast: ColumnCast | null, what: string): arrow.Data {
-  return cast ? cast.apply(convertData(data, cast.fileType, what), what) : convertData(data, type, what);
+  return cast ? cast.apply(cast.raw ? data : convertData(data, cast.fileType, what), what) : convertData(data, type, what);
 }
 
 let flatDecoding = true;

@@ -783,6 +783,8 @@ export interface ColumnCast {
   readonly fileType: arrow.DataType;
   /** `data` (of `fileType`) cast to the read type. */
   apply(data: arrow.Data, what: string): arrow.Data;
+  /** `apply` takes the column as decoded from the file, not converted to `fileType` first (shredded VARIANT groups). */
+  readonly raw?: boolean;
 }
 
 /** The cast of `fileField`'s column to `field`'s type, or null when Arrow conversion (convertData) gives Java's values. */

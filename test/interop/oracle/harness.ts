@@ -384,3 +384,25 @@ export async function javaSketchFold(op: string, items: string[]): Promise<strin
   if (!r!.ok) throw new Error(r!.error);
   return Buffer.from(r!.bytes).toString("base64");
 }
+
+/** One result of the Java oracle's `variant` command (PaimonOracle.variantOp). */
+export type VariantOpResult = { ok: true; value?: string; metadata?: string; json: string } | { ok: false; error: string };
+
+/**
+ * Runs GenericVariant operations in ONE JVM, one result per operation, in order:
+ * `{ fromJson: text }` (GenericVariant.fromJson: base64 value and metadata, and its toJson) or
+ * `{ value, metadata }` (base64 bytes: their toJson).
+ */
+export async function runVariantOps(ops: ReadonlyArray<{ fromJson: string } | { value: string; metadata: string }>): Promise<VariantOpResult[]> {
+  if (ops.length === 0) return [];
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "paimon-rt-variant-"));
+  try {
+    const file = path.join(dir, "ops.json");
+    await fsp.writeFile(file, JSON.stringify(ops));
+    const lines = parseJsonLines(await runJavaOracle(["variant", file])) as VariantOpResult[];
+    if (lines.length !== ops.length) throw new Error(`java variant: ${lines.length} results for ${ops.length} operations`);
+    return lines;
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}

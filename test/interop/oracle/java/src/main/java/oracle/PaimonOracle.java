@@ -14,6 +14,8 @@ import org.apache.paimon.data.InternalArray;
 import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.data.variant.GenericVariant;
+import org.apache.paimon.data.variant.Variant;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
@@ -100,6 +102,7 @@ import java.util.TreeMap;
  *                 {"type":..., "insertion":"put"|"computeIfAbsent", "ops":[["+"|"-", key-or-null]...]}, one line
  *                 each, {"ok":true,"order":[op index...]}: the index of the op that inserted each key, in iteration
  *                 order; see {@link #hashMapKey})
+ *   variant       &lt;ops.json&gt;   (GenericVariant: a JSON array of operations, one result line each; see {@link #variantOp})
  *   version
  * Every &lt;warehouse&gt; may also be {@code rest:<uri>?warehouse=<name>&token=<token>}: Java's RESTCatalog on that server.
  * </pre>
@@ -397,6 +400,22 @@ public final class PaimonOracle {
                 }
                 return;
             }
+            case "variant": {
+                if (a.length != 2) throw new IllegalArgumentException("variant <ops.json>");
+                for (JsonNode op : JSON.readTree(Files.readAllBytes(Path.of(a[1])))) {
+                    StringBuilder sb = new StringBuilder();
+                    try {
+                        variantOp(op, sb);
+                    } catch (Exception e) {
+                        sb.setLength(0);
+                        sb.append("{\"ok\":false,\"error\":");
+                        str(sb, e.toString());
+                        sb.append('}');
+                    }
+                    out.println(sb);
+                }
+                return;
+            }
             default:
                 throw new IllegalArgumentException("unknown command " + a[0]);
         }
@@ -427,6 +446,28 @@ public final class PaimonOracle {
             }
             default: throw new IllegalArgumentException("hashmap key type " + type);
         }
+    }
+
+    /**
+     * One operation of the {@code variant} command: {"fromJson": text} is GenericVariant.fromJson,
+     * printed as {"ok":true,"value":base64,"metadata":base64,"json":toJson()}; {"value":base64,
+     * "metadata":base64} prints {"ok":true,"json":toJson()} of those bytes (toJson in UTC).
+     */
+    static void variantOp(JsonNode op, StringBuilder sb) {
+        if (op.has("fromJson")) {
+            GenericVariant v = GenericVariant.fromJson(op.get("fromJson").asText());
+            sb.append("{\"ok\":true,\"value\":");
+            str(sb, Base64.getEncoder().encodeToString(v.value()));
+            sb.append(",\"metadata\":");
+            str(sb, Base64.getEncoder().encodeToString(v.metadata()));
+            sb.append(",\"json\":");
+            str(sb, v.toJson());
+        } else {
+            GenericVariant v = new GenericVariant(Base64.getDecoder().decode(op.get("value").asText()), Base64.getDecoder().decode(op.get("metadata").asText()));
+            sb.append("{\"ok\":true,\"json\":");
+            str(sb, v.toJson());
+        }
+        sb.append('}');
     }
 
     /**
@@ -1026,6 +1067,10 @@ public final class PaimonOracle {
                 }
                 return r;
             }
+            case VARIANT:
+                // a JSON text (GenericVariant.fromJson) or {"value": base64, "metadata": base64}
+                if (v.isTextual()) return GenericVariant.fromJson(v.asText());
+                return new GenericVariant(Base64.getDecoder().decode(v.get("value").asText()), Base64.getDecoder().decode(v.get("metadata").asText()));
             default: throw new IllegalArgumentException("unsupported type " + t);
         }
     }
@@ -1271,6 +1316,17 @@ public final class PaimonOracle {
                     sb.append(':');
                     val(sb, InternalRow.createFieldGetter(r.getTypeAt(i), i).getFieldOrNull(in), r.getTypeAt(i));
                 }
+                sb.append('}');
+                break;
+            }
+            case VARIANT: {
+                Variant var = (Variant) v;
+                sb.append("{\"value\":");
+                str(sb, Base64.getEncoder().encodeToString(var.value()));
+                sb.append(",\"metadata\":");
+                str(sb, Base64.getEncoder().encodeToString(var.metadata()));
+                sb.append(",\"json\":");
+                str(sb, var.toJson());
                 sb.append('}');
                 break;
             }
