@@ -29,7 +29,7 @@ import { colStatsToJson } from "../spec/statistics.js";
 import type { TableSchema } from "../spec/schema.js";
 import { valueStatsOf } from "../predicate/stats.js";
 import { joinPath, readTextFileIfExists } from "../fs/file-io.js";
-import { javaHashMapOrder, javaStringCompare, javaStringHash } from "../fileindex/java-order.js";
+import { javaOptionKeyOrder } from "../fileindex/java-order.js";
 import { listConsumers } from "../table/consumers.js";
 import { partitionValueString } from "../table/paths.js";
 import { primaryKeyConfig } from "../table/primary-key.js";
@@ -153,7 +153,7 @@ const flatJson = (value: unknown): string => JSON.stringify(value);
 
 /** Table options in the order Java iterates them: `SchemaSerializer` reads them into a `HashMap`. */
 function javaOptionOrder(options: Readonly<Record<string, string>>): Array<[string, string]> {
-  return javaHashMapOrder(Object.keys(options), "put", javaStringHash, javaStringCompare).map((k) => [k, options[k]]);
+  return javaOptionKeyOrder(Object.keys(options)).map((k) => [k, options[k]]);
 }
 
 /**

@@ -21,7 +21,7 @@ import type { DataType } from "../spec/types.js";
 import { ByteReader, ByteWriter } from "../spec/data-stream.js";
 import { utf8Decoder } from "../spec/utf8.js";
 import { doubleToLongBits, floatToIntBits, timestampLiteralKeys } from "./columns.js";
-import { binaryStringHash, javaBooleanHash, javaLongHash, sortableDoubleBits, sortableFloatBits } from "./java-order.js";
+import { binaryStringHash, javaBooleanHash, javaLongHash, sortableDoubleBits, sortableFloatBits } from "./java-hash.js";
 
 export const BITMAP = "bitmap";
 export const BITMAP_VERSION_1 = 1;

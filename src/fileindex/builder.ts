@@ -9,7 +9,8 @@ import { BitmapIndexWriter } from "./bitmap-index-writer.js";
 import { BLOOM_DEFAULT_FPP, BLOOM_DEFAULT_ITEMS, BloomFilter64, chunkHashes } from "./bloom-filter.js";
 import { indexedChunks } from "./columns.js";
 import { serializeFileIndex, type ColumnIndexes } from "./format.js";
-import { JavaHashMapReplay, javaHashMapOrder, javaStringCompare, javaStringHash } from "./java-order.js";
+import { JavaHashMapReplay, javaHashMapOrder } from "./java-order.js";
+import { javaStringCompare, javaStringHash } from "./java-hash.js";
 import { doubleOption, intOption, sizeOption, type FileIndexColumnSpec, type FileIndexSpec } from "./options.js";
 
 /** One (column, index type) being built. */

@@ -7,7 +7,6 @@ import type { DataField } from "../spec/types.js";
 import { parseMemorySize } from "../table/options.js";
 import { BITMAP, BITMAP_TYPES, BITMAP_VERSION_1, BITMAP_VERSION_2 } from "./bitmap-index.js";
 import { BLOOM_FILTER, BLOOM_FILTER_TYPES } from "./bloom-filter.js";
-import { javaHashMapOrder, javaStringCompare, javaStringHash } from "./java-order.js";
 
 /** One index of one column. */
 export interface FileIndexColumnSpec {
@@ -46,13 +45,19 @@ function invalid(message: string): PaimonError {
  * options. null when no file index is configured. PaimonError("UNSUPPORTED") for index types we
  * cannot write (range-bitmap, bsi, anything else) and for column types the index type does not
  * support; PaimonError("INVALID_ARGUMENT") for unknown columns or bad option values.
+ * `optionOrder`: the order the options are walked in, which decides the order of the columns (and
+ * of the first error): Java walks them in HashMap order (`javaOptionKeyOrder`, which writers pass);
+ * validating a schema needs no particular order.
  */
-export function fileIndexSpecOf(options: Readonly<Record<string, string>>, fields: readonly DataField[]): FileIndexSpec | null {
+export function fileIndexSpecOf(
+  options: Readonly<Record<string, string>>,
+  fields: readonly DataField[],
+  optionOrder: (keys: string[]) => string[] = (keys) => keys,
+): FileIndexSpec | null {
   const fieldIndex = new Map(fields.map((f, i) => [f.name, i]));
   const specs = new Map<string, FileIndexColumnSpec & { options: Record<string, string> }>();
   const perColumnOptions: Array<[string, string]> = [];
-  // Java walks the options in HashMap order; that order decides the order of the columns
-  const keys = javaHashMapOrder(Object.keys(options), "put", javaStringHash, javaStringCompare);
+  const keys = optionOrder(Object.keys(options));
   for (const key of keys) {
     if (!key.startsWith(PREFIX)) continue;
     if (!key.endsWith(COLUMNS_SUFFIX)) {

@@ -16,19 +16,8 @@ import { gatherData } from "../arrow/gather.js";
 import { internalValue } from "../arrow/row-values.js";
 import { isValidAt } from "../arrow/values.js";
 import { PaimonError } from "../error.js";
-import {
-  binaryStringHash,
-  JavaHashMapReplay,
-  type JavaInsertion,
-  javaBigDecimalHash,
-  javaBooleanHash,
-  javaDoubleBits,
-  javaFloatHash,
-  javaLongHash,
-  paimonTimestampHash,
-  sortableDoubleBits,
-  sortableFloatBits,
-} from "../fileindex/java-order.js";
+import { JavaHashMapReplay, type JavaInsertion } from "../fileindex/java-order.js";
+import { binaryStringHash, javaBigDecimalHash, javaBooleanHash, javaDoubleBits, javaFloatHash, javaLongHash, paimonTimestampHash, sortableDoubleBits, sortableFloatBits } from "../fileindex/java-hash.js";
 import { makeNullData } from "../format/arrow-types.js";
 import { bytesEqual, type Timestamp, toBinaryRow } from "../spec/binary-row.js";
 import { hashBytesByWords } from "../spec/murmur.js";

@@ -2,7 +2,7 @@
 // `default` hashes the bucket-key BinaryRow (the kernel's assignBuckets), `mod` is
 // `floorMod(key, buckets)` of a single INT/BIGINT key, `hive` combines Hive's per-value hashes.
 import { PaimonError } from "../error.js";
-import { javaBigDecimalHash, javaDoubleHash, javaFloatHash, javaLongHash } from "../fileindex/java-order.js";
+import { javaBigDecimalHash, javaDoubleHash, javaFloatHash, javaLongHash } from "../fileindex/java-hash.js";
 import { assignBuckets } from "../kernel/hash.js";
 import { type KeyColumn, keyValue } from "../kernel/columns.js";
 import { type DataField, type DataType, type DecimalType, typeToString } from "../spec/types.js";

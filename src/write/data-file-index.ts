@@ -4,6 +4,7 @@
 // file, named in `_EXTRA_FILES`.
 import type * as arrow from "apache-arrow";
 import { FileIndexBuilder, fileIndexSpecOf, type FileIndexSpec } from "../fileindex/index.js";
+import { javaOptionKeyOrder } from "../fileindex/java-order.js";
 import type { FileIO } from "../fs/file-io.js";
 import type { TableSchema } from "../spec/schema.js";
 import { INDEX_FILE_SUFFIX } from "../table/paths.js";
@@ -14,7 +15,7 @@ const specs = new WeakMap<TableSchema, FileIndexSpec | null>();
 export function fileIndexSpecOfSchema(schema: TableSchema): FileIndexSpec | null {
   let spec = specs.get(schema);
   if (spec === undefined) {
-    spec = fileIndexSpecOf(schema.options, schema.fields);
+    spec = fileIndexSpecOf(schema.options, schema.fields, javaOptionKeyOrder); // Java walks the options in HashMap order
     specs.set(schema, spec);
   }
   return spec;

@@ -4,6 +4,7 @@ import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PaimonError } from "../../src/error.js";
+import { javaOptionKeyOrder } from "../../src/fileindex/java-order.js";
 import {
   BitmapIndexReader,
   BitmapIndexWriter,
@@ -56,7 +57,7 @@ const OPTIONS = {
 };
 
 function blobOf(rows: Row[], options: Record<string, string> = OPTIONS, split = 1): Uint8Array {
-  const builder = new FileIndexBuilder(fileIndexSpecOf(options, FIELDS)!, FIELDS);
+  const builder = new FileIndexBuilder(fileIndexSpecOf(options, FIELDS, javaOptionKeyOrder)!, FIELDS);
   const step = Math.max(1, Math.ceil(rows.length / split));
   for (let at = 0; at < rows.length; at += step) builder.update(batchOf(rows.slice(at, at + step)));
   if (rows.length === 0) builder.update(batchOf([]));

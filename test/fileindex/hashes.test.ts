@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { wangHash64Values, xxh64Values } from "../../src/kernel/hash.js";
 import { xxh64 } from "../../src/kernel/reference.js";
 import { literalHashes, wangHash64 } from "../../src/fileindex/bloom-filter.js";
-import { binaryStringHash, javaHashMapOrder, JavaHashMapReplay, javaLongHash, javaStringHash, type JavaInsertion } from "../../src/fileindex/java-order.js";
+import { javaHashMapOrder, JavaHashMapReplay, type JavaInsertion } from "../../src/fileindex/java-order.js";
+import { binaryStringHash, javaLongHash, javaStringHash } from "../../src/fileindex/java-hash.js";
 import { DataTypes } from "../../src/spec/types.js";
 
 const UTF8 = new TextEncoder();

@@ -16,6 +16,7 @@ import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Catalog } from "../../src/catalog/catalog.js";
+import { javaOptionKeyOrder } from "../../src/fileindex/java-order.js";
 import { FileIndexBuilder, fileIndexMayMatch, fileIndexSpecOf, readFileIndexHeader } from "../../src/fileindex/index.js";
 import { col, type Predicate } from "../../src/predicate/predicate.js";
 import type { DataFileMeta } from "../../src/spec/manifest.js";
@@ -209,7 +210,7 @@ describe.skipIf(noJava !== null)("file indexes written by Java Paimon 1.4.2", ()
     describe(c.name, () => {
       const ours = (): Uint8Array => {
         const fields = tableFields.get(c.name)!;
-        const spec = fileIndexSpecOf(c.options, fields)!;
+        const spec = fileIndexSpecOf(c.options, fields, javaOptionKeyOrder)!;
         const builder = new FileIndexBuilder(spec, fields);
         builder.update(rowsToBatch(FIELDS, JSON_ROWS));
         return builder.finish();
@@ -238,7 +239,7 @@ describe.skipIf(noJava !== null)("file indexes written by Java Paimon 1.4.2", ()
           }
         }
         expect(firstDifference(mine, java.blob)).toBe(-1);
-        const spec = fileIndexSpecOf(c.options, tableFields.get(c.name)!)!;
+        const spec = fileIndexSpecOf(c.options, tableFields.get(c.name)!, javaOptionKeyOrder)!;
         expect(mine.length <= spec.inManifestThreshold).toBe(java.embedded);
       });
 

@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { codecOf } from "../../src/fileindex/bitmap-index.js";
-import { javaBigDecimalHash, JavaHashMapReplay, type JavaInsertion, javaStringCompare, javaStringHash, paimonTimestampHash } from "../../src/fileindex/java-order.js";
+import { JavaHashMapReplay, type JavaInsertion } from "../../src/fileindex/java-order.js";
+import { javaBigDecimalHash, javaStringCompare, javaStringHash, paimonTimestampHash } from "../../src/fileindex/java-hash.js";
 import { DataTypes } from "../../src/spec/types.js";
 import { type HashMapCase, javaOracleUnavailable, runHashMapCases } from "./oracle/harness.js";
 import { runs } from "../support/fc-runs.js";
