@@ -14,6 +14,7 @@ import { randomId } from "../fs/file-io.js";
 import { parseBlobDescriptor, serializeBlobDescriptor } from "../format/blob-file.js";
 import { BlobFileWriter } from "../format/blob-file-write.js";
 import { isValidAt } from "../arrow/values.js";
+import { binaryData } from "../read/blob-read.js";
 import { crc32 } from "../spec/avro.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta } from "../spec/manifest.js";
 import type { TableSchema } from "../spec/schema.js";
@@ -87,7 +88,7 @@ export function checkDescriptorColumns(identifier: string, layout: BlobLayout, f
       }
       values.push(serializeBlobDescriptor(d.uri, d.offset, d.length));
     }
-    children[i] = binaryData(data.type as arrow.Binary, values);
+    children[i] = binaryData({ PaimonError, crc32, makeData: arrowRuntime.makeData }, data.type, values, `column ${field.name} of table ${identifier}`);
   }
   return recordBatch(batch.schema, children, batch.numRows);
 }
@@ -106,26 +107,6 @@ export function checkBlobArrowTypes(identifier: string, layout: BlobLayout, batc
       throw new PaimonError("INVALID_ARGUMENT", `column ${field.name} of table ${identifier} is BLOB: its values must be Arrow Binary, LargeBinary or FixedSizeBinary, got ${String(given.type)}`);
     }
   }
-}
-
-/** A Binary column of `values`. */
-function binaryData(type: arrow.Binary, values: ReadonlyArray<Uint8Array | null>): arrow.Data {
-  const total = values.reduce((n, v) => n + (v?.length ?? 0), 0);
-  const data = new Uint8Array(total);
-  const valueOffsets = new Int32Array(values.length + 1);
-  const nullBitmap = new Uint8Array((values.length + 7) >> 3);
-  let at = 0;
-  let nullCount = 0;
-  values.forEach((v, i) => {
-    if (v === null) nullCount++;
-    else {
-      nullBitmap[i >> 3] |= 1 << (i & 7);
-      data.set(v, at);
-      at += v.length;
-    }
-    valueOffsets[i + 1] = at;
-  });
-  return arrowRuntime.makeData({ type, length: values.length, nullCount, nullBitmap, valueOffsets, data });
 }
 
 /** The `.blob` files of one BLOB column, rolled by size. */
@@ -217,12 +198,13 @@ export class BlobBucketWriter {
     // (Java opens the normal file before the blob files: it gets the lower counter; a normal
     // file that rolls here closes the blob files after this batch's values)
     await this.normal.write(recordBatch(schema, this.normalIndexes.map((i) => batch.data.children[i]), batch.numRows));
-    for (let c = 0; c < this.columns.length; c++) {
-      const data = batch.data.children[this.blobIndexes[c]];
-      const offsets = data.valueOffsets as Int32Array;
-      const values = data.values as Uint8Array;
-      for (let row = 0; row < batch.numRows; row++) {
-        await this.columns[c].add(isValidAt(data, row) ? values.subarray(offsets[data.offset + row], offsets[data.offset + row + 1]) : null);
+    // row by row, as Java: a blob file rolled by one column gets the next counter before another column's next file
+    const columns = this.blobIndexes.map((i) => batch.data.children[i]);
+    for (let row = 0; row < batch.numRows; row++) {
+      for (let c = 0; c < columns.length; c++) {
+        const data = columns[c];
+        const offsets = data.valueOffsets as Int32Array;
+        await this.columns[c].add(isValidAt(data, row) ? (data.values as Uint8Array).subarray(offsets[data.offset + row], offsets[data.offset + row + 1]) : null);
       }
     }
     if (this.normal.bufferedRows === 0) await this.closeGroup();

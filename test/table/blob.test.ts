@@ -13,7 +13,8 @@ import { PaimonError } from "../../src/error.js";
 import { BLOB_MAGIC, blobEntryValue, blobIndexLength, parseBlobDescriptor, parseBlobIndex, serializeBlobDescriptor } from "../../src/format/blob-file.js";
 import { blobBunch } from "../../src/read/blob-read.js";
 import { crc32 } from "../../src/spec/avro.js";
-import type { DataFileMeta } from "../../src/spec/manifest.js";
+import { makeDataFileMeta, type DataFileMeta, type ManifestEntry } from "../../src/spec/manifest.js";
+import { assignRowTracking } from "../../src/commit/row-tracking.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { failure } from "./helpers.js";
 
@@ -190,6 +191,53 @@ describe("BLOB tables", () => {
     expect(files.map((f) => f.fileSize)).toEqual(await Promise.all(files.map(async (f) => BigInt((await fsp.stat(path.join(bucket, f.fileName))).size))));
     expect(await readRows(t)).toEqual([...pictures, bytes(9, 500), null].map((p, i) => ({ id: i, picture: hex(p), thumb: i < 5 ? hex(thumbs[i]) : null })));
     expect(await readRows(t, { batchSize: 2, projection: ["thumb", "id"] })).toEqual([...thumbs, null, null].map((v, i) => ({ thumb: hex(v), id: i })));
+  });
+
+  it("a normal file that rolls (target-file-size) closes the blob files of its rows: each group keeps its row ids", async () => {
+    const { t } = await blobTable({ "target-file-size": "1 b", "blob.target-file-size": "1 mb" });
+    const values = [bytes(1, 10), null, bytes(2, 20), bytes(3, 30), bytes(4, 40)];
+    await commit(t, [new arrow.RecordBatch({ id: ints([0, 1]), picture: bin(values.slice(0, 2)) }), new arrow.RecordBatch({ id: ints([2, 3, 4]), picture: bin(values.slice(2)) })]);
+    const files = (await t.manifestStore.liveEntries((await t.snapshotManager.latestSnapshot())!)).map((e) => e.file);
+    expect(files.map((f) => [f.fileName.replace(/^data-[0-9a-f-]{36}-/, ""), f.rowCount, f.firstRowId, f.minSequenceNumber, f.writeCols])).toEqual([
+      ["0.parquet", 2n, 0n, 1n, ["id"]],
+      ["1.blob", 2n, 0n, 1n, ["picture"]],
+      ["2.parquet", 3n, 2n, 1n, ["id"]],
+      ["3.blob", 3n, 2n, 1n, ["picture"]],
+    ]);
+    expect(await readRows(t, { batchSize: 2 })).toEqual(values.map((v, i) => ({ id: i, picture: hex(v) })));
+  });
+
+  it("row ids at commit as Java's RowTrackingCommitUtils: each blob file continues its column's rows from the normal file before it", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 20 }), fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 2 })), { minLength: 1, maxLength: 6 }), fc.bigInt({ min: 0n, max: 1000n }), (groups, next) => {
+        // per normal file of n rows, for each of two columns the blob files splitting its rows into pieces
+        const entries: ManifestEntry[] = [];
+        const expected: Array<bigint> = [];
+        let start = next;
+        for (const [n, cuts] of groups) {
+          const file = (name: string, rows: number, column?: string) => ({ kind: 0, partition: new Uint8Array(0), bucket: 0, totalBuckets: -1, file: makeDataFileMeta({ fileName: name, fileSize: 1n, rowCount: BigInt(rows), minSequenceNumber: 0n, maxSequenceNumber: BigInt(rows - 1), schemaId: 0, fileSource: 0, writeCols: column ? [column] : ["id"] }) }) as ManifestEntry;
+          entries.push(file("d.parquet", n));
+          expected.push(start);
+          for (const column of ["a", "b"]) {
+            let at = start;
+            let left = n;
+            for (const cut of [...cuts, n]) {
+              const rows = Math.min(cut, left);
+              if (rows <= 0) break;
+              entries.push(file(`${column}.blob`, rows, column));
+              expected.push(at);
+              at += BigInt(rows);
+              left -= rows;
+            }
+          }
+          start += BigInt(n);
+        }
+        const assigned = assignRowTracking(7, next, entries);
+        expect(assigned.entries.map((e) => e.file.firstRowId)).toEqual(expected);
+        expect(assigned.entries.every((e) => e.file.minSequenceNumber === 7n && e.file.maxSequenceNumber === 7n)).toBe(true);
+        expect(assigned.nextRowId).toBe(start);
+      }),
+    );
   });
 
   it("descriptor fields: serialized BlobDescriptors stored inline as Java re-serializes them; a malformed one is INVALID_ARGUMENT with nothing written", async () => {
