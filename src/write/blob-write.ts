@@ -175,7 +175,7 @@ export class BlobBucketWriter {
 
   constructor(
     readonly config: AppendWriterConfig,
-    private readonly layout: BlobLayout,
+    layout: BlobLayout,
     readonly blobTargetFileSize: number,
   ) {
     const fields = config.schema.fields;
@@ -223,9 +223,5 @@ export class BlobBucketWriter {
   async prepareCommit(): Promise<DataFileMeta[]> {
     await this.closeGroup();
     return this.finished.splice(0);
-  }
-
-  get bufferedRows(): number {
-    return this.normal.bufferedRows;
   }
 }

@@ -196,7 +196,8 @@ describe("BLOB tables", () => {
   it("a normal file that rolls (target-file-size) closes the blob files of its rows: each group keeps its row ids", async () => {
     const { t } = await blobTable({ "target-file-size": "1 b", "blob.target-file-size": "1 mb" });
     const values = [bytes(1, 10), null, bytes(2, 20), bytes(3, 30), bytes(4, 40)];
-    await commit(t, [new arrow.RecordBatch({ id: ints([0, 1]), picture: bin(values.slice(0, 2)) }), new arrow.RecordBatch({ id: ints([2, 3, 4]), picture: bin(values.slice(2)) })]);
+    // (LargeBinary input too)
+    await commit(t, [new arrow.RecordBatch({ id: ints([0, 1]), picture: bin(values.slice(0, 2)) }), new arrow.RecordBatch({ id: ints([2, 3, 4]), picture: arrow.vectorFromArray(values.slice(2), new arrow.LargeBinary()).data[0] })]);
     const files = (await t.manifestStore.liveEntries((await t.snapshotManager.latestSnapshot())!)).map((e) => e.file);
     expect(files.map((f) => [f.fileName.replace(/^data-[0-9a-f-]{36}-/, ""), f.rowCount, f.firstRowId, f.minSequenceNumber, f.writeCols])).toEqual([
       ["0.parquet", 2n, 0n, 1n, ["id"]],
