@@ -3,7 +3,10 @@
 // (an unaware-bucket writer's first file) gets the new snapshot's id as its min and max sequence
 // number, and every appended file without a first row id gets the next free row ids, in entry
 // order; the snapshot's `nextRowId` is the first id left. Compacted files (fileSource COMPACT)
-// keep theirs (their rows carry `_ROW_ID` / `_SEQUENCE_NUMBER` columns).
+// keep theirs (their rows carry `_ROW_ID` / `_SEQUENCE_NUMBER` columns). A blob file (`.blob`,
+// BLOB columns) holds rows of the normal file before it: it gets the first row id after the
+// previous blob file of its column (`_WRITE_COLS`) since that normal file, from the normal
+// file's first row id, and takes no new ids.
 import { PaimonError } from "../error.js";
 import type { ManifestEntry } from "../spec/manifest.js";
 import type { DataField } from "../spec/types.js";
@@ -29,13 +32,25 @@ export function withRowTrackingFields(fields: readonly DataField[], nullable: bo
 export function assignRowTracking(snapshotId: number, nextRowId: bigint, entries: readonly ManifestEntry[]): { entries: ManifestEntry[]; nextRowId: bigint } {
   const seq = BigInt(snapshotId);
   let start = nextRowId;
+  let blobStartDefault = nextRowId;
+  const blobStarts = new Map<string, bigint>();
   const out = entries.map((e): ManifestEntry => {
     let file = e.file.minSequenceNumber === 0n ? { ...e.file, minSequenceNumber: seq, maxSequenceNumber: seq } : e.file;
     if (file.fileSource === null) throw new PaimonError("CORRUPT_FILE", `data file ${file.fileName} of a row-tracking table has no file source`);
     if (file.fileSource === 0 && file.firstRowId === null && !(file.writeCols ?? []).includes(ROW_ID_FIELD.name)) {
-      if (file.fileName.endsWith(".blob")) throw new PaimonError("UNSUPPORTED", `data file ${file.fileName}: blob files (data evolution) are not supported`);
-      file = { ...file, firstRowId: start };
-      start += file.rowCount;
+      if (file.fileName.endsWith(".blob")) {
+        const column = file.writeCols?.[0];
+        if (column === undefined) throw new PaimonError("CORRUPT_FILE", `blob file ${file.fileName} names no column (_WRITE_COLS)`);
+        const blobStart = blobStarts.get(column) ?? blobStartDefault;
+        if (blobStart >= start) throw new PaimonError("CORRUPT_FILE", `blob file ${file.fileName}: no rows of a data file before it for its rows (from row id ${blobStart})`);
+        file = { ...file, firstRowId: blobStart };
+        blobStarts.set(column, blobStart + file.rowCount);
+      } else {
+        file = { ...file, firstRowId: start };
+        blobStartDefault = start;
+        blobStarts.clear();
+        start += file.rowCount;
+      }
     }
     return file === e.file ? e : { ...e, file };
   });

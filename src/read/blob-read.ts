@@ -33,7 +33,7 @@ export interface BlobColumn {
 const MAX_BINARY_BYTES = 0x7fffffff;
 
 /** A Binary column of `values` (null: a null row); UNSUPPORTED past 2 GiB (read with a smaller batch size). */
-function binaryData(D: BlobReadDeps, type: arrow.DataType, values: ReadonlyArray<Uint8Array | null>, what: string): arrow.Data {
+export function binaryData(D: BlobReadDeps, type: arrow.DataType, values: ReadonlyArray<Uint8Array | null>, what: string): arrow.Data {
   const total = values.reduce((sum, v) => sum + (v?.length ?? 0), 0);
   if (total > MAX_BINARY_BYTES) throw new D.PaimonError("UNSUPPORTED", `${what}: ${total} bytes of BLOB values in one batch exceed an Arrow Binary column's 2 GiB; read with a smaller batchSize`);
   const data = new Uint8Array(total);

@@ -36,6 +36,15 @@ export interface AppendWriterConfig {
    * foreign writer's duplicates carried by compaction), get none.
    */
   offsetSidecar?: { keyField: DataField; offsetField: DataField };
+  /** Names each new file when it is opened (default: prefix, this writer's uuid and counter, the format's extension). */
+  fileName?: (extension: string) => string;
+  /** `_WRITE_COLS` of the files (default null: all columns). */
+  writeCols?: readonly string[];
+  /**
+   * Every file's sequence numbers start at 0, as Java's data-evolution writers count them
+   * (`AppendOnlyWriter`: a new counter per file), so the commit gives every file the snapshot id.
+   */
+  sequencePerFile?: boolean;
 }
 
 /** Types whose min/max Paimon keeps in SimpleStats (nested types keep only null counts). */
@@ -129,6 +138,7 @@ export class AppendBucketWriter {
   private fileCounter = 0;
   private current: DataFileWriter | null = null;
   private extension = "parquet";
+  private currentName = "";
   private index: DataFileIndexWriter | null = null;
   /** The open file's sidecar (null without one, or after a batch it cannot hold). */
   private sidecar: KeyOffsetSidecarWriter | null = null;
@@ -154,6 +164,7 @@ export class AppendBucketWriter {
     if (batch.numRows === 0) return;
     if (!this.current) {
       ({ writer: this.current, extension: this.extension } = openDataFileWriter(this.config.schema, this.config.schema.fields, null, { compression: this.config.fileCompression, statsMode: this.config.statsMode, plainColumns: this.config.plainColumns }));
+      this.currentName = this.config.fileName?.(this.extension) ?? `${this.config.dataFilePrefix}${this.uuid}-${this.fileCounter++}.${this.extension}`;
       this.index = DataFileIndexWriter.forSchema(this.config.schema);
       this.sidecar = this.sidecarColumns ? new KeyOffsetSidecarWriter(this.config.offsetSidecar!.keyField.type) : null;
     }
@@ -188,7 +199,7 @@ export class AppendBucketWriter {
     this.index = null;
     this.sidecar = null;
     if (!writer || writer.rowCount === 0) return;
-    const fileName = `${this.config.dataFilePrefix}${this.uuid}-${this.fileCounter++}.${this.extension}`;
+    const fileName = this.currentName;
     const path = `${this.config.bucketDir}/${fileName}`;
     const result = await writer.finish();
     await this.config.io.writeFile(path, result.bytes);
@@ -200,8 +211,8 @@ export class AppendBucketWriter {
       extraFiles = [...extraFiles, `${fileName}${OFFSET_SIDECAR_SUFFIX}`];
     }
     const rows = BigInt(result.rowCount);
-    const minSeq = this.nextSequence;
-    this.nextSequence += rows;
+    const minSeq = this.config.sequencePerFile ? 0n : this.nextSequence;
+    this.nextSequence = minSeq + rows;
     this.finished.push(
       makeDataFileMeta({
         fileName,
@@ -219,6 +230,7 @@ export class AppendBucketWriter {
         fileSource: 0,
         embeddedIndex,
         extraFiles,
+        writeCols: this.config.writeCols ? [...this.config.writeCols] : null,
       }),
     );
   }

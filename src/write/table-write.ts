@@ -21,7 +21,8 @@ import { bucketKeys } from "../spec/schema.js";
 import { type DataField, typeToString } from "../spec/types.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { writablePartitionPath } from "../table/paths.js";
-import { AppendBucketWriter } from "./append-writer.js";
+import { AppendBucketWriter, type AppendWriterConfig } from "./append-writer.js";
+import { BlobBucketWriter, blobLayout, checkBlobArrowTypes, checkBlobWritable, checkDescriptorColumns } from "./blob-write.js";
 import { internalValue } from "../arrow/row-values.js";
 import type { RealtimeContext } from "../realtime/context.js";
 import type { RealtimeCommitProgress } from "../realtime/types.js";
@@ -76,7 +77,7 @@ interface BucketState {
   partition: Record<string, unknown>;
   partitionRow: Uint8Array;
   bucket: number;
-  writer: AppendBucketWriter | MergeTreeBucketWriter | PostponeBucketWriter;
+  writer: AppendBucketWriter | BlobBucketWriter | MergeTreeBucketWriter | PostponeBucketWriter;
 }
 
 // Loaded through a computed specifier (as the page worker is, format/page-worker-load.ts): bundles
@@ -254,7 +255,8 @@ export class TableWrite {
       // an ordinary writer may still compact the table (seed 000 "Common Options").
       throw new PaimonError("UNSUPPORTED", `ordinary row writes into append deduplicate table ${this.table.identifier} are not supported; write through a real-time writer (newWrite with a realtime context)`);
     }
-    refuseBlobColumns(this.table.identifier, this.schema.fields, "write");
+    const blobs = blobLayout(this.schema);
+    if (blobs !== null) checkBlobWritable(this.table.identifier, this.schema, "write");
     let batches = inputBatches(data, "write");
     if (this.rowKindField !== null) [batches, target] = this.rowKindsFromField(batches, target);
     if (this.pk) checkRowKinds(this.table.identifier, target.rowKinds, batches.reduce((n, b) => n + b.numRows, 0));
@@ -273,7 +275,9 @@ export class TableWrite {
     // Validate and route everything first so a bad batch changes nothing.
     let rowOffset = 0;
     const normalized = batches.map((batch) => {
+      if (blobs !== null) checkBlobArrowTypes(this.table.identifier, blobs, batch);
       let normal = this.normalize(batch);
+      if (blobs !== null) normal = checkDescriptorColumns(this.table.identifier, blobs, this.schema.fields, normal);
       if (this.pk) normal = attachRowKinds(normal, target.rowKinds, rowOffset); // kinds travel with their rows
       rowOffset += batch.numRows;
       return normal;
@@ -347,9 +351,12 @@ export class TableWrite {
     this.checkOpen();
     const batches = inputBatches(data, "writeColumns");
     const fields = columnsToUpdate(this.table, (batches[0]?.schema ?? (data as arrow.Table).schema).fields.map((f) => f.name));
-    refuseBlobColumns(this.table.identifier, fields, "writeColumns");
+    const blobs = blobLayout(this.schema);
+    if (blobs !== null && fields.some((f) => f.type.kind === "BLOB")) checkBlobWritable(this.table.identifier, this.schema, "writeColumns");
+    if (blobs !== null) refuseBlobFileColumns(this.table.identifier, blobs.blobFileFields.filter((f) => fields.includes(f)));
     if (this.pendingColumnFiles.has(firstRowId)) throw invalid(`writeColumns: the rows starting at row id ${firstRowId} were already updated by this writer; call prepareCommit first`);
-    const normal = batches.map((b) => this.normalize(b, fields));
+    if (blobs !== null) for (const b of batches) checkBlobArrowTypes(this.table.identifier, blobs, b);
+    const normal = batches.map((b) => this.normalize(b, fields)).map((b) => (blobs === null ? b : checkDescriptorColumns(this.table.identifier, blobs, fields, b)));
     const rows = normal.reduce((n, b) => n + b.numRows, 0);
     const entry = await fileStartingAt(this.table, firstRowId, rows);
     this.pendingColumnFiles.set(firstRowId, await writeColumnFile(this.table, entry, fields, normal));
@@ -606,21 +613,29 @@ export class TableWrite {
       partition: Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i]])),
       partitionRow,
       bucket,
-      writer: this.postponePrefix !== null ? new PostponeBucketWriter(this.table, this.pk!, dir, this.postponePrefix) : this.pk ? await MergeTreeBucketWriter.create({ table: this.table, partitionRow, bucket, bucketDir: dir, config: this.pk, writeOnly: opts.bool("write-only", false), ignorePreviousFiles: this.options.overwrite === true }) : new AppendBucketWriter(
-        {
-          io: this.table.fileIO,
-          schema: this.schema,
-          bucketDir: dir,
-          fileCompression: opts.fileCompression,
-          targetFileSize: opts.targetFileSize(false),
-          dataFilePrefix: opts.dataFilePrefix,
-          statsMode: opts.get("metadata.stats-mode"),
-        },
-        nextSequence,
-      ),
+      writer: this.postponePrefix !== null ? new PostponeBucketWriter(this.table, this.pk!, dir, this.postponePrefix) : this.pk ? await MergeTreeBucketWriter.create({ table: this.table, partitionRow, bucket, bucketDir: dir, config: this.pk, writeOnly: opts.bool("write-only", false), ignorePreviousFiles: this.options.overwrite === true }) : this.appendWriter(dir, nextSequence),
     };
     this.writers.set(key, state);
     return state;
+  }
+
+  /** The writer of an append table's partition-bucket directory `dir` (BLOB columns: normal and blob files). */
+  private appendWriter(dir: string, nextSequence: bigint): AppendBucketWriter | BlobBucketWriter {
+    const opts = this.table.coreOptions;
+    const config: AppendWriterConfig = {
+      io: this.table.fileIO,
+      schema: this.schema,
+      bucketDir: dir,
+      fileCompression: opts.fileCompression,
+      targetFileSize: opts.targetFileSize(false),
+      dataFilePrefix: opts.dataFilePrefix,
+      statsMode: opts.get("metadata.stats-mode"),
+      // (Java's data-evolution writers count each file's sequence numbers from 0)
+      sequencePerFile: isTrueOption(this.schema.options["data-evolution.enabled"]),
+    };
+    const blobs = blobLayout(this.schema);
+    if (blobs !== null) return new BlobBucketWriter(config, blobs, opts.memory("blob.target-file-size", String(config.targetFileSize)));
+    return new AppendBucketWriter(config, nextSequence);
   }
 
   /** Writes buffered data to files and returns one CommitMessage per partition-bucket written. */
@@ -790,10 +805,11 @@ function compactionWorkers(options: TableOptions): number {
 }
 
 /**
- * UNSUPPORTED for a write of BLOB columns: Java stores them in `.blob` files or as descriptors
- * (src/read/blob-read.ts reads both); paimon-rt does not write them.
+ * `writeColumns` of BLOB columns stored in `.blob` files: UNSUPPORTED (Java 1.4.2 writes a column
+ * update of them as a normal file of the other updated columns plus blob files; paimon-rt updates
+ * normal and descriptor columns only).
  */
-function refuseBlobColumns(table: string, fields: readonly DataField[], what: string): void {
-  const blobs = fields.filter((f) => f.type.kind === "BLOB").map((f) => f.name);
-  if (blobs.length > 0) throw new PaimonError("UNSUPPORTED", `${what} on table ${table}: writing BLOB columns (${blobs.join(", ")}) is not supported (paimon-rt reads them; Java writes them to .blob files or as blob descriptors)`);
+function refuseBlobFileColumns(table: string, blobFileFields: readonly DataField[]): void {
+  if (blobFileFields.length === 0) return;
+  throw new PaimonError("UNSUPPORTED", `writeColumns on table ${table}: updating BLOB columns stored in .blob files (${blobFileFields.map((f) => f.name).join(", ")}) is not supported; paimon-rt updates other columns and 'blob-descriptor-field' columns`);
 }

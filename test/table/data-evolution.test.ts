@@ -41,6 +41,20 @@ describe("data-evolution tables", () => {
     expect([b.code, b.message]).toEqual(["INVALID_ARGUMENT", "Data evolution config must disabled with deletion-vectors.enabled"]);
   });
 
+  it("every file of a write counts sequence numbers from 0 as Java's data-evolution writers: rolled files all get the snapshot id", async () => {
+    const t = await newTable({ ...OPTIONS, "target-file-size": "1 b" });
+    await commit(t, async (w) => {
+      await w.write(batch({ dt: arrow.vectorFromArray(["x", "x"]), id: arrow.vectorFromArray([1, 2], new arrow.Int32()), v: arrow.vectorFromArray(["a", "b"]) }));
+      await w.write(batch({ dt: arrow.vectorFromArray(["x"]), id: arrow.vectorFromArray([3], new arrow.Int32()), v: arrow.vectorFromArray(["c"]) }));
+    });
+    const files = (await t.manifestStore.liveEntries((await t.latestSnapshot())!)).map((e) => [e.file.firstRowId, e.file.rowCount, e.file.minSequenceNumber, e.file.maxSequenceNumber]);
+    expect(files).toEqual([
+      [0n, 2n, 1n, 1n],
+      [2n, 1n, 1n, 1n],
+    ]);
+    expect(await rows(t)).toEqual([{ dt: "x", id: 1, v: "a" }, { dt: "x", id: 2, v: "b" }, { dt: "x", id: 3, v: "c" }]);
+  });
+
   it("writeColumns updates columns of a committed range; reads merge them by row id", async () => {
     const t = await newTable();
     await commit(t, (w) => w.write(batch({ dt: arrow.vectorFromArray(["x", "x"]), id: arrow.vectorFromArray([1, 2], new arrow.Int32()), v: arrow.vectorFromArray(["a", "b"]) })));
