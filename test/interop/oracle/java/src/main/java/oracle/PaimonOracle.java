@@ -351,69 +351,42 @@ public final class PaimonOracle {
             }
             case "sketch": {
                 if (a.length != 2) throw new IllegalArgumentException("sketch <ops.json>");
-                for (JsonNode op : JSON.readTree(Files.readAllBytes(Path.of(a[1])))) {
-                    StringBuilder sb = new StringBuilder();
-                    try {
-                        byte[] bytes = sketchOp(op);
-                        sb.append("{\"ok\":true,\"bytes\":");
-                        str(sb, Base64.getEncoder().encodeToString(bytes));
-                    } catch (Exception e) {
-                        sb.setLength(0);
-                        sb.append("{\"ok\":false,\"error\":");
-                        str(sb, e.toString());
-                    }
-                    out.println(sb.append('}'));
-                }
+                forEachOp(a[1], out, (op, sb) -> {
+                    sb.append("{\"ok\":true,\"bytes\":");
+                    str(sb, Base64.getEncoder().encodeToString(sketchOp(op)));
+                    sb.append('}');
+                });
                 return;
             }
             case "hashmap": {
                 if (a.length != 2) throw new IllegalArgumentException("hashmap <cases.json>");
-                for (JsonNode c : JSON.readTree(Files.readAllBytes(Path.of(a[1])))) {
-                    StringBuilder sb = new StringBuilder();
-                    try {
-                        String type = c.get("type").asText();
-                        boolean computeIfAbsent = "computeIfAbsent".equals(c.get("insertion").asText());
-                        java.util.HashMap<Object, Integer> map = new java.util.HashMap<>();
-                        int i = 0;
-                        for (JsonNode op : c.get("ops")) {
-                            Object key = hashMapKey(type, op.get(1).isNull() ? null : op.get(1).asText());
-                            final int at = i++;
-                            if ("-".equals(op.get(0).asText())) map.remove(key);
-                            else if (computeIfAbsent) map.computeIfAbsent(key, k -> at);
-                            else if (!map.containsKey(key)) map.put(key, at);
-                            else map.put(key, map.get(key)); // put of a present key: no change of shape
-                        }
-                        sb.append("{\"ok\":true,\"order\":[");
-                        boolean first = true;
-                        for (Integer v : map.values()) {
-                            if (!first) sb.append(',');
-                            first = false;
-                            sb.append(v);
-                        }
-                        sb.append(']');
-                    } catch (Exception e) {
-                        sb.setLength(0);
-                        sb.append("{\"ok\":false,\"error\":");
-                        str(sb, e.toString());
+                forEachOp(a[1], out, (c, sb) -> {
+                    String type = c.get("type").asText();
+                    boolean computeIfAbsent = "computeIfAbsent".equals(c.get("insertion").asText());
+                    java.util.HashMap<Object, Integer> map = new java.util.HashMap<>();
+                    int i = 0;
+                    for (JsonNode op : c.get("ops")) {
+                        Object key = hashMapKey(type, op.get(1).isNull() ? null : op.get(1).asText());
+                        final int at = i++;
+                        if ("-".equals(op.get(0).asText())) map.remove(key);
+                        else if (computeIfAbsent) map.computeIfAbsent(key, k -> at);
+                        else if (!map.containsKey(key)) map.put(key, at);
+                        else map.put(key, map.get(key)); // put of a present key: no change of shape
                     }
-                    out.println(sb.append('}'));
-                }
+                    sb.append("{\"ok\":true,\"order\":[");
+                    boolean first = true;
+                    for (Integer v : map.values()) {
+                        if (!first) sb.append(',');
+                        first = false;
+                        sb.append(v);
+                    }
+                    sb.append("]}");
+                });
                 return;
             }
             case "variant": {
                 if (a.length != 2) throw new IllegalArgumentException("variant <ops.json>");
-                for (JsonNode op : JSON.readTree(Files.readAllBytes(Path.of(a[1])))) {
-                    StringBuilder sb = new StringBuilder();
-                    try {
-                        variantOp(op, sb);
-                    } catch (Exception e) {
-                        sb.setLength(0);
-                        sb.append("{\"ok\":false,\"error\":");
-                        str(sb, e.toString());
-                        sb.append('}');
-                    }
-                    out.println(sb);
-                }
+                forEachOp(a[1], out, PaimonOracle::variantOp);
                 return;
             }
             default:
@@ -426,6 +399,30 @@ public final class PaimonOracle {
      * Long, "FLOAT" / "DOUBLE" from their bit patterns (decimal), "STRING" BinaryString, "JSTRING" java.lang.String,
      * "DECIMAL(p,s)" Decimal of an unscaled integer, "TIMESTAMP" Timestamp of "millis.nanoOfMillisecond"; null: null.
      */
+    /** Appends one operation's result, a whole JSON object, to the line being built. */
+    interface OpResult {
+        void append(JsonNode op, StringBuilder sb) throws Exception;
+    }
+
+    /**
+     * The per-operation commands (sketch, hashmap, variant): a JSON array of operations in the file,
+     * one result line each; an operation that throws gives {"ok":false,"error":…} and the rest go on.
+     */
+    static void forEachOp(String file, PrintStream out, OpResult result) throws java.io.IOException {
+        for (JsonNode op : JSON.readTree(Files.readAllBytes(Path.of(file)))) {
+            StringBuilder sb = new StringBuilder();
+            try {
+                result.append(op, sb);
+            } catch (Exception e) {
+                sb.setLength(0);
+                sb.append("{\"ok\":false,\"error\":");
+                str(sb, e.toString());
+                sb.append('}');
+            }
+            out.println(sb);
+        }
+    }
+
     static Object hashMapKey(String type, String v) {
         if (v == null) return null;
         if (type.startsWith("DECIMAL(")) {
