@@ -60,3 +60,16 @@ export const inferDoc = fc
     { requiredKeys: ["a"] },
   )
   .map((o) => `{${Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`);
+
+/** The shredding shape (a Paimon ROW type's JSON) of `objectDoc`'s keys: values of other types stay in `value`. */
+export const OBJECT_DOC_SHAPE = {
+  type: "ROW",
+  fields: [
+    { id: 0, name: "a", type: "INT" },
+    { id: 1, name: "b", type: "STRING" },
+    { id: 2, name: "c", type: { type: "ARRAY", element: "BIGINT" } },
+    { id: 3, name: "d", type: { type: "ROW", fields: [{ id: 0, name: "x", type: "DOUBLE" }] } },
+    { id: 4, name: "e", type: "DECIMAL(10, 2)" },
+    { id: 5, name: "f", type: "BOOLEAN" },
+  ],
+};

@@ -27,7 +27,7 @@ import { type Variant, VariantBuilder } from "../../src/spec/variant-encoding.js
 import { variantFromJson, variantToJson } from "../../src/spec/variant.js";
 import type { Table } from "../../src/table/table.js";
 import { tempDirs } from "../support/temp-dirs.js";
-import { docValue, inferDoc, numberText, objectDoc } from "./variant-docs.js";
+import { docValue, inferDoc, numberText, OBJECT_DOC_SHAPE, objectDoc } from "./variant-docs.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, pypaimonUnavailable, readTables, runBatch, runVariantOps, writeTables } from "./oracle/harness.js";
 
 const noJava = javaOracleUnavailable();
@@ -147,26 +147,7 @@ describe.skipIf(noJava !== null)("VARIANT with Java Paimon", () => {
       { name: "id", type: "INT" },
       { name: "v", type: "VARIANT" },
     ];
-    const SHREDDING = JSON.stringify({
-      type: "ROW",
-      fields: [
-        {
-          id: 0,
-          name: "v",
-          type: {
-            type: "ROW",
-            fields: [
-              { id: 0, name: "a", type: "INT" },
-              { id: 1, name: "b", type: "STRING" },
-              { id: 2, name: "c", type: { type: "ARRAY", element: "BIGINT" } },
-              { id: 3, name: "d", type: { type: "ROW", fields: [{ id: 0, name: "x", type: "DOUBLE" }] } },
-              { id: 4, name: "e", type: "DECIMAL(10, 2)" },
-              { id: 5, name: "f", type: "BOOLEAN" },
-            ],
-          },
-        },
-      ],
-    });
+    const SHREDDING = JSON.stringify({ type: "ROW", fields: [{ id: 0, name: "v", type: OBJECT_DOC_SHAPE }] });
     const shreddedRows = rowsOf(docs(200, seed + 2));
     const tables: Array<{ identifier: string; spec: OracleSpec }> = [
       { identifier: "db.plain", spec: { fields: FIELDS, options: { bucket: "-1" }, commits: [rowsOf(docs(150, seed)), rowsOf(docs(50, seed + 1), 1000)] } },

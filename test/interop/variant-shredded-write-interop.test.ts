@@ -28,7 +28,7 @@ import { variantFromJson, variantOf } from "../../src/spec/variant.js";
 import type { Table } from "../../src/table/table.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, pypaimonUnavailable, readTables, runBatch, writeTables } from "./oracle/harness.js";
-import { inferDoc, objectDoc } from "./variant-docs.js";
+import { inferDoc, OBJECT_DOC_SHAPE, objectDoc } from "./variant-docs.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping shredded VARIANT write interop: ${noJava}`);
@@ -143,21 +143,7 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
   const SCHEMA = JSON.stringify({
     type: "ROW",
     fields: [
-      {
-        id: 0,
-        name: "v",
-        type: {
-          type: "ROW",
-          fields: [
-            { id: 0, name: "a", type: "INT" },
-            { id: 1, name: "b", type: "STRING" },
-            { id: 2, name: "c", type: { type: "ARRAY", element: "BIGINT" } },
-            { id: 3, name: "d", type: { type: "ROW", fields: [{ id: 0, name: "x", type: "DOUBLE" }] } },
-            { id: 4, name: "e", type: "DECIMAL(10, 2)" },
-            { id: 5, name: "f", type: "BOOLEAN" },
-          ],
-        },
-      },
+      { id: 0, name: "v", type: OBJECT_DOC_SHAPE },
       {
         id: 1,
         name: "w",
@@ -242,23 +228,22 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
     for (const c of cases) await writeWithPaimonRt(catalog, `db.rt_${c.name}`, c.spec);
   }, SLOW);
 
-  it(
-    "Java reads paimon-rt's shredded tables as it reads its own: the same rebuilt bytes",
-    async () => {
-      const reads = await readTables(
-        "java",
-        cases.flatMap((c) => [`db.java_${c.name}`, `db.rt_${c.name}`].map((identifier) => ({ warehouse, identifier, sort: true }))),
-      );
-      cases.forEach((c, i) => {
-        const [java, rt] = [reads[2 * i]!, reads[2 * i + 1]!];
-        if (java instanceof Error) throw java;
-        if (rt instanceof Error) throw rt;
-        expect(byId(rt), `seed ${seed}: ${c.name}`).toEqual(byId(java));
-        expect(rt.length).toBeGreaterThan(0);
-      });
-    },
-    SLOW,
-  );
+  /** `oracle` reads each paimon-rt table as it reads Java's table of the same rows and options. */
+  async function expectSameReads(oracle: "java" | "pypaimon"): Promise<void> {
+    const reads = await readTables(
+      oracle,
+      cases.flatMap((c) => [`db.java_${c.name}`, `db.rt_${c.name}`].map((identifier) => ({ warehouse, identifier, sort: true }))),
+    );
+    cases.forEach((c, i) => {
+      const [java, rt] = [reads[2 * i]!, reads[2 * i + 1]!];
+      if (java instanceof Error) throw java;
+      if (rt instanceof Error) throw rt;
+      expect(byId(rt), `seed ${seed}: ${oracle} reading ${c.name}`).toEqual(byId(java));
+      expect(rt.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("Java reads paimon-rt's shredded tables as it reads its own: the same rebuilt bytes", () => expectSameReads("java"), SLOW);
 
   it(
     "each data file has Java's Parquet schema (typed columns, repetition, logical types, field ids) and Java's stored values",
@@ -286,22 +271,7 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
     SLOW,
   );
 
-  it.skipIf(noPython !== null)(
-    "pypaimon reads paimon-rt's shredded tables as it reads Java's",
-    async () => {
-      const reads = await readTables(
-        "pypaimon",
-        cases.flatMap((c) => [`db.java_${c.name}`, `db.rt_${c.name}`].map((identifier) => ({ warehouse, identifier, sort: true }))),
-      );
-      cases.forEach((c, i) => {
-        const [java, rt] = [reads[2 * i]!, reads[2 * i + 1]!];
-        if (java instanceof Error) throw java;
-        if (rt instanceof Error) throw rt;
-        expect(byId(rt), `seed ${seed}: ${c.name}`).toEqual(byId(java));
-      });
-    },
-    SLOW,
-  );
+  it.skipIf(noPython !== null)("pypaimon reads paimon-rt's shredded tables as it reads Java's", () => expectSameReads("pypaimon"), SLOW);
 
   it(
     "where Java's shredding write fails, paimon-rt refuses and writes nothing",
