@@ -25,10 +25,11 @@ import { toByteSource } from "../../src/format/source.js";
 import { getList, getNumber, getValue, type TStruct, type TValue } from "../../src/format/thrift.js";
 import type { Variant } from "../../src/spec/variant-encoding.js";
 import { variantFromJson, variantOf } from "../../src/spec/variant.js";
+import { inferShreddingTypeOf } from "../../src/write/variant-shred-infer.js";
 import type { Table } from "../../src/table/table.js";
 import { tempDirs } from "../support/temp-dirs.js";
 import { javaOracleUnavailable, type OracleRow, type OracleSpec, pypaimonUnavailable, readTables, runBatch, writeTables } from "./oracle/harness.js";
-import { inferDoc, OBJECT_DOC_SHAPE, objectDoc } from "./variant-docs.js";
+import { docValue, inferDoc, OBJECT_DOC_SHAPE, objectDoc } from "./variant-docs.js";
 
 const noJava = javaOracleUnavailable();
 if (noJava) console.log(`skipping shredded VARIANT write interop: ${noJava}`);
@@ -167,6 +168,20 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
   const schemaRows = (n: number, s: number, from: number) => docs(n, s).map((v, i) => ({ id: from + i, v, w: wDocs(n, s + 100)[i] }));
   const inferRows = (n: number, s: number, from: number) =>
     fc.sample(fc.option(inferDoc, { freq: 8 }), { numRuns: n, seed: s }).map((v, i) => ({ id: from + i, v, r: i % 9 === 4 ? null : { n: i, v2: i % 3 === 0 ? null : v } }));
+  /** Commits of random documents of any shape, leaving out those Java's inference fails on (see the last test). */
+  const mixedCommits = () =>
+    [0, 1, 2].map((k) => {
+      const texts = fc.sample(docValue, { numRuns: 40, seed: seed + 20 + k }).filter((t) => {
+        try {
+          inferShreddingTypeOf([variantFromJson(t)], { maxSchemaWidth: 300, maxSchemaDepth: 50, minFieldCardinalityRatio: 0.1 });
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      // the second commit: objects only, so that one file does shred
+      return (k === 1 ? texts.filter((t) => t.startsWith("{")) : texts).map((v, i) => ({ id: k * 1000 + i, v }));
+    });
   const ROW_FIELDS = [
     { name: "id", type: "INT" },
     { name: "v", type: "VARIANT" },
@@ -214,6 +229,8 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
         commits: [schemaRows(60, seed + 6, 0), schemaRows(30, seed + 7, 0).map((r) => ({ ...r, id: r.id * 2 }))],
       },
     },
+    // documents of every shape: the inferred schema is often VARIANT (a metadata and a value column)
+    { name: "inferred_mixed", spec: { fields: [{ name: "id", type: "INT" }, { name: "v", type: "VARIANT" }], options: { bucket: "-1", "variant.inferShreddingSchema": "true" }, commits: mixedCommits() } },
     { name: "core_key_only", spec: { fields: ROW_FIELDS, options: { bucket: "-1", "variant.shreddingSchema": SCHEMA, "variant.inferShreddingSchema": "true" }, commits: [inferRows(20, seed + 8, 0)] } },
   ];
 
@@ -236,6 +253,12 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
     );
     cases.forEach((c, i) => {
       const [java, rt] = [reads[2 * i]!, reads[2 * i + 1]!];
+      if (java instanceof Error && oracle === "pypaimon") {
+        // pypaimon 2.1 fails on a group inferred as plain VARIANT (metadata before value): on both tables alike
+        const cause = (e: Error) => e.message.replace(/^read \S+ \S+ --sort: /, "");
+        expect(rt instanceof Error ? cause(rt) : rt, `seed ${seed}: pypaimon reading ${c.name}`).toBe(cause(java));
+        return;
+      }
       if (java instanceof Error) throw java;
       if (rt instanceof Error) throw rt;
       expect(byId(rt), `seed ${seed}: ${oracle} reading ${c.name}`).toEqual(byId(java));
@@ -266,6 +289,7 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
       expect(shreddedLeaves.inferred).toBeGreaterThan(3);
       expect(shreddedLeaves.inferred_limits).toBeGreaterThan(0);
       expect(shreddedLeaves.pk).toBeGreaterThan(5);
+      expect(shreddedLeaves.inferred_mixed).toBeGreaterThan(0);
       expect(shreddedLeaves.core_key_only).toBe(0);
     },
     SLOW,
