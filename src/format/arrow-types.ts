@@ -128,6 +128,9 @@ export function int96Leaves(fields: readonly DataField[]): Set<number> {
         if (type.precision > 6) out.add(leaf);
         leaf++;
         return;
+      case "VARIANT":
+        leaf += 2; // value and metadata (unshredded; ParquetFileWriter renumbers past shredded groups)
+        return;
       default:
         leaf++;
     }

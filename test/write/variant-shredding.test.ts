@@ -18,7 +18,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { PaimonError } from "../../src/error.js";
-import { readFooter } from "../../src/format/footer.js";
+import { columnMetaData, readFooter } from "../../src/format/footer.js";
+import { getStruct, getValue } from "../../src/format/thrift.js";
 import { corrupt, toByteSource } from "../../src/format/source.js";
 import { shreddedVariantCast } from "../../src/format/variant-shredded.js";
 import { type DataField, type DataType, DataTypes, parseDataType, toArrowType, typeToString } from "../../src/spec/types.js";
@@ -250,6 +251,56 @@ describe("tables written shredded", () => {
       const footer = await readFooter(toByteSource(new Uint8Array(await fsp.readFile(`${warehouse}/db.db/t/bucket-0/${file}`)), file));
       expect(footer.columns.find((c) => c.name === "v")!.leafEnd - footer.columns.find((c) => c.name === "v")!.leafStart, JSON.stringify(options)).toBeGreaterThan(2);
     }
+  });
+
+  it("columns after a shredded one keep their INT96 and NaN handling; a compaction shreds its output", async () => {
+    const warehouse = tempDir();
+    const catalog = await Catalog.open(warehouse);
+    await catalog.createDatabase("db");
+    const table = await catalog.createTable("db.t", {
+      fields: [
+        { name: "id", type: "INT NOT NULL" },
+        { name: "v", type: "VARIANT" },
+        { name: "t", type: "TIMESTAMP(9)" },
+        { name: "d", type: "DOUBLE" },
+      ],
+      primaryKeys: ["id"],
+      options: { bucket: "1", "variant.inferShreddingSchema": "true" },
+    });
+    const docsOf = (k: number) => Array.from({ length: 6 }, (_, i) => `{"a":${i + k},"b":[${i}],"s":"x${k}"}`);
+    const write = await table.newWrite({ commitUser: "u" });
+    for (const k of [0, 10]) {
+      const vs = docsOf(k).map(variantFromJson);
+      await write.write(
+        new arrow.RecordBatch({
+          id: arrow.vectorFromArray([0, 1, 2, 3, 4, 5], new arrow.Int32()).data[0]!,
+          v: arrow.vectorFromArray(vs.map((v) => ({ value: v.value, metadata: v.metadata })), variantStruct).data[0]!,
+          t: arrow.makeData({ type: new arrow.TimestampNanosecond(), length: 6, nullCount: 0, data: BigInt64Array.from([0n, 1n, 2n, 3n, 4n, 5n], (n) => n * 1_000_000_001n + BigInt(k)) }),
+          d: arrow.vectorFromArray([0.5, NaN, 2, 3, 4, 5].map((x) => x + k), new arrow.Float64()).data[0]!,
+        }),
+      );
+      await table.newCommit({ commitUser: "u" }).commit(await write.prepareCommit());
+    }
+    await write.compact({ full: true });
+    await table.newCommit({ commitUser: "u" }).commit(await write.prepareCommit());
+    await write.close();
+    const splits = (await table.newScan().plan()).splits;
+    expect(splits.flatMap((sp) => sp.files)).toHaveLength(1);
+    const read = (await table.newRead().toArrow(splits)).toArray();
+    // (Arrow JS gives timestamps in milliseconds: back to nanoseconds)
+    expect(read.map((r) => [r.id, variantToJson(r.v), BigInt(Math.round(r.t * 1e6)), r.d])).toEqual(docsOf(10).map((doc, i) => [i, variantToJson(variantFromJson(doc)), BigInt(i) * 1_000_000_001n + 10n, i === 1 ? NaN : [0.5, NaN, 2, 3, 4, 5][i]! + 10]));
+    const file = splits[0]!.files[0]!;
+    const footer = await readFooter(toByteSource(new Uint8Array(await fsp.readFile(`${warehouse}/db.db/t/bucket-0/${file.fileName}`)), file.fileName));
+    const v = footer.columns.find((c) => c.name === "v")!;
+    expect(v.leafEnd - v.leafStart).toBeGreaterThan(2);
+    // the footer bounds of the NaN column are dropped (parquet-mr would trust them), the key's kept
+    const bounds = (column: string) => {
+      const meta = columnMetaData(footer, 0, footer.columns.find((c) => c.name === column)!.leafStart)!;
+      const stats = getStruct(meta, 12)!;
+      return [getValue(stats, 5) !== undefined, getValue(stats, 6) !== undefined];
+    };
+    expect(bounds("d")).toEqual([false, false]);
+    expect(bounds("_KEY_id")).toEqual([true, true]);
   });
 
   it("refuses malformed options naming them, writing nothing; ORC and tables without the options unchanged", async () => {
