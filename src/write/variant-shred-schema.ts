@@ -3,10 +3,10 @@
 // column's Parquet group, with Java's field ids), `shredLevelOf` is buildVariantSchema (what the
 // writer walks), and `shreddedParquetField` is that group in the Parquet layout Java's
 // ParquetSchemaConverter gives it. Errors are Java's failures, raised before anything is written.
-import * as arrow from "apache-arrow";
+import type * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
-import { arrayElementFieldId, parquetArrowType } from "../format/arrow-types.js";
-import { ARROW_FIELD_ID_KEY, type DataField, type DataType, DataTypes, type RowType, typeToString } from "../spec/types.js";
+import { parquetArrowField } from "../format/arrow-types.js";
+import { type DataField, type DataType, DataTypes, type RowType, typeToString } from "../spec/types.js";
 
 export const METADATA_FIELD = "metadata";
 export const VALUE_FIELD = "value";
@@ -149,23 +149,10 @@ export function shredLevelOf(group: RowType, where: string, topLevel = true): Sh
   return { topLevel, scalar, objectFields, objectIndex, arrayElement };
 }
 
-const idMeta = (id: number) => new Map([[ARROW_FIELD_ID_KEY, String(id)]]);
-
 /**
- * The Arrow type parquet-rs writes as Java's Parquet group for a shredded ROW type: as
- * ParquetSchemaConverter converts it, where a ROW's fields start again at depth 0 and a list
- * element's id is `arrayElementFieldId(the list's id, depth + 1)`.
+ * The Parquet field (Arrow form, field ids attached) of VARIANT column `column` shredded as
+ * `group`: Java's ParquetSchemaConverter of the group's ROW type (optional, as Java writes it).
  */
-function shreddedArrowType(type: DataType, fieldId: number, depth: number): arrow.DataType {
-  if (type.kind === "ROW") return new arrow.Struct(type.fields.map((f) => new arrow.Field(f.name, shreddedArrowType(f.type, f.id, 0), f.type.nullable, idMeta(f.id))));
-  if (type.kind === "ARRAY") {
-    const element = new arrow.Field("element", shreddedArrowType(type.element, fieldId, depth + 1), type.element.nullable, idMeta(arrayElementFieldId(fieldId, depth + 1)));
-    return new arrow.List(element);
-  }
-  return parquetArrowType(type, fieldId, depth);
-}
-
-/** The Parquet field (Arrow form, field ids attached) of VARIANT column `column` shredded as `group`: optional, as Java writes it. */
 export function shreddedParquetField(column: DataField, group: RowType): arrow.Field {
-  return new arrow.Field(column.name, shreddedArrowType(group, column.id, 0), true, idMeta(column.id));
+  return parquetArrowField({ id: column.id, name: column.name, type: group });
 }

@@ -56,10 +56,10 @@ function arrowColumn(type: string, values: unknown[]): arrow.Data {
     return x && { value: x.value, metadata: x.metadata };
   };
   if (type.startsWith("VARIANT")) return arrow.vectorFromArray(values.map(asStruct), variantStruct).data[0]!;
-  // ROW<n INT, v2 VARIANT>
-  const rowType = new arrow.Struct([new arrow.Field("n", new arrow.Int32(), true), new arrow.Field("v2", variantStruct, true)]);
+  // ROW<n INT, v2 VARIANT, l ARRAY<INT>>
+  const rowType = new arrow.Struct([new arrow.Field("n", new arrow.Int32(), true), new arrow.Field("v2", variantStruct, true), new arrow.Field("l", new arrow.List(new arrow.Field("element", new arrow.Int32(), true)), true)]);
   return arrow.vectorFromArray(
-    values.map((r) => r && { n: (r as OracleRow).n, v2: asStruct((r as OracleRow).v2) }),
+    values.map((r) => r && { n: (r as OracleRow).n, v2: asStruct((r as OracleRow).v2), l: (r as OracleRow).l }),
     rowType,
   ).data[0]!;
 }
@@ -167,7 +167,7 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
   const wDocs = (n: number, s: number) => fc.sample(fc.option(wValue, { freq: 6 }), { numRuns: n, seed: s }).map((w) => (w === null ? null : bytesSpec(variantOf(w))));
   const schemaRows = (n: number, s: number, from: number) => docs(n, s).map((v, i) => ({ id: from + i, v, w: wDocs(n, s + 100)[i] }));
   const inferRows = (n: number, s: number, from: number) =>
-    fc.sample(fc.option(inferDoc, { freq: 8 }), { numRuns: n, seed: s }).map((v, i) => ({ id: from + i, v, r: i % 9 === 4 ? null : { n: i, v2: i % 3 === 0 ? null : v } }));
+    fc.sample(fc.option(inferDoc, { freq: 8 }), { numRuns: n, seed: s }).map((v, i) => ({ id: from + i, v, r: i % 9 === 4 ? null : { n: i, v2: i % 3 === 0 ? null : v, l: [i, i + 1] } }));
   /** Commits of random documents of any shape, leaving out those Java's inference fails on (see the last test). */
   const mixedCommits = () =>
     [0, 1, 2].map((k) => {
@@ -185,7 +185,8 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
   const ROW_FIELDS = [
     { name: "id", type: "INT" },
     { name: "v", type: "VARIANT" },
-    { name: "r", type: "ROW<n INT, v2 VARIANT>" },
+    // (the list: its element's field id counts depth from the ROW's fields, as Java's converter does)
+    { name: "r", type: "ROW<n INT, v2 VARIANT, l ARRAY<INT>>" },
   ];
   const cases: Array<{ name: string; spec: OracleSpec }> = [
     {
