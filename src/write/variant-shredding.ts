@@ -96,8 +96,7 @@ function shreddedColumn(field: DataField, group: RowType, level: ShredLevel): Sh
           if (!data.getValid(i)) {
             out.appendEmpty(false);
           } else {
-            const v = variantAt(data, i);
-            out.append(v.value, v.metadata, 0);
+            out.append(binaryAt(data.children[0]!, i), binaryAt(data.children[1]!, i), 0);
           }
         }
       } catch (e) {
