@@ -218,10 +218,15 @@ describe("tables written shredded", () => {
     const vs = texts.map((t) => (t === null ? null : variantFromJson(t)));
     return new arrow.RecordBatch({ id: arrow.vectorFromArray(texts.map((_, i) => i), new arrow.Int32()).data[0]!, v: arrow.vectorFromArray(vs.map((v) => v && { value: v.value, metadata: v.metadata }), variantStruct).data[0]! });
   };
-  async function writeTable(options: Record<string, string>, texts: Array<string | null>, fields = [{ name: "id", type: "INT" }, { name: "v", type: "VARIANT" }]) {
+  /** A catalog in a new warehouse, with database `db`. */
+  async function newCatalog(): Promise<{ warehouse: string; catalog: Catalog }> {
     const warehouse = tempDir();
     const catalog = await Catalog.open(warehouse);
     await catalog.createDatabase("db");
+    return { warehouse, catalog };
+  }
+  async function writeTable(options: Record<string, string>, texts: Array<string | null>, fields = [{ name: "id", type: "INT" }, { name: "v", type: "VARIANT" }]) {
+    const { warehouse, catalog } = await newCatalog();
     const table = await catalog.createTable("db.t", { fields, options: { bucket: "-1", ...options } });
     const write = await table.newWrite({ commitUser: "u" });
     try {
@@ -254,9 +259,7 @@ describe("tables written shredded", () => {
   });
 
   it("columns after a shredded one keep their INT96 and NaN handling; a compaction shreds its output", async () => {
-    const warehouse = tempDir();
-    const catalog = await Catalog.open(warehouse);
-    await catalog.createDatabase("db");
+    const { warehouse, catalog } = await newCatalog();
     const table = await catalog.createTable("db.t", {
       fields: [
         { name: "id", type: "INT NOT NULL" },
@@ -320,9 +323,7 @@ describe("tables written shredded", () => {
       [{ "variant.inferShreddingSchema": "true" }, "UNSUPPORTED", "nested VARIANT", [{ name: "id", type: "INT" }, { name: "v", type: "VARIANT" }, { name: "r", type: "ROW<v VARIANT>" }]],
     ];
     for (const [options, code, named, fields] of refusals) {
-      const warehouse = tempDir();
-      const catalog = await Catalog.open(warehouse);
-      await catalog.createDatabase("db");
+      const { warehouse, catalog } = await newCatalog();
       const tableFields = fields ?? [{ name: "id", type: "INT" }, { name: "v", type: "VARIANT" }];
       const table = await catalog.createTable("db.t", { fields: tableFields, options: { bucket: "-1", ...options } });
       const write = await table.newWrite({ commitUser: "u" });
