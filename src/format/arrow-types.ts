@@ -66,7 +66,8 @@ export function parquetArrowType(type: DataType, fieldId: number, depth: number,
       return map;
     }
     case "ROW":
-      return new arrow.Struct(type.fields.map((f) => parquetArrowField(f, depth + 1, layout)));
+      // (Java converts a ROW's fields as top-level ones: nested ids count depth from 0 again)
+      return new arrow.Struct(type.fields.map((f) => parquetArrowField(f, 0, layout)));
     case "VARIANT":
       // Java's ParquetSchemaConverter: a group of required binaries `value` (id 0) and `metadata` (id 1), unshredded, no logical type
       return new arrow.Struct([new arrow.Field("value", new arrow.Binary(), false, idMeta(0)), new arrow.Field("metadata", new arrow.Binary(), false, idMeta(1))]);
@@ -127,6 +128,9 @@ export function int96Leaves(fields: readonly DataField[]): Set<number> {
       case "TIMESTAMP_LTZ":
         if (type.precision > 6) out.add(leaf);
         leaf++;
+        return;
+      case "VARIANT":
+        leaf += 2; // value and metadata (unshredded; ParquetFileWriter renumbers past shredded groups)
         return;
       default:
         leaf++;

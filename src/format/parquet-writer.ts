@@ -70,6 +70,27 @@ export interface ParquetWriteOptions {
    * page to the worker, waiting for it to start (tests). The file is the same bytes either way.
    */
   compressionWorker?: boolean | "always";
+  /**
+   * VARIANT columns written shredded (`parquet.variant.shreddingSchema`,
+   * `variant.inferShreddingSchema`; src/write/variant-shredding.ts), decided when the file is
+   * finished, from its rows.
+   */
+  variantShredding?: VariantShreddingPlan;
+}
+
+/** Which top-level VARIANT columns of a file are written shredded, and how. */
+export interface VariantShreddingPlan {
+  /**
+   * The columns to shred, by index in `fields`, from the file's rows (`batches`, VARIANT columns
+   * in the unshredded layout `Struct<value, metadata>`).
+   */
+  columns(fields: readonly DataField[], batches: readonly arrow.RecordBatch[]): ReadonlyMap<number, ShreddedVariantColumn>;
+}
+
+/** A VARIANT column's shredded Parquet field (Arrow form, with field ids) and its shredding of a column chunk. */
+export interface ShreddedVariantColumn {
+  readonly field: arrow.Field;
+  shred(data: arrow.Data): arrow.Data;
 }
 
 export interface ParquetColumnStats extends ColumnStats {
@@ -235,6 +256,7 @@ export class ParquetFileWriter {
       const flat = await this.encodeFlat();
       if (flat) return { bytes: flat, fileSize: flat.length, rowCount: this.rows, stats: this.fieldStats() };
       this.collectBuffered();
+      const { schema, logicalSchema, int96Leaves, nanLeaves } = this.shredVariants();
       bytes = await withParquetWasm(async (pw) => {
         let builder = new pw.WriterPropertiesBuilder()
           .setCompression(codecOf(pw, o.compression))
@@ -246,19 +268,19 @@ export class ParquetFileWriter {
         if (o.pageSize !== undefined) builder = builder.setDataPageSizeLimit(o.pageSize);
         // Columns whose dictionary would overflow anyway are written PLAIN from the start.
         const plain = new Set(o.plainColumns ?? []);
-        if (o.dictionary ?? true) for (const name of overflowingDictionaryColumns(this.schema, this.batches, o.rowGroupRows ?? 1024 * 1024)) plain.add(name);
+        if (o.dictionary ?? true) for (const name of overflowingDictionaryColumns(schema, this.batches, o.rowGroupRows ?? 1024 * 1024)) plain.add(name);
         for (const column of plain) builder = builder.setColumnDictionaryEnabled(column, false);
         if (o.keyValueMetadata) builder = builder.setKeyValueMetadata(new Map(Object.entries(o.keyValueMetadata)));
         const props = builder.build();
-        const written = sliceRows > 0 && this.rows > sliceRows ? await encodeSliced(pw, this.schema, this.batches, props, sliceRows) : encodeWhole(pw, this.schema, this.batches, props);
+        const written = sliceRows > 0 && this.rows > sliceRows ? await encodeSliced(pw, schema, this.batches, props, sliceRows) : encodeWhole(pw, schema, this.batches, props);
         // One pass over the written file: page checksums, INT96 leaves, and no bounds on float
         // leaves holding NaN — parquet-rs leaves NaN out of the bounds, as the Parquet spec asks,
         // but parquet-mr (Java Paimon) orders NaN above every number and trusts them: a chunk
         // whose footer says max = 1.0 would be skipped for `v = NaN`, `v >= NaN` or `v > 1.0`.
         return finishParquetFile(written, {
-          int96Leaves: this.int96Leaves,
-          unboundedLeaves: this.nanLeaves,
-          arrowSchema: this.int96Leaves.size > 0 ? arrowSchemaFooterValue(this.logicalSchema) : undefined,
+          int96Leaves,
+          unboundedLeaves: nanLeaves,
+          arrowSchema: int96Leaves.size > 0 ? arrowSchemaFooterValue(logicalSchema) : undefined,
           fileName: o.fileName,
           rowCount: this.rows,
         });
@@ -270,6 +292,43 @@ export class ParquetFileWriter {
       this.batches.length = 0;
     }
     return { bytes, fileSize: bytes.length, rowCount: this.rows, stats: this.fieldStats() };
+  }
+
+  /**
+   * Replaces the buffered VARIANT columns that `variantShredding` shreds by their shredded groups:
+   * the file's schema, and the INT96 and NaN leaf indices renumbered past the new leaves (NaN
+   * leaves of the typed columns added).
+   */
+  private shredVariants(): { schema: arrow.Schema; logicalSchema: arrow.Schema; int96Leaves: Set<number>; nanLeaves: Set<number> } {
+    const columns = this.options.variantShredding?.columns(this.fields, this.batches);
+    if (!columns || columns.size === 0) return { schema: this.schema, logicalSchema: this.logicalSchema, int96Leaves: this.int96Leaves, nanLeaves: this.nanLeaves };
+    const fields = this.schema.fields.map((f, i) => columns.get(i)?.field ?? f);
+    const schema = new arrow.Schema(fields, this.schema.metadata);
+    const logicalSchema = new arrow.Schema(this.logicalSchema.fields.map((f, i) => columns.get(i)?.field ?? f), this.logicalSchema.metadata);
+    // new leaf index of each old leaf (shredded columns' own leaves are not INT96, their NaNs are found below)
+    const starts: number[] = [];
+    const shift: number[] = [];
+    let leaf = 0;
+    fields.forEach((f, i) => {
+      starts.push(leaf);
+      const count = leafCount(f.type);
+      for (let k = 0; k < leafCount(this.schema.fields[i]!.type); k++) shift.push(columns.has(i) ? -1 : leaf + k);
+      leaf += count;
+    });
+    const renumber = (leaves: Set<number>) => new Set([...leaves].map((l) => shift[l]!).filter((l) => l >= 0));
+    const nanLeaves = renumber(this.nanLeaves);
+    for (let b = 0; b < this.batches.length; b++) {
+      const batch = this.batches[b]!;
+      const children = batch.data.children.map((data, i) => {
+        const column = columns.get(i);
+        if (!column) return data;
+        const shredded = column.shred(data);
+        collectNaNLeaves(shredded, starts[i]!, nanLeaves);
+        return shredded;
+      });
+      this.batches[b] = recordBatch(schema, children, batch.numRows);
+    }
+    return { schema, logicalSchema, int96Leaves: renumber(this.int96Leaves), nanLeaves };
   }
 
   /**

@@ -304,6 +304,23 @@ export class VariantBuilder {
     }
   }
 
+  /**
+   * Appends the value at `pos` of `value` byte for byte, its object keys left as they are (Java's
+   * shallowAppendVariant: the ids must stay those of the value's own metadata).
+   */
+  appendRaw(value: Uint8Array, pos: number): void {
+    const size = valueSize(value, pos);
+    if (pos + size > value.length) throw malformed("value truncated");
+    this.reserve(size);
+    this.buf.set(value.subarray(pos, pos + size), this.pos);
+    this.pos += size;
+  }
+
+  /** The value bytes written so far, without a metadata dictionary (Java's valueWithoutMetadata). */
+  valueBytes(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+
   /** The built variant: the value bytes and a metadata dictionary of every added key. */
   result(): Variant {
     const stringSize = this.keys.reduce((n, k) => n + k.length, 0);
@@ -347,7 +364,7 @@ function readSigned(bytes: Uint8Array, pos: number, n: number): bigint {
   return BigInt.asIntN(n * 8, v);
 }
 
-interface ObjectLayout {
+export interface ObjectLayout {
   size: number;
   idSize: number;
   offsetSize: number;
@@ -356,7 +373,8 @@ interface ObjectLayout {
   dataStart: number;
 }
 
-function objectLayout(value: Uint8Array, pos: number): ObjectLayout {
+/** @internal */
+export function objectLayout(value: Uint8Array, pos: number): ObjectLayout {
   const h = byteAt(value, pos) >> 2;
   const sizeBytes = (h >> 4) & 1 ? 4 : 1;
   const idSize = ((h >> 2) & 3) + 1;
@@ -376,8 +394,8 @@ export function arrayLayout(value: Uint8Array, pos: number): { size: number; off
   return { size, offsetSize, offsetStart, dataStart: offsetStart + (size + 1) * offsetSize };
 }
 
-/** The key of dictionary id `id` (Java's getMetadataKey). */
-function metadataKey(metadata: Uint8Array, id: number): string {
+/** The key of dictionary id `id` (Java's getMetadataKey). @internal */
+export function metadataKey(metadata: Uint8Array, id: number): string {
   const h = byteAt(metadata, 0);
   if ((h & 0x0f) !== 1) throw malformed(`metadata version ${h & 0x0f}`);
   const offsetSize = ((h >> 6) & 3) + 1;
@@ -405,8 +423,8 @@ export function variantObjectFields(v: Variant, pos = 0): Array<{ key: string; p
   return fields;
 }
 
-/** Byte size of the value at `pos` (Java's valueSize). */
-function valueSize(value: Uint8Array, pos: number): number {
+/** Byte size of the value at `pos` (Java's valueSize). @internal */
+export function valueSize(value: Uint8Array, pos: number): number {
   const b = byteAt(value, pos);
   const basic = b & 3;
   const info = b >> 2;

@@ -5,6 +5,7 @@ import { randomId } from "../fs/file-io.js";
 import { localWallMillis } from "../spec/civil-time.js";
 import type { FileIO } from "../fs/file-io.js";
 import { ParquetFileWriter, type ParquetWriteOptions } from "../format/parquet-writer.js";
+import { variantShreddingPlan } from "./variant-shredding.js";
 import { AvroFileWriter, avroDataCodec } from "../format/avro-data-write.js";
 import { dataFileFormatFor } from "../format/file-formats.js";
 import { OrcFileWriter, type OrcDataWriteOptions } from "../format/orc-data-write.js";
@@ -73,7 +74,10 @@ export type DataFileWriter = ParquetFileWriter | AvroFileWriter | OrcFileWriter;
  */
 export function openDataFileWriter(schema: TableSchema, fields: readonly DataField[], level: number | null, options: ParquetWriteOptions): { writer: DataFileWriter; extension: string } {
   const format = dataFileFormatFor(schema.options, level);
-  if (format === "parquet") return { writer: new ParquetFileWriter(fields, options), extension: "parquet" };
+  if (format === "parquet") {
+    const variantShredding = variantShreddingPlan(schema.options, fields);
+    return { writer: new ParquetFileWriter(fields, variantShredding ? { ...options, variantShredding } : options), extension: "parquet" };
+  }
   if (format === "orc") {
     const zstdLevel = Number(schema.options["file.compression.zstd-level"] ?? 1);
     return { writer: new OrcFileWriter(fields, { compression: options.compression ?? "zstd", zstdLevel, statsMode: options.statsMode, fieldStatsModes: options.fieldStatsModes, ...orcLayoutOptions(schema.options) }), extension: "orc" };

@@ -1,6 +1,7 @@
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { convertData, makeNullData } from "../../src/format/arrow-types.js";
+import { convertData, int96Leaves, makeNullData } from "../../src/format/arrow-types.js";
+import { parseDataType } from "../../src/spec/types.js";
 
 describe("arrow-types", () => {
   it("makeNullData sizes Decimal128 and FixedSizeBinary value buffers per value", () => {
@@ -45,5 +46,13 @@ describe("arrow-types", () => {
     expect(wider).not.toBe(dec);
     expect((wider.type as arrow.Decimal).precision).toBe(20);
     expect(Array.from(wider.values as unknown as Uint32Array)).toEqual([7, 0, 0, 0]);
+  });
+});
+
+describe("int96Leaves", () => {
+  it("numbers leaves as Parquet does: a VARIANT group has two, a MULTISET its count, nested types their leaves", () => {
+    const fields = ["VARIANT", "TIMESTAMP(9)", "MULTISET<INT>", "ROW<a ARRAY<TIMESTAMP(7)>, b INT>", "TIMESTAMP(6)", "MAP<INT, TIMESTAMP(9) WITH LOCAL TIME ZONE>"].map((t, id) => ({ id, name: `f${id}`, type: parseDataType(t) }));
+    // leaves: f0 value 0, metadata 1; f1 2; f2 key 3, count 4; f3.a 5, f3.b 6; f4 7; f5 key 8, value 9
+    expect([...int96Leaves(fields)]).toEqual([2, 5, 9]);
   });
 });
