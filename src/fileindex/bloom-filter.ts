@@ -10,6 +10,7 @@ import { isNull, type KeyColumn } from "../kernel/columns.js";
 import { wangHash64Values, xxh64Values } from "../kernel/hash.js";
 import { xxh64 } from "../kernel/reference.js";
 import type { Timestamp } from "../spec/binary-row.js";
+import { javaDoubleToInt } from "../spec/java-numbers.js";
 import type { DataType } from "../spec/types.js";
 import { ByteReader, ByteWriter } from "../spec/data-stream.js";
 import { doubleToLongBits, floatToIntBits, timestampLiteralKeys, type IndexedChunk } from "./columns.js";
@@ -101,12 +102,6 @@ export class BloomFilter64 {
     }
     return true;
   }
-}
-
-/** Java's `(int)` of a double: truncation, saturating at the int range, NaN → 0. */
-function javaDoubleToInt(v: number): number {
-  if (v !== v) return 0;
-  return Math.trunc(Math.min(Math.max(v, -2147483648), 2147483647));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { type DataField, type DataType, needsValueCast, toArrowType, typeToStrin
 import { isValidAt } from "../arrow/values.js";
 import { decimalToString } from "../spec/binary-row.js";
 import { localWallMillis } from "../spec/civil-time.js";
+import { parseJavaDouble } from "../spec/java-numbers.js";
 
 // ---------------------------------------------------------------------------------------------
 // Which changes Java accepts
@@ -498,17 +499,6 @@ export function javaDoubleString(v: number, isFloat: boolean): string {
     } else out = `0.${"0".repeat(-power - 1)}${digits}`;
   } else out = `${digits[0]}.${digits.slice(1) || "0"}E${power}`;
   return neg ? `-${out}` : out;
-}
-
-/** Java `Double.parseDouble` (surrounding blanks allowed; NaN, Infinity, a d/f suffix), or null when it throws. */
-function parseJavaDouble(s: string): number | null {
-  // eslint-disable-next-line no-control-regex
-  const t = s.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "");
-  const m = /^([+-]?)(?:(NaN)|(Infinity)|((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[fFdD]?)$/.exec(t);
-  if (!m) return null;
-  if (m[2]) return NaN;
-  const n = m[3] ? Infinity : Number(m[4]);
-  return m[1] === "-" ? -n : n;
 }
 
 /** `BinaryStringUtils.toInt` / `toLong`: an optional sign, digits, an optional well-formed fraction (truncated); the failure reason otherwise. */

@@ -11,6 +11,7 @@
 import type * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import { ARRAY, arrayLayout, byteAt, metadataKey, OBJECT, objectLayout, readUnsigned, scalarAt } from "../spec/variant-encoding.js";
+import { javaDoubleToInt } from "../spec/java-numbers.js";
 import { type DataField, type DataType, DataTypes } from "../spec/types.js";
 import { digits } from "./variant-shred-cast.js";
 
@@ -235,7 +236,7 @@ function inferFrom(values: Iterable<VariantBytes | null>, limits: InferenceLimit
     merged = mergeSchema(merged, schemaOf(v.value, v.metadata, 0, limits.maxSchemaDepth));
   }
   // fields in fewer than this many values stay in `value`
-  return finalizeSchema(merged, Math.ceil(nonNull * limits.minFieldCardinalityRatio), budget);
+  return finalizeSchema(merged, javaDoubleToInt(Math.ceil(nonNull * limits.minFieldCardinalityRatio)), budget);
 }
 
 /** The variants at `path` in the first `rowLimit` rows of `batches` (null where it or a ROW on the way is null). */

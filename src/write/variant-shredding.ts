@@ -13,7 +13,9 @@ import type * as arrow from "apache-arrow";
 import { PaimonError } from "../error.js";
 import type { ShreddedVariantColumn, VariantShreddingPlan } from "../format/parquet-writer.js";
 import { VariantEncodingError } from "../spec/variant-encoding.js";
+import { parseJavaDouble } from "../spec/java-numbers.js";
 import { type DataField, type DataType, type RowType, typeFromJson } from "../spec/types.js";
+import { requireIntOption } from "../table/option-validation.js";
 import { ShreddedGroup } from "./variant-shred-cast.js";
 import { type InferenceLimits, inferShreddingTypes } from "./variant-shred-infer.js";
 import { shreddedParquetField, shreddingGroupType, type ShredLevel, shredLevelOf } from "./variant-shred-schema.js";
@@ -108,26 +110,28 @@ function shreddedColumn(field: DataField, group: RowType, level: ShredLevel): Sh
   };
 }
 
-/** A positive Java int option (validated at create as an int; here it must also be positive). */
-function positiveInt(options: Readonly<Record<string, string>>, key: string, fallback: number): number {
+/** A Java int option (any int, as Java takes it; checked at create too). */
+function intOption(options: Readonly<Record<string, string>>, key: string, fallback: number): number {
   const raw = options[key];
-  if (raw === undefined) return fallback;
-  const n = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 2147483647) throw new PaimonError("INVALID_ARGUMENT", `option ${key}: '${raw}' is not a positive integer`);
-  return n;
+  return raw === undefined ? fallback : requireIntOption(key, raw);
 }
 
-/** The inference limits of the table's options (defaults: width 300, depth 50, ratio 0.1, 4096 rows). */
+/**
+ * The inference limits of the table's options (defaults: width 300, depth 50, ratio 0.1, 4096
+ * rows). Any int and any double Java parses is taken, with Java's meaning: a width or depth of 0
+ * or less shreds nothing, a buffer of 0 or less infers from the first row, a ratio of 0 or less
+ * (or NaN) keeps every field, one above 1 none.
+ */
 function inferenceLimits(options: Readonly<Record<string, string>>): InferenceLimits & { maxInferBufferRow: number } {
   const ratioText = options[RATIO_OPTION];
-  // (Java's Double.parseDouble, with its optional d / f suffix)
-  const ratio = ratioText === undefined ? 0.1 : /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?$/.test(ratioText.trim()) ? Number(ratioText.trim().replace(/[dDfF]$/, "")) : NaN;
-  if (!(ratio >= 0 && ratio <= 1)) throw new PaimonError("INVALID_ARGUMENT", `option ${RATIO_OPTION}: '${ratioText}' is not a fraction between 0 and 1`);
+  const ratio = ratioText === undefined ? 0.1 : parseJavaDouble(ratioText);
+  if (ratio === null) throw new PaimonError("INVALID_ARGUMENT", `option ${RATIO_OPTION}: '${ratioText}' is not a number`);
   return {
-    maxSchemaWidth: positiveInt(options, WIDTH_OPTION, 300),
-    maxSchemaDepth: positiveInt(options, DEPTH_OPTION, 50),
+    maxSchemaWidth: intOption(options, WIDTH_OPTION, 300),
+    maxSchemaDepth: intOption(options, DEPTH_OPTION, 50),
     minFieldCardinalityRatio: ratio,
-    maxInferBufferRow: positiveInt(options, BUFFER_OPTION, 4096),
+    // (Java's writer infers once its buffer holds this many rows, checked after each row)
+    maxInferBufferRow: Math.max(1, intOption(options, BUFFER_OPTION, 4096)),
   };
 }
 

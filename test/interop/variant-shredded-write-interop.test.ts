@@ -217,6 +217,16 @@ describe.skipIf(noJava !== null)("shredded VARIANT writes: paimon-rt's files as 
         commits: [inferRows(80, seed + 4, 0), inferRows(7, seed + 5, 1000)],
       },
     },
+    // limits Java takes as they are: no width, no depth, a buffer of one row, NaN / negative / > 1 ratios
+    ...([
+      { "variant.shredding.maxInferBufferRow": "0", "variant.shredding.minFieldCardinalityRatio": "NaN" },
+      { "variant.shredding.maxInferBufferRow": "-5", "variant.shredding.maxSchemaDepth": "1", "variant.shredding.minFieldCardinalityRatio": "-1" },
+      { "variant.shredding.maxSchemaWidth": "0" },
+      { "variant.shredding.maxSchemaDepth": "0", "variant.shredding.minFieldCardinalityRatio": "2.5" },
+    ] as Array<Record<string, string>>).map((limits, k) => ({
+      name: `inferred_edge${k}`,
+      spec: { fields: ROW_FIELDS, options: { bucket: "-1", "variant.inferShreddingSchema": "true", ...limits }, commits: [inferRows(30, seed + 20 + k, 0)] },
+    })),
     {
       name: "pk",
       spec: {

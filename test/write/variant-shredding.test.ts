@@ -172,6 +172,19 @@ describe("schema inference (Java's InferVariantShreddingSchema)", () => {
     expect(infer(['{"a":{"b":1},"c":[[1]]}'], { maxSchemaDepth: 2 })).toBe("ROW<`a` ROW<`b` BIGINT>, `c` ARRAY<VARIANT>>");
   });
 
+  it("limits Java takes without complaint keep Java's meaning: none left, no depth, every field or none (an empty object shape is VARIANT)", () => {
+    const docs = ['{"a":1}', '{"a":2,"b":"x"}', '{"c":true}'];
+    expect(infer(docs, { maxSchemaWidth: 0 })).toBe("VARIANT");
+    expect(infer(docs, { maxSchemaWidth: -7 })).toBe("VARIANT");
+    expect(infer(docs, { maxSchemaDepth: 0 })).toBe("VARIANT");
+    expect(infer(["5"], { maxSchemaDepth: -1 })).toBe("BIGINT");
+    // (int) ceil(3 × ratio): NaN and negatives give 0 or less, so every field is kept; above 1 none is
+    for (const ratio of [Number.NaN, -1, 0, Number.NEGATIVE_INFINITY]) expect(infer(docs, { minFieldCardinalityRatio: ratio }), String(ratio)).toBe("ROW<`a` BIGINT, `b` STRING, `c` BOOLEAN>");
+    expect(infer(docs, { minFieldCardinalityRatio: 0.5 })).toBe("ROW<`a` BIGINT>");
+    expect(infer(docs, { minFieldCardinalityRatio: 1.5 })).toBe("VARIANT");
+    expect(infer(docs, { minFieldCardinalityRatio: Number.POSITIVE_INFINITY })).toBe("VARIANT");
+  });
+
   it("fails where Java's inference fails", () => {
     for (const text of ['{"a": 1200.00}', '{"": 1}', '{" \\t": 1}']) expect(() => infer([text]), text).toThrow(expect.objectContaining({ code: "UNSUPPORTED" }));
     // dates, timestamps and binaries infer to types Java's writer then has no shredding for (refused when the file is written)
@@ -314,10 +327,6 @@ describe("tables written shredded", () => {
       // Java parses the schema whenever it opens a Parquet writer, VARIANT column or not
       [{ "parquet.variant.shreddingSchema": "[]" }, "INVALID_ARGUMENT", "parquet.variant.shreddingSchema", [{ name: "id", type: "INT" }]],
       [{ "variant.inferShreddingSchema": "yes" }, "INVALID_ARGUMENT", "variant.inferShreddingSchema"],
-      [{ "variant.inferShreddingSchema": "true", "variant.shredding.maxSchemaWidth": "0" }, "INVALID_ARGUMENT", "variant.shredding.maxSchemaWidth"],
-      [{ "variant.inferShreddingSchema": "true", "variant.shredding.maxSchemaDepth": "-1" }, "INVALID_ARGUMENT", "variant.shredding.maxSchemaDepth"],
-      [{ "variant.inferShreddingSchema": "true", "variant.shredding.maxInferBufferRow": "0" }, "INVALID_ARGUMENT", "variant.shredding.maxInferBufferRow"],
-      [{ "variant.inferShreddingSchema": "true", "variant.shredding.minFieldCardinalityRatio": "1.5" }, "INVALID_ARGUMENT", "variant.shredding.minFieldCardinalityRatio"],
       [{ "variant.inferShreddingSchema": "true", "variant.shredding.minFieldCardinalityRatio": "many" }, "INVALID_ARGUMENT", "variant.shredding.minFieldCardinalityRatio"],
       // Java's writer looks nested VARIANTs up among the schemas by name too
       [{ "variant.inferShreddingSchema": "true" }, "UNSUPPORTED", "nested VARIANT", [{ name: "id", type: "INT" }, { name: "v", type: "VARIANT" }, { name: "r", type: "ROW<v VARIANT>" }]],
