@@ -4,6 +4,15 @@
 // wrong for sliced columns.
 import type * as arrow from "apache-arrow";
 
+/**
+ * Row `row` of a Binary / Utf8 column (int32 offsets): Arrow JS slices the offsets with the Data
+ * and leaves the byte buffer whole, so the row indexes the offsets directly, not `data.offset + row`.
+ */
+export function binaryAt(data: arrow.Data, row: number): Uint8Array {
+  const offsets = data.valueOffsets as Int32Array;
+  return (data.values as Uint8Array).subarray(offsets[row]!, offsets[row + 1]!);
+}
+
 /** Whether row `row` of `data` is valid (not null): validity bits are indexed from `data.offset`. */
 export function isValidAt(data: arrow.Data, row: number): boolean {
   const bm = data.nullBitmap;

@@ -10,6 +10,7 @@
 import type * as arrow from "apache-arrow";
 import type { PaimonError } from "../error.js";
 import type { ColumnCast } from "./type-casts.js";
+import { binaryAt } from "../arrow/values.js";
 import { type Variant, VariantBuilder, VariantEncodingError, type VariantFieldEntry, variantObjectFields } from "../spec/variant-encoding.js";
 
 /** What the assembler uses of the query bundle. */
@@ -38,44 +39,40 @@ function child(data: arrow.Data, name: string): arrow.Data | undefined {
   return i < 0 ? undefined : data.children[i];
 }
 
-function bytesAt(data: arrow.Data, i: number): Uint8Array {
-  const offsets = data.valueOffsets as Int32Array;
-  const at = data.offset + i;
-  return (data.values as Uint8Array).subarray(offsets[at]!, offsets[at + 1]!);
-}
-
 /** Appends the scalar `typed_value` at `i` as Java's rebuild does for its shredded type. */
 function appendScalar(b: VariantBuilder, data: arrow.Data, i: number, fail: Read): void {
-  const at = data.offset + i;
+  // (Arrow JS slices fixed-width values and offsets with the Data: row i is index i there; boolean
+  // bits stay whole, at data.offset + i)
   const type = data.type as arrow.DataType & { bitWidth?: number; precision?: number; scale?: number; unit?: number };
   switch (type.typeId) {
     case T_BOOL: {
       const bits = data.values as Uint8Array;
+      const at = data.offset + i;
       return b.appendBoolean(((bits[at >> 3]! >> (at & 7)) & 1) === 1);
     }
     case T_INT: {
-      const v = (data.values as unknown as ArrayLike<number | bigint>)[at]!;
+      const v = (data.values as unknown as ArrayLike<number | bigint>)[i]!;
       return b.appendLong(BigInt(v));
     }
     case T_FLOAT: {
-      const v = (data.values as Float32Array | Float64Array)[at]!;
+      const v = (data.values as Float32Array | Float64Array)[i]!;
       // precision: 1 SINGLE, 2 DOUBLE
       return type.precision === 1 ? b.appendFloat(v) : b.appendDouble(v);
     }
     case T_UTF8:
-      return b.appendUtf8(bytesAt(data, i));
+      return b.appendUtf8(binaryAt(data, i));
     case T_BINARY:
-      return b.appendBinary(bytesAt(data, i));
+      return b.appendBinary(binaryAt(data, i));
     case T_DECIMAL: {
       const words = (type.bitWidth ?? 128) / 32;
       const w = data.values as Uint32Array;
       let unscaled = 0n;
-      for (let k = words - 1; k >= 0; k--) unscaled = (unscaled << 32n) | BigInt(w[at * words + k]!);
+      for (let k = words - 1; k >= 0; k--) unscaled = (unscaled << 32n) | BigInt(w[i * words + k]!);
       return b.appendDecimal(BigInt.asIntN(words * 32, unscaled), type.scale!);
     }
     case T_DATE:
       if (type.unit !== 0) fail("typed_value", "a DATE in milliseconds");
-      return b.appendDate((data.values as Int32Array)[at]!);
+      return b.appendDate((data.values as Int32Array)[i]!);
     default:
       return fail("typed_value", `shredded type ${String(type)} is not one Java reads`);
   }
@@ -94,7 +91,7 @@ function rebuild(group: arrow.Data, i: number, metadata: Uint8Array, b: VariantB
       const elements = typed.children[0]!;
       const start = b.writePos;
       const itemOffsets: number[] = [];
-      for (let e = offsets[typed.offset + i]!; e < offsets[typed.offset + i + 1]!; e++) {
+      for (let e = offsets[i]!; e < offsets[i + 1]!; e++) {
         itemOffsets.push(b.writePos - start);
         if (!elements.getValid(e)) fail("typed_value", "null array element group");
         rebuild(elements, e, metadata, b, fail);
@@ -117,7 +114,7 @@ function rebuild(group: arrow.Data, i: number, metadata: Uint8Array, b: VariantB
       });
       if (value && value.getValid(i)) {
         // the fields not shredded: the object in `value`
-        const rest: Variant = { value: bytesAt(value, i), metadata };
+        const rest: Variant = { value: binaryAt(value, i), metadata };
         const restFields = variantObjectFields(rest);
         if (!restFields) fail("value", "the value beside shredded fields is not an object");
         for (const { key, pos } of restFields!) {
@@ -131,7 +128,7 @@ function rebuild(group: arrow.Data, i: number, metadata: Uint8Array, b: VariantB
       appendScalar(b, typed, i, fail);
     }
   } else if (value && value.getValid(i)) {
-    b.appendVariant({ value: bytesAt(value, i), metadata });
+    b.appendVariant({ value: binaryAt(value, i), metadata });
   } else {
     fail("value", "neither value nor typed_value is set");
   }
@@ -164,7 +161,7 @@ export function shreddedVariantCast(D: ShreddedVariantDeps, type: arrow.Struct):
         }
         if (!metadataColumn!.getValid(i)) fail("metadata", "null");
         nullBitmap[i >> 3]! |= 1 << (i & 7);
-        const metadata = bytesAt(metadataColumn!, i);
+        const metadata = binaryAt(metadataColumn!, i);
         const b = new VariantBuilder();
         let rebuilt: Variant;
         try {

@@ -12,6 +12,7 @@
 // read only when its URI lies inside the table directory: paimon-rt never follows a path out of
 // the table (UNSUPPORTED naming the URI). Part of the lazily imported data-evolution chunk.
 import type * as arrow from "apache-arrow";
+import { binaryAt, isValidAt } from "../arrow/values.js";
 import type { DataFileMeta } from "../spec/manifest.js";
 import type { FileStoreTable } from "../table/file-store-table.js";
 import { BLOB_FOOTER_LENGTH, type BlobDeps, blobEntryValue, blobIndexLength, type BlobFileIndex, parseBlobDescriptor, parseBlobIndex, serializeBlobDescriptor } from "../format/blob-file.js";
@@ -162,10 +163,8 @@ export function descriptorPath(table: FileStoreTable, uri: string, what: string,
  * descriptors themselves with `asDescriptor`, else the bytes they point at inside the table.
  */
 export function descriptorColumn(D: BlobReadDeps, table: FileStoreTable, column: string, inline: arrow.Data, asDescriptor: boolean): BlobColumn {
-  const offsets = inline.valueOffsets as Int32Array;
-  const bytes = inline.values as Uint8Array;
-  const valid = (row: number): boolean => inline.nullCount === 0 || inline.nullBitmap === undefined || ((inline.nullBitmap[(inline.offset + row) >> 3] >> ((inline.offset + row) & 7)) & 1) === 1;
-  const raw = (row: number): Uint8Array => bytes.subarray(offsets[inline.offset + row], offsets[inline.offset + row + 1]);
+  const valid = (row: number): boolean => isValidAt(inline, row);
+  const raw = (row: number): Uint8Array => binaryAt(inline, row);
   return {
     async read(rows) {
       const what = `table ${table.identifier} column ${column}`;

@@ -13,7 +13,7 @@ import { PaimonError } from "../error.js";
 import { randomId } from "../fs/file-io.js";
 import { parseBlobDescriptor, serializeBlobDescriptor } from "../format/blob-file.js";
 import { BlobFileWriter } from "../format/blob-file-write.js";
-import { isValidAt } from "../arrow/values.js";
+import { binaryAt, isValidAt } from "../arrow/values.js";
 import { binaryData } from "../read/blob-read.js";
 import { crc32 } from "../spec/avro.js";
 import { emptyStats, makeDataFileMeta, type DataFileMeta } from "../spec/manifest.js";
@@ -78,8 +78,7 @@ export function checkDescriptorColumns(identifier: string, layout: BlobLayout, f
         values.push(null);
         continue;
       }
-      const offsets = data.valueOffsets as Int32Array;
-      const raw = (data.values as Uint8Array).subarray(offsets[data.offset + row], offsets[data.offset + row + 1]);
+      const raw = binaryAt(data, row);
       let d;
       try {
         d = parseBlobDescriptor(raw, `row ${row}`, { PaimonError, crc32 });
@@ -203,8 +202,7 @@ export class BlobBucketWriter {
     for (let row = 0; row < batch.numRows; row++) {
       for (let c = 0; c < columns.length; c++) {
         const data = columns[c];
-        const offsets = data.valueOffsets as Int32Array;
-        await this.columns[c].add(isValidAt(data, row) ? (data.values as Uint8Array).subarray(offsets[data.offset + row], offsets[data.offset + row + 1]) : null);
+        await this.columns[c].add(isValidAt(data, row) ? binaryAt(data, row) : null);
       }
     }
     if (this.normal.bufferedRows === 0) await this.closeGroup();

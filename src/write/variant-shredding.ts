@@ -10,6 +10,7 @@
 // is written: INVALID_ARGUMENT naming the option. Schemas Java's writer cannot write
 // (a NOT NULL typed column, CHAR or BYTES typed values, an empty ROW) are refused as well.
 import type * as arrow from "apache-arrow";
+import { binaryAt } from "../arrow/values.js";
 import { PaimonError } from "../error.js";
 import type { ShreddedVariantColumn, VariantShreddingPlan } from "../format/parquet-writer.js";
 import { VariantEncodingError } from "../spec/variant-encoding.js";
@@ -78,12 +79,6 @@ function refuseNestedCollisions(fields: readonly DataField[], shreddingNames: It
 /** A VARIANT column of the Parquet layout, `Struct<value, metadata>`: row `i`'s binaries. */
 function variantAt(data: arrow.Data, i: number): { value: Uint8Array; metadata: Uint8Array } {
   return { value: binaryAt(data.children[0]!, i), metadata: binaryAt(data.children[1]!, i) };
-}
-
-function binaryAt(data: arrow.Data, i: number): Uint8Array {
-  const offsets = data.valueOffsets as Int32Array;
-  const at = data.offset + i;
-  return (data.values as Uint8Array).subarray(offsets[at]!, offsets[at + 1]!);
 }
 
 /** Column `field` written shredded as `level` (its Parquet group `group`). */
